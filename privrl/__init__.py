@@ -1,0 +1,18 @@
+"""privrl: differentially private reinforcement learning, reproduced.
+
+The library is organised by concept: :mod:`privrl.mechanisms` (noise-adding primitives),
+:mod:`privrl.accounting` (every (epsilon, delta) the book reports), :mod:`privrl.envs`
+(environments), :mod:`privrl.algorithms` (estimators and learners), :mod:`privrl.experiments`
+(one module per paper: profiles and run functions returning tidy data), :mod:`privrl.plotting`,
+:mod:`privrl.sweep` (cached, resumable (config, seed) grids on any executor) and
+:mod:`privrl.reporting` (what a notebook writes next to itself).
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("privrl")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+    __version__ = "0.0.0+unknown"
+
+__all__ = ["__version__"]

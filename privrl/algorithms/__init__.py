@@ -1,0 +1,1 @@
+"""Estimators and learners, private and non-private, one module per family of algorithms."""

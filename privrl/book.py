@@ -1,0 +1,322 @@
+"""The book pipeline: execute every chapter notebook with papermill, then build the HTML book.
+
+``build_book`` stages a copy of the book sources in ``<output>/_build/src`` (``_config.yml``,
+``_toc.yml``, ``book/``), executes each notebook listed in ``_toc.yml`` into
+``_build/src/notebooks/`` (results tables and summaries land beside each executed notebook),
+generates the reproducibility page from the run records, and calls ``jupyter-book build`` with
+warnings as errors, so ``<output>/_build/html`` is the published book.
+
+Each notebook runs in its own child process (``python -m privrl.book execute ...``) so its wall
+time and peak resident memory (largest process of its tree, from ``wait4``) can be recorded.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import yaml
+
+from privrl.validation import check_choice
+
+PROFILES = ("quick", "paper")
+KEY_PACKAGES = (
+    "privrl", "numpy", "scipy", "pandas", "torch", "gymnasium", "ale-py", "dp-accounting",
+    "dask", "papermill", "jupyter-book", "myst-nb",
+)
+
+
+class NotebookFailed(RuntimeError):
+    """A chapter notebook raised: the message names the notebook and the failing cell."""
+
+
+@dataclass
+class RunRecord:
+    """What the reproducibility page reports for one notebook execution."""
+
+    notebook: str
+    profile: str
+    parameters: dict[str, Any]
+    wall_time_s: float
+    peak_memory_mb: float
+    git_commit: str
+    git_dirty: bool
+    python: str
+    machine: str
+    cpus: int
+    finished_at: str
+    versions: dict[str, str] = field(default_factory=dict)
+
+
+def find_root(start: str | os.PathLike[str] | None = None) -> Path:
+    """The repository root: the nearest folder at or above ``start`` holding ``_config.yml``."""
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_config.yml").exists() and (folder / "notebooks").is_dir():
+            return folder
+    raise ValueError(f"no privrl book (a folder with _config.yml and notebooks/) at or above {here}")
+
+
+def chapter_notebooks(root: Path) -> list[str]:
+    """Names of the notebooks listed in ``_toc.yml``, in book order."""
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    names: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            f = node.get("file")
+            if isinstance(f, str) and f.startswith("notebooks/"):
+                names.append(f.removeprefix("notebooks/").removesuffix(".ipynb"))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc)
+    return names
+
+
+def _git(root: Path, *args: str) -> str:
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def package_versions() -> dict[str, str]:
+    out = {}
+    for name in KEY_PACKAGES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def run_notebook(
+    name: str,
+    output_dir: str | os.PathLike[str],
+    profile: str = "quick",
+    parameters: dict[str, Any] | None = None,
+    root: Path | None = None,
+) -> RunRecord:
+    """Execute ``notebooks/<name>.ipynb`` with papermill into ``output_dir/<name>.ipynb``.
+
+    The notebook runs with ``output_dir`` as working directory, so the tidy table and summary it
+    writes land beside it. Writes ``output_dir/<name>.run.json`` and returns the record.
+    Raises :class:`NotebookFailed` naming the notebook and cell if execution fails.
+    """
+    check_choice(profile, "profile", PROFILES)
+    root = root or find_root()
+    source = root / "notebooks" / f"{name}.ipynb"
+    if not source.exists():
+        known = sorted(p.stem for p in (root / "notebooks").glob("*.ipynb"))
+        raise ValueError(f"unknown notebook {name!r}; known: {known}")
+    params = {**(parameters or {}), "profile": profile}
+    output_dir = Path(output_dir).resolve()
+    output_dir.mkdir(parents=True, exist_ok=True)
+    target = output_dir / f"{name}.ipynb"
+    cmd = [sys.executable, "-m", "privrl.book", "execute", str(source), str(target),
+           json.dumps(params), str(output_dir)]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    stderr = proc.stderr.read() if proc.stderr else ""
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise NotebookFailed(stderr.strip().splitlines()[-1] if stderr.strip() else
+                             f"notebook {name!r} failed (exit code {proc.returncode})")
+    record = RunRecord(
+        notebook=name,
+        profile=profile,
+        parameters=params,
+        wall_time_s=round(wall, 2),
+        peak_memory_mb=round(usage.ru_maxrss / 1024, 1),
+        git_commit=_git(root, "rev-parse", "--short=12", "HEAD") or "unknown",
+        git_dirty=bool(_git(root, "status", "--porcelain", "--untracked-files=no")),
+        python=platform.python_version(),
+        machine=platform.machine(),
+        cpus=os.cpu_count() or 1,
+        finished_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        versions=package_versions(),
+    )
+    (output_dir / f"{name}.run.json").write_text(json.dumps(asdict(record), indent=2) + "\n")
+    return record
+
+
+def _execute(source: str, target: str, params_json: str, cwd: str) -> int:
+    """Child-process entry: run papermill, hide the injected-parameters cell, report failures."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    name = Path(source).stem
+    try:
+        papermill.execute_notebook(
+            source, target, parameters=json.loads(params_json), kernel_name="python3",
+            cwd=cwd, progress_bar=False, log_output=False,
+        )
+    except PapermillExecutionError as err:
+        print(
+            f"notebook {name!r} failed in cell {err.cell_index} (execution count "
+            f"{err.exec_count}): {err.ename}: {err.evalue}",
+            file=sys.stderr,
+        )
+        return 1
+    nb = nbformat.read(target, as_version=4)
+    for cell in nb.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            tags.append("remove-cell")
+    nbformat.write(nb, target)
+    return 0
+
+
+def _fmt_time(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def reproducibility_page(records: list[RunRecord], measured: list[dict[str, Any]]) -> str:
+    """Markdown of the reproducibility page: this build's runs and recorded paper-profile runs."""
+    lines = [
+        "(reproducibility)=",
+        "# Reproducibility",
+        "",
+        "This page is generated by the build (`privrl book`); nothing on it is typed by hand.",
+        "Peak memory is the largest resident set of any process of the notebook's run (the",
+        "kernel or one of its workers), read from `wait4`.",
+        "",
+        "## This build",
+        "",
+        "| notebook | profile | wall time | peak memory | git commit | machine |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in records:
+        dirty = " (modified)" if r.git_dirty else ""
+        lines.append(
+            f"| {r.notebook} | {r.profile} | {_fmt_time(r.wall_time_s)} | {r.peak_memory_mb:.0f} MB "
+            f"| `{r.git_commit}`{dirty} | {r.cpus} CPUs, {r.machine}, Python {r.python} |"
+        )
+    if records:
+        lines += ["", "Versions of the key packages in this build:", "",
+                  "| package | version |", "|---|---|"]
+        lines += [f"| {k} | {v} |" for k, v in records[0].versions.items()]
+    lines += [
+        "",
+        "## Recorded runs of other profiles",
+        "",
+        "Produced by `privrl run NAME --profile paper --record`, which stores the run record in",
+        "`book/measurements/`; the table below is read from those files.",
+        "",
+    ]
+    if measured:
+        lines += ["| notebook | profile | wall time | peak memory | git commit | machine | date |",
+                  "|---|---|---|---|---|---|---|"]
+        for m in measured:
+            lines.append(
+                f"| {m['notebook']} | {m['profile']} | {_fmt_time(m['wall_time_s'])} | "
+                f"{m['peak_memory_mb']:.0f} MB | `{m['git_commit']}` | {m['cpus']} CPUs, "
+                f"{m['machine']} | {m['finished_at'][:10]} |"
+            )
+    else:
+        lines.append("No run of another profile has been recorded yet.")
+    return "\n".join(lines) + "\n"
+
+
+def _stage(root: Path, src: Path, names: list[str]) -> None:
+    if src.exists():
+        shutil.rmtree(src)
+    src.mkdir(parents=True)
+    shutil.copy2(root / "_config.yml", src / "_config.yml")
+    shutil.copytree(root / "book", src / "book")
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    keep = set(names)
+
+    def prune(node: Any) -> Any:
+        if isinstance(node, dict):
+            f = node.get("file")
+            if isinstance(f, str) and f.startswith("notebooks/") and f.removeprefix("notebooks/") not in keep:
+                return None
+            out = {}
+            for k, v in node.items():
+                pv = prune(v)
+                if isinstance(v, list) and not pv:
+                    continue
+                out[k] = pv
+            return out if out.get("file") or out.get("chapters") or out.get("root") else None
+        if isinstance(node, list):
+            return [x for x in (prune(n) for n in node) if x]
+        return node
+
+    (src / "_toc.yml").write_text(yaml.safe_dump(prune(toc), sort_keys=False))
+
+
+def build_book(
+    root: str | os.PathLike[str] | None = None,
+    output: str | os.PathLike[str] | None = None,
+    profile: str = "quick",
+    only: list[str] | None = None,
+    parameters: dict[str, Any] | None = None,
+) -> Path:
+    """Execute the chapters and build the HTML book; returns ``<output>/_build/html``.
+
+    ``only`` restricts the build to some notebooks (the other chapters are left out of the toc).
+    """
+    check_choice(profile, "profile", PROFILES)
+    root = find_root(root)
+    output = Path(output).resolve() if output else root
+    names = chapter_notebooks(root)
+    if only:
+        unknown = sorted(set(only) - set(names))
+        if unknown:
+            raise ValueError(f"unknown notebook(s) {unknown}; chapters: {names}")
+        names = [n for n in names if n in only]
+    build = output / "_build"
+    src = build / "src"
+    _stage(root, src, names)
+    records = []
+    for name in names:
+        print(f"privrl book: executing {name} ({profile} profile) ...", flush=True)
+        record = run_notebook(name, src / "notebooks", profile, parameters, root)
+        print(f"privrl book: {name} done in {_fmt_time(record.wall_time_s)}, "
+              f"peak {record.peak_memory_mb:.0f} MB", flush=True)
+        records.append(record)
+    measured = [json.loads(p.read_text()) for p in sorted((root / "book" / "measurements").glob("*.json"))]
+    (src / "book" / "reproducibility.md").write_text(reproducibility_page(records, measured))
+    cmd = ["jupyter-book", "build", str(src), "--path-output", str(output),
+           "--warningiserror", "--nitpick", "--keep-going"]
+    exe = Path(sys.executable).parent / "jupyter-book"
+    if exe.exists():
+        cmd[0] = str(exe)
+    print("privrl book: building HTML ...", flush=True)
+    result = subprocess.run(cmd, cwd=root)
+    if result.returncode != 0:
+        raise RuntimeError(f"jupyter-book build failed (exit code {result.returncode}); see the log above")
+    html = build / "html"
+    print(f"privrl book: done, open {html / 'index.html'}")
+    return html
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) == 5 and argv[0] == "execute":
+        return _execute(*argv[1:])
+    print("usage: python -m privrl.book execute SOURCE TARGET PARAMS_JSON CWD", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

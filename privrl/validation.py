@@ -1,0 +1,118 @@
+"""Input validation shared by every public function.
+
+Each checker raises :class:`ValueError` whose message names the offending parameter, so a
+researcher passing a bad value gets a clear error instead of a silent wrong answer or a
+traceback from deep inside numpy.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def _as_float(value: object, name: str) -> float:
+    try:
+        out = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number, got {value!r}") from None
+    if math.isnan(out):
+        raise ValueError(f"{name} must not be NaN")
+    return out
+
+
+def check_epsilon(epsilon: object, name: str = "epsilon", allow_inf: bool = False) -> float:
+    """Return ``epsilon`` as a float after checking ``epsilon > 0`` (and finite unless allowed)."""
+    eps = _as_float(epsilon, name)
+    if eps <= 0:
+        raise ValueError(f"{name} must be > 0, got {eps}")
+    if math.isinf(eps) and not allow_inf:
+        raise ValueError(f"{name} must be finite, got {eps}")
+    return eps
+
+
+def check_delta(delta: object, name: str = "delta", allow_zero: bool = False) -> float:
+    """Return ``delta`` as a float after checking ``0 < delta < 1`` (``0 <= delta`` if allowed)."""
+    d = _as_float(delta, name)
+    low_ok = d >= 0 if allow_zero else d > 0
+    if not (low_ok and d < 1):
+        interval = "[0, 1)" if allow_zero else "(0, 1)"
+        raise ValueError(f"{name} must lie in {interval}, got {d}")
+    return d
+
+
+def check_nonnegative(value: object, name: str) -> float:
+    """Return ``value`` as a float after checking it is finite and ``>= 0`` (e.g. a sensitivity)."""
+    v = _as_float(value, name)
+    if v < 0 or math.isinf(v):
+        raise ValueError(f"{name} must be finite and >= 0, got {v}")
+    return v
+
+
+def check_positive(value: object, name: str, allow_inf: bool = False) -> float:
+    """Return ``value`` as a float after checking it is ``> 0`` (and finite unless allowed)."""
+    v = _as_float(value, name)
+    if v <= 0 or (math.isinf(v) and not allow_inf):
+        raise ValueError(f"{name} must be {'' if allow_inf else 'finite and '}> 0, got {v}")
+    return v
+
+
+def check_probability(value: object, name: str, open_interval: bool = False) -> float:
+    """Return ``value`` after checking it lies in [0, 1] (or (0, 1) if ``open_interval``)."""
+    v = _as_float(value, name)
+    ok = 0 < v < 1 if open_interval else 0 <= v <= 1
+    if not ok:
+        raise ValueError(f"{name} must lie in {'(0, 1)' if open_interval else '[0, 1]'}, got {v}")
+    return v
+
+
+def check_int(value: object, name: str, minimum: int | None = None) -> int:
+    """Return ``value`` as an int after checking it is integral and ``>= minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        if isinstance(value, float | np.floating) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+    out = int(value)
+    if minimum is not None and out < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {out}")
+    return out
+
+
+def check_array(
+    value: object,
+    name: str,
+    ndim: int | Sequence[int] | None = None,
+    shape: tuple[int | None, ...] | None = None,
+    finite: bool = True,
+    dtype: type = float,
+) -> np.ndarray:
+    """Convert ``value`` to an array and check its dimensionality, shape and finiteness.
+
+    ``shape`` may contain ``None`` for free axes, e.g. ``(None, 3)``.
+    """
+    try:
+        arr = np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be array-like of {dtype.__name__}") from None
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            raise ValueError(f"{name} must have ndim in {allowed}, got shape {arr.shape}")
+    if shape is not None:
+        if arr.ndim != len(shape) or any(
+            s is not None and s != a for s, a in zip(shape, arr.shape, strict=True)
+        ):
+            raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
+    if finite and arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite values")
+    return arr
+
+
+def check_choice(value: object, name: str, choices: Sequence[object]) -> object:
+    """Return ``value`` after checking it is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+    return value
