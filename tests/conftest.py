@@ -1,0 +1,19 @@
+"""Shared test configuration: headless matplotlib, repository root fixture."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return ROOT

@@ -1,0 +1,107 @@
+"""The sweep: identical results whatever the executor; cache; a killed sweep resumes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from sweep_funcs import noisy_mean, slow_logged
+
+from privrl.sweep import run_sweep, seed_for
+
+TESTS = Path(__file__).resolve().parent
+CONFIGS = [{"mu": 0.0, "n": 50}, {"mu": 1.0, "n": 80}]
+
+
+def test_seed_for_matches_spawn():
+    children = __import__("numpy").random.SeedSequence(11).spawn(3)
+    for i, child in enumerate(children):
+        assert seed_for(11, i).generate_state(4).tolist() == child.generate_state(4).tolist()
+
+
+def test_labels_and_order():
+    df = run_sweep(noisy_mean, CONFIGS, n_seeds=3, root_seed=5, executor="serial", progress=False)
+    assert list(df["seed"]) == [0, 1, 2, 0, 1, 2]
+    assert list(df["mu"]) == [0.0] * 3 + [1.0] * 3
+    assert set(df.columns) >= {"metric", "value", "seed", "mu", "n"}
+
+
+def test_same_numbers_whatever_the_executor(tmp_path):
+    serial = run_sweep(noisy_mean, CONFIGS, n_seeds=4, root_seed=3, executor="serial", progress=False)
+    threads = run_sweep(noisy_mean, CONFIGS, n_seeds=4, root_seed=3,
+                        executor=ThreadPoolExecutor(3), progress=False)
+    procs = run_sweep(noisy_mean, CONFIGS, n_seeds=4, root_seed=3, executor="process",
+                      max_workers=2, progress=False)
+    pd.testing.assert_frame_equal(serial, threads)
+    pd.testing.assert_frame_equal(serial, procs)
+    other_root = run_sweep(noisy_mean, CONFIGS, n_seeds=4, root_seed=4, executor="serial", progress=False)
+    assert not serial["value"].equals(other_root["value"])
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_gives_the_same_numbers(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
+    serial = run_sweep(noisy_mean, CONFIGS, n_seeds=4, root_seed=3, executor="serial", progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        dask = run_sweep(noisy_mean, CONFIGS, n_seeds=4, root_seed=3,
+                         scheduler=cluster.scheduler_address, progress=False)
+    pd.testing.assert_frame_equal(serial, dask)
+
+
+def test_cache_hits_skip_work(tmp_path):
+    log = tmp_path / "log.txt"
+    cfg = [{"tag": "a", "sleep": 0.0, "log": str(log)}]
+    first = run_sweep(slow_logged, cfg, n_seeds=3, cache_dir=tmp_path / "c", executor="serial", progress=False)
+    second = run_sweep(slow_logged, cfg, n_seeds=3, cache_dir=tmp_path / "c", executor="serial", progress=False)
+    assert log.read_text().splitlines() == ["a-0", "a-1", "a-2"]
+    pd.testing.assert_frame_equal(first, second)
+
+
+def test_killed_sweep_resumes_without_losing_or_repeating(tmp_path):
+    """Kill a sweep half way, rerun it: runs cached before the kill are not repeated, and the
+    final table equals an uninterrupted sweep's."""
+    log, cache = tmp_path / "log.txt", tmp_path / "cache"
+    cfg = [{"tag": "k", "sleep": 0.4, "log": str(log)}]
+    script = (
+        f"import sys; sys.path.insert(0, {str(TESTS)!r})\n"
+        "from sweep_funcs import slow_logged\n"
+        "from privrl.sweep import run_sweep\n"
+        f"run_sweep(slow_logged, {cfg!r}, n_seeds=8, cache_dir={str(cache)!r}, executor='serial', progress=False)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.time() + 60
+    while time.time() < deadline and len(list(cache.rglob("*.pkl"))) < 3:
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    done_before = {p.name for p in cache.rglob("*.pkl")}
+    assert 3 <= len(done_before) < 8, "the sweep should have been killed half way"
+    assert not list(cache.rglob(".tmp-*")), "no partial file may be left behind"
+    logged_before = log.read_text().splitlines()
+
+    resumed = run_sweep(slow_logged, cfg, n_seeds=8, cache_dir=cache, executor="serial", progress=False)
+    logged_after = log.read_text().splitlines()
+    new_runs = logged_after[len(logged_before):]
+    # every run cached before the kill is not executed again
+    assert len(new_runs) == 8 - len(done_before)
+    assert len(set(logged_after)) == 8  # and nothing is lost
+    fresh = run_sweep(slow_logged, [{**cfg[0], "log": str(tmp_path / "other.txt"), "sleep": 0.0}],
+                      n_seeds=8, executor="serial", progress=False)
+    assert resumed["value"].tolist() == fresh["value"].tolist()
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="n_seeds"):
+        run_sweep(noisy_mean, CONFIGS, n_seeds=0, progress=False)
+    with pytest.raises(ValueError, match="configs"):
+        run_sweep(noisy_mean, [], n_seeds=1, progress=False)
+    with pytest.raises(ValueError, match="executor"):
+        run_sweep(noisy_mean, CONFIGS, n_seeds=1, executor="gpu", progress=False)

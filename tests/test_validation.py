@@ -1,0 +1,51 @@
+import math
+
+import numpy as np
+import pytest
+
+from privrl import validation as v
+from privrl.rng import as_generator
+
+
+@pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf, "x", None])
+def test_epsilon_rejects(bad):
+    with pytest.raises(ValueError, match="epsilon"):
+        v.check_epsilon(bad)
+
+
+@pytest.mark.parametrize("bad", [0, 1, -0.1, 1.5, math.nan])
+def test_delta_rejects(bad):
+    with pytest.raises(ValueError, match="delta"):
+        v.check_delta(bad)
+
+
+def test_delta_allow_zero():
+    assert v.check_delta(0, allow_zero=True) == 0.0
+
+
+def test_check_array_shape_and_finiteness():
+    assert v.check_array([[1, 2]], "x", shape=(None, 2)).shape == (1, 2)
+    with pytest.raises(ValueError, match="x must have shape"):
+        v.check_array([1, 2, 3], "x", shape=(2,))
+    with pytest.raises(ValueError, match="finite"):
+        v.check_array([1.0, np.nan], "x")
+    with pytest.raises(ValueError, match="ndim"):
+        v.check_array(1.0, "x", ndim=1)
+
+
+def test_check_int():
+    assert v.check_int(3.0, "n") == 3
+    with pytest.raises(ValueError, match="n must be an integer"):
+        v.check_int(2.5, "n")
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        v.check_int(0, "n", minimum=1)
+    with pytest.raises(ValueError):
+        v.check_int(True, "n")
+
+
+def test_as_generator_reproducible_and_refuses_none():
+    assert as_generator(5).random() == as_generator(5).random()
+    with pytest.raises(ValueError, match="rng"):
+        as_generator(None)
+    with pytest.raises(ValueError, match="seed"):
+        as_generator(-3)
