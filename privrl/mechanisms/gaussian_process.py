@@ -1,0 +1,256 @@
+r"""Gaussian-process (Ornstein-Uhlenbeck) functional noise on :math:`[0, 1]` (Wang and Hegde 2019).
+
+The noise of Algorithm 1 is a sample path :math:`g \sim \mathcal G(0, \sigma^2 K)` with kernel
+
+.. math:: K(x, y) = \exp(-\beta |x - y|), \qquad \operatorname{Cov}(g(x), g(y)) = \sigma^2 e^{-\beta|x-y|}.
+
+This is the stationary Ornstein-Uhlenbeck process, which is Markov: given the stored values, a new
+point depends only on its two sorted neighbours :math:`s_l < s < s_r`. With
+:math:`d_1 = s - s_l`, :math:`d_2 = s_r - s` (the paper's Equation (2), Appendix A)
+
+.. math::
+    \mathbb E[g(s) \mid \cdot] = \frac{\sinh(\beta d_2) g(s_l) + \sinh(\beta d_1) g(s_r)}
+        {\sinh(\beta(d_1 + d_2))}, \qquad
+    \operatorname{Var}[g(s) \mid \cdot] = \frac{2\sigma^2 \sinh(\beta d_1)\sinh(\beta d_2)}
+        {\sinh(\beta(d_1+d_2))}
+
+evaluated in the numerically stable equivalent form
+:math:`\sigma^2 (1-e^{-2\beta d_1})(1-e^{-2\beta d_2})/(1-e^{-2\beta(d_1+d_2)})` (the tests
+check against dense GP conditioning). Beyond the stored range with nearest stored point at
+distance :math:`d`: mean :math:`e^{-\beta d} g(s_{\text{nearest}})`, variance
+:math:`\sigma^2(1 - e^{-2\beta d})`. The authors' code anchors points beyond the *right* end on the
+*leftmost* stored value (an erratum); here the anchor is always the nearest stored point.
+
+RKHS (Lemma 6): the reproducing kernel Hilbert space of :math:`K` is the Sobolev space
+:math:`H^1[0,1]` with norm
+
+.. math:: \|f\|_{\mathcal H}^2 = \frac{1}{2}\Big(\beta \int_0^1 f^2 + \frac{1}{\beta}\int_0^1 f'^2
+    + f(0)^2 + f(1)^2\Big),
+
+so that for :math:`\|f\|_\infty \le c` and Lipschitz constant :math:`L`,
+:math:`\|f\|_{\mathcal H}^2 \le (1 + \beta/2) c^2 + L^2/(2\beta)` (the bound used in the proof of
+Theorem 5). :func:`rkhs_norm_squared` evaluates the norm numerically on a grid.
+
+Batched queries (Proposition 9) run in :math:`O(N \log N)`: the batch is sorted, points already
+stored are looked up, and new points are generated (i) beyond the stored range by a vectorised
+forward OU recursion (Doob's representation :math:`X_\tau = e^{-\beta\tau}(x_0 + \sigma
+W(e^{2\beta\tau}) - \sigma W(1))`, a cumulative sum), and (ii) inside gaps between stored points
+in rounds, each round drawing the leftmost new point of every gap at once (points in different gaps
+are conditionally independent given the stored points).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from privrl.rng import SeedLike, as_generator
+from privrl.validation import check_int, check_nonnegative, check_positive
+
+# exp(2 * beta * tau) is kept below exp(_MAX_EXPONENT) in the forward recursion.
+_MAX_EXPONENT = 600.0
+
+
+def _check_states(states: object) -> np.ndarray:
+    arr = np.asarray(states, dtype=float)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("states must be finite")
+    if arr.size and (arr.min() < 0.0 or arr.max() > 1.0):
+        raise ValueError(f"states must lie in [0, 1], got range [{arr.min()}, {arr.max()}]")
+    return arr
+
+
+def ou_kernel(x: np.ndarray, y: np.ndarray, beta: float, sigma: float) -> np.ndarray:
+    """Dense covariance matrix :math:`\\sigma^2 \\exp(-\\beta|x_i - y_j|)`."""
+    beta = check_positive(beta, "beta")
+    sigma = check_nonnegative(sigma, "sigma")
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    return sigma**2 * np.exp(-beta * np.abs(x[:, None] - y[None, :]))
+
+
+def bridge_moments(
+    d1: np.ndarray,
+    d2: np.ndarray,
+    g_left: np.ndarray,
+    g_right: np.ndarray,
+    beta: float,
+    sigma: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Conditional mean and variance of :math:`g(s)` between two stored neighbours (Eq. (2)).
+
+    ``d1 = s - s_left > 0``, ``d2 = s_right - s > 0``. Written with decaying exponentials so it is
+    stable for large ``beta * d``.
+    """
+    a1, a2 = np.exp(-beta * d1), np.exp(-beta * d2)
+    den = -np.expm1(-2.0 * beta * (d1 + d2))
+    # sinh(b d2)/sinh(b(d1+d2)) = e^{-b d1} (1 - e^{-2 b d2}) / (1 - e^{-2 b (d1+d2)})
+    w_left = a1 * (-np.expm1(-2.0 * beta * d2)) / den
+    w_right = a2 * (-np.expm1(-2.0 * beta * d1)) / den
+    mean = w_left * g_left + w_right * g_right
+    var = sigma**2 * (-np.expm1(-2.0 * beta * d1)) * (-np.expm1(-2.0 * beta * d2)) / den
+    return mean, np.maximum(var, 0.0)
+
+
+def _forward_ou(
+    x0: float | None, taus: np.ndarray, beta: float, sigma: float, rng: np.random.Generator
+) -> np.ndarray:
+    """OU values at sorted offsets ``taus > 0`` from an anchor with value ``x0``.
+
+    ``x0 = None`` means no anchor: the first point is drawn from the stationary law
+    :math:`N(0, \\sigma^2)` and the rest follow from it. Doob's representation turns the
+    recursion into a cumulative sum; the offsets are split into chunks with
+    :math:`2\\beta\\tau \\le 600` so nothing overflows.
+    """
+    out = np.empty(len(taus))
+    if len(taus) == 0:
+        return out
+    start = 0
+    if x0 is None:
+        x0 = sigma * rng.standard_normal()
+        out[0] = x0
+        taus = taus - taus[0]
+        start = 1
+    base = 0.0
+    while start < len(taus):
+        rel = taus[start:] - base
+        stop = start + int(np.searchsorted(rel, _MAX_EXPONENT / (2.0 * beta), side="right"))
+        stop = max(stop, start + 1)
+        rel = rel[: stop - start]
+        prev = np.concatenate(([0.0], rel[:-1]))
+        # Var of W increments: e^{2 b rel_i} - e^{2 b rel_{i-1}} = e^{2 b prev} expm1(2 b (rel - prev))
+        inc_var = np.exp(2.0 * beta * prev) * np.expm1(2.0 * beta * (rel - prev))
+        walk = np.cumsum(np.sqrt(inc_var) * rng.standard_normal(len(rel)))
+        out[start:stop] = np.exp(-beta * rel) * (x0 + sigma * walk)
+        x0 = out[stop - 1]
+        base = taus[stop - 1]
+        start = stop
+    return out
+
+
+class OUSamplePath:
+    """A lazily evaluated sample path of :math:`\\mathcal G(0, \\sigma^2 e^{-\\beta|x-y|})` on [0, 1].
+
+    ``path(states)`` returns the path's values at ``states`` (scalar or array, any order); values
+    at states already queried are returned unchanged, new ones are drawn conditionally on the
+    stored ones, so all answers are consistent with one continuous sample path. ``reset()``
+    discards the path (Algorithm 1, lines 7-9).
+    """
+
+    def __init__(self, beta: float, sigma: float, rng: SeedLike) -> None:
+        self.beta = check_positive(beta, "beta")
+        self.sigma = check_nonnegative(sigma, "sigma")
+        self.rng = as_generator(rng)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every stored value: the next query starts a fresh, independent sample path."""
+        self.xs = np.empty(0)
+        self.values = np.empty(0)
+
+    def __len__(self) -> int:
+        return len(self.xs)
+
+    def __call__(self, states: object) -> np.ndarray | float:
+        arr = _check_states(states)
+        flat = arr.ravel()
+        if self.sigma == 0.0:
+            out = np.zeros_like(flat)
+        else:
+            uniq, inverse = np.unique(flat, return_inverse=True)
+            self._insert(uniq[~self._stored_mask(uniq)])
+            out = self.values[np.searchsorted(self.xs, uniq)][inverse]
+        return float(out[0]) if arr.ndim == 0 else out.reshape(arr.shape)
+
+    def _stored_mask(self, uniq: np.ndarray) -> np.ndarray:
+        if len(self.xs) == 0:
+            return np.zeros(len(uniq), dtype=bool)
+        pos = np.minimum(np.searchsorted(self.xs, uniq), len(self.xs) - 1)
+        return self.xs[pos] == uniq
+
+    def _insert(self, new: np.ndarray) -> None:
+        """Draw and store values at the sorted, not yet stored states ``new``."""
+        if len(new) == 0:
+            return
+        beta, sigma, rng = self.beta, self.sigma, self.rng
+        if len(self.xs) == 0:
+            self._merge(new, _forward_ou(None, new - new[0], beta, sigma, rng))
+            return
+        lo, hi = self.xs[0], self.xs[-1]
+        left, right = new[new < lo], new[new > hi]
+        inner = new[(new > lo) & (new < hi)]
+        parts_x, parts_v = [], []
+        if len(left):  # time reversal: walk leftwards from the leftmost stored point
+            vals = _forward_ou(self.values[0], (lo - left)[::-1], beta, sigma, rng)
+            parts_x.append(left)
+            parts_v.append(vals[::-1])
+        if len(right):  # anchored on the RIGHTMOST stored point (the authors' erratum fixed)
+            parts_x.append(right)
+            parts_v.append(_forward_ou(self.values[-1], right - hi, beta, sigma, rng))
+        if parts_x:
+            self._merge(np.concatenate(parts_x), np.concatenate(parts_v))
+        # Inner gaps: each round draws the leftmost pending point of every gap.
+        while len(inner):
+            gap = np.searchsorted(self.xs, inner)
+            first = np.concatenate(([True], gap[1:] != gap[:-1]))
+            pts, g = inner[first], gap[first]
+            mean, var = bridge_moments(
+                pts - self.xs[g - 1],
+                self.xs[g] - pts,
+                self.values[g - 1],
+                self.values[g],
+                beta,
+                sigma,
+            )
+            self._merge(pts, mean + np.sqrt(var) * rng.standard_normal(len(pts)))
+            inner = inner[~first]
+
+    def _merge(self, xs: np.ndarray, values: np.ndarray) -> None:
+        order = np.argsort(xs, kind="stable")
+        xs, values = xs[order], values[order]
+        pos = np.searchsorted(self.xs, xs)
+        self.xs = np.insert(self.xs, pos, xs)
+        self.values = np.insert(self.values, pos, values)
+
+
+class FunctionalNoise:
+    """One independent :class:`OUSamplePath` per action, with a shared ``reset()``.
+
+    ``noise(states)`` returns an array of shape ``states.shape + (n_actions,)``.
+    """
+
+    def __init__(self, n_actions: int, beta: float, sigma: float, rng: SeedLike) -> None:
+        n_actions = check_int(n_actions, "n_actions", minimum=1)
+        gen = as_generator(rng)
+        self.paths = [OUSamplePath(beta, sigma, child) for child in gen.spawn(n_actions)]
+
+    def reset(self) -> None:
+        for path in self.paths:
+            path.reset()
+
+    def __call__(self, states: object) -> np.ndarray:
+        return np.stack([np.asarray(path(states)) for path in self.paths], axis=-1)
+
+
+def dense_gp_sample(states: object, beta: float, sigma: float, rng: SeedLike) -> np.ndarray:
+    """Reference sampler: Cholesky factor of the joint covariance (O(N^3)); for benchmarks/tests."""
+    x = _check_states(states).ravel()
+    cov = ou_kernel(x, x, beta, sigma) + 1e-10 * max(sigma**2, 1e-300) * np.eye(len(x))
+    return np.linalg.cholesky(cov) @ as_generator(rng).standard_normal(len(x))
+
+
+def rkhs_norm_squared(values: np.ndarray, grid: np.ndarray, beta: float) -> float:
+    r"""Squared RKHS norm of the kernel :math:`e^{-\beta|x-y|}` for a function sampled on ``grid``.
+
+    Lemma 6: :math:`\|f\|^2_{\mathcal H} = \tfrac12(\beta\int f^2 + \beta^{-1}\int f'^2 + f(0)^2
+    + f(1)^2)` on [0, 1] (``grid`` must span [0, 1]; derivatives by finite differences, integrals
+    by the trapezoid rule).
+    """
+    beta = check_positive(beta, "beta")
+    grid = _check_states(grid)
+    f = np.asarray(values, dtype=float)
+    if grid[0] != 0.0 or grid[-1] != 1.0 or f.shape != grid.shape:
+        raise ValueError("grid must span [0, 1] and match values in shape")
+    df = np.diff(f) / np.diff(grid)
+    l2 = np.trapezoid(f**2, grid)
+    h1 = float(np.sum(df**2 * np.diff(grid)))
+    return 0.5 * (beta * l2 + h1 / beta + f[0] ** 2 + f[-1] ** 2)
