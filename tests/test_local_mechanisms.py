@@ -1,0 +1,184 @@
+"""Privacy and correctness of the local randomisers of Ono and Takahashi 2020."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from privrl.accounting.local import per_round_epsilon, sequential_epsilon
+from privrl.mechanisms import local as loc
+
+EPSILONS = [0.1, 1.0, 2.0, 5.0, 10.0]
+
+
+def _max_log_ratio_signs(prob_fn, u_bars: list[np.ndarray]) -> float:
+    """Exact max over outputs in {-C,+C}^k and input pairs of log P(out|u)/P(out|u')."""
+    worst = 0.0
+    for a, b in itertools.permutations(u_bars, 2):
+        pa, pb = prob_fn(a), prob_fn(b)
+        # independent coordinates: the worst output picks the worse sign per coordinate
+        per = np.maximum(np.log(pa) - np.log(pb), np.log1p(-pa) - np.log1p(-pb))
+        worst = max(worst, float(per.sum()))
+    return worst
+
+
+@pytest.mark.parametrize("eps", EPSILONS)
+def test_bit_flip_exact_ratio_is_e_eps_at_extremes(eps):
+    p = loc.bit_flip_probability(np.array([-1.0, 1.0, 0.3]), eps)
+    assert np.log(p[1] / p[0]) == pytest.approx(eps, rel=1e-12)
+    assert np.log((1 - p[0]) / (1 - p[1])) == pytest.approx(eps, rel=1e-12)
+    assert np.all((p > 0) & (p < 1))
+
+
+@pytest.mark.parametrize("eps", EPSILONS)
+@pytest.mark.parametrize("d_hat", [1, 2, 4])
+def test_prs_signs_exact_ldp_over_adversarial_inputs(eps, d_hat):
+    clip = 1.0
+    extremes = [np.array(v, dtype=float) for v in itertools.product([-5.0, 5.0, 0.0], repeat=d_hat)]
+    u_bars = [np.clip(u, -clip, clip) for u in extremes]
+    worst = _max_log_ratio_signs(lambda u: loc.sign_probability(u, eps, d_hat, clip), u_bars)
+    assert worst <= eps + 1e-9
+    assert worst == pytest.approx(eps, rel=1e-9)  # attained by opposite extremes
+
+
+def test_weakened_prs_is_caught():
+    """Budget eps per coordinate instead of eps/d_hat (the misprint's risk) exceeds eps."""
+    eps, d_hat, clip = 1.0, 4, 1.0
+    u_bars = [np.full(d_hat, -clip), np.full(d_hat, clip)]
+    weak = _max_log_ratio_signs(lambda u: loc.bit_flip_probability(u / clip, eps), u_bars)
+    assert weak > eps + 1.0
+
+
+def test_prs_sampler_matches_sign_probability():
+    """Empirical frequencies of u_tilde = +C given a fixed M equal the exact eq. (24) probabilities.
+
+    200,000 draws: the binomial standard error is <= 0.0012, we allow 5 s.e. (false alarm ~6e-7
+    per coordinate). A missing clip (|u| > C so the probability saturates at 0 or 1) or a doubled
+    epsilon shifts the frequencies by > 0.05 and would fail.
+    """
+    rng = np.random.default_rng(0)
+    d, d_hat, eps, clip, n = 6, 2, 2.0, 1.0, 200_000
+    m = loc.random_projection(1, d_hat, d, rng)[0]
+    g = np.array([0.4, -0.3, 0.2, 0.9, -2.0, 0.1])
+    u_bar = np.clip(m @ g, -clip, clip)
+    p = loc.sign_probability(u_bar, eps, d_hat, clip)
+    out = loc.projected_random_sign(
+        np.tile(g, (n, 1)), eps, clip, rng, matrix=np.broadcast_to(m, (n, d_hat, d))
+    )
+    # recover u_tilde from M^T u_tilde by least squares (M has full row rank)
+    u_tilde = np.linalg.lstsq(m.T, out.T, rcond=None)[0].T
+    assert np.allclose(np.abs(u_tilde), clip, atol=1e-8)
+    freq = (u_tilde > 0).mean(axis=0)
+    se = np.sqrt(p * (1 - p) / n)
+    assert np.all(np.abs(freq - p) < 5 * se)
+
+
+def test_missing_clip_is_caught_by_probability_range():
+    with pytest.raises(ValueError):
+        loc.sign_probability(np.array([3.0]), 1.0, 1, 1.0)
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 5.0])
+def test_laplace_density_ratio_bounded(eps):
+    """Density ratio of outputs for two clipped adversarial inputs is <= e^eps (scipy's pdf)."""
+    clip, d = 0.01, 112
+    rng = np.random.default_rng(1)
+    g1 = np.zeros(d)
+    g1[0] = 100.0  # clipped to (C/2) e_0
+    g2 = np.zeros(d)
+    g2[0] = -100.0  # clipped to -(C/2) e_0: L1 distance exactly C
+    b1, b2 = loc.clip_l1(np.stack([g1, g2]), clip / 2)
+    assert np.abs(b1 - b2).sum() == pytest.approx(clip)
+    ys = loc.laplace_gradient_mechanism(np.tile(g1, (2000, 1)), eps, clip, rng)
+    scale = clip / eps
+    logr = stats.laplace.logpdf(ys, b1, scale).sum(1) - stats.laplace.logpdf(ys, b2, scale).sum(1)
+    assert np.max(np.abs(logr)) <= eps + 1e-9
+    assert np.max(np.abs(logr)) == pytest.approx(eps, rel=1e-6)  # outputs beyond both centres
+
+
+def test_weakened_laplace_is_caught():
+    """Noise calibrated to C/2 instead of C (or no clip) breaks the density-ratio bound."""
+    eps, clip = 1.0, 0.01
+    b1, b2 = np.array([clip / 2]), np.array([-clip / 2])
+    y = np.array([1.0])
+    weak = stats.laplace.logpdf(y, b1, clip / (2 * eps)) - stats.laplace.logpdf(
+        y, b2, clip / (2 * eps)
+    )
+    assert weak[0] > eps + 0.5
+
+
+def test_laplace_noise_scale_matches_c_over_eps():
+    """Variance of the noise is 2 (C/eps)^2: 20,000 x 112 samples give a relative s.e. ~0.4%."""
+    rng = np.random.default_rng(2)
+    out = loc.laplace_gradient_mechanism(np.zeros((20_000, 112)), 2.0, 0.01, rng)
+    assert out.var() == pytest.approx(2 * (0.01 / 2.0) ** 2, rel=0.02)
+
+
+def test_clip_bounds():
+    rng = np.random.default_rng(3)
+    g = rng.normal(size=(500, 112)) * rng.exponential(size=(500, 1)) * 10
+    c = loc.clip_l1(g, 0.005)
+    assert np.all(np.abs(c).sum(1) <= 0.005 + 1e-12)
+    small = g / np.abs(g).sum(1, keepdims=True) * 0.001
+    assert np.allclose(loc.clip_l1(small, 0.005), small)
+    out = loc.laplace_gradient_mechanism(g, math.inf, 0.01, rng)
+    assert np.allclose(out, c)
+
+
+def test_projection_moments():
+    rng = np.random.default_rng(4)
+    m = loc.random_projection(4000, 3, 20, rng)
+    assert set(np.unique(m)) <= {-math.sqrt(3), 0.0, math.sqrt(3)}
+    mtm = np.einsum("nkd,nke->de", m, m) / (4000 * 3)
+    # each entry of the average has s.d. <= sqrt(2/12000) ~ 0.013 (off-diagonal) / 0.02 (diag)
+    assert np.abs(mtm - np.eye(20)).max() < 0.1
+
+
+def test_prs_shrinkage_factor():
+    """Without active clipping E[M^T u_tilde] = d_hat tanh(eps/(2 d_hat)) g."""
+    rng = np.random.default_rng(5)
+    d, eps, d_hat, n = 8, 5.0, 2, 400_000
+    g = rng.normal(size=d)
+    g *= 0.9 / (math.sqrt(3) * np.abs(g).sum())  # |M g| <= sqrt3 ||g||_1 < C = 1
+    out = loc.projected_random_sign(np.tile(g, (n, 1)), eps, 1.0, rng, d_hat=d_hat)
+    factor = d_hat * math.tanh(eps / (2 * d_hat))
+    se = out.std(0) / math.sqrt(n)
+    assert np.all(np.abs(out.mean(0) - factor * g) < 5 * se)
+
+
+def test_default_projection_dim():
+    assert [loc.default_projection_dim(e, 112) for e in (1, 2, 5, 10)] == [1, 1, 2, 4]
+    assert loc.default_projection_dim(1000, 112) == 112
+    assert loc.default_projection_dim(math.inf, 112) == 112
+
+
+def test_multi_round_budget():
+    assert per_round_epsilon(1.0, 4) == 0.25
+    assert sequential_epsilon([per_round_epsilon(3.0, 3)] * 3) == pytest.approx(3.0)
+    assert per_round_epsilon(math.inf, 2) == math.inf
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: loc.laplace_gradient_mechanism(np.ones((2, 3)), 0.0, 0.01, 0),
+        lambda: loc.laplace_gradient_mechanism(np.ones((2, 3)), -1.0, 0.01, 0),
+        lambda: loc.laplace_gradient_mechanism(np.ones((2, 3)), 1.0, 0.0, 0),
+        lambda: loc.projected_random_sign(np.ones((2, 3)), 1.0, 1.0, 0, d_hat=0),
+        lambda: loc.projected_random_sign(np.ones((2, 3)), 1.0, -1.0, 0),
+        lambda: loc.projected_random_sign(np.ones((2, 3)), 0.0, 1.0, 0),
+        lambda: loc.bit_flip(np.array([0.5]), 0.0, 0),
+        lambda: loc.bit_flip(np.array([1.5]), 1.0, 0),
+        lambda: loc.random_projection(1, 0, 3, 0),
+        lambda: loc.laplace_gradient_mechanism(np.array([np.nan]), 1.0, 0.01, 0),
+        lambda: per_round_epsilon(1.0, 0),
+        lambda: per_round_epsilon(0.0, 1),
+    ],
+)
+def test_bad_inputs_raise(call):
+    with pytest.raises(ValueError):
+        call()
