@@ -1,0 +1,251 @@
+r"""Privacy of the Dirichlet mechanism composed with an :math:`L`-Lipschitz teacher (Gohari et al.
+2021, Theorem 1), the teacher's budget over a run, and Lipschitz certificates of MLP teachers.
+
+Theorem 1: for :math:`f: \mathbb{R}^d \to \Delta_{m,\eta}` :math:`L`-Lipschitz (2-norms),
+observations :math:`b`-adjacent when :math:`\|X - X'\|_2 \le b`, and a threshold :math:`\tau > 0`,
+:math:`\mathrm{Dir}_k \circ f` is :math:`(\varepsilon, \delta)`-DP with
+
+* eq. (6): :math:`\delta = 1 - \mathbb{P}(\mathrm{Dir}_k(v) \in \Delta_{m,\tau})` at the vertex
+  :math:`v = (\eta, \dots, \eta, 1 - (m-1)\eta)` of :math:`\Delta_{m,\eta}`, i.e.
+  :math:`\delta = \mathbb{P}(\min_i X_i < \tau)` for :math:`X \sim \mathrm{Dir}(kv)`;
+* eq. (12): :math:`\varepsilon = \sqrt{m} L b k \log(1/\tau) + (m-1)\log\Gamma(k\eta)
+  + \log\Gamma(k(1-(m-1)\eta)) - m \log\Gamma(k/m)`.
+
+The first term of (12) is eq. (19) (Cauchy-Schwarz with :math:`|\log z_i| \le \log(1/\tau)`), the
+Gamma terms are eq. (25) (the convex :math:`\sum_i\log\Gamma(k\pi_i)` is minimal at the uniform
+policy, eq. 22, and maximal at a vertex, eq. 24).
+
+Lemma 1 (eq. 14) as printed claims :math:`\mathbb{P}(\|\mathrm{Dir}_k(\pi) - \pi\|_2 \ge
+\sqrt{\log(1/\beta)/(2(k+1))}) \le \beta`. That radius is the one-sided tail of a single
+coordinate: each :math:`X_i \sim \mathrm{Beta}(k\pi_i, k(1-\pi_i))` is sub-Gaussian with variance
+proxy :math:`1/(4(k+1))` (Marchal and Arbel 2017). A radius that does hold for the 2-norm follows
+from a union bound over the :math:`m` coordinates (two-sided): if every
+:math:`|X_i - \pi_i| < r/\sqrt{m}` then :math:`\|X - \pi\|_2 < r`, so
+:math:`r = \sqrt{m \log(2m/\beta) / (2(k+1))}` (:func:`lemma1_union_radius`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import integrate, stats
+from scipy.special import gammaln
+
+from privrl.accounting.composition import advanced_composition
+from privrl.mechanisms.dirichlet import check_eta, dirichlet_mechanism
+from privrl.rng import SeedLike
+from privrl.validation import (
+    check_delta,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
+
+SOFTMAX_LIPSCHITZ = 0.5
+r"""2-norm Lipschitz constant of softmax: its Jacobian :math:`\mathrm{diag}(p) - pp^\top` is
+symmetric PSD with Gershgorin rows :math:`2p_i(1-p_i) \le 1/2`; tight at :math:`p = (1/2, 1/2, 0,
+\dots)`. (The often quoted constant 1 is valid but loose.)"""
+
+
+def _check_theorem1(k: float, m: int, eta: float, tau: float) -> tuple[float, int, float, float]:
+    k = check_positive(k, "k")
+    m = check_int(m, "m", minimum=2)
+    eta = check_eta(eta, m)
+    tau = check_positive(tau, "tau")
+    if tau > 1.0 / m:
+        raise ValueError(f"tau must lie in (0, 1/m] = (0, {1.0 / m:.6g}], got {tau}")
+    return k, m, eta, tau
+
+
+def vertex_policy(m: int, eta: float) -> np.ndarray:
+    """The vertex ``(eta, ..., eta, 1 - (m-1) eta)`` of the eta-restricted simplex (eq. 9)."""
+    m = check_int(m, "m", minimum=2)
+    eta = check_eta(eta, m)
+    v = np.full(m, eta)
+    v[-1] = 1.0 - (m - 1) * eta
+    return v
+
+
+def gamma_terms(k: float, m: int, eta: float) -> float:
+    r"""The data-independent part of eq. (12) (the bound (25)):
+    :math:`(m-1)\log\Gamma(k\eta) + \log\Gamma(k(1-(m-1)\eta)) - m\log\Gamma(k/m)`."""
+    k = check_positive(k, "k")
+    m = check_int(m, "m", minimum=2)
+    eta = check_eta(eta, m)
+    return float((m - 1) * gammaln(k * eta) + gammaln(k * (1 - (m - 1) * eta)) - m * gammaln(k / m))
+
+
+def theorem1_epsilon(k: float, m: int, eta: float, tau: float, lipschitz: float, b: float) -> float:
+    r"""Epsilon of Theorem 1, eq. (12). ``lipschitz`` = L, ``b`` = adjacency radius."""
+    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    lb = check_nonnegative(lipschitz, "lipschitz") * check_nonnegative(b, "b")
+    return math.sqrt(m) * lb * k * math.log(1.0 / tau) + gamma_terms(k, m, eta)
+
+
+def lipschitz_b_for_epsilon(epsilon: float, k: float, m: int, eta: float, tau: float) -> float:
+    """Solve eq. (12) for the product ``L * b`` that gives ``epsilon`` (raises if none >= 0)."""
+    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    epsilon = check_positive(epsilon, "epsilon")
+    rest = epsilon - gamma_terms(k, m, eta)
+    if rest < 0:
+        raise ValueError(
+            f"no L*b >= 0 gives epsilon = {epsilon}: the Gamma terms alone are {epsilon - rest:.4g}"
+        )
+    return rest / (math.sqrt(m) * k * math.log(1.0 / tau))
+
+
+@dataclass(frozen=True)
+class DeltaEstimate:
+    """Monte Carlo estimate of eq. (6) with an exact one-sided Clopper-Pearson upper bound."""
+
+    estimate: float
+    upper: float
+    confidence: float
+    n_samples: int
+    n_outside: int
+
+
+def theorem1_delta_mc(
+    k: float,
+    m: int,
+    eta: float,
+    tau: float,
+    rng: SeedLike,
+    n_samples: int = 100_000,
+    confidence: float = 0.95,
+) -> DeltaEstimate:
+    r"""Delta of eq. (6) by Monte Carlo: the fraction of :math:`\mathrm{Dir}_k(v)` samples with some
+    coordinate below :math:`\tau`, and the exact binomial (Clopper-Pearson) upper confidence bound
+    :math:`\bar\delta` with :math:`\mathbb{P}(\delta \le \bar\delta) \ge` ``confidence``."""
+    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    n_samples = check_int(n_samples, "n_samples", minimum=1)
+    confidence = check_probability(confidence, "confidence", open_interval=True)
+    x = dirichlet_mechanism(np.broadcast_to(vertex_policy(m, eta), (n_samples, m)), k, rng)
+    n_out = int(np.count_nonzero(x.min(axis=1) < tau))
+    upper = (
+        1.0
+        if n_out == n_samples
+        else float(stats.beta.ppf(confidence, n_out + 1, n_samples - n_out))
+    )
+    return DeltaEstimate(n_out / n_samples, upper, confidence, n_samples, n_out)
+
+
+def theorem1_delta_integral(k: float, m: int, eta: float, tau: float) -> float:
+    r"""Delta of eq. (6) by numerical integration of the Dirichlet density over
+    :math:`\Delta_{m,\tau}` (exact Beta CDF for m = 2, 2-d quadrature for m = 3)."""
+    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    alpha = k * vertex_policy(m, eta)
+    if m == 2:
+        inside = stats.beta.cdf(1 - tau, alpha[0], alpha[1]) - stats.beta.cdf(
+            tau, alpha[0], alpha[1]
+        )
+        return float(1.0 - inside)
+    if m == 3:
+        log_norm = gammaln(alpha.sum()) - gammaln(alpha).sum()
+
+        def density(x2: float, x1: float) -> float:
+            x3 = 1.0 - x1 - x2
+            return math.exp(
+                log_norm
+                + (alpha[0] - 1) * math.log(x1)
+                + (alpha[1] - 1) * math.log(x2)
+                + (alpha[2] - 1) * math.log(x3)
+            )
+
+        inside, _ = integrate.dblquad(
+            density, tau, 1 - 2 * tau, lambda x1: tau, lambda x1: 1 - tau - x1, epsabs=1e-11
+        )
+        return float(1.0 - inside)
+    raise ValueError(f"numerical integration is implemented for m in (2, 3), got m = {m}")
+
+
+def tau_for_delta(
+    delta: float, k: float, m: int, eta: float, rng: SeedLike, n_samples: int = 400_000
+) -> float:
+    r"""The :math:`\tau` at which eq. (6) equals ``delta``: the ``delta``-quantile of
+    :math:`\min_i X_i`, :math:`X \sim \mathrm{Dir}_k(v)` (Monte Carlo)."""
+    delta = check_delta(delta)
+    k = check_positive(k, "k")
+    m = check_int(m, "m", minimum=2)
+    eta = check_eta(eta, m)
+    x = dirichlet_mechanism(np.broadcast_to(vertex_policy(m, eta), (n_samples, m)), k, rng)
+    return float(np.quantile(x.min(axis=1), delta))
+
+
+def lemma1_printed_radius(k: float, beta: float) -> float:
+    r"""The radius of Lemma 1 as printed (eq. 14): :math:`\sqrt{\log(1/\beta)/(2(k+1))}`."""
+    k = check_positive(k, "k")
+    beta = check_probability(beta, "beta", open_interval=True)
+    return math.sqrt(math.log(1.0 / beta) / (2.0 * (k + 1.0)))
+
+
+def lemma1_union_radius(k: float, m: int, beta: float) -> float:
+    r"""A 2-norm radius that holds: union bound over m coordinates of the two-sided sub-Gaussian
+    tail :math:`2\exp(-2(k+1)t^2)` at :math:`t = r/\sqrt{m}`: :math:`r = \sqrt{m\log(2m/\beta) /
+    (2(k+1))}`."""
+    k = check_positive(k, "k")
+    m = check_int(m, "m", minimum=2)
+    beta = check_probability(beta, "beta", open_interval=True)
+    return math.sqrt(m * math.log(2.0 * m / beta) / (2.0 * (k + 1.0)))
+
+
+def lemma1_tail_mc(
+    policy: np.ndarray, k: float, radius: float, rng: SeedLike, n_samples: int = 100_000
+) -> DeltaEstimate:
+    """Monte Carlo of ``P(||Dir_k(pi) - pi||_2 >= radius)`` with a 95% Clopper-Pearson upper bound."""
+    radius = check_positive(radius, "radius")
+    pi = np.asarray(policy, dtype=float)
+    x = dirichlet_mechanism(np.broadcast_to(pi, (n_samples, pi.shape[-1])), k, rng)
+    n_out = int(np.count_nonzero(np.linalg.norm(x - pi, axis=1) >= radius))
+    upper = 1.0 if n_out == n_samples else float(stats.beta.ppf(0.95, n_out + 1, n_samples - n_out))
+    return DeltaEstimate(n_out / n_samples, upper, 0.95, n_samples, n_out)
+
+
+def mlp_lipschitz_bound(
+    weights: Sequence[np.ndarray],
+    activation_constant: float = 1.0,
+    output_constant: float = SOFTMAX_LIPSCHITZ,
+    input_scale: float = 1.0,
+) -> float:
+    r"""Certified 2-norm Lipschitz upper bound of ``softmax(W_n act(... act(W_1 (s x))))``:
+    :math:`c_{\rm out}\, c_{\rm act}^{n-1}\, s \prod_j \|W_j\|_2` (spectral norms; biases do not
+    matter). ``activation_constant`` is 1 for tanh and ReLU; ``output_constant`` is softmax's 1/2
+    (:data:`SOFTMAX_LIPSCHITZ`); ``input_scale`` is e.g. 1/255 when the adjacency is on raw RAM."""
+    if len(weights) == 0:
+        raise ValueError("weights must hold at least one matrix")
+    norms = [float(np.linalg.norm(np.asarray(w, dtype=float), 2)) for w in weights]
+    act = check_nonnegative(activation_constant, "activation_constant")
+    out = check_nonnegative(output_constant, "output_constant")
+    scale = check_nonnegative(input_scale, "input_scale")
+    return out * act ** (len(weights) - 1) * scale * float(np.prod(norms))
+
+
+def teacher_budget(
+    epsilons: Sequence[float], deltas: Sequence[float], delta_slack: float = 1e-5
+) -> dict[str, float]:
+    r"""Total privacy of a run's queries. ``basic``: :math:`(\sum_t\varepsilon_t, \sum_t\delta_t)`
+    (the paper's remark, heterogeneous form); ``advanced``: Dwork-Rothblum-Vadhan with the largest
+    per-query :math:`\varepsilon` over the number of queries (a valid upper bound). Queries answered
+    independently of the data (:math:`\varepsilon_t = 0`) are dropped."""
+    eps = np.asarray(epsilons, dtype=float)
+    dlt = np.asarray(deltas, dtype=float)
+    if eps.shape != dlt.shape or eps.ndim != 1:
+        raise ValueError("epsilons and deltas must be 1-d sequences of equal length")
+    if np.any(eps < 0) or np.any((dlt < 0) | (dlt > 1)):
+        raise ValueError("epsilons must be >= 0 and deltas in [0, 1]")
+    used = eps > 0
+    n = int(used.sum())
+    out = {"n_queries": float(n), "basic_epsilon": 0.0, "basic_delta": 0.0}
+    out["advanced_epsilon"], out["advanced_delta"] = 0.0, 0.0
+    if n:
+        out["basic_epsilon"] = float(eps[used].sum())
+        out["basic_delta"] = float(min(1.0, dlt[used].sum()))
+        e_max, d_max = float(eps[used].max()), float(dlt[used].max())
+        out["advanced_epsilon"], out["advanced_delta"] = advanced_composition(
+            e_max, d_max if d_max > 0 else 0.0, n, delta_slack
+        )
+    return out

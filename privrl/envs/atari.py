@@ -1,0 +1,47 @@
+"""Environments of Gohari et al. (2021): AirRaid with RAM observations, and CartPole for `quick`.
+
+* ``make_airraid()``: ``AirRaid-v0`` from ale-py (its wheel ships the ROM) with ``obs_type="ram"``,
+  the gymnasium successor of the paper's ``AirRaid-ram-v0``: sticky actions 0.25, frame skip drawn
+  from 2..4, m = 6 actions, 128-byte RAM observation scaled to [0, 1] (``/ 255``; the scaling
+  multiplies the teacher's Lipschitz constant with respect to raw RAM by 1/255).
+* ``make_quick_env()``: ``CartPole-v1`` (m = 2 actions, 500-step limit). The quick profile needs an
+  environment where PPO with a (64, 64) teacher converges in about a minute on one core, so that
+  kickstarting, the Dirichlet noise and the vanishing coefficient can act within a few roll-outs;
+  CartPole does, and the mechanism, the accounting and the student are the same code for any m
+  (m = 2 makes the Dirichlet a Beta distribution; the m = 6 theory is computed separately).
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+AIRRAID_ID = "AirRaid-v0"
+QUICK_ID = "CartPole-v1"
+
+
+def make_airraid(max_episode_steps: int | None = None) -> gym.Env:
+    """AirRaid with RAM observations in [0, 1] (float32)."""
+    import ale_py
+
+    gym.register_envs(ale_py)
+    env = gym.make(AIRRAID_ID, obs_type="ram", max_episode_steps=max_episode_steps)
+    space = gym.spaces.Box(0.0, 1.0, shape=env.observation_space.shape, dtype=np.float32)
+    return gym.wrappers.TransformObservation(
+        env, lambda o: np.asarray(o, dtype=np.float32) / 255.0, space
+    )
+
+
+def make_quick_env() -> gym.Env:
+    """CartPole-v1 (the quick profile's environment)."""
+    return gym.make(QUICK_ID)
+
+
+ENV_MAKERS = {"airraid": make_airraid, "cartpole": make_quick_env}
+
+
+def make_env(name: str) -> gym.Env:
+    """``"airraid"`` or ``"cartpole"``."""
+    if name not in ENV_MAKERS:
+        raise ValueError(f"env must be one of {sorted(ENV_MAKERS)}, got {name!r}")
+    return ENV_MAKERS[name]()

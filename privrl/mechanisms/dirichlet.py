@@ -1,0 +1,109 @@
+r"""The Dirichlet mechanism on the :math:`\eta`-restricted simplex (Gohari et al. 2021, eq. 5).
+
+For :math:`\eta > 0` and a policy :math:`\pi \in \Delta_{m,\eta} = \{x : \sum_i x_i = 1,\,
+x_i \ge \eta\}` (eq. 1), the mechanism :math:`\mathrm{Dir}_k(\pi)` outputs :math:`x \in \Delta_m`
+with density
+
+.. math:: p_k(x \mid \pi) = \Gamma(k) \prod_{i=1}^m \frac{x_i^{k\pi_i - 1}}{\Gamma(k\pi_i)},
+
+i.e. a Dirichlet distribution with concentration :math:`\alpha = k\pi`. Its mean is :math:`\pi`
+and its concentration grows with :math:`k` (:math:`\mathrm{Var}\,x_i = \pi_i(1-\pi_i)/(k+1)`).
+
+Sampling draws :math:`G_i \sim \mathrm{Gamma}(k\pi_i)` and normalises, in log space
+(:math:`\log G = \log \mathrm{Gamma}(\alpha + 1) + \log U / \alpha`), so that very small
+:math:`k` (the vanishing coefficient drives :math:`k \to 0`) neither underflows nor divides by 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import gammaln
+
+from privrl.rng import SeedLike, as_generator
+from privrl.validation import check_array, check_positive
+
+SIMPLEX_TOL = 1e-6
+
+
+def check_eta(eta: float, m: int) -> float:
+    """Return ``eta`` after checking ``0 < eta < 1/m`` (otherwise the restricted simplex is a point
+    or empty)."""
+    eta = check_positive(eta, "eta")
+    if not eta < 1.0 / m:
+        raise ValueError(f"eta must lie in (0, 1/m) = (0, {1.0 / m:.6g}) for m = {m}, got {eta}")
+    return eta
+
+
+def check_policy(
+    policy: object, eta: float | None = None, name: str = "policy", tol: float = SIMPLEX_TOL
+) -> np.ndarray:
+    """Check that the last axis of ``policy`` lies on the simplex (with entries ``>= eta``).
+
+    Returns a float64 array of the same shape. Raises ``ValueError`` on negative entries, rows not
+    summing to one (within ``tol``) or entries below ``eta`` (when ``eta`` is given).
+    """
+    pi = check_array(policy, name, ndim=None)
+    if pi.ndim == 0 or pi.shape[-1] < 2:
+        raise ValueError(f"{name} must have at least 2 actions on its last axis, got {pi.shape}")
+    m = pi.shape[-1]
+    if np.any(pi < -tol):
+        raise ValueError(f"{name} has negative entries: it is not on the simplex")
+    if np.any(np.abs(pi.sum(axis=-1) - 1.0) > tol):
+        raise ValueError(f"{name} rows must sum to 1 (the unit simplex), got sums off by > {tol}")
+    if eta is not None:
+        eta = check_eta(eta, m)
+        if np.any(pi < eta - tol):
+            raise ValueError(
+                f"{name} has entries below eta = {eta}: it is not in the eta-restricted simplex"
+            )
+    return pi
+
+
+def restrict_to_simplex(policy: np.ndarray, eta: float) -> np.ndarray:
+    r"""Map a policy into :math:`\Delta_{m,\eta}` by mixing with the uniform policy:
+    :math:`(1 - m\eta)\pi + \eta`.
+
+    This is how a teacher with a softmax output guarantees the hypothesis of Theorem 1
+    (:math:`f: \mathbb{R}^d \to \Delta_{m,\eta}`); it scales the Lipschitz constant by
+    :math:`1 - m\eta`.
+    """
+    pi = check_policy(policy)
+    eta = check_eta(eta, pi.shape[-1])
+    return (1.0 - pi.shape[-1] * eta) * pi + eta
+
+
+def dirichlet_mechanism(
+    policy: object, k: float | np.ndarray, rng: SeedLike, eta: float | None = None
+) -> np.ndarray:
+    r"""Sample :math:`\mathrm{Dir}_k(\pi)` for every row of ``policy`` (vectorised).
+
+    ``policy``: array (..., m) on the simplex (entries ``>= eta`` if ``eta`` is given); ``k``: a
+    positive scalar or an array broadcastable to ``policy.shape[:-1]``.
+    """
+    pi = check_policy(policy, eta)
+    k_arr = np.asarray(k, dtype=float)
+    if not np.all(np.isfinite(k_arr)) or np.any(k_arr <= 0):
+        raise ValueError(f"k must be > 0 and finite, got {k}")
+    rng = as_generator(rng)
+    alpha = np.clip(k_arr[..., None] * pi, 1e-300, None)
+    alpha = np.broadcast_to(alpha, np.broadcast_shapes(alpha.shape, pi.shape))
+    # G ~ Gamma(alpha) as Gamma(alpha + 1) * U^(1/alpha): exact, and safe in log space for alpha << 1
+    log_g = np.log(rng.standard_gamma(alpha + 1.0)) + np.log(rng.random(alpha.shape)) / alpha
+    log_g -= log_g.max(axis=-1, keepdims=True)
+    x = np.exp(log_g)
+    return x / x.sum(axis=-1, keepdims=True)
+
+
+def dirichlet_log_density(x: object, policy: object, k: float) -> np.ndarray:
+    r"""Log density of :math:`\mathrm{Dir}_k(\pi)` at ``x`` (eq. 18):
+    :math:`\log\Gamma(k) + \sum_i (k\pi_i - 1)\log x_i - \sum_i \log\Gamma(k\pi_i)`.
+
+    Broadcasts over leading axes of ``x`` and ``policy``; ``x`` must lie in the open simplex.
+    """
+    k = check_positive(k, "k")
+    pi = check_policy(policy)
+    z = check_policy(x, name="x")
+    if np.any(z <= 0):
+        raise ValueError("x must lie in the open simplex (all entries > 0)")
+    alpha = k * pi
+    return gammaln(k) + np.sum((alpha - 1.0) * np.log(z), axis=-1) - np.sum(gammaln(alpha), axis=-1)
