@@ -1,0 +1,132 @@
+"""Smooth-sensitivity Gaussian framework: constants, smooth bounds vs brute force, Lemma 1 checks,
+Monte Carlo privacy loss."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from privrl.accounting.gaussian import gaussian_delta
+from privrl.accounting.smooth_sensitivity import (
+    gaussian_hockey_stick_mc,
+    lemma1_conditions,
+    lsl_smooth_bound,
+    lsl_smooth_bound_bruteforce,
+    lsw_smooth_bound,
+    lsw_smooth_bound_bruteforce,
+    smooth_gaussian_constants,
+    smooth_gaussian_release,
+)
+
+
+def test_constants():
+    alpha, beta = smooth_gaussian_constants(0.1, 0.1, 40)
+    assert alpha == pytest.approx(5 * math.sqrt(2 * math.log(20)) / 0.1)
+    assert beta == pytest.approx(0.1 / (4 * (40 + math.log(20))))
+
+
+def _full_range_lsw(counts, rho, beta):
+    # independent: explicit loop over every k up to max count + 5 (phi_k written out)
+    best = 0.0
+    for k in range(int(max(counts)) + 6):
+        phi = sum(r / max(c - k, 1) ** 2 for c, r in zip(counts, rho, strict=True))
+        best = max(best, math.exp(-k * beta) * phi)
+    return best
+
+
+def test_lsw_bound_matches_enumeration_and_full_range():
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        n = int(rng.integers(1, 4))
+        counts = rng.integers(0, 6, size=n)
+        rho = rng.dirichlet(np.ones(n))
+        beta = float(rng.uniform(0.01, 2.0))
+        closed = lsw_smooth_bound(counts, rho, beta)
+        assert closed == pytest.approx(
+            lsw_smooth_bound_bruteforce(counts, rho, beta, int(counts.max()) + 3), rel=1e-12
+        )
+    for _ in range(300):  # larger counts: the breakpoint shortcut vs every k
+        n = int(rng.integers(1, 10))
+        counts = rng.integers(0, int(rng.integers(1, 500)), size=n)
+        rho = rng.dirichlet(np.ones(n))
+        beta = float(10 ** rng.uniform(-4, 0.5))
+        assert lsw_smooth_bound(counts, rho, beta) == pytest.approx(
+            _full_range_lsw(counts, rho, beta), rel=1e-12
+        )
+
+
+def test_lsl_bound_matches_enumeration():
+    rng = np.random.default_rng(1)
+    for _ in range(100):
+        n = int(rng.integers(1, 4))
+        m = int(rng.integers(1, 6))
+        counts = rng.integers(0, m + 1, size=n)
+        rho = rng.dirichlet(np.ones(n))
+        beta = float(rng.uniform(0.01, 1.0))
+        lam, norm = float(rng.uniform(0.5, 5)), float(rng.uniform(0.5, 2))
+        assert lsl_smooth_bound(counts, m, rho, norm, lam, beta) == pytest.approx(
+            lsl_smooth_bound_bruteforce(counts, m, rho, norm, lam, beta), rel=1e-12
+        )
+
+
+def test_smooth_bounds_are_beta_smooth_between_neighbours():
+    # condition (b) at the level of signatures: counts that differ by at most one everywhere
+    rng = np.random.default_rng(2)
+    for _ in range(500):
+        n, m = 8, 60
+        c = rng.integers(0, m + 1, size=n)
+        c2 = np.clip(c + rng.integers(-1, 2, size=n), 0, m)
+        rho = rng.dirichlet(np.ones(n))
+        beta = float(10 ** rng.uniform(-3, 0))
+        for a, b in ((c, c2), (c2, c)):
+            assert lsw_smooth_bound(a, rho, beta) <= math.exp(beta) * lsw_smooth_bound(
+                b, rho, beta
+            ) * (1 + 1e-12)
+            la = lsl_smooth_bound(a, m, rho, 1.3, 2.0, beta)
+            assert la <= math.exp(beta) * lsl_smooth_bound(b, m, rho, 1.3, 2.0, beta) * (1 + 1e-12)
+
+
+def test_lemma1_conditions():
+    alpha, beta = 10.0, 0.1
+    assert lemma1_conditions([0.0, 0.0], [0.3, 0.4], 5.0, 5.0, alpha, beta) == (True, True)
+    assert lemma1_conditions([0.0, 0.0], [0.3, 0.4], 4.9, 4.9, alpha, beta) == (False, True)
+    assert lemma1_conditions([0.0], [0.0], 2.0, 1.0, alpha, beta) == (True, False)
+
+
+def test_hockey_stick_mc_matches_exact_gaussian():
+    # equal variances: delta(eps) of the Gaussian mechanism is known exactly (Balle and Wang 2018).
+    # 200k samples give a standard error ~1e-3; we allow 5 SE plus 1e-3.
+    mu_y = np.array([0.6, 0.8])  # ||shift|| = 1
+    est, se = gaussian_hockey_stick_mc(np.zeros(2), 1.0, mu_y, 1.0, 0.5, 200_000, 0)
+    exact = gaussian_delta(1.0, 0.5, 1.0)
+    assert abs(est - exact) <= 5 * se + 1e-3
+
+
+def test_release_noise_and_determinism():
+    a = smooth_gaussian_release(np.zeros(50_000), 2.0, 3)
+    assert np.array_equal(a, smooth_gaussian_release(np.zeros(50_000), 2.0, 3))
+    assert a.std() == pytest.approx(2.0, rel=0.02)  # sd of the sd estimate ~0.3%
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: smooth_gaussian_constants(0, 0.1, 3),
+        lambda: smooth_gaussian_constants(0.1, 1.0, 3),
+        lambda: smooth_gaussian_constants(0.1, 0.1, 0),
+        lambda: lsw_smooth_bound([1, -1], [0.5, 0.5], 0.1),
+        lambda: lsw_smooth_bound([1.5, 1], [0.5, 0.5], 0.1),
+        lambda: lsw_smooth_bound([1, 1], [0.5], 0.1),
+        lambda: lsw_smooth_bound([1, 1], [0.5, 0.5], 0.0),
+        lambda: lsl_smooth_bound([3, 1], 2, [0.5, 0.5], 1.0, 1.0, 0.1),
+        lambda: lsl_smooth_bound([1, 1], 2, [0.5, 0.5], 1.0, -1.0, 0.1),
+        lambda: lemma1_conditions([0.0], [0.0, 1.0], 1.0, 1.0, 1.0, 0.1),
+        lambda: smooth_gaussian_release([0.0], 0.0, 0),
+        lambda: gaussian_hockey_stick_mc([0.0], 1.0, [0.0], 1.0, 1.0, 1, 0),
+    ],
+)
+def test_input_validation(call):
+    with pytest.raises(ValueError):
+        call()
