@@ -1,0 +1,131 @@
+r"""LSTD, WIS-LSTD and the MSPBE from a model or from a large held-out sample.
+
+* LSTD(0) (Bradtke and Barto 1996): solve :math:`\hat A\theta = \hat b` with
+  :math:`\hat A = \sum_t \phi_t(\phi_t - \gamma\phi_{t+1})^\top`, :math:`\hat b = \sum_t r_t\phi_t`
+  over all transitions (terminal transitions bootstrap from 0).
+* WIS-LSTD (Mahmood, van Hasselt, Sutton 2014) with :math:`\lambda = 0`: the weighted-importance-
+  sampling least-squares problem :math:`\min_\theta \sum_t \rho_t (r_t + \gamma\phi_{t+1}^\top\theta
+  - \phi_t^\top\theta)^2`-style fixed point, i.e. :math:`\sum_t \rho_t\phi_t(\phi_t - \gamma\phi_{t+1})^\top
+  \theta = \sum_t \rho_t r_t\phi_t`. For :math:`\lambda = 0` the WIS normalisation
+  :math:`1/\sum_t\rho_t` cancels from the linear system (derived in the chapter), so WIS-LSTD(0) is
+  the importance-weighted LSTD system (the one whose solution is also the GTD2 fixed point with
+  transition weighting), unlike ordinary-IS LSTD, which weights only the target
+  :math:`\sum_t\phi_t(\phi_t - \rho_t\gamma\phi_{t+1})^\top`.
+* :func:`model_saddle_point`: exact :math:`A, b, M` of a finite MDP for a state weighting ``d``.
+* :func:`sample_saddle_point`: :math:`A, b, M` estimated by per-transition averages over a (large,
+  held-out) sample, used for the MSPBE where no model is available.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from privrl.validation import check_array, check_nonnegative, check_positive
+
+__all__ = ["lstd", "wis_lstd", "model_saddle_point", "sample_saddle_point", "transition_sums"]
+
+
+def transition_sums(
+    phi: np.ndarray,
+    rewards: np.ndarray,
+    lengths: np.ndarray,
+    terminated: np.ndarray,
+    gamma: float,
+    rho: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    r"""Sums over all transitions of :math:`\rho\phi(\phi-\gamma\phi')^\top`, :math:`\rho r\phi`,
+    :math:`\phi\phi^\top`, and the number of transitions."""
+    phi = check_array(phi, "phi", ndim=3)
+    n, h1, d = phi.shape
+    if n == 0:
+        raise ValueError("phi: the dataset is empty (no trajectories)")
+    horizon = h1 - 1
+    lengths = check_array(lengths, "lengths", shape=(n,), dtype=int)
+    if np.any(lengths < 1) or np.any(lengths > horizon):
+        raise ValueError(
+            "lengths: every trajectory needs at least one transition (two states) and at most H"
+        )
+    rewards = check_array(rewards, "rewards", shape=(n, horizon))
+    gamma = check_nonnegative(gamma, "gamma")
+    terminated = np.asarray(terminated, dtype=bool)
+    rho = np.ones((n, horizon)) if rho is None else check_array(rho, "rho", shape=(n, horizon))
+    mask = np.arange(horizon)[None, :] < lengths[:, None]
+    cur = phi[:, :-1][mask]
+    nxt = phi[:, 1:].copy()
+    nxt[np.arange(n)[terminated], lengths[terminated] - 1] = 0.0
+    nxt = nxt[mask]
+    r = rewards[mask]
+    p = rho[mask]
+    A = (cur * p[:, None]).T @ (cur - gamma * nxt)
+    b = (cur * (p * r)[:, None]).sum(axis=0)
+    M = cur.T @ cur
+    return A, b, M, int(mask.sum())
+
+
+def _solve(A: np.ndarray, b: np.ndarray, ridge: float) -> np.ndarray:
+    d = A.shape[0]
+    if ridge > 0:
+        return np.linalg.solve(A + ridge * np.eye(d), b)
+    return np.linalg.lstsq(A, b, rcond=None)[0]
+
+
+def lstd(
+    phi: np.ndarray,
+    rewards: np.ndarray,
+    lengths: np.ndarray,
+    terminated: np.ndarray,
+    gamma: float,
+    ridge: float = 0.0,
+) -> np.ndarray:
+    """On-policy LSTD(0) solution (least-squares solution if the system is singular; optional ridge)."""
+    A, b, _, count = transition_sums(phi, rewards, lengths, terminated, gamma)
+    return _solve(A / count, b / count, check_nonnegative(ridge, "ridge"))
+
+
+def wis_lstd(
+    phi: np.ndarray,
+    rewards: np.ndarray,
+    lengths: np.ndarray,
+    terminated: np.ndarray,
+    gamma: float,
+    rho: np.ndarray,
+    ridge: float = 0.0,
+) -> np.ndarray:
+    """WIS-LSTD(0) (Mahmood et al. 2014, lambda = 0), normalised by the sum of the ratios."""
+    A, b, _, _ = transition_sums(phi, rewards, lengths, terminated, gamma, rho)
+    rho = check_array(rho, "rho", ndim=2)
+    total = float(rho[np.arange(rho.shape[1])[None, :] < np.asarray(lengths)[:, None]].sum())
+    check_positive(total, "sum of importance ratios")
+    return _solve(A / total, b / total, check_nonnegative(ridge, "ridge"))
+
+
+def sample_saddle_point(
+    phi: np.ndarray,
+    rewards: np.ndarray,
+    lengths: np.ndarray,
+    terminated: np.ndarray,
+    gamma: float,
+    rho: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-transition averages of A, b, M over a (large, held-out) sample."""
+    A, b, M, count = transition_sums(phi, rewards, lengths, terminated, gamma, rho)
+    return A / count, b / count, M / count
+
+
+def model_saddle_point(
+    P: np.ndarray, R: np.ndarray, Phi: np.ndarray, weights: np.ndarray, gamma: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Exact on-policy :math:`A = \Phi^\top D (I - \gamma P)\Phi`, :math:`b = \Phi^\top D R`,
+    :math:`M = \Phi^\top D \Phi` with :math:`D = \mathrm{diag}(\text{weights})` (normalised)."""
+    P = check_array(P, "P", ndim=2)
+    R = check_array(R, "R", ndim=1)
+    Phi = check_array(Phi, "Phi", ndim=2)
+    weights = check_array(weights, "weights", ndim=1)
+    if np.any(weights < 0) or weights.sum() <= 0:
+        raise ValueError("weights must be nonnegative with a positive sum")
+    D = weights / weights.sum()
+    gamma = check_nonnegative(gamma, "gamma")
+    A = Phi.T @ (D[:, None] * (Phi - gamma * P @ Phi))
+    b = Phi.T @ (D * R)
+    M = Phi.T @ (D[:, None] * Phi)
+    return A, b, M
