@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 
 import dp_accounting
+from absl import logging as absl_logging
 from scipy.optimize import brentq
 
 from privrl.accounting.composition import kairouz_composition
@@ -209,3 +210,53 @@ def dpsgd_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, s
     return brentq(
         lambda z: dpsgd_epsilon(z, sampling_rate, steps, delta) - epsilon, lo, hi, rtol=1e-4
     )
+
+
+def dpsgd_growing_memory_noise_multiplier(
+    epsilon: float,
+    delta: float,
+    batch_size: int,
+    n_samples: int,
+    warmup: int,
+    replay_size: int = 10_000,
+) -> float:
+    """Noise multiplier of DP-SGD on a replay memory that grows by one transition per step.
+
+    At step t the memory holds :math:`n_t = \\min(t, N_{\\rm replay})` transitions and the batch is
+    Poisson-sampled at rate :math:`B / n_t`. For the accountant the steps are grouped in blocks
+    :math:`n_t \\in [2^i w, 2^{i+1} w)` and charged the block's largest rate (an upper bound: RDP of
+    the sampled Gaussian grows with the rate). Training starts once the memory holds ``warmup``
+    (:math:`w`) transitions: without it the first steps would sample at rate 1 and dominate the
+    budget.
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    B = check_int(batch_size, "batch_size", minimum=1)
+    n_samples = check_int(n_samples, "n_samples", minimum=B)
+    replay_size = check_int(replay_size, "replay_size", minimum=B)
+    warmup = check_int(warmup, "warmup", minimum=B)
+    if warmup > n_samples:
+        raise ValueError(f"warmup ({warmup}) must not exceed n_samples ({n_samples})")
+    absl_logging.set_verbosity(absl_logging.ERROR)  # silence dp-accounting's per-order warnings
+    blocks = []
+    lo = warmup
+    while lo <= n_samples:
+        hi = min(2 * lo, n_samples + 1)
+        blocks.append((B / min(lo, replay_size), hi - lo))
+        lo = hi
+
+    def eps_of(z: float) -> float:
+        event = dp_accounting.ComposedDpEvent(
+            [
+                dp_accounting.SelfComposedDpEvent(
+                    dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z)), count
+                )
+                for q, count in blocks
+            ]
+        )
+        return rdp_epsilon(event, delta)
+
+    lo_z, hi_z = 0.05, 1.0
+    while eps_of(hi_z) > epsilon:
+        lo_z, hi_z = hi_z, 2 * hi_z
+    return brentq(lambda z: eps_of(z) - epsilon, lo_z, hi_z, rtol=1e-4)

@@ -96,14 +96,13 @@ class _Noise:
         if self.paths is not None:
             self.paths.reset()
 
-    def __call__(self, q: torch.Tensor, s: np.ndarray) -> torch.Tensor:
+    def values(self, s: np.ndarray, n_actions: int = 2) -> np.ndarray:
+        """Noise at states ``s`` (shape ``(len(s), n_actions)``); zeros for noiseless methods."""
         if self.method == "functional" and self.sigma > 0:
-            return q + torch.as_tensor(self.paths(s), dtype=q.dtype)
+            return self.paths(s)
         if self.method == "output" and self.sigma > 0:
-            return q + torch.as_tensor(
-                self.sigma * self.rng.standard_normal(q.shape), dtype=q.dtype
-            )
-        return q
+            return self.sigma * self.rng.standard_normal((len(s), n_actions))
+        return np.zeros((len(s), n_actions))
 
 
 def train_dqn(
@@ -119,11 +118,13 @@ def train_dqn(
     replay_size: int = 10_000,
     target_every: int = 10,
     clip: float = 1.0,
+    warmup: int | None = None,
     progress: bool = False,
 ) -> tuple[pd.DataFrame, nn.Module, _Noise]:
     """Train one agent on the continuous line MDP; return per-episode returns, the net and its noise.
 
-    The frame has columns ``episode, samples, return`` (``samples`` = transitions seen so far,
+    Gradient steps start once the memory holds ``max(batch_size, warmup)`` transitions. The frame
+    has columns ``episode, samples, return`` (``samples`` = transitions seen so far,
     50 per episode; ``return`` = undiscounted true reward of the training episode).
     """
     method = check_choice(method, "method", METHODS)
@@ -158,8 +159,8 @@ def train_dqn(
                 a = int(gen.integers(2))
             else:
                 with torch.no_grad():
-                    q = noise(net(torch.tensor(s, dtype=torch.float32)[:, None]), s)
-                a = int(q.argmax(1)[0])
+                    q = net(torch.tensor(s, dtype=torch.float32)[:, None]).numpy()
+                a = int(np.argmax(q[0] + noise.values(s)[0]))
             s2, r, over = env.step(np.array([a]))
             total += float(r[0])
             r_obs = r[0] + (sigma * gen.standard_normal() if method == "input" else 0.0)
@@ -175,7 +176,7 @@ def train_dqn(
             s = s2
             step += 1
             size = min(n_mem, replay_size)
-            if size < batch_size:
+            if size < max(batch_size, warmup or 0):
                 continue
             if method == "dpsgd":
                 idx = np.flatnonzero(gen.random(size) < batch_size / size)
@@ -186,11 +187,12 @@ def train_dqn(
             bs, bs2 = mem_s[idx], mem_s2[idx]
             ts = torch.tensor(bs, dtype=torch.float32)[:, None]
             ta = torch.as_tensor(mem_a[idx])
+            # one query for s and s' together: a single sorted batch on the same paths (Prop. 9)
+            g_all = torch.as_tensor(noise.values(np.concatenate([bs, bs2])), dtype=torch.float32)
+            g_s, g_s2 = g_all[: len(idx)], g_all[len(idx) :]
             with torch.no_grad():
                 q_next = (
-                    noise(target(torch.tensor(bs2, dtype=torch.float32)[:, None]), bs2)
-                    .max(1)
-                    .values
+                    (target(torch.tensor(bs2, dtype=torch.float32)[:, None]) + g_s2).max(1).values
                 )
                 y = torch.tensor(mem_r[idx], dtype=torch.float32) + gamma * q_next * torch.tensor(
                     1.0 - mem_done[idx], dtype=torch.float32
@@ -204,7 +206,7 @@ def train_dqn(
                     g = torch.einsum("n,n...->...", scale, g)
                     p.grad = (g + sigma * clip * torch.randn(p.shape, generator=tgen)) / batch_size
             else:
-                q_pred = noise(net(ts), bs).gather(1, ta[:, None])[:, 0]
+                q_pred = (net(ts) + g_s).gather(1, ta[:, None])[:, 0]
                 nn.functional.smooth_l1_loss(q_pred, y).backward()
             opt.step()
             updates += 1
