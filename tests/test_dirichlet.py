@@ -1,0 +1,190 @@
+"""Dirichlet mechanism (Gohari et al. 2021): sampling, Theorem 1, Lemma 1, Lipschitz certificate."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from scipy import stats
+from scipy.special import gammaln
+
+from privrl.accounting import dirichlet as acc
+from privrl.mechanisms.dirichlet import (
+    check_policy,
+    dirichlet_log_density,
+    dirichlet_mechanism,
+    restrict_to_simplex,
+)
+
+PI = np.array([0.1, 0.2, 0.3, 0.4])
+
+
+def moments_ok(sampler, k: float = 10.0, n: int = 200_000) -> bool:
+    """Mean pi and variance pi(1 - pi)/(k + 1) per coordinate. Tolerances: 5 standard errors for the
+    mean (false-positive rate < 1e-5 per coordinate); 4% relative for the variance, whose relative
+    standard error is about sqrt(2/n) * (1 + excess kurtosis/2)^(1/2) < 0.5% here, so the
+    true mechanism fails with negligible probability while a mechanism with 2x the concentration
+    (half the variance) fails surely."""
+    x = sampler(np.broadcast_to(PI, (n, 4)), k, np.random.default_rng(1))
+    var = PI * (1 - PI) / (k + 1)
+    mean_ok = np.all(np.abs(x.mean(0) - PI) < 5 * np.sqrt(var / n))
+    var_ok = np.all(np.abs(x.var(0) / var - 1) < 0.04)
+    return bool(mean_ok and var_ok)
+
+
+def test_sampling_mean_and_concentration():
+    assert moments_ok(dirichlet_mechanism)
+
+
+def test_weakened_mechanism_is_caught():
+    def weak(pi, k, rng):  # less noise: twice the concentration
+        return dirichlet_mechanism(pi, 2 * k, rng)
+
+    assert not moments_ok(weak)
+
+
+def test_tiny_k_stays_on_simplex_and_tends_to_categorical():
+    x = dirichlet_mechanism(np.broadcast_to(PI, (50_000, 4)), 1e-6, 0)
+    assert np.all(np.isfinite(x)) and np.allclose(x.sum(1), 1)
+    # as k -> 0 the output is one-hot with the argmax distributed as pi
+    freq = np.bincount(x.argmax(1), minlength=4) / len(x)
+    assert np.all(np.abs(freq - PI) < 5 * np.sqrt(PI * (1 - PI) / len(x)))
+
+
+def test_log_density_matches_scipy():
+    z = np.random.default_rng(0).dirichlet(np.ones(4), 5)
+    ours = dirichlet_log_density(z, PI, 7.0)
+    ref = [stats.dirichlet.logpdf(zi, 7.0 * PI) for zi in z]
+    np.testing.assert_allclose(ours, ref, rtol=1e-10)
+
+
+def _sup_log_ratio_m2(k, eta, tau, rho, n=301):
+    """Independent brute-force sup over a grid of pi, pi' in Delta_{2,eta} with ||pi - pi'||_2 <= rho
+    and z in Delta_{2,tau} (1-d parametrisations p, p', x), using scipy's Beta log density."""
+    p = np.linspace(eta, 1 - eta, n)
+    x = np.linspace(tau, 1 - tau, n)
+    best = -np.inf
+    for pp in p:
+        q = p[np.sqrt(2) * np.abs(p - pp) <= rho + 1e-12]
+        lr = stats.beta.logpdf(x[None, :], k * pp, k * (1 - pp)) - stats.beta.logpdf(
+            x[None, :], k * q[:, None], k * (1 - q[:, None])
+        )
+        best = max(best, lr.max())
+    return best
+
+
+@pytest.mark.parametrize("k,rho", [(5.0, 0.1), (2.0, 0.3), (20.0, 0.05)])
+def test_epsilon_bounds_sup_of_log_ratio(k, rho):
+    eta, tau = 0.1, 1e-3
+    sup = _sup_log_ratio_m2(k, eta, tau, rho)
+    eps = acc.theorem1_epsilon(k, 2, eta, tau, rho, 1.0)
+    assert sup <= eps + 1e-9
+    # the comparison is not vacuous: the bound is within a small factor of the true sup
+    assert sup >= 0.3 * eps
+
+
+def test_gamma_terms_are_eq25():
+    k, m, eta = 5.0, 6, 0.1
+    want = (m - 1) * gammaln(k * eta) + gammaln(k * (1 - (m - 1) * eta)) - m * gammaln(k / m)
+    assert acc.gamma_terms(k, m, eta) == pytest.approx(want)
+    # eq. (22)/(24): sum log Gamma(k pi) over the restricted simplex lies between uniform and vertex
+    pis = restrict_to_simplex(np.random.default_rng(0).dirichlet(np.ones(m), 5000), eta)
+    s = gammaln(k * pis).sum(1)
+    assert s.min() >= m * gammaln(k / m) - 1e-9
+    assert s.max() <= gammaln(k * acc.vertex_policy(m, eta)).sum() + 1e-9
+
+
+@pytest.mark.parametrize(
+    "m,k,eta,tau",
+    [(2, 5.0, 0.1, 0.01), (2, 0.7, 0.3, 0.1), (3, 5.0, 0.1, 0.01), (3, 2.0, 0.2, 0.05)],
+)
+def test_delta_monte_carlo_vs_integration(m, k, eta, tau):
+    exact = acc.theorem1_delta_integral(k, m, eta, tau)
+    mc = acc.theorem1_delta_mc(k, m, eta, tau, 3, n_samples=100_000, confidence=0.999)
+    # one-sided 99.9% upper bound, and the estimate within 4.5 binomial standard errors
+    assert exact <= mc.upper
+    assert abs(mc.estimate - exact) < 4.5 * math.sqrt(exact * (1 - exact) / mc.n_samples)
+
+
+def test_delta_is_a_vertex_worst_case():
+    # eq. (11): the vertex minimises P(Dir_k(p) in Delta_{m,tau}) over Delta_{m,eta}
+    k, m, eta, tau = 3.0, 2, 0.1, 0.05
+    worst = acc.theorem1_delta_integral(k, m, eta, tau)
+    for p in np.linspace(eta, 1 - eta, 21):
+        inside = stats.beta.cdf(1 - tau, k * p, k * (1 - p)) - stats.beta.cdf(
+            tau, k * p, k * (1 - p)
+        )
+        assert 1 - inside <= worst + 1e-12
+
+
+def test_lemma1_printed_radius_fails_union_radius_holds():
+    pi = np.full(6, 1 / 6)
+    r = acc.lemma1_printed_radius(5.0, 0.05)
+    tail = acc.lemma1_tail_mc(pi, 5.0, r, 0, 100_000)
+    lower = stats.beta.ppf(1e-4, tail.n_outside, tail.n_samples - tail.n_outside + 1)
+    assert lower > 0.05  # the printed Lemma 1 fails, with confidence 1 - 1e-4
+    for k in (1.0, 5.0, 50.0):
+        t = acc.lemma1_tail_mc(acc.vertex_policy(6, 0.1), k, acc.lemma1_union_radius(k, 6, 0.05), 1)
+        assert t.upper <= 0.05
+
+
+def test_lipschitz_certificate_bounds_jacobians():
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Linear(5, 16), torch.nn.Tanh(), torch.nn.Linear(16, 16), torch.nn.Tanh(),
+        torch.nn.Linear(16, 3),
+    )  # fmt: skip
+    weights = [m.weight.detach().numpy() for m in net if isinstance(m, torch.nn.Linear)]
+    bound = acc.mlp_lipschitz_bound(weights)
+    f = lambda x: torch.softmax(net(x), -1)  # noqa: E731
+    norms = [
+        torch.linalg.matrix_norm(torch.autograd.functional.jacobian(f, torch.randn(5) * 3), 2)
+        for _ in range(200)
+    ]
+    assert max(norms) <= bound
+    # softmax's constant 1/2 is attained at equal logits of two actions
+    jac = torch.autograd.functional.jacobian(lambda z: torch.softmax(z, -1), torch.zeros(2))
+    assert float(torch.linalg.matrix_norm(jac, 2)) == pytest.approx(acc.SOFTMAX_LIPSCHITZ)
+
+
+def test_reproduces_paper_pair_for_stated_parameters():
+    tau = acc.tau_for_delta(0.05, 5.0, 6, 0.1, 0, 200_000)
+    lb = acc.lipschitz_b_for_epsilon(4.46, 5.0, 6, 0.1, tau)
+    assert acc.theorem1_epsilon(5.0, 6, 0.1, tau, lb, 1.0) == pytest.approx(4.46)
+    d = acc.theorem1_delta_mc(5.0, 6, 0.1, tau, 1, 200_000)
+    assert abs(d.estimate - 0.05) < 0.003
+    with pytest.raises(ValueError, match="Gamma terms"):
+        acc.lipschitz_b_for_epsilon(4.46, 5.0, 6, 0.05, tau)
+
+
+def test_teacher_budget_composition():
+    out = acc.teacher_budget([0.5, 0.5, 0.0], [0.01, 0.01, 0.0], delta_slack=1e-5)
+    assert out["n_queries"] == 2
+    assert out["basic_epsilon"] == pytest.approx(1.0) and out["basic_delta"] == pytest.approx(0.02)
+    want = math.sqrt(2 * 2 * math.log(1e5)) * 0.5 + 2 * 0.5 * math.expm1(0.5)
+    assert out["advanced_epsilon"] == pytest.approx(want)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: dirichlet_mechanism(PI, 0.0, 0),
+        lambda: dirichlet_mechanism(PI, -1.0, 0),
+        lambda: dirichlet_mechanism([0.5, 0.6], 1.0, 0),
+        lambda: dirichlet_mechanism([1.2, -0.2], 1.0, 0),
+        lambda: dirichlet_mechanism(PI, 1.0, 0, eta=0.15),  # 0.1 < eta
+        lambda: check_policy(PI, eta=0.25),  # eta = 1/m
+        lambda: check_policy(PI, eta=0.0),
+        lambda: acc.theorem1_epsilon(5.0, 4, 0.3, 0.01, 1.0, 1.0),
+        lambda: acc.theorem1_epsilon(5.0, 4, 0.1, 0.3, 1.0, 1.0),  # tau > 1/m
+        lambda: acc.theorem1_epsilon(0.0, 4, 0.1, 0.01, 1.0, 1.0),
+        lambda: acc.theorem1_delta_integral(5.0, 4, 0.1, 0.01),
+        lambda: acc.lemma1_printed_radius(5.0, 1.5),
+        lambda: acc.teacher_budget([0.1], [0.1, 0.2]),
+    ],
+)
+def test_bad_inputs_raise(call):
+    with pytest.raises(ValueError):
+        call()

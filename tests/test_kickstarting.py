@@ -1,0 +1,86 @@
+"""Kickstarting with the Dirichlet mechanism (Gohari et al. 2021, eqs. 15-17)."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+import torch
+
+from privrl.accounting.dirichlet import lemma1_printed_radius, lemma1_union_radius
+from privrl.algorithms.kickstarting import Kickstarter, kickstart_penalty
+from privrl.algorithms.ppo import ActorCritic, PPOConfig, train_ppo
+from privrl.envs.atari import make_env
+
+
+def test_penalty_zero_inside_ball():
+    probs = torch.tensor([[0.5, 0.5], [0.3, 0.7]], requires_grad=True)
+    targets = torch.tensor([[0.55, 0.45], [0.25, 0.75]])  # distances 0.0707 < alpha
+    loss = kickstart_penalty(probs, targets, alpha=0.1)
+    loss.backward()
+    assert float(loss.detach()) == 0.0 and torch.all(probs.grad == 0)
+
+
+def test_penalty_gradient_points_to_teacher_outside():
+    probs = torch.tensor([[0.9, 0.05, 0.05]], requires_grad=True)
+    targets = torch.tensor([[0.1, 0.6, 0.3]])
+    loss = kickstart_penalty(probs, targets, alpha=0.2)
+    loss.backward()
+    d = targets - probs.detach()
+    assert float(loss.detach()) == pytest.approx(float(torch.linalg.vector_norm(d)))
+    cos = torch.nn.functional.cosine_similarity(-probs.grad, d)
+    assert float(cos) == pytest.approx(1.0)
+
+
+def _teacher(seed=0):
+    torch.manual_seed(seed)
+    return ActorCritic(4, 2, (8, 8))
+
+
+def test_schedule_radius_and_budget():
+    ks = Kickstarter(_teacher(), 0, k0=5.0, coefficient=0.3, lam=0.5, k_min=0.5, tau=1e-3)
+    row0 = ks.start_epoch(0)
+    assert row0["k"] == 5.0 and row0["alpha"] == pytest.approx(0.5 * lemma1_printed_radius(5, 0.05))
+    assert row0["epsilon_query"] > 0 and 0 < row0["delta_query"] < 1
+    assert ks.start_epoch(1)["k"] == pytest.approx(1.5)
+    spent = ks.start_epoch(2)  # k = 0.45 < k_min
+    assert spent["epsilon_query"] == 0.0 and not ks.active
+    obs = np.zeros((20000, 4), dtype=np.float32)  # same state: answers must not depend on it
+    t = ks.targets(obs)
+    assert np.allclose(t.sum(1), 1) and abs(t[:, 0].mean() - 0.5) < 0.01 and t[:, 0].std() > 0.25
+    union = Kickstarter(_teacher(), 0, radius="union", lam=1.0)
+    union.start_epoch(0)
+    assert union.alpha == pytest.approx(lemma1_union_radius(5, 2, 0.05))
+
+
+def test_private_answers_are_noisy_and_unbiased():
+    ks = Kickstarter(_teacher(), 0, k0=5.0, eta=0.1)
+    ks.start_epoch(0)
+    obs = np.tile(np.array([[0.1, -0.2, 0.05, 0.3]], dtype=np.float32), (40000, 1))
+    f = ks.teacher_policy(obs[:1])[0]
+    assert np.all(f >= 0.1 - 1e-12)
+    t = ks.targets(obs)
+    assert np.all(np.abs(t.mean(0) - f) < 0.005)
+    assert np.allclose(t.var(0), f * (1 - f) / 6, rtol=0.05)
+    exact = Kickstarter(_teacher(), 0, private=False)
+    exact.start_epoch(3)
+    np.testing.assert_allclose(exact.targets(obs[:1])[0], exact.teacher_policy(obs[:1])[0])
+
+
+def test_kickstarted_ppo_runs_and_logs_privacy():
+    teacher = _teacher()
+    aux = Kickstarter(teacher, 1, coefficient=0.5, tau=1e-3, lipschitz=2.0, b=0.01)
+    cfg = PPOConfig(hidden_sizes=(8, 8), steps_per_epoch=200, n_envs=2, train_pi_iters=3,
+                    train_v_iters=3)  # fmt: skip
+    _, log = train_ppo(functools.partial(make_env, "cartpole"), 3, 0, cfg, aux)
+    assert list(log["k"]) == pytest.approx([5.0, 2.5, 1.25])
+    assert (log["epsilon_query"] > 0).all() and (log["aux_loss"] >= 0).all()
+
+
+@pytest.mark.parametrize(
+    "kw", [{"coefficient": 1.5}, {"radius": "other"}, {"eta": 0.5}, {"k0": 0.0}, {"lam": -1.0}]
+)
+def test_bad_inputs_raise(kw):
+    with pytest.raises(ValueError):
+        Kickstarter(_teacher(), 0, **kw)
