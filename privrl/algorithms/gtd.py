@@ -105,9 +105,9 @@ class SaddlePointStats:
         nxt[np.arange(n)[terminated], last[terminated]] = 0.0
         nxt *= mask[..., None]
         weight = (rho * mask / lengths[:, None])[..., None]
-        A = np.matmul(np.swapaxes(cur * weight, 1, 2), cur - gamma * nxt)
+        A = np.einsum("nti,ntj->nij", cur * weight, cur - gamma * nxt)
         b = np.sum(cur * weight * rewards[..., None], axis=1)
-        M = np.matmul(np.swapaxes(cur * (mask / lengths[:, None])[..., None], 1, 2), cur)
+        M = np.einsum("nti,ntj->nij", cur * (mask / lengths[:, None])[..., None], cur)
         return cls(A=A, b=b, M=M, lengths=lengths.copy())
 
     @classmethod

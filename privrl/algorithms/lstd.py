@@ -50,15 +50,15 @@ def transition_sums(
     terminated = np.asarray(terminated, dtype=bool)
     rho = np.ones((n, horizon)) if rho is None else check_array(rho, "rho", shape=(n, horizon))
     mask = np.arange(horizon)[None, :] < lengths[:, None]
-    cur = phi[:, :-1][mask]
+    cur = np.ascontiguousarray(phi[:, :-1]).reshape(-1, d)
     nxt = phi[:, 1:].copy()
     nxt[np.arange(n)[terminated], lengths[terminated] - 1] = 0.0
-    nxt = nxt[mask]
-    r = rewards[mask]
-    p = rho[mask]
-    A = (cur * p[:, None]).T @ (cur - gamma * nxt)
-    b = (cur * (p * r)[:, None]).sum(axis=0)
-    M = cur.T @ cur
+    nxt = nxt.reshape(-1, d)
+    wgt = (rho * mask).reshape(-1)
+    # einsum rather than BLAS matmul: OpenBLAS threading is erratic on a loaded 2-core machine
+    A = np.einsum("ti,tj->ij", cur * wgt[:, None], cur - gamma * nxt)
+    b = np.einsum("ti,t->i", cur, wgt * rewards.reshape(-1))
+    M = np.einsum("ti,tj->ij", cur * mask.reshape(-1)[:, None], cur)
     return A, b, M, int(mask.sum())
 
 

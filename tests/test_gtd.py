@@ -1,0 +1,208 @@
+"""GTD2 / GPOPE / LSTD (privrl.algorithms.gtd, privrl.algorithms.lstd) on the chain."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from privrl.algorithms.gtd import (
+    SaddlePointStats,
+    gpope,
+    gtd2_reference,
+    mspbe,
+    saddle_point_solution,
+)
+from privrl.algorithms.lstd import lstd, model_saddle_point, transition_sums, wis_lstd
+from privrl.envs.chain import aggregated_features, chain_mdp, sample_trajectories, tabular_features
+
+GAMMA = 0.99
+
+
+@pytest.fixture(scope="module")
+def chain():
+    mdp = chain_mdp(40, 0.5)
+    Phi = tabular_features(40)
+    Phi[mdp.absorbing] = 0.0
+    occ = np.zeros(40)
+    dist = mdp.start.copy()
+    for _ in range(200):
+        occ += dist
+        dist = dist @ mdp.P
+    occ[mdp.absorbing] = 0
+    return mdp, Phi, occ
+
+
+@pytest.fixture(scope="module")
+def data(chain):
+    mdp, Phi, _ = chain
+    traj = sample_trajectories(mdp, 60, 3)
+    phi = Phi[traj.observations]
+    return traj, phi
+
+
+def test_model_saddle_point_is_td_solution(chain):
+    mdp, Phi, occ = chain
+    A, b, M = model_saddle_point(mdp.P, mdp.R, Phi, occ, GAMMA)
+    theta = saddle_point_solution(A, b, M)
+    V = mdp.true_values(GAMMA)
+    assert np.allclose(theta[:39], V[:39], atol=1e-10)  # tabular: TD fixed point = true values
+    assert mspbe(theta, A, b, M) < 1e-20
+    # aggregated features: GTD2's minimiser solves the projected Bellman equation A theta = b
+    Phi2 = aggregated_features(40)
+    Phi2[mdp.absorbing] = 0
+    A2, b2, M2 = model_saddle_point(mdp.P, mdp.R, Phi2, occ, GAMMA)
+    th2 = saddle_point_solution(A2, b2, M2)
+    assert np.allclose(A2 @ th2, b2, atol=1e-12)
+
+
+def test_gtd2_dynamics_converge_to_lstd_fixed_point(data):
+    traj, phi = data
+    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    A, b, M = st.mean()
+    target = np.linalg.lstsq(A, b, rcond=None)[0]
+    mask = np.abs(A).sum(axis=1) > 0  # states present in the data
+    A, b, M = A[np.ix_(mask, mask)], b[mask], M[np.ix_(mask, mask)]
+    target = target[mask]
+    d = A.shape[0]
+    # expected (full-batch) GTD2 map (theta, w) -> (theta + a A^T w, w + a (b - A theta - M w)):
+    # (target, 0) is a fixed point, and the map is a contraction (spectral radius < 1)
+    a = 0.5
+    J = np.block([[np.eye(d), a * A.T], [-a * A, np.eye(d) - a * M]])
+    fixed = np.concatenate([target, np.zeros(d)])
+    const = np.concatenate([np.zeros(d), a * b])
+    assert np.allclose(J @ fixed + const, fixed, atol=1e-12)
+    assert np.max(np.abs(np.linalg.eigvals(J))) < 1
+    # LSTD with per-trajectory weights 1/L_i equals the same fixed point
+    Aw = np.tensordot(np.ones(st.n), st.A, axes=1)[np.ix_(mask, mask)]
+    assert np.allclose(np.linalg.solve(Aw, st.b.sum(0)[mask]), target, atol=1e-8)
+
+
+def test_lstd_and_wis_lstd_agree_on_policy(data):
+    traj, phi = data
+    th = lstd(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    rho = np.ones(traj.rewards.shape)
+    th_w = wis_lstd(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA, rho)
+    assert np.allclose(th, th_w)
+    # LSTD solves the transition-weighted system, built here by an explicit loop
+    A = np.zeros((40, 40))
+    b = np.zeros(40)
+    for i in range(traj.n_trajectories):
+        for t in range(traj.lengths[i]):
+            f = phi[i, t]
+            fn = 0 * f if (traj.terminated[i] and t == traj.lengths[i] - 1) else phi[i, t + 1]
+            A += np.outer(f, f - GAMMA * fn)
+            b += traj.rewards[i, t] * f
+    mask = np.abs(A).sum(axis=1) > 0
+    assert np.allclose((A @ th)[mask], b[mask], atol=1e-9)
+    A2, b2, _, _ = transition_sums(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    assert np.allclose(A2, A) and np.allclose(b2, b)
+
+
+def test_from_tabular_equals_from_features(chain, data):
+    _, Phi, _ = chain
+    traj, phi = data
+    rho = np.random.default_rng(0).uniform(0.5, 2, size=traj.rewards.shape)
+    a = SaddlePointStats.from_tabular(
+        traj.observations, Phi, traj.rewards, traj.lengths, traj.terminated, GAMMA, rho
+    )
+    b = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA, rho)
+    for k in "AbM":
+        assert np.allclose(getattr(a, k), getattr(b, k))
+
+
+def test_gpope_without_noise_and_clip_is_gtd2(data):
+    traj, phi = data
+    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    res = gpope(st, 400, 0.7, math.inf, 0.0, 11)
+    idx = np.random.default_rng(11).integers(st.n, size=(400, 1))[:, 0]  # same draws as gpope
+    ref = gtd2_reference(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA, idx, 0.7)
+    assert np.allclose(res.theta[0], ref, rtol=1e-12, atol=1e-14)
+    assert np.abs(ref).max() > 1e-3  # the comparison is not trivial
+
+
+def test_gpope_trials_are_independent_copies(data):
+    traj, phi = data
+    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    res = gpope(st, 50, 0.5, 0.1, 1.0, 0, n_trials=3)
+    assert not np.allclose(res.theta[0], res.theta[1])
+
+
+def _gradients_of_run(st, T, step, G, z, seed):
+    """Re-run GPOPE step by step, returning the clean gradients and the applied updates."""
+    res_prev = np.zeros((1, st.dim)), np.zeros((1, st.dim))
+    applied, clean = [], []
+    for t in range(1, T + 1):
+        r = gpope(st, t, step, G, z, seed)
+        theta, w = r.theta, r.w
+        applied.append(np.concatenate([res_prev[0] - theta, res_prev[1] - w], axis=1)[0] / step)
+        res_prev = theta, w
+    return np.array(applied), clean
+
+
+def test_clipping_bounds_every_gradient(data):
+    traj, phi = data
+    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    G = 0.01
+    applied, _ = _gradients_of_run(st, 60, 0.5, G, 0.0, 5)
+    norms = np.linalg.norm(applied, axis=1)
+    assert np.all(norms <= G * (1 + 1e-9))
+    assert np.mean(norms > 0.999 * G) > 0.5  # clipping was active
+
+
+def test_noise_has_std_two_g_z(data):
+    # Weakened mechanism detector: the applied update minus the clipped gradient is the noise;
+    # over T * 2d = 60 * 80 = 4800 coordinates its sample std estimates 2 G z within ~1% (sd of
+    # the std estimate is 2Gz / sqrt(2 * 4800) = 1%); halving the noise or dropping it fails by
+    # 50 sd, a 10% tolerance has false-positive probability ~ 1e-20.
+    traj, phi = data
+    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    G, z = 0.05, 0.8
+    noisy, _ = _gradients_of_run(st, 60, 0.5, G, z, 9)
+    # clean clipped gradients have norm <= G: their share of the sample variance is tiny
+    # compared with (2 G z)^2 * 80; subtract nothing and allow for it in the tolerance
+    sd = noisy.std()
+    assert abs(sd - 2 * G * z) < 0.1 * 2 * G * z
+
+
+def test_noise_scale_rejects_infinite_clip(data):
+    traj, phi = data
+    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    with pytest.raises(ValueError, match="clip_norm"):
+        gpope(st, 10, 0.1, math.inf, 1.0, 0)
+
+
+def test_bad_inputs(data):
+    traj, phi = data
+    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    with pytest.raises(ValueError, match="step_size"):
+        gpope(st, 10, 0.0, 1.0, 1.0, 0)
+    with pytest.raises(ValueError, match="iterations"):
+        gpope(st, 0, 0.1, 1.0, 1.0, 0)
+    with pytest.raises(ValueError, match="schedule"):
+        gpope(st, 10, 0.1, 1.0, 1.0, 0, schedule="cosine")
+    with pytest.raises(ValueError, match="empty"):
+        SaddlePointStats.from_features(
+            np.zeros((0, 3, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0), GAMMA
+        )
+    # a trajectory made of one state only (no transition) cannot give an estimate
+    for L in (0,):
+        with pytest.raises(ValueError, match="at least one transition"):
+            SaddlePointStats.from_features(
+                np.ones((2, 3, 2)), np.zeros((2, 2)), np.array([1, L]), np.zeros(2, bool), GAMMA
+            )
+        with pytest.raises(ValueError, match="at least one transition"):
+            lstd(np.ones((2, 3, 2)), np.zeros((2, 2)), np.array([1, L]), np.zeros(2, bool), GAMMA)
+    with pytest.raises(ValueError, match="gamma"):
+        SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, 1.5)
+
+
+def test_diminishing_schedule_reduces_final_noise(data):
+    traj, phi = data
+    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    T = 400
+    c = gpope(st, T, 0.3, 0.05, 2.0, 1, n_trials=50)
+    d = gpope(st, T, 0.3, 0.05, 2.0, 1, n_trials=50, schedule="diminishing")
+    # final-step variance across trials is ~ alpha_T; diminishing alpha_T = alpha / 11
+    assert d.theta.var(axis=0).sum() < c.theta.var(axis=0).sum()

@@ -1,0 +1,136 @@
+"""GPOPE accounting (privrl.accounting.subsampled) against independent computations."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+
+from privrl.accounting.gaussian import gaussian_epsilon
+from privrl.accounting.subsampled import (
+    calibrate_noise_multiplier,
+    gpope_epsilon,
+    gpope_pld_supported,
+    noise_std,
+    poisson_shortcut_epsilon,
+    theorem1_sigma,
+)
+
+
+def _rdp_to_eps_naive(rdp: np.ndarray, orders: np.ndarray, delta: float) -> float:
+    """Mironov 2017 Prop. 3 conversion, written independently: min_a rdp(a) + log(1/delta)/(a-1)."""
+    return float(np.min(rdp + math.log(1 / delta) / (orders - 1)))
+
+
+def test_full_batch_matches_gaussian_closed_form():
+    # n = 1: every step uses the only trajectory; one step is a plain Gaussian with ratio 1/z.
+    z, delta = 2.0, 1e-5
+    eps_rdp = gpope_epsilon(z, 1, 1, delta)
+    eps_exact = gaussian_epsilon(z, delta)  # exact privacy profile (Balle and Wang 2018)
+    orders = np.arange(2, 200, dtype=float)
+    eps_naive = _rdp_to_eps_naive(orders / (2 * z**2), orders, delta)
+    assert eps_exact <= eps_rdp <= eps_naive + 1e-9
+    assert eps_rdp <= 1.15 * eps_exact  # RDP conversion is loose, but not by much here
+
+
+def test_composition_is_linear_in_rdp():
+    # T full-batch steps = Gaussian with ratio sqrt(T)/z; compare with the exact closed form.
+    z, T, delta = 5.0, 16, 1e-5
+    eps_rdp = gpope_epsilon(z, 1, T, delta)
+    eps_exact = gaussian_epsilon(z / math.sqrt(T), delta)
+    assert eps_exact <= eps_rdp <= 1.15 * eps_exact
+
+
+def _wor_rdp_upper(q: float, z: float, alpha: int) -> float:
+    """RDP of the unsampled Gaussian, alpha / (2 z^2): subsampling can only improve on it."""
+    return alpha / (2 * z**2)
+
+
+def test_subsampling_amplifies_and_is_monotone():
+    delta, T = 1e-5, 100
+    eps_full = gpope_epsilon(1.0, 1, T, delta)
+    eps = [gpope_epsilon(1.0, n, T, delta) for n in (10, 100, 1000)]
+    assert eps_full > eps[0] > eps[1] > eps[2] > 0
+    # more noise, smaller epsilon
+    assert gpope_epsilon(2.0, 100, T, delta) < gpope_epsilon(1.0, 100, T, delta)
+
+
+def test_wor_dominates_poisson_addremove_lower_bound():
+    # The shortcut (Poisson, add/remove, sensitivity G) treats the same noise as twice as large
+    # relative to the sensitivity, so it must claim a smaller epsilon than the correct accounting.
+    z, n, T, delta = 1.0, 100, 200, 1e-5
+    assert gpope_epsilon(z, n, T, delta) > poisson_shortcut_epsilon(z, n, T, delta)
+
+
+def test_sampled_gaussian_rdp_by_numerical_integration():
+    # Independent check of the per-step RDP for q = 1/n at an integer order via numerical
+    # integration of the Renyi divergence for one neighbouring pair (a lower bound on the worst
+    # case): in units of the sensitivity 2G, the other trajectories' gradients sit at 0 and the
+    # replaced one at +1/2 vs -1/2 (distance 1): P = (1-q) N(0, z^2) + q N(+1/2, z^2), Q likewise.
+    from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_sample_wor_gaussian
+
+    q, z, alpha = 0.1, 1.0, 4
+    x = np.linspace(-20, 20, 400001)
+    logp = logsumexp(
+        [np.log(1 - q) - x**2 / (2 * z**2), np.log(q) - (x - 0.5) ** 2 / (2 * z**2)], axis=0
+    )
+    logq = logsumexp(
+        [np.log(1 - q) - x**2 / (2 * z**2), np.log(q) - (x + 0.5) ** 2 / (2 * z**2)], axis=0
+    )
+    norm = -0.5 * np.log(2 * np.pi * z**2)
+    integrand = np.exp(alpha * (logp + norm) + (1 - alpha) * (logq + norm))
+    div = np.log(np.trapezoid(integrand, x)) / (alpha - 1)
+    bound = float(_compute_rdp_sample_wor_gaussian(q, z, [alpha])[0])
+    assert div <= bound + 1e-9  # the accountant's bound is valid for this neighbouring pair
+    assert bound <= _wor_rdp_upper(q, z, alpha)  # and better than no amplification
+
+
+def test_calibration_meets_target_and_is_monotone():
+    delta, n, T = 1e-5, 500, 1000
+    zs = []
+    for eps in (0.5, 1.0, 2.0, 4.0):
+        z = calibrate_noise_multiplier(eps, delta, n, T, rtol=1e-3)
+        assert gpope_epsilon(z, n, T, delta) <= eps + 1e-9
+        assert gpope_epsilon(z / 1.01, n, T, delta) > eps  # close to the smallest such z
+        zs.append(z)
+    assert all(a > b for a, b in zip(zs, zs[1:], strict=False))
+
+
+def test_noise_std_is_twice_clip_times_multiplier():
+    assert noise_std(0.7, 3.0) == pytest.approx(4.2)
+
+
+def test_theorem1_form_scaling():
+    s = theorem1_sigma(1.0, 1e-5, 100, 400)
+    assert theorem1_sigma(1.0, 1e-5, 200, 400) == pytest.approx(s / 2)
+    assert theorem1_sigma(1.0, 1e-5, 100, 1600) == pytest.approx(2 * s)
+    assert theorem1_sigma(2.0, 1e-5, 100, 400) == pytest.approx(s / 2)
+
+
+def test_pld_does_not_support_wor():
+    assert gpope_pld_supported() is False
+
+
+@pytest.mark.parametrize("eps", [0.0, -1.0])
+def test_bad_epsilon(eps):
+    with pytest.raises(ValueError, match="epsilon"):
+        calibrate_noise_multiplier(eps, 1e-5, 100, 10)
+
+
+@pytest.mark.parametrize("delta", [0.0, 1.0, -0.1, 1.5])
+def test_bad_delta(delta):
+    with pytest.raises(ValueError, match="delta"):
+        gpope_epsilon(1.0, 100, 10, delta)
+    with pytest.raises(ValueError, match="delta"):
+        calibrate_noise_multiplier(1.0, delta, 100, 10)
+
+
+def test_bad_sizes():
+    with pytest.raises(ValueError, match="n"):
+        gpope_epsilon(1.0, 0, 10, 1e-5)
+    with pytest.raises(ValueError, match="iterations"):
+        gpope_epsilon(1.0, 10, 0, 1e-5)
+    with pytest.raises(ValueError, match="noise_multiplier"):
+        gpope_epsilon(0.0, 10, 10, 1e-5)
