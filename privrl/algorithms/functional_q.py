@@ -81,6 +81,26 @@ def per_sample_gradients(
     return [outer(dh1, s), dh1, outer(dh2, h1), dh2, outer(dq, h2), dq]
 
 
+def dpsgd_gradient(
+    grads: list[torch.Tensor],
+    clip: float,
+    noise_multiplier: float,
+    batch_size: int,
+    generator: torch.Generator,
+) -> list[torch.Tensor]:
+    """DP-SGD step direction (Abadi et al. 2016): clip each sample's full gradient to ``clip``,
+    sum, add :math:`N(0, (z \\cdot clip)^2)` per coordinate, divide by the expected batch size."""
+    n = grads[0].shape[0]
+    sq = sum(g.reshape(n, -1).pow(2).sum(1) for g in grads)
+    scale = torch.clamp(clip / (torch.sqrt(sq) + 1e-12), max=1.0)
+    out = []
+    for g in grads:
+        total = torch.einsum("n,n...->...", scale, g)
+        noise = noise_multiplier * clip * torch.randn(total.shape, generator=generator)
+        out.append((total + noise) / batch_size)
+    return out
+
+
 class _Noise:
     """Adds the method's noise to a (batch, actions) tensor of Q values at states ``s``."""
 
@@ -199,12 +219,11 @@ def train_dqn(
                 )
             opt.zero_grad()
             if method == "dpsgd":
-                grads = per_sample_gradients(net, ts, ta, y)
-                sq = sum(g.reshape(len(idx), -1).pow(2).sum(1) for g in grads)
-                scale = torch.clamp(clip / (torch.sqrt(sq) + 1e-12), max=1.0)
-                for p, g in zip(net.parameters(), grads, strict=True):
-                    g = torch.einsum("n,n...->...", scale, g)
-                    p.grad = (g + sigma * clip * torch.randn(p.shape, generator=tgen)) / batch_size
+                noisy = dpsgd_gradient(
+                    per_sample_gradients(net, ts, ta, y), clip, sigma, batch_size, tgen
+                )
+                for p, g in zip(net.parameters(), noisy, strict=True):
+                    p.grad = g
             else:
                 q_pred = (net(ts) + g_s).gather(1, ta[:, None])[:, 0]
                 nn.functional.smooth_l1_loss(q_pred, y).backward()
