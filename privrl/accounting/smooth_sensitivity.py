@@ -130,7 +130,8 @@ def lsw_smooth_bound_bruteforce(counts: object, rho: object, beta: float, k_max:
     k_max = check_int(k_max, "k_max", minimum=0)
     best = 0.0
     for k in range(k_max + 1):
-        local = max(float(lsw_phi(mm, r, 0)[0]) for mm in _neighbourhood(c, k, None))
+        # phi_0 of every count vector of the k-neighbourhood, written out (not via lsw_phi)
+        local = float((r / np.maximum(_neighbourhood(c, k, None), 1) ** 2).sum(axis=1).max())
         best = max(best, math.exp(-k * beta) * local)
     return best
 
@@ -144,9 +145,11 @@ def lsl_smooth_bound_bruteforce(
     r = _check_rho(rho, len(c))
     best = 0.0
     for k in range(m + 1):
-        local = max(
-            float(lsl_psi(mm, m, r, phi_norm, lam, 0)[0]) ** 2 for mm in _neighbourhood(c, k, m)
-        )
+        # psi_0 of every count vector of the k-neighbourhood, written out (not via lsl_psi)
+        psi = phi_norm * r.max() / math.sqrt(2 * lam) * np.sqrt(
+            (r * _neighbourhood(c, k, m)).sum(axis=1)
+        ) + np.linalg.norm(r)
+        local = float((psi**2).max())
         best = max(best, math.exp(-k * beta) * local)
     return best
 

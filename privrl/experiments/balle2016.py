@@ -70,7 +70,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "n_runs": 8,
         "n_pairs": 1000,
         "mc_samples": 100_000,
-        "n_arbitrary": 20_000,
+        "n_arbitrary": 10_000,
     },
     "paper": {
         **_COMMON,
