@@ -8,7 +8,8 @@
   :func:`scaling_check` are the chapter's numeric checks.
 
 Privacy bookkeeping follows Theorem 5 literally: ``T`` = samples (``episodes * 50``), ``B`` = 128,
-``alpha`` = the learning rate, ``L`` = 1, and ``J = T / B`` (paths resampled every round).
+``alpha`` = the learning rate, ``L`` = 1; ``J = T`` (the paths are resampled at every gradient
+step, at most ``T`` times).
 """
 
 from __future__ import annotations
@@ -123,7 +124,8 @@ def privacy_table(config: dict[str, Any]) -> pd.DataFrame:
     B, alpha, L, delta = config["batch_size"], config["lr"], config["lipschitz"], config["delta"]
     rows = []
     for eps in config["epsilons"]:
-        cal = fn.calibrate_algorithm1(eps, delta, T, B, alpha, L, J=max(1, T // B))
+        # J = number of path resamplings: every gradient step (at most T of them), not T / B
+        cal = fn.calibrate_algorithm1(eps, delta, T, B, alpha, L, J=T)
         k = cal["k"]
         steps = T - config["dpsgd_warmup"] + 1  # DP-SGD: one step per env step after warm-up
         rows += [
