@@ -160,11 +160,12 @@ def train_ppo(
         for t in range(n_t):
             obs_t = torch.as_tensor(obs, dtype=torch.float32).reshape(config.n_envs, -1)
             with torch.no_grad():
-                logits, value = agent.pi(obs_t), agent.v(obs_t).squeeze(-1)
-                dist = torch.distributions.Categorical(logits=logits)
-                action = torch.multinomial(dist.probs, 1, generator=gen).squeeze(-1)
+                logp_all = torch.log_softmax(agent.pi(obs_t), dim=-1)
+                value = agent.v(obs_t).squeeze(-1)
+                action = torch.multinomial(logp_all.exp(), 1, generator=gen).squeeze(-1)
             obs_buf[t], act_buf[t] = obs_t.numpy(), action.numpy()
-            val_buf[t], logp_buf[t] = value.numpy(), dist.log_prob(action).numpy()
+            val_buf[t] = value.numpy()
+            logp_buf[t] = logp_all.gather(1, action[:, None]).squeeze(1).numpy()
             if aux is not None:
                 tgt_buf[t] = aux.targets(obs_buf[t])
             obs, reward, term, trunc, info = envs.step(action.numpy())
@@ -196,29 +197,41 @@ def train_ppo(
         b_logp = torch.as_tensor(logp_buf.reshape(-1))
         b_tgt = torch.as_tensor(tgt_buf.reshape(-1, n_actions))
         kl, pi_iters, aux_loss = 0.0, 0, 0.0
-        for _ in range(config.train_pi_iters):
-            logits = agent.pi(b_obs)
-            logp_all = torch.log_softmax(logits, dim=-1)
-            logp = logp_all.gather(1, b_act[:, None]).squeeze(1)
-            ratio = torch.exp(logp - b_logp)
-            clipped = torch.clamp(ratio, 1 - config.clip_ratio, 1 + config.clip_ratio) * b_adv
-            loss_pi = -torch.min(ratio * b_adv, clipped).mean()
-            kl = float((b_logp - logp.detach()).mean())
-            if kl > 1.5 * config.target_kl:
+        # policy and value networks are disjoint, so one backward pass of loss_pi + loss_v gives
+        # each optimiser exactly its own gradient (same updates as two separate loops, half the
+        # passes); the policy stops early on KL, the value function keeps its train_v_iters
+        kl, pi_iters, aux_loss, pi_on = 0.0, 0, 0.0, config.train_pi_iters > 0
+        for it in range(max(config.train_pi_iters, config.train_v_iters)):
+            pi_on = pi_on and it < config.train_pi_iters
+            v_on = it < config.train_v_iters
+            loss = torch.zeros(())
+            if pi_on:
+                logp_all = torch.log_softmax(agent.pi(b_obs), dim=-1)
+                logp = logp_all.gather(1, b_act[:, None]).squeeze(1)
+                ratio = torch.exp(logp - b_logp)
+                clipped = torch.clamp(ratio, 1 - config.clip_ratio, 1 + config.clip_ratio) * b_adv
+                loss_pi = -torch.min(ratio * b_adv, clipped).mean()
+                kl = float((b_logp - logp.detach()).mean())
+                pi_on = kl <= 1.5 * config.target_kl
+            if pi_on:
+                if aux is not None:
+                    extra = aux.loss(logp_all.exp(), b_tgt)
+                    aux_loss = float(extra.detach())
+                    loss_pi = loss_pi + extra
+                loss = loss + loss_pi
+                pi_opt.zero_grad()
+                pi_iters += 1
+            if v_on:
+                loss_v = ((agent.v(b_obs).squeeze(-1) - b_ret) ** 2).mean()
+                loss = loss + loss_v
+                v_opt.zero_grad()
+            if not (pi_on or v_on):
                 break
-            if aux is not None:
-                extra = aux.loss(logp_all.exp(), b_tgt)
-                aux_loss = float(extra.detach())
-                loss_pi = loss_pi + extra
-            pi_opt.zero_grad()
-            loss_pi.backward()
-            pi_opt.step()
-            pi_iters += 1
-        for _ in range(config.train_v_iters):
-            loss_v = ((agent.v(b_obs).squeeze(-1) - b_ret) ** 2).mean()
-            v_opt.zero_grad()
-            loss_v.backward()
-            v_opt.step()
+            loss.backward()
+            if pi_on:
+                pi_opt.step()
+            if v_on:
+                v_opt.step()
         rows.append(
             {
                 "epoch": epoch,

@@ -68,7 +68,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "supplement": False,
         "lambdas": (0.1, 0.5, 1.0, 2.0),
         "coefficients": (0.1, 0.3, 0.5, 0.7, 0.9),
-        # halved from Spinning Up's 80 + 80 so that the chapter runs in CI's time budget
+        # cut from Spinning Up's 80 + 80 so that the chapter runs in CI's time budget
         "train_pi_iters": 40,
         "train_v_iters": 40,
     },
