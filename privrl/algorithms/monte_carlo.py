@@ -85,10 +85,13 @@ def first_visit_returns(traj: Trajectories, n_states: int, gamma: float) -> Firs
     valid = (t < L) | ((t == L) & traj.terminated[:, None])
     if np.any((obs[valid] < 0) | (obs[valid] >= n)):
         raise ValueError(f"observations must lie in [0, {n})")
-    rewards = np.where(traj.mask(), traj.rewards, 0.0)
-    G = np.zeros((m, H + 1))
+    # discounted returns by a backward sweep over time-major (contiguous) rows
+    rewards = np.ascontiguousarray(np.where(traj.mask(), traj.rewards, 0.0).T)
+    G = np.zeros((H + 1, m))
     for step in range(H - 1, -1, -1):
-        G[:, step] = rewards[:, step] + gamma * G[:, step + 1]
+        np.multiply(G[step + 1], gamma, out=G[step])
+        G[step] += rewards[step]
+    G = G.T
     first = np.full((m, n), H + 1, dtype=np.int64)
     rows = np.broadcast_to(np.arange(m)[:, None], obs.shape)
     times = np.broadcast_to(t, obs.shape)
