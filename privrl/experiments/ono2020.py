@@ -149,6 +149,7 @@ def run_tables(
     progress: bool = False,
     cache_dir: str | None = None,
     scheduler: Any = None,
+    executor: Any = None,
 ) -> pd.DataFrame:
     """All trials behind Tables 1-3 and Figure 3 through :func:`privrl.sweep.run_sweep`."""
     return run_sweep(
@@ -158,6 +159,7 @@ def run_tables(
         root_seed=seed,
         cache_dir=cache_dir,
         scheduler=scheduler,
+        executor=executor,
         max_workers=config.get("max_workers"),
         progress=progress,
         desc="ono2020 tables",
