@@ -38,6 +38,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "fig2_submissions": 2000,
         "record_every": 50,
         "action_selection": "greedy",
+        "baseline_clip": 0.01,
         "max_workers": 2,
     },
     "paper": {
@@ -49,6 +50,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "fig2_submissions": 90_000,
         "record_every": 500,
         "action_selection": "greedy",
+        "baseline_clip": 0.01,
         "max_workers": 2,
     },
 }
@@ -72,7 +74,9 @@ PAPER_TABLES: dict[str, dict[tuple[str, float], float]] = {
     },
 }  # fmt: skip
 
-_ALGO_KEYS = ("mechanism", "epsilon", "buffer_size", "n_submissions", "action_selection", "rounds")
+_ALGO_KEYS = (
+    "mechanism", "epsilon", "buffer_size", "n_submissions", "action_selection", "rounds", "clip",
+)  # fmt: skip
 
 
 def _algo_config(config: dict[str, Any], stop_at_success: bool) -> PGCA3CConfig:
@@ -117,7 +121,10 @@ def run_learning_curve(config: dict[str, Any], seed: np.random.SeedSequence) -> 
 
 
 def table_configs(config: dict[str, Any]) -> list[dict[str, Any]]:
-    """Laplace (|B| = 1) at every epsilon incl. inf, PRS (|B| = 100) at every finite epsilon."""
+    """Laplace (|B| = 1) at every epsilon incl. inf, PRS (|B| = 100) at every finite epsilon.
+
+    ``baseline_clip`` sets ``C`` of the non-private (``epsilon = inf``) run only.
+    """
     base = {
         "n_submissions": config["n_submissions"],
         "trials_per_seed": config["trials_per_seed"],
@@ -127,6 +134,10 @@ def table_configs(config: dict[str, Any]) -> list[dict[str, Any]]:
         {**base, "mechanism": "laplace", "epsilon": float(e), "buffer_size": 1}
         for e in config["epsilons"]
     ]
+    clip = config.get("baseline_clip", 0.01)
+    for c in out:  # the non-private baseline may use another clip (the paper's C = 0.01 by default)
+        if math.isinf(c["epsilon"]) and clip != 0.01:
+            c["clip"] = clip
     out += [
         {**base, "mechanism": "prs", "epsilon": float(e), "buffer_size": 100}
         for e in config["epsilons"]
