@@ -19,7 +19,6 @@ exact, from the model, with the state weighting of the data (expected visits of 
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from typing import Any
 
@@ -675,5 +674,6 @@ __all__ = [
     "gradient_variance",
     "privacy_table",
     "calibrations",
-    "math",
+    "run_domain",
+    "run_domain_sweep",
 ]
