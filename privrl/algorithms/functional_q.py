@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 import torch
 from torch import nn
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from privrl.envs.line import HORIZON, BatchedLineEnv
 from privrl.mechanisms.gaussian_process import FunctionalNoise

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import torch
 from torch import nn
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from privrl.rng import SeedLike, as_generator
 from privrl.validation import check_int, check_positive, check_probability
