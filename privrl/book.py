@@ -133,7 +133,10 @@ def run_notebook(
     cmd = [sys.executable, "-m", "privrl.book", "execute", str(source), str(target),
            json.dumps(params), str(output_dir)]
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    # The kernel must use matplotlib's inline backend so figures become outputs: drop a
+    # non-interactive MPLBACKEND (e.g. Agg, set by test runners) inherited from the caller.
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=env)
     stderr = proc.stderr.read() if proc.stderr else ""
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)

@@ -36,6 +36,9 @@ show_profile("demo", profile, {"seed": seed, "scale": scale})
 answer = 42 * scale
 glue("demo_answer", answer, display=False)
 save_results("demo", pd.DataFrame({"x": [1, 2], "y": [answer, answer]}), {"answer": answer})
+import matplotlib.pyplot as plt
+plt.plot([1, 2], [answer, answer])
+plt.show()
 """
 
 
@@ -61,10 +64,12 @@ def test_chapter_list_of_the_real_book():
 
 
 @pytest.mark.slow
-def test_tiny_book_builds(tiny_book: Path, tmp_path: Path):
+def test_tiny_book_builds(tiny_book: Path, tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "Agg")  # as a test runner or CI may set: figures must still render
     html = build_book(tiny_book, output=tmp_path / "out", parameters={"scale": 2.0})
     page = (html / "notebooks" / "demo.html").read_text()
     assert "84.00" in page  # the glued number, computed with the injected parameter
+    assert "<img" in page  # the figure
     assert "injected-parameters" not in page  # the injected cell is removed from the page
     executed = tmp_path / "out" / "_build" / "src" / "notebooks"
     assert json.loads((executed / "demo.summary.json").read_text())["answer"] == 84.0
