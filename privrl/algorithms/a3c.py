@@ -39,7 +39,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from privrl.accounting.local import per_round_epsilon
 from privrl.envs.cartpole import MAX_STEPS, TARGET_SCORE, BatchedCartPole, sample_gravities
