@@ -130,7 +130,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "schedule_n": 1000,
         "schedule_iterations": [2000, 8000, 32000],
         "schedule_runs": 20,
-        "variance_transitions": [1, 2, 4, 8, 16, 32, 64, 128],
+        "variance_transitions": [1, 2, 4, 8, 16, 32, 64],
         "domain_delta": 1e-5,
         "domain_runs": 5,
         "domain_trials": 20,
