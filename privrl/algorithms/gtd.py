@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from privrl.rng import as_generator
 from privrl.validation import (
