@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
+from privrl.algorithms.lstd import check_transitions
 from privrl.rng import as_generator
 from privrl.validation import (
     check_array,
@@ -130,16 +131,9 @@ class SaddlePointStats:
             raise ValueError("states must be a non-empty (n, H+1) integer array")
         n, h1 = states.shape
         horizon = h1 - 1
-        lengths = check_array(lengths, "lengths", shape=(n,), dtype=int)
-        if np.any(lengths < 1) or np.any(lengths > horizon):
-            raise ValueError(
-                "lengths: every trajectory needs at least one transition (two states) and at most H"
-            )
-        rewards = check_array(rewards, "rewards", shape=(n, horizon))
-        terminated = np.asarray(terminated, dtype=bool)
-        gamma = check_nonnegative(gamma, "gamma")
-        rho = np.ones((n, horizon)) if rho is None else check_array(rho, "rho", shape=(n, horizon))
-        mask = np.arange(horizon)[None, :] < lengths[:, None]
+        lengths, rewards, terminated, gamma, rho, mask = check_transitions(
+            n, horizon, lengths, rewards, terminated, gamma, rho
+        )
         nxt = states[:, 1:].copy()
         nxt[np.arange(n)[terminated], lengths[terminated] - 1] = n_states  # zero feature row
         Phi0 = np.vstack([Phi, np.zeros((1, d))])

@@ -22,7 +22,41 @@ import numpy as np
 
 from privrl.validation import check_array, check_nonnegative, check_positive
 
-__all__ = ["lstd", "wis_lstd", "model_saddle_point", "sample_saddle_point", "transition_sums"]
+__all__ = [
+    "check_transitions",
+    "lstd",
+    "wis_lstd",
+    "model_saddle_point",
+    "sample_saddle_point",
+    "transition_sums",
+]
+
+
+def check_transitions(
+    n: int,
+    horizon: int,
+    lengths: object,
+    rewards: object,
+    terminated: object,
+    gamma: float,
+    rho: object | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
+    """Validate the per-transition arrays of ``n`` padded trajectories of horizon H.
+
+    Returns ``(lengths, rewards, terminated, gamma, rho, mask)`` with ``rho`` defaulting to ones
+    (on-policy) and ``mask[i, t]`` true for real transitions ``t < lengths[i]``.
+    """
+    lengths = check_array(lengths, "lengths", shape=(n,), dtype=int)
+    if np.any(lengths < 1) or np.any(lengths > horizon):
+        raise ValueError(
+            "lengths: every trajectory needs at least one transition (two states) and at most H"
+        )
+    rewards = check_array(rewards, "rewards", shape=(n, horizon))
+    terminated = np.asarray(terminated, dtype=bool)
+    gamma = check_nonnegative(gamma, "gamma")
+    rho = np.ones((n, horizon)) if rho is None else check_array(rho, "rho", shape=(n, horizon))
+    mask = np.arange(horizon)[None, :] < lengths[:, None]
+    return lengths, rewards, terminated, gamma, rho, mask
 
 
 def transition_sums(
@@ -39,17 +73,9 @@ def transition_sums(
     n, h1, d = phi.shape
     if n == 0:
         raise ValueError("phi: the dataset is empty (no trajectories)")
-    horizon = h1 - 1
-    lengths = check_array(lengths, "lengths", shape=(n,), dtype=int)
-    if np.any(lengths < 1) or np.any(lengths > horizon):
-        raise ValueError(
-            "lengths: every trajectory needs at least one transition (two states) and at most H"
-        )
-    rewards = check_array(rewards, "rewards", shape=(n, horizon))
-    gamma = check_nonnegative(gamma, "gamma")
-    terminated = np.asarray(terminated, dtype=bool)
-    rho = np.ones((n, horizon)) if rho is None else check_array(rho, "rho", shape=(n, horizon))
-    mask = np.arange(horizon)[None, :] < lengths[:, None]
+    lengths, rewards, terminated, gamma, rho, mask = check_transitions(
+        n, h1 - 1, lengths, rewards, terminated, gamma, rho
+    )
     cur = np.ascontiguousarray(phi[:, :-1]).reshape(-1, d)
     nxt = phi[:, 1:].copy()
     nxt[np.arange(n)[terminated], lengths[terminated] - 1] = 0.0
