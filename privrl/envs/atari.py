@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import gymnasium as gym
 import numpy as np
 
@@ -25,7 +27,13 @@ def make_airraid(max_episode_steps: int | None = None) -> gym.Env:
     import ale_py
 
     gym.register_envs(ale_py)
-    env = gym.make(AIRRAID_ID, obs_type="ram", max_episode_steps=max_episode_steps)
+    with warnings.catch_warnings():
+        # v0 is chosen on purpose: it keeps the paper-era settings (sticky actions 0.25, frame
+        # skip 2..4); gymnasium's "out of date, upgrade to v4" notice does not apply
+        warnings.filterwarnings(
+            "ignore", message=".*AirRaid-v0 is out of date", category=DeprecationWarning
+        )
+        env = gym.make(AIRRAID_ID, obs_type="ram", max_episode_steps=max_episode_steps)
     space = gym.spaces.Box(0.0, 1.0, shape=env.observation_space.shape, dtype=np.float32)
     return gym.wrappers.TransformObservation(
         env, lambda o: np.asarray(o, dtype=np.float32) / 255.0, space
