@@ -142,8 +142,8 @@ def train_ppo(
     obs_dim = int(np.prod(envs.single_observation_space.shape))
     n_actions = int(envs.single_action_space.n)
     agent = ActorCritic(obs_dim, n_actions, config.hidden_sizes)
-    pi_opt = torch.optim.Adam(agent.pi.parameters(), lr=config.pi_lr)
-    v_opt = torch.optim.Adam(agent.v.parameters(), lr=config.vf_lr)
+    pi_opt = torch.optim.Adam(agent.pi.parameters(), lr=config.pi_lr, fused=True)
+    v_opt = torch.optim.Adam(agent.v.parameters(), lr=config.vf_lr, fused=True)
     gen = torch.Generator().manual_seed(torch_gen_seed)
     n_t = config.steps_per_epoch // config.n_envs
     shape = (n_t, config.n_envs)
