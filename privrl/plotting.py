@@ -69,11 +69,30 @@ def band_plot(
     ``label_fmt`` formats the hue value, e.g. ``"sigma = {}"``.
     """
     stats = summarise(df, x, y, [hue] if hue else None, err, center, quantiles)
+    plot_bands(ax, stats, x, hue, label_fmt, **line_kw)
+    ax.set_ylabel(y)
+    return ax
+
+
+def plot_bands(
+    ax: plt.Axes,
+    stats: pd.DataFrame,
+    x: str,
+    hue: str | None = None,
+    label_fmt: str | None = None,
+    **line_kw,
+) -> plt.Axes:
+    """Draw already summarised curves (columns ``x``, ``center``, ``lower``, ``upper``, as
+    :func:`summarise` returns or as stored in a recorded run): one line per ``hue`` value."""
+    for col in [x, "center", "lower", "upper", *([hue] if hue else [])]:
+        if col not in stats.columns:
+            raise ValueError(
+                f"column {col!r} not in the summarised data (columns: {list(stats.columns)})"
+            )
     groups = stats.groupby(hue, sort=False) if hue else [(None, stats)]
     for value, g in groups:
         label = (label_fmt or "{}").format(value) if hue else line_kw.pop("label", None)
         (line,) = ax.plot(g[x], g["center"], label=label, **line_kw)
         ax.fill_between(g[x], g["lower"], g["upper"], color=line.get_color(), alpha=0.2, lw=0)
     ax.set_xlabel(x)
-    ax.set_ylabel(y)
     return ax
