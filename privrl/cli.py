@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -26,6 +27,7 @@ from privrl.book import (
     find_root,
     run_notebook,
 )
+from privrl.reporting import recorded_summary_path
 
 
 def parse_parameters(items: list[str]) -> dict[str, Any]:
@@ -39,6 +41,26 @@ def parse_parameters(items: list[str]) -> dict[str, Any]:
     return out
 
 
+def record_run(
+    root: Path, name: str, profile: str, output: str, record: dict[str, Any]
+) -> list[Path]:
+    """Store a run's record in ``book/measurements/`` (for the reproducibility page) and, if the
+    notebook wrote ``<name>.summary.json``, the summary with the record beside it in
+    ``book/measurements/results/`` (for a chapter that shows a recorded run of another profile)."""
+    dest = root / "book" / "measurements" / f"{name}-{profile}.json"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(json.dumps(record, indent=2) + "\n")
+    written = [dest]
+    summary = Path(output) / f"{name}.summary.json"
+    if summary.exists():
+        dest = recorded_summary_path(root, name, profile)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        payload = {"record": record, "summary": json.loads(summary.read_text())}
+        dest.write_text(json.dumps(payload, indent=2) + "\n")
+        written.append(dest)
+    return written
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="privrl", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -46,18 +68,37 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="execute one chapter notebook with papermill")
     run.add_argument("name", help="notebook name, e.g. balle2016")
     run.add_argument("--profile", choices=PROFILES, default="quick")
-    run.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
-                     help="notebook parameter (repeatable), value parsed as YAML")
-    run.add_argument("-o", "--output", default="out", help="folder for the executed notebook and results")
-    run.add_argument("--record", action="store_true",
-                     help="also store the run record in book/measurements/ for the reproducibility page")
+    run.add_argument(
+        "-p",
+        "--parameter",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="notebook parameter (repeatable), value parsed as YAML",
+    )
+    run.add_argument(
+        "-o", "--output", default="out", help="folder for the executed notebook and results"
+    )
+    run.add_argument(
+        "--record",
+        action="store_true",
+        help="also store the run record (and summary) in book/measurements/ for the book",
+    )
 
     book = sub.add_parser("book", help="execute every chapter and build the HTML book")
     book.add_argument("--profile", choices=PROFILES, default="quick")
     book.add_argument("--only", action="append", metavar="NAME", help="build only these chapters")
-    book.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
-                      help="parameter passed to every notebook (repeatable)")
-    book.add_argument("--output", default=None, help="folder that receives _build/ (default: repo root)")
+    book.add_argument(
+        "-p",
+        "--parameter",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="parameter passed to every notebook (repeatable)",
+    )
+    book.add_argument(
+        "--output", default=None, help="folder that receives _build/ (default: repo root)"
+    )
 
     sub.add_parser("list", help="list the chapter notebooks")
     return p
@@ -75,10 +116,8 @@ def main(argv: list[str] | None = None) -> int:
             record = run_notebook(args.name, args.output, args.profile, params, root)
             print(json.dumps(asdict(record), indent=2))
             if args.record:
-                dest = root / "book" / "measurements" / f"{args.name}-{args.profile}.json"
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_text(json.dumps(asdict(record), indent=2) + "\n")
-                print(f"recorded in {dest.relative_to(root)}")
+                for dest in record_run(root, args.name, args.profile, args.output, asdict(record)):
+                    print(f"recorded in {dest.relative_to(root)}")
             return 0
         build_book(root, args.output, args.profile, args.only, params)
         return 0

@@ -57,3 +57,33 @@ def save_results(
     table.to_csv(csv_path, index=False)
     json_path.write_text(json.dumps(_jsonable(dict(summary)), indent=2, sort_keys=True) + "\n")
     return csv_path, json_path
+
+
+RECORDED = Path("book") / "measurements" / "results"
+
+
+def recorded_summary_path(root: Path, name: str, profile: str) -> Path:
+    """Where ``privrl run NAME --profile PROFILE --record`` keeps the run's summary."""
+    return root / RECORDED / f"{name}-{profile}.json"
+
+
+def recorded_summary(name: str, profile: str, start: str | Path | None = None) -> dict | None:
+    """The recorded summary of a run of another profile (e.g. the paper-scale run shown in a
+    quick-profile chapter), or ``None`` if none was recorded.
+
+    Looked up in the book at or above ``start`` (default: the working directory, which is the
+    staged book during ``privrl book``), else in the source tree the package was installed from.
+    """
+    from privrl.book import find_root
+
+    roots = []
+    try:
+        roots.append(find_root(start))
+    except ValueError:
+        pass
+    roots.append(Path(__file__).resolve().parents[1])
+    for root in roots:
+        path = recorded_summary_path(root, name, profile)
+        if path.exists():
+            return json.loads(path.read_text())
+    return None

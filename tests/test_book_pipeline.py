@@ -10,7 +10,8 @@ import nbformat
 import pytest
 
 from privrl.book import NotebookFailed, build_book, chapter_notebooks, run_notebook
-from privrl.cli import main, parse_parameters
+from privrl.cli import main, parse_parameters, record_run
+from privrl.reporting import recorded_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -109,3 +110,18 @@ def test_cli_reports_errors_cleanly(capsys, monkeypatch, tiny_book: Path):
     assert "unknown notebook" in capsys.readouterr().err
     assert main(["list"]) == 0
     assert capsys.readouterr().out.strip() == "demo"
+
+
+def test_record_run_stores_record_and_summary_for_the_chapter(tiny_book: Path, tmp_path: Path):
+    out = tmp_path / "out"
+    out.mkdir()
+    record = {"notebook": "demo", "profile": "paper", "wall_time_s": 3.0}
+    assert recorded_summary("demo", "paper", start=tiny_book) is None
+    (out / "demo.summary.json").write_text(json.dumps({"answer": 84.0}))
+    written = record_run(tiny_book, "demo", "paper", str(out), record)
+    assert [p.relative_to(tiny_book).as_posix() for p in written] == [
+        "book/measurements/demo-paper.json", "book/measurements/results/demo-paper.json"]
+    # the run record stays where the reproducibility page globs (*.json, not the results/ folder)
+    assert json.loads(written[0].read_text()) == record
+    got = recorded_summary("demo", "paper", start=tiny_book / "notebooks")
+    assert got == {"record": record, "summary": {"answer": 84.0}}
