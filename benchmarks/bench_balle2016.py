@@ -13,10 +13,10 @@ Run: ``.venv/bin/python benchmarks/bench_balle2016.py``.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
+from _timing import best_of
 
 from privrl.accounting.smooth_sensitivity import lsw_phi, lsw_smooth_bound
 from privrl.algorithms.monte_carlo import first_visit_returns
@@ -24,15 +24,6 @@ from privrl.envs.chain import chain_mdp, sample_trajectories
 
 GAMMA = 0.99
 BETA = 0.1 / (4 * (40 + np.log(20)))
-
-
-def best_of(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def full_range(counts: np.ndarray, rho: np.ndarray) -> float:

@@ -11,25 +11,16 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from pathlib import Path
 
 import numpy as np
+from _timing import best_of
 
 from privrl.mechanisms.gaussian_process import OUSamplePath, dense_gp_sample
 
 BETA, SIGMA = 1.0, 1.0
 SIZES = [1000, 2000, 5000, 10_000, 30_000, 100_000]
 DENSE_MAX = 4000
-
-
-def best_of(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> dict:
