@@ -20,7 +20,7 @@ per-step targets to the buffer and a term to the policy loss.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -127,11 +127,14 @@ def train_ppo(
     aux: Auxiliary | None = None,
     progress: bool = False,
     num_threads: int | None = 1,
+    callback: Callable[[ActorCritic, dict[str, Any]], None] | None = None,
 ) -> tuple[ActorCritic, pd.DataFrame]:
     """Train PPO for ``epochs`` epochs; return the agent and a per-epoch log (tidy rows: epoch,
     env steps so far, mean/count of returns of episodes finished in the epoch, losses, KL, the
     auxiliary's own columns, wall time). ``num_threads`` sets torch's intra-op threads (1: small
-    MLPs run fastest single-threaded and parallel seeds use the other cores; None: leave as is)."""
+    MLPs run fastest single-threaded and parallel seeds use the other cores; None: leave as is).
+    ``callback(agent, row)`` is called after every epoch with that epoch's log row (e.g. to keep
+    a checkpoint)."""
     epochs = check_int(epochs, "epochs", minimum=1)
     if num_threads is not None:
         torch.set_num_threads(check_int(num_threads, "num_threads", minimum=1))
@@ -246,5 +249,7 @@ def train_ppo(
                 **info_row,
             }
         )
+        if callback is not None:
+            callback(agent, rows[-1])
     envs.close()
     return agent, pd.DataFrame(rows)
