@@ -89,6 +89,19 @@ def test_figure2_claims_on_known_curves():
     assert not claims["aware c=0.3 ends above plain PPO (32, 32)"]
 
 
+def test_curves_survive_the_summary_round_trip(tmp_path):
+    import json
+
+    from privrl.reporting import save_results
+
+    runs = _synthetic_runs({"PPO (64, 64)": 100.0, "kickstarting": 50.0}, n_epochs=5)
+    runs.loc[runs.epoch == 0, "avg_return"] = np.nan  # roll-outs that finish no episode
+    curves = exp.figure2_curves(runs)
+    _, path = save_results("demo", runs, {"curves": curves.to_dict("list")}, tmp_path)
+    back = exp.curves_from_summary(json.loads(path.read_text()))
+    pd.testing.assert_frame_equal(back, curves, check_dtype=False)
+
+
 def test_figure2_curves_are_thinned_medians():
     runs = _synthetic_runs({"PPO (64, 64)": 100.0, "kickstarting": 50.0}, n_epochs=40)
     curves = exp.figure2_curves(runs, max_points=10)

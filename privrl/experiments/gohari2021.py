@@ -305,6 +305,9 @@ def teacher_spent(runs: pd.DataFrame, steps_per_epoch: int) -> dict[str, dict | 
     return out
 
 
+CURVE_COLUMNS = ("panel", "label", "env_steps", "center", "lower", "upper", "count")
+
+
 def smoothed_returns(runs: pd.DataFrame, window: int) -> pd.DataFrame:
     """``runs`` with ``avg_return`` replaced, per run (label, seed), by the average return of the
     episodes finished in the last ``window`` roll-outs (episode-weighted; NaN if none finished)."""
@@ -338,8 +341,16 @@ def figure2_curves(
     )  # fmt: skip
     steps = np.sort(curves["env_steps"].unique())
     keep = steps[:: max(1, math.ceil(len(steps) / max_points))]
-    cols = ["panel", "label", "env_steps", "center", "lower", "upper", "count"]
-    return curves[curves["env_steps"].isin(keep)][cols].reset_index(drop=True)
+    return curves[curves["env_steps"].isin(keep)][list(CURVE_COLUMNS)].reset_index(drop=True)
+
+
+def curves_from_summary(summary: dict[str, Any]) -> pd.DataFrame:
+    """The Figure 2 curves stored in a run's summary (``summary["curves"]``, column lists as
+    :func:`privrl.reporting.save_results` writes them: non-finite numbers become strings)."""
+    curves = pd.DataFrame(summary["curves"])[list(CURVE_COLUMNS)]
+    for col in CURVE_COLUMNS[2:]:
+        curves[col] = pd.to_numeric(curves[col], errors="coerce")
+    return curves
 
 
 def panel_labels(curves: pd.DataFrame, panel: str, student_label: str) -> list[str]:
