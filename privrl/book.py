@@ -193,6 +193,12 @@ def _fmt_time(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
+def _fmt_parameters(parameters: dict[str, Any]) -> str:
+    """Parameters that change a run's results (not the profile, progress bars or cache folder)."""
+    shown = {k: v for k, v in parameters.items() if k not in ("profile", "progress", "cache_dir")}
+    return ", ".join(f"`{k}={v}`" for k, v in shown.items()) or "profile defaults"
+
+
 def reproducibility_page(records: list[RunRecord], measured: list[dict[str, Any]]) -> str:
     """Markdown of the reproducibility page: this build's runs and recorded paper-profile runs."""
     lines = [
@@ -227,13 +233,13 @@ def reproducibility_page(records: list[RunRecord], measured: list[dict[str, Any]
         "",
     ]
     if measured:
-        lines += ["| notebook | profile | wall time | peak memory | git commit | machine | date |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += ["| notebook | profile | parameters | wall time | peak memory | git commit | machine | date |",
+                  "|---|---|---|---|---|---|---|---|"]
         for m in measured:
             lines.append(
-                f"| {m['notebook']} | {m['profile']} | {_fmt_time(m['wall_time_s'])} | "
-                f"{m['peak_memory_mb']:.0f} MB | `{m['git_commit']}` | {m['cpus']} CPUs, "
-                f"{m['machine']} | {m['finished_at'][:10]} |"
+                f"| {m['notebook']} | {m['profile']} | {_fmt_parameters(m.get('parameters', {}))} | "
+                f"{_fmt_time(m['wall_time_s'])} | {m['peak_memory_mb']:.0f} MB | `{m['git_commit']}` | "
+                f"{m['cpus']} CPUs, {m['machine']} | {m['finished_at'][:10]} |"
             )
     else:
         lines.append("No run of another profile has been recorded yet.")

@@ -125,3 +125,15 @@ def test_record_run_stores_record_and_summary_for_the_chapter(tiny_book: Path, t
     assert json.loads(written[0].read_text()) == record
     got = recorded_summary("demo", "paper", start=tiny_book / "notebooks")
     assert got == {"record": record, "summary": {"answer": 84.0}}
+
+
+def test_reproducibility_page_states_the_parameters_of_recorded_runs():
+    from privrl.book import reproducibility_page
+
+    base = {"notebook": "demo", "profile": "paper", "wall_time_s": 90.0, "peak_memory_mb": 100.0,
+            "git_commit": "abc", "cpus": 2, "machine": "x86_64", "finished_at": "2026-11-22T00:00"}  # fmt: skip
+    shortened = {**base, "parameters": {"profile": "paper", "n_runs": 3, "cache_dir": "/tmp/c"}}
+    page = reproducibility_page([], [shortened, {**base, "parameters": {"profile": "paper"}}])
+    rows = [line for line in page.splitlines() if line.startswith("| demo")]
+    assert "`n_runs=3`" in rows[0] and "cache_dir" not in rows[0]
+    assert "profile defaults" in rows[1]
