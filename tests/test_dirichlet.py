@@ -188,3 +188,9 @@ def test_teacher_budget_composition():
 def test_bad_inputs_raise(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_teacher_budget_with_a_query_without_guarantee_is_vacuous():
+    out = acc.teacher_budget([0.5, 2.0], [0.01, 1.0], delta_slack=1e-5)
+    assert out["basic_delta"] == 1.0 and out["basic_epsilon"] == pytest.approx(2.5)
+    assert out["advanced_epsilon"] == math.inf and out["advanced_delta"] == 1.0

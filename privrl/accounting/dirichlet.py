@@ -230,7 +230,8 @@ def teacher_budget(
     r"""Total privacy of a run's queries. ``basic``: :math:`(\sum_t\varepsilon_t, \sum_t\delta_t)`
     (the paper's remark, heterogeneous form); ``advanced``: Dwork-Rothblum-Vadhan with the largest
     per-query :math:`\varepsilon` over the number of queries (a valid upper bound). Queries answered
-    independently of the data (:math:`\varepsilon_t = 0`) are dropped."""
+    independently of the data (:math:`\varepsilon_t = 0`) are dropped. A query with
+    :math:`\delta_t = 1` (tiny :math:`k`) makes the advanced bound vacuous: :math:`(\infty, 1)`."""
     eps = np.asarray(epsilons, dtype=float)
     dlt = np.asarray(deltas, dtype=float)
     if eps.shape != dlt.shape or eps.ndim != 1:
@@ -245,7 +246,10 @@ def teacher_budget(
         out["basic_epsilon"] = float(eps[used].sum())
         out["basic_delta"] = float(min(1.0, dlt[used].sum()))
         e_max, d_max = float(eps[used].max()), float(dlt[used].max())
-        out["advanced_epsilon"], out["advanced_delta"] = advanced_composition(
-            e_max, d_max if d_max > 0 else 0.0, n, delta_slack
-        )
+        if d_max >= 1.0:  # some query has no guarantee at all (delta -> 1 as k -> 0)
+            out["advanced_epsilon"], out["advanced_delta"] = math.inf, 1.0
+        else:
+            out["advanced_epsilon"], out["advanced_delta"] = advanced_composition(
+                e_max, d_max, n, delta_slack
+            )
     return out
