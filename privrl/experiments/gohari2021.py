@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+from collections import deque
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -365,11 +366,15 @@ def panel_labels(curves: pd.DataFrame, panel: str, student_label: str) -> list[s
 
 
 def figure2_titles(
-    budget: dict[str, dict | None], curves: pd.DataFrame, lam: float
+    budget: dict[str, dict | None],
+    curves: pd.DataFrame,
+    lam: float,
+    panels: tuple[tuple[str, str], ...] = PANELS,
 ) -> dict[str, str]:
-    """Panel titles stating the teacher's total privacy spent (basic composition)."""
+    """Panel titles (``panels``: (panel, text) pairs, Figure 2's by default) stating the
+    teacher's total privacy spent (basic composition)."""
     titles = {}
-    for panel, text in PANELS:
+    for panel, text in panels:
         if panel == "c":
             text += f", lambda = {lam}"
         own = curves.loc[curves["panel"] == panel, "label"].unique()
@@ -451,15 +456,14 @@ class BestCheckpoint:
 
     def __init__(self, window: int = 100) -> None:
         self.window = check_int(window, "window", minimum=1)
-        self.recent: list[tuple[float, int]] = []
+        self.recent: deque[tuple[float, int]] = deque(maxlen=self.window)
         self.best_return = -math.inf
         self.best_epoch = -1
         self.state: dict[str, torch.Tensor] | None = None
 
     def __call__(self, agent: ActorCritic, row: dict[str, Any]) -> None:
         n = int(row["n_episodes"])
-        self.recent = [*self.recent, (float(row["avg_return"]) * n if n else 0.0, n)]
-        self.recent = self.recent[-self.window :]
+        self.recent.append((float(row["avg_return"]) * n if n else 0.0, n))
         episodes = sum(c for _, c in self.recent)
         if len(self.recent) < self.window or episodes == 0:
             return
