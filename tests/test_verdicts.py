@@ -1,0 +1,137 @@
+"""Checks that fail, three-state claims, the ledger schema and typed profiles."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privrl.experiments.profiles import Profile
+from privrl.ledger import LedgerEntry
+from privrl.reporting import Report
+from privrl.verdicts import (
+    CheckFailed,
+    clopper_pearson,
+    decide_difference,
+    decide_proportions,
+    decide_threshold,
+    newcombe_interval,
+)
+
+
+def test_failed_check_raises_and_passing_check_is_recorded():
+    report = Report("demo", "quick")
+    report.check("small", "error below tolerance", 1e-9, at_most=1e-8)
+    with pytest.raises(CheckFailed, match="too_big"):
+        report.check("too_big", "error below tolerance", 1e-7, at_most=1e-8)
+    with pytest.raises(CheckFailed):
+        report.check("flag", "condition holds", False)
+    with pytest.raises(CheckFailed):
+        report.check("nan", "a NaN never passes", float("nan"), at_least=0)
+    assert [c.passed for c in report.checks] == [True, False, False, False]
+
+
+def test_check_needs_one_bound_or_a_boolean():
+    report = Report("demo", "quick")
+    with pytest.raises(ValueError, match="one bound"):
+        report.check("two", "x", 1.0, at_most=2, at_least=0)
+    with pytest.raises(ValueError, match="boolean"):
+        report.check("nobound", "x", 1.0)
+
+
+def test_difference_claim_three_states():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(0, 1, 40), rng.normal(2, 1, 40)
+    assert decide_difference("k", "a below b", a, b, direction="less").verdict == "reproduced"
+    assert decide_difference("k", "a above b", a, b, direction="greater").verdict == "not reproduced"
+    same = decide_difference("k", "a below b", a, rng.normal(0, 1, 40), direction="less")
+    assert same.verdict == "not reproduced" and same.interval[0] < 0 < same.interval[1]
+    few = decide_difference("k", "a below b", a[:3], b[:3], direction="less")
+    assert few.verdict == "untestable" and "too few" in few.reason
+    floor = decide_difference("k", "x", np.zeros(20), np.zeros(20), direction="less", floor=0.0)
+    assert floor.verdict == "untestable" and "floor" in floor.reason
+
+
+def test_proportion_claims_zero_against_zero_is_untestable():
+    c = decide_proportions("k", "a succeeds more", 0, 20, 0, 20, direction="greater")
+    assert c.verdict == "untestable"
+    assert decide_proportions("k", "a more", 18, 20, 2, 20, direction="greater").verdict == "reproduced"
+    assert decide_proportions("k", "a more", 3, 20, 2, 20, direction="greater").verdict == "not reproduced"
+
+
+def test_exact_intervals_against_known_values():
+    # Clopper-Pearson 95% for 0/10: upper = 1 - 0.025**(1/10)
+    lo, hi = clopper_pearson(0, 10)
+    assert lo == 0 and hi == pytest.approx(1 - 0.025 ** 0.1, rel=1e-9)
+    # Newcombe (1998) Table II example: 56/70 vs 48/80 -> (0.0524, 0.3339)
+    lo, hi = newcombe_interval(56, 70, 48, 80)
+    assert (lo, hi) == pytest.approx((0.0524, 0.3339), abs=5e-4)
+
+
+def test_threshold_claim():
+    x = np.full(10, 0.5) + np.linspace(-0.01, 0.01, 10)
+    assert decide_threshold("k", "below 1", x, 1.0, direction="less").verdict == "reproduced"
+    assert decide_threshold("k", "above 1", x, 1.0, direction="greater").verdict == "not reproduced"
+
+
+def _entry(**kw):
+    base = dict(paper="demo", release="theta", mechanism="Gaussian", relation="replace-one",
+                unit="trajectory", noise="sigma = 1", epsilon=1.0, delta=1e-5, compositions=1,
+                accountant="analytic Gaussian", cross_check="dp-accounting PLD",
+                cross_check_epsilon=0.999)
+    return LedgerEntry(**{**base, **kw})
+
+
+def test_ledger_schema_rejects_bad_fields_and_unsafe_cross_check():
+    with pytest.raises(ValueError, match="relation"):
+        _entry(relation="neighbouring")
+    with pytest.raises(ValueError, match="epsilon"):
+        _entry(epsilon=-1)
+    with pytest.raises(ValueError, match="delta"):
+        _entry(delta=1.5)
+    report = Report("demo", "quick")
+    report.ledger(_entry())
+    with pytest.raises(CheckFailed, match="cross-check"):
+        report.ledger(_entry(cross_check_epsilon=1.05))
+
+
+def test_summary_round_trips_through_json(tmp_path):
+    report = Report("demo", "quick", seed=3, config={"n": 2})
+    report.check("ok", "fine", True)
+    report.claim(decide_proportions("c", "a more", 18, 20, 2, 20, direction="greater"))
+    report.ledger(_entry())
+    report.erratum("e", "wrong", "the lemma's tail", "Monte Carlo tail 0.103 > 0.05")
+    _, path = report.save(pd.DataFrame({"x": [1]}), tmp_path, headline=1.5)
+    data = json.loads(path.read_text())
+    assert data["claims"][0]["verdict"] == "reproduced" and data["claims"][0]["profile"] == "quick"
+    assert data["ledger"][0]["unit"] == "trajectory" and data["errata"][0]["kind"] == "wrong"
+    assert data["checks"][0]["passed"] is True and data["headline"] == 1.5
+
+
+@dataclass(frozen=True)
+class _Demo(Profile):
+    epsilon: float = 0.5
+    n_trials: int = 4
+    sizes: tuple[int, ...] = (10, 20)
+    PAPER = {"n_trials": 100}
+
+    def validate(self) -> None:
+        if self.epsilon <= 0:
+            raise ValueError(f"epsilon must be > 0, got {self.epsilon}")
+
+
+def test_typed_profile_validates_and_rejects_unknown_parameters():
+    assert _Demo.paper().n_trials == 100 and _Demo.quick().n_trials == 4
+    p = _Demo.from_parameters("quick", epsilon=1, sizes=[1, 2, 3], n_trials=None)
+    assert p.epsilon == 1.0 and isinstance(p.epsilon, float) and p.sizes == (1, 2, 3)
+    with pytest.raises(ValueError, match="unknown parameter"):
+        _Demo.from_parameters("quick", epsilom=1)
+    with pytest.raises(ValueError, match="epsilon must be > 0"):
+        _Demo.quick(epsilon=-1)
+    with pytest.raises(ValueError, match="n_trials must be an integer"):
+        _Demo.quick(n_trials="many")
+    with pytest.raises(ValueError, match="profile"):
+        _Demo.from_parameters("huge")
