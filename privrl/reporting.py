@@ -203,6 +203,18 @@ class Report:
         self.errata.append(item)
         return item
 
+    def profile_box(self) -> str:
+        """Markdown for the box a chapter opens with: where its live numbers come from and the
+        exact commands to rerun it quick and at paper scale (display it with ``IPython.display.Markdown``)."""
+        scale = ("the **quick** profile: a CI-sized run that shows the qualitative result, not the "
+                 "paper's scale" if self.profile == "quick" else f"the **{self.profile}** profile")
+        return (
+            f":::{{admonition}} Profile of this page\n:class: note\n"
+            f"Live numbers and figures on this page come from {scale} (seed {self.seed}, commit "
+            f"`{self.commit}`). Rerun it with `privrl run {self.paper}` (quick) or "
+            f"`privrl run {self.paper} --profile paper` (paper scale).\n:::\n"
+        )
+
     def claims_frame(self) -> pd.DataFrame:
         """The claims as a table for the page (verdict, evidence, profile)."""
         return pd.DataFrame(
