@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import torch
+
+if TYPE_CHECKING:  # torch is imported only by code that asks for a torch generator
+    import torch
 
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None
 
@@ -28,6 +32,8 @@ def as_generator(seed: SeedLike) -> np.random.Generator:
 
 def torch_generator(rng: SeedLike) -> torch.Generator:
     """A CPU :class:`torch.Generator` seeded deterministically from a numpy generator or seed."""
+    import torch
+
     gen = torch.Generator()
     gen.manual_seed(int(as_generator(rng).integers(0, 2**63 - 1)))
     return gen

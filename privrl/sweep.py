@@ -5,8 +5,11 @@
   number of workers or the order in which runs finish, and seed ``i`` is shared by every config
   (common random numbers, which sharpen comparisons between methods).
 * Cache: each finished run is pickled to ``cache_dir/<func>/<key>.pkl`` where ``key`` hashes
-  (function, config, root seed, seed index, package version); files are written to a temporary
-  name and renamed, so a killed sweep leaves no partial file, and a rerun skips what is done.
+  (function, config, root seed, seed index, code). The code hash covers the source of the run
+  function's module, of every ``privrl`` module it imports (transitively, read from the import
+  statements) and the package's data files, so editing any code a run depends on recomputes it
+  instead of returning a stale result. Files are written to a temporary name and renamed, so a
+  killed sweep leaves no partial file, and a rerun skips what is done.
 * Executors: a local process pool by default; a Dask distributed cluster through
   ``Client(scheduler).get_executor()`` when ``scheduler`` (an address or a ``Client``) is given;
   ``executor="serial"`` runs in-process (handy in notebooks and tests).
@@ -14,10 +17,13 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib.util
 import json
 import os
 import pickle
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
@@ -30,7 +36,6 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-import privrl
 from privrl.validation import check_int
 
 RunFunction = Callable[[dict[str, Any], np.random.SeedSequence], pd.DataFrame]
@@ -45,15 +50,77 @@ def _function_name(func: Callable[..., Any]) -> str:
     return f"{func.__module__}.{func.__qualname__}"
 
 
-def run_key(func: Callable[..., Any], config: Mapping[str, Any], root_seed: int, index: int) -> str:
-    """Hash identifying one run: function, config, root seed, seed index and package version."""
+def _imported_modules(path: Path, package: str | None) -> set[str]:
+    """Names of the ``privrl`` modules a source file imports (absolute and relative imports)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names if a.name.split(".")[0] == "privrl")
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level and package:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            if base.split(".")[0] != "privrl":
+                continue
+            names.add(base)
+            # ``from privrl.x import y``: y may itself be a module
+            names.update(f"{base}.{a.name}" for a in node.names)
+    return names
+
+
+def source_files(module: str) -> list[Path]:
+    """The source files of ``module`` and of every ``privrl`` module it imports, transitively."""
+    seen: dict[str, Path] = {}
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            continue
+        path = Path(spec.origin)
+        seen[name] = path
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        todo.extend(_imported_modules(path, package) - set(seen))
+        parent = name.rpartition(".")[0]
+        if parent:
+            todo.append(parent)
+    return sorted(set(seen.values()))
+
+
+def code_hash(func: Callable[..., Any]) -> str:
+    """Hash of the code a run function depends on: its module's source, the sources of every
+    ``privrl`` module that imports (transitively) and the files in ``privrl/data``."""
+    module = func.__module__
+    files = source_files(module)
+    if not files and module in sys.modules and getattr(sys.modules[module], "__file__", None):
+        files = [Path(sys.modules[module].__file__)]
+    data = Path(__file__).resolve().parent / "data"
+    files += sorted(p for p in data.rglob("*") if p.is_file()) if data.is_dir() else []
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def run_key(
+    func: Callable[..., Any], config: Mapping[str, Any], root_seed: int, index: int,
+    code: str | None = None,
+) -> str:
+    """Hash identifying one run: function, config, root seed, seed index and :func:`code_hash`."""
     payload = json.dumps(
         {
             "func": _function_name(func),
             "config": config,
             "root_seed": root_seed,
             "index": index,
-            "version": privrl.__version__,
+            "code": code if code is not None else code_hash(func),
         },
         sort_keys=True,
         default=repr,
@@ -138,11 +205,12 @@ def run_sweep(
     root_seed = check_int(root_seed, "root_seed", minimum=0)
     tasks = [(c, i) for c in configs for i in range(n_seeds)]
     cache = Path(cache_dir) / _function_name(func) if cache_dir is not None else None
+    code = code_hash(func) if cache is not None else ""
 
     results: dict[int, pd.DataFrame] = {}
     pending: list[int] = []
     for t, (config, index) in enumerate(tasks):
-        path = cache / f"{run_key(func, config, root_seed, index)}.pkl" if cache else None
+        path = cache / f"{run_key(func, config, root_seed, index, code)}.pkl" if cache else None
         if path is not None and path.exists():
             with open(path, "rb") as fh:
                 results[t] = pickle.load(fh)
@@ -152,7 +220,7 @@ def run_sweep(
     def finish(t: int, frame: pd.DataFrame) -> None:
         config, index = tasks[t]
         if cache is not None:
-            _atomic_pickle(frame, cache / f"{run_key(func, config, root_seed, index)}.pkl")
+            _atomic_pickle(frame, cache / f"{run_key(func, config, root_seed, index, code)}.pkl")
         results[t] = frame
 
     bar = tqdm(

@@ -105,3 +105,53 @@ def test_bad_inputs():
         run_sweep(noisy_mean, [], n_seeds=1, progress=False)
     with pytest.raises(ValueError, match="executor"):
         run_sweep(noisy_mean, CONFIGS, n_seeds=1, executor="gpu", progress=False)
+
+
+STALE_MODULE = '''
+import pandas as pd
+
+from privrl.validation import check_int
+
+
+def run(config, seed):
+    return pd.DataFrame({{"value": [{value}]}})
+'''
+
+STALE_DRIVER = '''
+import sys
+sys.path.insert(0, sys.argv[1])
+import stalemod
+from privrl.sweep import run_sweep
+df = run_sweep(stalemod.run, {{"a": 1}}, n_seeds=1, cache_dir=sys.argv[2], executor="serial",
+               progress=False)
+print(df["value"].iloc[0])
+'''
+
+
+def test_editing_the_run_function_recomputes_instead_of_returning_a_stale_cache(tmp_path):
+    """A cached result is reused only while the code it came from is unchanged."""
+    src, cache = tmp_path / "src", tmp_path / "cache"
+    src.mkdir()
+    driver = tmp_path / "driver.py"
+    driver.write_text(STALE_DRIVER.format())
+
+    def run_with(value: int) -> str:
+        (src / "stalemod.py").write_text(STALE_MODULE.format(value=value))
+        out = subprocess.run([sys.executable, str(driver), str(src), str(cache)],
+                             capture_output=True, text=True, check=True)
+        return out.stdout.strip()
+
+    assert run_with(1) == "1"
+    assert run_with(2) == "2", "the sweep returned the cached result of the old code"
+    assert run_with(1) == "1"  # the first result is still cached under its own code
+    assert len(list(cache.rglob("*.pkl"))) == 2
+
+
+def test_code_hash_follows_privrl_imports_transitively():
+    from privrl.sweep import source_files
+
+    files = {p.relative_to(Path(p).parents[1]).as_posix() if p.parent.name != "privrl" else p.name
+             for p in source_files("privrl.experiments.balle2016")}
+    assert "experiments/balle2016.py" in files
+    assert "algorithms/monte_carlo.py" in files  # imported by the experiment
+    assert "validation.py" in files  # imported by what it imports
