@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from privrl.book import NotebookFailed, build_book, chapter_notebooks, run_notebook
 from privrl.cli import main, parse_parameters, record_run
 from privrl.reporting import recorded_summary
+from privrl.site_check import BookDebris
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _notebook(body: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    params = nbformat.v4.new_code_cell('profile = "quick"\nseed = 0\nscale = 1.0')
+    params = nbformat.v4.new_code_cell('profile = "quick"\nseed = 0\nscale = 1.0\nhalve = False')
     params.metadata["tags"] = ["parameters"]
     nb.cells = [
         nbformat.v4.new_markdown_cell("# Demo chapter\n\nThe answer is {glue:text}`demo_answer:.2f`."),
@@ -30,16 +32,36 @@ def _notebook(body: str) -> nbformat.NotebookNode:
 
 
 GOOD = """
-import pandas as pd
-from myst_nb import glue
-from privrl.reporting import save_results, show_profile
-show_profile("demo", profile, {"seed": seed, "scale": scale})
-answer = 42 * scale
-glue("demo_answer", answer, display=False)
-save_results("demo", pd.DataFrame({"x": [1, 2], "y": [answer, answer]}), {"answer": answer})
 import matplotlib.pyplot as plt
+import pandas as pd
+from IPython.display import Markdown, display
+import privrl.plotting  # the house style: SVG figures
+from privrl.reporting import Report
+report = Report("demo", profile, seed=seed, config={"scale": scale})
+display(Markdown(report.profile_box()))
+answer = 42 * scale
+report.glue("answer", answer)
+report.check("answer_positive", "the answer is positive", answer, above=0)
+report.save(pd.DataFrame({"x": [1, 2], "y": [answer, answer]}), answer=answer)
 plt.plot([1, 2], [answer, answer])
 plt.show()
+"""
+
+# A notebook whose check catches a halved noise scale: with ``halve = True`` the library's
+# calibration is monkeypatched (as a bug at a call site would), the released noise is too small,
+# and report.check raises.
+NOISE_CHECK = """
+import numpy as np
+from privrl.accounting import gaussian as accounting
+from privrl.mechanisms import gaussian as mechanism
+from privrl.reporting import Report
+report = Report("demo", profile, seed=seed)
+sigma = accounting.analytic_gaussian_sigma(1.0, 1e-5, 1.0)
+if halve:
+    mechanism.analytic_gaussian_sigma = lambda e, d, s: 0.5 * accounting.analytic_gaussian_sigma(e, d, s)
+released = mechanism.gaussian_mechanism(np.zeros(20_000), 1.0, 1.0, 1e-5, rng=seed)
+report.check("noise_scale", "the released noise has the calibrated standard deviation",
+             abs(released.std() / sigma - 1), at_most=0.05)
 """
 
 
@@ -70,10 +92,14 @@ def test_tiny_book_builds(tiny_book: Path, tmp_path: Path, monkeypatch):
     html = build_book(tiny_book, output=tmp_path / "out", parameters={"scale": 2.0})
     page = (html / "notebooks" / "demo.html").read_text()
     assert "84.00" in page  # the glued number, computed with the injected parameter
-    assert "<img" in page  # the figure
+    assert re.search(r'<img[^>]+src="[^"]+\.svg"', page)  # the figure, as SVG (house style)
+    assert "Profile of this page" in page  # the box, rendered as MyST (not raw ":::{admonition}")
+    for suffix in ("results.csv", "summary.json"):  # download links to this run's results
+        assert re.search(rf'href="[^"]*_downloads/[^"]+/demo\.{suffix}"', page.replace("\\", "/"))
     assert "injected-parameters" not in page  # the injected cell is removed from the page
     executed = tmp_path / "out" / "_build" / "src" / "notebooks"
-    assert json.loads((executed / "demo.summary.json").read_text())["answer"] == 84.0
+    summary = json.loads((executed / "demo.summary.json").read_text())
+    assert summary["answer"] == 84.0 and summary["checks"][0]["passed"] is True
     assert (executed / "demo.results.csv").read_text().startswith("x,y")
     cells = nbformat.read(executed / "demo.ipynb", as_version=4).cells
     injected = [c for c in cells if "injected-parameters" in c.metadata.get("tags", [])]
@@ -88,6 +114,24 @@ def test_failing_notebook_names_notebook_and_cell(tiny_book: Path, tmp_path: Pat
     nbformat.write(_notebook("x = 1\nraise ValueError('boom')"), tiny_book / "notebooks" / "demo.ipynb")
     with pytest.raises(NotebookFailed, match=r"'demo' failed in cell 3.*ValueError: boom"):
         run_notebook("demo", tmp_path / "o", root=tiny_book)
+
+
+@pytest.mark.slow
+def test_a_failed_check_fails_the_chapter(tiny_book: Path, tmp_path: Path):
+    nbformat.write(_notebook(NOISE_CHECK), tiny_book / "notebooks" / "demo.ipynb")
+    run_notebook("demo", tmp_path / "ok", root=tiny_book)  # the correct library passes the check
+    with pytest.raises(NotebookFailed, match=r"'demo' failed.*CheckFailed: demo: check 'noise_scale' failed"):
+        run_notebook("demo", tmp_path / "broken", parameters={"halve": True}, root=tiny_book)
+    with pytest.raises(NotebookFailed, match="noise_scale"):
+        build_book(tiny_book, output=tmp_path / "out", parameters={"halve": True})
+
+
+@pytest.mark.slow
+def test_raw_python_repr_fails_the_build(tiny_book: Path, tmp_path: Path):
+    body = GOOD + "\nfrom pathlib import Path\nPath('demo.results.csv'), Path('demo.summary.json')\n"
+    nbformat.write(_notebook(body), tiny_book / "notebooks" / "demo.ipynb")
+    with pytest.raises(BookDebris, match=r"notebooks/demo\.html: raw 'PosixPath\('"):
+        build_book(tiny_book, output=tmp_path / "out")
 
 
 def test_unknown_notebook_and_profile(tiny_book: Path, tmp_path: Path):
@@ -125,15 +169,3 @@ def test_record_run_stores_record_and_summary_for_the_chapter(tiny_book: Path, t
     assert json.loads(written[0].read_text()) == record
     got = recorded_summary("demo", "paper", start=tiny_book / "notebooks")
     assert got == {"record": record, "summary": {"answer": 84.0}}
-
-
-def test_reproducibility_page_states_the_parameters_of_recorded_runs():
-    from privrl.book import reproducibility_page
-
-    base = {"notebook": "demo", "profile": "paper", "wall_time_s": 90.0, "peak_memory_mb": 100.0,
-            "git_commit": "abc", "cpus": 2, "machine": "x86_64", "finished_at": "2026-11-22T00:00"}  # fmt: skip
-    shortened = {**base, "parameters": {"profile": "paper", "n_runs": 3, "cache_dir": "/tmp/c"}}
-    page = reproducibility_page([], [shortened, {**base, "parameters": {"profile": "paper"}}])
-    rows = [line for line in page.splitlines() if line.startswith("| demo")]
-    assert "`n_runs=3`" in rows[0] and "cache_dir" not in rows[0]
-    assert "profile defaults" in rows[1]
