@@ -93,7 +93,8 @@ def test_tiny_book_builds(tiny_book: Path, tmp_path: Path, monkeypatch):
     page = (html / "notebooks" / "demo.html").read_text()
     assert "84.00" in page  # the glued number, computed with the injected parameter
     assert re.search(r'<img[^>]+src="[^"]+\.svg"', page)  # the figure, as SVG (house style)
-    assert "Profile of this page" in page  # the box, rendered as MyST (not raw ":::{admonition}")
+    # the box, Markdown output rendered as MyST (an admonition, not raw ":::{admonition}")
+    assert re.search(r'<p class="admonition-title">Profile of this page</p>', page)
     for suffix in ("results.csv", "summary.json"):  # download links to this run's results
         assert re.search(rf'href="[^"]*_downloads/[^"]+/demo\.{suffix}"', page.replace("\\", "/"))
     assert "injected-parameters" not in page  # the injected cell is removed from the page

@@ -128,6 +128,11 @@ def _broken_links(links: list[str], base: str, html: Path) -> list[str]:
     return broken
 
 
+def _around(text: str, marker: str) -> str:
+    i = text.index(marker)
+    return text[max(0, i - 40): i + 60]
+
+
 def test_every_page_reads_offline_in_chromium(site: tuple[str, Path], browser):
     base, html = site
     pages, redirects = _pages(html)
@@ -161,15 +166,11 @@ def test_every_page_reads_offline_in_chromium(site: tuple[str, Path], browser):
         if got["math"] and not got["mathjax"]:
             found.append("MathJax not loaded")
         found += [f"math not typeset: {t!r}" for t in got["untypeset"][:5]]
-        for raw in ("$$", "\\(", "\\["):
-            if raw in got["prose"]:
-                i = got["prose"].index(raw)
-                found.append(f"raw TeX {raw!r}: ...{got['prose'][max(0, i - 40):i + 60]!r}...")
+        prose, text = " ".join(got["prose"].split()), " ".join(got["text"].split())
+        found += [f"raw TeX {raw!r}: ...{_around(prose, raw)}..." for raw in ("$$", "\\(", "\\[")
+                  if raw in prose]
         found += [f"image not loaded: {src}" for src in got["brokenImages"]]
-        for marker in TEXT_MARKERS:
-            if marker in got["text"]:
-                i = got["text"].index(marker)
-                found.append(f"raw {marker!r}: ...{got['text'][max(0, i - 40):i + 60]!r}...")
+        found += [f"raw {m!r}: ...{_around(text, m)}..." for m in TEXT_MARKERS if m in text]
         found += [f"broken link: {b}" for b in _broken_links(got["links"], base, html)]
         typeset_total += got["typeset"]
         if found:
