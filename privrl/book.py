@@ -142,6 +142,11 @@ def run_notebook(
     # The kernel must use matplotlib's inline backend so figures become outputs: drop a
     # non-interactive MPLBACKEND (e.g. Agg, set by test runners) inherited from the caller.
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    # The notebook runs in output_dir, which may lie outside the repository (a temporary build
+    # folder): point git at the repository so Report stamps claims with the commit of the code.
+    git_dir = _git(root, "rev-parse", "--absolute-git-dir")
+    if git_dir:
+        env["GIT_DIR"] = git_dir
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=env)
     stderr = proc.stderr.read() if proc.stderr else ""
     _, status, usage = os.wait4(proc.pid, 0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import nbformat
@@ -89,6 +90,11 @@ def test_chapter_list_of_the_real_book():
 @pytest.mark.slow
 def test_tiny_book_builds(tiny_book: Path, tmp_path: Path, monkeypatch):
     monkeypatch.setenv("MPLBACKEND", "Agg")  # as a test runner or CI may set: figures must still render
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "tiny"]):
+        subprocess.run(git + args, cwd=tiny_book, check=True)
+    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=tiny_book, check=True,
+                            capture_output=True, text=True).stdout.strip()
     html = build_book(tiny_book, output=tmp_path / "out", parameters={"scale": 2.0})
     page = (html / "notebooks" / "demo.html").read_text()
     assert "84.00" in page  # the glued number, computed with the injected parameter
@@ -101,6 +107,7 @@ def test_tiny_book_builds(tiny_book: Path, tmp_path: Path, monkeypatch):
     executed = tmp_path / "out" / "_build" / "src" / "notebooks"
     summary = json.loads((executed / "demo.summary.json").read_text())
     assert summary["answer"] == 84.0 and summary["checks"][0]["passed"] is True
+    assert summary["commit"] == commit  # executed outside the repository, stamped with its commit
     assert (executed / "demo.results.csv").read_text().startswith("x,y")
     cells = nbformat.read(executed / "demo.ipynb", as_version=4).cells
     injected = [c for c in cells if "injected-parameters" in c.metadata.get("tags", [])]
