@@ -38,11 +38,20 @@ import pandas as pd
 from IPython.display import Markdown, display
 import privrl.plotting  # the house style: SVG figures
 from privrl.reporting import Report
+from privrl.verdicts import decide_difference
 report = Report("demo", profile, seed=seed, config={"scale": scale})
 display(Markdown(report.profile_box()))
 answer = 42 * scale
 report.glue("answer", answer)
 report.check("answer_positive", "the answer is positive", answer, above=0)
+report.claim(decide_difference("demo_faster", "Demo converges faster than its baseline",
+                               [1.0, 1.1, 0.9, 1.0, 1.05], [2.0, 2.1, 1.9, 2.0, 2.05],
+                               direction="less", seed=0))
+report.ledger(release="Demo answer", mechanism="Gaussian", relation="replace-one", unit="record",
+              noise="sigma = 1", epsilon=1.0, delta=1e-5, compositions=1,
+              accountant="analytic Gaussian", cross_check="dp-accounting RDP",
+              cross_check_epsilon=1.0)
+report.erratum("demo_eq1", "wrong", "Demo Eq. (1) drops a factor 2", "closed form vs solver")
 report.save(pd.DataFrame({"x": [1, 2], "y": [answer, answer]}), answer=answer)
 plt.plot([1, 2], [answer, answer])
 plt.show()
@@ -73,11 +82,12 @@ def tiny_book(tmp_path: Path) -> Path:
     (root / "notebooks").mkdir()
     shutil.copy(ROOT / "_config.yml", root / "_config.yml")
     shutil.copytree(ROOT / "book" / "references", root / "book" / "references")
-    (root / "book" / "intro.md").write_text("# Tiny\n\nA test book.\n")
-    (root / "book" / "reproducibility.md").write_text("# placeholder\n")
+    (root / "book" / "intro.md").write_text(
+        "# Tiny\n\nA test book.\n\n```{include} generated/verdicts.md\n```\n")
+    (root / "book" / "errata.md").write_text("# Errata\n\n```{include} generated/errata.md\n```\n")
     (root / "_toc.yml").write_text(
         "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/demo\n"
-        "  - file: book/reproducibility\n"
+        "  - file: book/ledger\n  - file: book/errata\n  - file: book/reproducibility\n"
     )
     nbformat.write(_notebook(GOOD), root / "notebooks" / "demo.ipynb")
     return root
@@ -116,6 +126,16 @@ def test_tiny_book_builds(tiny_book: Path, tmp_path: Path, monkeypatch):
     assert record["profile"] == "quick" and record["wall_time_s"] > 0 and record["peak_memory_mb"] > 10
     repro = (html / "book" / "reproducibility.html").read_text()
     assert "demo" in repro and "numpy" in repro
+    # the generated pages, read from the summary, link to the chapter
+    link = 'href="../notebooks/demo.html"'
+    intro = (html / "book" / "intro.html").read_text()
+    row = re.search(r"<tr[^>]*>(?:(?!</tr>).)*Demo converges faster(?:(?!</tr>).)*</tr>", intro, re.S)
+    assert row and link in row.group() and "<strong>reproduced</strong>" in row.group()
+    ledger = (html / "book" / "ledger.html").read_text()
+    row = re.search(r"<tr[^>]*>(?:(?!</tr>).)*Demo answer(?:(?!</tr>).)*</tr>", ledger, re.S)
+    assert row and link in row.group() and "replace-one record" in row.group()
+    errata = (html / "book" / "errata.html").read_text()
+    assert "Demo Eq. (1) drops a factor 2" in errata and link in errata
 
 
 def test_failing_notebook_names_notebook_and_cell(tiny_book: Path, tmp_path: Path):
