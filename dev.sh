@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's single entry script.
 #   bash dev.sh book   create/reuse .venv, install, execute every chapter (quick), build _build/html
-#   bash dev.sh test   create/reuse .venv, install, run the whole test suite (includes the book build)
+#   bash dev.sh test   create/reuse .venv, install, run the whole test suite (includes the book build
+#                      and the browser test; installs Debian's chromium first if it is missing)
 #   bash dev.sh bench  create/reuse .venv, install, run every benchmark in benchmarks/
 # Extra arguments are passed on (e.g. `bash dev.sh book --only balle2016`, `bash dev.sh test -k sweep`).
 set -euo pipefail
@@ -24,6 +25,19 @@ ensure_venv() {
   fi
 }
 
+ensure_chromium() {
+  # tests/test_browser.py opens every built page in Debian's Chromium (driven by playwright's
+  # Python API; playwright's own browser download is not used).
+  if [ ! -x /usr/bin/chromium ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      apt-get update && apt-get install -y chromium
+    else
+      echo "dev.sh: /usr/bin/chromium is missing and the browser test needs it:" \
+        "run 'sudo apt-get update && sudo apt-get install -y chromium'" >&2
+    fi
+  fi
+}
+
 cmd="${1:-}"
 shift || true
 case "$cmd" in
@@ -33,6 +47,7 @@ case "$cmd" in
     ;;
   test)
     ensure_venv
+    ensure_chromium
     exec "$VENV/bin/python" -m pytest -ra "$@"
     ;;
   bench)

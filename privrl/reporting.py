@@ -204,16 +204,41 @@ class Report:
         return item
 
     def profile_box(self) -> str:
-        """Markdown for the box a chapter opens with: where its live numbers come from and the
-        exact commands to rerun it quick and at paper scale (display it with ``IPython.display.Markdown``)."""
+        """Markdown for the box a chapter opens with: where its live numbers come from, the exact
+        commands to rerun it quick and at paper scale, download links to this run's results
+        (``<paper>.results.csv`` and ``<paper>.summary.json``, written beside the executed
+        notebook by :meth:`save`) and, when a paper-scale run was recorded, its provenance
+        (commit, date, wall time, machine) and whether the experiment code changed since
+        (:func:`privrl.provenance.recorded_run`). Display it with ``IPython.display.Markdown``;
+        the book renders Markdown output as MyST, so the ``{download}`` roles become links."""
+        from privrl.provenance import recorded_run
+
         scale = ("the **quick** profile: a CI-sized run that shows the qualitative result, not the "
                  "paper's scale" if self.profile == "quick" else f"the **{self.profile}** profile")
-        return (
-            f":::{{admonition}} Profile of this page\n:class: note\n"
+        name = self.paper
+        lines = [
+            ":::{admonition} Profile of this page",
+            ":class: note",
             f"Live numbers and figures on this page come from {scale} (seed {self.seed}, commit "
-            f"`{self.commit}`). Rerun it with `privrl run {self.paper}` (quick) or "
-            f"`privrl run {self.paper} --profile paper` (paper scale).\n:::\n"
-        )
+            f"`{self.commit}`). Rerun it with `privrl run {name}` (quick) or "
+            f"`privrl run {name} --profile paper` (paper scale).",
+            "",
+            f"Download this run's results: {{download}}`{name}.results.csv <{name}.results.csv>` "
+            f"(tidy table) and {{download}}`{name}.summary.json <{name}.summary.json>` (checks, "
+            "claims, privacy ledger, errata).",
+        ]
+        recorded = recorded_run(name, "paper")
+        if recorded is not None:
+            state = {True: "**stale**: the experiment code changed since it was recorded",
+                     False: "current: the experiment code is unchanged since it was recorded",
+                     None: "staleness unknown"}[recorded.stale]
+            lines += [
+                "",
+                f"Recorded paper-scale run: commit `{recorded.commit}`, {recorded.date}, wall time "
+                f"{recorded.wall_time_text} on {recorded.machine}; {state} "
+                f"({recorded.stale_reason}).",
+            ]
+        return "\n".join([*lines, ":::"]) + "\n"
 
     def claims_frame(self) -> pd.DataFrame:
         """The claims as a table for the page (verdict, evidence, profile)."""

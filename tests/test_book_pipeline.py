@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import nbformat
@@ -12,6 +14,7 @@ import pytest
 from privrl.book import NotebookFailed, build_book, chapter_notebooks, run_notebook
 from privrl.cli import main, parse_parameters, record_run
 from privrl.reporting import recorded_summary
+from privrl.site_check import BookDebris
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _notebook(body: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    params = nbformat.v4.new_code_cell('profile = "quick"\nseed = 0\nscale = 1.0')
+    params = nbformat.v4.new_code_cell('profile = "quick"\nseed = 0\nscale = 1.0\nhalve = False')
     params.metadata["tags"] = ["parameters"]
     nb.cells = [
         nbformat.v4.new_markdown_cell("# Demo chapter\n\nThe answer is {glue:text}`demo_answer:.2f`."),
@@ -30,16 +33,45 @@ def _notebook(body: str) -> nbformat.NotebookNode:
 
 
 GOOD = """
-import pandas as pd
-from myst_nb import glue
-from privrl.reporting import save_results, show_profile
-show_profile("demo", profile, {"seed": seed, "scale": scale})
-answer = 42 * scale
-glue("demo_answer", answer, display=False)
-save_results("demo", pd.DataFrame({"x": [1, 2], "y": [answer, answer]}), {"answer": answer})
 import matplotlib.pyplot as plt
+import pandas as pd
+from IPython.display import Markdown, display
+import privrl.plotting  # the house style: SVG figures
+from privrl.reporting import Report
+from privrl.verdicts import decide_difference
+report = Report("demo", profile, seed=seed, config={"scale": scale})
+display(Markdown(report.profile_box()))
+answer = 42 * scale
+report.glue("answer", answer)
+report.check("answer_positive", "the answer is positive", answer, above=0)
+report.claim(decide_difference("demo_faster", "Demo converges faster than its baseline",
+                               [1.0, 1.1, 0.9, 1.0, 1.05], [2.0, 2.1, 1.9, 2.0, 2.05],
+                               direction="less", seed=0))
+report.ledger(release="Demo answer", mechanism="Gaussian", relation="replace-one", unit="record",
+              noise="sigma = 1", epsilon=1.0, delta=1e-5, compositions=1,
+              accountant="analytic Gaussian", cross_check="dp-accounting RDP",
+              cross_check_epsilon=1.0)
+report.erratum("demo_eq1", "wrong", "Demo Eq. (1) drops a factor 2", "closed form vs solver")
+report.save(pd.DataFrame({"x": [1, 2], "y": [answer, answer]}), answer=answer)
 plt.plot([1, 2], [answer, answer])
 plt.show()
+"""
+
+# A notebook whose check catches a halved noise scale: with ``halve = True`` the library's
+# calibration is monkeypatched (as a bug at a call site would), the released noise is too small,
+# and report.check raises.
+NOISE_CHECK = """
+import numpy as np
+from privrl.accounting import gaussian as accounting
+from privrl.mechanisms import gaussian as mechanism
+from privrl.reporting import Report
+report = Report("demo", profile, seed=seed)
+sigma = accounting.analytic_gaussian_sigma(1.0, 1e-5, 1.0)
+if halve:
+    mechanism.analytic_gaussian_sigma = lambda e, d, s: 0.5 * accounting.analytic_gaussian_sigma(e, d, s)
+released = mechanism.gaussian_mechanism(np.zeros(20_000), 1.0, 1.0, 1e-5, rng=seed)
+report.check("noise_scale", "the released noise has the calibrated standard deviation",
+             abs(released.std() / sigma - 1), at_most=0.05)
 """
 
 
@@ -50,11 +82,12 @@ def tiny_book(tmp_path: Path) -> Path:
     (root / "notebooks").mkdir()
     shutil.copy(ROOT / "_config.yml", root / "_config.yml")
     shutil.copytree(ROOT / "book" / "references", root / "book" / "references")
-    (root / "book" / "intro.md").write_text("# Tiny\n\nA test book.\n")
-    (root / "book" / "reproducibility.md").write_text("# placeholder\n")
+    (root / "book" / "intro.md").write_text(
+        "# Tiny\n\nA test book.\n\n```{include} generated/verdicts.md\n```\n")
+    (root / "book" / "errata.md").write_text("# Errata\n\n```{include} generated/errata.md\n```\n")
     (root / "_toc.yml").write_text(
         "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/demo\n"
-        "  - file: book/reproducibility\n"
+        "  - file: book/ledger\n  - file: book/errata\n  - file: book/reproducibility\n"
     )
     nbformat.write(_notebook(GOOD), root / "notebooks" / "demo.ipynb")
     return root
@@ -67,13 +100,24 @@ def test_chapter_list_of_the_real_book():
 @pytest.mark.slow
 def test_tiny_book_builds(tiny_book: Path, tmp_path: Path, monkeypatch):
     monkeypatch.setenv("MPLBACKEND", "Agg")  # as a test runner or CI may set: figures must still render
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "tiny"]):
+        subprocess.run(git + args, cwd=tiny_book, check=True)
+    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=tiny_book, check=True,
+                            capture_output=True, text=True).stdout.strip()
     html = build_book(tiny_book, output=tmp_path / "out", parameters={"scale": 2.0})
     page = (html / "notebooks" / "demo.html").read_text()
     assert "84.00" in page  # the glued number, computed with the injected parameter
-    assert "<img" in page  # the figure
+    assert re.search(r'<img[^>]+src="[^"]+\.svg"', page)  # the figure, as SVG (house style)
+    # the box, Markdown output rendered as MyST (an admonition, not raw ":::{admonition}")
+    assert re.search(r'<p class="admonition-title">Profile of this page</p>', page)
+    for suffix in ("results.csv", "summary.json"):  # download links to this run's results
+        assert re.search(rf'href="[^"]*_downloads/[^"]+/demo\.{suffix}"', page.replace("\\", "/"))
     assert "injected-parameters" not in page  # the injected cell is removed from the page
     executed = tmp_path / "out" / "_build" / "src" / "notebooks"
-    assert json.loads((executed / "demo.summary.json").read_text())["answer"] == 84.0
+    summary = json.loads((executed / "demo.summary.json").read_text())
+    assert summary["answer"] == 84.0 and summary["checks"][0]["passed"] is True
+    assert summary["commit"] == commit  # executed outside the repository, stamped with its commit
     assert (executed / "demo.results.csv").read_text().startswith("x,y")
     cells = nbformat.read(executed / "demo.ipynb", as_version=4).cells
     injected = [c for c in cells if "injected-parameters" in c.metadata.get("tags", [])]
@@ -82,12 +126,40 @@ def test_tiny_book_builds(tiny_book: Path, tmp_path: Path, monkeypatch):
     assert record["profile"] == "quick" and record["wall_time_s"] > 0 and record["peak_memory_mb"] > 10
     repro = (html / "book" / "reproducibility.html").read_text()
     assert "demo" in repro and "numpy" in repro
+    # the generated pages, read from the summary, link to the chapter
+    link = 'href="../notebooks/demo.html"'
+    intro = (html / "book" / "intro.html").read_text()
+    row = re.search(r"<tr[^>]*>(?:(?!</tr>).)*Demo converges faster(?:(?!</tr>).)*</tr>", intro, re.S)
+    assert row and link in row.group() and "<strong>reproduced</strong>" in row.group()
+    ledger = (html / "book" / "ledger.html").read_text()
+    row = re.search(r"<tr[^>]*>(?:(?!</tr>).)*Demo answer(?:(?!</tr>).)*</tr>", ledger, re.S)
+    assert row and link in row.group() and "replace-one record" in row.group()
+    errata = (html / "book" / "errata.html").read_text()
+    assert "Demo Eq. (1) drops a factor 2" in errata and link in errata
 
 
 def test_failing_notebook_names_notebook_and_cell(tiny_book: Path, tmp_path: Path):
     nbformat.write(_notebook("x = 1\nraise ValueError('boom')"), tiny_book / "notebooks" / "demo.ipynb")
     with pytest.raises(NotebookFailed, match=r"'demo' failed in cell 3.*ValueError: boom"):
         run_notebook("demo", tmp_path / "o", root=tiny_book)
+
+
+@pytest.mark.slow
+def test_a_failed_check_fails_the_chapter(tiny_book: Path, tmp_path: Path):
+    nbformat.write(_notebook(NOISE_CHECK), tiny_book / "notebooks" / "demo.ipynb")
+    run_notebook("demo", tmp_path / "ok", root=tiny_book)  # the correct library passes the check
+    with pytest.raises(NotebookFailed, match=r"'demo' failed.*CheckFailed: demo: check 'noise_scale' failed"):
+        run_notebook("demo", tmp_path / "broken", parameters={"halve": True}, root=tiny_book)
+    with pytest.raises(NotebookFailed, match="noise_scale"):
+        build_book(tiny_book, output=tmp_path / "out", parameters={"halve": True})
+
+
+@pytest.mark.slow
+def test_raw_python_repr_fails_the_build(tiny_book: Path, tmp_path: Path):
+    body = GOOD + "\nfrom pathlib import Path\nPath('demo.results.csv'), Path('demo.summary.json')\n"
+    nbformat.write(_notebook(body), tiny_book / "notebooks" / "demo.ipynb")
+    with pytest.raises(BookDebris, match=r"notebooks/demo\.html: raw 'PosixPath\('"):
+        build_book(tiny_book, output=tmp_path / "out")
 
 
 def test_unknown_notebook_and_profile(tiny_book: Path, tmp_path: Path):
@@ -125,15 +197,3 @@ def test_record_run_stores_record_and_summary_for_the_chapter(tiny_book: Path, t
     assert json.loads(written[0].read_text()) == record
     got = recorded_summary("demo", "paper", start=tiny_book / "notebooks")
     assert got == {"record": record, "summary": {"answer": 84.0}}
-
-
-def test_reproducibility_page_states_the_parameters_of_recorded_runs():
-    from privrl.book import reproducibility_page
-
-    base = {"notebook": "demo", "profile": "paper", "wall_time_s": 90.0, "peak_memory_mb": 100.0,
-            "git_commit": "abc", "cpus": 2, "machine": "x86_64", "finished_at": "2026-11-22T00:00"}  # fmt: skip
-    shortened = {**base, "parameters": {"profile": "paper", "n_runs": 3, "cache_dir": "/tmp/c"}}
-    page = reproducibility_page([], [shortened, {**base, "parameters": {"profile": "paper"}}])
-    rows = [line for line in page.splitlines() if line.startswith("| demo")]
-    assert "`n_runs=3`" in rows[0] and "cache_dir" not in rows[0]
-    assert "profile defaults" in rows[1]

@@ -45,3 +45,61 @@ def test_plot_bands_names_a_missing_column():
     _, axes = new_figure()
     with pytest.raises(ValueError, match="'upper'"):
         plot_bands(axes[0, 0], pd.DataFrame({"x": [1], "center": [1], "lower": [0]}), "x")
+
+
+def test_house_style_is_applied_on_import():
+    import matplotlib as mpl
+
+    from privrl.plotting import HOUSE_STYLE
+
+    for key in ("font.size", "xtick.labelsize", "legend.fontsize", "svg.fonttype"):
+        assert mpl.rcParams[key] == HOUSE_STYLE[key]
+
+
+def test_fonts_at_display_size_are_at_least_8pt():
+    from matplotlib.text import Text
+
+    from privrl.plotting import display_scale, enforce_min_font
+
+    fig, axes = new_figure(1, 4, width=4.2)  # 16.8 in: shown at 700 px, scaled by 0.43
+    for ax in axes[0]:
+        ax.plot([0, 1], [0, 1], label="a")
+        ax.set_title("panel", fontsize=5)
+        ax.legend()
+    scale = display_scale(fig)
+    assert scale == pytest.approx(700 / (16.8 * 96))
+    enforce_min_font(fig)
+    fig.canvas.draw()
+    texts = [t for t in fig.findobj(Text) if t.get_text()]
+    ticks = [t for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels()]
+    assert ticks and texts
+    assert min(t.get_fontsize() for t in texts + ticks) * scale >= 8 - 1e-9
+
+
+def test_a_figure_shown_at_natural_size_keeps_its_fonts():
+    from privrl.plotting import display_scale, enforce_min_font
+
+    fig, axes = new_figure(1, 1, width=6.4)
+    axes[0, 0].set_title("t", fontsize=9)
+    assert display_scale(fig) == 1.0
+    enforce_min_font(fig)
+    assert axes[0, 0].title.get_fontsize() == 9
+
+
+def test_axis_labels_in_words_with_units():
+    from privrl.plotting import axis_label, label_axes
+
+    assert axis_label("Wall time", "s") == "Wall time (s)"
+    assert axis_label("Return") == "Return"
+    with pytest.raises(ValueError, match="quantity"):
+        axis_label(" ")
+    _, axes = new_figure()
+    label_axes(axes[0, 0], "Batch size", "Mean squared error", x_unit="trajectories")
+    assert axes[0, 0].get_xlabel() == "Batch size (trajectories)"
+    assert axes[0, 0].get_ylabel() == "Mean squared error"
+
+
+def test_band_plot_labels_axes_in_words():
+    _, axes = new_figure()
+    band_plot(axes[0, 0], _runs(), "x", "y", hue="algo", xlabel="Episodes", ylabel="Return")
+    assert (axes[0, 0].get_xlabel(), axes[0, 0].get_ylabel()) == ("Episodes", "Return")

@@ -1,0 +1,226 @@
+"""The generated pages (privacy ledger, verdict table, errata, reproducibility), the debris scanner
+and the provenance of recorded runs, on synthetic summaries and pages (fast)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from privrl.ledger import LedgerEntry
+from privrl.pages import errata_entries, ledger_page, records, reproducibility_page, verdict_table
+from privrl.provenance import changed_since, experiment_sources, recorded_run
+from privrl.reporting import Report
+from privrl.site_check import BookDebris, check_html, scan_page
+from privrl.verdicts import decide_difference, untestable
+
+
+def _summary(paper: str = "demo") -> dict:
+    """A summary in the Report schema, built through the real Report API."""
+    report = Report(paper, "quick", seed=3)
+    report.check("closed_form", "closed form equals the solver", 1e-12, at_most=1e-9)
+    report.claim(decide_difference("faster", "A | B converges faster than C", [1.0] * 3 + [1.1] * 3,
+                                   [2.0] * 3 + [2.2] * 3, direction="less", seed=0))
+    report.claim(decide_difference("better", "A beats C", [2.0] * 3 + [2.1] * 3,
+                                   [1.0] * 3 + [1.2] * 3, direction="less", seed=0))
+    report.claim(untestable("floor", "A solves the task", "both arms score 0", n_trials=10))
+    report.ledger(LedgerEntry(
+        paper=paper, release="Q table | every round", mechanism="Gaussian", relation="replace-one",
+        unit="transition", noise="sigma = 3.2", epsilon=1.0, delta=1e-5, compositions=100,
+        accountant="RDP", cross_check="dp-accounting PLD", cross_check_epsilon=0.98,
+        audit="audit_q"))
+    report.erratum("eq24", "wrong", "Eq. (24) mixes eps/k and eps/d", "bit flip tested eps-LDP")
+    return json.loads(json.dumps(report.summary(extra_number=1.5)))
+
+
+OLD = {"paper": "old", "checks": {"x": True}, "claims": {"y": False}, "profile": "quick"}
+
+
+def test_records_accepts_only_the_report_schema():
+    s = _summary()
+    assert len(records(s, "claims")) == 3 and len(records(s, "ledger")) == 1
+    assert records(OLD, "claims") == [] and records(OLD, "ledger") == [] and records({}, "errata") == []
+
+
+def test_ledger_page_lists_every_entry_with_the_schema_columns():
+    page = ledger_page([_summary("demo"), _summary("other"), OLD])
+    header = next(line for line in page.splitlines() if line.startswith("| paper"))
+    for column in ("release", "mechanism", "neighbouring relation", "noise", "epsilon", "delta",
+                   "compositions", "accountant", "cross-check", "cross-check epsilon", "audit"):
+        assert f" {column} |" in header
+    rows = [line for line in page.splitlines() if line.startswith("| {doc}")]
+    assert len(rows) == 2
+    assert rows[0].startswith("| {doc}`demo <../notebooks/demo>` | Q table \\| every round |")
+    assert "| replace-one transition | sigma = 3.2 | 1 | 1e-05 | 100 |" in rows[0]
+    assert "| 0.98 | audit_q |" in rows[0]
+    assert "(privacy-ledger)=" in page and "# Privacy ledger" in page
+    assert "no ledger entry yet: {doc}`old <../notebooks/old>`" in page  # named, not a crash
+
+
+def test_verdict_table_has_one_row_per_claim_with_evidence_and_profile():
+    table = verdict_table([_summary(), OLD])
+    rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
+    assert len(rows) == 3
+    verdicts = [r.split(" | ")[2] for r in rows]
+    assert verdicts == ["**reproduced**", "**not reproduced**", "**untestable**"]
+    assert "A \\| B converges faster than C" in rows[0]  # a pipe in a statement stays in its cell
+    assert "95% interval [" in rows[0] and "n = 6" in rows[0] and rows[0].endswith("| quick |")
+    assert "both arms score 0 (n = 10)" in rows[2]
+    assert "1 reproduced, 1 not reproduced, 1 untestable." in table
+    assert "no claim yet: {doc}`old <../notebooks/old>`" in table
+
+
+def test_errata_entries_hold_recorded_errata_and_every_claim_not_reproduced():
+    text = errata_entries([_summary(), OLD])
+    errata, refuted = text.split("## Claims not reproduced")
+    assert "| {doc}`demo <../notebooks/demo>` | wrong | Eq. (24) mixes eps/k and eps/d |" in errata
+    rows = [line for line in refuted.splitlines() if line.startswith("| {doc}")]
+    assert len(rows) == 1 and "A beats C" in rows[0]
+    assert "no erratum yet: {doc}`old <../notebooks/old>`" in errata
+
+
+def test_pages_without_any_new_style_summary():
+    assert "No chapter records a ledger entry yet." in ledger_page([OLD])
+    assert "No chapter records a claim yet." in verdict_table([])
+    assert "No claim is decided *not reproduced*" in errata_entries([OLD])
+
+
+def test_reproducibility_page_states_parameters_and_staleness_of_recorded_runs(tmp_path: Path):
+    base = {"notebook": "demo", "profile": "paper", "wall_time_s": 90.0, "peak_memory_mb": 100.0,
+            "git_commit": "abc", "cpus": 2, "machine": "x86_64", "python": "3.11",
+            "finished_at": "2026-11-22T00:00", "git_dirty": False}
+    measurements = tmp_path / "book" / "measurements"
+    measurements.mkdir(parents=True)
+    (measurements / "demo-paper.json").write_text(json.dumps(
+        {**base, "parameters": {"profile": "paper", "n_runs": 3, "cache_dir": "/tmp/c"}}))
+    run = recorded_run("demo", "paper", root=tmp_path)
+    assert run is not None and run.stale is None and "no experiment module" in run.stale_reason
+    page = reproducibility_page([], [run])
+    row = next(line for line in page.splitlines() if line.startswith("| demo"))
+    assert "`n_runs=3`" in row and "cache_dir" not in row
+    assert "| 90 s | 100 MB | `abc` | 2 CPUs, x86_64, Python 3.11 | 2026-11-22 | **unknown**:" in row
+
+
+# --- provenance -------------------------------------------------------------------------------
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    """A git repository with an experiment module importing two library modules."""
+    pkg = tmp_path / "privrl"
+    (pkg / "experiments").mkdir(parents=True)
+    (pkg / "algorithms").mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "experiments" / "__init__.py").write_text("")
+    (pkg / "algorithms" / "__init__.py").write_text("")
+    (pkg / "algorithms" / "td.py").write_text("from privrl.rng import as_generator\n")
+    (pkg / "rng.py").write_text("import numpy\n")
+    (pkg / "unused.py").write_text("")
+    (pkg / "experiments" / "demo.py").write_text(
+        "import math\nfrom privrl.algorithms import td\nfrom . import helpers\n")
+    (pkg / "experiments" / "helpers.py").write_text("from privrl.validation import check\n")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+    return tmp_path
+
+
+def test_experiment_sources_follow_imports_transitively(repo: Path):
+    files = [p.as_posix() for p in experiment_sources("demo", repo)]
+    assert files == ["privrl/__init__.py", "privrl/algorithms/__init__.py",
+                     "privrl/algorithms/td.py", "privrl/experiments/__init__.py",
+                     "privrl/experiments/demo.py", "privrl/experiments/helpers.py",
+                     "privrl/rng.py"]
+    with pytest.raises(ValueError, match="name: no experiment module"):
+        experiment_sources("nope", repo)
+
+
+def test_a_record_is_stale_once_an_imported_module_changes(repo: Path):
+    commit = _git(repo, "rev-parse", "--short=12", "HEAD")
+    files = experiment_sources("demo", repo)
+    assert changed_since(commit, files, repo)[0] is False
+    (repo / "privrl" / "unused.py").write_text("x = 1\n")  # not imported: still current
+    assert changed_since(commit, files, repo)[0] is False
+    (repo / "privrl" / "rng.py").write_text("import numpy as np\n")  # imported through td.py
+    stale, changed, reason = changed_since(commit, files, repo)
+    assert stale is True and changed == ("privrl/rng.py",) and "privrl/rng.py" in reason
+    assert changed_since("0" * 12, files, repo)[0] is None
+
+
+def test_recorded_run_reads_record_and_summary(repo: Path):
+    commit = _git(repo, "rev-parse", "--short=12", "HEAD")
+    record = {"notebook": "demo", "profile": "paper", "git_commit": commit, "git_dirty": False,
+              "wall_time_s": 4000.0, "finished_at": "2026-11-22T10:00:00+00:00", "cpus": 2,
+              "machine": "x86_64", "python": "3.11.7"}
+    results = repo / "book" / "measurements" / "results"
+    results.mkdir(parents=True)
+    (results / "demo-paper.json").write_text(json.dumps({"record": record, "summary": {"a": 1}}))
+    run = recorded_run("demo", "paper", root=repo, source_root=repo)
+    assert run is not None and run.summary == {"a": 1} and run.status == "current"
+    assert (run.commit, run.date, run.wall_time_text) == (commit, "2026-11-22", "66.7 min")
+    assert recorded_run("demo", "quick", root=repo, source_root=repo) is None
+    (results / "demo-paper.json").write_text(json.dumps(
+        {"record": {**record, "git_dirty": True}, "summary": None}))
+    assert recorded_run("demo", "paper", root=repo, source_root=repo).stale is None
+
+
+def test_profile_box_links_results_and_states_provenance(monkeypatch):
+    from privrl import provenance
+
+    report = Report("balle2016", "quick", seed=0)
+    box = report.profile_box()
+    assert box.startswith(":::{admonition} Profile of this page") and box.rstrip().endswith(":::")
+    assert "{download}`balle2016.results.csv <balle2016.results.csv>`" in box
+    assert "{download}`balle2016.summary.json <balle2016.summary.json>`" in box
+    assert "`privrl run balle2016 --profile paper`" in box
+    run = provenance.RecordedRun("balle2016", "paper", {"git_commit": "abc", "wall_time_s": 30,
+                                 "finished_at": "2026-11-22T00:00", "cpus": 2}, None, True,
+                                 ("privrl/sweep.py",), "changed since abc: privrl/sweep.py")
+    monkeypatch.setattr(provenance, "recorded_run", lambda name, profile: run)
+    box = report.profile_box()
+    assert "Recorded paper-scale run: commit `abc`, 2026-11-22, wall time 30 s" in box
+    assert "**stale**" in box and "privrl/sweep.py" in box
+    monkeypatch.setattr(provenance, "recorded_run", lambda name, profile: None)
+    assert "Recorded paper-scale run" not in report.profile_box()
+
+
+# --- debris scanner ---------------------------------------------------------------------------
+
+def test_scanner_finds_raw_myst_reprs_and_cdn_scripts():
+    page = ("<html><head><script src='https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex.js'></script>"
+            "<script>var x = '{glue:text}`a`';</script><style>p{cite}`x`</style></head><body>"
+            "<p>```{prf:lemma} Lemma 8</p><p>as {cite}`wang2019` shows</p>"
+            "<pre>(PosixPath(&#39;a.csv&#39;), &lt;module &#39;np&#39;&gt;)</pre></body></html>")
+    found = scan_page(page, "notebooks/x.html")
+    whats = sorted(f.what for f in found)
+    assert whats == ["raw '<module'", "raw 'PosixPath('", "raw '```{'", "raw '{cite}`'",
+                     "raw '{prf:'", "remote resource"]
+    assert all(f.page == "notebooks/x.html" for f in found)
+    cite = next(f for f in found if f.what == "raw '{cite}`'")
+    assert "as {cite}`wang2019` shows" in cite.snippet
+
+
+def test_scanner_passes_a_clean_page_and_local_scripts():
+    page = ("<html><head><script src='../_static/mathjax/tex-chtml.js'></script></head><body>"
+            "<p>Theorem 5.1 holds; see <a href='../x.html'>x</a>.</p>"
+            "<pre>```bash\nprivrl book\n```</pre></body></html>")
+    assert scan_page(page, "a.html") == []
+
+
+def test_check_html_raises_naming_page_and_snippet(tmp_path: Path):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "index.html").write_text("<p>fine</p>")
+    (tmp_path / "_static" / "x.html").write_text("<p>{glue:text}`ignored, not a page`</p>")
+    check_html(tmp_path)
+    (tmp_path / "notebooks" / "w.html").write_text("<p>Lemma {glue:text}`w_sigma` holds</p>")
+    with pytest.raises(BookDebris, match=r"notebooks/w\.html: raw '\{glue'.*Lemma \{glue:text\}`w_sigma"):
+        check_html(tmp_path)
+    with pytest.raises(ValueError, match="html_dir"):
+        check_html(tmp_path / "missing")

@@ -1,0 +1,180 @@
+"""The built book in a real browser, offline: Debian's Chromium driven by playwright's Python API.
+
+Every page of the book built by the session's ``built_book`` fixture is served from a localhost
+static server; every request to any other origin is blocked (the book must read from a USB stick).
+On every page: math typeset by the bundled MathJax (no raw TeX left), every image loaded, no
+console error, no raw MyST marker or Python repr in the text, every internal link resolving to an
+existing page and anchor. ``bash dev.sh`` installs Chromium (``apt-get install chromium``) when
+``/usr/bin/chromium`` is missing and it runs as root.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from privrl.site_check import TEXT_MARKERS
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+# Runs in the page once it has loaded: waits for MathJax, then reports what the test asserts on.
+INSPECT = """async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+  }
+  const images = Array.from(document.images);
+  for (const img of images) { img.loading = "eager"; }
+  await Promise.all(images.map(img => img.decode().catch(() => null)));
+  const math = Array.from(document.querySelectorAll(".math, span.math, div.math"));
+  const clone = document.body.cloneNode(true);
+  clone.querySelectorAll("mjx-container, script, style, mjx-assistive-mml").forEach(e => e.remove());
+  const proseClone = clone.cloneNode(true);
+  proseClone.querySelectorAll("pre, code").forEach(e => e.remove());
+  return {
+    mathjax: !!(window.MathJax && MathJax.startup),
+    math: math.length,
+    untypeset: math.filter(e => !e.querySelector("mjx-container")).map(e => e.textContent.slice(0, 80)),
+    typeset: document.querySelectorAll("mjx-container").length,
+    brokenImages: images.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+    images: images.length,
+    text: clone.textContent,
+    prose: proseClone.textContent,
+    links: Array.from(document.querySelectorAll("a[href]")).map(a => a.href),
+  };
+}"""
+
+
+REDIRECT = re.compile(r'<meta http-equiv="Refresh" content="0; url=([^"]+)"', re.IGNORECASE)
+
+
+def _pages(html: Path) -> tuple[list[str], dict[str, str]]:
+    """The book's pages, and its redirect stubs (``index.html`` -> the root page) with targets."""
+    pages, redirects = [], {}
+    for path in sorted(html.rglob("*.html")):
+        rel = path.relative_to(html)
+        if rel.parts[0] in ("_static", "_sources"):
+            continue
+        stub = REDIRECT.search(path.read_text(encoding="utf-8")[:500])
+        if stub:
+            redirects[rel.as_posix()] = (rel.parent / stub.group(1)).as_posix()
+        else:
+            pages.append(rel.as_posix())
+    return pages, redirects
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(built_book: Path) -> Iterator[tuple[str, Path]]:
+    """A localhost static server of the built HTML: ``(base URL, html folder)``."""
+    html = built_book / "html"
+    handler = functools.partial(_QuietHandler, directory=str(html))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", html
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `apt-get install chromium` (bash dev.sh does it as root)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield browser
+        browser.close()
+
+
+@functools.cache
+def _anchors(path: Path) -> frozenset[str]:
+    return frozenset(re.findall(r'\sid="([^"]+)"', path.read_text(encoding="utf-8")))
+
+
+def _broken_links(links: list[str], base: str, html: Path) -> list[str]:
+    """Links into the site that name a missing file or a missing anchor."""
+    broken = []
+    for link in links:
+        if not link.startswith(base):
+            continue
+        parts = urlsplit(link)
+        rel = unquote(parts.path[len(urlsplit(base).path):]) or "index.html"
+        target = html / rel
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.is_file():
+            broken.append(f"{link} (no file {rel})")
+        elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in _anchors(target):
+            broken.append(f"{link} (no anchor #{parts.fragment})")
+    return broken
+
+
+def _around(text: str, marker: str) -> str:
+    i = text.index(marker)
+    return text[max(0, i - 40): i + 60]
+
+
+def test_every_page_reads_offline_in_chromium(site: tuple[str, Path], browser):
+    base, html = site
+    pages, redirects = _pages(html)
+    assert "book/intro.html" in pages and len(pages) >= 5
+    assert all((html / target).is_file() for target in redirects.values()), redirects
+    context = browser.new_context()
+    blocked: list[str] = []
+
+    def route(request_route):
+        url = request_route.request.url
+        if url.startswith(base) or url.startswith("data:") or url.startswith("blob:"):
+            request_route.continue_()
+        else:
+            blocked.append(url)
+            request_route.abort()
+
+    context.route("**/*", route)
+    problems: dict[str, list[str]] = {}
+    typeset_total = 0
+    for rel in pages:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("console", lambda m, errors=errors: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+        blocked.clear()
+        page.goto(base + rel, wait_until="load")
+        got = page.evaluate(INSPECT)
+        page.close()
+        found = [f"console error: {e}" for e in errors]
+        found += [f"blocked network request: {u}" for u in blocked]
+        if got["math"] and not got["mathjax"]:
+            found.append("MathJax not loaded")
+        found += [f"math not typeset: {t!r}" for t in got["untypeset"][:5]]
+        prose, text = " ".join(got["prose"].split()), " ".join(got["text"].split())
+        found += [f"raw TeX {raw!r}: ...{_around(prose, raw)}..." for raw in ("$$", "\\(", "\\[")
+                  if raw in prose]
+        found += [f"image not loaded: {src}" for src in got["brokenImages"]]
+        found += [f"raw {m!r}: ...{_around(text, m)}..." for m in TEXT_MARKERS if m in text]
+        found += [f"broken link: {b}" for b in _broken_links(got["links"], base, html)]
+        typeset_total += got["typeset"]
+        if found:
+            problems[rel] = found
+    context.close()
+    assert typeset_total > 0, "no formula was typeset anywhere: MathJax did not run"
+    assert not problems, "\n".join(f"{page}:\n  " + "\n  ".join(p) for page, p in problems.items())
