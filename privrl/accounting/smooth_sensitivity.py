@@ -175,13 +175,6 @@ def lemma1_conditions(
     return a, b
 
 
-def smooth_gaussian_release(value: object, sigma: float, rng: SeedLike) -> np.ndarray:
-    """Release ``value + N(0, sigma^2 I)`` (sigma from a smooth bound, computed by the caller)."""
-    v = check_array(value, "value")
-    sigma = check_positive(sigma, "sigma")
-    return v + as_generator(rng).normal(0.0, sigma, size=v.shape)
-
-
 def gaussian_hockey_stick_mc(
     mu_x: object,
     sigma_x: float,
