@@ -403,49 +403,52 @@ def arbitrary_dataset_check(n_trials: int, rng: SeedLike) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def privacy_loss_check(profile: BalleProfile, rng: SeedLike, method: str = "DP-LSW",
-                       features: str = "tabular", m: int = 30) -> dict[str, Any]:
-    """Monte Carlo hockey-stick divergence of ``method`` on the worst neighbouring pair found.
+def _worst_delta(pair: tuple, epsilon: float, n: int, gen: np.random.Generator) -> tuple[float, float]:
+    """Monte Carlo delta(epsilon) of the pair's two Gaussian outputs, the larger direction (and SE)."""
+    mu_x, s_x, mu_y, s_y = pair
+    return max(gaussian_hockey_stick_mc(mu_x, s_x, mu_y, s_y, epsilon, n, gen),
+               gaussian_hockey_stick_mc(mu_y, s_y, mu_x, s_x, epsilon, n, gen))
 
-    Among all single replacements of a batch of size ``m`` by a pool of fresh and extreme
-    trajectories, pick the pair with the largest alpha ||mu_X - mu_X'|| / min(sigma_X, sigma_X'),
-    then estimate delta(epsilon) = E_P[(1 - e^{epsilon - L})_+] in both directions (P = output on
-    X, Q on X') with ``profile.mc_samples`` samples. ``epsilon_empirical`` is the smallest
-    epsilon' on a geometric grid down to 1e-4 epsilon at which the estimated delta(epsilon') of
-    both directions is still <= delta: the pair's empirical privacy loss (a property of this pair,
-    not an upper bound for the mechanism).
+
+def privacy_loss_check(profile: BalleProfile, rng: SeedLike, m: int = 30) -> pd.DataFrame:
+    """Monte Carlo hockey-stick divergence of each release on the worst neighbouring pair found.
+
+    All single replacements of one trajectory of a batch of size ``m`` by a pool of fresh and
+    extreme trajectories are formed once; for each release (DP-LSW, DP-LSL x tabular, aggregated)
+    the pair with the largest alpha ||mu_X - mu_X'|| / min(sigma_X, sigma_X') is kept and
+    delta(epsilon) = E_P[(1 - e^{epsilon - L})_+] estimated in both directions (P = output on X,
+    Q on X') with ``profile.mc_samples`` samples. ``epsilon_empirical`` is the smallest epsilon'
+    on a geometric grid down to 1e-4 epsilon at which the estimated delta(epsilon') of both
+    directions is still <= delta: the pair's empirical privacy loss (a property of this pair, not
+    an upper bound for the mechanism). One row per release.
     """
     gen = as_generator(rng)
-    Phi = profile.features()[features]
     eps, dl = profile.epsilon, profile.delta
-    alpha, _ = smooth_gaussian_constants(eps, dl, Phi.shape[1])
     X = sample_trajectories(profile.mdp(), m, gen, profile.max_steps)
-    mu_x, s_x = _estimate(first_visit_returns(X, profile.n_states, profile.gamma), Phi, profile, method)
+    fvx = first_visit_returns(X, profile.n_states, profile.gamma)
     pool = _replacement_pool(profile, gen, 20)
-    best = (-1.0, mu_x, s_x)
-    for i in range(m):
-        for j in range(pool.n_trajectories):
-            fvy = first_visit_returns(X.replace(i, pool, j), profile.n_states, profile.gamma)
-            mu_y, s_y = _estimate(fvy, Phi, profile, method)
-            score = float(np.linalg.norm(mu_x - mu_y) / min(s_x, s_y))
-            if score > best[0]:
-                best = (score, mu_y, s_y)
-    score, mu_y, s_y = best
-
-    def worst_delta(e: float, n: int) -> tuple[float, float]:
-        a = gaussian_hockey_stick_mc(mu_x, s_x, mu_y, s_y, e, n, gen)
-        b = gaussian_hockey_stick_mc(mu_y, s_y, mu_x, s_x, e, n, gen)
-        return max(a, b)
-
-    delta_at_eps, se = worst_delta(eps, profile.mc_samples)
-    eps_emp = eps
-    for e in np.geomspace(eps, eps * 1e-4, 41)[1:]:
-        if worst_delta(float(e), max(profile.mc_samples // 10, 100))[0] > dl:
-            break
-        eps_emp = float(e)
-    return dict(method=method, features=features, m=m, pairs_searched=m * pool.n_trajectories,
-                ratio_a=alpha * score, sigma_ratio=s_x / s_y, delta_mc=delta_at_eps, delta_se=se,
-                delta_upper=delta_at_eps + 3 * se, epsilon_empirical=eps_emp)
+    neighbours = [first_visit_returns(X.replace(i, pool, j), profile.n_states, profile.gamma)
+                  for i in range(m) for j in range(pool.n_trajectories)]
+    rows = []
+    for features, Phi in profile.features().items():
+        alpha, _ = smooth_gaussian_constants(eps, dl, Phi.shape[1])
+        for method in ("DP-LSW", "DP-LSL"):
+            mu_x, s_x = _estimate(fvx, Phi, profile, method)
+            at_y = [_estimate(fvy, Phi, profile, method) for fvy in neighbours]
+            scores = [float(np.linalg.norm(mu_x - mu_y) / min(s_x, s_y)) for mu_y, s_y in at_y]
+            mu_y, s_y = at_y[int(np.argmax(scores))]
+            pair = (mu_x, s_x, mu_y, s_y)
+            delta_at_eps, se = _worst_delta(pair, eps, profile.mc_samples, gen)
+            eps_emp = eps
+            for e in np.geomspace(eps, eps * 1e-4, 41)[1:]:
+                if _worst_delta(pair, float(e), max(profile.mc_samples // 10, 100), gen)[0] > dl:
+                    break
+                eps_emp = float(e)
+            rows.append(dict(method=method, features=features, m=m, pairs_searched=len(neighbours),
+                             ratio_a=alpha * max(scores), sigma_ratio=s_x / s_y,
+                             delta_mc=delta_at_eps, delta_se=se, delta_upper=delta_at_eps + 3 * se,
+                             epsilon_empirical=eps_emp))
+    return pd.DataFrame(rows)
 
 
 def expected_counts(profile: BalleProfile, m: int) -> np.ndarray:
@@ -547,9 +550,11 @@ def decide_claims(df: pd.DataFrame, profile: BalleProfile) -> list:
 
 
 def _ledger_entries(report: Report, df: pd.DataFrame, profile: BalleProfile,
-                    losses: dict[tuple[str, str], dict[str, Any]]) -> None:
-    """One entry per (algorithm, features): every DP-LSW / DP-LSL estimate released in Figure 1."""
-    for (method, feat), loss in losses.items():
+                    losses: pd.DataFrame) -> None:
+    """One entry per (algorithm, features): every DP-LSW / DP-LSL estimate released in Figure 1,
+    cross-checked by the Monte Carlo search of :func:`privacy_loss_check` for that release."""
+    for loss in losses.to_dict("records"):
+        method, feat = loss["method"], loss["features"]
         d = profile.features()[feat].shape[1]
         alpha, beta = smooth_gaussian_constants(profile.epsilon, profile.delta, d)
         sig = df[(df["method"] == method) & (df["features"] == feat)]["sigma"]
@@ -645,12 +650,9 @@ def run(profile: BalleProfile, *, executor: Any = None, cache_dir: str | None = 
                  arb["ratio_lsw"].max(), at_most=1.0 + 1e-9)
     report.check("lsl_sensitivity_arbitrary", "LSL local-sensitivity bound on arbitrary datasets",
                  arb["ratio_lsl"].max(), at_most=1.0 + 1e-9)
-    gen = as_generator(next(streams))
-    losses = {(meth, feat): privacy_loss_check(profile, gen, meth, feat)
-              for meth in ("DP-LSW", "DP-LSL") for feat in ("tabular", "aggregated")}
+    loss = privacy_loss_check(profile, next(streams))
     report.check("privacy_loss", "Monte Carlo delta(epsilon) + 3 SE at the worst pair found, all "
-                 "four releases", max(v["delta_upper"] for v in losses.values()),
-                 at_most=profile.delta)
+                 "four releases", loss["delta_upper"].max(), at_most=profile.delta)
 
     rate = noise_rate(profile, np.unique(np.logspace(2, 8, 121).astype(np.int64)))
     tail = rate[rate["m"] >= 10**7]
@@ -662,7 +664,7 @@ def run(profile: BalleProfile, *, executor: Any = None, cache_dir: str | None = 
 
     df = run_figure1(profile, executor=executor, cache_dir=cache_dir, progress=progress)
     claims = [report.claim(c) for c in decide_claims(df, profile)]
-    _ledger_entries(report, df, profile, losses)
+    _ledger_entries(report, df, profile, loss)
     _record_errata(report, claims, onset, profile)
 
     inside = rate[rate["m"] <= max(PAPER_BATCHES)]
@@ -698,13 +700,13 @@ def run(profile: BalleProfile, *, executor: Any = None, cache_dir: str | None = 
     if not reg.empty:
         best = reg.groupby(["m", "c"])["rmse"].mean().groupby("m").min()
         numbers |= {"best_dplsl_reg": float(best.iloc[-1]), "reg_m_large": int(best.index[-1])}
-    loss_w = losses[("DP-LSW", "tabular")]
-    numbers |= {"pl_delta": loss_w["delta_mc"], "pl_ratio_a": loss_w["ratio_a"],
-                "pl_epsilon_empirical": loss_w["epsilon_empirical"]}
+    loss_w = loss.set_index(["method", "features"]).loc[("DP-LSW", "tabular")]
+    numbers |= {"pl_delta": float(loss_w["delta_mc"]), "pl_ratio_a": float(loss_w["ratio_a"]),
+                "pl_epsilon_empirical": float(loss_w["epsilon_empirical"])}
     for key, value in numbers.items():
         glue(key, value)
     tables = {"figure1": df, "smooth_bounds": sb, "neighbours": nc, "arbitrary": arb,
-              "noise_rate": rate, "privacy_loss": pd.DataFrame(losses.values()), "rmse": rmse}
+              "noise_rate": rate, "privacy_loss": loss, "rmse": rmse}
     return ExperimentResult(tables=tables, report=report, extra={"numbers": numbers})
 
 
