@@ -265,11 +265,10 @@ def test_input_validation(data):
 
 def test_experiment_run_batch_deterministic_and_tidy():
     from privrl.experiments import balle2016 as exp
-    from privrl.experiments.profiles import resolve_profile
 
-    cfg = resolve_profile(exp.PROFILES, "quick", n_runs=2, batch_sizes=[20], reg_batch_sizes=[20])
-    a = exp.run_figure1(cfg, seed=1, executor="serial")
-    b = exp.run_figure1(cfg, seed=1, executor="serial")
+    cfg = exp.BalleProfile.quick(seed=1, n_trials=2, batch_sizes=[20, 40], reg_batch_sizes=[20])
+    a = exp.run_figure1(cfg, executor="serial")
+    b = exp.run_figure1(cfg, executor="serial")
     assert a.equals(b)
     assert {"features", "method", "m", "rmse", "excess_risk", "sigma", "seed"} <= set(a.columns)
     assert set(a["method"]) == {"LSW", "LSL", "DP-LSW", "DP-LSL"}

@@ -17,8 +17,8 @@ from privrl.accounting.smooth_sensitivity import (
     lsw_smooth_bound,
     lsw_smooth_bound_bruteforce,
     smooth_gaussian_constants,
-    smooth_gaussian_release,
 )
+from privrl.mechanisms.smooth_sensitivity import smooth_gaussian_release
 
 
 def test_constants():

@@ -63,6 +63,15 @@ def _check_rho(rho: object, n: int) -> np.ndarray:
     return r
 
 
+def _check_signature(counts: object, m: int, rho: object) -> tuple[np.ndarray, int, np.ndarray]:
+    """Counts of a dataset of ``m`` trajectories (each <= m) and matching weights ``rho``."""
+    c = _check_counts(counts)
+    m = check_int(m, "m", minimum=1)
+    if np.any(c > m):
+        raise ValueError("counts cannot exceed the number of trajectories m")
+    return c, m, _check_rho(rho, len(c))
+
+
 def lsw_phi(counts: np.ndarray, rho: np.ndarray, k: np.ndarray | int) -> np.ndarray:
     r""":math:`\varphi_k = \sum_s \rho_s / \max(m_s - k, 1)^2` for every k in ``k`` (vectorised)."""
     k = np.atleast_1d(np.asarray(k))
@@ -102,11 +111,7 @@ def lsl_smooth_bound(
     counts: object, m: int, rho: object, phi_norm: float, lam: float, beta: float
 ) -> float:
     r""":math:`\Psi^\lambda_\beta(X) = \max_{k=0..m} e^{-k\beta}\psi_k(X)^2` (DP-LSL)."""
-    c = _check_counts(counts)
-    m = check_int(m, "m", minimum=1)
-    if np.any(c > m):
-        raise ValueError("counts cannot exceed the number of trajectories m")
-    r = _check_rho(rho, len(c))
+    c, m, r = _check_signature(counts, m, rho)
     phi_norm = check_positive(phi_norm, "phi_norm")
     lam = check_positive(lam, "lam")
     beta = check_positive(beta, "beta")
@@ -140,9 +145,7 @@ def lsl_smooth_bound_bruteforce(
     counts: object, m: int, rho: object, phi_norm: float, lam: float, beta: float
 ) -> float:
     r"""Lemma 4 by enumeration for DP-LSL (counts capped at m). Tiny N and m only."""
-    c = _check_counts(counts)
-    m = check_int(m, "m", minimum=1)
-    r = _check_rho(rho, len(c))
+    c, m, r = _check_signature(counts, m, rho)
     best = 0.0
     for k in range(m + 1):
         # psi_0 of every count vector of the k-neighbourhood, written out (not via lsl_psi)
@@ -173,13 +176,6 @@ def lemma1_conditions(
     a = bool(np.linalg.norm(mx - my) <= sigma_x / alpha)
     b = bool(sigma_x**2 <= math.exp(beta) * sigma_y**2 * (1 + 1e-12))
     return a, b
-
-
-def smooth_gaussian_release(value: object, sigma: float, rng: SeedLike) -> np.ndarray:
-    """Release ``value + N(0, sigma^2 I)`` (sigma from a smooth bound, computed by the caller)."""
-    v = check_array(value, "value")
-    sigma = check_positive(sigma, "sigma")
-    return v + as_generator(rng).normal(0.0, sigma, size=v.shape)
 
 
 def gaussian_hockey_stick_mc(

@@ -33,8 +33,8 @@ from privrl.accounting.smooth_sensitivity import (
     lsl_smooth_bound,
     lsw_smooth_bound,
     smooth_gaussian_constants,
-    smooth_gaussian_release,
 )
+from privrl.mechanisms.smooth_sensitivity import smooth_gaussian_release
 from privrl.rng import SeedLike
 from privrl.trajectories import Trajectories
 from privrl.validation import (
@@ -207,8 +207,12 @@ class PrivateEstimate:
     sigma: float
 
 
-def _check_multiplier(noise_multiplier: float) -> float:
-    return check_positive(noise_multiplier, "noise_multiplier")
+def _release(
+    centre: np.ndarray, sigma: float, rng: SeedLike, noise_multiplier: float
+) -> PrivateEstimate:
+    """Release ``centre`` with the smooth-sensitivity Gaussian at ``sigma * noise_multiplier``."""
+    sigma *= check_positive(noise_multiplier, "noise_multiplier")
+    return PrivateEstimate(smooth_gaussian_release(centre, sigma, rng), centre, sigma)
 
 
 def dp_lsw(
@@ -224,9 +228,7 @@ def dp_lsw(
     """DP-LSW (Algorithm 1). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
     Phi, r = _check_problem(fv, phi, rho)
     sigma = dp_lsw_sigma(fv.counts, Phi, r, epsilon, delta, return_bound)
-    sigma *= _check_multiplier(noise_multiplier)
-    centre = lsw(fv, Phi, r)
-    return PrivateEstimate(smooth_gaussian_release(centre, sigma, rng), centre, sigma)
+    return _release(lsw(fv, Phi, r), sigma, rng, noise_multiplier)
 
 
 def dp_lsl(
@@ -243,9 +245,7 @@ def dp_lsl(
     """DP-LSL (Algorithm 2). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
     Phi, r = _check_problem(fv, phi, rho)
     sigma = dp_lsl_sigma(fv.counts, fv.m, Phi, r, lam, epsilon, delta, return_bound)
-    sigma *= _check_multiplier(noise_multiplier)
-    centre = lsl(fv, Phi, r, lam)
-    return PrivateEstimate(smooth_gaussian_release(centre, sigma, rng), centre, sigma)
+    return _release(lsl(fv, Phi, r, lam), sigma, rng, noise_multiplier)
 
 
 def weighted_rmse(phi: object, theta: object, values: object, rho: object) -> float:
