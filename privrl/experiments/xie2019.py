@@ -87,19 +87,19 @@ class XieProfile(Profile):
     clip_norm: float = 0.05
     mistune_factors: tuple[float, ...] = (0.2, 5.0)
     chain_sizes: tuple[int, ...] = (100, 1000)
-    tune_trials: int = 2
+    tune_trials: int = 1
     chain_iterations: int = 4000
     step_grid: tuple[float, ...] = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
     gate_step_grid: tuple[float, ...] = (3.0, 10.0, 30.0, 100.0)
     sensitivity_n: int = 1000
     schedule_iterations: tuple[int, ...] = (1000, 4000)
-    schedule_trials: int = 4
+    schedule_trials: int = 5
     variance_transitions: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
     domain_delta: float = 1e-5
     mc_n: tuple[int, ...] = (300,)
-    mc_epsilons: tuple[float, ...] = (1.0, 4.0)
+    mc_epsilons: tuple[float, ...] = (4.0,)
     hiv_n: tuple[int, ...] = (20,)
-    hiv_epsilons: tuple[float, ...] = (1.0, 4.0)
+    hiv_epsilons: tuple[float, ...] = (4.0,)
     hiv_horizon: int = 40
     hiv_pool_size: int = 30
     hiv_heldout: int = 10
@@ -116,6 +116,7 @@ class XieProfile(Profile):
         "schedule_trials": 20,
         "mc_n": (100, 300, 1000, 3000),
         "mc_epsilons": (0.5, 1.0, 4.0),
+        "hiv_epsilons": (1.0, 4.0),
         "hiv_n": (50, 150),
         "hiv_horizon": 200,
         "hiv_pool_size": 300,
@@ -581,7 +582,7 @@ def record_errata(report: Report, tables: dict[str, pd.DataFrame]) -> None:
     for claim in report.claims:
         if claim.verdict == "not reproduced":
             report.erratum(f"claim_{claim.key}", "not reproduced", claim.statement,
-                           claim.evidence_text())
+                           f"{claim.evidence_text()} ({report.profile} profile)")
 
 
 # -------------------------------------------------------------------------------- figures
