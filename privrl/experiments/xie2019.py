@@ -319,8 +319,14 @@ def paper_points(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)[list(POINT_COLUMNS)]
 
 
-def write_paper_points(points: pd.DataFrame, path: str | Path = PAPER_POINTS) -> Path:
-    """Write the points table (validated columns and labels) as CSV; returns the path."""
+def source_points_path() -> Path:
+    """Where the recorded points live in the source tree this package was imported from."""
+    return Path(__file__).resolve().parents[2] / PAPER_POINTS
+
+
+def write_paper_points(points: pd.DataFrame, path: str | Path | None = None) -> Path:
+    """Write the points table (validated columns and labels) as CSV, by default to
+    :func:`source_points_path`; returns the path."""
     missing = [c for c in POINT_COLUMNS if c not in points.columns]
     if missing:
         raise ValueError(f"points: missing columns {missing}")
@@ -328,7 +334,7 @@ def write_paper_points(points: pd.DataFrame, path: str | Path = PAPER_POINTS) ->
     bad_method = sorted(set(points.method) - set(POINT_METHODS))
     if bad_domain or bad_method:
         raise ValueError(f"points: unknown domains {bad_domain} or methods {bad_method}")
-    path = Path(path)
+    path = source_points_path() if path is None else Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     points[list(POINT_COLUMNS)].to_csv(path, index=False)
     return path
@@ -344,7 +350,7 @@ def read_paper_points(path: str | Path | None = None) -> pd.DataFrame | None:
         candidates.append(find_root() / PAPER_POINTS)
     except ValueError:
         pass
-    candidates.append(Path(__file__).resolve().parents[2] / PAPER_POINTS)
+    candidates.append(source_points_path())
     for p in candidates:
         if p.exists():
             return pd.read_csv(p)
@@ -668,7 +674,7 @@ if __name__ == "__main__":
 __all__ = [
     "PAPER_POINTS", "PAPER_SIZES", "POINT_COLUMNS", "POINT_DOMAINS", "POINT_METHODS", "Release",
     "XieProfile", "chain_config", "check_wis_lstd", "domain_releases", "full_batch_table",
-    "noise_sd_check", "paper_points", "plot_points", "plot_schedules", "plot_steps",
+    "noise_sd_check", "paper_points", "source_points_path", "plot_points", "plot_schedules", "plot_steps",
     "plot_variance", "read_paper_points", "record_release", "run", "run_chain",
     "run_domain", "run_theorem23", "summarise_points", "write_paper_points",
 ]
