@@ -35,11 +35,8 @@ def interpolate(sizes, cost_small: float, cost_large: float) -> float:
     return float(sum(cost_small + slope * (n - lo) for n in sizes))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default=None)
-    args = parser.parse_args()
-    p = exp.XieProfile.paper()
+def measure(p: exp.XieProfile) -> dict[str, float]:
+    """CPU seconds of one trial of each kind at the paper profile's settings."""
     seed = np.random.SeedSequence(1)
     base = exp.chain_config(p)
     cost: dict[str, float] = {}
@@ -67,7 +64,11 @@ def main() -> None:
     domains.hiv_pool(12, p.hiv_horizon)
     cost["hiv_trial"] = cpu(lambda: domains.run_domain_trial(cfg, seed))
     cost["calibration"] = cpu(lambda: exp.calibrate_noise_multiplier(0.5, 1e-5, 3000, 5000, 1e-2))
+    return cost
 
+
+def project(p: exp.XieProfile, cost: dict[str, float]) -> dict:
+    """Measured costs times the trials of the paper profile."""
     trials, tune = p.n_trials, p.tune_trials
     n_calibrations = (len(p.chain_sizes) + len(p.schedule_iterations)
                       + len(p.mc_n) * len(p.mc_epsilons) + len(p.hiv_n) * len(p.hiv_epsilons))
@@ -84,19 +85,31 @@ def main() -> None:
             p.chain_sizes, cost[f"chain_steps_n{lo}"], cost[f"chain_steps_n{hi}"])
         + trials * cost[f"chain_steps_n{p.sensitivity_n}" if p.sensitivity_n in (lo, hi)
                         else f"chain_steps_n{hi}"],
-        "schedules": p.schedule_trials * len(p.schedule_iterations) * cost["schedules_Tmax"],
+        "schedules": p.schedule_trials * cost["schedules_Tmax"] * sum(p.schedule_iterations)
+        / max(p.schedule_iterations),
         **mc,
         "hiv": 2 * (p.hiv_pool_size + p.hiv_heldout) * cost["hiv_pool_per_patient"]
         + (trials + tune) * len(p.hiv_n) * cost["hiv_trial"],
         "accounting": n_calibrations * cost["calibration"] * 1.5,
     }
     total = sum(parts.values())
-    out = {"measured_cpu_seconds": cost, "projected_cpu_seconds": parts,
-           "projected_total_cpu_seconds": total, "projected_wall_minutes_on_2_cores": total / 120,
-           "note": "process time of one trial of each kind; schedules counted at the largest T "
-                   "(an upper bound); accounting x1.5 for the ledger's cross-checks; the HIV "
-                   "pool is simulated once per worker (2 workers)"}
-    text = json.dumps(out, indent=2)
+    return {"measured_cpu_seconds": cost, "projected_cpu_seconds": parts,
+            "projected_total_cpu_seconds": total, "projected_wall_minutes_on_2_cores": total / 120,
+            "note": "process time of one trial of each kind (linear in n between the smallest and "
+                    "largest n); schedules scaled from the largest T by sum(T) / max(T); "
+                    "accounting x1.5 for the ledger's cross-checks; the HIV pool is simulated once "
+                    "per worker (2 workers)"}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--from-json", default=None, help="reuse the measured costs of a record")
+    args = parser.parse_args()
+    p = exp.XieProfile.paper()
+    cost = (json.loads(Path(args.from_json).read_text())["measured_cpu_seconds"] if args.from_json
+            else measure(p))
+    text = json.dumps(project(p, cost), indent=2)
     print(text)
     if args.out:
         Path(args.out).write_text(text + "\n")
