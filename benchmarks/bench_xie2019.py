@@ -20,6 +20,7 @@ import numpy as np
 
 from privrl.accounting.subsampled import calibrate_noise_multiplier
 from privrl.algorithms.gtd import SaddlePointStats, gpope
+from privrl.algorithms.lstd import FeatureTransitions
 from privrl.envs import mountain_car as mc
 from privrl.envs.chain import chain_mdp, sample_trajectories, tabular_features
 
@@ -53,7 +54,8 @@ def main() -> None:
     )
     tr, _ = mc.collect(lambda s: np.full((len(s), 3), 1 / 3), 300, 1)
     mc_stats = SaddlePointStats.from_features(
-        mc.fourier_features(tr.observations), tr.rewards, tr.lengths, tr.terminated, 0.9
+        FeatureTransitions(mc.fourier_features(tr.observations), tr.rewards, tr.lengths,
+                           tr.terminated, 0.9)
     )
     results: dict[str, object] = {}
     for name, stats in (("chain_d40", chain_stats), ("mountain_car_d36", mc_stats)):

@@ -14,10 +14,20 @@ from privrl.algorithms.gtd import (
     mspbe,
     saddle_point_solution,
 )
-from privrl.algorithms.lstd import lstd, model_saddle_point, transition_sums, wis_lstd
+from privrl.algorithms.lstd import (
+    FeatureTransitions,
+    lstd,
+    model_saddle_point,
+    transition_sums,
+    wis_lstd,
+)
 from privrl.envs.chain import aggregated_features, chain_mdp, sample_trajectories, tabular_features
 
 GAMMA = 0.99
+
+
+def _data(traj, phi, rho=None, gamma=GAMMA):
+    return FeatureTransitions(phi, traj.rewards, traj.lengths, traj.terminated, gamma, rho)
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +69,7 @@ def test_model_saddle_point_is_td_solution(chain):
 
 def test_gtd2_dynamics_converge_to_lstd_fixed_point(data):
     traj, phi = data
-    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    st = SaddlePointStats.from_features(_data(traj, phi))
     A, b, M = st.mean()
     target = np.linalg.lstsq(A, b, rcond=None)[0]
     mask = np.abs(A).sum(axis=1) > 0  # states present in the data
@@ -81,9 +91,8 @@ def test_gtd2_dynamics_converge_to_lstd_fixed_point(data):
 
 def test_lstd_and_wis_lstd_agree_on_policy(data):
     traj, phi = data
-    th = lstd(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
-    rho = np.ones(traj.rewards.shape)
-    th_w = wis_lstd(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA, rho)
+    th = lstd(_data(traj, phi))
+    th_w = wis_lstd(_data(traj, phi, rho=np.ones(traj.rewards.shape)))
     assert np.allclose(th, th_w)
     # LSTD solves the transition-weighted system, built here by an explicit loop
     A = np.zeros((40, 40))
@@ -96,7 +105,7 @@ def test_lstd_and_wis_lstd_agree_on_policy(data):
             b += traj.rewards[i, t] * f
     mask = np.abs(A).sum(axis=1) > 0
     assert np.allclose((A @ th)[mask], b[mask], atol=1e-9)
-    A2, b2, _, _ = transition_sums(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    A2, b2, _, _ = transition_sums(_data(traj, phi))
     assert np.allclose(A2, A) and np.allclose(b2, b)
 
 
@@ -107,24 +116,24 @@ def test_from_tabular_equals_from_features(chain, data):
     a = SaddlePointStats.from_tabular(
         traj.observations, Phi, traj.rewards, traj.lengths, traj.terminated, GAMMA, rho
     )
-    b = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA, rho)
+    b = SaddlePointStats.from_features(_data(traj, phi, rho))
     for k in "AbM":
         assert np.allclose(getattr(a, k), getattr(b, k))
 
 
 def test_gpope_without_noise_and_clip_is_gtd2(data):
     traj, phi = data
-    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    st = SaddlePointStats.from_features(_data(traj, phi))
     res = gpope(st, 400, 0.7, math.inf, 0.0, 11)
     idx = np.random.default_rng(11).integers(st.n, size=(400, 1))[:, 0]  # same draws as gpope
-    ref = gtd2_reference(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA, idx, 0.7)
+    ref = gtd2_reference(_data(traj, phi), idx, 0.7)
     assert np.allclose(res.theta[0], ref, rtol=1e-12, atol=1e-14)
     assert np.abs(ref).max() > 1e-3  # the comparison is not trivial
 
 
 def test_gpope_trials_are_independent_copies(data):
     traj, phi = data
-    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    st = SaddlePointStats.from_features(_data(traj, phi))
     res = gpope(st, 50, 0.5, 0.1, 1.0, 0, n_trials=3)
     assert not np.allclose(res.theta[0], res.theta[1])
 
@@ -143,7 +152,7 @@ def _gradients_of_run(st, T, step, G, z, seed):
 
 def test_clipping_bounds_every_gradient(data):
     traj, phi = data
-    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    st = SaddlePointStats.from_features(_data(traj, phi))
     G = 0.01
     applied, _ = _gradients_of_run(st, 60, 0.5, G, 0.0, 5)
     norms = np.linalg.norm(applied, axis=1)
@@ -157,7 +166,7 @@ def test_noise_has_std_two_g_z(data):
     # the std estimate is 2Gz / sqrt(2 * 4800) = 1%); halving the noise or dropping it fails by
     # 50 sd, a 10% tolerance has false-positive probability ~ 1e-20.
     traj, phi = data
-    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    st = SaddlePointStats.from_features(_data(traj, phi))
     G, z = 0.05, 0.8
     noisy, _ = _gradients_of_run(st, 60, 0.5, G, z, 9)
     # clean clipped gradients have norm <= G: their share of the sample variance is tiny
@@ -168,39 +177,57 @@ def test_noise_has_std_two_g_z(data):
 
 def test_noise_scale_rejects_infinite_clip(data):
     traj, phi = data
-    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    st = SaddlePointStats.from_features(_data(traj, phi))
     with pytest.raises(ValueError, match="clip_norm"):
         gpope(st, 10, 0.1, math.inf, 1.0, 0)
 
 
 def test_bad_inputs(data):
     traj, phi = data
-    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    st = SaddlePointStats.from_features(_data(traj, phi))
     with pytest.raises(ValueError, match="step_size"):
         gpope(st, 10, 0.0, 1.0, 1.0, 0)
     with pytest.raises(ValueError, match="iterations"):
         gpope(st, 0, 0.1, 1.0, 1.0, 0)
     with pytest.raises(ValueError, match="schedule"):
         gpope(st, 10, 0.1, 1.0, 1.0, 0, schedule="cosine")
+    with pytest.raises(ValueError, match="noise_multiplier"):
+        gpope(st, 10, 0.1, 1.0, [1.0, 2.0], 0, n_trials=3)
     with pytest.raises(ValueError, match="empty"):
-        SaddlePointStats.from_features(
-            np.zeros((0, 3, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0), GAMMA
-        )
+        FeatureTransitions(np.zeros((0, 3, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0), GAMMA)
     # a trajectory made of one state only (no transition) cannot give an estimate
-    for L in (0,):
-        with pytest.raises(ValueError, match="at least one transition"):
-            SaddlePointStats.from_features(
-                np.ones((2, 3, 2)), np.zeros((2, 2)), np.array([1, L]), np.zeros(2, bool), GAMMA
-            )
-        with pytest.raises(ValueError, match="at least one transition"):
-            lstd(np.ones((2, 3, 2)), np.zeros((2, 2)), np.array([1, L]), np.zeros(2, bool), GAMMA)
+    with pytest.raises(ValueError, match="at least one transition"):
+        FeatureTransitions(np.ones((2, 3, 2)), np.zeros((2, 2)), np.array([1, 0]), np.zeros(2, bool),
+                           GAMMA)
     with pytest.raises(ValueError, match="gamma"):
-        SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, 1.5)
+        _data(traj, phi, gamma=1.5)
+    with pytest.raises(ValueError, match="terminated"):
+        FeatureTransitions(phi, traj.rewards, traj.lengths, traj.terminated[:-1], GAMMA)
+    with pytest.raises(ValueError, match="rho"):
+        wis_lstd(_data(traj, phi))
+    with pytest.raises(ValueError, match="FeatureTransitions"):
+        SaddlePointStats.from_features(phi)
+
+
+def test_per_trial_noise_multipliers(data):
+    # trial 0 noiseless, trial 1 noisy: trial 0 must equal transition-by-transition GTD2 on its
+    # own trajectory draws (so no noise leaks into it), trial 1 must differ
+    traj, phi = data
+    st = SaddlePointStats.from_features(_data(traj, phi))
+    idx = np.random.default_rng(4)
+    draws = []
+    for _ in range(30):
+        draws.append(idx.integers(st.n, size=2)[0])
+        idx.standard_normal((2, 2 * st.dim))
+    ref = gtd2_reference(_data(traj, phi), np.array(draws), 0.5)
+    both = gpope(st, 30, 0.5, 1e9, np.array([0.0, 3.0]), 4, n_trials=2)  # clip never active
+    assert np.allclose(both.theta[0], ref, rtol=1e-10, atol=1e-12)
+    assert np.abs(ref).max() > 1e-3 and not np.allclose(both.theta[1], ref)
 
 
 def test_diminishing_schedule_reduces_final_noise(data):
     traj, phi = data
-    st = SaddlePointStats.from_features(phi, traj.rewards, traj.lengths, traj.terminated, GAMMA)
+    st = SaddlePointStats.from_features(_data(traj, phi))
     T = 400
     c = gpope(st, T, 0.3, 0.05, 2.0, 1, n_trials=50)
     d = gpope(st, T, 0.3, 0.05, 2.0, 1, n_trials=50, schedule="diminishing")

@@ -10,7 +10,9 @@ from scipy.special import logsumexp
 
 from privrl.accounting.gaussian import gaussian_epsilon
 from privrl.accounting.subsampled import (
+    COARSE_RDP_ORDERS,
     calibrate_noise_multiplier,
+    dp_accounting_epsilon,
     gpope_epsilon,
     gpope_pld_supported,
     noise_std,
@@ -134,3 +136,33 @@ def test_bad_sizes():
         gpope_epsilon(1.0, 10, 0, 1e-5)
     with pytest.raises(ValueError, match="noise_multiplier"):
         gpope_epsilon(0.0, 10, 10, 1e-5)
+
+
+# Cases where the former 20-order grid (up to 128) overstated epsilon by 1% to 10x: small
+# epsilon, large n, where the optimal order is 256 or more.
+@pytest.mark.parametrize(
+    ("z", "n", "T", "delta"),
+    [(30.0, 40, 100, 1e-5), (1.0, 1000, 100, 1e-5), (10.0, 4000, 100, 1e-5), (1.0, 1000, 5000, 0.1),
+     (5.0, 40, 1000, 1e-5), (0.65, 1000, 2000, 0.1)],
+)
+def test_epsilon_is_tight_against_dp_accounting_default_orders(z, n, T, delta):
+    ours = gpope_epsilon(z, n, T, delta)
+    theirs = dp_accounting_epsilon(z, n, T, delta)
+    assert ours <= theirs * (1 + 1e-12)  # a superset of the default orders
+    assert ours >= 0.99 * theirs
+    coarse = gpope_epsilon(z, n, T, delta, COARSE_RDP_ORDERS)
+    assert coarse >= theirs  # the coarse grid is only an upper end
+
+
+def test_calibration_is_tight_on_default_orders():
+    eps, delta, n, T = 0.1, 0.1, 1000, 2000
+    z = calibrate_noise_multiplier(eps, delta, n, T, rtol=1e-2)
+    assert dp_accounting_epsilon(z, n, T, delta) <= eps * (1 + 1e-9)
+    assert dp_accounting_epsilon(z / 1.02, n, T, delta) > eps  # within 2% of the smallest z
+
+
+def test_bad_orders():
+    with pytest.raises(ValueError, match="orders"):
+        gpope_epsilon(1.0, 10, 10, 1e-5, orders=[])
+    with pytest.raises(ValueError, match="orders"):
+        calibrate_noise_multiplier(1.0, 1e-5, 10, 10, orders=[0.5])

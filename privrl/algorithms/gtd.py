@@ -29,13 +29,12 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
-from privrl.algorithms.lstd import check_transitions
+from privrl.algorithms.lstd import FeatureTransitions, check_transitions
 from privrl.rng import as_generator
 from privrl.validation import (
     check_array,
     check_choice,
     check_int,
-    check_nonnegative,
     check_positive,
 )
 
@@ -67,49 +66,19 @@ class SaddlePointStats:
         return int(self.A.shape[1])
 
     @classmethod
-    def from_features(
-        cls,
-        phi: np.ndarray,
-        rewards: np.ndarray,
-        lengths: np.ndarray,
-        terminated: np.ndarray,
-        gamma: float,
-        rho: np.ndarray | None = None,
-    ) -> SaddlePointStats:
-        """Build the estimates from features ``phi`` (n, H+1, d) of the observations.
-
-        ``rewards`` and ``rho`` are (n, H); ``lengths`` (n,) counts transitions and must be >= 1 (a
-        trajectory with a single state has no transition and gives no estimate).
-        """
-        phi = check_array(phi, "phi", ndim=3)
-        n, h1, d = phi.shape
-        if n == 0:
-            raise ValueError("phi: the dataset is empty (no trajectories)")
-        horizon = h1 - 1
-        rewards = check_array(rewards, "rewards", shape=(n, horizon))
-        lengths = check_array(lengths, "lengths", shape=(n,), dtype=int)
-        if np.any(lengths < 1) or np.any(lengths > horizon):
-            raise ValueError(
-                "lengths: every trajectory needs at least one transition (two states) and at most H"
-            )
-        terminated = np.asarray(terminated, dtype=bool)
-        if terminated.shape != (n,):
-            raise ValueError(f"terminated must have shape ({n},), got {terminated.shape}")
-        gamma = check_nonnegative(gamma, "gamma")
-        if gamma > 1:
-            raise ValueError(f"gamma must lie in [0, 1], got {gamma}")
-        rho = np.ones((n, horizon)) if rho is None else check_array(rho, "rho", shape=(n, horizon))
-        mask = (np.arange(horizon)[None, :] < lengths[:, None]).astype(float)
-        cur = phi[:, :-1] * mask[..., None]
-        nxt = phi[:, 1:].copy()
-        last = lengths - 1
-        nxt[np.arange(n)[terminated], last[terminated]] = 0.0
-        nxt *= mask[..., None]
-        weight = (rho * mask / lengths[:, None])[..., None]
-        A = np.einsum("nti,ntj->nij", cur * weight, cur - gamma * nxt)
-        b = np.sum(cur * weight * rewards[..., None], axis=1)
-        M = np.einsum("nti,ntj->nij", cur * (mask / lengths[:, None])[..., None], cur)
-        return cls(A=A, b=b, M=M, lengths=lengths.copy())
+    def from_features(cls, data: FeatureTransitions) -> SaddlePointStats:
+        """Build the estimates from a validated dataset in feature space (eq. 2.2)."""
+        if not isinstance(data, FeatureTransitions):
+            raise ValueError("data must be a FeatureTransitions")
+        mask = data.mask.astype(float)
+        per_step = (mask / data.lengths[:, None])[..., None]  # 1 / L_i on real transitions
+        cur = data.phi[:, :-1] * mask[..., None]
+        nxt = data.next_features() * mask[..., None]
+        weighted = cur * (data.weights[..., None] * per_step)
+        A = np.matmul(weighted.transpose(0, 2, 1), cur - data.gamma * nxt)
+        b = np.sum(weighted * data.rewards[..., None], axis=1)
+        M = np.matmul((cur * per_step).transpose(0, 2, 1), cur)
+        return cls(A=A, b=b, M=M, lengths=data.lengths.copy())
 
     @classmethod
     def from_tabular(
@@ -192,7 +161,7 @@ def gpope(
     iterations: int,
     step_size: float | np.ndarray,
     clip_norm: float,
-    noise_multiplier: float,
+    noise_multiplier: float | np.ndarray,
     rng: object,
     n_trials: int = 1,
     schedule: str = "constant",
@@ -207,19 +176,24 @@ def gpope(
     :math:`N(0, (2 G z)^2 I)` with ``z = noise_multiplier`` (``0`` disables the noise), and update
     with step :math:`\alpha_t` = ``step_size`` (``schedule="constant"``, Theorem 2) or
     :math:`\alpha_0\, t_0/(t_0 + t)` (``"diminishing"``, Theorem 3; ``t_0 = decay_offset``,
-    default ``iterations / 10``). Starts from :math:`\theta = w = 0`. ``step_size`` may be an
-    array of shape (n_trials,): one step size per trial (step-size sweeps in one call).
+    default ``iterations / 10``). Starts from :math:`\theta = w = 0`. ``step_size`` and
+    ``noise_multiplier`` may be arrays of shape (n_trials,): one value per trial (a step-size
+    sweep, or noiseless GTD2 and several privacy levels, in one call).
+
+    The gradient is affine in :math:`x = (\theta, w)`: :math:`g = B_i x + h_i` with
+    :math:`B_i = \begin{pmatrix}0 & -\hat A_i^\top\\ \hat A_i & \hat M_i\end{pmatrix}`,
+    :math:`h_i = (0, -\hat b_i)`, so one batched product per iteration forms it.
     """
     iterations = check_int(iterations, "iterations", minimum=1)
     n_trials = check_int(n_trials, "n_trials", minimum=1)
-    step = check_array(
-        np.broadcast_to(np.asarray(step_size, dtype=float), (n_trials,)), "step_size"
-    )
+    step = _per_trial(step_size, "step_size", n_trials)
     if np.any(step <= 0):
         raise ValueError("step_size must be > 0")
     clip_norm = check_positive(clip_norm, "clip_norm", allow_inf=True)
-    noise_multiplier = check_nonnegative(noise_multiplier, "noise_multiplier")
-    if noise_multiplier > 0 and math.isinf(clip_norm):
+    z = _per_trial(noise_multiplier, "noise_multiplier", n_trials)
+    if np.any(z < 0):
+        raise ValueError("noise_multiplier must be >= 0")
+    if np.any(z > 0) and math.isinf(clip_norm):
         raise ValueError("noise_multiplier > 0 needs a finite clip_norm (the noise scale is 2 G z)")
     schedule = check_choice(schedule, "schedule", ("constant", "diminishing"))
     t0 = (
@@ -232,70 +206,67 @@ def gpope(
     )
     gen = as_generator(rng)
     d = stats.dim
-    theta = np.zeros((n_trials, d))
-    w = np.zeros((n_trials, d))
+    B = np.zeros((stats.n, 2 * d, 2 * d))
+    B[:, :d, d:] = -stats.A.transpose(0, 2, 1)
+    B[:, d:, :d] = stats.A
+    B[:, d:, d:] = stats.M
+    h = np.concatenate([np.zeros((stats.n, d)), -stats.b], axis=1)
+    x = np.zeros((n_trials, 2 * d))
     alphas = _step_sizes(iterations, schedule, t0)[:, None] * step[None, :]  # (T, K)
-    std = 2.0 * clip_norm * noise_multiplier
+    std = (2.0 * clip_norm * z)[:, None] if np.any(z > 0) else None
     hist_it, hist = [], []
     n_clipped = 0
     for t in tqdm(range(iterations), disable=not progress, desc="GPOPE"):
         idx = gen.integers(stats.n, size=n_trials)
-        A, b, M = stats.A[idx], stats.b[idx], stats.M[idx]
-        g_theta = -np.einsum("kij,ki->kj", A, w)
-        g_w = -(b - np.einsum("kij,kj->ki", A, theta) - np.einsum("kij,kj->ki", M, w))
-        g = np.concatenate([g_theta, g_w], axis=1)
+        g = np.matmul(B[idx], x[:, :, None])[:, :, 0] + h[idx]
         if not math.isinf(clip_norm):
-            norms = np.linalg.norm(g, axis=1)
+            norms = np.sqrt(np.einsum("ki,ki->k", g, g))
             over = norms > clip_norm
             n_clipped += int(over.sum())
             g[over] *= (clip_norm / norms[over])[:, None]
-        if std > 0:
+        if std is not None:
             g += std * gen.standard_normal(g.shape)
-        theta = theta - alphas[t][:, None] * g[:, :d]
-        w = w - alphas[t][:, None] * g[:, d:]
+        x -= alphas[t][:, None] * g
         if (t + 1) % record_every == 0 or t + 1 == iterations:
             hist_it.append(t + 1)
-            hist.append(theta.copy())
+            hist.append(x[:, :d].copy())
     return GPOPEResult(
-        theta=theta,
-        w=w,
+        theta=x[:, :d].copy(),
+        w=x[:, d:].copy(),
         history_iterations=np.asarray(hist_it),
         history=np.stack(hist),
         clipped_fraction=n_clipped / (iterations * n_trials),
     )
 
 
-def gtd2_reference(
-    phi: np.ndarray,
-    rewards: np.ndarray,
-    lengths: np.ndarray,
-    terminated: np.ndarray,
-    gamma: float,
-    indices: np.ndarray,
-    step_size: float,
-    rho: np.ndarray | None = None,
-) -> np.ndarray:
+def _per_trial(value: float | np.ndarray, name: str, n_trials: int) -> np.ndarray:
+    array = np.asarray(value, dtype=float)
+    if array.ndim > 1 or (array.ndim == 1 and array.shape != (n_trials,)):
+        raise ValueError(f"{name} must be a number or have shape ({n_trials},), got {array.shape}")
+    return check_array(np.broadcast_to(array, (n_trials,)), name)
+
+
+def gtd2_reference(data: FeatureTransitions, indices: np.ndarray, step_size: float) -> np.ndarray:
     """Plain (non-private) GTD2 of Liu et al. 2015 written transition by transition, one trial.
 
     Trajectory ``indices[t]`` is used at iteration ``t``; the per-trajectory averages are formed
     directly from its transitions (no precomputed statistics). Returns the final ``theta``.
     """
-    phi = check_array(phi, "phi", ndim=3)
+    if not isinstance(data, FeatureTransitions):
+        raise ValueError("data must be a FeatureTransitions")
     step_size = check_positive(step_size, "step_size")
+    phi, gamma, rho = data.phi, data.gamma, data.weights
     d = phi.shape[2]
     theta, w = np.zeros(d), np.zeros(d)
     for i in np.asarray(indices, dtype=int):
-        L = int(lengths[i])
-        if L < 1:
-            raise ValueError("gtd2_reference: trajectory with no transition")
+        L = int(data.lengths[i])
         g_theta, g_w = np.zeros(d), np.zeros(d)
         for t in range(L):
             f = phi[i, t]
-            fn = np.zeros(d) if (terminated[i] and t == L - 1) else phi[i, t + 1]
-            r_t = 1.0 if rho is None else rho[i, t]
+            fn = np.zeros(d) if (data.terminated[i] and t == L - 1) else phi[i, t + 1]
             delta_f = f - gamma * fn
-            g_theta -= r_t * delta_f * (f @ w)
-            g_w -= r_t * rewards[i, t] * f - r_t * f * (delta_f @ theta) - f * (f @ w)
+            g_theta -= rho[i, t] * delta_f * (f @ w)
+            g_w -= rho[i, t] * data.rewards[i, t] * f - rho[i, t] * f * (delta_f @ theta) - f * (f @ w)
         theta = theta - step_size * g_theta / L
         w = w - step_size * g_w / L
     return theta

@@ -18,11 +18,14 @@ r"""LSTD, WIS-LSTD and the MSPBE from a model or from a large held-out sample.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from privrl.validation import check_array, check_nonnegative, check_positive
 
 __all__ = [
+    "FeatureTransitions",
     "check_transitions",
     "lstd",
     "wis_lstd",
@@ -53,37 +56,92 @@ def check_transitions(
         )
     rewards = check_array(rewards, "rewards", shape=(n, horizon))
     terminated = np.asarray(terminated, dtype=bool)
+    if terminated.shape != (n,):
+        raise ValueError(f"terminated must have shape ({n},), got {terminated.shape}")
     gamma = check_nonnegative(gamma, "gamma")
+    if gamma > 1:
+        raise ValueError(f"gamma must lie in [0, 1], got {gamma}")
     rho = np.ones((n, horizon)) if rho is None else check_array(rho, "rho", shape=(n, horizon))
     mask = np.arange(horizon)[None, :] < lengths[:, None]
     return lengths, rewards, terminated, gamma, rho, mask
 
 
-def transition_sums(
-    phi: np.ndarray,
-    rewards: np.ndarray,
-    lengths: np.ndarray,
-    terminated: np.ndarray,
-    gamma: float,
-    rho: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+@dataclass(frozen=True)
+class FeatureTransitions:
+    r"""``n`` padded trajectories in feature space, validated once.
+
+    ``phi`` (n, H+1, d) features of the observations, ``rewards`` (n, H), ``lengths`` (n,)
+    transitions per trajectory (1 <= L <= H), ``terminated`` (n,) whether the last transition
+    ends the episode (it then bootstraps from a zero feature), ``rho`` (n, H) importance ratios
+    :math:`\pi/\mu` (``None``: on-policy, all ones) and the discount ``gamma``.
+    """
+
+    phi: np.ndarray
+    rewards: np.ndarray
+    lengths: np.ndarray
+    terminated: np.ndarray
+    gamma: float
+    rho: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        phi = check_array(self.phi, "phi", ndim=3)
+        if phi.shape[0] == 0:
+            raise ValueError("phi: the dataset is empty (no trajectories)")
+        n, h1, _ = phi.shape
+        lengths, rewards, terminated, gamma, rho, _ = check_transitions(
+            n, h1 - 1, self.lengths, self.rewards, self.terminated, self.gamma, self.rho
+        )
+        for name, value in (("phi", phi), ("rewards", rewards), ("lengths", lengths),
+                            ("terminated", terminated), ("gamma", gamma)):
+            object.__setattr__(self, name, value)
+        if self.rho is not None:
+            object.__setattr__(self, "rho", rho)
+
+    @property
+    def n(self) -> int:
+        return int(self.phi.shape[0])
+
+    @property
+    def horizon(self) -> int:
+        return int(self.phi.shape[1] - 1)
+
+    @property
+    def mask(self) -> np.ndarray:
+        """(n, H) true for real transitions ``t < lengths[i]``."""
+        return np.arange(self.horizon)[None, :] < self.lengths[:, None]
+
+    @property
+    def weights(self) -> np.ndarray:
+        """(n, H) importance ratios (ones on-policy)."""
+        return np.ones(self.rewards.shape) if self.rho is None else self.rho
+
+    def next_features(self) -> np.ndarray:
+        r""":math:`\phi_{t+1}` (n, H, d) with the terminal transition's next feature set to 0."""
+        nxt = self.phi[:, 1:].copy()
+        ended = np.arange(self.n)[self.terminated]
+        nxt[ended, self.lengths[self.terminated] - 1] = 0.0
+        return nxt
+
+    def subset(self, index: slice | np.ndarray) -> FeatureTransitions:
+        """The trajectories ``index`` (a slice or integer array)."""
+        return FeatureTransitions(self.phi[index], self.rewards[index], self.lengths[index],
+                                  self.terminated[index], self.gamma,
+                                  None if self.rho is None else self.rho[index])
+
+
+def transition_sums(data: FeatureTransitions) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     r"""Sums over all transitions of :math:`\rho\phi(\phi-\gamma\phi')^\top`, :math:`\rho r\phi`,
     :math:`\phi\phi^\top`, and the number of transitions."""
-    phi = check_array(phi, "phi", ndim=3)
-    n, h1, d = phi.shape
-    if n == 0:
-        raise ValueError("phi: the dataset is empty (no trajectories)")
-    lengths, rewards, terminated, gamma, rho, mask = check_transitions(
-        n, h1 - 1, lengths, rewards, terminated, gamma, rho
-    )
-    cur = np.ascontiguousarray(phi[:, :-1]).reshape(-1, d)
-    nxt = phi[:, 1:].copy()
-    nxt[np.arange(n)[terminated], lengths[terminated] - 1] = 0.0
-    nxt = nxt.reshape(-1, d)
-    wgt = (rho * mask).reshape(-1)
+    if not isinstance(data, FeatureTransitions):
+        raise ValueError("data must be a FeatureTransitions")
+    d = data.phi.shape[2]
+    mask = data.mask
+    cur = np.ascontiguousarray(data.phi[:, :-1]).reshape(-1, d)
+    nxt = data.next_features().reshape(-1, d)
+    wgt = (data.weights * mask).reshape(-1)
     # einsum rather than BLAS matmul: OpenBLAS threading is erratic on a loaded 2-core machine
-    A = np.einsum("ti,tj->ij", cur * wgt[:, None], cur - gamma * nxt)
-    b = np.einsum("ti,t->i", cur, wgt * rewards.reshape(-1))
+    A = np.einsum("ti,tj->ij", cur * wgt[:, None], cur - data.gamma * nxt)
+    b = np.einsum("ti,t->i", cur, wgt * data.rewards.reshape(-1))
     M = np.einsum("ti,tj->ij", cur * mask.reshape(-1)[:, None], cur)
     return A, b, M, int(mask.sum())
 
@@ -95,46 +153,28 @@ def _solve(A: np.ndarray, b: np.ndarray, ridge: float) -> np.ndarray:
     return np.linalg.lstsq(A, b, rcond=None)[0]
 
 
-def lstd(
-    phi: np.ndarray,
-    rewards: np.ndarray,
-    lengths: np.ndarray,
-    terminated: np.ndarray,
-    gamma: float,
-    ridge: float = 0.0,
-) -> np.ndarray:
-    """On-policy LSTD(0) solution (least-squares solution if the system is singular; optional ridge)."""
-    A, b, _, count = transition_sums(phi, rewards, lengths, terminated, gamma)
+def lstd(data: FeatureTransitions, ridge: float = 0.0) -> np.ndarray:
+    """On-policy LSTD(0) solution (least-squares solution if the system is singular; optional
+    ridge). Importance ratios in ``data`` are ignored (LSTD is on-policy)."""
+    if not isinstance(data, FeatureTransitions):
+        raise ValueError("data must be a FeatureTransitions")
+    A, b, _, count = transition_sums(
+        FeatureTransitions(data.phi, data.rewards, data.lengths, data.terminated, data.gamma))
     return _solve(A / count, b / count, check_nonnegative(ridge, "ridge"))
 
 
-def wis_lstd(
-    phi: np.ndarray,
-    rewards: np.ndarray,
-    lengths: np.ndarray,
-    terminated: np.ndarray,
-    gamma: float,
-    rho: np.ndarray,
-    ridge: float = 0.0,
-) -> np.ndarray:
+def wis_lstd(data: FeatureTransitions, ridge: float = 0.0) -> np.ndarray:
     """WIS-LSTD(0) (Mahmood et al. 2014, lambda = 0), normalised by the sum of the ratios."""
-    A, b, _, _ = transition_sums(phi, rewards, lengths, terminated, gamma, rho)
-    rho = check_array(rho, "rho", ndim=2)
-    total = float(rho[np.arange(rho.shape[1])[None, :] < np.asarray(lengths)[:, None]].sum())
-    check_positive(total, "sum of importance ratios")
+    if not isinstance(data, FeatureTransitions) or data.rho is None:
+        raise ValueError("data must be a FeatureTransitions with importance ratios rho")
+    A, b, _, _ = transition_sums(data)
+    total = check_positive(float(data.rho[data.mask].sum()), "sum of importance ratios")
     return _solve(A / total, b / total, check_nonnegative(ridge, "ridge"))
 
 
-def sample_saddle_point(
-    phi: np.ndarray,
-    rewards: np.ndarray,
-    lengths: np.ndarray,
-    terminated: np.ndarray,
-    gamma: float,
-    rho: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def sample_saddle_point(data: FeatureTransitions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-transition averages of A, b, M over a (large, held-out) sample."""
-    A, b, M, count = transition_sums(phi, rewards, lengths, terminated, gamma, rho)
+    A, b, M, count = transition_sums(data)
     return A / count, b / count, M / count
 
 

@@ -1,648 +1,658 @@
-"""Xie, Thomas and Miklau (2019): profiles, run functions and checks for the GPOPE chapter.
+"""Xie, Thomas and Miklau (2019), GPOPE: the chapter's profile, its one entry point and verdicts.
 
-Experiments (tidy frames; ``seed`` and config columns added by :func:`privrl.sweep.run_sweep`):
+:func:`run` executes a :class:`XieProfile` and returns an
+:class:`~privrl.experiments.profiles.ExperimentResult` whose report holds every check, claim,
+ledger entry and erratum of the chapter:
 
-* :func:`run_chain_steps` - GPOPE on one chain dataset for every step size of a grid (used to
-  tune the step on *public* data, i.e. seeds disjoint from the private ones, and for Figure 1 b);
-* :func:`run_chain_compare` - GPOPE (tuned and mis-tuned steps), DP-LSW, DP-LSL and LSTD on the
-  same chain dataset (Figure 1 a);
-* :func:`run_schedules` - constant vs diminishing step (Theorems 2 and 3), MSPBE along the run;
-* :func:`gradient_variance` - variance of the per-trajectory gradient vs transitions used;
-* :func:`privacy_table` - accountant epsilon, Poisson shortcut and Theorem 1's form per run;
-* :func:`run_mountain_car` / :func:`run_hiv` - on- and off-policy GPOPE on Mountain Car and HIV.
+* the chain (Figure 1; :mod:`privrl.experiments.xie2019_chain`): step sizes tuned per ``n`` on
+  public seeds, then GPOPE against DP-LSW, DP-LSL and LSTD on ``n_trials`` fresh datasets;
+  Theorems 2 and 3 (constant vs diminishing steps); the gradient variance;
+* Mountain Car on- and off-policy and HIV (Figures 2-4; :mod:`privrl.experiments.xie2019_domains`):
+  ``n_trials`` fresh datasets per point, GPOPE at each epsilon beside noiseless GTD2 and
+  LSTD / WIS-LSTD on the same data;
+* before any privacy verdict, the convergence gate in every domain: noiseless GTD2 (same clip,
+  step, schedule and iterations, same data) reaches the reference's MSPBE up to
+  :data:`~privrl.experiments.xie2019_domains.GATE_FRACTION` of the zero estimate's;
+* every GPOPE release is a ledger entry: replace-one trajectory, noise multiplier, T
+  compositions, privrl's RDP accountant, cross-checked by dp-accounting's RDP accountant with
+  its default orders.
 
-The chain is the one of the Balle chapter (:mod:`privrl.experiments.balle2016`): N = 40,
-stay 1/2, gamma = 0.99, 200-step cap, epsilon = 0.1, delta = 0.1, tabular features. Its MSPBE is
-exact, from the model, with the state weighting of the data (expected visits of a trajectory).
+The paper profile's points are written by :func:`write_paper_points` to
+``book/measurements/results/xie2019-paper-points.csv`` and read back by :func:`read_paper_points`.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import time
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from privrl.accounting.gaussian import gaussian_epsilon
 from privrl.accounting.subsampled import (
     calibrate_noise_multiplier,
+    dp_accounting_epsilon,
     gpope_epsilon,
+    gpope_pld_supported,
     poisson_shortcut_epsilon,
     theorem1_sigma,
 )
-from privrl.algorithms.gtd import SaddlePointStats, gpope, mspbe, saddle_point_solution
-from privrl.algorithms.lstd import lstd, model_saddle_point, sample_saddle_point, wis_lstd
-from privrl.algorithms.monte_carlo import (
-    dp_lsl,
-    dp_lsw,
-    first_visit_returns,
-    lsl_regularization,
-    weighted_rmse,
-)
-from privrl.algorithms.q_learning import (
-    epsilon_greedy,
-    hiv_quadratic_features,
-    load_hiv_weights,
-    load_mountain_car_weights,
-    softmax_policy,
-)
-from privrl.envs import hiv
-from privrl.envs import mountain_car as mc
-from privrl.envs.chain import chain_mdp, sample_trajectories, tabular_features
-from privrl.rng import as_generator
+from privrl.algorithms.gtd import SaddlePointStats, gpope
+from privrl.algorithms.lstd import transition_sums, wis_lstd
+from privrl.envs.chain import sample_trajectories
+from privrl.experiments import xie2019_chain as chain
+from privrl.experiments import xie2019_domains as domains
+from privrl.experiments.profiles import ExperimentResult, Profile
+from privrl.reporting import Report
 from privrl.sweep import run_sweep
+from privrl.verdicts import decide_difference, decide_threshold, untestable
 
-PAPER_SIZES = [10, 50, 100, 500, 1000, 1500, 2000, 2500, 3000, 4000]
+PAPER = "xie2019"
+PAPER_SIZES = (10, 50, 100, 500, 1000, 1500, 2000, 2500, 3000, 4000)
+POINT_COLUMNS = ("domain", "method", "n", "epsilon", "trial", "mspbe")
+POINT_DOMAINS = ("chain", "mountain_car_on", "mountain_car_off", "hiv")
+POINT_METHODS = ("GPOPE", "DP-LSW", "DP-LSL", "LSTD", "WIS-LSTD", "GTD2")
+PAPER_POINTS = Path("book") / "measurements" / "results" / "xie2019-paper-points.csv"
+#: Public seeds of the chain's step-size tuning: ``seed + CHAIN_TUNING_OFFSET`` (never a trial's).
+CHAIN_TUNING_OFFSET = 10_000
+GPOPE_ACCOUNTANT = ("privrl RDP: sampling without replacement, Wang et al. 2019 Thm 27, orders = "
+                    "dp-accounting defaults + coarse grid")
+CROSS_CHECK = "dp-accounting RDP (default orders)"
 
-_CHAIN: dict[str, Any] = {
-    "n_states": 40,
-    "p_stay": 0.5,
-    "gamma": 0.99,
-    "max_steps": 200,
-    "epsilon": 0.1,
-    "delta": 0.1,
-    "return_bound": 1.0,
-    "lsl_c": 1.0,
-    "lsl_power": 0.4,
-    "clip_norm": 0.05,
-    "mistune_factors": [0.2, 5.0],
-}
 
-_MC: dict[str, Any] = {
-    "gamma": 0.9,
-    "max_steps": 200,
-    "fourier_order": 5,
-    "behaviour_epsilon": 0.1,
-    "step_size": 0.003,
-    "clip_norm": 1.0,
-    "schedule": "constant",
-}
-_HIV: dict[str, Any] = {
-    "gamma": 0.9,
-    "behaviour_temperature": 1.0,
-    "reward_scale": 1e-5,
-    "step_size": 0.01,
-    "clip_norm": 1.0,
-    "schedule": "constant",
-}
+@dataclass(frozen=True)
+class XieProfile(Profile):
+    """Every knob of the chapter; defaults are the quick profile, ``PAPER`` the paper's scale.
 
-PROFILES: dict[str, dict[str, Any]] = {
-    "quick": {
-        **_CHAIN,
-        "n_runs": 8,
-        "tune_runs": 2,
-        "chain_sizes": [50, 300, 1000],
-        "epochs": 2,
-        "min_iterations": 500,
-        "max_iterations": 4000,
-        "step_grid": [0.003, 0.01, 0.03, 0.1, 0.3, 1.0],
-        "sensitivity_n": 1000,
-        "schedule_n": 1000,
-        "schedule_iterations": [1000, 4000],
-        "schedule_runs": 4,
-        "variance_transitions": [1, 2, 4, 8, 16, 32, 64],
-        "domain_delta": 1e-5,
-        "domain_runs": 2,
-        "domain_trials": 4,
-        "mc_settings": _MC,
-        "mc_n": [1000],
-        "mc_epsilons": [1.0, 4.0],
-        "mc_iterations": 1000,
-        "mc_heldout": 500,
-        "hiv_settings": {**_HIV, "max_steps": 40},
-        "hiv_n": [40],
-        "hiv_epsilons": [1.0, 4.0],
-        "hiv_iterations": 1000,
-        "hiv_heldout": 40,
-        "retrain_policies": False,
-    },
-    "paper": {
-        **_CHAIN,
-        "n_runs": 100,
-        "tune_runs": 10,
+    The chain settings are those of the Balle chapter (N = 40, stay 1/2, gamma = 0.99, 200-step
+    cap, (epsilon, delta) = (0.1, 0.1), return bound 1); the domain GTD2 settings are
+    :data:`privrl.experiments.xie2019_domains.SETTINGS`.
+    """
+
+    n_trials: int = 5
+    n_states: int = 40
+    p_stay: float = 0.5
+    gamma: float = 0.99
+    max_steps: int = 200
+    epsilon: float = 0.1
+    delta: float = 0.1
+    return_bound: float = 1.0
+    lsl_c: float = 1.0
+    lsl_power: float = 0.4
+    clip_norm: float = 0.05
+    mistune_factors: tuple[float, ...] = (0.2, 5.0)
+    chain_sizes: tuple[int, ...] = (100, 1000)
+    tune_trials: int = 1
+    chain_iterations: int = 4000
+    step_grid: tuple[float, ...] = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
+    gate_step_grid: tuple[float, ...] = (3.0, 10.0, 30.0, 100.0)
+    sensitivity_n: int = 1000
+    schedule_iterations: tuple[int, ...] = (1000, 4000)
+    schedule_trials: int = 5
+    variance_transitions: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
+    domain_delta: float = 1e-5
+    mc_n: tuple[int, ...] = (300,)
+    mc_epsilons: tuple[float, ...] = (4.0,)
+    hiv_n: tuple[int, ...] = (20,)
+    hiv_epsilons: tuple[float, ...] = (4.0,)
+    hiv_horizon: int = 40
+    hiv_pool_size: int = 30
+    hiv_heldout: int = 10
+    hiv_random_patients: int = 3
+    retrain_policies: bool = False
+
+    PAPER: ClassVar[dict[str, Any]] = {
+        "n_trials": 100,
         "chain_sizes": PAPER_SIZES,
-        "epochs": 5,
-        "min_iterations": 1000,
-        "max_iterations": 20000,
-        "step_grid": [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0],
-        "sensitivity_n": 1000,
-        "schedule_n": 1000,
-        "schedule_iterations": [2000, 8000, 32000],
-        "schedule_runs": 20,
-        "variance_transitions": [1, 2, 4, 8, 16, 32, 64],
-        "domain_delta": 1e-5,
-        "domain_runs": 5,
-        "domain_trials": 20,
-        "mc_settings": _MC,
-        "mc_n": [100, 300, 1000, 3000],
-        "mc_epsilons": [0.5, 1.0, 4.0],
-        "mc_iterations": 5000,
-        "mc_heldout": 2000,
-        "hiv_settings": {**_HIV, "max_steps": 200},
-        "hiv_n": [50, 150],
-        "hiv_epsilons": [1.0, 4.0],
-        "hiv_iterations": 5000,
+        "tune_trials": 10,
+        "chain_iterations": 8000,
+        "step_grid": (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0),
+        "schedule_iterations": (2000, 8000, 32000),
+        "schedule_trials": 20,
+        "mc_n": (100, 300, 1000, 3000),
+        "mc_epsilons": (0.5, 1.0, 4.0),
+        "hiv_epsilons": (1.0, 4.0),
+        "hiv_n": (50, 150),
+        "hiv_horizon": 200,
+        "hiv_pool_size": 300,
         "hiv_heldout": 100,
-        "retrain_policies": False,
-    },
-}
+        "hiv_random_patients": 20,
+    }
+
+    def validate(self) -> None:
+        positive = ("n_trials", "n_states", "max_steps", "tune_trials", "chain_iterations",
+                    "sensitivity_n", "schedule_trials", "hiv_horizon",
+                    "hiv_pool_size", "hiv_heldout", "hiv_random_patients")
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        for name in ("epsilon", "return_bound", "clip_norm", "lsl_c", "lsl_power"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        for name in ("delta", "domain_delta", "p_stay"):
+            if not 0 < getattr(self, name) < 1:
+                raise ValueError(f"{name} must lie in (0, 1), got {getattr(self, name)}")
+        if not 0 < self.gamma <= 1:
+            raise ValueError(f"gamma must lie in (0, 1], got {self.gamma}")
+        for name in ("mistune_factors", "step_grid", "gate_step_grid", "mc_epsilons",
+                     "hiv_epsilons"):
+            values = getattr(self, name)
+            if not values or any(not (v > 0 and math.isfinite(v)) for v in values):
+                raise ValueError(f"{name} must be non-empty positive numbers, got {values}")
+        for name in ("chain_sizes", "schedule_iterations", "variance_transitions", "mc_n", "hiv_n"):
+            values = getattr(self, name)
+            if not values or any(v < 1 for v in values):
+                raise ValueError(f"{name} must be non-empty integers >= 1, got {values}")
+        if max(self.hiv_n) > self.hiv_pool_size:
+            raise ValueError(f"hiv_pool_size ({self.hiv_pool_size}) must be >= max(hiv_n)")
+        if self.sensitivity_n not in self.chain_sizes:
+            raise ValueError(f"sensitivity_n ({self.sensitivity_n}) must be one of chain_sizes")
 
 
-# --------------------------------------------------------------------------------- the chain
+def chain_config(profile: XieProfile) -> dict[str, Any]:
+    """The plain dict the chain's run functions take (hashed by the sweep cache)."""
+    keys = ("n_states", "p_stay", "gamma", "max_steps", "epsilon", "delta", "return_bound", "lsl_c",
+            "lsl_power", "clip_norm", "mistune_factors", "step_grid", "gate_step_grid",
+            "variance_transitions")
+    return {k: getattr(profile, k) for k in keys}
 
 
-def chain_iterations(n: int, config: dict[str, Any]) -> int:
-    """GPOPE iterations for a dataset of ``n`` trajectories: epochs * n, clipped to a range."""
-    return int(min(max(config["epochs"] * n, config["min_iterations"]), config["max_iterations"]))
+# ------------------------------------------------------------------------------ accounting
 
 
-def chain_problem(config: dict[str, Any]) -> dict[str, Any]:
-    """Model pieces of the chain: MDP, features (absorbing row zeroed), exact A, b, M, values.
+@dataclass(frozen=True)
+class Release:
+    """One calibrated GPOPE release: ``n`` trajectories, ``iterations`` steps, target (eps, delta)."""
 
-    The MSPBE weighting ``D`` is the expected number of visits of each non-absorbing state in one
-    trajectory (start uniform, capped at ``max_steps``): the state distribution of the data.
-    """
-    mdp = chain_mdp(config["n_states"], config["p_stay"], "uniform")
-    Phi = tabular_features(mdp.n_states)
-    Phi_td = Phi.copy()
-    Phi_td[mdp.absorbing] = 0.0  # terminal value is 0: bootstraps from a zero feature
-    occupancy = np.zeros(mdp.n_states)
-    dist = mdp.start.copy()
-    for _ in range(config["max_steps"]):
-        occupancy += dist
-        dist = dist @ mdp.P
-    occupancy[mdp.absorbing] = 0.0
-    A, b, M = model_saddle_point(mdp.P, mdp.R, Phi_td, occupancy, config["gamma"])
-    return dict(
-        mdp=mdp,
-        Phi=Phi,
-        Phi_td=Phi_td,
-        A=A,
-        b=b,
-        M=M,
-        V=mdp.true_values(config["gamma"]),
-        occupancy=occupancy,
-    )
+    domain: str
+    n: int
+    iterations: int
+    target_epsilon: float
+    delta: float
+    clip_norm: float
+
+    @property
+    def noise_multiplier(self) -> float:
+        return calibrate_noise_multiplier(self.target_epsilon, self.delta, self.n,
+                                          self.iterations, rtol=1e-2)
 
 
-def _chain_data(config: dict[str, Any], n: int, seed: np.random.SeedSequence):
-    prob = chain_problem(config)
-    data_ss, alg_ss = seed.spawn(2)
-    traj = sample_trajectories(prob["mdp"], n, as_generator(data_ss), config["max_steps"])
-    stats = SaddlePointStats.from_tabular(
-        traj.observations,
-        prob["Phi_td"],
-        traj.rewards,
-        traj.lengths,
-        traj.terminated,
-        config["gamma"],
-    )
-    return prob, traj, stats, as_generator(alg_ss)
+def record_release(report: Report, release: Release) -> dict[str, Any]:
+    """Ledger entry of a GPOPE release (raises if the cross-check exceeds it by > 1%); returns
+    the row of the chapter's privacy table."""
+    z, n, T, dl = release.noise_multiplier, release.n, release.iterations, release.delta
+    eps = gpope_epsilon(z, n, T, dl)
+    cross = dp_accounting_epsilon(z, n, T, dl)
+    report.ledger(
+        release=f"GPOPE value-function weights, {release.domain}, n = {n}",
+        mechanism="GPOPE (Algorithm 1): one trajectory sampled without replacement per step, "
+                  "gradient clipped to G, Gaussian noise",
+        relation="replace-one", unit="trajectory",
+        noise=f"z = {z:.4g} (sigma = 2 G z = {2 * release.clip_norm * z:.4g})",
+        epsilon=eps, delta=dl, compositions=T, accountant=GPOPE_ACCOUNTANT,
+        cross_check=CROSS_CHECK, cross_check_epsilon=cross)
+    return dict(domain=release.domain, n=n, iterations=T, target_epsilon=release.target_epsilon,
+                delta=dl, noise_multiplier=z, epsilon=eps, epsilon_dp_accounting=cross,
+                epsilon_poisson_shortcut=poisson_shortcut_epsilon(z, n, T, dl),
+                theorem1_constant=z / theorem1_sigma(release.target_epsilon, dl, n, T))
 
 
-def run_chain_steps(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
-    """GPOPE at every step size of ``config['step_grid']`` on one chain dataset of size ``n``.
-
-    All step sizes run as parallel trials of one vectorised GPOPE call with the calibrated noise
-    multiplier ``config['z']``.
-    """
-    n = config["n"]
-    prob, _, stats, gen = _chain_data(config, n, seed)
-    steps = np.asarray(config["step_grid"], dtype=float)
-    res = gpope(
-        stats,
-        config["iterations"],
-        steps,
-        config["clip_norm"],
-        config["z"],
-        gen,
-        n_trials=len(steps),
-    )
-    err = mspbe(res.theta, prob["A"], prob["b"], prob["M"])
-    return pd.DataFrame({"n": n, "step_size": steps, "mspbe": err, "clipped": res.clipped_fraction})
-
-
-def run_chain_compare(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
-    """GPOPE (tuned step and mis-tuned steps), DP-LSW, DP-LSL, LSTD on one chain dataset."""
-    n = config["n"]
-    prob, traj, stats, gen = _chain_data(config, n, seed)
-    A, b, M, V, Phi = prob["A"], prob["b"], prob["M"], prob["V"], prob["Phi"]
-    rho = np.full(prob["mdp"].n_states, 1.0 / prob["mdp"].n_states)
-    labels = ["GPOPE (tuned step)"] + [f"GPOPE (step x{f:g})" for f in config["mistune_factors"]]
-    steps = config["step_size"] * np.array([1.0, *config["mistune_factors"]])
-    res = gpope(
-        stats,
-        config["iterations"],
-        steps,
-        config["clip_norm"],
-        config["z"],
-        gen,
-        n_trials=len(steps),
-    )
-    thetas = dict(zip(labels, res.theta, strict=True))
-    fv = first_visit_returns(traj, prob["mdp"].n_states, config["gamma"])
-    eps, dl, F = config["epsilon"], config["delta"], config["return_bound"]
-    thetas["DP-LSW (output pert. V1)"] = dp_lsw(fv, Phi, rho, eps, dl, F, gen).theta
-    lam = lsl_regularization(Phi, rho, n, config["lsl_c"], config["lsl_power"])
-    thetas["DP-LSL (output pert. V2)"] = dp_lsl(fv, Phi, rho, lam, eps, dl, F, gen).theta
-    # LSTD weights every transition equally: sum_i L_i A_i, sum_i L_i b_i (= lstd() on the data)
-    L = stats.lengths.astype(float)
-    thetas["LSTD (non-private)"] = np.linalg.lstsq(
-        np.tensordot(L, stats.A, axes=1), L @ stats.b, rcond=None
-    )[0]
-    thetas["zero (no data)"] = np.zeros_like(thetas["LSTD (non-private)"])
-    rows = [
-        dict(method=k, n=n, mspbe=float(mspbe(th, A, b, M)), rmse=weighted_rmse(Phi, th, V, rho))
-        for k, th in thetas.items()
-    ]
-    return pd.DataFrame(rows)
-
-
-def _chain_base(config: dict[str, Any]) -> dict[str, Any]:
-    keys = (
-        "n_states",
-        "p_stay",
-        "gamma",
-        "max_steps",
-        "epsilon",
-        "delta",
-        "return_bound",
-        "lsl_c",
-        "lsl_power",
-        "clip_norm",
-        "mistune_factors",
-        "step_grid",
-    )
-    return {k: config[k] for k in keys}
-
-
-def calibrations(config: dict[str, Any], sizes: list[int]) -> pd.DataFrame:
-    """Noise multiplier per dataset size (bisection on the RDP accountant) and its timing."""
-    rows = []
-    for n in sizes:
-        T = chain_iterations(n, config)
-        t0 = time.perf_counter()
-        z = calibrate_noise_multiplier(config["epsilon"], config["delta"], n, T, rtol=1e-2)
-        rows.append(dict(n=n, iterations=T, z=z, calibration_seconds=time.perf_counter() - t0))
-    return pd.DataFrame(rows)
-
-
-def run_chain(
-    config: dict[str, Any],
-    seed: int = 0,
-    cache_dir: str | None = None,
-    progress: bool = False,
-    executor: Any = None,
-) -> dict[str, pd.DataFrame]:
-    """Figure 1 a, b: tune the step per n on public seeds, then compare on private seeds."""
-    sizes = sorted(set(config["chain_sizes"]) | {config["sensitivity_n"]})
-    cal = calibrations(config, sizes)
-    base = _chain_base(config)
-    step_cfgs = [
-        {**base, "n": int(r.n), "iterations": int(r.iterations), "z": float(r.z)}
-        for r in cal.itertuples()
-    ]
-    tuning = run_sweep(
-        run_chain_steps,
-        step_cfgs,
-        n_seeds=config["tune_runs"],
-        root_seed=seed + 10_000,
-        cache_dir=cache_dir,
-        executor=executor,
-        progress=progress,
-        desc="xie2019 tune",
-    )
-    best = tuning.groupby(["n", "step_size"])["mspbe"].mean().reset_index()
-    best = best.loc[best.groupby("n")["mspbe"].idxmin()].set_index("n")["step_size"]
-    cmp_cfgs = [
-        {**c, "step_size": float(best[c["n"]])}
-        for c in step_cfgs
-        if c["n"] in config["chain_sizes"]
-    ]
-    compare = run_sweep(
-        run_chain_compare,
-        cmp_cfgs,
-        n_seeds=config["n_runs"],
-        root_seed=seed,
-        cache_dir=cache_dir,
-        executor=executor,
-        progress=progress,
-        desc="xie2019 chain",
-    )
-    sens_cfg = [c for c in step_cfgs if c["n"] == config["sensitivity_n"]]
-    sensitivity = run_sweep(
-        run_chain_steps,
-        sens_cfg,
-        n_seeds=config["n_runs"],
-        root_seed=seed,
-        cache_dir=cache_dir,
-        executor=executor,
-        progress=progress,
-        desc="xie2019 steps",
-    )
-    return dict(
-        calibration=cal,
-        tuning=tuning,
-        best_steps=best.reset_index(),
-        compare=compare,
-        sensitivity=sensitivity,
-    )
-
-
-# ----------------------------------------------------------------------- theory: Thm 2 vs 3
-
-
-def run_schedules(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
-    """MSPBE along GPOPE runs with constant and diminishing steps (same data, same privacy).
-
-    ``config['iterations']`` is the total T the noise is calibrated for; both schedules start from
-    the same base step ``config['step_size']`` (diminishing: alpha_t = alpha t0 / (t0 + t), t0 = T/10).
-    """
-    n, T = config["n"], config["iterations"]
-    prob, _, stats, gen = _chain_data(config, n, seed)
-    rows = []
-    for schedule in ("constant", "diminishing"):
-        res = gpope(
-            stats,
-            T,
-            config["step_size"],
-            config["clip_norm"],
-            config["z"],
-            gen,
-            schedule=schedule,
-            record_every=max(T // 40, 1),
-        )
-        err = mspbe(res.history[:, 0], prob["A"], prob["b"], prob["M"])
-        rows.append(
-            pd.DataFrame({"schedule": schedule, "iteration": res.history_iterations, "mspbe": err})
-        )
-    return pd.concat(rows, ignore_index=True)
-
-
-def run_theorem23(
-    config: dict[str, Any],
-    step_size: float,
-    seed: int = 0,
-    cache_dir: str | None = None,
-    progress: bool = False,
-    executor: Any = None,
-) -> pd.DataFrame:
-    """:func:`run_schedules` for every total T in ``config['schedule_iterations']``."""
-    n = config["schedule_n"]
-    base = _chain_base(config)
-    cfgs = []
-    for T in config["schedule_iterations"]:
-        z = calibrate_noise_multiplier(config["epsilon"], config["delta"], n, T, rtol=1e-2)
-        cfgs.append({**base, "n": n, "iterations": T, "z": z, "step_size": step_size})
-    return run_sweep(
-        run_schedules,
-        cfgs,
-        n_seeds=config["n_runs"],
-        root_seed=seed,
-        cache_dir=cache_dir,
-        executor=executor,
-        progress=progress,
-        desc="xie2019 schedules",
-    )
-
-
-# ------------------------------------------------------------ theory: gradient variance vs k
-
-
-def gradient_variance(config: dict[str, Any], rng: Any, n: int = 4000) -> pd.DataFrame:
-    """Total variance of the per-trajectory primal-dual gradient when only the first ``k``
-    transitions of each trajectory are used, at the population saddle point of the chain.
-
-    Only trajectories with at least ``max(k)`` transitions are kept, so every k uses the same
-    trajectories. The paper's argument: variance ~ 1/k (independent transitions); consecutive
-    transitions of a chain trajectory are correlated, so the measured slope is reported.
-    """
-    prob = chain_problem(config)
-    traj = sample_trajectories(prob["mdp"], n, rng, config["max_steps"])
-    kmax = max(config["variance_transitions"])
-    keep = traj.lengths >= kmax
-    if keep.sum() < 10:
-        raise ValueError("too few trajectories with max(variance_transitions) transitions")
-    traj = traj.subset(np.nonzero(keep)[0])
-    A, b, M = prob["A"], prob["b"], prob["M"]
-    theta = saddle_point_solution(A, b, M)
-    w = np.linalg.pinv(M) @ (b - A @ theta)
-    rows = []
-    for k in config["variance_transitions"]:
-        lengths = np.full(traj.n_trajectories, k)
-        term = traj.terminated & (traj.lengths == k)
-        st = SaddlePointStats.from_tabular(
-            traj.observations, prob["Phi_td"], traj.rewards, lengths, term, config["gamma"]
-        )
-        g = np.concatenate(
-            [-st.A.transpose(0, 2, 1) @ w, -(st.b - st.A @ theta - st.M @ w)], axis=1
-        )
-        rows.append(
-            dict(
-                transitions=k,
-                variance=float(g.var(axis=0).sum()),
-                n_trajectories=traj.n_trajectories,
-            )
-        )
-    return pd.DataFrame(rows)
-
-
-# ----------------------------------------------------------------------- Mountain Car and HIV
-
-
-def _policies(config: dict[str, Any]):
-    """(behaviour, target, featurise, reward scale) of a domain; policies map states to probs."""
-    if config["domain"] == "mountain_car":
-        W = load_mountain_car_weights()
-
-        def behaviour(s: np.ndarray) -> np.ndarray:
-            return epsilon_greedy(mc.fourier_features(s) @ W, config["behaviour_epsilon"])
-
-        if config["mode"] == "on":
-            target = behaviour
-        else:
-
-            def target(s: np.ndarray) -> np.ndarray:
-                return np.full((len(s), mc.N_ACTIONS), 1.0 / mc.N_ACTIONS)
-
-        return (
-            behaviour,
-            target,
-            (lambda obs: mc.fourier_features(obs, config["fourier_order"])),
-            1.0,
-        )
-    W = load_hiv_weights()
-
-    def q_of(x: np.ndarray) -> np.ndarray:  # x: scaled log state
-        return hiv_quadratic_features(x) @ W
-
-    def behaviour(x: np.ndarray) -> np.ndarray:
-        return softmax_policy(q_of(x), config["behaviour_temperature"])
-
-    def target(x: np.ndarray) -> np.ndarray:
-        return epsilon_greedy(q_of(x), 0.0)
-
-    return (
-        behaviour,
-        target,
-        (lambda obs: hiv_quadratic_features(hiv.scaled_log_state(obs))),
-        config["reward_scale"],
-    )
-
-
-def _collect(config: dict[str, Any], m: int, gen: np.random.Generator):
-    behaviour, target, feat, scale = _policies(config)
-    if config["domain"] == "mountain_car":
-        traj, pb = mc.collect(behaviour, m, gen, config["max_steps"])
-        states = traj.observations
-    else:
-        traj, pb = hiv.collect_hiv(behaviour, m, gen, config["max_steps"])
-        states = hiv.scaled_log_state(traj.observations)
-    rho = None
-    if config["mode"] == "off":
-        pt = target(states[:, :-1].reshape(-1, states.shape[-1])).reshape(*pb.shape, -1)
-        rho = np.take_along_axis(pt, traj.actions[..., None], axis=-1)[..., 0] / pb
-    return traj, feat(traj.observations), traj.rewards * scale, rho
-
-
-def run_domain(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
-    """One dataset of ``n`` trajectories (+ a held-out sample for the MSPBE) on Mountain Car or
-    HIV, on- or off-policy; GPOPE for every (epsilon, z) of ``config['noise']`` with
-    ``n_trials`` GPOPE runs each (MSPBE recorded along the run), and LSTD / WIS-LSTD.
-
-    ``relative_mspbe`` = MSPBE / (mean reward per step of the held-out sample)^2.
-    """
-    data_ss, alg_ss = seed.spawn(2)
-    gen = as_generator(data_ss)
-    n, ho = config["n"], config["heldout"]
-    traj, phi, rewards, rho = _collect(config, n + ho, gen)
-    part = slice(0, n), slice(n, n + ho)
-    pieces = [
-        (phi[p], rewards[p], traj.lengths[p], traj.terminated[p], None if rho is None else rho[p])
-        for p in part
-    ]
-    g = config["gamma"]
-    A, b, M = sample_saddle_point(*pieces[1][:4], g, pieces[1][4])
-    rbar2 = float(np.mean(rewards[n:][traj.mask()[n:]])) ** 2
-    stats = SaddlePointStats.from_features(*pieces[0][:4], g, pieces[0][4])
-    if rho is None:
-        base, label = lstd(*pieces[0][:4], g), "LSTD (non-private)"
-    else:
-        base, label = wis_lstd(*pieces[0][:4], g, pieces[0][4]), "WIS-LSTD (non-private)"
-    rows = [
-        pd.DataFrame(
-            {
-                "method": [label, "zero (no data)"],
-                "epsilon": np.nan,
-                "iteration": np.nan,
-                "trial": 0,
-                "mspbe": [float(mspbe(base, A, b, M)), float(mspbe(0 * base, A, b, M))],
-            }
-        )
-    ]
-    alg = as_generator(alg_ss)
-    T = config["iterations"]
-    for eps, z in config["noise"]:
-        res = gpope(
-            stats,
-            T,
-            config["step_size"],
-            config["clip_norm"],
-            z,
-            alg,
-            n_trials=config["n_trials"],
-            schedule=config["schedule"],
-            record_every=max(T // 20, 1),
-        )
-        err = mspbe(res.history, A, b, M)  # (R, K)
-        it = np.repeat(res.history_iterations, err.shape[1])
-        trial = np.tile(np.arange(err.shape[1]), err.shape[0])
-        rows.append(
-            pd.DataFrame(
-                {
-                    "method": "GPOPE",
-                    "epsilon": eps,
-                    "iteration": it,
-                    "trial": trial,
-                    "mspbe": err.ravel(),
-                    "clipped": res.clipped_fraction,
-                }
-            )
-        )
-    out = pd.concat(rows, ignore_index=True)
-    out["relative_mspbe"] = out["mspbe"] / rbar2
+def full_batch_table(zs=(1.0, 2.0, 4.0), Ts=(1, 10), delta: float = 1e-5) -> pd.DataFrame:
+    """n = 1 (every step uses the only trajectory): the RDP epsilon against the exact privacy
+    profile of the composed Gaussian (Balle and Wang 2018), which it must not undercut."""
+    rows = [dict(z=z, T=T, eps_rdp=gpope_epsilon(z, 1, T, delta),
+                 eps_exact=gaussian_epsilon(z / math.sqrt(T), delta)) for z in zs for T in Ts]
+    out = pd.DataFrame(rows)
+    out["ratio"] = out.eps_rdp / out.eps_exact
     return out
 
 
-def run_domain_sweep(
-    config: dict[str, Any],
-    domain: str,
-    mode: str,
-    seed: int = 0,
-    cache_dir: str | None = None,
-    progress: bool = False,
-    executor: Any = None,
-) -> pd.DataFrame:
-    """:func:`run_domain` over the profile's sizes and epsilons (noise calibrated in the parent)."""
-    key = "mc" if domain == "mountain_car" else "hiv"
-    T = config[f"{key}_iterations"]
-    base = {k: config[k] for k in (f"{key}_settings",)}[f"{key}_settings"]
+def noise_sd_check(profile: XieProfile, seed: int, z: float = 0.8, trials: int = 2000) -> float:
+    """Empirical sd of one GPOPE step's noise on the chain (theta_1 minus its noiseless twin over
+    ``trials`` parallel trials with the same draws), to compare with 2 G z."""
+    cfg = chain_config(profile)
+    prob = chain.chain_problem(cfg)
+    traj = sample_trajectories(prob["mdp"], 50, seed)
+    stats = SaddlePointStats.from_tabular(traj.observations, prob["Phi_td"], traj.rewards,
+                                          traj.lengths, traj.terminated, profile.gamma)
+    quiet = gpope(stats, 1, 1.0, profile.clip_norm, 0.0, seed, n_trials=trials)
+    noisy = gpope(stats, 1, 1.0, profile.clip_norm, z, seed, n_trials=trials)
+    noise = np.concatenate([quiet.theta - noisy.theta, quiet.w - noisy.w], axis=1)
+    return float(noise.std())
+
+
+# ----------------------------------------------------------------------------------- sweeps
+
+
+def _sweep(func, configs, n_seeds: int, root_seed: int, desc: str, **sweep: Any) -> pd.DataFrame:
+    return run_sweep(func, configs, n_seeds=n_seeds, root_seed=root_seed, desc=f"xie2019 {desc}",
+                     **sweep)
+
+
+def run_chain(profile: XieProfile, **sweep: Any) -> dict[str, pd.DataFrame]:
+    """Figure 1 a, b: tune the step per n on public seeds, then compare on the private seeds."""
+    base = chain_config(profile)
+    sizes = sorted(set(profile.chain_sizes))
     cfgs = []
-    for n in config[f"{key}_n"]:
-        noise = [
-            (eps, calibrate_noise_multiplier(eps, config["domain_delta"], n, T, rtol=1e-2))
-            for eps in config[f"{key}_epsilons"]
-        ]
-        cfgs.append(
-            {
-                **base,
-                "domain": domain,
-                "mode": mode,
-                "n": n,
-                "iterations": T,
-                "noise": noise,
-                "heldout": config[f"{key}_heldout"],
-                "n_trials": config["domain_trials"],
-            }
-        )
-    return run_sweep(
-        run_domain,
-        cfgs,
-        n_seeds=config["domain_runs"],
-        root_seed=seed,
-        cache_dir=cache_dir,
-        executor=executor,
-        progress=progress,
-        desc=f"xie2019 {domain} {mode}",
-    )
+    T = profile.chain_iterations
+    for n in sizes:
+        rel = Release("chain", n, T, profile.epsilon, profile.delta, profile.clip_norm)
+        cfgs.append({**base, "n": n, "iterations": T, "z": rel.noise_multiplier})
+    tuning = _sweep(chain.run_chain_steps, cfgs, profile.tune_trials,
+                    profile.seed + CHAIN_TUNING_OFFSET, "tune", **sweep)
+    mean = tuning.groupby(["method", "n", "step_size"])["mspbe"].mean().reset_index()
+    best = mean.loc[mean.groupby(["method", "n"])["mspbe"].idxmin()]
+    best = best.pivot(index="n", columns="method", values="step_size")
+    compare = _sweep(chain.run_chain_compare,
+                     [{**c, "step_size": float(best.loc[c["n"], "GPOPE"]),
+                       "gate_step": float(best.loc[c["n"], "GTD2"])} for c in cfgs],
+                     profile.n_trials, profile.seed, "chain", **sweep)
+    sensitivity = _sweep(chain.run_chain_steps, [c for c in cfgs if c["n"] == profile.sensitivity_n],
+                         profile.n_trials, profile.seed, "steps", **sweep)
+    return dict(tuning=tuning, best_steps=best.reset_index().rename_axis(columns=None),
+                compare=compare, sensitivity=sensitivity[sensitivity.method == "GPOPE"])
 
 
-# ---------------------------------------------------------------------------- privacy table
+def run_theorem23(profile: XieProfile, step_size: float, **sweep: Any) -> pd.DataFrame:
+    """:func:`~privrl.experiments.xie2019_chain.run_schedules` for every total T of the profile
+    (noise calibrated for each T) at ``n = sensitivity_n``."""
+    n, base = profile.sensitivity_n, chain_config(profile)
+    cfgs = [{**base, "n": n, "iterations": T, "step_size": step_size,
+             "z": Release("chain", n, T, profile.epsilon, profile.delta,
+                          profile.clip_norm).noise_multiplier}
+            for T in profile.schedule_iterations]
+    return _sweep(chain.run_schedules, cfgs, profile.schedule_trials, profile.seed,
+                  "schedules", **sweep)
 
 
-def privacy_table(config: dict[str, Any], cal: pd.DataFrame) -> pd.DataFrame:
-    """For each calibrated run: the accountant's epsilon (RDP, sampling without replacement,
-    replace-one), what the Poisson/add-remove shortcut would claim for the same noise, and the
-    constant ``c`` that Theorem 1's form sigma = c sqrt(T log(1/delta)) / (n epsilon) needs."""
-    rows = []
-    eps, dl = config["epsilon"], config["delta"]
-    for r in cal.itertuples():
-        n, T, z = int(r.n), int(r.iterations), float(r.z)
-        rows.append(
-            dict(
-                n=n,
-                iterations=T,
-                noise_multiplier=z,
-                eps_rdp_wor=gpope_epsilon(z, n, T, dl),
-                eps_poisson_shortcut=poisson_shortcut_epsilon(z, n, T, dl),
-                theorem1_constant=z / theorem1_sigma(eps, dl, n, T),
-            )
-        )
-    return pd.DataFrame(rows)
+def domain_releases(profile: XieProfile, domain: str) -> list[Release]:
+    """The calibrated GPOPE releases of a domain: every (n, epsilon) of the profile."""
+    key = "hiv" if domain == "hiv" else "mc"
+    s = domains.SETTINGS[domain]
+    return [Release(domain, n, s.iterations, eps, profile.domain_delta, s.clip_norm)
+            for n in getattr(profile, f"{key}_n") for eps in getattr(profile, f"{key}_epsilons")]
 
 
-# ------------------------------------------------------------------------------------- CLI
+def run_domain(profile: XieProfile, domain: str, **sweep: Any) -> pd.DataFrame:
+    """:func:`~privrl.experiments.xie2019_domains.run_domain_trial` over the profile's sizes,
+    ``n_trials`` fresh datasets each (noise calibrated here, in the parent)."""
+    releases = domain_releases(profile, domain)
+    cfgs = [{"domain": domain, "n": n,
+             "noise": [(r.target_epsilon, r.noise_multiplier) for r in releases if r.n == n],
+             "hiv_horizon": profile.hiv_horizon, "hiv_pool_size": profile.hiv_pool_size,
+             "hiv_heldout": profile.hiv_heldout}
+            for n in sorted({r.n for r in releases})]
+    tuning = _sweep(domains.run_gpope_tuning, cfgs, profile.tune_trials, domains.TUNING_SEED,
+                    f"{domain} tune", **sweep)
+    mean = tuning.groupby(["n", "epsilon", "step_size"])["mspbe"].mean().reset_index()
+    best = mean.loc[mean.groupby(["n", "epsilon"])["mspbe"].idxmin()]
+    step = {(r.n, r.epsilon): r.step_size for r in best.itertuples()}
+    for c in cfgs:
+        c["noise"] = [(e, z, float(step[(c["n"], e)])) for e, z in c["noise"]]
+    return _sweep(domains.run_domain_trial, cfgs, profile.n_trials, profile.seed, domain,
+                  **sweep)
+
+
+# ------------------------------------------------------------------------- paper points CSV
+
+
+def paper_points(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The tidy points of the paper's figures: ``domain, method, n, epsilon, trial, mspbe``
+    (chain: at the profile's epsilon; non-private methods: epsilon NaN)."""
+    parts = []
+    cmp = tables["chain_compare"]
+    cmp = cmp[cmp.method.isin(POINT_METHODS)]
+    eps = cmp["epsilon"].where(cmp.method.isin(["GPOPE", "DP-LSW", "DP-LSL"]), np.nan)
+    parts.append(pd.DataFrame({"domain": "chain", "method": cmp.method, "n": cmp.n,
+                               "epsilon": eps, "trial": cmp.seed, "mspbe": cmp.mspbe}))
+    for domain in domains.DOMAINS:
+        t = tables[domain]
+        t = t[t.method.isin(POINT_METHODS)]
+        value = t["relative_mspbe"] if domain == "hiv" else t["mspbe"]
+        parts.append(pd.DataFrame({"domain": domain, "method": t.method, "n": t.n,
+                                   "epsilon": t.epsilon, "trial": t.seed, "mspbe": value}))
+    return pd.concat(parts, ignore_index=True)[list(POINT_COLUMNS)]
+
+
+def source_points_path() -> Path:
+    """Where the recorded points live in the source tree this package was imported from."""
+    return Path(__file__).resolve().parents[2] / PAPER_POINTS
+
+
+def write_paper_points(points: pd.DataFrame, path: str | Path | None = None) -> Path:
+    """Write the points table (validated columns and labels) as CSV, by default to
+    :func:`source_points_path`; returns the path."""
+    missing = [c for c in POINT_COLUMNS if c not in points.columns]
+    if missing:
+        raise ValueError(f"points: missing columns {missing}")
+    bad_domain = sorted(set(points.domain) - set(POINT_DOMAINS))
+    bad_method = sorted(set(points.method) - set(POINT_METHODS))
+    if bad_domain or bad_method:
+        raise ValueError(f"points: unknown domains {bad_domain} or methods {bad_method}")
+    path = source_points_path() if path is None else Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    points[list(POINT_COLUMNS)].to_csv(path, index=False)
+    return path
+
+
+def read_paper_points(path: str | Path | None = None) -> pd.DataFrame | None:
+    """The recorded paper-profile points, or ``None`` if none were recorded. Looked up at
+    ``path``, else in the book at or above the working directory, else beside the package."""
+    from privrl.book import find_root
+
+    candidates = [Path(path)] if path is not None else []
+    try:
+        candidates.append(find_root() / PAPER_POINTS)
+    except ValueError:
+        pass
+    candidates.append(source_points_path())
+    for p in candidates:
+        if p.exists():
+            return pd.read_csv(p)
+    return None
+
+
+def summarise_points(points: pd.DataFrame) -> pd.DataFrame:
+    """Mean and standard deviation of the MSPBE per (domain, method, n, epsilon), as plotted."""
+    keys = ["domain", "method", "n", "epsilon"]
+    out = points.groupby(keys, dropna=False)["mspbe"].agg(["mean", "std", "count"])
+    return out.reset_index()
+
+
+# ---------------------------------------------------------------------------------- the run
+
+
+def run(profile: XieProfile, *, executor: Any = None, cache_dir: str | Path | None = None,
+        progress: bool = False) -> ExperimentResult:
+    """Run the whole chapter for ``profile``; checks raise, claims are decided, releases ledgered."""
+    if not isinstance(profile, XieProfile):
+        raise ValueError("profile must be a XieProfile (XieProfile.quick() / .paper())")
+    if profile.retrain_policies:
+        from privrl.algorithms.q_learning import train_and_save_all
+
+        train_and_save_all(profile.seed)
+    started = time.perf_counter()
+    sweep = dict(executor=executor, cache_dir=cache_dir, progress=progress)
+    report = Report(PAPER, profile.profile, profile.seed, profile.as_dict())
+    timings: dict[str, float] = {}
+
+    def timed(name: str, func, *args, **kw):
+        t0 = time.perf_counter()
+        out = func(*args, **kw)
+        timings[name] = time.perf_counter() - t0
+        return out
+
+    check_mechanism(report, profile)
+    check_wis_lstd(report, profile.seed)
+    chain_tables = timed("chain", run_chain, profile, **sweep)
+    chain_tables["compare"] = chain_tables["compare"].assign(epsilon=profile.epsilon)
+    step_n = float(chain_tables["best_steps"].set_index("n").loc[profile.sensitivity_n, "GPOPE"])
+    schedules = timed("schedules", run_theorem23, profile, step_n, **sweep)
+    variance = chain.gradient_variance(chain_config(profile), np.random.default_rng(profile.seed))
+    report.check("variance_decreases", "chain: the gradient's variance decreases with the "
+                 "transitions used", bool(np.all(np.diff(variance.variance) < 0)))
+    tables = {"chain_" + k: v for k, v in chain_tables.items()}
+    tables.update(schedules=schedules, gradient_variance=variance, full_batch=full_batch_table())
+    for domain in domains.DOMAINS:
+        tables[domain] = timed(domain, run_domain, profile, domain, **sweep)
+    tables["hiv_policies"] = domains.hiv_policy_values(profile.hiv_horizon,
+                                                       profile.hiv_random_patients)
+    tables["gates"] = convergence_gates(report, tables)
+    tables["privacy"] = privacy_ledger(report, profile)
+    tables["points"] = paper_points(tables)
+    decide_claims(report, profile, tables)
+    record_errata(report, tables)
+    timings["total"] = time.perf_counter() - started
+    return ExperimentResult(tables=tables, report=report,
+                            extra={"seconds": timings, "profile": profile})
+
+
+def check_mechanism(report: Report, profile: XieProfile) -> None:
+    """The checks of the privacy analysis: noise scale, supported accountants, full batch."""
+    sd = noise_sd_check(profile, profile.seed)
+    target = 2 * profile.clip_norm * 0.8
+    report.glue("noise_sd", sd)
+    report.glue("noise_target", target)
+    # 2000 trials x 80 coordinates: the sd estimate has relative sd 1/sqrt(2 * 160000) = 0.18%
+    report.check("noise_sd", "GPOPE's noise sd is 2 G z (replace-one sensitivity 2G), "
+                 "relative error", abs(sd / target - 1), at_most=0.03)
+    report.check("pld_unsupported", "dp-accounting's PLD accountant does not support sampling "
+                 "without replacement under replace-one (so RDP is used)", not gpope_pld_supported())
+    fb = full_batch_table()
+    report.glue("fullbatch_ratio_max", float(fb.ratio.max()))
+    report.check("fullbatch_exact_below_rdp", "full batch: exact epsilon <= RDP epsilon (min ratio)",
+                 float(fb.ratio.min()), at_least=1.0)
+    report.check("fullbatch_rdp_close", "full batch: RDP epsilon within 1.2 x exact (max ratio)",
+                 float(fb.ratio.max()), below=1.2)
+
+
+def check_wis_lstd(report: Report, seed: int) -> None:
+    """WIS-LSTD(0) solves the unnormalised importance-weighted system (the chapter's lemma)."""
+    data = domains.collect("mountain_car_off", 200, seed)
+    theta = wis_lstd(data)
+    A, b, _, _ = transition_sums(data)
+    resid = float(np.abs(A @ theta - b).max() / np.abs(b).max())
+    report.check("wis_lstd_system", "WIS-LSTD(0) solves sum rho phi (phi - gamma phi')^T theta = "
+                 "sum rho r phi (relative residual)", resid, at_most=1e-6)
+
+
+def convergence_gates(report: Report, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The convergence gate in every domain, at every n (checks that raise)."""
+    cmp = tables["chain_compare"].assign(domain="chain")
+    rows = [domains.gate_excess(cmp[cmp.method.isin(["LSTD", "zero", "GTD2"])])]
+    rows += [domains.gate_excess(tables[d]) for d in domains.DOMAINS]
+    gates = pd.concat(rows, ignore_index=True)
+    for r in gates.itertuples():
+        report.check(f"gate_{r.domain}_n{r.n}",
+                     f"{r.domain}, n = {r.n}: noiseless GTD2's excess MSPBE over the reference, "
+                     f"as a fraction of the zero estimate's", float(r.gate),
+                     at_most=domains.GATE_FRACTION)
+    report.glue("gate_max", float(gates.gate.max()))
+    report.glue("gate_ratio_max", float(gates.ratio.max()))
+    return gates
+
+
+def privacy_ledger(report: Report, profile: XieProfile) -> pd.DataFrame:
+    """A ledger entry per GPOPE release of the run, and the checks on them."""
+    releases = [Release("chain", n, profile.chain_iterations, profile.epsilon, profile.delta,
+                        profile.clip_norm) for n in sorted(set(profile.chain_sizes))]
+    releases += [Release("chain (Theorems 2-3)", profile.sensitivity_n, T, profile.epsilon,
+                         profile.delta, profile.clip_norm) for T in profile.schedule_iterations]
+    for domain in domains.DOMAINS:
+        releases += domain_releases(profile, domain)
+    table = pd.DataFrame([record_release(report, r) for r in releases])
+    report.check("targets_met", "every GPOPE release meets its target epsilon (max eps / target)",
+                 float((table.epsilon / table.target_epsilon).max()), at_most=1.0 + 1e-9)
+    gap = float((table.epsilon / table.epsilon_dp_accounting - 1).abs().max())
+    report.check("accounting_tight", "every GPOPE epsilon within 1% of dp-accounting's RDP "
+                 "accountant with its default orders (max relative gap)", gap, at_most=0.01)
+    small = table[table.delta < 1e-3]
+    report.check("shortcut_understates", "the Poisson / add-remove shortcut claims less than the "
+                 "replace-one accounting of the same noise (at delta = 1e-5)",
+                 bool((small.epsilon_poisson_shortcut < small.epsilon).all()))
+    report.glue("c_min", float(table.theorem1_constant.min()))
+    report.glue("c_max", float(table.theorem1_constant.max()))
+    report.glue("shortcut_factor", float((small.epsilon / small.epsilon_poisson_shortcut).min()))
+    return table
+
+
+def _at(table: pd.DataFrame, **where: Any) -> pd.DataFrame:
+    mask = np.ones(len(table), dtype=bool)
+    for k, v in where.items():
+        mask &= (table[k] == v).to_numpy()
+    return table[mask]
+
+
+def _paired(table: pd.DataFrame, a: dict, b: dict, column: str = "mspbe") -> tuple[np.ndarray, np.ndarray]:
+    """Values of two methods on the same datasets (aligned by seed)."""
+    x = _at(table, **a).set_index("seed")[column]
+    y = _at(table, **b).set_index("seed")[column]
+    common = x.index.intersection(y.index)
+    return x.loc[common].to_numpy(), y.loc[common].to_numpy()
+
+
+def decide_claims(report: Report, profile: XieProfile, tables: dict[str, pd.DataFrame]) -> None:
+    """The paper's headline claims, re-decided three-state on this run's trials."""
+    cmp = tables["chain_compare"]
+    worst = None
+    for n in sorted(cmp.n.unique()):
+        for other in ("DP-LSW", "DP-LSL"):
+            g, o = _paired(cmp, dict(method="GPOPE", n=n), dict(method=other, n=n))
+            logratio = np.log10(o) - np.log10(g)
+            if worst is None or logratio.mean() < worst[0].mean():
+                worst = (logratio, n, other)
+    logratio, n, other = worst
+    report.claim(decide_threshold(
+        "chain_order_of_magnitude", "Chain: GPOPE's MSPBE is an order of magnitude below DP-LSW's "
+        "and DP-LSL's at every n (same (epsilon, delta))", logratio, 1.0, direction="greater",
+        label=f"log10(MSPBE {other} / MSPBE GPOPE) at n = {n} (the weakest pair)",
+        seed=profile.seed))
+    report.claim(untestable(
+        "mc_beats_output_perturbation", "Mountain Car on-policy: GPOPE improves on output "
+        "perturbation (DP-LSW) by orders of magnitude",
+        "not run: DP-LSW and DP-LSL release per-state first-visit estimates of a finite state "
+        "space; the paper does not say how it applied DP-LSW to Mountain Car's continuous states",
+        0))
+    mc_on, mc_off = tables["mountain_car_on"], tables["mountain_car_off"]
+    eps_max = max(profile.mc_epsilons)
+    n_max = max(profile.mc_n)
+    g, zero = _paired(mc_off, dict(method="GPOPE", n=n_max, epsilon=eps_max),
+                      dict(method="zero", n=n_max))
+    report.claim(decide_threshold(
+        "works_off_policy", f"Mountain Car off-policy: GPOPE works (at n = {n_max}, epsilon = "
+        f"{eps_max:g} it removes at least 90% of the zero estimate's MSPBE)", g / zero, 0.1,
+        direction="less", label="MSPBE GPOPE / MSPBE zero", seed=profile.seed))
+    sizes = sorted(profile.mc_n)
+    if len(sizes) < 2:
+        report.claim(untestable(
+            "privacy_cost_shrinks_with_n", "The privacy cost (GPOPE's excess MSPBE over noiseless "
+            "GTD2) shrinks as n grows", f"the {profile.profile} profile has one Mountain Car n "
+            f"({sizes[0]})", profile.n_trials))
+    else:
+        excess = {}
+        for n in (sizes[0], sizes[-1]):
+            g, q = _paired(mc_on, dict(method="GPOPE", n=n, epsilon=eps_max),
+                           dict(method="GTD2", n=n))
+            excess[n] = g - q
+        report.claim(decide_difference(
+            "privacy_cost_shrinks_with_n", "The privacy cost (GPOPE's excess MSPBE over noiseless "
+            f"GTD2, Mountain Car on-policy, epsilon = {eps_max:g}) shrinks as n grows",
+            excess[sizes[-1]], excess[sizes[0]], direction="less", label_a=f"n = {sizes[-1]}",
+            label_b=f"n = {sizes[0]}", seed=profile.seed))
+    sched = tables["schedules"]
+    T = max(profile.schedule_iterations)
+    final = sched[(sched.iterations == T) & (sched.iteration == T)]
+    d, c = _paired(final, dict(schedule="diminishing"), dict(schedule="constant"))
+    report.claim(decide_difference(
+        "diminishing_beats_constant", f"Theorems 2-3: at the largest T (= {T}) a diminishing step "
+        "ends below a constant one (chain)", d, c, direction="less", label_a="diminishing",
+        label_b="constant", seed=profile.seed))
+
+
+def record_errata(report: Report, tables: dict[str, pd.DataFrame]) -> None:
+    """The chapter's errata of the paper (with the numbers of this run as evidence)."""
+    report.erratum(
+        "theorem1_constants", "ambiguous",
+        "Theorem 1 gives the noise scale only up to unspecified constants; the experiment "
+        "settings (step sizes, iterations, clip bound, discount, data sizes, epsilons) are missing.",
+        "GPOPE is accounted with dp-accounting (sampling without replacement, replace-one); "
+        f"Theorem 1's form would need constants from {tables['privacy'].theorem1_constant.min():.3g}"
+        f" to {tables['privacy'].theorem1_constant.max():.3g} across the chapter's runs.")
+    sens = tables["chain_sensitivity"].groupby("step_size")["mspbe"].mean()
+    within = sens[sens <= 2 * sens.min()].index
+    report.glue("steps_within2_lo", float(within.min()))
+    report.glue("steps_within2_hi", float(within.max()))
+    report.erratum(
+        "step_robustness", "unsupported",
+        "Section 7: GPOPE's accuracy is 'stable for a very wide range of step sizes' (Figure 1 b).",
+        f"On the chain at n = {int(tables['chain_sensitivity'].n.iloc[0])}, steps from "
+        f"{within.min():g} to {within.max():g} (a factor {within.max() / within.min():g}) stay "
+        "within a factor 2 of the best MSPBE; larger steps blow up with the noise.")
+    report.erratum(
+        "mc_output_perturbation", "ambiguous",
+        "Section 7 compares GPOPE with output perturbation V1 (DP-LSW) on Mountain Car, and says "
+        "V2 (DP-LSL) fails to guarantee privacy with continuous states.",
+        "Both DP-LSW and DP-LSL are defined on a finite state space (first-visit returns per "
+        "state, smooth sensitivity from per-state visit counts); how DP-LSW was applied to "
+        "continuous states is not said, so the comparison is not rebuilt here.")
+    report.erratum(
+        "chain_zero_reference", "ambiguous",
+        "Figure 1 a: GPOPE beats output perturbation by an order of magnitude on the chain.",
+        "At (epsilon, delta) = (0.1, 0.1) both output-perturbation methods are far worse than "
+        "predicting V = 0; the figure does not show that reference (the chapter does).")
+    for claim in report.claims:
+        if claim.verdict == "not reproduced":
+            report.erratum(f"claim_{claim.key}", "not reproduced", claim.statement,
+                           f"{claim.evidence_text()} ({report.profile} profile)")
+
+
+# -------------------------------------------------------------------------------- figures
+
+METHOD_LABELS = {"GPOPE": "GPOPE (gradient perturbation)", "DP-LSW": "DP-LSW (output pert. V1)",
+                 "DP-LSL": "DP-LSL (output pert. V2)", "LSTD": "LSTD (non-private)",
+                 "WIS-LSTD": "WIS-LSTD (non-private)", "GTD2": "GTD2 (noiseless)",
+                 "zero": "zero estimate (no data)"}
+
+
+def plot_points(ax, points: pd.DataFrame, domain: str, ylabel: str = "MSPBE") -> None:
+    """Mean MSPBE against n (log-log), error bars one standard deviation (as the paper plots
+    them), one line per method and epsilon, for one domain of a points table."""
+    from privrl.plotting import band_plot
+
+    t = points[points.domain == domain].copy()
+    t["label"] = [METHOD_LABELS.get(m, m) + ("" if np.isnan(e) else f", epsilon = {e:g}")
+                  for m, e in zip(t.method, t.epsilon, strict=True)]
+    for label, g in t.groupby("label", sort=True):
+        band_plot(ax, g, "n", "mspbe", err="std", label=label, marker="o")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("data size n (trajectories)")
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8)
+
+
+def plot_steps(ax, sensitivity: pd.DataFrame, zero_mspbe: float) -> None:
+    """Figure 1 b: GPOPE's MSPBE against the step size (mean, one standard deviation)."""
+    from privrl.plotting import band_plot
+
+    band_plot(ax, sensitivity, "step_size", "mspbe", err="std", marker="o", label="GPOPE")
+    ax.axhline(zero_mspbe, color="gray", ls="--", label="zero estimate")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("step size")
+    ax.set_ylabel("MSPBE")
+    ax.legend()
+
+
+def plot_schedules(ax, schedules: pd.DataFrame) -> None:
+    """MSPBE along GPOPE runs, constant and diminishing steps, for each total T."""
+    from privrl.plotting import band_plot
+
+    for (T, sched), g in schedules.groupby(["iterations", "schedule"]):
+        band_plot(ax, g, "iteration", "mspbe", err="std", label=f"{sched} step, T = {T}",
+                  ls="-" if sched == "constant" else "--")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("MSPBE")
+    ax.legend(fontsize=8)
+
+
+def plot_variance(ax, variance: pd.DataFrame) -> float:
+    """Gradient variance against transitions used, with the 1/k law; returns the log-log slope."""
+    slope = float(np.polyfit(np.log(variance.transitions), np.log(variance.variance), 1)[0])
+    ax.loglog(variance.transitions, variance.variance, "o-", label=f"measured (slope {slope:.2f})")
+    ax.loglog(variance.transitions, variance.variance.iloc[0] / variance.transitions, "k--",
+              label="1/k")
+    ax.set_xlabel("transitions used per trajectory, k")
+    ax.set_ylabel("total variance of the gradient")
+    ax.legend()
+    return slope
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -662,18 +672,9 @@ if __name__ == "__main__":
 
 
 __all__ = [
-    "PROFILES",
-    "PAPER_SIZES",
-    "chain_iterations",
-    "chain_problem",
-    "run_chain_steps",
-    "run_chain_compare",
-    "run_chain",
-    "run_schedules",
-    "run_theorem23",
-    "gradient_variance",
-    "privacy_table",
-    "calibrations",
-    "run_domain",
-    "run_domain_sweep",
+    "PAPER_POINTS", "PAPER_SIZES", "POINT_COLUMNS", "POINT_DOMAINS", "POINT_METHODS", "Release",
+    "XieProfile", "chain_config", "check_wis_lstd", "domain_releases", "full_batch_table",
+    "noise_sd_check", "paper_points", "source_points_path", "plot_points", "plot_schedules", "plot_steps",
+    "plot_variance", "read_paper_points", "record_release", "run", "run_chain",
+    "run_domain", "run_theorem23", "summarise_points", "write_paper_points",
 ]
