@@ -51,7 +51,6 @@ HOUSE_STYLE: dict[str, Any] = {
     "axes.spines.top": False,
     "axes.spines.right": False,
     "lines.linewidth": 1.6,
-    "axes.formatter.limits": (-3, 4),
     "axes.formatter.use_mathtext": True,
     "svg.fonttype": "path",  # glyphs as paths: the SVG needs no font on the reader's machine
     "svg.hashsalt": "privrl",  # deterministic element ids: the same figure gives the same file
