@@ -739,3 +739,109 @@ def recorded_paper_run(directory: Path = RESULTS_DIR) -> dict[str, Any] | None:
 def recorded_curves_for_claims(curves: pd.DataFrame) -> pd.DataFrame:
     """The recorded curves CSV back in the form :func:`decide_claims` reads (``buffer_size``)."""
     return curves.assign(buffer_size=curves["variant"].str.extract(r"=(\d+)$")[0].astype(int))
+
+
+# --- figures ---------------------------------------------------------------------------------
+
+
+def _eps_label(eps: float) -> str:
+    return "ε = ∞ (no noise)" if math.isinf(eps) else f"ε = {eps:g}"
+
+
+def plot_figure2(curves: pd.DataFrame, title: str = "") -> Any:
+    """Figure 2: average score (eq. 25) over submissions, Laplace and PRS at epsilon = 1, with
+    and without the buffer (mean over trials, band = one standard error)."""
+    from privrl.plotting import band_plot, new_figure
+
+    fig, axes = new_figure(1, 2, sharey=True)
+    for ax, mech in zip(axes[0], ("laplace", "prs"), strict=True):
+        band_plot(ax, curves[curves.mechanism == mech], "submission", "avg_score",
+                  hue="buffer_size", label_fmt="|B| = {}")
+        ax.axhline(TARGET, color="k", ls=":", lw=1, label="target 195")
+        ax.set_title(f"{'Laplace' if mech == 'laplace' else 'PRS'}, ε = 1 {title}".strip())
+        ax.set_xlabel("submissions")
+        ax.legend()
+    axes[0][0].set_ylabel("average score of the last 10 episodes (steps)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_figure3(success_curves: pd.DataFrame, title: str = "") -> Any:
+    """Figure 3: success ratio (eq. 27) against the number of submissions, per epsilon."""
+    from privrl.plotting import new_figure
+
+    fig, axes = new_figure(1, 2, sharey=True)
+    paper_rows = success_curves[success_curves.variant == "paper"]
+    for ax, mech in zip(axes[0], ("laplace", "prs"), strict=True):
+        for eps, g in paper_rows[paper_rows.mechanism == mech].groupby("epsilon"):
+            ax.step(g.submission, g.success_ratio, where="post", label=_eps_label(eps))
+        ax.set_title(f"{'Laplace' if mech == 'laplace' else 'PRS'} {title}".strip())
+        ax.set_xlabel("submissions")
+        ax.set_ylim(-0.03, 1.03)
+        ax.legend()
+    axes[0][0].set_ylabel("fraction of trials that succeeded")
+    fig.tight_layout()
+    return fig
+
+
+def plot_failure(diagnostics: pd.DataFrame) -> Any:
+    """Four panels over training (mean over trials): raw report L1 norms (10/50/90% quantiles)
+    against the clip C/2; the L1 size of each applied update; the actor's share of the gradient;
+    the fraction of steps taking the episode's most frequent action."""
+    from privrl.plotting import new_figure
+
+    fig, axes = new_figure(2, 2, width=4.4, height=3.0)
+    ax_norm, ax_update, ax_share, ax_major = axes.ravel()
+    paper_rows = diagnostics[diagnostics.variant == "paper"]
+    for eps, g in paper_rows.groupby("epsilon"):
+        mean = g.groupby("submission").mean(numeric_only=True)
+        label = f"paper, {_eps_label(eps)}"
+        (line,) = ax_norm.plot(mean.index, mean["raw_norm_q50"], label=f"{label}: median")
+        ax_norm.fill_between(mean.index, mean["raw_norm_q10"], mean["raw_norm_q90"],
+                             color=line.get_color(), alpha=0.2, lw=0)
+        ax_update.plot(mean.index, mean["update_norm"], label=label)
+        ax_share.plot(mean.index, mean["actor_share"], label=label)
+        ax_major.plot(mean.index, mean["majority_fraction"], label=label)
+    for variant, g in diagnostics[diagnostics.variant != "paper"].groupby("variant"):
+        mean = g.groupby("submission").mean(numeric_only=True)
+        ax_major.plot(mean.index, mean["majority_fraction"], ls="--", label=f"{variant} (not "
+                      "the paper's)")
+    ax_norm.axhline(a3c.DEFAULT_CLIP["laplace"] / 2, color="k", ls=":", label="clip C/2 = 0.005")
+    ax_norm.set_yscale("log")
+    ax_norm.set_ylabel("gradient L1 norm before the clip")
+    ax_update.set_yscale("log")
+    ax_update.set_ylabel("L1 size of the applied update")
+    ax_share.set_ylabel("actor's share of |gradient|_1")
+    ax_share.set_ylim(0, 1)
+    ax_major.set_ylabel("fraction of steps with the most\nfrequent action")
+    for ax in axes.ravel():
+        ax.set_xlabel("submissions")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def deviation_table(tables: pd.DataFrame) -> pd.DataFrame:
+    """Success ratios (exact 95% intervals) of the deviations beside the paper's algorithm at the
+    same epsilon, each row labelled with what it changes."""
+    keep = tables[(tables.mechanism == "laplace")
+                  & (tables.epsilon.isin([INF, 1.0]))].copy()
+    keep["what"] = keep.variant.map(VARIANT_LABELS)
+    keep["success ratio [95% CI]"] = [
+        f"{r.successes}/{r.n_trials} [{r.success_lo:.2f}, {r.success_hi:.2f}]"
+        for r in keep.itertuples()]
+    cols = ["variant", "what", "epsilon", "success ratio [95% CI]", "median_fst"]
+    return keep[cols].sort_values(["epsilon", "variant"]).reset_index(drop=True)
+
+
+def ambiguity_table() -> pd.DataFrame:
+    """The choices the paper leaves open (see :data:`AMBIGUITIES`)."""
+    return pd.DataFrame(AMBIGUITIES, columns=["choice", "what the paper says and leaves open"])
+
+
+def projected_paper_hours(record: dict[str, Any], workers: int = 2) -> float:
+    """Projected wall time (hours) of the full paper profile (90,000 submissions) from a recorded
+    run at a smaller budget: its wall time (one process) scaled by the budget ratio (failing
+    trials step about as fast late as early), divided over ``workers`` processes."""
+    budget = int(record["parameters"]["n_submissions"])
+    return float(record["wall_time_s"]) * PAPER_CAP / budget / workers / 3600
