@@ -845,3 +845,14 @@ def projected_paper_hours(record: dict[str, Any], workers: int = 2) -> float:
     trials step about as fast late as early), divided over ``workers`` processes."""
     budget = int(record["parameters"]["n_submissions"])
     return float(record["wall_time_s"]) * PAPER_CAP / budget / workers / 3600
+
+
+def record_reproduction_erratum(report: Report, claims: list[Claim], source: str) -> None:
+    """An erratum of kind "not reproduced" listing the claims ``source`` did not reproduce."""
+    failed = [c for c in claims if c.verdict == "not reproduced"]
+    if failed:
+        report.erratum(
+            "learning_not_reproduced", "not reproduced",
+            "The learning results (Tables 1-3, Figure 2) are not reproduced from the published "
+            "description: " + "; ".join(c.statement for c in failed) + ".",
+            f"{source}: " + "; ".join(f"{c.key}: {c.evidence_text()}" for c in failed))
