@@ -225,28 +225,12 @@ def test_zero_of_n_against_zero_of_n_is_untestable():
     assert claims["laplace_eps1_learns"].interval == pytest.approx((0.0, 0.16843), abs=1e-4)
 
 
-def test_success_ratio_claim_at_a_small_budget_is_untestable():
-    arm = _trials(20, 20).query("mechanism == 'laplace'")
-    assert exp.success_ratio_claim("k", "s", arm, 0.5, 10_000).verdict == "untestable"
-    assert exp.success_ratio_claim("k", "s", arm, 0.5, exp.PAPER_CAP).verdict == "reproduced"
-
-
-def test_recorded_run_round_trip(tmp_path):
-    """record_paper_run writes the two tidy CSVs with the issue's columns and a run record; the
-    chapter reads them back into the same tables and claims."""
-    profile = exp.OnoProfile.paper(n_trials=2, trials_per_seed=2, n_submissions=40,
-                                   fig2_submissions=40, fig2_trials=2, record_every=20,
-                                   variants=["paper"])
-    record = exp.record_paper_run(profile, cache_dir=tmp_path / "cache",
-                                  directory=tmp_path / "results", note="test subset")
-    back = exp.recorded_paper_run(tmp_path / "results")
-    assert list(back["trials"].columns) == ["variant", "mechanism", "epsilon", "gravity", "trial",
-                                            "first_success", "success", "env_steps"]
-    assert list(back["curves"].columns) == ["variant", "mechanism", "epsilon", "trial",
-                                            "submission", "avg_score"]
-    assert len(back["trials"]) == 9 * 2 and back["record"]["note"] == "test subset"
-    assert record["env_steps"] == back["trials"].env_steps.sum()
-    curves = exp.recorded_curves_for_claims(back["curves"])
-    assert set(curves.buffer_size) == {1, 100}
-    claims = exp.decide_claims(back["trials"], curves, 40)
-    assert all(c.verdict == "untestable" for c in claims)  # 2 trials, budget 40
+def test_success_ratio_claim_at_a_small_budget():
+    """Below the paper's budget a ratio is a lower bound: above the threshold it reproduces,
+    otherwise nothing can be said."""
+    full = _trials(20, 20).query("mechanism == 'laplace'")
+    none = _trials(0, 0).query("mechanism == 'laplace'")
+    assert exp.success_ratio_claim("k", "s", full, 0.5, 10_000).verdict == "reproduced"
+    assert exp.success_ratio_claim("k", "s", none, 0.5, 10_000).verdict == "untestable"
+    assert exp.success_ratio_claim("k", "s", none, 0.5, exp.PAPER_CAP).verdict == "not reproduced"
+    assert exp.success_ratio_claim("k", "s", full[:4], 0.5, exp.PAPER_CAP).verdict == "untestable"

@@ -28,6 +28,7 @@ import json
 import math
 import platform
 import time
+import warnings
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -209,13 +210,15 @@ def run_report_statistics(config: dict[str, Any], seed: np.random.SeedSequence) 
     stats = {"score": res.scores, **res.reports}
     clip_half = algo.clip_value / 2
     stats["clipped_fraction"] = (res.reports["raw_norm"] > clip_half).astype(np.float32)
-    for name, arr in stats.items():
-        blocks = arr[:, : n_blocks * every].reshape(k, n_blocks, every)
-        if name == "raw_norm":
-            for q in (10, 50, 90):
-                out[f"raw_norm_q{q}"] = np.nanpercentile(blocks, q, axis=2).ravel()
-        elif not np.isnan(blocks).all():
-            out[name] = np.nanmean(blocks, axis=2).ravel()
+    with warnings.catch_warnings():  # blocks after a diverged trial are all NaN: NaN rows
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for name, arr in stats.items():
+            blocks = arr[:, : n_blocks * every].reshape(k, n_blocks, every)
+            if name == "raw_norm":
+                for q in (10, 50, 90):
+                    out[f"raw_norm_q{q}"] = np.nanpercentile(blocks, q, axis=2).ravel()
+            elif not np.isnan(blocks).all():
+                out[name] = np.nanmean(blocks, axis=2).ravel()
     return pd.DataFrame(out)
 
 
@@ -548,25 +551,31 @@ def _arm(trials: pd.DataFrame, variant: str, mech: str, eps: float) -> pd.DataFr
 
 def success_ratio_claim(key: str, statement: str, arm: pd.DataFrame, threshold: float,
                         cap: int, evidence: str = "") -> Claim:
-    """"The success ratio exceeds ``threshold``" with its exact (Clopper-Pearson) 95% interval:
-    reproduced when the interval lies above, untestable below 5 trials or when the submission
-    budget ``cap`` is smaller than the paper's 90,000 (success is defined at that budget)."""
+    """"The success ratio exceeds ``threshold``" with its exact (Clopper-Pearson) 95% interval.
+
+    Reproduced when the interval lies above ``threshold``; not reproduced otherwise; untestable
+    below 5 trials. Success is defined at the paper's budget of 90,000 submissions: at a smaller
+    budget ``cap`` the measured ratio is a lower bound of that one, so the claim can still be
+    reproduced there, but an interval that does not lie above the threshold is untestable.
+    """
     n, k = len(arm), int(arm["success"].sum())
-    name = "success ratio"
     if n < 5:
         return untestable(key, statement, "too few trials (fewer than 5)", n, evidence)
-    if cap < PAPER_CAP:
-        return untestable(key, statement, f"the profile's budget ({cap:,} submissions) is below "
-                          f"the paper's {PAPER_CAP:,}: success is defined at that budget",
-                          n, evidence)
     lo, hi = clopper_pearson(k, n)
+    short = cap < PAPER_CAP
     if lo > threshold:
-        verdict, reason = "reproduced", "the exact 95% interval lies above the threshold"
+        verdict = "reproduced"
+        reason = "the exact 95% interval lies above the threshold" + (
+            f" already at a budget of {cap:,} submissions" if short else "")
+    elif short:
+        return Claim(key, statement, "untestable", "success ratio", k / n, (lo, hi), n,
+                     f"budget {cap:,} < {PAPER_CAP:,}: a success ratio at this budget only "
+                     f"bounds the paper's from below ({k}/{n})", evidence)
     elif hi < threshold:
         verdict, reason = "not reproduced", "the exact 95% interval lies below the threshold"
     else:
         verdict, reason = "not reproduced", "the exact 95% interval contains the threshold"
-    return Claim(key, statement, verdict, name, k / n, (lo, hi), n,
+    return Claim(key, statement, verdict, "success ratio", k / n, (lo, hi), n,
                  f"{reason} {threshold:g} ({k}/{n})", evidence)
 
 
