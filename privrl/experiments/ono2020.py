@@ -122,12 +122,12 @@ class OnoProfile(Profile):
     n_trials: int = 5
     trials_per_seed: int = 5
     epsilons: tuple[float, ...] = (1.0, 2.0, 5.0, 10.0, INF)
-    n_submissions: int = 1500
+    n_submissions: int = 1000
     variants: tuple[str, ...] = ("paper", "no_clip", "clip100", "adam_sample")
     fig2_trials: int = 5
-    fig2_submissions: int = 1500
+    fig2_submissions: int = 1000
     record_every: int = 50
-    diagnostic_trials: int = 4
+    diagnostic_trials: int = 3
     diagnostic_submissions: int = 1800
     diagnostic_every: int = 50
 
@@ -380,7 +380,9 @@ def prs_ratio_table(epsilons: tuple[float, ...] = (1.0, 2.0, 5.0, 10.0)) -> pd.D
 
 def empirical_ldp_table(rng: np.random.Generator, n: int = 100_000) -> pd.DataFrame:
     """Largest |log ratio| of empirical output frequencies of both samplers for two extreme
-    inputs, against ``epsilon`` plus three standard errors (a smoke test of the samplers)."""
+    inputs, against ``epsilon`` plus four standard errors of that log ratio (a smoke test of the
+    samplers; four rather than two because the maximum runs over up to 40 bins, many of them at
+    the bound exactly)."""
     rows = []
     for eps in (1.0, 5.0):
         d_hat = loc.default_projection_dim(eps, a3c.D)
@@ -397,7 +399,7 @@ def empirical_ldp_table(rng: np.random.Generator, n: int = 100_000) -> pd.DataFr
         lr = np.abs(np.log(p / q))
         se = np.sqrt((1 - p) / (n * p) + (1 - q) / (n * q))
         rows.append({"mechanism": "prs", "epsilon": eps, "max_log_ratio": lr.max(),
-                     "bound": eps + 3 * se[lr.argmax()]})
+                     "bound": eps + 4 * se[lr.argmax()]})
         clip = 0.01
         g1 = np.zeros((n, a3c.D))
         g1[:, 0] = 1.0
@@ -409,7 +411,7 @@ def empirical_ldp_table(rng: np.random.Generator, n: int = 100_000) -> pd.DataFr
         lr = np.abs(np.log(h1[ok] / h2[ok]))
         se = np.sqrt(1 / h1[ok] + 1 / h2[ok])
         rows.append({"mechanism": "laplace", "epsilon": eps, "max_log_ratio": lr.max(),
-                     "bound": eps + 3 * se[lr.argmax()]})
+                     "bound": eps + 4 * se[lr.argmax()]})
     return pd.DataFrame(rows)
 
 
@@ -512,7 +514,7 @@ def record_mechanism_checks(report: Report, rng: np.random.Generator) -> dict[st
     report.check("prs_weakened_caught", "smallest excess of the weakened PRS over epsilon "
                  "(d_hat > 1)", float((multi.weakened - multi.epsilon).min()), above=0.0)
     emp = empirical_ldp_table(rng)
-    report.check("empirical_ldp", "largest empirical |log ratio| minus (epsilon + 3 se)",
+    report.check("empirical_ldp", "largest empirical |log ratio| minus (epsilon + 4 se)",
                  float((emp.max_log_ratio - emp.bound).max()), at_most=0.0)
     jl = jl_moment_error(rng)
     report.check("jl_moment", "max |mean(M^T M)/d_hat - I| over 20,000 draws", jl, below=0.1)
