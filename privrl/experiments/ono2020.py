@@ -127,7 +127,7 @@ class OnoProfile(Profile):
     fig2_trials: int = 5
     fig2_submissions: int = 1000
     record_every: int = 50
-    diagnostic_trials: int = 3
+    diagnostic_trials: int = 6
     diagnostic_submissions: int = 1800
     diagnostic_every: int = 50
 
@@ -639,12 +639,16 @@ def decide_claims(trials: pd.DataFrame, curves: pd.DataFrame, cap: int,
 
 
 def failure_summary(diagnostics: pd.DataFrame) -> pd.DataFrame:
-    """Per variant and epsilon: early (first block) and late (last quarter) means of the report
-    statistics, the fraction of clipped reports and the late median raw norm."""
+    """Per variant and epsilon: means of the report statistics over training and over its last
+    quarter (``late_*``), the fraction of clipped reports, the median raw norm, and the fraction
+    of trials whose late episodes take their most frequent action in >= 90% of steps
+    (``collapsed_trials``: the policy has collapsed to nearly one action)."""
     rows = []
     for (variant, eps), g in diagnostics.groupby(["variant", "epsilon"]):
         last = g[g.submission > 0.75 * g.submission.max()]
+        per_trial = last.groupby("trial")["majority_fraction"].mean()
         rows.append({
+            "collapsed_trials": float((per_trial >= 0.9).mean()),
             "variant": variant, "epsilon": eps,
             "clipped_fraction": float(g["clipped_fraction"].mean()),
             "median_raw_norm": float(g["raw_norm_q50"].median()),
