@@ -914,3 +914,24 @@ def write_paper_results(trials: pd.DataFrame, curves: pd.DataFrame | None,
     if curves is not None:
         paper_curves_frame(curves).to_csv(directory / CURVES_CSV, index=False)
     (directory.parent / RECORD_JSON).write_text(json.dumps(record, indent=2, default=str) + "\n")
+
+
+def recorded_highlights(tables: pd.DataFrame) -> dict[str, float]:
+    """The numbers the chapter's prose quotes from the recorded run (successes out of trials
+    and median first success time of the paper's baseline, its epsilon = 1 arms, and the
+    non-private deviations)."""
+    out: dict[str, float] = {}
+    for variant, mech, eps, name in (("paper", "laplace", INF, "baseline"),
+                                     ("paper", "laplace", 1.0, "laplace1"),
+                                     ("paper", "prs", 1.0, "prs1"),
+                                     ("clip100", "laplace", INF, "clip100"),
+                                     ("no_clip", "laplace", INF, "no_clip"),
+                                     ("adam_sample", "laplace", INF, "adam_inf"),
+                                     ("adam_sample", "laplace", 1.0, "adam_1")):
+        row = tables[(tables.variant == variant) & (tables.mechanism == mech)
+                     & (tables.epsilon == eps)]
+        if len(row):
+            out[f"{name}_successes"] = int(row.successes.iloc[0])
+            out[f"{name}_n"] = int(row.n_trials.iloc[0])
+            out[f"{name}_median_fst"] = float(row.median_fst.iloc[0])
+    return out
