@@ -777,6 +777,7 @@ def plot_figure2(curves: pd.DataFrame, title: str = "") -> Any:
         ax.set_xlabel("submissions")
         ax.legend()
     axes[0][0].set_ylabel("average score of the last 10 episodes (steps)")
+    axes[0][1].set_ylabel("")
     fig.tight_layout()
     return fig
 
