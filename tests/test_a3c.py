@@ -126,18 +126,15 @@ def test_seeds_give_identical_tables():
     """The whole Tables 1-3 pipeline (through run_sweep) is a function of the seed."""
     from privrl.experiments import ono2020 as exp
 
-    cfg = {
-        "n_trials": 2,
-        "trials_per_seed": 1,
-        "epsilons": [1.0, math.inf],
-        "n_submissions": 30,
-        "action_selection": "greedy",
-        "max_workers": 2,
-    }
-    a = exp.run_tables(cfg, seed=3, executor="serial")
-    b = exp.run_tables(cfg, seed=3, executor="serial")
+    profile = exp.OnoProfile.quick(
+        seed=3, n_trials=2, trials_per_seed=1, epsilons=[1.0, math.inf], n_submissions=30,
+        variants=["paper"],
+    )  # fmt: skip
+    a = exp.sweep_tables(profile, executor="serial")
+    b = exp.sweep_tables(profile, executor="serial")
     cols = ["mechanism", "epsilon", "seed", "trial", "first_success", "env_steps"]
     np.testing.assert_array_equal(a[cols].to_numpy(), b[cols].to_numpy())
     ta, tb = exp.success_tables(a, 30), exp.success_tables(b, 30)
     pd.testing.assert_frame_equal(ta, tb)
     assert len(ta) == 3  # Laplace at 1 and inf, PRS at 1
+    assert sorted(a.trial.unique()) == [0, 1]

@@ -29,7 +29,7 @@ _MASSPOLE = 0.1
 _TOTAL_MASS = _MASSPOLE + _MASSCART
 _LENGTH = 0.5
 _POLEMASS_LENGTH = _MASSPOLE * _LENGTH
-_FORCE_MAG = 10.0
+FORCE_MAG = 10.0
 _TAU = 0.02
 _THETA_THRESHOLD = 12 * 2 * math.pi / 360
 _X_THRESHOLD = 2.4
@@ -50,6 +50,34 @@ def reset_states(n: int, rng: SeedLike) -> np.ndarray:
     return as_generator(rng).uniform(-0.05, 0.05, size=(n, 4))
 
 
+def step_rows(
+    x: np.ndarray,
+    x_dot: np.ndarray,
+    theta: np.ndarray,
+    theta_dot: np.ndarray,
+    force: np.ndarray,
+    gravity: np.ndarray | float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One Euler step of gymnasium's CartPole on the state's four rows (the inner loop).
+
+    ``force`` is ``+10`` (push right, action 1) or ``-10`` (action 0) per cart. The operations and
+    their order are gymnasium's, so the float64 results are bit-identical to ``CartPoleEnv``.
+    """
+    costheta = np.cos(theta)
+    sintheta = np.sin(theta)
+    temp = (force + _POLEMASS_LENGTH * np.square(theta_dot) * sintheta) / _TOTAL_MASS
+    thetaacc = (gravity * sintheta - costheta * temp) / (
+        _LENGTH * (4.0 / 3.0 - _MASSPOLE * np.square(costheta) / _TOTAL_MASS)
+    )
+    xacc = temp - _POLEMASS_LENGTH * thetaacc * costheta / _TOTAL_MASS
+    return x + _TAU * x_dot, x_dot + _TAU * xacc, theta + _TAU * theta_dot, theta_dot + _TAU * thetaacc
+
+
+def is_terminal(x: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """Gymnasium's termination: the cart leaves [-2.4, 2.4] or the pole leans beyond 12 degrees."""
+    return (np.abs(x) > _X_THRESHOLD) | (np.abs(theta) > _THETA_THRESHOLD)
+
+
 def step_states(
     states: np.ndarray, actions: np.ndarray, gravity: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -59,31 +87,9 @@ def step_states(
     (0 pushes left, 1 pushes right), ``gravity`` (n,) or scalar. No validation here: this is the
     inner loop; :class:`BatchedCartPole` validates once.
     """
-    x, x_dot, theta, theta_dot = states.T
-    force = np.where(actions == 1, _FORCE_MAG, -_FORCE_MAG)
-    costheta = np.cos(theta)
-    sintheta = np.sin(theta)
-    temp = (force + _POLEMASS_LENGTH * np.square(theta_dot) * sintheta) / _TOTAL_MASS
-    thetaacc = (gravity * sintheta - costheta * temp) / (
-        _LENGTH * (4.0 / 3.0 - _MASSPOLE * np.square(costheta) / _TOTAL_MASS)
-    )
-    xacc = temp - _POLEMASS_LENGTH * thetaacc * costheta / _TOTAL_MASS
-    new = np.stack(
-        (
-            x + _TAU * x_dot,
-            x_dot + _TAU * xacc,
-            theta + _TAU * theta_dot,
-            theta_dot + _TAU * thetaacc,
-        ),
-        axis=1,
-    )
-    terminated = (
-        (new[:, 0] < -_X_THRESHOLD)
-        | (new[:, 0] > _X_THRESHOLD)
-        | (new[:, 2] < -_THETA_THRESHOLD)
-        | (new[:, 2] > _THETA_THRESHOLD)
-    )
-    return new, terminated
+    force = np.where(actions == 1, FORCE_MAG, -FORCE_MAG)
+    new = np.stack(step_rows(*states.T, force, gravity), axis=1)
+    return new, is_terminal(new[:, 0], new[:, 2])
 
 
 class BatchedCartPole:

@@ -43,6 +43,32 @@ def clip_l1(g: np.ndarray, bound: float) -> np.ndarray:
     return g / np.maximum(1.0, norms / bound)
 
 
+def laplace_scale(clip: float, epsilon: float) -> float:
+    """Per-coordinate Laplace scale ``b = C / epsilon`` of Algorithm 2 (eq. 21); 0 for inf."""
+    epsilon = check_epsilon(epsilon, allow_inf=True)
+    clip = check_positive(clip, "clip", allow_inf=True)
+    return 0.0 if math.isinf(epsilon) else clip / epsilon
+
+
+def laplace_gradient_parts(
+    g: np.ndarray, epsilon: float, clip: float, rng: SeedLike
+) -> tuple[np.ndarray, np.ndarray]:
+    """Algorithm 2 in its two parts: ``(gbar, noise)`` with ``gbar`` each row of ``g`` clipped to
+    L1 norm ``clip/2`` (eq. 19) and ``noise`` i.i.d. ``Laplace(clip/epsilon)`` (eq. 21).
+
+    The submission is ``gbar + noise`` (:func:`laplace_gradient_mechanism`). ``epsilon = inf``
+    gives zero noise; ``clip = inf`` (no clipping) is allowed only then.
+    """
+    epsilon = check_epsilon(epsilon, allow_inf=True)
+    clip = check_positive(clip, "clip", allow_inf=True)
+    if math.isinf(clip) and not math.isinf(epsilon):
+        raise ValueError("clip = inf (no clipping) is only allowed with epsilon = inf")
+    gbar = _as_batch(g) if math.isinf(clip) else clip_l1(g, clip / 2.0)
+    if math.isinf(epsilon):
+        return gbar, np.zeros_like(gbar)
+    return gbar, as_generator(rng).laplace(0.0, laplace_scale(clip, epsilon), size=gbar.shape)
+
+
 def laplace_gradient_mechanism(
     g: np.ndarray, epsilon: float, clip: float, rng: SeedLike
 ) -> np.ndarray:
@@ -53,12 +79,8 @@ def laplace_gradient_mechanism(
     the clipped gradient without noise (the non-private limit used for the paper's baseline).
     Returns an array of shape ``(n, d)``.
     """
-    epsilon = check_epsilon(epsilon, allow_inf=True)
-    clip = check_positive(clip, "clip")
-    gbar = clip_l1(g, clip / 2.0)
-    if math.isinf(epsilon):
-        return gbar
-    return gbar + as_generator(rng).laplace(0.0, clip / epsilon, size=gbar.shape)
+    gbar, noise = laplace_gradient_parts(g, epsilon, clip, rng)
+    return gbar + noise
 
 
 def bit_flip_probability(x: np.ndarray, epsilon: float) -> np.ndarray:
@@ -154,3 +176,57 @@ def projected_random_sign(
     p = sign_probability(u_bar, epsilon, d_hat, clip)
     u_tilde = np.where(gen.random(p.shape) < p, clip, -clip)
     return np.einsum("nkd,nk->nd", matrix, u_tilde)
+
+
+def laplace_worst_log_ratio(epsilon: float, clip: float, d: int) -> float:
+    """Exact worst-case log density ratio of Algorithm 2 as implemented, by closed form.
+
+    For inputs ``g, g'`` the log ratio of output densities is at most
+    ``||gbar - gbar'||_1 / b`` (attained for outputs beyond both means), with ``gbar`` the
+    mechanism's clipped inputs and ``b`` its noise scale. Evaluated on antipodal inputs far
+    outside the clip ball (one coordinate, and all ``d`` coordinates), through
+    :func:`clip_l1` and :func:`laplace_scale`, so a weakened clip or scale raises the value.
+    """
+    epsilon = check_epsilon(epsilon)
+    clip = check_positive(clip, "clip")
+    d = check_int(d, "d", minimum=1)
+    big = 1e6 * clip
+    inputs = np.zeros((2, d))
+    inputs[0, 0] = big
+    inputs[1] = big
+    worst = 0.0
+    for g in inputs:
+        pair = np.stack([g, -g])
+        gbar, _ = laplace_gradient_parts(pair, math.inf, clip, None)
+        worst = max(worst, float(np.abs(gbar[0] - gbar[1]).sum()))
+    return worst / laplace_scale(clip, epsilon)
+
+
+def prs_worst_log_ratio(
+    epsilon: float, d_hat: int, clip: float = 1.0, per_coordinate_epsilon: float | None = None
+) -> float:
+    """Exact worst-case log-likelihood ratio of PRS's sign vector given ``M``, by enumeration.
+
+    Enumerates every pair of projected inputs with each coordinate at ``-C``, ``0`` or ``+C``
+    after clipping (eq. 23; the sign probabilities are monotone in ``u_bar_i``, so the extremes
+    are attained there) and every output sign pattern, using :func:`sign_probability` (budget
+    ``epsilon / d_hat`` per sign). ``per_coordinate_epsilon`` replaces that budget (to show that
+    a weakened mechanism exceeds ``epsilon``). ``3^d_hat`` inputs; ``d_hat <= 6``.
+    """
+    import itertools
+
+    epsilon = check_epsilon(epsilon)
+    d_hat = check_int(d_hat, "d_hat", minimum=1)
+    if d_hat > 6:
+        raise ValueError(f"d_hat must be <= 6 for the enumeration, got {d_hat}")
+    levels = np.array(list(itertools.product([-clip, 0.0, clip], repeat=d_hat)))
+    if per_coordinate_epsilon is None:
+        p = sign_probability(levels, epsilon, d_hat, clip)
+    else:
+        p = bit_flip_probability(levels / clip, per_coordinate_epsilon)
+    log_p, log_q = np.log(p), np.log1p(-p)
+    # worst output: per coordinate the larger of the two sign log-ratios
+    per_sign = np.maximum(
+        log_p[:, None, :] - log_p[None, :, :], log_q[:, None, :] - log_q[None, :, :]
+    )
+    return float(per_sign.sum(axis=2).max())

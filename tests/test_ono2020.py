@@ -1,0 +1,236 @@
+"""Ono 2020: an independent minimal PGC-A3C agrees with the batched one report by report; the
+training pipeline's clip, noise scale and per-round budget are wired as stated; profiles,
+claims and the ledger behave.
+
+The reference below is written from the paper alone (Algorithms 1-2, eqs. 15-22): one agent at
+a time, gymnasium's own ``CartPoleEnv`` with the agent's gravity, torch autograd for the loss,
+its own L1 clip and Laplace noise. It draws its random numbers from the same generator in the
+same order as :func:`privrl.algorithms.a3c.train_pgc_a3c` (initial parameters, gravities, then
+per wave the initial states, exploration coins, random actions, sampling uniforms and noise), so
+on fixed seeds every report must agree: an implementation error in the batched code cannot
+masquerade as a property of the paper.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+from privrl.algorithms import a3c
+from privrl.experiments import ono2020 as exp
+from privrl.mechanisms import local as loc
+from privrl.reporting import Report
+from privrl.verdicts import CheckFailed
+
+GRAVITIES = np.array([9.7, 9.8, 9.9])
+
+
+def _reference_gradient(theta, states, actions, terminated, gamma=0.99, lam=0.5, beta=0.01):
+    """Eqs. (15)-(18) with torch autograd for one episode (rewards 1 per step)."""
+    th = torch.tensor(theta, dtype=torch.float64, requires_grad=True)
+    wc, wp, wv = th[:64].reshape(16, 4), th[64:96].reshape(2, 16), th[96:].reshape(1, 16)
+    s = torch.tensor(np.array(states), dtype=torch.float64)
+    h = torch.relu(s @ wc.T)
+    logp = torch.log_softmax(h @ wp.T, dim=-1)
+    v = (h @ wv.T)[:, 0]
+    length = len(actions)
+    running = torch.tensor(0.0, dtype=torch.float64) if terminated else v[length].detach()
+    targets = []
+    for _ in range(length):
+        running = 1.0 + gamma * running
+        targets.append(running)
+    target = torch.stack(targets[::-1])
+    adv = target - v[:length]
+    ent = -(logp.exp() * logp).sum(-1)[:length]
+    la = logp[torch.arange(length), torch.tensor(actions)]
+    loss = (-la * adv.detach() - beta * ent).sum() + lam * (adv**2).sum()
+    loss.backward()
+    return th.grad.numpy()
+
+
+def reference_pgc_a3c(epsilon, clip, n_submissions, n_workers, seed, max_steps=200):
+    """Minimal PGC-A3C (Laplace, |B| = 1, greedy acting), one trial; per-report statistics."""
+    gen = np.random.default_rng(seed)
+    parts = []
+    for fan_out, fan_in in ((16, 4), (2, 16), (1, 16)):
+        limit = math.sqrt(6.0 / (fan_in + fan_out))
+        parts.append(gen.uniform(-limit, limit, size=(1, fan_out * fan_in)))
+    theta = np.concatenate(parts, axis=1)[0]
+    gravity = gen.choice(GRAVITIES, size=n_submissions)
+    out = {"score": [], "raw_norm": [], "clipped_norm": [], "noise_scale": []}
+    for start in range(0, n_submissions, n_workers):
+        subs = np.arange(start, min(start + n_workers, n_submissions))
+        w = len(subs)
+        init = gen.uniform(-0.05, 0.05, size=(w, 4))
+        explore_u = gen.random((w, max_steps))
+        random_actions = gen.integers(0, 2, size=(w, max_steps))
+        gen.random((w, max_steps))  # sampling uniforms (unused with greedy acting)
+        snapshot = theta.copy()
+        grads = []
+        for j, n in enumerate(subs):
+            alpha = max(0.0, 0.5 - n / 1800)
+            env = gym.make("CartPole-v1").unwrapped
+            env.reset(seed=0)
+            env.gravity = float(gravity[n])
+            env.state = init[j].copy()
+            states, actions = [np.array(init[j], dtype=np.float32)], []
+            terminated = False
+            for t in range(max_steps):
+                if explore_u[j, t] < alpha:
+                    a = int(random_actions[j, t])
+                else:
+                    s = torch.tensor(states[-1], dtype=torch.float64)
+                    th = torch.tensor(snapshot)
+                    h = torch.relu(th[:64].reshape(16, 4) @ s)
+                    a = int(torch.argmax(th[64:96].reshape(2, 16) @ h))
+                obs, _, terminated, _, _ = env.step(a)
+                states.append(obs)
+                actions.append(a)
+                if terminated:
+                    break
+            grads.append(_reference_gradient(snapshot, states, actions, terminated))
+            out["score"].append(len(actions))
+        grads = np.array(grads)
+        noise = gen.laplace(0.0, clip / epsilon, size=grads.shape)
+        for g, z in zip(grads, noise, strict=True):
+            norm = np.abs(g).sum()
+            clipped = g / max(1.0, norm / (clip / 2))
+            out["raw_norm"].append(norm)
+            out["clipped_norm"].append(np.abs(clipped).sum())
+            out["noise_scale"].append(np.abs(z).mean())
+            theta = theta - 0.5 * (clipped + z)
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def test_reference_implementation_agrees_report_by_report():
+    """Same seed: scores, raw and clipped gradient norms and noise agree for every report."""
+    n_sub, n_workers = 45, 9
+    ref = reference_pgc_a3c(1.0, 0.01, n_sub, n_workers, seed=11)
+    cfg = a3c.PGCA3CConfig(epsilon=1.0, n_submissions=n_sub, n_workers=n_workers,
+                           stop_at_success=False)
+    res = a3c.train_pgc_a3c(cfg, 1, 11, record_reports=True)
+    np.testing.assert_array_equal(res.scores[0], ref["score"])
+    for key in ("raw_norm", "clipped_norm", "noise_scale"):
+        np.testing.assert_allclose(res.reports[key][0], ref[key], rtol=1e-5, err_msg=key)
+    assert np.all(ref["raw_norm"] > 0.005)  # the clip binds on every report (the failure)
+
+
+def _laplace_reports(rounds: int, epsilon: float = 1.0, n_sub: int = 450):
+    cfg = a3c.PGCA3CConfig(epsilon=epsilon, rounds=rounds, n_submissions=n_sub,
+                           stop_at_success=False)
+    return cfg, a3c.train_pgc_a3c(cfg, 2, 5, record_reports=True).reports
+
+
+@pytest.mark.parametrize("rounds", [1, 3])
+def test_training_noise_scale_is_clip_times_rounds_over_epsilon(rounds):
+    """Mean |noise| per coordinate estimates the Laplace scale C T / epsilon (224 x 450 draws,
+    relative s.e. about 0.3%): spending epsilon instead of epsilon/T per round, or halving the
+    scale at the call site, is off by a factor of 2 or 3 and fails."""
+    cfg, rep = _laplace_reports(rounds)
+    expected = cfg.clip_value * rounds / cfg.epsilon
+    assert np.nanmean(rep["noise_scale"]) == pytest.approx(expected, rel=0.02)
+
+
+def test_training_clip_is_l1_half_c():
+    """Every clipped report has L1 norm min(|g|_1, C/2) (eq. 19): clipping at C fails."""
+    cfg, rep = _laplace_reports(1)
+    expected = np.minimum(rep["raw_norm"], cfg.clip_value / 2)
+    np.testing.assert_allclose(rep["clipped_norm"], expected, rtol=1e-5)
+
+
+def test_weakened_clip_or_scale_breaks_the_ledger(monkeypatch):
+    """The ledger's cross-check runs the mechanism's clip and scale: weakening either raises."""
+    exp.record_privacy(Report("ono2020", "quick"), (1.0,))
+    monkeypatch.setattr(loc, "laplace_scale", lambda clip, eps: clip / eps / 2)
+    with pytest.raises(CheckFailed):
+        exp.record_privacy(Report("ono2020", "quick"), (1.0,))
+
+
+def test_weakened_clip_breaks_the_ledger(monkeypatch):
+    original = loc.clip_l1
+    monkeypatch.setattr(loc, "clip_l1", lambda g, bound: original(g, 2 * bound))
+    with pytest.raises(CheckFailed):
+        exp.record_privacy(Report("ono2020", "quick"), (1.0,))
+
+
+def test_exact_ratios():
+    assert loc.laplace_worst_log_ratio(2.0, 0.01, 112) == pytest.approx(2.0)
+    assert loc.prs_worst_log_ratio(10.0, 4) == pytest.approx(10.0)
+    assert loc.prs_worst_log_ratio(5.0, 2, per_coordinate_epsilon=5.0) == pytest.approx(10.0)
+
+
+def test_batched_gradients_by_length_equal_plain():
+    rng = np.random.default_rng(2)
+    theta = a3c.init_parameters(12, rng) * 3
+    obs, actions, rewards, lengths, term = a3c.rollout(theta, np.full(12, 9.8), np.full(12, 0.5),
+                                                       rng, 200)
+    a = a3c.episode_gradients(theta, obs, actions, rewards, lengths, term, 0.99, 0.5, 0.01)
+    b = a3c.episode_gradients_by_length(theta, obs, actions, rewards, lengths, term, 0.99, 0.5,
+                                        0.01)
+    for f in ("loss", "grad", "actor", "critic", "entropy"):
+        np.testing.assert_allclose(getattr(b, f), getattr(a, f), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(a.actor + a.critic, a.grad)
+
+
+def test_no_clip_divergence_leaves_the_batch():
+    cfg = a3c.PGCA3CConfig(epsilon=math.inf, clip=math.inf, eta=50.0, n_submissions=300,
+                           stop_at_success=False)
+    res = a3c.train_pgc_a3c(cfg, 2, 0)
+    assert res.diverged.all()  # overflowing gradients: the trials stop, no exception
+    played = ~np.isnan(res.scores)
+    assert 0 < played.sum() < res.scores.size and np.isinf(res.first_success).all()
+
+
+@pytest.mark.parametrize("kwargs", [{"n_trials": 0}, {"n_trials": 7, "trials_per_seed": 5},
+                                    {"epsilons": [0.0]}, {"variants": ["nope"]},
+                                    {"variants": ["no_clip"]}, {"n_submissions": "many"}])
+def test_profile_rejects_bad_values(kwargs):
+    with pytest.raises(ValueError):
+        exp.OnoProfile.quick(**kwargs)
+
+
+def test_profile_rejects_unknown_parameter():
+    with pytest.raises(ValueError, match="unknown"):
+        exp.OnoProfile.from_parameters("quick", n_runs=3)
+
+
+def test_paper_profile_is_the_papers_scale():
+    p = exp.OnoProfile.paper()
+    assert (p.n_trials, p.n_submissions) == (20, 90_000)
+    assert dataclasses.replace(p, n_trials=40).n_trials == 40
+
+
+def _trials(k_lap, k_prs, n=20, eps=1.0):
+    import pandas as pd
+
+    rows = [{"variant": "paper", "mechanism": m, "epsilon": eps, "trial": i,
+             "first_success": 100.0 if i < k else math.inf, "success": i < k}
+            for m, k in (("laplace", k_lap), ("prs", k_prs)) for i in range(n)]
+    return pd.DataFrame(rows)
+
+
+def test_zero_of_n_against_zero_of_n_is_untestable():
+    import pandas as pd
+
+    curves = pd.DataFrame(columns=["mechanism", "buffer_size", "trial", "submission",
+                                   "avg_score"])
+    claims = {c.key: c for c in exp.decide_claims(_trials(0, 0), curves, exp.PAPER_CAP)}
+    assert claims["prs_beats_laplace_eps1"].verdict == "untestable"
+    assert claims["laplace_eps1_learns"].verdict == "not reproduced"
+    assert claims["laplace_eps1_learns"].interval == pytest.approx((0.0, 0.16843), abs=1e-4)
+
+
+def test_success_ratio_claim_at_a_small_budget():
+    """Below the paper's budget a ratio is a lower bound: above the threshold it reproduces,
+    otherwise nothing can be said."""
+    full = _trials(20, 20).query("mechanism == 'laplace'")
+    none = _trials(0, 0).query("mechanism == 'laplace'")
+    assert exp.success_ratio_claim("k", "s", full, 0.5, 10_000).verdict == "reproduced"
+    assert exp.success_ratio_claim("k", "s", none, 0.5, 10_000).verdict == "untestable"
+    assert exp.success_ratio_claim("k", "s", none, 0.5, exp.PAPER_CAP).verdict == "not reproduced"
+    assert exp.success_ratio_claim("k", "s", full[:4], 0.5, exp.PAPER_CAP).verdict == "untestable"
