@@ -101,13 +101,18 @@ def recorded_summary(name: str, profile: str, start: str | Path | None = None) -
 
 
 def current_commit(start: str | Path | None = None) -> str:
-    """Short hash of the checked-out commit of the book at or above ``start`` ("unknown" outside git)."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=start or Path.cwd(),
-                             capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return out or "unknown"
+    """Short hash of the checked-out commit: of the git tree at or above ``start`` (default: the
+    working directory), else of the source tree the package was imported from (papermill may run
+    a chapter in an output folder outside the repository); "unknown" if neither is in git."""
+    for folder in (start or Path.cwd(), Path(__file__).resolve().parents[1]):
+        try:
+            out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=folder,
+                                 capture_output=True, text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            continue
+        if out:
+            return out
+    return "unknown"
 
 
 def _glue(key: str, value: Any) -> None:
@@ -166,11 +171,15 @@ class Report:
             raise CheckFailed(f"{self.paper}: check {key!r} failed: {result.describe()}")
         return result
 
-    def claim(self, claim: Claim) -> Claim:
-        """Record a claim decided by a :mod:`privrl.verdicts` decider, stamped with profile and commit."""
+    def claim(self, claim: Claim, *, profile: str | None = None, commit: str | None = None) -> Claim:
+        """Record a claim decided by a :mod:`privrl.verdicts` decider, stamped with profile and commit.
+
+        ``profile`` and ``commit`` default to this page's; a claim decided on a recorded run of
+        another profile (e.g. the paper-scale run shown in a quick chapter) passes that run's.
+        """
         if any(c.key == claim.key for c in self.claims):
             raise ValueError(f"claim {claim.key!r} is recorded twice")
-        stamped = replace(claim, profile=self.profile, commit=self.commit)
+        stamped = replace(claim, profile=profile or self.profile, commit=commit or self.commit)
         self.claims.append(stamped)
         self.glue(f"claim_{claim.key}", stamped.verdict)
         self.glue(f"claim_{claim.key}_evidence", stamped.evidence_text())
