@@ -167,7 +167,7 @@ def test_every_page_reads_offline_in_chromium(site: tuple[str, Path], browser):
             found.append("MathJax not loaded")
         found += [f"math not typeset: {t!r}" for t in got["untypeset"][:5]]
         prose, text = " ".join(got["prose"].split()), " ".join(got["text"].split())
-        found += [f"raw TeX {raw!r}: ...{_around(prose, raw)}..." for raw in ("$$", "\\(", "\\[")
+        found += [f"raw TeX {raw!r}: ...{_around(prose, raw)}..." for raw in ("$$", "$\\", "\\(", "\\[")
                   if raw in prose]
         found += [f"image not loaded: {src}" for src in got["brokenImages"]]
         found += [f"raw {m!r}: ...{_around(text, m)}..." for m in TEXT_MARKERS if m in text]
