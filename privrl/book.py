@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -34,7 +35,7 @@ import yaml
 from privrl.pages import errata_entries, ledger_page, reproducibility_page, verdict_table
 from privrl.provenance import RecordedRun, format_duration, recorded_run
 from privrl.site_check import check_html
-from privrl.validation import check_choice
+from privrl.validation import check_choice, check_int
 
 PROFILES = ("quick", "paper")
 KEY_PACKAGES = (
@@ -272,13 +273,17 @@ def build_book(
     profile: str = "quick",
     only: list[str] | None = None,
     parameters: dict[str, Any] | None = None,
+    jobs: int | None = None,
 ) -> Path:
     """Execute the chapters and build the HTML book; returns ``<output>/_build/html``.
 
     ``only`` restricts the build to some notebooks (the other chapters are left out of the toc,
-    and Sphinx warnings, e.g. links to them, are reported but not fatal).
+    and Sphinx warnings, e.g. links to them, are reported but not fatal). ``jobs`` chapters are
+    executed at once (default: one per CPU; each chapter is a separate process, mostly
+    single-threaded), so a chapter's recorded wall time includes sharing the machine.
     """
     check_choice(profile, "profile", PROFILES)
+    jobs = check_int(jobs if jobs is not None else os.cpu_count() or 1, "jobs", minimum=1)
     root = find_root(root)
     output = Path(output).resolve() if output else root
     names = chapter_notebooks(root)
@@ -290,13 +295,16 @@ def build_book(
     build = output / "_build"
     src = build / "src"
     _stage(root, src, names)
-    records = []
-    for name in names:
+
+    def execute(name: str) -> RunRecord:
         print(f"privrl book: executing {name} ({profile} profile) ...", flush=True)
         record = run_notebook(name, src / "notebooks", profile, parameters, root)
         print(f"privrl book: {name} done in {format_duration(record.wall_time_s)}, "
               f"peak {record.peak_memory_mb:.0f} MB", flush=True)
-        records.append(record)
+        return record
+
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(names)))) as pool:
+        records = list(pool.map(execute, names))
     write_generated_pages(src, names, records, recorded_runs(root))
     cmd = ["jupyter-book", "build", str(src), "--path-output", str(output), "--keep-going"]
     if not only:

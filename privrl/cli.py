@@ -99,6 +99,9 @@ def _parser() -> argparse.ArgumentParser:
     book.add_argument(
         "--output", default=None, help="folder that receives _build/ (default: repo root)"
     )
+    book.add_argument(
+        "--jobs", type=int, default=None, help="chapters executed at once (default: one per CPU)"
+    )
 
     sub.add_parser("list", help="list the chapter notebooks")
     return p
@@ -119,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
                 for dest in record_run(root, args.name, args.profile, args.output, asdict(record)):
                     print(f"recorded in {dest.relative_to(root)}")
             return 0
-        build_book(root, args.output, args.profile, args.only, params)
+        build_book(root, args.output, args.profile, args.only, params, args.jobs)
         return 0
     except (ValueError, NotebookFailed, RuntimeError) as err:
         print(f"privrl: error: {err}", file=sys.stderr)
