@@ -130,3 +130,10 @@ def test_run_tables_are_tidy(tiny_result):
     assert (fig["excess_risk"] >= -1e-9).all()
     assert len(tiny_result.table("privacy_loss")) == 4
     assert (tiny_result.table("privacy_loss")["delta_upper"] <= TINY.delta).all()
+
+
+def test_mean_rmse_table_averages_trials_at_the_default_c():
+    df = _frame({("aggregated", "DP-LSW", 10): [1.0, 3.0], ("aggregated", "DP-LSW", 20): [5.0, 7.0]})
+    df = pd.concat([df, df.assign(default_c=False, rmse=100.0)])
+    table = exp.mean_rmse_table(df)
+    assert table.loc[("aggregated", "DP-LSW")].tolist() == [2.0, 6.0]

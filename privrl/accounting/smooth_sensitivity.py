@@ -24,6 +24,10 @@ The two smooth bounds of the paper (squared, as they enter the variance):
   :math:`\psi_k(X) = \frac{\|\Phi\|\,\|\rho\|_\infty}{\sqrt{2\lambda}}
   \sqrt{\sum_s \rho_s \min(m_{X,s} + k, m)} + \|\rho\|_2` [code].
 
+The release itself, :math:`\mu_X + N(0, \sigma_X^2 I_d)`, is
+:func:`privrl.mechanisms.smooth_sensitivity.smooth_gaussian_release`; this module only computes
+constants, bounds and privacy losses (it imports no mechanism).
+
 Both are computed for all k at once in :math:`O(N \cdot K)` numpy work (K the range of k);
 ``*_bruteforce`` variants enumerate every count vector of the neighbourhood (tiny N only) and
 exist to test Lemma 5 / Lemma 9 (the maximiser over the neighbourhood is the shifted signature).

@@ -165,20 +165,20 @@ def _release_rows(
     rho, V = cfg.rho(), cfg.mdp().true_values(cfg.gamma)
     eps, dl, F = cfg.epsilon, cfg.delta, cfg.return_bound
     if c is None:
-        names, lam = ("LSW", "DP-LSW"), None
+        names = ("LSW", "DP-LSW")
         priv = dp_lsw(fv, Phi, rho, eps, dl, F, noise)
-        loss = lambda th: lsw_loss(fv, Phi, rho, th)  # noqa: E731
+        thetas = (priv.theta_nonprivate, priv.theta)
+        risks = [lsw_loss(fv, Phi, rho, th) for th in thetas]
     else:
         names = ("LSL", "DP-LSL")
         lam = lsl_regularization(Phi, rho, fv.m, c, cfg.lsl_power)
         priv = dp_lsl(fv, Phi, rho, lam, eps, dl, F, noise)
-        loss = lambda th: lsl_loss(fv, Phi, rho, lam, th)  # noqa: E731
-    j0 = loss(priv.theta_nonprivate)
+        thetas = (priv.theta_nonprivate, priv.theta)
+        risks = [lsl_loss(fv, Phi, rho, lam, th) for th in thetas]
     return [
         dict(features=features, method=name, c=np.nan if c is None else c, m=fv.m,
-             rmse=weighted_rmse(Phi, th, V, rho), excess_risk=loss(th) - j0, sigma=sigma)
-        for name, th, sigma in ((names[0], priv.theta_nonprivate, 0.0),
-                                (names[1], priv.theta, priv.sigma))
+             rmse=weighted_rmse(Phi, th, V, rho), excess_risk=risk - risks[0], sigma=sigma)
+        for name, th, risk, sigma in zip(names, thetas, risks, (0.0, priv.sigma), strict=True)
     ]
 
 
