@@ -114,7 +114,14 @@ def _forward_ou(
     while start < len(taus):
         rel = taus[start:] - base
         stop = start + int(np.searchsorted(rel, _MAX_EXPONENT / (2.0 * beta), side="right"))
-        stop = max(stop, start + 1)
+        if stop == start:  # one gap beyond the overflow limit: the stable one-step transition
+            tau = rel[0]
+            out[start] = (
+                np.exp(-beta * tau) * x0
+                + sigma * np.sqrt(-np.expm1(-2.0 * beta * tau)) * rng.standard_normal()
+            )
+            x0, base, start = out[start], taus[start], start + 1
+            continue
         rel = rel[: stop - start]
         prev = np.concatenate(([0.0], rel[:-1]))
         # Var of W increments: e^{2 b rel_i} - e^{2 b rel_{i-1}} = e^{2 b prev} expm1(2 b (rel - prev))
