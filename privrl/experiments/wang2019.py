@@ -940,7 +940,7 @@ def run(
     glue("sweep_seconds", time.perf_counter() - t0)
     tables["figure1"], tables["figure2"] = fig1, fig2
     f1 = fig1[fig1.protocol == p.protocol]
-    every_resets = f1[f1.resample == "every"].groupby("seed").resets.first()
+    every_resets = f1[f1["resample"] == "every"].groupby("seed").resets.first()
     expected = p.episodes if p.protocol == "authors" else p.n_updates
     report.check(
         "path_resets",
@@ -985,3 +985,16 @@ def run(
         report.claim(claim)
     _errata(report, glued)
     return ExperimentResult(tables, report, {"glued": glued})
+
+
+def record_paper_curves(
+    executor: Executor | str | None = "serial", cache_dir: str | Path | None = None
+) -> Path:
+    """Run the paper profile (10 seeds, 100 episodes, six amplitudes, Figure 2 at both epsilons)
+    and write :data:`CURVES_CSV` (``python -m privrl.experiments.wang2019``)."""
+    result = run(WangProfile.paper(), executor=executor, cache_dir=cache_dir, progress=True)
+    return write_paper_curves(result.table("curves"))
+
+
+if __name__ == "__main__":
+    print(record_paper_curves(cache_dir=".cache/wang2019-paper"))

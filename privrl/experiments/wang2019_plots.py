@@ -40,7 +40,7 @@ def plot_figure1(curves: pd.DataFrame, protocol: str):
     fig, axes = new_figure(2, 2, width=4.2, height=3.0, sharex=True)
     for j, resample in enumerate(("every", "never")):
         for i, column in enumerate(("eval_return", "train_return")):
-            curve_panel(axes[i, j], fig1[fig1.resample == resample], "sigma", column,
+            curve_panel(axes[i, j], fig1[fig1["resample"] == resample], "sigma", column,
                         "sigma = {:g}")
         axes[0, j].set_title("paths redrawn every round" if resample == "every"
                              else "paths never redrawn (J = 1)")

@@ -222,39 +222,46 @@ class OUSamplePath:
         else:
             uniq, inverse = np.unique(flat, return_inverse=True)
             if self.store.size:
-                found, _ = self.store.lookup(uniq)
-                self._insert(uniq[~found])
+                found, values = self.store.lookup(uniq)
+                values[~found] = self._insert(uniq[~found])
             else:
-                self._insert(uniq)
-            out = self.store.lookup(uniq)[1][inverse]
+                values = self._insert(uniq)
+            out = values[inverse]
         return float(out[0]) if arr.ndim == 0 else out.reshape(arr.shape)
 
-    def _insert(self, new: np.ndarray) -> None:
-        """Draw and store values at the sorted, not yet stored states ``new``."""
+    def _insert(self, new: np.ndarray) -> np.ndarray:
+        """Draw, store and return values at the sorted, not yet stored states ``new``."""
+        out = np.empty(len(new))
         if len(new) == 0:
-            return
+            return out
         beta, sigma, rng = self.beta, self.sigma, self.rng
         if self.store.size == 0:
-            self.store.insert(new, _forward_ou(None, new - new[0], beta, sigma, rng))
-            return
+            out[:] = _forward_ou(None, new - new[0], beta, sigma, rng)
+            self.store.insert(new, out.copy())
+            return out
         lo, g_lo, hi, g_hi = self.store.ends()
-        left, right = new[new < lo], new[new > hi]
-        inner = new[(new > lo) & (new < hi)]
+        is_left, is_right = new < lo, new > hi
+        left, right = new[is_left], new[is_right]
         if len(left):  # time reversal: walk leftwards from the leftmost stored point
-            vals = _forward_ou(g_lo, (lo - left)[::-1], beta, sigma, rng)
-            self.store.insert(left, vals[::-1])
+            out[is_left] = _forward_ou(g_lo, (lo - left)[::-1], beta, sigma, rng)[::-1]
+            self.store.insert(left, out[is_left])
         if len(right):  # anchored on the RIGHTMOST stored point (the authors' erratum fixed)
-            self.store.insert(right, _forward_ou(g_hi, right - hi, beta, sigma, rng))
+            out[is_right] = _forward_ou(g_hi, right - hi, beta, sigma, rng)
+            self.store.insert(right, out[is_right])
         # Inner gaps: each round draws the leftmost pending point of every gap.
-        while len(inner):
+        pending = np.flatnonzero(~is_left & ~is_right)
+        while len(pending):
+            inner = new[pending]
             xl, gl, xr, gr = self.store.neighbours(inner)
             first = np.concatenate(([True], xl[1:] != xl[:-1]))
             pts = inner[first]
             mean, var = bridge_moments(
                 pts - xl[first], xr[first] - pts, gl[first], gr[first], beta, sigma
             )
-            self.store.insert(pts, mean + np.sqrt(var) * rng.standard_normal(len(pts)))
-            inner = inner[~first]
+            out[pending[first]] = mean + np.sqrt(var) * rng.standard_normal(len(pts))
+            self.store.insert(pts, out[pending[first]])
+            pending = pending[~first]
+        return out
 
 
 class FunctionalNoise:
