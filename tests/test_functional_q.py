@@ -122,7 +122,7 @@ def test_path_is_fresh_after_an_episode_start():
     """Values stored in the last episode's path are gone after the reset: a path built in the
     final episode holds only states seen in that episode's queries (fewer than a full run's)."""
     run = train_dqn(FunctionalNoiseConfig(0.5), 2, episodes=4)
-    stored = len(run.policy_noise.paths.paths[0])
+    stored = len(run.policy_noise.paths)
     every_query = HORIZON * (1 + 128)  # at most one acting query + one batch per step
     assert 0 < stored <= every_query
 

@@ -912,6 +912,7 @@ def run(
     tb = table[(table.method == "functional (T/B)") & (table.epsilon_target == eps_lo)].iloc[0]
     dp = table[(table.epsilon_target == eps_lo)].set_index("method")
     glue("eps_lo", eps_lo)
+    glue("warmup", p.dpsgd_warmup)
     glue("tb_epsilon", float(tb.epsilon))
     glue("sigma_lo", float(main.value[eps_lo]))
     glue("sigma_tb_lo", float(tb.value))
