@@ -166,7 +166,8 @@ def n_paths_drawn(p: WangProfile) -> int:
     paths per draw (one per action, per network with its own path) times the number of draws."""
     if p.protocol == "authors":
         return p.episodes * FunctionalNoiseConfig(1.0).paths_per_draw
-    return p.n_updates * FunctionalNoiseConfig(1.0, target_path="shared").paths_per_draw
+    # redrawn before every env step (also before the first update): at most T draws
+    return p.n_samples * FunctionalNoiseConfig(1.0, target_path="shared").paths_per_draw
 
 
 def privacy_table(p: WangProfile) -> pd.DataFrame:
