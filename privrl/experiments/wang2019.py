@@ -17,6 +17,7 @@ redrawn at every episode start (:math:`J` = episodes), two per network (one per 
 from __future__ import annotations
 
 import math
+import re
 import time
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -884,7 +885,7 @@ def run(
     tables["privacy"] = table
     for row in table.itertuples():
         report.check(
-            f"total_delta_{row.method.replace(' ', '_')}_{row.epsilon_target:g}",
+            re.sub(r"\W+", "_", f"total_delta_{row.method}_{row.epsilon_target:g}").strip("_"),
             f"{row.method} at epsilon {row.epsilon_target:g}: total delta vs target",
             float(row.delta),
             at_most=p.delta,
@@ -963,7 +964,7 @@ def run(
             (table.method == "dpsgd") & (table.epsilon_target == eps), "cross_check_epsilon"
         ] = eps_rec
         report.check(
-            f"dpsgd_steps_taken_{eps:g}",
+            re.sub(r"\W+", "_", f"dpsgd_steps_taken_{eps:g}"),
             f"DP-SGD at epsilon {eps:g}: epsilon of the "
             "steps actually taken (run record) vs the claim",
             eps_rec,
