@@ -136,3 +136,17 @@ def test_curves_table_has_the_recorded_columns(tmp_path):
 def test_profile_fields_are_all_typed():
     hints = {f.name: f.type for f in dataclasses.fields(exp.WangProfile)}
     assert "sigma" not in hints and "gp_sigmas" in hints
+
+
+def test_figure1_runs_the_chosen_protocol_and_the_other_at_the_largest_amplitude():
+    p = exp.WangProfile.quick()
+    configs = exp.figure1_configs(p)
+    seen = {(c["protocol"], c["gp_sigma"], c["resample"]): privacy_config(c) for c in configs}
+    authors = seen[("authors", 1.0, "every")]
+    assert (authors.target_path, authors.path_reset) == ("independent", "episode")
+    assert seen[("authors", 0.0, "never")].path_reset == "never"
+    earlier = seen[("earlier", 1.0, "every")]
+    assert (earlier.target_path, earlier.path_reset) == ("shared", "updates")
+    assert ("earlier", 0.0, "every") not in seen
+    assert exp.n_paths_drawn(p) == 4 * p.episodes
+    assert exp.n_paths_drawn(dataclasses.replace(p, protocol="earlier")) == 2 * p.n_samples
