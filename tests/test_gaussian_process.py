@@ -53,7 +53,8 @@ def test_sampled_conditional_law_matches_dense(beta, s):
     path = OUSamplePath(beta, sigma, rng)
     draws = np.empty(m)
     for j in range(m):
-        path.xs, path.values = STORED_X.copy(), STORED_G.copy()
+        path.reset()
+        path.store.insert(STORED_X.copy(), STORED_G.copy())
         draws[j] = path(s)
     mean_d, var_d = dense_conditional(s, STORED_X, STORED_G, beta, sigma)
     z = (draws.mean() - mean_d) / np.sqrt(var_d / m)
@@ -164,3 +165,30 @@ def test_invalid_parameters_raise(kwargs):
 def test_out_of_domain_states_raise(states):
     with pytest.raises(ValueError, match="states"):
         OUSamplePath(1.0, 1.0, 0)(np.array(states))
+
+
+def test_sorted_levels_stay_logarithmic_and_answer_like_one_sorted_array():
+    """Inserting 10,000 points in batches of 128 keeps O(log N) levels; lookups and neighbours
+    agree with one sorted array (the O(N^2) structure the levels replace)."""
+    from privrl.mechanisms.gaussian_process import _SortedLevels
+
+    rng = np.random.default_rng(0)
+    store = _SortedLevels()
+    xs = rng.permutation(np.linspace(0.0, 1.0, 10_000))
+    for chunk in np.array_split(xs, 10_000 // 128):
+        store.insert(chunk, 2.0 * chunk)
+    assert store.size == 10_000
+    assert len(store.levels) <= 2 * np.log2(10_000 / 128) + 2
+    ref = np.sort(xs)
+    found, values = store.lookup(ref[::7])
+    assert found.all()
+    np.testing.assert_array_equal(values[:, 0], 2.0 * ref[::7])
+    query = rng.uniform(ref[0], ref[-1], 500)
+    query = np.sort(query[~np.isin(query, ref)])
+    xl, gl, xr, gr = store.neighbours(query)
+    pos = np.searchsorted(ref, query)
+    np.testing.assert_array_equal(xl, ref[pos - 1])
+    np.testing.assert_array_equal(xr, ref[pos])
+    np.testing.assert_array_equal(gl[:, 0], 2.0 * ref[pos - 1])
+    lo, g_lo, hi, g_hi = store.ends()
+    assert (lo, g_lo[0], hi, g_hi[0]) == (ref[0], 2.0 * ref[0], ref[-1], 2.0 * ref[-1])
