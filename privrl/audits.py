@@ -108,7 +108,7 @@ def audit_gaussian(size: str = "quick", seed: int = 0, weakened: bool = False) -
         return gaussian_mechanism(np.full((n, 1), value), sens, EPSILON, DELTA, rng)
 
     return _run("gaussian", release, 0.0, 1.0, EPSILON, DELTA, size, seed, weakened,
-                n_samples=_n(size), score="linear")
+                n_samples=_n(size, "large"), score="linear")
 
 
 # --------------------------------------------------------------------------- Balle et al. 2016
@@ -266,8 +266,8 @@ def audit_input_perturbation(
         return rewards + used * rng.standard_normal((n, T))
 
     return _run("input_perturbation", release, np.zeros(T), np.ones(T), EPSILON, DELTA, size,
-                seed, weakened, n_samples=_n(size), score="linear",
-                exact_epsilon=gaussian_epsilon(used, DELTA, math.sqrt(T)))
+                seed, weakened, n_samples=_n(size, "large"), score="linear",
+                exact_epsilon=gaussian_epsilon(used, DELTA, math.sqrt(T)), batch_size=50_000)
 
 
 @contextmanager
@@ -535,4 +535,4 @@ def plot_audits(table: pd.DataFrame, ax) -> None:
     ax.set_yticks(y, table.release)
     ax.set_xscale("log")
     ax.set_xlabel("epsilon (log scale; 0 shown at 0.01, values above 20 at 20)")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=8)

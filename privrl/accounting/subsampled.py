@@ -41,6 +41,7 @@ import dp_accounting
 from dp_accounting import NeighboringRelation
 from dp_accounting.pld import PLDAccountant
 
+from privrl.accounting.calibration import calibrate_decreasing
 from privrl.accounting.events import pld_epsilon, rdp_epsilon
 from privrl.validation import check_delta, check_epsilon, check_int, check_positive
 
@@ -129,8 +130,8 @@ def calibrate_noise_multiplier(
 ) -> float:
     """Smallest noise multiplier ``z`` (to relative tolerance ``rtol``) with GPOPE epsilon <= target.
 
-    Bisection on ``log z``; epsilon is decreasing in ``z``. The returned ``z`` always meets the
-    target (it is the upper end of the final bracket).
+    Bisection on ``log z`` (:func:`privrl.accounting.calibration.calibrate_decreasing`); epsilon
+    is decreasing in ``z``. The returned ``z`` always meets the target (the bracket's safe end).
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -141,22 +142,7 @@ def calibrate_noise_multiplier(
     def eps_of(z: float) -> float:
         return gpope_epsilon(z, n, iterations, delta, orders)
 
-    lo, hi = 1e-2, 1.0
-    while eps_of(hi) > epsilon:
-        lo, hi = hi, hi * 4.0
-        if hi > 1e6:
-            raise ValueError("calibrate_noise_multiplier: target epsilon unreachable (z > 1e6)")
-    while eps_of(lo) <= epsilon:
-        hi, lo = lo, lo / 4.0
-        if lo < 1e-6:
-            return hi
-    while hi / lo > 1.0 + rtol:
-        mid = math.sqrt(lo * hi)
-        if eps_of(mid) <= epsilon:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return calibrate_decreasing(eps_of, epsilon, lo=1e-2, hi=1.0, rtol=rtol)
 
 
 def poisson_shortcut_epsilon(
