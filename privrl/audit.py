@@ -23,12 +23,13 @@ gives :math:`\varepsilon \ge \max\{\ln\tfrac{1 - \delta - \alpha}{\beta},
    density (the optimal test by Neyman-Pearson), otherwise a score fitted on the selection half
    (``"linear"``: Fisher's discriminant, a 1-d projection; ``"quadratic"``: the same on the outputs
    and their squares, for releases whose noise scale depends on the data), DP-Sniper style;
-3. chooses the threshold and the side of the rejection region that maximise the lower bound on the
-   selection half (a finite grid of score quantiles);
+3. chooses the threshold, the side of the rejection region and which of the two inequalities to
+   test, maximising the lower bound on the selection half (a finite grid of score quantiles);
 4. on the evaluation half only, counts the outputs in the chosen region and bounds
    :math:`P(M(X)\in S)` and :math:`P(M(X')\in S)` by two-sided 95% Clopper-Pearson intervals; the
-   audited lower bound is the inequality above evaluated at the pessimistic ends (each one-sided end
-   fails with probability at most 2.5%, so the bound holds with probability at least 95%).
+   audited lower bound is the chosen inequality evaluated at the pessimistic ends (it uses one
+   one-sided end of each interval, each failing with probability at most 2.5%, so the bound holds
+   with probability at least 95%).
 
 The estimate (empirical rates) and the optimistic end (the other interval ends) are reported too:
 ``interval = (epsilon_lower, epsilon_upper)`` is the range of epsilons consistent with the
@@ -62,6 +63,14 @@ BatchRelease = Callable[[Any, int, np.random.Generator], np.ndarray]
 
 Score = Callable[[np.ndarray], np.ndarray]
 """Map outputs ``(n, ...)`` to real scores ``(n,)`` (e.g. the log-likelihood ratio of X' to X)."""
+
+#: The inequality each candidate uses (S = {score > threshold}, the complement S^c).
+REGIONS = (
+    "P(X' in S) <= e^eps P(X in S) + delta",
+    "P(X in S) <= e^eps P(X' in S) + delta",
+    "P(X in S^c) <= e^eps P(X' in S^c) + delta",
+    "P(X' in S^c) <= e^eps P(X in S^c) + delta",
+)
 
 #: Number of candidate thresholds (score quantiles, geometric towards both tails) tried on the
 #: selection half.
@@ -113,15 +122,16 @@ def clopper_pearson_bounds(
     return lo, hi
 
 
-def epsilon_from_rates(
+def epsilon_candidates(
     p_x: np.ndarray, p_xp: np.ndarray, q_x: np.ndarray, q_xp: np.ndarray, delta: float
 ) -> np.ndarray:
-    r"""Largest epsilon forced by the DP inequalities on a region ``S`` and its complement.
+    r"""The four epsilons forced by the DP inequalities on a region ``S`` and its complement,
+    stacked on a new first axis (floored at 0).
 
     ``p_x, p_xp`` bound :math:`P(M(X)\in S), P(M(X')\in S)` from below and ``q_x, q_xp`` from
-    above (pass the same arrays for a point estimate). Returns
-    :math:`\max(\ln\frac{p_{X'} - \delta}{q_X}, \ln\frac{p_X - \delta}{q_{X'}},
-    \ln\frac{1 - q_{X'} - \delta}{1 - p_X}, \ln\frac{1 - q_X - \delta}{1 - p_{X'}})`, floored at 0.
+    above (pass the same arrays for a point estimate):
+    :math:`\ln\frac{p_{X'} - \delta}{q_X}, \ln\frac{p_X - \delta}{q_{X'}},
+    \ln\frac{1 - q_{X'} - \delta}{1 - p_X}, \ln\frac{1 - q_X - \delta}{1 - p_{X'}}`.
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         cands = np.stack(
@@ -132,8 +142,14 @@ def epsilon_from_rates(
                 np.log(np.maximum(1.0 - q_x - delta, 0.0) / (1.0 - p_xp)),
             ]
         )
-    cands = np.where(np.isnan(cands), -np.inf, cands)
-    return np.maximum(cands.max(axis=0), 0.0)
+    return np.maximum(np.where(np.isnan(cands), -np.inf, cands), 0.0)
+
+
+def epsilon_from_rates(
+    p_x: np.ndarray, p_xp: np.ndarray, q_x: np.ndarray, q_xp: np.ndarray, delta: float
+) -> np.ndarray:
+    """Largest of the four :func:`epsilon_candidates`."""
+    return epsilon_candidates(p_x, p_xp, q_x, q_xp, delta).max(axis=0)
 
 
 def _region_counts(
@@ -145,13 +161,22 @@ def _region_counts(
     return k_x, k_xp
 
 
+def lower_bound_candidates(
+    k_x: np.ndarray, k_xp: np.ndarray, n: int, delta: float, confidence: float = 0.95
+) -> np.ndarray:
+    """The four candidate lower bounds (:func:`epsilon_candidates` at the pessimistic
+    Clopper-Pearson ends) from the counts of outputs in ``S`` under X and X' (``n`` runs each)."""
+    lo_x, hi_x = clopper_pearson_bounds(k_x, n, confidence)
+    lo_xp, hi_xp = clopper_pearson_bounds(k_xp, n, confidence)
+    return epsilon_candidates(lo_x, lo_xp, hi_x, hi_xp, delta)
+
+
 def lower_bound_from_counts(
     k_x: np.ndarray, k_xp: np.ndarray, n: int, delta: float, confidence: float = 0.95
 ) -> np.ndarray:
-    """Audited lower bound from the counts of outputs in ``S`` under X and X' (``n`` runs each)."""
-    lo_x, hi_x = clopper_pearson_bounds(k_x, n, confidence)
-    lo_xp, hi_xp = clopper_pearson_bounds(k_xp, n, confidence)
-    return epsilon_from_rates(lo_x, lo_xp, hi_x, hi_xp, delta)
+    """Largest candidate lower bound (valid when the region and the inequality were chosen on
+    other samples only up to the union over the four candidates: coverage 1 - 2(1 - confidence))."""
+    return lower_bound_candidates(k_x, k_xp, n, delta, confidence).max(axis=0)
 
 
 def _flatten(outputs: np.ndarray, n: int) -> np.ndarray:
@@ -255,7 +280,8 @@ def audit_release(
     thresholds = np.unique(np.quantile(pooled, levels))
     k_x, k_xp = _region_counts(s_x, s_xp, thresholds)
     # selection: the threshold whose lower bound is largest on the selection half
-    best = int(np.argmax(lower_bound_from_counts(k_x, k_xp, n, delta, confidence)))
+    cands = lower_bound_candidates(k_x, k_xp, n, delta, confidence)  # (4, n_thresholds)
+    which, best = np.unravel_index(int(np.argmax(cands)), cands.shape)
     t = float(thresholds[best])
     test_x = scores(draw(release, dataset, n, gen, batch_size))
     test_xp = scores(draw(release, neighbour, n, gen, batch_size))
@@ -263,9 +289,10 @@ def audit_release(
     lo_x, hi_x = clopper_pearson_bounds(kx, n, confidence)
     lo_xp, hi_xp = clopper_pearson_bounds(kxp, n, confidence)
     px, pxp = kx / n, kxp / n
-    lower = float(epsilon_from_rates(lo_x, lo_xp, hi_x, hi_xp, delta))
-    estimate = float(epsilon_from_rates(np.float64(px), np.float64(pxp), px, pxp, delta))
-    upper = float(epsilon_from_rates(hi_x, hi_xp, lo_x, lo_xp, delta))
+    # only the inequality chosen on the selection half: one pessimistic end of each rate
+    lower = float(epsilon_candidates(lo_x, lo_xp, hi_x, hi_xp, delta)[which])
+    estimate = float(epsilon_candidates(np.float64(px), np.float64(pxp), px, pxp, delta)[which])
+    upper = float(epsilon_candidates(hi_x, hi_xp, lo_x, lo_xp, delta)[which])
     return AuditResult(
         release=name,
         claimed_epsilon=claimed_epsilon,
@@ -276,7 +303,7 @@ def audit_release(
         n_samples=n,
         statistic=statistic,
         threshold=t,
-        region="score > threshold",
+        region=REGIONS[int(which)],
         rate_x=px,
         rate_x_prime=pxp,
         confidence=confidence,

@@ -64,7 +64,7 @@ from privrl.validation import check_choice
 #: Runs per input and per half (selection, evaluation) of each audit: quick and paper size.
 SIZES: dict[str, dict[str, int]] = {
     "quick": {"large": 500_000, "fast": 50_000, "slow": 20_000},
-    "paper": {"large": 4_000_000, "fast": 1_000_000, "slow": 200_000},
+    "paper": {"large": 2_000_000, "fast": 1_000_000, "slow": 100_000},
 }
 
 #: How each weakened variant breaks its release.
@@ -257,8 +257,8 @@ def audit_gp_update(size: str = "quick", seed: int = 0, weakened: bool = False) 
 def audit_input_perturbation(
     size: str = "quick", seed: int = 0, weakened: bool = False
 ) -> au.AuditResult:
-    """Reward noise of the input-perturbation baseline on T = 50 rewards that all change by 1."""
-    T = 50
+    """Reward noise of the input-perturbation baseline on T = 10 rewards that all change by 1."""
+    T = 10
     sigma = fn.input_perturbation_sigma(EPSILON, DELTA, T)
     used = sigma / 2 if weakened else sigma
 
@@ -415,6 +415,16 @@ def audit_dirichlet(size: str = "quick", seed: int = 0, weakened: bool = False) 
     return _run("dirichlet", release, pi, pi_prime, claimed, delta, size, seed, weakened,
                 n_samples=_n(size), score=log_ratio)
 
+
+#: The audits of each chapter's releases: a chapter's ledger entry for such a release names its
+#: audit as ``LedgerEntry(audit="audits:<name>")`` (issue 11, item 6).
+LEDGER_LINKS: dict[str, tuple[str, ...]] = {
+    "balle2016": ("dp_lsw", "dp_lsl"),
+    "xie2019": ("gpope",),
+    "wang2019": ("gp_update", "input_perturbation", "dpsgd_step"),
+    "ono2020": ("pgc_laplace", "pgc_bit_flip", "pgc_prs"),
+    "gohari2021": ("dirichlet",),
+}
 
 AUDITS: dict[str, Callable[..., au.AuditResult]] = {
     "gaussian": audit_gaussian,
