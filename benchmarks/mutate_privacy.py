@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import os
 import re
 import shutil
@@ -189,8 +190,12 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None, help="names of mutations to run")
     parser.add_argument("--out", default="mutations.csv")
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--tests", nargs="*", default=None,
+                        help="run these test files for every mutation instead of its own list")
     args = parser.parse_args()
     chosen = [m for m in MUTATIONS if args.only is None or m.name in args.only]
+    if args.tests:
+        chosen = [dataclasses.replace(m, tests=tuple(args.tests)) for m in chosen]
     rows = []
     with open(args.out, "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=["name", "kind", "status", "seconds", "detail"])
