@@ -546,3 +546,28 @@ def plot_audits(table: pd.DataFrame, ax) -> None:
     ax.set_xscale("log")
     ax.set_xlabel("epsilon (log scale; 0 shown at 0.01, values above 20 at 20)")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=8)
+
+
+def recorded_table(recorded: dict[str, Any] | None) -> pd.DataFrame | None:
+    """The recorded run's claimed epsilon, audited lower bound and weakened bound per release (from
+    its checks), with its profile, commit and wall time; ``None`` if nothing was recorded."""
+    if recorded is None:
+        return None
+    checks = {c["key"]: c for c in recorded["summary"]["checks"]}
+    rows = [
+        {
+            "release": name,
+            "claimed epsilon": round(checks[f"{name}_lower"]["bound"], 3),
+            "audited lower bound": round(checks[f"{name}_lower"]["observed"], 3),
+            "weakened lower bound": round(checks[f"{name}_weakened"]["observed"], 3),
+        }
+        for name in AUDITS
+        if f"{name}_lower" in checks and f"{name}_weakened" in checks
+    ]
+    run = recorded["record"]
+    frame = pd.DataFrame(rows)
+    frame.attrs["provenance"] = (
+        f"{run['profile']} profile, commit {run['git_commit']}, {run['finished_at'][:10]}, "
+        f"{run['wall_time_s'] / 60:.1f} min on {run['cpus']} cores"
+    )
+    return frame
