@@ -119,8 +119,10 @@ def test_run_learning_curve_passes_method_sigma_beta(monkeypatch):
     assert (method, sigma, kw["beta"], kw["warmup"]) == ("input", 1.25, 2.0, 77)
 
 
-@pytest.mark.parametrize("share", [0.5, 0.8])
+@pytest.mark.parametrize("share", [0.5, 0.8, 0.4825, 0.8068])
 def test_theorem5_delta_split_sums_to_at_most_delta(share):
+    """Shares 0.4825 and 0.8068: the smallest k whose approximation term is below the whole delta
+    leaves it above delta minus the Gaussian share (a calibration that forgets the split fails)."""
     eps, delta, T, B, alpha, L = 0.9, 1e-4, 1500, 128, 0.01, 1.0
     cal = fn.calibrate_algorithm1(eps, delta, T, B, alpha, L, J=T, delta_share=share)
     assert cal["delta_gauss"] == pytest.approx(share * delta, rel=1e-12)
