@@ -168,3 +168,15 @@ def test_dpsgd_calibration_is_on_the_safe_side():
     for eps in (0.45, 0.9):
         z = fn.dpsgd_noise_multiplier(eps, 1e-4, 128 / 10_000, 1400)
         assert fn.dpsgd_epsilon(z, 128 / 10_000, 1400, 1e-4) <= eps
+
+
+def test_input_perturbation_sigma_protects_all_T_rewards():
+    """All T rewards may change by 1: l2 sensitivity sqrt(T); the exact epsilon of the Gaussian
+    mechanism at that sensitivity is the target (and not below half of it, as it would be for a
+    sensitivity taken as 1)."""
+    from privrl.accounting.gaussian import gaussian_delta, gaussian_epsilon
+
+    eps, delta, T = 0.9, 1e-4, 1500
+    sigma = fn.input_perturbation_sigma(eps, delta, T)
+    assert gaussian_delta(sigma, eps, math.sqrt(T)) <= delta
+    assert gaussian_epsilon(sigma, delta, math.sqrt(T)) == pytest.approx(eps, rel=1e-6)
