@@ -87,7 +87,8 @@ def optimal_composition_delta(epsilon: float, delta: float, k: int, epsilon_tota
 
 
 def optimal_composition_epsilon(epsilon: float, delta: float, k: int, delta_total: float) -> float:
-    """Smallest total epsilon whose exact optimal-composition delta is at most ``delta_total``."""
+    """Smallest total epsilon whose exact optimal-composition delta is at most ``delta_total``
+    (to 1e-12; the returned epsilon's delta is at most ``delta_total`` as evaluated)."""
     epsilon, delta, k = _check(epsilon, delta, k)
     delta_total = check_delta(delta_total, "delta_total")
     floor = 1 - (1 - delta) ** k
@@ -97,7 +98,7 @@ def optimal_composition_epsilon(epsilon: float, delta: float, k: int, delta_tota
         )
     if optimal_composition_delta(epsilon, delta, k, 0.0) <= delta_total:
         return 0.0
-    return float(
+    root = float(
         brentq(
             lambda e: optimal_composition_delta(epsilon, delta, k, e) - delta_total,
             0.0,
@@ -105,3 +106,7 @@ def optimal_composition_epsilon(epsilon: float, delta: float, k: int, delta_tota
             xtol=1e-12,
         )
     )
+    # brentq may stop on either side of the root: step up to the safe side (delta <= target)
+    while optimal_composition_delta(epsilon, delta, k, root) > delta_total:
+        root += 1e-12 + 1e-12 * root
+    return root

@@ -38,11 +38,19 @@ def classic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.
 
 
 def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
-    """Smallest noise standard deviation giving (epsilon, delta)-DP (Balle and Wang 2018)."""
+    """Smallest noise standard deviation giving (epsilon, delta)-DP (Balle and Wang 2018).
+
+    dp-accounting's bisection may stop a rounding error below the exact root; the result is
+    raised by relative steps of 1e-9 until :func:`gaussian_delta` (the closed form, evaluated
+    independently) is at most ``delta``, so the calibration is never on the unsafe side.
+    """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     sensitivity = check_nonnegative(sensitivity, "sensitivity")
-    return sensitivity * dp_accounting.get_sigma_gaussian(epsilon, delta)
+    sigma = float(dp_accounting.get_sigma_gaussian(epsilon, delta))
+    while gaussian_delta(sigma, epsilon) > delta:
+        sigma *= 1.0 + 1e-9
+    return sensitivity * sigma
 
 
 def gaussian_delta(sigma: float, epsilon: float, sensitivity: float = 1.0) -> float:

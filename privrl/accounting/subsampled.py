@@ -43,6 +43,7 @@ from dp_accounting import NeighboringRelation
 from dp_accounting.pld import PLDAccountant
 from dp_accounting.rdp import RdpAccountant
 
+from privrl.accounting.calibration import calibrate_decreasing
 from privrl.accounting.events import pld_epsilon, rdp_epsilon
 from privrl.validation import check_delta, check_epsilon, check_int, check_positive
 
@@ -123,10 +124,11 @@ def calibrate_noise_multiplier(
 ) -> float:
     """Smallest noise multiplier ``z`` (to relative tolerance ``rtol``) with GPOPE epsilon <= target.
 
-    Bisection on ``log z``; epsilon is decreasing in ``z``. The returned ``z`` always meets the
-    target (it is the upper end of the final bracket). The bracket is first found on the cheap
-    :data:`COARSE_RDP_ORDERS` (whose epsilon is never below the one on a superset of orders,
-    so its ``z`` is an upper end) and then refined on ``orders``. Results are cached.
+    Bisection on ``log z`` (:func:`privrl.accounting.calibration.calibrate_decreasing`); epsilon
+    is decreasing in ``z``. The returned ``z`` always meets the target (the bracket's safe end).
+    The bracket is first found on the cheap :data:`COARSE_RDP_ORDERS` (whose epsilon is never
+    below the one on a superset of orders, so its ``z`` is an upper end) and then refined on
+    ``orders``. Results are cached.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -140,41 +142,14 @@ def calibrate_noise_multiplier(
 @functools.lru_cache(maxsize=256)
 def _calibrate(epsilon: float, delta: float, n: int, iterations: int, rtol: float,
                orders: tuple[float, ...]) -> float:
-    def bisect(eps_of, lo: float, hi: float) -> float:
-        while hi / lo > 1.0 + rtol:
-            mid = math.sqrt(lo * hi)
-            if eps_of(mid) <= epsilon:
-                hi = mid
-            else:
-                lo = mid
-        return hi
-
     def coarse(z: float) -> float:
         return gpope_epsilon(z, n, iterations, delta, COARSE_RDP_ORDERS)
 
     def fine(z: float) -> float:
         return gpope_epsilon(z, n, iterations, delta, orders)
 
-    lo, hi = 1e-2, 1.0
-    while coarse(hi) > epsilon:
-        lo, hi = hi, hi * 4.0
-        if hi > 1e6:
-            raise ValueError("calibrate_noise_multiplier: target epsilon unreachable (z > 1e6)")
-    while coarse(lo) <= epsilon:
-        hi, lo = lo, lo / 4.0
-        if lo < 1e-6:
-            return hi
-    hi = bisect(coarse, lo, hi)
-    while fine(hi) > epsilon:  # only when ``orders`` is not a superset of the coarse grid
-        hi *= 1.25
-        if hi > 1e6:
-            raise ValueError("calibrate_noise_multiplier: target epsilon unreachable (z > 1e6)")
-    lo = hi / 1.25
-    while fine(lo) <= epsilon:
-        hi, lo = lo, lo / 1.25
-        if lo < 1e-6:
-            return hi
-    return bisect(fine, lo, hi)
+    z = calibrate_decreasing(coarse, epsilon, lo=1e-2, hi=1.0, rtol=rtol)
+    return calibrate_decreasing(fine, epsilon, lo=z / 1.25, hi=z, rtol=rtol)
 
 
 def dp_accounting_epsilon(noise_multiplier: float, n: int, iterations: int, delta: float) -> float:

@@ -1,0 +1,215 @@
+"""Privacy mutation testing (dev tool): does weakening a mechanism or a call site fail the tests?
+
+Each mutation halves a noise scale, loosens a clip, doubles a budget share or drops a composition
+factor, in a copy of the repository, one at a time, and runs ``pytest -m "not slow" -x`` on the
+test files that cover the mutated code. A mutation that no test notices *survives*: a gap in the
+test suite (issue 13).
+
+Usage (from the repository root; long: nice it)::
+
+    nice -n 10 python benchmarks/mutate_privacy.py [--only NAME ...] [--out mutations.csv]
+
+Prints one line per mutation (killed/survived, seconds, the first failing test) and writes a CSV.
+A mutation whose text no longer matches the code (the code moved) is reported as ``stale``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+ONO = ["tests/test_local_mechanisms.py", "tests/test_a3c.py", "tests/test_wiring_ono2020.py"]
+GOHARI = ["tests/test_dirichlet.py", "tests/test_kickstarting.py", "tests/test_wiring_gohari2021.py"]
+WANG = ["tests/test_functional_noise.py", "tests/test_functional_q.py",
+        "tests/test_gaussian_process.py", "tests/test_wiring_wang2019.py"]
+BALLE = ["tests/test_monte_carlo.py", "tests/test_smooth_sensitivity.py",
+         "tests/test_wiring_balle2016.py"]
+XIE = ["tests/test_gtd.py", "tests/test_subsampled_accounting.py", "tests/test_wiring_xie2019.py"]
+CORE = ["tests/test_mechanisms.py", "tests/test_gaussian_accounting.py",
+        "tests/test_calibration_safety.py"]
+AUDIT = ["tests/test_audit.py"]
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    kind: str  # noise halved / clip loosened / budget doubled / composition dropped
+    path: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+
+
+M = Mutation
+MUTATIONS: list[Mutation] = [
+    M("gaussian_mechanism_noise", "noise halved", "privrl/mechanisms/gaussian.py",
+      "normal(0.0, sigma, size=value.shape)", "normal(0.0, sigma / 2, size=value.shape)",
+      (*CORE, *AUDIT)),
+    M("analytic_sigma", "noise halved", "privrl/accounting/gaussian.py",
+      "return sensitivity * sigma", "return 0.5 * sensitivity * sigma", (*CORE, *AUDIT)),
+    M("laplace_mechanism_noise", "noise halved", "privrl/mechanisms/laplace.py",
+      "laplace(0.0, scale, size=value.shape)", "laplace(0.0, scale / 2, size=value.shape)",
+      tuple(CORE)),
+    M("pgc_laplace_clip", "clip loosened", "privrl/mechanisms/local.py",
+      "gbar = clip_l1(g, clip / 2.0)", "gbar = clip_l1(g, clip)", (*ONO, *AUDIT)),
+    M("pgc_laplace_noise", "noise halved", "privrl/mechanisms/local.py",
+      "laplace(0.0, clip / epsilon, size=gbar.shape)",
+      "laplace(0.0, clip / epsilon / 2, size=gbar.shape)", (*ONO, *AUDIT)),
+    M("bit_flip_budget", "budget doubled", "privrl/mechanisms/local.py",
+      "    e = math.exp(epsilon)\n", "    e = math.exp(2 * epsilon)\n", (*ONO, *AUDIT)),
+    M("prs_per_sign_budget", "composition dropped", "privrl/mechanisms/local.py",
+      "bit_flip_probability(np.asarray(u_bar, dtype=float) / clip, epsilon / d_hat)",
+      "bit_flip_probability(np.asarray(u_bar, dtype=float) / clip, epsilon)", (*ONO, *AUDIT)),
+    M("prs_clip", "clip loosened", "privrl/mechanisms/local.py",
+      'np.clip(np.einsum("nkd,nd->nk", matrix, g), -clip, clip)',
+      'np.clip(np.einsum("nkd,nd->nk", matrix, g), -2 * clip, 2 * clip)', (*ONO, *AUDIT)),
+    M("per_round_epsilon", "composition dropped", "privrl/accounting/local.py",
+      "else epsilon / rounds", "else epsilon", (*ONO, *AUDIT)),
+    M("a3c_randomise_rounds", "composition dropped", "privrl/algorithms/a3c.py",
+      "eps = per_round_epsilon(config.epsilon, config.rounds)", "eps = config.epsilon", tuple(ONO)),
+    M("kickstarter_eta", "clip loosened", "privrl/algorithms/kickstarting.py",
+      "return (1.0 - self.m * self.eta) * p + self.eta", "return p", tuple(GOHARI)),
+    M("dirichlet_eta_check", "clip loosened", "privrl/mechanisms/dirichlet.py",
+      "if np.any(pi < eta - tol):", "if np.any(pi < -1.0):", (*GOHARI, *AUDIT)),
+    M("theorem1_lipschitz_term", "composition dropped", "privrl/accounting/dirichlet.py",
+      "return math.sqrt(m) * lb * k * math.log(1.0 / tau)",
+      "return lb * k * math.log(1.0 / tau)", (*GOHARI, *AUDIT)),
+    M("dpsgd_gradient_noise", "noise halved", "privrl/algorithms/functional_q.py",
+      "noise = noise_multiplier * clip * torch.randn",
+      "noise = 0.5 * noise_multiplier * clip * torch.randn", (*WANG, *AUDIT)),
+    M("dpsgd_gradient_clip", "clip loosened", "privrl/algorithms/functional_q.py",
+      "torch.clamp(clip / (torch.sqrt(sq) + 1e-12), max=1.0)",
+      "torch.clamp(2 * clip / (torch.sqrt(sq) + 1e-12), max=2.0)", (*WANG, *AUDIT)),
+    M("train_dqn_functional_sigma", "noise halved", "privrl/algorithms/functional_q.py",
+      "FunctionalNoise(n_actions, beta, sigma, rng)", "FunctionalNoise(n_actions, beta, sigma / 2, rng)",
+      tuple(WANG)),
+    M("train_dqn_output_sigma", "noise halved", "privrl/algorithms/functional_q.py",
+      "return self.sigma * self.rng.standard_normal", "return 0.5 * self.sigma * self.rng.standard_normal",
+      tuple(WANG)),
+    M("train_dqn_input_sigma", "noise halved", "privrl/algorithms/functional_q.py",
+      "r[0] + (sigma * gen.standard_normal()", "r[0] + (0.5 * sigma * gen.standard_normal()",
+      tuple(WANG)),
+    M("train_dqn_dpsgd_sigma", "noise halved", "privrl/algorithms/functional_q.py",
+      "per_sample_gradients(net, ts, ta, y), clip, sigma, batch_size, tgen",
+      "per_sample_gradients(net, ts, ta, y), clip, sigma / 2, batch_size, tgen", tuple(WANG)),
+    M("theorem5_steps", "composition dropped", "privrl/accounting/functional_noise.py",
+      "math.sqrt(2.0 * (T / B) * math.log", "math.sqrt(2.0 * (1 / B) * math.log", tuple(WANG)),
+    M("theorem5_delta_split", "budget doubled", "privrl/accounting/functional_noise.py",
+      "if approx <= delta - d_gauss:", "if approx <= delta:", tuple(WANG)),
+    M("output_perturbation_sigma", "noise halved", "privrl/accounting/functional_noise.py",
+      "* update_scale(alpha, k, B) * L / eps0", "* update_scale(alpha, k, B) * L / eps0 / 2",
+      tuple(WANG)),
+    M("input_perturbation_sensitivity", "noise halved", "privrl/accounting/functional_noise.py",
+      "sensitivity=math.sqrt(T))", "sensitivity=math.sqrt(T) / 2)", (*WANG, *AUDIT)),
+    M("growing_memory_block_rate", "budget doubled", "privrl/accounting/functional_noise.py",
+      "blocks.append((B / min(lo, replay_size), hi - lo))",
+      "blocks.append((B / min(hi, replay_size), hi - lo))", tuple(WANG)),
+    M("wang_table_input_epsilon", "budget doubled", "privrl/experiments/wang2019.py",
+      '"value": fn.input_perturbation_sigma(eps, delta, T)',
+      '"value": fn.input_perturbation_sigma(2 * eps, delta, T)', tuple(WANG)),
+    M("smooth_alpha", "noise halved", "privrl/accounting/smooth_sensitivity.py",
+      "return 5.0 * math.sqrt(2.0 * log_term) / epsilon", "return 2.5 * math.sqrt(2.0 * log_term) / epsilon",
+      (*BALLE, *AUDIT)),
+    M("dp_lsw_sigma", "noise halved", "privrl/algorithms/monte_carlo.py",
+      "return float(alpha * return_bound * pinv_norm", "return float(0.5 * alpha * return_bound * pinv_norm",
+      (*BALLE, *AUDIT)),
+    M("dp_lsl_sigma", "noise halved", "privrl/algorithms/monte_carlo.py",
+      "return float(2 * alpha * return_bound * phi_norm", "return float(alpha * return_bound * phi_norm",
+      (*BALLE, *AUDIT)),
+    M("dp_lsl_release", "noise halved", "privrl/algorithms/monte_carlo.py",
+      "    sigma = dp_lsl_sigma(fv.counts, fv.m, Phi, r, lam, epsilon, delta, return_bound)\n",
+      "    sigma = dp_lsl_sigma(fv.counts, fv.m, Phi, r, lam, epsilon, delta, return_bound) / 2\n",
+      (*BALLE, *AUDIT)),
+    M("balle_experiment_epsilon", "budget doubled", "privrl/experiments/balle2016.py",
+      "priv = dp_lsl(fv, Phi, rho, lam, eps, dl, F, noise)",
+      "priv = dp_lsl(fv, Phi, rho, lam, 2 * eps, dl, F, noise)", tuple(BALLE)),
+    M("gpope_noise_std", "noise halved", "privrl/algorithms/gtd.py",
+      "std = 2.0 * clip_norm * noise_multiplier", "std = 1.0 * clip_norm * noise_multiplier",
+      (*XIE, *AUDIT)),
+    M("gpope_clip", "clip loosened", "privrl/algorithms/gtd.py",
+      "g[over] *= (clip_norm / norms[over])[:, None]", "g[over] *= (2 * clip_norm / norms[over])[:, None]",
+      (*XIE, *AUDIT)),
+    M("gpope_iterations", "composition dropped", "privrl/accounting/subsampled.py",
+      "return dp_accounting.SelfComposedDpEvent(step, iterations)",
+      "return dp_accounting.SelfComposedDpEvent(step, max(1, iterations // 2))", (*XIE, *AUDIT)),
+    M("xie_calibration_epsilon", "budget doubled", "privrl/experiments/xie2019.py",
+      'z = calibrate_noise_multiplier(config["epsilon"], config["delta"], n, T, rtol=1e-2)\n'
+      '        rows.append',
+      'z = calibrate_noise_multiplier(2 * config["epsilon"], config["delta"], n, T, rtol=1e-2)\n'
+      '        rows.append', tuple(XIE)),
+]
+
+
+def copy_repo(dest: Path) -> None:
+    for name in ("privrl", "tests", "benchmarks", "book", "notebooks"):
+        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "_toc.yml", "_config.yml"):
+        shutil.copy2(ROOT / name, dest / name)
+
+
+def run_mutation(mut: Mutation, python: str) -> dict[str, str]:
+    text = (ROOT / mut.path).read_text()
+    count = text.count(mut.old)
+    if count != 1:
+        return dict(name=mut.name, kind=mut.kind, status="stale", seconds="0",
+                    detail=f"pattern found {count} times in {mut.path}")
+    with tempfile.TemporaryDirectory(prefix="mutant-") as tmp:
+        work = Path(tmp)
+        copy_repo(work)
+        (work / mut.path).write_text(text.replace(mut.old, mut.new))
+        env = {**os.environ, "PYTHONPATH": str(work), "MPLBACKEND": "Agg"}
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [python, "-m", "pytest", "-q", "-x", "-m", "not slow", "-p", "no:cacheprovider",
+             *mut.tests],
+            cwd=work, env=env, capture_output=True, text=True,
+        )
+        seconds = time.perf_counter() - t0
+    failed = re.findall(r"^FAILED (\S+)", proc.stdout, flags=re.M)
+    status = "killed" if proc.returncode != 0 else "survived"
+    if proc.returncode not in (0, 1):
+        status, failed = "error", [proc.stdout.strip().splitlines()[-1:] or ["?"]][0]
+    return dict(name=mut.name, kind=mut.kind, status=status, seconds=f"{seconds:.0f}",
+                detail=failed[0] if failed else "")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", default=None, help="names of mutations to run")
+    parser.add_argument("--out", default="mutations.csv")
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--tests", nargs="*", default=None,
+                        help="run these test files for every mutation instead of its own list")
+    args = parser.parse_args()
+    chosen = [m for m in MUTATIONS if args.only is None or m.name in args.only]
+    if args.tests:
+        chosen = [dataclasses.replace(m, tests=tuple(args.tests)) for m in chosen]
+    rows = []
+    with open(args.out, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=["name", "kind", "status", "seconds", "detail"])
+        writer.writeheader()
+        for mut in chosen:
+            row = run_mutation(mut, args.python)
+            rows.append(row)
+            writer.writerow(row)
+            fh.flush()
+            print(f"{row['status']:9s} {row['name']:32s} {row['seconds']:>5s}s  {row['detail']}",
+                  flush=True)
+    survived = [r["name"] for r in rows if r["status"] == "survived"]
+    print(f"{len(rows) - len(survived)} of {len(rows)} mutations killed; survived: {survived}")
+
+
+if __name__ == "__main__":
+    main()
