@@ -194,3 +194,36 @@ def test_teacher_budget_with_a_query_without_guarantee_is_vacuous():
     out = acc.teacher_budget([0.5, 2.0], [0.01, 1.0], delta_slack=1e-5)
     assert out["basic_delta"] == 1.0 and out["basic_epsilon"] == pytest.approx(2.5)
     assert out["advanced_epsilon"] == math.inf and out["advanced_delta"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: acc.teacher_budget([math.nan, 1.0], [0.01, 0.01]), "epsilons"),
+        (lambda: acc.teacher_budget([0.5, 1.0], [0.01, math.inf]), "deltas"),
+        (lambda: acc.mlp_lipschitz_bound([np.full((3, 2), math.nan)]), r"weights\[0\]"),
+        (lambda: acc.mlp_lipschitz_bound([np.eye(2), np.ones(3)]), r"weights\[1\]"),
+        (lambda: dirichlet_mechanism(np.broadcast_to(PI, (5, 4)), np.ones(3), 0), "k of shape"),
+        (lambda: dirichlet_mechanism(PI, np.ones(3), 0), "k of shape"),
+        (lambda: dirichlet_mechanism(PI, math.nan, 0), "k"),
+        (lambda: dirichlet_mechanism([0.5, math.nan], 1.0, 0), "policy"),
+    ],
+)
+def test_bad_inputs_name_the_parameter(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_per_row_concentration_broadcasts():
+    x = dirichlet_mechanism(np.broadcast_to(PI, (3, 4)), np.array([1.0, 2.0, 3.0]), 0)
+    assert x.shape == (3, 4) and np.allclose(x.sum(1), 1)
+
+
+def test_accounting_does_not_import_mechanisms():
+    import subprocess
+    import sys
+
+    code = ("import sys, privrl.accounting.dirichlet; "
+            "print(any(m.startswith('privrl.mechanisms') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -35,9 +35,9 @@ from scipy import integrate, stats
 from scipy.special import gammaln
 
 from privrl.accounting.composition import advanced_composition
-from privrl.mechanisms.dirichlet import check_eta, dirichlet_mechanism
-from privrl.rng import SeedLike
+from privrl.rng import SeedLike, as_generator
 from privrl.validation import (
+    check_array,
     check_delta,
     check_int,
     check_nonnegative,
@@ -49,6 +49,33 @@ SOFTMAX_LIPSCHITZ = 0.5
 r"""2-norm Lipschitz constant of softmax: its Jacobian :math:`\mathrm{diag}(p) - pp^\top` is
 symmetric PSD with Gershgorin rows :math:`2p_i(1-p_i) \le 1/2`; tight at :math:`p = (1/2, 1/2, 0,
 \dots)`. (The often quoted constant 1 is valid but loose.)"""
+
+
+def check_eta(eta: float, m: int) -> float:
+    """Return ``eta`` after checking ``0 < eta < 1/m`` (otherwise the restricted simplex is a point
+    or empty)."""
+    eta = check_positive(eta, "eta")
+    if not eta < 1.0 / m:
+        raise ValueError(f"eta must lie in (0, 1/m) = (0, {1.0 / m:.6g}) for m = {m}, got {eta}")
+    return eta
+
+
+def sample_dirichlet(concentration: np.ndarray, rng: SeedLike) -> np.ndarray:
+    r"""Draws of :math:`\mathrm{Dir}(\alpha)`, one per row of ``concentration`` (..., m), all
+    :math:`\alpha_i > 0`.
+
+    Draws :math:`G_i \sim \mathrm{Gamma}(\alpha_i)` and normalises, in log space
+    (:math:`\log G = \log \mathrm{Gamma}(\alpha + 1) + \log U / \alpha`), so that very small
+    :math:`\alpha` (the vanishing coefficient drives :math:`k \to 0`) neither underflows nor divides
+    by 0. The Monte Carlo of eq. (6) here and the mechanism
+    (:func:`privrl.mechanisms.dirichlet.dirichlet_mechanism`) both sample with it.
+    """
+    alpha = np.clip(np.asarray(concentration, dtype=float), 1e-300, None)
+    rng = as_generator(rng)
+    log_g = np.log(rng.standard_gamma(alpha + 1.0)) + np.log(rng.random(alpha.shape)) / alpha
+    log_g -= log_g.max(axis=-1, keepdims=True)
+    x = np.exp(log_g)
+    return x / x.sum(axis=-1, keepdims=True)
 
 
 def _check_theorem1(k: float, m: int, eta: float, tau: float) -> tuple[float, int, float, float]:
@@ -124,7 +151,7 @@ def theorem1_delta_mc(
     k, m, eta, tau = _check_theorem1(k, m, eta, tau)
     n_samples = check_int(n_samples, "n_samples", minimum=1)
     confidence = check_probability(confidence, "confidence", open_interval=True)
-    x = dirichlet_mechanism(np.broadcast_to(vertex_policy(m, eta), (n_samples, m)), k, rng)
+    x = sample_dirichlet(np.broadcast_to(k * vertex_policy(m, eta), (n_samples, m)), rng)
     n_out = int(np.count_nonzero(x.min(axis=1) < tau))
     upper = (
         1.0
@@ -172,7 +199,7 @@ def tau_for_delta(
     k = check_positive(k, "k")
     m = check_int(m, "m", minimum=2)
     eta = check_eta(eta, m)
-    x = dirichlet_mechanism(np.broadcast_to(vertex_policy(m, eta), (n_samples, m)), k, rng)
+    x = sample_dirichlet(np.broadcast_to(k * vertex_policy(m, eta), (n_samples, m)), rng)
     return float(np.quantile(x.min(axis=1), delta))
 
 
@@ -198,8 +225,9 @@ def lemma1_tail_mc(
 ) -> DeltaEstimate:
     """Monte Carlo of ``P(||Dir_k(pi) - pi||_2 >= radius)`` with a 95% Clopper-Pearson upper bound."""
     radius = check_positive(radius, "radius")
-    pi = np.asarray(policy, dtype=float)
-    x = dirichlet_mechanism(np.broadcast_to(pi, (n_samples, pi.shape[-1])), k, rng)
+    k = check_positive(k, "k")
+    pi = check_array(policy, "policy", ndim=1)
+    x = sample_dirichlet(np.broadcast_to(k * pi, (n_samples, pi.shape[-1])), rng)
     n_out = int(np.count_nonzero(np.linalg.norm(x - pi, axis=1) >= radius))
     upper = 1.0 if n_out == n_samples else float(stats.beta.ppf(0.95, n_out + 1, n_samples - n_out))
     return DeltaEstimate(n_out / n_samples, upper, 0.95, n_samples, n_out)
@@ -217,7 +245,8 @@ def mlp_lipschitz_bound(
     (:data:`SOFTMAX_LIPSCHITZ`); ``input_scale`` is e.g. 1/255 when the adjacency is on raw RAM."""
     if len(weights) == 0:
         raise ValueError("weights must hold at least one matrix")
-    norms = [float(np.linalg.norm(np.asarray(w, dtype=float), 2)) for w in weights]
+    mats = [check_array(w, f"weights[{j}]", ndim=2) for j, w in enumerate(weights)]
+    norms = [float(np.linalg.norm(w, 2)) for w in mats]
     act = check_nonnegative(activation_constant, "activation_constant")
     out = check_nonnegative(output_constant, "output_constant")
     scale = check_nonnegative(input_scale, "input_scale")
@@ -232,12 +261,14 @@ def teacher_budget(
     per-query :math:`\varepsilon` over the number of queries (a valid upper bound). Queries answered
     independently of the data (:math:`\varepsilon_t = 0`) are dropped. A query with
     :math:`\delta_t = 1` (tiny :math:`k`) makes the advanced bound vacuous: :math:`(\infty, 1)`."""
-    eps = np.asarray(epsilons, dtype=float)
-    dlt = np.asarray(deltas, dtype=float)
-    if eps.shape != dlt.shape or eps.ndim != 1:
-        raise ValueError("epsilons and deltas must be 1-d sequences of equal length")
-    if np.any(eps < 0) or np.any((dlt < 0) | (dlt > 1)):
-        raise ValueError("epsilons must be >= 0 and deltas in [0, 1]")
+    eps = check_array(epsilons, "epsilons", ndim=1)
+    dlt = check_array(deltas, "deltas", ndim=1)
+    if eps.shape != dlt.shape:
+        raise ValueError(f"epsilons and deltas must have equal length, got {len(eps)} and {len(dlt)}")
+    if np.any(eps < 0):
+        raise ValueError("epsilons must be >= 0")
+    if np.any((dlt < 0) | (dlt > 1)):
+        raise ValueError("deltas must lie in [0, 1]")
     used = eps > 0
     n = int(used.sum())
     out = {"n_queries": float(n), "basic_epsilon": 0.0, "basic_delta": 0.0}

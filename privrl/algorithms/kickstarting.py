@@ -31,13 +31,14 @@ import numpy as np
 import torch
 
 from privrl.accounting.dirichlet import (
+    check_eta,
     lemma1_printed_radius,
     lemma1_union_radius,
     theorem1_delta_mc,
     theorem1_epsilon,
 )
 from privrl.algorithms.ppo import ActorCritic
-from privrl.mechanisms.dirichlet import check_eta, dirichlet_mechanism
+from privrl.mechanisms.dirichlet import dirichlet_mechanism
 from privrl.rng import SeedLike, as_generator
 from privrl.validation import check_choice, check_nonnegative, check_positive, check_probability
 
@@ -125,7 +126,7 @@ class Kickstarter:
             return self.teacher_policy(obs)
         if not self.active:  # budget spent: data-independent random policies
             return self.rng.dirichlet(np.ones(self.m), size=len(obs))
-        return dirichlet_mechanism(self.teacher_policy(obs), self.k, self.rng)
+        return dirichlet_mechanism(self.teacher_policy(obs), self.k, self.rng, eta=self.eta)
 
     def loss(self, probs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         return self.weight * kickstart_penalty(probs, targets.to(probs.dtype), self.alpha)
