@@ -227,3 +227,44 @@ def test_accounting_does_not_import_mechanisms():
             "print(any(m.startswith('privrl.mechanisms') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _policies(m: int, eta: float, n: int, seed: int) -> np.ndarray:
+    """Uniform, vertex and ``n`` random policies of Delta_{m,eta} (independent of the radius's own draws)."""
+    rng = np.random.default_rng(seed)
+    return np.vstack([np.full(m, 1 / m), acc.vertex_policy(m, eta),
+                      (1 - m * eta) * rng.dirichlet(np.full(m, 0.5), n) + eta])  # fmt: skip
+
+
+@pytest.mark.parametrize("k", [2.0, 5.0, 18.0])
+@pytest.mark.parametrize("kind", ["subgaussian", "mc"])
+def test_valid_lemma1_radii_cover_95_percent(k, kind):
+    """Coverage >= 95% at every tested policy (m = 6, eta = 0.1): the one-sided 95% Clopper-Pearson
+    upper bound of the tail P(||Dir_k(pi) - pi|| >= r) stays <= beta = 0.05, 60,000 fresh draws per
+    policy. The Monte Carlo radius targets the 95.5% quantile, so its true tail is about 0.045
+    and the bound (about +0.0015) has slack; a radius 10% smaller has a tail far above 0.05."""
+    r = acc.lemma1_radius(kind, k, 6, 0.05, 0.1)
+    for j, pi in enumerate(_policies(6, 0.1, 6, seed=100 + int(k))):
+        tail = acc.lemma1_tail_mc(pi, k, r, 10 * j + 1, 60_000)
+        assert tail.upper <= 0.05, (kind, k, pi, tail)
+    worst = max(acc.lemma1_tail_mc(pi, k, 0.9 * acc.lemma1_mc_radius(k, 6, 0.05, 0.1), 7, 60_000).estimate
+                for pi in _policies(6, 0.1, 0, seed=0))
+    assert worst > 0.06  # the check has power: a slightly smaller radius fails it
+
+
+def test_valid_radii_are_tighter_than_the_union_radius():
+    for k in (2.0, 5.0, 18.0):
+        union = acc.lemma1_union_radius(k, 6, 0.05)
+        sub = acc.lemma1_subgaussian_radius(k, 6, 0.05)
+        mc = acc.lemma1_mc_radius(k, 6, 0.05, 0.1)
+        assert mc < sub < 0.6 * union
+    # the proven bound at k = 5, m = 6: sigma^2 = 1/24, d = 5, t = log 20
+    t = math.log(20)
+    assert acc.lemma1_subgaussian_radius(5.0, 6, 0.05) == pytest.approx(
+        math.sqrt((5 + 2 * math.sqrt(5 * t) + 2 * t) / 24))
+
+
+def test_quantile_upper_index_has_its_confidence():
+    # P(X_(j) >= q) = P(Binomial(n, level) <= j) >= confidence, and j - 1 would not do
+    j = acc.quantile_upper_index(1000, 0.95, 0.99)
+    assert stats.binom.cdf(j, 1000, 0.95) >= 0.99 > stats.binom.cdf(j - 1, 1000, 0.95)

@@ -21,11 +21,24 @@ coordinate: each :math:`X_i \sim \mathrm{Beta}(k\pi_i, k(1-\pi_i))` is sub-Gauss
 proxy :math:`1/(4(k+1))` (Marchal and Arbel 2017). A radius that does hold for the 2-norm follows
 from a union bound over the :math:`m` coordinates (two-sided): if every
 :math:`|X_i - \pi_i| < r/\sqrt{m}` then :math:`\|X - \pi\|_2 < r`, so
-:math:`r = \sqrt{m \log(2m/\beta) / (2(k+1))}` (:func:`lemma1_union_radius`).
+:math:`r = \sqrt{m \log(2m/\beta) / (2(k+1))}` (:func:`lemma1_union_radius`), about 3 times
+the 95% quantile. Two tighter radii that hold:
+
+* proven (:func:`lemma1_subgaussian_radius`): :math:`X - \pi` lies in the (m-1)-dimensional
+  sum-zero subspace and is :math:`\sigma^2`-sub-Gaussian in every direction with
+  :math:`\sigma^2 = 1/(4(k+1))` (Marchal and Arbel 2017); the norm bound of Hsu, Kakade and Zhang
+  (2012, Theorem 1) with :math:`\Sigma` the projection on that subspace gives
+  :math:`\mathbb{P}(\|X - \pi\|_2^2 > \sigma^2(d + 2\sqrt{d t} + 2t)) \le e^{-t}`,
+  :math:`d = m - 1`, :math:`t = \log(1/\beta)`;
+* Monte Carlo (:func:`lemma1_mc_radius`): the largest, over candidate policies of
+  :math:`\Delta_{m,\eta}` (uniform, vertex, random), of an upper confidence bound on the
+  :math:`(1-\beta)` quantile of :math:`\|X - \pi\|_2` (order statistic; exact binomial
+  confidence). It is tight but is not a proof for policies outside the candidates.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -218,6 +231,74 @@ def lemma1_union_radius(k: float, m: int, beta: float) -> float:
     m = check_int(m, "m", minimum=2)
     beta = check_probability(beta, "beta", open_interval=True)
     return math.sqrt(m * math.log(2.0 * m / beta) / (2.0 * (k + 1.0)))
+
+
+def lemma1_subgaussian_radius(k: float, m: int, beta: float) -> float:
+    r"""Proven 2-norm radius (module docstring): :math:`\sigma\sqrt{d + 2\sqrt{d\log(1/\beta)} +
+    2\log(1/\beta)}`, :math:`\sigma^2 = 1/(4(k+1))`, :math:`d = m - 1`."""
+    k = check_positive(k, "k")
+    m = check_int(m, "m", minimum=2)
+    beta = check_probability(beta, "beta", open_interval=True)
+    d, t = m - 1, math.log(1.0 / beta)
+    return math.sqrt((d + 2.0 * math.sqrt(d * t) + 2.0 * t) / (4.0 * (k + 1.0)))
+
+
+def quantile_upper_index(n: int, level: float, confidence: float) -> int:
+    r"""Smallest 0-based index ``j`` with :math:`\mathbb{P}(X_{(j)} \ge q_{\rm level}) \ge`
+    ``confidence`` for the order statistics of ``n`` i.i.d. draws (distribution-free: the number of
+    draws below the quantile is Binomial(n, level))."""
+    n = check_int(n, "n", minimum=1)
+    j = int(stats.binom.ppf(confidence, n, level))
+    if j >= n:
+        raise ValueError(f"n = {n} draws are too few for a {confidence} bound on the {level} quantile")
+    return j
+
+
+@functools.lru_cache(maxsize=4096)
+def lemma1_mc_radius(
+    k: float,
+    m: int,
+    beta: float,
+    eta: float,
+    n_samples: int = 10_000,
+    n_policies: int = 8,
+    confidence: float = 0.99,
+    seed: int = 0,
+) -> float:
+    r"""Monte Carlo 2-norm radius: the largest, over the uniform policy, the vertex of
+    :math:`\Delta_{m,\eta}` and ``n_policies`` policies drawn uniformly from it, of the
+    ``confidence`` upper bound on the :math:`(1-\beta)` quantile of :math:`\|\mathrm{Dir}_k(\pi) -
+    \pi\|_2` (:func:`quantile_upper_index`). Deterministic in its arguments (fixed ``seed``)."""
+    k = check_positive(k, "k")
+    m = check_int(m, "m", minimum=2)
+    beta = check_probability(beta, "beta", open_interval=True)
+    eta = check_eta(eta, m)
+    rng = np.random.default_rng(seed)
+    policies = np.vstack([
+        np.full(m, 1.0 / m), vertex_policy(m, eta),
+        (1.0 - m * eta) * rng.dirichlet(np.ones(m), n_policies) + eta,
+    ])  # fmt: skip
+    j = quantile_upper_index(n_samples, 1.0 - beta, confidence)
+    x = sample_dirichlet(k * np.broadcast_to(policies, (n_samples, *policies.shape)), rng)
+    dist = np.sort(np.linalg.norm(x - policies, axis=-1), axis=0)
+    return float(dist[j].max())
+
+
+def lemma1_radius(kind: str, k: float, m: int, beta: float, eta: float) -> float:
+    """The radius of Lemma 1 a student uses: ``"printed"`` (eq. 14), ``"union"``,
+    ``"subgaussian"`` (proven) or ``"mc"`` (Monte Carlo)."""
+    if kind == "printed":
+        return lemma1_printed_radius(k, beta)
+    if kind == "union":
+        return lemma1_union_radius(k, m, beta)
+    if kind == "subgaussian":
+        return lemma1_subgaussian_radius(k, m, beta)
+    if kind == "mc":
+        return lemma1_mc_radius(float(k), int(m), float(beta), float(eta))
+    raise ValueError(f"radius must be one of {list(RADII)}, got {kind!r}")
+
+
+RADII: tuple[str, ...] = ("printed", "union", "subgaussian", "mc")
 
 
 def lemma1_tail_mc(

@@ -6,8 +6,9 @@ The student maximises the augmented objective (17)
 [\phi_\lambda(s, \pi^t)]` with (16)
 :math:`\phi_\lambda(s, \pi^t) = \|\pi_\theta(s) - \pi^t(s)\|_2 \, \mathbb{1}\{\|\pi_\theta(s) -
 \pi^t(s)\|_2 > \alpha_\lambda\}` and (15) :math:`\alpha_\lambda = \lambda\, r(k, \beta)`, where
-:math:`r` is the radius of Lemma 1 (``radius="printed"``) or the union-bound radius that holds
-(``radius="union"``, :func:`privrl.accounting.dirichlet.lemma1_union_radius`). PPO adds
+:math:`r` is the radius of Lemma 1 as printed (``radius="printed"``) or one that holds
+(``"union"``, ``"subgaussian"`` (proven) or ``"mc"`` (Monte Carlo); see
+:mod:`privrl.accounting.dirichlet`). PPO adds
 ``weight`` times the batch mean of :math:`\phi_\lambda` to its policy loss (weight 1 in the paper).
 
 Teacher queries: at the start of roll-out (PPO epoch) :math:`t` the concentration is
@@ -31,9 +32,9 @@ import numpy as np
 import torch
 
 from privrl.accounting.dirichlet import (
+    RADII,
     check_eta,
-    lemma1_printed_radius,
-    lemma1_union_radius,
+    lemma1_radius,
     theorem1_delta_mc,
     theorem1_epsilon,
 )
@@ -62,7 +63,7 @@ class Kickstarter:
         coefficient: float = 0.3,
         lam: float = 0.5,
         beta: float = 0.05,
-        radius: Literal["printed", "union"] = "printed",
+        radius: Literal["printed", "union", "subgaussian", "mc"] = "printed",
         eta: float = 0.1,
         tau: float = 1e-3,
         lipschitz: float = 1.0,
@@ -79,7 +80,7 @@ class Kickstarter:
         self.coefficient = check_probability(coefficient, "coefficient")
         self.lam = check_nonnegative(lam, "lam")
         self.beta = check_probability(beta, "beta", open_interval=True)
-        self.radius = check_choice(radius, "radius", ("printed", "union"))
+        self.radius = check_choice(radius, "radius", RADII)
         self.eta = check_eta(eta, self.m)
         self.tau = check_positive(tau, "tau")
         self.lipschitz = check_nonnegative(lipschitz, "lipschitz")
@@ -92,9 +93,7 @@ class Kickstarter:
         self.active = True
 
     def _radius(self, k: float) -> float:
-        if self.radius == "printed":
-            return lemma1_printed_radius(k, self.beta)
-        return lemma1_union_radius(k, self.m, self.beta)
+        return lemma1_radius(self.radius, k, self.m, self.beta, self.eta)
 
     def start_epoch(self, epoch: int) -> dict[str, float]:
         """Set :math:`k_t = k_0 c^t`, the ball radius and the per-query privacy of this roll-out."""
