@@ -268,3 +268,14 @@ def test_quantile_upper_index_has_its_confidence():
     # P(X_(j) >= q) = P(Binomial(n, level) <= j) >= confidence, and j - 1 would not do
     j = acc.quantile_upper_index(1000, 0.95, 0.99)
     assert stats.binom.cdf(j, 1000, 0.95) >= 0.99 > stats.binom.cdf(j - 1, 1000, 0.95)
+
+
+def test_log_ratio_sup_is_below_epsilon_and_near_the_brute_force():
+    """The numerical maximisation (the ledger's cross-check) finds at least 90% of the brute-force
+    grid supremum (m = 2; both are lower estimates of the true supremum, the optimiser is not
+    bound to the grid) and never more than eq. (12)."""
+    k, eta, tau, rho = 5.0, 0.1, 1e-3, 0.3
+    found = acc.theorem1_log_ratio_sup(k, 2, eta, tau, rho, 0)
+    grid = _sup_log_ratio_m2(k, eta, tau, rho)
+    assert 0.9 * grid <= found <= 1.05 * grid
+    assert found <= acc.theorem1_epsilon(k, 2, eta, tau, rho, 1.0)

@@ -126,6 +126,61 @@ def theorem1_epsilon(k: float, m: int, eta: float, tau: float, lipschitz: float,
     return math.sqrt(m) * lb * k * math.log(1.0 / tau) + gamma_terms(k, m, eta)
 
 
+def theorem1_log_ratio_sup(
+    k: float,
+    m: int,
+    eta: float,
+    tau: float,
+    rho: float,
+    rng: SeedLike,
+    n_starts: int = 3,
+    max_iter: int = 1500,
+) -> float:
+    r"""Largest log-density ratio :math:`\log p_k(z\mid\pi) - \log p_k(z\mid\pi')` found by
+    numerical maximisation over :math:`z \in \Delta_{m,\tau}` and :math:`\pi, \pi' \in
+    \Delta_{m,\eta}` with :math:`\|\pi - \pi'\|_2 \le \rho` (Nelder-Mead from ``n_starts``
+    random starts plus the vertex against its neighbour, through smooth parametrisations).
+
+    An independent computation of the privacy loss outside Theorem 1's :math:`\delta` event, from
+    the exact density (eq. 18), not from eq. (12): it is a *lower* estimate of the supremum, so it
+    must not exceed eq. (12)'s :math:`\varepsilon` at :math:`\rho = Lb`."""
+    from scipy.optimize import minimize
+    from scipy.special import softmax
+
+    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    rho = check_nonnegative(rho, "rho")
+    gen = as_generator(rng)
+
+    def log_density(z: np.ndarray, pi: np.ndarray) -> float:
+        a = k * pi
+        return float(gammaln(k) + np.sum((a - 1.0) * np.log(z)) - np.sum(gammaln(a)))
+
+    def unpack(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        pi = (1.0 - m * eta) * softmax(theta[:m]) + eta
+        step = theta[m:2 * m] - theta[m:2 * m].mean()
+        norm = float(np.linalg.norm(step))
+        step = step / norm * rho / (1.0 + math.exp(-theta[2 * m])) if norm > 0 else step
+        z = (1.0 - m * tau) * softmax(theta[2 * m + 1:]) + tau
+        return pi, pi + step, z
+
+    def negative(theta: np.ndarray) -> float:
+        pi, pi2, z = unpack(theta)
+        if np.any(pi2 < eta):
+            return 1e6
+        return -(log_density(z, pi) - log_density(z, pi2))
+
+    starts = [gen.normal(0.0, 2.0, 3 * m + 1) for _ in range(n_starts)]
+    vertex = np.zeros(3 * m + 1)
+    vertex[m - 1], vertex[m:2 * m], vertex[2 * m + m] = 8.0, -1.0, 8.0
+    vertex[2 * m - 1], vertex[2 * m] = 1.0, 5.0
+    starts.append(vertex)
+    best = min(
+        minimize(negative, x0, method="Nelder-Mead", options={"maxiter": max_iter}).fun
+        for x0 in starts
+    )
+    return float(-best)
+
+
 def lipschitz_b_for_epsilon(epsilon: float, k: float, m: int, eta: float, tau: float) -> float:
     """Solve eq. (12) for the product ``L * b`` that gives ``epsilon`` (raises if none >= 0)."""
     k, m, eta, tau = _check_theorem1(k, m, eta, tau)
