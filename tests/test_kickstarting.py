@@ -89,14 +89,14 @@ def test_bad_inputs_raise(kw):
 def test_figure2_run_function_through_sweep():
     from privrl.experiments import gohari2021 as exp
 
-    cfg = {**exp.PROFILES["quick"], "epochs": 2, "steps_per_epoch": 200, "n_envs": 2,
-           "train_pi_iters": 3, "train_v_iters": 3, "n_runs": 1}  # fmt: skip
-    configs = [c for c in exp.figure2_configs(cfg) if c["panel"] in ("b", "c")][:2]
-    runs = exp.run_figure2(cfg, root_seed=0, executor="serial", configs=configs)
+    profile = exp.GohariProfile.quick(epochs=2, steps_per_epoch=200, n_envs=2, train_pi_iters=3,
+                                      train_v_iters=3, n_trials=1)  # fmt: skip
+    configs = [c for c in exp.figure2_configs(profile) if c["panel"] in ("b", "c")][:2]
+    runs = exp.run_figure2(profile, configs, executor="serial")
     assert set(runs["label"]) == {"kickstarting", "aware, c = 0.1"}
     assert len(runs) == 2 * 2 and runs["avg_return"].notna().all()
     private = runs[runs.label == "aware, c = 0.1"]
-    spent = exp.privacy_spent(private, cfg["steps_per_epoch"])
+    spent = exp.privacy_spent(private, profile.steps_per_epoch)
     assert spent["n_queries"] == 200 * 2  # k: 5, 0.5 (both >= k_min = 0.1)
     assert spent["basic_epsilon"] == pytest.approx(200 * private["epsilon_query"].sum())
 
