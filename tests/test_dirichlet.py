@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 from scipy.special import gammaln
 
@@ -279,3 +281,41 @@ def test_log_ratio_sup_is_below_epsilon_and_near_the_brute_force():
     grid = _sup_log_ratio_m2(k, eta, tau, rho)
     assert 0.9 * grid <= found <= 1.05 * grid
     assert found <= acc.theorem1_epsilon(k, 2, eta, tau, rho, 1.0)
+
+
+_bad_floats = st.sampled_from([math.nan, math.inf, -math.inf, -1.0, 0.0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(bad=_bad_floats, which=st.sampled_from(["k", "eta", "tau", "lipschitz", "b"]))
+def test_theorem1_rejects_bad_parameters(bad, which):
+    args = {"k": 5.0, "m": 4, "eta": 0.1, "tau": 0.01, "lipschitz": 1.0, "b": 1.0, which: bad}
+    if which in ("lipschitz", "b") and bad == 0.0:
+        assert acc.theorem1_epsilon(**args) >= 0  # L b = 0 is allowed (a constant teacher)
+        return
+    with pytest.raises(ValueError, match=which):
+        acc.theorem1_epsilon(**args)
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=st.lists(st.one_of(st.floats(0, 10), _bad_floats), min_size=1, max_size=6))
+def test_teacher_budget_rejects_non_finite_or_negative_epsilons(values):
+    bad = any(not math.isfinite(v) or v < 0 for v in values)
+    call = lambda: acc.teacher_budget(values, [0.01] * len(values))  # noqa: E731
+    if bad:
+        with pytest.raises(ValueError, match="epsilons"):
+            call()
+    else:
+        assert call()["basic_epsilon"] == pytest.approx(sum(v for v in values if v > 0))
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.integers(1, 4), k_rows=st.integers(1, 4), m=st.integers(2, 5))
+def test_mechanism_shapes_broadcast_or_raise_naming_k(rows, k_rows, m):
+    pi = np.full((rows, m), 1.0 / m)
+    k = np.full(k_rows, 2.0)
+    if k_rows in (1, rows):
+        assert dirichlet_mechanism(pi, k, 0).shape == (rows, m)
+    else:
+        with pytest.raises(ValueError, match="k of shape"):
+            dirichlet_mechanism(pi, k, 0)
