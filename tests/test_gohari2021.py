@@ -171,6 +171,13 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     assert set(runs["panel"]) == {"a", "b", "c", "d"}
     bands = exp.band95(runs.assign(seed=0), 1)
     assert {"center", "lower", "upper"} <= set(bands.columns)
+    from privrl.reporting import Report
+
+    report = Report("gohari2021", "quick")
+    out = exp.recorded_analysis(report, *loaded)
+    assert out["speedup"]["q"].tolist().count(0.5) == 2
+    # a record shorter than the design decides nothing
+    assert {c.verdict for c in report.claims} == {"untestable"} and len(report.claims) == 3
 
 
 def test_figure2_curves_are_thinned_medians():
