@@ -56,7 +56,7 @@ from privrl.envs.atari import make_env
 from privrl.experiments import gohari2021_theory as theory
 from privrl.experiments.profiles import ExperimentResult, Profile
 from privrl.plotting import new_figure, plot_bands, summarise
-from privrl.reporting import Report, current_commit
+from privrl.reporting import RECORDED, Report, current_commit
 from privrl.rng import SeedLike, as_generator
 from privrl.sweep import run_sweep
 from privrl.validation import check_choice, check_int
@@ -519,12 +519,13 @@ def measure_references(profile: GohariProfile, rng: SeedLike) -> dict[str, float
 
 
 def measurements_dir(start: str | Path | None = None) -> Path:
-    """``book/measurements/results`` of the checkout at or above ``start``."""
+    """``book/measurements/results`` of the checkout at or above ``start`` (default: the working
+    directory), else of the source tree this package was loaded from."""
     here = Path(start or Path.cwd()).resolve()
-    for d in (here, *here.parents):
-        if (d / "book" / "measurements").is_dir():
-            return d / "book" / "measurements" / "results"
-    raise ValueError(f"no book/measurements above {here}")
+    for d in (here, *here.parents, Path(__file__).resolve().parents[2]):
+        if (d / RECORDED).parent.is_dir():
+            return d / RECORDED
+    raise ValueError(f"no {RECORDED.parent} above {here} nor in the source tree")
 
 
 def record_paper_curves(profile: GohariProfile, out_dir: str | Path, *, executor: Any = None,
