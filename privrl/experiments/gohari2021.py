@@ -961,16 +961,10 @@ def plot_figure2(curves: pd.DataFrame, titles: dict[str, str], student_hidden: i
         plot_bands(ax, sub, "env_steps", hue="label")
         ax.set(xlabel="environment steps", ylabel="average return per episode",
                title=titles.get(panel, panel))
-        ax.title.set_fontsize(7)
-        ax.legend(fontsize=6)
+        ax.legend()
     axes.flat[-1].axis("off")
     fig.tight_layout()
     return fig
-
-
-
-#####
-
 
 PANELS = (
     ("a", "(a) teacher vs student size"),
