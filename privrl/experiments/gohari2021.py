@@ -951,7 +951,7 @@ def plot_figure2(curves: pd.DataFrame, titles: dict[str, str], student_hidden: i
     """Figure 2 (a)-(d) and the radius comparison from :func:`figure2_curves` (live) or
     :func:`band95` (recorded)."""
     student = f"PPO ({student_hidden}, {student_hidden})"
-    fig, axes = new_figure(2, 3, width=4.6, height=3.6)
+    fig, axes = new_figure(3, 2, width=3.6, height=2.9)
     for ax, (panel, _) in zip(axes.flat, PANELS, strict=False):
         labels = panel_labels(curves, panel, student)
         sub = curves[curves["label"].isin(labels)]
