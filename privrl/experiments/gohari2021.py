@@ -938,7 +938,7 @@ def figure2_titles(
         if not own:
             extra = "teacher: no privacy (epsilon = inf)" if panel == "b" else "no teacher"
         else:
-            extra = "teacher spent (eps, delta): " + "; ".join(
+            extra = "teacher's spend per run (eps, delta):\n" + "\n".join(
                 f"{lab.split(', ')[-1] if ', ' in lab else lab}: "
                 f"({spent.loc[lab, 'basic_epsilon']:.0f}, {spent.loc[lab, 'basic_delta']:.2f})"
                 for lab in own
