@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from privrl.experiments import gohari2021 as exp
+from privrl.experiments import gohari2021_teacher as teach
 
 
 @pytest.fixture(scope="module")
@@ -243,7 +244,7 @@ def test_best_checkpoint_keeps_the_policy_of_the_best_window():
     from privrl.algorithms.ppo import ActorCritic
 
     agent = ActorCritic(3, 2, (4,))
-    best = exp.BestCheckpoint(window=2)
+    best = teach.BestCheckpoint(window=2)
     returns = [(10.0, 1), (np.nan, 0), (30.0, 2), (20.0, 1), (5.0, 1)]  # windows: 10, 30, 80/3, 12.5
     snapshots = []
     for epoch, (ret, n) in enumerate(returns):

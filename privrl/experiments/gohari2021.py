@@ -36,26 +36,31 @@ import math
 import os
 import platform
 import time
-from collections import deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-import gymnasium as gym
 import numpy as np
 import pandas as pd
-import torch
 from scipy import stats
 
 from privrl.accounting import dirichlet as acc
 from privrl.algorithms.kickstarting import Kickstarter
-from privrl.algorithms.ppo import ActorCritic, PPOConfig, train_ppo
+from privrl.algorithms.ppo import PPOConfig, train_ppo
 from privrl.envs.atari import make_env
+from privrl.experiments import gohari2021_plots as plots
 from privrl.experiments import gohari2021_theory as theory
+from privrl.experiments.gohari2021_teacher import (
+    load_teacher,
+    play,
+    teacher_lipschitz,
+    teacher_lipschitz_lower_bound,
+    teacher_path,
+    train_teacher,
+)
 from privrl.experiments.profiles import ExperimentResult, Profile
-from privrl.plotting import new_figure, plot_bands, summarise
+from privrl.plotting import summarise
 from privrl.reporting import RECORDED, Report, current_commit
 from privrl.rng import SeedLike, as_generator
 from privrl.sweep import run_sweep
@@ -63,7 +68,6 @@ from privrl.validation import check_choice, check_int
 from privrl.verdicts import Claim, bootstrap_interval, decide_difference, untestable
 
 DATA = "gohari2021"
-PAPER_SPEEDUP = 4.0  # "converge roughly 4-times faster than their teachers"
 CURVES_CSV = "gohari2021-paper-curves.csv"
 #: Roll-outs of the faithful design that fits two cores; a shorter record decides no claim.
 DESIGN_ROLLOUTS = 450
@@ -783,95 +787,7 @@ def recorded_analysis(report: Report, curves: pd.DataFrame, record: dict) -> dic
             "times": times, "speedup": speed, "source": source}
 
 
-def teacher_path(env: str) -> Path:
-    """Where the committed teacher of ``env`` lives."""
-    return Path(str(resources.files("privrl") / "data" / DATA / f"{env}_teacher.npz"))
-
-
-def save_agent(agent: ActorCritic, path: Path, **meta: Any) -> None:
-    """Save the policy network (weights and biases) and metadata to a small ``.npz``."""
-    arrays = {f"pi.{k}": v.numpy() for k, v in agent.pi.state_dict().items()}
-    arrays |= {f"meta.{k}": np.asarray(v) for k, v in meta.items()}
-    np.savez_compressed(path, **arrays)
-
-
-def load_teacher(env: str) -> tuple[ActorCritic, dict[str, Any]]:
-    """The committed teacher of ``env`` (policy network only) and its metadata."""
-    path = teacher_path(env)
-    if not path.exists():
-        raise ValueError(
-            f"no teacher for env {env!r} at {path}; train one with "
-            f"`python -m privrl.experiments.gohari2021 train-teacher --env {env}`"
-        )
-    with np.load(path) as z:
-        meta = {k[5:]: z[k].item() if z[k].ndim == 0 else z[k] for k in z.files if k[:5] == "meta."}
-        state = {k[3:]: torch.as_tensor(z[k]) for k in z.files if k[:3] == "pi."}
-    hidden = tuple(int(h) for h in np.atleast_1d(meta["hidden_sizes"]))
-    agent = ActorCritic(int(meta["obs_dim"]), int(meta["n_actions"]), hidden)
-    agent.pi.load_state_dict(state)
-    return agent, meta
-
-
-def teacher_lipschitz(teacher: ActorCritic, eta: float) -> float:
-    r"""Certified L of :math:`f = (1 - m\eta)\,\mathrm{softmax}(\text{net}) + \eta`: tanh (1), softmax
-    (1/2), product of spectral norms, times :math:`1 - m\eta`."""
-    m = int(teacher.pi[-1].out_features)
-    return (1.0 - m * eta) * acc.mlp_lipschitz_bound(teacher.policy_weights())
-
-
-def teacher_lipschitz_lower_bound(
-    teacher: ActorCritic, eta: float, observations: np.ndarray
-) -> float:
-    r"""Largest spectral norm of the Jacobian of :math:`f = (1 - m\eta)\,\mathrm{softmax}(\text{net})
-    + \eta` over ``observations`` (n, d): a *lower* bound on the Lipschitz constant (no local slope
-    exceeds it), to show how loose the certified bound of :func:`teacher_lipschitz` is."""
-    x = torch.as_tensor(np.asarray(observations, dtype=np.float32))
-    if x.ndim != 2 or x.shape[1] != teacher.pi[0].in_features or len(x) == 0:
-        raise ValueError(
-            f"observations must have shape (n, {teacher.pi[0].in_features}), got {tuple(x.shape)}"
-        )
-    m = int(teacher.pi[-1].out_features)
-
-    def f(obs: torch.Tensor) -> torch.Tensor:
-        return (1.0 - m * eta) * torch.softmax(teacher.pi(obs), dim=-1) + eta
-
-    jac = torch.func.vmap(torch.func.jacrev(f))(x)
-    return float(torch.linalg.matrix_norm(jac.detach(), ord=2).max())
-
-
-def play(
-    env: str, agent: ActorCritic | None, n_episodes: int, rng: SeedLike,
-    max_episode_steps: int | None = None,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Play ``n_episodes`` episodes of ``env`` (cut after ``max_episode_steps`` interactions if
-    given, as in training) with the agent's stochastic policy (``None``: uniformly random
-    actions). Returns the episodes' returns and every observation seen."""
-    n_episodes = check_int(n_episodes, "n_episodes", minimum=1)
-    rng = as_generator(rng)
-    e = make_env(env)
-    if max_episode_steps is not None:
-        e = gym.wrappers.TimeLimit(e, check_int(max_episode_steps, "max_episode_steps", minimum=1))
-    returns, seen = [], []
-    for _ in range(n_episodes):
-        obs, _ = e.reset(seed=int(rng.integers(2**31)))
-        total, done = 0.0, False
-        while not done:
-            seen.append(np.asarray(obs, dtype=np.float32).ravel())
-            if agent is None:
-                action = int(rng.integers(e.action_space.n))
-            else:
-                with torch.no_grad():
-                    p = agent.probs(torch.as_tensor(seen[-1])).numpy().astype(float)
-                action = int(rng.choice(len(p), p=p / p.sum()))
-            obs, reward, term, trunc, _ = e.step(action)
-            total += float(reward)
-            done = term or trunc
-        returns.append(total)
-    e.close()
-    return np.asarray(returns), np.stack(seen)
-
-
-CURVE_COLUMNS = ("panel", "label", "env_steps", "center", "lower", "upper", "count")
+FIGURE2_CURVE_COLUMNS = ("panel", "label", "env_steps", "center", "lower", "upper", "count")
 
 
 def smoothed_returns(runs: pd.DataFrame, window: int) -> pd.DataFrame:
@@ -907,18 +823,7 @@ def figure2_curves(
     )  # fmt: skip
     steps = np.sort(curves["env_steps"].unique())
     keep = steps[:: max(1, math.ceil(len(steps) / max_points))]
-    return curves[curves["env_steps"].isin(keep)][list(CURVE_COLUMNS)].reset_index(drop=True)
-
-
-def panel_labels(curves: pd.DataFrame, panel: str, student_label: str) -> list[str]:
-    """The curves drawn in ``panel``: its own, with the student-sized plain PPO in (b)-(d), and
-    the printed-radius student beside the union-radius one."""
-    own = list(curves.loc[curves["panel"] == panel, "label"].unique())
-    if panel in ("b", "c", "d"):
-        return [student_label, *own]
-    if panel == "radius":
-        return ["aware, c = 0.3", *own] if own else []
-    return own
+    return curves[curves["env_steps"].isin(keep)][list(FIGURE2_CURVE_COLUMNS)].reset_index(drop=True)
 
 
 def figure2_titles(
@@ -931,7 +836,7 @@ def figure2_titles(
     teacher's total privacy spent per run (basic composition, :func:`budget_table`)."""
     spent = budget.set_index("config") if len(budget) else budget
     titles = {}
-    for panel, text in panels or PANELS:
+    for panel, text in panels or plots.PANELS:
         if panel == "c":
             text += f", lambda = {lam}"
         own = [lab for lab in curves.loc[curves["panel"] == panel, "label"].unique() if lab in spent.index]
@@ -945,162 +850,6 @@ def figure2_titles(
             )
         titles[panel] = f"{text}\n{extra}"
     return titles
-
-
-def plot_figure2(curves: pd.DataFrame, titles: dict[str, str], student_hidden: int):
-    """Figure 2 (a)-(d) and the radius comparison from :func:`figure2_curves` (live) or
-    :func:`band95` (recorded)."""
-    student = f"PPO ({student_hidden}, {student_hidden})"
-    fig, axes = new_figure(3, 2, width=3.6, height=2.9)
-    for ax, (panel, _) in zip(axes.flat, PANELS, strict=False):
-        labels = panel_labels(curves, panel, student)
-        sub = curves[curves["label"].isin(labels)]
-        sub = sub.assign(label=pd.Categorical(sub["label"], labels, ordered=True)).sort_values(
-            ["label", "env_steps"]
-        )
-        plot_bands(ax, sub, "env_steps", hue="label")
-        ax.set(xlabel="environment steps", ylabel="average return per episode",
-               title=titles.get(panel, panel))
-        ax.legend()
-    axes.flat[-1].axis("off")
-    fig.tight_layout()
-    return fig
-
-PANELS = (
-    ("a", "(a) teacher vs student size"),
-    ("b", "(b) kickstarting, no privacy"),
-    ("c", "(c) privacy-aware"),
-    ("d", "(d) privacy-unaware"),
-    ("radius", "aware c = 0.3: radius of Lemma 1"),
-)
-
-
-def plot_k_grid(grid: pd.DataFrame, eps_limit: float, eta: float):
-    """Eq. (12) and eq. (6) over k (m = 6), with the k -> 0 limit of epsilon."""
-    fig, ax = new_figure(1, 2, width=4.0)
-    ax = ax[0]
-    ax[0].semilogx(grid["k"], grid["epsilon"], "o-", label="eq. (12)")
-    ax[0].axhline(eps_limit, ls=":", c="gray", label="limit as k -> 0")
-    ax[0].set(xlabel="Dirichlet concentration k", ylabel="epsilon per query",
-              title=f"m = 6, eta = {eta}")  # fmt: skip
-    ax[0].legend()
-    ax[1].semilogx(grid["k"], grid["delta"], "o-")
-    ax[1].set(xlabel="Dirichlet concentration k", ylabel="delta per query (eq. 6)")
-    fig.tight_layout()
-    return fig
-
-
-def plot_airraid_teacher(air: dict[str, Any]):
-    """The committed AirRaid teacher's training curve, random play and the kept checkpoint."""
-    fig, ax = new_figure(1, 1, width=5.0)
-    ax = ax[0, 0]
-    curve = air["curve"]
-    ax.plot(curve.index, curve.to_numpy(), lw=0.5, alpha=0.4, label="per roll-out")
-    ax.plot(curve.index, curve.rolling(50, min_periods=1).mean().to_numpy(), label="mean of 50 roll-outs")
-    ax.axhline(air["air_random"], ls=":", c="gray", label="uniformly random play")
-    ax.axvline(air["kept_steps"], c="k", lw=0.8, label="kept checkpoint")
-    ax.set(xlabel="environment steps", ylabel="average return per episode",
-           title="AirRaid teacher (64, 64), training")  # fmt: skip
-    ax.legend()
-    return fig
-
-
-def plot_radii(radii: pd.DataFrame, informed: np.ndarray, lam: float):
-    """Ball radius alpha = lambda r(k) of each radius of Lemma 1 over k, against the simplex's
-    diameter sqrt(2): above it the penalty (16) never acts."""
-    fig, ax = new_figure(1, 1, width=5.0)
-    ax = ax[0, 0]
-    for kind, g in radii.groupby("radius", sort=False):
-        ax.loglog(g["k"], g["alpha"], "o-", ms=3, label=kind)
-    ax.axhline(theory.SIMPLEX_DIAMETER, c="k", ls=":", label="sqrt(2), the simplex's diameter")
-    for k in informed:
-        ax.axvline(k, c="gray", lw=0.5, alpha=0.5)
-    ax.set(xlabel="Dirichlet concentration k (grey: the c = 0.3 schedule's informed roll-outs)",
-           ylabel=f"ball radius lambda r(k), lambda = {lam}")  # fmt: skip
-    ax.legend()
-    return fig
-
-
-def plot_times(times: pd.DataFrame, labels: tuple[str, ...]):
-    """Time to each threshold per seed; censored runs drawn as open markers at the budget."""
-    fig, ax = new_figure(1, 1, width=5.0)
-    ax = ax[0, 0]
-    for j, label in enumerate(labels):
-        g = times[times["label"] == label]
-        x = g["q"] + (j - (len(labels) - 1) / 2) * 0.03
-        hit = ~g["censored"]
-        (line,) = ax.plot(x[hit], g.loc[hit, "steps"], "o", label=label)
-        ax.plot(x[~hit], g.loc[~hit, "steps"], "o", mfc="none", c=line.get_color(),
-                label=f"{label}, censored at the budget" if (~hit).any() else None)  # fmt: skip
-    ax.set(xlabel="threshold q (fraction of the way from random play to the teacher)",
-           ylabel="environment steps to reach X_q")  # fmt: skip
-    ax.legend()
-    return fig
-
-
-class BestCheckpoint:
-    """PPO callback keeping the policy whose average return over the episodes finished in the last
-    ``window`` roll-outs is the highest so far (from roll-out ``window`` on)."""
-
-    def __init__(self, window: int = 100) -> None:
-        self.window = check_int(window, "window", minimum=1)
-        self.recent: deque[tuple[float, int]] = deque(maxlen=self.window)
-        self.best_return = -math.inf
-        self.best_epoch = -1
-        self.state: dict[str, torch.Tensor] | None = None
-
-    def __call__(self, agent: ActorCritic, row: dict[str, Any]) -> None:
-        n = int(row["n_episodes"])
-        self.recent.append((float(row["avg_return"]) * n if n else 0.0, n))
-        episodes = sum(c for _, c in self.recent)
-        if len(self.recent) < self.window or episodes == 0:
-            return
-        mean = sum(t for t, _ in self.recent) / episodes
-        if mean > self.best_return:
-            self.best_return, self.best_epoch = mean, int(row["epoch"])
-            self.state = {k: v.detach().clone() for k, v in agent.pi.state_dict().items()}
-
-
-def train_teacher(
-    env: str, epochs: int, rng: SeedLike, hidden: int = 64, steps_per_epoch: int = 1000,
-    keep: str = "best", window: int = 100, progress: bool = True,
-) -> pd.DataFrame:  # fmt: skip
-    """Train a (hidden, hidden) PPO teacher on ``env`` and save it to :func:`teacher_path`.
-
-    ``keep="best"`` saves the policy of the best ``window``-roll-out average return seen in
-    training (:class:`BestCheckpoint`; PPO with Spinning Up's constant learning rates can fall off
-    after its peak), ``"last"`` the final one. The learning curve is saved with it."""
-    check_choice(keep, "keep", ("best", "last"))
-    cfg = PPOConfig(hidden_sizes=(hidden, hidden), steps_per_epoch=steps_per_epoch, n_envs=4)
-    best = BestCheckpoint(window)
-    agent, log = train_ppo(
-        functools.partial(make_env, env), epochs, rng, cfg, progress=progress, callback=best,
-    )  # fmt: skip
-    kept_epoch = epochs - 1
-    if keep == "best" and best.state is not None:
-        agent.pi.load_state_dict(best.state)
-        kept_epoch = best.best_epoch
-    probe = make_env(env)
-    save_agent(
-        agent,
-        teacher_path(env),
-        hidden_sizes=np.array([hidden, hidden]),
-        obs_dim=int(math.prod(probe.observation_space.shape)),
-        n_actions=int(probe.action_space.n),
-        env=env,
-        epochs=epochs,
-        steps_per_epoch=steps_per_epoch,
-        keep=keep,
-        kept_epoch=kept_epoch,
-        kept_window_return=best.best_return if keep == "best" else math.nan,
-        train_seconds=float(log["wall_time"].iloc[-1]),
-        final_avg_return=float(log["avg_return"].tail(window).mean()),
-        curve_env_steps=log["env_steps"].to_numpy(np.int64),
-        curve_avg_return=log["avg_return"].to_numpy(np.float32),
-        curve_n_episodes=log["n_episodes"].to_numpy(np.int32),
-    )
-    return log
-
 
 
 
