@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 from scipy.special import gammaln
 
@@ -194,3 +196,126 @@ def test_teacher_budget_with_a_query_without_guarantee_is_vacuous():
     out = acc.teacher_budget([0.5, 2.0], [0.01, 1.0], delta_slack=1e-5)
     assert out["basic_delta"] == 1.0 and out["basic_epsilon"] == pytest.approx(2.5)
     assert out["advanced_epsilon"] == math.inf and out["advanced_delta"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: acc.teacher_budget([math.nan, 1.0], [0.01, 0.01]), "epsilons"),
+        (lambda: acc.teacher_budget([0.5, 1.0], [0.01, math.inf]), "deltas"),
+        (lambda: acc.mlp_lipschitz_bound([np.full((3, 2), math.nan)]), r"weights\[0\]"),
+        (lambda: acc.mlp_lipschitz_bound([np.eye(2), np.ones(3)]), r"weights\[1\]"),
+        (lambda: dirichlet_mechanism(np.broadcast_to(PI, (5, 4)), np.ones(3), 0), "k of shape"),
+        (lambda: dirichlet_mechanism(PI, np.ones(3), 0), "k of shape"),
+        (lambda: dirichlet_mechanism(PI, math.nan, 0), "k"),
+        (lambda: dirichlet_mechanism([0.5, math.nan], 1.0, 0), "policy"),
+    ],
+)
+def test_bad_inputs_name_the_parameter(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_per_row_concentration_broadcasts():
+    x = dirichlet_mechanism(np.broadcast_to(PI, (3, 4)), np.array([1.0, 2.0, 3.0]), 0)
+    assert x.shape == (3, 4) and np.allclose(x.sum(1), 1)
+
+
+def test_accounting_does_not_import_mechanisms():
+    import subprocess
+    import sys
+
+    code = ("import sys, privrl.accounting.dirichlet; "
+            "print(any(m.startswith('privrl.mechanisms') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def _policies(m: int, eta: float, n: int, seed: int) -> np.ndarray:
+    """Uniform, vertex and ``n`` random policies of Delta_{m,eta} (independent of the radius's own draws)."""
+    rng = np.random.default_rng(seed)
+    return np.vstack([np.full(m, 1 / m), acc.vertex_policy(m, eta),
+                      (1 - m * eta) * rng.dirichlet(np.full(m, 0.5), n) + eta])  # fmt: skip
+
+
+@pytest.mark.parametrize("k", [2.0, 5.0, 18.0])
+@pytest.mark.parametrize("kind", ["subgaussian", "mc"])
+def test_valid_lemma1_radii_cover_95_percent(k, kind):
+    """Coverage >= 95% at every tested policy (m = 6, eta = 0.1): the one-sided 95% Clopper-Pearson
+    upper bound of the tail P(||Dir_k(pi) - pi|| >= r) stays <= beta = 0.05, 60,000 fresh draws per
+    policy. The Monte Carlo radius targets the 95.5% quantile, so its true tail is about 0.045
+    and the bound (about +0.0015) has slack; a radius 10% smaller has a tail far above 0.05."""
+    r = acc.lemma1_radius(kind, k, 6, 0.05, 0.1)
+    for j, pi in enumerate(_policies(6, 0.1, 6, seed=100 + int(k))):
+        tail = acc.lemma1_tail_mc(pi, k, r, 10 * j + 1, 60_000)
+        assert tail.upper <= 0.05, (kind, k, pi, tail)
+    worst = max(acc.lemma1_tail_mc(pi, k, 0.9 * acc.lemma1_mc_radius(k, 6, 0.05, 0.1), 7, 60_000).estimate
+                for pi in _policies(6, 0.1, 0, seed=0))
+    assert worst > 0.06  # the check has power: a slightly smaller radius fails it
+
+
+def test_valid_radii_are_tighter_than_the_union_radius():
+    for k in (2.0, 5.0, 18.0):
+        union = acc.lemma1_union_radius(k, 6, 0.05)
+        sub = acc.lemma1_subgaussian_radius(k, 6, 0.05)
+        mc = acc.lemma1_mc_radius(k, 6, 0.05, 0.1)
+        assert mc < sub < 0.6 * union
+    # the proven bound at k = 5, m = 6: sigma^2 = 1/24, d = 5, t = log 20
+    t = math.log(20)
+    assert acc.lemma1_subgaussian_radius(5.0, 6, 0.05) == pytest.approx(
+        math.sqrt((5 + 2 * math.sqrt(5 * t) + 2 * t) / 24))
+
+
+def test_quantile_upper_index_has_its_confidence():
+    # P(X_(j) >= q) = P(Binomial(n, level) <= j) >= confidence, and j - 1 would not do
+    j = acc.quantile_upper_index(1000, 0.95, 0.99)
+    assert stats.binom.cdf(j, 1000, 0.95) >= 0.99 > stats.binom.cdf(j - 1, 1000, 0.95)
+
+
+def test_log_ratio_sup_is_below_epsilon_and_near_the_brute_force():
+    """The numerical maximisation (the ledger's cross-check) finds at least 90% of the brute-force
+    grid supremum (m = 2; both are lower estimates of the true supremum, the optimiser is not
+    bound to the grid) and never more than eq. (12)."""
+    k, eta, tau, rho = 5.0, 0.1, 1e-3, 0.3
+    found = acc.theorem1_log_ratio_sup(k, 2, eta, tau, rho, 0)
+    grid = _sup_log_ratio_m2(k, eta, tau, rho)
+    assert 0.9 * grid <= found <= 1.05 * grid
+    assert found <= acc.theorem1_epsilon(k, 2, eta, tau, rho, 1.0)
+
+
+_bad_floats = st.sampled_from([math.nan, math.inf, -math.inf, -1.0, 0.0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(bad=_bad_floats, which=st.sampled_from(["k", "eta", "tau", "lipschitz", "b"]))
+def test_theorem1_rejects_bad_parameters(bad, which):
+    args = {"k": 5.0, "m": 4, "eta": 0.1, "tau": 0.01, "lipschitz": 1.0, "b": 1.0, which: bad}
+    if which in ("lipschitz", "b") and bad == 0.0:
+        assert acc.theorem1_epsilon(**args) >= 0  # L b = 0 is allowed (a constant teacher)
+        return
+    with pytest.raises(ValueError, match=which):
+        acc.theorem1_epsilon(**args)
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=st.lists(st.one_of(st.floats(0, 10), _bad_floats), min_size=1, max_size=6))
+def test_teacher_budget_rejects_non_finite_or_negative_epsilons(values):
+    bad = any(not math.isfinite(v) or v < 0 for v in values)
+    call = lambda: acc.teacher_budget(values, [0.01] * len(values))  # noqa: E731
+    if bad:
+        with pytest.raises(ValueError, match="epsilons"):
+            call()
+    else:
+        assert call()["basic_epsilon"] == pytest.approx(sum(v for v in values if v > 0))
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.integers(1, 4), k_rows=st.integers(1, 4), m=st.integers(2, 5))
+def test_mechanism_shapes_broadcast_or_raise_naming_k(rows, k_rows, m):
+    pi = np.full((rows, m), 1.0 / m)
+    k = np.full(k_rows, 2.0)
+    if k_rows in (1, rows):
+        assert dirichlet_mechanism(pi, k, 0).shape == (rows, m)
+    else:
+        with pytest.raises(ValueError, match="k of shape"):
+            dirichlet_mechanism(pi, k, 0)

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from privrl.experiments import gohari2021 as exp
+from privrl.experiments import gohari2021_teacher as teach
 
 
 @pytest.fixture(scope="module")
@@ -74,32 +75,110 @@ def _synthetic_runs(final: dict[str, float], n_epochs: int = 30, n_seeds: int = 
     return pd.DataFrame(rows)
 
 
-def test_figure2_claims_on_known_curves():
-    final = {"PPO (64, 64)": 100.0, "PPO (32, 32)": 60.0, "kickstarting": 100.0,
-             "aware, c = 0.3": 80.0, "unaware, c = 0.3": 40.0}  # fmt: skip
-    out = exp.figure2_claims(_synthetic_runs(final), exp.PROFILES["quick"])
-    assert out["final_median_return"]["PPO (32, 32)"] == pytest.approx(60.0 + 1.0)
-    # threshold 0.5 * 101: PPO (64, 64) first reaches it after 900 steps, kickstarting after 500
-    assert out["threshold"] == pytest.approx(50.5)
-    assert out["speedup_kickstarting"] == pytest.approx(900 / 500)
-    assert all(out["claims"].values())
-    flipped = {**final, "aware, c = 0.3": 30.0}
-    claims = exp.figure2_claims(_synthetic_runs(flipped), exp.PROFILES["quick"])["claims"]
-    assert not claims["aware c=0.3 ends above unaware c=0.3"]
-    assert not claims["aware c=0.3 ends above plain PPO (32, 32)"]
+def _ramp_runs(crossings: dict[str, list[float | None]], n_epochs: int = 20) -> pd.DataFrame:
+    """Step curves: return 0, then 10 from roll-out ``c`` on (``None``: never, censored)."""
+    rows = []
+    for label, per_seed in crossings.items():
+        for seed, c in enumerate(per_seed):
+            for e in range(n_epochs):
+                rows.append({"label": label, "seed": seed, "epoch": e, "env_steps": 100 * (e + 1),
+                             "avg_return": 10.0 if c is not None and e >= c else 0.0,
+                             "n_episodes": 1})  # fmt: skip
+    return pd.DataFrame(rows)
 
 
-def test_curves_survive_the_summary_round_trip(tmp_path):
-    import json
+def test_time_to_threshold_known_crossings_and_censoring():
+    runs = _ramp_runs({"base": [4, 9, None], "fast": [1, 2, 3]})
+    t = exp.time_to_threshold(runs, 5.0, window=1).set_index(["label", "seed"])
+    assert t.loc[("base", 0), "steps"] == 500 and t.loc[("base", 1), "steps"] == 1000
+    assert t.loc[("base", 2), "censored"] and t.loc[("base", 2), "steps"] == 2000  # the budget
+    assert list(t.loc["fast", "steps"]) == [200, 300, 400] and not t.loc["fast", "censored"].any()
+    # the rolling mean over 2 roll-outs reaches 7.5 one roll-out after the step: (0 + 10) / 2 < 7.5
+    t2 = exp.time_to_threshold(runs, 7.5, window=2).set_index(["label", "seed"])
+    assert t2.loc[("fast", 0), "steps"] == 300
 
-    from privrl.reporting import save_results
 
-    runs = _synthetic_runs({"PPO (64, 64)": 100.0, "kickstarting": 50.0}, n_epochs=5)
-    runs.loc[runs.epoch == 0, "avg_return"] = np.nan  # roll-outs that finish no episode
-    curves = exp.figure2_curves(runs)
-    _, path = save_results("demo", runs, {"curves": curves.to_dict("list")}, tmp_path)
-    back = exp.curves_from_summary(json.loads(path.read_text()))
-    pd.testing.assert_frame_equal(back, curves, check_dtype=False)
+def test_speedup_ratio_of_medians_with_censored_runs():
+    runs = _ramp_runs({"base": [4, 9, None, 7, 5], "fast": [1, 2, 3, 1, 2]})
+    t = exp.time_to_threshold(runs, 5.0, window=1)
+    s = exp.speedup(t, "base", "fast")
+    # medians: base (500, 1000, 2000 censored, 800, 600) -> 800; fast (200, 300, 400, 200, 300) -> 300
+    assert s["ratio"] == pytest.approx(800 / 300)
+    assert s["censored_baseline"] == 1 and s["censored_treated"] == 0 and s["n"] == 5
+    assert s["lower"] <= s["ratio"] <= s["upper"]
+    claim = exp.decide_speedup("k", "fast is faster", s)
+    assert claim.verdict == "reproduced" and claim.interval[0] > 1
+    slower = exp.decide_speedup("k", "base is faster", exp.speedup(t, "fast", "base"))
+    assert slower.verdict == "not reproduced"
+    few = exp.speedup(exp.time_to_threshold(_ramp_runs({"b": [4, 5], "f": [1, 2]}), 5.0, 1), "b", "f")
+    assert exp.decide_speedup("k", "x", few).verdict == "untestable"
+    never = _ramp_runs({"b": [None] * 5, "f": [None] * 5})
+    none = exp.speedup(exp.time_to_threshold(never, 5.0, 1), "b", "f")
+    assert exp.decide_speedup("k", "x", none).verdict == "untestable"
+
+
+def test_thresholds_sit_between_random_and_teacher():
+    levels = exp.thresholds(100.0, 500.0, (0.25, 0.5, 0.75))
+    assert levels == {0.25: 200.0, 0.5: 300.0, 0.75: 400.0}
+    with pytest.raises(ValueError, match="teacher"):
+        exp.thresholds(500.0, 100.0, (0.5,))
+
+
+def test_duplicate_configurations_run_once():
+    paper = exp.GohariProfile.paper()
+    configs = exp.figure2_configs(paper)
+    unique, source = exp.unique_configs(configs)
+    assert len(configs) - len(unique) == 3
+    assert source["lambda = 0.5"] == "aware, c = 0.3" and source["c = 0.3"] == "aware, c = 0.3"
+    assert source["c = 0.1"] == "aware, c = 0.1"
+    # labels do not decide: a relabelled copy is a duplicate, a changed value is not
+    twin = {**configs[0], "label": "twin"}
+    other = {**configs[0], "label": "other", "hidden": 16}
+    assert len(exp.unique_configs([configs[0], twin, other])[0]) == 2
+
+
+def test_profiles_are_typed_and_the_paper_one_is_spinning_up():
+    paper = exp.GohariProfile.paper()
+    assert (paper.n_envs, paper.max_episode_steps, paper.reset_each_epoch, paper.value_targets) == (
+        1, 1000, True, "rewards-to-go")
+    ppo = paper.ppo_config(32)
+    assert ppo.steps_per_epoch == 1000 and ppo.max_episode_steps == 1000
+    with pytest.raises(ValueError, match="unknown parameter"):
+        exp.GohariProfile.from_parameters("quick", n_runs=3)
+    with pytest.raises(ValueError, match="lam"):
+        exp.GohariProfile.quick(lam=-1.0)
+    with pytest.raises(ValueError, match="radius_arms"):
+        exp.GohariProfile.quick(radius_arms=("wrong",))
+    assert exp.GohariProfile.from_parameters("quick", epochs=5.0).epochs == 5
+
+
+def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
+    profile = exp.GohariProfile.quick(epochs=2, steps_per_epoch=100, n_trials=1, n_envs=2,
+                                      train_pi_iters=2, train_v_iters=2, radius_arms=(),
+                                      eval_episodes=2)  # fmt: skip
+    csv, meta = exp.record_paper_curves(profile, tmp_path, executor="serial", progress=False,
+                                        command="test")  # fmt: skip
+    curves = pd.read_csv(csv)
+    assert tuple(curves.columns) == exp.CURVES_COLUMNS
+    assert set(curves["config"]) == {c["label"] for c in exp.figure2_configs(profile)}
+    assert len(curves) == 7 * 2 and curves["env_steps"].max() == 200
+    spent = curves.set_index("config")["epsilon_spent"]
+    assert (spent["PPO (64, 64)"] == 0).all() and np.isinf(spent["kickstarting"]).all()
+    aware = curves[curves.config == "aware, c = 0.3"].sort_values("rollout")["epsilon_spent"].to_numpy()
+    assert 0 < aware[0] < aware[1]  # cumulative: 100 queries at k0, then 100 at 0.3 k0
+    loaded = exp.load_paper_curves(tmp_path)
+    assert loaded is not None and loaded[1]["command"] == "test" and 0.5 in map(float, loaded[1]["thresholds"])
+    runs = exp.runs_from_curves(loaded[0])
+    assert set(runs["panel"]) == {"a", "b", "c", "d"}
+    bands = exp.band95(runs.assign(seed=0), 1)
+    assert {"center", "lower", "upper"} <= set(bands.columns)
+    from privrl.reporting import Report
+
+    report = Report("gohari2021", "quick")
+    out = exp.recorded_analysis(report, *loaded)
+    assert out["speedup"]["q"].tolist().count(0.5) == 2
+    # a record shorter than the design decides nothing
+    assert {c.verdict for c in report.claims} == {"untestable"} and len(report.claims) == 3
 
 
 def test_figure2_curves_are_thinned_medians():
@@ -124,29 +203,28 @@ def test_paper_profile_gives_the_papers_guarantee_with_the_committed_teacher():
     at k0 = 5 (fails if the teacher is retrained without recalibrating b)."""
     from privrl.accounting.dirichlet import theorem1_delta_mc, theorem1_epsilon
 
-    cfg = exp.PROFILES["paper"]
+    cfg = exp.GohariProfile.paper()
     teacher, _ = exp.load_teacher("airraid")
-    lipschitz = exp.teacher_lipschitz(teacher, cfg["eta"])
-    eps = theorem1_epsilon(cfg["k0"], 6, cfg["eta"], cfg["tau"], lipschitz, cfg["b"])
-    dlt = theorem1_delta_mc(cfg["k0"], 6, cfg["eta"], cfg["tau"], rng=0, n_samples=200_000)
+    lipschitz = exp.teacher_lipschitz(teacher, cfg.eta)
+    eps = theorem1_epsilon(cfg.k0, 6, cfg.eta, cfg.tau, lipschitz, cfg.b)
+    dlt = theorem1_delta_mc(cfg.k0, 6, cfg.eta, cfg.tau, rng=0, n_samples=200_000)
     assert eps == pytest.approx(4.46, abs=0.01)
     assert dlt.estimate == pytest.approx(0.05, abs=0.003)  # 4 standard errors
 
 
 @pytest.mark.slow
-def test_paper_profile_sweep_on_a_dask_cluster_shortened(monkeypatch):
+def test_paper_profile_sweep_on_a_dask_cluster_shortened():
     """The paper profile (AirRaid, private kickstarting from the committed teacher) cut to two
     short roll-outs: the same tidy table on a Dask LocalCluster as in-process."""
     distributed = pytest.importorskip("distributed")
-    config = {**exp.PROFILES["paper"], "epochs": 2, "steps_per_epoch": 200, "n_runs": 2}
-    configs = [c for c in exp.figure2_configs(config)
+    profile = exp.GohariProfile.paper(epochs=2, steps_per_epoch=200, n_trials=2)
+    configs = [c for c in exp.figure2_configs(profile)
                if c["label"] in ("PPO (32, 32)", "aware, c = 0.3")]  # fmt: skip
-    serial = exp.run_figure2(config, root_seed=4, executor="serial", configs=configs)
+    serial = exp.run_figure2(profile, configs, executor="serial")
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
-        dask = exp.run_figure2(config, root_seed=4, scheduler=cluster.scheduler_address,
-                               configs=configs)  # fmt: skip
+        dask = exp.run_figure2(profile, configs, executor=cluster.scheduler_address)
     assert set(dask["label"]) == {"PPO (32, 32)", "aware, c = 0.3"}
     assert dask["env_steps"].max() == 400 and dask["epsilon_query"].notna().any()
     pd.testing.assert_frame_equal(serial.drop(columns="wall_time"), dask.drop(columns="wall_time"))
@@ -166,7 +244,7 @@ def test_best_checkpoint_keeps_the_policy_of_the_best_window():
     from privrl.algorithms.ppo import ActorCritic
 
     agent = ActorCritic(3, 2, (4,))
-    best = exp.BestCheckpoint(window=2)
+    best = teach.BestCheckpoint(window=2)
     returns = [(10.0, 1), (np.nan, 0), (30.0, 2), (20.0, 1), (5.0, 1)]  # windows: 10, 30, 80/3, 12.5
     snapshots = []
     for epoch, (ret, n) in enumerate(returns):

@@ -89,13 +89,47 @@ def test_bad_inputs_raise(kw):
 def test_figure2_run_function_through_sweep():
     from privrl.experiments import gohari2021 as exp
 
-    cfg = {**exp.PROFILES["quick"], "epochs": 2, "steps_per_epoch": 200, "n_envs": 2,
-           "train_pi_iters": 3, "train_v_iters": 3, "n_runs": 1}  # fmt: skip
-    configs = [c for c in exp.figure2_configs(cfg) if c["panel"] in ("b", "c")][:2]
-    runs = exp.run_figure2(cfg, root_seed=0, executor="serial", configs=configs)
+    profile = exp.GohariProfile.quick(epochs=2, steps_per_epoch=200, n_envs=2, train_pi_iters=3,
+                                      train_v_iters=3, n_trials=1)  # fmt: skip
+    configs = [c for c in exp.figure2_configs(profile) if c["panel"] in ("b", "c")][:2]
+    runs = exp.run_figure2(profile, configs, executor="serial")
     assert set(runs["label"]) == {"kickstarting", "aware, c = 0.1"}
     assert len(runs) == 2 * 2 and runs["avg_return"].notna().all()
     private = runs[runs.label == "aware, c = 0.1"]
-    spent = exp.privacy_spent(private, cfg["steps_per_epoch"])
+    spent = exp.privacy_spent(private, profile.steps_per_epoch)
     assert spent["n_queries"] == 200 * 2  # k: 5, 0.5 (both >= k_min = 0.1)
     assert spent["basic_epsilon"] == pytest.approx(200 * private["epsilon_query"].sum())
+
+
+def _extreme_teacher():
+    """A teacher whose softmax puts almost all mass on action 0 (logit gap 40): unrestricted, its
+    policy has entries far below eta."""
+    teacher = _teacher()
+    with torch.no_grad():
+        teacher.pi[-1].weight.zero_()
+        teacher.pi[-1].bias.copy_(torch.tensor([20.0, -20.0]))
+    return teacher
+
+
+def test_teacher_policy_is_restricted_to_the_eta_simplex():
+    # Theorem 1 needs f(s) in Delta_{m,eta}: f = (1 - m eta) softmax + eta. Without the restriction
+    # the answers' mean would be the raw softmax (about (1, 0)), here it must be (0.9, 0.1).
+    eta = 0.1
+    ks = Kickstarter(_extreme_teacher(), 0, k0=5.0, eta=eta)
+    ks.start_epoch(0)
+    obs = np.zeros((40000, 4), dtype=np.float32)
+    f = ks.teacher_policy(obs[:1])[0]
+    np.testing.assert_allclose(f, [1 - eta, eta], atol=1e-9)
+    t = ks.targets(obs)
+    # mean of Dir_k(f) is f; standard error sqrt(0.09 / 6 / 40000) = 6e-4, tolerance 5 s.e.
+    assert np.all(np.abs(t.mean(0) - f) < 3e-3)
+
+
+def test_unrestricted_teacher_policy_is_rejected_by_the_mechanism():
+    eta = 0.1
+    ks = Kickstarter(_extreme_teacher(), 0, k0=5.0, eta=eta)
+    ks.start_epoch(0)
+    raw = Kickstarter(_extreme_teacher(), 0, private=False).teacher_policy(np.zeros((3, 4), np.float32))
+    ks.teacher_policy = lambda obs: raw  # the restriction removed
+    with pytest.raises(ValueError, match="eta-restricted simplex"):
+        ks.targets(np.zeros((3, 4), dtype=np.float32))

@@ -49,3 +49,81 @@ def test_discounted_cumsum_matches_loop():
 def test_bad_config_raises(kw):
     with pytest.raises(ValueError):
         PPOConfig(**kw)
+
+
+class Counter(gym.Env):
+    """Toy environment: observation = steps since reset, reward 1 per step, never terminates."""
+
+    observation_space = gym.spaces.Box(0.0, np.inf, shape=(1,), dtype=np.float32)
+    action_space = gym.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return np.array([0.0], dtype=np.float32), {}
+
+    def step(self, action):
+        self.t += 1
+        return np.array([float(self.t)], dtype=np.float32), 1.0, False, False, {}
+
+
+class Recorder:
+    """Auxiliary that records the observations PPO sees (and adds no loss)."""
+
+    def __init__(self):
+        self.seen = []
+
+    def start_epoch(self, epoch):
+        self.seen.append([])
+        return {}
+
+    def targets(self, obs):
+        self.seen[-1].append(float(obs[0, 0]))
+        return np.full((len(obs), 2), 0.5)
+
+    def loss(self, probs, targets):
+        return probs.sum() * 0.0
+
+
+def test_spinning_up_episode_cap_and_reset_per_epoch():
+    cfg = PPOConfig.spinning_up(max_episode_steps=5, steps_per_epoch=7, hidden_sizes=(4,),
+                                train_pi_iters=1, train_v_iters=1)  # fmt: skip
+    rec = Recorder()
+    _, log = train_ppo(Counter, 3, 0, cfg, rec)
+    # the cap ends an episode after 5 steps (return 5); the epoch then cuts the next one after 2
+    # steps, and the next epoch starts from a reset (observation 0), not from step 2
+    assert rec.seen == [[0, 1, 2, 3, 4, 0, 1]] * 3
+    assert list(log["n_episodes"]) == [1, 1, 1] and list(log["avg_return"]) == [5.0] * 3
+    # without the reset the second epoch continues the cut episode
+    rec = Recorder()
+    train_ppo(Counter, 2, 0, PPOConfig(n_envs=1, max_episode_steps=5, steps_per_epoch=7,
+                                       hidden_sizes=(4,), train_pi_iters=1, train_v_iters=1), rec)
+    assert rec.seen[1][:3] == [2, 3, 4]
+
+
+def _spinning_up_finish_path(rews, vals, last_val, gamma, lam):
+    """Spinning Up's PPOBuffer.finish_path for one trajectory (independent re-implementation)."""
+    def cumsum(x, d):
+        return np.array([sum(d**j * x[i + j] for j in range(len(x) - i)) for i in range(len(x))])
+
+    r, v = np.append(rews, last_val), np.append(vals, last_val)
+    adv = cumsum(r[:-1] + gamma * v[1:] - v[:-1], gamma * lam)
+    return adv, cumsum(r, gamma)[:-1]
+
+
+def test_rewards_to_go_targets_match_spinning_up():
+    from privrl.algorithms.ppo import advantages_and_targets
+
+    gamma, lam = 0.9, 0.8
+    rews = np.array([1.0, 2.0, 0.5, 1.0, 3.0], dtype=np.float32)[:, None]
+    vals = np.array([0.3, 0.1, 0.7, 0.2, 0.4], dtype=np.float32)[:, None]
+    dones = np.array([0, 0, 1, 0, 0], dtype=np.float32)[:, None]  # terminal at 2, cut at 4
+    last_v = np.array([5.0], dtype=np.float32)
+    adv, ret = advantages_and_targets(rews, vals, dones, last_v, gamma, lam, "rewards-to-go")
+    a1, r1 = _spinning_up_finish_path(rews[:3, 0], vals[:3, 0], 0.0, gamma, lam)
+    a2, r2 = _spinning_up_finish_path(rews[3:, 0], vals[3:, 0], 5.0, gamma, lam)
+    np.testing.assert_allclose(ret[:, 0], np.r_[r1, r2], rtol=1e-6)
+    np.testing.assert_allclose(adv[:, 0], np.r_[a1, a2], rtol=1e-6)
+    _, gae_ret = advantages_and_targets(rews, vals, dones, last_v, gamma, lam, "gae")
+    np.testing.assert_allclose(gae_ret[:, 0], np.r_[a1, a2] + vals[:, 0], rtol=1e-6)
+    assert not np.allclose(gae_ret, ret)

@@ -21,11 +21,24 @@ coordinate: each :math:`X_i \sim \mathrm{Beta}(k\pi_i, k(1-\pi_i))` is sub-Gauss
 proxy :math:`1/(4(k+1))` (Marchal and Arbel 2017). A radius that does hold for the 2-norm follows
 from a union bound over the :math:`m` coordinates (two-sided): if every
 :math:`|X_i - \pi_i| < r/\sqrt{m}` then :math:`\|X - \pi\|_2 < r`, so
-:math:`r = \sqrt{m \log(2m/\beta) / (2(k+1))}` (:func:`lemma1_union_radius`).
+:math:`r = \sqrt{m \log(2m/\beta) / (2(k+1))}` (:func:`lemma1_union_radius`), about 3 times
+the 95% quantile. Two tighter radii that hold:
+
+* proven (:func:`lemma1_subgaussian_radius`): :math:`X - \pi` lies in the (m-1)-dimensional
+  sum-zero subspace and is :math:`\sigma^2`-sub-Gaussian in every direction with
+  :math:`\sigma^2 = 1/(4(k+1))` (Marchal and Arbel 2017); the norm bound of Hsu, Kakade and Zhang
+  (2012, Theorem 1) with :math:`\Sigma` the projection on that subspace gives
+  :math:`\mathbb{P}(\|X - \pi\|_2^2 > \sigma^2(d + 2\sqrt{d t} + 2t)) \le e^{-t}`,
+  :math:`d = m - 1`, :math:`t = \log(1/\beta)`;
+* Monte Carlo (:func:`lemma1_mc_radius`): the largest, over candidate policies of
+  :math:`\Delta_{m,\eta}` (uniform, vertex, random), of an upper confidence bound on the
+  :math:`(1-\beta)` quantile of :math:`\|X - \pi\|_2` (order statistic; exact binomial
+  confidence). It is tight but is not a proof for policies outside the candidates.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,9 +48,9 @@ from scipy import integrate, stats
 from scipy.special import gammaln
 
 from privrl.accounting.composition import advanced_composition
-from privrl.mechanisms.dirichlet import check_eta, dirichlet_mechanism
-from privrl.rng import SeedLike
+from privrl.rng import SeedLike, as_generator
 from privrl.validation import (
+    check_array,
     check_delta,
     check_int,
     check_nonnegative,
@@ -49,6 +62,33 @@ SOFTMAX_LIPSCHITZ = 0.5
 r"""2-norm Lipschitz constant of softmax: its Jacobian :math:`\mathrm{diag}(p) - pp^\top` is
 symmetric PSD with Gershgorin rows :math:`2p_i(1-p_i) \le 1/2`; tight at :math:`p = (1/2, 1/2, 0,
 \dots)`. (The often quoted constant 1 is valid but loose.)"""
+
+
+def check_eta(eta: float, m: int) -> float:
+    """Return ``eta`` after checking ``0 < eta < 1/m`` (otherwise the restricted simplex is a point
+    or empty)."""
+    eta = check_positive(eta, "eta")
+    if not eta < 1.0 / m:
+        raise ValueError(f"eta must lie in (0, 1/m) = (0, {1.0 / m:.6g}) for m = {m}, got {eta}")
+    return eta
+
+
+def sample_dirichlet(concentration: np.ndarray, rng: SeedLike) -> np.ndarray:
+    r"""Draws of :math:`\mathrm{Dir}(\alpha)`, one per row of ``concentration`` (..., m), all
+    :math:`\alpha_i > 0`.
+
+    Draws :math:`G_i \sim \mathrm{Gamma}(\alpha_i)` and normalises, in log space
+    (:math:`\log G = \log \mathrm{Gamma}(\alpha + 1) + \log U / \alpha`), so that very small
+    :math:`\alpha` (the vanishing coefficient drives :math:`k \to 0`) neither underflows nor divides
+    by 0. The Monte Carlo of eq. (6) here and the mechanism
+    (:func:`privrl.mechanisms.dirichlet.dirichlet_mechanism`) both sample with it.
+    """
+    alpha = np.clip(np.asarray(concentration, dtype=float), 1e-300, None)
+    rng = as_generator(rng)
+    log_g = np.log(rng.standard_gamma(alpha + 1.0)) + np.log(rng.random(alpha.shape)) / alpha
+    log_g -= log_g.max(axis=-1, keepdims=True)
+    x = np.exp(log_g)
+    return x / x.sum(axis=-1, keepdims=True)
 
 
 def _check_theorem1(k: float, m: int, eta: float, tau: float) -> tuple[float, int, float, float]:
@@ -84,6 +124,61 @@ def theorem1_epsilon(k: float, m: int, eta: float, tau: float, lipschitz: float,
     k, m, eta, tau = _check_theorem1(k, m, eta, tau)
     lb = check_nonnegative(lipschitz, "lipschitz") * check_nonnegative(b, "b")
     return math.sqrt(m) * lb * k * math.log(1.0 / tau) + gamma_terms(k, m, eta)
+
+
+def theorem1_log_ratio_sup(
+    k: float,
+    m: int,
+    eta: float,
+    tau: float,
+    rho: float,
+    rng: SeedLike,
+    n_starts: int = 3,
+    max_iter: int = 1500,
+) -> float:
+    r"""Largest log-density ratio :math:`\log p_k(z\mid\pi) - \log p_k(z\mid\pi')` found by
+    numerical maximisation over :math:`z \in \Delta_{m,\tau}` and :math:`\pi, \pi' \in
+    \Delta_{m,\eta}` with :math:`\|\pi - \pi'\|_2 \le \rho` (Nelder-Mead from ``n_starts``
+    random starts plus the vertex against its neighbour, through smooth parametrisations).
+
+    An independent computation of the privacy loss outside Theorem 1's :math:`\delta` event, from
+    the exact density (eq. 18), not from eq. (12): it is a *lower* estimate of the supremum, so it
+    must not exceed eq. (12)'s :math:`\varepsilon` at :math:`\rho = Lb`."""
+    from scipy.optimize import minimize
+    from scipy.special import softmax
+
+    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    rho = check_nonnegative(rho, "rho")
+    gen = as_generator(rng)
+
+    def log_density(z: np.ndarray, pi: np.ndarray) -> float:
+        a = k * pi
+        return float(gammaln(k) + np.sum((a - 1.0) * np.log(z)) - np.sum(gammaln(a)))
+
+    def unpack(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        pi = (1.0 - m * eta) * softmax(theta[:m]) + eta
+        step = theta[m:2 * m] - theta[m:2 * m].mean()
+        norm = float(np.linalg.norm(step))
+        step = step / norm * rho / (1.0 + math.exp(-theta[2 * m])) if norm > 0 else step
+        z = (1.0 - m * tau) * softmax(theta[2 * m + 1:]) + tau
+        return pi, pi + step, z
+
+    def negative(theta: np.ndarray) -> float:
+        pi, pi2, z = unpack(theta)
+        if np.any(pi2 < eta):
+            return 1e6
+        return -(log_density(z, pi) - log_density(z, pi2))
+
+    starts = [gen.normal(0.0, 2.0, 3 * m + 1) for _ in range(n_starts)]
+    vertex = np.zeros(3 * m + 1)
+    vertex[m - 1], vertex[m:2 * m], vertex[2 * m + m] = 8.0, -1.0, 8.0
+    vertex[2 * m - 1], vertex[2 * m] = 1.0, 5.0
+    starts.append(vertex)
+    best = min(
+        minimize(negative, x0, method="Nelder-Mead", options={"maxiter": max_iter}).fun
+        for x0 in starts
+    )
+    return float(-best)
 
 
 def lipschitz_b_for_epsilon(epsilon: float, k: float, m: int, eta: float, tau: float) -> float:
@@ -124,7 +219,7 @@ def theorem1_delta_mc(
     k, m, eta, tau = _check_theorem1(k, m, eta, tau)
     n_samples = check_int(n_samples, "n_samples", minimum=1)
     confidence = check_probability(confidence, "confidence", open_interval=True)
-    x = dirichlet_mechanism(np.broadcast_to(vertex_policy(m, eta), (n_samples, m)), k, rng)
+    x = sample_dirichlet(np.broadcast_to(k * vertex_policy(m, eta), (n_samples, m)), rng)
     n_out = int(np.count_nonzero(x.min(axis=1) < tau))
     upper = (
         1.0
@@ -172,7 +267,7 @@ def tau_for_delta(
     k = check_positive(k, "k")
     m = check_int(m, "m", minimum=2)
     eta = check_eta(eta, m)
-    x = dirichlet_mechanism(np.broadcast_to(vertex_policy(m, eta), (n_samples, m)), k, rng)
+    x = sample_dirichlet(np.broadcast_to(k * vertex_policy(m, eta), (n_samples, m)), rng)
     return float(np.quantile(x.min(axis=1), delta))
 
 
@@ -193,13 +288,82 @@ def lemma1_union_radius(k: float, m: int, beta: float) -> float:
     return math.sqrt(m * math.log(2.0 * m / beta) / (2.0 * (k + 1.0)))
 
 
+def lemma1_subgaussian_radius(k: float, m: int, beta: float) -> float:
+    r"""Proven 2-norm radius (module docstring): :math:`\sigma\sqrt{d + 2\sqrt{d\log(1/\beta)} +
+    2\log(1/\beta)}`, :math:`\sigma^2 = 1/(4(k+1))`, :math:`d = m - 1`."""
+    k = check_positive(k, "k")
+    m = check_int(m, "m", minimum=2)
+    beta = check_probability(beta, "beta", open_interval=True)
+    d, t = m - 1, math.log(1.0 / beta)
+    return math.sqrt((d + 2.0 * math.sqrt(d * t) + 2.0 * t) / (4.0 * (k + 1.0)))
+
+
+def quantile_upper_index(n: int, level: float, confidence: float) -> int:
+    r"""Smallest 0-based index ``j`` with :math:`\mathbb{P}(X_{(j)} \ge q_{\rm level}) \ge`
+    ``confidence`` for the order statistics of ``n`` i.i.d. draws (distribution-free: the number of
+    draws below the quantile is Binomial(n, level))."""
+    n = check_int(n, "n", minimum=1)
+    j = int(stats.binom.ppf(confidence, n, level))
+    if j >= n:
+        raise ValueError(f"n = {n} draws are too few for a {confidence} bound on the {level} quantile")
+    return j
+
+
+@functools.lru_cache(maxsize=4096)
+def lemma1_mc_radius(
+    k: float,
+    m: int,
+    beta: float,
+    eta: float,
+    n_samples: int = 10_000,
+    n_policies: int = 8,
+    confidence: float = 0.99,
+    seed: int = 0,
+) -> float:
+    r"""Monte Carlo 2-norm radius: the largest, over the uniform policy, the vertex of
+    :math:`\Delta_{m,\eta}` and ``n_policies`` policies drawn uniformly from it, of the
+    ``confidence`` upper bound on the :math:`(1-\beta)` quantile of :math:`\|\mathrm{Dir}_k(\pi) -
+    \pi\|_2` (:func:`quantile_upper_index`). Deterministic in its arguments (fixed ``seed``)."""
+    k = check_positive(k, "k")
+    m = check_int(m, "m", minimum=2)
+    beta = check_probability(beta, "beta", open_interval=True)
+    eta = check_eta(eta, m)
+    rng = np.random.default_rng(seed)
+    policies = np.vstack([
+        np.full(m, 1.0 / m), vertex_policy(m, eta),
+        (1.0 - m * eta) * rng.dirichlet(np.ones(m), n_policies) + eta,
+    ])  # fmt: skip
+    j = quantile_upper_index(n_samples, 1.0 - beta, confidence)
+    x = sample_dirichlet(k * np.broadcast_to(policies, (n_samples, *policies.shape)), rng)
+    dist = np.sort(np.linalg.norm(x - policies, axis=-1), axis=0)
+    return float(dist[j].max())
+
+
+def lemma1_radius(kind: str, k: float, m: int, beta: float, eta: float) -> float:
+    """The radius of Lemma 1 a student uses: ``"printed"`` (eq. 14), ``"union"``,
+    ``"subgaussian"`` (proven) or ``"mc"`` (Monte Carlo)."""
+    if kind == "printed":
+        return lemma1_printed_radius(k, beta)
+    if kind == "union":
+        return lemma1_union_radius(k, m, beta)
+    if kind == "subgaussian":
+        return lemma1_subgaussian_radius(k, m, beta)
+    if kind == "mc":
+        return lemma1_mc_radius(float(k), int(m), float(beta), float(eta))
+    raise ValueError(f"radius must be one of {list(RADII)}, got {kind!r}")
+
+
+RADII: tuple[str, ...] = ("printed", "union", "subgaussian", "mc")
+
+
 def lemma1_tail_mc(
     policy: np.ndarray, k: float, radius: float, rng: SeedLike, n_samples: int = 100_000
 ) -> DeltaEstimate:
     """Monte Carlo of ``P(||Dir_k(pi) - pi||_2 >= radius)`` with a 95% Clopper-Pearson upper bound."""
     radius = check_positive(radius, "radius")
-    pi = np.asarray(policy, dtype=float)
-    x = dirichlet_mechanism(np.broadcast_to(pi, (n_samples, pi.shape[-1])), k, rng)
+    k = check_positive(k, "k")
+    pi = check_array(policy, "policy", ndim=1)
+    x = sample_dirichlet(np.broadcast_to(k * pi, (n_samples, pi.shape[-1])), rng)
     n_out = int(np.count_nonzero(np.linalg.norm(x - pi, axis=1) >= radius))
     upper = 1.0 if n_out == n_samples else float(stats.beta.ppf(0.95, n_out + 1, n_samples - n_out))
     return DeltaEstimate(n_out / n_samples, upper, 0.95, n_samples, n_out)
@@ -217,7 +381,8 @@ def mlp_lipschitz_bound(
     (:data:`SOFTMAX_LIPSCHITZ`); ``input_scale`` is e.g. 1/255 when the adjacency is on raw RAM."""
     if len(weights) == 0:
         raise ValueError("weights must hold at least one matrix")
-    norms = [float(np.linalg.norm(np.asarray(w, dtype=float), 2)) for w in weights]
+    mats = [check_array(w, f"weights[{j}]", ndim=2) for j, w in enumerate(weights)]
+    norms = [float(np.linalg.norm(w, 2)) for w in mats]
     act = check_nonnegative(activation_constant, "activation_constant")
     out = check_nonnegative(output_constant, "output_constant")
     scale = check_nonnegative(input_scale, "input_scale")
@@ -232,12 +397,14 @@ def teacher_budget(
     per-query :math:`\varepsilon` over the number of queries (a valid upper bound). Queries answered
     independently of the data (:math:`\varepsilon_t = 0`) are dropped. A query with
     :math:`\delta_t = 1` (tiny :math:`k`) makes the advanced bound vacuous: :math:`(\infty, 1)`."""
-    eps = np.asarray(epsilons, dtype=float)
-    dlt = np.asarray(deltas, dtype=float)
-    if eps.shape != dlt.shape or eps.ndim != 1:
-        raise ValueError("epsilons and deltas must be 1-d sequences of equal length")
-    if np.any(eps < 0) or np.any((dlt < 0) | (dlt > 1)):
-        raise ValueError("epsilons must be >= 0 and deltas in [0, 1]")
+    eps = check_array(epsilons, "epsilons", ndim=1)
+    dlt = check_array(deltas, "deltas", ndim=1)
+    if eps.shape != dlt.shape:
+        raise ValueError(f"epsilons and deltas must have equal length, got {len(eps)} and {len(dlt)}")
+    if np.any(eps < 0):
+        raise ValueError("epsilons must be >= 0")
+    if np.any((dlt < 0) | (dlt > 1)):
+        raise ValueError("deltas must lie in [0, 1]")
     used = eps > 0
     n = int(used.sum())
     out = {"n_queries": float(n), "basic_epsilon": 0.0, "basic_delta": 0.0}

@@ -6,8 +6,9 @@ The student maximises the augmented objective (17)
 [\phi_\lambda(s, \pi^t)]` with (16)
 :math:`\phi_\lambda(s, \pi^t) = \|\pi_\theta(s) - \pi^t(s)\|_2 \, \mathbb{1}\{\|\pi_\theta(s) -
 \pi^t(s)\|_2 > \alpha_\lambda\}` and (15) :math:`\alpha_\lambda = \lambda\, r(k, \beta)`, where
-:math:`r` is the radius of Lemma 1 (``radius="printed"``) or the union-bound radius that holds
-(``radius="union"``, :func:`privrl.accounting.dirichlet.lemma1_union_radius`). PPO adds
+:math:`r` is the radius of Lemma 1 as printed (``radius="printed"``) or one that holds
+(``"union"``, ``"subgaussian"`` (proven) or ``"mc"`` (Monte Carlo); see
+:mod:`privrl.accounting.dirichlet`). PPO adds
 ``weight`` times the batch mean of :math:`\phi_\lambda` to its policy loss (weight 1 in the paper).
 
 Teacher queries: at the start of roll-out (PPO epoch) :math:`t` the concentration is
@@ -31,13 +32,14 @@ import numpy as np
 import torch
 
 from privrl.accounting.dirichlet import (
-    lemma1_printed_radius,
-    lemma1_union_radius,
+    RADII,
+    check_eta,
+    lemma1_radius,
     theorem1_delta_mc,
     theorem1_epsilon,
 )
 from privrl.algorithms.ppo import ActorCritic
-from privrl.mechanisms.dirichlet import check_eta, dirichlet_mechanism
+from privrl.mechanisms.dirichlet import dirichlet_mechanism
 from privrl.rng import SeedLike, as_generator
 from privrl.validation import check_choice, check_nonnegative, check_positive, check_probability
 
@@ -61,7 +63,7 @@ class Kickstarter:
         coefficient: float = 0.3,
         lam: float = 0.5,
         beta: float = 0.05,
-        radius: Literal["printed", "union"] = "printed",
+        radius: Literal["printed", "union", "subgaussian", "mc"] = "printed",
         eta: float = 0.1,
         tau: float = 1e-3,
         lipschitz: float = 1.0,
@@ -78,7 +80,7 @@ class Kickstarter:
         self.coefficient = check_probability(coefficient, "coefficient")
         self.lam = check_nonnegative(lam, "lam")
         self.beta = check_probability(beta, "beta", open_interval=True)
-        self.radius = check_choice(radius, "radius", ("printed", "union"))
+        self.radius = check_choice(radius, "radius", RADII)
         self.eta = check_eta(eta, self.m)
         self.tau = check_positive(tau, "tau")
         self.lipschitz = check_nonnegative(lipschitz, "lipschitz")
@@ -91,9 +93,7 @@ class Kickstarter:
         self.active = True
 
     def _radius(self, k: float) -> float:
-        if self.radius == "printed":
-            return lemma1_printed_radius(k, self.beta)
-        return lemma1_union_radius(k, self.m, self.beta)
+        return lemma1_radius(self.radius, k, self.m, self.beta, self.eta)
 
     def start_epoch(self, epoch: int) -> dict[str, float]:
         """Set :math:`k_t = k_0 c^t`, the ball radius and the per-query privacy of this roll-out."""
@@ -125,7 +125,7 @@ class Kickstarter:
             return self.teacher_policy(obs)
         if not self.active:  # budget spent: data-independent random policies
             return self.rng.dirichlet(np.ones(self.m), size=len(obs))
-        return dirichlet_mechanism(self.teacher_policy(obs), self.k, self.rng)
+        return dirichlet_mechanism(self.teacher_policy(obs), self.k, self.rng, eta=self.eta)
 
     def loss(self, probs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         return self.weight * kickstart_penalty(probs, targets.to(probs.dtype), self.alpha)

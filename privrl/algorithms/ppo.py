@@ -1,4 +1,4 @@
-r"""Proximal policy optimisation (Schulman et al. 2017) for discrete actions, Spinning Up style.
+r"""Proximal policy optimisation (Schulman et al. 2017) for discrete actions, after Spinning Up.
 
 One epoch collects ``steps_per_epoch`` interactions from ``n_envs`` gymnasium environments
 (``SAME_STEP`` autoreset), computes GAE(:math:`\gamma, \lambda`) advantages (Schulman et al.
@@ -7,11 +7,24 @@ One epoch collects ``steps_per_epoch`` interactions from ``n_envs`` gymnasium en
 .. math:: L(\theta) = -\mathbb{E}\big[\min(r_t(\theta) A_t,\ \mathrm{clip}(r_t(\theta), 1-\epsilon,
    1+\epsilon) A_t)\big] + \text{aux}(\theta),
 
-stopping early once the approximate KL exceeds ``1.5 * target_kl``, and ``train_v_iters`` steps on
-the squared error of the value function, with separate learning rates. Defaults are Spinning Up's
-(the library of Gohari et al. 2021): 4000 steps per epoch, gamma 0.99, lambda 0.97, clip 0.2, pi
-lr 3e-4, vf lr 1e-3, 80 + 80 iterations, target KL 0.01, tanh MLPs. Episodes cut by a time limit
-are bootstrapped with :math:`\gamma V(s_{\rm final})`.
+stopping before a step once the approximate KL exceeds ``1.5 * target_kl``, and
+``train_v_iters`` steps on the squared error of the value function, with separate learning rates.
+Hyper-parameter defaults are Spinning Up's ``ppo`` (the library of Gohari et al. 2021): 4000 steps
+per epoch, gamma 0.99, lambda 0.97, clip 0.2, pi lr 3e-4, vf lr 1e-3, 80 + 80 iterations, target
+KL 0.01, tanh MLPs.
+
+Episode handling. Spinning Up's ``ppo`` steps one environment, caps episodes at ``max_ep_len =
+1000`` interactions, resets the environment at the end of every epoch (a trajectory cut by the
+epoch is bootstrapped with :math:`V(s_T)`) and fits the value function to rewards-to-go
+:math:`\hat R_t = \sum_{l \ge 0} \gamma^l r_{t+l}` (bootstrapped at cuts). These are options
+here: ``n_envs=1, max_episode_steps=1000, reset_each_epoch=True, value_targets="rewards-to-go"``
+reproduces it (``PPOConfig.spinning_up()``). The class defaults keep the vectorised variant
+(``n_envs`` copies, no extra cap, no reset, GAE-:math:`\lambda` returns :math:`A_t + V(s_t)` as
+value targets). Either way an episode cut by a time limit or the epoch is bootstrapped with
+:math:`\gamma V(s_{\rm final})`; a true terminal state is not (Spinning Up also bootstraps a
+terminal state that falls on the last step of an epoch; we do not). The update takes the policy
+and value steps in one loop with one backward pass (disjoint networks, so each optimiser gets
+exactly its own gradient), which gives the same updates as Spinning Up's two loops.
 
 ``aux`` is an optional :class:`Auxiliary` (e.g. kickstarting) that sees each epoch's start, adds
 per-step targets to the buffer and a term to the policy loss.
@@ -22,7 +35,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import gymnasium as gym
 import numpy as np
@@ -32,7 +45,7 @@ from torch import nn
 from tqdm import tqdm
 
 from privrl.rng import SeedLike, as_generator
-from privrl.validation import check_int, check_positive, check_probability
+from privrl.validation import check_choice, check_int, check_positive, check_probability
 
 
 @dataclass(frozen=True)
@@ -50,6 +63,16 @@ class PPOConfig:
     train_pi_iters: int = 80
     train_v_iters: int = 80
     target_kl: float = 0.01
+    max_episode_steps: int | None = None
+    reset_each_epoch: bool = False
+    value_targets: Literal["gae", "rewards-to-go"] = "gae"
+
+    @classmethod
+    def spinning_up(cls, **overrides: Any) -> PPOConfig:
+        """Spinning Up's ``ppo`` episode handling: one environment, 1,000-step episode cap, reset at
+        every epoch, rewards-to-go value targets (``overrides`` change any field)."""
+        return cls(**{"n_envs": 1, "max_episode_steps": 1000, "reset_each_epoch": True,
+                      "value_targets": "rewards-to-go", **overrides})
 
     def __post_init__(self) -> None:
         check_int(self.steps_per_epoch, "steps_per_epoch", minimum=1)
@@ -62,6 +85,9 @@ class PPOConfig:
             check_positive(getattr(self, name), name)
         check_int(self.train_pi_iters, "train_pi_iters", minimum=0)
         check_int(self.train_v_iters, "train_v_iters", minimum=0)
+        if self.max_episode_steps is not None:
+            check_int(self.max_episode_steps, "max_episode_steps", minimum=1)
+        check_choice(self.value_targets, "value_targets", ("gae", "rewards-to-go"))
         if len(self.hidden_sizes) == 0 or any(int(h) < 1 for h in self.hidden_sizes):
             raise ValueError(f"hidden_sizes must be positive ints, got {self.hidden_sizes}")
 
@@ -102,10 +128,18 @@ class Auxiliary(Protocol):
     def loss(self, probs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor: ...
 
 
-def make_vec_env(env_fn: Any, n_envs: int) -> gym.vector.SyncVectorEnv:
-    """``n_envs`` copies of ``env_fn()`` stepped in-process, reset in the same step they end."""
+def make_vec_env(
+    env_fn: Any, n_envs: int, max_episode_steps: int | None = None
+) -> gym.vector.SyncVectorEnv:
+    """``n_envs`` copies of ``env_fn()`` stepped in-process, reset in the same step they end;
+    episodes truncated after ``max_episode_steps`` interactions if given (Spinning Up's
+    ``max_ep_len``, on top of the environment's own limit)."""
+    make = env_fn
+    if max_episode_steps is not None:
+        def make() -> gym.Env:
+            return gym.wrappers.TimeLimit(env_fn(), max_episode_steps)
     return gym.vector.SyncVectorEnv(
-        [env_fn] * n_envs, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP
+        [make] * n_envs, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP
     )
 
 
@@ -117,6 +151,36 @@ def discounted_cumsum(x: np.ndarray, factor: float, dones: np.ndarray) -> np.nda
         running = x[t] + factor * running * (1.0 - dones[t])
         y[t] = running
     return y
+
+
+def advantages_and_targets(
+    rewards: np.ndarray,
+    values: np.ndarray,
+    dones: np.ndarray,
+    last_value: np.ndarray,
+    gamma: float,
+    gae_lambda: float,
+    value_targets: str = "gae",
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""GAE advantages and value targets of one epoch, arrays (T, n_envs) in time order.
+
+    ``rewards`` already include :math:`\gamma V(s_{\rm final})` where a time limit cut an episode;
+    ``dones`` marks the last step of every episode; ``last_value`` is :math:`V(s_T)` after the
+    epoch's last step (the bootstrap of a trajectory cut by the epoch). Advantages:
+    :math:`A_t = \sum_l (\gamma\lambda)^l \delta_{t+l}`, :math:`\delta_t = r_t + \gamma V(s_{t+1})
+    - V(s_t)`. Targets: ``"rewards-to-go"`` (Spinning Up's ``finish_path``:
+    :math:`\hat R_t = r_t + \gamma \hat R_{t+1}`, with :math:`\hat R_T = V(s_T)`) or ``"gae"``
+    (:math:`A_t + V(s_t)`).
+    """
+    check_choice(value_targets, "value_targets", ("gae", "rewards-to-go"))
+    next_v = np.concatenate([values[1:], np.asarray(last_value, values.dtype)[None]], axis=0)
+    deltas = rewards + gamma * next_v * (1.0 - dones) - values
+    adv = discounted_cumsum(deltas, gamma * gae_lambda, dones)
+    if value_targets == "gae":
+        return adv, adv + values
+    tail = rewards.copy()
+    tail[-1] += gamma * np.asarray(last_value, rewards.dtype) * (1.0 - dones[-1])
+    return adv, discounted_cumsum(tail, gamma, dones)
 
 
 def train_ppo(
@@ -141,7 +205,7 @@ def train_ppo(
     rng = as_generator(rng)
     torch_gen_seed = int(rng.integers(2**62))
     torch.manual_seed(torch_gen_seed)
-    envs = make_vec_env(env_fn, config.n_envs)
+    envs = make_vec_env(env_fn, config.n_envs, config.max_episode_steps)
     obs_dim = int(np.prod(envs.single_observation_space.shape))
     n_actions = int(envs.single_action_space.n)
     agent = ActorCritic(obs_dim, n_actions, config.hidden_sizes)
@@ -159,6 +223,9 @@ def train_ppo(
     rows, t0, steps = [], time.perf_counter(), 0
     for epoch in tqdm(range(epochs), disable=not progress, desc="PPO epochs"):
         info_row = aux.start_epoch(epoch) if aux is not None else {}
+        if config.reset_each_epoch and epoch > 0:  # Spinning Up: a new episode every epoch
+            obs, _ = envs.reset(seed=int(rng.integers(2**31)))
+            ep_ret[:], ep_len[:] = 0.0, 0
         finished: list[float] = []
         for t in range(n_t):
             obs_t = torch.as_tensor(obs, dtype=torch.float32).reshape(config.n_envs, -1)
@@ -189,10 +256,10 @@ def train_ppo(
         steps += config.steps_per_epoch
         with torch.no_grad():
             last_v = agent.v(torch.as_tensor(obs, dtype=torch.float32).reshape(config.n_envs, -1))
-        next_v = np.concatenate([val_buf[1:], last_v.squeeze(-1).numpy()[None]], axis=0)
-        deltas = rew_buf + config.gamma * next_v * (1.0 - done_buf) - val_buf
-        adv = discounted_cumsum(deltas, config.gamma * config.gae_lambda, done_buf)
-        ret = adv + val_buf
+        adv, ret = advantages_and_targets(
+            rew_buf, val_buf, done_buf, last_v.squeeze(-1).numpy(), config.gamma,
+            config.gae_lambda, config.value_targets,
+        )  # fmt: skip
         adv = (adv - adv.mean()) / (adv.std() + 1e-8)
         b_obs = torch.as_tensor(obs_buf.reshape(-1, obs_dim))
         b_act = torch.as_tensor(act_buf.reshape(-1))

@@ -13,7 +13,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import warnings
+from collections.abc import Iterator
 
 import gymnasium as gym
 import numpy as np
@@ -22,12 +26,27 @@ AIRRAID_ID = "AirRaid-v0"
 QUICK_ID = "CartPole-v1"
 
 
+@contextlib.contextmanager
+def _silent_stderr() -> Iterator[None]:
+    """Send file descriptor 2 to /dev/null: the emulator's C++ banner ("A.L.E: Arcade Learning
+    Environment ... [Powered by Stella]") would otherwise land in every executed notebook."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def make_airraid(max_episode_steps: int | None = None) -> gym.Env:
     """AirRaid with RAM observations in [0, 1] (float32)."""
     import ale_py
 
     gym.register_envs(ale_py)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _silent_stderr():
         # v0 is chosen on purpose: it keeps the paper-era settings (sticky actions 0.25, frame
         # skip 2..4); gymnasium's "out of date, upgrade to v4" notice does not apply
         warnings.filterwarnings(

@@ -9,9 +9,8 @@ with density
 i.e. a Dirichlet distribution with concentration :math:`\alpha = k\pi`. Its mean is :math:`\pi`
 and its concentration grows with :math:`k` (:math:`\mathrm{Var}\,x_i = \pi_i(1-\pi_i)/(k+1)`).
 
-Sampling draws :math:`G_i \sim \mathrm{Gamma}(k\pi_i)` and normalises, in log space
-(:math:`\log G = \log \mathrm{Gamma}(\alpha + 1) + \log U / \alpha`), so that very small
-:math:`k` (the vanishing coefficient drives :math:`k \to 0`) neither underflows nor divides by 0.
+Sampling is :func:`privrl.accounting.dirichlet.sample_dirichlet` (log-space Gamma draws, safe for
+:math:`k \to 0`); the guarantee (Theorem 1) is computed in :mod:`privrl.accounting.dirichlet`.
 """
 
 from __future__ import annotations
@@ -19,19 +18,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-from privrl.rng import SeedLike, as_generator
+from privrl.accounting.dirichlet import check_eta, sample_dirichlet
+from privrl.rng import SeedLike
 from privrl.validation import check_array, check_positive
 
 SIMPLEX_TOL = 1e-6
-
-
-def check_eta(eta: float, m: int) -> float:
-    """Return ``eta`` after checking ``0 < eta < 1/m`` (otherwise the restricted simplex is a point
-    or empty)."""
-    eta = check_positive(eta, "eta")
-    if not eta < 1.0 / m:
-        raise ValueError(f"eta must lie in (0, 1/m) = (0, {1.0 / m:.6g}) for m = {m}, got {eta}")
-    return eta
 
 
 def check_policy(
@@ -81,17 +72,18 @@ def dirichlet_mechanism(
     positive scalar or an array broadcastable to ``policy.shape[:-1]``.
     """
     pi = check_policy(policy, eta)
-    k_arr = np.asarray(k, dtype=float)
-    if not np.all(np.isfinite(k_arr)) or np.any(k_arr <= 0):
-        raise ValueError(f"k must be > 0 and finite, got {k}")
-    rng = as_generator(rng)
-    alpha = np.clip(k_arr[..., None] * pi, 1e-300, None)
-    alpha = np.broadcast_to(alpha, np.broadcast_shapes(alpha.shape, pi.shape))
-    # G ~ Gamma(alpha) as Gamma(alpha + 1) * U^(1/alpha): exact, and safe in log space for alpha << 1
-    log_g = np.log(rng.standard_gamma(alpha + 1.0)) + np.log(rng.random(alpha.shape)) / alpha
-    log_g -= log_g.max(axis=-1, keepdims=True)
-    x = np.exp(log_g)
-    return x / x.sum(axis=-1, keepdims=True)
+    k_arr = check_array(k, "k", ndim=None)
+    if np.any(k_arr <= 0):
+        raise ValueError(f"k must be > 0, got {k}")
+    try:
+        rows = np.broadcast_shapes(k_arr.shape, pi.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"k of shape {k_arr.shape} does not broadcast to the policy's rows {pi.shape[:-1]}"
+        ) from None
+    if rows != pi.shape[:-1]:
+        raise ValueError(f"k of shape {k_arr.shape} has more rows than the policy {pi.shape[:-1]}")
+    return sample_dirichlet(k_arr[..., None] * pi, rng)
 
 
 def dirichlet_log_density(x: object, policy: object, k: float) -> np.ndarray:
