@@ -588,7 +588,8 @@ def _ledger_entries(report: Report, df: pd.DataFrame, profile: BalleProfile,
                          "smallest epsilon' (scan floor 1e-4 epsilon) at which that pair stays "
                          "(epsilon', delta)-indistinguishable: an empirical value for that pair, "
                          "not a bound for the mechanism"),
-            cross_check_epsilon=loss["epsilon_empirical"])
+            cross_check_epsilon=loss["epsilon_empirical"],
+            audit="audits:" + ("dp_lsw" if method == "DP-LSW" else "dp_lsl"))
 
 
 # ----------------------------------------------------------------------------------- errata

@@ -639,7 +639,7 @@ def teacher_privacy(report: Report, profile: GohariProfile, rng: np.random.Gener
         accountant="Theorem 1 (eq. 12; delta of eq. 6 by Monte Carlo, 95% Clopper-Pearson upper bound)",
         cross_check="numerical maximisation of the exact log-density ratio over Delta_{m,tau} and "
                     "policies L b apart (a lower estimate of the loss outside the delta event)",
-        cross_check_epsilon=max(sup, 1e-12),
+        cross_check_epsilon=max(sup, 1e-12), audit="audits:dirichlet",
     )  # fmt: skip
     out = {"L": lip, "m": m, "eps_q": eps, "d_q": dlt.estimate, "d_q_upper": dlt.upper,
            "sup_ratio": sup, "teacher_return": float(meta["final_avg_return"])}  # fmt: skip
@@ -661,7 +661,7 @@ def paper_pair_ledger(report: Report, pair: theory.PaperPair, rng: np.random.Gen
         accountant="Theorem 1 (eq. 12; delta of eq. 6 by Monte Carlo, 95% Clopper-Pearson upper bound)",
         cross_check="numerical maximisation of the exact log-density ratio over Delta_{6,tau} and "
                     "policies L b apart (a lower estimate of the loss outside the delta event)",
-        cross_check_epsilon=max(sup, 1e-12),
+        cross_check_epsilon=max(sup, 1e-12), audit="audits:dirichlet",
     )  # fmt: skip
 
 

@@ -473,7 +473,8 @@ def record_privacy(report: Report, epsilons: tuple[float, ...], rounds: int = 3)
             epsilon=eps, delta=0.0, compositions=1,
             accountant="Lemma 2: L1 clip to C/2 (eq. 19), sensitivity C (eq. 20)",
             cross_check="exact worst-case log density ratio of the mechanism's clip and scale",
-            cross_check_epsilon=loc.laplace_worst_log_ratio(eps, clip, a3c.D))
+            cross_check_epsilon=loc.laplace_worst_log_ratio(eps, clip, a3c.D),
+            audit="audits:pgc_laplace")
         d_hat = loc.default_projection_dim(eps, a3c.D)
         report.ledger(
             release=f"one gradient report (PRS, d_hat = {d_hat}, C = 1)",
@@ -483,7 +484,7 @@ def record_privacy(report: Report, epsilons: tuple[float, ...], rounds: int = 3)
             epsilon=eps, delta=0.0, compositions=d_hat,
             accountant="Lemma 3: d_hat signs, each epsilon/d_hat",
             cross_check="exact worst-case log-likelihood ratio by enumeration of extreme inputs",
-            cross_check_epsilon=loc.prs_worst_log_ratio(eps, d_hat))
+            cross_check_epsilon=loc.prs_worst_log_ratio(eps, d_hat), audit="audits:pgc_prs")
     eps = 1.0
     eps_round = per_round_epsilon(eps, rounds)
     clip = a3c.DEFAULT_CLIP["laplace"]
@@ -494,7 +495,8 @@ def record_privacy(report: Report, epsilons: tuple[float, ...], rounds: int = 3)
         noise=f"b = C/(epsilon/T) = {loc.laplace_scale(clip, eps_round):.4g}",
         epsilon=eps_round, delta=0.0, compositions=1,
         accountant=f"per-round budget epsilon/T = {eps:g}/{rounds}",
-        cross_check="exact worst-case log density ratio", cross_check_epsilon=exact_round)
+        cross_check="exact worst-case log density ratio", cross_check_epsilon=exact_round,
+        audit="audits:pgc_laplace")
     report.ledger(
         release=f"all {rounds} reports of an agent (Laplace, multi-round, sec. 3.2.1)",
         mechanism="Laplace (Alg. 2)", relation="replace-one", unit="user",

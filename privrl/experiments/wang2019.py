@@ -663,6 +663,11 @@ def decide_claims(curves: pd.DataFrame, column: str = "eval_return") -> list:
 # ------------------------------------------------------------------------------------- run
 
 
+#: The Audits chapter's audit of each method's release (privrl.audits); output perturbation has none.
+_AUDITS = {"functional": "audits:gp_update", "input": "audits:input_perturbation",
+           "dpsgd": "audits:dpsgd_step"}
+
+
 def _record_ledger(report: Report, table: pd.DataFrame) -> None:
     for row in table.itertuples():
         noise = f"{row.parameter} = {row.value:.4g}"
@@ -685,6 +690,7 @@ def _record_ledger(report: Report, table: pd.DataFrame) -> None:
             accountant=row.accountant,
             cross_check=row.cross_check,
             cross_check_epsilon=float(row.cross_check_epsilon),
+            audit=_AUDITS.get(row.method.split()[0], ""),
         )
 
 

@@ -195,7 +195,7 @@ def record_release(report: Report, release: Release) -> dict[str, Any]:
         relation="replace-one", unit="trajectory",
         noise=f"z = {z:.4g} (sigma = 2 G z = {2 * release.clip_norm * z:.4g})",
         epsilon=eps, delta=dl, compositions=T, accountant=GPOPE_ACCOUNTANT,
-        cross_check=CROSS_CHECK, cross_check_epsilon=cross)
+        cross_check=CROSS_CHECK, cross_check_epsilon=cross, audit="audits:gpope")
     return dict(domain=release.domain, n=n, iterations=T, target_epsilon=release.target_epsilon,
                 delta=dl, noise_multiplier=z, epsilon=eps, epsilon_dp_accounting=cross,
                 epsilon_poisson_shortcut=poisson_shortcut_epsilon(z, n, T, dl),
