@@ -3,7 +3,8 @@
 
 Targets: ``gtd.gpope`` (noise std), ``experiments.xie2019.run_chain`` / ``run_domain`` (the
 profile's budget is calibrated through ``Release.noise_multiplier`` and the calibrated z meets it
-for the T steps run) and ``xie2019_chain.run_chain_steps`` (the calibrated z and clip reach GPOPE).
+for the T steps run), ``xie2019_chain.run_chain_steps`` and ``xie2019_domains.run_domain_trial``
+(the calibrated z, clip and T reach GPOPE).
 """
 
 from __future__ import annotations
@@ -94,3 +95,22 @@ def test_run_chain_steps_passes_z_and_clip(monkeypatch):
     xie2019_chain.run_chain_steps(cfg, np.random.SeedSequence(0))
     # GPOPE at the calibrated z; the noiseless GTD2 gate (z = 0) is the non-private baseline
     assert seen == [(cfg["clip_norm"], 3.25, 10), (cfg["clip_norm"], 0.0, 10)]
+
+
+def test_domain_trial_runs_each_z_for_the_calibrated_T_at_the_settings_clip(monkeypatch):
+    """The z of each epsilon reaches GPOPE with the domain's clip G and T = its iterations (the
+    T the noise was calibrated for above); the first trial is the noiseless GTD2 baseline."""
+    seen = []
+    real = xie2019_domains.gpope
+
+    def spy(stats, iterations, step, clip_norm, noise_multiplier, rng, **kw):
+        seen.append((iterations, clip_norm, np.asarray(noise_multiplier).tolist()))
+        return real(stats, iterations, step, clip_norm, noise_multiplier, rng, **kw)
+
+    monkeypatch.setattr(xie2019_domains, "gpope", spy)
+    settings = xie2019_domains.SETTINGS["mountain_car_on"]
+    cfg = {"domain": "mountain_car_on", "n": 20, "noise": [(0.5, 3.0, 0.01), (4.0, 1.5, 0.03)],
+           "hiv_horizon": 40, "hiv_pool_size": 30, "hiv_heldout": 10}
+    out = xie2019_domains.run_domain_trial(cfg, np.random.SeedSequence(0))
+    assert seen == [(settings.iterations, settings.clip_norm, [0.0, 3.0, 1.5])]
+    assert out[out.method == "GPOPE"].epsilon.tolist() == [0.5, 4.0]
