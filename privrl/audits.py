@@ -45,15 +45,15 @@ import torch
 from privrl import audit as au
 from privrl.accounting import dirichlet as dir_acc
 from privrl.accounting import functional_noise as fn
-from privrl.accounting import smooth_sensitivity
 from privrl.accounting.gaussian import gaussian_epsilon
 from privrl.accounting.local import per_round_epsilon
 from privrl.accounting.subsampled import gpope_epsilon
 from privrl.algorithms import monte_carlo as mc
 from privrl.algorithms.functional_q import dpsgd_gradient
 from privrl.algorithms.gtd import SaddlePointStats, gpope
+from privrl.algorithms.lstd import FeatureTransitions
 from privrl.experiments.profiles import ExperimentResult, Profile
-from privrl.mechanisms import local
+from privrl.mechanisms import local, smooth_sensitivity
 from privrl.mechanisms.dirichlet import dirichlet_log_density, dirichlet_mechanism
 from privrl.mechanisms.gaussian import gaussian_mechanism
 from privrl.mechanisms.gaussian_process import OUSamplePath, ou_kernel
@@ -202,9 +202,9 @@ def _gpope_stats(reward0: float) -> SaddlePointStats:
     phi[:, 1, 1] = 1.0
     rewards = np.zeros((_GP_N, 1))
     rewards[0, 0] = reward0
-    return SaddlePointStats.from_features(
+    return SaddlePointStats.from_features(FeatureTransitions(
         phi, rewards, np.ones(_GP_N, dtype=int), np.ones(_GP_N, dtype=bool), 0.9
-    )
+    ))
 
 
 def audit_gpope(size: str = "quick", seed: int = 0, weakened: bool = False) -> au.AuditResult:

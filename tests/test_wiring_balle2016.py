@@ -2,8 +2,8 @@
 (epsilon, delta) the experiment passes.
 
 Targets: ``monte_carlo.dp_lsw`` / ``dp_lsl`` (released minus non-private estimate has the spread
-of Algorithm 1 / 2's sigma) and ``experiments.balle2016.run_batch`` (the profile's epsilon, delta,
-F_max and the LSL regularisation reach the releases).
+of Algorithm 1 / 2's sigma) and ``experiments.balle2016.run_figure1`` / ``run_batch`` (the
+profile's epsilon, delta, F_max and the LSL regularisation reach the releases).
 """
 
 from __future__ import annotations
@@ -52,7 +52,16 @@ def test_experiment_passes_the_profiles_budget(monkeypatch):
             return _real(fv, Phi, rho, *args, **kw)
 
         monkeypatch.setattr(balle2016, name, spy)
-    cfg = {**balle2016.PROFILES["quick"], "m": 20}
+    # the configs run_figure1 hands to run_sweep, from a profile with a non-default budget
+    configs = []
+    monkeypatch.setattr(balle2016, "run_sweep",
+                        lambda func, cfgs, **kw: configs.extend(cfgs))
+    profile = balle2016.BalleProfile.quick(epsilon=0.37, delta=0.013, return_bound=1.7,
+                                           lsl_power=0.3, batch_sizes=(10, 20),
+                                           reg_batch_sizes=())
+    balle2016.run_figure1(profile)
+    cfg = next(c for c in configs if c["m"] == 20)
+    assert (cfg["epsilon"], cfg["delta"], cfg["return_bound"]) == (0.37, 0.013, 1.7)
     balle2016.run_batch(cfg, np.random.SeedSequence(0))
     budget = (cfg["epsilon"], cfg["delta"], cfg["return_bound"])
     assert {s[0] for s in seen} == {"dp_lsw", "dp_lsl"}

@@ -1,8 +1,10 @@
 """Wiring tests of GPOPE (Xie et al. 2019): the noise std 2 G z the algorithm adds and the
 (epsilon, delta) the experiment calibrates for.
 
-Targets: ``gtd.gpope`` (noise std), ``experiments.xie2019.calibrations`` (profile's budget,
-calibrated z meets it) and ``run_chain_steps`` (the calibrated z and clip reach GPOPE).
+Targets: ``gtd.gpope`` (noise std), ``experiments.xie2019.run_chain`` / ``run_domain`` (the
+profile's budget is calibrated through ``Release.noise_multiplier`` and the calibrated z meets it
+for the T steps run), ``xie2019_chain.run_chain_steps`` and ``xie2019_domains.run_domain_trial``
+(the calibrated z, clip and T reach GPOPE).
 """
 
 from __future__ import annotations
@@ -12,45 +14,103 @@ import pytest
 
 from privrl.accounting.subsampled import gpope_epsilon
 from privrl.algorithms import gtd
-from privrl.experiments import xie2019
+from privrl.experiments import xie2019, xie2019_chain, xie2019_domains
+
+
+class _Stop(Exception):
+    """Raised by the sweep spy once the configs of the first sweep are seen."""
+
+
+def _first_sweep_configs(monkeypatch) -> list[dict]:
+    configs: list[dict] = []
+
+    def spy(func, cfgs, **kw):
+        configs.extend(cfgs)
+        raise _Stop
+
+    monkeypatch.setattr(xie2019, "run_sweep", spy)
+    return configs
 
 
 def test_gpope_noise_std_is_two_G_z():
     """With zero statistics the gradient is pure noise: after one step theta = -alpha * N(0,
     (2 G z)^2). 20,000 trials x 2 coordinates: std within 3% of 2 G z (se 0.5%)."""
-    zeros = np.zeros((3, 2, 2))
-    stats = gtd.SaddlePointStats.from_features(zeros, np.zeros((3, 1)), np.ones(3, dtype=int),
-                                               np.ones(3, dtype=bool), 0.9)
+    stats = gtd.SaddlePointStats(A=np.zeros((3, 2, 2)), b=np.zeros((3, 2)),
+                                 M=np.zeros((3, 2, 2)), lengths=np.ones(3, dtype=int))
     res = gtd.gpope(stats, 1, 0.5, clip_norm=0.3, noise_multiplier=1.7, rng=0, n_trials=20_000)
     assert (res.theta / 0.5).std() == pytest.approx(2 * 0.3 * 1.7, rel=0.03)
 
 
-def test_calibrations_use_the_profiles_budget_and_meet_it(monkeypatch):
+def test_chain_calibrations_use_the_profiles_budget_and_meet_it(monkeypatch):
+    """Every chain config carries a z calibrated for the profile's (epsilon, delta), its n and
+    the T steps run; that z meets epsilon under the GPOPE accountant (halved z, doubled epsilon
+    or T dropped to one step all break the bound or the calibration call)."""
     seen = []
     real = xie2019.calibrate_noise_multiplier
 
     def spy(epsilon, delta, n, iterations, **kw):
-        seen.append((epsilon, delta))
+        seen.append((epsilon, delta, n, iterations))
         return real(epsilon, delta, n, iterations, **kw)
 
     monkeypatch.setattr(xie2019, "calibrate_noise_multiplier", spy)
-    cfg = dict(xie2019.PROFILES["quick"])
-    cal = xie2019.calibrations(cfg, [50])
-    assert seen == [(cfg["epsilon"], cfg["delta"])]
-    row = cal.iloc[0]
-    assert gpope_epsilon(row.z, 50, int(row.iterations), cfg["delta"]) <= cfg["epsilon"]
+    configs = _first_sweep_configs(monkeypatch)
+    profile = xie2019.XieProfile.quick(epsilon=0.3, delta=0.05, chain_sizes=(100, 1000),
+                                       chain_iterations=500)
+    with pytest.raises(_Stop):
+        xie2019.run_chain(profile)
+    assert sorted(c["n"] for c in configs) == [100, 1000]
+    assert sorted(set(seen)) == [(0.3, 0.05, 100, 500), (0.3, 0.05, 1000, 500)]
+    for c in configs:
+        assert c["iterations"] == 500 and c["clip_norm"] == profile.clip_norm
+        assert gpope_epsilon(c["z"], c["n"], c["iterations"], profile.delta) <= profile.epsilon
+        # the smallest such z (to the calibration's 1% tolerance): not a needlessly loud one
+        assert gpope_epsilon(c["z"] / 1.02, c["n"], c["iterations"], profile.delta) > 0.3
+
+
+def test_domain_noise_is_calibrated_for_each_epsilon_and_domain_delta(monkeypatch):
+    configs = _first_sweep_configs(monkeypatch)
+    profile = xie2019.XieProfile.quick(mc_n=(100, 300), mc_epsilons=(0.5, 4.0))
+    with pytest.raises(_Stop):
+        xie2019.run_domain(profile, "mountain_car_on")
+    T = xie2019_domains.SETTINGS["mountain_car_on"].iterations
+    assert sorted(c["n"] for c in configs) == [100, 300]
+    for c in configs:
+        assert sorted(e for e, _ in c["noise"]) == [0.5, 4.0]
+        for eps, z in c["noise"]:
+            assert gpope_epsilon(z, c["n"], T, profile.domain_delta) <= eps
+            assert gpope_epsilon(z / 1.02, c["n"], T, profile.domain_delta) > eps
 
 
 def test_run_chain_steps_passes_z_and_clip(monkeypatch):
     seen = []
-    real = xie2019.gpope
+    real = xie2019_chain.gpope
 
     def spy(stats, iterations, step, clip_norm, noise_multiplier, rng, **kw):
         seen.append((clip_norm, noise_multiplier, iterations))
         return real(stats, iterations, step, clip_norm, noise_multiplier, rng, **kw)
 
-    monkeypatch.setattr(xie2019, "gpope", spy)
-    cfg = {**xie2019.PROFILES["quick"], "n": 20, "z": 3.25, "iterations": 10,
-           "step_grid": [0.1, 0.2]}
-    xie2019.run_chain_steps(cfg, np.random.SeedSequence(0))
-    assert seen == [(cfg["clip_norm"], 3.25, 10)]
+    monkeypatch.setattr(xie2019_chain, "gpope", spy)
+    cfg = {**xie2019.chain_config(xie2019.XieProfile.quick()), "n": 20, "z": 3.25,
+           "iterations": 10, "step_grid": [0.1, 0.2]}
+    xie2019_chain.run_chain_steps(cfg, np.random.SeedSequence(0))
+    # GPOPE at the calibrated z; the noiseless GTD2 gate (z = 0) is the non-private baseline
+    assert seen == [(cfg["clip_norm"], 3.25, 10), (cfg["clip_norm"], 0.0, 10)]
+
+
+def test_domain_trial_runs_each_z_for_the_calibrated_T_at_the_settings_clip(monkeypatch):
+    """The z of each epsilon reaches GPOPE with the domain's clip G and T = its iterations (the
+    T the noise was calibrated for above); the first trial is the noiseless GTD2 baseline."""
+    seen = []
+    real = xie2019_domains.gpope
+
+    def spy(stats, iterations, step, clip_norm, noise_multiplier, rng, **kw):
+        seen.append((iterations, clip_norm, np.asarray(noise_multiplier).tolist()))
+        return real(stats, iterations, step, clip_norm, noise_multiplier, rng, **kw)
+
+    monkeypatch.setattr(xie2019_domains, "gpope", spy)
+    settings = xie2019_domains.SETTINGS["mountain_car_on"]
+    cfg = {"domain": "mountain_car_on", "n": 20, "noise": [(0.5, 3.0, 0.01), (4.0, 1.5, 0.03)],
+           "hiv_horizon": 40, "hiv_pool_size": 30, "hiv_heldout": 10}
+    out = xie2019_domains.run_domain_trial(cfg, np.random.SeedSequence(0))
+    assert seen == [(settings.iterations, settings.clip_norm, [0.0, 3.0, 1.5])]
+    assert out[out.method == "GPOPE"].epsilon.tolist() == [0.5, 4.0]
