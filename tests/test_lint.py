@@ -33,3 +33,20 @@ def test_notebooks_are_thin(path):
     assert not printed, f"{path.name} prints a verdict instead of recording a check: {printed}"
     assert not any(c.get("outputs") for c in cells if c["cell_type"] == "code"), \
         f"{path.name} is committed with outputs"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_figure_cells_show_only_their_figure(path):
+    """myst-nb wraps every output of a cell with figure metadata in a figure of that name: a
+    table displayed in the same cell makes a second target of the same name, which fails the
+    strict book build ("Duplicate explicit target name"). Tables go in a cell of their own."""
+    for cell in json.loads(path.read_text())["cells"]:
+        if cell["cell_type"] != "code" or "figure" not in cell.get("metadata", {}).get("mystnb", {}):
+            continue
+        source = "".join(cell["source"])
+        name = cell["metadata"]["mystnb"]["figure"].get("name")
+        assert "display(" not in source and "print(" not in source, \
+            f"{path.name}: figure cell {name} also displays or prints something"
+        last = source.rstrip().splitlines()[-1]
+        assert last.startswith((" ", "\t")) or last.endswith(";") or last.strip() == "plt.show()", \
+            f"{path.name}: figure cell {name} ends in an expression whose value would be shown too"
