@@ -31,6 +31,8 @@ def test_notebooks_are_thin(path):
     assert not defs, f"{path.name} defines {defs}: definitions belong in the library"
     printed = [line for line in code if any(w in line for w in ('"PASS', '"FAIL', "'PASS", "HOLDS"))]
     assert not printed, f"{path.name} prints a verdict instead of recording a check: {printed}"
+    echoed = [line for line in code if line.startswith("report.save(")]
+    assert not echoed, f"{path.name} echoes the saved paths (a PosixPath tuple on the page): {echoed}"
     assert not any(c.get("outputs") for c in cells if c["cell_type"] == "code"), \
         f"{path.name} is committed with outputs"
 
