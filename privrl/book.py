@@ -139,6 +139,10 @@ def run_notebook(
     target = output_dir / f"{name}.ipynb"
     cmd = [sys.executable, "-m", "privrl.book", "execute", str(source), str(target),
            json.dumps(params), str(output_dir)]
+    # The code that runs is the tree as it is now: a long run must not record a commit made
+    # (or an edit left) while it was running.
+    git_commit = _git(root, "rev-parse", "--short=12", "HEAD") or "unknown"
+    git_dirty = bool(_git(root, "status", "--porcelain", "--untracked-files=no"))
     start = time.perf_counter()
     # The kernel must use matplotlib's inline backend so figures become outputs: drop a
     # non-interactive MPLBACKEND (e.g. Agg, set by test runners) inherited from the caller.
@@ -162,8 +166,8 @@ def run_notebook(
         parameters=params,
         wall_time_s=round(wall, 2),
         peak_memory_mb=round(usage.ru_maxrss / 1024, 1),
-        git_commit=_git(root, "rev-parse", "--short=12", "HEAD") or "unknown",
-        git_dirty=bool(_git(root, "status", "--porcelain", "--untracked-files=no")),
+        git_commit=git_commit,
+        git_dirty=git_dirty,
         python=platform.python_version(),
         machine=platform.machine(),
         cpus=os.cpu_count() or 1,

@@ -6,7 +6,9 @@ summary beside it in ``book/measurements/results/NAME-paper.json``. A chapter th
 recorded run beside its live quick run must say whether the record still describes the code: the
 record is **stale** when the experiment module ``privrl/experiments/NAME.py``, or any ``privrl``
 module it imports (directly or through other ``privrl`` modules), differs between the recorded
-commit and the checked-out source tree (committed or not).
+commit and the checked-out source tree (committed or not). The book pipeline's own modules
+(:data:`PIPELINE_MODULES`: executing chapters, generating pages, checking the site, judging
+staleness) compute no number of a run, so a change to them does not make a record stale.
 """
 
 from __future__ import annotations
@@ -19,6 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from privrl.reporting import recorded_summary_path
+
+#: Modules of the book pipeline: an experiment may import them (e.g. to find the repository), but
+#: they compute none of its numbers, so :func:`experiment_sources` leaves them (and what only
+#: they import) out.
+PIPELINE_MODULES = frozenset(
+    {"privrl.book", "privrl.cli", "privrl.pages", "privrl.provenance", "privrl.site_check",
+     "privrl.sphinx_offline"})
 
 #: The source tree the running ``privrl`` package was imported from.
 SOURCE_ROOT = Path(__file__).resolve().parents[1]
@@ -112,7 +121,8 @@ def _imported_modules(path: Path, module: str) -> set[str]:
 
 def experiment_sources(name: str, root: Path = SOURCE_ROOT) -> list[Path]:
     """``privrl/experiments/<name>.py`` and every ``privrl`` module it imports, transitively
-    (packages' ``__init__`` files included), as paths relative to ``root``, sorted."""
+    (packages' ``__init__`` files included), as paths relative to ``root``, sorted; the book
+    pipeline's modules (:data:`PIPELINE_MODULES`) are not followed."""
     start = f"privrl.experiments.{name}"
     if _module_file(start, root) is None:
         raise ValueError(f"name: no experiment module privrl/experiments/{name}.py under {root}")
@@ -121,7 +131,7 @@ def experiment_sources(name: str, root: Path = SOURCE_ROOT) -> list[Path]:
     files: set[Path] = set()
     while todo:
         module = todo.pop()
-        if module in seen:
+        if module in seen or module in PIPELINE_MODULES:
             continue
         seen.add(module)
         path = _module_file(module, root)
@@ -190,4 +200,4 @@ def recorded_run(name: str, profile: str = "paper", root: Path | None = None,
     return RecordedRun(name, profile, record, summary, stale, changed, reason)
 
 
-__all__ = ["RecordedRun", "changed_since", "experiment_sources", "format_duration", "recorded_run"]
+__all__ = ["PIPELINE_MODULES", "RecordedRun", "changed_since", "experiment_sources", "format_duration", "recorded_run"]

@@ -123,7 +123,10 @@ def repo(tmp_path: Path) -> Path:
     (pkg / "rng.py").write_text("import numpy\n")
     (pkg / "unused.py").write_text("")
     (pkg / "experiments" / "demo.py").write_text(
-        "import math\nfrom privrl.algorithms import td\nfrom . import helpers\n")
+        "import math\nfrom privrl.algorithms import td\nfrom . import helpers\n"
+        "from privrl.book import find_root\n")
+    (pkg / "book.py").write_text("from privrl.pages import verdict_page\n")  # pipeline: not followed
+    (pkg / "pages.py").write_text("")
     (pkg / "experiments" / "helpers.py").write_text("from privrl.validation import check\n")
     _git(tmp_path, "init", "-q")
     _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")

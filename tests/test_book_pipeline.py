@@ -197,3 +197,22 @@ def test_record_run_stores_record_and_summary_for_the_chapter(tiny_book: Path, t
     assert json.loads(written[0].read_text()) == record
     got = recorded_summary("demo", "paper", start=tiny_book / "notebooks")
     assert got == {"record": record, "summary": {"answer": 84.0}}
+
+
+def test_run_record_names_the_commit_that_ran(tiny_book: Path, tmp_path: Path):
+    """A long paper run records the commit it started from, not one made while it ran."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                              cwd=tiny_book, check=True, capture_output=True, text=True).stdout.strip()
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "start")
+    nb = _notebook(GOOD + '\nimport subprocess\nsubprocess.run(["git", "-c", "user.name=t", "-c", '
+                   '"user.email=t@t", "commit", "-q", "--allow-empty", "-m", "during"], check=True)\n')
+    nbformat.write(nb, tiny_book / "notebooks" / "demo.ipynb")
+    git("commit", "-qam", "the notebook that commits")
+    before = git("rev-parse", "--short=12", "HEAD")
+    record = run_notebook("demo", tmp_path / "o", root=tiny_book)
+    assert git("rev-parse", "--short=12", "HEAD") != before  # the run did commit
+    assert record.git_commit == before and record.git_dirty is False
