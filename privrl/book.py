@@ -114,6 +114,13 @@ def package_versions() -> dict[str, str]:
     return out
 
 
+def notebook_parameters(source: str | os.PathLike[str]) -> list[str]:
+    """The names the notebook's ``parameters`` cell defines (papermill's own inspection)."""
+    import papermill
+
+    return list(papermill.inspect_notebook(str(source)))
+
+
 def run_notebook(
     name: str,
     output_dir: str | os.PathLike[str],
@@ -134,6 +141,11 @@ def run_notebook(
         known = sorted(p.stem for p in (root / "notebooks").glob("*.ipynb"))
         raise ValueError(f"unknown notebook {name!r}; known: {known}")
     params = {**(parameters or {}), "profile": profile}
+    known = notebook_parameters(source)
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {unknown} for notebook {name!r} (a typo would be "
+                         f"ignored by papermill); its parameters: {sorted(known)}")
     output_dir = Path(output_dir).resolve()
     output_dir.mkdir(parents=True, exist_ok=True)
     target = output_dir / f"{name}.ipynb"
@@ -281,7 +293,8 @@ def build_book(
 ) -> Path:
     """Execute the chapters and build the HTML book; returns ``<output>/_build/html``.
 
-    ``only`` restricts the build to some notebooks (the other chapters are left out of the toc,
+    ``parameters`` go to every chapter whose parameters cell has them (one that no chapter
+    has is rejected). ``only`` restricts the build to some notebooks (the other chapters are left out of the toc,
     and Sphinx warnings, e.g. links to them, are reported but not fatal). ``jobs`` chapters are
     executed at once (default: one per CPU; each chapter is a separate process, mostly
     single-threaded), so a chapter's recorded wall time includes sharing the machine.
@@ -297,12 +310,18 @@ def build_book(
             raise ValueError(f"unknown notebook(s) {unknown}; chapters: {names}")
         names = [n for n in names if n in only]
     build = output / "_build"
+    # A book-wide parameter goes to the chapters that have it; one that no chapter has is a typo.
+    known = {n: set(notebook_parameters(root / "notebooks" / f"{n}.ipynb")) for n in names}
+    unknown = sorted(set(parameters or {}) - set().union(*known.values()))
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {unknown}: no chapter of {names} has them")
     src = build / "src"
     _stage(root, src, names)
 
     def execute(name: str) -> RunRecord:
         print(f"privrl book: executing {name} ({profile} profile) ...", flush=True)
-        record = run_notebook(name, src / "notebooks", profile, parameters, root)
+        own = {k: v for k, v in (parameters or {}).items() if k in known[name]}
+        record = run_notebook(name, src / "notebooks", profile, own, root)
         print(f"privrl book: {name} done in {format_duration(record.wall_time_s)}, "
               f"peak {record.peak_memory_mb:.0f} MB", flush=True)
         return record

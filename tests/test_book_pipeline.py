@@ -169,6 +169,15 @@ def test_unknown_notebook_and_profile(tiny_book: Path, tmp_path: Path):
         run_notebook("demo", tmp_path, profile="huge", root=tiny_book)
 
 
+def test_unknown_parameter_is_rejected_before_running(tiny_book: Path, tmp_path: Path):
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['scael'\] for notebook 'demo'"):
+        run_notebook("demo", tmp_path / "o", parameters={"scael": 2.0}, root=tiny_book)
+    assert not (tmp_path / "o").exists()  # nothing ran
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['scael'\]: no chapter"):
+        build_book(tiny_book, output=tmp_path / "b", parameters={"scael": 2.0})
+    assert not (tmp_path / "b").exists()
+
+
 def test_parse_parameters():
     assert parse_parameters(["epsilon=0.5", "n_runs=3", "name=abc", "grid=[1, 2]"]) == {
         "epsilon": 0.5, "n_runs": 3, "name": "abc", "grid": [1, 2]}
