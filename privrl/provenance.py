@@ -120,12 +120,16 @@ def _imported_modules(path: Path, module: str) -> set[str]:
 
 
 def experiment_sources(name: str, root: Path = SOURCE_ROOT) -> list[Path]:
-    """``privrl/experiments/<name>.py`` and every ``privrl`` module it imports, transitively
+    """``privrl/experiments/<name>.py`` (or ``privrl/<name>.py`` for a chapter of the book's own,
+    such as the Audits chapter) and every ``privrl`` module it imports, transitively
     (packages' ``__init__`` files included), as paths relative to ``root``, sorted; the book
     pipeline's modules (:data:`PIPELINE_MODULES`) are not followed."""
     start = f"privrl.experiments.{name}"
     if _module_file(start, root) is None:
-        raise ValueError(f"name: no experiment module privrl/experiments/{name}.py under {root}")
+        start = f"privrl.{name}"  # a chapter of the book's own (the Audits chapter: privrl/audits.py)
+    if _module_file(start, root) is None:
+        raise ValueError(f"name: no experiment module privrl/experiments/{name}.py "
+                         f"(nor privrl/{name}.py) under {root}")
     seen: set[str] = set()
     todo = [start]
     files: set[Path] = set()

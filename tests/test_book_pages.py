@@ -142,6 +142,8 @@ def test_experiment_sources_follow_imports_transitively(repo: Path):
                      "privrl/rng.py"]
     with pytest.raises(ValueError, match="name: no experiment module"):
         experiment_sources("nope", repo)
+    # a chapter of the book's own lives at the package's top level
+    assert [p.as_posix() for p in experiment_sources("rng", repo)] == ["privrl/rng.py"]
 
 
 def test_a_record_is_stale_once_an_imported_module_changes(repo: Path):
