@@ -114,6 +114,10 @@ def package_versions() -> dict[str, str]:
     return out
 
 
+#: What a run record's ``git_dirty`` looks at: the code a chapter runs.
+CODE_PATHS = ("privrl", "notebooks")
+
+
 def notebook_parameters(source: str | os.PathLike[str]) -> list[str]:
     """The names the notebook's ``parameters`` cell defines (papermill's own inspection)."""
     import papermill
@@ -152,9 +156,10 @@ def run_notebook(
     cmd = [sys.executable, "-m", "privrl.book", "execute", str(source), str(target),
            json.dumps(params), str(output_dir)]
     # The code that runs is the tree as it is now: a long run must not record a commit made
-    # (or an edit left) while it was running.
+    # (or an edit left) while it was running. Dirty means uncommitted changes to code (the
+    # package or the notebooks), not to measurement files another run just wrote.
     git_commit = _git(root, "rev-parse", "--short=12", "HEAD") or "unknown"
-    git_dirty = bool(_git(root, "status", "--porcelain", "--untracked-files=no"))
+    git_dirty = bool(_git(root, "status", "--porcelain", "--untracked-files=no", "--", *CODE_PATHS))
     start = time.perf_counter()
     # The kernel must use matplotlib's inline backend so figures become outputs: drop a
     # non-interactive MPLBACKEND (e.g. Agg, set by test runners) inherited from the caller.

@@ -222,6 +222,16 @@ def test_run_record_names_the_commit_that_ran(tiny_book: Path, tmp_path: Path):
     nbformat.write(nb, tiny_book / "notebooks" / "demo.ipynb")
     git("commit", "-qam", "the notebook that commits")
     before = git("rev-parse", "--short=12", "HEAD")
+    (tiny_book / "book" / "measurements").mkdir()
+    (tiny_book / "book" / "measurements" / "other-paper.json").write_text("{}")
+    git("add", ".")
+    git("commit", "-qm", "a record")
+    (tiny_book / "book" / "measurements" / "other-paper.json").write_text('{"new": 1}')
+    before = git("rev-parse", "--short=12", "HEAD")
     record = run_notebook("demo", tmp_path / "o", root=tiny_book)
     assert git("rev-parse", "--short=12", "HEAD") != before  # the run did commit
+    # another run's record left uncommitted is not a change to the code that ran
     assert record.git_commit == before and record.git_dirty is False
+    (tiny_book / "notebooks" / "demo.ipynb").write_text(
+        (tiny_book / "notebooks" / "demo.ipynb").read_text().replace("Demo chapter", "Demo"))
+    assert run_notebook("demo", tmp_path / "o2", root=tiny_book).git_dirty is True
