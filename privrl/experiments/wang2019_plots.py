@@ -25,7 +25,7 @@ def curve_panel(
     for i, (key, group) in enumerate(curves.groupby(hue, sort=True)):
         color = f"C{i}"
         wide = group.pivot_table(index="samples", columns="seed", values=column)
-        ax.plot(wide.index, wide.to_numpy(), color=color, alpha=0.3, lw=0.7)
+        ax.plot(wide.index, wide.to_numpy(), color=color, alpha=0.12, lw=0.5)
         mean = wide.mean(axis=1)
         n = wide.shape[1]
         if n > 1:
@@ -42,18 +42,24 @@ def plot_figure1(curves: pd.DataFrame, protocol: str):
     """Figure 1: Algorithm 1 for each noise amplitude; columns resampled every round / never,
     rows the released function's greedy return and the training return."""
     fig1 = curves[curves.sigma.notna() & (curves.protocol == protocol)]
-    fig, axes = new_figure(2, 2, width=4.2, height=3.0, sharex=True)
+    fig, axes = new_figure(2, 2, width=4.2, height=3.0, sharex=True, layout="constrained")
     for j, resample in enumerate(("every", "never")):
         for i, column in enumerate(("eval_return", "train_return")):
             curve_panel(
                 axes[i, j], fig1[fig1["resample"] == resample], "sigma", column, "sigma = {:g}"
             )
+        every = "every episode" if protocol == "authors" else "every update"
         axes[0, j].set_title(
-            "paths redrawn every round" if resample == "every" else "paths never redrawn (J = 1)"
+            f"paths redrawn {every}" if resample == "every" else "paths never redrawn (J = 1)"
         )
-    axes[0, 0].legend(fontsize=8)
-    fig.tight_layout()
+    _legend_below(fig, axes[0, 0])
     return fig
+
+
+def _legend_below(fig: plt.Figure, ax: plt.Axes) -> None:
+    """One legend for the figure, below its axes (it would hide curves inside a panel)."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 4), fontsize=8)
 
 
 def plot_figure2(curves: pd.DataFrame, delta: float):
@@ -61,12 +67,12 @@ def plot_figure2(curves: pd.DataFrame, delta: float):
     fig2 = curves[curves.epsilon.notna()]
     ref = fig2[~np.isfinite(fig2.epsilon)]
     eps_list = sorted(fig2.epsilon[np.isfinite(fig2.epsilon)].unique(), reverse=True)
-    fig, axes = new_figure(1, len(eps_list), width=4.6, height=3.4, sharey=True)
+    fig, axes = new_figure(1, len(eps_list), width=4.6, height=3.4, sharey=True,
+                           layout="constrained")
     for ax, eps in zip(axes.ravel(), eps_list, strict=True):
         curve_panel(ax, pd.concat([fig2[fig2.epsilon == eps], ref]), "variant", "eval_return")
         ax.set_title(f"target epsilon = {eps:g}, delta = {delta:g}")
-    axes[0, 0].legend(fontsize=8)
-    fig.tight_layout()
+    _legend_below(fig, axes[0, 0])
     return fig
 
 
