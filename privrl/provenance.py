@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from privrl.reporting import recorded_summary_path
+from privrl.verdicts import Claim
 
 #: Modules of the book pipeline: an experiment may import them (e.g. to find the repository), but
 #: they compute none of its numbers, so :func:`experiment_sources` leaves them (and what only
@@ -204,4 +205,20 @@ def recorded_run(name: str, profile: str = "paper", root: Path | None = None,
     return RecordedRun(name, profile, record, summary, stale, changed, reason)
 
 
-__all__ = ["PIPELINE_MODULES", "RecordedRun", "changed_since", "experiment_sources", "format_duration", "recorded_run"]
+def recorded_claims(name: str, profile: str = "paper", suffix: str = "_paper",
+                    root: Path | None = None, source_root: Path = SOURCE_ROOT) -> list[Claim]:
+    """The claims a recorded run of ``name`` decided (from its saved summary), for a chapter to
+    list beside its live claims: keyed ``<key><suffix>`` and stamped with the recorded run's
+    profile and commit. Empty when no run (or no summary) was recorded."""
+    run = recorded_run(name, profile, root, source_root)
+    if run is None or not run.summary:
+        return []
+    claims = []
+    for c in run.summary.get("claims", []):
+        interval = tuple(c["interval"]) if c.get("interval") is not None else None
+        claims.append(Claim(**{**c, "key": f"{c['key']}{suffix}", "interval": interval,
+                               "profile": profile, "commit": run.commit}))
+    return claims
+
+
+__all__ = ["PIPELINE_MODULES", "RecordedRun", "changed_since", "experiment_sources", "format_duration", "recorded_claims", "recorded_run"]

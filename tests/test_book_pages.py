@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from privrl.ledger import LedgerEntry
 from privrl.pages import errata_entries, ledger_page, records, reproducibility_page, verdict_table
-from privrl.provenance import changed_since, experiment_sources, recorded_run
+from privrl.provenance import changed_since, experiment_sources, recorded_claims, recorded_run
 from privrl.reporting import Report
 from privrl.site_check import BookDebris, check_html, scan_page
-from privrl.verdicts import decide_difference, untestable
+from privrl.verdicts import decide_difference, decide_threshold, untestable
 
 
 def _summary(paper: str = "demo") -> dict:
@@ -173,6 +174,22 @@ def test_recorded_run_reads_record_and_summary(repo: Path):
     (results / "demo-paper.json").write_text(json.dumps(
         {"record": {**record, "git_dirty": True}, "summary": None}))
     assert recorded_run("demo", "paper", root=repo, source_root=repo).stale is None
+    assert recorded_claims("demo", root=repo, source_root=repo) == []
+
+
+def test_recorded_claims_are_keyed_and_stamped_with_the_recorded_run(repo: Path):
+    claim = decide_threshold("demo_fast", "Demo is fast", [1.0, 1.2, 0.9, 1.1], 2.0,
+                             direction="less", seed=0)
+    summary = {"claims": [replace(claim, profile="paper", commit="old").as_dict()]}
+    record = {"git_commit": "abc123", "git_dirty": False}
+    results = repo / "book" / "measurements" / "results"
+    results.mkdir(parents=True)
+    (results / "demo-paper.json").write_text(json.dumps({"record": record, "summary": summary}))
+    (got,) = recorded_claims("demo", root=repo, source_root=repo)
+    assert got == replace(claim, key="demo_fast_paper", profile="paper", commit="abc123")
+    report = Report("demo", "quick", seed=0)
+    report.claim(got, profile=got.profile, commit=got.commit)
+    assert report.claims[0].profile == "paper" and report.claims[0].commit == "abc123"
 
 
 def test_profile_box_links_results_and_states_provenance(monkeypatch):
