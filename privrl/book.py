@@ -299,8 +299,8 @@ def build_book(
     """Execute the chapters and build the HTML book; returns ``<output>/_build/html``.
 
     ``parameters`` go to every chapter whose parameters cell has them (one that no chapter
-    has is rejected). ``only`` restricts the build to some notebooks (the other chapters are left out of the toc,
-    and Sphinx warnings, e.g. links to them, are reported but not fatal). ``jobs`` chapters are
+    has is rejected). ``only`` restricts the build to some notebooks (the other chapters are
+    left out of the toc, and Sphinx warnings, e.g. links to them, are reported but not fatal). ``jobs`` chapters are
     executed at once (default: one per CPU; each chapter is a separate process, mostly
     single-threaded), so a chapter's recorded wall time includes sharing the machine.
     """

@@ -221,4 +221,5 @@ def recorded_claims(name: str, profile: str = "paper", suffix: str = "_paper",
     return claims
 
 
-__all__ = ["PIPELINE_MODULES", "RecordedRun", "changed_since", "experiment_sources", "format_duration", "recorded_claims", "recorded_run"]
+__all__ = ["PIPELINE_MODULES", "RecordedRun", "changed_since", "experiment_sources",
+           "format_duration", "recorded_claims", "recorded_run"]
