@@ -14,10 +14,12 @@ masquerade as a property of the paper.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import gymnasium as gym
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
@@ -234,3 +236,30 @@ def test_success_ratio_claim_at_a_small_budget():
     assert exp.success_ratio_claim("k", "s", none, 0.5, 10_000).verdict == "untestable"
     assert exp.success_ratio_claim("k", "s", none, 0.5, exp.PAPER_CAP).verdict == "not reproduced"
     assert exp.success_ratio_claim("k", "s", full[:4], 0.5, exp.PAPER_CAP).verdict == "untestable"
+
+
+def test_paper_hours_measured_for_a_full_run_projected_for_a_subset():
+    """A full run on 2 workers reports its own wall time; a 10,000-submission run on 1 worker is
+    scaled by 9 (budget) and halved (2 workers)."""
+    full = {"parameters": {"n_submissions": exp.PAPER_CAP}, "wall_time_s": 1800.0, "cpus": 2}
+    subset = {"parameters": {"n_submissions": 10_000}, "wall_time_s": 3600.0, "cpus": 1}
+    assert exp.projected_paper_hours(full) == pytest.approx(0.5)
+    assert exp.projected_paper_hours(subset) == pytest.approx(4.5)
+
+
+def test_record_paper_cli_writes_the_tidy_tables_and_the_starting_commit(tmp_path, monkeypatch):
+    """``record-paper`` at a tiny budget: both CSVs with the issue's columns, and the record names
+    the commit read when the run started (not when it ended)."""
+    commits = iter(["start", "end"])
+    monkeypatch.setattr(exp, "current_commit", lambda: next(commits))
+    exp.main(["record-paper", "--n-submissions", "20", "--workers", "1",
+              "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "results")])
+    trials = pd.read_csv(tmp_path / "results" / exp.TRIALS_CSV)
+    curves = pd.read_csv(tmp_path / "results" / exp.CURVES_CSV)
+    assert list(trials.columns) == ["variant", "mechanism", "epsilon", "gravity", "trial",
+                                    "first_success", "success", "env_steps"]
+    assert list(curves.columns) == ["variant", "mechanism", "epsilon", "trial", "submission",
+                                    "avg_score"]
+    assert len(trials) == 13 * 20
+    record = json.loads((tmp_path / exp.RECORD_JSON).read_text())
+    assert record["git_commit"] == "start" and record["cpus"] == 1
