@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
@@ -131,12 +132,14 @@ def run_notebook(
     profile: str = "quick",
     parameters: dict[str, Any] | None = None,
     root: Path | None = None,
+    known: Collection[str] | None = None,
 ) -> RunRecord:
     """Execute ``notebooks/<name>.ipynb`` with papermill into ``output_dir/<name>.ipynb``.
 
     The notebook runs with ``output_dir`` as working directory, so the tidy table and summary it
     writes land beside it. Writes ``output_dir/<name>.run.json`` and returns the record.
-    Raises :class:`NotebookFailed` naming the notebook and cell if execution fails.
+    Raises :class:`NotebookFailed` naming the notebook and cell if execution fails. ``known``:
+    the notebook's parameter names when the caller has already read them (else read here).
     """
     check_choice(profile, "profile", PROFILES)
     root = root or find_root()
@@ -145,7 +148,7 @@ def run_notebook(
         known = sorted(p.stem for p in (root / "notebooks").glob("*.ipynb"))
         raise ValueError(f"unknown notebook {name!r}; known: {known}")
     params = {**(parameters or {}), "profile": profile}
-    known = notebook_parameters(source)
+    known = notebook_parameters(source) if known is None else known
     unknown = sorted(set(params) - set(known))
     if unknown:
         raise ValueError(f"unknown parameter(s) {unknown} for notebook {name!r} (a typo would be "
@@ -326,7 +329,7 @@ def build_book(
     def execute(name: str) -> RunRecord:
         print(f"privrl book: executing {name} ({profile} profile) ...", flush=True)
         own = {k: v for k, v in (parameters or {}).items() if k in known[name]}
-        record = run_notebook(name, src / "notebooks", profile, own, root)
+        record = run_notebook(name, src / "notebooks", profile, own, root, known[name])
         print(f"privrl book: {name} done in {format_duration(record.wall_time_s)}, "
               f"peak {record.peak_memory_mb:.0f} MB", flush=True)
         return record

@@ -178,6 +178,20 @@ def test_unknown_parameter_is_rejected_before_running(tiny_book: Path, tmp_path:
     assert not (tmp_path / "b").exists()
 
 
+def test_parameter_names_read_by_the_caller_are_not_read_again(tiny_book: Path, tmp_path: Path,
+                                                             monkeypatch):
+    """``build_book`` reads each chapter's parameters once and passes them to ``run_notebook``."""
+    import privrl.book as book
+
+    def no_second_read(source):
+        raise AssertionError("parameters inspected twice")
+
+    monkeypatch.setattr(book, "notebook_parameters", no_second_read)
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['scael'\]"):
+        run_notebook("demo", tmp_path / "o", parameters={"scael": 2.0}, root=tiny_book,
+                     known=["profile", "scale"])
+
+
 def test_parse_parameters():
     assert parse_parameters(["epsilon=0.5", "n_runs=3", "name=abc", "grid=[1, 2]"]) == {
         "epsilon": 0.5, "n_runs": 3, "name": "abc", "grid": [1, 2]}
