@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 from _timing import best_of
 
-from privrl.accounting.smooth_sensitivity import lsw_phi, lsw_smooth_bound
-from privrl.algorithms.monte_carlo import first_visit_returns
-from privrl.envs.chain import chain_mdp, sample_trajectories
+from privrl.core.accounting.smooth_sensitivity import lsw_phi, lsw_smooth_bound
+from privrl.core.algorithms.monte_carlo import first_visit_returns
+from privrl.core.envs.chain import chain_mdp, sample_trajectories
 
 GAMMA = 0.99
 BETA = 0.1 / (4 * (40 + np.log(20)))

@@ -19,7 +19,7 @@ from pathlib import Path
 import gymnasium as gym
 import torch
 
-from privrl.algorithms.ppo import PPOConfig, train_ppo
+from privrl.core.algorithms.ppo import PPOConfig, train_ppo
 
 N_ENVS, N_STEPS, ITERS, EPOCHS, REPEATS = 4, 500, 80, 5, 3
 

@@ -33,7 +33,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
-from privrl.algorithms.a3c import PGCA3CConfig, train_pgc_a3c
+from privrl.core.algorithms.a3c import PGCA3CConfig, train_pgc_a3c
 
 N_TRIALS, N_WORKERS = 20, 9
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from _timing import best_of
 
-from privrl.mechanisms.gaussian_process import OUSamplePath, dense_gp_sample
+from privrl.core.mechanisms.gaussian_process import OUSamplePath, dense_gp_sample
 
 BETA, SIGMA = 1.0, 1.0
 SIZES = [1000, 2000, 5000, 10_000, 30_000, 100_000]

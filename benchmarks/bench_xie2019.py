@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from privrl.accounting.subsampled import calibrate_noise_multiplier
-from privrl.algorithms.gtd import SaddlePointStats, gpope
-from privrl.algorithms.lstd import FeatureTransitions
-from privrl.envs import mountain_car as mc
-from privrl.envs.chain import chain_mdp, sample_trajectories, tabular_features
+from privrl.core.accounting.subsampled import calibrate_noise_multiplier
+from privrl.core.algorithms.gtd import SaddlePointStats, gpope
+from privrl.core.algorithms.lstd import FeatureTransitions
+from privrl.core.envs import mountain_car as mc
+from privrl.core.envs.chain import chain_mdp, sample_trajectories, tabular_features
 
 
 def _rate(

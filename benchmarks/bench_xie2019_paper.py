@@ -17,9 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from privrl.experiments import xie2019 as exp
-from privrl.experiments import xie2019_chain as chain
-from privrl.experiments import xie2019_domains as domains
+from privrl.papers.xie2019 import chain, domains
+from privrl.papers.xie2019 import chapter as exp
 
 
 def cpu(fn) -> float:

@@ -26,7 +26,7 @@ def built_book(tmp_path_factory) -> Path:
 
     ``PRIVRL_BUILT_BOOK=/path/to/_build`` reuses a book built earlier by ``privrl book``.
     """
-    from privrl.book import build_book
+    from privrl.pipeline.build import build_book
 
     reuse = os.environ.get("PRIVRL_BUILT_BOOK")
     if reuse:

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import torch
 
-from privrl.algorithms import a3c
+from privrl.core.algorithms import a3c
 
 
 def _torch_loss(theta, obs, actions, rewards, length, terminated, gamma, lam, beta):
@@ -124,7 +124,7 @@ def test_bad_config_raises(kwargs):
 
 def test_seeds_give_identical_tables():
     """The whole Tables 1-3 pipeline (through run_sweep) is a function of the seed."""
-    from privrl.experiments import ono2020 as exp
+    from privrl.papers.ono2020 import chapter as exp
 
     profile = exp.OnoProfile.quick(
         seed=3, n_trials=2, trials_per_seed=1, epsilons=[1.0, math.inf], n_submissions=30,

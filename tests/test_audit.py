@@ -1,4 +1,4 @@
-"""Tests of the black-box audit (privrl.audit) and of every release's audit set-up (privrl.audits).
+"""Tests of the black-box audit (privrl.core.audit) and of every release's audit set-up (privrl.papers.audits.chapter).
 
 Fixed seeds. The Gaussian numbers were measured with these seeds and are stated in the tests; the
 statistical guarantee itself (lower bound <= true epsilon with probability >= 95%) does not depend
@@ -12,16 +12,16 @@ import math
 import numpy as np
 import pytest
 
-from privrl import audits
-from privrl.accounting.gaussian import gaussian_epsilon
-from privrl.audit import (
+from privrl.chapter.verdicts import clopper_pearson
+from privrl.core.accounting.gaussian import gaussian_epsilon
+from privrl.core.audit import (
     audit_release,
     clopper_pearson_bounds,
     epsilon_from_rates,
     lower_bound_from_counts,
 )
-from privrl.mechanisms.gaussian import gaussian_noise_scale
-from privrl.verdicts import clopper_pearson
+from privrl.core.mechanisms.gaussian import gaussian_noise_scale
+from privrl.papers.audits import chapter as audits
 
 EPS, DELTA = 1.0, 1e-5
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privrl.accounting import composition, gaussian, local, subsampled
-from privrl.mechanisms import gaussian as gaussian_mech
-from privrl.mechanisms import laplace
-from privrl.mechanisms import local as local_mech
+from privrl.core.accounting import composition, gaussian, local, subsampled
+from privrl.core.mechanisms import gaussian as gaussian_mech
+from privrl.core.mechanisms import laplace
+from privrl.core.mechanisms import local as local_mech
 
 # function, valid keyword arguments, parameters for which +inf is a valid value
 CASES = [

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privrl.experiments import balle2016 as exp
+from privrl.papers.balle2016 import chapter as exp
 
 TINY = exp.BalleProfile.quick(
     n_states=10, n_trials=6, batch_sizes=(20, 60), reg_batch_sizes=(20,), reg_n=2,

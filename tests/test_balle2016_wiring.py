@@ -1,7 +1,7 @@
 """Wiring of the Balle et al. (2016) experiment: every DP-LSW / DP-LSL release of Figure 1 uses the
 profile's (epsilon, delta, F) and the noise scale of Algorithms 1 and 2.
 
-Two independent tests watch the call sites of :mod:`privrl.experiments.balle2016`:
+Two independent tests watch the call sites of :mod:`privrl.papers.balle2016.chapter`:
 
 * a spy on ``dp_lsw`` / ``dp_lsl`` as the experiment calls them records every argument and result;
   each release's ``sigma`` must equal an independent re-computation (loops written out from the
@@ -22,8 +22,8 @@ import math
 import numpy as np
 import pytest
 
-from privrl.algorithms import monte_carlo as mc
-from privrl.experiments import balle2016 as exp
+from privrl.core.algorithms import monte_carlo as mc
+from privrl.papers.balle2016 import chapter as exp
 
 PROFILE = exp.BalleProfile.quick(
     n_states=10, n_trials=10, batch_sizes=(30, 80), reg_batch_sizes=(), epsilon=0.5, delta=0.05

@@ -13,11 +13,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from privrl.book import chapter_notebooks
-from privrl.ledger import LedgerEntry
-from privrl.pages import records
-from privrl.site_check import scan_html
-from privrl.verdicts import VERDICTS
+from privrl.chapter.ledger import LedgerEntry
+from privrl.chapter.verdicts import VERDICTS
+from privrl.pipeline.build import chapter_notebooks
+from privrl.pipeline.pages import records
+from privrl.pipeline.site_check import scan_html
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = chapter_notebooks(ROOT)
@@ -43,7 +43,7 @@ def test_chapter_executed_and_rendered(built_book: Path, name: str):
     figures = [o["data"] for o in outputs if any(k.startswith("image/") for k in o.get("data", {}))]
     assert figures, "the chapter shows its figures"
     raster = [sorted(d) for d in figures if "image/svg+xml" not in d]
-    assert not raster, f"figures not in the house style (SVG, privrl.plotting): {raster}"
+    assert not raster, f"figures not in the house style (SVG, privrl.chapter.plotting): {raster}"
     page = (built_book / "html" / "notebooks" / f"{name}.html").read_text()
     assert '<p class="admonition-title">Profile of this page</p>' in page, "opens with its box"
     assert f"{name}.results.csv" in page and f"{name}.summary.json" in page, "results downloadable"

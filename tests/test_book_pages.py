@@ -10,12 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from privrl.ledger import LedgerEntry
-from privrl.pages import errata_entries, ledger_page, records, reproducibility_page, verdict_table
-from privrl.provenance import changed_since, experiment_sources, recorded_claims, recorded_run
-from privrl.reporting import Report
-from privrl.site_check import BookDebris, check_html, scan_page
-from privrl.verdicts import decide_difference, decide_threshold, untestable
+from privrl.chapter.ledger import LedgerEntry
+from privrl.chapter.records import changed_since, experiment_sources, recorded_claims, recorded_run
+from privrl.chapter.report import Report
+from privrl.chapter.verdicts import decide_difference, decide_threshold, untestable
+from privrl.pipeline.pages import (
+    errata_entries,
+    ledger_page,
+    records,
+    reproducibility_page,
+    verdict_table,
+)
+from privrl.pipeline.site_check import BookDebris, check_html, scan_page
 
 
 def _summary(paper: str = "demo") -> dict:
@@ -97,7 +103,7 @@ def test_reproducibility_page_states_parameters_and_staleness_of_recorded_runs(t
     (measurements / "demo-paper.json").write_text(json.dumps(
         {**base, "parameters": {"profile": "paper", "n_runs": 3, "cache_dir": "/tmp/c"}}))
     run = recorded_run("demo", "paper", root=tmp_path)
-    assert run is not None and run.stale is None and "no experiment module" in run.stale_reason
+    assert run is not None and run.stale is None and "no chapter package" in run.stale_reason
     page = reproducibility_page([], [run])
     row = next(line for line in page.splitlines() if line.startswith("| demo"))
     assert "`n_runs=3`" in row and "cache_dir" not in row
@@ -113,22 +119,24 @@ def _git(root: Path, *args: str) -> str:
 
 @pytest.fixture()
 def repo(tmp_path: Path) -> Path:
-    """A git repository with an experiment module importing two library modules."""
+    """A git repository in the library's layout: a chapter package importing core modules, a
+    pipeline module and a plots module (neither computes a number, so neither is followed)."""
     pkg = tmp_path / "privrl"
-    (pkg / "experiments").mkdir(parents=True)
-    (pkg / "algorithms").mkdir()
+    for sub in ("core", "core/algorithms", "papers", "papers/demo", "pipeline", "chapter"):
+        (pkg / sub).mkdir(parents=True, exist_ok=True)
+        (pkg / sub / "__init__.py").write_text("")
     (pkg / "__init__.py").write_text("")
-    (pkg / "experiments" / "__init__.py").write_text("")
-    (pkg / "algorithms" / "__init__.py").write_text("")
-    (pkg / "algorithms" / "td.py").write_text("from privrl.rng import as_generator\n")
-    (pkg / "rng.py").write_text("import numpy\n")
-    (pkg / "unused.py").write_text("")
-    (pkg / "experiments" / "demo.py").write_text(
-        "import math\nfrom privrl.algorithms import td\nfrom . import helpers\n"
-        "from privrl.book import find_root\n")
-    (pkg / "book.py").write_text("from privrl.pages import verdict_page\n")  # pipeline: not followed
-    (pkg / "pages.py").write_text("")
-    (pkg / "experiments" / "helpers.py").write_text("from privrl.validation import check\n")
+    (pkg / "core" / "algorithms" / "td.py").write_text("from privrl.core.rng import as_generator\n")
+    (pkg / "core" / "rng.py").write_text("import numpy\n")
+    (pkg / "core" / "unused.py").write_text("")
+    (pkg / "papers" / "demo" / "chapter.py").write_text(
+        "import math\nfrom privrl.core.algorithms import td\nfrom . import helpers\n"
+        "from privrl.pipeline.build import find_root\nfrom privrl.chapter.plotting import fig\n")
+    (pkg / "papers" / "demo" / "plots.py").write_text("from privrl.core.unused import x\n")
+    (pkg / "pipeline" / "build.py").write_text("from privrl.core.unused import verdict_page\n")
+    (pkg / "chapter" / "plotting.py").write_text("from privrl.core.unused import y\n")
+    (pkg / "papers" / "demo" / "helpers.py").write_text("from privrl.core.validation import check\n")
+    (pkg / "core" / "validation.py").write_text("")
     _git(tmp_path, "init", "-q")
     _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
     _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
@@ -136,26 +144,26 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_experiment_sources_follow_imports_transitively(repo: Path):
-    files = [p.as_posix() for p in experiment_sources("demo", repo)]
-    assert files == ["privrl/__init__.py", "privrl/algorithms/__init__.py",
-                     "privrl/algorithms/td.py", "privrl/experiments/__init__.py",
-                     "privrl/experiments/demo.py", "privrl/experiments/helpers.py",
-                     "privrl/rng.py"]
-    with pytest.raises(ValueError, match="name: no experiment module"):
+    files = sorted(p.as_posix() for p in experiment_sources("demo", repo))
+    assert files == ["privrl/__init__.py", "privrl/chapter/__init__.py", "privrl/core/__init__.py",
+                     "privrl/core/algorithms/__init__.py", "privrl/core/algorithms/td.py",
+                     "privrl/core/rng.py", "privrl/core/validation.py",
+                     "privrl/papers/__init__.py", "privrl/papers/demo/__init__.py",
+                     "privrl/papers/demo/chapter.py", "privrl/papers/demo/helpers.py"]
+    with pytest.raises(ValueError, match="name: no chapter package"):
         experiment_sources("nope", repo)
-    # a chapter of the book's own lives at the package's top level
-    assert [p.as_posix() for p in experiment_sources("rng", repo)] == ["privrl/rng.py"]
 
 
 def test_a_record_is_stale_once_an_imported_module_changes(repo: Path):
     commit = _git(repo, "rev-parse", "--short=12", "HEAD")
     files = experiment_sources("demo", repo)
     assert changed_since(commit, files, repo)[0] is False
-    (repo / "privrl" / "unused.py").write_text("x = 1\n")  # not imported: still current
+    (repo / "privrl" / "core" / "unused.py").write_text("x = 1\n")  # only plots/pipeline use it
+    (repo / "privrl" / "papers" / "demo" / "plots.py").write_text("# a figure changed\n")
     assert changed_since(commit, files, repo)[0] is False
-    (repo / "privrl" / "rng.py").write_text("import numpy as np\n")  # imported through td.py
+    (repo / "privrl" / "core" / "rng.py").write_text("import numpy as np\n")  # through td.py
     stale, changed, reason = changed_since(commit, files, repo)
-    assert stale is True and changed == ("privrl/rng.py",) and "privrl/rng.py" in reason
+    assert stale is True and changed == ("privrl/core/rng.py",) and "privrl/core/rng.py" in reason
     assert changed_since("0" * 12, files, repo)[0] is None
 
 
@@ -193,7 +201,8 @@ def test_recorded_claims_are_keyed_and_stamped_with_the_recorded_run(repo: Path)
 
 
 def test_profile_box_links_results_and_states_provenance(monkeypatch):
-    from privrl import provenance
+    from privrl.chapter import records
+    from privrl.chapter import report as report_module
 
     report = Report("balle2016", "quick", seed=0)
     box = report.profile_box()
@@ -201,14 +210,14 @@ def test_profile_box_links_results_and_states_provenance(monkeypatch):
     assert "{download}`balle2016.results.csv <balle2016.results.csv>`" in box
     assert "{download}`balle2016.summary.json <balle2016.summary.json>`" in box
     assert "`privrl run balle2016 --profile paper`" in box
-    run = provenance.RecordedRun("balle2016", "paper", {"git_commit": "abc", "wall_time_s": 30,
+    run = records.RecordedRun("balle2016", "paper", {"git_commit": "abc", "wall_time_s": 30,
                                  "finished_at": "2026-11-22T00:00", "cpus": 2}, None, True,
-                                 ("privrl/sweep.py",), "changed since abc: privrl/sweep.py")
-    monkeypatch.setattr(provenance, "recorded_run", lambda name, profile: run)
+                                 ("privrl/chapter/sweep.py",), "changed since abc: privrl/chapter/sweep.py")
+    monkeypatch.setattr(report_module, "recorded_run", lambda name, profile: run)
     box = report.profile_box()
     assert "Recorded paper-scale run: commit `abc`, 2026-11-22, wall time 30 s" in box
-    assert "**stale**" in box and "privrl/sweep.py" in box
-    monkeypatch.setattr(provenance, "recorded_run", lambda name, profile: None)
+    assert "**stale**" in box and "privrl/chapter/sweep.py" in box
+    monkeypatch.setattr(report_module, "recorded_run", lambda name, profile: None)
     assert "Recorded paper-scale run" not in report.profile_box()
 
 

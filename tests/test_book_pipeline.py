@@ -11,10 +11,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from privrl.book import NotebookFailed, build_book, chapter_notebooks, run_notebook
-from privrl.cli import main, parse_parameters, record_run
-from privrl.reporting import recorded_summary
-from privrl.site_check import BookDebris
+from privrl.chapter.records import recorded_summary
+from privrl.pipeline.build import NotebookFailed, build_book, chapter_notebooks, run_notebook
+from privrl.pipeline.cli import main, parse_parameters, record_run
+from privrl.pipeline.site_check import BookDebris
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,9 +36,9 @@ GOOD = """
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
-import privrl.plotting  # the house style: SVG figures
-from privrl.reporting import Report
-from privrl.verdicts import decide_difference
+import privrl.chapter.plotting  # the house style: SVG figures
+from privrl.chapter.report import Report
+from privrl.chapter.verdicts import decide_difference
 report = Report("demo", profile, seed=seed, config={"scale": scale})
 display(Markdown(report.profile_box()))
 answer = 42 * scale
@@ -62,9 +62,9 @@ plt.show()
 # and report.check raises.
 NOISE_CHECK = """
 import numpy as np
-from privrl.accounting import gaussian as accounting
-from privrl.mechanisms import gaussian as mechanism
-from privrl.reporting import Report
+from privrl.core.accounting import gaussian as accounting
+from privrl.core.mechanisms import gaussian as mechanism
+from privrl.chapter.report import Report
 report = Report("demo", profile, seed=seed)
 sigma = accounting.analytic_gaussian_sigma(1.0, 1e-5, 1.0)
 if halve:
@@ -181,7 +181,7 @@ def test_unknown_parameter_is_rejected_before_running(tiny_book: Path, tmp_path:
 def test_parameter_names_read_by_the_caller_are_not_read_again(tiny_book: Path, tmp_path: Path,
                                                              monkeypatch):
     """``build_book`` reads each chapter's parameters once and passes them to ``run_notebook``."""
-    import privrl.book as book
+    import privrl.pipeline.build as book
 
     def no_second_read(source):
         raise AssertionError("parameters inspected twice")

@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from privrl.site_check import TEXT_MARKERS
+from privrl.pipeline.site_check import TEXT_MARKERS
 
 pytestmark = pytest.mark.slow
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from privrl.accounting.calibration import calibrate_decreasing
-from privrl.accounting.composition import optimal_composition_delta, optimal_composition_epsilon
-from privrl.accounting.gaussian import analytic_gaussian_sigma, gaussian_delta
-from privrl.accounting.subsampled import calibrate_noise_multiplier, gpope_epsilon
+from privrl.core.accounting.calibration import calibrate_decreasing
+from privrl.core.accounting.composition import (
+    optimal_composition_delta,
+    optimal_composition_epsilon,
+)
+from privrl.core.accounting.gaussian import analytic_gaussian_sigma, gaussian_delta
+from privrl.core.accounting.subsampled import calibrate_noise_multiplier, gpope_epsilon
 
 
 def test_calibrate_decreasing_keeps_the_safe_end():

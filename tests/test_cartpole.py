@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from privrl.envs.cartpole import BatchedCartPole, sample_gravities
+from privrl.core.envs.cartpole import BatchedCartPole, sample_gravities
 
 
 def test_batched_equals_gymnasium_step_by_step():

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import privrl.envs  # noqa: F401  (registers privrl/Chain-v0)
-from privrl.envs.chain import ChainEnv, chain_mdp, sample_trajectories
-from privrl.envs.tabular import TabularMDP, aggregated_features, tabular_features
+import privrl.core.envs  # noqa: F401  (registers privrl/Chain-v0)
+from privrl.core.envs.chain import ChainEnv, chain_mdp, sample_trajectories
+from privrl.core.envs.tabular import TabularMDP, aggregated_features, tabular_features
 
 
 def test_check_env_and_registration():

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from privrl.accounting.composition import (
+from privrl.core.accounting.composition import (
     advanced_composition,
     basic_composition,
     kairouz_composition,

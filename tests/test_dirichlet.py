@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from scipy import stats
 from scipy.special import gammaln
 
-from privrl.accounting import dirichlet as acc
-from privrl.mechanisms.dirichlet import (
+from privrl.core.accounting import dirichlet as acc
+from privrl.core.mechanisms.dirichlet import (
     check_policy,
     dirichlet_log_density,
     dirichlet_mechanism,
@@ -225,8 +225,8 @@ def test_accounting_does_not_import_mechanisms():
     import subprocess
     import sys
 
-    code = ("import sys, privrl.accounting.dirichlet; "
-            "print(any(m.startswith('privrl.mechanisms') for m in sys.modules))")
+    code = ("import sys, privrl.core.accounting.dirichlet; "
+            "print(any(m.startswith('privrl.core.mechanisms') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from privrl.accounting import functional_noise as fn
-from privrl.accounting.composition import kairouz_composition
-from privrl.accounting.gaussian import gaussian_delta
+from privrl.core.accounting import functional_noise as fn
+from privrl.core.accounting.composition import kairouz_composition
+from privrl.core.accounting.gaussian import gaussian_delta
 
 
 def test_theorem5_sigma_hand_computed():
@@ -128,7 +128,7 @@ def test_steps_from_the_first_batch_cost_more_than_the_warmup_claims():
 
 
 def test_reward_function_dpsgd_has_no_amplification():
-    from privrl.accounting.gaussian import gaussian_epsilon
+    from privrl.core.accounting.gaussian import gaussian_epsilon
 
     z = fn.dpsgd_reward_function_noise_multiplier(0.45, 1e-4, 128, 1001)
     # composed: one Gaussian of sensitivity 2 c B sqrt(U) and noise z c

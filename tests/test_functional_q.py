@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from privrl.algorithms.functional_q import (
+from privrl.core.algorithms.functional_q import (
     DPSGDConfig,
     FunctionalNoiseConfig,
     InputPerturbation,
@@ -21,7 +21,7 @@ from privrl.algorithms.functional_q import (
     q_network,
     train_dqn,
 )
-from privrl.envs.line import HORIZON
+from privrl.core.envs.line import HORIZON
 
 
 def test_per_sample_gradients_match_autograd():

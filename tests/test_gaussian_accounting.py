@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from privrl.accounting.events import NeighboringRelation, pld_epsilon, rdp_epsilon
-from privrl.accounting.gaussian import (
+from privrl.core.accounting.events import NeighboringRelation, pld_epsilon, rdp_epsilon
+from privrl.core.accounting.gaussian import (
     analytic_gaussian_sigma,
     classic_gaussian_sigma,
     gaussian_delta,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from privrl.mechanisms.gaussian_process import (
+from privrl.core.mechanisms.gaussian_process import (
     FunctionalNoise,
     OUSamplePath,
     bridge_moments,
@@ -170,7 +170,7 @@ def test_out_of_domain_states_raise(states):
 def test_sorted_levels_stay_logarithmic_and_answer_like_one_sorted_array():
     """Inserting 10,000 points in batches of 128 keeps O(log N) levels; lookups and neighbours
     agree with one sorted array (the O(N^2) structure the levels replace)."""
-    from privrl.mechanisms.gaussian_process import _SortedLevels
+    from privrl.core.mechanisms.gaussian_process import _SortedLevels
 
     rng = np.random.default_rng(0)
     store = _SortedLevels()

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 import torch
 
-from privrl.experiments import gohari2021 as exp
-from privrl.experiments import gohari2021_teacher as teach
+from privrl.papers.gohari2021 import chapter as exp
+from privrl.papers.gohari2021 import teacher as teach
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +172,7 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     assert set(runs["panel"]) == {"a", "b", "c", "d"}
     bands = exp.band95(runs.assign(seed=0), 1)
     assert {"center", "lower", "upper"} <= set(bands.columns)
-    from privrl.reporting import Report
+    from privrl.chapter.report import Report
 
     report = Report("gohari2021", "quick")
     out = exp.recorded_analysis(report, *loaded)
@@ -201,7 +201,7 @@ def test_airraid_teacher_is_the_paper_network():
 def test_paper_profile_gives_the_papers_guarantee_with_the_committed_teacher():
     """(tau, b) of the paper profile and the teacher's certified L give Theorem 1's (4.46, 0.05)
     at k0 = 5 (fails if the teacher is retrained without recalibrating b)."""
-    from privrl.accounting.dirichlet import theorem1_delta_mc, theorem1_epsilon
+    from privrl.core.accounting.dirichlet import theorem1_delta_mc, theorem1_epsilon
 
     cfg = exp.GohariProfile.paper()
     teacher, _ = exp.load_teacher("airraid")
@@ -241,7 +241,7 @@ def test_smoothed_returns_weight_episodes_and_skip_empty_rollouts():
 
 
 def test_best_checkpoint_keeps_the_policy_of_the_best_window():
-    from privrl.algorithms.ppo import ActorCritic
+    from privrl.core.algorithms.ppo import ActorCritic
 
     agent = ActorCritic(3, 2, (4,))
     best = teach.BestCheckpoint(window=2)
@@ -259,7 +259,7 @@ def test_best_checkpoint_keeps_the_policy_of_the_best_window():
 def test_ppo_calls_back_once_per_epoch():
     import gymnasium as gym
 
-    from privrl.algorithms.ppo import PPOConfig, train_ppo
+    from privrl.core.algorithms.ppo import PPOConfig, train_ppo
 
     seen = []
     cfg = PPOConfig(hidden_sizes=(8,), steps_per_epoch=40, n_envs=2, train_pi_iters=2, train_v_iters=2)

@@ -1,4 +1,4 @@
-"""GTD2 / GPOPE / LSTD (privrl.algorithms.gtd, privrl.algorithms.lstd) on the chain."""
+"""GTD2 / GPOPE / LSTD (privrl.core.algorithms.gtd, privrl.core.algorithms.lstd) on the chain."""
 
 from __future__ import annotations
 
@@ -7,21 +7,26 @@ import math
 import numpy as np
 import pytest
 
-from privrl.algorithms.gtd import (
+from privrl.core.algorithms.gtd import (
     SaddlePointStats,
     gpope,
     gtd2_reference,
     mspbe,
     saddle_point_solution,
 )
-from privrl.algorithms.lstd import (
+from privrl.core.algorithms.lstd import (
     FeatureTransitions,
     lstd,
     model_saddle_point,
     transition_sums,
     wis_lstd,
 )
-from privrl.envs.chain import aggregated_features, chain_mdp, sample_trajectories, tabular_features
+from privrl.core.envs.chain import (
+    aggregated_features,
+    chain_mdp,
+    sample_trajectories,
+    tabular_features,
+)
 
 GAMMA = 0.99
 

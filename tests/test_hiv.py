@@ -1,4 +1,4 @@
-"""HIV treatment simulator (privrl.envs.hiv): equilibria, integration, gymnasium API."""
+"""HIV treatment simulator (privrl.core.envs.hiv): equilibria, integration, gymnasium API."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from scipy.optimize import root
 
-import privrl.envs  # noqa: F401  (registers the ids)
-from privrl.envs.hiv import (
+import privrl.core.envs  # noqa: F401  (registers the ids)
+from privrl.core.envs.hiv import (
     HEALTHY_STATE,
     INITIAL_STATE,
     HIVTreatmentEnv,

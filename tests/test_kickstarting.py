@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from privrl.accounting.dirichlet import lemma1_printed_radius, lemma1_union_radius
-from privrl.algorithms.kickstarting import Kickstarter, kickstart_penalty
-from privrl.algorithms.ppo import ActorCritic, PPOConfig, train_ppo
-from privrl.envs.atari import make_env
+from privrl.core.accounting.dirichlet import lemma1_printed_radius, lemma1_union_radius
+from privrl.core.algorithms.kickstarting import Kickstarter, kickstart_penalty
+from privrl.core.algorithms.ppo import ActorCritic, PPOConfig, train_ppo
+from privrl.core.envs.atari import make_env
 
 
 def test_penalty_zero_inside_ball():
@@ -87,7 +87,7 @@ def test_bad_inputs_raise(kw):
 
 
 def test_figure2_run_function_through_sweep():
-    from privrl.experiments import gohari2021 as exp
+    from privrl.papers.gohari2021 import chapter as exp
 
     profile = exp.GohariProfile.quick(epochs=2, steps_per_epoch=200, n_envs=2, train_pi_iters=3,
                                       train_v_iters=3, n_trials=1)  # fmt: skip

@@ -17,7 +17,7 @@ def test_import_contracts_hold():
 
 
 def test_importing_the_accountants_does_not_load_torch():
-    code = ("import sys, privrl.accounting, privrl.accounting.dirichlet, privrl.accounting.subsampled, "
-            "privrl.accounting.functional_noise, privrl.accounting.local; "
+    code = ("import sys, privrl.core.accounting, privrl.core.accounting.dirichlet, privrl.core.accounting.subsampled, "
+            "privrl.core.accounting.functional_noise, privrl.core.accounting.local; "
             "assert 'torch' not in sys.modules, 'torch was imported'")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import privrl.envs  # noqa: F401  (registers the ids)
-from privrl.envs.line import BatchedLineEnv, ContinuousLineEnv, line_step
+import privrl.core.envs  # noqa: F401  (registers the ids)
+from privrl.core.envs.line import BatchedLineEnv, ContinuousLineEnv, line_step
 
 
 def test_check_env_passes():

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privrl.accounting.local import per_round_epsilon, sequential_epsilon
-from privrl.mechanisms import local as loc
+from privrl.core.accounting.local import per_round_epsilon, sequential_epsilon
+from privrl.core.mechanisms import local as loc
 
 EPSILONS = [0.1, 1.0, 2.0, 5.0, 10.0]
 

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privrl.accounting.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma
-from privrl.mechanisms import gaussian_mechanism, laplace_mechanism
+from privrl.core.accounting.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma
+from privrl.core.mechanisms import gaussian_mechanism, laplace_mechanism
 
 
 @pytest.mark.parametrize("calibration", ["analytic", "classic"])

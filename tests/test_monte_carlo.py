@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-import privrl.algorithms.monte_carlo as mc
-from privrl.algorithms.monte_carlo import (
+import privrl.core.algorithms.monte_carlo as mc
+from privrl.core.algorithms.monte_carlo import (
     dp_lsl,
     dp_lsl_sigma,
     dp_lsw,
@@ -21,8 +21,13 @@ from privrl.algorithms.monte_carlo import (
     lsw_loss,
     weighted_rmse,
 )
-from privrl.envs.chain import aggregated_features, chain_mdp, sample_trajectories, tabular_features
-from privrl.trajectories import Trajectories
+from privrl.core.envs.chain import (
+    aggregated_features,
+    chain_mdp,
+    sample_trajectories,
+    tabular_features,
+)
+from privrl.core.trajectories import Trajectories
 
 GAMMA = 0.99
 N = 40
@@ -264,7 +269,7 @@ def test_input_validation(data):
 
 
 def test_experiment_run_batch_deterministic_and_tidy():
-    from privrl.experiments import balle2016 as exp
+    from privrl.papers.balle2016 import chapter as exp
 
     cfg = exp.BalleProfile.quick(seed=1, n_trials=2, batch_sizes=[20, 40], reg_batch_sizes=[20])
     a = exp.run_figure1(cfg, executor="serial")
@@ -278,7 +283,7 @@ def test_experiment_run_batch_deterministic_and_tidy():
 def test_local_sensitivity_bounds_on_arbitrary_datasets():
     # Privacy must hold for every neighbouring pair, not only chain-generated ones: random small
     # problems (arbitrary visits, returns in [0, 1], features, lambda) never exceed either bound.
-    from privrl.experiments.balle2016 import arbitrary_dataset_check
+    from privrl.papers.balle2016.chapter import arbitrary_dataset_check
 
     res = arbitrary_dataset_check(3000, 0)
     assert res["ratio_lsw"].max() <= 1 + 1e-9

@@ -1,4 +1,4 @@
-"""Mountain Car (privrl.envs.mountain_car): batched dynamics vs gymnasium, Fourier basis."""
+"""Mountain Car (privrl.core.envs.mountain_car): batched dynamics vs gymnasium, Fourier basis."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import gymnasium
 import numpy as np
 import pytest
 
-from privrl.envs.mountain_car import batched_step, collect, fourier_features
+from privrl.core.envs.mountain_car import batched_step, collect, fourier_features
 
 
 def test_batched_step_matches_gymnasium():

@@ -5,7 +5,7 @@ claims and the ledger behave.
 The reference below is written from the paper alone (Algorithms 1-2, eqs. 15-22): one agent at
 a time, gymnasium's own ``CartPoleEnv`` with the agent's gravity, torch autograd for the loss,
 its own L1 clip and Laplace noise. It draws its random numbers from the same generator in the
-same order as :func:`privrl.algorithms.a3c.train_pgc_a3c` (initial parameters, gravities, then
+same order as :func:`privrl.core.algorithms.a3c.train_pgc_a3c` (initial parameters, gravities, then
 per wave the initial states, exploration coins, random actions, sampling uniforms and noise), so
 on fixed seeds every report must agree: an implementation error in the batched code cannot
 masquerade as a property of the paper.
@@ -23,11 +23,11 @@ import pandas as pd
 import pytest
 import torch
 
-from privrl.algorithms import a3c
-from privrl.experiments import ono2020 as exp
-from privrl.mechanisms import local as loc
-from privrl.reporting import Report
-from privrl.verdicts import CheckFailed
+from privrl.chapter.report import Report
+from privrl.chapter.verdicts import CheckFailed
+from privrl.core.algorithms import a3c
+from privrl.core.mechanisms import local as loc
+from privrl.papers.ono2020 import chapter as exp
 
 GRAVITIES = np.array([9.7, 9.8, 9.9])
 

@@ -10,7 +10,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from privrl.plotting import band_plot, new_figure, plot_bands, summarise  # noqa: E402
+from privrl.chapter.plotting import band_plot, new_figure, plot_bands, summarise  # noqa: E402
 
 
 def _runs() -> pd.DataFrame:
@@ -50,7 +50,7 @@ def test_plot_bands_names_a_missing_column():
 def test_house_style_is_applied_on_import():
     import matplotlib as mpl
 
-    from privrl.plotting import HOUSE_STYLE
+    from privrl.chapter.plotting import HOUSE_STYLE
 
     for key in ("font.size", "xtick.labelsize", "legend.fontsize", "svg.fonttype"):
         assert mpl.rcParams[key] == HOUSE_STYLE[key]
@@ -59,7 +59,7 @@ def test_house_style_is_applied_on_import():
 def test_fonts_at_display_size_are_at_least_8pt():
     from matplotlib.text import Text
 
-    from privrl.plotting import display_scale, enforce_min_font
+    from privrl.chapter.plotting import display_scale, enforce_min_font
 
     fig, axes = new_figure(1, 4, width=4.2)  # 16.8 in: shown at 700 px, scaled by 0.43
     for ax in axes[0]:
@@ -77,7 +77,7 @@ def test_fonts_at_display_size_are_at_least_8pt():
 
 
 def test_a_figure_shown_at_natural_size_keeps_its_fonts():
-    from privrl.plotting import display_scale, enforce_min_font
+    from privrl.chapter.plotting import display_scale, enforce_min_font
 
     fig, axes = new_figure(1, 1, width=6.4)
     axes[0, 0].set_title("t", fontsize=9)
@@ -87,7 +87,7 @@ def test_a_figure_shown_at_natural_size_keeps_its_fonts():
 
 
 def test_axis_labels_in_words_with_units():
-    from privrl.plotting import axis_label, label_axes
+    from privrl.chapter.plotting import axis_label, label_axes
 
     assert axis_label("Wall time", "s") == "Wall time (s)"
     assert axis_label("Return") == "Return"

@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from privrl.algorithms.ppo import PPOConfig, discounted_cumsum, train_ppo
+from privrl.core.algorithms.ppo import PPOConfig, discounted_cumsum, train_ppo
 
 
 def cartpole():
@@ -112,7 +112,7 @@ def _spinning_up_finish_path(rews, vals, last_val, gamma, lam):
 
 
 def test_rewards_to_go_targets_match_spinning_up():
-    from privrl.algorithms.ppo import advantages_and_targets
+    from privrl.core.algorithms.ppo import advantages_and_targets
 
     gamma, lam = 0.9, 0.8
     rews = np.array([1.0, 2.0, 0.5, 1.0, 3.0], dtype=np.float32)[:, None]

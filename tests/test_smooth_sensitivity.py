@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from privrl.accounting.gaussian import gaussian_delta
-from privrl.accounting.smooth_sensitivity import (
+from privrl.core.accounting.gaussian import gaussian_delta
+from privrl.core.accounting.smooth_sensitivity import (
     gaussian_hockey_stick_mc,
     lemma1_conditions,
     lsl_smooth_bound,
@@ -18,7 +18,7 @@ from privrl.accounting.smooth_sensitivity import (
     lsw_smooth_bound_bruteforce,
     smooth_gaussian_constants,
 )
-from privrl.mechanisms.smooth_sensitivity import smooth_gaussian_release
+from privrl.core.mechanisms.smooth_sensitivity import smooth_gaussian_release
 
 
 def test_constants():

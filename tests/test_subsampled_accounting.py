@@ -1,4 +1,4 @@
-"""GPOPE accounting (privrl.accounting.subsampled) against independent computations."""
+"""GPOPE accounting (privrl.core.accounting.subsampled) against independent computations."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from privrl.accounting.gaussian import gaussian_epsilon
-from privrl.accounting.subsampled import (
+from privrl.core.accounting.gaussian import gaussian_epsilon
+from privrl.core.accounting.subsampled import (
     COARSE_RDP_ORDERS,
     calibrate_noise_multiplier,
     dp_accounting_epsilon,

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from sweep_funcs import noisy_mean, slow_logged
 
-from privrl.sweep import run_sweep, seed_for
+from privrl.chapter.sweep import run_sweep, seed_for
 
 TESTS = Path(__file__).resolve().parent
 CONFIGS = [{"mu": 0.0, "n": 50}, {"mu": 1.0, "n": 80}]
@@ -73,7 +73,7 @@ def test_killed_sweep_resumes_without_losing_or_repeating(tmp_path):
     script = (
         f"import sys; sys.path.insert(0, {str(TESTS)!r})\n"
         "from sweep_funcs import slow_logged\n"
-        "from privrl.sweep import run_sweep\n"
+        "from privrl.chapter.sweep import run_sweep\n"
         f"run_sweep(slow_logged, {cfg!r}, n_seeds=8, cache_dir={str(cache)!r}, executor='serial', progress=False)\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", script])
@@ -110,7 +110,7 @@ def test_bad_inputs():
 STALE_MODULE = '''
 import pandas as pd
 
-from privrl.validation import check_int
+from privrl.core.validation import check_int
 
 
 def run(config, seed):
@@ -121,7 +121,7 @@ STALE_DRIVER = '''
 import sys
 sys.path.insert(0, sys.argv[1])
 import stalemod
-from privrl.sweep import run_sweep
+from privrl.chapter.sweep import run_sweep
 df = run_sweep(stalemod.run, {{"a": 1}}, n_seeds=1, cache_dir=sys.argv[2], executor="serial",
                progress=False)
 print(df["value"].iloc[0])
@@ -148,10 +148,12 @@ def test_editing_the_run_function_recomputes_instead_of_returning_a_stale_cache(
 
 
 def test_code_hash_follows_privrl_imports_transitively():
-    from privrl.sweep import source_files
+    from privrl.chapter.sweep import source_files
 
-    files = {p.relative_to(Path(p).parents[1]).as_posix() if p.parent.name != "privrl" else p.name
-             for p in source_files("privrl.experiments.balle2016")}
-    assert "experiments/balle2016.py" in files
-    assert "algorithms/monte_carlo.py" in files  # imported by the experiment
-    assert "validation.py" in files  # imported by what it imports
+    files = {p.as_posix().split("privrl/", 1)[-1]
+             for p in source_files("privrl.papers.balle2016.chapter")}
+    assert "papers/balle2016/chapter.py" in files
+    assert "core/algorithms/monte_carlo.py" in files  # imported by the experiment
+    assert "core/validation.py" in files  # imported by what it imports
+    assert "chapter/plotting.py" not in files  # computes no number: an edit keeps the cache
+    assert not any(f.startswith("pipeline/") for f in files)

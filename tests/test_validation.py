@@ -3,8 +3,8 @@ import math
 import numpy as np
 import pytest
 
-from privrl import validation as v
-from privrl.rng import as_generator
+from privrl.core import validation as v
+from privrl.core.rng import as_generator
 
 
 @pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf, "x", None])

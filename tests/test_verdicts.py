@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privrl.experiments.profiles import Profile
-from privrl.ledger import LedgerEntry
-from privrl.reporting import Report
-from privrl.verdicts import (
+from privrl.chapter.ledger import LedgerEntry
+from privrl.chapter.profile import Profile
+from privrl.chapter.report import Report
+from privrl.chapter.verdicts import (
     CheckFailed,
     clopper_pearson,
     decide_difference,

@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privrl.algorithms.functional_q import DPSGDConfig, FunctionalNoiseConfig
-from privrl.experiments import wang2019 as exp
-from privrl.experiments.wang2019_runs import privacy_config, run_learning_curve
-from privrl.sweep import seed_for
+from privrl.chapter.sweep import seed_for
+from privrl.core.algorithms.functional_q import DPSGDConfig, FunctionalNoiseConfig
+from privrl.papers.wang2019 import chapter as exp
+from privrl.papers.wang2019.runs import privacy_config, run_learning_curve
 
 SMALL = {"episodes": 12, "dpsgd_warmup": 500, "epsilons": (0.9,)}
 

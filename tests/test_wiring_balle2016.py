@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from privrl.algorithms import monte_carlo as mc
-from privrl.envs.chain import chain_mdp, sample_trajectories
-from privrl.experiments import balle2016
+from privrl.core.algorithms import monte_carlo as mc
+from privrl.core.envs.chain import chain_mdp, sample_trajectories
+from privrl.papers.balle2016 import chapter as balle2016
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from privrl.algorithms import kickstarting
-from privrl.algorithms.ppo import ActorCritic
+from privrl.core.algorithms import kickstarting
+from privrl.core.algorithms.ppo import ActorCritic
 
 
 def test_teacher_queries_are_eta_restricted(monkeypatch):

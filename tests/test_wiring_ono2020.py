@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from privrl.algorithms import a3c
+from privrl.core.algorithms import a3c
 
 
 def _spy(monkeypatch, name):

@@ -16,11 +16,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privrl.accounting import functional_noise as fn
-from privrl.accounting.composition import kairouz_composition
-from privrl.accounting.events import rdp_epsilon
-from privrl.algorithms import functional_q as fq
-from privrl.experiments import wang2019, wang2019_runs
+from privrl.core.accounting import functional_noise as fn
+from privrl.core.accounting.composition import kairouz_composition
+from privrl.core.accounting.events import rdp_epsilon
+from privrl.core.algorithms import functional_q as fq
+from privrl.papers.wang2019 import chapter as wang2019
+from privrl.papers.wang2019 import runs as wang2019_runs
 
 SMALL = dict(episodes=1, batch_size=8)
 
@@ -204,7 +205,7 @@ def test_input_perturbation_sigma_protects_all_T_rewards():
     """All T rewards may change by 1: l2 sensitivity sqrt(T); the exact epsilon of the Gaussian
     mechanism at that sensitivity is the target (and not below half of it, as it would be for a
     sensitivity taken as 1)."""
-    from privrl.accounting.gaussian import gaussian_delta, gaussian_epsilon
+    from privrl.core.accounting.gaussian import gaussian_delta, gaussian_epsilon
 
     eps, delta, T = 0.9, 1e-4, 1500
     sigma = fn.input_perturbation_sigma(eps, delta, T)

@@ -12,9 +12,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from privrl.accounting.subsampled import gpope_epsilon
-from privrl.algorithms import gtd
-from privrl.experiments import xie2019, xie2019_chain, xie2019_domains
+from privrl.core.accounting.subsampled import gpope_epsilon
+from privrl.core.algorithms import gtd
+from privrl.papers.xie2019 import chain as xie2019_chain
+from privrl.papers.xie2019 import chapter as xie2019
+from privrl.papers.xie2019 import domains as xie2019_domains
 
 
 class _Stop(Exception):

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privrl.accounting.subsampled import dp_accounting_epsilon, gpope_epsilon
-from privrl.experiments import xie2019 as exp
-from privrl.experiments import xie2019_domains as domains
-from privrl.reporting import Report
-from privrl.verdicts import CheckFailed
+from privrl.chapter.report import Report
+from privrl.chapter.verdicts import CheckFailed
+from privrl.core.accounting.subsampled import dp_accounting_epsilon, gpope_epsilon
+from privrl.papers.xie2019 import chapter as exp
+from privrl.papers.xie2019 import domains
 
 GRID = Path(__file__).resolve().parents[1] / "privrl" / "data" / "xie2019" / "gtd2_grid.csv"
 

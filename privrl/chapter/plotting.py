@@ -1,0 +1,220 @@
+"""Figure helpers shared by the chapters, and the book's house style for figures.
+
+Importing this module applies the house style (:data:`HOUSE_STYLE`, :func:`apply_house_style`):
+fonts that stay at least :data:`MIN_DISPLAY_PT` points when the book shows a figure
+:data:`DISPLAY_WIDTH_PX` pixels wide, readable tick spacing (the automatic locator thins ticks to
+the font size; light grid), constrained layout, and, inside a Jupyter kernel, SVG output whose
+text is enlarged where a wide figure would be scaled below that floor (:func:`enforce_min_font`).
+Helpers: :func:`axis_label` / :func:`label_axes` (axes in words with units), :func:`new_figure`,
+and :func:`band_plot` / :func:`plot_bands` (a centre line over seeds with an uncertainty band).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+from privrl.core.validation import check_choice
+
+Err = Literal["se", "std", "quantile"]
+
+#: Width, in CSS pixels, at which the book shows a chapter figure (the text column).
+DISPLAY_WIDTH_PX = 700
+#: Smallest size, in points at display size, of any text in a figure.
+MIN_DISPLAY_PT = 8.0
+#: CSS pixels per inch: an SVG ``w`` inches wide is shown ``96 w`` pixels wide, or scaled down.
+CSS_PX_PER_INCH = 96
+
+#: Matplotlib settings of the house style. At the default size (6.4 in, shown 614 px wide) every
+#: font is at least 9 pt; tick labels are 9 pt, so the automatic locator keeps them apart.
+HOUSE_STYLE: dict[str, Any] = {
+    "figure.figsize": (6.4, 4.0),
+    "figure.dpi": 100,
+    "savefig.dpi": 200,  # a PNG, where one is saved, at twice the screen resolution
+    "figure.constrained_layout.use": True,
+    "font.size": 10.0,
+    "axes.titlesize": 11.0,
+    "axes.labelsize": 10.0,
+    "xtick.labelsize": 9.0,
+    "ytick.labelsize": 9.0,
+    "legend.fontsize": 9.0,
+    "legend.title_fontsize": 9.0,
+    "figure.titlesize": 12.0,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "lines.linewidth": 1.6,
+    "axes.formatter.use_mathtext": True,
+    "svg.fonttype": "path",  # glyphs as paths: the SVG needs no font on the reader's machine
+    "svg.hashsalt": "privrl",  # deterministic element ids: the same figure gives the same file
+}
+
+
+def display_scale(fig: Figure, display_width_px: float = DISPLAY_WIDTH_PX) -> float:
+    """Factor by which the book scales ``fig``: ``min(1, display_width_px / (96 * width))``."""
+    width_px = fig.get_figwidth() * CSS_PX_PER_INCH
+    return min(1.0, display_width_px / width_px)
+
+
+def enforce_min_font(fig: Figure, min_pt: float = MIN_DISPLAY_PT,
+                     display_width_px: float = DISPLAY_WIDTH_PX) -> Figure:
+    """Enlarge every text of ``fig`` (titles, labels, tick labels, legends, annotations) that the
+    book would show below ``min_pt`` points, i.e. whose size times :func:`display_scale` is
+    below ``min_pt``. Returns ``fig``; the layout engine makes room at the next draw."""
+    if min_pt <= 0:
+        raise ValueError(f"min_pt must be positive, got {min_pt}")
+    floor = min_pt / display_scale(fig, display_width_px)
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            labels = axis.get_ticklabels(which="both")
+            if labels and min(t.get_fontsize() for t in labels) < floor:
+                ax.tick_params(axis="x" if axis is ax.xaxis else "y", which="both", labelsize=floor)
+    for text in fig.findobj(Text):
+        if text.get_text() and text.get_fontsize() < floor:
+            text.set_fontsize(floor)
+    return fig
+
+
+def _svg_with_min_font(fig: Figure) -> str | None:
+    from IPython.core.pylabtools import print_figure
+
+    return print_figure(enforce_min_font(fig), fmt="svg")
+
+
+def apply_house_style() -> bool:
+    """Set :data:`HOUSE_STYLE`; inside a Jupyter kernel also make figures inline SVG with the
+    font floor of :func:`enforce_min_font`. Returns whether the kernel's formatter was set."""
+    mpl.rcParams.update(HOUSE_STYLE)
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipykernel
+        return False
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return False
+    from matplotlib_inline.backend_inline import InlineBackend, set_matplotlib_formats
+
+    set_matplotlib_formats("svg")
+    InlineBackend.instance().figure_formats = {"svg"}
+    shell.display_formatter.formatters["image/svg+xml"].for_type(Figure, _svg_with_min_font)
+    return True
+
+
+def axis_label(quantity: str, unit: str | None = None) -> str:
+    """An axis label in words with its unit: ``axis_label("Wall time", "s")`` is
+    ``"Wall time (s)"``; no unit for a dimensionless quantity."""
+    if not quantity.strip():
+        raise ValueError("quantity must name what the axis shows, in words")
+    return f"{quantity} ({unit})" if unit else quantity
+
+
+def label_axes(ax: plt.Axes, x: str, y: str, *, x_unit: str | None = None,
+               y_unit: str | None = None, title: str | None = None) -> plt.Axes:
+    """Label both axes in words with units (:func:`axis_label`), and optionally the title."""
+    ax.set_xlabel(axis_label(x, x_unit))
+    ax.set_ylabel(axis_label(y, y_unit))
+    if title is not None:
+        ax.set_title(title)
+    return ax
+
+
+def new_figure(nrows: int = 1, ncols: int = 1, width: float = 4.2, height: float = 3.2, **kw):
+    """A figure with ``nrows x ncols`` axes of a consistent size (returns ``fig, axes``)."""
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False, **kw
+    )
+    return fig, axes
+
+
+def summarise(
+    df: pd.DataFrame,
+    x: str,
+    y: str,
+    by: list[str] | None = None,
+    err: Err = "se",
+    center: Literal["mean", "median"] = "mean",
+    quantiles: tuple[float, float] = (0.15, 0.85),
+) -> pd.DataFrame:
+    """Per (by..., x): centre, lower and upper band of ``y`` over the remaining rows (seeds)."""
+    check_choice(err, "err", ("se", "std", "quantile"))
+    check_choice(center, "center", ("mean", "median"))
+    for col in [x, y, *(by or [])]:
+        if col not in df.columns:
+            raise ValueError(f"column {col!r} not in the data frame (columns: {list(df.columns)})")
+    groups = df.groupby([*(by or []), x], sort=True)[y]
+    out = groups.agg(["mean", "median", "std", "count"]).reset_index()
+    c = out[center]
+    if err == "quantile":
+        out["lower"] = groups.quantile(quantiles[0]).to_numpy()
+        out["upper"] = groups.quantile(quantiles[1]).to_numpy()
+    else:
+        half = out["std"].fillna(0.0)
+        if err == "se":
+            half = half / np.sqrt(out["count"])
+        out["lower"], out["upper"] = c - half, c + half
+    out["center"] = c
+    return out
+
+
+def band_plot(
+    ax: plt.Axes,
+    df: pd.DataFrame,
+    x: str,
+    y: str,
+    hue: str | None = None,
+    err: Err = "se",
+    center: Literal["mean", "median"] = "mean",
+    quantiles: tuple[float, float] = (0.15, 0.85),
+    label_fmt: str | None = None,
+    *,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    **line_kw,
+) -> plt.Axes:
+    """Plot the centre of ``y`` against ``x`` (one line per ``hue`` value) with a shaded band.
+
+    ``err``: standard error ("se"), standard deviation ("std") or the ``quantiles`` band.
+    ``label_fmt`` formats the hue value, e.g. ``"sigma = {}"``. ``xlabel``/``ylabel`` label the
+    axes in words with units (default: the column names).
+    """
+    stats = summarise(df, x, y, [hue] if hue else None, err, center, quantiles)
+    plot_bands(ax, stats, x, hue, label_fmt, xlabel=xlabel, **line_kw)
+    ax.set_ylabel(ylabel or y)
+    return ax
+
+
+def plot_bands(
+    ax: plt.Axes,
+    stats: pd.DataFrame,
+    x: str,
+    hue: str | None = None,
+    label_fmt: str | None = None,
+    *,
+    xlabel: str | None = None,
+    **line_kw,
+) -> plt.Axes:
+    """Draw already summarised curves (columns ``x``, ``center``, ``lower``, ``upper``, as
+    :func:`summarise` returns or as stored in a recorded run): one line per ``hue`` value.
+    ``xlabel`` labels the x axis in words (default: the column name)."""
+    for col in [x, "center", "lower", "upper", *([hue] if hue else [])]:
+        if col not in stats.columns:
+            raise ValueError(
+                f"column {col!r} not in the summarised data (columns: {list(stats.columns)})"
+            )
+    groups = stats.groupby(hue, sort=False) if hue else [(None, stats)]
+    for value, g in groups:
+        label = (label_fmt or "{}").format(value) if hue else line_kw.pop("label", None)
+        (line,) = ax.plot(g[x], g["center"], label=label, **line_kw)
+        ax.fill_between(g[x], g["lower"], g["upper"], color=line.get_color(), alpha=0.2, lw=0)
+    ax.set_xlabel(xlabel or x)
+    return ax
+
+
+apply_house_style()

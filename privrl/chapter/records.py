@@ -1,0 +1,338 @@
+"""Where things live: the repository root, git, recorded results, and the code a run depends on.
+
+The one module of the library that knows the repository's layout and asks git. Everything else
+(the report stamping claims with a commit, the sweep hashing the code of a run, the recorders
+writing a paper-scale run, the book pipeline judging whether a record is stale) goes through it.
+
+* **Layout.** ``privrl run NAME --profile paper --record`` stores a run record in
+  ``book/measurements/NAME-paper.json`` (:func:`record_path`) and the run's summary beside its
+  results in ``book/measurements/results/`` (:data:`RESULTS`, :func:`recorded_summary_path`);
+  paper-scale recorders write their tidy CSVs into the same folder (:func:`results_dir`).
+* **Code closures.** :func:`module_closure` follows ``privrl`` imports transitively (read from the
+  import statements, no import executed). A module that computes no number of a run
+  (:func:`computes_numbers` is false: the book pipeline, plotting, this module) is not followed, so
+  editing it neither invalidates a sweep's cache nor makes a recorded run stale.
+* **Staleness.** A recorded run is *stale* when a file of its chapter's closure
+  (:func:`experiment_sources`) differs between the recorded commit and the source tree
+  (:func:`changed_since`, :func:`recorded_run`).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from privrl.chapter.verdicts import Claim
+
+#: The source tree the running ``privrl`` package was imported from (the repository root when
+#: installed in editable mode).
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
+#: The ``privrl`` package folder (its ``data/`` holds the trained networks chapters start from).
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+#: Run records of recorded runs, relative to the repository root.
+MEASUREMENTS = Path("book") / "measurements"
+#: Recorded results (summaries and tidy CSVs of paper-scale runs), relative to the root.
+RESULTS = MEASUREMENTS / "results"
+#: Modules (and packages: every module under them) that compute no number of a run.
+NON_COMPUTING: tuple[str, ...] = ("privrl.pipeline", "privrl.chapter.plotting",
+                                  "privrl.chapter.records")
+
+
+# --- the repository and git -------------------------------------------------------------------
+
+def find_root(start: str | os.PathLike[str] | None = None) -> Path:
+    """The repository root: the nearest folder at or above ``start`` holding ``_config.yml``."""
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_config.yml").exists() and (folder / "notebooks").is_dir():
+            return folder
+    raise ValueError(f"no privrl book (a folder with _config.yml and notebooks/) at or above {here}")
+
+
+def git(root: str | os.PathLike[str], *args: str) -> str | None:
+    """Output of ``git ARGS`` run in ``root`` (stripped), or ``None`` when git fails or is missing."""
+    try:
+        out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return out.stdout.strip()
+
+
+def current_commit(start: str | os.PathLike[str] | None = None) -> str:
+    """Short hash of the checked-out commit: of the git tree at or above ``start`` (default: the
+    working directory), else of the source tree the package was imported from (papermill may run
+    a chapter in an output folder outside the repository); "unknown" if neither is in git."""
+    for folder in (start or Path.cwd(), SOURCE_ROOT):
+        out = git(folder, "rev-parse", "--short=12", "HEAD")
+        if out:
+            return out
+    return "unknown"
+
+
+# --- recorded results -------------------------------------------------------------------------
+
+def record_path(root: Path, name: str, profile: str) -> Path:
+    """Where ``privrl run NAME --profile PROFILE --record`` keeps the run record."""
+    return root / MEASUREMENTS / f"{name}-{profile}.json"
+
+
+def recorded_summary_path(root: Path, name: str, profile: str) -> Path:
+    """Where ``privrl run NAME --profile PROFILE --record`` keeps the run's summary."""
+    return root / RESULTS / f"{name}-{profile}.json"
+
+
+def _book_roots(start: str | os.PathLike[str] | None) -> list[Path]:
+    roots = []
+    try:
+        roots.append(find_root(start))
+    except ValueError:
+        pass
+    return [*roots, SOURCE_ROOT]
+
+
+def results_dir(start: str | os.PathLike[str] | None = None) -> Path:
+    """``book/measurements/results`` of the book at or above ``start`` (default: the working
+    directory, which is the staged book during ``privrl book``), else of the source tree."""
+    for root in _book_roots(start):
+        if (root / MEASUREMENTS).is_dir():
+            return root / RESULTS
+    raise ValueError(f"no {MEASUREMENTS} at or above {start or Path.cwd()} nor in {SOURCE_ROOT}")
+
+
+def recorded_file(filename: str, start: str | os.PathLike[str] | None = None) -> Path | None:
+    """A recorded results file (``book/measurements/results/<filename>``) of the book at or above
+    ``start``, else of the source tree; ``None`` when neither has it."""
+    for root in _book_roots(start):
+        path = root / RESULTS / filename
+        if path.exists():
+            return path
+    return None
+
+
+def recorded_summary(name: str, profile: str, start: str | os.PathLike[str] | None = None) -> dict | None:
+    """The recorded summary of a run of another profile (e.g. the paper-scale run shown in a
+    quick-profile chapter), or ``None`` if none was recorded (looked up as :func:`recorded_file`)."""
+    path = recorded_file(f"{name}-{profile}.json", start)
+    return None if path is None else json.loads(path.read_text())
+
+
+# --- code closures ----------------------------------------------------------------------------
+
+def computes_numbers(module: str) -> bool:
+    """False for the modules that compute no number of a run (:data:`NON_COMPUTING`, and the
+    ``plots`` module of a paper's chapter)."""
+    if module.startswith("privrl.papers.") and module.endswith(".plots"):
+        return False
+    return not any(module == m or module.startswith(m + ".") for m in NON_COMPUTING)
+
+
+def imported_modules(path: Path, module: str) -> set[str]:
+    """``privrl`` modules that ``path`` (the source of ``module``) imports, with their packages;
+    ``from privrl.x import y`` also names ``privrl.x.y``, which may be a module."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1])
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module or ""
+            names = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        for name in names:
+            if name == "privrl" or name.startswith("privrl."):
+                parts = name.split(".")
+                found.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return found
+
+
+def module_file(module: str, root: Path = SOURCE_ROOT) -> Path | None:
+    """The source file of a module under ``root`` (package ``__init__`` or ``.py``), if any."""
+    base = root.joinpath(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def module_closure(start: Iterable[str], locate: Callable[[str], Path | None]) -> dict[str, Path]:
+    """Every module reachable from ``start`` through ``privrl`` imports, with its file.
+
+    ``locate`` maps a module name to its source file (``None``: not a module, e.g. an imported
+    function). Start modules are always included; a module for which :func:`computes_numbers` is
+    false is neither included nor followed.
+    """
+    start = list(start)
+    seen: dict[str, Path] = {}
+    visited: set[str] = set()
+    todo = list(start)
+    while todo:
+        module = todo.pop()
+        if module in visited or (module not in start and not computes_numbers(module)):
+            continue
+        visited.add(module)
+        path = locate(module)
+        if path is None:
+            continue
+        seen[module] = path
+        todo.extend(imported_modules(path, module) - visited)
+    return seen
+
+
+def chapter_modules(name: str, root: Path = SOURCE_ROOT) -> list[str]:
+    """The computing modules of the chapter package ``privrl/papers/<name>/``."""
+    folder = root / "privrl" / "papers" / name
+    if not (folder / "__init__.py").is_file():
+        raise ValueError(f"name: no chapter package privrl/papers/{name}/ under {root}")
+    modules = [f"privrl.papers.{name}"]
+    modules += [f"privrl.papers.{name}.{p.stem}" for p in sorted(folder.glob("*.py"))
+                if p.name != "__init__.py"]
+    return [m for m in modules if computes_numbers(m)]
+
+
+def experiment_sources(name: str, root: Path = SOURCE_ROOT) -> list[Path]:
+    """The files of chapter ``name`` (``privrl/papers/<name>/``) and of every ``privrl`` module
+    they import, transitively (packages' ``__init__`` files included), relative to ``root`` and
+    sorted; modules that compute no number (:func:`computes_numbers`) are left out."""
+    closure = module_closure(chapter_modules(name, root), lambda m: module_file(m, root))
+    return sorted(path.relative_to(root) for path in closure.values())
+
+
+# --- staleness of recorded runs -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RecordedRun:
+    """A recorded run of ``name`` at ``profile`` and whether its code has changed since.
+
+    ``stale`` is ``True`` when a file of :func:`experiment_sources` differs between the recorded
+    commit and the source tree (``changed`` lists them), ``False`` when none does, and ``None``
+    when it cannot be decided (no git, or the recorded commit is not in the history);
+    ``stale_reason`` says which in words.
+    """
+
+    name: str
+    profile: str
+    record: dict[str, Any]
+    summary: dict[str, Any] | None
+    stale: bool | None
+    changed: tuple[str, ...]
+    stale_reason: str
+
+    @property
+    def commit(self) -> str:
+        return str(self.record.get("git_commit", "unknown"))
+
+    @property
+    def date(self) -> str:
+        return str(self.record.get("finished_at", ""))[:10]
+
+    @property
+    def wall_time_s(self) -> float:
+        return float(self.record.get("wall_time_s", float("nan")))
+
+    @property
+    def wall_time_text(self) -> str:
+        return format_duration(self.wall_time_s)
+
+    @property
+    def machine(self) -> str:
+        r = self.record
+        return f"{r.get('cpus', '?')} CPUs, {r.get('machine', '?')}, Python {r.get('python', '?')}"
+
+    @property
+    def status(self) -> str:
+        """``current``, ``stale`` or ``unknown``, for tables."""
+        return {True: "stale", False: "current", None: "unknown"}[self.stale]
+
+
+def format_duration(seconds: float) -> str:
+    """``"42 s"`` below two minutes, ``"3.5 min"`` below two hours, else ``"2.1 h"``."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.1f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
+
+
+def changed_since(commit: str, files: list[Path], root: Path = SOURCE_ROOT
+                  ) -> tuple[bool | None, tuple[str, ...], str]:
+    """Whether any of ``files`` differs between ``commit`` and the working tree of ``root``.
+
+    Returns ``(stale, changed files, reason in words)``; ``stale`` is ``None`` when git cannot
+    answer (not a repository, or ``commit`` unknown to it).
+    """
+    if git(root, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}") is None:
+        return None, (), f"commit {commit} is not in this source tree's git history"
+    diff = git(root, "diff", "--name-only", commit, "--", *map(str, files))
+    if diff is None:
+        return None, (), "git diff failed"
+    changed = tuple(line for line in diff.splitlines() if line.strip())
+    if changed:
+        return True, changed, f"changed since {commit}: {', '.join(changed)}"
+    return False, (), f"experiment code unchanged since {commit}"
+
+
+def recorded_run(name: str, profile: str = "paper", root: Path | None = None,
+                 source_root: Path = SOURCE_ROOT) -> RecordedRun | None:
+    """The recorded run of ``name`` at ``profile`` (record + summary) and whether it is stale,
+    or ``None`` when no run was recorded.
+
+    Records are read from the book at ``root`` (default: the source tree), staleness is judged
+    against the git history of ``source_root`` (the tree the running ``privrl`` comes from).
+    """
+    root = root or source_root
+    summary_path = recorded_summary_path(root, name, profile)
+    record: dict[str, Any] | None = None
+    summary: dict[str, Any] | None = None
+    if summary_path.exists():
+        payload = json.loads(summary_path.read_text())
+        record, summary = payload.get("record"), payload.get("summary")
+    if record is None and record_path(root, name, profile).exists():
+        record = json.loads(record_path(root, name, profile).read_text())
+    if record is None:
+        return None
+    commit = str(record.get("git_commit", "unknown"))
+    try:
+        files = experiment_sources(name, source_root)
+    except ValueError as err:
+        stale, changed, reason = None, (), str(err)
+    else:
+        stale, changed, reason = changed_since(commit, files, source_root)
+    if record.get("git_dirty") and stale is False:
+        stale, reason = None, (f"recorded at {commit} with uncommitted changes in the tree: whether "
+                               "they touched the experiment code is not known")
+    return RecordedRun(name, profile, record, summary, stale, changed, reason)
+
+
+def recorded_claims(name: str, profile: str = "paper", suffix: str = "_paper",
+                    root: Path | None = None, source_root: Path = SOURCE_ROOT) -> list[Claim]:
+    """The claims a recorded run of ``name`` decided (from its saved summary), for a chapter to
+    list beside its live claims: keyed ``<key><suffix>`` and stamped with the recorded run's
+    profile and commit. Empty when no run (or no summary) was recorded."""
+    run = recorded_run(name, profile, root, source_root)
+    if run is None or not run.summary:
+        return []
+    claims = []
+    for c in run.summary.get("claims", []):
+        interval = tuple(c["interval"]) if c.get("interval") is not None else None
+        claims.append(Claim(**{**c, "key": f"{c['key']}{suffix}", "interval": interval,
+                               "profile": profile, "commit": run.commit}))
+    return claims
+
+
+__all__ = [
+    "MEASUREMENTS", "PACKAGE_DIR", "RESULTS", "RecordedRun", "SOURCE_ROOT", "changed_since",
+    "computes_numbers", "current_commit", "experiment_sources", "find_root", "format_duration",
+    "git", "imported_modules", "module_closure", "module_file", "record_path", "recorded_claims",
+    "recorded_file", "recorded_run", "recorded_summary", "recorded_summary_path", "results_dir",
+]

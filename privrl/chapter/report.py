@@ -1,0 +1,241 @@
+"""What a notebook records and writes next to itself.
+
+A chapter builds one :class:`Report`: every numeric check goes through :meth:`Report.check`
+(recorded, and raising :class:`~privrl.chapter.verdicts.CheckFailed` when it fails), every headline claim
+through :meth:`Report.claim` (three-state verdicts, :mod:`privrl.chapter.verdicts`), every (epsilon, delta)
+through :meth:`Report.ledger` (:mod:`privrl.chapter.ledger`) and every erratum through
+:meth:`Report.erratum`. :meth:`Report.save` writes them with the run's tidy table.
+
+papermill runs each notebook with its working directory set to the output folder, so results
+written to the current directory land next to the executed notebook:
+``<name>.results.csv`` (a tidy table: one row per observation) and ``<name>.summary.json``
+(profile, parameters, checks, claims, ledger, errata and headline numbers).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privrl.chapter.ledger import LedgerEntry
+from privrl.chapter.records import current_commit, recorded_run
+from privrl.chapter.verdicts import Check, CheckFailed, Claim, Erratum, make_check
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def show_profile(name: str, profile: str, config: Mapping[str, Any]) -> None:
+    """Print which profile a notebook runs and its full configuration (first output of a chapter)."""
+    print(f"privrl: notebook {name!r}, profile {profile!r}")
+    for key, value in config.items():
+        print(f"  {key} = {value!r}")
+
+
+def save_results(
+    name: str,
+    table: pd.DataFrame,
+    summary: Mapping[str, Any],
+    directory: str | Path = ".",
+) -> tuple[Path, Path]:
+    """Write ``<name>.results.csv`` (tidy) and ``<name>.summary.json`` into ``directory``."""
+    if not isinstance(table, pd.DataFrame) or table.empty:
+        raise ValueError("table must be a non-empty pandas DataFrame")
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    csv_path = directory / f"{name}.results.csv"
+    json_path = directory / f"{name}.summary.json"
+    table.to_csv(csv_path, index=False)
+    json_path.write_text(json.dumps(_jsonable(dict(summary)), indent=2, sort_keys=True) + "\n")
+    return csv_path, json_path
+
+
+def _glue(key: str, value: Any) -> None:
+    """``myst_nb.glue`` a plain value when running in a kernel (no-op elsewhere, e.g. in tests)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipykernel
+        return
+    if get_ipython() is None:
+        return
+    from myst_nb import glue
+
+    glue(key, _jsonable(value) if isinstance(value, np.generic) else value, display=False)
+
+
+class Report:
+    """One chapter's checks, claims, privacy ledger and errata, saved with its results.
+
+    ``paper`` is the notebook name (``"xie2019"``), ``profile`` the profile the live numbers come
+    from. Claims are stamped with the profile and the commit, and glued into the page as
+    ``<paper>_claim_<key>`` (the verdict) and ``<paper>_claim_<key>_evidence`` (statistic,
+    interval, trials), so prose and tables read the same object.
+    """
+
+    def __init__(self, paper: str, profile: str, seed: int | None = None,
+                 config: Mapping[str, Any] | None = None) -> None:
+        if not paper.isidentifier():
+            raise ValueError(f"paper must be a notebook name such as 'xie2019', got {paper!r}")
+        self.paper = paper
+        self.profile = profile
+        self.seed = seed
+        self.config = dict(config or {})
+        self.commit = current_commit()
+        self.checks: list[Check] = []
+        self.claims: list[Claim] = []
+        self.entries: list[LedgerEntry] = []
+        self.errata: list[Erratum] = []
+
+    def glue(self, key: str, value: Any) -> None:
+        """Glue ``value`` as ``<paper>_<key>`` for the prose (plain Python numbers)."""
+        _glue(f"{self.paper}_{key}", value)
+
+    def check(self, key: str, statement: str, observed: Any, **bound: float) -> Check:
+        """Record a numeric check and raise :class:`CheckFailed` if it fails.
+
+        ``bound`` is one of ``at_most``, ``at_least``, ``below``, ``above``; without one,
+        ``observed`` must be a boolean that is true. Glues the observed value as
+        ``<paper>_check_<key>``.
+        """
+        if any(c.key == key for c in self.checks):
+            raise ValueError(f"check {key!r} is recorded twice")
+        result = make_check(key, statement, observed, **bound)
+        self.checks.append(result)
+        self.glue(f"check_{key}", result.observed)
+        if not result.passed:
+            raise CheckFailed(f"{self.paper}: check {key!r} failed: {result.describe()}")
+        return result
+
+    def claim(self, claim: Claim, *, profile: str | None = None, commit: str | None = None) -> Claim:
+        """Record a claim decided by a :mod:`privrl.chapter.verdicts` decider, stamped with profile and commit.
+
+        ``profile`` and ``commit`` default to this page's; a claim decided on a recorded run of
+        another profile (e.g. the paper-scale run shown in a quick chapter) passes that run's.
+        """
+        if any(c.key == claim.key for c in self.claims):
+            raise ValueError(f"claim {claim.key!r} is recorded twice")
+        stamped = replace(claim, profile=profile or self.profile, commit=commit or self.commit)
+        self.claims.append(stamped)
+        self.glue(f"claim_{claim.key}", stamped.verdict)
+        self.glue(f"claim_{claim.key}_evidence", stamped.evidence_text())
+        return stamped
+
+    def ledger(self, entry: LedgerEntry | None = None, /, *, tolerance: float = 0.01,
+               **fields: Any) -> LedgerEntry:
+        """Record a ledger entry (an entry, or its fields with ``paper`` filled in).
+
+        Raises :class:`CheckFailed` when the independent cross-check finds an epsilon more than
+        ``tolerance`` (relative) above the reported one: the book would understate the loss.
+        """
+        if entry is None:
+            entry = LedgerEntry(paper=fields.pop("paper", self.paper), **fields)
+        elif fields:
+            raise ValueError("give a LedgerEntry or its fields, not both")
+        gap = entry.cross_check_gap()
+        if gap > tolerance:
+            raise CheckFailed(
+                f"{self.paper}: ledger entry {entry.release!r} reports epsilon {entry.epsilon:.6g} "
+                f"but its cross-check ({entry.cross_check}) gives {entry.cross_check_epsilon:.6g}")
+        self.entries.append(entry)
+        return entry
+
+    def erratum(self, key: str, kind: str, statement: str, evidence: str) -> Erratum:
+        """Record a place where the paper is wrong, ambiguous, unsupported or not reproduced."""
+        if any(e.key == key for e in self.errata):
+            raise ValueError(f"erratum {key!r} is recorded twice")
+        item = Erratum(key, kind, statement, evidence)
+        self.errata.append(item)
+        return item
+
+    def profile_box(self) -> str:
+        """Markdown for the box a chapter opens with: where its live numbers come from, the exact
+        commands to rerun it quick and at paper scale, download links to this run's results
+        (``<paper>.results.csv`` and ``<paper>.summary.json``, written beside the executed
+        notebook by :meth:`save`) and, when a paper-scale run was recorded, its provenance
+        (commit, date, wall time, machine) and whether the experiment code changed since
+        (:func:`privrl.pipeline.provenance.recorded_run`). Display it with ``IPython.display.Markdown``;
+        the book renders Markdown output as MyST, so the ``{download}`` roles become links."""
+        scale = ("the **quick** profile: a CI-sized run that shows the qualitative result, not the "
+                 "paper's scale" if self.profile == "quick" else f"the **{self.profile}** profile")
+        name = self.paper
+        lines = [
+            ":::{admonition} Profile of this page",
+            ":class: note",
+            f"Live numbers and figures on this page come from {scale} (seed {self.seed}, commit "
+            f"`{self.commit}`). Rerun it with `privrl run {name}` (quick) or "
+            f"`privrl run {name} --profile paper` (paper scale).",
+            "",
+            f"Download this run's results: {{download}}`{name}.results.csv <{name}.results.csv>` "
+            f"(tidy table) and {{download}}`{name}.summary.json <{name}.summary.json>` (checks, "
+            "claims, privacy ledger, errata).",
+        ]
+        recorded = recorded_run(name, "paper")
+        if recorded is not None:
+            state = {True: "**stale**: the experiment code changed since it was recorded",
+                     False: "current: the experiment code is unchanged since it was recorded",
+                     None: "staleness unknown"}[recorded.stale]
+            lines += [
+                "",
+                f"Recorded paper-scale run: commit `{recorded.commit}`, {recorded.date}, wall time "
+                f"{recorded.wall_time_text} on {recorded.machine}; {state} "
+                f"({recorded.stale_reason}).",
+            ]
+        return "\n".join([*lines, ":::"]) + "\n"
+
+    def claims_frame(self) -> pd.DataFrame:
+        """The claims as a table for the page (verdict, evidence, profile)."""
+        return pd.DataFrame(
+            [{"claim": c.statement, "verdict": c.verdict, "evidence": c.evidence_text(),
+              "profile": c.profile} for c in self.claims],
+            columns=["claim", "verdict", "evidence", "profile"])
+
+    def ledger_frame(self) -> pd.DataFrame:
+        """The ledger entries as a table for the page."""
+        cols = ["release", "mechanism", "relation", "noise", "epsilon", "delta", "compositions",
+                "accountant", "cross_check", "cross_check_epsilon"]
+        rows = [{**e.as_dict(), "relation": e.relation_text} for e in self.entries]
+        return pd.DataFrame(rows, columns=cols)
+
+    def summary(self, **extra: Any) -> dict[str, Any]:
+        """Everything recorded, as the JSON-ready summary a chapter saves."""
+        reserved = {"paper", "profile", "seed", "commit", "config", "checks", "claims", "ledger",
+                    "errata"}
+        clash = sorted(reserved & set(extra))
+        if clash:
+            raise ValueError(f"summary keys {clash} are reserved")
+        return {
+            "paper": self.paper, "profile": self.profile, "seed": self.seed,
+            "commit": self.commit, "config": self.config,
+            "checks": [asdict(c) for c in self.checks],
+            "claims": [c.as_dict() for c in self.claims],
+            "ledger": [e.as_dict() for e in self.entries],
+            "errata": [asdict(e) for e in self.errata],
+            **extra,
+        }
+
+    def save(self, table: pd.DataFrame, directory: str | Path = ".", **extra: Any) -> tuple[Path, Path]:
+        """Write ``<paper>.results.csv`` and ``<paper>.summary.json`` (see :func:`save_results`)."""
+        return save_results(self.paper, table, self.summary(**extra), directory)
+
+
+__all__ = ["CheckFailed", "Report", "save_results", "show_profile"]

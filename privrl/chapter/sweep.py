@@ -1,0 +1,225 @@
+"""Run a grid of (config, seed) through any :class:`concurrent.futures.Executor`, cached.
+
+* Seeds: run ``(config, i)`` receives ``SeedSequence(root_seed, spawn_key=(i,))``, the i-th child
+  of ``SeedSequence(root_seed).spawn``. Results therefore do not depend on the executor, the
+  number of workers or the order in which runs finish, and seed ``i`` is shared by every config
+  (common random numbers, which sharpen comparisons between methods).
+* Cache: each finished run is pickled to ``cache_dir/<func>/<key>.pkl`` where ``key`` hashes
+  (function, config, root seed, seed index, code). The code hash covers the source of the run
+  function's module, of every ``privrl`` module it imports (transitively, read from the import
+  statements) and the package's data files, so editing any code a run depends on recomputes it
+  instead of returning a stale result. Files are written to a temporary name and renamed, so a
+  killed sweep leaves no partial file, and a rerun skips what is done.
+* Executors: a local process pool by default; a Dask distributed cluster through
+  ``Client(scheduler).get_executor()`` when ``scheduler`` (an address or a ``Client``) is given;
+  ``executor="serial"`` runs in-process (handy in notebooks and tests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import pickle
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from contextlib import ExitStack
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from privrl.chapter.records import PACKAGE_DIR, module_closure
+from privrl.core.validation import check_int
+
+RunFunction = Callable[[dict[str, Any], np.random.SeedSequence], pd.DataFrame]
+
+
+def seed_for(root_seed: int, index: int) -> np.random.SeedSequence:
+    """The seed of run ``index``: child ``index`` of ``SeedSequence(root_seed)``."""
+    return np.random.SeedSequence(root_seed, spawn_key=(index,))
+
+
+def _function_name(func: Callable[..., Any]) -> str:
+    return f"{func.__module__}.{func.__qualname__}"
+
+
+def _locate(module: str) -> Path | None:
+    """The source file of an importable module (``None`` for a name that is not a module)."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    return Path(spec.origin)
+
+
+def source_files(module: str) -> list[Path]:
+    """The source files of ``module`` and of every ``privrl`` module it imports, transitively,
+    leaving out modules that compute no number (:func:`privrl.chapter.records.computes_numbers`):
+    an edit to the book pipeline or to plotting keeps the cache."""
+    return sorted(set(module_closure([module], _locate).values()))
+
+
+def code_hash(func: Callable[..., Any]) -> str:
+    """Hash of the code a run function depends on: its module's source, the sources of every
+    ``privrl`` module that imports (transitively) and the files in ``privrl/data``."""
+    module = func.__module__
+    files = source_files(module)
+    if not files and module in sys.modules and getattr(sys.modules[module], "__file__", None):
+        files = [Path(sys.modules[module].__file__)]
+    data = PACKAGE_DIR / "data"
+    files += sorted(p for p in data.rglob("*") if p.is_file()) if data.is_dir() else []
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def run_key(
+    func: Callable[..., Any], config: Mapping[str, Any], root_seed: int, index: int,
+    code: str | None = None,
+) -> str:
+    """Hash identifying one run: function, config, root seed, seed index and :func:`code_hash`."""
+    payload = json.dumps(
+        {
+            "func": _function_name(func),
+            "config": config,
+            "root_seed": root_seed,
+            "index": index,
+            "code": code if code is not None else code_hash(func),
+        },
+        sort_keys=True,
+        default=repr,
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
+def _atomic_pickle(obj: Any, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".pkl")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _execute(func: RunFunction, config: dict[str, Any], root_seed: int, index: int) -> pd.DataFrame:
+    out = func(dict(config), seed_for(root_seed, index))
+    if not isinstance(out, pd.DataFrame):
+        raise TypeError(f"{_function_name(func)} must return a pandas DataFrame, got {type(out)}")
+    return out
+
+
+def _label(frame: pd.DataFrame, config: Mapping[str, Any], index: int) -> pd.DataFrame:
+    frame = frame.copy()
+    frame["seed"] = index
+    for key, value in config.items():
+        if key not in frame.columns and np.isscalar(value):
+            frame[key] = value
+    return frame
+
+
+def _make_executor(
+    stack: ExitStack, executor: Executor | str | None, scheduler: Any, max_workers: int | None
+) -> Executor | None:
+    if scheduler is not None:
+        from distributed import Client
+
+        client = scheduler if isinstance(scheduler, Client) else stack.enter_context(Client(scheduler))
+        return client.get_executor()
+    if executor is None or executor == "process":
+        workers = max_workers or os.cpu_count() or 1
+        return stack.enter_context(
+            ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+        )
+    if executor == "serial":
+        return None
+    if isinstance(executor, Executor):
+        return executor
+    raise ValueError(f"executor must be 'process', 'serial' or an Executor, got {executor!r}")
+
+
+def run_sweep(
+    func: RunFunction,
+    configs: Sequence[Mapping[str, Any]] | Mapping[str, Any],
+    n_seeds: int,
+    root_seed: int = 0,
+    cache_dir: str | os.PathLike[str] | None = None,
+    executor: Executor | str | None = None,
+    scheduler: Any = None,
+    max_workers: int | None = None,
+    progress: bool = True,
+    desc: str | None = None,
+) -> pd.DataFrame:
+    """Run ``func(config, seed)`` for every config and seed index ``0 .. n_seeds - 1``.
+
+    Returns the concatenated tidy frames, ordered by (config, seed index), with a ``seed`` column
+    and the config's scalar entries added as columns (unless ``func`` already set them).
+    ``func`` must be defined at module level so worker processes can import it.
+    """
+    if not callable(func):
+        raise ValueError("func must be callable")
+    if isinstance(configs, Mapping):
+        configs = [configs]
+    configs = [dict(c) for c in configs]
+    if not configs:
+        raise ValueError("configs must contain at least one configuration")
+    n_seeds = check_int(n_seeds, "n_seeds", minimum=1)
+    root_seed = check_int(root_seed, "root_seed", minimum=0)
+    tasks = [(c, i) for c in configs for i in range(n_seeds)]
+    cache = Path(cache_dir) / _function_name(func) if cache_dir is not None else None
+    code = code_hash(func) if cache is not None else ""
+
+    results: dict[int, pd.DataFrame] = {}
+    pending: list[int] = []
+    for t, (config, index) in enumerate(tasks):
+        path = cache / f"{run_key(func, config, root_seed, index, code)}.pkl" if cache else None
+        if path is not None and path.exists():
+            with open(path, "rb") as fh:
+                results[t] = pickle.load(fh)
+        else:
+            pending.append(t)
+
+    def finish(t: int, frame: pd.DataFrame) -> None:
+        config, index = tasks[t]
+        if cache is not None:
+            _atomic_pickle(frame, cache / f"{run_key(func, config, root_seed, index, code)}.pkl")
+        results[t] = frame
+
+    bar = tqdm(
+        total=len(tasks), initial=len(tasks) - len(pending), desc=desc or func.__name__,
+        disable=not progress, unit="run",
+    )
+    with ExitStack() as stack, bar:
+        pool = _make_executor(stack, executor, scheduler, max_workers) if pending else None
+        if pool is None:
+            for t in pending:
+                finish(t, _execute(func, *_args(tasks[t], root_seed)))
+                bar.update()
+        else:
+            futures = {pool.submit(_execute, func, *_args(tasks[t], root_seed)): t for t in pending}
+            for future in as_completed(futures):
+                finish(futures[future], future.result())
+                bar.update()
+
+    frames: Iterable[pd.DataFrame] = (
+        _label(results[t], tasks[t][0], tasks[t][1]) for t in range(len(tasks))
+    )
+    return pd.concat(list(frames), ignore_index=True)
+
+
+def _args(task: tuple[dict[str, Any], int], root_seed: int) -> tuple[dict[str, Any], int, int]:
+    config, index = task
+    return config, root_seed, index

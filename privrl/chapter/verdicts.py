@@ -1,0 +1,319 @@
+"""Checks that fail, claims with three states, errata: what a chapter's verdicts are made of.
+
+* A :class:`Check` is a numeric statement the chapter relies on (a closed form against a solver, a
+  bound against its brute force, a budget against its target). :meth:`Report.check
+  <privrl.chapter.report.Report.check>` records it and raises :class:`CheckFailed` when it fails, so
+  papermill, ``privrl book``, the test suite and CI fail with it. Nothing prints PASS or FAIL.
+* A :class:`Claim` is a headline claim of a paper, re-decided on this run's data, with one of
+  three verdicts (:data:`VERDICTS`) and its evidence: statistic, 95% interval, trials, profile,
+  commit. The deciders below (:func:`decide_difference`, :func:`decide_proportions`,
+  :func:`decide_threshold`) implement the rules once for every chapter:
+
+  - ``untestable`` when the run cannot decide: fewer trials than the test needs, both arms at a
+    floor or ceiling (0 of N against 0 of N), or a profile too small for the claim;
+  - ``reproduced`` when the 95% interval of the statistic lies entirely on the claimed side;
+  - ``not reproduced`` otherwise (the interval contains the null or lies on the other side).
+
+* An :class:`Erratum` is a place where a paper is wrong, ambiguous, or not reproduced, with its
+  evidence; the book's errata page is generated from them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+import numpy as np
+from scipy import stats
+
+from privrl.core.validation import check_array, check_choice, check_int
+
+Verdict = Literal["reproduced", "not reproduced", "untestable"]
+VERDICTS: tuple[str, ...] = ("reproduced", "not reproduced", "untestable")
+ERRATUM_KINDS: tuple[str, ...] = ("wrong", "ambiguous", "not reproduced", "unsupported")
+#: Smallest number of independent trials per arm for which an interval-based verdict is given.
+MIN_TRIALS = 5
+
+
+class CheckFailed(AssertionError):
+    """A numeric check of a chapter failed: the message states the check and what was observed."""
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+@dataclass(frozen=True)
+class Check:
+    """One numeric check: ``observed`` compared with ``bound`` by ``relation``."""
+
+    key: str
+    statement: str
+    observed: float | bool
+    relation: str
+    bound: float | bool | None
+    passed: bool
+
+    def describe(self) -> str:
+        bound = "" if self.bound is None else f" {self.relation} {self.bound:.6g}" if isinstance(
+            self.bound, float) else f" {self.relation} {self.bound}"
+        obs = f"{self.observed:.6g}" if isinstance(self.observed, float) else str(self.observed)
+        return f"{self.statement}: observed {obs}{bound}"
+
+
+def make_check(
+    key: str,
+    statement: str,
+    observed: float | bool,
+    *,
+    at_most: float | None = None,
+    at_least: float | None = None,
+    below: float | None = None,
+    above: float | None = None,
+) -> Check:
+    """Build a :class:`Check`; exactly one bound, or none for a boolean ``observed`` that must be true."""
+    observed = _plain(observed)
+    bounds = {"<=": at_most, ">=": at_least, "<": below, ">": above}
+    given = {rel: b for rel, b in bounds.items() if b is not None}
+    if len(given) > 1:
+        raise ValueError(f"check {key!r}: give one bound, got {sorted(given)}")
+    if not given:
+        if not isinstance(observed, bool | np.bool_):
+            raise ValueError(f"check {key!r}: a check without a bound needs a boolean observed value")
+        return Check(key, statement, bool(observed), "is", True, bool(observed))
+    (relation, bound), = given.items()
+    bound = float(_plain(bound))
+    try:
+        value = float(observed)
+    except (TypeError, ValueError):
+        raise ValueError(f"check {key!r}: observed must be a number, got {observed!r}") from None
+    if math.isnan(value) or math.isnan(bound):
+        return Check(key, statement, value, relation, bound, False)
+    passed = {"<=": value <= bound, ">=": value >= bound, "<": value < bound, ">": value > bound}[relation]
+    return Check(key, statement, value, relation, bound, bool(passed))
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A paper's headline claim re-decided on this run, with its evidence.
+
+    ``interval`` is the 95% interval of ``value`` (``None`` for an untestable claim that has no
+    statistic); ``reason`` says in words why the verdict is what it is.
+    """
+
+    key: str
+    statement: str
+    verdict: str
+    statistic: str
+    value: float | None
+    interval: tuple[float, float] | None
+    n_trials: int
+    reason: str
+    evidence: str = ""
+    profile: str = ""
+    commit: str = ""
+
+    def __post_init__(self) -> None:
+        check_choice(self.verdict, "verdict", VERDICTS)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["interval"] = list(self.interval) if self.interval is not None else None
+        return out
+
+    def evidence_text(self) -> str:
+        """One line for prose and tables: statistic, value, interval, trials."""
+        if self.value is None:
+            return f"{self.reason} (n = {self.n_trials})"
+        lo, hi = self.interval if self.interval is not None else (math.nan, math.nan)
+        return (f"{self.statistic} = {self.value:.3g}, 95% interval [{lo:.3g}, {hi:.3g}], "
+                f"n = {self.n_trials}; {self.reason}")
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """A place where a paper is wrong, ambiguous, unsupported or not reproduced."""
+
+    key: str
+    kind: str
+    statement: str
+    evidence: str
+
+    def __post_init__(self) -> None:
+        check_choice(self.kind, "kind", ERRATUM_KINDS)
+        if not self.statement.strip() or not self.evidence.strip():
+            raise ValueError(f"erratum {self.key!r}: statement and evidence must not be empty")
+
+
+# --- deciders -------------------------------------------------------------------------------
+
+Direction = Literal["less", "greater"]
+
+
+def _verdict_from_interval(lo: float, hi: float, null: float, direction: str) -> tuple[str, str]:
+    supports = hi < null if direction == "less" else lo > null
+    opposite = lo > null if direction == "less" else hi < null
+    if supports:
+        return "reproduced", "the 95% interval lies on the claimed side"
+    if opposite:
+        return "not reproduced", "the 95% interval lies on the opposite side"
+    return "not reproduced", "the 95% interval contains no difference"
+
+
+def bootstrap_interval(
+    statistic, samples: Sequence[np.ndarray], n_boot: int = 4000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``statistic(*samples)``, each sample resampled independently."""
+    rng = np.random.default_rng(seed)
+    draws = np.empty(n_boot)
+    for b in range(n_boot):
+        draws[b] = statistic(*(s[rng.integers(0, len(s), len(s))] for s in samples))
+    alpha = (1 - level) / 2
+    return float(np.quantile(draws, alpha)), float(np.quantile(draws, 1 - alpha))
+
+
+def decide_difference(
+    key: str,
+    statement: str,
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    direction: Direction,
+    label_a: str = "a",
+    label_b: str = "b",
+    statistic: Literal["mean", "median"] = "mean",
+    floor: float | None = None,
+    ceiling: float | None = None,
+    min_trials: int = MIN_TRIALS,
+    seed: int = 0,
+    evidence: str = "",
+) -> Claim:
+    """Claim "``a`` is ``direction`` than ``b``" decided on ``stat(a) - stat(b)`` with a bootstrap 95% interval.
+
+    ``a`` and ``b`` hold one value per independent trial. Untestable when either arm has fewer
+    than ``min_trials`` trials, or when every trial of both arms sits at ``floor`` (or at
+    ``ceiling``): nothing separates the arms then.
+    """
+    check_choice(direction, "direction", ("less", "greater"))
+    check_choice(statistic, "statistic", ("mean", "median"))
+    xa = check_array(a, f"{key}: {label_a}", ndim=1)
+    xb = check_array(b, f"{key}: {label_b}", ndim=1)
+    n = int(min(len(xa), len(xb)))
+    name = f"{statistic}({label_a}) - {statistic}({label_b})"
+    for bound, word in ((floor, "floor"), (ceiling, "ceiling")):
+        if bound is not None and n > 0 and np.all(xa == bound) and np.all(xb == bound):
+            return Claim(key, statement, "untestable", name, None, None, n,
+                         f"both arms at the {word} ({bound:g}) in every trial", evidence)
+    if n < min_trials:
+        return Claim(key, statement, "untestable", name, None, None, n,
+                     f"too few trials (fewer than {min_trials} per arm)", evidence)
+    stat = np.mean if statistic == "mean" else np.median
+    value = float(stat(xa) - stat(xb))
+    lo, hi = bootstrap_interval(lambda u, v: stat(u) - stat(v), [xa, xb], seed=seed)
+    verdict, reason = _verdict_from_interval(lo, hi, 0.0, direction)
+    return Claim(key, statement, verdict, name, value, (lo, hi), n, reason, evidence)
+
+
+def decide_threshold(
+    key: str,
+    statement: str,
+    samples: Sequence[float],
+    threshold: float,
+    *,
+    direction: Direction,
+    label: str = "x",
+    statistic: Literal["mean", "median"] = "mean",
+    min_trials: int = MIN_TRIALS,
+    seed: int = 0,
+    evidence: str = "",
+) -> Claim:
+    """Claim "``stat(samples)`` is ``direction`` than ``threshold``", bootstrap 95% interval."""
+    check_choice(direction, "direction", ("less", "greater"))
+    x = check_array(samples, f"{key}: {label}", ndim=1)
+    name = f"{statistic}({label})"
+    if len(x) < min_trials:
+        return Claim(key, statement, "untestable", name, None, None, len(x),
+                     f"too few trials (fewer than {min_trials})", evidence)
+    stat = np.mean if statistic == "mean" else np.median
+    lo, hi = bootstrap_interval(stat, [x], seed=seed)
+    verdict, reason = _verdict_from_interval(lo, hi, float(threshold), direction)
+    return Claim(key, statement, verdict, name, float(stat(x)), (lo, hi), len(x),
+                 reason.replace("no difference", f"the threshold {threshold:g}"), evidence)
+
+
+def clopper_pearson(successes: int, trials: int, level: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper-Pearson) interval of a binomial proportion."""
+    k = check_int(successes, "successes", 0)
+    n = check_int(trials, "trials", 1)
+    if k > n:
+        raise ValueError(f"successes must be <= trials, got {k} > {n}")
+    alpha = 1 - level
+    lo = 0.0 if k == 0 else float(stats.beta.ppf(alpha / 2, k, n - k + 1))
+    hi = 1.0 if k == n else float(stats.beta.ppf(1 - alpha / 2, k + 1, n - k))
+    return lo, hi
+
+
+def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def newcombe_interval(k_a: int, n_a: int, k_b: int, n_b: int, level: float = 0.95) -> tuple[float, float]:
+    """Newcombe's hybrid score interval (method 10) of the difference of proportions p_a - p_b."""
+    z = float(stats.norm.ppf(1 - (1 - level) / 2))
+    pa, pb = k_a / n_a, k_b / n_b
+    la, ua = _wilson(k_a, n_a, z)
+    lb, ub = _wilson(k_b, n_b, z)
+    d = pa - pb
+    return (d - math.sqrt((pa - la) ** 2 + (ub - pb) ** 2),
+            d + math.sqrt((ua - pa) ** 2 + (pb - lb) ** 2))
+
+
+def decide_proportions(
+    key: str,
+    statement: str,
+    successes_a: int,
+    trials_a: int,
+    successes_b: int,
+    trials_b: int,
+    *,
+    direction: Direction,
+    label_a: str = "a",
+    label_b: str = "b",
+    min_trials: int = MIN_TRIALS,
+    evidence: str = "",
+) -> Claim:
+    """Claim "the success rate of ``a`` is ``direction`` than that of ``b``" (Newcombe 95% interval).
+
+    Untestable when both arms are at 0 of N or both at N of N, or either arm has fewer than
+    ``min_trials`` trials.
+    """
+    check_choice(direction, "direction", ("less", "greater"))
+    ka, na = check_int(successes_a, "successes_a", 0), check_int(trials_a, "trials_a", 0)
+    kb, nb = check_int(successes_b, "successes_b", 0), check_int(trials_b, "trials_b", 0)
+    if ka > na or kb > nb:
+        raise ValueError(f"{key}: successes must not exceed trials")
+    name = f"rate({label_a}) - rate({label_b})"
+    n = min(na, nb)
+    if n < min_trials:
+        return Claim(key, statement, "untestable", name, None, None, n,
+                     f"too few trials (fewer than {min_trials} per arm)", evidence)
+    if ka == kb == 0 or (ka == na and kb == nb):
+        at = "0 of N" if ka == 0 else "N of N"
+        return Claim(key, statement, "untestable", name, None, None, n,
+                     f"both arms at {at} ({ka}/{na} against {kb}/{nb})", evidence)
+    lo, hi = newcombe_interval(ka, na, kb, nb)
+    verdict, reason = _verdict_from_interval(lo, hi, 0.0, direction)
+    return Claim(key, statement, verdict, name, ka / na - kb / nb, (lo, hi), n,
+                 f"{reason} ({ka}/{na} against {kb}/{nb})", evidence)
+
+
+def untestable(key: str, statement: str, reason: str, n_trials: int = 0, evidence: str = "") -> Claim:
+    """A claim this run cannot decide, with the reason (e.g. the profile is too small)."""
+    return Claim(key, statement, "untestable", "", None, None, n_trials, reason, evidence)

@@ -1,0 +1,422 @@
+r"""Privacy of the Dirichlet mechanism composed with an :math:`L`-Lipschitz teacher (Gohari et al.
+2021, Theorem 1), the teacher's budget over a run, and Lipschitz certificates of MLP teachers.
+
+Theorem 1: for :math:`f: \mathbb{R}^d \to \Delta_{m,\eta}` :math:`L`-Lipschitz (2-norms),
+observations :math:`b`-adjacent when :math:`\|X - X'\|_2 \le b`, and a threshold :math:`\tau > 0`,
+:math:`\mathrm{Dir}_k \circ f` is :math:`(\varepsilon, \delta)`-DP with
+
+* eq. (6): :math:`\delta = 1 - \mathbb{P}(\mathrm{Dir}_k(v) \in \Delta_{m,\tau})` at the vertex
+  :math:`v = (\eta, \dots, \eta, 1 - (m-1)\eta)` of :math:`\Delta_{m,\eta}`, i.e.
+  :math:`\delta = \mathbb{P}(\min_i X_i < \tau)` for :math:`X \sim \mathrm{Dir}(kv)`;
+* eq. (12): :math:`\varepsilon = \sqrt{m} L b k \log(1/\tau) + (m-1)\log\Gamma(k\eta)
+  + \log\Gamma(k(1-(m-1)\eta)) - m \log\Gamma(k/m)`.
+
+The first term of (12) is eq. (19) (Cauchy-Schwarz with :math:`|\log z_i| \le \log(1/\tau)`), the
+Gamma terms are eq. (25) (the convex :math:`\sum_i\log\Gamma(k\pi_i)` is minimal at the uniform
+policy, eq. 22, and maximal at a vertex, eq. 24).
+
+Lemma 1 (eq. 14) as printed claims :math:`\mathbb{P}(\|\mathrm{Dir}_k(\pi) - \pi\|_2 \ge
+\sqrt{\log(1/\beta)/(2(k+1))}) \le \beta`. That radius is the one-sided tail of a single
+coordinate: each :math:`X_i \sim \mathrm{Beta}(k\pi_i, k(1-\pi_i))` is sub-Gaussian with variance
+proxy :math:`1/(4(k+1))` (Marchal and Arbel 2017). A radius that does hold for the 2-norm follows
+from a union bound over the :math:`m` coordinates (two-sided): if every
+:math:`|X_i - \pi_i| < r/\sqrt{m}` then :math:`\|X - \pi\|_2 < r`, so
+:math:`r = \sqrt{m \log(2m/\beta) / (2(k+1))}` (:func:`lemma1_union_radius`), about 3 times
+the 95% quantile. Two tighter radii that hold:
+
+* proven (:func:`lemma1_subgaussian_radius`): :math:`X - \pi` lies in the (m-1)-dimensional
+  sum-zero subspace and is :math:`\sigma^2`-sub-Gaussian in every direction with
+  :math:`\sigma^2 = 1/(4(k+1))` (Marchal and Arbel 2017); the norm bound of Hsu, Kakade and Zhang
+  (2012, Theorem 1) with :math:`\Sigma` the projection on that subspace gives
+  :math:`\mathbb{P}(\|X - \pi\|_2^2 > \sigma^2(d + 2\sqrt{d t} + 2t)) \le e^{-t}`,
+  :math:`d = m - 1`, :math:`t = \log(1/\beta)`;
+* Monte Carlo (:func:`lemma1_mc_radius`): the largest, over candidate policies of
+  :math:`\Delta_{m,\eta}` (uniform, vertex, random), of an upper confidence bound on the
+  :math:`(1-\beta)` quantile of :math:`\|X - \pi\|_2` (order statistic; exact binomial
+  confidence). It is tight but is not a proof for policies outside the candidates.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import integrate, stats
+from scipy.special import gammaln
+
+from privrl.core.accounting.composition import advanced_composition
+from privrl.core.rng import SeedLike, as_generator
+from privrl.core.validation import (
+    check_array,
+    check_delta,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
+
+SOFTMAX_LIPSCHITZ = 0.5
+r"""2-norm Lipschitz constant of softmax: its Jacobian :math:`\mathrm{diag}(p) - pp^\top` is
+symmetric PSD with Gershgorin rows :math:`2p_i(1-p_i) \le 1/2`; tight at :math:`p = (1/2, 1/2, 0,
+\dots)`. (The often quoted constant 1 is valid but loose.)"""
+
+
+def check_eta(eta: float, m: int) -> float:
+    """Return ``eta`` after checking ``0 < eta < 1/m`` (otherwise the restricted simplex is a point
+    or empty)."""
+    eta = check_positive(eta, "eta")
+    if not eta < 1.0 / m:
+        raise ValueError(f"eta must lie in (0, 1/m) = (0, {1.0 / m:.6g}) for m = {m}, got {eta}")
+    return eta
+
+
+def sample_dirichlet(concentration: np.ndarray, rng: SeedLike) -> np.ndarray:
+    r"""Draws of :math:`\mathrm{Dir}(\alpha)`, one per row of ``concentration`` (..., m), all
+    :math:`\alpha_i > 0`.
+
+    Draws :math:`G_i \sim \mathrm{Gamma}(\alpha_i)` and normalises, in log space
+    (:math:`\log G = \log \mathrm{Gamma}(\alpha + 1) + \log U / \alpha`), so that very small
+    :math:`\alpha` (the vanishing coefficient drives :math:`k \to 0`) neither underflows nor divides
+    by 0. The Monte Carlo of eq. (6) here and the mechanism
+    (:func:`privrl.core.mechanisms.dirichlet.dirichlet_mechanism`) both sample with it.
+    """
+    alpha = np.clip(np.asarray(concentration, dtype=float), 1e-300, None)
+    rng = as_generator(rng)
+    log_g = np.log(rng.standard_gamma(alpha + 1.0)) + np.log(rng.random(alpha.shape)) / alpha
+    log_g -= log_g.max(axis=-1, keepdims=True)
+    x = np.exp(log_g)
+    return x / x.sum(axis=-1, keepdims=True)
+
+
+def _check_theorem1(k: float, m: int, eta: float, tau: float) -> tuple[float, int, float, float]:
+    k = check_positive(k, "k")
+    m = check_int(m, "m", minimum=2)
+    eta = check_eta(eta, m)
+    tau = check_positive(tau, "tau")
+    if tau > 1.0 / m:
+        raise ValueError(f"tau must lie in (0, 1/m] = (0, {1.0 / m:.6g}], got {tau}")
+    return k, m, eta, tau
+
+
+def vertex_policy(m: int, eta: float) -> np.ndarray:
+    """The vertex ``(eta, ..., eta, 1 - (m-1) eta)`` of the eta-restricted simplex (eq. 9)."""
+    m = check_int(m, "m", minimum=2)
+    eta = check_eta(eta, m)
+    v = np.full(m, eta)
+    v[-1] = 1.0 - (m - 1) * eta
+    return v
+
+
+def gamma_terms(k: float, m: int, eta: float) -> float:
+    r"""The data-independent part of eq. (12) (the bound (25)):
+    :math:`(m-1)\log\Gamma(k\eta) + \log\Gamma(k(1-(m-1)\eta)) - m\log\Gamma(k/m)`."""
+    k = check_positive(k, "k")
+    m = check_int(m, "m", minimum=2)
+    eta = check_eta(eta, m)
+    return float((m - 1) * gammaln(k * eta) + gammaln(k * (1 - (m - 1) * eta)) - m * gammaln(k / m))
+
+
+def theorem1_epsilon(k: float, m: int, eta: float, tau: float, lipschitz: float, b: float) -> float:
+    r"""Epsilon of Theorem 1, eq. (12). ``lipschitz`` = L, ``b`` = adjacency radius."""
+    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    lb = check_nonnegative(lipschitz, "lipschitz") * check_nonnegative(b, "b")
+    return math.sqrt(m) * lb * k * math.log(1.0 / tau) + gamma_terms(k, m, eta)
+
+
+def theorem1_log_ratio_sup(
+    k: float,
+    m: int,
+    eta: float,
+    tau: float,
+    rho: float,
+    rng: SeedLike,
+    n_starts: int = 3,
+    max_iter: int = 1500,
+) -> float:
+    r"""Largest log-density ratio :math:`\log p_k(z\mid\pi) - \log p_k(z\mid\pi')` found by
+    numerical maximisation over :math:`z \in \Delta_{m,\tau}` and :math:`\pi, \pi' \in
+    \Delta_{m,\eta}` with :math:`\|\pi - \pi'\|_2 \le \rho` (Nelder-Mead from ``n_starts``
+    random starts plus the vertex against its neighbour, through smooth parametrisations).
+
+    An independent computation of the privacy loss outside Theorem 1's :math:`\delta` event, from
+    the exact density (eq. 18), not from eq. (12): it is a *lower* estimate of the supremum, so it
+    must not exceed eq. (12)'s :math:`\varepsilon` at :math:`\rho = Lb`."""
+    from scipy.optimize import minimize
+    from scipy.special import softmax
+
+    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    rho = check_nonnegative(rho, "rho")
+    gen = as_generator(rng)
+
+    def log_density(z: np.ndarray, pi: np.ndarray) -> float:
+        a = k * pi
+        return float(gammaln(k) + np.sum((a - 1.0) * np.log(z)) - np.sum(gammaln(a)))
+
+    def unpack(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        pi = (1.0 - m * eta) * softmax(theta[:m]) + eta
+        step = theta[m:2 * m] - theta[m:2 * m].mean()
+        norm = float(np.linalg.norm(step))
+        step = step / norm * rho / (1.0 + math.exp(-theta[2 * m])) if norm > 0 else step
+        z = (1.0 - m * tau) * softmax(theta[2 * m + 1:]) + tau
+        return pi, pi + step, z
+
+    def negative(theta: np.ndarray) -> float:
+        pi, pi2, z = unpack(theta)
+        if np.any(pi2 < eta):
+            return 1e6
+        return -(log_density(z, pi) - log_density(z, pi2))
+
+    starts = [gen.normal(0.0, 2.0, 3 * m + 1) for _ in range(n_starts)]
+    vertex = np.zeros(3 * m + 1)
+    vertex[m - 1], vertex[m:2 * m], vertex[2 * m + m] = 8.0, -1.0, 8.0
+    vertex[2 * m - 1], vertex[2 * m] = 1.0, 5.0
+    starts.append(vertex)
+    best = min(
+        minimize(negative, x0, method="Nelder-Mead", options={"maxiter": max_iter}).fun
+        for x0 in starts
+    )
+    return float(-best)
+
+
+def lipschitz_b_for_epsilon(epsilon: float, k: float, m: int, eta: float, tau: float) -> float:
+    """Solve eq. (12) for the product ``L * b`` that gives ``epsilon`` (raises if none >= 0)."""
+    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    epsilon = check_positive(epsilon, "epsilon")
+    rest = epsilon - gamma_terms(k, m, eta)
+    if rest < 0:
+        raise ValueError(
+            f"no L*b >= 0 gives epsilon = {epsilon}: the Gamma terms alone are {epsilon - rest:.4g}"
+        )
+    return rest / (math.sqrt(m) * k * math.log(1.0 / tau))
+
+
+@dataclass(frozen=True)
+class DeltaEstimate:
+    """Monte Carlo estimate of eq. (6) with an exact one-sided Clopper-Pearson upper bound."""
+
+    estimate: float
+    upper: float
+    confidence: float
+    n_samples: int
+    n_outside: int
+
+
+def theorem1_delta_mc(
+    k: float,
+    m: int,
+    eta: float,
+    tau: float,
+    rng: SeedLike,
+    n_samples: int = 100_000,
+    confidence: float = 0.95,
+) -> DeltaEstimate:
+    r"""Delta of eq. (6) by Monte Carlo: the fraction of :math:`\mathrm{Dir}_k(v)` samples with some
+    coordinate below :math:`\tau`, and the exact binomial (Clopper-Pearson) upper confidence bound
+    :math:`\bar\delta` with :math:`\mathbb{P}(\delta \le \bar\delta) \ge` ``confidence``."""
+    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    n_samples = check_int(n_samples, "n_samples", minimum=1)
+    confidence = check_probability(confidence, "confidence", open_interval=True)
+    x = sample_dirichlet(np.broadcast_to(k * vertex_policy(m, eta), (n_samples, m)), rng)
+    n_out = int(np.count_nonzero(x.min(axis=1) < tau))
+    upper = (
+        1.0
+        if n_out == n_samples
+        else float(stats.beta.ppf(confidence, n_out + 1, n_samples - n_out))
+    )
+    return DeltaEstimate(n_out / n_samples, upper, confidence, n_samples, n_out)
+
+
+def theorem1_delta_integral(k: float, m: int, eta: float, tau: float) -> float:
+    r"""Delta of eq. (6) by numerical integration of the Dirichlet density over
+    :math:`\Delta_{m,\tau}` (exact Beta CDF for m = 2, 2-d quadrature for m = 3)."""
+    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    alpha = k * vertex_policy(m, eta)
+    if m == 2:
+        inside = stats.beta.cdf(1 - tau, alpha[0], alpha[1]) - stats.beta.cdf(
+            tau, alpha[0], alpha[1]
+        )
+        return float(1.0 - inside)
+    if m == 3:
+        log_norm = gammaln(alpha.sum()) - gammaln(alpha).sum()
+
+        def density(x2: float, x1: float) -> float:
+            x3 = 1.0 - x1 - x2
+            return math.exp(
+                log_norm
+                + (alpha[0] - 1) * math.log(x1)
+                + (alpha[1] - 1) * math.log(x2)
+                + (alpha[2] - 1) * math.log(x3)
+            )
+
+        inside, _ = integrate.dblquad(
+            density, tau, 1 - 2 * tau, lambda x1: tau, lambda x1: 1 - tau - x1, epsabs=1e-11
+        )
+        return float(1.0 - inside)
+    raise ValueError(f"numerical integration is implemented for m in (2, 3), got m = {m}")
+
+
+def tau_for_delta(
+    delta: float, k: float, m: int, eta: float, rng: SeedLike, n_samples: int = 400_000
+) -> float:
+    r"""The :math:`\tau` at which eq. (6) equals ``delta``: the ``delta``-quantile of
+    :math:`\min_i X_i`, :math:`X \sim \mathrm{Dir}_k(v)` (Monte Carlo)."""
+    delta = check_delta(delta)
+    k = check_positive(k, "k")
+    m = check_int(m, "m", minimum=2)
+    eta = check_eta(eta, m)
+    x = sample_dirichlet(np.broadcast_to(k * vertex_policy(m, eta), (n_samples, m)), rng)
+    return float(np.quantile(x.min(axis=1), delta))
+
+
+def lemma1_printed_radius(k: float, beta: float) -> float:
+    r"""The radius of Lemma 1 as printed (eq. 14): :math:`\sqrt{\log(1/\beta)/(2(k+1))}`."""
+    k = check_positive(k, "k")
+    beta = check_probability(beta, "beta", open_interval=True)
+    return math.sqrt(math.log(1.0 / beta) / (2.0 * (k + 1.0)))
+
+
+def lemma1_union_radius(k: float, m: int, beta: float) -> float:
+    r"""A 2-norm radius that holds: union bound over m coordinates of the two-sided sub-Gaussian
+    tail :math:`2\exp(-2(k+1)t^2)` at :math:`t = r/\sqrt{m}`: :math:`r = \sqrt{m\log(2m/\beta) /
+    (2(k+1))}`."""
+    k = check_positive(k, "k")
+    m = check_int(m, "m", minimum=2)
+    beta = check_probability(beta, "beta", open_interval=True)
+    return math.sqrt(m * math.log(2.0 * m / beta) / (2.0 * (k + 1.0)))
+
+
+def lemma1_subgaussian_radius(k: float, m: int, beta: float) -> float:
+    r"""Proven 2-norm radius (module docstring): :math:`\sigma\sqrt{d + 2\sqrt{d\log(1/\beta)} +
+    2\log(1/\beta)}`, :math:`\sigma^2 = 1/(4(k+1))`, :math:`d = m - 1`."""
+    k = check_positive(k, "k")
+    m = check_int(m, "m", minimum=2)
+    beta = check_probability(beta, "beta", open_interval=True)
+    d, t = m - 1, math.log(1.0 / beta)
+    return math.sqrt((d + 2.0 * math.sqrt(d * t) + 2.0 * t) / (4.0 * (k + 1.0)))
+
+
+def quantile_upper_index(n: int, level: float, confidence: float) -> int:
+    r"""Smallest 0-based index ``j`` with :math:`\mathbb{P}(X_{(j)} \ge q_{\rm level}) \ge`
+    ``confidence`` for the order statistics of ``n`` i.i.d. draws (distribution-free: the number of
+    draws below the quantile is Binomial(n, level))."""
+    n = check_int(n, "n", minimum=1)
+    j = int(stats.binom.ppf(confidence, n, level))
+    if j >= n:
+        raise ValueError(f"n = {n} draws are too few for a {confidence} bound on the {level} quantile")
+    return j
+
+
+@functools.lru_cache(maxsize=4096)
+def lemma1_mc_radius(
+    k: float,
+    m: int,
+    beta: float,
+    eta: float,
+    n_samples: int = 10_000,
+    n_policies: int = 8,
+    confidence: float = 0.99,
+    seed: int = 0,
+) -> float:
+    r"""Monte Carlo 2-norm radius: the largest, over the uniform policy, the vertex of
+    :math:`\Delta_{m,\eta}` and ``n_policies`` policies drawn uniformly from it, of the
+    ``confidence`` upper bound on the :math:`(1-\beta)` quantile of :math:`\|\mathrm{Dir}_k(\pi) -
+    \pi\|_2` (:func:`quantile_upper_index`). Deterministic in its arguments (fixed ``seed``)."""
+    k = check_positive(k, "k")
+    m = check_int(m, "m", minimum=2)
+    beta = check_probability(beta, "beta", open_interval=True)
+    eta = check_eta(eta, m)
+    rng = np.random.default_rng(seed)
+    policies = np.vstack([
+        np.full(m, 1.0 / m), vertex_policy(m, eta),
+        (1.0 - m * eta) * rng.dirichlet(np.ones(m), n_policies) + eta,
+    ])  # fmt: skip
+    j = quantile_upper_index(n_samples, 1.0 - beta, confidence)
+    x = sample_dirichlet(k * np.broadcast_to(policies, (n_samples, *policies.shape)), rng)
+    dist = np.sort(np.linalg.norm(x - policies, axis=-1), axis=0)
+    return float(dist[j].max())
+
+
+def lemma1_radius(kind: str, k: float, m: int, beta: float, eta: float) -> float:
+    """The radius of Lemma 1 a student uses: ``"printed"`` (eq. 14), ``"union"``,
+    ``"subgaussian"`` (proven) or ``"mc"`` (Monte Carlo)."""
+    if kind == "printed":
+        return lemma1_printed_radius(k, beta)
+    if kind == "union":
+        return lemma1_union_radius(k, m, beta)
+    if kind == "subgaussian":
+        return lemma1_subgaussian_radius(k, m, beta)
+    if kind == "mc":
+        return lemma1_mc_radius(float(k), int(m), float(beta), float(eta))
+    raise ValueError(f"radius must be one of {list(RADII)}, got {kind!r}")
+
+
+RADII: tuple[str, ...] = ("printed", "union", "subgaussian", "mc")
+
+
+def lemma1_tail_mc(
+    policy: np.ndarray, k: float, radius: float, rng: SeedLike, n_samples: int = 100_000
+) -> DeltaEstimate:
+    """Monte Carlo of ``P(||Dir_k(pi) - pi||_2 >= radius)`` with a 95% Clopper-Pearson upper bound."""
+    radius = check_positive(radius, "radius")
+    k = check_positive(k, "k")
+    pi = check_array(policy, "policy", ndim=1)
+    x = sample_dirichlet(np.broadcast_to(k * pi, (n_samples, pi.shape[-1])), rng)
+    n_out = int(np.count_nonzero(np.linalg.norm(x - pi, axis=1) >= radius))
+    upper = 1.0 if n_out == n_samples else float(stats.beta.ppf(0.95, n_out + 1, n_samples - n_out))
+    return DeltaEstimate(n_out / n_samples, upper, 0.95, n_samples, n_out)
+
+
+def mlp_lipschitz_bound(
+    weights: Sequence[np.ndarray],
+    activation_constant: float = 1.0,
+    output_constant: float = SOFTMAX_LIPSCHITZ,
+    input_scale: float = 1.0,
+) -> float:
+    r"""Certified 2-norm Lipschitz upper bound of ``softmax(W_n act(... act(W_1 (s x))))``:
+    :math:`c_{\rm out}\, c_{\rm act}^{n-1}\, s \prod_j \|W_j\|_2` (spectral norms; biases do not
+    matter). ``activation_constant`` is 1 for tanh and ReLU; ``output_constant`` is softmax's 1/2
+    (:data:`SOFTMAX_LIPSCHITZ`); ``input_scale`` is e.g. 1/255 when the adjacency is on raw RAM."""
+    if len(weights) == 0:
+        raise ValueError("weights must hold at least one matrix")
+    mats = [check_array(w, f"weights[{j}]", ndim=2) for j, w in enumerate(weights)]
+    norms = [float(np.linalg.norm(w, 2)) for w in mats]
+    act = check_nonnegative(activation_constant, "activation_constant")
+    out = check_nonnegative(output_constant, "output_constant")
+    scale = check_nonnegative(input_scale, "input_scale")
+    return out * act ** (len(weights) - 1) * scale * float(np.prod(norms))
+
+
+def teacher_budget(
+    epsilons: Sequence[float], deltas: Sequence[float], delta_slack: float = 1e-5
+) -> dict[str, float]:
+    r"""Total privacy of a run's queries. ``basic``: :math:`(\sum_t\varepsilon_t, \sum_t\delta_t)`
+    (the paper's remark, heterogeneous form); ``advanced``: Dwork-Rothblum-Vadhan with the largest
+    per-query :math:`\varepsilon` over the number of queries (a valid upper bound). Queries answered
+    independently of the data (:math:`\varepsilon_t = 0`) are dropped. A query with
+    :math:`\delta_t = 1` (tiny :math:`k`) makes the advanced bound vacuous: :math:`(\infty, 1)`."""
+    eps = check_array(epsilons, "epsilons", ndim=1)
+    dlt = check_array(deltas, "deltas", ndim=1)
+    if eps.shape != dlt.shape:
+        raise ValueError(f"epsilons and deltas must have equal length, got {len(eps)} and {len(dlt)}")
+    if np.any(eps < 0):
+        raise ValueError("epsilons must be >= 0")
+    if np.any((dlt < 0) | (dlt > 1)):
+        raise ValueError("deltas must lie in [0, 1]")
+    used = eps > 0
+    n = int(used.sum())
+    out = {"n_queries": float(n), "basic_epsilon": 0.0, "basic_delta": 0.0}
+    out["advanced_epsilon"], out["advanced_delta"] = 0.0, 0.0
+    if n:
+        out["basic_epsilon"] = float(eps[used].sum())
+        out["basic_delta"] = float(min(1.0, dlt[used].sum()))
+        e_max, d_max = float(eps[used].max()), float(dlt[used].max())
+        if d_max >= 1.0:  # some query has no guarantee at all (delta -> 1 as k -> 0)
+            out["advanced_epsilon"], out["advanced_delta"] = math.inf, 1.0
+        else:
+            out["advanced_epsilon"], out["advanced_delta"] = advanced_composition(
+                e_max, d_max, n, delta_slack
+            )
+    return out

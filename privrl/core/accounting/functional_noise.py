@@ -1,0 +1,380 @@
+r"""Privacy calibration of Q-learning with functional noise (Wang and Hegde 2019) and its baselines.
+
+Theorem 5. With :math:`v = 4\alpha(k+1)/B`, kernel bandwidth :math:`\beta = 1/v` and
+:math:`C(\alpha, k, L, B) = (v^2 + v) L^2` (a bound on :math:`\|Q - Q'\|^2_{\mathcal H}` for one
+update, Lemma 6), Algorithm 1 run for :math:`U` noisy updates is
+
+.. math:: \big(\varepsilon,\; \delta + J e^{-(2k - 8.68\sqrt\beta\,\sigma)^2/2}\big)\text{-DP}
+    \quad\text{if}\quad 2k > 8.68\sqrt\beta\,\sigma \;\text{ and }\;
+    \sigma \ge \sqrt{2 U \ln(e + \varepsilon/\delta)\, C(\alpha, k, L, B)} / \varepsilon
+
+with respect to reward functions with :math:`\|r - r'\|_\infty \le 1`. The paper's Algorithm 1
+makes one SGD step per batch of :math:`B` new samples, so :math:`U = T/B`; the authors' DQN makes
+one step per sample once the memory holds a batch, :math:`U = T - B + 1`, and every step's
+batch carries rewards that all differ under neighbouring reward functions, so every step is a
+full-sensitivity release: :func:`calibrate_algorithm1` takes ``n_updates`` = the number of noisy
+updates actually performed. The approximation term is a union bound (Lemma 8) over every sample
+path drawn: ``n_paths`` = resamplings :math:`J` times paths per resampling (one per action, and
+per network when the target network has its own path), not :math:`J`. The generic alternative the
+paper improves on composes :math:`T/B` Gaussian-process mechanisms (Proposition 4, each
+:math:`\sigma \ge \sqrt{2\ln(1.25/\delta_0)}\,\|f\|_{\mathcal H}/\varepsilon_0`) with the
+composition theorem of Kairouz, Oh and Viswanath (2015); :func:`generic_sigma` solves for the
+per-step :math:`(\varepsilon_0, \delta_0)` numerically.
+
+Baselines of Figure 2, all at the same :math:`(\varepsilon, \delta)`:
+
+* output perturbation (Balle, Gomrokchi, Precup 2016, applied to the Q function): i.i.d. Gaussian
+  noise on each Q output, per-update sensitivity :math:`\Delta = 4\alpha L(k+1)/B` (the same
+  update bound as Theorem 5), classic Gaussian mechanism per update, Kairouz composition over
+  :math:`T/B` updates. Pointwise noise does not protect a function-valued release; as the paper
+  says, it is shown for utility only.
+* input perturbation (Venkitasubramaniam 2013): Gaussian noise on every observed reward. All
+  :math:`T` rewards may change by up to 1, so the :math:`\ell_2` sensitivity of the reward
+  vector is :math:`\sqrt T`; analytic Gaussian mechanism (Balle and Wang 2018).
+* DP-SGD (Abadi et al. 2016): per-sample clipping to norm :math:`c` and Gaussian noise
+  :math:`z c`; :math:`z` from the RDP accountant of dp-accounting with a Poisson-sampled Gaussian
+  event (rate :math:`B / N_{\rm replay}`) composed over the number of gradient steps. This is a
+  per-transition (record-level) guarantee, the one the method itself provides.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import dp_accounting
+from absl import logging as absl_logging
+
+from privrl.core.accounting.composition import kairouz_composition
+from privrl.core.accounting.events import rdp_epsilon
+from privrl.core.accounting.gaussian import analytic_gaussian_sigma, gaussian_epsilon
+from privrl.core.validation import (
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
+
+#: The constant of Lemma 8 (expected supremum of the OU path on [0, 1], in units of sqrt(beta) sigma).
+LEMMA8_CONSTANT = 8.68
+
+
+def _common(epsilon, delta, T, B, alpha, k, L):
+    return (
+        check_epsilon(epsilon),
+        check_delta(delta),
+        check_int(T, "T", minimum=1),
+        check_int(B, "B", minimum=1),
+        check_positive(alpha, "alpha"),
+        check_nonnegative(k, "k"),
+        check_positive(L, "L"),
+    )
+
+
+def update_scale(alpha: float, k: float, B: int) -> float:
+    """:math:`v = 4\\alpha(k+1)/B`, the sup-norm bound on the change of one update (proof of Thm 5)."""
+    return (
+        4.0
+        * check_positive(alpha, "alpha")
+        * (check_nonnegative(k, "k") + 1.0)
+        / check_int(B, "B", 1)
+    )
+
+
+def theorem5_beta(alpha: float, k: float, B: int) -> float:
+    """Kernel bandwidth :math:`\\beta = 1/v = B / (4\\alpha(k+1))` chosen in the proof of Theorem 5."""
+    return 1.0 / update_scale(alpha, k, B)
+
+
+def theorem5_C(alpha: float, k: float, L: float, B: int) -> float:
+    """:math:`C(\\alpha, k, L, B) = (v^2 + v) L^2`, the bound on :math:`\\|Q - Q'\\|^2_{\\mathcal H}`."""
+    v = update_scale(alpha, k, B)
+    return (v**2 + v) * check_positive(L, "L") ** 2
+
+
+def theorem5_sigma(
+    epsilon: float, delta: float, n_updates: int, B: int, alpha: float, k: float, L: float
+) -> float:
+    """Theorem 5 for ``n_updates`` = :math:`U` noisy updates:
+    :math:`\\sigma = \\sqrt{2 U \\ln(e + \\varepsilon/\\delta) C} / \\varepsilon` (paper: :math:`U = T/B`)."""
+    epsilon, delta, n_updates, B, alpha, k, L = _common(epsilon, delta, n_updates, B, alpha, k, L)
+    return (
+        math.sqrt(2.0 * n_updates * math.log(math.e + epsilon / delta) * theorem5_C(alpha, k, L, B))
+        / epsilon
+    )
+
+
+def theorem5_epsilon(
+    sigma: float, delta: float, n_updates: int, B: int, alpha: float, k: float, L: float
+) -> float:
+    """The smallest epsilon Theorem 5 certifies for noise ``sigma`` over ``n_updates`` updates
+    (the inverse of :func:`theorem5_sigma` in epsilon; used to state what a calibration for
+    fewer updates gives for the updates actually made)."""
+    sigma = check_positive(sigma, "sigma")
+    _, delta, n_updates, B, alpha, k, L = _common(1.0, delta, n_updates, B, alpha, k, L)
+    C = theorem5_C(alpha, k, L, B)
+
+    def gap(e: float) -> float:
+        return sigma * e - math.sqrt(2.0 * n_updates * math.log(math.e + e / delta) * C)
+
+    hi = 1.0
+    while gap(hi) < 0:
+        hi *= 2.0
+    return _safe_root(gap, 1e-12, hi, safe_end="hi")
+
+
+def gaussian_composition_epsilon(
+    sigma: float, delta: float, n_updates: int, B: int, alpha: float, k: float, L: float
+) -> float:
+    """Independent cross-check of Theorem 5's Gaussian part: the exact epsilon of ``n_updates``
+    Gaussian(-process) mechanisms, each of RKHS sensitivity :math:`\\sqrt C` and noise ``sigma``
+    (Proposition 4 makes each one a Gaussian mechanism; composed, a Gaussian of sensitivity
+    :math:`\\sqrt{U C}`), by the analytic formula of Balle and Wang (2018)."""
+    sigma = check_positive(sigma, "sigma")
+    _, delta, n_updates, B, alpha, k, L = _common(1.0, delta, n_updates, B, alpha, k, L)
+    return gaussian_epsilon(sigma, delta, math.sqrt(n_updates * theorem5_C(alpha, k, L, B)))
+
+
+def approximation_delta(n_paths: int, k: float, beta: float, sigma: float) -> float:
+    """The extra delta of Theorem 5 (Lemma 8 and a union bound over ``n_paths`` sample paths):
+    :math:`n_{\\rm paths}\\exp(-(2k - 8.68\\sqrt\\beta\\sigma)^2/2)`. The paper writes :math:`J`
+    (resamplings); every resampling draws one path per action (and per network with its own path).
+
+    Raises ``ValueError`` unless :math:`2k > 8.68\\sqrt\\beta\\,\\sigma` (the theorem's condition).
+    """
+    n_paths = check_int(n_paths, "n_paths", minimum=1)
+    k = check_nonnegative(k, "k")
+    beta = check_positive(beta, "beta")
+    sigma = check_nonnegative(sigma, "sigma")
+    gap = 2.0 * k - LEMMA8_CONSTANT * math.sqrt(beta) * sigma
+    if gap <= 0:
+        raise ValueError(
+            f"Theorem 5 needs 2k > 8.68 sqrt(beta) sigma, got 2k = {2 * k:.4g} <= "
+            f"{LEMMA8_CONSTANT * math.sqrt(beta) * sigma:.4g}; increase k"
+        )
+    return n_paths * math.exp(-(gap**2) / 2.0)
+
+
+def calibrate_algorithm1(
+    epsilon: float,
+    delta: float,
+    n_updates: int,
+    B: int,
+    alpha: float,
+    L: float,
+    n_paths: int,
+    delta_share: float = 0.5,
+) -> dict[str, float]:
+    """Smallest integer ``k`` (and the resulting sigma, beta) giving total ``(epsilon, delta)``
+    for ``n_updates`` noisy updates and ``n_paths`` sample paths drawn in the run.
+
+    ``delta_share`` of ``delta`` goes to the Gaussian part of Theorem 5, the rest bounds the
+    approximation term :math:`n_{\\rm paths} e^{-(2k - 8.68\\sqrt\\beta\\sigma)^2/2}`, so the total
+    ``delta_gauss + delta_approx`` never exceeds ``delta``.
+    """
+    epsilon, delta, n_updates, B, alpha, _, L = _common(epsilon, delta, n_updates, B, alpha, 0, L)
+    n_paths = check_int(n_paths, "n_paths", minimum=1)
+    if not 0 < delta_share < 1:
+        raise ValueError(f"delta_share must lie in (0, 1), got {delta_share}")
+    d_gauss = delta * delta_share
+    for k in range(1, 10**6):
+        sigma = theorem5_sigma(epsilon, d_gauss, n_updates, B, alpha, k, L)
+        beta = theorem5_beta(alpha, k, B)
+        if 2 * k > LEMMA8_CONSTANT * math.sqrt(beta) * sigma:
+            approx = approximation_delta(n_paths, k, beta, sigma)
+            if approx <= delta - d_gauss:
+                return {
+                    "k": k,
+                    "sigma": sigma,
+                    "beta": beta,
+                    "delta_gauss": d_gauss,
+                    "delta_approx": approx,
+                    "n_updates": n_updates,
+                    "n_paths": n_paths,
+                }
+    raise ValueError("no k up to 1e6 satisfies Theorem 5 for these parameters")
+
+
+def _safe_root(gap, lo: float, hi: float, safe_end: str, rtol: float = 1e-6) -> float:
+    """Bisection on ``[lo, hi]`` for the boundary of ``{x: gap(x) >= 0}``, an interval ending at
+    ``hi`` (``safe_end="hi"``) or starting at ``lo`` (``"lo"``). Returns the end of the final
+    bracket inside the safe set, so a calibration built on it never overshoots its target (a
+    plain ``brentq`` may, by its tolerance)."""
+    if safe_end not in ("hi", "lo"):
+        raise ValueError(f"safe_end must be 'hi' or 'lo', got {safe_end!r}")
+    if gap(hi if safe_end == "hi" else lo) < 0:
+        raise ValueError("the bracket does not contain a safe point")
+    while hi - lo > rtol * hi:
+        mid = 0.5 * (lo + hi)
+        if (gap(mid) >= 0) == (safe_end == "hi"):
+            hi = mid
+        else:
+            lo = mid
+    return hi if safe_end == "hi" else lo
+
+
+def _smallest_noise(eps_of, epsilon: float, rtol: float = 1e-6) -> float:
+    """Smallest noise parameter ``z`` (to ``rtol``) with ``eps_of(z) <= epsilon``; never above it."""
+    lo, hi = 0.05, 1.0
+    while eps_of(hi) > epsilon:
+        lo, hi = hi, 2 * hi
+        if hi > 1e9:
+            raise ValueError("target epsilon unreachable (noise parameter > 1e9)")
+    return _safe_root(lambda z: epsilon - eps_of(z), lo, hi, safe_end="hi", rtol=rtol)
+
+
+def _per_step(epsilon: float, delta: float, steps: int) -> tuple[float, float]:
+    """Per-step (eps0, delta0) whose Kairouz composition over ``steps`` gives (epsilon, delta).
+
+    Half of ``delta`` is the composition slack, the other half is spread over the steps; ``eps0``
+    is on the safe side (its composition is at most ``epsilon``).
+    """
+    slack = delta / 2
+    delta0 = 1 - ((1 - delta) / (1 - slack)) ** (1 / steps)
+    eps0 = _safe_root(
+        lambda e: epsilon - kairouz_composition(e, delta0, steps, slack)[0],
+        1e-12,
+        epsilon,
+        safe_end="lo",
+    )
+    return eps0, delta0
+
+
+def generic_sigma(
+    epsilon: float, delta: float, n_updates: int, B: int, alpha: float, k: float, L: float
+) -> float:
+    """Sigma from generic composition: per-update Proposition 4 + Kairouz et al. over ``n_updates``."""
+    epsilon, delta, n_updates, B, alpha, k, L = _common(epsilon, delta, n_updates, B, alpha, k, L)
+    eps0, delta0 = _per_step(epsilon, delta, n_updates)
+    return math.sqrt(2.0 * math.log(1.25 / delta0)) * math.sqrt(theorem5_C(alpha, k, L, B)) / eps0
+
+
+def output_perturbation_sigma(
+    epsilon: float, delta: float, n_updates: int, B: int, alpha: float, k: float, L: float
+) -> float:
+    """Pointwise Gaussian noise per update (Balle et al. 2016 style): sensitivity :math:`vL` of one
+    Q value per update, classic Gaussian mechanism, Kairouz composition over ``n_updates``."""
+    epsilon, delta, n_updates, B, alpha, k, L = _common(epsilon, delta, n_updates, B, alpha, k, L)
+    eps0, delta0 = _per_step(epsilon, delta, n_updates)
+    return math.sqrt(2.0 * math.log(1.25 / delta0)) * update_scale(alpha, k, B) * L / eps0
+
+
+def output_perturbation_rdp_epsilon(
+    output_std: float, delta: float, n_updates: int, B: int, alpha: float, k: float, L: float
+) -> float:
+    """Cross-check of :func:`output_perturbation_sigma`: RDP epsilon (dp-accounting) of
+    ``n_updates`` Gaussian mechanisms of sensitivity :math:`vL` and noise ``output_std``."""
+    output_std = check_positive(output_std, "output_std")
+    _, delta, n_updates, B, alpha, k, L = _common(1.0, delta, n_updates, B, alpha, k, L)
+    z = output_std / (update_scale(alpha, k, B) * L)
+    return rdp_epsilon(
+        dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(z), n_updates), delta
+    )
+
+
+def input_perturbation_sigma(epsilon: float, delta: float, n_samples: int) -> float:
+    """Reward noise: analytic Gaussian mechanism with l2 sensitivity sqrt(T) (all T rewards may
+    change by 1 under neighbouring reward functions)."""
+    n_samples = check_int(n_samples, "n_samples", minimum=1)
+    return analytic_gaussian_sigma(epsilon, delta, sensitivity=math.sqrt(n_samples))
+
+
+def dpsgd_epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: float) -> float:
+    """RDP epsilon of DP-SGD: Poisson-sampled Gaussian, self-composed ``steps`` times."""
+    noise_multiplier = check_positive(noise_multiplier, "noise_multiplier")
+    steps = check_int(steps, "steps", minimum=1)
+    event = dp_accounting.SelfComposedDpEvent(
+        dp_accounting.PoissonSampledDpEvent(
+            sampling_rate, dp_accounting.GaussianDpEvent(noise_multiplier)
+        ),
+        steps,
+    )
+    return rdp_epsilon(event, delta)
+
+
+def dpsgd_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, steps: int) -> float:
+    """Smallest noise multiplier (to 1e-6 relative) whose RDP epsilon is at most ``epsilon``."""
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    return _smallest_noise(lambda z: dpsgd_epsilon(z, sampling_rate, steps, delta), epsilon)
+
+
+def dpsgd_steps_epsilon(
+    noise_multiplier: float, rate_counts: Sequence[tuple[float, int]], delta: float
+) -> float:
+    """RDP epsilon of DP-SGD steps given as ``(sampling rate, number of steps)`` pairs."""
+    noise_multiplier = check_positive(noise_multiplier, "noise_multiplier")
+    delta = check_delta(delta)
+    if not rate_counts:
+        raise ValueError("rate_counts must not be empty")
+    absl_logging.set_verbosity(absl_logging.ERROR)  # silence dp-accounting's per-order warnings
+    event = dp_accounting.ComposedDpEvent(
+        [
+            dp_accounting.SelfComposedDpEvent(
+                dp_accounting.PoissonSampledDpEvent(
+                    check_probability(q, "sampling rate"),
+                    dp_accounting.GaussianDpEvent(noise_multiplier),
+                ),
+                check_int(count, "count", minimum=1),
+            )
+            for q, count in rate_counts
+        ]
+    )
+    return rdp_epsilon(event, delta)
+
+
+def growing_memory_blocks(
+    batch_size: int, n_samples: int, warmup: int, replay_size: int = 10_000
+) -> list[tuple[float, int]]:
+    """DP-SGD steps on a memory growing by one transition per step, in blocks charged their
+    largest rate: the step at memory size :math:`n_t \\in [2^i w, 2^{i+1} w)` has rate
+    :math:`B/\\min(n_t, N_{\\rm replay}) \\le B / \\min(2^i w, N_{\\rm replay})`."""
+    B = check_int(batch_size, "batch_size", minimum=1)
+    n_samples = check_int(n_samples, "n_samples", minimum=B)
+    replay_size = check_int(replay_size, "replay_size", minimum=B)
+    warmup = check_int(warmup, "warmup", minimum=B)
+    if warmup > n_samples:
+        raise ValueError(f"warmup ({warmup}) must not exceed n_samples ({n_samples})")
+    blocks = []
+    lo = warmup
+    while lo <= n_samples:
+        hi = min(2 * lo, n_samples + 1)
+        blocks.append((B / min(lo, replay_size), hi - lo))
+        lo = hi
+    return blocks
+
+
+def dpsgd_growing_memory_noise_multiplier(
+    epsilon: float,
+    delta: float,
+    batch_size: int,
+    n_samples: int,
+    warmup: int,
+    replay_size: int = 10_000,
+) -> float:
+    """Noise multiplier of DP-SGD on a replay memory that grows by one transition per step
+    (:func:`growing_memory_blocks`), with steps from memory size ``warmup`` on: without a warm-up
+    the first steps would sample at rate 1 and dominate the budget. The result is on the safe side.
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    blocks = growing_memory_blocks(batch_size, n_samples, warmup, replay_size)
+    return _smallest_noise(lambda z: dpsgd_steps_epsilon(z, blocks, delta), epsilon, rtol=1e-4)
+
+
+def dpsgd_reward_function_noise_multiplier(
+    epsilon: float, delta: float, batch_size: int, n_updates: int
+) -> float:
+    """DP-SGD noise multiplier that protects neighbouring *reward functions* (Algorithm 1's relation).
+
+    Every reward may change, so every one of the ``batch_size`` clipped gradients of a fixed-size
+    batch may move by :math:`2c`: the sum has sensitivity :math:`2cB` and subsampling gives no
+    amplification. ``n_updates`` Gaussian steps of noise :math:`zc` compose to one Gaussian of
+    sensitivity :math:`2cB\\sqrt U`, so :math:`z = 2B\\sqrt U\\,\\sigma_{\\rm an}(\\varepsilon, \\delta)`
+    with the analytic Gaussian calibration for unit sensitivity (Balle and Wang 2018).
+    """
+    B = check_int(batch_size, "batch_size", minimum=1)
+    n_updates = check_int(n_updates, "n_updates", minimum=1)
+    return analytic_gaussian_sigma(epsilon, delta, sensitivity=2.0 * B * math.sqrt(n_updates))

@@ -1,0 +1,272 @@
+r"""GTD2 in saddle-point form and GPOPE (Xie, Thomas, Miklau 2019, Algorithm 1).
+
+Saddle point (Liu et al. 2015; Xie et al. eq. 2.1). With importance ratio
+:math:`\rho_t = \pi(a_t|s_t)/\mu(a_t|s_t)` (1 on-policy),
+
+.. math::
+
+    A = E[\rho_t \phi_t (\phi_t - \gamma \phi_{t+1})^\top],\quad b = E[\rho_t r_t \phi_t],\quad
+    M = E[\phi_t \phi_t^\top],\qquad
+    \min_\theta \max_w\ \langle b - A\theta, w\rangle - \tfrac12 w^\top M w ,
+
+whose value at the inner maximum is :math:`\tfrac12\,\mathrm{MSPBE}(\theta) = \tfrac12\|b - A\theta\|^2_{M^{-1}}`.
+Per-trajectory estimates (eq. 2.2) average the per-transition terms over **all** transitions of
+one trajectory (:class:`SaddlePointStats`). The primal-dual gradient (eq. 4.1) is
+
+.. math:: g = \big(-\hat A^\top w,\; -(\hat b - \hat A\theta - \hat M w)\big), \qquad (\theta, w) \leftarrow (\theta, w) - \alpha_t g .
+
+GPOPE (:func:`gpope`) samples one trajectory uniformly out of ``n`` per iteration, clips ``g`` to
+:math:`\ell_2` norm ``G`` and adds :math:`N(0, (2Gz)^2 I)` with ``z`` the noise multiplier of
+:mod:`privrl.core.accounting.subsampled` (replace-one sensitivity of a clipped gradient is ``2G``).
+A terminal transition bootstraps from :math:`\phi_{t+1} = 0`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm import tqdm
+
+from privrl.core.algorithms.lstd import FeatureTransitions, check_transitions
+from privrl.core.rng import as_generator
+from privrl.core.validation import (
+    check_array,
+    check_choice,
+    check_int,
+    check_positive,
+)
+
+__all__ = [
+    "SaddlePointStats",
+    "GPOPEResult",
+    "gpope",
+    "gtd2_reference",
+    "mspbe",
+    "saddle_point_solution",
+]
+
+
+@dataclass(frozen=True)
+class SaddlePointStats:
+    """Per-trajectory estimates :math:`\\hat A_i, \\hat b_i, \\hat M_i` (eq. 2.2), shapes (n, d, d), (n, d), (n, d, d)."""
+
+    A: np.ndarray
+    b: np.ndarray
+    M: np.ndarray
+    lengths: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return int(self.A.shape[0])
+
+    @property
+    def dim(self) -> int:
+        return int(self.A.shape[1])
+
+    @classmethod
+    def from_features(cls, data: FeatureTransitions) -> SaddlePointStats:
+        """Build the estimates from a validated dataset in feature space (eq. 2.2)."""
+        if not isinstance(data, FeatureTransitions):
+            raise ValueError("data must be a FeatureTransitions")
+        mask = data.mask.astype(float)
+        per_step = (mask / data.lengths[:, None])[..., None]  # 1 / L_i on real transitions
+        cur = data.phi[:, :-1] * mask[..., None]
+        nxt = data.next_features() * mask[..., None]
+        weighted = cur * (data.weights[..., None] * per_step)
+        A = np.matmul(weighted.transpose(0, 2, 1), cur - data.gamma * nxt)
+        b = np.sum(weighted * data.rewards[..., None], axis=1)
+        M = np.matmul((cur * per_step).transpose(0, 2, 1), cur)
+        return cls(A=A, b=b, M=M, lengths=data.lengths.copy())
+
+    @classmethod
+    def from_tabular(
+        cls,
+        states: np.ndarray,
+        Phi: np.ndarray,
+        rewards: np.ndarray,
+        lengths: np.ndarray,
+        terminated: np.ndarray,
+        gamma: float,
+        rho: np.ndarray | None = None,
+    ) -> SaddlePointStats:
+        """Same estimates as :meth:`from_features` for integer ``states`` (n, H+1) and a feature
+        matrix ``Phi`` (N, d), computed from weighted transition counts (no (n, H, d) arrays)."""
+        states = np.asarray(states)
+        Phi = check_array(Phi, "Phi", ndim=2)
+        n_states, d = Phi.shape
+        if states.ndim != 2 or states.shape[0] == 0:
+            raise ValueError("states must be a non-empty (n, H+1) integer array")
+        n, h1 = states.shape
+        horizon = h1 - 1
+        lengths, rewards, terminated, gamma, rho, mask = check_transitions(
+            n, horizon, lengths, rewards, terminated, gamma, rho
+        )
+        nxt = states[:, 1:].copy()
+        nxt[np.arange(n)[terminated], lengths[terminated] - 1] = n_states  # zero feature row
+        Phi0 = np.vstack([Phi, np.zeros((1, d))])
+        row, col = np.nonzero(mask)
+        s, s2 = states[row, col], nxt[row, col]
+        wgt = rho[row, col] / lengths[row]
+        C = np.zeros((n, n_states, n_states + 1))
+        np.add.at(C, (row, s, s), wgt)
+        np.add.at(C, (row, s, s2), -gamma * wgt)
+        A = np.einsum("si,nst,tj->nij", Phi, C, Phi0, optimize=True)
+        occ = np.zeros((n, n_states))
+        np.add.at(occ, (row, s), 1.0 / lengths[row])
+        M = np.einsum("si,ns,sj->nij", Phi, occ, Phi, optimize=True)
+        rb = np.zeros((n, n_states))
+        np.add.at(rb, (row, s), wgt * rewards[row, col])
+        b = rb @ Phi
+        return cls(A=A, b=b, M=M, lengths=lengths.copy())
+
+    def mean(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Averages over trajectories: the saddle point GPOPE's iterates target on this dataset."""
+        return self.A.mean(axis=0), self.b.mean(axis=0), self.M.mean(axis=0)
+
+
+def mspbe(theta: np.ndarray, A: np.ndarray, b: np.ndarray, M: np.ndarray) -> np.ndarray:
+    r""":math:`\|b - A\theta\|^2_{M^{+}}` for ``theta`` of shape (d,) or (K, d) (pseudo-inverse of M)."""
+    theta = np.asarray(theta, dtype=float)
+    resid = b - theta @ A.T
+    return np.einsum("...i,ij,...j->...", resid, np.linalg.pinv(M, hermitian=True), resid)
+
+
+def saddle_point_solution(A: np.ndarray, b: np.ndarray, M: np.ndarray) -> np.ndarray:
+    r"""Minimiser of the MSPBE: :math:`(A^\top M^+ A)^+ A^\top M^+ b` (= :math:`A^{-1}b` if A is invertible)."""
+    minv = np.linalg.pinv(M, hermitian=True)
+    return np.linalg.pinv(A.T @ minv @ A) @ (A.T @ minv @ b)
+
+
+@dataclass(frozen=True)
+class GPOPEResult:
+    theta: np.ndarray  # (K, d) final primal iterate of each trial
+    w: np.ndarray  # (K, d) final dual iterate
+    history_iterations: np.ndarray  # (R,) iterations at which theta was recorded
+    history: np.ndarray  # (R, K, d)
+    clipped_fraction: float  # fraction of gradients whose norm exceeded G
+
+
+def _step_sizes(iterations: int, schedule: str, decay_offset: float) -> np.ndarray:
+    """Multipliers of the base step size: 1 (constant) or t0 / (t0 + t) (diminishing)."""
+    t = np.arange(iterations, dtype=float)
+    if schedule == "constant":
+        return np.ones(iterations)
+    return decay_offset / (decay_offset + t)
+
+
+def gpope(
+    stats: SaddlePointStats,
+    iterations: int,
+    step_size: float | np.ndarray,
+    clip_norm: float,
+    noise_multiplier: float | np.ndarray,
+    rng: object,
+    n_trials: int = 1,
+    schedule: str = "constant",
+    decay_offset: float | None = None,
+    record_every: int | None = None,
+    progress: bool = False,
+) -> GPOPEResult:
+    r"""Run ``n_trials`` independent copies of GPOPE (Algorithm 1) on the same dataset.
+
+    Iteration t: draw one trajectory index per trial uniformly from ``{0..n-1}``, form ``g``
+    (eq. 4.1), clip to norm ``clip_norm`` (``math.inf`` disables clipping), add
+    :math:`N(0, (2 G z)^2 I)` with ``z = noise_multiplier`` (``0`` disables the noise), and update
+    with step :math:`\alpha_t` = ``step_size`` (``schedule="constant"``, Theorem 2) or
+    :math:`\alpha_0\, t_0/(t_0 + t)` (``"diminishing"``, Theorem 3; ``t_0 = decay_offset``,
+    default ``iterations / 10``). Starts from :math:`\theta = w = 0`. ``step_size`` and
+    ``noise_multiplier`` may be arrays of shape (n_trials,): one value per trial (a step-size
+    sweep, or noiseless GTD2 and several privacy levels, in one call).
+
+    The gradient is affine in :math:`x = (\theta, w)`: :math:`g = B_i x + h_i` with
+    :math:`B_i = \begin{pmatrix}0 & -\hat A_i^\top\\ \hat A_i & \hat M_i\end{pmatrix}`,
+    :math:`h_i = (0, -\hat b_i)`, so one batched product per iteration forms it.
+    """
+    iterations = check_int(iterations, "iterations", minimum=1)
+    n_trials = check_int(n_trials, "n_trials", minimum=1)
+    step = _per_trial(step_size, "step_size", n_trials)
+    if np.any(step <= 0):
+        raise ValueError("step_size must be > 0")
+    clip_norm = check_positive(clip_norm, "clip_norm", allow_inf=True)
+    z = _per_trial(noise_multiplier, "noise_multiplier", n_trials)
+    if np.any(z < 0):
+        raise ValueError("noise_multiplier must be >= 0")
+    if np.any(z > 0) and math.isinf(clip_norm):
+        raise ValueError("noise_multiplier > 0 needs a finite clip_norm (the noise scale is 2 G z)")
+    schedule = check_choice(schedule, "schedule", ("constant", "diminishing"))
+    t0 = (
+        max(iterations / 10.0, 1.0)
+        if decay_offset is None
+        else check_positive(decay_offset, "decay_offset")
+    )
+    record_every = (
+        iterations if record_every is None else check_int(record_every, "record_every", minimum=1)
+    )
+    gen = as_generator(rng)
+    d = stats.dim
+    B = np.zeros((stats.n, 2 * d, 2 * d))
+    B[:, :d, d:] = -stats.A.transpose(0, 2, 1)
+    B[:, d:, :d] = stats.A
+    B[:, d:, d:] = stats.M
+    h = np.concatenate([np.zeros((stats.n, d)), -stats.b], axis=1)
+    x = np.zeros((n_trials, 2 * d))
+    alphas = _step_sizes(iterations, schedule, t0)[:, None] * step[None, :]  # (T, K)
+    std = (2.0 * clip_norm * z)[:, None] if np.any(z > 0) else None
+    hist_it, hist = [], []
+    n_clipped = 0
+    for t in tqdm(range(iterations), disable=not progress, desc="GPOPE"):
+        idx = gen.integers(stats.n, size=n_trials)
+        g = np.matmul(B[idx], x[:, :, None])[:, :, 0] + h[idx]
+        if not math.isinf(clip_norm):
+            norms = np.sqrt(np.einsum("ki,ki->k", g, g))
+            over = norms > clip_norm
+            n_clipped += int(over.sum())
+            g[over] *= (clip_norm / norms[over])[:, None]
+        if std is not None:
+            g += std * gen.standard_normal(g.shape)
+        x -= alphas[t][:, None] * g
+        if (t + 1) % record_every == 0 or t + 1 == iterations:
+            hist_it.append(t + 1)
+            hist.append(x[:, :d].copy())
+    return GPOPEResult(
+        theta=x[:, :d].copy(),
+        w=x[:, d:].copy(),
+        history_iterations=np.asarray(hist_it),
+        history=np.stack(hist),
+        clipped_fraction=n_clipped / (iterations * n_trials),
+    )
+
+
+def _per_trial(value: float | np.ndarray, name: str, n_trials: int) -> np.ndarray:
+    array = np.asarray(value, dtype=float)
+    if array.ndim > 1 or (array.ndim == 1 and array.shape != (n_trials,)):
+        raise ValueError(f"{name} must be a number or have shape ({n_trials},), got {array.shape}")
+    return check_array(np.broadcast_to(array, (n_trials,)), name)
+
+
+def gtd2_reference(data: FeatureTransitions, indices: np.ndarray, step_size: float) -> np.ndarray:
+    """Plain (non-private) GTD2 of Liu et al. 2015 written transition by transition, one trial.
+
+    Trajectory ``indices[t]`` is used at iteration ``t``; the per-trajectory averages are formed
+    directly from its transitions (no precomputed statistics). Returns the final ``theta``.
+    """
+    if not isinstance(data, FeatureTransitions):
+        raise ValueError("data must be a FeatureTransitions")
+    step_size = check_positive(step_size, "step_size")
+    phi, gamma, rho = data.phi, data.gamma, data.weights
+    d = phi.shape[2]
+    theta, w = np.zeros(d), np.zeros(d)
+    for i in np.asarray(indices, dtype=int):
+        L = int(data.lengths[i])
+        g_theta, g_w = np.zeros(d), np.zeros(d)
+        for t in range(L):
+            f = phi[i, t]
+            fn = np.zeros(d) if (data.terminated[i] and t == L - 1) else phi[i, t + 1]
+            delta_f = f - gamma * fn
+            g_theta -= rho[i, t] * delta_f * (f @ w)
+            g_w -= rho[i, t] * data.rewards[i, t] * f - rho[i, t] * f * (delta_f @ theta) - f * (f @ w)
+        theta = theta - step_size * g_theta / L
+        w = w - step_size * g_w / L
+    return theta

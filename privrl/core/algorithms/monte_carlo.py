@@ -1,0 +1,257 @@
+r"""First-visit Monte Carlo policy evaluation with linear function approximation: LSW, LSL and
+their differentially private versions DP-LSW, DP-LSL (Balle, Gomrokchi and Precup 2016).
+
+Notation: dataset :math:`X` of :math:`m` trajectories over :math:`N` states, features
+:math:`\Phi \in \mathbb{R}^{N\times d}`, regression weights :math:`\rho` (:math:`\Gamma =
+\mathrm{diag}(\rho)`).
+
+* First-visit return :math:`F_{i,s} = \sum_{t \ge t_{i,s}} \gamma^{t - t_{i,s}} r_{i,t}`;
+  :math:`m_{X,s}` = number of trajectories visiting :math:`s`; :math:`\bar F_{X,s}` their mean
+  (0 if none).
+* LSW (eq. 3): :math:`\theta_X = \arg\min_\theta \sum_s \rho_s(\bar F_{X,s} - \phi_s^\top\theta)^2
+  = (\Gamma^{1/2}\Phi)^+\Gamma^{1/2}\bar F_X`.
+* LSL (eq. 7-8): :math:`\theta^\lambda_X = \arg\min_\theta \frac1m\sum_i\sum_{s\in x_i}
+  \rho_s(F_{i,s} - \phi_s^\top\theta)^2 + \frac{\lambda}{2m}\|\theta\|^2 = (\Phi^\top\Gamma_X\Phi +
+  \frac{\lambda}{2m}I)^{-1}\Phi^\top\Gamma_X\bar F_X`, :math:`\Gamma_X = \mathrm{diag}(\rho_s
+  m_{X,s}/m)`.
+* DP-LSW (Algorithm 1): :math:`\theta_X + N(0,\sigma_X^2 I)`, :math:`\sigma_X = \alpha F_{max}
+  \|(\Gamma^{1/2}\Phi)^+\|_2\sqrt{\Psi_\beta(X)}`.
+* DP-LSL (Algorithm 2): :math:`\theta^\lambda_X + N(0,\sigma_X^2 I)`, :math:`\sigma_X =
+  \frac{2\alpha F_{max}\|\Phi\|}{\lambda - \|\rho\|_\infty\|\Phi\|^2}\sqrt{\Psi^\lambda_\beta(X)}`.
+
+:math:`F_{max}` is a public upper bound on every return (``return_bound``), at most
+:math:`R_{max}/(1-\gamma)`; the paper allows any smaller public bound (Section 3.1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from privrl.core.accounting.smooth_sensitivity import (
+    lsl_smooth_bound,
+    lsw_smooth_bound,
+    smooth_gaussian_constants,
+)
+from privrl.core.mechanisms.smooth_sensitivity import smooth_gaussian_release
+from privrl.core.rng import SeedLike
+from privrl.core.trajectories import Trajectories
+from privrl.core.validation import (
+    check_array,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
+
+
+@dataclass(frozen=True)
+class FirstVisitReturns:
+    """First-visit returns of a dataset: ``returns`` (m, N) (0 where unvisited), ``visited``
+    (m, N) bool, ``counts`` :math:`m_{X,s}` (N,), ``means`` :math:`\\bar F_{X,s}` (N,)."""
+
+    returns: np.ndarray
+    visited: np.ndarray
+    counts: np.ndarray
+    means: np.ndarray
+
+    @property
+    def m(self) -> int:
+        return int(self.returns.shape[0])
+
+    @property
+    def n_states(self) -> int:
+        return int(self.returns.shape[1])
+
+
+def first_visit_returns(traj: Trajectories, n_states: int, gamma: float) -> FirstVisitReturns:
+    """Vectorised first-visit returns of integer-state trajectories.
+
+    A state counts as visited at times ``t < length``; the final observation counts too when the
+    trajectory ``terminated`` (an absorbing state, return 0), but not when it was truncated (its
+    future rewards are unobserved).
+    """
+    if not isinstance(traj, Trajectories):
+        raise ValueError("traj must be a privrl.core.trajectories.Trajectories")
+    n = check_int(n_states, "n_states", minimum=1)
+    gamma = check_probability(gamma, "gamma")
+    obs = np.asarray(traj.observations)
+    if obs.ndim != 2 or obs.dtype.kind not in "iu":
+        raise ValueError("traj.observations must be integer state indices of shape (m, H + 1)")
+    m, H = traj.n_trajectories, traj.horizon
+    t = np.arange(H + 1)[None, :]
+    L = traj.lengths[:, None]
+    valid = (t < L) | ((t == L) & traj.terminated[:, None])
+    if np.any((obs[valid] < 0) | (obs[valid] >= n)):
+        raise ValueError(f"observations must lie in [0, {n})")
+    # discounted returns by a backward sweep over time-major (contiguous) rows
+    rewards = np.ascontiguousarray(np.where(traj.mask(), traj.rewards, 0.0).T)
+    G = np.zeros((H + 1, m))
+    for step in range(H - 1, -1, -1):
+        np.multiply(G[step + 1], gamma, out=G[step])
+        G[step] += rewards[step]
+    G = G.T
+    first = np.full((m, n), H + 1, dtype=np.int64)
+    rows = np.broadcast_to(np.arange(m)[:, None], obs.shape)
+    times = np.broadcast_to(t, obs.shape)
+    np.minimum.at(first, (rows[valid], obs[valid]), times[valid])
+    visited = first <= H
+    returns = np.where(visited, np.take_along_axis(G, np.minimum(first, H), axis=1), 0.0)
+    counts = visited.sum(axis=0)
+    means = returns.sum(axis=0) / np.maximum(counts, 1)
+    return FirstVisitReturns(returns=returns, visited=visited, counts=counts, means=means)
+
+
+def _check_problem(
+    fv: FirstVisitReturns, phi: object, rho: object
+) -> tuple[np.ndarray, np.ndarray]:
+    if not isinstance(fv, FirstVisitReturns):
+        raise ValueError("fv must be a FirstVisitReturns (see first_visit_returns)")
+    Phi = check_array(phi, "phi", ndim=2)
+    if Phi.shape[0] != fv.n_states:
+        raise ValueError(f"phi must have {fv.n_states} rows (one per state), got {Phi.shape[0]}")
+    r = check_array(rho, "rho", shape=(fv.n_states,))
+    if np.any(r < 0) or r.sum() <= 0:
+        raise ValueError("rho must be non-negative and not all zero")
+    return Phi, r
+
+
+def lsw(fv: FirstVisitReturns, phi: object, rho: object) -> np.ndarray:
+    r"""LSW solution :math:`(\Gamma^{1/2}\Phi)^+\Gamma^{1/2}\bar F_X` (minimum-norm if singular)."""
+    Phi, r = _check_problem(fv, phi, rho)
+    w = np.sqrt(r)
+    return np.linalg.pinv(w[:, None] * Phi) @ (w * fv.means)
+
+
+def lsl(fv: FirstVisitReturns, phi: object, rho: object, lam: float) -> np.ndarray:
+    r"""LSL solution :math:`(\Phi^\top\Gamma_X\Phi + \frac{\lambda}{2m}I)^{-1}\Phi^\top\Gamma_X\bar F_X`."""
+    Phi, r = _check_problem(fv, phi, rho)
+    lam = check_positive(lam, "lam")
+    gx = r * fv.counts / fv.m
+    A = Phi.T @ (gx[:, None] * Phi) + lam / (2 * fv.m) * np.eye(Phi.shape[1])
+    return np.linalg.solve(A, Phi.T @ (gx * fv.means))
+
+
+def lsw_loss(fv: FirstVisitReturns, phi: object, rho: object, theta: object) -> float:
+    r"""LSW empirical risk :math:`J_X(\theta) = \sum_s\rho_s(\bar F_{X,s} - \phi_s^\top\theta)^2`."""
+    Phi, r = _check_problem(fv, phi, rho)
+    th = check_array(theta, "theta", shape=(Phi.shape[1],))
+    return float(r @ (fv.means - Phi @ th) ** 2)
+
+
+def lsl_loss(fv: FirstVisitReturns, phi: object, rho: object, lam: float, theta: object) -> float:
+    r"""LSL empirical risk :math:`\frac1m\sum_i\sum_{s\in x_i}\rho_s(F_{i,s}-\phi_s^\top\theta)^2
+    + \frac{\lambda}{2m}\|\theta\|^2`."""
+    Phi, r = _check_problem(fv, phi, rho)
+    lam = check_nonnegative(lam, "lam")
+    th = check_array(theta, "theta", shape=(Phi.shape[1],))
+    resid = (fv.returns - (Phi @ th)[None, :]) ** 2 * fv.visited
+    return float((resid @ r).sum() / fv.m + lam / (2 * fv.m) * th @ th)
+
+
+def lsl_regularization(phi: object, rho: object, m: int, c: float, power: float = 0.4) -> float:
+    r"""The authors' schedule :math:`\lambda = \|\Phi\|^2\|\rho\|_\infty + c\,m^{p}` [code], which
+    keeps :math:`\lambda > \|\rho\|_\infty\|\Phi\|^2` as DP-LSL requires."""
+    Phi = check_array(phi, "phi", ndim=2)
+    r = check_array(rho, "rho", shape=(Phi.shape[0],))
+    m = check_int(m, "m", minimum=1)
+    c = check_positive(c, "c")
+    power = check_nonnegative(power, "power")
+    return float(np.linalg.norm(Phi, 2) ** 2 * r.max() + c * m**power)
+
+
+def dp_lsw_sigma(
+    counts: object, phi: object, rho: object, epsilon: float, delta: float, return_bound: float
+) -> float:
+    r""":math:`\sigma_X = \alpha F_{max}\|(\Gamma^{1/2}\Phi)^+\|_2\sqrt{\Psi_\beta(X)}` (Algorithm 1)."""
+    Phi = check_array(phi, "phi", ndim=2)
+    r = check_array(rho, "rho", shape=(Phi.shape[0],))
+    return_bound = check_positive(return_bound, "return_bound")
+    alpha, beta = smooth_gaussian_constants(epsilon, delta, Phi.shape[1])
+    pinv_norm = np.linalg.norm(np.linalg.pinv(np.sqrt(r)[:, None] * Phi), 2)
+    return float(alpha * return_bound * pinv_norm * np.sqrt(lsw_smooth_bound(counts, r, beta)))
+
+
+def dp_lsl_sigma(
+    counts: object,
+    m: int,
+    phi: object,
+    rho: object,
+    lam: float,
+    epsilon: float,
+    delta: float,
+    return_bound: float,
+) -> float:
+    r""":math:`\sigma_X = \frac{2\alpha F_{max}\|\Phi\|}{\lambda-\|\rho\|_\infty\|\Phi\|^2}
+    \sqrt{\Psi^\lambda_\beta(X)}` (Algorithm 2); needs :math:`\lambda > \|\rho\|_\infty\|\Phi\|^2`."""
+    Phi = check_array(phi, "phi", ndim=2)
+    r = check_array(rho, "rho", shape=(Phi.shape[0],))
+    lam = check_positive(lam, "lam")
+    return_bound = check_positive(return_bound, "return_bound")
+    phi_norm = float(np.linalg.norm(Phi, 2))
+    floor = r.max() * phi_norm**2
+    if lam <= floor:
+        raise ValueError(f"lam must exceed ||rho||_inf ||Phi||^2 = {floor:.4g}, got {lam}")
+    alpha, beta = smooth_gaussian_constants(epsilon, delta, Phi.shape[1])
+    psi = lsl_smooth_bound(counts, m, r, phi_norm, lam, beta)
+    return float(2 * alpha * return_bound * phi_norm / (lam - floor) * np.sqrt(psi))
+
+
+@dataclass(frozen=True)
+class PrivateEstimate:
+    """A DP release ``theta`` with its non-private centre and the noise scale used."""
+
+    theta: np.ndarray
+    theta_nonprivate: np.ndarray
+    sigma: float
+
+
+def _release(
+    centre: np.ndarray, sigma: float, rng: SeedLike, noise_multiplier: float
+) -> PrivateEstimate:
+    """Release ``centre`` with the smooth-sensitivity Gaussian at ``sigma * noise_multiplier``."""
+    sigma *= check_positive(noise_multiplier, "noise_multiplier")
+    return PrivateEstimate(smooth_gaussian_release(centre, sigma, rng), centre, sigma)
+
+
+def dp_lsw(
+    fv: FirstVisitReturns,
+    phi: object,
+    rho: object,
+    epsilon: float,
+    delta: float,
+    return_bound: float,
+    rng: SeedLike,
+    noise_multiplier: float = 1.0,
+) -> PrivateEstimate:
+    """DP-LSW (Algorithm 1). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
+    Phi, r = _check_problem(fv, phi, rho)
+    sigma = dp_lsw_sigma(fv.counts, Phi, r, epsilon, delta, return_bound)
+    return _release(lsw(fv, Phi, r), sigma, rng, noise_multiplier)
+
+
+def dp_lsl(
+    fv: FirstVisitReturns,
+    phi: object,
+    rho: object,
+    lam: float,
+    epsilon: float,
+    delta: float,
+    return_bound: float,
+    rng: SeedLike,
+    noise_multiplier: float = 1.0,
+) -> PrivateEstimate:
+    """DP-LSL (Algorithm 2). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
+    Phi, r = _check_problem(fv, phi, rho)
+    sigma = dp_lsl_sigma(fv.counts, fv.m, Phi, r, lam, epsilon, delta, return_bound)
+    return _release(lsl(fv, Phi, r, lam), sigma, rng, noise_multiplier)
+
+
+def weighted_rmse(phi: object, theta: object, values: object, rho: object) -> float:
+    r""":math:`\sqrt{\sum_s\rho_s(\phi_s^\top\theta - V_s)^2 / \sum_s\rho_s}`."""
+    Phi = check_array(phi, "phi", ndim=2)
+    th = check_array(theta, "theta", shape=(Phi.shape[1],))
+    v = check_array(values, "values", shape=(Phi.shape[0],))
+    r = check_array(rho, "rho", shape=(Phi.shape[0],))
+    return float(np.sqrt(r @ (Phi @ th - v) ** 2 / r.sum()))

@@ -1,0 +1,232 @@
+"""Local randomisers for gradient submissions (Ono and Takahashi 2020, section 3.1).
+
+Every function takes a *batch* of gradients ``g`` of shape ``(n, d)`` (one row per agent) and
+randomises each row independently, so one call serves all agents of all trials of an experiment.
+
+* :func:`laplace_gradient_mechanism` -- Algorithm 2: L1 clipping to ``C/2`` (eq. 19), so any two
+  clipped gradients differ by at most ``C`` in L1 (eq. 20), then i.i.d. ``Laplace(C/epsilon)``
+  noise per coordinate (eq. 21). The density ratio of the output at any point for two inputs
+  ``g, g'`` is ``exp(epsilon ||gbar - gbar'||_1 / C) <= e^epsilon``: epsilon-LDP.
+* :func:`bit_flip` -- eq. (4): ``x in [-1, 1]`` is reported as ``+1`` with probability
+  ``1/(e^eps + 1) + (x + 1)/2 (e^eps - 1)/(e^eps + 1)``; the probabilities of either output lie in
+  ``[1/(e^eps+1), e^eps/(e^eps+1)]``, whose ratio is ``e^eps``: epsilon-LDP.
+* :func:`projected_random_sign` -- Algorithm 3 (PRS): a fresh sparse random projection ``M``
+  (eq. 5, ``d_hat x d``, drawn independently of the gradient), ``u = M g``, element-wise clipping
+  to ``[-C, C]`` (eq. 23), a bit flip of each ``u_bar_i / C`` with budget ``epsilon / d_hat``
+  (the corrected eq. 24, see :func:`sign_probability`), output ``M^T u_tilde``. The ``d_hat``
+  signs compose to epsilon-LDP; ``M`` carries no information on ``g`` and ``M^T`` is
+  post-processing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from privrl.core.rng import SeedLike, as_generator
+from privrl.core.validation import check_array, check_epsilon, check_int, check_positive
+
+SQRT3 = math.sqrt(3.0)
+
+
+def _as_batch(g: object, name: str = "g") -> np.ndarray:
+    arr = check_array(g, name, ndim=(1, 2))
+    return arr[None, :] if arr.ndim == 1 else arr
+
+
+def clip_l1(g: np.ndarray, bound: float) -> np.ndarray:
+    """Eq. (19) with ``C/2 = bound``: each row ``g / max(1, ||g||_1 / bound)``."""
+    bound = check_positive(bound, "bound")
+    g = _as_batch(g)
+    norms = np.abs(g).sum(axis=1, keepdims=True)
+    return g / np.maximum(1.0, norms / bound)
+
+
+def laplace_scale(clip: float, epsilon: float) -> float:
+    """Per-coordinate Laplace scale ``b = C / epsilon`` of Algorithm 2 (eq. 21); 0 for inf."""
+    epsilon = check_epsilon(epsilon, allow_inf=True)
+    clip = check_positive(clip, "clip", allow_inf=True)
+    return 0.0 if math.isinf(epsilon) else clip / epsilon
+
+
+def laplace_gradient_parts(
+    g: np.ndarray, epsilon: float, clip: float, rng: SeedLike
+) -> tuple[np.ndarray, np.ndarray]:
+    """Algorithm 2 in its two parts: ``(gbar, noise)`` with ``gbar`` each row of ``g`` clipped to
+    L1 norm ``clip/2`` (eq. 19) and ``noise`` i.i.d. ``Laplace(clip/epsilon)`` (eq. 21).
+
+    The submission is ``gbar + noise`` (:func:`laplace_gradient_mechanism`). ``epsilon = inf``
+    gives zero noise; ``clip = inf`` (no clipping) is allowed only then.
+    """
+    epsilon = check_epsilon(epsilon, allow_inf=True)
+    clip = check_positive(clip, "clip", allow_inf=True)
+    if math.isinf(clip) and not math.isinf(epsilon):
+        raise ValueError("clip = inf (no clipping) is only allowed with epsilon = inf")
+    gbar = _as_batch(g) if math.isinf(clip) else clip_l1(g, clip / 2.0)
+    if math.isinf(epsilon):
+        return gbar, np.zeros_like(gbar)
+    return gbar, as_generator(rng).laplace(0.0, laplace_scale(clip, epsilon), size=gbar.shape)
+
+
+def laplace_gradient_mechanism(
+    g: np.ndarray, epsilon: float, clip: float, rng: SeedLike
+) -> np.ndarray:
+    """Algorithm 2: clip each row to L1 norm ``clip/2`` (eq. 19), add ``Laplace(clip/epsilon)``.
+
+    epsilon-LDP for each row (Lemma 2): clipped rows are within L1 distance ``clip`` (eq. 20), and
+    the Laplace density ratio at any output is at most ``exp(epsilon)``. ``epsilon = inf`` returns
+    the clipped gradient without noise (the non-private limit used for the paper's baseline).
+    Returns an array of shape ``(n, d)``.
+    """
+    gbar, noise = laplace_gradient_parts(g, epsilon, clip, rng)
+    return gbar + noise
+
+
+def bit_flip_probability(x: np.ndarray, epsilon: float) -> np.ndarray:
+    """Probability that eq. (4) reports ``+1`` for ``x in [-1, 1]`` with budget ``epsilon``."""
+    epsilon = check_epsilon(epsilon, allow_inf=True)
+    x = check_array(x, "x")
+    if np.any(np.abs(x) > 1):
+        raise ValueError("x must lie in [-1, 1]; clip it first")
+    if math.isinf(epsilon):
+        return (x + 1.0) / 2.0
+    e = math.exp(epsilon)
+    return 1.0 / (e + 1.0) + (x + 1.0) / 2.0 * (e - 1.0) / (e + 1.0)
+
+
+def bit_flip(x: np.ndarray, epsilon: float, rng: SeedLike) -> np.ndarray:
+    """Eq. (4): report each entry of ``x in [-1, 1]`` as ``+1`` or ``-1``; epsilon-LDP per entry.
+
+    ``E[output] = x (e^eps - 1)/(e^eps + 1) = x tanh(eps/2)``.
+    """
+    p = bit_flip_probability(x, epsilon)
+    return np.where(as_generator(rng).random(p.shape) < p, 1.0, -1.0)
+
+
+def default_projection_dim(epsilon: float, d: int) -> int:
+    """``d_hat = max(1, min(d, floor(epsilon / 2.5)))`` (section 4, after Wang et al. 2019)."""
+    epsilon = check_epsilon(epsilon, allow_inf=True)
+    d = check_int(d, "d", minimum=1)
+    if math.isinf(epsilon):
+        return d
+    return max(1, min(d, math.floor(epsilon / 2.5)))
+
+
+def random_projection(n: int, d_hat: int, d: int, rng: SeedLike) -> np.ndarray:
+    """``n`` sparse random matrices of eq. (5): entries ``-sqrt3, 0, +sqrt3`` w.p. 1/6, 2/3, 1/6.
+
+    Shape ``(n, d_hat, d)``. Each entry has mean 0 and variance 1, so ``E[M^T M] = d_hat I``
+    (Achlioptas 2001).
+    """
+    n = check_int(n, "n", minimum=0)
+    d_hat = check_int(d_hat, "d_hat", minimum=1)
+    d = check_int(d, "d", minimum=1)
+    u = as_generator(rng).random((n, d_hat, d))
+    return np.where(u < 1 / 6, -SQRT3, np.where(u < 5 / 6, 0.0, SQRT3))
+
+
+def sign_probability(u_bar: np.ndarray, epsilon: float, d_hat: int, clip: float) -> np.ndarray:
+    """Corrected eq. (24): ``P(u_tilde_i = +C | u_bar_i)`` with ``eps' = epsilon / d_hat``.
+
+    ``1/(e^{eps'} + 1) + (u_bar_i + C)/(2C) (e^{eps'} - 1)/(e^{eps'} + 1)``, i.e. eq. (4) applied
+    to ``u_bar_i / C``. (The paper prints ``epsilon/k`` in the first term and ``epsilon/d_hat`` in
+    the second; with two different budgets the probabilities need not stay in ``[0, 1]`` nor the
+    ratio below ``e^{eps'}``.)
+    """
+    epsilon = check_epsilon(epsilon, allow_inf=True)
+    d_hat = check_int(d_hat, "d_hat", minimum=1)
+    clip = check_positive(clip, "clip")
+    return bit_flip_probability(np.asarray(u_bar, dtype=float) / clip, epsilon / d_hat)
+
+
+def projected_random_sign(
+    g: np.ndarray,
+    epsilon: float,
+    clip: float,
+    rng: SeedLike,
+    d_hat: int | None = None,
+    matrix: np.ndarray | None = None,
+) -> np.ndarray:
+    """Algorithm 3 (PRS) on each row of ``g`` (n, d); returns ``M^T u_tilde``, shape ``(n, d)``.
+
+    ``M`` is drawn fresh per row from eq. (5) unless ``matrix`` (n, d_hat, d) is given;
+    ``u = M g``; ``u_bar = clip(u, -C, C)`` (eq. 23); ``u_tilde_i in {-C, +C}`` from the corrected
+    eq. (24) with budget ``epsilon / d_hat`` per coordinate. epsilon-LDP per row (Lemma 3): the
+    ``d_hat`` independent signs each have likelihood ratio at most ``e^{epsilon/d_hat}``.
+
+    In expectation, ``E[u_tilde | M] = tanh(epsilon / (2 d_hat)) u_bar``; without active clipping,
+    ``E[M^T u_tilde] = d_hat tanh(epsilon / (2 d_hat)) g`` (the shrinkage checked in the chapter).
+    """
+    epsilon = check_epsilon(epsilon, allow_inf=True)
+    clip = check_positive(clip, "clip")
+    g = _as_batch(g)
+    n, d = g.shape
+    gen = as_generator(rng)
+    if matrix is None:
+        d_hat = default_projection_dim(epsilon, d) if d_hat is None else d_hat
+        d_hat = check_int(d_hat, "d_hat", minimum=1)
+        matrix = random_projection(n, d_hat, d, gen)
+    else:
+        matrix = check_array(matrix, "matrix", ndim=3)
+        if matrix.shape[0] != n or matrix.shape[2] != d:
+            raise ValueError(f"matrix must have shape ({n}, d_hat, {d}), got {matrix.shape}")
+        d_hat = matrix.shape[1]
+    u_bar = np.clip(np.einsum("nkd,nd->nk", matrix, g), -clip, clip)
+    p = sign_probability(u_bar, epsilon, d_hat, clip)
+    u_tilde = np.where(gen.random(p.shape) < p, clip, -clip)
+    return np.einsum("nkd,nk->nd", matrix, u_tilde)
+
+
+def laplace_worst_log_ratio(epsilon: float, clip: float, d: int) -> float:
+    """Exact worst-case log density ratio of Algorithm 2 as implemented, by closed form.
+
+    For inputs ``g, g'`` the log ratio of output densities is at most
+    ``||gbar - gbar'||_1 / b`` (attained for outputs beyond both means), with ``gbar`` the
+    mechanism's clipped inputs and ``b`` its noise scale. Evaluated on antipodal inputs far
+    outside the clip ball (one coordinate, and all ``d`` coordinates), through
+    :func:`clip_l1` and :func:`laplace_scale`, so a weakened clip or scale raises the value.
+    """
+    epsilon = check_epsilon(epsilon)
+    clip = check_positive(clip, "clip")
+    d = check_int(d, "d", minimum=1)
+    big = 1e6 * clip
+    inputs = np.zeros((2, d))
+    inputs[0, 0] = big
+    inputs[1] = big
+    worst = 0.0
+    for g in inputs:
+        pair = np.stack([g, -g])
+        gbar, _ = laplace_gradient_parts(pair, math.inf, clip, None)
+        worst = max(worst, float(np.abs(gbar[0] - gbar[1]).sum()))
+    return worst / laplace_scale(clip, epsilon)
+
+
+def prs_worst_log_ratio(
+    epsilon: float, d_hat: int, clip: float = 1.0, per_coordinate_epsilon: float | None = None
+) -> float:
+    """Exact worst-case log-likelihood ratio of PRS's sign vector given ``M``, by enumeration.
+
+    Enumerates every pair of projected inputs with each coordinate at ``-C``, ``0`` or ``+C``
+    after clipping (eq. 23; the sign probabilities are monotone in ``u_bar_i``, so the extremes
+    are attained there) and every output sign pattern, using :func:`sign_probability` (budget
+    ``epsilon / d_hat`` per sign). ``per_coordinate_epsilon`` replaces that budget (to show that
+    a weakened mechanism exceeds ``epsilon``). ``3^d_hat`` inputs; ``d_hat <= 6``.
+    """
+    import itertools
+
+    epsilon = check_epsilon(epsilon)
+    d_hat = check_int(d_hat, "d_hat", minimum=1)
+    if d_hat > 6:
+        raise ValueError(f"d_hat must be <= 6 for the enumeration, got {d_hat}")
+    levels = np.array(list(itertools.product([-clip, 0.0, clip], repeat=d_hat)))
+    if per_coordinate_epsilon is None:
+        p = sign_probability(levels, epsilon, d_hat, clip)
+    else:
+        p = bit_flip_probability(levels / clip, per_coordinate_epsilon)
+    log_p, log_q = np.log(p), np.log1p(-p)
+    # worst output: per coordinate the larger of the two sign log-ratios
+    per_sign = np.maximum(
+        log_p[:, None, :] - log_p[None, :, :], log_q[:, None, :] - log_q[None, :, :]
+    )
+    return float(per_sign.sum(axis=2).max())

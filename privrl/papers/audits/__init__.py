@@ -1,0 +1,1 @@
+"""The Audits chapter: every release of the book audited empirically."""

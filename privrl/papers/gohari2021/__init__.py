@@ -1,0 +1,1 @@
+"""Gohari et al. 2021: privacy-preserving kickstarting deep RL (Dirichlet mechanism)."""

@@ -1,0 +1,1 @@
+"""Ono and Takahashi 2020: locally private distributed reinforcement learning (PGC-A3C)."""

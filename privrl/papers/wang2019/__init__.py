@@ -1,0 +1,1 @@
+"""Wang and Hegde 2019: privacy-preserving Q-learning with functional noise."""

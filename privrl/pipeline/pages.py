@@ -1,0 +1,223 @@
+"""The book's generated pages, written as MyST Markdown from the executed chapters' summaries.
+
+Each chapter saves ``<name>.summary.json`` (:meth:`privrl.chapter.report.Report.summary`: keys
+``paper, profile, seed, commit, config, checks, claims, ledger, errata``) beside its executed
+notebook. From these, ``privrl book`` generates
+
+* the **Privacy ledger** page (:func:`ledger_page`): every ledger entry of every chapter;
+* the **verdict table** of the landing page (:func:`verdict_table`): paper x claim x verdict x
+  evidence x profile;
+* the generated part of the **errata** page (:func:`errata_entries`): every recorded erratum and
+  every claim whose verdict is "not reproduced";
+* the **reproducibility** page (:func:`reproducibility_page`): this build's runs and the recorded
+  runs of other profiles with their provenance.
+
+Nothing on these pages is typed by hand. A chapter whose summary does not (yet) record claims,
+ledger entries or errata in the :class:`~privrl.chapter.report.Report` schema (lists of records) is
+named as such instead of breaking the build.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import fields
+from typing import Any
+
+from privrl.chapter.records import RecordedRun, format_duration
+from privrl.chapter.verdicts import VERDICTS, Claim
+
+Summary = dict[str, Any]
+
+
+def records(summary: Summary, key: str) -> list[dict[str, Any]]:
+    """The records under ``key`` (``"claims"``, ``"ledger"``, ...) of a summary in the Report
+    schema: a list of dicts. Anything else (missing, or an older chapter's dict) gives ``[]``."""
+    value = summary.get(key)
+    if isinstance(value, list) and all(isinstance(v, dict) for v in value):
+        return value
+    return []
+
+
+def cell(value: Any) -> str:
+    """Text safe inside a Markdown pipe table cell (no pipes, no line breaks)."""
+    text = "" if value is None else str(value)
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def number(value: Any) -> str:
+    """A number for a table: 4 significant digits, ``n/a`` for a missing value."""
+    if value is None or value == "":
+        return "n/a"
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return cell(value)
+    return f"{x:.4g}" if math.isfinite(x) else str(x)
+
+
+def chapter_link(paper: str) -> str:
+    """A link from a page in ``book/`` to the chapter ``notebooks/<paper>``, labelled by name."""
+    return f"{{doc}}`{paper} <../notebooks/{paper}>`"
+
+
+def evidence_text(claim: dict[str, Any]) -> str:
+    """The claim's evidence line, formatted by :meth:`privrl.chapter.verdicts.Claim.evidence_text`."""
+    names = {f.name for f in fields(Claim)}
+    kw = {k: v for k, v in claim.items() if k in names}
+    if kw.get("interval") is not None:
+        kw["interval"] = tuple(kw["interval"])
+    return Claim(**kw).evidence_text()
+
+
+def _table(header: Sequence[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(r) + " |" for r in rows)]
+
+
+def _missing(summaries: Sequence[Summary], key: str, what: str) -> list[str]:
+    names = [s.get("paper", "?") for s in summaries if not records(s, key)]
+    if not names:
+        return []
+    return ["", f"Chapters whose summary records no {what} yet: "
+            + ", ".join(chapter_link(n) for n in names) + "."]
+
+
+LEDGER_COLUMNS = ("paper", "release", "mechanism", "neighbouring relation", "noise", "epsilon",
+                  "delta", "compositions", "accountant", "cross-check", "cross-check epsilon",
+                  "audit")
+
+
+def ledger_page(summaries: Sequence[Summary]) -> str:
+    """Markdown of the Privacy ledger page: one row per ledger entry of every chapter."""
+    rows = []
+    for s in summaries:
+        for e in records(s, "ledger"):
+            chapter = s.get("paper", "?")
+            paper = e.get("paper") or chapter
+            rows.append([
+                chapter_link(chapter) + ("" if paper == chapter else f" ({cell(paper)})"),
+                cell(e.get("release")), cell(e.get("mechanism")),
+                cell(f"{e.get('relation', '?')} {e.get('unit', '?')}"), cell(e.get("noise")),
+                number(e.get("epsilon")), number(e.get("delta")), number(e.get("compositions")),
+                cell(e.get("accountant")), cell(e.get("cross_check")),
+                number(e.get("cross_check_epsilon")), cell(e.get("audit")) or "none yet",
+            ])
+    lines = [
+        "(privacy-ledger)=",
+        "# Privacy ledger",
+        "",
+        "Every $(\\varepsilon, \\delta)$ this book reports, one row per release, as recorded by the",
+        "chapters in this build (`Report.ledger`). *Neighbouring relation* is the pair of datasets",
+        "the guarantee protects (add/remove or replace-one, of a transition, trajectory, user, ...);",
+        "*compositions* the number of mechanism invocations composed into the guarantee;",
+        "*cross-check* an independent computation of epsilon (a second accountant or an exact",
+        "ratio), which the build requires to be no more than 1% above the reported epsilon;",
+        "*audit* the empirical audit of the release, where there is one. This page is generated",
+        "from the chapters' summaries; nothing on it is typed by hand.",
+        "",
+    ]
+    lines += _table(LEDGER_COLUMNS, rows) if rows else ["No chapter records a ledger entry yet."]
+    lines += _missing(summaries, "ledger", "ledger entry")
+    return "\n".join(lines) + "\n"
+
+
+def verdict_table(summaries: Sequence[Summary]) -> str:
+    """Markdown of the landing page's verdict table: paper x claim x verdict x evidence x profile."""
+    rows = []
+    for s in summaries:
+        paper = s.get("paper", "?")
+        for c in records(s, "claims"):
+            rows.append([chapter_link(paper), cell(c.get("statement")),
+                         f"**{cell(c.get('verdict'))}**", cell(evidence_text(c)),
+                         cell(c.get("profile") or s.get("profile"))])
+    counts = {v: sum(1 for s in summaries for c in records(s, "claims") if c.get("verdict") == v)
+              for v in VERDICTS}
+    lines = [
+        "Generated from the chapters executed for this build: each headline claim of a paper,",
+        "re-decided on this run's data (reproduced, not reproduced, or untestable when the data",
+        "cannot decide), with its statistic, 95% interval and number of trials, and the profile",
+        "the verdict was decided on. A verdict decided on the quick profile says so.",
+        "",
+    ]
+    if rows:
+        lines += [", ".join(f"{n} {v}" for v, n in counts.items()) + ".", ""]
+        lines += _table(("paper", "claim", "verdict", "evidence", "profile"), rows)
+    else:
+        lines.append("No chapter records a claim yet.")
+    lines += _missing(summaries, "claims", "claim")
+    return "\n".join(lines) + "\n"
+
+
+def errata_entries(summaries: Sequence[Summary]) -> str:
+    """Markdown of the generated part of the errata page: recorded errata, then every claim
+    whose verdict is "not reproduced", each linked to the chapter holding its evidence."""
+    errata = [[chapter_link(s.get("paper", "?")), cell(e.get("kind")), cell(e.get("statement")),
+               cell(e.get("evidence"))] for s in summaries for e in records(s, "errata")]
+    refuted = [[chapter_link(s.get("paper", "?")), cell(c.get("statement")),
+                cell(evidence_text(c)), cell(c.get("profile") or s.get("profile"))]
+               for s in summaries for c in records(s, "claims")
+               if c.get("verdict") == "not reproduced"]
+    lines = ["## Errata recorded by the chapters", ""]
+    lines += (_table(("paper", "kind", "what", "evidence"), errata) if errata
+              else ["No chapter records an erratum yet."])
+    lines += _missing(summaries, "errata", "erratum")
+    lines += ["", "## Claims not reproduced", "",
+              "Every headline claim whose verdict in this build is *not reproduced*: the 95%",
+              "interval of its statistic excludes the paper's claim.", ""]
+    lines += (_table(("paper", "claim", "evidence", "profile"), refuted) if refuted
+              else ["No claim is decided *not reproduced* in this build."])
+    return "\n".join(lines) + "\n"
+
+
+def reproducibility_page(records_: Sequence[Any], measured: Sequence[RecordedRun]) -> str:
+    """Markdown of the reproducibility page: this build's runs (:class:`privrl.pipeline.build.RunRecord`)
+    and the recorded runs of other profiles with their provenance."""
+    lines = [
+        "(reproducibility)=",
+        "# Reproducibility",
+        "",
+        "This page is generated by the build (`privrl book`); nothing on it is typed by hand.",
+        "Peak memory is the largest resident set of any process of the notebook's run (the",
+        "kernel or one of its workers), read from `wait4`.",
+        "",
+        "## This build",
+        "",
+    ]
+    rows = [[r.notebook, r.profile, format_duration(r.wall_time_s), f"{r.peak_memory_mb:.0f} MB",
+             f"`{r.git_commit}`" + (" (modified)" if r.git_dirty else ""),
+             f"{r.cpus} CPUs, {r.machine}, Python {r.python}"] for r in records_]
+    lines += _table(("notebook", "profile", "wall time", "peak memory", "git commit", "machine"),
+                    rows)
+    if records_:
+        lines += ["", "Versions of the key packages in this build:", ""]
+        lines += _table(("package", "version"), [[k, v] for k, v in records_[0].versions.items()])
+    lines += [
+        "",
+        "## Recorded runs of other profiles",
+        "",
+        "Produced by `privrl run NAME --profile paper --record`, which stores the run record in",
+        "`book/measurements/`; the table below is read from those files. A record is *stale* when",
+        "the chapter's experiment module, or a `privrl` module it imports, changed in git since the",
+        "recorded commit: its numbers may no longer be what the code gives.",
+        "",
+    ]
+    if measured:
+        rows = [[m.name, m.profile, _parameters(m.record.get("parameters", {})),
+                 m.wall_time_text, f"{float(m.record.get('peak_memory_mb', math.nan)):.0f} MB",
+                 f"`{m.commit}`", m.machine, m.date,
+                 f"**{m.status}**: {cell(m.stale_reason)}"] for m in measured]
+        lines += _table(("notebook", "profile", "parameters", "wall time", "peak memory",
+                         "git commit", "machine", "date", "code since"), rows)
+    else:
+        lines.append("No run of another profile has been recorded yet.")
+    return "\n".join(lines) + "\n"
+
+
+def _parameters(parameters: dict[str, Any]) -> str:
+    """Parameters that change a run's results (not the profile, progress bars or cache folder)."""
+    shown = {k: v for k, v in parameters.items() if k not in ("profile", "progress", "cache_dir")}
+    return ", ".join(f"`{k}={v}`" for k, v in shown.items()) or "profile defaults"
+
+
+__all__ = ["errata_entries", "ledger_page", "records", "reproducibility_page", "verdict_table"]
