@@ -1,14 +1,23 @@
-"""The privacy ledger: every (epsilon, delta) the book reports, in one schema.
+"""The privacy ledger: every (epsilon, delta) the book reports, in one schema, with its event.
 
 One :class:`LedgerEntry` per release a chapter makes: what is released, by which mechanism,
 protecting which neighbouring relation (add/remove or replace-one, of a transition, trajectory,
 user, report, ...), with which noise, at which (epsilon, delta), after how many compositions, by
-which accountant, and its independent cross-check (a second accountant's epsilon, e.g.
-``dp-accounting``, or an exact likelihood ratio). The book's *Privacy ledger* page is generated
-from the entries the chapters record (:meth:`privrl.chapter.report.Report.ledger`).
+which accountant, the **event** the epsilon was computed from (dp-accounting's ``DpEvent`` where the
+mechanism is standard, a small frozen event of :mod:`privrl.core.accounting` otherwise), and a
+:class:`CrossCheck` of one of two kinds, named apart:
 
-Recording an entry is itself a check: a cross-check epsilon above the reported epsilon by more
-than the stated relative tolerance means the book would understate the privacy loss, and raises.
+* ``"upper bound"``: an independent computation that bounds epsilon from above (a second
+  accountant, an exact likelihood ratio);
+* ``"empirical"``: a value measured on chosen neighbouring pairs (Monte Carlo), which bounds the
+  true epsilon from *below* for those pairs and is never presented as a bound on the mechanism.
+
+The book's *Privacy ledger* page is generated from the entries the chapters record
+(:meth:`privrl.chapter.report.Report.ledger`) and recomputes every epsilon from its stored event.
+
+Recording an entry is itself a check (:meth:`LedgerEntry.problems`): the event must give back the
+reported epsilon, and a cross-check above the reported epsilon by more than the stated relative
+tolerance means the book would understate the privacy loss. Either raises.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from privrl.core.accounting.events import PrivacyEvent, event_to_dict
 from privrl.core.validation import check_choice, check_delta, check_epsilon, check_int
 
 RELATIONS: tuple[str, ...] = ("add/remove", "replace-one")
@@ -24,17 +34,37 @@ UNITS: tuple[str, ...] = (
     "transition", "trajectory", "episode", "user", "report", "reward function", "observation",
     "record",
 )
+CROSS_CHECK_KINDS: tuple[str, ...] = ("upper bound", "empirical")
+#: Relative difference allowed between the reported epsilon and the one recomputed from its event.
+RECOMPUTE_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class CrossCheck:
+    """An independent look at a ledger entry's epsilon: ``kind`` is ``"upper bound"`` or
+    ``"empirical"`` (see the module docstring), ``method`` says how in words, ``epsilon`` is its
+    value (``None`` only where no independent computation applies, with the reason in ``method``)."""
+
+    kind: str
+    method: str
+    epsilon: float | None = None
+
+    def __post_init__(self) -> None:
+        check_choice(self.kind, "cross-check kind", CROSS_CHECK_KINDS)
+        if not self.method.strip():
+            raise ValueError("cross-check: method must not be empty")
+        if self.epsilon is not None:
+            object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, "cross-check epsilon"))
 
 
 @dataclass(frozen=True)
 class LedgerEntry:
-    """One release's privacy guarantee and its evidence.
+    """One release's privacy guarantee, the event it was computed from, and its evidence.
 
     ``noise`` states the noise parameter in words and numbers (``"sigma = 3.2"``); ``compositions``
-    is the number of mechanism invocations composed into (epsilon, delta); ``cross_check`` names
-    the independent computation and ``cross_check_epsilon`` is its value (``None`` only where no
-    independent accountant applies, with the reason in ``cross_check``); ``audit`` names the
-    empirical audit of this release (a key of the Audits chapter) once there is one.
+    is the number of mechanism invocations composed into (epsilon, delta); ``event`` recomputes
+    ``epsilon`` at ``delta``; ``audit`` names the empirical audit of this release (a key of the
+    Audits chapter) once there is one.
     """
 
     paper: str
@@ -47,12 +77,12 @@ class LedgerEntry:
     delta: float
     compositions: int
     accountant: str
-    cross_check: str
-    cross_check_epsilon: float | None = None
+    event: PrivacyEvent
+    cross_check: CrossCheck
     audit: str = ""
 
     def __post_init__(self) -> None:
-        for name in ("paper", "release", "mechanism", "noise", "accountant", "cross_check"):
+        for name in ("paper", "release", "mechanism", "noise", "accountant"):
             if not str(getattr(self, name)).strip():
                 raise ValueError(f"ledger entry: {name} must not be empty")
         check_choice(self.relation, "relation", RELATIONS)
@@ -60,19 +90,44 @@ class LedgerEntry:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, "epsilon"))
         object.__setattr__(self, "delta", check_delta(self.delta, "delta", allow_zero=True))
         object.__setattr__(self, "compositions", check_int(self.compositions, "compositions", 1))
-        if self.cross_check_epsilon is not None:
-            object.__setattr__(self, "cross_check_epsilon",
-                               check_epsilon(self.cross_check_epsilon, "cross_check_epsilon"))
+        if not isinstance(self.event, PrivacyEvent):
+            raise ValueError(f"ledger entry {self.release!r}: event must be a privacy event with "
+                             f"an epsilon(delta) method, got {self.event!r}")
+        if not isinstance(self.cross_check, CrossCheck):
+            raise ValueError(f"ledger entry {self.release!r}: cross_check must be a CrossCheck")
 
     @property
     def relation_text(self) -> str:
         return f"{self.relation} {self.unit}"
 
+    def recomputed_epsilon(self) -> float:
+        """Epsilon at ``delta`` recomputed from the stored event."""
+        return float(self.event.epsilon(self.delta))
+
     def cross_check_gap(self) -> float:
         """Relative excess of the cross-check over the reported epsilon (<= 0: reported is safe)."""
-        if self.cross_check_epsilon is None:
+        if self.cross_check.epsilon is None or math.isnan(self.cross_check.epsilon):
             return -math.inf
-        return (self.cross_check_epsilon - self.epsilon) / self.epsilon
+        return (self.cross_check.epsilon - self.epsilon) / self.epsilon
+
+    def problems(self, tolerance: float) -> list[str]:
+        """What is wrong with this entry: its event does not give back its epsilon, or its
+        cross-check lies more than ``tolerance`` (relative) above it. Empty when nothing is."""
+        out = []
+        again = self.recomputed_epsilon()
+        if not math.isclose(again, self.epsilon, rel_tol=RECOMPUTE_TOLERANCE, abs_tol=1e-12):
+            out.append(f"reports epsilon {self.epsilon:.10g} but its event gives {again:.10g}")
+        if self.cross_check_gap() > tolerance:
+            out.append(f"reports epsilon {self.epsilon:.6g} but its {self.cross_check.kind} "
+                       f"cross-check ({self.cross_check.method}) gives "
+                       f"{self.cross_check.epsilon:.6g}")
+        return out
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """JSON-ready: the event as :func:`~privrl.core.accounting.events.event_to_dict`, with the
+        epsilon recomputed from it."""
+        out = {k: v for k, v in asdict(self).items() if k not in ("event", "cross_check")}
+        out["event"] = event_to_dict(self.event)
+        out["recomputed_epsilon"] = self.recomputed_epsilon()
+        out["cross_check"] = asdict(self.cross_check)
+        return out

@@ -20,11 +20,15 @@ writing a paper-scale run, the book pipeline judging whether a record is stale) 
 from __future__ import annotations
 
 import ast
+import datetime as dt
 import json
 import os
+import platform
+import resource
 import subprocess
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +77,76 @@ def current_commit(start: str | os.PathLike[str] | None = None) -> str:
         if out:
             return out
     return "unknown"
+
+
+# --- run records ----------------------------------------------------------------------------------
+
+#: Packages whose versions a run record states.
+KEY_PACKAGES: tuple[str, ...] = (
+    "privrl", "numpy", "scipy", "pandas", "torch", "gymnasium", "ale-py", "dp-accounting",
+    "dask", "papermill", "jupyter-book", "myst-nb",
+)
+
+
+def package_versions() -> dict[str, str]:
+    """Installed versions of :data:`KEY_PACKAGES` (``"not installed"`` for a missing one)."""
+    out = {}
+    for name in KEY_PACKAGES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+@dataclass
+class RunRecord:
+    """The one run record of the book: what ran (``notebook``, ``profile``, ``parameters``), on
+    which code (``git_commit``: the commit checked out when the run *started*; ``git_dirty``:
+    uncommitted code then), how long and on what (wall time, peak memory, Python, machine, CPUs,
+    package versions), and when it finished. ``extra`` holds what a recorder adds (reference
+    returns, thresholds, the command that made it, the files it wrote)."""
+
+    notebook: str
+    profile: str
+    parameters: dict[str, Any]
+    wall_time_s: float
+    peak_memory_mb: float
+    git_commit: str
+    git_dirty: bool
+    python: str
+    machine: str
+    cpus: int
+    finished_at: str
+    versions: dict[str, str] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def now(cls, *, notebook: str, profile: str, parameters: dict[str, Any], wall_time_s: float,
+            git_commit: str, git_dirty: bool, peak_memory_mb: float | None = None,
+            **extra: Any) -> RunRecord:
+        """A record of a run that finished now, on this machine."""
+        if peak_memory_mb is None:
+            peak_memory_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return cls(notebook=notebook, profile=profile, parameters=dict(parameters),
+                   wall_time_s=round(float(wall_time_s), 2),
+                   peak_memory_mb=round(float(peak_memory_mb), 1), git_commit=git_commit,
+                   git_dirty=bool(git_dirty), python=platform.python_version(),
+                   machine=platform.machine(), cpus=os.cpu_count() or 1,
+                   finished_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                   versions=package_versions(), extra=extra)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The record as written: ``extra``'s keys at the top level beside the others."""
+        out = asdict(self)
+        return {**{k: v for k, v in out.items() if k != "extra"}, **out["extra"]}
+
+    def write(self, path: str | os.PathLike[str]) -> Path:
+        """Write the record as JSON to ``path`` (folders created); returns the path."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.as_dict(), indent=2, default=str) + "\n")
+        return path
 
 
 # --- recorded results -------------------------------------------------------------------------
@@ -331,8 +405,8 @@ def recorded_claims(name: str, profile: str = "paper", suffix: str = "_paper",
 
 
 __all__ = [
-    "MEASUREMENTS", "PACKAGE_DIR", "RESULTS", "RecordedRun", "SOURCE_ROOT", "changed_since",
+    "KEY_PACKAGES", "MEASUREMENTS", "PACKAGE_DIR", "RESULTS", "RecordedRun", "RunRecord", "SOURCE_ROOT", "changed_since",
     "computes_numbers", "current_commit", "experiment_sources", "find_root", "format_duration",
-    "git", "imported_modules", "module_closure", "module_file", "record_path", "recorded_claims",
+    "git", "imported_modules", "package_versions", "module_closure", "module_file", "record_path", "recorded_claims",
     "recorded_file", "recorded_run", "recorded_summary", "recorded_summary_path", "results_dir",
 ]

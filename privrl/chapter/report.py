@@ -144,18 +144,17 @@ class Report:
                **fields: Any) -> LedgerEntry:
         """Record a ledger entry (an entry, or its fields with ``paper`` filled in).
 
-        Raises :class:`CheckFailed` when the independent cross-check finds an epsilon more than
-        ``tolerance`` (relative) above the reported one: the book would understate the loss.
+        Raises :class:`CheckFailed` when the entry's event does not give back its epsilon, or its
+        cross-check finds an epsilon more than ``tolerance`` (relative) above the reported one:
+        the book would understate the loss.
         """
         if entry is None:
             entry = LedgerEntry(paper=fields.pop("paper", self.paper), **fields)
         elif fields:
             raise ValueError("give a LedgerEntry or its fields, not both")
-        gap = entry.cross_check_gap()
-        if gap > tolerance:
-            raise CheckFailed(
-                f"{self.paper}: ledger entry {entry.release!r} reports epsilon {entry.epsilon:.6g} "
-                f"but its cross-check ({entry.cross_check}) gives {entry.cross_check_epsilon:.6g}")
+        problems = entry.problems(tolerance)
+        if problems:
+            raise CheckFailed(f"{self.paper}: ledger entry {entry.release!r} " + "; ".join(problems))
         self.entries.append(entry)
         return entry
 
@@ -212,8 +211,10 @@ class Report:
     def ledger_frame(self) -> pd.DataFrame:
         """The ledger entries as a table for the page."""
         cols = ["release", "mechanism", "relation", "noise", "epsilon", "delta", "compositions",
-                "accountant", "cross_check", "cross_check_epsilon"]
-        rows = [{**e.as_dict(), "relation": e.relation_text} for e in self.entries]
+                "accountant", "recomputed_epsilon", "cross_check", "cross_check_epsilon"]
+        rows = [{**e.as_dict(), "relation": e.relation_text,
+                 "cross_check": f"{e.cross_check.kind}: {e.cross_check.method}",
+                 "cross_check_epsilon": e.cross_check.epsilon} for e in self.entries]
         return pd.DataFrame(rows, columns=cols)
 
     def summary(self, **extra: Any) -> dict[str, Any]:

@@ -15,18 +15,14 @@ time and peak resident memory (largest process of its tree, from ``wait4``) can 
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +31,7 @@ import yaml
 
 from privrl.chapter.records import (
     RecordedRun,
+    RunRecord,
     find_root,
     format_duration,
     git,
@@ -46,32 +43,8 @@ from privrl.pipeline.pages import errata_entries, ledger_page, reproducibility_p
 from privrl.pipeline.site_check import check_html
 
 PROFILES = ("quick", "paper")
-KEY_PACKAGES = (
-    "privrl", "numpy", "scipy", "pandas", "torch", "gymnasium", "ale-py", "dp-accounting",
-    "dask", "papermill", "jupyter-book", "myst-nb",
-)
-
-
 class NotebookFailed(RuntimeError):
     """A chapter notebook raised: the message names the notebook and the failing cell."""
-
-
-@dataclass
-class RunRecord:
-    """What the reproducibility page reports for one notebook execution."""
-
-    notebook: str
-    profile: str
-    parameters: dict[str, Any]
-    wall_time_s: float
-    peak_memory_mb: float
-    git_commit: str
-    git_dirty: bool
-    python: str
-    machine: str
-    cpus: int
-    finished_at: str
-    versions: dict[str, str] = field(default_factory=dict)
 
 
 def chapter_notebooks(root: Path) -> list[str]:
@@ -92,16 +65,6 @@ def chapter_notebooks(root: Path) -> list[str]:
 
     walk(toc)
     return names
-
-
-def package_versions() -> dict[str, str]:
-    out = {}
-    for name in KEY_PACKAGES:
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            out[name] = "not installed"
-    return out
 
 
 #: What a run record's ``git_dirty`` looks at: the code a chapter runs.
@@ -169,21 +132,10 @@ def run_notebook(
     if proc.returncode != 0:
         raise NotebookFailed(stderr.strip().splitlines()[-1] if stderr.strip() else
                              f"notebook {name!r} failed (exit code {proc.returncode})")
-    record = RunRecord(
-        notebook=name,
-        profile=profile,
-        parameters=params,
-        wall_time_s=round(wall, 2),
-        peak_memory_mb=round(usage.ru_maxrss / 1024, 1),
-        git_commit=git_commit,
-        git_dirty=git_dirty,
-        python=platform.python_version(),
-        machine=platform.machine(),
-        cpus=os.cpu_count() or 1,
-        finished_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        versions=package_versions(),
-    )
-    (output_dir / f"{name}.run.json").write_text(json.dumps(asdict(record), indent=2) + "\n")
+    record = RunRecord.now(
+        notebook=name, profile=profile, parameters=params, wall_time_s=wall,
+        peak_memory_mb=usage.ru_maxrss / 1024, git_commit=git_commit, git_dirty=git_dirty)
+    record.write(output_dir / f"{name}.run.json")
     return record
 
 

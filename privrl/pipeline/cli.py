@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -117,9 +116,9 @@ def main(argv: list[str] | None = None) -> int:
         params = parse_parameters(args.parameter)
         if args.command == "run":
             record = run_notebook(args.name, args.output, args.profile, params, root)
-            print(json.dumps(asdict(record), indent=2))
+            print(json.dumps(record.as_dict(), indent=2))
             if args.record:
-                for dest in record_run(root, args.name, args.profile, args.output, asdict(record)):
+                for dest in record_run(root, args.name, args.profile, args.output, record.as_dict()):
                     print(f"recorded in {dest.relative_to(root)}")
             return 0
         build_book(root, args.output, args.profile, args.only, params, args.jobs)

@@ -26,6 +26,7 @@ from typing import Any
 
 from privrl.chapter.records import RecordedRun, format_duration
 from privrl.chapter.verdicts import VERDICTS, Claim
+from privrl.core.accounting.events import event_from_dict
 
 Summary = dict[str, Any]
 
@@ -84,8 +85,23 @@ def _missing(summaries: Sequence[Summary], key: str, what: str) -> list[str]:
 
 
 LEDGER_COLUMNS = ("paper", "release", "mechanism", "neighbouring relation", "noise", "epsilon",
-                  "delta", "compositions", "accountant", "cross-check", "cross-check epsilon",
-                  "audit")
+                  "delta", "compositions", "accountant", "epsilon recomputed from its event",
+                  "cross-check", "cross-check epsilon", "audit")
+
+
+def recompute_epsilon(entry: dict[str, Any]) -> float | None:
+    """The epsilon of a ledger entry (as saved in a summary) recomputed from its stored event at
+    its delta; ``None`` for an entry saved before ledger entries carried events."""
+    if not isinstance(entry.get("event"), dict):
+        return None
+    return float(event_from_dict(entry["event"]).epsilon(float(entry["delta"])))
+
+
+def _cross_check_cells(entry: dict[str, Any]) -> tuple[str, str]:
+    check = entry.get("cross_check")
+    if isinstance(check, dict):
+        return cell(f"{check.get('kind')}: {check.get('method')}"), number(check.get("epsilon"))
+    return cell(check), number(entry.get("cross_check_epsilon"))
 
 
 def ledger_page(summaries: Sequence[Summary]) -> str:
@@ -100,8 +116,8 @@ def ledger_page(summaries: Sequence[Summary]) -> str:
                 cell(e.get("release")), cell(e.get("mechanism")),
                 cell(f"{e.get('relation', '?')} {e.get('unit', '?')}"), cell(e.get("noise")),
                 number(e.get("epsilon")), number(e.get("delta")), number(e.get("compositions")),
-                cell(e.get("accountant")), cell(e.get("cross_check")),
-                number(e.get("cross_check_epsilon")), cell(e.get("audit")) or "none yet",
+                cell(e.get("accountant")), number(recompute_epsilon(e)),
+                *_cross_check_cells(e), cell(e.get("audit")) or "none yet",
             ])
     lines = [
         "(privacy-ledger)=",
@@ -111,8 +127,12 @@ def ledger_page(summaries: Sequence[Summary]) -> str:
         "chapters in this build (`Report.ledger`). *Neighbouring relation* is the pair of datasets",
         "the guarantee protects (add/remove or replace-one, of a transition, trajectory, user, ...);",
         "*compositions* the number of mechanism invocations composed into the guarantee;",
-        "*cross-check* an independent computation of epsilon (a second accountant or an exact",
-        "ratio), which the build requires to be no more than 1% above the reported epsilon;",
+        "*epsilon recomputed from its event* is computed while this page is generated, from the",
+        "privacy event the chapter stored with the entry (dp-accounting's `DpEvent`, or an event of",
+        "`privrl.core.accounting`), and must equal the reported epsilon; *cross-check* is of one of",
+        "two kinds: an *upper bound* (a second accountant or an exact ratio) or an *empirical*",
+        "value for chosen neighbouring pairs (a lower bound for those pairs, never a bound for the",
+        "mechanism); the build requires either to be no more than 1% above the reported epsilon;",
         "*audit* the empirical audit of the release, where there is one. This page is generated",
         "from the chapters' summaries; nothing on it is typed by hand.",
         "",

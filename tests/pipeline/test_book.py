@@ -19,7 +19,7 @@ from privrl.pipeline.build import chapter_notebooks
 from privrl.pipeline.pages import records
 from privrl.pipeline.site_check import scan_html
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = chapter_notebooks(ROOT)
 #: Chapters that reproduce no paper (they make checks, not claims or releases of their own).
 NOT_PAPERS = ("audits",)

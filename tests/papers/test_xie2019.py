@@ -15,7 +15,7 @@ from privrl.core.accounting.subsampled import dp_accounting_epsilon, gpope_epsil
 from privrl.papers.xie2019 import chapter as exp
 from privrl.papers.xie2019 import domains
 
-GRID = Path(__file__).resolve().parents[1] / "privrl" / "data" / "xie2019" / "gtd2_grid.csv"
+GRID = Path(__file__).resolve().parents[2] / "privrl" / "data" / "xie2019" / "gtd2_grid.csv"
 
 
 def test_profiles_and_validation():

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+import dp_accounting
 import numpy as np
 import pandas as pd
 import pytest
 
-from privrl.chapter.ledger import LedgerEntry
+from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.profile import Profile
 from privrl.chapter.report import Report
 from privrl.chapter.verdicts import (
@@ -20,6 +21,7 @@ from privrl.chapter.verdicts import (
     decide_threshold,
     newcombe_interval,
 )
+from privrl.core.accounting.events import DpAccountingEvent, event_from_dict
 
 
 def test_failed_check_raises_and_passing_check_is_recorded():
@@ -77,11 +79,15 @@ def test_threshold_claim():
     assert decide_threshold("k", "above 1", x, 1.0, direction="greater").verdict == "not reproduced"
 
 
+_EVENT = DpAccountingEvent(dp_accounting.GaussianDpEvent(4.0), "rdp", "replace-one")
+_EPSILON = _EVENT.epsilon(1e-5)
+
+
 def _entry(**kw):
     base = dict(paper="demo", release="theta", mechanism="Gaussian", relation="replace-one",
-                unit="trajectory", noise="sigma = 1", epsilon=1.0, delta=1e-5, compositions=1,
-                accountant="analytic Gaussian", cross_check="dp-accounting PLD",
-                cross_check_epsilon=0.999)
+                unit="trajectory", noise="sigma = 4", epsilon=_EPSILON, delta=1e-5,
+                compositions=1, accountant="dp-accounting RDP", event=_EVENT,
+                cross_check=CrossCheck("upper bound", "dp-accounting PLD", 0.999 * _EPSILON))
     return LedgerEntry(**{**base, **kw})
 
 
@@ -95,7 +101,13 @@ def test_ledger_schema_rejects_bad_fields_and_unsafe_cross_check():
     report = Report("demo", "quick")
     report.ledger(_entry())
     with pytest.raises(CheckFailed, match="cross-check"):
-        report.ledger(_entry(cross_check_epsilon=1.05))
+        report.ledger(_entry(cross_check=CrossCheck("upper bound", "PLD", 1.05 * _EPSILON)))
+    with pytest.raises(CheckFailed, match="empirical cross-check"):
+        report.ledger(_entry(cross_check=CrossCheck("empirical", "Monte Carlo", 1.05 * _EPSILON)))
+    with pytest.raises(CheckFailed, match="its event gives"):  # a doubled budget is caught
+        report.ledger(_entry(epsilon=2 * _EPSILON))
+    with pytest.raises(ValueError, match="kind"):
+        CrossCheck("lower bound", "Monte Carlo", 1.0)
 
 
 def test_summary_round_trips_through_json(tmp_path):
@@ -108,6 +120,8 @@ def test_summary_round_trips_through_json(tmp_path):
     data = json.loads(path.read_text())
     assert data["claims"][0]["verdict"] == "reproduced" and data["claims"][0]["profile"] == "quick"
     assert data["ledger"][0]["unit"] == "trajectory" and data["errata"][0]["kind"] == "wrong"
+    assert data["ledger"][0]["recomputed_epsilon"] == pytest.approx(_EPSILON, rel=1e-12)
+    assert event_from_dict(data["ledger"][0]["event"]) == _EVENT
     assert data["checks"][0]["passed"] is True and data["headline"] == 1.5
 
 

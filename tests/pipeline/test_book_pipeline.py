@@ -16,7 +16,7 @@ from privrl.pipeline.build import NotebookFailed, build_book, chapter_notebooks,
 from privrl.pipeline.cli import main, parse_parameters, record_run
 from privrl.pipeline.site_check import BookDebris
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _notebook(body: str) -> nbformat.NotebookNode:

@@ -1,0 +1,167 @@
+"""One skeleton for every chapter: :meth:`Chapter.run` is written once, a paper fills it in.
+
+A chapter's run always takes the same steps (the order below is the order they run in):
+
+1. validate the typed profile (:class:`~privrl.chapter.profile.Profile`);
+2. make the :class:`~privrl.chapter.report.Report`;
+3. run the chapter's **checks**: named functions ``check(ctx)``, in the order listed, each
+   recording its numeric checks through ``ctx.report.check`` (which raises on failure) and its
+   tables in ``ctx.tables``;
+4. run the **sweep** (:meth:`Chapter.sweep`: the multi-seed experiments, through
+   :func:`privrl.chapter.sweep.run_sweep`);
+5. record the **releases** in the privacy ledger (:meth:`Chapter.releases` yields
+   :class:`~privrl.chapter.ledger.LedgerEntry` objects, each with its event);
+6. decide the **claims**: :class:`ClaimSpec` objects, each the paper's statement, where the paper
+   makes it, and a function deciding it through :mod:`privrl.chapter.verdicts`;
+7. record the **errata**: :class:`ErratumSpec` objects, each with the condition under which it
+   applies and its evidence filled from the run's numbers;
+8. :meth:`Chapter.finish` (glue the prose's numbers), time the run, return an
+   :class:`~privrl.chapter.profile.ExperimentResult`.
+
+A paper supplies data and small functions: its profile class, its checks, claims and errata as
+declarative tuples, and the three methods :meth:`~Chapter.sweep`, :meth:`~Chapter.releases` and
+:meth:`~Chapter.finish`. Everything a step computes for a later one goes through the
+:class:`Context` (``tables``, ``values``, ``extra``, ``claims``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pandas as pd
+
+from privrl.chapter.ledger import LedgerEntry
+from privrl.chapter.profile import ExperimentResult, Profile
+from privrl.chapter.report import Report
+from privrl.chapter.verdicts import Claim, Erratum
+
+Text = str | Callable[["Context"], str]
+
+
+@dataclass
+class Context:
+    """What one run of a chapter carries from step to step.
+
+    ``tables`` are the tidy tables the run returns, ``values`` the plain numbers the prose and the
+    errata's templates read (``{name}`` in an :class:`ErratumSpec`), ``extra`` anything else the
+    notebook needs (objects, recorded runs), ``claims`` the decided claims by key.
+    """
+
+    profile: Any
+    report: Report
+    executor: Any = None
+    cache_dir: str | Path | None = None
+    progress: bool = False
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    claims: dict[str, Claim] = field(default_factory=dict)
+
+    def glue(self, key: str, value: Any) -> None:
+        """Keep ``value`` for the errata's templates and glue it for the prose."""
+        self.values[key] = value
+        self.report.glue(key, value)
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """A claim of the paper: ``statement`` in the paper's words, ``source`` where the paper makes
+    it (figure, table, section, page), and ``decide(ctx, spec)`` returning the
+    :class:`~privrl.chapter.verdicts.Claim` (key and statement from the spec) or ``None`` when this
+    run has nothing to decide it on (e.g. no recorded paper-scale run). A claim decided on a
+    recorded run carries that run's ``profile`` and ``commit``."""
+
+    key: str
+    statement: str
+    source: str
+    decide: Callable[[Context, ClaimSpec], Claim | None]
+
+
+@dataclass(frozen=True)
+class ErratumSpec:
+    """An erratum: ``kind`` (:data:`~privrl.chapter.verdicts.ERRATUM_KINDS`), ``statement`` and
+    ``evidence`` as templates over the run's ``values`` (or functions of the context), recorded
+    when ``when(ctx)`` holds (always, by default)."""
+
+    key: str
+    kind: str
+    statement: Text
+    evidence: Text
+    when: Callable[[Context], bool] | None = None
+
+    def applies(self, ctx: Context) -> bool:
+        return self.when is None or bool(self.when(ctx))
+
+    def make(self, ctx: Context) -> Erratum:
+        def fill(text: Text) -> str:
+            return text(ctx) if callable(text) else text.format(**ctx.values)
+
+        return Erratum(self.key, self.kind, fill(self.statement), fill(self.evidence))
+
+
+def not_reproduced_when(key: str) -> Callable[[Context], bool]:
+    """``when`` of an erratum that applies when claim ``key`` was decided *not reproduced*."""
+    return lambda ctx: key in ctx.claims and ctx.claims[key].verdict == "not reproduced"
+
+
+class Chapter:
+    """The skeleton of a chapter (see the module docstring); subclass it once per paper."""
+
+    #: The notebook's name (``"xie2019"``): the report's and the summary's name.
+    name: ClassVar[str]
+    #: The chapter's typed profile class.
+    profile_type: ClassVar[type[Profile]]
+    #: Named check functions, run in this order (step 3).
+    checks: ClassVar[tuple[Callable[[Context], None], ...]] = ()
+    #: The paper's claims (step 6) and errata (step 7).
+    claims: ClassVar[tuple[ClaimSpec, ...]] = ()
+    errata: ClassVar[tuple[ErratumSpec, ...]] = ()
+
+    def sweep(self, ctx: Context) -> None:
+        """Step 4: the multi-seed experiments, into ``ctx.tables``."""
+
+    def releases(self, ctx: Context) -> Iterable[LedgerEntry]:
+        """Step 5: the ledger entries of every release the chapter makes."""
+        return ()
+
+    def finish(self, ctx: Context) -> None:
+        """Step 8: the numbers the prose reads (``ctx.glue``) and the notebook's ``extra``."""
+
+    def run(self, profile: Profile, *, executor: Any = None, cache_dir: str | Path | None = None,
+            progress: bool = False) -> ExperimentResult:
+        """Run the chapter at ``profile`` (steps 1-8 of the module docstring)."""
+        if not isinstance(profile, self.profile_type):
+            kind = self.profile_type.__name__
+            raise ValueError(f"profile must be a {kind} ({kind}.quick() or {kind}.paper()), "
+                             f"got {type(profile).__name__}")
+        started = time.perf_counter()
+        report = Report(self.name, profile.profile, seed=profile.seed, config=profile.as_dict())
+        ctx = Context(profile, report, executor, cache_dir, progress)
+        for check in self.checks:
+            check(ctx)
+        self.sweep(ctx)
+        for entry in self.releases(ctx):
+            report.ledger(entry)
+        for spec in self.claims:
+            claim = spec.decide(ctx, spec)
+            if claim is None:
+                continue
+            if (claim.key, claim.statement) != (spec.key, spec.statement):
+                raise ValueError(f"{self.name}: claim {spec.key!r} was decided as {claim.key!r} "
+                                 "with another statement: decide from the spec's key and statement")
+            ctx.claims[spec.key] = report.claim(claim, profile=claim.profile or None,
+                                                commit=claim.commit or None)
+        for spec in self.errata:
+            if spec.applies(ctx):
+                item = spec.make(ctx)
+                report.erratum(item.key, item.kind, item.statement, item.evidence)
+        self.finish(ctx)
+        ctx.extra["wall_time_s"] = time.perf_counter() - started
+        return ExperimentResult(tables=ctx.tables, report=report, extra=ctx.extra)
+
+
+__all__ = ["Chapter", "ClaimSpec", "Context", "ErratumSpec", "not_reproduced_when"]
