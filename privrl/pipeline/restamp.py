@@ -1,0 +1,123 @@
+"""Re-stamp recorded paper-scale runs after a refactor that changed no number.
+
+A recorded run is *stale* once a file of its chapter's code closure differs from the recorded
+commit (:func:`privrl.chapter.records.recorded_run`); moving modules makes every record stale,
+although nothing it measured changed. Re-running hours of paper-scale experiments to show that
+would be waste, so this script re-stamps a record instead, and only on evidence:
+
+1. the chapter's quick profile was run on the tree of the recorded code (``--before``) and on the
+   refactored tree (``--after``), each with ``privrl run NAME -o DIR``;
+2. :func:`compare` finds the two runs identical: every check's observed value, every claim's
+   verdict, statistic, value and interval, every erratum, every ledger entry's epsilon, delta,
+   noise and compositions, and the tidy results table, to the last bit;
+3. then the record's ``git_commit`` becomes ``--commit`` (the refactored tree that was compared),
+   and ``restamped`` keeps the commit it was recorded at and the evidence.
+
+Usage::
+
+    python -m privrl.pipeline.restamp --before /tmp/before --after /tmp/after --commit abc123 \
+        balle2016 xie2019
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from privrl.chapter.records import find_root, record_path, recorded_summary_path
+
+LEDGER_NUMBERS = ("release", "mechanism", "relation", "unit", "noise", "epsilon", "delta",
+                  "compositions")
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def compare(before: Path, after: Path, name: str) -> list[str]:
+    """Differences between two quick runs of chapter ``name`` (empty when identical); the
+    commit stamps and the ledger's schema (events, kinds of cross-check) are not compared."""
+    a = json.loads((before / f"{name}.summary.json").read_text())
+    b = json.loads((after / f"{name}.summary.json").read_text())
+    diffs = []
+    for part in ("checks", "claims", "errata"):
+        left = {d["key"]: d for d in a.get(part, [])}
+        right = {d["key"]: d for d in b.get(part, [])}
+        if list(left) != list(right):
+            diffs.append(f"{part}: keys {list(left)} before, {list(right)} after")
+        for key in left.keys() & right.keys():
+            for field in sorted((left[key].keys() | right[key].keys()) - {"commit"}):
+                if not _same(left[key].get(field), right[key].get(field)):
+                    diffs.append(f"{part}[{key}].{field}: {left[key].get(field)!r} -> "
+                                 f"{right[key].get(field)!r}")
+    ledger_a, ledger_b = a.get("ledger", []), b.get("ledger", [])
+    if len(ledger_a) != len(ledger_b):
+        diffs.append(f"ledger: {len(ledger_a)} entries before, {len(ledger_b)} after")
+    for ea, eb in zip(ledger_a, ledger_b, strict=False):
+        diffs += [f"ledger[{ea.get('release')!r}].{f}: {ea.get(f)!r} -> {eb.get(f)!r}"
+                  for f in LEDGER_NUMBERS if not _same(ea.get(f), eb.get(f))]
+    table_a, table_b = before / f"{name}.results.csv", after / f"{name}.results.csv"
+    if table_a.exists() != table_b.exists():
+        diffs.append("results.csv written by one run only")
+    elif table_a.exists():
+        try:
+            pd.testing.assert_frame_equal(pd.read_csv(table_a), pd.read_csv(table_b),
+                                          check_exact=True)
+        except AssertionError as err:
+            diffs.append(f"results.csv differs: {str(err).splitlines()[0]}")
+    return diffs
+
+
+def restamp(root: Path, name: str, commit: str, evidence: str) -> list[Path]:
+    """Set the recorded run's ``git_commit`` to ``commit``, keeping the old one and ``evidence``
+    under ``restamped``, in its run record and in its saved summary (where there is one)."""
+    written = []
+    for path in (record_path(root, name, "paper"), recorded_summary_path(root, name, "paper")):
+        if not path.exists():
+            continue
+        data = json.loads(path.read_text())
+        record = data["record"] if "record" in data else data
+        record["restamped"] = {"recorded_at": record.get("git_commit"), "evidence": evidence,
+                               **({"earlier": record["restamped"]} if "restamped" in record else {})}
+        record["git_commit"] = commit
+        path.write_text(json.dumps(data, indent=2) + "\n")
+        written.append(path)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="+", help="chapters whose paper-scale record to re-stamp")
+    parser.add_argument("--before", required=True, help="folder of quick runs of the old tree")
+    parser.add_argument("--after", required=True, help="folder of quick runs of the new tree")
+    parser.add_argument("--commit", required=True, help="the commit the --after runs ran on")
+    parser.add_argument("--old-tree", required=True, help="the commit the --before runs ran on")
+    args = parser.parse_args(argv)
+    root = find_root()
+    failed = False
+    for name in args.names:
+        before, after = Path(args.before) / name, Path(args.after) / name
+        diffs = compare(before, after, name)
+        if diffs:
+            failed = True
+            print(f"{name}: NOT re-stamped, the quick runs differ:\n  " + "\n  ".join(diffs))
+            continue
+        summary = json.loads((after / f"{name}.summary.json").read_text())
+        evidence = (f"refactor without numeric change: the quick profile run on {args.old_tree} "
+                    f"and on {args.commit} agree exactly ({len(summary.get('checks', []))} checks, "
+                    f"{len(summary.get('claims', []))} claims, {len(summary.get('ledger', []))} "
+                    f"ledger entries, {len(summary.get('errata', []))} errata, the results table)")
+        for path in restamp(root, name, args.commit, evidence):
+            print(f"{name}: re-stamped {path.relative_to(root)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

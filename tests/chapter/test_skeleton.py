@@ -1,0 +1,97 @@
+"""The Chapter skeleton runs a paper's pieces in order and records what they return."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import dp_accounting
+import pytest
+
+from privrl.chapter.ledger import CrossCheck, LedgerEntry
+from privrl.chapter.profile import Profile
+from privrl.chapter.skeleton import Chapter, ClaimSpec, Context, ErratumSpec, not_reproduced_when
+from privrl.chapter.verdicts import CheckFailed, decide_threshold
+from privrl.core.accounting.events import DpAccountingEvent
+
+EVENT = DpAccountingEvent(dp_accounting.GaussianDpEvent(2.0), "pld", "add/remove")
+
+
+@dataclass(frozen=True)
+class DemoProfile(Profile):
+    n_trials: int = 6
+    shift: float = 0.0
+    PAPER = {"n_trials": 20}
+
+
+def check_positive(ctx: Context) -> None:
+    ctx.report.check("positive", "the shift is non-negative", ctx.profile.shift, at_least=0.0)
+    ctx.values["order"] = ["check"]
+
+
+def decide_small(ctx: Context, spec: ClaimSpec):
+    samples = [ctx.profile.shift + 0.1 * i for i in range(ctx.profile.n_trials)]
+    return decide_threshold(spec.key, spec.statement, samples, 1.0, direction="less")
+
+
+class Demo(Chapter):
+    name = "demo"
+    profile_type = DemoProfile
+    checks = (check_positive,)
+    claims = (ClaimSpec("small", "The values are below one", "Figure 1", decide_small),)
+    errata = (
+        ErratumSpec("always", "ambiguous", "A statement", "{n} trials"),
+        ErratumSpec("small_not_reproduced", "not reproduced", "Not small",
+                    lambda ctx: ctx.claims["small"].evidence_text(), not_reproduced_when("small")),
+    )
+
+    def sweep(self, ctx: Context) -> None:
+        ctx.values["order"].append("sweep")
+        ctx.values["n"] = ctx.profile.n_trials
+
+    def releases(self, ctx: Context):
+        ctx.values["order"].append("releases")
+        eps = EVENT.epsilon(1e-6)
+        yield LedgerEntry("demo", "theta", "Gaussian", "add/remove", "record", "z = 2", eps, 1e-6,
+                          1, "dp-accounting PLD", EVENT, CrossCheck("upper bound", "RDP", eps))
+
+    def finish(self, ctx: Context) -> None:
+        ctx.values["order"].append("finish")
+
+
+def test_the_skeleton_runs_checks_sweep_releases_claims_errata_in_order():
+    result = Demo().run(DemoProfile.quick())
+    report = result.report
+    assert [c.key for c in report.checks] == ["positive"]
+    assert [c.key for c in report.claims] == ["small"] and report.claims[0].verdict == "reproduced"
+    assert [e.key for e in report.errata] == ["always"] and report.errata[0].evidence == "6 trials"
+    assert len(report.entries) == 1 and result.extra["wall_time_s"] > 0
+    far = Demo().run(DemoProfile.quick(shift=2.0)).report
+    assert far.claims[0].verdict == "not reproduced"
+    assert [e.key for e in far.errata] == ["always", "small_not_reproduced"]
+
+
+def test_the_skeleton_rejects_a_wrong_profile_a_failed_check_and_a_relabelled_claim():
+    with pytest.raises(ValueError, match="DemoProfile"):
+        Demo().run(object())
+    with pytest.raises(CheckFailed, match="positive"):
+        Demo().run(DemoProfile.quick(shift=-1.0))
+
+    def decide_hardcoded(ctx: Context, spec: ClaimSpec):
+        return decide_small(ctx, ClaimSpec("small", "The values are below one", "", decide_small))
+
+    class Relabelled(Demo):
+        claims = (ClaimSpec("other", "Another statement", "Table 2", decide_hardcoded),)
+
+    with pytest.raises(ValueError, match="decided as 'small'"):
+        Relabelled().run(DemoProfile.quick())
+
+
+def test_a_release_whose_event_disagrees_with_its_epsilon_fails_the_run():
+    class Doubled(Demo):
+        def releases(self, ctx: Context):
+            (entry,) = super().releases(ctx)
+            yield LedgerEntry(**{**entry.__dict__, "epsilon": 2 * entry.epsilon,
+                                 "cross_check": CrossCheck("upper bound", "RDP", None)})
+
+    with pytest.raises(CheckFailed, match="its event gives"):
+        Doubled().run(DemoProfile.quick())
