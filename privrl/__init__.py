@@ -1,11 +1,10 @@
 """privrl: differentially private reinforcement learning, reproduced.
 
-The library is organised by concept: :mod:`privrl.core.mechanisms` (noise-adding primitives),
-:mod:`privrl.core.accounting` (every (epsilon, delta) the book reports), :mod:`privrl.core.envs`
-(environments), :mod:`privrl.core.algorithms` (estimators and learners), :mod:`privrl.experiments`
-(one module per paper: profiles and run functions returning tidy data), :mod:`privrl.chapter.plotting`,
-:mod:`privrl.chapter.sweep` (cached, resumable (config, seed) grids on any executor) and
-:mod:`privrl.chapter.report` (what a notebook writes next to itself).
+The library is organised in four layers, each importing only the ones below it:
+:mod:`privrl.core` (the maths: mechanisms, accounting, environments, algorithms, the audit method),
+:mod:`privrl.chapter` (what every chapter is made of: profile, report, ledger, verdicts, sweep,
+plotting, records and the :class:`~privrl.chapter.skeleton.Chapter` skeleton),
+:mod:`privrl.papers` (one sub-package per chapter) and :mod:`privrl.pipeline` (the book).
 """
 
 from importlib.metadata import PackageNotFoundError, version
