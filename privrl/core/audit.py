@@ -226,6 +226,20 @@ def repeat(release_one: Callable[[Any, np.random.Generator], Any]) -> BatchRelea
     return batched
 
 
+class BatchedNormal:
+    """A numpy Generator's ``normal`` that draws ``n`` at once: every draw of shape ``s`` comes back
+    with shape ``(n, *s)``. Passed as the noise source of a release that draws its noise with one
+    ``normal`` call (:func:`privrl.core.mechanisms.smooth_sensitivity.smooth_gaussian_release`), one
+    run of the release code returns ``n`` independent releases (everything else in it is
+    deterministic and computed once)."""
+
+    def __init__(self, gen: np.random.Generator, n: int) -> None:
+        self.gen, self.n = gen, n
+
+    def normal(self, loc: float = 0.0, scale: float = 1.0, size: Any = ()) -> np.ndarray:
+        return self.gen.normal(loc, scale, size=(self.n, *np.atleast_1d(size).astype(int)))
+
+
 def audit_release(
     release: BatchRelease,
     dataset: Any,

@@ -1,106 +1,32 @@
-"""Tests of the black-box audit (privrl.core.audit) and of every release's audit set-up (privrl.papers.audits.chapter).
+"""Tests of the Audits chapter (privrl.papers.audits): every release's audit set-up and its
+weakened variant, and the chapter's run on the skeleton (checks only).
 
-Fixed seeds. The Gaussian numbers were measured with these seeds and are stated in the tests; the
-statistical guarantee itself (lower bound <= true epsilon with probability >= 95%) does not depend
-on them.
+Quick size, fixed seeds; the audit method itself is tested in tests/core/test_audit.py.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 
-import numpy as np
 import pytest
 
-from privrl.chapter.verdicts import clopper_pearson
-from privrl.core.accounting.gaussian import gaussian_epsilon
-from privrl.core.audit import (
-    audit_release,
-    clopper_pearson_bounds,
-    epsilon_from_rates,
-    lower_bound_from_counts,
-)
-from privrl.core.mechanisms.gaussian import gaussian_noise_scale
-from privrl.papers.audits import chapter as audits
-
-EPS, DELTA = 1.0, 1e-5
+from privrl.chapter.profile import Profile
+from privrl.papers import audits as package
+from privrl.papers.audits import chapter, checks, plots, profile, releases, runs, tables
+from privrl.papers.audits.profile import AuditsProfile
+from privrl.papers.audits.releases import AUDITS, LEDGER_LINKS, WEAKENINGS
 
 
-def _gaussian_release(sigma: float):
-    return lambda value, n, rng: value + sigma * rng.standard_normal((n, 1))
-
-
-def test_clopper_pearson_matches_verdicts():
-    lo, hi = clopper_pearson_bounds(np.array([0, 7, 50]), 50)
-    for k, a, b in zip([0, 7, 50], lo, hi, strict=True):
-        ref = clopper_pearson(k, 50)
-        assert a == pytest.approx(ref[0], abs=1e-12) and b == pytest.approx(ref[1], abs=1e-12)
-
-
-def test_epsilon_from_rates_is_the_hypothesis_testing_inequality():
-    # P(S | X) = 0.1, P(S | X') = 0.5: ln(0.5 / 0.1) from the region, ln(0.9 / 0.5) from its complement
-    assert epsilon_from_rates(np.float64(0.1), np.float64(0.5), 0.1, 0.5, 0.0) == pytest.approx(
-        math.log(5.0)
-    )
-    # delta enters as P(S|X') - delta
-    assert epsilon_from_rates(np.float64(0.1), np.float64(0.5), 0.1, 0.5, 0.05) == pytest.approx(
-        math.log(4.5)
-    )
-    # identical rates: nothing to detect
-    assert epsilon_from_rates(np.float64(0.3), np.float64(0.3), 0.3, 0.3, 0.0) == 0.0
-
-
-def test_lower_bound_is_conservative_for_zero_counts():
-    # 0 of 1000 under X vs 1000 of 1000 under X': bounded by ln(CP upper of 1000/1000 / CP upper of 0)
-    bound = float(lower_bound_from_counts(np.array(0), np.array(1000), 1000, 0.0))
-    lo, hi = clopper_pearson(1000, 1000)[0], clopper_pearson(0, 1000)[1]
-    assert bound == pytest.approx(math.log(lo / hi))
-    assert 5.0 < bound < 6.0
-
-
-def test_gaussian_no_false_alarm():
-    """Sigma calibrated to (1, 1e-5): audited lower bound 0.64 (interval up to 0.97) <= 1."""
-    sigma = gaussian_noise_scale(EPS, DELTA, 1.0)
-    res = audit_release(
-        _gaussian_release(sigma), 0.0, 1.0, claimed_epsilon=EPS, delta=DELTA,
-        n_samples=100_000, rng=1, score=lambda z: z[:, 0],
-    )
-    assert res.epsilon_lower <= res.epsilon_estimate <= res.epsilon_upper
-    assert 0.3 < res.epsilon_lower < EPS
-    assert res.epsilon_lower == pytest.approx(0.64, abs=0.01)
-
-
-def test_gaussian_power_halved_noise():
-    """Sigma halved (true epsilon 2.3 at 1e-5): audited lower bound 1.32 > claimed 1."""
-    sigma = gaussian_noise_scale(EPS, DELTA, 1.0) / 2
-    res = audit_release(
-        _gaussian_release(sigma), 0.0, 1.0, claimed_epsilon=EPS, delta=DELTA,
-        n_samples=100_000, rng=1, score="linear",
-    )
-    assert res.epsilon_lower > EPS
-    assert res.epsilon_lower == pytest.approx(1.32, abs=0.01)
-    assert res.epsilon_lower < gaussian_epsilon(sigma, DELTA)
-
-
-def test_audit_rejects_bad_input():
-    with pytest.raises(ValueError, match="score"):
-        audit_release(_gaussian_release(1.0), 0.0, 1.0, claimed_epsilon=1, delta=0, n_samples=100,
-                      rng=0, score="cubic")
-    with pytest.raises(ValueError, match="n_samples"):
-        audit_release(_gaussian_release(1.0), 0.0, 1.0, claimed_epsilon=1, delta=0, n_samples=1,
-                      rng=0)
-    with pytest.raises(ValueError, match="one row per run"):
-        audit_release(lambda v, n, rng: np.zeros(3), 0.0, 1.0, claimed_epsilon=1, delta=0,
-                      n_samples=100, rng=0)
-
-
-@pytest.mark.parametrize("name", list(audits.AUDITS))
+@pytest.mark.parametrize("name", list(AUDITS))
 def test_release_audit_and_its_weakened_variant(name):
     """Quick size, seed 0: no audited lower bound exceeds its claim; every weakened variant's does."""
-    base = audits.AUDITS[name]("quick", 0)
-    weak = audits.AUDITS[name]("quick", 1, weakened=True)
+    base = AUDITS[name]("quick", 0)
+    weak = AUDITS[name]("quick", 1, weakened=True)
     assert base.epsilon_lower <= base.claimed_epsilon
     assert weak.epsilon_lower > weak.claimed_epsilon
+    assert weak.claimed_epsilon == base.claimed_epsilon  # the weakened release keeps the claim
+    assert weak.release == f"{name} ({WEAKENINGS[name]})"
     if not math.isnan(base.exact_epsilon):
         assert base.epsilon_lower <= base.exact_epsilon + 1e-9
 
@@ -111,4 +37,67 @@ def test_release_audit_and_its_weakened_variant(name):
 )
 def test_local_reports_exact_ratio_equals_per_report_budget(name, exact):
     """Per-report epsilon of a 2-round run of epsilon 2 is 1, and so is the exact worst-case ratio."""
-    assert audits.AUDITS[name]("quick", 0).exact_epsilon == pytest.approx(exact)
+    assert AUDITS[name]("quick", 0).exact_epsilon == pytest.approx(exact)
+
+
+def test_removing_the_laplace_clip_doubles_the_exact_ratio():
+    """Inputs of L1 norm C are C apart after the clip to C/2 (eq. 20), 2C apart without it."""
+    assert AUDITS["pgc_laplace"]("quick", 1, weakened=True).exact_epsilon == pytest.approx(2.0)
+
+
+def test_every_release_has_a_weakening_and_every_ledger_link_an_audit():
+    assert list(WEAKENINGS) == list(AUDITS)
+    linked = [name for names in LEDGER_LINKS.values() for name in names]
+    assert set(linked) <= set(AUDITS) and len(linked) == len(set(linked))
+
+
+def test_weakenings_go_through_library_parameters_not_patches():
+    """Issue item: no ``unittest.mock`` in the chapter's code."""
+    for module in (package, chapter, checks, plots, profile, releases, runs, tables):
+        assert "mock" not in inspect.getsource(module), module.__name__
+
+
+def test_profile_rejects_unknown_releases_and_keeps_the_given_order():
+    with pytest.raises(ValueError, match="unknown"):
+        AuditsProfile.quick(releases=("gaussian", "no_such_release"))
+    assert AuditsProfile.quick().names() == list(AUDITS)
+    assert AuditsProfile.quick(releases=("pgc_prs", "gaussian")).names() == ["pgc_prs", "gaussian"]
+
+
+def test_run_rejects_another_profile_type():
+    with pytest.raises(ValueError, match="AuditsProfile"):
+        chapter.run(Profile())
+
+
+def test_run_makes_checks_only_with_the_seeds_of_run_audits():
+    """Two releases: three checks for the one with an exact epsilon, in row order; no claims,
+    ledger entries or errata; the i-th release audited with seeds 2 i and 2 i + 1."""
+    result = chapter.run(AuditsProfile.quick(releases=("pgc_bit_flip", "gaussian")))
+    report = result.report
+    assert [c.key for c in report.checks] == [
+        "pgc_bit_flip_lower", "pgc_bit_flip_weakened", "pgc_bit_flip_exact",
+        "gaussian_lower", "gaussian_weakened",
+    ]
+    assert all(c.passed for c in report.checks)
+    assert not report.claims and not report.entries and not report.errata
+    table = result.table("audits")
+    assert list(table.release) == ["pgc_bit_flip", "gaussian"]
+    assert table.epsilon_lower.iloc[1] == AUDITS["gaussian"]("quick", 2).epsilon_lower
+    assert table.weakened_lower.iloc[1] == AUDITS["gaussian"]("quick", 3, weakened=True).epsilon_lower
+    assert "wall_time_s" in result.extra
+
+
+def test_tables_and_figure():
+    table = runs.run_audits("quick", 0, ["pgc_bit_flip"])
+    shown = tables.display_table(table)
+    assert list(shown.release) == ["pgc_bit_flip"] and shown["runs per input"][0] == "2 x 50,000"
+    assert tables.recorded_table(None) is None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    plots.plot_audits(table, ax)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["pgc_bit_flip"]
+    plt.close(fig)

@@ -100,16 +100,22 @@ def dpsgd_gradient(
     noise_multiplier: float,
     batch_size: int,
     generator: torch.Generator,
+    n_releases: int | None = None,
 ) -> list[torch.Tensor]:
     """DP-SGD step direction (Abadi et al. 2016): clip each sample's full gradient to ``clip``,
-    sum, add :math:`N(0, (z \\cdot clip)^2)` per coordinate, divide by the expected batch size."""
+    sum, add :math:`N(0, (z \\cdot clip)^2)` per coordinate, divide by the expected batch size.
+
+    ``n_releases`` (default ``None``: one release) draws the noise of that many independent
+    releases of the same clipped sum in one call: each returned tensor gets a leading axis of
+    that size (the Audits chapter repeats one step ``10^5`` times this way)."""
     n = grads[0].shape[0]
     sq = sum(g.reshape(n, -1).pow(2).sum(1) for g in grads)
     scale = torch.clamp(clip / (torch.sqrt(sq) + 1e-12), max=1.0)
+    batch = () if n_releases is None else (n_releases,)
     out = []
     for g in grads:
         total = torch.einsum("n,n...->...", scale, g)
-        noise = noise_multiplier * clip * torch.randn(total.shape, generator=generator)
+        noise = noise_multiplier * clip * torch.randn((*batch, *total.shape), generator=generator)
         out.append((total + noise) / batch_size)
     return out
 

@@ -51,35 +51,38 @@ def laplace_scale(clip: float, epsilon: float) -> float:
 
 
 def laplace_gradient_parts(
-    g: np.ndarray, epsilon: float, clip: float, rng: SeedLike
+    g: np.ndarray, epsilon: float, clip: float, rng: SeedLike, clipped: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
     """Algorithm 2 in its two parts: ``(gbar, noise)`` with ``gbar`` each row of ``g`` clipped to
     L1 norm ``clip/2`` (eq. 19) and ``noise`` i.i.d. ``Laplace(clip/epsilon)`` (eq. 21).
 
     The submission is ``gbar + noise`` (:func:`laplace_gradient_mechanism`). ``epsilon = inf``
-    gives zero noise; ``clip = inf`` (no clipping) is allowed only then.
+    gives zero noise; ``clip = inf`` (no clipping) is allowed only then. ``clipped=False`` skips
+    eq. (19) and keeps the noise scale ``clip/epsilon``: that voids the guarantee (inputs of L1
+    norm ``C`` are ``2C`` apart); it is the Audits chapter's weakened release, nothing else.
     """
     epsilon = check_epsilon(epsilon, allow_inf=True)
     clip = check_positive(clip, "clip", allow_inf=True)
     if math.isinf(clip) and not math.isinf(epsilon):
         raise ValueError("clip = inf (no clipping) is only allowed with epsilon = inf")
-    gbar = _as_batch(g) if math.isinf(clip) else clip_l1(g, clip / 2.0)
+    gbar = _as_batch(g) if math.isinf(clip) or not clipped else clip_l1(g, clip / 2.0)
     if math.isinf(epsilon):
         return gbar, np.zeros_like(gbar)
     return gbar, as_generator(rng).laplace(0.0, laplace_scale(clip, epsilon), size=gbar.shape)
 
 
 def laplace_gradient_mechanism(
-    g: np.ndarray, epsilon: float, clip: float, rng: SeedLike
+    g: np.ndarray, epsilon: float, clip: float, rng: SeedLike, clipped: bool = True
 ) -> np.ndarray:
     """Algorithm 2: clip each row to L1 norm ``clip/2`` (eq. 19), add ``Laplace(clip/epsilon)``.
 
     epsilon-LDP for each row (Lemma 2): clipped rows are within L1 distance ``clip`` (eq. 20), and
     the Laplace density ratio at any output is at most ``exp(epsilon)``. ``epsilon = inf`` returns
     the clipped gradient without noise (the non-private limit used for the paper's baseline).
+    ``clipped=False`` skips the clip and voids the guarantee (see :func:`laplace_gradient_parts`).
     Returns an array of shape ``(n, d)``.
     """
-    gbar, noise = laplace_gradient_parts(g, epsilon, clip, rng)
+    gbar, noise = laplace_gradient_parts(g, epsilon, clip, rng, clipped)
     return gbar + noise
 
 
