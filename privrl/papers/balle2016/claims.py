@@ -78,7 +78,30 @@ def _schedule_untestable(ctx: Context, spec: ClaimSpec) -> Claim:
         "sweeps the constant c at power 0.4 only (Figure 1, panel 2)", ctx.profile.n_trials)
 
 
+_SAME_SOLUTION = ("Section 6, Figure 1 (third panel): 'the DP algorithms converge to the same "
+                  "solutions as the non-private corresponding versions for large enough batch sizes'")
+
+
+def _reaches(private: str, nonprivate: str) -> ClaimSpec:
+    """``private`` reaches the accuracy of ``nonprivate`` at the largest batch (aggregated)."""
+    return ClaimSpec(
+        f"{private.lower().replace('-', '_')}_reaches_{nonprivate.lower()}",
+        f"{private} converges to the non-private solution for large enough batches (aggregated)",
+        _SAME_SOLUTION,
+        within_factor(Arm("aggregated", private, "large"), Arm("aggregated", nonprivate, "large")))
+
+
+def _better(key: str, statement: str, source: str, winner: str, loser: str,
+            batch: Literal["small", "large"]) -> ClaimSpec:
+    """``winner`` has the lower RMSE than ``loser`` at the smallest or largest batch (aggregated)."""
+    where = "smallest batch m = {small}" if batch == "small" else "largest batch m = {large}"
+    return ClaimSpec(key, statement, source, smaller(
+        Arm("aggregated", winner, batch), Arm("aggregated", loser, batch),
+        f"RMSE {winner}", f"RMSE {loser}", f"per-trial RMSE at the {where}"))
+
+
 def _aggregation_helps(method: str) -> ClaimSpec:
+    """Aggregated features give ``method`` a lower excess empirical risk at the largest batch."""
     return ClaimSpec(
         f"aggregation_helps_{method.lower().replace('-', '_')}",
         f"Aggregation lowers the excess empirical risk of {method}",
@@ -89,9 +112,6 @@ def _aggregation_helps(method: str) -> ClaimSpec:
                 "excess risk aggregated", "excess risk tabular",
                 "per-trial excess empirical risk at the largest batch m = {large}"))
 
-
-_SAME_SOLUTION = ("Section 6, Figure 1 (third panel): 'the DP algorithms converge to the same "
-                  "solutions as the non-private corresponding versions for large enough batch sizes'")
 
 CLAIMS: tuple[ClaimSpec, ...] = (
     ClaimSpec(
@@ -119,30 +139,14 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "Section 6, Figure 1 (first panel): '... but LSW converges faster'",
         smaller(Arm("tabular", "LSW", "large"), Arm("tabular", "LSL", "large"),
                 "RMSE LSW", "RMSE LSL", "per-trial RMSE at the largest batch m = {large}")),
-    ClaimSpec(
-        "dp_lsw_reaches_lsw",
-        "DP-LSW converges to the non-private solution for large enough batches (aggregated)",
-        _SAME_SOLUTION,
-        within_factor(Arm("aggregated", "DP-LSW", "large"), Arm("aggregated", "LSW", "large"))),
-    ClaimSpec(
-        "dp_lsl_reaches_lsl",
-        "DP-LSL converges to the non-private solution for large enough batches (aggregated)",
-        _SAME_SOLUTION,
-        within_factor(Arm("aggregated", "DP-LSL", "large"), Arm("aggregated", "LSL", "large"))),
-    ClaimSpec(
-        "dp_lsl_better_small",
-        "DP-LSL works better with small batches (aggregated)",
-        "Section 6, Figure 1 (third panel): 'The LSL algorithms work better with small batches of "
-        "data'",
-        smaller(Arm("aggregated", "DP-LSL", "small"), Arm("aggregated", "DP-LSW", "small"),
-                "RMSE DP-LSL", "RMSE DP-LSW", "per-trial RMSE at the smallest batch m = {small}")),
-    ClaimSpec(
-        "dp_lsw_better_large",
-        "DP-LSW is preferable with large batches (aggregated)",
-        "Section 6, Figure 1 (third panel): 'whereas the LSW approach is preferable with large "
-        "batches'",
-        smaller(Arm("aggregated", "DP-LSW", "large"), Arm("aggregated", "DP-LSL", "large"),
-                "RMSE DP-LSW", "RMSE DP-LSL", "per-trial RMSE at the largest batch m = {large}")),
+    _reaches("DP-LSW", "LSW"),
+    _reaches("DP-LSL", "LSL"),
+    _better("dp_lsl_better_small", "DP-LSL works better with small batches (aggregated)",
+            "Section 6, Figure 1 (third panel): 'The LSL algorithms work better with small "
+            "batches of data'", "DP-LSL", "DP-LSW", "small"),
+    _better("dp_lsw_better_large", "DP-LSW is preferable with large batches (aggregated)",
+            "Section 6, Figure 1 (third panel): 'whereas the LSW approach is preferable with "
+            "large batches'", "DP-LSW", "DP-LSL", "large"),
     _aggregation_helps("DP-LSW"),
     _aggregation_helps("DP-LSL"),
     ClaimSpec(

@@ -11,19 +11,14 @@ import numpy as np
 
 from privrl.chapter.profile import Profile
 from privrl.core.algorithms.monte_carlo import FirstVisitReturns, first_visit_returns
-from privrl.core.envs.chain import (
-    aggregated_features,
-    chain_mdp,
-    sample_trajectories,
-    tabular_features,
-)
+from privrl.core.envs import chain
 from privrl.core.envs.tabular import TabularMDP
 from privrl.core.rng import SeedLike
 
 PAPER = "balle2016"
+METHODS = ("LSW", "LSL", "DP-LSW", "DP-LSL")
 #: The batch sizes m of Figure 1 (Section 6).
 PAPER_BATCHES = (10, 50, 100, 500, 1000, 1500, 2000, 2500, 3000, 4000)
-METHODS = ("LSW", "LSL", "DP-LSW", "DP-LSL")
 #: "DP reaches the non-private accuracy" is read as: RMSE(private) <= this factor x RMSE(non-private).
 SAME_ACCURACY_FACTOR = 2.0
 
@@ -32,41 +27,45 @@ SAME_ACCURACY_FACTOR = 2.0
 class BalleProfile(Profile):
     """Every knob of the chapter; defaults are the quick profile, ``PAPER`` the paper's scale.
 
-    The chain (``n_states``, ``p_stay``, ``start``, ``max_steps``), ``gamma``, ``epsilon`` and
-    ``delta`` are the paper's Section 6; ``return_bound`` is the public bound F on every return
-    (our chain pays at most one unit reward per trajectory; the authors' code uses
-    R_max / (1 - gamma) = 100); ``group`` the aggregation of adjacent states; ``lsl_c`` and
-    ``lsl_power`` the LSL schedule lambda = ||Phi||^2 ||rho||_inf + c m^p [code]. ``n_trials``
-    independent batches per batch size; ``n_pairs``, ``mc_samples`` and ``n_arbitrary`` size the
-    privacy checks.
+    Sources: [paper] Section 6, [code] the authors' repository, [ours] this chapter's choice.
     """
 
-    # the chain of Section 6
     n_states: int = 40
+    """N, the chain's states, the last one absorbing [paper: 40]."""
     p_stay: float = 0.5
+    """Probability of staying in a non-absorbing state, else advance [paper: 1/2]."""
     start: Literal["uniform", "first"] = "uniform"
+    """Start-state distribution [paper: an initial distribution; ours: uniform]."""
     gamma: float = 0.99
+    """Discount [paper]."""
     max_steps: int = 200
-    # the privacy budget of DP-LSW and DP-LSL (Algorithms 1 and 2)
+    """Truncation of a trajectory [code]."""
     epsilon: float = 0.1
     delta: float = 0.1
+    """The privacy budget (epsilon, delta) of every DP-LSW and DP-LSL release [paper]."""
     return_bound: float = 1.0
-    # function approximation and the LSL regularisation schedule
+    """Public bound F on every return: our chain pays at most one unit reward per trajectory
+    [ours; the authors' code uses R_max / (1 - gamma) = 100]."""
     group: int = 2
+    """Adjacent states aggregated into one feature [paper: pairs]."""
     lsl_c: float = 1.0
     lsl_power: float = 0.4
-    # Figure 1, panel 2: the grid of regularisation constants c
+    """LSL schedule lambda = ||Phi||^2 ||rho||_inf + c m^p with c = ``lsl_c``, p = ``lsl_power`` [code]."""
     reg_log10_min: float = -2.0
     reg_log10_max: float = 4.0
-    reg_batch_sizes: tuple[int, ...] = (100, 1000)
     reg_n: int = 7
-    # Figure 1: batch sizes and independent trials
+    """Figure 1 panel 2: ``reg_n`` log-spaced constants c in [10^min, 10^max] [code: 0.01 .. 1e4]."""
+    reg_batch_sizes: tuple[int, ...] = (100, 1000)
+    """Figure 1 panel 2: the two batch sizes of the regularisation sweep [paper: two; values ours]."""
     batch_sizes: tuple[int, ...] = (10, 100, 500, 1000, 2000, 4000)
+    """Batch sizes m of Figure 1 [paper: :data:`PAPER_BATCHES`]."""
     n_trials: int = 8
-    # sizes of the privacy checks
+    """Independent batches per batch size [paper: 20 runs]."""
     n_pairs: int = 1000
     mc_samples: int = 100_000
     n_arbitrary: int = 10_000
+    """Sizes of the privacy checks: neighbouring pairs for Lemma 1, Monte Carlo samples of the
+    privacy loss, arbitrary datasets for the local-sensitivity bounds."""
 
     PAPER: ClassVar[dict[str, Any]] = {
         "batch_sizes": PAPER_BATCHES,
@@ -109,7 +108,7 @@ class BalleProfile(Profile):
 
     # the chain and the two representations, built from the profile in one place
     def mdp(self) -> TabularMDP:
-        return chain_mdp(self.n_states, self.p_stay, self.start)
+        return chain.chain_mdp(self.n_states, self.p_stay, self.start)
 
     def rho(self) -> np.ndarray:
         """Uniform regression weights rho_s = 1/N (the paper's RMSE over the state space)."""
@@ -118,13 +117,13 @@ class BalleProfile(Profile):
     def features(self) -> dict[str, np.ndarray]:
         """The paper's two representations: tabular (d = N) and aggregated (d = N / group)."""
         return {
-            "tabular": tabular_features(self.n_states),
-            "aggregated": aggregated_features(self.n_states, self.group),
+            "tabular": chain.tabular_features(self.n_states),
+            "aggregated": chain.aggregated_features(self.n_states, self.group),
         }
 
     def sample(self, m: int, rng: SeedLike) -> FirstVisitReturns:
         """First-visit returns of a fresh batch of ``m`` chain trajectories."""
-        traj = sample_trajectories(self.mdp(), m, rng, self.max_steps)
+        traj = chain.sample_trajectories(self.mdp(), m, rng, self.max_steps)
         return first_visit_returns(traj, self.n_states, self.gamma)
 
 
