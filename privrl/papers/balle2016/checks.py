@@ -27,8 +27,9 @@ RATE_BATCHES = np.unique(np.logspace(2, 8, 121).astype(np.int64))
 
 
 def stream(profile: BalleProfile, index: int) -> np.random.SeedSequence:
-    """The ``index``-th of the eight independent streams of the checks (root ``[seed, 2016]``)."""
-    return np.random.SeedSequence([profile.seed, 2016]).spawn(8)[index]
+    """The ``index``-th child of the checks' root seed ``[seed, 2016]`` (a child depends only on
+    its index, not on how many are spawned)."""
+    return np.random.SeedSequence([profile.seed, 2016]).spawn(index + 1)[index]
 
 
 def check_simulation(ctx: Context) -> None:
