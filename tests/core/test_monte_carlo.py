@@ -283,7 +283,7 @@ def test_experiment_run_batch_deterministic_and_tidy():
 def test_local_sensitivity_bounds_on_arbitrary_datasets():
     # Privacy must hold for every neighbouring pair, not only chain-generated ones: random small
     # problems (arbitrary visits, returns in [0, 1], features, lambda) never exceed either bound.
-    from privrl.papers.balle2016.chapter import arbitrary_dataset_check
+    from privrl.papers.balle2016.privacy import arbitrary_dataset_check
 
     res = arbitrary_dataset_check(3000, 0)
     assert res["ratio_lsw"].max() <= 1 + 1e-9

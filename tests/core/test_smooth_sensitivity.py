@@ -8,8 +8,10 @@ import math
 import numpy as np
 import pytest
 
+from privrl.core.accounting.events import event_from_dict, event_to_dict
 from privrl.core.accounting.gaussian import gaussian_delta
 from privrl.core.accounting.smooth_sensitivity import (
+    SmoothGaussianEvent,
     gaussian_hockey_stick_mc,
     lemma1_conditions,
     lsl_smooth_bound,
@@ -17,6 +19,7 @@ from privrl.core.accounting.smooth_sensitivity import (
     lsw_smooth_bound,
     lsw_smooth_bound_bruteforce,
     smooth_gaussian_constants,
+    smooth_gaussian_epsilon,
 )
 from privrl.core.mechanisms.smooth_sensitivity import smooth_gaussian_release
 
@@ -25,6 +28,33 @@ def test_constants():
     alpha, beta = smooth_gaussian_constants(0.1, 0.1, 40)
     assert alpha == pytest.approx(5 * math.sqrt(2 * math.log(20)) / 0.1)
     assert beta == pytest.approx(0.1 / (4 * (40 + math.log(20))))
+
+
+@pytest.mark.parametrize("epsilon, delta, d", [(0.1, 0.1, 40), (0.1, 0.1, 20), (0.7, 0.01, 3),
+                                                (2.5, 1e-6, 1)])
+def test_smooth_gaussian_event_round_trips_and_gives_back_its_epsilon(epsilon, delta, d):
+    event = SmoothGaussianEvent.calibrated(epsilon, delta, d)
+    again = event_from_dict(event_to_dict(event))
+    assert again == event
+    assert again.epsilon(delta) == pytest.approx(epsilon, rel=1e-12)
+    alpha, beta = smooth_gaussian_constants(epsilon, delta, d)
+    assert smooth_gaussian_epsilon(alpha, beta, delta, d) == pytest.approx(epsilon, rel=1e-12)
+    # a looser delta never needs a larger epsilon
+    assert event.epsilon(min(2 * delta, 0.99)) <= event.epsilon(delta) * (1 + 1e-12)
+
+
+def test_smooth_gaussian_event_changes_with_its_budget_and_noise():
+    event = SmoothGaussianEvent.calibrated(0.1, 0.1, 40)
+    # halving the noise (sigma_X = alpha x smooth bound) doubles the epsilon
+    halved = SmoothGaussianEvent(event.alpha / 2, event.beta, event.d)
+    assert halved.epsilon(0.1) == pytest.approx(0.2, rel=1e-12)
+    # doubling the smoothness budget beta (the bound may vary twice as fast) doubles it too
+    doubled = SmoothGaussianEvent(event.alpha, 2 * event.beta, event.d)
+    assert doubled.epsilon(0.1) == pytest.approx(0.2, rel=1e-12)
+    # so does calibrating for twice the epsilon
+    assert SmoothGaussianEvent.calibrated(0.2, 0.1, 40).epsilon(0.1) == pytest.approx(0.2)
+    with pytest.raises(ValueError):
+        SmoothGaussianEvent(0.0, event.beta, event.d)
 
 
 def _full_range_lsw(counts, rho, beta):

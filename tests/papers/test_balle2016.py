@@ -1,5 +1,5 @@
-"""The Balle et al. (2016) experiment module: typed profile, claims from per-trial values, the
-rate helpers and the result of ``run`` (checks, claims, ledger, errata)."""
+"""The Balle et al. (2016) chapter: typed profile, claims decided from per-trial values through
+their specs, the rate helpers and the result of ``chapter.run`` (checks, claims, ledger, errata)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privrl.papers.balle2016 import chapter as exp
+from privrl.chapter.report import Report
+from privrl.chapter.skeleton import Context
+from privrl.papers.balle2016 import chapter, rate, runs
+from privrl.papers.balle2016.claims import CLAIMS, ERRATA
+from privrl.papers.balle2016.profile import METHODS, PAPER_BATCHES, BalleProfile
 
-TINY = exp.BalleProfile.quick(
+TINY = BalleProfile.quick(
     n_states=10, n_trials=6, batch_sizes=(20, 60), reg_batch_sizes=(20,), reg_n=2,
     n_pairs=50, mc_samples=500, n_arbitrary=100,
 )
@@ -23,20 +27,20 @@ TINY = exp.BalleProfile.quick(
 )
 def test_profile_rejects_out_of_range_values_naming_the_field(field, value):
     with pytest.raises(ValueError, match=field):
-        exp.BalleProfile.quick(**{field: value})
+        BalleProfile.quick(**{field: value})
 
 
 def test_profile_parameters_unknown_names_types_and_paper_scale():
     with pytest.raises(ValueError, match="n_runs"):
-        exp.BalleProfile.from_parameters("quick", n_runs=3)  # the old name is rejected
+        BalleProfile.from_parameters("quick", n_runs=3)  # the old name is rejected
     with pytest.raises(ValueError, match="n_trials"):
-        exp.BalleProfile.quick(n_trials="many")
-    assert exp.BalleProfile.quick(batch_sizes=[10, 20]).batch_sizes == (10, 20)
-    paper = exp.BalleProfile.from_parameters("paper", epsilon=None, n_trials=None)
-    assert paper.batch_sizes == exp.PAPER_BATCHES and paper.n_trials == 20
+        BalleProfile.quick(n_trials="many")
+    assert BalleProfile.quick(batch_sizes=[10, 20]).batch_sizes == (10, 20)
+    paper = BalleProfile.from_parameters("paper", epsilon=None, n_trials=None)
+    assert paper.batch_sizes == PAPER_BATCHES and paper.n_trials == 20
     assert paper.epsilon == 0.1 and paper.delta == 0.1
     with pytest.raises(ValueError, match="profile"):
-        exp.run({"epsilon": 0.1})
+        chapter.run({"epsilon": 0.1})
 
 
 def _frame(values: dict[tuple[str, str, int], list[float]]) -> pd.DataFrame:
@@ -46,8 +50,23 @@ def _frame(values: dict[tuple[str, str, int], list[float]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _decide(df: pd.DataFrame, profile: BalleProfile) -> dict:
+    """Every claim of the chapter decided on ``df`` as Figure 1's table, by key."""
+    ctx = Context(profile, Report("balle2016", profile.profile), tables={"figure1": df})
+    return {spec.key: spec.decide(ctx, spec) for spec in CLAIMS}
+
+
+def test_claim_and_erratum_specs_are_complete():
+    keys = [spec.key for spec in CLAIMS]
+    assert len(set(keys)) == len(keys) == 10
+    assert all(spec.statement and spec.source.startswith("Section ") for spec in CLAIMS)
+    errata = [e.key for e in ERRATA]
+    assert len(set(errata)) == len(errata)
+    assert {f"{k}_not_reproduced" for k in keys} <= set(errata)
+
+
 def test_claims_are_decided_from_per_trial_values():
-    profile = exp.BalleProfile.quick(batch_sizes=(10, 100), n_trials=8)
+    profile = BalleProfile.quick(batch_sizes=(10, 100), n_trials=8)
     rng = np.random.default_rng(0)
     noise = lambda: list(1 + 0.01 * rng.standard_normal(8))  # noqa: E731
     values = {}
@@ -58,7 +77,7 @@ def test_claims_are_decided_from_per_trial_values():
             values[(f, "LSL", m)] = [shrink * v for v in noise()]
             values[(f, "DP-LSW", m)] = [(3.0 if f == "tabular" else shrink) * v for v in noise()]
             values[(f, "DP-LSL", m)] = [(2.0 if f == "tabular" else 0.9) * v for v in noise()]
-    claims = {c.key: c for c in exp.decide_claims(_frame(values), profile)}
+    claims = _decide(_frame(values), profile)
     assert claims["nonprivate_converge"].verdict == "reproduced"
     assert claims["dp_noise_decreases"].verdict == "reproduced"
     assert claims["lsw_faster"].verdict == "not reproduced"  # 0.5 against 0.5 at m = 100
@@ -71,37 +90,37 @@ def test_claims_are_decided_from_per_trial_values():
     assert all(c.n_trials == 8 for c in claims.values())
 
     few = {k: v[:3] for k, v in values.items()}
-    claims = exp.decide_claims(_frame(few), profile)
-    assert {c.verdict for c in claims} == {"untestable"}
-    assert "too few trials" in claims[0].reason
+    claims = _decide(_frame(few), profile)
+    assert {c.verdict for c in claims.values()} == {"untestable"}
+    assert "too few trials" in claims["nonprivate_converge"].reason
 
 
 def test_per_trial_orders_by_seed_and_keeps_the_default_c():
     df = _frame({("tabular", "LSW", 10): [3.0, 1.0, 2.0]})
     df["seed"] = [2, 0, 1]
     df = pd.concat([df, df.assign(default_c=False, rmse=99.0)])
-    assert exp.per_trial(df, "tabular", "LSW", 10).tolist() == [1.0, 2.0, 3.0]
+    assert runs.per_trial(df, "tabular", "LSW", 10).tolist() == [1.0, 2.0, 3.0]
 
 
 def test_rate_onset_finds_where_the_slope_settles():
     m = np.geomspace(10, 1e6, 21)
     var = np.where(m < 1e4, 1.0 / m, 1e4 / m**2)  # slope -1, then -2 from 1e4
-    rate = pd.DataFrame(dict(features="tabular", m=m.astype(np.int64), noise_var=var))
-    assert exp.rate_onset(rate)["tabular"] == 10_000
-    assert exp.log_slope(m, m**-2.0) == pytest.approx(-2.0)
+    table = pd.DataFrame(dict(features="tabular", m=m.astype(np.int64), noise_var=var))
+    assert rate.rate_onset(table)["tabular"] == 10_000
+    assert rate.log_slope(m, m**-2.0) == pytest.approx(-2.0)
 
 
 def test_expected_counts_and_noise_rate_shrink_with_m():
-    counts = exp.expected_counts(TINY, 900)
+    counts = rate.expected_counts(TINY, 900)
     assert counts[0] == 100 and counts[-2] == 900 and counts[-1] == 900
-    rate = exp.noise_rate(TINY, np.array([100, 10_000]))
-    for _, g in rate.groupby("features"):
+    table = rate.noise_rate(TINY, np.array([100, 10_000]))
+    for _, g in table.groupby("features"):
         assert g["noise_var"].is_monotonic_decreasing
 
 
 @pytest.fixture(scope="module")
 def tiny_result():
-    return exp.run(TINY, executor="serial")
+    return chapter.run(TINY, executor="serial")
 
 
 def test_run_records_checks_claims_ledger_and_errata(tiny_result):
@@ -117,15 +136,21 @@ def test_run_records_checks_claims_ledger_and_errata(tiny_result):
     assert len(report.entries) == 4
     keys = {e.key for e in report.errata}
     assert {"reward_placement", "equations_missing", "rate_m2_far_beyond_range"} <= keys
-    assert all(f"{c.key}_not_reproduced" in keys for c in report.claims
-               if c.verdict == "not reproduced")
+    assert {k for k in keys if k.endswith("_not_reproduced")} == {
+        f"{c.key}_not_reproduced" for c in report.claims if c.verdict == "not reproduced"}
+    assert {e.cross_check.kind for e in report.entries} == {"empirical"}
+    assert all(e.recomputed_epsilon() == pytest.approx(e.epsilon, rel=1e-9) for e in report.entries)
+    assert set(tiny_result.tables) == {"figure1", "smooth_bounds", "neighbours", "arbitrary",
+                                       "privacy_loss", "noise_rate", "rmse"}
+    numbers = tiny_result.extra["numbers"]
+    assert numbers["rate_onset_tabular"] > max(PAPER_BATCHES) and numbers["epsilon"] == 0.1
     summary = report.summary()
     assert summary["checks"] and summary["claims"] and summary["ledger"] and summary["errata"]
 
 
 def test_run_tables_are_tidy(tiny_result):
     fig = tiny_result.table("figure1")
-    assert set(fig["method"]) == set(exp.METHODS)
+    assert set(fig["method"]) == set(METHODS)
     assert fig.groupby(["m", "features", "method", "c"], dropna=False)["seed"].nunique().eq(6).all()
     assert (fig["excess_risk"] >= -1e-9).all()
     assert len(tiny_result.table("privacy_loss")) == 4
@@ -135,5 +160,5 @@ def test_run_tables_are_tidy(tiny_result):
 def test_mean_rmse_table_averages_trials_at_the_default_c():
     df = _frame({("aggregated", "DP-LSW", 10): [1.0, 3.0], ("aggregated", "DP-LSW", 20): [5.0, 7.0]})
     df = pd.concat([df, df.assign(default_c=False, rmse=100.0)])
-    table = exp.mean_rmse_table(df)
+    table = runs.mean_rmse_table(df)
     assert table.loc[("aggregated", "DP-LSW")].tolist() == [2.0, 6.0]

@@ -31,15 +31,21 @@ constants, bounds and privacy losses (it imports no mechanism).
 Both are computed for all k at once in :math:`O(N \cdot K)` numpy work (K the range of k);
 ``*_bruteforce`` variants enumerate every count vector of the neighbourhood (tiny N only) and
 exist to test Lemma 5 / Lemma 9 (the maximiser over the neighbourhood is the shifted signature).
+
+:class:`SmoothGaussianEvent` is the guarantee of such a release as a ledger event: the constants
+(alpha, beta) of Lemma 1 the noise was calibrated with, from which :func:`smooth_gaussian_epsilon`
+gives back the epsilon at any delta.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
+from privrl.core.accounting.events import register_event
 from privrl.core.rng import SeedLike, as_generator
 from privrl.core.validation import (
     check_array,
@@ -57,6 +63,61 @@ def smooth_gaussian_constants(epsilon: float, delta: float, d: int) -> tuple[flo
     d = check_int(d, "d", minimum=1)
     log_term = math.log(2.0 / delta)
     return 5.0 * math.sqrt(2.0 * log_term) / epsilon, epsilon / (4.0 * (d + log_term))
+
+
+def smooth_gaussian_epsilon(alpha: float, beta: float, delta: float, d: int) -> float:
+    r"""The smallest epsilon at which noise calibrated with ``(alpha, beta)`` meets Lemma 1 at
+    ``delta`` in dimension ``d``: the inverse of :func:`smooth_gaussian_constants`.
+
+    Conditions (a) and (b) of Lemma 1 met with ``alpha`` and ``beta`` imply them with any
+    :math:`\alpha' \le \alpha` and :math:`\beta' \ge \beta`, so the release is
+    :math:`(\varepsilon, \delta)`-DP as soon as :math:`5\sqrt{2\ln(2/\delta)}/\varepsilon \le
+    \alpha` and :math:`\varepsilon/(4(d + \ln(2/\delta))) \ge \beta`, i.e.
+
+    .. math:: \varepsilon(\delta) = \max\Big(\frac{5\sqrt{2\ln(2/\delta)}}{\alpha},\;
+              4\beta\,(d + \ln(2/\delta))\Big).
+
+    At the delta the constants were computed for, both terms equal the calibrated epsilon.
+    """
+    alpha = check_positive(alpha, "alpha")
+    beta = check_positive(beta, "beta")
+    delta = check_delta(delta)
+    d = check_int(d, "d", minimum=1)
+    log_term = math.log(2.0 / delta)
+    return max(5.0 * math.sqrt(2.0 * log_term) / alpha, 4.0 * beta * (d + log_term))
+
+
+@register_event
+@dataclass(frozen=True)
+class SmoothGaussianEvent:
+    r"""One release :math:`\mu_X + N(0, \sigma_X^2 I_d)` with :math:`\sigma_X` calibrated to a
+    smooth sensitivity bound by Lemma 1 with constants ``alpha`` (the noise multiplier: sigma_X is
+    alpha times the smooth bound) and ``beta`` (the smoothness of the bound), in dimension ``d``.
+
+    Its epsilon is **by construction**: :meth:`epsilon` inverts the constants
+    (:func:`smooth_gaussian_epsilon`), so it gives back the epsilon the noise was calibrated for;
+    it is not an independent accounting of the mechanism. That the release meets Lemma 1's
+    conditions (a) and (b) is what the chapter's checks test on neighbouring pairs. Build it with
+    :meth:`calibrated`.
+    """
+
+    alpha: float
+    beta: float
+    d: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "alpha", check_positive(self.alpha, "alpha"))
+        object.__setattr__(self, "beta", check_positive(self.beta, "beta"))
+        object.__setattr__(self, "d", check_int(self.d, "d", minimum=1))
+
+    @classmethod
+    def calibrated(cls, epsilon: float, delta: float, d: int) -> SmoothGaussianEvent:
+        """The event of a release calibrated for ``(epsilon, delta)`` in dimension ``d``."""
+        alpha, beta = smooth_gaussian_constants(epsilon, delta, d)
+        return cls(alpha, beta, d)
+
+    def epsilon(self, delta: float) -> float:
+        return smooth_gaussian_epsilon(self.alpha, self.beta, delta, self.d)
 
 
 def _check_counts(counts: object, name: str = "counts") -> np.ndarray:
