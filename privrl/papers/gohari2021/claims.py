@@ -4,7 +4,9 @@ The claims are decided on this run's Figure 2 runs and again, keyed ``*_airraid`
 AirRaid run (:mod:`privrl.papers.gohari2021.recorded`), whose claims carry that run's profile and
 commit. A speed-up is decided on the ratio of median times to threshold
 (:func:`decide_speedup`), an end-of-run comparison on the difference of median final returns
-(:func:`privrl.chapter.verdicts.decide_difference`).
+(:func:`privrl.chapter.verdicts.decide_difference`). The statements name the paper's (64, 64)
+teacher-sized and (32, 32) student-sized agents (Section 5); the decisions compare the profile's
+``teacher_hidden`` and ``student_hidden`` agents, the same unless a profile changes them.
 """
 
 from __future__ import annotations
