@@ -1,4 +1,5 @@
-"""Random number generators: one way in, so every result is reproducible from a seed."""
+"""Random number generators: one way in, so every result is reproducible from a seed; and the
+sampling utilities that both the mechanisms and the accountants draw with (:func:`sample_dirichlet`)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,25 @@ def as_generator(seed: SeedLike) -> np.random.Generator:
     raise ValueError(
         f"rng must be a numpy Generator, SeedSequence or non-negative int seed, got {seed!r}"
     )
+
+
+def sample_dirichlet(concentration: np.ndarray, rng: SeedLike) -> np.ndarray:
+    r"""Draws of :math:`\mathrm{Dir}(\alpha)`, one per row of ``concentration`` (..., m), all
+    :math:`\alpha_i > 0`.
+
+    Draws :math:`G_i \sim \mathrm{Gamma}(\alpha_i)` and normalises, in log space
+    (:math:`\log G = \log \mathrm{Gamma}(\alpha + 1) + \log U / \alpha`), so that very small
+    :math:`\alpha` (a vanishing Dirichlet concentration, :math:`k \to 0`) neither underflows nor
+    divides by 0. The Dirichlet mechanism (:func:`privrl.core.mechanisms.dirichlet.dirichlet_mechanism`,
+    Gohari et al. 2021, eq. 5) and the Monte Carlo of its guarantee (eq. 6,
+    :mod:`privrl.core.accounting.dirichlet`) both sample with it.
+    """
+    alpha = np.clip(np.asarray(concentration, dtype=float), 1e-300, None)
+    rng = as_generator(rng)
+    log_g = np.log(rng.standard_gamma(alpha + 1.0)) + np.log(rng.random(alpha.shape)) / alpha
+    log_g -= log_g.max(axis=-1, keepdims=True)
+    x = np.exp(log_g)
+    return x / x.sum(axis=-1, keepdims=True)
 
 
 def torch_generator(rng: SeedLike) -> torch.Generator:

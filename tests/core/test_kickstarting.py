@@ -87,7 +87,7 @@ def test_bad_inputs_raise(kw):
 
 
 def test_figure2_run_function_through_sweep():
-    from privrl.papers.gohari2021 import chapter as exp
+    from privrl.papers.gohari2021 import runs as exp
 
     profile = exp.GohariProfile.quick(epochs=2, steps_per_epoch=200, n_envs=2, train_pi_iters=3,
                                       train_v_iters=3, n_trials=1)  # fmt: skip

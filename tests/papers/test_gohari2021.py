@@ -1,20 +1,30 @@
-"""The experiment module of Gohari et al. (2021): teachers, Lipschitz bounds, Figure 2's summaries,
-and the paper profile's sweep on a Dask cluster (shortened)."""
+"""The chapter package of Gohari et al. (2021): teachers, Lipschitz bounds, Figure 2's runs and
+summaries, the recorded run's writer and reader, claims and errata on the skeleton, figures, and
+the paper profile's sweep on a Dask cluster (shortened)."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
 
-from privrl.papers.gohari2021 import chapter as exp
+from privrl.chapter.report import Report
+from privrl.chapter.skeleton import Context
+from privrl.core.accounting import dirichlet as acc
+from privrl.core.accounting.events import event_from_dict, event_to_dict
+from privrl.papers.gohari2021 import chapter, claims, plots, recorded, theory
+from privrl.papers.gohari2021 import curves as cv
+from privrl.papers.gohari2021 import runs as rn
 from privrl.papers.gohari2021 import teacher as teach
+from privrl.papers.gohari2021.profile import GohariProfile
 
 
 @pytest.fixture(scope="module")
 def cartpole_teacher():
-    return exp.load_teacher("cartpole")
+    return teach.load_teacher("cartpole")
 
 
 def _f(teacher, eta, x):
@@ -25,12 +35,12 @@ def _f(teacher, eta, x):
 
 @pytest.mark.parametrize("env", ["cartpole", "airraid"])
 def test_lipschitz_lower_bound_sits_between_slopes_and_certificate(env):
-    teacher, meta = exp.load_teacher(env)
+    teacher, meta = teach.load_teacher(env)
     eta = 0.1
-    _, obs = exp.play(env, teacher, 1, rng=0)
+    _, obs = teach.play(env, teacher, 1, rng=0)
     obs = obs[:: max(1, len(obs) // 300)]
-    lower = exp.teacher_lipschitz_lower_bound(teacher, eta, obs)
-    certified = exp.teacher_lipschitz(teacher, eta)
+    lower = teach.teacher_lipschitz_lower_bound(teacher, eta, obs)
+    certified = teach.teacher_lipschitz(teacher, eta)
     assert 0 < lower <= certified
     # finite-difference slopes along random directions never exceed the largest Jacobian norm
     rng = np.random.default_rng(1)
@@ -44,19 +54,19 @@ def test_lipschitz_lower_bound_sits_between_slopes_and_certificate(env):
 def test_lipschitz_lower_bound_rejects_wrong_shapes(cartpole_teacher):
     teacher, _ = cartpole_teacher
     with pytest.raises(ValueError, match="observations must have shape"):
-        exp.teacher_lipschitz_lower_bound(teacher, 0.1, np.zeros((3, 5)))
+        teach.teacher_lipschitz_lower_bound(teacher, 0.1, np.zeros((3, 5)))
 
 
 def test_play_is_reproducible_and_the_cartpole_teacher_beats_random(cartpole_teacher):
     teacher, meta = cartpole_teacher
-    r1, o1 = exp.play("cartpole", teacher, 3, rng=5)
-    r2, o2 = exp.play("cartpole", teacher, 3, rng=5)
+    r1, o1 = teach.play("cartpole", teacher, 3, rng=5)
+    r2, o2 = teach.play("cartpole", teacher, 3, rng=5)
     np.testing.assert_array_equal(r1, r2)
     np.testing.assert_array_equal(o1, o2)
-    rand, _ = exp.play("cartpole", None, 3, rng=5)
+    rand, _ = teach.play("cartpole", None, 3, rng=5)
     assert r1.min() > 4 * rand.max()
     with pytest.raises(ValueError, match="n_episodes"):
-        exp.play("cartpole", teacher, 0, rng=0)
+        teach.play("cartpole", teacher, 0, rng=0)
 
 
 def _synthetic_runs(final: dict[str, float], n_epochs: int = 30, n_seeds: int = 3) -> pd.DataFrame:
@@ -89,101 +99,183 @@ def _ramp_runs(crossings: dict[str, list[float | None]], n_epochs: int = 20) -> 
 
 def test_time_to_threshold_known_crossings_and_censoring():
     runs = _ramp_runs({"base": [4, 9, None], "fast": [1, 2, 3]})
-    t = exp.time_to_threshold(runs, 5.0, window=1).set_index(["label", "seed"])
+    t = cv.time_to_threshold(runs, 5.0, window=1).set_index(["label", "seed"])
     assert t.loc[("base", 0), "steps"] == 500 and t.loc[("base", 1), "steps"] == 1000
     assert t.loc[("base", 2), "censored"] and t.loc[("base", 2), "steps"] == 2000  # the budget
     assert list(t.loc["fast", "steps"]) == [200, 300, 400] and not t.loc["fast", "censored"].any()
     # the rolling mean over 2 roll-outs reaches 7.5 one roll-out after the step: (0 + 10) / 2 < 7.5
-    t2 = exp.time_to_threshold(runs, 7.5, window=2).set_index(["label", "seed"])
+    t2 = cv.time_to_threshold(runs, 7.5, window=2).set_index(["label", "seed"])
     assert t2.loc[("fast", 0), "steps"] == 300
 
 
 def test_speedup_ratio_of_medians_with_censored_runs():
     runs = _ramp_runs({"base": [4, 9, None, 7, 5], "fast": [1, 2, 3, 1, 2]})
-    t = exp.time_to_threshold(runs, 5.0, window=1)
-    s = exp.speedup(t, "base", "fast")
+    t = cv.time_to_threshold(runs, 5.0, window=1)
+    s = cv.speedup(t, "base", "fast")
     # medians: base (500, 1000, 2000 censored, 800, 600) -> 800; fast (200, 300, 400, 200, 300) -> 300
     assert s["ratio"] == pytest.approx(800 / 300)
     assert s["censored_baseline"] == 1 and s["censored_treated"] == 0 and s["n"] == 5
     assert s["lower"] <= s["ratio"] <= s["upper"]
-    claim = exp.decide_speedup("k", "fast is faster", s)
+    claim = claims.decide_speedup("k", "fast is faster", s)
     assert claim.verdict == "reproduced" and claim.interval[0] > 1
-    slower = exp.decide_speedup("k", "base is faster", exp.speedup(t, "fast", "base"))
+    slower = claims.decide_speedup("k", "base is faster", cv.speedup(t, "fast", "base"))
     assert slower.verdict == "not reproduced"
-    few = exp.speedup(exp.time_to_threshold(_ramp_runs({"b": [4, 5], "f": [1, 2]}), 5.0, 1), "b", "f")
-    assert exp.decide_speedup("k", "x", few).verdict == "untestable"
+    few = cv.speedup(cv.time_to_threshold(_ramp_runs({"b": [4, 5], "f": [1, 2]}), 5.0, 1), "b", "f")
+    assert claims.decide_speedup("k", "x", few).verdict == "untestable"
     never = _ramp_runs({"b": [None] * 5, "f": [None] * 5})
-    none = exp.speedup(exp.time_to_threshold(never, 5.0, 1), "b", "f")
-    assert exp.decide_speedup("k", "x", none).verdict == "untestable"
+    none = cv.speedup(cv.time_to_threshold(never, 5.0, 1), "b", "f")
+    assert claims.decide_speedup("k", "x", none).verdict == "untestable"
 
 
 def test_thresholds_sit_between_random_and_teacher():
-    levels = exp.thresholds(100.0, 500.0, (0.25, 0.5, 0.75))
+    levels = cv.thresholds(100.0, 500.0, (0.25, 0.5, 0.75))
     assert levels == {0.25: 200.0, 0.5: 300.0, 0.75: 400.0}
     with pytest.raises(ValueError, match="teacher"):
-        exp.thresholds(500.0, 100.0, (0.5,))
+        cv.thresholds(500.0, 100.0, (0.5,))
 
 
 def test_duplicate_configurations_run_once():
-    paper = exp.GohariProfile.paper()
-    configs = exp.figure2_configs(paper)
-    unique, source = exp.unique_configs(configs)
+    paper = GohariProfile.paper()
+    configs = rn.figure2_configs(paper)
+    unique, source = rn.unique_configs(configs)
     assert len(configs) - len(unique) == 3
     assert source["lambda = 0.5"] == "aware, c = 0.3" and source["c = 0.3"] == "aware, c = 0.3"
     assert source["c = 0.1"] == "aware, c = 0.1"
     # labels do not decide: a relabelled copy is a duplicate, a changed value is not
     twin = {**configs[0], "label": "twin"}
     other = {**configs[0], "label": "other", "hidden": 16}
-    assert len(exp.unique_configs([configs[0], twin, other])[0]) == 2
+    assert len(rn.unique_configs([configs[0], twin, other])[0]) == 2
 
 
 def test_profiles_are_typed_and_the_paper_one_is_spinning_up():
-    paper = exp.GohariProfile.paper()
+    paper = GohariProfile.paper()
     assert (paper.n_envs, paper.max_episode_steps, paper.reset_each_epoch, paper.value_targets) == (
         1, 1000, True, "rewards-to-go")
     ppo = paper.ppo_config(32)
     assert ppo.steps_per_epoch == 1000 and ppo.max_episode_steps == 1000
     with pytest.raises(ValueError, match="unknown parameter"):
-        exp.GohariProfile.from_parameters("quick", n_runs=3)
+        GohariProfile.from_parameters("quick", n_runs=3)
     with pytest.raises(ValueError, match="lam"):
-        exp.GohariProfile.quick(lam=-1.0)
+        GohariProfile.quick(lam=-1.0)
     with pytest.raises(ValueError, match="radius_arms"):
-        exp.GohariProfile.quick(radius_arms=("wrong",))
-    assert exp.GohariProfile.from_parameters("quick", epochs=5.0).epochs == 5
+        GohariProfile.quick(radius_arms=("wrong",))
+    assert GohariProfile.from_parameters("quick", epochs=5.0).epochs == 5
+
+
+def _context(profile: GohariProfile, **extra) -> Context:
+    return Context(profile, Report("gohari2021", profile.profile), extra=dict(extra))
 
 
 def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
-    profile = exp.GohariProfile.quick(epochs=2, steps_per_epoch=100, n_trials=1, n_envs=2,
-                                      train_pi_iters=2, train_v_iters=2, radius_arms=(),
-                                      eval_episodes=2)  # fmt: skip
-    csv, meta = exp.record_paper_curves(profile, tmp_path, executor="serial", progress=False,
-                                        command="test")  # fmt: skip
-    curves = pd.read_csv(csv)
-    assert tuple(curves.columns) == exp.CURVES_COLUMNS
-    assert set(curves["config"]) == {c["label"] for c in exp.figure2_configs(profile)}
-    assert len(curves) == 7 * 2 and curves["env_steps"].max() == 200
-    spent = curves.set_index("config")["epsilon_spent"]
+    profile = GohariProfile.quick(epochs=2, steps_per_epoch=100, n_trials=1, n_envs=2,
+                                  train_pi_iters=2, train_v_iters=2, radius_arms=(),
+                                  eval_episodes=2)  # fmt: skip
+    csv, meta = recorded.record_paper_curves(profile, tmp_path, executor="serial", progress=False,
+                                             command="test")  # fmt: skip
+    table = pd.read_csv(csv)
+    assert tuple(table.columns) == recorded.CURVES_COLUMNS
+    assert set(table["config"]) == {c["label"] for c in rn.figure2_configs(profile)}
+    assert len(table) == 7 * 2 and table["env_steps"].max() == 200
+    spent = table.set_index("config")["epsilon_spent"]
     assert (spent["PPO (64, 64)"] == 0).all() and np.isinf(spent["kickstarting"]).all()
-    aware = curves[curves.config == "aware, c = 0.3"].sort_values("rollout")["epsilon_spent"].to_numpy()
+    aware = table[table.config == "aware, c = 0.3"].sort_values("rollout")["epsilon_spent"].to_numpy()
     assert 0 < aware[0] < aware[1]  # cumulative: 100 queries at k0, then 100 at 0.3 k0
-    loaded = exp.load_paper_curves(tmp_path)
-    assert loaded is not None and loaded[1]["command"] == "test" and 0.5 in map(float, loaded[1]["thresholds"])
-    runs = exp.runs_from_curves(loaded[0])
+    # the run record is the one RunRecord schema, the recorder's fields at its top level
+    written = json.loads(meta.read_text())
+    assert {"notebook", "profile", "parameters", "git_commit", "git_dirty", "wall_time_s",
+            "versions"} <= set(written)  # fmt: skip
+    assert written["notebook"] == "gohari2021" and written["parameters"]["epochs"] == 2
+    assert written["command"] == "test" and written["files"] == [csv.name]
+    loaded = recorded.load_paper_curves(tmp_path)
+    assert loaded is not None and loaded[1] == written and 0.5 in map(float, loaded[1]["thresholds"])
+    assert recorded.load_paper_curves(tmp_path / "nothing") is None
+    runs = recorded.runs_from_curves(loaded[0])
     assert set(runs["panel"]) == {"a", "b", "c", "d"}
-    bands = exp.band95(runs.assign(seed=0), 1)
+    bands = cv.band95(runs.assign(seed=0), 1)
     assert {"center", "lower", "upper"} <= set(bands.columns)
-    from privrl.chapter.report import Report
+    rec = recorded.recorded_analysis(*loaded)
+    assert rec.speedup["q"].tolist().count(0.5) == 2 and rec.commit == written["git_commit"]
+    # a record shorter than the design decides nothing: the headline claims are untestable
+    ctx = _context(profile, recorded=rec)
+    decided = {s.key: s.decide(ctx, s) for s in claims.CLAIMS if s.key.endswith("_airraid")}
+    made = {k: c for k, c in decided.items() if c is not None}
+    assert set(made) == {"speedup_kickstarting_airraid", "speedup_aware_airraid",
+                         "aware_beats_unaware_airraid"}  # fmt: skip
+    spec = {s.key: s for s in claims.CLAIMS}
+    for key, claim in made.items():
+        assert claim.verdict == "untestable" and claim.statement == spec[key].statement
+        assert claim.profile == "quick" and claim.commit == rec.commit and rec.source in claim.evidence
 
-    report = Report("gohari2021", "quick")
-    out = exp.recorded_analysis(report, *loaded)
-    assert out["speedup"]["q"].tolist().count(0.5) == 2
-    # a record shorter than the design decides nothing
-    assert {c.verdict for c in report.claims} == {"untestable"} and len(report.claims) == 3
+
+def test_the_committed_record_of_the_old_schema_is_read_in_the_new_one():
+    loaded = recorded.load_paper_curves()
+    if loaded is None:
+        pytest.skip("no recorded AirRaid run in this tree")
+    _, record = loaded
+    assert {"parameters", "git_commit", "wall_time_s", "references", "thresholds"} <= set(record)
+    rec = recorded.recorded_analysis(*loaded)
+    assert rec.profile.profile == "paper" and rec.profile.epochs >= 450
+    ctx = _context(GohariProfile.quick(), recorded=rec)
+    claim = next(s for s in claims.CLAIMS if s.key == "speedup_kickstarting_airraid")
+    decided = claim.decide(ctx, claim)
+    assert decided.profile == "paper" and decided.commit == record["git_commit"]
+    assert decided.evidence.startswith(rec.source)
+
+
+def test_claims_and_errata_are_declared_once_with_their_sources():
+    keys = [s.key for s in claims.CLAIMS]
+    assert len(keys) == len(set(keys)) == 11
+    assert all(s.source.strip() for s in claims.CLAIMS)
+    assert chapter.GohariChapter.claims is claims.CLAIMS and chapter.GohariChapter.errata is claims.ERRATA
+    values = {"lemma_tail": 0.1, "delta_small_k": 1.0, "air_b": 1e-4, "air_L": 145.9,
+              "air_L_low": 38.8, "air_b_raw": 0.1, "composed_delta": 1.0, "queries": 12000.0,
+              "printed_limit": 0.61}  # fmt: skip
+    ctx = _context(GohariProfile.quick())
+    ctx.values.update(values)
+    made = [e.make(ctx) for e in claims.ERRATA]
+    assert [e.key for e in made] == ["unstated_parameters", "no_k_floor", "lemma1_radius",
+                                     "small_k_privacy", "airraid_adjacency", "composed_budget",
+                                     "random_answers_pull"]  # fmt: skip
+    assert "12000 queries" in made[5].evidence and "0.61 < 1.41" in made[6].evidence
+
+
+def test_releases_carry_theorem1_events_and_empirical_cross_checks():
+    profile = GohariProfile.quick()
+    event = acc.DirichletMechanismEvent(profile.k0, 2, profile.eta, profile.tau, 7.44, profile.b)
+    lb = acc.lipschitz_b_for_epsilon(4.46, 5.0, 6, 0.1, 1.88e-5)
+    pair = theory.PaperPair(0.1, 1.88e-5, lb, acc.theorem1_epsilon(5.0, 6, 0.1, 1.88e-5, lb, 1.0),
+                            0.05, 0.051)  # fmt: skip
+    ctx = _context(profile, pair=pair, teacher={"L": 7.44, "event": event, "eps_q": event.epsilon(0.05),
+                                                "d_q_upper": 0.05, "sup_ratio": 2.7})  # fmt: skip
+    ctx.values["pair_sup_ratio"] = 0.8
+    entries = list(chapter.GohariChapter().releases(ctx))
+    for entry in entries:
+        ctx.report.ledger(entry)  # raises unless the event gives back the epsilon
+        assert entry.cross_check.kind == "empirical" and entry.cross_check.epsilon < entry.epsilon
+    assert entries[1].epsilon == pytest.approx(4.46, abs=1e-12)
+    assert event_from_dict(event_to_dict(entries[1].event)).epsilon(0.05) == entries[1].epsilon
+
+
+def test_figure2_draws_only_the_panels_with_curves():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    labels = {"PPO (64, 64)": "a", "PPO (32, 32)": "a", "kickstarting": "b", "aware, c = 0.3": "c",
+              "unaware, c = 0.3": "d"}  # fmt: skip
+    runs = _synthetic_runs(dict.fromkeys(labels, 50.0), n_epochs=10).assign(panel=lambda d: d["label"].map(labels))
+    bands = cv.band95(runs, 1)
+    fig = plots.plot_figure2(bands, {}, 32)
+    drawn = [ax for ax in fig.axes if ax.axison]
+    assert len(fig.axes) == 4 and len(drawn) == 4 and all(ax.lines for ax in drawn)
+    assert [ax.get_title() for ax in drawn] == ["a", "b", "c", "d"]
+    with_radius = pd.concat([bands, bands[bands.label == "aware, c = 0.3"].assign(
+        panel="radius", label="aware, c = 0.3, union radius")])  # fmt: skip
+    assert sum(ax.axison for ax in plots.plot_figure2(with_radius, {}, 32).axes) == 5
 
 
 def test_figure2_curves_are_thinned_medians():
     runs = _synthetic_runs({"PPO (64, 64)": 100.0, "kickstarting": 50.0}, n_epochs=40)
-    curves = exp.figure2_curves(runs, max_points=10)
+    curves = cv.figure2_curves(runs, max_points=10)
     assert curves.groupby("label").size().max() <= 10
     row = curves[(curves.label == "PPO (64, 64)") & (curves.env_steps == 100)].iloc[0]
     expected = runs[(runs.label == "PPO (64, 64)") & (runs.env_steps == 100)].avg_return.median()
@@ -191,7 +283,7 @@ def test_figure2_curves_are_thinned_medians():
 
 
 def test_airraid_teacher_is_the_paper_network():
-    teacher, meta = exp.load_teacher("airraid")
+    teacher, meta = teach.load_teacher("airraid")
     assert tuple(np.atleast_1d(meta["hidden_sizes"])) == (64, 64)
     assert (int(meta["obs_dim"]), int(meta["n_actions"])) == (128, 6)
     assert int(meta["epochs"]) * int(meta["steps_per_epoch"]) >= 1_000_000
@@ -203,9 +295,9 @@ def test_paper_profile_gives_the_papers_guarantee_with_the_committed_teacher():
     at k0 = 5 (fails if the teacher is retrained without recalibrating b)."""
     from privrl.core.accounting.dirichlet import theorem1_delta_mc, theorem1_epsilon
 
-    cfg = exp.GohariProfile.paper()
-    teacher, _ = exp.load_teacher("airraid")
-    lipschitz = exp.teacher_lipschitz(teacher, cfg.eta)
+    cfg = GohariProfile.paper()
+    teacher, _ = teach.load_teacher("airraid")
+    lipschitz = teach.teacher_lipschitz(teacher, cfg.eta)
     eps = theorem1_epsilon(cfg.k0, 6, cfg.eta, cfg.tau, lipschitz, cfg.b)
     dlt = theorem1_delta_mc(cfg.k0, 6, cfg.eta, cfg.tau, rng=0, n_samples=200_000)
     assert eps == pytest.approx(4.46, abs=0.01)
@@ -217,14 +309,14 @@ def test_paper_profile_sweep_on_a_dask_cluster_shortened():
     """The paper profile (AirRaid, private kickstarting from the committed teacher) cut to two
     short roll-outs: the same tidy table on a Dask LocalCluster as in-process."""
     distributed = pytest.importorskip("distributed")
-    profile = exp.GohariProfile.paper(epochs=2, steps_per_epoch=200, n_trials=2)
-    configs = [c for c in exp.figure2_configs(profile)
+    profile = GohariProfile.paper(epochs=2, steps_per_epoch=200, n_trials=2)
+    configs = [c for c in rn.figure2_configs(profile)
                if c["label"] in ("PPO (32, 32)", "aware, c = 0.3")]  # fmt: skip
-    serial = exp.run_figure2(profile, configs, executor="serial")
+    serial = rn.run_figure2(profile, configs, executor="serial")
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
-        dask = exp.run_figure2(profile, configs, executor=cluster.scheduler_address)
+        dask = rn.run_figure2(profile, configs, executor=cluster.scheduler_address)
     assert set(dask["label"]) == {"PPO (32, 32)", "aware, c = 0.3"}
     assert dask["env_steps"].max() == 400 and dask["epsilon_query"].notna().any()
     pd.testing.assert_frame_equal(serial.drop(columns="wall_time"), dask.drop(columns="wall_time"))
@@ -233,11 +325,11 @@ def test_paper_profile_sweep_on_a_dask_cluster_shortened():
 def test_smoothed_returns_weight_episodes_and_skip_empty_rollouts():
     runs = pd.DataFrame({"label": "x", "seed": 0, "epoch": range(4),
                          "avg_return": [10.0, np.nan, 40.0, 20.0], "n_episodes": [1, 0, 3, 1]})  # fmt: skip
-    got = exp.smoothed_returns(runs, 2)["avg_return"].to_numpy()
+    got = cv.smoothed_returns(runs, 2)["avg_return"].to_numpy()
     np.testing.assert_allclose(got, [10.0, 10.0, 40.0, (120.0 + 20.0) / 4])
-    assert exp.smoothed_returns(runs, 1) is runs
+    assert cv.smoothed_returns(runs, 1) is runs
     with pytest.raises(ValueError, match="window"):
-        exp.smoothed_returns(runs, 0)
+        cv.smoothed_returns(runs, 0)
 
 
 def test_best_checkpoint_keeps_the_policy_of_the_best_window():

@@ -13,7 +13,8 @@ observations :math:`b`-adjacent when :math:`\|X - X'\|_2 \le b`, and a threshold
 
 The first term of (12) is eq. (19) (Cauchy-Schwarz with :math:`|\log z_i| \le \log(1/\tau)`), the
 Gamma terms are eq. (25) (the convex :math:`\sum_i\log\Gamma(k\pi_i)` is minimal at the uniform
-policy, eq. 22, and maximal at a vertex, eq. 24).
+policy, eq. 22, and maximal at a vertex, eq. 24). A ledger entry stores one release as a
+:class:`DirichletMechanismEvent`, which recomputes eq. (12).
 
 Lemma 1 (eq. 14) as printed claims :math:`\mathbb{P}(\|\mathrm{Dir}_k(\pi) - \pi\|_2 \ge
 \sqrt{\log(1/\beta)/(2(k+1))}) \le \beta`. That radius is the one-sided tail of a single
@@ -48,7 +49,8 @@ from scipy import integrate, stats
 from scipy.special import gammaln
 
 from privrl.core.accounting.composition import advanced_composition
-from privrl.core.rng import SeedLike, as_generator
+from privrl.core.accounting.events import register_event
+from privrl.core.rng import SeedLike, as_generator, sample_dirichlet
 from privrl.core.validation import (
     check_array,
     check_delta,
@@ -71,24 +73,6 @@ def check_eta(eta: float, m: int) -> float:
     if not eta < 1.0 / m:
         raise ValueError(f"eta must lie in (0, 1/m) = (0, {1.0 / m:.6g}) for m = {m}, got {eta}")
     return eta
-
-
-def sample_dirichlet(concentration: np.ndarray, rng: SeedLike) -> np.ndarray:
-    r"""Draws of :math:`\mathrm{Dir}(\alpha)`, one per row of ``concentration`` (..., m), all
-    :math:`\alpha_i > 0`.
-
-    Draws :math:`G_i \sim \mathrm{Gamma}(\alpha_i)` and normalises, in log space
-    (:math:`\log G = \log \mathrm{Gamma}(\alpha + 1) + \log U / \alpha`), so that very small
-    :math:`\alpha` (the vanishing coefficient drives :math:`k \to 0`) neither underflows nor divides
-    by 0. The Monte Carlo of eq. (6) here and the mechanism
-    (:func:`privrl.core.mechanisms.dirichlet.dirichlet_mechanism`) both sample with it.
-    """
-    alpha = np.clip(np.asarray(concentration, dtype=float), 1e-300, None)
-    rng = as_generator(rng)
-    log_g = np.log(rng.standard_gamma(alpha + 1.0)) + np.log(rng.random(alpha.shape)) / alpha
-    log_g -= log_g.max(axis=-1, keepdims=True)
-    x = np.exp(log_g)
-    return x / x.sum(axis=-1, keepdims=True)
 
 
 def _check_theorem1(k: float, m: int, eta: float, tau: float) -> tuple[float, int, float, float]:
@@ -124,6 +108,32 @@ def theorem1_epsilon(k: float, m: int, eta: float, tau: float, lipschitz: float,
     k, m, eta, tau = _check_theorem1(k, m, eta, tau)
     lb = check_nonnegative(lipschitz, "lipschitz") * check_nonnegative(b, "b")
     return math.sqrt(m) * lb * k * math.log(1.0 / tau) + gamma_terms(k, m, eta)
+
+
+@register_event
+@dataclass(frozen=True)
+class DirichletMechanismEvent:
+    r"""One release of the Dirichlet mechanism :math:`\mathrm{Dir}_k \circ f` (Theorem 1): a policy
+    :math:`f(X) \in \Delta_{m,\eta}` of an ``lipschitz``-Lipschitz teacher, perturbed at
+    concentration ``k``, protecting observations ``b`` apart, with threshold ``tau``.
+
+    :meth:`epsilon` is eq. (12) (:func:`theorem1_epsilon`). The :math:`\delta` the guarantee holds
+    at is eq. (6) at ``tau``, a property of the event rather than a choice: the ledger states it
+    (estimated by :func:`theorem1_delta_mc`, with its upper confidence bound), so ``epsilon``
+    only checks that the ``delta`` it is given is a probability. Where only the product
+    :math:`Lb` is stated, give it as ``lipschitz`` with ``b = 1``.
+    """
+
+    k: float
+    m: int
+    eta: float
+    tau: float
+    lipschitz: float
+    b: float
+
+    def epsilon(self, delta: float) -> float:
+        check_delta(delta, allow_zero=True)
+        return theorem1_epsilon(self.k, self.m, self.eta, self.tau, self.lipschitz, self.b)
 
 
 def theorem1_log_ratio_sup(

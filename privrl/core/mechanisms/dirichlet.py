@@ -9,7 +9,7 @@ with density
 i.e. a Dirichlet distribution with concentration :math:`\alpha = k\pi`. Its mean is :math:`\pi`
 and its concentration grows with :math:`k` (:math:`\mathrm{Var}\,x_i = \pi_i(1-\pi_i)/(k+1)`).
 
-Sampling is :func:`privrl.core.accounting.dirichlet.sample_dirichlet` (log-space Gamma draws, safe for
+Sampling is :func:`privrl.core.rng.sample_dirichlet` (log-space Gamma draws, safe for
 :math:`k \to 0`); the guarantee (Theorem 1) is computed in :mod:`privrl.core.accounting.dirichlet`.
 """
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-from privrl.core.accounting.dirichlet import check_eta, sample_dirichlet
-from privrl.core.rng import SeedLike
+from privrl.core.accounting.dirichlet import check_eta
+from privrl.core.rng import SeedLike, sample_dirichlet
 from privrl.core.validation import check_array, check_positive
 
 SIMPLEX_TOL = 1e-6

@@ -3,6 +3,7 @@ over k, the AirRaid teacher, the radii of Lemma 1, times to threshold)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -23,12 +24,52 @@ def panel_labels(curves: pd.DataFrame, panel: str, student_label: str) -> list[s
     return own
 
 
+PANELS = (
+    ("a", "(a) teacher vs student size"),
+    ("b", "(b) kickstarting, no privacy"),
+    ("c", "(c) privacy-aware"),
+    ("d", "(d) privacy-unaware"),
+    ("radius", "aware c = 0.3: radius of Lemma 1"),
+)
+
+
+def figure2_titles(
+    budget: pd.DataFrame,
+    curves: pd.DataFrame,
+    lam: float,
+    panels: tuple[tuple[str, str], ...] | None = None,
+) -> dict[str, str]:
+    """Panel titles (``panels``: (panel, text) pairs, Figure 2's by default) stating the
+    teacher's total privacy spent per run (basic composition,
+    :func:`~privrl.papers.gohari2021.runs.budget_table`)."""
+    spent = budget.set_index("config") if len(budget) else budget
+    titles = {}
+    for panel, text in panels or PANELS:
+        if panel == "c":
+            text += f", lambda = {lam}"
+        own = [lab for lab in curves.loc[curves["panel"] == panel, "label"].unique() if lab in spent.index]
+        if not own:
+            extra = "teacher: no privacy (epsilon = inf)" if panel == "b" else "no teacher"
+        else:
+            extra = "teacher's spend per run (eps, delta):\n" + "\n".join(
+                f"{lab.split(', ')[-1] if ', ' in lab else lab}: "
+                f"({spent.loc[lab, 'basic_epsilon']:.0f}, {spent.loc[lab, 'basic_delta']:.2f})"
+                for lab in own
+            )
+        titles[panel] = f"{text}\n{extra}"
+    return titles
+
+
 def plot_figure2(curves: pd.DataFrame, titles: dict[str, str], student_hidden: int):
-    """Figure 2 (a)-(d) and the radius comparison from :func:`figure2_curves` (live) or
-    :func:`band95` (recorded)."""
+    """Figure 2 (a)-(d) and the radius comparison from
+    :func:`~privrl.papers.gohari2021.curves.figure2_curves` (live) or
+    :func:`~privrl.papers.gohari2021.curves.band95` (recorded), two panels a row; a panel
+    without curves of its own (e.g. the radius arms of a recorded design without them) is not
+    drawn."""
     student = f"PPO ({student_hidden}, {student_hidden})"
-    fig, axes = new_figure(3, 2, width=3.6, height=2.9)
-    for ax, (panel, _) in zip(axes.flat, PANELS, strict=False):
+    panels = [(panel, text) for panel, text in PANELS if (curves["panel"] == panel).any()]
+    fig, axes = new_figure(max(1, math.ceil(len(panels) / 2)), 2, width=3.6, height=2.9)
+    for ax, (panel, _) in zip(axes.flat, panels, strict=False):
         labels = panel_labels(curves, panel, student)
         sub = curves[curves["label"].isin(labels)]
         sub = sub.assign(label=pd.Categorical(sub["label"], labels, ordered=True)).sort_values(
@@ -38,17 +79,10 @@ def plot_figure2(curves: pd.DataFrame, titles: dict[str, str], student_hidden: i
         ax.set(xlabel="environment steps", ylabel="average return per episode",
                title=titles.get(panel, panel))
         ax.legend()
-    axes.flat[-1].axis("off")
+    for ax in axes.flat[len(panels):]:
+        ax.axis("off")
     fig.tight_layout()
     return fig
-
-PANELS = (
-    ("a", "(a) teacher vs student size"),
-    ("b", "(b) kickstarting, no privacy"),
-    ("c", "(c) privacy-aware"),
-    ("d", "(d) privacy-unaware"),
-    ("radius", "aware c = 0.3: radius of Lemma 1"),
-)
 
 
 def plot_k_grid(grid: pd.DataFrame, eps_limit: float, eta: float):

@@ -1,0 +1,184 @@
+r"""Gohari et al. (2021): the chapter's checks, run in this order before the Figure 2 runs.
+
+Every step is a named function ``step(ctx)`` of the chapter skeleton
+(:class:`privrl.chapter.skeleton.Chapter`): it records its numeric checks on ``ctx.report``
+(raising when one fails), its tables in ``ctx.tables``, the numbers the prose and the errata read
+through ``ctx.glue``/``ctx.values``, and what the ledger's releases need in ``ctx.extra``. They
+all draw from one generator seeded by the profile (:func:`chapter_rng`), in this order:
+
+1. :func:`check_delta_integration`: eq. (6) by Monte Carlo against numerical integration;
+2. :func:`check_paper_pair`: the stated (eta, tau, L b) give the paper's (4.46, 0.05), eq. (12)
+   and (6);
+3. :func:`check_k_grid`: as k -> 0, delta of eq. (6) tends to 1 and eq. (12) to its limit;
+4. :func:`check_log_density_bound`: the log-density ratio stays below eq. (19) + (25);
+5. :func:`check_lemma1`: the printed radius of Lemma 1 (eq. 14) fails, the valid ones hold;
+6. :func:`measure_teacher_privacy`: the profile's teacher's per-query (epsilon, delta) at k0
+   (Theorem 1) and the numerical maximisation of the exact log-density ratio (eq. 18);
+7. :func:`measure_paper_pair_privacy`: the same maximisation at the paper's pair;
+8. :func:`tabulate_radii`: the ball radius lambda r(k) (eq. 15) of each radius over k;
+9. :func:`check_airraid_teacher`: the committed AirRaid teacher's Lipschitz constants and the
+   adjacency radius b behind the paper's pair.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from privrl.chapter.skeleton import Context
+from privrl.core.accounting import dirichlet as acc
+from privrl.papers.gohari2021 import theory
+from privrl.papers.gohari2021.runs import informed_schedule
+from privrl.papers.gohari2021.teacher import (
+    load_teacher,
+    play,
+    teacher_lipschitz,
+    teacher_lipschitz_lower_bound,
+)
+
+
+def chapter_rng(ctx: Context) -> np.random.Generator:
+    """The generator every step of the run draws from in turn (seeded by the profile's seed)."""
+    if "rng" not in ctx.extra:
+        ctx.extra["rng"] = np.random.default_rng(ctx.profile.seed)
+    return ctx.extra["rng"]
+
+
+def check_delta_integration(ctx: Context) -> None:
+    """Eq. (6): Monte Carlo and numerical integration agree within 4 binomial standard errors."""
+    table = theory.delta_cross_check(chapter_rng(ctx))
+    ctx.tables["delta_cross_check"] = table
+    ctx.report.check("delta_mc_vs_integral",
+                     "eq. (6): largest |Monte Carlo - integration| in binomial standard errors",
+                     float(table["error / standard error"].abs().max()), at_most=4.0)  # fmt: skip
+
+
+def check_paper_pair(ctx: Context) -> None:
+    """The stated (eta, tau, L b) give the paper's epsilon = 4.46 (eq. 12) and delta = 0.05
+    (eq. 6, Monte Carlo) at k = 5, m = 6."""
+    pair, ctx.tables["eta_family"], ctx.tables["sensitivity"] = theory.paper_pair(chapter_rng(ctx))
+    ctx.report.check("paper_pair_epsilon", "eq. (12) at the stated (eta, tau, L b) gives 4.46",
+                     abs(pair.epsilon - theory.PAPER_EPSILON), at_most=1e-9)  # fmt: skip
+    ctx.report.check("paper_pair_delta", "eq. (6) at the stated tau gives 0.05 (|MC - 0.05|)",
+                     abs(pair.delta - theory.PAPER_DELTA), at_most=0.003)  # fmt: skip
+    ctx.extra["pair"] = pair
+    for key in ("tau", "lb", "delta", "delta_upper"):
+        ctx.glue(f"pair_{key}", float(getattr(pair, key)))
+
+
+def check_k_grid(ctx: Context) -> None:
+    """Eq. (12) and (6) over k at the pair: delta tends to 1 as k -> 0 while epsilon tends to
+    its finite limit (:func:`~privrl.papers.gohari2021.theory.epsilon_limit_small_k`)."""
+    pair = ctx.extra["pair"]
+    grid = theory.k_grid(pair, chapter_rng(ctx))
+    ctx.tables["k_grid"] = grid
+    limit = theory.epsilon_limit_small_k(theory.AIRRAID_ACTIONS, pair.eta)
+    ctx.report.check("small_k_delta", "delta of eq. (6) at k = 0.05 (tends to 1 as k -> 0)",
+                     float(grid["delta"].iloc[0]), above=0.9)  # fmt: skip
+    ctx.report.check("small_k_epsilon_limit", "|eq. (12) at k = 0.05 - its k -> 0 limit|",
+                     abs(float(grid["epsilon"].iloc[0]) - limit), below=0.5)  # fmt: skip
+    ctx.glue("eps_limit", limit)
+    ctx.glue("delta_small_k", float(grid["delta"].iloc[0]))
+
+
+def check_log_density_bound(ctx: Context) -> None:
+    """The log-density ratio (eq. 18) never exceeds eq. (19) + (25): random pairs, the vertex
+    pair with z at a corner, and numerical maximisation."""
+    bound = theory.log_density_bound(chapter_rng(ctx), ctx.extra["pair"].eta)
+    ctx.report.check("log_ratio_random", "random pairs: max(log ratio - bound (19)+(25))",
+                     bound.random_excess, at_most=1e-9)  # fmt: skip
+    ctx.report.check("log_ratio_vertex", "vertex pair, z at a corner: log ratio - bound",
+                     bound.adversarial_ratio - bound.adversarial_bound, at_most=0.0)  # fmt: skip
+    ctx.report.check("log_ratio_optimised", "numerically maximised (log ratio - bound)",
+                     bound.optimised_excess, at_most=1e-6)  # fmt: skip
+    for key in ("adversarial_ratio", "adversarial_bound", "random_median_slack"):
+        ctx.glue(key, getattr(bound, key))
+
+
+def check_lemma1(ctx: Context) -> None:
+    """Lemma 1 (eq. 14): the printed radius's tail exceeds beta at k = 5, m = 6, uniform policy;
+    the union, sub-Gaussian and Monte Carlo radii keep it below beta (95% upper bounds)."""
+    beta = ctx.profile.beta
+    table = theory.lemma1_table(chapter_rng(ctx), ctx.extra["pair"].eta, beta)
+    ctx.tables["lemma1"] = table
+    printed = table[(table.k == 5.0) & (table.policy == "uniform") & (table.radius == "printed")].iloc[0]
+    ctx.report.check("lemma1_printed_fails", "printed radius (eq. 14), k = 5, uniform pi: tail",
+                     float(printed["tail"]), above=beta)  # fmt: skip
+    valid = table[table.radius != "printed"]
+    ctx.report.check("lemma1_valid_radii_hold", "union, sub-Gaussian and Monte Carlo radii: largest "
+                     "95% upper bound of the tail", float(valid["tail (95% upper)"].max()), at_most=beta)  # fmt: skip
+    ctx.glue("lemma_tail", float(printed["tail"]))
+    for kind in acc.RADII:
+        ctx.glue(f"radius_{kind}_k5", float(acc.lemma1_radius(kind, 5.0, theory.AIRRAID_ACTIONS, beta,
+                                                              ctx.extra["pair"].eta)))  # fmt: skip
+
+
+def measure_teacher_privacy(ctx: Context) -> None:
+    """Per-query privacy of the profile's teacher at k0 (Theorem 1: eq. 12, and eq. 6 by Monte
+    Carlo) and the numerical maximisation of the exact log-density ratio (eq. 18) at L b, for the
+    ledger (:meth:`~privrl.papers.gohari2021.chapter.GohariChapter.releases`)."""
+    p, rng = ctx.profile, chapter_rng(ctx)
+    teacher, meta = load_teacher(p.env)
+    lip = teacher_lipschitz(teacher, p.eta)
+    m = int(meta["n_actions"])
+    event = acc.DirichletMechanismEvent(p.k0, m, p.eta, p.tau, lip, p.b)
+    dlt = acc.theorem1_delta_mc(p.k0, m, p.eta, p.tau, rng, 200_000)
+    sup = acc.theorem1_log_ratio_sup(p.k0, m, p.eta, p.tau, lip * p.b, rng)
+    out = {"L": lip, "m": m, "eps_q": event.epsilon(dlt.upper), "d_q": dlt.estimate,
+           "d_q_upper": dlt.upper, "sup_ratio": sup, "teacher_return": float(meta["final_avg_return"]),
+           "event": event}  # fmt: skip
+    ctx.extra["teacher"] = out
+    for key in ("L", "eps_q", "d_q", "sup_ratio"):
+        ctx.glue(key, float(out[key]))
+
+
+def measure_paper_pair_privacy(ctx: Context) -> None:
+    """The numerical maximisation of the exact log-density ratio (eq. 18) at the paper's pair
+    (k = 5, m = 6, the stated eta, tau and L b), for the ledger."""
+    pair = ctx.extra["pair"]
+    ctx.values["pair_sup_ratio"] = acc.theorem1_log_ratio_sup(
+        theory.PAPER_K, theory.AIRRAID_ACTIONS, pair.eta, pair.tau, pair.lb, chapter_rng(ctx))
+
+
+def tabulate_radii(ctx: Context) -> None:
+    """Ball radius lambda r(k) (eq. 15) of each radius of Lemma 1 over a grid of k and the
+    c = 0.3 schedule's informed roll-outs (no draws; the table behind the erratum
+    ``random_answers_pull``, whose limit as k -> 0 it also keeps)."""
+    p = ctx.profile
+    ks = np.unique(np.r_[np.geomspace(1e-2, 1e2, 13), informed_schedule(p, 0.3)])
+    ctx.tables["radii"] = theory.radius_table(ks, int(ctx.extra["teacher"]["m"]), p.beta, p.eta, p.lam)
+    ctx.values["printed_limit"] = theory.printed_radius_limit(p.lam, p.beta)
+
+
+def check_airraid_teacher(ctx: Context, n_episodes: int = 5, cap: int = 1000) -> None:
+    """The committed AirRaid teacher: returns against random play (``n_episodes`` episodes cut
+    at ``cap`` steps), certified and observed Lipschitz constants, and the adjacency radius b
+    that gives the paper's pair (less than one RAM step: erratum ``airraid_adjacency``)."""
+    pair, rng = ctx.extra["pair"], chapter_rng(ctx)
+    air, meta = load_teacher("airraid")
+    ret_teacher, obs = play("airraid", air, n_episodes, rng, cap)
+    ret_random, _ = play("airraid", None, n_episodes, rng, cap)
+    lip = teacher_lipschitz(air, pair.eta)
+    lip_low = teacher_lipschitz_lower_bound(air, pair.eta, obs[:: max(1, len(obs) // 500)])
+    ctx.report.check("air_L_order", "observed Jacobian norm <= certified L", lip_low, at_most=lip)
+    b_low = pair.lb / lip_low
+    ctx.report.check("air_b_below_one_step", "largest b (in RAM steps) with the paper's pair, any valid L",
+                     255 * b_low, below=1.0)  # fmt: skip
+    out = {"air_kept": float(meta["kept_window_return"]), "air_play": float(ret_teacher.mean()),
+           "air_random": float(ret_random.mean()), "air_L": lip, "air_L_low": lip_low,
+           "air_b": pair.lb / lip, "air_b_raw": 255 * b_low,
+           "air_eps4": acc.theorem1_epsilon(theory.PAPER_K, theory.AIRRAID_ACTIONS, pair.eta, pair.tau,
+                                            lip_low, 4 / 255),
+           "curve": pd.Series(meta["curve_avg_return"], index=meta["curve_env_steps"]).dropna(),
+           "kept_steps": int(meta["curve_env_steps"][int(meta["kept_epoch"])])}  # fmt: skip
+    ctx.extra["airraid"] = out
+    for key, value in out.items():
+        if isinstance(value, float):
+            ctx.glue(key, value)
+
+
+#: The steps in the order they run (and draw).
+CHECKS = (
+    check_delta_integration, check_paper_pair, check_k_grid, check_log_density_bound, check_lemma1,
+    measure_teacher_privacy, measure_paper_pair_privacy, tabulate_radii, check_airraid_teacher,
+)  # fmt: skip

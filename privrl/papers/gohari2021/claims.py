@@ -1,0 +1,233 @@
+"""Gohari et al. (2021): the paper's claims (:data:`CLAIMS`) and the chapter's errata (:data:`ERRATA`).
+
+The claims are decided on this run's Figure 2 runs and again, keyed ``*_airraid``, on the recorded
+AirRaid run (:mod:`privrl.papers.gohari2021.recorded`), whose claims carry that run's profile and
+commit. A speed-up is decided on the ratio of median times to threshold
+(:func:`decide_speedup`), an end-of-run comparison on the difference of median final returns
+(:func:`privrl.chapter.verdicts.decide_difference`). The statements name the paper's (64, 64)
+teacher-sized and (32, 32) student-sized agents (Section 5); the decisions compare the profile's
+``teacher_hidden`` and ``student_hidden`` agents, the same unless a profile changes them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec
+from privrl.chapter.verdicts import Claim, decide_difference, untestable
+from privrl.papers.gohari2021.curves import final_returns
+from privrl.papers.gohari2021.profile import AWARE, DESIGN_ROLLOUTS, UNAWARE, GohariProfile
+from privrl.papers.gohari2021.recorded import RecordedAnalysis
+
+Decide = Callable[[Context, ClaimSpec], Claim | None]
+
+
+def decide_speedup(key: str, statement: str, result: dict[str, Any], min_trials: int = 5) -> Claim:
+    """Three-state verdict on "``treated`` reaches the threshold faster than ``baseline``": the
+    bootstrap interval of the ratio of median times lies above 1. Untestable with fewer than
+    ``min_trials`` seeds per arm or when every run of both arms is censored."""
+    n, name = result["n"], f"median time ({result['baseline']}) / median time ({result['treated']})"
+    evidence = (f"censored runs: {result['censored_baseline']} of {result['baseline']}, "
+                f"{result['censored_treated']} of {result['treated']}")  # fmt: skip
+    if n < min_trials:
+        return Claim(key, statement, "untestable", name, None, None, n,
+                     f"too few seeds (fewer than {min_trials} per arm)", evidence)  # fmt: skip
+    if result["censored_baseline"] == result["censored_treated"] == n:
+        return Claim(key, statement, "untestable", name, None, None, n,
+                     "no run of either arm reached the threshold", evidence)  # fmt: skip
+    lo, hi = result["lower"], result["upper"]
+    if lo > 1:
+        verdict, reason = "reproduced", "the 95% interval lies above 1"
+    elif hi < 1:
+        verdict, reason = "not reproduced", "the 95% interval lies below 1"
+    else:
+        verdict, reason = "not reproduced", "the 95% interval contains 1"
+    return Claim(key, statement, verdict, name, result["ratio"], (lo, hi), n, reason, evidence)
+
+
+# --- the evidence a claim is decided on: this run's, or the recorded AirRaid run's ---------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Evidence:
+    """Runs (tidy, one row per roll-out), their speed-up table and profile; for the recorded run,
+    the sentence naming it (prefixed to every claim's evidence) and its commit."""
+
+    runs: pd.DataFrame
+    speedup: pd.DataFrame
+    profile: GohariProfile
+    source: str = ""
+    commit: str = ""
+
+    def arm(self, label: str) -> np.ndarray:
+        """Final returns (:func:`~privrl.papers.gohari2021.curves.final_returns`) of ``label``'s runs."""
+        fin = final_returns(self.runs)
+        return fin.loc[fin["label"] == label, "avg_return"].dropna().to_numpy(float)
+
+    def head(self, treated: str) -> dict[str, Any]:
+        """The speed-up of ``treated`` at the headline threshold X_0.5."""
+        head = self.speedup[self.speedup["q"] == 0.5].set_index("treated", drop=False)
+        return head.loc[treated].to_dict()
+
+    def stamp(self, claim: Claim) -> Claim:
+        """``claim`` with the recorded run's provenance (source in the evidence, profile, commit)."""
+        if not self.source:
+            return claim
+        return dataclasses.replace(claim, evidence=f"{self.source}; {claim.evidence}".rstrip("; "),
+                                   profile=self.profile.profile, commit=self.commit)  # fmt: skip
+
+
+def live(ctx: Context) -> Evidence:
+    """This run's Figure 2 runs."""
+    return Evidence(ctx.tables["runs"], ctx.tables["speedup"], ctx.profile)
+
+
+def recorded(ctx: Context) -> Evidence | None:
+    """The recorded AirRaid run, if there is one."""
+    rec: RecordedAnalysis | None = ctx.extra.get("recorded")
+    if rec is None:
+        return None
+    return Evidence(rec.runs, rec.speedup, rec.profile, rec.source, rec.commit)
+
+
+def _on(evidence: Callable[[Context], Evidence | None], decide: Callable[[Evidence, ClaimSpec], Claim],
+        shortened: bool = False) -> Decide:  # fmt: skip
+    """A claim's ``decide``: ``decide`` on ``evidence`` (nothing when there is none). On a
+    recorded run shorter than the design (:data:`DESIGN_ROLLOUTS`), the claim is untestable if
+    ``shortened`` (the headline claims) and not recorded otherwise."""
+
+    def run(ctx: Context, spec: ClaimSpec) -> Claim | None:
+        ev = evidence(ctx)
+        if ev is None:
+            return None
+        if ev.source and ev.profile.epochs < DESIGN_ROLLOUTS:
+            if not shortened:
+                return None
+            return ev.stamp(untestable(spec.key, spec.statement,
+                                       f"shortened record: {ev.profile.epochs} roll-outs, fewer than "
+                                       f"the {DESIGN_ROLLOUTS} of the design", ev.profile.n_trials))  # fmt: skip
+        return ev.stamp(decide(ev, spec))
+
+    return run
+
+
+def _faster(treated: str) -> Callable[[Evidence, ClaimSpec], Claim]:
+    return lambda ev, spec: decide_speedup(spec.key, spec.statement, ev.head(treated))
+
+
+def _ends(a: str, b: str, direction: str, label_a: str, label_b: str | None = None
+          ) -> Callable[[Evidence, ClaimSpec], Claim]:  # fmt: skip
+    """``a``'s median final return is above (``direction="greater"``) or below ``b``'s; ``b``
+    ``None`` is the student-sized plain PPO."""
+
+    def decide(ev: Evidence, spec: ClaimSpec) -> Claim:
+        small = ev.profile.baseline_labels()[1]
+        other = small if b is None else b
+        return decide_difference(spec.key, spec.statement, ev.arm(a), ev.arm(other),
+                                 direction=direction, label_a=label_a, label_b=label_b or other,
+                                 statistic="median")  # fmt: skip
+
+    return decide
+
+
+def budget_respected(ctx: Context, spec: ClaimSpec) -> Claim:
+    """The teacher answers no query after its budget (k_t < k_min) is spent, in every run (exact
+    counts: the interval is the value itself)."""
+    budget = ctx.tables["budget"]
+    runs = ctx.tables["runs"]
+    ratio = float((budget["queries"] / budget["queries allowed"]).max())
+    verdict = "reproduced" if ratio <= 1 else "not reproduced"
+    return Claim(spec.key, spec.statement, verdict, "largest queries answered / queries the schedule allows",
+                 ratio, (ratio, ratio), int(runs[runs["method"] == "private"].groupby(["label", "seed"]).ngroups),
+                 "exact count over every private run",
+                 f"composed over a run the per-query guarantees give delta = "
+                 f"{budget['basic_delta'].max():.3g} (basic composition): vacuous")  # fmt: skip
+
+
+_FIGURE2 = (
+    ("speedup_kickstarting",
+     "Kickstarting (no privacy) reaches X_0.5 faster than the teacher-sized PPO (64, 64) (Fig. 2b)",
+     "Section 5, second experiment, Figure 2(b): 'a significant improvement in the students' "
+     "sample efficiency'", _faster("kickstarting"), True),
+    ("speedup_aware",
+     "The privacy-aware student (c = 0.3) reaches X_0.5 faster than the teacher-sized PPO (64, 64) "
+     "(paper: about 4 times)",
+     "Section 5, third experiment, Figure 2(c): 'Both agents converge roughly 4 times faster than "
+     "the teacher' (also Section 1)", _faster(AWARE), True),
+    ("aware_beats_unaware",
+     "At equal budget (c = 0.3) the privacy-aware student ends above the privacy-unaware one "
+     "(Fig. 2c, d)",
+     "Section 5, fourth experiment, Figure 2(c) and (d): 'the privacy-unaware students perform "
+     "significantly worse'", _ends(AWARE, UNAWARE, "greater", "aware", "unaware"), True),
+    ("aware_beats_small_ppo",
+     "The privacy-aware student (c = 0.3) ends above plain PPO (32, 32) (result ii)",
+     "Abstract, empirical result (ii): 'the student converges to a performance level that was not "
+     "possible without the demonstrations'", _ends(AWARE, None, "greater", "aware"), False),
+    ("unaware_below_small_ppo",
+     "The privacy-unaware student (c = 0.3) ends below plain PPO (32, 32) (Fig. 2d)",
+     "Section 5, fourth experiment, Figure 2(d): 'the students perform worse than the baseline PPO "
+     "agents that do not use kickstarting at all'", _ends(UNAWARE, None, "less", "unaware"), False),
+)
+
+#: The paper's claims: Figure 2's on this run, the budget, then Figure 2's on the recorded run.
+CLAIMS: tuple[ClaimSpec, ...] = (
+    *(ClaimSpec(key, statement, source, _on(live, decide)) for key, statement, source, decide, _ in _FIGURE2),
+    ClaimSpec("budget_respected", "The teacher stops answering from its data once its budget is spent "
+              "(vanishing k, Section 4)", "Section 4, Remark: 'the teachers can decrease k according "
+              "to their privacy budget and set k = 0 once they expend their budget'", budget_respected),
+    *(ClaimSpec(f"{key}_airraid", statement, f"{source} (on the recorded AirRaid run)",
+                _on(recorded, decide, shortened))
+      for key, statement, source, decide, shortened in _FIGURE2),
+)  # fmt: skip
+
+
+#: The chapter's errata (the book's errata page lists them), filled with this run's numbers.
+ERRATA: tuple[ErratumSpec, ...] = (
+    ErratumSpec(
+        "unstated_parameters", "ambiguous",
+        "The (L, b, eta, tau) behind the reported per-query (4.46, 0.05) at k = 5 are not stated.",
+        "A consistent combination (eta = 0.1, tau from eq. (6) at delta = 0.05, L b from eq. (12)) "
+        "is stated with the one-parameter family it belongs to and the sensitivity of the pair."),
+    ErratumSpec(
+        "no_k_floor", "ambiguous",
+        "No floor on the vanishing k is stated ('set k = 0' is not a Dirichlet distribution); as "
+        "k -> 0 the answers become one-hot samples of the teacher's own policy.",
+        "An explicit k_min: below it the teacher answers policies drawn uniformly from the simplex."),
+    ErratumSpec(
+        "lemma1_radius", "wrong",
+        "Lemma 1's 2-norm concentration radius (eq. 14) is exceeded with probability above beta.",
+        "Monte Carlo tail at k = 5, m = 6, uniform policy, beta = 0.05: {lemma_tail:.3f}. Valid "
+        "radii (union bound, proven sub-Gaussian, Monte Carlo) are stated and the student runs with "
+        "them."),
+    ErratumSpec(
+        "small_k_privacy", "wrong",
+        "Decreasing k is said to strengthen the Dirichlet mechanism's privacy, but Theorem 1's "
+        "delta tends to 1 as k -> 0 (epsilon tends to a finite limit).",
+        "delta = {delta_small_k:.3f} at k = 0.05 (m = 6, the stated eta and tau); grid of k shown."),
+    ErratumSpec(
+        "airraid_adjacency", "wrong",
+        "The per-query (4.46, 0.05) is reported as the teacher's protection, but with the Lipschitz "
+        "constant of a trained AirRaid teacher it holds only for observations less than one RAM "
+        "step apart.",
+        "b = {air_b:.1e} with the committed teacher's certified L = {air_L:.1f}; even with the "
+        "observed slope L >= {air_L_low:.2f}, adjacent observations differ by at most "
+        "{air_b_raw:.2f} RAM steps."),
+    ErratumSpec(
+        "composed_budget", "unsupported",
+        "The teacher's privacy is reported per query only; composed over the states a student "
+        "visits, the per-query guarantees give no guarantee (delta above 1).",
+        "Largest composed delta over a run of this build (basic composition): {composed_delta:.3g} "
+        "after {queries:.0f} queries."),
+    ErratumSpec(
+        "random_answers_pull", "wrong",
+        "Section 4: once the budget is spent the teacher's random answers do not harm the "
+        "privacy-aware student. The ball radius alpha = lambda r(k) of the printed Lemma 1 stays "
+        "below the simplex's diameter sqrt(2) for every k, so random answers keep pulling the "
+        "student.",
+        "lambda r(k) -> lambda sqrt(log(1/beta)/2) = {printed_limit:.2f} < 1.41 as k -> 0."),
+)

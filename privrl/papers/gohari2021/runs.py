@@ -1,0 +1,199 @@
+r"""Gohari et al. (2021): the Figure 2 runs, the teacher's budget over a run, and reference returns.
+
+:func:`run_agent` trains one student or baseline (PPO, kickstarting without privacy, or
+privacy-preserving kickstarting through the Dirichlet mechanism, eq. 5, with the vanishing
+:math:`k_t = k_0 c^t` of Section 4's remark and the student's objective, eq. 17);
+:func:`run_figure2` runs every configuration of :func:`figure2_configs` over seeds through
+:func:`privrl.chapter.sweep.run_sweep` (on Dask with an executor). :func:`budget_table` composes the
+teacher's per-query (epsilon, delta) of Theorem 1 over a run.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privrl.chapter.sweep import run_sweep
+from privrl.core.accounting import dirichlet as acc
+from privrl.core.algorithms.kickstarting import Kickstarter
+from privrl.core.algorithms.ppo import PPOConfig, train_ppo
+from privrl.core.envs.atari import make_env
+from privrl.core.rng import SeedLike, as_generator
+from privrl.papers.gohari2021.profile import AWARE, GohariProfile
+from privrl.papers.gohari2021.teacher import load_teacher, play, teacher_lipschitz
+
+#: The profile's fields a run depends on (with the run's own ``method``, ``hidden``, ...).
+RUN_KEYS = (
+    "env", "epochs", "steps_per_epoch", "n_envs", "max_episode_steps", "reset_each_epoch",
+    "value_targets", "gamma", "gae_lambda", "train_pi_iters", "train_v_iters", "k0", "lam", "beta",
+    "eta", "k_min", "radius", "tau", "b", "teacher_hidden",
+)  # fmt: skip
+
+
+def run_agent(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
+    """One learning curve. ``config``: the profile's run keys plus ``method`` (``ppo``,
+    ``kickstart``, ``private``), ``hidden`` (student width) and, for ``private``,
+    ``coefficient``. Returns one row per roll-out."""
+    rng = as_generator(seed)
+    env_fn = functools.partial(make_env, config["env"])
+    aux = None
+    if config["method"] != "ppo":
+        teacher, _ = load_teacher(config["env"])
+        private = config["method"] == "private"
+        aux = Kickstarter(
+            teacher, rng, private=private, k0=config["k0"],
+            coefficient=config.get("coefficient", 1.0), lam=config["lam"] if private else 0.0,
+            beta=config["beta"], radius=config["radius"], eta=config["eta"], tau=config["tau"],
+            lipschitz=teacher_lipschitz(teacher, config["eta"]), b=config["b"],
+            k_min=config["k_min"],
+        )  # fmt: skip
+    ppo = PPOConfig(
+        hidden_sizes=(int(config["hidden"]),) * 2, steps_per_epoch=int(config["steps_per_epoch"]),
+        n_envs=int(config["n_envs"]), gamma=float(config["gamma"]),
+        gae_lambda=float(config["gae_lambda"]), train_pi_iters=int(config["train_pi_iters"]),
+        train_v_iters=int(config["train_v_iters"]), max_episode_steps=config["max_episode_steps"],
+        reset_each_epoch=bool(config["reset_each_epoch"]), value_targets=config["value_targets"],
+    )  # fmt: skip
+    _, log = train_ppo(env_fn, int(config["epochs"]), rng, ppo, aux)
+    return log
+
+
+def figure2_configs(profile: GohariProfile) -> list[dict[str, Any]]:
+    """Runs of Figure 2 (panels a-d), the radius arms and, with ``supplement``, the supplement's
+    lambda and coefficient sweeps (duplicates by content are removed by :func:`run_figure2`)."""
+    base = {k: getattr(profile, k) for k in RUN_KEYS}
+    s, t = profile.student_hidden, profile.teacher_hidden
+    big, small = profile.baseline_labels()
+    runs = [
+        {**base, "panel": "a", "method": "ppo", "hidden": t, "label": big},
+        {**base, "panel": "a", "method": "ppo", "hidden": s, "label": small},
+        {**base, "panel": "b", "method": "kickstart", "hidden": s, "label": "kickstarting"},
+    ]
+    for c in profile.aware_coefficients:
+        runs.append({**base, "panel": "c", "method": "private", "hidden": s, "coefficient": c,
+                     "label": f"aware, c = {c}"})  # fmt: skip
+    for c in profile.unaware_coefficients:
+        runs.append({**base, "panel": "d", "method": "private", "hidden": s, "coefficient": c,
+                     "lam": 0.0, "label": f"unaware, c = {c}"})  # fmt: skip
+    for arm in profile.radius_arms:
+        runs.append({**base, "panel": "radius", "method": "private", "hidden": s,
+                     "coefficient": 0.3, "radius": arm, "label": f"{AWARE}, {arm} radius"})  # fmt: skip
+    if profile.supplement:
+        for lam in profile.lambdas:
+            runs.append({**base, "panel": "lambda", "method": "private", "hidden": s,
+                         "coefficient": 0.3, "lam": lam, "label": f"lambda = {lam}"})  # fmt: skip
+        for c in profile.coefficients:
+            runs.append({**base, "panel": "coefficient", "method": "private", "hidden": s,
+                         "coefficient": c, "label": f"c = {c}"})  # fmt: skip
+    return runs
+
+
+def _content(config: dict[str, Any]) -> tuple:
+    """What a run computes: its configuration without the labels (``label``, ``panel``); the
+    coefficient and lambda of a run that never queries a private teacher do not matter."""
+    keys = {k: v for k, v in config.items() if k not in ("label", "panel")}
+    if keys["method"] != "private":
+        keys.pop("coefficient", None)
+        keys.pop("lam", None)
+    return tuple(sorted((k, repr(v)) for k, v in keys.items()))
+
+
+def unique_configs(configs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The configurations with duplicates by content removed, and for every label the label of
+    the run that computes it."""
+    first: dict[tuple, dict[str, Any]] = {}
+    source = {}
+    for c in configs:
+        rep = first.setdefault(_content(c), c)
+        source[c["label"]] = rep["label"]
+    return list(first.values()), source
+
+
+def run_figure2(
+    profile: GohariProfile,
+    configs: list[dict[str, Any]] | None = None,
+    *,
+    executor: Any = None,
+    cache_dir: str | Path | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """All runs of ``configs`` (default :func:`figure2_configs`) over ``n_trials`` seeds, each
+    distinct configuration once (tidy: one row per roll-out; duplicates copied under their own
+    label and panel). ``executor``: as :func:`privrl.chapter.sweep.run_sweep`, or a Dask scheduler
+    address (``"tcp://..."``) or ``distributed.Client``."""
+    configs = figure2_configs(profile) if configs is None else configs
+    unique, source = unique_configs(configs)
+    scheduler = None
+    if isinstance(executor, str) and "://" in executor or type(executor).__name__ == "Client":
+        scheduler, executor = executor, None
+    runs = run_sweep(run_agent, unique, n_seeds=profile.n_trials, root_seed=profile.seed,
+                     cache_dir=cache_dir, executor=executor, scheduler=scheduler,
+                     progress=progress, desc="gohari2021 runs")  # fmt: skip
+    by_label = dict(tuple(runs.groupby("label", sort=False)))
+    frames = [by_label[source[c["label"]]].assign(label=c["label"], panel=c["panel"]) for c in configs]
+    return pd.concat(frames, ignore_index=True)
+
+
+def privacy_spent(run: pd.DataFrame, steps_per_epoch: int, delta_slack: float = 1e-5) -> dict:
+    """The teacher's total privacy over one run: every visited state is one query at that roll-out's
+    per-query (epsilon, delta); basic and advanced composition (:func:`acc.teacher_budget`)."""
+    eps = np.repeat(run["epsilon_query"].to_numpy(float), steps_per_epoch)
+    dlt = np.repeat(run["delta_query"].to_numpy(float), steps_per_epoch)
+    return acc.teacher_budget(eps, dlt, delta_slack)
+
+
+def informed_rollouts(k0: float, coefficient: float, k_min: float) -> int:
+    """Roll-outs answered by the teacher before :math:`k_t = k_0 c^t` falls below ``k_min``."""
+    return math.floor(math.log(k_min / k0) / math.log(coefficient)) + 1
+
+
+def informed_schedule(profile: GohariProfile, coefficient: float) -> np.ndarray:
+    """The concentrations k_t = k0 c^t of the roll-outs the teacher answers from its data."""
+    n = min(profile.epochs, informed_rollouts(profile.k0, coefficient, profile.k_min))
+    return profile.k0 * coefficient ** np.arange(n)
+
+
+def budget_table(runs: pd.DataFrame, profile: GohariProfile) -> pd.DataFrame:
+    """Per private configuration: queries the teacher answered (largest over seeds), those the
+    schedule allows, and the composed (epsilon, delta) of a run (basic and advanced composition)."""
+    rows = []
+    for label, sub in runs[runs["method"] == "private"].groupby("label", sort=False):
+        totals = [privacy_spent(g, profile.steps_per_epoch) for _, g in sub.groupby("seed")]
+        c = float(sub["coefficient"].iloc[0])
+        rows.append({"config": label, "coefficient": c,
+                     "queries": max(t["n_queries"] for t in totals),
+                     "queries allowed": profile.steps_per_epoch * min(
+                         profile.epochs, informed_rollouts(profile.k0, c, profile.k_min)),
+                     **{k: max(t[k] for t in totals) for k in
+                        ("basic_epsilon", "basic_delta", "advanced_epsilon", "advanced_delta")}})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def measure_references(profile: GohariProfile, rng: SeedLike) -> dict[str, float]:
+    """Returns of uniformly random play and of the committed teacher on the profile's
+    environment, ``eval_episodes`` episodes each, cut at the profile's episode cap (the same
+    protocol as the learning curves)."""
+    teacher, _ = load_teacher(profile.env)
+    r_rand, _ = play(profile.env, None, profile.eval_episodes, rng, profile.max_episode_steps)
+    r_teach, _ = play(profile.env, teacher, profile.eval_episodes, rng, profile.max_episode_steps)
+    n = profile.eval_episodes
+    return {"random": float(r_rand.mean()), "random_se": float(r_rand.std(ddof=1) / math.sqrt(n)),
+            "teacher": float(r_teach.mean()), "teacher_se": float(r_teach.std(ddof=1) / math.sqrt(n)),
+            "episodes": n}  # fmt: skip
+
+
+def measure_rollout_cost(profile: GohariProfile, n_rollouts: int = 4) -> pd.DataFrame:
+    """Seconds per roll-out (median after the first, which carries set-up costs) of the most
+    expensive run (privacy-aware student, a teacher query and a Dirichlet draw per step) and of
+    the teacher-sized PPO, at ``profile``'s settings."""
+    configs = {c["label"]: c for c in figure2_configs(profile)}
+    rows = []
+    for label in (AWARE, profile.baseline_labels()[0]):
+        log = run_agent({**configs[label], "epochs": n_rollouts}, np.random.SeedSequence(profile.seed))
+        rows.append({"config": label, "seconds per roll-out": float(np.median(np.diff(log["wall_time"])))})
+    return pd.DataFrame(rows)
