@@ -200,6 +200,12 @@ def test_not_reproduced_errata_follow_the_live_claims():
     assert item.evidence.endswith("(quick profile)")
 
 
+def test_a_chapter_runs_only_the_profile_its_claims_were_made_for():
+    other = XieProfile.quick(seed=1)
+    with pytest.raises(ValueError, match="made for"):
+        chapter.XieChapter(XieProfile.quick()).sweep(Context(other, Report("xie2019", "quick")))
+
+
 def test_run_rejects_a_dict_profile():
     with pytest.raises(ValueError, match="XieProfile"):
         chapter.run({"profile": "quick"})

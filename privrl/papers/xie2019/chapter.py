@@ -41,22 +41,27 @@ from privrl.papers.xie2019.runs import run_chain, run_domain, run_theorem23
 
 class XieChapter(Chapter):
     """The chapter. Its claims are built per profile (:func:`~privrl.papers.xie2019.claims.claims_for`:
-    three statements name the profile's n, epsilon or T), so an instance is made for the profile
-    it runs: ``XieChapter(profile).run(profile)``, which :func:`run` does."""
+    three statements name the profile's n, epsilon or T, and the skeleton's claim specs are
+    fixed), so an instance is made for the profile it runs: ``XieChapter(profile).run(profile)``,
+    which :func:`run` does."""
 
     name = PAPER
     profile_type = XieProfile
     checks = CHECKS
     errata = ERRATA
 
-    def __init__(self, profile: XieProfile | None = None) -> None:
-        if isinstance(profile, XieProfile):
+    def __init__(self, profile: XieProfile) -> None:
+        self.profile = profile
+        if isinstance(profile, XieProfile):  # else the skeleton's run refuses the profile
             self.claims = claims_for(profile)
 
     def sweep(self, ctx: Context) -> None:
         """The chain (Figure 1), Theorems 2-3 at the tuned step of ``n = sensitivity_n``, the
         domains (Figures 2-4), then the convergence gates; wall times in ``extra["seconds"]``."""
         profile, tables = ctx.profile, ctx.tables
+        if profile != self.profile:
+            raise ValueError("XieChapter(profile) runs the profile it was made for (its claims "
+                             "name that profile's n, epsilon and T): use run(profile)")
         sweep = dict(executor=ctx.executor, cache_dir=ctx.cache_dir, progress=ctx.progress)
         seconds: dict[str, float] = {}
         ctx.extra["seconds"] = seconds

@@ -9,7 +9,6 @@ the claim at a smaller scale than the paper profile), so the claim specs are bui
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,8 +18,6 @@ from privrl.chapter.records import recorded_claims
 from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec, not_reproduced_when
 from privrl.chapter.verdicts import Claim, decide_difference, decide_threshold, untestable
 from privrl.papers.xie2019.profile import PAPER, XieProfile
-
-Decide = Callable[[Context, ClaimSpec], Claim | None]
 
 
 def _at(table: pd.DataFrame, **where: Any) -> pd.DataFrame:

@@ -112,7 +112,8 @@ def ledger_entry(release: Release, row: Mapping[str, Any]) -> LedgerEntry:
         audit="audits:gpope")
 
 
-def full_batch_table(zs=(1.0, 2.0, 4.0), Ts=(1, 10), delta: float = 1e-5) -> pd.DataFrame:
+def full_batch_table(zs: tuple[float, ...] = (1.0, 2.0, 4.0), Ts: tuple[int, ...] = (1, 10),
+                     delta: float = 1e-5) -> pd.DataFrame:
     """n = 1 (every step uses the only trajectory): the RDP epsilon against the exact privacy
     profile of the composed Gaussian (Balle and Wang 2018), which it must not undercut."""
     rows = [dict(z=z, T=T, eps_rdp=gpope_epsilon(z, 1, T, delta),
