@@ -118,6 +118,8 @@ def run(profile: XieProfile, *, executor: Any = None, cache_dir: str | Path | No
 
 
 def main(argv: list[str] | None = None) -> None:
+    """``python -m privrl.papers.xie2019.chapter train-policies [--seed S]``: retrain and store the
+    Mountain Car and HIV policies the domains evaluate."""
     parser = argparse.ArgumentParser(prog="python -m privrl.papers.xie2019.chapter")
     parser.add_argument("command", choices=["train-policies"])
     parser.add_argument("--seed", type=int, default=0)
