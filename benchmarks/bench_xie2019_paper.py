@@ -17,8 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
+from privrl.core.accounting.subsampled import calibrate_noise_multiplier
 from privrl.papers.xie2019 import chain, domains
-from privrl.papers.xie2019 import chapter as exp
+from privrl.papers.xie2019.profile import XieProfile, chain_config
 
 
 def cpu(fn) -> float:
@@ -34,10 +35,10 @@ def interpolate(sizes, cost_small: float, cost_large: float) -> float:
     return float(sum(cost_small + slope * (n - lo) for n in sizes))
 
 
-def measure(p: exp.XieProfile) -> dict[str, float]:
+def measure(p: XieProfile) -> dict[str, float]:
     """CPU seconds of one trial of each kind at the paper profile's settings."""
     seed = np.random.SeedSequence(1)
-    base = exp.chain_config(p)
+    base = chain_config(p)
     cost: dict[str, float] = {}
     for n in (min(p.chain_sizes), max(p.chain_sizes)):
         cfg = {**base, "n": n, "iterations": p.chain_iterations, "z": 1.0, "step_size": 0.01,
@@ -62,11 +63,11 @@ def measure(p: exp.XieProfile) -> dict[str, float]:
            "hiv_horizon": p.hiv_horizon, "hiv_pool_size": 10, "hiv_heldout": 2}
     domains.hiv_pool(12, p.hiv_horizon)
     cost["hiv_trial"] = cpu(lambda: domains.run_domain_trial(cfg, seed))
-    cost["calibration"] = cpu(lambda: exp.calibrate_noise_multiplier(0.5, 1e-5, 3000, 5000, 1e-2))
+    cost["calibration"] = cpu(lambda: calibrate_noise_multiplier(0.5, 1e-5, 3000, 5000, 1e-2))
     return cost
 
 
-def project(p: exp.XieProfile, cost: dict[str, float]) -> dict:
+def project(p: XieProfile, cost: dict[str, float]) -> dict:
     """Measured costs times the trials of the paper profile."""
     trials, tune = p.n_trials, p.tune_trials
     n_calibrations = (len(p.chain_sizes) + len(p.schedule_iterations)
@@ -105,7 +106,7 @@ def main() -> None:
     parser.add_argument("--out", default=None)
     parser.add_argument("--from-json", default=None, help="reuse the measured costs of a record")
     args = parser.parse_args()
-    p = exp.XieProfile.paper()
+    p = XieProfile.paper()
     cost = (json.loads(Path(args.from_json).read_text())["measured_cpu_seconds"] if args.from_json
             else measure(p))
     text = json.dumps(project(p, cost), indent=2)

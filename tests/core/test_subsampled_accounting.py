@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 import pytest
 from scipy.special import logsumexp
 
+from privrl.core.accounting.events import event_from_dict, event_to_dict
 from privrl.core.accounting.gaussian import gaussian_epsilon
 from privrl.core.accounting.subsampled import (
     COARSE_RDP_ORDERS,
+    GpopeEvent,
     calibrate_noise_multiplier,
     dp_accounting_epsilon,
     gpope_epsilon,
@@ -166,3 +169,22 @@ def test_bad_orders():
         gpope_epsilon(1.0, 10, 10, 1e-5, orders=[])
     with pytest.raises(ValueError, match="orders"):
         calibrate_noise_multiplier(1.0, 1e-5, 10, 10, orders=[0.5])
+
+
+def test_gpope_event_round_trips_and_recomputes_its_epsilon():
+    """The ledger's GPOPE event survives JSON and gives back gpope_epsilon exactly; doubling its
+    budget (2T steps) or halving its noise multiplier raises the epsilon."""
+    event = GpopeEvent(np.float64(3.2), 500, 2000)
+    data = json.loads(json.dumps(event_to_dict(event)))
+    back = event_from_dict(data)
+    assert back == event and isinstance(back, GpopeEvent)
+    eps = gpope_epsilon(3.2, 500, 2000, 1e-5)
+    assert back.epsilon(1e-5) == eps
+    assert GpopeEvent(3.2, 500, 4000).epsilon(1e-5) > eps
+    assert GpopeEvent(1.6, 500, 2000).epsilon(1e-5) > eps
+
+
+@pytest.mark.parametrize("kw", [dict(noise_multiplier=0.0), dict(n=0), dict(iterations=1.5)])
+def test_gpope_event_rejects_bad_parameters(kw):
+    with pytest.raises(ValueError):
+        GpopeEvent(**{**dict(noise_multiplier=1.0, n=10, iterations=5), **kw})

@@ -1,10 +1,10 @@
 """Wiring tests of GPOPE (Xie et al. 2019): the noise std 2 G z the algorithm adds and the
 (epsilon, delta) the experiment calibrates for.
 
-Targets: ``gtd.gpope`` (noise std), ``experiments.xie2019.run_chain`` / ``run_domain`` (the
-profile's budget is calibrated through ``Release.noise_multiplier`` and the calibrated z meets it
-for the T steps run), ``xie2019_chain.run_chain_steps`` and ``xie2019_domains.run_domain_trial``
-(the calibrated z, clip and T reach GPOPE).
+Targets: ``gtd.gpope`` (noise std), ``xie2019.runs.run_chain`` / ``run_domain`` (the profile's
+budget is calibrated through ``xie2019.privacy.Release.noise_multiplier`` and the calibrated z
+meets it for the T steps run), ``xie2019.chain.run_chain_steps`` and
+``xie2019.domains.run_domain_trial`` (the calibrated z, clip and T reach GPOPE).
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ import pytest
 from privrl.core.accounting.subsampled import gpope_epsilon
 from privrl.core.algorithms import gtd
 from privrl.papers.xie2019 import chain as xie2019_chain
-from privrl.papers.xie2019 import chapter as xie2019
 from privrl.papers.xie2019 import domains as xie2019_domains
+from privrl.papers.xie2019 import privacy as xie2019_privacy
+from privrl.papers.xie2019 import runs as xie2019_runs
+from privrl.papers.xie2019.profile import XieProfile, chain_config
 
 
 class _Stop(Exception):
@@ -30,7 +32,7 @@ def _first_sweep_configs(monkeypatch) -> list[dict]:
         configs.extend(cfgs)
         raise _Stop
 
-    monkeypatch.setattr(xie2019, "run_sweep", spy)
+    monkeypatch.setattr(xie2019_runs, "run_sweep", spy)
     return configs
 
 
@@ -48,18 +50,18 @@ def test_chain_calibrations_use_the_profiles_budget_and_meet_it(monkeypatch):
     the T steps run; that z meets epsilon under the GPOPE accountant (halved z, doubled epsilon
     or T dropped to one step all break the bound or the calibration call)."""
     seen = []
-    real = xie2019.calibrate_noise_multiplier
+    real = xie2019_privacy.calibrate_noise_multiplier
 
     def spy(epsilon, delta, n, iterations, **kw):
         seen.append((epsilon, delta, n, iterations))
         return real(epsilon, delta, n, iterations, **kw)
 
-    monkeypatch.setattr(xie2019, "calibrate_noise_multiplier", spy)
+    monkeypatch.setattr(xie2019_privacy, "calibrate_noise_multiplier", spy)
     configs = _first_sweep_configs(monkeypatch)
-    profile = xie2019.XieProfile.quick(epsilon=0.3, delta=0.05, chain_sizes=(100, 1000),
-                                       chain_iterations=500)
+    profile = XieProfile.quick(epsilon=0.3, delta=0.05, chain_sizes=(100, 1000),
+                               chain_iterations=500)
     with pytest.raises(_Stop):
-        xie2019.run_chain(profile)
+        xie2019_runs.run_chain(profile)
     assert sorted(c["n"] for c in configs) == [100, 1000]
     assert sorted(set(seen)) == [(0.3, 0.05, 100, 500), (0.3, 0.05, 1000, 500)]
     for c in configs:
@@ -71,9 +73,9 @@ def test_chain_calibrations_use_the_profiles_budget_and_meet_it(monkeypatch):
 
 def test_domain_noise_is_calibrated_for_each_epsilon_and_domain_delta(monkeypatch):
     configs = _first_sweep_configs(monkeypatch)
-    profile = xie2019.XieProfile.quick(mc_n=(100, 300), mc_epsilons=(0.5, 4.0))
+    profile = XieProfile.quick(mc_n=(100, 300), mc_epsilons=(0.5, 4.0))
     with pytest.raises(_Stop):
-        xie2019.run_domain(profile, "mountain_car_on")
+        xie2019_runs.run_domain(profile, "mountain_car_on")
     T = xie2019_domains.SETTINGS["mountain_car_on"].iterations
     assert sorted(c["n"] for c in configs) == [100, 300]
     for c in configs:
@@ -92,7 +94,7 @@ def test_run_chain_steps_passes_z_and_clip(monkeypatch):
         return real(stats, iterations, step, clip_norm, noise_multiplier, rng, **kw)
 
     monkeypatch.setattr(xie2019_chain, "gpope", spy)
-    cfg = {**xie2019.chain_config(xie2019.XieProfile.quick()), "n": 20, "z": 3.25,
+    cfg = {**chain_config(XieProfile.quick()), "n": 20, "z": 3.25,
            "iterations": 10, "step_grid": [0.1, 0.2]}
     xie2019_chain.run_chain_steps(cfg, np.random.SeedSequence(0))
     # GPOPE at the calibrated z; the noiseless GTD2 gate (z = 0) is the non-private baseline

@@ -1,38 +1,44 @@
-"""The xie2019 experiment module: profile validation, the settings' grid search, the convergence
-gate statistic, the paper-points CSV writer and the ledger entries of GPOPE releases."""
+"""The xie2019 chapter package: profile validation, the settings' grid search, the convergence
+gate statistic, the paper-points CSV writer, the ledger entries of GPOPE releases, and the claim
+and erratum specs of the chapter."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from privrl.chapter.ledger import CrossCheck
+from privrl.chapter.records import recorded_summary
 from privrl.chapter.report import Report
+from privrl.chapter.skeleton import Context
 from privrl.chapter.verdicts import CheckFailed
-from privrl.core.accounting.subsampled import dp_accounting_epsilon, gpope_epsilon
-from privrl.papers.xie2019 import chapter as exp
-from privrl.papers.xie2019 import domains
+from privrl.core.accounting.events import event_from_dict, event_to_dict
+from privrl.core.accounting.subsampled import GpopeEvent, dp_accounting_epsilon, gpope_epsilon
+from privrl.papers.xie2019 import chapter, claims, domains, points, privacy
+from privrl.papers.xie2019.profile import PAPER_SIZES, XieProfile
 
 GRID = Path(__file__).resolve().parents[2] / "privrl" / "data" / "xie2019" / "gtd2_grid.csv"
 
 
 def test_profiles_and_validation():
-    quick, paper = exp.XieProfile.quick(), exp.XieProfile.paper()
-    assert paper.n_trials == 100 and paper.chain_sizes == exp.PAPER_SIZES
+    quick, paper = XieProfile.quick(), XieProfile.paper()
+    assert paper.n_trials == 100 and paper.chain_sizes == PAPER_SIZES
     assert quick.profile == "quick" and quick.n_trials >= 5
     with pytest.raises(ValueError, match="unknown parameter"):
-        exp.XieProfile.from_parameters("quick", n_runs=3)
+        XieProfile.from_parameters("quick", n_runs=3)
     with pytest.raises(ValueError, match="epsilon"):
-        exp.XieProfile.quick(epsilon=-1.0)
+        XieProfile.quick(epsilon=-1.0)
     with pytest.raises(ValueError, match="mc_epsilons"):
-        exp.XieProfile.quick(mc_epsilons=())
+        XieProfile.quick(mc_epsilons=())
     with pytest.raises(ValueError, match="hiv_pool_size"):
-        exp.XieProfile.quick(hiv_n=(500,))
+        XieProfile.quick(hiv_n=(500,))
     with pytest.raises(ValueError, match="sensitivity_n"):
-        exp.XieProfile.quick(sensitivity_n=7)
-    assert exp.XieProfile.from_parameters("quick", mc_n=[100, 200]).mc_n == (100, 200)
+        XieProfile.quick(sensitivity_n=7)
+    assert XieProfile.from_parameters("quick", mc_n=[100, 200]).mc_n == (100, 200)
 
 
 def test_committed_grid_search_gives_the_settings():
@@ -92,42 +98,114 @@ def _points_tables() -> dict[str, pd.DataFrame]:
 
 
 def test_paper_points_writer_round_trip(tmp_path):
-    points = exp.paper_points(_points_tables())
-    assert list(points.columns) == list(exp.POINT_COLUMNS)
-    assert set(points.method) <= set(exp.POINT_METHODS)  # zero and mis-tuned runs dropped
-    assert set(points.domain) == set(exp.POINT_DOMAINS)
-    hiv = points[points.domain == "hiv"]
+    pts = points.paper_points(_points_tables())
+    assert list(pts.columns) == list(points.POINT_COLUMNS)
+    assert set(pts.method) <= set(points.POINT_METHODS)  # zero and mis-tuned runs dropped
+    assert set(pts.domain) == set(points.POINT_DOMAINS)
+    hiv = pts[pts.domain == "hiv"]
     assert hiv.mspbe.max() == pytest.approx(5.0)  # HIV stores the relative MSPBE (GPOPE 0.5 x 10)
-    assert points.query("domain == 'chain' and method == 'LSTD'").epsilon.isna().all()
-    path = exp.write_paper_points(points, tmp_path / "points.csv")
-    back = exp.read_paper_points(path)
-    pd.testing.assert_frame_equal(back, points.reset_index(drop=True), check_dtype=False)
+    assert pts.query("domain == 'chain' and method == 'LSTD'").epsilon.isna().all()
+    path = points.write_paper_points(pts, tmp_path / "points.csv")
+    back = points.read_paper_points(path)
+    pd.testing.assert_frame_equal(back, pts.reset_index(drop=True), check_dtype=False)
     with pytest.raises(ValueError, match="methods"):
-        exp.write_paper_points(points.assign(method="LSW"), tmp_path / "bad.csv")
+        points.write_paper_points(pts.assign(method="LSW"), tmp_path / "bad.csv")
     with pytest.raises(ValueError, match="columns"):
-        exp.write_paper_points(points.drop(columns="trial"), tmp_path / "bad.csv")
-    summary = exp.summarise_points(points)
+        points.write_paper_points(pts.drop(columns="trial"), tmp_path / "bad.csv")
+    summary = points.summarise_points(pts)
     assert summary["count"].min() >= 1
 
 
 def test_release_ledger_entry_is_tight_and_raises_on_understatement():
     report = Report("xie2019", "quick")
-    rel = exp.Release("chain", 1000, 2000, 0.1, 0.1, 0.05)
-    row = exp.record_release(report, rel)
-    entry = report.entries[0]
+    rel = privacy.Release("chain", 1000, 2000, 0.1, 0.1, 0.05)
+    row = privacy.release_row(rel)
+    entry = report.ledger(privacy.ledger_entry(rel, row))
     assert entry.relation == "replace-one" and entry.unit == "trajectory"
     assert entry.compositions == 2000 and entry.epsilon <= 0.1
-    assert entry.epsilon == pytest.approx(dp_accounting_epsilon(row["noise_multiplier"], 1000, 2000,
-                                                                0.1), rel=0.01)
+    # the event is the GPOPE run the epsilon was computed from; it survives JSON
+    assert entry.event == GpopeEvent(row["noise_multiplier"], 1000, 2000)
+    assert event_from_dict(event_to_dict(entry.event)).epsilon(0.1) == entry.epsilon
+    # the cross-check is an independent accountant: an upper bound, within 1%
+    assert entry.cross_check.kind == "upper bound"
+    assert entry.cross_check.epsilon == dp_accounting_epsilon(row["noise_multiplier"], 1000, 2000,
+                                                              0.1)
+    assert entry.epsilon == pytest.approx(entry.cross_check.epsilon, rel=0.01)
     # halving the noise multiplier must raise the epsilon above the target
     assert gpope_epsilon(row["noise_multiplier"] / 2, 1000, 2000, 0.1) > 0.1
-    # a ledger entry that understated epsilon by more than 1% is refused
+    # an entry that understated epsilon by more than 1% is refused
     with pytest.raises(CheckFailed):
-        report.ledger(release="x", mechanism="GPOPE", relation="replace-one", unit="trajectory",
-                      noise="z", epsilon=0.9 * entry.epsilon, delta=0.1, compositions=2000,
-                      accountant="a", cross_check="dp-accounting", cross_check_epsilon=entry.epsilon)
+        report.ledger(replace(entry, epsilon=0.9 * entry.epsilon))
+    with pytest.raises(CheckFailed, match="upper bound"):
+        report.ledger(replace(entry, cross_check=CrossCheck("upper bound", "x", 1.1 * entry.epsilon)))
+
+
+def test_releases_are_every_calibrated_run_in_the_ledgers_order():
+    profile = XieProfile.quick()
+    releases = privacy.all_releases(profile)
+    assert [(r.domain, r.n) for r in releases[:2]] == [("chain", 100), ("chain", 1000)]
+    assert [r.iterations for r in releases[2:4]] == list(profile.schedule_iterations)
+    assert [r.domain for r in releases[4:]] == list(domains.DOMAINS)  # one (n, epsilon) each
+    assert {r.delta for r in releases[4:]} == {profile.domain_delta}
+
+
+def test_claim_statements_name_the_profiles_scale():
+    quick, paper = (claims.live_claims(p) for p in (XieProfile.quick(), XieProfile.paper()))
+    assert [s.key for s in quick] == [s.key for s in paper] == list(claims.LIVE_KEYS)
+    text = {s.key: s.statement for s in paper}
+    assert "n = 3000, epsilon = 4 " in text["works_off_policy"]
+    assert "(= 32000)" in text["diminishing_beats_constant"]
+    assert "epsilon = 4)" in text["privacy_cost_shrinks_with_n"]
+    assert "epsilon" not in {s.key: s.statement for s in quick}["privacy_cost_shrinks_with_n"]
+    assert all(s.source.strip() for s in quick)
+    specs = claims.claims_for(XieProfile.quick())
+    assert [s.key for s in specs] == [*claims.LIVE_KEYS, *(f"{k}_paper" for k in claims.LIVE_KEYS)]
+    assert [s.statement for s in specs[5:]] == [s.statement for s in paper]
+    assert chapter.XieChapter(XieProfile.quick()).claims == specs
+
+
+def test_recorded_paper_claims_match_the_paper_profiles_statements():
+    """The recorded paper-profile run's claims carry the statements the paper profile's specs
+    have (the skeleton refuses a claim decided with another statement)."""
+    recorded = recorded_summary("xie2019", "paper")
+    if recorded is None:
+        pytest.skip("no paper-profile run recorded")
+    stated = {s.key: s.statement for s in claims.live_claims(XieProfile.paper())}
+    assert {c["key"]: c["statement"] for c in recorded["summary"]["claims"]} == stated
+
+
+def test_recorded_claims_are_not_listed_in_a_paper_run():
+    ctx = Context(XieProfile.paper(), Report("xie2019", "paper"))
+    spec = claims.claims_for(XieProfile.paper())[5]
+    assert claims.decide_recorded(ctx, spec) is None
+
+
+def test_not_reproduced_errata_follow_the_live_claims():
+    specs = {e.key: e for e in claims.ERRATA}
+    assert {f"claim_{k}" for k in claims.LIVE_KEYS} <= set(specs)
+    ctx = Context(XieProfile.quick(), Report("xie2019", "quick"))
+    spec = specs["claim_works_off_policy"]
+    assert not spec.applies(ctx)
+    claim = claims.decide_works_off_policy(
+        Context(XieProfile.quick(), ctx.report,
+                tables={"mountain_car_off": pd.DataFrame({
+                    "method": ["GPOPE"] * 5 + ["zero"] * 5, "n": 300,
+                    "epsilon": [4.0] * 5 + [np.nan] * 5, "seed": [0, 1, 2, 3, 4] * 2,
+                    "mspbe": [0.5] * 5 + [1.0] * 5})}),
+        claims.live_claims(XieProfile.quick())[2])
+    assert claim.verdict == "not reproduced"
+    ctx.claims["works_off_policy"] = ctx.report.claim(claim)
+    item = spec.make(ctx)
+    assert spec.applies(ctx) and item.statement == claim.statement
+    assert item.evidence.endswith("(quick profile)")
+
+
+def test_a_chapter_runs_only_the_profile_its_claims_were_made_for():
+    other = XieProfile.quick(seed=1)
+    with pytest.raises(ValueError, match="made for"):
+        chapter.XieChapter(XieProfile.quick()).sweep(Context(other, Report("xie2019", "quick")))
 
 
 def test_run_rejects_a_dict_profile():
     with pytest.raises(ValueError, match="XieProfile"):
-        exp.run({"profile": "quick"})
+        chapter.run({"profile": "quick"})

@@ -34,6 +34,7 @@ Two comparison points shown in the chapter:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Sequence
@@ -44,12 +45,13 @@ from dp_accounting.pld import PLDAccountant
 from dp_accounting.rdp import RdpAccountant
 
 from privrl.core.accounting.calibration import calibrate_decreasing
-from privrl.core.accounting.events import pld_epsilon, rdp_epsilon
+from privrl.core.accounting.events import pld_epsilon, rdp_epsilon, register_event
 from privrl.core.validation import check_delta, check_epsilon, check_int, check_positive
 
 __all__ = [
     "COARSE_RDP_ORDERS",
     "GPOPE_RDP_ORDERS",
+    "GpopeEvent",
     "dp_accounting_epsilon",
     "gpope_event",
     "gpope_epsilon",
@@ -103,6 +105,33 @@ def gpope_epsilon(
     delta = check_delta(delta)
     event = gpope_event(noise_multiplier, n, iterations)
     return rdp_epsilon(event, delta, NeighboringRelation.REPLACE_ONE, orders=_check_orders(orders))
+
+
+@register_event
+@dataclasses.dataclass(frozen=True)
+class GpopeEvent:
+    """The guarantee of a GPOPE run as a ledger event: ``iterations`` steps on ``n`` trajectories,
+    each sampling one trajectory without replacement, noise multiplier ``noise_multiplier``,
+    replace-one; its epsilon is :func:`gpope_epsilon` (privrl's RDP accountant on
+    :data:`GPOPE_RDP_ORDERS`).
+
+    Not a plain :class:`~privrl.core.accounting.events.DpAccountingEvent`: that one accounts on
+    :data:`~privrl.core.accounting.events.DEFAULT_RDP_ORDERS`, a different grid of orders, so it
+    would not give back the epsilon GPOPE is calibrated and reported at.
+    """
+
+    noise_multiplier: float
+    n: int
+    iterations: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "noise_multiplier",
+                           check_positive(self.noise_multiplier, "noise_multiplier"))
+        object.__setattr__(self, "n", check_int(self.n, "n", minimum=1))
+        object.__setattr__(self, "iterations", check_int(self.iterations, "iterations", minimum=1))
+
+    def epsilon(self, delta: float) -> float:
+        return gpope_epsilon(self.noise_multiplier, self.n, self.iterations, delta)
 
 
 def noise_std(noise_multiplier: float, clip_norm: float) -> float:

@@ -4,7 +4,7 @@ The chain is the one of the Balle chapter: N states, stay with probability ``p_s
 start, capped episodes, tabular features; its MSPBE is exact, from the model, with the state
 weighting of the data (expected visits of a trajectory). Run functions (one seed of
 :func:`privrl.chapter.sweep.run_sweep` = one fresh dataset) take a plain dict made by
-:func:`privrl.papers.xie2019.chapter.chain_config`:
+:func:`privrl.papers.xie2019.profile.chain_config`:
 
 * :func:`run_chain_steps` - GPOPE at every step of a grid (tuning on public seeds; Figure 1 b);
 * :func:`run_chain_compare` - GPOPE (tuned and mis-tuned steps), noiseless GTD2 (the convergence

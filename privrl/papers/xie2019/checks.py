@@ -1,0 +1,126 @@
+"""The checks of the Xie, Thomas and Miklau (2019) chapter: named functions ``check(ctx)``.
+
+Each records its numeric checks through ``ctx.report.check`` (which raises when one fails), its
+tables in ``ctx.tables`` and the numbers the prose reads through ``ctx.glue``.
+:data:`CHECKS` run in order before the sweep; :func:`check_convergence_gates` needs the sweep's
+tables and is run by :meth:`privrl.papers.xie2019.chapter.XieChapter.sweep` once they exist,
+before any privacy verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from privrl.chapter.skeleton import Context
+from privrl.core.accounting.subsampled import gpope_pld_supported
+from privrl.core.algorithms.lstd import transition_sums, wis_lstd
+from privrl.papers.xie2019 import chain, domains
+from privrl.papers.xie2019.privacy import full_batch_table, noise_sd_check, privacy_table
+from privrl.papers.xie2019.profile import chain_config
+
+
+def retrain_policies(ctx: Context) -> None:
+    """Not a check: retrain the Mountain Car and HIV policies first when the profile asks
+    (``retrain_policies``), since :func:`check_wis_lstd` and the sweep collect data with them."""
+    if ctx.profile.retrain_policies:
+        from privrl.core.algorithms.q_learning import train_and_save_all
+
+        train_and_save_all(ctx.profile.seed)
+
+
+def check_mechanism(ctx: Context) -> None:
+    """The checks of the privacy analysis (Section 5): noise scale, supported accountants, full
+    batch. Adds the ``full_batch`` table."""
+    report, profile = ctx.report, ctx.profile
+    sd = noise_sd_check(profile, profile.seed)
+    target = 2 * profile.clip_norm * 0.8
+    ctx.glue("noise_sd", sd)
+    ctx.glue("noise_target", target)
+    # 2000 trials x 80 coordinates: the sd estimate has relative sd 1/sqrt(2 * 160000) = 0.18%
+    report.check("noise_sd", "GPOPE's noise sd is 2 G z (replace-one sensitivity 2G), "
+                 "relative error", abs(sd / target - 1), at_most=0.03)
+    report.check("pld_unsupported", "dp-accounting's PLD accountant does not support sampling "
+                 "without replacement under replace-one (so RDP is used)", not gpope_pld_supported())
+    fb = full_batch_table()
+    ctx.tables["full_batch"] = fb
+    ctx.glue("fullbatch_ratio_max", float(fb.ratio.max()))
+    report.check("fullbatch_exact_below_rdp", "full batch: exact epsilon <= RDP epsilon (min ratio)",
+                 float(fb.ratio.min()), at_least=1.0)
+    report.check("fullbatch_rdp_close", "full batch: RDP epsilon within 1.2 x exact (max ratio)",
+                 float(fb.ratio.max()), below=1.2)
+
+
+def check_wis_lstd(ctx: Context) -> None:
+    """WIS-LSTD(0) (Mahmood et al. 2014) solves the unnormalised importance-weighted system (the
+    chapter's lemma)."""
+    data = domains.collect("mountain_car_off", 200, ctx.profile.seed)
+    theta = wis_lstd(data)
+    A, b, _, _ = transition_sums(data)
+    resid = float(np.abs(A @ theta - b).max() / np.abs(b).max())
+    ctx.report.check("wis_lstd_system", "WIS-LSTD(0) solves sum rho phi (phi - gamma phi')^T theta "
+                     "= sum rho r phi (relative residual)", resid, at_most=1e-6)
+
+
+def check_gradient_variance(ctx: Context) -> None:
+    """Section 4's argument for one update per trajectory: the gradient's variance decreases with
+    the transitions it uses. Adds the ``gradient_variance`` table."""
+    variance = chain.gradient_variance(chain_config(ctx.profile),
+                                       np.random.default_rng(ctx.profile.seed))
+    ctx.tables["gradient_variance"] = variance
+    ctx.report.check("variance_decreases", "chain: the gradient's variance decreases with the "
+                     "transitions used", bool(np.all(np.diff(variance.variance) < 0)))
+
+
+def check_privacy(ctx: Context) -> None:
+    """Every GPOPE release of the run calibrated and accounted (the ``privacy`` table, read by
+    :meth:`~privrl.papers.xie2019.chapter.XieChapter.releases`), and the checks on them: targets
+    met, dp-accounting agrees, the Poisson shortcut understates. Theorem 1's constants are glued."""
+    report = ctx.report
+    table = privacy_table(ctx.profile)
+    ctx.tables["privacy"] = table
+    report.check("targets_met", "every GPOPE release meets its target epsilon (max eps / target)",
+                 float((table.epsilon / table.target_epsilon).max()), at_most=1.0 + 1e-9)
+    gap = float((table.epsilon / table.epsilon_dp_accounting - 1).abs().max())
+    report.check("accounting_tight", "every GPOPE epsilon within 1% of dp-accounting's RDP "
+                 "accountant with its default orders (max relative gap)", gap, at_most=0.01)
+    small = table[table.delta < 1e-3]
+    report.check("shortcut_understates", "the Poisson / add-remove shortcut claims less than the "
+                 "replace-one accounting of the same noise (at delta = 1e-5)",
+                 bool((small.epsilon_poisson_shortcut < small.epsilon).all()))
+    ctx.glue("c_min", float(table.theorem1_constant.min()))
+    ctx.glue("c_max", float(table.theorem1_constant.max()))
+    ctx.glue("shortcut_factor", float((small.epsilon / small.epsilon_poisson_shortcut).min()))
+
+
+def check_convergence_gates(ctx: Context) -> None:
+    """The convergence gate in every domain, at every n: noiseless GTD2 (same clip, step,
+    schedule, iterations and data as GPOPE) reaches the reference's MSPBE up to
+    :data:`~privrl.papers.xie2019.domains.GATE_FRACTION` of the zero estimate's. Needs the
+    sweep's tables; adds the ``gates`` table."""
+    tables = ctx.tables
+    cmp = tables["chain_compare"].assign(domain="chain")
+    rows = [domains.gate_excess(cmp[cmp.method.isin(["LSTD", "zero", "GTD2"])])]
+    rows += [domains.gate_excess(tables[d]) for d in domains.DOMAINS]
+    gates = pd.concat(rows, ignore_index=True)
+    for r in gates.itertuples():
+        ctx.report.check(f"gate_{r.domain}_n{r.n}",
+                         f"{r.domain}, n = {r.n}: noiseless GTD2's excess MSPBE over the "
+                         "reference, as a fraction of the zero estimate's", float(r.gate),
+                         at_most=domains.GATE_FRACTION)
+    ctx.glue("gate_max", float(gates.gate.max()))
+    ctx.glue("gate_ratio_max", float(gates.ratio.max()))
+    tables["gates"] = gates
+
+
+#: The checks run before the sweep, in this order.
+CHECKS: tuple[Callable[[Context], None], ...] = (
+    retrain_policies, check_mechanism, check_wis_lstd, check_gradient_variance, check_privacy,
+)
+
+__all__ = [
+    "CHECKS", "check_convergence_gates", "check_gradient_variance", "check_mechanism",
+    "check_privacy", "check_wis_lstd", "retrain_policies",
+]

@@ -1,0 +1,89 @@
+"""The multi-seed experiments of the Xie, Thomas and Miklau (2019) chapter (Section 7).
+
+Each function runs :func:`privrl.chapter.sweep.run_sweep` over the run functions of
+:mod:`privrl.papers.xie2019.chain` and :mod:`privrl.papers.xie2019.domains` (one seed = one fresh
+dataset), with the GPOPE noise calibrated here, in the parent, for each release
+(:class:`~privrl.papers.xie2019.privacy.Release`):
+
+* :func:`run_chain` - Figure 1 a and b: the step size tuned per ``n`` on public seeds, then GPOPE
+  against DP-LSW, DP-LSL and LSTD on ``n_trials`` fresh datasets;
+* :func:`run_theorem23` - Theorems 2 and 3: constant against diminishing steps;
+* :func:`run_domain` - Figures 2-4: Mountain Car on- and off-policy and HIV.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+from privrl.chapter.sweep import run_sweep
+from privrl.papers.xie2019 import chain, domains
+from privrl.papers.xie2019.privacy import Release, domain_releases
+from privrl.papers.xie2019.profile import CHAIN_TUNING_OFFSET, XieProfile, chain_config
+
+
+def _sweep(func: Callable[..., pd.DataFrame], configs: list[dict[str, Any]], n_seeds: int,
+           root_seed: int, desc: str, **sweep: Any) -> pd.DataFrame:
+    return run_sweep(func, configs, n_seeds=n_seeds, root_seed=root_seed, desc=f"xie2019 {desc}",
+                     **sweep)
+
+
+def run_chain(profile: XieProfile, **sweep: Any) -> dict[str, pd.DataFrame]:
+    """Figure 1 a, b: tune the step per n on public seeds, then compare on the private seeds."""
+    base = chain_config(profile)
+    sizes = sorted(set(profile.chain_sizes))
+    cfgs = []
+    T = profile.chain_iterations
+    for n in sizes:
+        rel = Release("chain", n, T, profile.epsilon, profile.delta, profile.clip_norm)
+        cfgs.append({**base, "n": n, "iterations": T, "z": rel.noise_multiplier})
+    tuning = _sweep(chain.run_chain_steps, cfgs, profile.tune_trials,
+                    profile.seed + CHAIN_TUNING_OFFSET, "tune", **sweep)
+    mean = tuning.groupby(["method", "n", "step_size"])["mspbe"].mean().reset_index()
+    best = mean.loc[mean.groupby(["method", "n"])["mspbe"].idxmin()]
+    best = best.pivot(index="n", columns="method", values="step_size")
+    compare = _sweep(chain.run_chain_compare,
+                     [{**c, "step_size": float(best.loc[c["n"], "GPOPE"]),
+                       "gate_step": float(best.loc[c["n"], "GTD2"])} for c in cfgs],
+                     profile.n_trials, profile.seed, "chain", **sweep)
+    sensitivity = _sweep(chain.run_chain_steps, [c for c in cfgs if c["n"] == profile.sensitivity_n],
+                         profile.n_trials, profile.seed, "steps", **sweep)
+    return dict(tuning=tuning, best_steps=best.reset_index().rename_axis(columns=None),
+                compare=compare, sensitivity=sensitivity[sensitivity.method == "GPOPE"])
+
+
+def run_theorem23(profile: XieProfile, step_size: float, **sweep: Any) -> pd.DataFrame:
+    """:func:`~privrl.papers.xie2019.chain.run_schedules` for every total T of the profile
+    (noise calibrated for each T) at ``n = sensitivity_n``."""
+    n, base = profile.sensitivity_n, chain_config(profile)
+    cfgs = [{**base, "n": n, "iterations": T, "step_size": step_size,
+             "z": Release("chain", n, T, profile.epsilon, profile.delta,
+                          profile.clip_norm).noise_multiplier}
+            for T in profile.schedule_iterations]
+    return _sweep(chain.run_schedules, cfgs, profile.schedule_trials, profile.seed,
+                  "schedules", **sweep)
+
+
+def run_domain(profile: XieProfile, domain: str, **sweep: Any) -> pd.DataFrame:
+    """:func:`~privrl.papers.xie2019.domains.run_domain_trial` over the profile's sizes,
+    ``n_trials`` fresh datasets each (noise calibrated here, in the parent)."""
+    releases = domain_releases(profile, domain)
+    cfgs = [{"domain": domain, "n": n,
+             "noise": [(r.target_epsilon, r.noise_multiplier) for r in releases if r.n == n],
+             "hiv_horizon": profile.hiv_horizon, "hiv_pool_size": profile.hiv_pool_size,
+             "hiv_heldout": profile.hiv_heldout}
+            for n in sorted({r.n for r in releases})]
+    tuning = _sweep(domains.run_gpope_tuning, cfgs, profile.tune_trials, domains.TUNING_SEED,
+                    f"{domain} tune", **sweep)
+    mean = tuning.groupby(["n", "epsilon", "step_size"])["mspbe"].mean().reset_index()
+    best = mean.loc[mean.groupby(["n", "epsilon"])["mspbe"].idxmin()]
+    step = {(r.n, r.epsilon): r.step_size for r in best.itertuples()}
+    for c in cfgs:
+        c["noise"] = [(e, z, float(step[(c["n"], e)])) for e, z in c["noise"]]
+    return _sweep(domains.run_domain_trial, cfgs, profile.n_trials, profile.seed, domain,
+                  **sweep)
+
+
+__all__ = ["run_chain", "run_domain", "run_theorem23"]
