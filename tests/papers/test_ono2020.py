@@ -332,3 +332,30 @@ def test_record_paper_cli_writes_the_tidy_tables_and_the_starting_commit(tmp_pat
                             / recorded.RECORD_JSON).read_text())
     assert set(committed) <= set(record)
     assert record["files"] == [recorded.TRIALS_CSV, recorded.CURVES_CSV]
+
+
+def test_figures_draw_without_layout_warnings():
+    """The house style's constrained layout lays the figures out: no ``tight_layout`` warning."""
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from privrl.papers.ono2020 import plots, tables
+
+    curves = pd.DataFrame([{"mechanism": m, "buffer_size": b, "trial": t, "submission": s,
+                            "avg_score": 10.0 + t + s / 100}
+                           for m in ("laplace", "prs") for b in (1, 100) for t in range(3)
+                           for s in (50, 100, 150)])
+    trials = _trials(5, 10)
+    stats = {"raw_norm_q10": 1.0, "raw_norm_q50": 2.0, "raw_norm_q90": 3.0, "update_norm": 0.1,
+             "actor_share": 0.3, "majority_fraction": 0.8}
+    diagnostics = pd.DataFrame([{"variant": v, "epsilon": e, "trial": t, "submission": s, **stats}
+                                for v, e in (("paper", math.inf), ("paper", 1.0), ("no_clip", math.inf))
+                                for t in range(2) for s in (50, 100)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for fig in (plots.plot_figure2(curves), plots.plot_figure3(tables.success_ratio_curves(
+                trials, 1000)), plots.plot_failure(diagnostics)):
+            fig.canvas.draw()
+            matplotlib.pyplot.close(fig)
