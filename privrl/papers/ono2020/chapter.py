@@ -133,10 +133,10 @@ class OnoChapter(Chapter):
             trials=trials, curves=curves, diagnostics=diagnostics, tables=tables,
             comparison=compare_with_paper(tables), success_curves=success_ratio_curves(trials, cap),
             failure=failure_summary(diagnostics))
-        self.recorded(ctx)
+        self.load_recorded(ctx)
 
     @staticmethod
-    def recorded(ctx: Context) -> None:
+    def load_recorded(ctx: Context) -> None:
         """The recorded paper-profile run (:func:`.recorded.recorded_paper_run`) as tables
         ``paper_*``, its record in ``ctx.extra["recorded"]`` and its budget, commit and
         description in ``ctx.values`` (``rec_*``); nothing when none is recorded."""

@@ -91,10 +91,10 @@ def check_recorded_run(ctx: Context) -> None:
     if "paper_tables" not in ctx.tables:
         return
     budget = ctx.values["rec_budget"]
-    ctx.report.glue("rec_budget", budget)
+    ctx.glue("rec_budget", budget)
     numbers = recorded_highlights(ctx.tables["paper_tables"])
     for key, value in numbers.items():
-        ctx.report.glue(f"rec_{key}", value)
+        ctx.glue(f"rec_{key}", value)
     if budget != PAPER_CAP:
         return
     ctx.report.check("rec_noise_not_the_cause", "Laplace at eps = 1 minus the noiseless "
@@ -129,5 +129,5 @@ def check_failure(ctx: Context) -> None:
     for name, row in (("inf", paper_inf), ("eps1", paper_1)):
         for key in ("median_raw_norm", "late_actor_share", "collapsed_trials", "late_score",
                     "update_norm"):
-            ctx.report.glue(f"{name}_{key}", float(row[key]))
-    ctx.report.glue("inf_clipped_fraction", float(paper_inf["clipped_fraction"]))
+            ctx.glue(f"{name}_{key}", float(row[key]))
+    ctx.glue("inf_clipped_fraction", float(paper_inf["clipped_fraction"]))

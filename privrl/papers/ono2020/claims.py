@@ -129,13 +129,18 @@ def decided_on(source: Callable[[Context], Trials | None], rule: Rule
     return decide
 
 
+def _name(mech: str) -> str:
+    return mech.upper() if mech == "prs" else "Laplace"
+
+
 def _learning_claims() -> list[tuple[str, str, str, Rule]]:
     """``(key, statement, source, rule)`` of every learning claim, in the order they are listed."""
     table2 = "Table 2 and section 4.3"
     out: list[tuple[str, str, str, Rule]] = [
         ("baseline_learns", "Non-private PGC-A3C (Laplace clipping, epsilon = inf) reaches the "
          "target in most trials (Table 2: 1.0)",
-         f"{table2} ('The non-private A3C succeeds in all trials')", success_ratio("laplace", INF)),
+         f"{table2} ('The non-private A3C (epsilon = inf) succeeds in all trials')",
+         success_ratio("laplace", INF)),
         ("laplace_eps1_learns", "PGC-A3C with Laplace at epsilon = 1 reaches the target in most "
          "trials (Table 2: 0.80)", table2, success_ratio("laplace", 1.0)),
         ("prs_eps1_learns", "PGC-A3C with PRS at epsilon = 1 reaches the target in most trials "
@@ -144,25 +149,24 @@ def _learning_claims() -> list[tuple[str, str, str, Rule]]:
     for (mech, eps), printed in PAPER_TABLES["median_fst"].items():
         if printed >= 10_000:
             continue
-        name = "Laplace" if mech == "laplace" else "PRS"
         key = f"median_fst_{mech}_eps{'inf' if math.isinf(eps) else f'{eps:g}'}"
-        out.append((key, f"{name} at {eps_label(eps)}: median first success time below 10,000 "
+        out.append((key, f"{_name(mech)} at {eps_label(eps)}: median first success time below 10,000 "
                     f"submissions (Table 1: {printed:,.0f})", "Table 1 and section 4.2",
                     median_fst(mech, eps)))
     for key, eps, better, worse in (("prs_beats_laplace_eps1", 1.0, "prs", "laplace"),
                                     ("laplace_beats_prs_eps10", 10.0, "laplace", "prs")):
-        def label(m: str) -> str:
-            return m.upper() if m == "prs" else "Laplace"
-        out.append((key, f"{label(better)} succeeds more often than {label(worse)} at epsilon "
-                    f"= {eps:g} (Tables 2-3)", "Tables 2-3 and section 4.3 ('PRS gives more "
-                    "successes for epsilon = 1, 2, ... Laplace better for epsilon = 5, 10')",
+        out.append((key, f"{_name(better)} succeeds more often than {_name(worse)} at epsilon "
+                    f"= {eps:g} (Tables 2-3)", "Table 2 and section 4.3 ('The algorithm using "
+                    "PRS gives more successes for epsilon = 1, 2, and the algorithm using the "
+                    "Laplace mechanism shows better for epsilon = 5, 10')",
                     succeeds_more_often(eps, better, worse)))
     for key, mech, direction, text in (("buffer_helps_prs", "prs", "greater", "helps PRS"),
                                        ("buffer_hurts_laplace", "laplace", "less",
                                         "hurts Laplace")):
         out.append((key, f"Buffering (|B| = 100) {text} at epsilon = 1 (Figure 2: average score "
-                    "over the second half of training)", "Figure 2 and section 4.1",
-                    buffering(mech, direction)))
+                    "over the second half of training)", "Figure 2 and section 4.1 ('the "
+                    "buffering helps the PRS mechanism to train the policy well, but it disturbs "
+                    "the training with the Laplace mechanism')", buffering(mech, direction)))
     return out
 
 
