@@ -7,7 +7,7 @@
 * A :class:`Claim` is a headline claim of a paper, re-decided on this run's data, with one of
   three verdicts (:data:`VERDICTS`) and its evidence: statistic, 95% interval, trials, profile,
   commit. The deciders below (:func:`decide_difference`, :func:`decide_proportions`,
-  :func:`decide_threshold`) implement the rules once for every chapter:
+  :func:`decide_threshold`, :func:`decide_success_ratio`) implement the rules once for every chapter:
 
   - ``untestable`` when the run cannot decide: fewer trials than the test needs, both arms at a
     floor or ceiling (0 of N against 0 of N), or a profile too small for the claim;
@@ -312,6 +312,51 @@ def decide_proportions(
     verdict, reason = _verdict_from_interval(lo, hi, 0.0, direction)
     return Claim(key, statement, verdict, name, ka / na - kb / nb, (lo, hi), n,
                  f"{reason} ({ka}/{na} against {kb}/{nb})", evidence)
+
+
+def decide_success_ratio(
+    key: str,
+    statement: str,
+    successes: int,
+    trials: int,
+    threshold: float,
+    *,
+    budget: int,
+    full_budget: int,
+    unit: str = "steps",
+    min_trials: int = MIN_TRIALS,
+    evidence: str = "",
+) -> Claim:
+    """Claim "the success ratio exceeds ``threshold``", with its exact (Clopper-Pearson) 95% interval.
+
+    Success is defined at the paper's budget ``full_budget`` (of ``unit``); the run measured it at
+    ``budget``. Reproduced when the interval lies above ``threshold``; not reproduced when it does
+    not, at the full budget; untestable with fewer than ``min_trials`` trials. At a smaller budget
+    the measured ratio bounds the full-budget one from below, so it can reproduce the claim but
+    not refute it: an interval that does not lie above ``threshold`` is then untestable.
+    """
+    k = check_int(successes, "successes", 0)
+    n = check_int(trials, "trials", 0)
+    if k > n:
+        raise ValueError(f"{key}: successes must not exceed trials, got {k} > {n}")
+    if n < min_trials:
+        return untestable(key, statement, f"too few trials (fewer than {min_trials})", n, evidence)
+    lo, hi = clopper_pearson(k, n)
+    short = budget < full_budget
+    if lo > threshold:
+        verdict = "reproduced"
+        reason = "the exact 95% interval lies above the threshold" + (
+            f" already at a budget of {budget:,} {unit}" if short else "")
+    elif short:
+        return Claim(key, statement, "untestable", "success ratio", k / n, (lo, hi), n,
+                     f"budget {budget:,} < {full_budget:,}: a success ratio at this budget only "
+                     f"bounds the paper's from below ({k}/{n})", evidence)
+    elif hi < threshold:
+        verdict, reason = "not reproduced", "the exact 95% interval lies below the threshold"
+    else:
+        verdict, reason = "not reproduced", "the exact 95% interval contains the threshold"
+    return Claim(key, statement, verdict, "success ratio", k / n, (lo, hi), n,
+                 f"{reason} {threshold:g} ({k}/{n})", evidence)
 
 
 def untestable(key: str, statement: str, reason: str, n_trials: int = 0, evidence: str = "") -> Claim:

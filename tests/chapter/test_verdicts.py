@@ -18,6 +18,7 @@ from privrl.chapter.verdicts import (
     clopper_pearson,
     decide_difference,
     decide_proportions,
+    decide_success_ratio,
     decide_threshold,
     newcombe_interval,
 )
@@ -89,6 +90,31 @@ def _entry(**kw):
                 compositions=1, accountant="dp-accounting RDP", event=_EVENT,
                 cross_check=CrossCheck("upper bound", "dp-accounting PLD", 0.999 * _EPSILON))
     return LedgerEntry(**{**base, **kw})
+
+
+def test_success_ratio_claim_three_states_and_a_short_budget():
+    """At the full budget the exact interval decides; at a smaller one a ratio is a lower bound,
+    so it can reproduce the claim but not refute it; below 5 trials nothing is decided."""
+    def decide(k, n, budget=100):
+        return decide_success_ratio("k", "s", k, n, 0.5, budget=budget, full_budget=100,
+                                    unit="submissions")
+
+    full = decide(20, 20)
+    assert full.verdict == "reproduced" and full.value == 1.0
+    assert full.reason == "the exact 95% interval lies above the threshold 0.5 (20/20)"
+    assert decide(20, 20, budget=10).reason == ("the exact 95% interval lies above the threshold "
+                                                "already at a budget of 10 submissions 0.5 (20/20)")
+    none = decide(0, 20)
+    assert none.verdict == "not reproduced" and none.interval == pytest.approx((0.0, 0.16843),
+                                                                               abs=1e-4)
+    assert "lies below" in none.reason
+    assert "contains" in decide(10, 20).reason and decide(10, 20).verdict == "not reproduced"
+    short = decide(0, 20, budget=10)
+    assert short.verdict == "untestable" and short.value == 0.0 and "bounds the paper's" in short.reason
+    few = decide(4, 4)
+    assert few.verdict == "untestable" and few.value is None and few.n_trials == 4
+    with pytest.raises(ValueError):
+        decide(5, 4)
 
 
 def test_ledger_schema_rejects_bad_fields_and_unsafe_cross_check():

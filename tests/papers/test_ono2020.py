@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -24,10 +25,13 @@ import pytest
 import torch
 
 from privrl.chapter.report import Report
+from privrl.chapter.skeleton import Context
 from privrl.chapter.verdicts import CheckFailed
+from privrl.core.accounting.events import event_from_dict, event_to_dict
 from privrl.core.algorithms import a3c
 from privrl.core.mechanisms import local as loc
-from privrl.papers.ono2020 import chapter as exp
+from privrl.papers.ono2020 import chapter, claims, recorded
+from privrl.papers.ono2020.profile import PAPER_CAP, OnoProfile
 
 GRAVITIES = np.array([9.7, 9.8, 9.9])
 
@@ -145,19 +149,49 @@ def test_training_clip_is_l1_half_c():
     np.testing.assert_allclose(rep["clipped_norm"], expected, rtol=1e-5)
 
 
+def _ledger(epsilons=(1.0,)):
+    """The chapter's releases at ``epsilons`` recorded in a fresh report (raises as the run does)."""
+    ctx = Context(OnoProfile.quick(epsilons=list(epsilons)), Report("ono2020", "quick"))
+    for entry in chapter.OnoChapter().releases(ctx):
+        ctx.report.ledger(entry)
+    return ctx.report.entries
+
+
+def test_ledger_events_give_back_every_epsilon_and_cross_checks_are_upper_bounds():
+    entries = _ledger((1.0, 5.0, 10.0, math.inf))
+    assert len(entries) == 3 * 2 + 2
+    for e in entries:
+        assert e.cross_check.kind == "upper bound"
+        again = event_from_dict(json.loads(json.dumps(event_to_dict(e.event))))
+        assert again.epsilon(e.delta) == pytest.approx(e.epsilon, rel=1e-12)
+    prs10 = next(e for e in entries if "d_hat = 4" in e.release)
+    assert prs10.event.bits == prs10.compositions == 4
+    total = entries[-1]
+    assert (total.unit, total.epsilon, total.event.reports) == ("user", pytest.approx(1.0), 3)
+
+
 def test_weakened_clip_or_scale_breaks_the_ledger(monkeypatch):
-    """The ledger's cross-check runs the mechanism's clip and scale: weakening either raises."""
-    exp.record_privacy(Report("ono2020", "quick"), (1.0,))
+    """The ledger's events and cross-checks use the mechanism's clip and scale: weakening either
+    raises."""
+    _ledger()
     monkeypatch.setattr(loc, "laplace_scale", lambda clip, eps: clip / eps / 2)
     with pytest.raises(CheckFailed):
-        exp.record_privacy(Report("ono2020", "quick"), (1.0,))
+        _ledger()
 
 
 def test_weakened_clip_breaks_the_ledger(monkeypatch):
     original = loc.clip_l1
     monkeypatch.setattr(loc, "clip_l1", lambda g, bound: original(g, 2 * bound))
     with pytest.raises(CheckFailed):
-        exp.record_privacy(Report("ono2020", "quick"), (1.0,))
+        _ledger()
+
+
+def test_weakened_prs_flip_breaks_the_ledger(monkeypatch):
+    original = loc.sign_probability
+    monkeypatch.setattr(loc, "sign_probability",
+                        lambda u, eps, d_hat, clip: original(u, 2 * eps, d_hat, clip))
+    with pytest.raises(CheckFailed):
+        _ledger()
 
 
 def test_exact_ratios():
@@ -193,73 +227,135 @@ def test_no_clip_divergence_leaves_the_batch():
                                     {"variants": ["no_clip"]}, {"n_submissions": "many"}])
 def test_profile_rejects_bad_values(kwargs):
     with pytest.raises(ValueError):
-        exp.OnoProfile.quick(**kwargs)
+        OnoProfile.quick(**kwargs)
 
 
 def test_profile_rejects_unknown_parameter():
     with pytest.raises(ValueError, match="unknown"):
-        exp.OnoProfile.from_parameters("quick", n_runs=3)
+        OnoProfile.from_parameters("quick", n_runs=3)
 
 
 def test_paper_profile_is_the_papers_scale():
-    p = exp.OnoProfile.paper()
+    p = OnoProfile.paper()
     assert (p.n_trials, p.n_submissions) == (20, 90_000)
     assert dataclasses.replace(p, n_trials=40).n_trials == 40
 
 
 def _trials(k_lap, k_prs, n=20, eps=1.0):
-    import pandas as pd
-
     rows = [{"variant": "paper", "mechanism": m, "epsilon": eps, "trial": i,
              "first_success": 100.0 if i < k else math.inf, "success": i < k}
             for m, k in (("laplace", k_lap), ("prs", k_prs)) for i in range(n)]
     return pd.DataFrame(rows)
 
 
-def test_zero_of_n_against_zero_of_n_is_untestable():
-    import pandas as pd
-
+def _decide(trials, cap=PAPER_CAP, recorded_run=False):
+    """The chapter's claims (``claims.CLAIMS``, as the skeleton decides them) on ``trials``, live
+    at budget ``cap`` or as the recorded paper run."""
     curves = pd.DataFrame(columns=["mechanism", "buffer_size", "trial", "submission",
                                    "avg_score"])
-    claims = {c.key: c for c in exp.decide_claims(_trials(0, 0), curves, exp.PAPER_CAP)}
-    assert claims["prs_beats_laplace_eps1"].verdict == "untestable"
-    assert claims["laplace_eps1_learns"].verdict == "not reproduced"
-    assert claims["laplace_eps1_learns"].interval == pytest.approx((0.0, 0.16843), abs=1e-4)
+    ctx = Context(OnoProfile.quick(n_submissions=cap), Report("ono2020", "quick"))
+    ctx.tables.update(trials=trials, curves=curves)
+    if recorded_run:
+        ctx.tables.update(paper_trials=trials, paper_curves=curves)
+        ctx.values.update(rec_budget=cap, rec_commit="abc", rec_source="recorded run")
+    out = {}
+    for spec in claims.CLAIMS:
+        claim = spec.decide(ctx, spec)
+        if claim is not None:
+            assert (claim.key, claim.statement) == (spec.key, spec.statement) and spec.source
+            out[claim.key] = ctx.claims[claim.key] = claim
+    return ctx, out
+
+
+def test_zero_of_n_against_zero_of_n_is_untestable():
+    _, decided = _decide(_trials(0, 0))
+    assert claims.RECORDED not in "".join(decided)  # no recorded run: no recorded claims
+    assert decided["prs_beats_laplace_eps1"].verdict == "untestable"
+    assert decided["laplace_eps1_learns"].verdict == "not reproduced"
+    assert decided["laplace_eps1_learns"].interval == pytest.approx((0.0, 0.16843), abs=1e-4)
+
+
+def test_recorded_claims_carry_the_recorded_run_and_feed_the_erratum():
+    ctx, decided = _decide(_trials(0, 0), recorded_run=True)
+    paper = decided["laplace_eps1_learns_paper"]
+    assert (paper.verdict, paper.profile, paper.commit, paper.evidence) == (
+        "not reproduced", "paper", "abc", "recorded run")
+    erratum = next(e for e in claims.ERRATA if e.key == "learning_not_reproduced")
+    assert erratum.applies(ctx)
+    item = erratum.make(ctx)
+    assert item.evidence.startswith("recorded run: ") and "laplace_eps1_learns_paper" in item.evidence
+    live_ctx, _ = _decide(_trials(20, 20))
+    assert not erratum.applies(live_ctx)
 
 
 def test_success_ratio_claim_at_a_small_budget():
     """Below the paper's budget a ratio is a lower bound: above the threshold it reproduces,
     otherwise nothing can be said."""
-    full = _trials(20, 20).query("mechanism == 'laplace'")
-    none = _trials(0, 0).query("mechanism == 'laplace'")
-    assert exp.success_ratio_claim("k", "s", full, 0.5, 10_000).verdict == "reproduced"
-    assert exp.success_ratio_claim("k", "s", none, 0.5, 10_000).verdict == "untestable"
-    assert exp.success_ratio_claim("k", "s", none, 0.5, exp.PAPER_CAP).verdict == "not reproduced"
-    assert exp.success_ratio_claim("k", "s", full[:4], 0.5, exp.PAPER_CAP).verdict == "untestable"
+    def verdict(k, cap, n=20):
+        data = claims.Trials(_trials(k, k, n=n), pd.DataFrame(), cap, "")
+        return claims.success_ratio("laplace", 1.0)(data, "k", "s").verdict
+
+    assert verdict(20, 10_000) == "reproduced"
+    assert verdict(0, 10_000) == "untestable"
+    assert verdict(0, PAPER_CAP) == "not reproduced"
+    assert verdict(4, PAPER_CAP, n=4) == "untestable"
 
 
 def test_paper_hours_measured_for_a_full_run_projected_for_a_subset():
     """A full run on 2 workers reports its own wall time; a 10,000-submission run on 1 worker is
-    scaled by 9 (budget) and halved (2 workers)."""
-    full = {"parameters": {"n_submissions": exp.PAPER_CAP}, "wall_time_s": 1800.0, "cpus": 2}
-    subset = {"parameters": {"n_submissions": 10_000}, "wall_time_s": 3600.0, "cpus": 1}
-    assert exp.projected_paper_hours(full) == pytest.approx(0.5)
-    assert exp.projected_paper_hours(subset) == pytest.approx(4.5)
+    scaled by 9 (budget) and halved (2 workers). Older records name the workers ``cpus``."""
+    full = {"parameters": {"n_submissions": PAPER_CAP}, "wall_time_s": 1800.0, "cpus": 2}
+    subset = {"parameters": {"n_submissions": 10_000}, "wall_time_s": 3600.0, "cpus": 8,
+              "workers": 1}
+    assert recorded.projected_paper_hours(full) == pytest.approx(0.5)
+    assert recorded.projected_paper_hours(subset) == pytest.approx(4.5)
 
 
 def test_record_paper_cli_writes_the_tidy_tables_and_the_starting_commit(tmp_path, monkeypatch):
-    """``record-paper`` at a tiny budget: both CSVs with the issue's columns, and the record names
-    the commit read when the run started (not when it ended)."""
+    """``record-paper`` at a tiny budget: both CSVs with the issue's columns, and a run record
+    (through ``RunRecord``) with every field of the committed record, naming the commit read when
+    the run started (not when it ended)."""
     commits = iter(["start", "end"])
-    monkeypatch.setattr(exp, "current_commit", lambda: next(commits))
-    exp.main(["record-paper", "--n-submissions", "20", "--workers", "1",
-              "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "results")])
-    trials = pd.read_csv(tmp_path / "results" / exp.TRIALS_CSV)
-    curves = pd.read_csv(tmp_path / "results" / exp.CURVES_CSV)
+    monkeypatch.setattr(recorded, "current_commit", lambda: next(commits))
+    recorded.main(["record-paper", "--n-submissions", "20", "--workers", "1",
+                   "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "results")])
+    trials = pd.read_csv(tmp_path / "results" / recorded.TRIALS_CSV)
+    curves = pd.read_csv(tmp_path / "results" / recorded.CURVES_CSV)
     assert list(trials.columns) == ["variant", "mechanism", "epsilon", "gravity", "trial",
                                     "first_success", "success", "env_steps"]
     assert list(curves.columns) == ["variant", "mechanism", "epsilon", "trial", "submission",
                                     "avg_score"]
     assert len(trials) == 13 * 20
-    record = json.loads((tmp_path / exp.RECORD_JSON).read_text())
-    assert record["git_commit"] == "start" and record["cpus"] == 1
+    record = json.loads((tmp_path / recorded.RECORD_JSON).read_text())
+    assert record["git_commit"] == "start" and recorded.worker_count(record) == 1
+    committed = json.loads((Path(__file__).resolve().parents[2] / "book" / "measurements"
+                            / recorded.RECORD_JSON).read_text())
+    assert set(committed) <= set(record)
+    assert record["files"] == [recorded.TRIALS_CSV, recorded.CURVES_CSV]
+
+
+def test_figures_draw_without_layout_warnings():
+    """The house style's constrained layout lays the figures out: no ``tight_layout`` warning."""
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from privrl.papers.ono2020 import plots, tables
+
+    curves = pd.DataFrame([{"mechanism": m, "buffer_size": b, "trial": t, "submission": s,
+                            "avg_score": 10.0 + t + s / 100}
+                           for m in ("laplace", "prs") for b in (1, 100) for t in range(3)
+                           for s in (50, 100, 150)])
+    trials = _trials(5, 10)
+    stats = {"raw_norm_q10": 1.0, "raw_norm_q50": 2.0, "raw_norm_q90": 3.0, "update_norm": 0.1,
+             "actor_share": 0.3, "majority_fraction": 0.8}
+    diagnostics = pd.DataFrame([{"variant": v, "epsilon": e, "trial": t, "submission": s, **stats}
+                                for v, e in (("paper", math.inf), ("paper", 1.0), ("no_clip", math.inf))
+                                for t in range(2) for s in (50, 100)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for fig in (plots.plot_figure2(curves), plots.plot_figure3(tables.success_ratio_curves(
+                trials, 1000)), plots.plot_failure(diagnostics)):
+            fig.canvas.draw()
+            matplotlib.pyplot.close(fig)

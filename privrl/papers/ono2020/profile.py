@@ -1,0 +1,122 @@
+"""The scale of an ono2020 run (:class:`OnoProfile`) and the paper's constants.
+
+Section 4 of Ono and Takahashi (2020): CartPole with private gravity, target score 195 (the
+average score of eq. 25 over 10 submissions), a budget of 90,000 submissions (the first success
+time of eq. 26 is infinite beyond it), 20 trials per configuration; Tables 1-3 as printed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from privrl.chapter.profile import Profile
+
+PAPER = "ono2020"
+INF = math.inf
+#: The paper's budget of submissions per trial (section 4.2).
+PAPER_CAP = 90_000
+#: The target score Theta (section 4, "Score").
+TARGET = 195.0
+GRAVITY_LABEL = "U{9.7,9.8,9.9} per agent"
+#: Files of the recorded paper-profile run (``book/measurements/results/``, record one level up).
+TRIALS_CSV = "ono2020-paper-trials.csv"
+CURVES_CSV = "ono2020-paper-curves.csv"
+RECORD_JSON = "ono2020-paper.json"
+
+#: The deviations from the paper (each one change, or the named pair), never the paper's.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "paper": {},
+    "no_clip": {"clip": INF},
+    "clip100": {"clip": 100.0},
+    "adam_sample": {"optimizer": "adam", "eta": 1e-3, "action_selection": "sample"},
+}
+VARIANT_LABELS = {
+    "paper": "the paper's algorithm",
+    "no_clip": "NOT the paper's: no clipping (non-private)",
+    "clip100": "NOT the paper's: C = 100 (non-private)",
+    "adam_sample": "NOT the paper's: Adam (step 1e-3) and sampled actions",
+}
+
+# Tables 1-3 of the paper, as printed (quotes; PRS has no epsilon = inf column).
+PAPER_TABLES: dict[str, dict[tuple[str, float], float]] = {
+    "median_fst": {
+        ("laplace", 1.0): 18377.0, ("laplace", 2.0): 20238.5, ("laplace", 5.0): 5714.5,
+        ("laplace", 10.0): 4055.0, ("laplace", INF): 1769.0,
+        ("prs", 1.0): 25226.5, ("prs", 2.0): 7549.0, ("prs", 5.0): 2656.5, ("prs", 10.0): 11217.5,
+    },
+    "success_ratio": {
+        ("laplace", 1.0): 0.80, ("laplace", 2.0): 0.90, ("laplace", 5.0): 1.00,
+        ("laplace", 10.0): 1.00, ("laplace", INF): 1.0,
+        ("prs", 1.0): 0.85, ("prs", 2.0): 0.95, ("prs", 5.0): 0.90, ("prs", 10.0): 0.90,
+    },
+    "relative_auc": {
+        ("laplace", 1.0): 0.673, ("laplace", 2.0): 0.711, ("laplace", 5.0): 0.909,
+        ("laplace", 10.0): 0.965, ("laplace", INF): 1.0,
+        ("prs", 1.0): 0.660, ("prs", 2.0): 0.862, ("prs", 5.0): 0.835, ("prs", 10.0): 0.771,
+    },
+}  # fmt: skip
+
+#: What the paper leaves open that could explain a gap (listed in the chapter and as an erratum).
+AMBIGUITIES: tuple[tuple[str, str], ...] = (
+    ("clip C", "C = 0.01 (Laplace) is stated, but not whether the non-private baseline "
+     "(epsilon = inf) is clipped; with C/2 = 0.005 every report is clipped (measured here)."),
+    ("norm of the clip", "eq. (19) writes ||g|| without the norm; the sensitivity argument "
+     "(eq. 20 with Laplace noise) needs L1, which we use."),
+    ("buffer |B|", "|B| in {1, 100} is stated; how the 9 asynchronous threads interleave their "
+     "submissions with updates (staleness) is not."),
+    ("learning rate", "eta = 0.5 for plain SGD on the mean of B (eq. 22); TensorFlow's optimiser, "
+     "if any other was used, is not named."),
+    ("action selection", "Algorithm 1 and section 4 act greedily (argmax pi) with probability "
+     "1 - alpha; A3C samples a ~ pi. Greedy acting with a collapsing policy stops exploring."),
+    ("initialisation and the time limit", "not stated (we use Glorot uniform, the TF 1.14 "
+     "default, and bootstrap V(s_T) at the 200-step limit)."),
+)
+
+
+def eps_label(eps: float) -> str:
+    """``"ε = 1"``, or ``"ε = ∞ (no noise)"`` (figures and claim statements)."""
+    return "ε = ∞ (no noise)" if math.isinf(eps) else f"ε = {eps:g}"
+
+
+@dataclass(frozen=True)
+class OnoProfile(Profile):
+    """Scale of the run; defaults are the quick profile, ``PAPER`` the paper's (section 4)."""
+
+    n_trials: int = 5
+    trials_per_seed: int = 5
+    epsilons: tuple[float, ...] = (1.0, 2.0, 5.0, 10.0, INF)
+    n_submissions: int = 1000
+    variants: tuple[str, ...] = ("paper", "no_clip", "clip100", "adam_sample")
+    fig2_trials: int = 5
+    fig2_submissions: int = 1000
+    record_every: int = 50
+    diagnostic_trials: int = 6
+    diagnostic_submissions: int = 1800
+    diagnostic_every: int = 50
+
+    PAPER: ClassVar[dict[str, Any]] = {
+        "n_trials": 20,
+        "trials_per_seed": 20,
+        "n_submissions": PAPER_CAP,
+        "fig2_trials": 10,
+        "fig2_submissions": PAPER_CAP,
+        "record_every": 500,
+    }
+
+    def validate(self) -> None:
+        for name in ("n_trials", "trials_per_seed", "n_submissions", "fig2_trials",
+                     "fig2_submissions", "record_every", "diagnostic_trials",
+                     "diagnostic_submissions", "diagnostic_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.n_trials % self.trials_per_seed:
+            raise ValueError(f"n_trials ({self.n_trials}) must be a multiple of trials_per_seed "
+                             f"({self.trials_per_seed})")
+        if not self.epsilons or any(not e > 0 for e in self.epsilons):
+            raise ValueError(f"epsilons must be positive (inf allowed), got {self.epsilons}")
+        unknown = sorted(set(self.variants) - set(VARIANTS))
+        if unknown or "paper" not in self.variants:
+            raise ValueError(f"variants must include 'paper' and be among {sorted(VARIANTS)}, "
+                             f"got {self.variants}")

@@ -1,0 +1,190 @@
+"""The recorded paper-profile run of ono2020: recording it, reading it back, projecting its cost.
+
+``python -m privrl.papers.ono2020.recorded record-paper`` runs Tables 1-3 and Figure 2 at the
+paper's scale (20 trials, 90,000 submissions, resumable through the sweep cache) and writes two
+tidy CSVs into ``book/measurements/results/`` (:func:`privrl.chapter.records.results_dir`) and
+the run record (:class:`privrl.chapter.records.RunRecord`) one folder up, as
+``book/measurements/ono2020-paper.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from privrl.chapter import records
+from privrl.chapter.records import RunRecord, current_commit
+from privrl.chapter.sweep import run_key
+from privrl.papers.ono2020.profile import (
+    CURVES_CSV,
+    GRAVITY_LABEL,
+    PAPER,
+    PAPER_CAP,
+    RECORD_JSON,
+    TRIALS_CSV,
+    OnoProfile,
+)
+from privrl.papers.ono2020.runs import (
+    figure2_configs,
+    run_first_success,
+    run_learning_curve,
+    sweep_figure2,
+    sweep_tables,
+    table_configs,
+)
+
+
+def paper_trials_frame(trials: pd.DataFrame) -> pd.DataFrame:
+    """The tidy trials CSV: ``variant, mechanism, epsilon, gravity, trial, first_success,
+    success, env_steps``."""
+    out = trials.assign(gravity=GRAVITY_LABEL)
+    cols = ["variant", "mechanism", "epsilon", "gravity", "trial", "first_success", "success",
+            "env_steps"]
+    return out[cols].sort_values(["variant", "mechanism", "epsilon", "trial"])
+
+
+def paper_curves_frame(curves: pd.DataFrame) -> pd.DataFrame:
+    """The tidy curves CSV: ``variant, mechanism, epsilon, trial, submission, avg_score``
+    (Figure 2's buffer size is part of ``variant``: ``paper |B|=1`` / ``paper |B|=100``)."""
+    out = curves.assign(variant=curves["variant"] + " |B|=" + curves["buffer_size"].astype(str))
+    return out[["variant", "mechanism", "epsilon", "trial", "submission", "avg_score"]]
+
+
+def write_paper_results(trials: pd.DataFrame, curves: pd.DataFrame | None, record: RunRecord,
+                        directory: Path | None = None) -> None:
+    """Write the two tidy CSVs into ``directory`` (default: :func:`records.results_dir`) and the
+    run record one folder up (used by :func:`record_paper_run`)."""
+    directory = Path(directory) if directory is not None else records.results_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    paper_trials_frame(trials).to_csv(directory / TRIALS_CSV, index=False)
+    if curves is not None:
+        paper_curves_frame(curves).to_csv(directory / CURVES_CSV, index=False)
+    record.write(directory.parent / RECORD_JSON)
+
+
+def _code_dirty() -> bool:
+    """Uncommitted changes to the code a run depends on (the package and the notebooks)."""
+    status = records.git(records.SOURCE_ROOT, "status", "--porcelain", "--untracked-files=no",
+                         "--", "privrl", "notebooks")
+    return bool(status)
+
+
+def record_paper_run(profile: OnoProfile, *, cache_dir: Any, directory: Path | None = None,
+                     executor: Any = "serial", progress: bool = False, note: str = "",
+                     workers: int = 1) -> RunRecord:
+    """Run the tables and Figure 2 of ``profile`` and write the two CSVs and the run record
+    (:func:`write_paper_results`). ``note`` states what part of the paper profile was run; the
+    record names the commit checked out when the run *started* and the ``workers`` it ran on."""
+    commit, dirty, start = current_commit(), _code_dirty(), time.perf_counter()
+    kw = {"executor": executor, "cache_dir": cache_dir, "progress": progress,
+          "max_workers": workers}
+    trials = sweep_tables(profile, **kw)
+    curves = sweep_figure2(profile, **kw)
+    record = RunRecord.now(
+        notebook=PAPER, profile=profile.profile,
+        parameters={k: list(v) if isinstance(v, tuple) else v
+                    for k, v in dataclasses.asdict(profile).items()},
+        wall_time_s=time.perf_counter() - start, git_commit=commit, git_dirty=dirty,
+        compute_s=round(float(trials.seconds.sum()), 1), env_steps=int(trials.env_steps.sum()),
+        workers=workers, note=note, files=[TRIALS_CSV, CURVES_CSV])
+    write_paper_results(trials, curves, record, directory)
+    return record
+
+
+def recorded_paper_run(directory: Path | None = None) -> dict[str, Any] | None:
+    """The recorded paper run: ``{"trials", "curves", "record"}`` or ``None`` if absent
+    (looked up with :func:`records.recorded_file` unless ``directory`` is given)."""
+    if directory is None:
+        found = records.recorded_file(TRIALS_CSV)
+        if found is None:
+            return None
+        directory = found.parent
+    directory = Path(directory)
+    if not (directory / TRIALS_CSV).exists():
+        return None
+    record_path = directory.parent / RECORD_JSON
+    return {"trials": pd.read_csv(directory / TRIALS_CSV),
+            "curves": pd.read_csv(directory / CURVES_CSV),
+            "record": json.loads(record_path.read_text()) if record_path.exists() else {}}
+
+
+def recorded_curves(curves: pd.DataFrame) -> pd.DataFrame:
+    """The recorded curves CSV back in the form of :func:`~.runs.sweep_figure2` (``buffer_size``
+    from the variant label), as the claims and Figure 2 read it."""
+    return curves.assign(buffer_size=curves["variant"].str.extract(r"=(\d+)$")[0].astype(int))
+
+
+def worker_count(record: dict[str, Any]) -> int:
+    """The worker processes a recorded run ran on (``workers``; older records state ``cpus``)."""
+    return int(record.get("workers", record.get("cpus", 1)))
+
+
+def projected_paper_hours(record: dict[str, Any], workers: int = 2) -> float:
+    """Wall time (hours) of the full paper profile (90,000 submissions) on ``workers`` processes:
+    measured when ``record`` is a full run on that many, else projected from its wall time
+    scaled by the budget ratio (failing trials step about as fast late as early) and divided
+    over ``workers``."""
+    budget = int(record["parameters"]["n_submissions"])
+    return float(record["wall_time_s"]) * PAPER_CAP / budget * worker_count(record) / workers / 3600
+
+
+def cached_paper_subset(profile: OnoProfile, cache_dir: Any) -> tuple[pd.DataFrame | None,
+                                                                     pd.DataFrame | None,
+                                                                     list[str]]:
+    """The configurations of ``profile`` whose trials are already in the sweep cache (for
+    recording an interrupted paper run honestly): ``(trials, curves, missing)`` with the labels
+    of the configurations not yet run."""
+    frames: dict[str, list[pd.DataFrame]] = {"trials": [], "curves": []}
+    missing = []
+    n_seeds = profile.n_trials // profile.trials_per_seed
+    jobs = [("trials", run_first_success, table_configs(profile), n_seeds),
+            ("curves", run_learning_curve, figure2_configs(profile), 1)]
+    for name, func, configs, seeds in jobs:
+        for config in configs:
+            for index in range(seeds):
+                path = (Path(cache_dir) / f"{func.__module__}.{func.__qualname__}"
+                        / f"{run_key(func, config, profile.seed, index)}.pkl")
+                label = (f"{name}: {config['variant']} {config['mechanism']} "
+                         f"eps={config['epsilon']:g} |B|={config['buffer_size']}")
+                if not path.exists():
+                    missing.append(label)
+                    continue
+                frame = pd.read_pickle(path)
+                scalars = {k: v for k, v in config.items() if k not in frame.columns}
+                frames[name].append(frame.assign(**scalars, seed=index))
+    trials = pd.concat(frames["trials"], ignore_index=True) if frames["trials"] else None
+    if trials is not None:
+        trials["trial"] = trials["seed"] * profile.trials_per_seed + trials["trial"]
+    curves = pd.concat(frames["curves"], ignore_index=True) if frames["curves"] else None
+    return trials, curves, missing
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m privrl.papers.ono2020.recorded record-paper``: record the paper profile
+    (Tables 1-3 and Figure 2 at 20 trials and 90,000 submissions unless told otherwise)."""
+    parser = argparse.ArgumentParser(prog="python -m privrl.papers.ono2020.recorded")
+    sub = parser.add_subparsers(dest="command", required=True)
+    rec = sub.add_parser("record-paper", help="run and record the paper profile")
+    rec.add_argument("--n-submissions", type=int, default=PAPER_CAP)
+    rec.add_argument("--workers", type=int, default=2, help="worker processes")
+    rec.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
+    rec.add_argument("--out", default=None, help="results directory (default book/measurements/results)")
+    rec.add_argument("--note", default="")
+    args = parser.parse_args(argv)
+    profile = OnoProfile.from_parameters("paper", n_submissions=args.n_submissions,
+                                         fig2_submissions=args.n_submissions)
+    record = record_paper_run(profile, cache_dir=args.cache_dir,
+                              directory=Path(args.out) if args.out else None,
+                              executor="process" if args.workers > 1 else "serial",
+                              progress=True, note=args.note, workers=args.workers)
+    print(json.dumps(record.as_dict(), indent=1, default=str))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""Tables 1-3 and Figure 3 from the trials (eqs. 26-27), beside the paper's printed values; the
+failure's numbers from the per-report statistics; the deviations and the paper's open choices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from privrl.chapter.verdicts import bootstrap_interval, clopper_pearson
+from privrl.papers.ono2020.profile import AMBIGUITIES, INF, PAPER_TABLES, VARIANT_LABELS
+
+
+def arm(trials: pd.DataFrame, variant: str, mech: str, eps: float) -> pd.DataFrame:
+    """The trials of one configuration (variant, mechanism, epsilon)."""
+    return trials[(trials.variant == variant) & (trials.mechanism == mech)
+                  & (trials.epsilon == eps)]
+
+
+def success_ratio_curves(trials: pd.DataFrame, cap: int, n_points: int = 200) -> pd.DataFrame:
+    """Eq. (27): fraction of trials with ``FST <= n`` on a grid of ``n`` up to ``cap`` (Figure 3)."""
+    grid = np.unique(np.linspace(0, cap, n_points + 1).astype(int))
+    rows = []
+    for (variant, mech, eps), g in trials.groupby(["variant", "mechanism", "epsilon"]):
+        fst = g["first_success"].to_numpy(dtype=float)
+        rows.append(pd.DataFrame({
+            "variant": variant, "mechanism": mech, "epsilon": eps, "submission": grid,
+            "success_ratio": (fst[None, :] <= grid[:, None]).mean(axis=1)}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def success_tables(trials: pd.DataFrame, cap: int) -> pd.DataFrame:
+    """Tables 1-3 per (variant, mechanism, epsilon): median FST (eq. 26; ``inf`` when most trials
+    fail) with a bootstrap 95% interval (FST censored at ``cap``), success ratio (eq. 27 at
+    ``cap``) with its exact (Clopper-Pearson) 95% interval, and the relative AUC.
+
+    The AUC is the area under the success-ratio curve on ``[0, cap]``, which equals
+    ``mean_k (cap - min(FST_k, cap)) / cap``; it is divided by that of the paper's Laplace at
+    ``epsilon = inf``.
+    """
+    rows = []
+    for (variant, mech, eps), g in trials.groupby(["variant", "mechanism", "epsilon"]):
+        fst = g["first_success"].to_numpy(dtype=float)
+        k, n = int(np.isfinite(fst).sum()), len(fst)
+        lo, hi = clopper_pearson(k, n)
+        censored = np.minimum(fst, cap + 1)
+        m_lo, m_hi = bootstrap_interval(np.median, [censored])
+        rows.append({
+            "variant": variant, "mechanism": mech, "epsilon": eps,
+            "median_fst": float(np.median(fst)),
+            "median_fst_lo": m_lo, "median_fst_hi": m_hi if m_hi <= cap else INF,
+            "successes": k, "n_trials": n, "success_ratio": k / n,
+            "success_lo": lo, "success_hi": hi,
+            "auc": float(np.mean((cap - np.minimum(fst, cap)) / cap)),
+        })  # fmt: skip
+    out = pd.DataFrame(rows)
+    ref = out.loc[(out.variant == "paper") & (out.mechanism == "laplace")
+                  & np.isinf(out.epsilon), "auc"]
+    out["relative_auc"] = out["auc"] / ref.iloc[0] if len(ref) and ref.iloc[0] > 0 else np.nan
+    return out
+
+
+def compare_with_paper(tables: pd.DataFrame) -> pd.DataFrame:
+    """Tables 1-3 of the paper's algorithm beside the printed values: one row per metric,
+    mechanism and epsilon with ``ours``, its 95% interval and ``paper`` (a quote)."""
+    rows = []
+    paper_rows = tables[tables.variant == "paper"]
+    intervals = {"median_fst": ("median_fst_lo", "median_fst_hi"),
+                 "success_ratio": ("success_lo", "success_hi"), "relative_auc": (None, None)}
+    for metric, quoted in PAPER_TABLES.items():
+        lo_col, hi_col = intervals[metric]
+        for _, r in paper_rows.iterrows():
+            rows.append({
+                "metric": metric, "mechanism": r.mechanism, "epsilon": r.epsilon,
+                "ours": r[metric], "lo": r[lo_col] if lo_col else np.nan,
+                "hi": r[hi_col] if hi_col else np.nan, "n_trials": r.n_trials,
+                "paper": quoted.get((r.mechanism, float(r.epsilon)), np.nan),
+            })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def paper_table(comparison: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """One of Tables 1-3 as printed: rows mechanism x (ours, paper), columns epsilon."""
+    sub = comparison[comparison.metric == metric]
+    wide = sub.pivot_table(index="mechanism", columns="epsilon", values=["ours", "paper"])
+    return wide.stack(level=0, future_stack=True).rename_axis(["mechanism", "source"])
+
+
+def deviation_table(tables: pd.DataFrame) -> pd.DataFrame:
+    """Success ratios (exact 95% intervals) of the deviations beside the paper's algorithm at the
+    same epsilon, each row labelled with what it changes."""
+    keep = tables[(tables.mechanism == "laplace")
+                  & (tables.epsilon.isin([INF, 1.0]))].copy()
+    keep["what"] = keep.variant.map(VARIANT_LABELS)
+    keep["success ratio [95% CI]"] = [
+        f"{r.successes}/{r.n_trials} [{r.success_lo:.2f}, {r.success_hi:.2f}]"
+        for r in keep.itertuples()]
+    cols = ["variant", "what", "epsilon", "success ratio [95% CI]", "median_fst"]
+    return keep[cols].sort_values(["epsilon", "variant"]).reset_index(drop=True)
+
+
+def ambiguity_table() -> pd.DataFrame:
+    """The choices the paper leaves open (see :data:`~privrl.papers.ono2020.profile.AMBIGUITIES`)."""
+    return pd.DataFrame(AMBIGUITIES, columns=["choice", "what the paper says and leaves open"])
+
+
+def failure_summary(diagnostics: pd.DataFrame) -> pd.DataFrame:
+    """Per variant and epsilon: means of the report statistics over training and over its last
+    quarter (``late_*``), the fraction of clipped reports, the median raw norm, and the fraction
+    of trials whose late episodes take their most frequent action in >= 90% of steps
+    (``collapsed_trials``: the policy has collapsed to nearly one action)."""
+    rows = []
+    for (variant, eps), g in diagnostics.groupby(["variant", "epsilon"]):
+        last = g[g.submission > 0.75 * g.submission.max()]
+        per_trial = last.groupby("trial")["majority_fraction"].mean()
+        rows.append({
+            "collapsed_trials": float((per_trial >= 0.9).mean()),
+            "variant": variant, "epsilon": eps,
+            "clipped_fraction": float(g["clipped_fraction"].mean()),
+            "median_raw_norm": float(g["raw_norm_q50"].median()),
+            "late_actor_share": float(last["actor_share"].mean()),
+            "late_majority_fraction": float(last["majority_fraction"].mean()),
+            "late_entropy": float(last["entropy"].mean()),
+            "late_score": float(last["score"].mean()),
+            "update_norm": float(g["update_norm"].mean()),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def recorded_highlights(tables: pd.DataFrame) -> dict[str, float]:
+    """The numbers the chapter's prose quotes from the recorded run (successes out of trials
+    and median first success time of the paper's baseline, its epsilon = 1 arms, and the
+    non-private deviations)."""
+    out: dict[str, float] = {}
+    for variant, mech, eps, name in (("paper", "laplace", INF, "baseline"),
+                                     ("paper", "laplace", 1.0, "laplace1"),
+                                     ("paper", "prs", 1.0, "prs1"),
+                                     ("clip100", "laplace", INF, "clip100"),
+                                     ("no_clip", "laplace", INF, "no_clip"),
+                                     ("adam_sample", "laplace", INF, "adam_inf"),
+                                     ("adam_sample", "laplace", 1.0, "adam_1")):
+        row = tables[(tables.variant == variant) & (tables.mechanism == mech)
+                     & (tables.epsilon == eps)]
+        if len(row):
+            out[f"{name}_successes"] = int(row.successes.iloc[0])
+            out[f"{name}_n"] = int(row.n_trials.iloc[0])
+            out[f"{name}_median_fst"] = float(row.median_fst.iloc[0])
+    return out
