@@ -8,11 +8,13 @@ A chapter's run always takes the same steps (the order below is the order they r
    recording its numeric checks through ``ctx.report.check`` (which raises on failure) and its
    tables in ``ctx.tables``;
 4. run the **sweep** (:meth:`Chapter.sweep`: the multi-seed experiments, through
-   :func:`privrl.chapter.sweep.run_sweep`);
+   :func:`privrl.chapter.sweep.run_sweep`), then the **sweep checks**: named check functions that
+   need its results (convergence gates, diagnostics of the runs);
 5. record the **releases** in the privacy ledger (:meth:`Chapter.releases` yields
    :class:`~privrl.chapter.ledger.LedgerEntry` objects, each with its event);
 6. decide the **claims**: :class:`ClaimSpec` objects, each the paper's statement, where the paper
-   makes it, and a function deciding it through :mod:`privrl.chapter.verdicts`;
+   makes it, and a function deciding it through :mod:`privrl.chapter.verdicts`; a claim decided
+   by a recorded paper-scale run is listed beside it (:func:`recorded_twins`);
 7. record the **errata**: :class:`ErratumSpec` objects, each with the condition under which it
    applies and its evidence filled from the run's numbers;
 8. :meth:`Chapter.finish` (glue the prose's numbers), time the run, return an
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -36,6 +38,7 @@ import pandas as pd
 
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.profile import ExperimentResult, Profile
+from privrl.chapter.records import recorded_claims
 from privrl.chapter.report import Report
 from privrl.chapter.verdicts import Claim, Erratum
 
@@ -69,16 +72,24 @@ class Context:
 
 @dataclass(frozen=True)
 class ClaimSpec:
-    """A claim of the paper: ``statement`` in the paper's words, ``source`` where the paper makes
-    it (figure, table, section, page), and ``decide(ctx, spec)`` returning the
-    :class:`~privrl.chapter.verdicts.Claim` (key and statement from the spec) or ``None`` when this
-    run has nothing to decide it on (e.g. no recorded paper-scale run). A claim decided on a
-    recorded run carries that run's ``profile`` and ``commit``."""
+    """A claim of the paper: ``statement`` in the paper's words (or a function of the profile,
+    for a statement that names the profile's sizes), ``source`` where the paper makes it (figure,
+    table, section, page), and ``decide(ctx, spec)`` returning the
+    :class:`~privrl.chapter.verdicts.Claim` (key and statement from the spec it is given, whose
+    statement is resolved for the run's profile) or ``None`` when this run has nothing to decide
+    it on (e.g. no recorded paper-scale run). A claim decided on a recorded run carries that
+    run's ``profile`` and ``commit``."""
 
     key: str
-    statement: str
+    statement: str | Callable[[Any], str]
     source: str
     decide: Callable[[Context, ClaimSpec], Claim | None]
+
+    def resolved(self, profile: Any) -> ClaimSpec:
+        """The spec with its statement for ``profile``."""
+        if callable(self.statement):
+            return replace(self, statement=self.statement(profile))
+        return self
 
 
 @dataclass(frozen=True)
@@ -103,6 +114,23 @@ class ErratumSpec:
         return Erratum(self.key, self.kind, fill(self.statement), fill(self.evidence))
 
 
+def recorded_twins(specs: Iterable[ClaimSpec], name: str, paper_profile: Any,
+                   suffix: str = "_paper") -> tuple[ClaimSpec, ...]:
+    """For each claim, its twin keyed ``<key><suffix>``: the claim as the recorded paper-scale run
+    of chapter ``name`` decided it (:func:`privrl.chapter.records.recorded_claims`, stamped with
+    that run's profile and commit; statement for ``paper_profile``), listed beside a run of
+    another profile. A twin decides nothing in a paper-profile run or when no run was recorded."""
+
+    def decide(ctx: Context, spec: ClaimSpec) -> Claim | None:
+        if ctx.profile.profile == paper_profile.profile:
+            return None
+        return next((c for c in recorded_claims(name, paper_profile.profile, suffix)
+                     if c.key == spec.key), None)
+
+    return tuple(ClaimSpec(f"{s.key}{suffix}", s.resolved(paper_profile).statement, s.source,
+                           decide) for s in specs)
+
+
 def not_reproduced_when(key: str) -> Callable[[Context], bool]:
     """``when`` of an erratum that applies when claim ``key`` was decided *not reproduced*."""
     return lambda ctx: key in ctx.claims and ctx.claims[key].verdict == "not reproduced"
@@ -115,8 +143,9 @@ class Chapter:
     name: ClassVar[str]
     #: The chapter's typed profile class.
     profile_type: ClassVar[type[Profile]]
-    #: Named check functions, run in this order (step 3).
+    #: Named check functions, run in this order before the sweep (step 3) and after it (step 4).
     checks: ClassVar[tuple[Callable[[Context], None], ...]] = ()
+    sweep_checks: ClassVar[tuple[Callable[[Context], None], ...]] = ()
     #: The paper's claims (step 6) and errata (step 7).
     claims: ClassVar[tuple[ClaimSpec, ...]] = ()
     errata: ClassVar[tuple[ErratumSpec, ...]] = ()
@@ -144,9 +173,11 @@ class Chapter:
         for check in self.checks:
             check(ctx)
         self.sweep(ctx)
+        for check in self.sweep_checks:
+            check(ctx)
         for entry in self.releases(ctx):
             report.ledger(entry)
-        for spec in self.claims:
+        for spec in (s.resolved(profile) for s in self.claims):
             claim = spec.decide(ctx, spec)
             if claim is None:
                 continue
@@ -164,4 +195,4 @@ class Chapter:
         return ExperimentResult(tables=ctx.tables, report=report, extra=ctx.extra)
 
 
-__all__ = ["Chapter", "ClaimSpec", "Context", "ErratumSpec", "not_reproduced_when"]
+__all__ = ["Chapter", "ClaimSpec", "Context", "ErratumSpec", "not_reproduced_when", "recorded_twins"]

@@ -116,6 +116,7 @@ class OnoChapter(Chapter):
     name = PAPER
     profile_type = OnoProfile
     checks = BEFORE_SWEEP
+    sweep_checks = (check_recorded_run, check_failure)
     claims = CLAIMS
     errata = ERRATA
 
@@ -165,11 +166,8 @@ class OnoChapter(Chapter):
         yield from multi_round_releases()
 
     def finish(self, ctx: Context) -> None:
-        """The checks on the recorded run and on this run's report statistics, and the numbers
-        the prose reads."""
+        """The numbers the prose reads."""
         ctx.extra.pop(RNG_KEY, None)
-        check_recorded_run(ctx)
-        check_failure(ctx)
         trials = ctx.tables["trials"]
         steps_per_s = float(trials.env_steps.sum() / trials.seconds.sum())
         ctx.glue("steps_per_s", steps_per_s)

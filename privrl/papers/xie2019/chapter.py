@@ -24,15 +24,12 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 from privrl.chapter.ledger import LedgerEntry
-from privrl.chapter.profile import ExperimentResult
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.papers.xie2019 import domains
 from privrl.papers.xie2019.checks import CHECKS, check_convergence_gates
-from privrl.papers.xie2019.claims import ERRATA, claims_for
+from privrl.papers.xie2019.claims import CLAIMS, ERRATA
 from privrl.papers.xie2019.points import paper_points
 from privrl.papers.xie2019.privacy import all_releases, ledger_entry
 from privrl.papers.xie2019.profile import PAPER, XieProfile
@@ -40,28 +37,19 @@ from privrl.papers.xie2019.runs import run_chain, run_domain, run_theorem23
 
 
 class XieChapter(Chapter):
-    """The chapter. Its claims are built per profile (:func:`~privrl.papers.xie2019.claims.claims_for`:
-    three statements name the profile's n, epsilon or T, and the skeleton's claim specs are
-    fixed), so an instance is made for the profile it runs: ``XieChapter(profile).run(profile)``,
-    which :func:`run` does."""
+    """The chapter: checks, the sweep and its convergence gates, releases, claims, errata."""
 
     name = PAPER
     profile_type = XieProfile
     checks = CHECKS
+    sweep_checks = (check_convergence_gates,)
+    claims = CLAIMS
     errata = ERRATA
 
-    def __init__(self, profile: XieProfile) -> None:
-        self.profile = profile
-        if isinstance(profile, XieProfile):  # else the skeleton's run refuses the profile
-            self.claims = claims_for(profile)
-
     def sweep(self, ctx: Context) -> None:
-        """The chain (Figure 1), Theorems 2-3 at the tuned step of ``n = sensitivity_n``, the
-        domains (Figures 2-4), then the convergence gates; wall times in ``extra["seconds"]``."""
+        """The chain (Figure 1), Theorems 2-3 at the tuned step of ``n = sensitivity_n`` and the
+        domains (Figures 2-4); wall times in ``extra["seconds"]``."""
         profile, tables = ctx.profile, ctx.tables
-        if profile != self.profile:
-            raise ValueError("XieChapter(profile) runs the profile it was made for (its claims "
-                             "name that profile's n, epsilon and T): use run(profile)")
         sweep = dict(executor=ctx.executor, cache_dir=ctx.cache_dir, progress=ctx.progress)
         seconds: dict[str, float] = {}
         ctx.extra["seconds"] = seconds
@@ -84,7 +72,6 @@ class XieChapter(Chapter):
             seconds[domain] = time.perf_counter() - started
         tables["hiv_policies"] = domains.hiv_policy_values(profile.hiv_horizon,
                                                            profile.hiv_random_patients)
-        check_convergence_gates(ctx)
 
     @staticmethod
     def _step_range(ctx: Context) -> None:
@@ -110,11 +97,7 @@ class XieChapter(Chapter):
         ctx.extra["profile"] = ctx.profile
 
 
-def run(profile: XieProfile, *, executor: Any = None, cache_dir: str | Path | None = None,
-        progress: bool = False) -> ExperimentResult:
-    """Run the whole chapter for ``profile`` (:meth:`XieChapter.run` of a chapter made for it)."""
-    return XieChapter(profile).run(profile, executor=executor, cache_dir=cache_dir,
-                                   progress=progress)
+run = XieChapter().run
 
 
 def main(argv: list[str] | None = None) -> None:

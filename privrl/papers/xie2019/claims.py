@@ -1,10 +1,8 @@
 """The claims and errata of the Xie, Thomas and Miklau (2019) chapter, as skeleton specs.
 
-Claims (:func:`claims_for`) are re-decided three-state (:mod:`privrl.chapter.verdicts`) on this
-run's trials, then listed again as the recorded paper-profile run decided them (keys
-``<key>_paper``). Three statements name the profile's own n, epsilon or T (the quick profile tests
-the claim at a smaller scale than the paper profile), so the claim specs are built per profile;
-:data:`ERRATA` are the same for every profile.
+:data:`CLAIMS` are re-decided (:mod:`privrl.chapter.verdicts`) on this run's trials, then listed
+again as the recorded paper-profile run decided them (keys ``<key>_paper``). Three statements name
+the profile's own n, epsilon or T (functions of the profile).
 """
 
 from __future__ import annotations
@@ -14,8 +12,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privrl.chapter.records import recorded_claims
-from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec, not_reproduced_when
+from privrl.chapter.skeleton import (
+    ClaimSpec,
+    Context,
+    ErratumSpec,
+    not_reproduced_when,
+    recorded_twins,
+)
 from privrl.chapter.verdicts import Claim, decide_difference, decide_threshold, untestable
 from privrl.papers.xie2019.profile import PAPER, XieProfile
 
@@ -104,67 +107,59 @@ def decide_diminishing_beats_constant(ctx: Context, spec: ClaimSpec) -> Claim:
                              label_a="diminishing", label_b="constant", seed=ctx.profile.seed)
 
 
-def decide_recorded(ctx: Context, spec: ClaimSpec) -> Claim | None:
-    """The claim as the recorded paper-profile run decided it (stamped with that run's profile
-    and commit), beside a run of another profile; ``None`` in a paper-profile run or when no run
-    was recorded."""
-    if ctx.profile.profile == "paper":
-        return None
-    return next((c for c in recorded_claims(PAPER) if c.key == spec.key), None)
+# --- the claims --------------------------------------------------------------------------------
+
+def _eps(profile: XieProfile) -> str:
+    return f"{max(profile.mc_epsilons):g}"
 
 
-# --- the claims, per profile ----------------------------------------------------------------------
-
-def live_claims(profile: XieProfile) -> tuple[ClaimSpec, ...]:
-    """The paper's claims as ``profile`` tests them, decided on the run's own trials."""
-    eps = f"{max(profile.mc_epsilons):g}"
+def _cost_statement(profile: XieProfile) -> str:
     if len(profile.mc_n) < 2:
-        cost = "The privacy cost (GPOPE's excess MSPBE over noiseless GTD2) shrinks as n grows"
-    else:
-        cost = ("The privacy cost (GPOPE's excess MSPBE over noiseless GTD2, Mountain Car "
-                f"on-policy, epsilon = {eps}) shrinks as n grows")
-    return (
-        ClaimSpec("chain_order_of_magnitude",
-                  "Chain: GPOPE's MSPBE is an order of magnitude below DP-LSW's and DP-LSL's at "
-                  "every n (same (epsilon, delta))",
-                  "Section 7 and Figure 1 (a): 'outperforms output perturbation V1 and output "
-                  "perturbation V2 in terms of accuracy by an order of magnitude'",
-                  decide_chain_order_of_magnitude),
-        ClaimSpec("mc_beats_output_perturbation",
-                  "Mountain Car on-policy: GPOPE improves on output perturbation (DP-LSW) by "
-                  "orders of magnitude",
-                  "Section 7 and Figure 2 (a): 'improves upon existing methods by orders of "
-                  "magnitude'",
-                  decide_mc_beats_output_perturbation),
-        ClaimSpec("works_off_policy",
-                  f"Mountain Car off-policy: GPOPE works (at n = {max(profile.mc_n)}, epsilon = "
-                  f"{eps} it removes at least 90% of the zero estimate's MSPBE)",
-                  "Section 7 and Figure 3 (b): off-policy Mountain Car, performance 'remarkably "
-                  "similar' to on-policy",
-                  decide_works_off_policy),
-        ClaimSpec("privacy_cost_shrinks_with_n", cost,
-                  "Section 6 (Theorems 2 and 3) and Section 8: 'the privacy cost can be "
-                  "diminished by increasing the size of training batches'",
-                  decide_privacy_cost_shrinks),
-        ClaimSpec("diminishing_beats_constant",
-                  f"Theorems 2-3: at the largest T (= {max(profile.schedule_iterations)}) a "
-                  "diminishing step ends below a constant one (chain)",
-                  "Section 6, after Theorem 3: 'in the long-term (when running many "
-                  "iterations), using a diminishing step size will produce a better solution'",
-                  decide_diminishing_beats_constant),
-    )
+        return "The privacy cost (GPOPE's excess MSPBE over noiseless GTD2) shrinks as n grows"
+    return ("The privacy cost (GPOPE's excess MSPBE over noiseless GTD2, Mountain Car "
+            f"on-policy, epsilon = {_eps(profile)}) shrinks as n grows")
 
+
+#: The paper's claims decided on the run's own trials; three statements name the profile's n,
+#: epsilon or T (the quick profile tests the claim at a smaller scale than the paper profile).
+LIVE_CLAIMS: tuple[ClaimSpec, ...] = (
+    ClaimSpec("chain_order_of_magnitude",
+              "Chain: GPOPE's MSPBE is an order of magnitude below DP-LSW's and DP-LSL's at "
+              "every n (same (epsilon, delta))",
+              "Section 7 and Figure 1 (a): 'outperforms output perturbation V1 and output "
+              "perturbation V2 in terms of accuracy by an order of magnitude'",
+              decide_chain_order_of_magnitude),
+    ClaimSpec("mc_beats_output_perturbation",
+              "Mountain Car on-policy: GPOPE improves on output perturbation (DP-LSW) by "
+              "orders of magnitude",
+              "Section 7 and Figure 2 (a): 'improves upon existing methods by orders of "
+              "magnitude'",
+              decide_mc_beats_output_perturbation),
+    ClaimSpec("works_off_policy",
+              lambda p: (f"Mountain Car off-policy: GPOPE works (at n = {max(p.mc_n)}, epsilon = "
+                         f"{_eps(p)} it removes at least 90% of the zero estimate's MSPBE)"),
+              "Section 7 and Figure 3 (b): off-policy Mountain Car, performance 'remarkably "
+              "similar' to on-policy",
+              decide_works_off_policy),
+    ClaimSpec("privacy_cost_shrinks_with_n", _cost_statement,
+              "Section 6 (Theorems 2 and 3) and Section 8: 'the privacy cost can be "
+              "diminished by increasing the size of training batches'",
+              decide_privacy_cost_shrinks),
+    ClaimSpec("diminishing_beats_constant",
+              lambda p: (f"Theorems 2-3: at the largest T (= {max(p.schedule_iterations)}) a "
+                         "diminishing step ends below a constant one (chain)"),
+              "Section 6, after Theorem 3: 'in the long-term (when running many "
+              "iterations), using a diminishing step size will produce a better solution'",
+              decide_diminishing_beats_constant),
+)
 
 #: Keys of the claims decided on the run's own trials.
-LIVE_KEYS: tuple[str, ...] = tuple(s.key for s in live_claims(XieProfile.quick()))
+LIVE_KEYS: tuple[str, ...] = tuple(s.key for s in LIVE_CLAIMS)
 
-
-def claims_for(profile: XieProfile) -> tuple[ClaimSpec, ...]:
-    """:func:`live_claims` of ``profile``, then the same claims as the recorded paper-profile run
-    decided them (:func:`decide_recorded`; statements of the paper profile, keys ``<key>_paper``)."""
-    recorded = tuple(ClaimSpec(f"{s.key}_paper", s.statement, s.source, decide_recorded)
-                     for s in live_claims(XieProfile.paper()))
-    return live_claims(profile) + recorded
+#: The live claims, then the same claims as the recorded paper-profile run decided them (keys
+#: ``<key>_paper``, statements of the paper profile).
+CLAIMS: tuple[ClaimSpec, ...] = LIVE_CLAIMS + recorded_twins(LIVE_CLAIMS, PAPER,
+                                                             XieProfile.paper())
 
 
 # --- errata -------------------------------------------------------------------------------------
@@ -207,4 +202,4 @@ ERRATA: tuple[ErratumSpec, ...] = (
     *(_not_reproduced(key) for key in LIVE_KEYS),
 )
 
-__all__ = ["ERRATA", "LIVE_KEYS", "claims_for", "live_claims"]
+__all__ = ["CLAIMS", "ERRATA", "LIVE_CLAIMS", "LIVE_KEYS"]
