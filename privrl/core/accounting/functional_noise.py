@@ -35,6 +35,11 @@ Baselines of Figure 2, all at the same :math:`(\varepsilon, \delta)`:
   :math:`z c`; :math:`z` from the RDP accountant of dp-accounting with a Poisson-sampled Gaussian
   event (rate :math:`B / N_{\rm replay}`) composed over the number of gradient steps. This is a
   per-transition (record-level) guarantee, the one the method itself provides.
+
+The guarantees as ledger events: :class:`Theorem5Event` (Algorithm 1), :class:`OutputPerturbationEvent`
+(output perturbation), :func:`dpsgd_steps_event` (DP-SGD, a dp-accounting event); input
+perturbation is a :class:`~privrl.core.accounting.gaussian.GaussianEvent`. Every calibration here
+is on the safe side (:mod:`privrl.core.accounting.calibration`).
 """
 
 from __future__ import annotations

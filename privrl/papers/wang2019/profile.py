@@ -15,8 +15,6 @@ from privrl.chapter.profile import Profile
 from privrl.core.envs.line import HORIZON
 
 PAPER = "wang2019"
-#: Figure 2's methods, each calibrated at every target epsilon (the calibration table's rows).
-FIG2_METHODS = ("functional", "functional (T/B)", "output", "input", "dpsgd", "dpsgd (reward fn)")
 #: The recorded paper-profile curves (in ``book/measurements/results/``).
 CURVES_CSV = "wang2019-paper-curves.csv"
 CURVE_COLUMNS = (
