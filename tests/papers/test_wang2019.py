@@ -4,6 +4,7 @@ events and cross-checks, claims (live and recorded) and errata."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import string
 from types import SimpleNamespace
 
@@ -244,3 +245,28 @@ def test_the_chapter_is_the_skeleton_with_the_packages_parts():
     assert ch.checks == checks.CHECKS and ch.claims == claims.CLAIMS
     assert ch.errata == claims.ERRATA
     assert chapter.run.__self__.__class__ is ch
+
+
+def test_the_paper_recorder_writes_its_curves_and_run_record(tmp_path, monkeypatch):
+    """``record_paper_curves`` writes the curves into the book's results folder and its run
+    record (a RunRecord naming the file) into ``book/measurements/``."""
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "book" / "measurements").mkdir(parents=True)
+    (tmp_path / "_config.yml").write_text("title: test\n")
+    monkeypatch.chdir(tmp_path)
+    curves = pd.DataFrame([dict.fromkeys(CURVE_COLUMNS, 1.0)])
+    ran = []
+
+    def fake_run(profile, **kw):
+        ran.append(profile)
+        return SimpleNamespace(table=lambda name: curves)
+
+    monkeypatch.setattr(chapter, "run", fake_run)
+    csv = chapter.record_paper_curves(executor="serial")
+    assert ran == [WangProfile.paper()]
+    assert csv == tmp_path / "book" / "measurements" / "results" / "wang2019-paper-curves.csv"
+    assert pd.read_csv(csv).shape == curves.shape
+    record = json.loads((tmp_path / "book" / "measurements" / "wang2019-paper.json").read_text())
+    assert (record["notebook"], record["profile"], record["files"]) == (
+        "wang2019", "paper", ["wang2019-paper-curves.csv"])
+    assert {"git_commit", "git_dirty", "wall_time_s", "versions"} <= set(record)
