@@ -1,7 +1,7 @@
 """Wiring tests of Q-learning with functional noise (Wang and Hegde 2019) and its baselines.
 
 Targets: the noise scale ``train_dqn`` passes for DP-SGD, functional, output and input noise;
-the noise each Figure 2 run receives from the calibrations (``experiments.wang2019``); the delta
+the noise each Figure 2 run receives from the calibrations (``privrl.papers.wang2019``); the delta
 split of Theorem 5's calibration; ``output_perturbation_sigma``; the block charging of DP-SGD on a
 growing replay memory.
 """
@@ -20,8 +20,10 @@ from privrl.core.accounting import functional_noise as fn
 from privrl.core.accounting.composition import kairouz_composition
 from privrl.core.accounting.events import rdp_epsilon
 from privrl.core.algorithms import functional_q as fq
-from privrl.papers.wang2019 import chapter as wang2019
+from privrl.core.envs.line import HORIZON
+from privrl.papers.wang2019 import calibration
 from privrl.papers.wang2019 import runs as wang2019_runs
+from privrl.papers.wang2019.profile import WangProfile
 
 SMALL = dict(episodes=1, batch_size=8)
 
@@ -91,8 +93,8 @@ def test_train_dqn_input_noise_has_std_reward_std(monkeypatch):
 
 @pytest.fixture(scope="module")
 def figure2():
-    profile = wang2019.WangProfile.quick()
-    return profile, wang2019.figure2_configs(profile, wang2019.privacy_table(profile))
+    profile = WangProfile.quick()
+    return profile, wang2019_runs.figure2_configs(profile, calibration.privacy_table(profile))
 
 
 def test_figure2_runs_receive_the_calibrated_noise(figure2):
@@ -100,10 +102,10 @@ def test_figure2_runs_receive_the_calibrated_noise(figure2):
     (one per sample once a batch is stored), a union bound over the 4 paths (2 actions x policy
     and target network) redrawn at every episode start, T rewards, DP-SGD from the warm-up."""
     p, configs = figure2
-    T = p.episodes * wang2019.HORIZON
+    T = p.episodes * HORIZON
     B, alpha, L, delta = p.batch_size, p.lr, p.lipschitz, p.delta
     U, n_paths = T - B + 1, 4 * p.episodes
-    assert wang2019.n_paths_drawn(p) == n_paths
+    assert calibration.n_paths_drawn(p) == n_paths
     for eps in p.epsilons:
         got = {c["variant"]: c for c in configs if c["epsilon"] == eps}
         cal = fn.calibrate_algorithm1(eps, delta, U, B, alpha, L, n_paths)

@@ -35,18 +35,25 @@ Baselines of Figure 2, all at the same :math:`(\varepsilon, \delta)`:
   :math:`z c`; :math:`z` from the RDP accountant of dp-accounting with a Poisson-sampled Gaussian
   event (rate :math:`B / N_{\rm replay}`) composed over the number of gradient steps. This is a
   per-transition (record-level) guarantee, the one the method itself provides.
+
+The guarantees as ledger events: :class:`Theorem5Event` (Algorithm 1), :class:`OutputPerturbationEvent`
+(output perturbation), :func:`dpsgd_steps_event` (DP-SGD, a dp-accounting event); input
+perturbation is a :class:`~privrl.core.accounting.gaussian.GaussianEvent`. Every calibration here
+is on the safe side (:mod:`privrl.core.accounting.calibration`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import dp_accounting
 from absl import logging as absl_logging
 
+from privrl.core.accounting.calibration import bisect_safe, calibrate_decreasing
 from privrl.core.accounting.composition import kairouz_composition
-from privrl.core.accounting.events import rdp_epsilon
+from privrl.core.accounting.events import rdp_epsilon, register_event
 from privrl.core.accounting.gaussian import analytic_gaussian_sigma, gaussian_epsilon
 from privrl.core.validation import (
     check_delta,
@@ -107,11 +114,19 @@ def theorem5_sigma(
 
 
 def theorem5_epsilon(
-    sigma: float, delta: float, n_updates: int, B: int, alpha: float, k: float, L: float
+    sigma: float,
+    delta: float,
+    n_updates: int,
+    B: int,
+    alpha: float,
+    k: float,
+    L: float,
+    rtol: float = 1e-6,
 ) -> float:
     """The smallest epsilon Theorem 5 certifies for noise ``sigma`` over ``n_updates`` updates
     (the inverse of :func:`theorem5_sigma` in epsilon; used to state what a calibration for
-    fewer updates gives for the updates actually made)."""
+    fewer updates gives for the updates actually made). Bisection to relative tolerance ``rtol``
+    on the safe side: the result is at least the exact inverse."""
     sigma = check_positive(sigma, "sigma")
     _, delta, n_updates, B, alpha, k, L = _common(1.0, delta, n_updates, B, alpha, k, L)
     C = theorem5_C(alpha, k, L, B)
@@ -122,7 +137,8 @@ def theorem5_epsilon(
     hi = 1.0
     while gap(hi) < 0:
         hi *= 2.0
-    return _safe_root(gap, 1e-12, hi, safe_end="hi")
+    return bisect_safe(lambda e: gap(e) >= 0, 1e-12, hi, safe_end="hi", rtol=rtol,
+                       midpoint="arithmetic")
 
 
 def gaussian_composition_epsilon(
@@ -197,32 +213,20 @@ def calibrate_algorithm1(
     raise ValueError("no k up to 1e6 satisfies Theorem 5 for these parameters")
 
 
-def _safe_root(gap, lo: float, hi: float, safe_end: str, rtol: float = 1e-6) -> float:
-    """Bisection on ``[lo, hi]`` for the boundary of ``{x: gap(x) >= 0}``, an interval ending at
-    ``hi`` (``safe_end="hi"``) or starting at ``lo`` (``"lo"``). Returns the end of the final
-    bracket inside the safe set, so a calibration built on it never overshoots its target (a
-    plain ``brentq`` may, by its tolerance)."""
-    if safe_end not in ("hi", "lo"):
-        raise ValueError(f"safe_end must be 'hi' or 'lo', got {safe_end!r}")
-    if gap(hi if safe_end == "hi" else lo) < 0:
-        raise ValueError("the bracket does not contain a safe point")
-    while hi - lo > rtol * hi:
-        mid = 0.5 * (lo + hi)
-        if (gap(mid) >= 0) == (safe_end == "hi"):
-            hi = mid
-        else:
-            lo = mid
-    return hi if safe_end == "hi" else lo
+def _smallest_noise(eps_of: Callable[[float], float], epsilon: float, rtol: float = 1e-6) -> float:
+    """Smallest noise parameter ``z`` (to ``rtol``) with ``eps_of(z) <= epsilon``; never above it
+    (:func:`~privrl.core.accounting.calibration.calibrate_decreasing`: bracket from [0.05, 1]
+    doubled upwards, bisection in ``z``)."""
+    return calibrate_decreasing(eps_of, epsilon, lo=0.05, hi=1.0, rtol=rtol, max_scale=1e9,
+                                growth=2.0, midpoint="arithmetic")
 
 
-def _smallest_noise(eps_of, epsilon: float, rtol: float = 1e-6) -> float:
-    """Smallest noise parameter ``z`` (to ``rtol``) with ``eps_of(z) <= epsilon``; never above it."""
-    lo, hi = 0.05, 1.0
-    while eps_of(hi) > epsilon:
-        lo, hi = hi, 2 * hi
-        if hi > 1e9:
-            raise ValueError("target epsilon unreachable (noise parameter > 1e9)")
-    return _safe_root(lambda z: epsilon - eps_of(z), lo, hi, safe_end="hi", rtol=rtol)
+def _delta_split(delta: float, steps: int) -> tuple[float, float]:
+    """Per-step delta0 and the composition slack: half of ``delta`` is the slack of Kairouz et
+    al.'s composition, the other half is spread over the ``steps`` so that
+    :math:`1 - (1 - \\delta_0)^{steps}(1 - {\\rm slack}) = \\delta`."""
+    slack = delta / 2
+    return 1 - ((1 - delta) / (1 - slack)) ** (1 / steps), slack
 
 
 def _per_step(epsilon: float, delta: float, steps: int) -> tuple[float, float]:
@@ -231,14 +235,14 @@ def _per_step(epsilon: float, delta: float, steps: int) -> tuple[float, float]:
     Half of ``delta`` is the composition slack, the other half is spread over the steps; ``eps0``
     is on the safe side (its composition is at most ``epsilon``).
     """
-    slack = delta / 2
-    delta0 = 1 - ((1 - delta) / (1 - slack)) ** (1 / steps)
-    eps0 = _safe_root(
-        lambda e: epsilon - kairouz_composition(e, delta0, steps, slack)[0],
-        1e-12,
-        epsilon,
-        safe_end="lo",
-    )
+    delta0, slack = _delta_split(delta, steps)
+
+    def fits(e: float) -> bool:
+        return epsilon - kairouz_composition(e, delta0, steps, slack)[0] >= 0
+
+    if not fits(1e-12):
+        raise ValueError("the bracket does not contain a safe point")
+    eps0 = bisect_safe(fits, 1e-12, epsilon, safe_end="lo", rtol=1e-6, midpoint="arithmetic")
     return eps0, delta0
 
 
@@ -301,16 +305,16 @@ def dpsgd_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, s
     return _smallest_noise(lambda z: dpsgd_epsilon(z, sampling_rate, steps, delta), epsilon)
 
 
-def dpsgd_steps_epsilon(
-    noise_multiplier: float, rate_counts: Sequence[tuple[float, int]], delta: float
-) -> float:
-    """RDP epsilon of DP-SGD steps given as ``(sampling rate, number of steps)`` pairs."""
+def dpsgd_steps_event(
+    noise_multiplier: float, rate_counts: Sequence[tuple[float, int]]
+) -> dp_accounting.DpEvent:
+    """DP-SGD steps given as ``(sampling rate, number of steps)`` pairs, as a dp-accounting event:
+    each pair a Poisson-sampled Gaussian of noise multiplier ``noise_multiplier`` self-composed
+    that many times, the pairs composed."""
     noise_multiplier = check_positive(noise_multiplier, "noise_multiplier")
-    delta = check_delta(delta)
     if not rate_counts:
         raise ValueError("rate_counts must not be empty")
-    absl_logging.set_verbosity(absl_logging.ERROR)  # silence dp-accounting's per-order warnings
-    event = dp_accounting.ComposedDpEvent(
+    return dp_accounting.ComposedDpEvent(
         [
             dp_accounting.SelfComposedDpEvent(
                 dp_accounting.PoissonSampledDpEvent(
@@ -322,6 +326,16 @@ def dpsgd_steps_epsilon(
             for q, count in rate_counts
         ]
     )
+
+
+def dpsgd_steps_epsilon(
+    noise_multiplier: float, rate_counts: Sequence[tuple[float, int]], delta: float
+) -> float:
+    """RDP epsilon of DP-SGD steps given as ``(sampling rate, number of steps)`` pairs
+    (:func:`dpsgd_steps_event`)."""
+    event = dpsgd_steps_event(noise_multiplier, rate_counts)
+    delta = check_delta(delta)
+    absl_logging.set_verbosity(absl_logging.ERROR)  # silence dp-accounting's per-order warnings
     return rdp_epsilon(event, delta)
 
 
@@ -378,3 +392,70 @@ def dpsgd_reward_function_noise_multiplier(
     B = check_int(batch_size, "batch_size", minimum=1)
     n_updates = check_int(n_updates, "n_updates", minimum=1)
     return analytic_gaussian_sigma(epsilon, delta, sensitivity=2.0 * B * math.sqrt(n_updates))
+
+
+# --- the guarantees as ledger events ------------------------------------------------------------
+
+
+@register_event
+@dataclass(frozen=True)
+class Theorem5Event:
+    r"""Algorithm 1's guarantee (Theorem 5): ``n_updates`` Gaussian-process releases of noise
+    ``sigma`` with :math:`C(\alpha, k, L, B)` from ``lr``, ``k``, ``lipschitz``, ``batch_size``, and
+    a union bound over ``n_paths`` sample paths (Lemma 8) in the approximation term.
+
+    :meth:`epsilon` at a total ``delta`` takes off the approximation term
+    :math:`n_{\rm paths} e^{-(2k - 8.68\sqrt\beta\sigma)^2/2}` (:func:`approximation_delta`,
+    with Theorem 5's :math:`\beta`) and inverts Theorem 5's noise condition at the remaining
+    Gaussian delta (:func:`theorem5_epsilon`, safe-side bisection to ``rtol``).
+    """
+
+    sigma: float
+    n_updates: int
+    batch_size: int
+    lr: float
+    k: float
+    lipschitz: float
+    n_paths: int
+    rtol: float = 1e-6
+
+    def epsilon(self, delta: float) -> float:
+        beta = theorem5_beta(self.lr, self.k, self.batch_size)
+        gaussian_delta = check_delta(delta) - approximation_delta(
+            self.n_paths, self.k, beta, self.sigma
+        )
+        if not gaussian_delta > 0:
+            raise ValueError(
+                f"delta {delta:.3g} does not cover Theorem 5's approximation term "
+                f"{delta - gaussian_delta:.3g} over {self.n_paths} paths"
+            )
+        return theorem5_epsilon(
+            self.sigma, gaussian_delta, self.n_updates, self.batch_size, self.lr, self.k,
+            self.lipschitz, rtol=self.rtol,
+        )
+
+
+@register_event
+@dataclass(frozen=True)
+class OutputPerturbationEvent:
+    r"""Output perturbation as calibrated by :func:`output_perturbation_sigma`: ``n_updates``
+    classic Gaussian mechanisms (Dwork and Roth 2014, Thm A.1) of noise ``output_std`` and
+    sensitivity ``sensitivity`` (:math:`vL` per queried value per update), composed by Kairouz,
+    Oh and Viswanath (2015).
+
+    :meth:`epsilon` splits ``delta`` as the calibration does (half composition slack, half spread
+    over the updates as :math:`\delta_0`), takes the per-update
+    :math:`\varepsilon_0 = \sqrt{2\ln(1.25/\delta_0)}\,\Delta/\sigma` and composes it.
+    """
+
+    output_std: float
+    sensitivity: float
+    n_updates: int
+
+    def epsilon(self, delta: float) -> float:
+        std = check_positive(self.output_std, "output_std")
+        sensitivity = check_positive(self.sensitivity, "sensitivity")
+        steps = check_int(self.n_updates, "n_updates", minimum=1)
+        delta0, slack = _delta_split(check_delta(delta), steps)
+        eps0 = math.sqrt(2.0 * math.log(1.25 / delta0)) * sensitivity / std
+        return kairouz_composition(eps0, delta0, steps, slack)[0]

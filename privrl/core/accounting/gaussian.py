@@ -11,17 +11,26 @@ Two calibrations for an :math:`\ell_2`-sensitivity :math:`\Delta`:
   (which work with unit sensitivity; the noise scales linearly in :math:`\Delta`).
 
 :func:`gaussian_delta` evaluates the exact privacy profile above directly with scipy, as an
-independent check of the library.
+independent check of the library. :class:`GaussianEvent` is the guarantee of a (composed) Gaussian
+release as a ledger event, with the exact epsilon of :func:`gaussian_epsilon`.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import dp_accounting
 from scipy.stats import norm
 
-from privrl.core.validation import check_delta, check_epsilon, check_nonnegative, check_positive
+from privrl.core.accounting.events import register_event
+from privrl.core.validation import (
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_nonnegative,
+    check_positive,
+)
 
 
 def classic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
@@ -73,3 +82,20 @@ def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> fl
     if sensitivity == 0:
         return 0.0
     return float(dp_accounting.get_epsilon_gaussian(sigma / sensitivity, delta))
+
+
+@register_event
+@dataclass(frozen=True)
+class GaussianEvent:
+    r"""``compositions`` Gaussian mechanisms, each of noise ``sigma`` and :math:`\ell_2`-sensitivity
+    ``sensitivity``: together one Gaussian mechanism of sensitivity
+    :math:`\Delta\sqrt{\text{compositions}}`, whose exact epsilon (Balle and Wang 2018) is
+    :func:`gaussian_epsilon`."""
+
+    sigma: float
+    sensitivity: float
+    compositions: int = 1
+
+    def epsilon(self, delta: float) -> float:
+        count = check_int(self.compositions, "compositions", minimum=1)
+        return gaussian_epsilon(self.sigma, delta, self.sensitivity * math.sqrt(count))

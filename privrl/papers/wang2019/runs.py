@@ -4,17 +4,23 @@ A run is described by a flat dict (so :func:`privrl.chapter.sweep.run_sweep` can
 ``method`` plus that method's own noise parameter (``gp_sigma``/``gp_beta`` for Algorithm 1,
 ``output_std``, ``reward_std``, ``noise_multiplier``), the path protocol for Algorithm 1, and the
 training knobs. :func:`privacy_config` turns it into the algorithm's typed config and
-:func:`run_learning_curve` trains one seed of it.
+:func:`run_learning_curve` trains one seed of it. :func:`figure1_configs` and
+:func:`figure2_configs` list a profile's runs; :func:`curves_table` joins their per-episode
+records into the tidy curves table the claims are decided on and the paper-scale run records
+(:func:`write_paper_curves`, :func:`read_paper_curves`).
 """
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import torch
 
+from privrl.chapter.records import recorded_file, results_dir
 from privrl.core.algorithms.functional_q import (
     DPSGDConfig,
     FunctionalNoiseConfig,
@@ -25,6 +31,7 @@ from privrl.core.algorithms.functional_q import (
     train_dqn,
 )
 from privrl.core.rng import as_generator
+from privrl.papers.wang2019.profile import CURVE_COLUMNS, CURVES_CSV, FINAL_EPISODES, WangProfile
 
 #: Path protocols of Algorithm 1: the authors' code (default) and this package's earlier reading.
 PROTOCOLS: dict[str, dict[str, str]] = {
@@ -84,3 +91,89 @@ def functional_config(
         "protocol": protocol,
         **common,
     }
+
+
+def figure1_configs(p: WangProfile) -> list[dict[str, Any]]:
+    """Algorithm 1 for each gp_sigma, resampled (every episode / every update) or never; plus the
+    other protocol at the largest gp_sigma (to show how much the protocol matters)."""
+    common = {**p.common(), "figure": "1"}
+    other = "earlier" if p.protocol == "authors" else "authors"
+    configs = [
+        functional_config(s, p.gp_beta, r, p.protocol, common)
+        for r in ("every", "never")
+        for s in p.gp_sigmas
+    ]
+    configs += [
+        functional_config(max(p.gp_sigmas), p.gp_beta, r, other, common) for r in ("every", "never")
+    ]
+    return configs
+
+
+def figure2_configs(p: WangProfile, table: pd.DataFrame) -> list[dict[str, Any]]:
+    """Every method of the calibration table (:func:`~privrl.papers.wang2019.calibration.privacy_table`)
+    with its calibrated noise, plus the non-private DQN."""
+    configs = []
+    for row in table.itertuples():
+        common = {
+            **p.common(),
+            "figure": "2",
+            "epsilon": float(row.epsilon_target),
+            "variant": row.method,
+        }
+        if row.method.startswith("functional"):
+            configs.append(functional_config(row.value, row.gp_beta, "every", p.protocol, common))
+        elif row.method == "output":
+            configs.append({"method": "output", "output_std": row.value, **common})
+        elif row.method == "input":
+            configs.append({"method": "input", "reward_std": row.value, **common})
+        else:
+            configs.append(
+                {
+                    "method": "dpsgd",
+                    "noise_multiplier": row.value,
+                    "warmup": p.dpsgd_warmup,
+                    "sampling": "poisson" if row.method == "dpsgd" else "fixed",
+                    **common,
+                }
+            )
+    configs.append(
+        {"method": "none", **p.common(), "figure": "2", "epsilon": math.inf, "variant": "none"}
+    )
+    return configs
+
+
+def final_returns(
+    curves: pd.DataFrame, keys: list[str], column: str = "eval_return"
+) -> pd.DataFrame:
+    """Per run (``keys`` + seed): mean ``column`` over the last :data:`FINAL_EPISODES` episodes."""
+    last = curves[curves.episode >= curves.episode.max() - FINAL_EPISODES + 1]
+    return last.groupby([*keys, "seed"], dropna=False)[column].mean().reset_index()
+
+
+def curves_table(fig1: pd.DataFrame, fig2: pd.DataFrame) -> pd.DataFrame:
+    """The tidy curves table (columns :data:`CURVE_COLUMNS` plus ``variant`` and ``protocol``)."""
+    one = fig1.assign(sigma=fig1.gp_sigma, epsilon=np.nan, variant="functional")
+    two = fig2.assign(
+        sigma=np.nan,
+        resample=fig2.get("resample", "every"),
+        method=fig2.variant.str.split(" ").str[0],
+    )
+    cols = [*CURVE_COLUMNS, "variant", "protocol"]
+    return pd.concat([one.reindex(columns=cols), two.reindex(columns=cols)], ignore_index=True)
+
+
+def write_paper_curves(curves: pd.DataFrame, path: str | Path | None = None) -> Path:
+    """Write the recorded curves CSV (default: :data:`CURVES_CSV` in the book's results folder)."""
+    missing = sorted(set(CURVE_COLUMNS) - set(curves.columns))
+    if missing:
+        raise ValueError(f"curves lack columns {missing}")
+    path = Path(path) if path is not None else results_dir() / CURVES_CSV
+    path.parent.mkdir(parents=True, exist_ok=True)
+    curves.to_csv(path, index=False)
+    return path
+
+
+def read_paper_curves(path: str | Path | None = None) -> pd.DataFrame | None:
+    """The recorded paper-profile curves, or ``None`` when none were recorded."""
+    found = Path(path) if path is not None else recorded_file(CURVES_CSV)
+    return pd.read_csv(found) if found is not None and found.exists() else None
