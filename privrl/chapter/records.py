@@ -276,11 +276,15 @@ def chapter_modules(name: str, root: Path = SOURCE_ROOT) -> list[str]:
     return [m for m in modules if computes_numbers(m)]
 
 
-def experiment_sources(name: str, root: Path = SOURCE_ROOT) -> list[Path]:
-    """The files of chapter ``name`` (``privrl/papers/<name>/``) and of every ``privrl`` module
-    they import, transitively (packages' ``__init__`` files included), relative to ``root`` and
-    sorted; modules that compute no number (:func:`computes_numbers`) are left out."""
-    closure = module_closure(chapter_modules(name, root), lambda m: module_file(m, root))
+def experiment_sources(name: str, root: Path = SOURCE_ROOT,
+                       produced_by: Iterable[str] | None = None) -> list[Path]:
+    """The files of chapter ``name`` (``privrl/papers/<name>/``), or of the modules
+    ``produced_by`` when given (the modules whose code computed a recorded table, e.g. the run
+    functions of a sweep), and of every ``privrl`` module they import, transitively (packages'
+    ``__init__`` files included), relative to ``root`` and sorted; modules that compute no
+    number (:func:`computes_numbers`) are left out."""
+    start = list(produced_by) if produced_by else chapter_modules(name, root)
+    closure = module_closure(start, lambda m: module_file(m, root))
     return sorted(path.relative_to(root) for path in closure.values())
 
 
@@ -293,7 +297,9 @@ class RecordedRun:
     ``stale`` is ``True`` when a file of :func:`experiment_sources` differs between the recorded
     commit and the source tree (``changed`` lists them), ``False`` when none does, and ``None``
     when it cannot be decided (no git, or the recorded commit is not in the history);
-    ``stale_reason`` says which in words.
+    ``stale_reason`` says which in words. A record that names the modules that produced it
+    (``produced_by``: a recorded table of run functions, whose claims the chapter decides anew
+    on every build) is judged on their code only; otherwise on the whole chapter's.
     """
 
     name: str
@@ -377,7 +383,7 @@ def recorded_run(name: str, profile: str = "paper", root: Path | None = None,
         return None
     commit = str(record.get("git_commit", "unknown"))
     try:
-        files = experiment_sources(name, source_root)
+        files = experiment_sources(name, source_root, record.get("produced_by"))
     except ValueError as err:
         stale, changed, reason = None, (), str(err)
     else:

@@ -261,3 +261,18 @@ def test_check_html_raises_naming_page_and_snippet(tmp_path: Path):
         check_html(tmp_path)
     with pytest.raises(ValueError, match="html_dir"):
         check_html(tmp_path / "missing")
+
+
+def test_a_record_naming_its_producer_is_judged_on_the_producers_code(repo: Path):
+    commit = _git(repo, "rev-parse", "--short=12", "HEAD")
+    record = {"notebook": "demo", "profile": "paper", "git_commit": commit, "git_dirty": False,
+              "produced_by": ["privrl.core.algorithms.td"]}
+    measurements = repo / "book" / "measurements"
+    measurements.mkdir(parents=True)
+    (measurements / "demo-paper.json").write_text(json.dumps(record))
+    # the chapter's claim code changes: the recorded table (made by td) is still current
+    (repo / "privrl" / "papers" / "demo" / "helpers.py").write_text("x = 2\n")
+    assert recorded_run("demo", root=repo, source_root=repo).stale is False
+    (repo / "privrl" / "core" / "rng.py").write_text("import numpy as np\n")  # td imports it
+    run = recorded_run("demo", root=repo, source_root=repo)
+    assert run.stale is True and run.changed == ("privrl/core/rng.py",)

@@ -21,7 +21,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privrl.chapter.records import SOURCE_ROOT, RunRecord, current_commit, git, recorded_file
+from privrl.chapter.records import (
+    SOURCE_ROOT,
+    RunRecord,
+    current_commit,
+    git,
+    recorded_file,
+)
 from privrl.papers.gohari2021.curves import band95, speedup_table, thresholds
 from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
 from privrl.papers.gohari2021.runs import measure_references, run_figure2
@@ -90,7 +96,7 @@ def record_paper_curves(profile: GohariProfile, out_dir: str | Path, *, executor
         notebook=NAME, profile=profile.profile, parameters=profile.as_dict(), wall_time_s=wall,
         git_commit=commit, git_dirty=dirty, started=started, run_core_seconds=run_seconds,
         references=refs, thresholds=thresholds(refs["random"], refs["teacher"], profile.quantiles),
-        command=command, files=[csv.name],
+        command=command, files=[csv.name], produced_by=[run_figure2.__module__],
     )  # fmt: skip
     return csv, record.write(csv.with_suffix(".json"))
 

@@ -92,7 +92,8 @@ def record_paper_run(profile: OnoProfile, *, cache_dir: Any, directory: Path | N
                     for k, v in dataclasses.asdict(profile).items()},
         wall_time_s=time.perf_counter() - start, git_commit=commit, git_dirty=dirty,
         compute_s=round(float(trials.seconds.sum()), 1), env_steps=int(trials.env_steps.sum()),
-        workers=workers, note=note, files=[TRIALS_CSV, CURVES_CSV])
+        workers=workers, note=note, files=[TRIALS_CSV, CURVES_CSV],
+        produced_by=["privrl.papers.ono2020.runs"])
     write_paper_results(trials, curves, record, directory)
     return record
 

@@ -120,6 +120,7 @@ def record_paper_curves(
         parameters={"executor": str(executor), "cache_dir": str(cache_dir), "profile": "paper"},
         wall_time_s=time.perf_counter() - started, git_commit=commit, git_dirty=dirty,
         files=[CURVES_CSV], command="python -m privrl.papers.wang2019.chapter",
+        produced_by=["privrl.papers.wang2019.runs", "privrl.papers.wang2019.calibration"],
     )
     record.write(record_path(root, PAPER, "paper"))
     return csv
