@@ -81,7 +81,6 @@ def plot_figure2(curves: pd.DataFrame, titles: dict[str, str], student_hidden: i
         ax.legend()
     for ax in axes.flat[len(panels):]:
         ax.axis("off")
-    fig.tight_layout()
     return fig
 
 
@@ -96,7 +95,6 @@ def plot_k_grid(grid: pd.DataFrame, eps_limit: float, eta: float):
     ax[0].legend()
     ax[1].semilogx(grid["k"], grid["delta"], "o-")
     ax[1].set(xlabel="Dirichlet concentration k", ylabel="delta per query (eq. 6)")
-    fig.tight_layout()
     return fig
 
 
