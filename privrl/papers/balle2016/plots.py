@@ -39,7 +39,6 @@ def plot_figure1(df: pd.DataFrame, profile: BalleProfile) -> Figure:
     for ax in (ax1, ax2, ax3, ax4):
         ax.set(xscale="log", yscale="log")
         ax.legend(fontsize=8, ncol=2 if ax is ax2 else 1)
-    fig.tight_layout()
     return fig
 
 
@@ -54,5 +53,4 @@ def plot_noise_rate(rate: pd.DataFrame) -> Figure:
     ax.set(xlabel="batch size m (trajectories)",
            ylabel=r"noise variance $d\,\sigma_X^2$ at expected counts")
     ax.legend(fontsize=8)
-    fig.tight_layout()
     return fig
