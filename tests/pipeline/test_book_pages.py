@@ -8,12 +8,14 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
+import dp_accounting
 import pytest
 
-from privrl.chapter.ledger import LedgerEntry
+from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.records import changed_since, experiment_sources, recorded_claims, recorded_run
 from privrl.chapter.report import Report
 from privrl.chapter.verdicts import decide_difference, decide_threshold, untestable
+from privrl.core.accounting.events import DpAccountingEvent
 from privrl.pipeline.pages import (
     errata_entries,
     ledger_page,
@@ -33,11 +35,13 @@ def _summary(paper: str = "demo") -> dict:
     report.claim(decide_difference("better", "A beats C", [2.0] * 3 + [2.1] * 3,
                                    [1.0] * 3 + [1.2] * 3, direction="less", seed=0))
     report.claim(untestable("floor", "A solves the task", "both arms score 0", n_trials=10))
+    event = DpAccountingEvent(dp_accounting.SelfComposedDpEvent(
+        dp_accounting.GaussianDpEvent(32.0), 100), "rdp", "replace-one")
     report.ledger(LedgerEntry(
         paper=paper, release="Q table | every round", mechanism="Gaussian", relation="replace-one",
-        unit="transition", noise="sigma = 3.2", epsilon=1.0, delta=1e-5, compositions=100,
-        accountant="RDP", cross_check="dp-accounting PLD", cross_check_epsilon=0.98,
-        audit="audit_q"))
+        unit="transition", noise="sigma = 3.2", epsilon=event.epsilon(1e-5), delta=1e-5,
+        compositions=100, accountant="RDP", event=event,
+        cross_check=CrossCheck("upper bound", "dp-accounting PLD", 0.98), audit="audit_q"))
     report.erratum("eq24", "wrong", "Eq. (24) mixes eps/k and eps/d", "bit flip tested eps-LDP")
     return json.loads(json.dumps(report.summary(extra_number=1.5)))
 
@@ -55,13 +59,15 @@ def test_ledger_page_lists_every_entry_with_the_schema_columns():
     page = ledger_page([_summary("demo"), _summary("other"), OLD])
     header = next(line for line in page.splitlines() if line.startswith("| paper"))
     for column in ("release", "mechanism", "neighbouring relation", "noise", "epsilon", "delta",
-                   "compositions", "accountant", "cross-check", "cross-check epsilon", "audit"):
+                   "compositions", "accountant", "epsilon recomputed from its event",
+                   "cross-check", "cross-check epsilon", "audit"):
         assert f" {column} |" in header
     rows = [line for line in page.splitlines() if line.startswith("| {doc}")]
     assert len(rows) == 2
     assert rows[0].startswith("| {doc}`demo <../notebooks/demo>` | Q table \\| every round |")
-    assert "| replace-one transition | sigma = 3.2 | 1 | 1e-05 | 100 |" in rows[0]
-    assert "| 0.98 | audit_q |" in rows[0]
+    eps = f"{float(json.loads(json.dumps(_summary()))['ledger'][0]['epsilon']):.4g}"
+    assert f"| replace-one transition | sigma = 3.2 | {eps} | 1e-05 | 100 | RDP | {eps} |" in rows[0]
+    assert "| upper bound: dp-accounting PLD | 0.98 | audit_q |" in rows[0]
     assert "(privacy-ledger)=" in page and "# Privacy ledger" in page
     assert "no ledger entry yet: {doc}`old <../notebooks/old>`" in page  # named, not a crash
 

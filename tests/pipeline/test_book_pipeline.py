@@ -37,8 +37,11 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 import privrl.chapter.plotting  # the house style: SVG figures
+import dp_accounting
+from privrl.chapter.ledger import CrossCheck
 from privrl.chapter.report import Report
 from privrl.chapter.verdicts import decide_difference
+from privrl.core.accounting.events import DpAccountingEvent
 report = Report("demo", profile, seed=seed, config={"scale": scale})
 display(Markdown(report.profile_box()))
 answer = 42 * scale
@@ -47,10 +50,11 @@ report.check("answer_positive", "the answer is positive", answer, above=0)
 report.claim(decide_difference("demo_faster", "Demo converges faster than its baseline",
                                [1.0, 1.1, 0.9, 1.0, 1.05], [2.0, 2.1, 1.9, 2.0, 2.05],
                                direction="less", seed=0))
+event = DpAccountingEvent(dp_accounting.GaussianDpEvent(5.0), "rdp", "replace-one")
 report.ledger(release="Demo answer", mechanism="Gaussian", relation="replace-one", unit="record",
-              noise="sigma = 1", epsilon=1.0, delta=1e-5, compositions=1,
-              accountant="analytic Gaussian", cross_check="dp-accounting RDP",
-              cross_check_epsilon=1.0)
+              noise="sigma = 5", epsilon=event.epsilon(1e-5), delta=1e-5, compositions=1,
+              accountant="dp-accounting RDP", event=event,
+              cross_check=CrossCheck("upper bound", "dp-accounting PLD", None))
 report.erratum("demo_eq1", "wrong", "Demo Eq. (1) drops a factor 2", "closed form vs solver")
 report.save(pd.DataFrame({"x": [1, 2], "y": [answer, answer]}), answer=answer)
 plt.plot([1, 2], [answer, answer])
