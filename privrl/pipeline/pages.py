@@ -216,7 +216,7 @@ def errata_entries(summaries: Sequence[Summary]) -> str:
                cell(e.get("evidence"))] for s in summaries for e in records(s, "errata")]
     refuted = [[chapter_link(s.get("paper", "?")), cell(c.get("statement")),
                 cell(evidence_text(c)), cell(c.get("profile") or s.get("profile"))]
-               for s in summaries for c in records(s, "claims")
+               for s in summaries for c in (row["claim"] for row in claim_rows(s))
                if c.get("verdict") == "not reproduced"]
     lines = ["## Errata recorded by the chapters", ""]
     lines += (_table(("paper", "kind", "what", "evidence"), errata) if errata
@@ -224,7 +224,9 @@ def errata_entries(summaries: Sequence[Summary]) -> str:
     lines += _missing(summaries, "errata", "erratum")
     lines += ["", "## Claims not reproduced", "",
               "Every headline claim whose verdict in this build is *not reproduced*: the 95%",
-              "interval of its statistic excludes the paper's claim.", ""]
+              "interval of its statistic lies on the other side of the paper's threshold, so the",
+              "data exclude the paper's claimed effect (decided on the paper-scale record where",
+              "there is one). Claims the data cannot decide are *inconclusive*, not listed here.", ""]
     lines += (_table(("paper", "claim", "evidence", "profile"), refuted) if refuted
               else ["No claim is decided *not reproduced* in this build."])
     return "\n".join(lines) + "\n"

@@ -76,13 +76,28 @@ def test_verdict_table_has_one_row_per_claim_with_evidence_and_profile():
     table = verdict_table([_summary(), OLD])
     rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
     assert len(rows) == 3
-    verdicts = [r.split(" | ")[2] for r in rows]
+    verdicts = [r.split(" | ")[3] for r in rows]
     assert verdicts == ["**reproduced**", "**not reproduced**", "**untestable**"]
     assert "A \\| B converges faster than C" in rows[0]  # a pipe in a statement stays in its cell
-    assert "95% interval [" in rows[0] and "n = 6" in rows[0] and rows[0].endswith("| quick |")
+    assert "95% interval [" in rows[0] and "n = 6" in rows[0] and "| quick @ `" in rows[0]
+    assert rows[0].endswith("| - |")  # decided on the quick run itself
     assert "both arms score 0 (n = 10)" in rows[2]
-    assert "1 reproduced, 1 not reproduced, 1 untestable." in table
+    assert "{doc}`demo <../notebooks/demo>`: 3 claims: 1 reproduced, 1 not reproduced, 1 untestable." in table
     assert "no claim yet: {doc}`old <../notebooks/old>`" in table
+
+
+def test_verdict_table_decides_on_the_paper_record_and_shows_the_quick_rerun_beside_it():
+    summary = _summary()
+    for claim in list(summary["claims"]):
+        summary["claims"].append({**claim, "key": claim["key"] + "_paper", "profile": "paper",
+                                  "commit": "abc123",
+                                  "verdict": "reproduced" if claim["key"] != "floor" else "inconclusive"})
+    table = verdict_table([summary])
+    rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
+    assert len(rows) == 3  # one row per claim, not one per run
+    assert all("| paper @ `abc123` |" in r for r in rows)
+    assert [r.rsplit(" | ", 1)[1] for r in rows] == ["agrees |", "disagrees |", "too small |"]
+    assert "3 claims: 2 reproduced, 1 inconclusive." in table
 
 
 def test_errata_entries_hold_recorded_errata_and_every_claim_not_reproduced():
