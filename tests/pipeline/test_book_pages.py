@@ -221,13 +221,13 @@ def test_recorded_claims_are_keyed_and_stamped_with_the_recorded_run(repo: Path)
     assert report.claims[0].profile == "paper" and report.claims[0].commit == "abc123"
 
 
-def test_profile_box_links_results_and_states_provenance(monkeypatch):
+def test_summary_box_links_results_and_states_provenance(monkeypatch):
     from privrl.chapter import records
     from privrl.chapter import report as report_module
 
     report = Report("balle2016", "quick", seed=0)
-    box = report.profile_box()
-    assert box.startswith(":::{admonition} Profile of this page") and box.rstrip().endswith(":::")
+    box = report.summary_box()
+    assert box.startswith(":::{admonition} Summary of this chapter") and box.rstrip().endswith(":::")
     assert "{download}`balle2016.results.csv <balle2016.results.csv>`" in box
     assert "{download}`balle2016.summary.json <balle2016.summary.json>`" in box
     assert "`privrl run balle2016 --profile paper`" in box
@@ -235,11 +235,11 @@ def test_profile_box_links_results_and_states_provenance(monkeypatch):
                                  "finished_at": "2026-11-22T00:00", "cpus": 2}, None, True,
                                  ("privrl/chapter/sweep.py",), "changed since abc: privrl/chapter/sweep.py")
     monkeypatch.setattr(report_module, "recorded_run", lambda name, profile: run)
-    box = report.profile_box()
+    box = report.summary_box()
     assert "Recorded paper-scale run: commit `abc`, 2026-11-22, wall time 30 s" in box
     assert "**stale**" in box and "privrl/chapter/sweep.py" in box
     monkeypatch.setattr(report_module, "recorded_run", lambda name, profile: None)
-    assert "Recorded paper-scale run" not in report.profile_box()
+    assert "Recorded paper-scale run" not in report.summary_box()
 
 
 # --- debris scanner ---------------------------------------------------------------------------
@@ -276,3 +276,17 @@ def test_check_html_raises_naming_page_and_snippet(tmp_path: Path):
         check_html(tmp_path)
     with pytest.raises(ValueError, match="html_dir"):
         check_html(tmp_path / "missing")
+
+
+def test_summary_box_lists_each_claim_once_decided_on_the_paper_record():
+    report = Report("demo", "quick", seed=0)
+    claim = decide_threshold("fast", "Demo is fast", [1.0, 1.2, 0.9, 1.1, 1.0], 2.0,
+                             direction="less", seed=0)
+    report.claim(claim)
+    report.claim(replace(claim, key="fast_paper", verdict="inconclusive", source="Figure 3"),
+                 profile="paper", commit="abc123")
+    report.erratum("eq1", "wrong", "Eq. (1) drops a factor", "closed form")
+    box = report.summary_box()
+    assert "**Claims** (1: 1 inconclusive):" in box
+    assert "- *inconclusive*: Demo is fast (paper run, commit `abc123`; paper: Figure 3)" in box
+    assert "**Errata**: 1 wrong" in box
