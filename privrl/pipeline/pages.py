@@ -97,6 +97,16 @@ def recompute_epsilon(entry: dict[str, Any]) -> float | None:
     return float(event_from_dict(entry["event"]).epsilon(float(entry["delta"])))
 
 
+def epsilon_cell(entry: dict[str, Any]) -> str:
+    """The entry's epsilon; for a release with no guarantee, says so and names the relation under
+    which the release is private, if any."""
+    value = entry.get("epsilon")
+    if isinstance(value, str) and value == "inf" or value == math.inf:
+        under = entry.get("private_under")
+        return "**no guarantee**" + (f" (private under: {cell(under)})" if under else "")
+    return number(value)
+
+
 def _cross_check_cells(entry: dict[str, Any]) -> tuple[str, str]:
     check = entry.get("cross_check")
     if isinstance(check, dict):
@@ -115,7 +125,7 @@ def ledger_page(summaries: Sequence[Summary]) -> str:
                 chapter_link(chapter) + ("" if paper == chapter else f" ({cell(paper)})"),
                 cell(e.get("release")), cell(e.get("mechanism")),
                 cell(f"{e.get('relation', '?')} {e.get('unit', '?')}"), cell(e.get("noise")),
-                number(e.get("epsilon")), number(e.get("delta")), number(e.get("compositions")),
+                epsilon_cell(e), number(e.get("delta")), number(e.get("compositions")),
                 cell(e.get("accountant")), number(recompute_epsilon(e)),
                 *_cross_check_cells(e), cell(e.get("audit")) or "none yet",
             ])
