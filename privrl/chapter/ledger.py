@@ -26,7 +26,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from privrl.core.accounting.events import PrivacyEvent, event_to_dict
+from privrl.core.accounting.events import NoGuarantee, PrivacyEvent, event_to_dict
 from privrl.core.validation import check_choice, check_delta, check_epsilon, check_int
 
 RELATIONS: tuple[str, ...] = ("add/remove", "replace-one")
@@ -65,6 +65,10 @@ class LedgerEntry:
     is the number of mechanism invocations composed into (epsilon, delta); ``event`` recomputes
     ``epsilon`` at ``delta``; ``audit`` names the empirical audit of this release (a key of the
     Audits chapter) once there is one.
+
+    A release with **no guarantee** under ``relation`` has ``epsilon = inf`` and the event
+    :class:`~privrl.core.accounting.events.NoGuarantee`; ``private_under`` then names the relation
+    (and what is private under it) where there is one.
     """
 
     paper: str
@@ -80,6 +84,7 @@ class LedgerEntry:
     event: PrivacyEvent
     cross_check: CrossCheck
     audit: str = ""
+    private_under: str = ""
 
     def __post_init__(self) -> None:
         for name in ("paper", "release", "mechanism", "noise", "accountant"):
@@ -87,7 +92,10 @@ class LedgerEntry:
                 raise ValueError(f"ledger entry: {name} must not be empty")
         check_choice(self.relation, "relation", RELATIONS)
         check_choice(self.unit, "unit", UNITS)
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, "epsilon"))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, "epsilon", allow_inf=True))
+        if math.isinf(self.epsilon) != isinstance(self.event, NoGuarantee):
+            raise ValueError(f"ledger entry {self.release!r}: epsilon = inf goes with a NoGuarantee "
+                             "event, and a NoGuarantee event with epsilon = inf")
         object.__setattr__(self, "delta", check_delta(self.delta, "delta", allow_zero=True))
         object.__setattr__(self, "compositions", check_int(self.compositions, "compositions", 1))
         if not isinstance(self.event, PrivacyEvent):
@@ -95,6 +103,11 @@ class LedgerEntry:
                              f"an epsilon(delta) method, got {self.event!r}")
         if not isinstance(self.cross_check, CrossCheck):
             raise ValueError(f"ledger entry {self.release!r}: cross_check must be a CrossCheck")
+
+    @property
+    def guaranteed(self) -> bool:
+        """False for a release with no guarantee under its relation."""
+        return math.isfinite(self.epsilon)
 
     @property
     def relation_text(self) -> str:
@@ -115,6 +128,8 @@ class LedgerEntry:
         cross-check lies more than ``tolerance`` (relative) above it. Empty when nothing is."""
         out = []
         again = self.recomputed_epsilon()
+        if not self.guaranteed:
+            return out
         if not math.isclose(again, self.epsilon, rel_tol=RECOMPUTE_TOLERANCE, abs_tol=1e-12):
             out.append(f"reports epsilon {self.epsilon:.10g} but its event gives {again:.10g}")
         if self.cross_check_gap() > tolerance:

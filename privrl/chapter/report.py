@@ -26,7 +26,15 @@ import pandas as pd
 
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.records import current_commit, recorded_run
-from privrl.chapter.verdicts import Check, CheckFailed, Claim, Erratum, make_check
+from privrl.chapter.verdicts import (
+    ERRATUM_KINDS,
+    VERDICTS,
+    Check,
+    CheckFailed,
+    Claim,
+    Erratum,
+    make_check,
+)
 
 
 def _jsonable(value: Any) -> Any:
@@ -166,23 +174,37 @@ class Report:
         self.errata.append(item)
         return item
 
-    def profile_box(self) -> str:
-        """Markdown for the box a chapter opens with: where its live numbers come from, the exact
-        commands to rerun it quick and at paper scale, download links to this run's results
-        (``<paper>.results.csv`` and ``<paper>.summary.json``, written beside the executed
-        notebook by :meth:`save`) and, when a paper-scale run was recorded, its provenance
-        (commit, date, wall time, machine) and whether the experiment code changed since
-        (:func:`privrl.pipeline.provenance.recorded_run`). Display it with ``IPython.display.Markdown``;
-        the book renders Markdown output as MyST, so the ``{download}`` roles become links."""
+    def summary_box(self) -> str:
+        """Markdown for the box a chapter opens with (as a ReScience C article does): the paper's
+        claims and their verdicts (one line per claim, decided on the paper-scale record where one
+        was listed), the errata, the ledger entries, where the live numbers come from, the
+        paper-scale run (commit, date, wall time, machine, staleness:
+        :func:`privrl.chapter.records.recorded_run`), the commands to rerun it, and download links
+        to this run's results. Display it with ``IPython.display.Markdown``; the book renders
+        Markdown output as MyST, so the ``{download}`` roles become links."""
         scale = ("the **quick** profile: a CI-sized run that shows the qualitative result, not the "
                  "paper's scale" if self.profile == "quick" else f"the **{self.profile}** profile")
         name = self.paper
-        lines = [
-            ":::{admonition} Profile of this page",
-            ":class: note",
-            f"Live numbers and figures on this page come from {scale} (seed {self.seed}, commit "
-            f"`{self.commit}`). Rerun it with `privrl run {name}` (quick) or "
-            f"`privrl run {name} --profile paper` (paper scale).",
+        lines = [":::{admonition} Summary of this chapter", ":class: note"]
+        decisive = self._decisive_claims()
+        if decisive:
+            counts = {v: sum(1 for c in decisive if c.verdict == v) for v in VERDICTS}
+            lines += [f"**Claims** ({len(decisive)}: "
+                      + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + "):", ""]
+            lines += [f"- *{c.verdict}*: {c.statement} ({c.profile} run, commit `{c.commit}`"
+                      + (f"; paper: {c.source}" if c.source else "") + ")" for c in decisive]
+            lines.append("")
+        if self.errata:
+            kinds = {k: sum(1 for e in self.errata if e.kind == k) for k in ERRATUM_KINDS}
+            lines += ["**Errata**: " + ", ".join(f"{n} {k}" for k, n in kinds.items() if n)
+                      + " (listed at the end of the chapter and on the errata page).", ""]
+        if self.entries:
+            lines += [f"**Privacy ledger**: {len(self.entries)} releases, each with the event its "
+                      "epsilon is recomputed from (the *Privacy ledger* page).", ""]
+        lines += [
+            f"**This page** comes from {scale} (seed {self.seed}, commit `{self.commit}`). Rerun "
+            f"it with `privrl run {name}` (quick) or `privrl run {name} --profile paper` (paper "
+            "scale).",
             "",
             f"Download this run's results: {{download}}`{name}.results.csv <{name}.results.csv>` "
             f"(tidy table) and {{download}}`{name}.summary.json <{name}.summary.json>` (checks, "
@@ -200,6 +222,17 @@ class Report:
                 f"({recorded.stale_reason}).",
             ]
         return "\n".join([*lines, ":::"]) + "\n"
+
+    def _decisive_claims(self) -> list[Claim]:
+        """One claim per key: decided on a recorded paper-scale run (keys ending ``_paper`` or
+        ``_airraid``) where there is one, else on this run."""
+        chosen: dict[str, Claim] = {}
+        for c in self.claims:
+            base = next((c.key.removesuffix(s) for s in ("_paper", "_airraid")
+                         if c.key.endswith(s)), c.key)
+            if base not in chosen or c.profile != "quick":
+                chosen[base] = c
+        return list(chosen.values())
 
     def claims_frame(self) -> pd.DataFrame:
         """The claims as a table for the page (verdict, evidence, profile)."""

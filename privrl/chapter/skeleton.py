@@ -184,7 +184,8 @@ class Chapter:
             if (claim.key, claim.statement) != (spec.key, spec.statement):
                 raise ValueError(f"{self.name}: claim {spec.key!r} was decided as {claim.key!r} "
                                  "with another statement: decide from the spec's key and statement")
-            ctx.claims[spec.key] = report.claim(claim, profile=claim.profile or None,
+            ctx.claims[spec.key] = report.claim(replace(claim, source=spec.source),
+                                                profile=claim.profile or None,
                                                 commit=claim.commit or None)
         for spec in self.errata:
             if spec.applies(ctx):

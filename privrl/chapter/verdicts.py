@@ -1,18 +1,25 @@
-"""Checks that fail, claims with three states, errata: what a chapter's verdicts are made of.
+"""Checks that fail, claims with four states, errata: what a chapter's verdicts are made of.
 
 * A :class:`Check` is a numeric statement the chapter relies on (a closed form against a solver, a
   bound against its brute force, a budget against its target). :meth:`Report.check
   <privrl.chapter.report.Report.check>` records it and raises :class:`CheckFailed` when it fails, so
   papermill, ``privrl book``, the test suite and CI fail with it. Nothing prints PASS or FAIL.
 * A :class:`Claim` is a headline claim of a paper, re-decided on this run's data, with one of
-  three verdicts (:data:`VERDICTS`) and its evidence: statistic, 95% interval, trials, profile,
-  commit. The deciders below (:func:`decide_difference`, :func:`decide_proportions`,
-  :func:`decide_threshold`, :func:`decide_success_ratio`) implement the rules once for every chapter:
+  four verdicts (:data:`VERDICTS`) against the claim's **threshold** (the paper's own magnitude,
+  or "no effect" where the paper states none) and its evidence: statistic, 95% interval, trials,
+  profile, commit, and where the paper makes the claim. One rule, :func:`decide_interval`, decides
+  every claim of every chapter; the deciders below (:func:`decide_difference`,
+  :func:`decide_proportions`, :func:`decide_threshold`, :func:`decide_success_ratio`) compute an
+  interval and call it:
 
+  - ``reproduced`` when the 95% interval lies entirely on the claimed side of the threshold;
+  - ``not reproduced`` when it lies entirely on the other side: the data exclude the paper's
+    claimed effect;
+  - ``inconclusive`` when it contains the threshold: the data cannot tell the claim from its
+    opposite. The claim then states how many trials would decide it at the observed effect
+    (:func:`trials_to_decide`) and, given the cost of a trial, what that would cost;
   - ``untestable`` when the run cannot decide: fewer trials than the test needs, both arms at a
-    floor or ceiling (0 of N against 0 of N), or a profile too small for the claim;
-  - ``reproduced`` when the 95% interval of the statistic lies entirely on the claimed side;
-  - ``not reproduced`` otherwise (the interval contains the null or lies on the other side).
+    floor or ceiling (0 of N against 0 of N), or a profile too small for the claim.
 
 * An :class:`Erratum` is a place where a paper is wrong, ambiguous, or not reproduced, with its
   evidence; the book's errata page is generated from them.
@@ -30,8 +37,8 @@ from scipy import stats
 
 from privrl.core.validation import check_array, check_choice, check_int
 
-Verdict = Literal["reproduced", "not reproduced", "untestable"]
-VERDICTS: tuple[str, ...] = ("reproduced", "not reproduced", "untestable")
+Verdict = Literal["reproduced", "not reproduced", "inconclusive", "untestable"]
+VERDICTS: tuple[str, ...] = ("reproduced", "not reproduced", "inconclusive", "untestable")
 ERRATUM_KINDS: tuple[str, ...] = ("wrong", "ambiguous", "not reproduced", "unsupported")
 #: Smallest number of independent trials per arm for which an interval-based verdict is given.
 MIN_TRIALS = 5
@@ -102,7 +109,10 @@ class Claim:
     """A paper's headline claim re-decided on this run, with its evidence.
 
     ``interval`` is the 95% interval of ``value`` (``None`` for an untestable claim that has no
-    statistic); ``reason`` says in words why the verdict is what it is.
+    statistic); ``threshold`` the value the interval is compared with; ``reason`` says in words
+    why the verdict is what it is; ``trials_to_decide`` (inconclusive claims) how many trials per
+    arm would decide the claim at the observed effect; ``source`` where the paper makes the claim
+    and states its threshold (figure, table, section, page).
     """
 
     key: str
@@ -116,6 +126,9 @@ class Claim:
     evidence: str = ""
     profile: str = ""
     commit: str = ""
+    threshold: float | None = None
+    trials_to_decide: int | None = None
+    source: str = ""
 
     def __post_init__(self) -> None:
         check_choice(self.verdict, "verdict", VERDICTS)
@@ -154,14 +167,64 @@ class Erratum:
 Direction = Literal["less", "greater"]
 
 
-def _verdict_from_interval(lo: float, hi: float, null: float, direction: str) -> tuple[str, str]:
-    supports = hi < null if direction == "less" else lo > null
-    opposite = lo > null if direction == "less" else hi < null
-    if supports:
-        return "reproduced", "the 95% interval lies on the claimed side"
-    if opposite:
-        return "not reproduced", "the 95% interval lies on the opposite side"
-    return "not reproduced", "the 95% interval contains no difference"
+def trials_to_decide(value: float, interval: tuple[float, float], threshold: float,
+                     n_trials: int) -> int | None:
+    """Trials per arm that would decide a claim at the observed effect: the 95% interval's
+    half-width shrinks as ``1 / sqrt(n)``, so it stops containing ``threshold`` once
+    ``n >= n_trials (w / d)^2``, where ``w`` is the half-width on the threshold's side and
+    ``d = |value - threshold|``. ``None`` when the observed effect is zero (no number of trials
+    decides it)."""
+    lo, hi = interval
+    distance = abs(value - threshold)
+    half = (value - lo) if threshold <= value else (hi - value)
+    if distance == 0 or not math.isfinite(half):
+        return None
+    return max(n_trials + 1, math.ceil(n_trials * (half / distance) ** 2))
+
+
+def decide_interval(
+    key: str,
+    statement: str,
+    statistic: str,
+    value: float,
+    interval: tuple[float, float],
+    n_trials: int,
+    threshold: float,
+    *,
+    direction: Direction,
+    detail: str = "",
+    evidence: str = "",
+    seconds_per_trial: float | None = None,
+) -> Claim:
+    """The one rule (module docstring): "``statistic`` is ``direction`` than ``threshold``",
+    decided on its 95% ``interval``. ``detail`` is added to the reason (e.g. "4/20 against 5/20");
+    ``seconds_per_trial`` (CPU seconds of one more trial of every arm) prices an inconclusive
+    claim's missing trials."""
+    check_choice(direction, "direction", ("less", "greater"))
+    lo, hi = (float(v) for v in interval)
+    claimed = hi < threshold if direction == "less" else lo > threshold
+    opposite = lo > threshold if direction == "less" else hi < threshold
+    needed = None
+    if claimed:
+        verdict, reason = "reproduced", f"the 95% interval lies on the claimed side of {threshold:g}"
+    elif opposite:
+        verdict, reason = ("not reproduced", f"the 95% interval lies on the other side of "
+                                             f"{threshold:g}: it excludes the claimed effect")
+    else:
+        verdict = "inconclusive"
+        needed = trials_to_decide(value, (lo, hi), threshold, n_trials)
+        reason = f"the 95% interval contains {threshold:g}"
+        if needed is None:
+            reason += "; the observed effect is zero, so no number of trials would decide it"
+        else:
+            reason += f"; about {needed} trials per arm would decide it at the observed effect"
+            if seconds_per_trial is not None:
+                hours = (needed - n_trials) * seconds_per_trial / 3600
+                reason += f" ({hours:.2g} more CPU hours)"
+    if detail:
+        reason = f"{reason} ({detail})"
+    return Claim(key, statement, verdict, statistic, float(value), (lo, hi), int(n_trials), reason,
+                 evidence, threshold=float(threshold), trials_to_decide=needed)
 
 
 def bootstrap_interval(
@@ -191,8 +254,11 @@ def decide_difference(
     min_trials: int = MIN_TRIALS,
     seed: int = 0,
     evidence: str = "",
+    threshold: float = 0.0,
+    seconds_per_trial: float | None = None,
 ) -> Claim:
-    """Claim "``a`` is ``direction`` than ``b``" decided on ``stat(a) - stat(b)`` with a bootstrap 95% interval.
+    """Claim "``a`` is ``direction`` than ``b``" decided on ``stat(a) - stat(b)`` with a bootstrap
+    95% interval, against ``threshold`` (0: no effect; the paper's magnitude where it states one).
 
     ``a`` and ``b`` hold one value per independent trial. Untestable when either arm has fewer
     than ``min_trials`` trials, or when every trial of both arms sits at ``floor`` (or at
@@ -213,9 +279,9 @@ def decide_difference(
                      f"too few trials (fewer than {min_trials} per arm)", evidence)
     stat = np.mean if statistic == "mean" else np.median
     value = float(stat(xa) - stat(xb))
-    lo, hi = bootstrap_interval(lambda u, v: stat(u) - stat(v), [xa, xb], seed=seed)
-    verdict, reason = _verdict_from_interval(lo, hi, 0.0, direction)
-    return Claim(key, statement, verdict, name, value, (lo, hi), n, reason, evidence)
+    interval = bootstrap_interval(lambda u, v: stat(u) - stat(v), [xa, xb], seed=seed)
+    return decide_interval(key, statement, name, value, interval, n, threshold, direction=direction,
+                           evidence=evidence, seconds_per_trial=seconds_per_trial)
 
 
 def decide_threshold(
@@ -230,6 +296,7 @@ def decide_threshold(
     min_trials: int = MIN_TRIALS,
     seed: int = 0,
     evidence: str = "",
+    seconds_per_trial: float | None = None,
 ) -> Claim:
     """Claim "``stat(samples)`` is ``direction`` than ``threshold``", bootstrap 95% interval."""
     check_choice(direction, "direction", ("less", "greater"))
@@ -239,10 +306,10 @@ def decide_threshold(
         return Claim(key, statement, "untestable", name, None, None, len(x),
                      f"too few trials (fewer than {min_trials})", evidence)
     stat = np.mean if statistic == "mean" else np.median
-    lo, hi = bootstrap_interval(stat, [x], seed=seed)
-    verdict, reason = _verdict_from_interval(lo, hi, float(threshold), direction)
-    return Claim(key, statement, verdict, name, float(stat(x)), (lo, hi), len(x),
-                 reason.replace("no difference", f"the threshold {threshold:g}"), evidence)
+    interval = bootstrap_interval(stat, [x], seed=seed)
+    return decide_interval(key, statement, name, float(stat(x)), interval, len(x), float(threshold),
+                           direction=direction, evidence=evidence,
+                           seconds_per_trial=seconds_per_trial)
 
 
 def clopper_pearson(successes: int, trials: int, level: float = 0.95) -> tuple[float, float]:
@@ -288,8 +355,11 @@ def decide_proportions(
     label_b: str = "b",
     min_trials: int = MIN_TRIALS,
     evidence: str = "",
+    threshold: float = 0.0,
+    seconds_per_trial: float | None = None,
 ) -> Claim:
-    """Claim "the success rate of ``a`` is ``direction`` than that of ``b``" (Newcombe 95% interval).
+    """Claim "the success rate of ``a`` is ``direction`` than that of ``b``" (Newcombe 95%
+    interval of the difference, against ``threshold``: 0 for no effect).
 
     Untestable when both arms are at 0 of N or both at N of N, or either arm has fewer than
     ``min_trials`` trials.
@@ -308,10 +378,9 @@ def decide_proportions(
         at = "0 of N" if ka == 0 else "N of N"
         return Claim(key, statement, "untestable", name, None, None, n,
                      f"both arms at {at} ({ka}/{na} against {kb}/{nb})", evidence)
-    lo, hi = newcombe_interval(ka, na, kb, nb)
-    verdict, reason = _verdict_from_interval(lo, hi, 0.0, direction)
-    return Claim(key, statement, verdict, name, ka / na - kb / nb, (lo, hi), n,
-                 f"{reason} ({ka}/{na} against {kb}/{nb})", evidence)
+    return decide_interval(key, statement, name, ka / na - kb / nb, newcombe_interval(ka, na, kb, nb),
+                           n, threshold, direction=direction, detail=f"{ka}/{na} against {kb}/{nb}",
+                           evidence=evidence, seconds_per_trial=seconds_per_trial)
 
 
 def decide_success_ratio(
@@ -330,10 +399,11 @@ def decide_success_ratio(
     """Claim "the success ratio exceeds ``threshold``", with its exact (Clopper-Pearson) 95% interval.
 
     Success is defined at the paper's budget ``full_budget`` (of ``unit``); the run measured it at
-    ``budget``. Reproduced when the interval lies above ``threshold``; not reproduced when it does
-    not, at the full budget; untestable with fewer than ``min_trials`` trials. At a smaller budget
-    the measured ratio bounds the full-budget one from below, so it can reproduce the claim but
-    not refute it: an interval that does not lie above ``threshold`` is then untestable.
+    ``budget``. Decided by :func:`decide_interval` (above ``threshold``: reproduced; below:
+    not reproduced; containing it: inconclusive); untestable with fewer than ``min_trials``
+    trials. At a smaller budget the measured ratio bounds the full-budget one from below, so it
+    can reproduce the claim but not refute it: an interval that does not lie above ``threshold``
+    is then untestable.
     """
     k = check_int(successes, "successes", 0)
     n = check_int(trials, "trials", 0)
@@ -342,21 +412,14 @@ def decide_success_ratio(
     if n < min_trials:
         return untestable(key, statement, f"too few trials (fewer than {min_trials})", n, evidence)
     lo, hi = clopper_pearson(k, n)
-    short = budget < full_budget
-    if lo > threshold:
-        verdict = "reproduced"
-        reason = "the exact 95% interval lies above the threshold" + (
-            f" already at a budget of {budget:,} {unit}" if short else "")
-    elif short:
+    if budget < full_budget and lo <= threshold:
         return Claim(key, statement, "untestable", "success ratio", k / n, (lo, hi), n,
                      f"budget {budget:,} < {full_budget:,}: a success ratio at this budget only "
-                     f"bounds the paper's from below ({k}/{n})", evidence)
-    elif hi < threshold:
-        verdict, reason = "not reproduced", "the exact 95% interval lies below the threshold"
-    else:
-        verdict, reason = "not reproduced", "the exact 95% interval contains the threshold"
-    return Claim(key, statement, verdict, "success ratio", k / n, (lo, hi), n,
-                 f"{reason} {threshold:g} ({k}/{n})", evidence)
+                     f"bounds the paper's from below ({k}/{n})", evidence, threshold=threshold)
+    detail = f"{k}/{n}" + (f", already at a budget of {budget:,} {unit}" if budget < full_budget
+                           else "")
+    return decide_interval(key, statement, "success ratio", k / n, (lo, hi), n, threshold,
+                           direction="greater", detail=detail, evidence=evidence)
 
 
 def untestable(key: str, statement: str, reason: str, n_trials: int = 0, evidence: str = "") -> Claim:

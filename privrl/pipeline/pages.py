@@ -97,6 +97,16 @@ def recompute_epsilon(entry: dict[str, Any]) -> float | None:
     return float(event_from_dict(entry["event"]).epsilon(float(entry["delta"])))
 
 
+def epsilon_cell(entry: dict[str, Any]) -> str:
+    """The entry's epsilon; for a release with no guarantee, says so and names the relation under
+    which the release is private, if any."""
+    value = entry.get("epsilon")
+    if isinstance(value, str) and value == "inf" or value == math.inf:
+        under = entry.get("private_under")
+        return "**no guarantee**" + (f" (private under: {cell(under)})" if under else "")
+    return number(value)
+
+
 def _cross_check_cells(entry: dict[str, Any]) -> tuple[str, str]:
     check = entry.get("cross_check")
     if isinstance(check, dict):
@@ -115,7 +125,7 @@ def ledger_page(summaries: Sequence[Summary]) -> str:
                 chapter_link(chapter) + ("" if paper == chapter else f" ({cell(paper)})"),
                 cell(e.get("release")), cell(e.get("mechanism")),
                 cell(f"{e.get('relation', '?')} {e.get('unit', '?')}"), cell(e.get("noise")),
-                number(e.get("epsilon")), number(e.get("delta")), number(e.get("compositions")),
+                epsilon_cell(e), number(e.get("delta")), number(e.get("compositions")),
                 cell(e.get("accountant")), number(recompute_epsilon(e)),
                 *_cross_check_cells(e), cell(e.get("audit")) or "none yet",
             ])
@@ -142,27 +152,67 @@ def ledger_page(summaries: Sequence[Summary]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def verdict_table(summaries: Sequence[Summary]) -> str:
-    """Markdown of the landing page's verdict table: paper x claim x verdict x evidence x profile."""
+#: Suffixes of the keys of claims decided on a recorded run of another profile.
+RECORDED_SUFFIXES: tuple[str, ...] = ("_paper", "_airraid")
+
+
+def claim_rows(summary: Summary) -> list[dict[str, Any]]:
+    """One row per claim of a chapter: the claim decided on the paper-scale record where one
+    exists (else on this build's run), and whether this build's quick rerun agrees with it
+    (``agrees``, ``disagrees``, ``too small`` when the quick run could not decide, ``-`` when
+    the row is the quick run's own)."""
+    groups: dict[str, dict[str, dict[str, Any]]] = {}
+    for c in records(summary, "claims"):
+        key = str(c.get("key", ""))
+        base = next((key.removesuffix(s) for s in RECORDED_SUFFIXES if key.endswith(s)), key)
+        run = "paper" if (c.get("profile") or summary.get("profile")) != "quick" else "quick"
+        groups.setdefault(base, {})[run] = c
     rows = []
+    for base, runs in groups.items():
+        decisive = runs.get("paper", runs.get("quick"))
+        quick = runs.get("quick")
+        if decisive is quick or quick is None:
+            agreement = "-"
+        elif quick.get("verdict") == "untestable":
+            agreement = "too small"
+        else:
+            agreement = "agrees" if quick.get("verdict") == decisive.get("verdict") else "disagrees"
+        rows.append({"key": base, "claim": decisive, "quick": agreement})
+    return rows
+
+
+def verdict_table(summaries: Sequence[Summary]) -> str:
+    """Markdown of the landing page's verdict table: one row per claim of each paper, decided on
+    the paper-scale record where one exists, with the quick rerun's agreement beside it, and one
+    summary line per paper."""
+    rows, per_paper = [], []
     for s in summaries:
         paper = s.get("paper", "?")
-        for c in records(s, "claims"):
-            rows.append([chapter_link(paper), cell(c.get("statement")),
-                         f"**{cell(c.get('verdict'))}**", cell(evidence_text(c)),
-                         cell(c.get("profile") or s.get("profile"))])
-    counts = {v: sum(1 for s in summaries for c in records(s, "claims") if c.get("verdict") == v)
-              for v in VERDICTS}
+        decided = claim_rows(s)
+        for row in decided:
+            c = row["claim"]
+            run = (f"{c.get('profile') or s.get('profile')} @ `{c.get('commit') or s.get('commit')}`")
+            rows.append([chapter_link(paper), cell(c.get("statement")), cell(c.get("source")),
+                         f"**{cell(c.get('verdict'))}**", cell(evidence_text(c)), cell(run),
+                         row["quick"]])
+        if decided:
+            counts = {v: sum(1 for r in decided if r["claim"].get("verdict") == v) for v in VERDICTS}
+            per_paper.append(f"- {chapter_link(paper)}: {len(decided)} claims: "
+                             + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".")
     lines = [
-        "Generated from the chapters executed for this build: each headline claim of a paper,",
-        "re-decided on this run's data (reproduced, not reproduced, or untestable when the data",
-        "cannot decide), with its statistic, 95% interval and number of trials, and the profile",
-        "the verdict was decided on. A verdict decided on the quick profile says so.",
+        "Generated from the chapters executed for this build: one row per headline claim of a",
+        "paper, decided on the paper-scale recorded run where there is one (else on this build's",
+        "run) against the paper's own threshold: *reproduced* (95% interval on the claimed side),",
+        "*not reproduced* (on the other side: the data exclude the paper's effect), *inconclusive*",
+        "(the interval contains the threshold; the evidence says how many trials would decide it)",
+        "or *untestable*. *Decided on* names the run (profile and commit) that decided the row;",
+        "*quick rerun* says whether this build's quick run agrees.",
         "",
     ]
     if rows:
-        lines += [", ".join(f"{n} {v}" for v, n in counts.items()) + ".", ""]
-        lines += _table(("paper", "claim", "verdict", "evidence", "profile"), rows)
+        lines += [*per_paper, ""]
+        lines += _table(("paper", "claim", "paper's source", "verdict", "evidence", "decided on",
+                         "quick rerun"), rows)
     else:
         lines.append("No chapter records a claim yet.")
     lines += _missing(summaries, "claims", "claim")
@@ -176,7 +226,7 @@ def errata_entries(summaries: Sequence[Summary]) -> str:
                cell(e.get("evidence"))] for s in summaries for e in records(s, "errata")]
     refuted = [[chapter_link(s.get("paper", "?")), cell(c.get("statement")),
                 cell(evidence_text(c)), cell(c.get("profile") or s.get("profile"))]
-               for s in summaries for c in records(s, "claims")
+               for s in summaries for c in (row["claim"] for row in claim_rows(s))
                if c.get("verdict") == "not reproduced"]
     lines = ["## Errata recorded by the chapters", ""]
     lines += (_table(("paper", "kind", "what", "evidence"), errata) if errata
@@ -184,7 +234,9 @@ def errata_entries(summaries: Sequence[Summary]) -> str:
     lines += _missing(summaries, "errata", "erratum")
     lines += ["", "## Claims not reproduced", "",
               "Every headline claim whose verdict in this build is *not reproduced*: the 95%",
-              "interval of its statistic excludes the paper's claim.", ""]
+              "interval of its statistic lies on the other side of the paper's threshold, so the",
+              "data exclude the paper's claimed effect (decided on the paper-scale record where",
+              "there is one). Claims the data cannot decide are *inconclusive*, not listed here.", ""]
     lines += (_table(("paper", "claim", "evidence", "profile"), refuted) if refuted
               else ["No claim is decided *not reproduced* in this build."])
     return "\n".join(lines) + "\n"

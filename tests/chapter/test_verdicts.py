@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 
 import dp_accounting
@@ -17,6 +18,7 @@ from privrl.chapter.verdicts import (
     CheckFailed,
     clopper_pearson,
     decide_difference,
+    decide_interval,
     decide_proportions,
     decide_success_ratio,
     decide_threshold,
@@ -45,13 +47,14 @@ def test_check_needs_one_bound_or_a_boolean():
         report.check("nobound", "x", 1.0)
 
 
-def test_difference_claim_three_states():
+def test_difference_claim_four_states():
     rng = np.random.default_rng(0)
     a, b = rng.normal(0, 1, 40), rng.normal(2, 1, 40)
     assert decide_difference("k", "a below b", a, b, direction="less").verdict == "reproduced"
     assert decide_difference("k", "a above b", a, b, direction="greater").verdict == "not reproduced"
     same = decide_difference("k", "a below b", a, rng.normal(0, 1, 40), direction="less")
-    assert same.verdict == "not reproduced" and same.interval[0] < 0 < same.interval[1]
+    assert same.verdict == "inconclusive" and same.interval[0] < 0 < same.interval[1]
+    assert same.trials_to_decide is not None and same.trials_to_decide > 40
     few = decide_difference("k", "a below b", a[:3], b[:3], direction="less")
     assert few.verdict == "untestable" and "too few" in few.reason
     floor = decide_difference("k", "x", np.zeros(20), np.zeros(20), direction="less", floor=0.0)
@@ -62,7 +65,8 @@ def test_proportion_claims_zero_against_zero_is_untestable():
     c = decide_proportions("k", "a succeeds more", 0, 20, 0, 20, direction="greater")
     assert c.verdict == "untestable"
     assert decide_proportions("k", "a more", 18, 20, 2, 20, direction="greater").verdict == "reproduced"
-    assert decide_proportions("k", "a more", 3, 20, 2, 20, direction="greater").verdict == "not reproduced"
+    assert decide_proportions("k", "a more", 3, 20, 2, 20, direction="greater").verdict == "inconclusive"
+    assert decide_proportions("k", "a more", 2, 20, 18, 20, direction="greater").verdict == "not reproduced"
 
 
 def test_exact_intervals_against_known_values():
@@ -175,3 +179,26 @@ def test_typed_profile_validates_and_rejects_unknown_parameters():
         _Demo.quick(n_trials="many")
     with pytest.raises(ValueError, match="profile"):
         _Demo.from_parameters("huge")
+
+
+def test_an_interval_containing_the_threshold_is_inconclusive_never_not_reproduced():
+    # Wang's resetting claim on the recorded run: difference 0.07, interval [-2.37, 2.52], 10 seeds
+    claim = decide_interval("reset", "resetting beats never resetting", "mean diff", 0.07,
+                            (-2.37, 2.52), 10, 0.0, direction="greater", seconds_per_trial=3600)
+    assert claim.verdict == "inconclusive"
+    # the interval's half-width 2.44 must shrink below 0.07: n >= 10 (2.44 / 0.07)^2 = 12,150
+    assert claim.trials_to_decide == math.ceil(10 * (2.44 / 0.07) ** 2)
+    assert "CPU hours" in claim.reason and "contains 0" in claim.reason
+    # on the other side of the threshold: the data exclude the claimed effect
+    assert decide_interval("k", "s", "d", -1.0, (-1.5, -0.5), 10, 0.0,
+                           direction="greater").verdict == "not reproduced"
+    assert decide_interval("k", "s", "d", 1.0, (0.5, 1.5), 10, 0.0,
+                           direction="greater").verdict == "reproduced"
+    # a paper's magnitude as threshold: "about 4x" read as at least 2x
+    assert decide_interval("k", "s", "ratio", 3.0, (2.5, 3.5), 10, 2.0,
+                           direction="greater").verdict == "reproduced"
+    zero = decide_interval("k", "s", "d", 0.0, (-1.0, 1.0), 10, 0.0, direction="greater")
+    assert zero.verdict == "inconclusive" and zero.trials_to_decide is None
+    # Ono's PRS against Laplace at eps = 1: 4/20 against 5/20
+    prs = decide_proportions("prs", "PRS beats Laplace", 4, 20, 5, 20, direction="greater")
+    assert prs.verdict == "inconclusive"

@@ -76,13 +76,28 @@ def test_verdict_table_has_one_row_per_claim_with_evidence_and_profile():
     table = verdict_table([_summary(), OLD])
     rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
     assert len(rows) == 3
-    verdicts = [r.split(" | ")[2] for r in rows]
+    verdicts = [r.split(" | ")[3] for r in rows]
     assert verdicts == ["**reproduced**", "**not reproduced**", "**untestable**"]
     assert "A \\| B converges faster than C" in rows[0]  # a pipe in a statement stays in its cell
-    assert "95% interval [" in rows[0] and "n = 6" in rows[0] and rows[0].endswith("| quick |")
+    assert "95% interval [" in rows[0] and "n = 6" in rows[0] and "| quick @ `" in rows[0]
+    assert rows[0].endswith("| - |")  # decided on the quick run itself
     assert "both arms score 0 (n = 10)" in rows[2]
-    assert "1 reproduced, 1 not reproduced, 1 untestable." in table
+    assert "{doc}`demo <../notebooks/demo>`: 3 claims: 1 reproduced, 1 not reproduced, 1 untestable." in table
     assert "no claim yet: {doc}`old <../notebooks/old>`" in table
+
+
+def test_verdict_table_decides_on_the_paper_record_and_shows_the_quick_rerun_beside_it():
+    summary = _summary()
+    for claim in list(summary["claims"]):
+        summary["claims"].append({**claim, "key": claim["key"] + "_paper", "profile": "paper",
+                                  "commit": "abc123",
+                                  "verdict": "reproduced" if claim["key"] != "floor" else "inconclusive"})
+    table = verdict_table([summary])
+    rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
+    assert len(rows) == 3  # one row per claim, not one per run
+    assert all("| paper @ `abc123` |" in r for r in rows)
+    assert [r.rsplit(" | ", 1)[1] for r in rows] == ["agrees |", "disagrees |", "too small |"]
+    assert "3 claims: 2 reproduced, 1 inconclusive." in table
 
 
 def test_errata_entries_hold_recorded_errata_and_every_claim_not_reproduced():
@@ -206,13 +221,13 @@ def test_recorded_claims_are_keyed_and_stamped_with_the_recorded_run(repo: Path)
     assert report.claims[0].profile == "paper" and report.claims[0].commit == "abc123"
 
 
-def test_profile_box_links_results_and_states_provenance(monkeypatch):
+def test_summary_box_links_results_and_states_provenance(monkeypatch):
     from privrl.chapter import records
     from privrl.chapter import report as report_module
 
     report = Report("balle2016", "quick", seed=0)
-    box = report.profile_box()
-    assert box.startswith(":::{admonition} Profile of this page") and box.rstrip().endswith(":::")
+    box = report.summary_box()
+    assert box.startswith(":::{admonition} Summary of this chapter") and box.rstrip().endswith(":::")
     assert "{download}`balle2016.results.csv <balle2016.results.csv>`" in box
     assert "{download}`balle2016.summary.json <balle2016.summary.json>`" in box
     assert "`privrl run balle2016 --profile paper`" in box
@@ -220,11 +235,11 @@ def test_profile_box_links_results_and_states_provenance(monkeypatch):
                                  "finished_at": "2026-11-22T00:00", "cpus": 2}, None, True,
                                  ("privrl/chapter/sweep.py",), "changed since abc: privrl/chapter/sweep.py")
     monkeypatch.setattr(report_module, "recorded_run", lambda name, profile: run)
-    box = report.profile_box()
+    box = report.summary_box()
     assert "Recorded paper-scale run: commit `abc`, 2026-11-22, wall time 30 s" in box
     assert "**stale**" in box and "privrl/chapter/sweep.py" in box
     monkeypatch.setattr(report_module, "recorded_run", lambda name, profile: None)
-    assert "Recorded paper-scale run" not in report.profile_box()
+    assert "Recorded paper-scale run" not in report.summary_box()
 
 
 # --- debris scanner ---------------------------------------------------------------------------
@@ -276,3 +291,17 @@ def test_a_record_naming_its_producer_is_judged_on_the_producers_code(repo: Path
     (repo / "privrl" / "core" / "rng.py").write_text("import numpy as np\n")  # td imports it
     run = recorded_run("demo", root=repo, source_root=repo)
     assert run.stale is True and run.changed == ("privrl/core/rng.py",)
+
+
+def test_summary_box_lists_each_claim_once_decided_on_the_paper_record():
+    report = Report("demo", "quick", seed=0)
+    claim = decide_threshold("fast", "Demo is fast", [1.0, 1.2, 0.9, 1.1, 1.0], 2.0,
+                             direction="less", seed=0)
+    report.claim(claim)
+    report.claim(replace(claim, key="fast_paper", verdict="inconclusive", source="Figure 3"),
+                 profile="paper", commit="abc123")
+    report.erratum("eq1", "wrong", "Eq. (1) drops a factor", "closed form")
+    box = report.summary_box()
+    assert "**Claims** (1: 1 inconclusive):" in box
+    assert "- *inconclusive*: Demo is fast (paper run, commit `abc123`; paper: Figure 3)" in box
+    assert "**Errata**: 1 wrong" in box

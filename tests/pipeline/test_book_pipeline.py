@@ -43,7 +43,7 @@ from privrl.chapter.report import Report
 from privrl.chapter.verdicts import decide_difference
 from privrl.core.accounting.events import DpAccountingEvent
 report = Report("demo", profile, seed=seed, config={"scale": scale})
-display(Markdown(report.profile_box()))
+display(Markdown(report.summary_box()))
 answer = 42 * scale
 report.glue("answer", answer)
 report.check("answer_positive", "the answer is positive", answer, above=0)

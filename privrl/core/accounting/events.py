@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import math
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -23,7 +24,7 @@ from dp_accounting.rdp import RdpAccountant
 from privrl.core.validation import check_delta, check_positive
 
 __all__ = [
-    "DEFAULT_RDP_ORDERS", "DpAccountingEvent", "NeighboringRelation", "PrivacyEvent",
+    "DEFAULT_RDP_ORDERS", "DpAccountingEvent", "NeighboringRelation", "NoGuarantee", "PrivacyEvent",
     "event_from_dict", "event_to_dict", "pld_epsilon", "rdp_epsilon", "register_event",
 ]
 
@@ -138,6 +139,23 @@ class DpAccountingEvent:
     def epsilon(self, delta: float) -> float:
         account = rdp_epsilon if self.accountant == "rdp" else pld_epsilon
         return account(self.dp_event, delta, RELATIONS[self.relation])
+
+
+@register_event
+@dataclasses.dataclass(frozen=True)
+class NoGuarantee:
+    """A release with no finite guarantee under the ledger entry's relation: ``reason`` says why
+    (e.g. "only each queried value is private; the released function is not"). Its epsilon is
+    infinite at every delta."""
+
+    reason: str
+
+    def __post_init__(self) -> None:
+        if not self.reason.strip():
+            raise ValueError("NoGuarantee: state why the release has no guarantee")
+
+    def epsilon(self, delta: float) -> float:
+        return math.inf
 
 
 def event_to_dict(event: PrivacyEvent) -> dict[str, Any]:

@@ -1,0 +1,48 @@
+"""Ledger entries that say "no guarantee", and the ledger page that shows them."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import dp_accounting
+import pytest
+
+from privrl.chapter.ledger import CrossCheck, LedgerEntry
+from privrl.chapter.report import Report
+from privrl.core.accounting.events import DpAccountingEvent, NoGuarantee, event_from_dict
+from privrl.pipeline.pages import ledger_page
+
+NONE = NoGuarantee("only each queried value is private; the released function is not")
+
+
+def _entry(**kw) -> LedgerEntry:
+    base = dict(paper="demo", release="Q function", mechanism="output perturbation",
+                relation="replace-one", unit="reward function", noise="sigma = 2", epsilon=math.inf,
+                delta=1e-5, compositions=1, accountant="none applies", event=NONE,
+                cross_check=CrossCheck("upper bound", "none: no finite guarantee", None),
+                private_under="replace-one reward function, each queried value alone")
+    return LedgerEntry(**{**base, **kw})
+
+
+def test_a_release_without_guarantee_is_recorded_and_shown_as_such():
+    report = Report("demo", "quick")
+    entry = report.ledger(_entry())
+    assert not entry.guaranteed and entry.recomputed_epsilon() == math.inf
+    summary = json.loads(json.dumps(report.summary(), default=str))
+    saved = summary["ledger"][0]
+    assert event_from_dict(saved["event"]) == NONE
+    page = ledger_page([summary])
+    row = next(line for line in page.splitlines() if line.startswith("| {doc}"))
+    assert "**no guarantee** (private under: replace-one reward function, each queried value " \
+           "alone)" in row
+
+
+def test_infinite_epsilon_and_no_guarantee_go_together():
+    with pytest.raises(ValueError, match="NoGuarantee"):
+        _entry(epsilon=1.0)  # a finite claim cannot rest on a no-guarantee event
+    event = DpAccountingEvent(dp_accounting.GaussianDpEvent(3.0), "rdp", "replace-one")
+    with pytest.raises(ValueError, match="NoGuarantee"):
+        _entry(event=event)  # an infinite epsilon needs the event that says why
+    with pytest.raises(ValueError, match="state why"):
+        NoGuarantee(" ")
