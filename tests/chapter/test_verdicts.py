@@ -96,7 +96,7 @@ def _entry(**kw):
     return LedgerEntry(**{**base, **kw})
 
 
-def test_success_ratio_claim_three_states_and_a_short_budget():
+def test_success_ratio_claim_four_states_and_a_short_budget():
     """At the full budget the exact interval decides; at a smaller one a ratio is a lower bound,
     so it can reproduce the claim but not refute it; below 5 trials nothing is decided."""
     def decide(k, n, budget=100):
@@ -105,14 +105,14 @@ def test_success_ratio_claim_three_states_and_a_short_budget():
 
     full = decide(20, 20)
     assert full.verdict == "reproduced" and full.value == 1.0
-    assert full.reason == "the exact 95% interval lies above the threshold 0.5 (20/20)"
-    assert decide(20, 20, budget=10).reason == ("the exact 95% interval lies above the threshold "
-                                                "already at a budget of 10 submissions 0.5 (20/20)")
+    assert full.reason == "the 95% interval lies on the claimed side of 0.5 (20/20)"
+    assert decide(20, 20, budget=10).reason == ("the 95% interval lies on the claimed side of 0.5 "
+                                                "(20/20, already at a budget of 10 submissions)")
     none = decide(0, 20)
     assert none.verdict == "not reproduced" and none.interval == pytest.approx((0.0, 0.16843),
                                                                                abs=1e-4)
-    assert "lies below" in none.reason
-    assert "contains" in decide(10, 20).reason and decide(10, 20).verdict == "not reproduced"
+    assert "other side of 0.5" in none.reason
+    assert "contains 0.5" in decide(10, 20).reason and decide(10, 20).verdict == "inconclusive"
     short = decide(0, 20, budget=10)
     assert short.verdict == "untestable" and short.value == 0.0 and "bounds the paper's" in short.reason
     few = decide(4, 4)
