@@ -2,7 +2,7 @@
 
 A chapter builds one :class:`Report`: every numeric check goes through :meth:`Report.check`
 (recorded, and raising :class:`~privrl.chapter.verdicts.CheckFailed` when it fails), every headline claim
-through :meth:`Report.claim` (three-state verdicts, :mod:`privrl.chapter.verdicts`), every (epsilon, delta)
+through :meth:`Report.claim` (four-state verdicts, :mod:`privrl.chapter.verdicts`), every (epsilon, delta)
 through :meth:`Report.ledger` (:mod:`privrl.chapter.ledger`) and every erratum through
 :meth:`Report.erratum`. :meth:`Report.save` writes them with the run's tidy table.
 

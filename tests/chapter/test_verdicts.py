@@ -1,4 +1,4 @@
-"""Checks that fail, three-state claims, the ledger schema and typed profiles."""
+"""Checks that fail, four-state claims, the ledger schema and typed profiles."""
 
 from __future__ import annotations
 
