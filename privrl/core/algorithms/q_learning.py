@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from privrl.core.envs import mountain_car as mc
+from privrl.core.envs.hiv import N_ACTIONS, collect_hiv, scaled_log_state
 from privrl.core.rng import SeedLike, as_generator
 from privrl.core.validation import check_int, check_positive, check_probability
 
@@ -125,8 +126,6 @@ def train_hiv_fqi(
 ) -> np.ndarray:
     """Fitted Q iteration with one linear model per action on :func:`hiv_quadratic_features`
     of the scaled log10 state, from ``n_episodes`` random-action episodes. Returns W (28, 4)."""
-    from privrl.core.envs.hiv import N_ACTIONS, collect_hiv, scaled_log_state
-
     gen = as_generator(rng)
     traj = collect_hiv(lambda x: np.full((len(x), N_ACTIONS), 1.0 / N_ACTIONS), n_episodes, gen)[0]
     mask = traj.mask()
