@@ -29,6 +29,7 @@ from privrl.chapter.skeleton import Context
 from privrl.chapter.verdicts import CheckFailed
 from privrl.core.accounting.events import event_from_dict, event_to_dict
 from privrl.core.algorithms import a3c
+from privrl.core.mechanisms import discrete_laplace as dl
 from privrl.core.mechanisms import local as loc
 from privrl.papers.ono2020 import chapter, claims, recorded
 from privrl.papers.ono2020.profile import PAPER_CAP, OnoProfile
@@ -102,10 +103,14 @@ def reference_pgc_a3c(epsilon, clip, n_submissions, n_workers, seed, max_steps=2
             grads.append(_reference_gradient(snapshot, states, actions, terminated))
             out["score"].append(len(actions))
         grads = np.array(grads)
-        noise = gen.laplace(0.0, clip / epsilon, size=grads.shape)
+        # eq. (21) as released on IEEE doubles: exact discrete Laplace integers of the grid scale
+        # for sensitivity C (discrete_laplace, tested on its own), times the grid step
+        scale = dl.grid_scale(clip, epsilon, grads.shape[1], dl.DEFAULT_STEP)
+        noise = dl.sample_discrete_laplace(scale, grads.shape, gen) * dl.DEFAULT_STEP
         for g, z in zip(grads, noise, strict=True):
             norm = np.abs(g).sum()
             clipped = g / max(1.0, norm / (clip / 2))
+            clipped = np.rint(clipped / dl.DEFAULT_STEP) * dl.DEFAULT_STEP  # the grid
             out["raw_norm"].append(norm)
             out["clipped_norm"].append(np.abs(clipped).sum())
             out["noise_scale"].append(np.abs(z).mean())
@@ -167,14 +172,39 @@ def test_ledger_events_give_back_every_epsilon_and_cross_checks_are_upper_bounds
     prs10 = next(e for e in entries if "d_hat = 4" in e.release)
     assert prs10.event.bits == prs10.compositions == 4
     total = entries[-1]
-    assert (total.unit, total.epsilon, total.event.reports) == ("user", pytest.approx(1.0), 3)
+    assert (total.unit, total.event.reports) == ("user", 3)
+    # the grid's exact epsilon, from discrete_laplace alone: at most the target, within its slack
+    t = dl.grid_scale(0.01, 1.0 / 3, a3c.D)
+    assert total.epsilon == pytest.approx(3 * dl.grid_epsilon(0.01, a3c.D, t), rel=1e-12)
+    assert 1.0 - 1e-4 < total.epsilon <= 1.0
+    laplace = [e for e in entries if e.release.startswith("one gradient report (Laplace")]
+    assert len(laplace) == 3
+    for e, target in zip(laplace, (1.0, 5.0, 10.0), strict=True):
+        t = dl.grid_scale(0.01, target, a3c.D)
+        assert e.epsilon == dl.grid_epsilon(0.01, a3c.D, t) <= target
+        assert e.event.noise_scale == pytest.approx(0.01 / target * dl.noise_inflation(
+            0.01, target, a3c.D), rel=1e-12)
+        assert f"{dl.noise_inflation(0.01, target, a3c.D):.6f} x" in e.noise
 
 
 def test_weakened_clip_or_scale_breaks_the_ledger(monkeypatch):
     """The ledger's events and cross-checks use the mechanism's clip and scale: weakening either
     raises."""
     _ledger()
-    monkeypatch.setattr(loc, "laplace_scale", lambda clip, eps: clip / eps / 2)
+    original = loc.laplace_grid_scale
+    monkeypatch.setattr(loc, "laplace_grid_scale", lambda clip, eps, d, step=dl.DEFAULT_STEP:
+                        original(clip, eps, d, step) / 2)
+    with pytest.raises(CheckFailed):
+        _ledger()
+
+
+def test_ledger_per_round_budget_is_the_mechanisms(monkeypatch):
+    """Composing the multi-round ledger with epsilon per report instead of epsilon/T fails."""
+    _ledger()
+    original = chapter.laplace_event
+    monkeypatch.setattr(chapter, "laplace_event",
+                        lambda eps, reports=1: original(eps * reports if reports > 1 else eps,
+                                                        reports))
     with pytest.raises(CheckFailed):
         _ledger()
 
@@ -195,7 +225,14 @@ def test_weakened_prs_flip_breaks_the_ledger(monkeypatch):
 
 
 def test_exact_ratios():
-    assert loc.laplace_worst_log_ratio(2.0, 0.01, 112) == pytest.approx(2.0)
+    # grid release: antipodal clipped inputs +-C/2 e_1 round to +-rint(C/2 / step) grid units,
+    # +-(C/2d)(1, ..., 1) to +-rint(C/(2d) / step) in each of the d coordinates
+    step = dl.DEFAULT_STEP
+    units = max(2 * round(0.005 / step), 2 * 112 * round(0.005 / 112 / step))
+    exact = units / dl.grid_scale(0.01, 2.0, 112, step)
+    assert loc.laplace_worst_log_ratio(2.0, 0.01, 112) == pytest.approx(float(exact), rel=1e-15)
+    assert 2.0 - 1e-4 < loc.laplace_worst_log_ratio(2.0, 0.01, 112) <= 2.0
+    assert loc.laplace_worst_log_ratio(2.0, 0.01, 112, floating_point=True) == pytest.approx(2.0)
     assert loc.prs_worst_log_ratio(10.0, 4) == pytest.approx(10.0)
     assert loc.prs_worst_log_ratio(5.0, 2, per_coordinate_epsilon=5.0) == pytest.approx(10.0)
 
