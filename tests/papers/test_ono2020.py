@@ -278,10 +278,14 @@ def test_paper_profile_is_the_papers_scale():
     assert dataclasses.replace(p, n_trials=40).n_trials == 40
 
 
-def _trials(k_lap, k_prs, n=20, eps=1.0):
-    rows = [{"variant": "paper", "mechanism": m, "epsilon": eps, "trial": i,
+def _trials(k_lap, k_prs, n=20, eps=1.0, baseline=None):
+    """``n`` trials per arm at ``eps`` (Laplace ``k_lap`` successes, PRS ``k_prs``) and, with
+    ``baseline``, the non-private Laplace arm with that many successes."""
+    arms = [("laplace", eps, k_lap), ("prs", eps, k_prs)]
+    arms += [] if baseline is None else [("laplace", math.inf, baseline)]
+    rows = [{"variant": "paper", "mechanism": m, "epsilon": e, "trial": i,
              "first_success": 100.0 if i < k else math.inf, "success": i < k}
-            for m, k in (("laplace", k_lap), ("prs", k_prs)) for i in range(n)]
+            for m, e, k in arms for i in range(n)]
     return pd.DataFrame(rows)
 
 
@@ -313,16 +317,59 @@ def test_zero_of_n_against_zero_of_n_is_untestable():
 
 
 def test_recorded_claims_carry_the_recorded_run_and_feed_the_erratum():
-    ctx, decided = _decide(_trials(0, 0), recorded_run=True)
+    """The recorded literal set-up: the baseline at 0/20 is not reproduced (its own finding, the
+    erratum); the private claims on it are untestable, with the baseline's count as the reason."""
+    ctx, decided = _decide(_trials(0, 0, baseline=0), recorded_run=True)
+    base = decided["baseline_learns_paper"]
+    assert (base.verdict, base.profile, base.commit) == ("not reproduced", "paper", "abc")
+    assert base.evidence.startswith("recorded run; threshold 0.5: half the paper's 20/20")
     paper = decided["laplace_eps1_learns_paper"]
     assert (paper.verdict, paper.profile, paper.commit, paper.evidence) == (
-        "not reproduced", "paper", "abc", "recorded run")
+        "untestable", "paper", "abc", "recorded run")
+    assert "non-private baseline does not learn (0/20 against the paper's 20/20" in paper.reason
+    for key in ("prs_beats_laplace_eps1_paper", "median_fst_laplace_eps1_paper",
+                "buffer_helps_prs_paper"):
+        assert decided[key].verdict == "untestable" and "baseline" in decided[key].reason
     erratum = next(e for e in claims.ERRATA if e.key == "learning_not_reproduced")
     assert erratum.applies(ctx)
     item = erratum.make(ctx)
-    assert item.evidence.startswith("recorded run: ") and "laplace_eps1_learns_paper" in item.evidence
+    assert item.statement.startswith("The stated hyper-parameters do not learn")
+    assert item.evidence.startswith("recorded run: ") and "baseline_learns_paper" in item.evidence
+    assert "laplace_eps1_learns_paper" not in item.evidence
     live_ctx, _ = _decide(_trials(20, 20))
     assert not erratum.applies(live_ctx)
+
+
+def test_private_claims_are_decided_when_the_baseline_learns():
+    """With the baseline at 20/20, the private claims go through the four-state rule: a count
+    like the paper's 16/20 is reproduced against half of it (0.40), 3/20 is not reproduced, 8/20
+    inconclusive (its interval (0.19, 0.64) contains 0.40)."""
+    def claim(k_lap, key="laplace_eps1_learns"):
+        return _decide(_trials(k_lap, 17, baseline=20))[1][key]
+
+    assert claim(16).verdict == "reproduced" and claim(16).threshold == pytest.approx(0.40)
+    assert claim(3).verdict == "not reproduced"
+    assert claim(8).verdict == "inconclusive"
+    assert "half the paper's 16/20 = 0.80 (Table 2)" in claim(16).evidence
+    assert claim(16, "baseline_learns").threshold == pytest.approx(0.5)
+    beats = claim(16, "prs_beats_laplace_eps1")
+    assert beats.threshold == pytest.approx(0.025) and beats.verdict == "inconclusive"
+    fst = claim(16, "median_fst_laplace_eps1")
+    assert fst.threshold == pytest.approx(2 * 18377.0) and fst.verdict == "reproduced"
+    assert "twice the paper's median 18,377.0 (Table 1)" in fst.evidence
+
+
+def test_every_claim_has_a_papers_source_and_a_threshold_from_it():
+    """Every decided claim is in one of the four states; every decided one names its threshold,
+    which is half the printed ratio / difference or twice the printed median, or 0 (Figure 2)."""
+    _, decided = _decide(_trials(16, 17, baseline=20))
+    assert {c.verdict for c in decided.values()} <= {"reproduced", "not reproduced",
+                                                     "inconclusive", "untestable"}
+    for spec in claims.CLAIMS:
+        assert "Table" in spec.source or "Figure" in spec.source
+    for c in decided.values():
+        if c.verdict != "untestable":
+            assert c.threshold is not None, c.key
 
 
 def test_success_ratio_claim_at_a_small_budget():
