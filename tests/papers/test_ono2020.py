@@ -29,6 +29,7 @@ from privrl.chapter.skeleton import Context
 from privrl.chapter.verdicts import CheckFailed
 from privrl.core.accounting.events import event_from_dict, event_to_dict
 from privrl.core.algorithms import a3c
+from privrl.core.mechanisms import discrete_laplace as dl
 from privrl.core.mechanisms import local as loc
 from privrl.papers.ono2020 import chapter, claims, recorded
 from privrl.papers.ono2020.profile import PAPER_CAP, OnoProfile
@@ -102,10 +103,14 @@ def reference_pgc_a3c(epsilon, clip, n_submissions, n_workers, seed, max_steps=2
             grads.append(_reference_gradient(snapshot, states, actions, terminated))
             out["score"].append(len(actions))
         grads = np.array(grads)
-        noise = gen.laplace(0.0, clip / epsilon, size=grads.shape)
+        # eq. (21) as released on IEEE doubles: exact discrete Laplace integers of the grid scale
+        # for sensitivity C (discrete_laplace, tested on its own), times the grid step
+        scale = dl.grid_scale(clip, epsilon, grads.shape[1], dl.DEFAULT_STEP)
+        noise = dl.sample_discrete_laplace(scale, grads.shape, gen) * dl.DEFAULT_STEP
         for g, z in zip(grads, noise, strict=True):
             norm = np.abs(g).sum()
             clipped = g / max(1.0, norm / (clip / 2))
+            clipped = np.rint(clipped / dl.DEFAULT_STEP) * dl.DEFAULT_STEP  # the grid
             out["raw_norm"].append(norm)
             out["clipped_norm"].append(np.abs(clipped).sum())
             out["noise_scale"].append(np.abs(z).mean())
@@ -167,14 +172,39 @@ def test_ledger_events_give_back_every_epsilon_and_cross_checks_are_upper_bounds
     prs10 = next(e for e in entries if "d_hat = 4" in e.release)
     assert prs10.event.bits == prs10.compositions == 4
     total = entries[-1]
-    assert (total.unit, total.epsilon, total.event.reports) == ("user", pytest.approx(1.0), 3)
+    assert (total.unit, total.event.reports) == ("user", 3)
+    # the grid's exact epsilon, from discrete_laplace alone: at most the target, within its slack
+    t = dl.grid_scale(0.01, 1.0 / 3, a3c.D)
+    assert total.epsilon == pytest.approx(3 * dl.grid_epsilon(0.01, a3c.D, t), rel=1e-12)
+    assert 1.0 - 1e-4 < total.epsilon <= 1.0
+    laplace = [e for e in entries if e.release.startswith("one gradient report (Laplace")]
+    assert len(laplace) == 3
+    for e, target in zip(laplace, (1.0, 5.0, 10.0), strict=True):
+        t = dl.grid_scale(0.01, target, a3c.D)
+        assert e.epsilon == dl.grid_epsilon(0.01, a3c.D, t) <= target
+        assert e.event.noise_scale == pytest.approx(0.01 / target * dl.noise_inflation(
+            0.01, target, a3c.D), rel=1e-12)
+        assert f"{dl.noise_inflation(0.01, target, a3c.D):.6f} x" in e.noise
 
 
 def test_weakened_clip_or_scale_breaks_the_ledger(monkeypatch):
     """The ledger's events and cross-checks use the mechanism's clip and scale: weakening either
     raises."""
     _ledger()
-    monkeypatch.setattr(loc, "laplace_scale", lambda clip, eps: clip / eps / 2)
+    original = loc.laplace_grid_scale
+    monkeypatch.setattr(loc, "laplace_grid_scale", lambda clip, eps, d, step=dl.DEFAULT_STEP:
+                        original(clip, eps, d, step) / 2)
+    with pytest.raises(CheckFailed):
+        _ledger()
+
+
+def test_ledger_per_round_budget_is_the_mechanisms(monkeypatch):
+    """Composing the multi-round ledger with epsilon per report instead of epsilon/T fails."""
+    _ledger()
+    original = chapter.laplace_event
+    monkeypatch.setattr(chapter, "laplace_event",
+                        lambda eps, reports=1: original(eps * reports if reports > 1 else eps,
+                                                        reports))
     with pytest.raises(CheckFailed):
         _ledger()
 
@@ -195,7 +225,14 @@ def test_weakened_prs_flip_breaks_the_ledger(monkeypatch):
 
 
 def test_exact_ratios():
-    assert loc.laplace_worst_log_ratio(2.0, 0.01, 112) == pytest.approx(2.0)
+    # grid release: antipodal clipped inputs +-C/2 e_1 round to +-rint(C/2 / step) grid units,
+    # +-(C/2d)(1, ..., 1) to +-rint(C/(2d) / step) in each of the d coordinates
+    step = dl.DEFAULT_STEP
+    units = max(2 * round(0.005 / step), 2 * 112 * round(0.005 / 112 / step))
+    exact = units / dl.grid_scale(0.01, 2.0, 112, step)
+    assert loc.laplace_worst_log_ratio(2.0, 0.01, 112) == pytest.approx(float(exact), rel=1e-15)
+    assert 2.0 - 1e-4 < loc.laplace_worst_log_ratio(2.0, 0.01, 112) <= 2.0
+    assert loc.laplace_worst_log_ratio(2.0, 0.01, 112, floating_point=True) == pytest.approx(2.0)
     assert loc.prs_worst_log_ratio(10.0, 4) == pytest.approx(10.0)
     assert loc.prs_worst_log_ratio(5.0, 2, per_coordinate_epsilon=5.0) == pytest.approx(10.0)
 
@@ -241,10 +278,14 @@ def test_paper_profile_is_the_papers_scale():
     assert dataclasses.replace(p, n_trials=40).n_trials == 40
 
 
-def _trials(k_lap, k_prs, n=20, eps=1.0):
-    rows = [{"variant": "paper", "mechanism": m, "epsilon": eps, "trial": i,
+def _trials(k_lap, k_prs, n=20, eps=1.0, baseline=None):
+    """``n`` trials per arm at ``eps`` (Laplace ``k_lap`` successes, PRS ``k_prs``) and, with
+    ``baseline``, the non-private Laplace arm with that many successes."""
+    arms = [("laplace", eps, k_lap), ("prs", eps, k_prs)]
+    arms += [] if baseline is None else [("laplace", math.inf, baseline)]
+    rows = [{"variant": "paper", "mechanism": m, "epsilon": e, "trial": i,
              "first_success": 100.0 if i < k else math.inf, "success": i < k}
-            for m, k in (("laplace", k_lap), ("prs", k_prs)) for i in range(n)]
+            for m, e, k in arms for i in range(n)]
     return pd.DataFrame(rows)
 
 
@@ -276,16 +317,59 @@ def test_zero_of_n_against_zero_of_n_is_untestable():
 
 
 def test_recorded_claims_carry_the_recorded_run_and_feed_the_erratum():
-    ctx, decided = _decide(_trials(0, 0), recorded_run=True)
+    """The recorded literal set-up: the baseline at 0/20 is not reproduced (its own finding, the
+    erratum); the private claims on it are untestable, with the baseline's count as the reason."""
+    ctx, decided = _decide(_trials(0, 0, baseline=0), recorded_run=True)
+    base = decided["baseline_learns_paper"]
+    assert (base.verdict, base.profile, base.commit) == ("not reproduced", "paper", "abc")
+    assert base.evidence.startswith("recorded run; threshold 0.5: half the paper's 20/20")
     paper = decided["laplace_eps1_learns_paper"]
     assert (paper.verdict, paper.profile, paper.commit, paper.evidence) == (
-        "not reproduced", "paper", "abc", "recorded run")
+        "untestable", "paper", "abc", "recorded run")
+    assert "non-private baseline does not learn (0/20 against the paper's 20/20" in paper.reason
+    for key in ("prs_beats_laplace_eps1_paper", "median_fst_laplace_eps1_paper",
+                "buffer_helps_prs_paper"):
+        assert decided[key].verdict == "untestable" and "baseline" in decided[key].reason
     erratum = next(e for e in claims.ERRATA if e.key == "learning_not_reproduced")
     assert erratum.applies(ctx)
     item = erratum.make(ctx)
-    assert item.evidence.startswith("recorded run: ") and "laplace_eps1_learns_paper" in item.evidence
+    assert item.statement.startswith("The stated hyper-parameters do not learn")
+    assert item.evidence.startswith("recorded run: ") and "baseline_learns_paper" in item.evidence
+    assert "laplace_eps1_learns_paper" not in item.evidence
     live_ctx, _ = _decide(_trials(20, 20))
     assert not erratum.applies(live_ctx)
+
+
+def test_private_claims_are_decided_when_the_baseline_learns():
+    """With the baseline at 20/20, the private claims go through the four-state rule: a count
+    like the paper's 16/20 is reproduced against half of it (0.40), 3/20 is not reproduced, 8/20
+    inconclusive (its interval (0.19, 0.64) contains 0.40)."""
+    def claim(k_lap, key="laplace_eps1_learns"):
+        return _decide(_trials(k_lap, 17, baseline=20))[1][key]
+
+    assert claim(16).verdict == "reproduced" and claim(16).threshold == pytest.approx(0.40)
+    assert claim(3).verdict == "not reproduced"
+    assert claim(8).verdict == "inconclusive"
+    assert "half the paper's 16/20 = 0.80 (Table 2)" in claim(16).evidence
+    assert claim(16, "baseline_learns").threshold == pytest.approx(0.5)
+    beats = claim(16, "prs_beats_laplace_eps1")
+    assert beats.threshold == pytest.approx(0.025) and beats.verdict == "inconclusive"
+    fst = claim(16, "median_fst_laplace_eps1")
+    assert fst.threshold == pytest.approx(2 * 18377.0) and fst.verdict == "reproduced"
+    assert "twice the paper's median 18,377.0 (Table 1)" in fst.evidence
+
+
+def test_every_claim_has_a_papers_source_and_a_threshold_from_it():
+    """Every decided claim is in one of the four states; every decided one names its threshold,
+    which is half the printed ratio / difference or twice the printed median, or 0 (Figure 2)."""
+    _, decided = _decide(_trials(16, 17, baseline=20))
+    assert {c.verdict for c in decided.values()} <= {"reproduced", "not reproduced",
+                                                     "inconclusive", "untestable"}
+    for spec in claims.CLAIMS:
+        assert "Table" in spec.source or "Figure" in spec.source
+    for c in decided.values():
+        if c.verdict != "untestable":
+            assert c.threshold is not None, c.key
 
 
 def test_success_ratio_claim_at_a_small_budget():

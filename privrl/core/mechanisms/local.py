@@ -4,9 +4,15 @@ Every function takes a *batch* of gradients ``g`` of shape ``(n, d)`` (one row p
 randomises each row independently, so one call serves all agents of all trials of an experiment.
 
 * :func:`laplace_gradient_mechanism` -- Algorithm 2: L1 clipping to ``C/2`` (eq. 19), so any two
-  clipped gradients differ by at most ``C`` in L1 (eq. 20), then i.i.d. ``Laplace(C/epsilon)``
-  noise per coordinate (eq. 21). The density ratio of the output at any point for two inputs
-  ``g, g'`` is ``exp(epsilon ||gbar - gbar'||_1 / C) <= e^epsilon``: epsilon-LDP.
+  clipped gradients differ by at most ``C`` in L1 (eq. 20), then Laplace noise of scale about
+  ``C/epsilon`` per coordinate (eq. 21). By default the report is released on a power-of-two
+  grid with exact discrete Laplace noise (:mod:`privrl.core.mechanisms.discrete_laplace`): it is
+  epsilon-LDP on IEEE doubles, with an exact epsilon (:func:`laplace_grid_scale`,
+  ``GridLaplaceReportEvent``) at most the target and a noise scale a factor
+  ``1 + about d step / C`` above ``C/epsilon``. ``floating_point=True`` gives the textbook
+  ``x + Laplace(C/epsilon)`` on doubles, whose density ratio is ``exp(epsilon ||gbar -
+  gbar'||_1 / C) <= e^epsilon`` on the reals but which is *not* private on real computers
+  (the set of doubles it can output depends on the input; Mironov 2012).
 * :func:`bit_flip` -- eq. (4): ``x in [-1, 1]`` is reported as ``+1`` with probability
   ``1/(e^eps + 1) + (x + 1)/2 (e^eps - 1)/(e^eps + 1)``; the probabilities of either output lie in
   ``[1/(e^eps+1), e^eps/(e^eps+1)]``, whose ratio is ``e^eps``: epsilon-LDP.
@@ -21,9 +27,11 @@ randomises each row independently, so one call serves all agents of all trials o
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
+from privrl.core.mechanisms import discrete_laplace as dl
 from privrl.core.rng import SeedLike, as_generator
 from privrl.core.validation import check_array, check_epsilon, check_int, check_positive
 
@@ -50,16 +58,34 @@ def laplace_scale(clip: float, epsilon: float) -> float:
     return 0.0 if math.isinf(epsilon) else clip / epsilon
 
 
-def laplace_gradient_parts(
-    g: np.ndarray, epsilon: float, clip: float, rng: SeedLike, clipped: bool = True
-) -> tuple[np.ndarray, np.ndarray]:
-    """Algorithm 2 in its two parts: ``(gbar, noise)`` with ``gbar`` each row of ``g`` clipped to
-    L1 norm ``clip/2`` (eq. 19) and ``noise`` i.i.d. ``Laplace(clip/epsilon)`` (eq. 21).
+def laplace_grid_scale(clip: float, epsilon: float, d: int, step: float = dl.DEFAULT_STEP
+                       ) -> Fraction:
+    """Discrete Laplace scale ``t`` (grid units) of Algorithm 2 released on the grid ``step``:
+    :func:`~privrl.core.mechanisms.discrete_laplace.grid_scale` at the L1 sensitivity ``C`` of the
+    clipped gradients (clip to ``C/2``, eqs. 19-20), so the exact epsilon is at most ``epsilon``."""
+    return dl.grid_scale(clip, epsilon, d, step)
 
-    The submission is ``gbar + noise`` (:func:`laplace_gradient_mechanism`). ``epsilon = inf``
-    gives zero noise; ``clip = inf`` (no clipping) is allowed only then. ``clipped=False`` skips
-    eq. (19) and keeps the noise scale ``clip/epsilon``: that voids the guarantee (inputs of L1
-    norm ``C`` are ``2C`` apart); it is the Audits chapter's weakened release, nothing else.
+
+def laplace_gradient_parts(
+    g: np.ndarray, epsilon: float, clip: float, rng: SeedLike, clipped: bool = True,
+    floating_point: bool = False, step: float = dl.DEFAULT_STEP,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Algorithm 2 in its two parts ``(gbar, noise)``; the submission is ``gbar + noise``
+    (:func:`laplace_gradient_mechanism`).
+
+    ``gbar`` is each row of ``g`` clipped to L1 norm ``clip/2`` (eq. 19). By default (the private
+    release) ``gbar`` is then rounded to the grid ``step`` (a power of two) and ``noise`` is
+    ``step`` times exact discrete Laplace integers of scale :func:`laplace_grid_scale` (eq. 21 on
+    the grid): both parts are multiples of ``step``, so ``gbar + noise`` is computed exactly and
+    is the grid release, epsilon-LDP on IEEE doubles with the exact epsilon of
+    ``GridLaplaceReportEvent``. ``floating_point=True`` instead keeps ``gbar`` unrounded and draws
+    ``noise`` as i.i.d. floating-point ``Laplace(clip/epsilon)``: the textbook mechanism, **not
+    private on real computers** (Mironov 2012); kept for comparison only.
+
+    ``epsilon = inf`` gives zero noise (and no rounding); ``clip = inf`` (no clipping) is allowed
+    only then. ``clipped=False`` skips eq. (19) and keeps the noise scale of sensitivity ``clip``:
+    that voids the guarantee (inputs of L1 norm ``C`` are ``2C`` apart); it is the Audits
+    chapter's weakened release, nothing else.
     """
     epsilon = check_epsilon(epsilon, allow_inf=True)
     clip = check_positive(clip, "clip", allow_inf=True)
@@ -68,21 +94,32 @@ def laplace_gradient_parts(
     gbar = _as_batch(g) if math.isinf(clip) or not clipped else clip_l1(g, clip / 2.0)
     if math.isinf(epsilon):
         return gbar, np.zeros_like(gbar)
-    return gbar, as_generator(rng).laplace(0.0, laplace_scale(clip, epsilon), size=gbar.shape)
+    gen = as_generator(rng)
+    if floating_point:
+        return gbar, gen.laplace(0.0, laplace_scale(clip, epsilon), size=gbar.shape)
+    scale = laplace_grid_scale(clip, epsilon, gbar.shape[1], step)
+    centre = np.rint(gbar / step)
+    units = dl.sample_discrete_laplace(scale, gbar.shape, gen)
+    if np.abs(centre + units).max(initial=0) >= 2**53:
+        raise ValueError("gradient / step or its noise exceed 2^53: choose a larger step")
+    return centre * step, units * step
 
 
 def laplace_gradient_mechanism(
-    g: np.ndarray, epsilon: float, clip: float, rng: SeedLike, clipped: bool = True
+    g: np.ndarray, epsilon: float, clip: float, rng: SeedLike, clipped: bool = True,
+    floating_point: bool = False, step: float = dl.DEFAULT_STEP,
 ) -> np.ndarray:
-    """Algorithm 2: clip each row to L1 norm ``clip/2`` (eq. 19), add ``Laplace(clip/epsilon)``.
+    """Algorithm 2: clip each row to L1 norm ``clip/2`` (eq. 19), add Laplace noise of scale
+    about ``clip/epsilon`` (eq. 21) -- by default on the grid ``step`` with exact discrete Laplace
+    noise, epsilon-LDP on IEEE doubles; ``floating_point=True``: the textbook floating-point
+    Laplace, not private on real computers (see :func:`laplace_gradient_parts`).
 
-    epsilon-LDP for each row (Lemma 2): clipped rows are within L1 distance ``clip`` (eq. 20), and
-    the Laplace density ratio at any output is at most ``exp(epsilon)``. ``epsilon = inf`` returns
-    the clipped gradient without noise (the non-private limit used for the paper's baseline).
-    ``clipped=False`` skips the clip and voids the guarantee (see :func:`laplace_gradient_parts`).
+    epsilon-LDP for each row (Lemma 2): clipped rows are within L1 distance ``clip`` (eq. 20).
+    ``epsilon = inf`` returns the clipped gradient without noise (the non-private limit used for
+    the paper's baseline). ``clipped=False`` skips the clip and voids the guarantee.
     Returns an array of shape ``(n, d)``.
     """
-    gbar, noise = laplace_gradient_parts(g, epsilon, clip, rng, clipped)
+    gbar, noise = laplace_gradient_parts(g, epsilon, clip, rng, clipped, floating_point, step)
     return gbar + noise
 
 
@@ -181,14 +218,17 @@ def projected_random_sign(
     return np.einsum("nkd,nk->nd", matrix, u_tilde)
 
 
-def laplace_worst_log_ratio(epsilon: float, clip: float, d: int) -> float:
-    """Exact worst-case log density ratio of Algorithm 2 as implemented, by closed form.
+def laplace_worst_log_ratio(epsilon: float, clip: float, d: int, floating_point: bool = False,
+                            step: float = dl.DEFAULT_STEP) -> float:
+    """Exact worst-case log probability ratio of Algorithm 2 as implemented, by closed form, on
+    antipodal inputs far outside the clip ball (one coordinate, and all ``d`` coordinates).
 
-    For inputs ``g, g'`` the log ratio of output densities is at most
-    ``||gbar - gbar'||_1 / b`` (attained for outputs beyond both means), with ``gbar`` the
-    mechanism's clipped inputs and ``b`` its noise scale. Evaluated on antipodal inputs far
-    outside the clip ball (one coordinate, and all ``d`` coordinates), through
-    :func:`clip_l1` and :func:`laplace_scale`, so a weakened clip or scale raises the value.
+    For inputs ``g, g'`` the log ratio is at most ``||c - c'||_1 / b``, attained for outputs
+    beyond both centres, with ``c`` the released centres and ``b`` the noise scale. Default (the
+    grid release): ``c`` the clipped inputs rounded to the grid (:func:`clip_l1`, then rounding)
+    in grid units and ``b`` :func:`laplace_grid_scale`; ``floating_point=True``: ``c`` the
+    clipped inputs and ``b`` :func:`laplace_scale` (the real-number analysis of the textbook
+    mechanism). A weakened clip or scale raises the value.
     """
     epsilon = check_epsilon(epsilon)
     clip = check_positive(clip, "clip")
@@ -199,10 +239,16 @@ def laplace_worst_log_ratio(epsilon: float, clip: float, d: int) -> float:
     inputs[1] = big
     worst = 0.0
     for g in inputs:
-        pair = np.stack([g, -g])
-        gbar, _ = laplace_gradient_parts(pair, math.inf, clip, None)
-        worst = max(worst, float(np.abs(gbar[0] - gbar[1]).sum()))
-    return worst / laplace_scale(clip, epsilon)
+        gbar = clip_l1(np.stack([g, -g]), clip / 2.0)
+        if floating_point:
+            distance = Fraction(float(np.abs(gbar[0] - gbar[1]).sum()))
+            ratio = distance / Fraction(laplace_scale(clip, epsilon))
+        else:
+            centres = np.rint(gbar / step).astype(np.int64)
+            distance = Fraction(int(np.abs(centres[0] - centres[1]).sum()))
+            ratio = distance / laplace_grid_scale(clip, epsilon, d, step)
+        worst = max(worst, float(ratio))
+    return worst
 
 
 def prs_worst_log_ratio(

@@ -20,11 +20,11 @@ from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.core.accounting.local import (
     BitFlipEvent,
-    LaplaceReportEvent,
+    GridLaplaceReportEvent,
     per_round_epsilon,
-    sequential_epsilon,
 )
 from privrl.core.algorithms import a3c
+from privrl.core.mechanisms import discrete_laplace as dl
 from privrl.core.mechanisms import local as loc
 from privrl.papers.ono2020.checks import (
     BEFORE_SWEEP,
@@ -47,19 +47,51 @@ from privrl.papers.ono2020.tables import (
 LEDGER_ROUNDS = 3
 
 
-def laplace_releases(epsilon: float) -> Iterator[LedgerEntry]:
-    """One Laplace report at ``epsilon`` (Algorithm 2, Lemma 2), cross-checked by the exact
-    worst-case log density ratio of the mechanism's own clip and scale."""
+def laplace_event(epsilon: float, reports: int = 1) -> GridLaplaceReportEvent:
+    """The event of ``reports`` Laplace reports at target ``epsilon`` each, as PGC-A3C releases
+    them (Algorithm 2 on the grid, ``d = a3c.D``, clip C): its scale is the mechanism's own
+    (:func:`~privrl.core.mechanisms.local.laplace_grid_scale`)."""
     clip = a3c.DEFAULT_CLIP["laplace"]
-    scale = loc.laplace_scale(clip, epsilon)
+    t = loc.laplace_grid_scale(clip, epsilon, a3c.D)
+    return GridLaplaceReportEvent(sensitivity=clip, d=a3c.D, scale_numerator=t.numerator,
+                                  scale_denominator=t.denominator, step=dl.DEFAULT_STEP,
+                                  reports=reports)
+
+
+def exact_grid_epsilon(epsilon: float) -> float:
+    """The exact epsilon of one grid Laplace report at target ``epsilon`` from
+    :mod:`~privrl.core.mechanisms.discrete_laplace` alone (grid_scale, grid_epsilon at the
+    sensitivity C over ``a3c.D`` coordinates): what the ledger reports, so that a mechanism whose
+    scale differs from it is caught by its event."""
+    clip = a3c.DEFAULT_CLIP["laplace"]
+    scale = dl.grid_scale(clip, epsilon, a3c.D, dl.DEFAULT_STEP)
+    return dl.grid_epsilon(clip, a3c.D, scale, dl.DEFAULT_STEP)
+
+
+def _grid_noise(epsilon: float) -> str:
+    """The noise in words: the grid scale and its slack over the continuous ``C / epsilon``."""
+    clip = a3c.DEFAULT_CLIP["laplace"]
+    inflation = dl.noise_inflation(clip, epsilon, a3c.D, dl.DEFAULT_STEP)
+    return (f"discrete Laplace on the grid 2^-30, t*step = {laplace_event(epsilon).noise_scale:.6g}"
+            f" per coordinate = {inflation:.6f} x the continuous C/epsilon = "
+            f"{loc.laplace_scale(clip, epsilon):.4g} (the slack of the exact release)")
+
+
+def laplace_releases(epsilon: float) -> Iterator[LedgerEntry]:
+    """One Laplace report at target ``epsilon`` (Algorithm 2 on the grid, Lemma 2): its exact
+    epsilon (at most the target), cross-checked by the exact worst-case log probability ratio of
+    the mechanism's own clip, rounding and scale."""
+    clip = a3c.DEFAULT_CLIP["laplace"]
     yield LedgerEntry(
-        paper=PAPER, release=f"one gradient report (Laplace, C = {clip:g})",
-        mechanism="Laplace (Alg. 2)", relation="replace-one", unit="report",
-        noise=f"b = C/epsilon = {scale:.4g} per coordinate", epsilon=epsilon, delta=0.0,
-        compositions=1, accountant="Lemma 2: L1 clip to C/2 (eq. 19), sensitivity C (eq. 20)",
-        event=LaplaceReportEvent(sensitivity=clip, scale=scale),
-        cross_check=CrossCheck("upper bound", "exact worst-case log density ratio of the "
-                               "mechanism's clip and scale",
+        paper=PAPER, release=f"one gradient report (Laplace, C = {clip:g}, target epsilon = {epsilon:g})",
+        mechanism="Laplace (Alg. 2) on a 2^-30 grid, exact discrete Laplace noise",
+        relation="replace-one", unit="report", noise=_grid_noise(epsilon),
+        epsilon=exact_grid_epsilon(epsilon), delta=0.0, compositions=1,
+        accountant="Lemma 2 on the grid: L1 clip to C/2 (eq. 19), sensitivity C (eq. 20), plus "
+                   "half a step per coordinate of rounding; exact epsilon L/t",
+        event=laplace_event(epsilon),
+        cross_check=CrossCheck("upper bound", "exact worst-case log probability ratio of the "
+                               "mechanism's clip, rounding and scale",
                                loc.laplace_worst_log_ratio(epsilon, clip, a3c.D)),
         audit="audits:pgc_laplace")
 
@@ -86,28 +118,31 @@ def prs_releases(epsilon: float) -> Iterator[LedgerEntry]:
 def multi_round_releases(epsilon: float = 1.0, rounds: int = LEDGER_ROUNDS
                          ) -> Iterator[LedgerEntry]:
     """The multi-round extension (section 3.2.1): each of an agent's ``rounds`` Laplace reports
-    spends ``epsilon / rounds``, all of them ``epsilon`` by sequential composition (Theorem 1)."""
+    targets ``epsilon / rounds``, all of them together their exact epsilons' sum, at most
+    ``epsilon``, by sequential composition (Theorem 1)."""
     eps_round = per_round_epsilon(epsilon, rounds)
     clip = a3c.DEFAULT_CLIP["laplace"]
-    scale = loc.laplace_scale(clip, eps_round)
-    exact_round = loc.laplace_worst_log_ratio(eps_round, clip, a3c.D)
+    exact_round = exact_grid_epsilon(eps_round)
+    worst_round = loc.laplace_worst_log_ratio(eps_round, clip, a3c.D)
     yield LedgerEntry(
         paper=PAPER, release=f"one of {rounds} reports of an agent (Laplace, multi-round, "
-        "sec. 3.2.1)", mechanism="Laplace (Alg. 2)", relation="replace-one", unit="report",
-        noise=f"b = C/(epsilon/T) = {scale:.4g}", epsilon=eps_round, delta=0.0, compositions=1,
-        accountant=f"per-round budget epsilon/T = {epsilon:g}/{rounds}",
-        event=LaplaceReportEvent(sensitivity=clip, scale=scale),
-        cross_check=CrossCheck("upper bound", "exact worst-case log density ratio", exact_round),
+        "sec. 3.2.1)", mechanism="Laplace (Alg. 2) on a 2^-30 grid, exact discrete Laplace noise",
+        relation="replace-one", unit="report", noise=_grid_noise(eps_round), epsilon=exact_round,
+        delta=0.0, compositions=1,
+        accountant=f"per-round target epsilon/T = {epsilon:g}/{rounds}; exact epsilon L/t",
+        event=laplace_event(eps_round),
+        cross_check=CrossCheck("upper bound", "exact worst-case log probability ratio",
+                               worst_round),
         audit="audits:pgc_laplace")
     yield LedgerEntry(
         paper=PAPER, release=f"all {rounds} reports of an agent (Laplace, multi-round, "
-        "sec. 3.2.1)", mechanism="Laplace (Alg. 2)", relation="replace-one", unit="user",
-        noise=f"b = {scale:.4g} in each of {rounds} reports",
-        epsilon=sequential_epsilon([eps_round] * rounds), delta=0.0, compositions=rounds,
-        accountant="sequential composition (Theorem 1)",
-        event=LaplaceReportEvent(sensitivity=clip, scale=scale, reports=rounds),
+        "sec. 3.2.1)", mechanism="Laplace (Alg. 2) on a 2^-30 grid, exact discrete Laplace noise",
+        relation="replace-one", unit="user", noise=f"{_grid_noise(eps_round)}, in each of "
+        f"{rounds} reports", epsilon=rounds * exact_round, delta=0.0, compositions=rounds,
+        accountant="sequential composition (Theorem 1) of the exact per-report epsilons",
+        event=laplace_event(eps_round, reports=rounds),
         cross_check=CrossCheck("upper bound", "sum of the exact per-round worst-case ratios",
-                               rounds * exact_round))
+                               rounds * worst_round))
 
 
 class OnoChapter(Chapter):

@@ -62,16 +62,22 @@ PAPER_TABLES: dict[str, dict[tuple[str, float], float]] = {
 AMBIGUITIES: tuple[tuple[str, str], ...] = (
     ("clip C", "C = 0.01 (Laplace) is stated, but not whether the non-private baseline "
      "(epsilon = inf) is clipped; with C/2 = 0.005 every report is clipped (measured here)."),
-    ("norm of the clip", "eq. (19) writes ||g|| without the norm; the sensitivity argument "
-     "(eq. 20 with Laplace noise) needs L1, which we use."),
+    ("learning rate on clipped reports", "eta = 0.5 for plain SGD on the mean of B (eq. 22) on "
+     "reports clipped to L1 norm C/2 = 0.005 (eq. 19, which prints the L1 norm ||g||_1, as eq. 20 "
+     "does): without noise an update moves the 112 weights by an L1 step of at most "
+     "0.5 x 0.005 = 0.0025 in all; TensorFlow's optimiser, if any other was used, is not named."),
+    ("biases (d)", "section 4 states d = 112 = 16x4 + 2x16 + 1x16, weights only; Keras-style "
+     "dense layers in TensorFlow 1.14 have biases by default (16 + 2 + 1 more: d = 131). We use "
+     "d = 112 as stated."),
     ("buffer |B|", "|B| in {1, 100} is stated; how the 9 asynchronous threads interleave their "
      "submissions with updates (staleness) is not."),
-    ("learning rate", "eta = 0.5 for plain SGD on the mean of B (eq. 22); TensorFlow's optimiser, "
-     "if any other was used, is not named."),
     ("action selection", "Algorithm 1 and section 4 act greedily (argmax pi) with probability "
-     "1 - alpha; A3C samples a ~ pi. Greedy acting with a collapsing policy stops exploring."),
-    ("initialisation and the time limit", "not stated (we use Glorot uniform, the TF 1.14 "
-     "default, and bootstrap V(s_T) at the 200-step limit)."),
+     "1 - alpha; A3C samples a ~ pi. Greedy acting with a collapsing policy stops exploring. We "
+     "act greedily as stated (sampled actions only in the labelled deviation adam_sample)."),
+    ("time limit", "the maximum score is 200 (section 4), but not whether an episode cut at "
+     "200 steps is terminal in eqs. (12) and (18) or bootstraps V(s_T); we bootstrap V(s_T) at "
+     "the 200-step limit."),
+    ("initialisation", "not stated (we use Glorot uniform, the TF 1.14 default)."),
 )
 
 
