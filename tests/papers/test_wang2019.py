@@ -4,7 +4,9 @@ events and cross-checks, claims (live and recorded) and errata."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
+import math
 import string
 from types import SimpleNamespace
 
@@ -16,8 +18,10 @@ from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
 from privrl.chapter.sweep import seed_for
+from privrl.chapter.verdicts import Claim
+from privrl.core.accounting.events import NoGuarantee
 from privrl.core.algorithms.functional_q import DPSGDConfig, FunctionalNoiseConfig
-from privrl.papers.wang2019 import calibration, chapter, checks, claims, runs
+from privrl.papers.wang2019 import calibration, chapter, checks, claims, plots, runs
 from privrl.papers.wang2019.profile import CURVE_COLUMNS, WangProfile
 from privrl.papers.wang2019.runs import privacy_config, run_learning_curve
 
@@ -128,31 +132,44 @@ def test_ledger_entries_carry_events_and_the_steps_taken(small):
         ctx.report.ledger(dataclasses.replace(entries[0], epsilon=2 * entries[0].epsilon))
 
 
-def _synthetic_curves(effect: float, n_seeds: int = 8) -> pd.DataFrame:
+def _synthetic_curves(effect: float, n_seeds: int = 8, released: float | None = None,
+                      transition: float | None = None) -> pd.DataFrame:
+    """Curves with an ``effect`` in the training return (the paper's metric), ``released`` (default:
+    the same) in the released function's return; ``transition``: the transition-level DP-SGD
+    arm's level above Algorithm 1's (default: ``-effect``, like every baseline). The noise is one
+    draw per (seed, episode, metric), shared by every arm: a null effect is exactly zero."""
     rng = np.random.default_rng(0)
+    released = effect if released is None else released
+    transition = -effect if transition is None else transition
+    noise = rng.normal(size=(n_seeds, 12, 2))
+    arms = [dict(method="functional", sigma=sigma, resample=resample, epsilon=np.nan,
+                 variant="functional", drop=sigma + (resample == "never"))
+            for sigma in (0.0, 0.2, 1.0) for resample in ("every", "never")]
+    arms += [dict(method=variant.split(" ")[0], sigma=np.nan, resample="every", epsilon=0.45,
+                  variant=variant, drop=0.0 if variant == "functional" else 1.0)
+             for variant in ("functional", "input", "dpsgd (reward fn)")]
     rows = []
-    for seed in range(n_seeds):
-        for sigma in (0.0, 0.2, 1.0):
-            for resample in ("every", "never"):
-                base = 20 - effect * sigma - (effect if resample == "never" else 0)
-                for ep in range(12):
-                    rows.append({"method": "functional", "sigma": sigma, "resample": resample,
-                                 "seed": seed, "episode": ep, "eval_return": base + rng.normal(),
-                                 "train_return": base, "epsilon": np.nan,
-                                 "variant": "functional", "protocol": "authors"})
-        for variant, level in (("functional", 20), ("dpsgd", 20 - effect), ("input", 20 - effect),
-                               ("dpsgd (reward fn)", 20 - effect)):
-            for ep in range(12):
-                rows.append({"method": variant.split(" ")[0], "sigma": np.nan, "resample": "every",
-                             "seed": seed, "episode": ep, "eval_return": level + rng.normal(),
-                             "train_return": level, "epsilon": 0.45, "variant": variant,
-                             "protocol": "authors"})
+    for seed, ep in itertools.product(range(n_seeds), range(12)):
+        for arm in arms:
+            train, release = 20 - effect * arm["drop"], 20 - released * arm["drop"]
+            rows.append({**{k: v for k, v in arm.items() if k != "drop"}, "seed": seed,
+                         "episode": ep, "protocol": "authors",
+                         "train_return": train + noise[seed, ep, 0],
+                         "eval_return": release + noise[seed, ep, 1]})
+        rows.append({"method": "dpsgd", "sigma": np.nan, "resample": "every", "epsilon": 0.45,
+                     "variant": "dpsgd", "seed": seed, "episode": ep, "protocol": "authors",
+                     "train_return": 20 + transition + noise[seed, ep, 0],
+                     "eval_return": 20 + transition + noise[seed, ep, 1]})
     return pd.DataFrame(rows)
 
 
-def _decide(curves: pd.DataFrame) -> dict[str, str]:
+def _decided(curves: pd.DataFrame) -> dict[str, Claim]:
     ctx = SimpleNamespace(tables={"curves": curves})
-    return {s.key: s.decide(ctx, s).verdict for s in claims.CLAIMS if not s.key.endswith("_paper")}
+    return {s.key: s.decide(ctx, s) for s in claims.CLAIMS if not s.key.endswith("_paper")}
+
+
+def _decide(curves: pd.DataFrame) -> dict[str, str]:
+    return {key: c.verdict for key, c in _decided(curves).items()}
 
 
 def test_claims_are_decided_four_ways():
@@ -171,17 +188,62 @@ def test_claims_are_decided_four_ways():
     assert _decide(other_eps)["fig2_beats_input"] == "untestable"
 
 
-def test_claims_have_sources_and_paper_twins():
+def test_claims_are_decided_on_the_training_return_the_paper_plots():
+    """The paper's rows read the training return; the released function's return only decides
+    the ``_beyond`` rows: an effect in one metric alone shows in its own rows alone."""
+    train_only = _decide(_synthetic_curves(10.0, released=0.0))
+    released_only = _decide(_synthetic_curves(0.0, released=10.0))
+    for key in ("fig1_noise_slows", "fig1_resample_helps", "fig2_beats_dpsgd", "fig2_beats_input"):
+        assert (train_only[key], train_only[f"{key}_beyond"]) == ("reproduced", "inconclusive")
+        assert (released_only[key], released_only[f"{key}_beyond"]) == (
+            "inconclusive", "reproduced")
+    # sigma = 0.2 keeps 20 - 1 of 20 in training (above 90%), 20 - 40 x 0.2 = 12 when released
+    kept = _decide(_synthetic_curves(5.0, released=40.0))
+    assert (kept["fig1_small_sigma"], kept["fig1_small_sigma_beyond"]) == (
+        "reproduced", "not reproduced")
+    # Figure 1 is decided under the authors' protocol: the other protocol's runs do not count
+    curves = _synthetic_curves(10.0)
+    other = curves[curves.sigma.notna()].assign(protocol="earlier", train_return=0.0)
+    assert _decide(pd.concat([curves, other]))["fig1_noise_slows"] == "reproduced"
+
+
+def test_dpsgd_claim_is_decided_on_the_papers_relation_only():
+    """'Ends above DP-SGD' is decided on DP-SGD for neighbouring reward functions; the
+    transition-level arm, however good, only decides its own row beyond the paper."""
+    decided = _decided(_synthetic_curves(10.0, transition=10.0))
+    assert decided["fig2_beats_dpsgd"].verdict == "reproduced"
+    assert "dpsgd (reward fn)" in decided["fig2_beats_dpsgd"].statistic
+    beyond = decided["fig2_beats_dpsgd_transition_beyond"]
+    assert beyond.verdict == "not reproduced" and beyond.statistic.endswith("mean(dpsgd)")
+    statement = next(s.statement for s in claims.CLAIMS if s.key == beyond.key)
+    assert statement.startswith("Beyond the paper:")
+    assert "different neighbouring relation" in statement
+
+
+def test_claims_have_sources_thresholds_and_paper_twins():
     keys = [s.key for s in claims.CLAIMS]
     live = [k for k in keys if not k.endswith("_paper")]
     assert keys == live + [f"{k}_paper" for k in live]
     assert all("Section 4" in s.source and "p. 8" in s.source for s in claims.CLAIMS)
+    papers = [k for k in live if not k.endswith("_beyond")]
+    assert papers == ["fig1_noise_slows", "fig1_small_sigma", "fig1_resample_helps",
+                      "fig2_beats_dpsgd", "fig2_beats_input"]
+    assert {f"{k}_beyond" for k in papers} < set(live)
+    for spec in claims.CLAIMS:
+        beyond = spec.key.removesuffix("_paper").endswith("_beyond")
+        assert spec.statement.startswith("Beyond the paper:") == beyond
+    # every decided claim says where its numbers and its threshold come from
+    for claim in _decided(_synthetic_curves(10.0)).values():
+        assert claim.threshold == 0.0 and "threshold:" in claim.evidence
+        assert "10 seeds" not in claim.evidence and "(the paper: 10)" in claim.evidence
 
 
 def test_paper_claims_are_decided_on_the_recorded_run(monkeypatch):
     recorded = _synthetic_curves(10.0)
+    record = {"wall_time_s": 1000.0, "cpus": 2}
     monkeypatch.setattr(claims, "read_paper_curves", lambda: recorded)
-    monkeypatch.setattr(claims, "recorded_run", lambda name: SimpleNamespace(commit="abc123"))
+    monkeypatch.setattr(claims, "recorded_run",
+                        lambda name: SimpleNamespace(commit="abc123", record=record))
     spec = next(s for s in claims.CLAIMS if s.key == "fig1_noise_slows_paper")
     quick = _context(WangProfile.quick())
     claim = spec.decide(quick, spec)
@@ -192,6 +254,56 @@ def test_paper_claims_are_decided_on_the_recorded_run(monkeypatch):
     assert spec.decide(_context(WangProfile.paper()), spec) is None
     monkeypatch.setattr(claims, "read_paper_curves", lambda: None)
     assert spec.decide(_context(WangProfile.quick()), spec) is None
+
+
+def test_an_inconclusive_recorded_claim_states_the_trials_and_cpu_cost_that_would_decide_it(
+        monkeypatch):
+    """Missing trials are priced with the recorded run's timing: wall time x CPUs shared by its
+    training runs (8 seeds x 10 runs of the synthetic curves), two arms per trial."""
+    recorded = _synthetic_curves(0.1)
+    record = {"wall_time_s": 800.0, "cpus": 2}
+    assert claims.seconds_per_trial(recorded, record) == 2 * 800.0 * 2 / 80
+    monkeypatch.setattr(claims, "read_paper_curves", lambda: recorded)
+    monkeypatch.setattr(claims, "recorded_run",
+                        lambda name: SimpleNamespace(commit="abc123", record=record))
+    spec = next(s for s in claims.CLAIMS if s.key == "fig2_beats_input_paper")
+    claim = spec.decide(_context(WangProfile.quick()), spec)
+    assert claim.verdict == "inconclusive" and claim.trials_to_decide > claim.n_trials == 8
+    hours = (claim.trials_to_decide - 8) * 40.0 / 3600
+    assert f"about {claim.trials_to_decide} trials per arm" in claim.reason
+    assert f"({hours:.2g} more CPU hours)" in claim.reason
+    assert "40 CPU seconds" in claim.evidence
+    with pytest.raises(ValueError, match="wall_time_s"):
+        claims.seconds_per_trial(recorded, {"wall_time_s": 0.0, "cpus": 2})
+
+
+def test_output_perturbation_is_recorded_with_no_guarantee(small):
+    """Output perturbation's release is private per queried value only: epsilon = inf, a
+    NoGuarantee event, and the relation under which each value is private; every other release
+    keeps its finite epsilon."""
+    p, table = small
+    entries = list(chapter.Wang2019Chapter().releases(_context(p, privacy=table)))
+    output = [e for e in entries if "trained by output" in e.release]
+    assert len(output) == len(p.epsilons) >= 1
+    for entry in output:
+        assert entry.epsilon == math.inf and not entry.guaranteed
+        assert isinstance(entry.event, NoGuarantee) and entry.recomputed_epsilon() == math.inf
+        assert "only each queried value is private" in entry.event.reason
+        assert entry.private_under.startswith("replace-one reward function, for each queried Q")
+        assert "not for the released Q function" in entry.private_under
+        assert entry.cross_check.epsilon is None
+    assert all(e.guaranteed and e.problems(0.01) == [] for e in entries if e not in output)
+
+
+def test_figure2_labels_output_perturbation_no_guarantee():
+    curves = _synthetic_curves(10.0)
+    two = curves[curves.epsilon.notna()]
+    extra = two[two.variant == "input"].assign(variant="output", method="output")
+    fig = plots.plot_figure2(pd.concat([curves, extra]).assign(samples=lambda d: d.episode),
+                             1e-4)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "output: no guarantee" in labels and "output" not in labels
+    assert "dpsgd (one transition)" in labels and "dpsgd (reward function)" in labels
 
 
 def test_errata_read_only_numbers_the_checks_glue(small):

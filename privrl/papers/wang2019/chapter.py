@@ -5,8 +5,9 @@ Lemma 6, Proposition 9's scaling), Proposition 10's simulation and its cause, th
 table (Theorem 5 for the noisy updates actually performed, every baseline under its stated
 neighbouring relation; :mod:`~privrl.papers.wang2019.checks`), Figures 1 and 2 through
 :func:`privrl.chapter.sweep.run_sweep` (:meth:`Wang2019Chapter.sweep`), one ledger entry per
-(epsilon, delta) with its event (:meth:`Wang2019Chapter.releases`), the three-state claims decided
-on the released function's greedy return, and the errata (:mod:`~privrl.papers.wang2019.claims`).
+(epsilon, delta) with its event (:meth:`Wang2019Chapter.releases`; output perturbation: no
+guarantee), the claims decided on the paper's metric (the training return) with the released
+function's greedy return beside them, and the errata (:mod:`~privrl.papers.wang2019.claims`).
 
 ``python -m privrl.papers.wang2019.chapter`` records the paper-profile curves
 (:func:`record_paper_curves`).
@@ -14,15 +15,18 @@ on the released function's greedy return, and the errata (:mod:`~privrl.papers.w
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from concurrent.futures import Executor
+from dataclasses import replace
 from pathlib import Path
 
-from privrl.chapter.ledger import LedgerEntry
+from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.records import RunRecord, current_commit, find_root, git, record_path
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.chapter.sweep import run_sweep
+from privrl.core.accounting.events import NoGuarantee
 from privrl.papers.wang2019.checks import CHECKS, RNG, SWEEP_CHECKS
 from privrl.papers.wang2019.claims import CLAIMS, ERRATA, paper_record
 from privrl.papers.wang2019.profile import CURVES_CSV, PAPER, WangProfile
@@ -40,6 +44,30 @@ CODE_PATHS = ("privrl", "notebooks")
 #: perturbation has none.
 AUDITS = {"functional": "audits:gp_update", "input": "audits:input_perturbation",
           "dpsgd": "audits:dpsgd_step"}
+
+
+#: Why output perturbation's release has no guarantee under neighbouring reward functions.
+OUTPUT_REASON = (
+    "i.i.d. noise is drawn afresh for every queried Q value: only each queried value is private; "
+    "the released Q function is not (queried at many states, or at one state many times, its "
+    "noise averages out)"
+)
+
+
+def no_guarantee(entry: LedgerEntry) -> LedgerEntry:
+    """Output perturbation's entry as what it is: no finite guarantee for the released Q function
+    under neighbouring reward functions (epsilon = inf, event ``NoGuarantee``); the calibrated
+    (epsilon, delta) and its cross-check, which cover each queried value alone, are kept in
+    ``private_under`` and in the cross-check's method."""
+    per_value = (f"{entry.relation} {entry.unit}, for each queried Q value alone (epsilon = "
+                 f"{entry.epsilon:.3g}, delta = {entry.delta:g} per value over "
+                 f"{entry.compositions} updates); not for the released Q function")
+    check = CrossCheck(entry.cross_check.kind, "none for the released Q function; the per-value "
+                       f"calibration's {entry.cross_check.method} gives epsilon "
+                       f"{entry.cross_check.epsilon:.3g} for each queried value")
+    return replace(entry, epsilon=math.inf, event=NoGuarantee(OUTPUT_REASON),
+                   accountant=f"none applies (per queried value: {entry.accountant})",
+                   cross_check=check, private_under=per_value)
 
 
 class Wang2019Chapter(Chapter):
@@ -67,7 +95,8 @@ class Wang2019Chapter(Chapter):
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """One entry per row of the calibration table: the Q function trained by that method at
-        that target epsilon, with the row's event and cross-check."""
+        that target epsilon, with the row's event and cross-check; output perturbation's entries
+        say "no guarantee" (:func:`no_guarantee`)."""
         for row in ctx.tables["privacy"].itertuples():
             noise = f"{row.parameter} = {row.value:.4g}"
             if row.method.startswith("functional"):
@@ -76,7 +105,7 @@ class Wang2019Chapter(Chapter):
                     f"{row.calibrated_updates} updates; {row.compositions} performed"
                 )
             relation, unit = row.relation.split(" ", 1)
-            yield LedgerEntry(
+            entry = LedgerEntry(
                 paper=PAPER,
                 release=f"Q function trained by {row.method} (Figure 2, target epsilon "
                 f"{row.epsilon_target:g})",
@@ -92,6 +121,7 @@ class Wang2019Chapter(Chapter):
                 cross_check=row.cross_check,
                 audit=AUDITS.get(row.method.split()[0], ""),
             )
+            yield no_guarantee(entry) if row.method == "output" else entry
 
     def finish(self, ctx: Context) -> None:
         """Hand the notebook the recorded paper-profile run (``paper_curves``, ``paper_run``);

@@ -40,11 +40,11 @@ def curve_panel(
 
 def plot_figure1(curves: pd.DataFrame, protocol: str):
     """Figure 1: Algorithm 1 for each noise amplitude; columns resampled every round / never,
-    rows the released function's greedy return and the training return."""
+    rows the training return the paper plots and the released function's greedy return."""
     fig1 = curves[curves.sigma.notna() & (curves.protocol == protocol)]
     fig, axes = new_figure(2, 2, width=4.2, height=3.0, sharex=True, layout="constrained")
     for j, resample in enumerate(("every", "never")):
-        for i, column in enumerate(("eval_return", "train_return")):
+        for i, column in enumerate(("train_return", "eval_return")):
             curve_panel(
                 axes[i, j], fig1[fig1["resample"] == resample], "sigma", column, "sigma = {:g}"
             )
@@ -62,16 +62,31 @@ def _legend_below(fig: plt.Figure, ax: plt.Axes) -> None:
     fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 4), fontsize=8)
 
 
+#: Figure 2's legend: what each arm's privacy is (output perturbation's release has none; the
+#: usual DP-SGD protects a transition, not a reward function).
+VARIANT_LABELS = {
+    "output": "output: no guarantee",
+    "dpsgd": "dpsgd (one transition)",
+    "dpsgd (reward fn)": "dpsgd (reward function)",
+    "none": "non-private",
+}
+
+
 def plot_figure2(curves: pd.DataFrame, delta: float):
-    """Figure 2: every method at each epsilon (released greedy return), non-private for reference."""
+    """Figure 2: every method at each epsilon (columns), the training return the paper plots
+    (top) and the released function's greedy return (bottom), non-private for reference; output
+    perturbation labelled "no guarantee" (:data:`VARIANT_LABELS`)."""
     fig2 = curves[curves.epsilon.notna()]
+    fig2 = fig2.assign(variant=fig2.variant.replace(VARIANT_LABELS))
     ref = fig2[~np.isfinite(fig2.epsilon)]
     eps_list = sorted(fig2.epsilon[np.isfinite(fig2.epsilon)].unique(), reverse=True)
-    fig, axes = new_figure(1, len(eps_list), width=4.6, height=3.4, sharey=True,
+    fig, axes = new_figure(2, len(eps_list), width=4.6, height=3.2, sharex=True, sharey=True,
                            layout="constrained")
-    for ax, eps in zip(axes.ravel(), eps_list, strict=True):
-        curve_panel(ax, pd.concat([fig2[fig2.epsilon == eps], ref]), "variant", "eval_return")
-        ax.set_title(f"target epsilon = {eps:g}, delta = {delta:g}")
+    for j, eps in enumerate(eps_list):
+        for i, column in enumerate(("train_return", "eval_return")):
+            curve_panel(axes[i, j], pd.concat([fig2[fig2.epsilon == eps], ref]), "variant",
+                        column)
+        axes[0, j].set_title(f"target epsilon = {eps:g}, delta = {delta:g}")
     _legend_below(fig, axes[0, 0])
     return fig
 
