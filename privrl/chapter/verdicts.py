@@ -42,6 +42,8 @@ VERDICTS: tuple[str, ...] = ("reproduced", "not reproduced", "inconclusive", "un
 ERRATUM_KINDS: tuple[str, ...] = ("wrong", "ambiguous", "not reproduced", "unsupported")
 #: Smallest number of independent trials per arm for which an interval-based verdict is given.
 MIN_TRIALS = 5
+#: An inconclusive claim needing more than this many times its trials is undecidable in practice.
+IMPRACTICAL_FACTOR = 100
 
 
 class CheckFailed(AssertionError):
@@ -172,14 +174,16 @@ def trials_to_decide(value: float, interval: tuple[float, float], threshold: flo
     """Trials per arm that would decide a claim at the observed effect: the 95% interval's
     half-width shrinks as ``1 / sqrt(n)``, so it stops containing ``threshold`` once
     ``n >= n_trials (w / d)^2``, where ``w`` is the half-width on the threshold's side and
-    ``d = |value - threshold|``. ``None`` when the observed effect is zero (no number of trials
-    decides it)."""
+    ``d = |value - threshold|``. ``None`` when the observed effect is zero, or so small that more
+    than :data:`IMPRACTICAL_FACTOR` times the trials would be needed (no practical number of
+    trials decides it)."""
     lo, hi = interval
     distance = abs(value - threshold)
     half = (value - lo) if threshold <= value else (hi - value)
     if distance == 0 or not math.isfinite(half):
         return None
-    return max(n_trials + 1, math.ceil(n_trials * (half / distance) ** 2))
+    needed = max(n_trials + 1, math.ceil(n_trials * (half / distance) ** 2))
+    return None if needed > IMPRACTICAL_FACTOR * n_trials else needed
 
 
 def decide_interval(
@@ -215,7 +219,8 @@ def decide_interval(
         needed = trials_to_decide(value, (lo, hi), threshold, n_trials)
         reason = f"the 95% interval contains {threshold:g}"
         if needed is None:
-            reason += "; the observed effect is zero, so no number of trials would decide it"
+            reason += ("; the observed effect is too small for any practical number of trials "
+                       f"(over {IMPRACTICAL_FACTOR} times these) to decide it")
         else:
             reason += f"; about {needed} trials per arm would decide it at the observed effect"
             if seconds_per_trial is not None:

@@ -154,6 +154,8 @@ def ledger_page(summaries: Sequence[Summary]) -> str:
 
 #: Suffixes of the keys of claims decided on a recorded run of another profile.
 RECORDED_SUFFIXES: tuple[str, ...] = ("_paper", "_airraid")
+#: Part of the key of a row beyond the paper (our metric, set-up or relation beside the paper's).
+BEYOND = "_beyond"
 
 
 def claim_rows(summary: Summary) -> list[dict[str, Any]]:
@@ -177,7 +179,8 @@ def claim_rows(summary: Summary) -> list[dict[str, Any]]:
             agreement = "too small"
         else:
             agreement = "agrees" if quick.get("verdict") == decisive.get("verdict") else "disagrees"
-        rows.append({"key": base, "claim": decisive, "quick": agreement})
+        rows.append({"key": base, "claim": decisive, "quick": agreement,
+                     "beyond": BEYOND in base})
     return rows
 
 
@@ -185,20 +188,23 @@ def verdict_table(summaries: Sequence[Summary]) -> str:
     """Markdown of the landing page's verdict table: one row per claim of each paper, decided on
     the paper-scale record where one exists, with the quick rerun's agreement beside it, and one
     summary line per paper."""
-    rows, per_paper = [], []
+    rows, beyond, per_paper = [], [], []
     for s in summaries:
         paper = s.get("paper", "?")
         decided = claim_rows(s)
         for row in decided:
             c = row["claim"]
             run = (f"{c.get('profile') or s.get('profile')} @ `{c.get('commit') or s.get('commit')}`")
-            rows.append([chapter_link(paper), cell(c.get("statement")), cell(c.get("source")),
-                         f"**{cell(c.get('verdict'))}**", cell(evidence_text(c)), cell(run),
-                         row["quick"]])
-        if decided:
-            counts = {v: sum(1 for r in decided if r["claim"].get("verdict") == v) for v in VERDICTS}
-            per_paper.append(f"- {chapter_link(paper)}: {len(decided)} claims: "
-                             + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".")
+            (beyond if row["beyond"] else rows).append([
+                chapter_link(paper), cell(c.get("statement")), cell(c.get("source")),
+                f"**{cell(c.get('verdict'))}**", cell(evidence_text(c)), cell(run), row["quick"]])
+        papers = [r for r in decided if not r["beyond"]]
+        if papers:
+            counts = {v: sum(1 for r in papers if r["claim"].get("verdict") == v) for v in VERDICTS}
+            extra = len(decided) - len(papers)
+            per_paper.append(f"- {chapter_link(paper)}: {len(papers)} claims: "
+                             + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+                             + (f" (and {extra} rows beyond the paper)" if extra else "") + ".")
     lines = [
         "Generated from the chapters executed for this build: one row per headline claim of a",
         "paper, decided on the paper-scale recorded run where there is one (else on this build's",
@@ -209,10 +215,14 @@ def verdict_table(summaries: Sequence[Summary]) -> str:
         "*quick rerun* says whether this build's quick run agrees.",
         "",
     ]
+    header = ("paper", "claim", "paper's source", "verdict", "evidence", "decided on", "quick rerun")
     if rows:
         lines += [*per_paper, ""]
-        lines += _table(("paper", "claim", "paper's source", "verdict", "evidence", "decided on",
-                         "quick rerun"), rows)
+        lines += _table(header, rows)
+        if beyond:
+            lines += ["", "**Beyond the paper.** Our own metrics, set-ups and neighbouring relations,",
+                      "decided beside the paper's claims (they never replace a verdict above):", ""]
+            lines += _table(header, beyond)
     else:
         lines.append("No chapter records a claim yet.")
     lines += _missing(summaries, "claims", "claim")

@@ -187,8 +187,12 @@ def test_an_interval_containing_the_threshold_is_inconclusive_never_not_reproduc
                             (-2.37, 2.52), 10, 0.0, direction="greater", seconds_per_trial=3600)
     assert claim.verdict == "inconclusive"
     # the interval's half-width 2.44 must shrink below 0.07: n >= 10 (2.44 / 0.07)^2 = 12,150
-    assert claim.trials_to_decide == math.ceil(10 * (2.44 / 0.07) ** 2)
-    assert "CPU hours" in claim.reason and "contains 0" in claim.reason
+    # trials, over 100 times the 10 run: no practical number of trials decides it
+    assert claim.trials_to_decide is None and "too small" in claim.reason
+    decidable = decide_interval("k", "s", "d", 1.0, (-0.5, 2.5), 10, 0.0, direction="greater",
+                                seconds_per_trial=3600)
+    assert decidable.trials_to_decide == math.ceil(10 * (1.5 / 1.0) ** 2)  # 23
+    assert "about 23 trials" in decidable.reason and "13 more CPU hours" in decidable.reason
     # on the other side of the threshold: the data exclude the claimed effect
     assert decide_interval("k", "s", "d", -1.0, (-1.5, -0.5), 10, 0.0,
                            direction="greater").verdict == "not reproduced"

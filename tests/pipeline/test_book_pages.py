@@ -305,3 +305,14 @@ def test_summary_box_lists_each_claim_once_decided_on_the_paper_record():
     assert "**Claims** (1: 1 inconclusive):" in box
     assert "- *inconclusive*: Demo is fast (paper run, commit `abc123`; paper: Figure 3)" in box
     assert "**Errata**: 1 wrong" in box
+
+
+def test_rows_beyond_the_paper_are_shown_apart_and_not_counted_as_claims():
+    summary = _summary()
+    claim = dict(summary["claims"][0])
+    summary["claims"].append({**claim, "key": "faster_beyond",
+                              "statement": "Beyond the paper: A converges faster on our metric"})
+    table = verdict_table([summary])
+    main, beyond = table.split("**Beyond the paper.**")
+    assert "Beyond the paper: A converges" in beyond and "Beyond the paper: A" not in main
+    assert "3 claims: 1 reproduced, 1 not reproduced, 1 untestable (and 1 rows beyond the paper)." in main
