@@ -22,6 +22,7 @@ import pandas as pd
 
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.core.accounting.gaussian import gaussian_epsilon
+from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
 from privrl.core.accounting.subsampled import (
     GpopeEvent,
     calibrate_noise_multiplier,
@@ -32,7 +33,7 @@ from privrl.core.accounting.subsampled import (
 )
 from privrl.core.algorithms.gtd import SaddlePointStats, gpope
 from privrl.core.envs.chain import sample_trajectories
-from privrl.papers.xie2019 import chain, domains
+from privrl.papers.xie2019 import chain, domains, mc_lsw
 from privrl.papers.xie2019.profile import PAPER, XieProfile, chain_config
 
 GPOPE_ACCOUNTANT = ("privrl RDP: sampling without replacement, Wang et al. 2019 Thm 27, orders = "
@@ -112,6 +113,37 @@ def ledger_entry(release: Release, row: Mapping[str, Any]) -> LedgerEntry:
         audit="audits:gpope")
 
 
+def lsw_ledger_entries(profile: XieProfile, lsw: pd.DataFrame) -> list[LedgerEntry]:
+    """One entry per (grid, epsilon) of DP-LSW on Mountain Car (table of
+    :func:`~privrl.papers.xie2019.mc_lsw.run_lsw_trial`): Lemma 1's smooth-sensitivity Gaussian
+    (:class:`SmoothGaussianEvent`, epsilon by construction), cross-checked from above by Lemma
+    1's two conditions recomputed here in closed form from the event's (alpha, beta)."""
+    entries = []
+    d = (domains.MC_FOURIER_ORDER + 1) ** 2
+    dl = profile.domain_delta
+    dp = lsw[lsw.method == "DP-LSW"]
+    for (grid, eps), part in dp.groupby(["grid", "epsilon"]):
+        event = SmoothGaussianEvent.calibrated(float(eps), dl, d)
+        log_term = math.log(2 / dl)
+        bound = max(5 * math.sqrt(2 * log_term) / event.alpha, 4 * event.beta * (d + log_term))
+        entries.append(LedgerEntry(
+            paper=PAPER, release=f"DP-LSW value-function weights, Mountain Car on-policy, grid "
+                                 f"{grid}x{grid} (our reading): {len(part)} releases",
+            mechanism="DP-LSW (Balle et al. 2016, Algorithm 1) on grid cells: LSW + Gaussian "
+                      "noise of smooth-sensitivity scale sigma_X",
+            relation="replace-one", unit="trajectory",
+            noise=(f"alpha = {event.alpha:.4g}, beta = {event.beta:.4g}, F = "
+                   f"{mc_lsw.return_bound():g}; sigma_X from {part.sigma.min():.3g} to "
+                   f"{part.sigma.max():.3g}"),
+            epsilon=event.epsilon(dl), delta=dl, compositions=1,
+            accountant="Lemma 1 of Balle et al. 2016 (smooth sensitivity, by construction)",
+            event=event,
+            cross_check=CrossCheck("upper bound", "Lemma 1's conditions (a) and (b) recomputed "
+                                   "in closed form from (alpha, beta, d, delta)", bound),
+            audit="audits:dp_lsw"))
+    return entries
+
+
 def full_batch_table(zs: tuple[float, ...] = (1.0, 2.0, 4.0), Ts: tuple[int, ...] = (1, 10),
                      delta: float = 1e-5) -> pd.DataFrame:
     """n = 1 (every step uses the only trajectory): the RDP epsilon against the exact privacy
@@ -139,5 +171,5 @@ def noise_sd_check(profile: XieProfile, seed: int, z: float = 0.8, trials: int =
 
 __all__ = [
     "CROSS_CHECK", "GPOPE_ACCOUNTANT", "Release", "all_releases", "domain_releases",
-    "full_batch_table", "ledger_entry", "noise_sd_check", "privacy_table", "release_row",
+    "full_batch_table", "ledger_entry", "lsw_ledger_entries", "noise_sd_check", "privacy_table", "release_row",
 ]
