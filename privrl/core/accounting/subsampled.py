@@ -57,6 +57,7 @@ __all__ = [
     "gpope_epsilon",
     "gpope_pld_supported",
     "gpope_tv_bound",
+    "gpope_tv_upper",
     "calibrate_noise_multiplier",
     "noise_std",
     "poisson_shortcut_epsilon",
@@ -150,6 +151,15 @@ def gpope_tv_bound(noise_multiplier: float, n: int, iterations: int) -> float:
     n = check_int(n, "n", 1)
     T = check_int(iterations, "iterations", 1)
     return min(1.0, math.sqrt(T / n) / (2.0 * z))
+
+
+def gpope_tv_upper(noise_multiplier: float, n: int, iterations: int) -> float:
+    """The smaller of two upper bounds on the total variation of a GPOPE run (its delta at
+    epsilon = 0): :func:`gpope_tv_bound` (Pinsker) and dp-accounting's RDP conversion at
+    epsilon = 0 (replace-one, orders :data:`GPOPE_RDP_ORDERS`)."""
+    acc = RdpAccountant(list(GPOPE_RDP_ORDERS), NeighboringRelation.REPLACE_ONE)
+    acc.compose(gpope_event(noise_multiplier, n, iterations))
+    return min(gpope_tv_bound(noise_multiplier, n, iterations), float(acc.get_delta(0.0)))
 
 
 def noise_std(noise_multiplier: float, clip_norm: float) -> float:

@@ -146,7 +146,7 @@ def check_figure2(ctx: Context) -> None:
                      float((a / b.loc[a.index] - 1).abs().max()), at_most=1e-9)
     summary = figure2.lsw_table(lsw, live)
     tables["mc_lsw_summary"] = summary
-    ctx.values["lsw_grids"] = ", ".join(sorted(set(summary.grid), key=len))
+    ctx.values["lsw_grids"] = ", ".join(f"{k}x{k}" for k in sorted(set(lsw.grid) - {0}))
     ctx.values["profile_name"] = profile.profile
     for name, col in (("lsw_over_lstd", "lsw_over_lstd"), ("lsw_log10", "log10_dplsw_over_gpope")):
         ctx.glue(f"{name}_min", float(summary[col].min()))
