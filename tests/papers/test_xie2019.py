@@ -94,13 +94,18 @@ def _points_tables() -> dict[str, pd.DataFrame]:
         if domain == "hiv":
             t["relative_mspbe"] = t.mspbe * 10
         tables[domain] = t
+    tables["mc_lsw"] = pd.DataFrame({"domain": "mountain_car_on", "n": 20, "seed": 3,
+                                     "method": ["LSTD", "LSW", "DP-LSW"], "grid": [0, 10, 10],
+                                     "epsilon": [np.nan, np.nan, 1.0], "mspbe": [0.1, 1, 9]})
     return tables
 
 
 def test_paper_points_writer_round_trip(tmp_path):
     pts = points.paper_points(_points_tables())
     assert list(pts.columns) == list(points.POINT_COLUMNS)
-    assert set(pts.method) <= set(points.POINT_METHODS)  # zero and mis-tuned runs dropped
+    # zero and mis-tuned runs dropped; (DP-)LSW on a Mountain Car grid labelled by its grid
+    assert set(pts.method) <= set(points.POINT_METHODS) | {"LSW 10x10", "DP-LSW 10x10"}
+    assert pts[pts.method == "DP-LSW 10x10"].mspbe.item() == 9
     assert set(pts.domain) == set(points.POINT_DOMAINS)
     hiv = pts[pts.domain == "hiv"]
     assert hiv.mspbe.max() == pytest.approx(5.0)  # HIV stores the relative MSPBE (GPOPE 0.5 x 10)
