@@ -231,14 +231,6 @@ def test_gate_against_the_best_estimator_and_its_caveat(monkeypatch):
     assert figure2.gate_caveat(gates.assign(ratio=1.5), "here") == ""
 
 
-def test_gpope_tv_bound_is_pinsker_on_the_composed_kl():
-    from privrl.core.accounting.subsampled import gpope_tv_bound, gpope_tv_upper
-
-    assert gpope_tv_bound(2.0, 100, 400) == pytest.approx(np.sqrt(4) / 4)
-    assert gpope_tv_bound(0.1, 10, 1000) == 1.0
-    assert gpope_tv_upper(2.0, 100, 400) <= gpope_tv_bound(2.0, 100, 400)
-
-
 def test_mc_grid_cells():
     from privrl.core.envs import mountain_car as mc
     from privrl.papers.xie2019 import mc_lsw
