@@ -1,7 +1,9 @@
 """Wiring tests of GPOPE (Xie et al. 2019): the noise std 2 G z the algorithm adds and the
 (epsilon, delta) the experiment calibrates for.
 
-Targets: ``gtd.gpope`` (noise std), ``xie2019.runs.run_chain`` / ``run_domain`` (the profile's
+Targets: ``gtd.gpope`` (noise std), every run function reached from the profile through
+``xie2019.runs`` (each noisy GPOPE call meets its target and no more), ``xie2019.mc_lsw`` (DP-LSW's
+sigma on Mountain Car), ``xie2019.runs.run_chain`` / ``run_domain`` (the profile's
 budget is calibrated through ``xie2019.privacy.Release.noise_multiplier`` and the calibrated z
 meets it for the T steps run), ``xie2019.chain.run_chain_steps`` and
 ``xie2019.domains.run_domain_trial`` (the calibrated z, clip and T reach GPOPE).
@@ -10,12 +12,18 @@ meets it for the T steps run), ``xie2019.chain.run_chain_steps`` and
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from privrl.chapter.sweep import seed_for
 from privrl.core.accounting.subsampled import gpope_epsilon
 from privrl.core.algorithms import gtd
+from privrl.core.algorithms.monte_carlo import dp_lsw_sigma, first_visit_returns
+from privrl.core.envs import mountain_car as mc
+from privrl.core.rng import as_generator
 from privrl.papers.xie2019 import chain as xie2019_chain
 from privrl.papers.xie2019 import domains as xie2019_domains
+from privrl.papers.xie2019 import mc_lsw
 from privrl.papers.xie2019 import privacy as xie2019_privacy
 from privrl.papers.xie2019 import runs as xie2019_runs
 from privrl.papers.xie2019.profile import XieProfile, chain_config
@@ -139,9 +147,6 @@ def test_halving_gpope_noise_anywhere_fails_in_every_run_function(monkeypatch):
         monkeypatch.setattr(module, "gpope", spy)
 
     def one_seed(func, cfgs, n_seeds, root_seed, desc, **kw):
-        import pandas as pd
-
-        from privrl.chapter.sweep import seed_for
         return pd.concat([func(c, seed_for(root_seed, 0)).assign(seed=0) for c in cfgs],
                          ignore_index=True)
 
@@ -175,11 +180,6 @@ def test_mc_dp_lsw_noise_is_balles_sigma_at_the_profiles_budget():
     """DP-LSW on Mountain Car releases with sigma_X of Algorithm 1 at the profile's (epsilon,
     delta) on the cell counts, F_max = 1 / (1 - gamma): a halved sigma or a doubled budget
     fails."""
-    from privrl.core.algorithms.monte_carlo import dp_lsw_sigma, first_visit_returns
-    from privrl.core.envs import mountain_car as mc
-    from privrl.core.rng import as_generator
-    from privrl.papers.xie2019 import mc_lsw
-
     cfg = {"n": 15, "grids": (4,), "epsilons": (1.0,), "delta": 1e-5}
     seed = np.random.SeedSequence(3)
     out = mc_lsw.run_lsw_trial(cfg, seed)

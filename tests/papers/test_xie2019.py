@@ -258,3 +258,17 @@ def test_not_reproduced_errata_follow_the_live_claims():
 def test_run_rejects_a_dict_profile():
     with pytest.raises(ValueError, match="XieProfile"):
         chapter.run({"profile": "quick"})
+
+
+def test_mc_dp_lsw_ledger_entries_meet_their_budget():
+    lsw = pd.DataFrame({"method": ["LSW", "DP-LSW", "DP-LSW", "DP-LSW"], "grid": [5, 5, 5, 10],
+                        "epsilon": [np.nan, 1.0, 1.0, 4.0], "sigma": [0.0, 2.0, 3.0, 1.0]})
+    profile = XieProfile.quick()
+    entries = privacy.lsw_ledger_entries(profile, lsw)
+    report = Report("xie2019", "quick")
+    assert [e.epsilon for e in entries] == pytest.approx([1.0, 4.0])
+    for e in entries:
+        report.ledger(e)  # event gives back epsilon, cross-check not above it
+        assert e.delta == profile.domain_delta and e.relation == "replace-one"
+        assert e.event.d == (domains.MC_FOURIER_ORDER + 1) ** 2
+    assert "2 releases" in entries[0].release
