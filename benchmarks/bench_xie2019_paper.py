@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from privrl.core.accounting.subsampled import calibrate_noise_multiplier
-from privrl.papers.xie2019 import chain, domains
+from privrl.papers.xie2019 import chain, domains, mc_lsw
 from privrl.papers.xie2019.profile import XieProfile, chain_config
 
 
@@ -57,6 +57,9 @@ def measure(p: XieProfile) -> dict[str, float]:
             cost[f"{domain}_trial_n{n}"] = cpu(lambda cfg=cfg: domains.run_domain_trial(cfg, seed))
             tune = {**cfg, "noise": [(e, z) for e, z, _ in noise]}
             cost[f"{domain}_tuning_n{n}"] = cpu(lambda t=tune: domains.run_gpope_tuning(t, seed))
+    for n in (min(p.mc_n), max(p.mc_n)):
+        lsw = {"n": n, "grids": p.lsw_grids, "epsilons": p.mc_epsilons, "delta": p.domain_delta}
+        cost[f"mc_lsw_trial_n{n}"] = cpu(lambda c=lsw: mc_lsw.run_lsw_trial(c, seed))
     small = 12
     cost["hiv_pool_per_patient"] = cpu(lambda: domains.hiv_pool(small, p.hiv_horizon)) / small
     cfg = {"domain": "hiv", "n": 10, "noise": [(e, 1.0, 0.1) for e in p.hiv_epsilons],
@@ -88,6 +91,8 @@ def project(p: XieProfile, cost: dict[str, float]) -> dict:
         "schedules": p.schedule_trials * cost["schedules_Tmax"] * sum(p.schedule_iterations)
         / max(p.schedule_iterations),
         **mc,
+        "mc_lsw": trials * interpolate(p.mc_n, cost[f"mc_lsw_trial_n{min(p.mc_n)}"],
+                                       cost[f"mc_lsw_trial_n{max(p.mc_n)}"]),
         "hiv": 2 * (p.hiv_pool_size + p.hiv_heldout) * cost["hiv_pool_per_patient"]
         + (trials + tune) * len(p.hiv_n) * cost["hiv_trial"],
         "accounting": n_calibrations * cost["calibration"] * 1.5,

@@ -188,3 +188,19 @@ def test_gpope_event_round_trips_and_recomputes_its_epsilon():
 def test_gpope_event_rejects_bad_parameters(kw):
     with pytest.raises(ValueError):
         GpopeEvent(**{**dict(noise_multiplier=1.0, n=10, iterations=5), **kw})
+
+
+def test_gpope_tv_bound_is_pinsker_on_the_composed_kl():
+    """TV <= sqrt(T / n) / (2 z) (capped at 1); at n = T = 1 it bounds the exact TV of two
+    Gaussians a distance 1/z apart in noise units, 2 Phi(1 / (2 z)) - 1, from above; the RDP
+    conversion at epsilon = 0 can only lower it."""
+    from scipy.stats import norm
+
+    from privrl.core.accounting.subsampled import gpope_tv_bound, gpope_tv_upper
+
+    assert gpope_tv_bound(2.0, 100, 400) == pytest.approx(0.5)
+    assert gpope_tv_bound(0.1, 10, 1000) == 1.0
+    for z in (0.5, 1.0, 4.0):
+        assert 2 * norm.cdf(1 / (2 * z)) - 1 <= gpope_tv_bound(z, 1, 1)
+    assert gpope_tv_upper(2.0, 100, 400) <= gpope_tv_bound(2.0, 100, 400)
+    assert gpope_tv_upper(0.72, 1000, 4000) < gpope_tv_bound(0.72, 1000, 4000)

@@ -1,7 +1,9 @@
 """Wiring tests of GPOPE (Xie et al. 2019): the noise std 2 G z the algorithm adds and the
 (epsilon, delta) the experiment calibrates for.
 
-Targets: ``gtd.gpope`` (noise std), ``xie2019.runs.run_chain`` / ``run_domain`` (the profile's
+Targets: ``gtd.gpope`` (noise std), every run function reached from the profile through
+``xie2019.runs`` (each noisy GPOPE call meets its target and no more), ``xie2019.mc_lsw`` (DP-LSW's
+sigma on Mountain Car), ``xie2019.runs.run_chain`` / ``run_domain`` (the profile's
 budget is calibrated through ``xie2019.privacy.Release.noise_multiplier`` and the calibrated z
 meets it for the T steps run), ``xie2019.chain.run_chain_steps`` and
 ``xie2019.domains.run_domain_trial`` (the calibrated z, clip and T reach GPOPE).
@@ -10,12 +12,18 @@ meets it for the T steps run), ``xie2019.chain.run_chain_steps`` and
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from privrl.chapter.sweep import seed_for
 from privrl.core.accounting.subsampled import gpope_epsilon
 from privrl.core.algorithms import gtd
+from privrl.core.algorithms.monte_carlo import dp_lsw_sigma, first_visit_returns
+from privrl.core.envs import mountain_car as mc
+from privrl.core.rng import as_generator
 from privrl.papers.xie2019 import chain as xie2019_chain
 from privrl.papers.xie2019 import domains as xie2019_domains
+from privrl.papers.xie2019 import mc_lsw
 from privrl.papers.xie2019 import privacy as xie2019_privacy
 from privrl.papers.xie2019 import runs as xie2019_runs
 from privrl.papers.xie2019.profile import XieProfile, chain_config
@@ -118,3 +126,68 @@ def test_domain_trial_runs_each_z_for_the_calibrated_T_at_the_settings_clip(monk
     out = xie2019_domains.run_domain_trial(cfg, np.random.SeedSequence(0))
     assert seen == [(settings.iterations, settings.clip_norm, [0.0, 3.0, 1.5])]
     assert out[out.method == "GPOPE"].epsilon.tolist() == [0.5, 4.0]
+
+
+def test_halving_gpope_noise_anywhere_fails_in_every_run_function(monkeypatch):
+    """Every run function (chain tuning and comparison, chain steps, Theorems 2-3, domain tuning
+    and trials) run from the typed profile through ``runs``: each noisy GPOPE call meets its
+    target (epsilon, delta) for its n and T, and the smallest calibrated z to 1% (z / 1.02
+    breaks it): halving z, doubling a budget or dropping steps anywhere fails here. One epsilon
+    per domain, so every noisy z has one target."""
+    calls = []
+    for module in (xie2019_chain, xie2019_domains):
+        real = module.gpope
+
+        def spy(stats, iterations, step, clip_norm, noise_multiplier, rng, _real=real,
+                _name=module.__name__, **kw):
+            calls.append((_name, stats.n, iterations, clip_norm,
+                          np.atleast_1d(noise_multiplier).astype(float)))
+            return _real(stats, iterations, step, clip_norm, noise_multiplier, rng, **kw)
+
+        monkeypatch.setattr(module, "gpope", spy)
+
+    def one_seed(func, cfgs, n_seeds, root_seed, desc, **kw):
+        return pd.concat([func(c, seed_for(root_seed, 0)).assign(seed=0) for c in cfgs],
+                         ignore_index=True)
+
+    monkeypatch.setattr(xie2019_runs, "_sweep", one_seed)
+    profile = XieProfile.quick(chain_sizes=(30,), sensitivity_n=30, chain_iterations=200,
+                               schedule_iterations=(200,), mc_n=(20,), mc_epsilons=(4.0,),
+                               step_grid=(0.1,), gate_step_grid=(3.0,), n_trials=1)
+    xie2019_runs.run_chain(profile)
+    xie2019_runs.run_theorem23(profile, 0.1)
+    for domain in ("mountain_car_on", "mountain_car_off"):
+        xie2019_runs.run_domain(profile, domain)
+    names = {name for name, *_ in calls}
+    assert names == {xie2019_chain.__name__, xie2019_domains.__name__}
+    noisy = 0
+    for name, n, T, clip, zs in calls:
+        chain_call = name == xie2019_chain.__name__
+        eps, delta = ((profile.epsilon, profile.delta) if chain_call
+                      else (4.0, profile.domain_delta))
+        expected_clip = (profile.clip_norm if chain_call
+                         else xie2019_domains.SETTINGS["mountain_car_on"].clip_norm)
+        assert clip == expected_clip
+        for z in zs[zs > 0]:
+            noisy += 1
+            assert gpope_epsilon(z, n, T, delta) <= eps
+            assert gpope_epsilon(z / 1.02, n, T, delta) > eps
+    # chain tuning, comparison (3 steps), steps, 2 schedules, 2 x (domain tuning + trial)
+    assert noisy >= 8
+
+
+def test_mc_dp_lsw_noise_is_balles_sigma_at_the_profiles_budget():
+    """DP-LSW on Mountain Car releases with sigma_X of Algorithm 1 at the profile's (epsilon,
+    delta) on the cell counts, F_max = 1 / (1 - gamma): a halved sigma or a doubled budget
+    fails."""
+    cfg = {"n": 15, "grids": (4,), "epsilons": (1.0,), "delta": 1e-5}
+    seed = np.random.SeedSequence(3)
+    out = mc_lsw.run_lsw_trial(cfg, seed)
+    data_ss, _ = seed.spawn(2)
+    behaviour, _ = xie2019_domains.policies("mountain_car_on")
+    traj, _ = mc.collect(behaviour, 15, as_generator(data_ss), xie2019_domains.MC_MAX_STEPS)
+    fv = first_visit_returns(mc_lsw.cell_trajectories(traj, 4), 16, 0.9)
+    expected = dp_lsw_sigma(fv.counts, mc_lsw.cell_features(4), np.full(16, 1 / 16), 1.0, 1e-5,
+                            10.0)
+    assert out[out.method == "DP-LSW"].sigma.item() == pytest.approx(expected, rel=1e-12)
+    assert mc_lsw.return_bound() == pytest.approx(10.0)

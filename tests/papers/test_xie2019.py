@@ -94,13 +94,18 @@ def _points_tables() -> dict[str, pd.DataFrame]:
         if domain == "hiv":
             t["relative_mspbe"] = t.mspbe * 10
         tables[domain] = t
+    tables["mc_lsw"] = pd.DataFrame({"domain": "mountain_car_on", "n": 20, "seed": 3,
+                                     "method": ["LSTD", "LSW", "DP-LSW"], "grid": [0, 10, 10],
+                                     "epsilon": [np.nan, np.nan, 1.0], "mspbe": [0.1, 1, 9]})
     return tables
 
 
 def test_paper_points_writer_round_trip(tmp_path):
     pts = points.paper_points(_points_tables())
     assert list(pts.columns) == list(points.POINT_COLUMNS)
-    assert set(pts.method) <= set(points.POINT_METHODS)  # zero and mis-tuned runs dropped
+    # zero and mis-tuned runs dropped; (DP-)LSW on a Mountain Car grid labelled by its grid
+    assert set(pts.method) <= set(points.POINT_METHODS) | {"LSW 10x10", "DP-LSW 10x10"}
+    assert pts[pts.method == "DP-LSW 10x10"].mspbe.item() == 9
     assert set(pts.domain) == set(points.POINT_DOMAINS)
     hiv = pts[pts.domain == "hiv"]
     assert hiv.mspbe.max() == pytest.approx(5.0)  # HIV stores the relative MSPBE (GPOPE 0.5 x 10)
@@ -150,52 +155,101 @@ def test_releases_are_every_calibrated_run_in_the_ledgers_order():
 
 
 def test_claim_statements_name_the_profiles_scale():
-    quick, paper = ([s.resolved(p) for s in claims.LIVE_CLAIMS]
-                    for p in (XieProfile.quick(), XieProfile.paper()))
+    live = claims.LIVE_CLAIMS + claims.POINT_CLAIMS
+    quick, paper = ([s.resolved(p) for s in live] for p in (XieProfile.quick(), XieProfile.paper()))
     assert [s.key for s in quick] == [s.key for s in paper] == list(claims.LIVE_KEYS)
     text = {s.key: s.statement for s in paper}
-    assert "n = 3000, epsilon = 4 " in text["works_off_policy"]
+    assert "n = 3000, epsilon = 4," in text["works_off_policy_beyond"]
+    assert text["works_off_policy_beyond"].startswith("Beyond the paper:")
+    assert text["privacy_cost_vs_lstd_beyond"].startswith("Beyond the paper:")
+    assert "factor of 2" in text["off_policy_like_on_policy"]
+    assert "remarkably similar" in {s.key: s.source for s in paper}["off_policy_like_on_policy"]
     assert "(= 32000)" in text["diminishing_beats_constant"]
     assert "epsilon = 4)" in text["privacy_cost_shrinks_with_n"]
     assert "epsilon" not in {s.key: s.statement for s in quick}["privacy_cost_shrinks_with_n"]
     assert all(s.source.strip() for s in quick)
     specs = [s.resolved(XieProfile.quick()) for s in claims.CLAIMS]
     assert [s.key for s in specs] == [*claims.LIVE_KEYS, *(f"{k}_paper" for k in claims.LIVE_KEYS)]
-    assert [s.statement for s in specs[5:]] == [s.statement for s in paper]
+    assert [s.statement for s in specs[len(live):]] == [s.statement for s in paper]
     assert chapter.XieChapter.claims == claims.CLAIMS
 
 
 def test_recorded_paper_claims_match_the_paper_profiles_statements():
     """The recorded paper-profile run's claims carry the statements the paper profile's specs
-    have (the skeleton refuses a claim decided with another statement)."""
+    have, for every claim whose twin is read from the record's summary (the skeleton refuses a
+    claim decided with another statement)."""
     recorded = recorded_summary("xie2019", "paper")
     if recorded is None:
         pytest.skip("no paper-profile run recorded")
     stated = {s.key: s.resolved(XieProfile.paper()).statement for s in claims.LIVE_CLAIMS}
-    assert {c["key"]: c["statement"] for c in recorded["summary"]["claims"]} == stated
+    got = {c["key"]: c["statement"] for c in recorded["summary"]["claims"]}
+    assert {k: got[k] for k in stated} == stated
 
 
 def test_recorded_claims_are_not_listed_in_a_paper_run():
     ctx = Context(XieProfile.paper(), Report("xie2019", "paper"))
-    spec = claims.CLAIMS[5]
-    assert spec.key.endswith("_paper") and spec.decide(ctx, spec) is None
+    twins = [s for s in claims.CLAIMS if s.key.endswith("_paper")]
+    assert len(twins) == len(claims.LIVE_KEYS)
+    for spec in twins:
+        assert spec.decide(ctx, spec.resolved(XieProfile.paper())) is None
+
+
+def _figure2_points(factor: float, trials: int = 20) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    on = np.exp(rng.normal(0, 0.05, trials))
+    rows = []
+    for domain, values in (("mountain_car_on", on), ("mountain_car_off", on * factor)):
+        for t, v in enumerate(values):
+            rows.append(dict(domain=domain, method="GPOPE", n=100, epsilon=4.0, trial=t, mspbe=v))
+    return pd.DataFrame(rows)
+
+
+def test_off_policy_claim_is_agreement_within_a_factor_of_two():
+    from privrl.papers.xie2019 import figure2
+
+    assert figure2.AGREEMENT_FACTOR == 2.0
+    near = figure2.decide_off_on("k", "s", _figure2_points(1.5), 0)
+    assert near.verdict == "reproduced" and near.threshold == pytest.approx(1.0)
+    assert near.value == pytest.approx(np.log2(1.5), abs=0.05)
+    far = figure2.decide_off_on("k", "s", _figure2_points(1 / 3), 0)
+    assert far.verdict == "not reproduced" and far.threshold == pytest.approx(-1.0)
+    assert "0 of 1" in far.evidence
+
+
+def test_gate_against_the_best_estimator_and_its_caveat(monkeypatch):
+    from privrl.papers.xie2019 import figure2
+
+    monkeypatch.setattr(figure2, "zero_mspbe", lambda domain: 1.0)
+    pts = pd.DataFrame({"domain": "mountain_car_on", "n": [10, 10, 50, 50],
+                        "method": ["LSTD", "GTD2"] * 2, "epsilon": np.nan, "trial": 0,
+                        "mspbe": [0.01, 0.02, 0.001, 0.01]})
+    gates = figure2.gate_table(pts)
+    last = gates[gates.n == 50].iloc[0]
+    assert last.ratio == pytest.approx(10.0)
+    assert last.gap_fraction == pytest.approx(0.009 / 0.999)
+    assert "10x LSTD" in figure2.gate_caveat(gates, "here")
+    assert figure2.gate_caveat(gates.assign(ratio=1.5), "here") == ""
+
+
+def test_mc_grid_cells():
+    from privrl.core.envs import mountain_car as mc
+    from privrl.papers.xie2019 import mc_lsw
+
+    states = np.array([mc.LOW, mc.HIGH, (mc.LOW + mc.HIGH) / 2])
+    assert mc_lsw.cell_index(states, 4).tolist() == [0, 15, 10]
+    assert mc_lsw.cell_features(4).shape == (16, (domains.MC_FOURIER_ORDER + 1) ** 2)
 
 
 def test_not_reproduced_errata_follow_the_live_claims():
+    from privrl.papers.xie2019 import figure2
+
     specs = {e.key: e for e in claims.ERRATA}
     assert {f"claim_{k}" for k in claims.LIVE_KEYS} <= set(specs)
     ctx = Context(XieProfile.quick(), Report("xie2019", "quick"))
-    spec = specs["claim_works_off_policy"]
+    spec = specs["claim_off_policy_like_on_policy"]
     assert not spec.applies(ctx)
-    claim = claims.decide_works_off_policy(
-        Context(XieProfile.quick(), ctx.report,
-                tables={"mountain_car_off": pd.DataFrame({
-                    "method": ["GPOPE"] * 5 + ["zero"] * 5, "n": 300,
-                    "epsilon": [4.0] * 5 + [np.nan] * 5, "seed": [0, 1, 2, 3, 4] * 2,
-                    "mspbe": [0.5] * 5 + [1.0] * 5})}),
-        claims.LIVE_CLAIMS[2].resolved(XieProfile.quick()))
-    assert claim.verdict == "not reproduced"
-    ctx.claims["works_off_policy"] = ctx.report.claim(claim)
+    claim = figure2.decide_off_on("off_policy_like_on_policy", "s", _figure2_points(3.0), 0)
+    ctx.claims["off_policy_like_on_policy"] = ctx.report.claim(claim)
     item = spec.make(ctx)
     assert spec.applies(ctx) and item.statement == claim.statement
     assert item.evidence.endswith("(quick profile)")
@@ -204,3 +258,17 @@ def test_not_reproduced_errata_follow_the_live_claims():
 def test_run_rejects_a_dict_profile():
     with pytest.raises(ValueError, match="XieProfile"):
         chapter.run({"profile": "quick"})
+
+
+def test_mc_dp_lsw_ledger_entries_meet_their_budget():
+    lsw = pd.DataFrame({"method": ["LSW", "DP-LSW", "DP-LSW", "DP-LSW"], "grid": [5, 5, 5, 10],
+                        "epsilon": [np.nan, 1.0, 1.0, 4.0], "sigma": [0.0, 2.0, 3.0, 1.0]})
+    profile = XieProfile.quick()
+    entries = privacy.lsw_ledger_entries(profile, lsw)
+    report = Report("xie2019", "quick")
+    assert [e.epsilon for e in entries] == pytest.approx([1.0, 4.0])
+    for e in entries:
+        report.ledger(e)  # event gives back epsilon, cross-check not above it
+        assert e.delta == profile.domain_delta and e.relation == "replace-one"
+        assert e.event.d == (domains.MC_FOURIER_ORDER + 1) ** 2
+    assert "2 releases" in entries[0].release

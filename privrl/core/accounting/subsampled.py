@@ -56,6 +56,8 @@ __all__ = [
     "gpope_event",
     "gpope_epsilon",
     "gpope_pld_supported",
+    "gpope_tv_bound",
+    "gpope_tv_upper",
     "calibrate_noise_multiplier",
     "noise_std",
     "poisson_shortcut_epsilon",
@@ -132,6 +134,32 @@ class GpopeEvent:
 
     def epsilon(self, delta: float) -> float:
         return gpope_epsilon(self.noise_multiplier, self.n, self.iterations, delta)
+
+
+def gpope_tv_bound(noise_multiplier: float, n: int, iterations: int) -> float:
+    r"""An upper bound on the total variation between GPOPE's whole runs on two replace-one
+    neighbours, i.e. the :math:`\delta` at which the run is :math:`(0, \delta)`-DP.
+
+    Each step draws one of the ``n`` trajectories uniformly (independently of the past) and adds
+    :math:`N(0, (2Gz)^2 I)` to a gradient of sensitivity :math:`2G`. By joint convexity of the
+    KL divergence over the draw (pairing trajectory ``i`` with ``i``), one step's KL, given the
+    past, is at most :math:`\frac1n \cdot \frac{(2G)^2}{2(2Gz)^2} = \frac{1}{2nz^2}`; the chain
+    rule sums it over the ``T`` adaptive steps, :math:`KL \le T/(2nz^2)`, and Pinsker's
+    inequality gives :math:`TV \le \sqrt{KL/2} = \sqrt{T/n}/(2z)` (capped at 1).
+    """
+    z = check_positive(noise_multiplier, "noise_multiplier")
+    n = check_int(n, "n", 1)
+    T = check_int(iterations, "iterations", 1)
+    return min(1.0, math.sqrt(T / n) / (2.0 * z))
+
+
+def gpope_tv_upper(noise_multiplier: float, n: int, iterations: int) -> float:
+    """The smaller of two upper bounds on the total variation of a GPOPE run (its delta at
+    epsilon = 0): :func:`gpope_tv_bound` (Pinsker) and dp-accounting's RDP conversion at
+    epsilon = 0 (replace-one, orders :data:`GPOPE_RDP_ORDERS`)."""
+    acc = RdpAccountant(list(GPOPE_RDP_ORDERS), NeighboringRelation.REPLACE_ONE)
+    acc.compose(gpope_event(noise_multiplier, n, iterations))
+    return min(gpope_tv_bound(noise_multiplier, n, iterations), float(acc.get_delta(0.0)))
 
 
 def noise_std(noise_multiplier: float, clip_norm: float) -> float:

@@ -28,12 +28,12 @@ from collections.abc import Iterator
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.papers.xie2019 import domains
-from privrl.papers.xie2019.checks import CHECKS, check_convergence_gates
+from privrl.papers.xie2019.checks import CHECKS, check_convergence_gates, check_figure2
 from privrl.papers.xie2019.claims import CLAIMS, ERRATA
 from privrl.papers.xie2019.points import paper_points
-from privrl.papers.xie2019.privacy import all_releases, ledger_entry
+from privrl.papers.xie2019.privacy import all_releases, ledger_entry, lsw_ledger_entries
 from privrl.papers.xie2019.profile import PAPER, XieProfile
-from privrl.papers.xie2019.runs import run_chain, run_domain, run_theorem23
+from privrl.papers.xie2019.runs import run_chain, run_domain, run_mc_lsw, run_theorem23
 
 
 class XieChapter(Chapter):
@@ -42,7 +42,7 @@ class XieChapter(Chapter):
     name = PAPER
     profile_type = XieProfile
     checks = CHECKS
-    sweep_checks = (check_convergence_gates,)
+    sweep_checks = (check_convergence_gates, check_figure2)
     claims = CLAIMS
     errata = ERRATA
 
@@ -70,6 +70,9 @@ class XieChapter(Chapter):
             started = time.perf_counter()
             tables[domain] = run_domain(profile, domain, **sweep)
             seconds[domain] = time.perf_counter() - started
+        started = time.perf_counter()
+        tables["mc_lsw"] = run_mc_lsw(profile, **sweep)
+        seconds["mc_lsw"] = time.perf_counter() - started
         tables["hiv_policies"] = domains.hiv_policy_values(profile.hiv_horizon,
                                                            profile.hiv_random_patients)
 
@@ -90,6 +93,7 @@ class XieChapter(Chapter):
         rows = ctx.tables["privacy"].to_dict("records")
         for release, row in zip(all_releases(ctx.profile), rows, strict=True):
             yield ledger_entry(release, row)
+        yield from lsw_ledger_entries(ctx.profile, ctx.tables["mc_lsw"])
 
     def finish(self, ctx: Context) -> None:
         """The tidy points of the paper's figures (``points``) and the profile in ``extra``."""

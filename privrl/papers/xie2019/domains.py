@@ -137,8 +137,10 @@ def hiv_feature_map(horizon: int, pool_size: int, heldout: int) -> np.ndarray:
     return whitening(phi, part.mask())
 
 
-def _to_features(domain: str, traj, behaviour_probs: np.ndarray,
-                 settings: DomainSettings, feature_map: np.ndarray | None = None) -> FeatureTransitions:
+def to_features(domain: str, traj, behaviour_probs: np.ndarray,
+                settings: DomainSettings, feature_map: np.ndarray | None = None) -> FeatureTransitions:
+    """Behaviour trajectories of ``domain`` in its features (HIV: mapped by ``feature_map``),
+    with the target/behaviour ratios off-policy and the rewards scaled by ``settings``."""
     _, target = policies(domain)
     if domain.startswith("mountain_car"):
         states, phi = traj.observations, mc.fourier_features(traj.observations, MC_FOURIER_ORDER)
@@ -184,9 +186,9 @@ def collect(domain: str, n: int, rng: object, hiv_horizon: int = 200, hiv_pool_s
         pool, pool_probs = hiv_pool(hiv_pool_size + hiv_heldout, hiv_horizon)
         pick = gen.choice(hiv_pool_size, size=n, replace=False)
         traj, probs = pool.subset(pick), pool_probs[pick]
-        return _to_features(domain, traj, probs, settings,
+        return to_features(domain, traj, probs, settings,
                             hiv_feature_map(hiv_horizon, hiv_pool_size, hiv_heldout))
-    return _to_features(domain, traj, probs, settings)
+    return to_features(domain, traj, probs, settings)
 
 
 @functools.lru_cache(maxsize=8)
@@ -204,7 +206,7 @@ def heldout_problem(domain: str, hiv_horizon: int = 200, hiv_pool_size: int = 0,
     else:
         pool, probs = hiv_pool(hiv_pool_size + check_int(hiv_heldout, "hiv_heldout", 1), hiv_horizon)
         part = np.arange(hiv_pool_size, hiv_pool_size + hiv_heldout)
-        data = _to_features(domain, pool.subset(part), probs[part], settings,
+        data = to_features(domain, pool.subset(part), probs[part], settings,
                             hiv_feature_map(hiv_horizon, hiv_pool_size, hiv_heldout))
     return sample_saddle_point(data)
 
@@ -385,5 +387,6 @@ __all__ = [
     "DOMAINS", "DomainSettings", "GATE_FRACTION", "HELDOUT_SEED", "POOL_SEED", "SETTINGS",
     "TUNING_SEED", "choose_settings", "collect", "gate_excess", "heldout_problem", "hiv_pool",
     "HIV_POLICIES", "hiv_feature_map", "whitening", "hiv_policy_value", "hiv_policy_values", "GPOPE_STEP_GRID", "run_gpope_tuning",
-    "policies", "reference_solution", "run_domain_trial", "settings_table", "tune_domain",
+    "policies", "reference_solution", "run_domain_trial", "settings_table", "to_features",
+    "tune_domain",
 ]

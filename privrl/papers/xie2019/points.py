@@ -1,13 +1,15 @@
 """The points of the paper's figures (Figures 1 a, 2, 3, 4), tidy: the paper profile's record.
 
 A run's tables become one table ``domain, method, n, epsilon, trial, mspbe``
-(:func:`paper_points`). The paper profile's points are written by :func:`write_paper_points` to
+(:func:`paper_points`; LSW and DP-LSW on a Mountain Car grid of k cells a side are labelled
+``"LSW kxk"``, ``"DP-LSW kxk"``). The paper profile's points are written by :func:`write_paper_points` to
 ``book/measurements/results/xie2019-paper-points.csv`` and read back by
 :func:`read_paper_points`, so a quick-profile chapter can show the recorded paper-scale figures.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +40,23 @@ def paper_points(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         value = t["relative_mspbe"] if domain == "hiv" else t["mspbe"]
         parts.append(pd.DataFrame({"domain": domain, "method": t.method, "n": t.n,
                                    "epsilon": t.epsilon, "trial": t.seed, "mspbe": value}))
+    if "mc_lsw" in tables:
+        t = tables["mc_lsw"]
+        t = t[t.method != "LSTD"]
+        parts.append(pd.DataFrame({"domain": t.domain, "method": lsw_label(t.method, t.grid),
+                                   "n": t.n, "epsilon": t.epsilon, "trial": t.seed,
+                                   "mspbe": t.mspbe}))
     return pd.concat(parts, ignore_index=True)[list(POINT_COLUMNS)]
+
+
+def lsw_label(method: pd.Series, grid: pd.Series) -> pd.Series:
+    """Point labels of (DP-)LSW on a Mountain Car grid: ``"DP-LSW 10x10"`` (our reading,
+    :mod:`privrl.papers.xie2019.mc_lsw`)."""
+    return method + " " + grid.astype(int).astype(str) + "x" + grid.astype(int).astype(str)
+
+
+def _known_method(method: str) -> bool:
+    return method in POINT_METHODS or re.fullmatch(r"(DP-)?LSW \d+x\d+", method) is not None
 
 
 def write_paper_points(points: pd.DataFrame, path: str | Path | None = None) -> Path:
@@ -48,7 +66,7 @@ def write_paper_points(points: pd.DataFrame, path: str | Path | None = None) -> 
     if missing:
         raise ValueError(f"points: missing columns {missing}")
     bad_domain = sorted(set(points.domain) - set(POINT_DOMAINS))
-    bad_method = sorted(set(points.method) - set(POINT_METHODS))
+    bad_method = sorted(m for m in set(points.method) if not _known_method(m))
     if bad_domain or bad_method:
         raise ValueError(f"points: unknown domains {bad_domain} or methods {bad_method}")
     path = results_dir() / PAPER_POINTS if path is None else Path(path)
@@ -72,6 +90,6 @@ def summarise_points(points: pd.DataFrame) -> pd.DataFrame:
 
 
 __all__ = [
-    "PAPER_POINTS", "POINT_COLUMNS", "POINT_DOMAINS", "POINT_METHODS", "paper_points",
+    "PAPER_POINTS", "POINT_COLUMNS", "POINT_DOMAINS", "POINT_METHODS", "lsw_label", "paper_points",
     "read_paper_points", "summarise_points", "write_paper_points",
 ]

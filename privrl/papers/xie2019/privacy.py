@@ -22,22 +22,26 @@ import pandas as pd
 
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.core.accounting.gaussian import gaussian_epsilon
+from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
 from privrl.core.accounting.subsampled import (
     GpopeEvent,
     calibrate_noise_multiplier,
     dp_accounting_epsilon,
     gpope_epsilon,
+    gpope_tv_upper,
     poisson_shortcut_epsilon,
     theorem1_sigma,
 )
 from privrl.core.algorithms.gtd import SaddlePointStats, gpope
 from privrl.core.envs.chain import sample_trajectories
-from privrl.papers.xie2019 import chain, domains
+from privrl.papers.xie2019 import chain, domains, mc_lsw
 from privrl.papers.xie2019.profile import PAPER, XieProfile, chain_config
 
 GPOPE_ACCOUNTANT = ("privrl RDP: sampling without replacement, Wang et al. 2019 Thm 27, orders = "
                     "dp-accounting defaults + coarse grid")
 CROSS_CHECK = "dp-accounting RDP (default orders)"
+#: From this delta on, a ledger entry also states what the release is at delta = 0 (issue 23).
+LARGE_DELTA = 0.05
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,13 @@ def ledger_entry(release: Release, row: Mapping[str, Any]) -> LedgerEntry:
     cross-check dp-accounting's RDP accountant (default orders) on the same event, an
     independent upper bound."""
     z, n, T = float(row["noise_multiplier"]), int(row["n"]), int(row["iterations"])
+    method = CROSS_CHECK
+    if float(row["delta"]) >= LARGE_DELTA:
+        tv = gpope_tv_upper(z, n, T)
+        side = "below" if tv < float(row["delta"]) else "above"
+        method += (f"; at delta = 0 the run is (0, {tv:.3g})-DP by total variation (computed: "
+                   "the smaller of Pinsker on KL <= T/(2 n z^2) and dp-accounting's RDP delta at "
+                   f"epsilon = 0), {side} delta = {float(row['delta']):g}")
     return LedgerEntry(
         paper=PAPER, release=f"GPOPE value-function weights, {release.domain}, n = {n}",
         mechanism="GPOPE (Algorithm 1): one trajectory sampled without replacement per step, "
@@ -108,8 +119,39 @@ def ledger_entry(release: Release, row: Mapping[str, Any]) -> LedgerEntry:
         noise=f"z = {z:.4g} (sigma = 2 G z = {2 * release.clip_norm * z:.4g})",
         epsilon=float(row["epsilon"]), delta=float(row["delta"]), compositions=T,
         accountant=GPOPE_ACCOUNTANT, event=GpopeEvent(z, n, T),
-        cross_check=CrossCheck("upper bound", CROSS_CHECK, float(row["epsilon_dp_accounting"])),
+        cross_check=CrossCheck("upper bound", method, float(row["epsilon_dp_accounting"])),
         audit="audits:gpope")
+
+
+def lsw_ledger_entries(profile: XieProfile, lsw: pd.DataFrame) -> list[LedgerEntry]:
+    """One entry per (grid, epsilon) of DP-LSW on Mountain Car (table of
+    :func:`~privrl.papers.xie2019.mc_lsw.run_lsw_trial`): Lemma 1's smooth-sensitivity Gaussian
+    (:class:`SmoothGaussianEvent`, epsilon by construction), cross-checked from above by Lemma
+    1's two conditions recomputed here in closed form from the event's (alpha, beta)."""
+    entries = []
+    d = (domains.MC_FOURIER_ORDER + 1) ** 2
+    dl = profile.domain_delta
+    dp = lsw[lsw.method == "DP-LSW"]
+    for (grid, eps), part in dp.groupby(["grid", "epsilon"]):
+        event = SmoothGaussianEvent.calibrated(float(eps), dl, d)
+        log_term = math.log(2 / dl)
+        bound = max(5 * math.sqrt(2 * log_term) / event.alpha, 4 * event.beta * (d + log_term))
+        entries.append(LedgerEntry(
+            paper=PAPER, release=f"DP-LSW value-function weights, Mountain Car on-policy, grid "
+                                 f"{grid}x{grid} (our reading): {len(part)} releases",
+            mechanism="DP-LSW (Balle et al. 2016, Algorithm 1) on grid cells: LSW + Gaussian "
+                      "noise of smooth-sensitivity scale sigma_X",
+            relation="replace-one", unit="trajectory",
+            noise=(f"alpha = {event.alpha:.4g}, beta = {event.beta:.4g}, F = "
+                   f"{mc_lsw.return_bound():g}; sigma_X from {part.sigma.min():.3g} to "
+                   f"{part.sigma.max():.3g}"),
+            epsilon=event.epsilon(dl), delta=dl, compositions=1,
+            accountant="Lemma 1 of Balle et al. 2016 (smooth sensitivity, by construction)",
+            event=event,
+            cross_check=CrossCheck("upper bound", "Lemma 1's conditions (a) and (b) recomputed "
+                                   "in closed form from (alpha, beta, d, delta)", bound),
+            audit="audits:dp_lsw"))
+    return entries
 
 
 def full_batch_table(zs: tuple[float, ...] = (1.0, 2.0, 4.0), Ts: tuple[int, ...] = (1, 10),
@@ -138,6 +180,6 @@ def noise_sd_check(profile: XieProfile, seed: int, z: float = 0.8, trials: int =
 
 
 __all__ = [
-    "CROSS_CHECK", "GPOPE_ACCOUNTANT", "Release", "all_releases", "domain_releases",
-    "full_batch_table", "ledger_entry", "noise_sd_check", "privacy_table", "release_row",
+    "CROSS_CHECK", "GPOPE_ACCOUNTANT", "LARGE_DELTA", "Release", "all_releases", "domain_releases",
+    "full_batch_table", "ledger_entry", "lsw_ledger_entries", "noise_sd_check", "privacy_table", "release_row",
 ]

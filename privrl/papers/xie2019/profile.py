@@ -56,6 +56,7 @@ class XieProfile(Profile):
     domain_delta: float = 1e-5
     mc_n: tuple[int, ...] = (300,)
     mc_epsilons: tuple[float, ...] = (4.0,)
+    lsw_grids: tuple[int, ...] = (5, 10, 20)
     hiv_n: tuple[int, ...] = (20,)
     hiv_epsilons: tuple[float, ...] = (4.0,)
     hiv_horizon: int = 40
@@ -102,7 +103,8 @@ class XieProfile(Profile):
             values = getattr(self, name)
             if not values or any(not (v > 0 and math.isfinite(v)) for v in values):
                 raise ValueError(f"{name} must be non-empty positive numbers, got {values}")
-        for name in ("chain_sizes", "schedule_iterations", "variance_transitions", "mc_n", "hiv_n"):
+        for name in ("chain_sizes", "schedule_iterations", "variance_transitions", "mc_n", "hiv_n",
+                     "lsw_grids"):
             values = getattr(self, name)
             if not values or any(v < 1 for v in values):
                 raise ValueError(f"{name} must be non-empty integers >= 1, got {values}")

@@ -8,7 +8,9 @@ dataset), with the GPOPE noise calibrated here, in the parent, for each release
 * :func:`run_chain` - Figure 1 a and b: the step size tuned per ``n`` on public seeds, then GPOPE
   against DP-LSW, DP-LSL and LSTD on ``n_trials`` fresh datasets;
 * :func:`run_theorem23` - Theorems 2 and 3: constant against diminishing steps;
-* :func:`run_domain` - Figures 2-4: Mountain Car on- and off-policy and HIV.
+* :func:`run_domain` - Figures 2-4: Mountain Car on- and off-policy and HIV;
+* :func:`run_mc_lsw` - Figure 2 a's output perturbation V1: DP-LSW on a grid partition of
+  on-policy Mountain Car (our reading, :mod:`privrl.papers.xie2019.mc_lsw`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from privrl.chapter.sweep import run_sweep
-from privrl.papers.xie2019 import chain, domains
+from privrl.papers.xie2019 import chain, domains, mc_lsw
 from privrl.papers.xie2019.privacy import Release, domain_releases
 from privrl.papers.xie2019.profile import CHAIN_TUNING_OFFSET, XieProfile, chain_config
 
@@ -86,4 +88,14 @@ def run_domain(profile: XieProfile, domain: str, **sweep: Any) -> pd.DataFrame:
                   **sweep)
 
 
-__all__ = ["run_chain", "run_domain", "run_theorem23"]
+def run_mc_lsw(profile: XieProfile, **sweep: Any) -> pd.DataFrame:
+    """:func:`~privrl.papers.xie2019.mc_lsw.run_lsw_trial` at every ``mc_n``, ``n_trials``
+    datasets each (root seed ``seed``: the datasets of :func:`run_domain`'s on-policy trials),
+    every grid of ``lsw_grids``, every epsilon of ``mc_epsilons`` at ``domain_delta``."""
+    cfgs = [{"n": n, "grids": tuple(profile.lsw_grids), "epsilons": tuple(profile.mc_epsilons),
+             "delta": profile.domain_delta} for n in sorted(set(profile.mc_n))]
+    return _sweep(mc_lsw.run_lsw_trial, cfgs, profile.n_trials, profile.seed, "mc DP-LSW",
+                  **sweep)
+
+
+__all__ = ["run_chain", "run_domain", "run_mc_lsw", "run_theorem23"]
