@@ -64,12 +64,13 @@ BatchRelease = Callable[[Any, int, np.random.Generator], np.ndarray]
 Score = Callable[[np.ndarray], np.ndarray]
 """Map outputs ``(n, ...)`` to real scores ``(n,)`` (e.g. the log-likelihood ratio of X' to X)."""
 
-#: The inequality each candidate uses (S = {score > threshold}, the complement S^c).
+#: The inequality each candidate of :func:`epsilon_candidates` tests, in its order
+#: (S = {score > threshold}, the complement S^c).
 REGIONS = (
     "P(X' in S) <= e^eps P(X in S) + delta",
     "P(X in S) <= e^eps P(X' in S) + delta",
-    "P(X in S^c) <= e^eps P(X' in S^c) + delta",
     "P(X' in S^c) <= e^eps P(X in S^c) + delta",
+    "P(X in S^c) <= e^eps P(X' in S^c) + delta",
 )
 
 #: Number of candidate thresholds (score quantiles, geometric towards both tails) tried on the
