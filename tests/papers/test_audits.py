@@ -179,3 +179,25 @@ def test_tables_and_figure():
     plots.plot_audits(table, ax)
     assert [t.get_text() for t in ax.get_yticklabels()] == ["pgc_bit_flip"]
     plt.close(fig)
+
+
+def test_dirichlet_pair_attains_the_supremum_of_the_privacy_loss():
+    """The audited pair (vertex pi, pi' = pi + L b / sqrt(2) (1, -1)) reaches, at an output on the
+    boundary of the tau-restricted simplex, the largest log-density ratio over all pairs L b
+    apart (theorem1_log_ratio_sup, an independent numerical search): 1.40, far below eq. (12)'s
+    4.46, which no pair attains."""
+    import numpy as np
+
+    from privrl.core.accounting import dirichlet as dir_acc
+    from privrl.core.mechanisms.dirichlet import dirichlet_log_density
+
+    k, m, eta, tau = releases._DIR_K, releases._DIR_M, releases._DIR_ETA, releases._DIR_TAU
+    lb = dir_acc.lipschitz_b_for_epsilon(releases._DIR_EPS, k, m, eta, tau)
+    pi = dir_acc.vertex_policy(m, eta)
+    pi_prime = pi + np.array([lb, -lb]) / math.sqrt(2.0)
+    z = np.array([[tau, 1 - tau], [1 - tau, tau]])
+    loss = np.abs(dirichlet_log_density(z, pi_prime, k) - dirichlet_log_density(z, pi, k)).max()
+    sup = dir_acc.theorem1_log_ratio_sup(k, m, eta, tau, lb, rng=0)
+    assert loss == pytest.approx(sup, rel=1e-3)
+    assert loss == pytest.approx(1.40, abs=0.01)
+    assert AUDITS["dirichlet"]("quick", 0).epsilon_lower <= loss

@@ -535,7 +535,11 @@ _DIR_K, _DIR_M, _DIR_ETA, _DIR_TAU, _DIR_EPS, _DIR_ETA_WEAK = 5.0, 2, 0.1, 4.8e-
 def audit_dirichlet(size: str = "quick", seed: int = 0, weakened: bool = False) -> au.AuditResult:
     """One teacher release ``Dir_k(pi)``: pi at the vertex of the eta-restricted simplex, pi' at
     2-norm distance L b towards the centre (L b from Theorem 1 at epsilon 4.46); exact
-    log-likelihood ratio (eq. 18) as the score. Weakened: the same distance from a vertex with
+    log-likelihood ratio (eq. 18) as the score. This pair attains the supremum of the privacy
+    loss over every pair L b apart in the eta-restricted simplex and every output in the
+    tau-restricted one (1.40, :func:`~privrl.core.accounting.dirichlet.theorem1_log_ratio_sup`),
+    so the pair is (1.40, delta)-DP: no pair attains eq. (12)'s 4.46, whose Cauchy-Schwarz step and
+    Gamma-term bounds (eqs. 19, 25) are not attained together. Weakened: the same distance from a vertex with
     eta = 1e-3 while the claim keeps eta = 0.1."""
     lb = dir_acc.lipschitz_b_for_epsilon(_DIR_EPS, _DIR_K, _DIR_M, _DIR_ETA, _DIR_TAU)
     claimed = dir_acc.theorem1_epsilon(_DIR_K, _DIR_M, _DIR_ETA, _DIR_TAU, lb, 1.0)
