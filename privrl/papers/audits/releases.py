@@ -45,6 +45,7 @@ why.
 from __future__ import annotations
 
 import functools
+import logging
 import math
 from collections.abc import Callable
 from typing import Any
@@ -340,8 +341,17 @@ _SGD_T, _SGD_BATCH, _SGD_CANARY = 10, 4, 10.0
 @functools.cache
 def _dpsgd_multiplier(rate: float) -> float:
     """The noise multiplier of a T-step run at ``rate`` calibrated to (1, 1e-5) (RDP accountant;
-    computed once, the search takes seconds at rate < 1)."""
-    return fn.dpsgd_noise_multiplier(EPSILON, DELTA, rate, _SGD_T)
+    computed once, the search takes seconds at rate < 1). At rate < 1 dp-accounting logs, for small
+    multipliers tried by the search, that some RDP orders fail to converge and are excluded (the
+    epsilon is a minimum over orders, so excluding some can only raise it): those warnings are
+    silenced here, for this call only."""
+    absl = logging.getLogger("absl")
+    level = absl.level
+    absl.setLevel(logging.ERROR)
+    try:
+        return fn.dpsgd_noise_multiplier(EPSILON, DELTA, rate, _SGD_T)
+    finally:
+        absl.setLevel(level)
 
 
 def _dpsgd_run_audit(name: str, rate: float, size: str, seed: int,
