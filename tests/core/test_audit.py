@@ -15,9 +15,11 @@ import pytest
 from privrl.chapter.verdicts import clopper_pearson
 from privrl.core.accounting.gaussian import gaussian_epsilon
 from privrl.core.audit import (
+    REGIONS,
     BatchedNormal,
     audit_release,
     clopper_pearson_bounds,
+    epsilon_candidates,
     epsilon_from_rates,
     lower_bound_from_counts,
 )
@@ -100,3 +102,38 @@ def test_batched_normal_draws_n_releases_of_the_shape_asked_for():
     assert draws.shape == (4, 2, 3)
     np.testing.assert_array_equal(draws, np.random.default_rng(3).normal(1.0, 2.0, (4, 2, 3)))
     assert BatchedNormal(np.random.default_rng(3), 5).normal(size=()).shape == (5,)
+
+
+def _label_epsilon(label: str, p_x: float, p_xp: float, delta: float) -> float:
+    """The epsilon a region label's inequality ``A <= e^eps B + delta`` forces, read from the
+    label's text alone (independent of epsilon_candidates' formulas)."""
+    rates = {"P(X in S)": p_x, "P(X' in S)": p_xp, "P(X in S^c)": 1 - p_x,
+             "P(X' in S^c)": 1 - p_xp}
+    left, right = label.split(" <= e^eps ")
+    a, b = rates[left], rates[right.removesuffix(" + delta")]
+    return max(0.0, math.log(max(a - delta, 1e-300) / b))
+
+
+@pytest.mark.parametrize("p_x, p_xp", [(0.5, 0.01), (0.01, 0.5), (0.99, 0.5), (0.5, 0.99),
+                                       (0.2, 0.7)])
+def test_region_labels_name_the_inequality_each_candidate_tests(p_x, p_xp):
+    """REGIONS[i] is the inequality behind epsilon_candidates(...)[i] (the two complement labels
+    were swapped: (0.5, 0.01) forces ln(0.99 / 0.5) through P(X' in S^c) <= e^eps P(X in S^c))."""
+    delta = 0.001
+    cands = epsilon_candidates(np.float64(p_x), np.float64(p_xp), p_x, p_xp, delta)
+    for label, value in zip(REGIONS, cands, strict=True):
+        assert value == pytest.approx(_label_epsilon(label, p_x, p_xp, delta), abs=1e-12)
+
+
+def test_audit_reports_the_region_of_the_complement_it_used():
+    """X releases 0 or 1 with equal odds, X' always 1: caught on S^c = {score <= 0}, which X'
+    never reaches, so P(X in S^c) = 1/2 <= e^eps P(X' in S^c) = 0 fails (epsilon >= 7 from 10^4
+    runs); before the fix the result named the other complement inequality."""
+    def release(p: float, n: int, rng: np.random.Generator) -> np.ndarray:
+        return (rng.random((n, 1)) < p).astype(float)
+
+    res = audit_release(release, 0.5, 1.0, claimed_epsilon=1.0, delta=0.0, n_samples=10_000,
+                        rng=0, score=lambda z: z[:, 0])
+    assert res.region == "P(X in S^c) <= e^eps P(X' in S^c) + delta"
+    assert res.rate_x == pytest.approx(0.5, abs=0.02) and res.rate_x_prime == 1.0
+    assert res.epsilon_lower > 7.0

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from privrl.core import audit as au
 from privrl.core.algorithms import monte_carlo as mc
-from privrl.core.mechanisms import local
 from privrl.papers.audits import releases
 
 
@@ -31,11 +31,53 @@ def _first_call(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> dict[
 
 @pytest.mark.parametrize("weakened", [False, True])
 def test_pgc_laplace_clips_unless_weakened(monkeypatch, weakened):
-    seen = _first_call(monkeypatch, local, "laplace_gradient_mechanism")
+    """The grid Laplace gets the rows clipped to L1 norm C/2 (unweakened) at the per-report
+    epsilon 2 / 2 rounds and sensitivity C = 1."""
+    seen = _first_call(monkeypatch, releases, "discrete_laplace_mechanism")
     with pytest.raises(Seen):
         releases.audit_pgc_laplace("quick", 0, weakened=weakened)
-    assert seen["kwargs"] == {"clipped": not weakened}
-    assert seen["args"][1:3] == (1.0, 1.0)  # per-report epsilon 2 / 2 rounds, clip C = 1
+    rows, sensitivity, epsilon, _ = seen["args"]
+    assert (sensitivity, epsilon) == (1.0, 1.0)
+    assert np.abs(rows).sum(axis=1) == pytest.approx(1.0 if weakened else 0.5)
+
+
+@pytest.mark.parametrize("weakened", [False, True])
+def test_pgc_laplace_dense_clips_in_l1_unless_weakened(monkeypatch, weakened):
+    """Dense rows +-10 (1, 1, 1, 1): clipped to L1 norm C/2 = 0.5, or to L2 norm 0.5 (weakened:
+    L1 norm 1)."""
+    seen = _first_call(monkeypatch, releases, "discrete_laplace_mechanism")
+    with pytest.raises(Seen):
+        releases.audit_pgc_laplace_dense("quick", 0, weakened=weakened)
+    rows, sensitivity, epsilon, _ = seen["args"]
+    assert (sensitivity, epsilon) == (1.0, 1.0)
+    assert np.abs(rows).sum(axis=1) == pytest.approx(1.0 if weakened else 0.5)
+    assert np.linalg.norm(rows, axis=1) == pytest.approx(0.5 if weakened else 0.25)
+
+
+@pytest.mark.parametrize("name, n", [("gpope", 1), ("gpope_sampled", 2)])
+@pytest.mark.parametrize("weakened, multiplier", [(False, 1.0), (True, 0.5)])
+def test_gpope_runs_ten_clipped_steps_at_the_claimed_multiplier(monkeypatch, name, n, weakened,
+                                                                multiplier):
+    seen = _first_call(monkeypatch, releases, "gpope")
+    with pytest.raises(Seen):
+        releases.AUDITS[name]("quick", 0, weakened=weakened)
+    stats, iterations, step, clip, z, _ = seen["args"]
+    assert (stats.n, iterations, step, clip) == (n, 10, 1.0, 1.0)
+    assert z == multiplier * 4.0
+    monkeypatch.undo()
+    assert releases.AUDITS[name]("quick", 0).claimed_epsilon == releases.gpope_epsilon(
+        4.0, n, 10, 1e-5)
+
+
+@pytest.mark.parametrize("name, rate", [("dpsgd_run", 1.0), ("dpsgd_poisson", 0.25)])
+@pytest.mark.parametrize("weakened, multiplier", [(False, 1.0), (True, 0.5)])
+def test_dpsgd_run_steps_use_the_run_calibrated_multiplier(monkeypatch, name, rate, weakened,
+                                                           multiplier):
+    seen = _first_call(monkeypatch, releases, "dpsgd_gradient")
+    with pytest.raises(Seen):
+        releases.AUDITS[name]("quick", 0, weakened=weakened)
+    z = releases.fn.dpsgd_noise_multiplier(1.0, 1e-5, rate, 10)
+    assert seen["args"][1:4] == (1.0, pytest.approx(multiplier * z), 4)
 
 
 @pytest.mark.parametrize("weakened, multiplier", [(False, 1.0), (True, 0.5)])
@@ -58,7 +100,7 @@ def test_smooth_sensitivity_audits_draw_batched_noise_at_the_calibrated_sigma(mo
     _, sigma, rng = seen["args"]
     assert isinstance(rng, au.BatchedNormal) and rng.n == releases.sample_size("quick")
     x, _ = releases._ls_pair()
-    fv = mc.first_visit_returns(x, 2, releases._LS_GAMMA)
+    fv = mc.first_visit_returns(x, releases._LS_STATES, releases._LS_GAMMA)
     kw = {"lam": mc.lsl_regularization(releases._LS_PHI, releases._LS_RHO, releases._LS_M, 1.0)}
     estimator = mc.dp_lsw if name == "dp_lsw" else mc.dp_lsl
     monkeypatch.undo()

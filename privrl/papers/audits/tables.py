@@ -7,11 +7,13 @@ from typing import Any
 
 import pandas as pd
 
-from privrl.papers.audits.releases import AUDITS
+from privrl.papers.audits.releases import AUDITS, UNDETECTABLE
 
 
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
-    """The chapter's table: release, claim, audited lower bound (interval), weakened bound."""
+    """The chapter's table: release, claim, audited lower bound (interval), its ratio to the
+    claimed epsilon, the weakened variant's bound and ratio, and whether the weakening is caught
+    (or listed as undetectable)."""
     return pd.DataFrame(
         {
             "release": table.release,
@@ -22,12 +24,34 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
                 f"{lo:.3f} ({lo:.3f}, {hi:.3f})"
                 for lo, hi in zip(table.epsilon_lower, table.epsilon_upper, strict=True)
             ],
+            "lower bound / claim": (table.epsilon_lower / table.claimed_epsilon).map(
+                lambda v: f"{v:.2f}"),
             "exact epsilon of the pair": table.exact_epsilon.map(
                 lambda v: "" if math.isnan(v) else f"{v:.3f}"),
             "weakening": table.weakening,
             "weakened lower bound": table.weakened_lower.map(lambda v: f"{v:.3f}"),
+            "weakened / claim": (table.weakened_lower / table.claimed_epsilon).map(
+                lambda v: f"{v:.2f}"),
+            "weakening caught": [
+                "undetectable (listed)" if name in UNDETECTABLE else ("yes" if w > c else "NO")
+                for name, w, c in zip(table.release, table.weakened_lower, table.claimed_epsilon,
+                                      strict=True)
+            ],
             "runs per input": table.n_samples.map(lambda n: f"2 x {n:,}"),
         }
+    )
+
+
+def undetectable_list(table: pd.DataFrame) -> str:
+    """Markdown list of this run's audits whose realistic weakening cannot be detected, with why
+    (:data:`~privrl.papers.audits.releases.UNDETECTABLE`)."""
+    rows = [row for row in table.itertuples() if row.release in UNDETECTABLE]
+    if not rows:
+        return "No audit of this run is listed as unable to detect its weakening."
+    return "\n".join(
+        f"* **{row.release}** ({row.weakening}: lower bound {row.weakened_lower:.3f} for a claim "
+        f"of {row.claimed_epsilon:.3g}): {UNDETECTABLE[row.release]}."
+        for row in rows
     )
 
 
