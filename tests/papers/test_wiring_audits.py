@@ -11,6 +11,7 @@ import pytest
 
 from privrl.core import audit as au
 from privrl.core.algorithms import monte_carlo as mc
+from privrl.core.mechanisms import local
 from privrl.papers.audits import releases
 
 
@@ -30,15 +31,15 @@ def _first_call(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> dict[
 
 
 @pytest.mark.parametrize("weakened", [False, True])
-def test_pgc_laplace_clips_unless_weakened(monkeypatch, weakened):
-    """The grid Laplace gets the rows clipped to L1 norm C/2 (unweakened) at the per-report
-    epsilon 2 / 2 rounds and sensitivity C = 1."""
-    seen = _first_call(monkeypatch, releases, "discrete_laplace_mechanism")
+def test_pgc_laplace_audits_the_librarys_release(monkeypatch, weakened):
+    """The audit runs the library's own Algorithm 2 (local.laplace_gradient_mechanism: the grid
+    Laplace) at the per-report epsilon 2 / 2 rounds and C = 1, clipping unless weakened."""
+    seen = _first_call(monkeypatch, local, "laplace_gradient_mechanism")
     with pytest.raises(Seen):
         releases.audit_pgc_laplace("quick", 0, weakened=weakened)
-    rows, sensitivity, epsilon, _ = seen["args"]
-    assert (sensitivity, epsilon) == (1.0, 1.0)
-    assert np.abs(rows).sum(axis=1) == pytest.approx(1.0 if weakened else 0.5)
+    rows, epsilon, clip, _ = seen["args"]
+    assert (epsilon, clip) == (1.0, 1.0) and np.abs(rows).sum(axis=1) == pytest.approx(1.0)
+    assert seen["kwargs"] == {"clipped": not weakened, "floating_point": False}
 
 
 @pytest.mark.parametrize("weakened", [False, True])

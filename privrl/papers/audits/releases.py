@@ -424,19 +424,14 @@ def clip_l2(g: np.ndarray, bound: float) -> np.ndarray:
     return g * np.minimum(1.0, bound / np.maximum(norms, 1e-300))
 
 
-def _laplace_release(eps: float, clip_to: Callable[[np.ndarray, float], np.ndarray] | None,
-                     floating_point: bool) -> au.BatchRelease:
-    """Algorithm 2 with the grid Laplace of
-    :func:`~privrl.core.mechanisms.discrete_laplace.discrete_laplace_mechanism` (L1 sensitivity C):
-    ``clip_to`` the clip to C/2 (eq. 19; ``None`` skips it). ``floating_point``: numpy's Laplace
-    added to the doubles instead (textbook noise, Mironov 2012's leak)."""
+def _laplace_release(eps: float, clipped: bool, floating_point: bool) -> au.BatchRelease:
+    """The library's own Algorithm 2 release, :func:`~privrl.core.mechanisms.local.laplace_gradient_mechanism`:
+    the grid Laplace by default, ``floating_point`` the textbook Laplace on doubles (Mironov
+    2012's leak), ``clipped=False`` the clip of eq. 19 skipped."""
 
     def release(grad: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        rows = np.tile(grad, (n, 1))
-        gbar = rows if clip_to is None else clip_to(rows, _PGC_CLIP / 2)
-        if floating_point:
-            return gbar + rng.laplace(0.0, local.laplace_scale(_PGC_CLIP, eps), size=gbar.shape)
-        return discrete_laplace_mechanism(gbar, _PGC_CLIP, eps, rng)
+        return local.laplace_gradient_mechanism(np.tile(grad, (n, 1)), eps, _PGC_CLIP, rng,
+                                                clipped=clipped, floating_point=floating_point)
 
     return release
 
@@ -465,7 +460,7 @@ def audit_pgc_laplace(size: str = "quick", seed: int = 0, weakened: bool = False
     exact = pgc_laplace_exact_epsilon(g, -g, eps, _PGC_CLIP, clip_to)
     name = "pgc_laplace_float" if floating_point else "pgc_laplace"
     label = f"{name} ({WEAKENINGS['pgc_laplace']})" if weakened else name
-    return au.audit_release(_laplace_release(eps, clip_to, floating_point), g, -g,
+    return au.audit_release(_laplace_release(eps, not weakened, floating_point), g, -g,
                             claimed_epsilon=eps, delta=0.0, rng=seed, name=label,
                             n_samples=sample_size(size), score=_laplace_log_ratio(centre, scale),
                             exact_epsilon=exact)
