@@ -35,6 +35,8 @@ UNITS: tuple[str, ...] = (
     "record",
 )
 CROSS_CHECK_KINDS: tuple[str, ...] = ("upper bound", "empirical")
+#: A delta from which a ledger entry must also state what the release is at delta = 0.
+LARGE_DELTA = 0.05
 #: Relative difference allowed between the reported epsilon and the one recomputed from its event.
 RECOMPUTE_TOLERANCE = 1e-9
 
@@ -43,11 +45,14 @@ RECOMPUTE_TOLERANCE = 1e-9
 class CrossCheck:
     """An independent look at a ledger entry's epsilon: ``kind`` is ``"upper bound"`` or
     ``"empirical"`` (see the module docstring), ``method`` says how in words, ``epsilon`` is its
-    value (``None`` only where no independent computation applies, with the reason in ``method``)."""
+    value (``None`` only where no independent computation applies, with the reason in ``method``);
+    ``vacuous`` says why the value says nothing, when it does not (e.g. a scan stopped at its
+    floor)."""
 
     kind: str
     method: str
     epsilon: float | None = None
+    vacuous: str = ""
 
     def __post_init__(self) -> None:
         check_choice(self.kind, "cross-check kind", CROSS_CHECK_KINDS)
@@ -68,7 +73,9 @@ class LedgerEntry:
 
     A release with **no guarantee** under ``relation`` has ``epsilon = inf`` and the event
     :class:`~privrl.core.accounting.events.NoGuarantee`; ``private_under`` then names the relation
-    (and what is private under it) where there is one.
+    (and what is private under it) where there is one. Where ``delta >= 0.05``, ``at_delta_zero``
+    states what the release is with no delta at all (e.g. "(0, 0.0048)-DP by total variation"):
+    a delta that large can make the epsilon meaningless.
     """
 
     paper: str
@@ -85,6 +92,7 @@ class LedgerEntry:
     cross_check: CrossCheck
     audit: str = ""
     private_under: str = ""
+    at_delta_zero: str = ""
 
     def __post_init__(self) -> None:
         for name in ("paper", "release", "mechanism", "noise", "accountant"):
@@ -103,6 +111,10 @@ class LedgerEntry:
                              f"an epsilon(delta) method, got {self.event!r}")
         if not isinstance(self.cross_check, CrossCheck):
             raise ValueError(f"ledger entry {self.release!r}: cross_check must be a CrossCheck")
+        if self.delta >= LARGE_DELTA and self.guaranteed and not self.at_delta_zero.strip():
+            raise ValueError(f"ledger entry {self.release!r}: delta = {self.delta:g} >= "
+                             f"{LARGE_DELTA:g}; state what the release is at delta = 0 "
+                             "(at_delta_zero)")
 
     @property
     def guaranteed(self) -> bool:
@@ -132,7 +144,7 @@ class LedgerEntry:
             return out
         if not math.isclose(again, self.epsilon, rel_tol=RECOMPUTE_TOLERANCE, abs_tol=1e-12):
             out.append(f"reports epsilon {self.epsilon:.10g} but its event gives {again:.10g}")
-        if self.cross_check_gap() > tolerance:
+        if not self.cross_check.vacuous and self.cross_check_gap() > tolerance:
             out.append(f"reports epsilon {self.epsilon:.6g} but its {self.cross_check.kind} "
                        f"cross-check ({self.cross_check.method}) gives "
                        f"{self.cross_check.epsilon:.6g}")

@@ -104,13 +104,17 @@ def epsilon_cell(entry: dict[str, Any]) -> str:
     if isinstance(value, str) and value == "inf" or value == math.inf:
         under = entry.get("private_under")
         return "**no guarantee**" + (f" (private under: {cell(under)})" if under else "")
-    return number(value)
+    at_zero = entry.get("at_delta_zero")
+    return number(value) + (f"; at delta = 0: {cell(at_zero)}" if at_zero else "")
 
 
 def _cross_check_cells(entry: dict[str, Any]) -> tuple[str, str]:
     check = entry.get("cross_check")
     if isinstance(check, dict):
-        return cell(f"{check.get('kind')}: {check.get('method')}"), number(check.get("epsilon"))
+        value = number(check.get("epsilon"))
+        if check.get("vacuous"):
+            value += f" (vacuous: {cell(check['vacuous'])})"
+        return cell(f"{check.get('kind')}: {check.get('method')}"), value
     return cell(check), number(entry.get("cross_check_epsilon"))
 
 

@@ -46,3 +46,20 @@ def test_infinite_epsilon_and_no_guarantee_go_together():
         _entry(event=event)  # an infinite epsilon needs the event that says why
     with pytest.raises(ValueError, match="state why"):
         NoGuarantee(" ")
+
+
+def test_a_large_delta_needs_the_release_at_delta_zero_and_a_vacuous_check_is_shown():
+    event = DpAccountingEvent(dp_accounting.GaussianDpEvent(3.0), "rdp", "replace-one")
+    base = dict(paper="demo", release="theta", mechanism="Gaussian", relation="replace-one",
+                unit="trajectory", noise="sigma = 3", epsilon=event.epsilon(0.1), delta=0.1,
+                compositions=1, accountant="RDP", event=event,
+                cross_check=CrossCheck("empirical", "Monte Carlo scan", 1e-5,
+                                       vacuous="the scan stopped at its floor"))
+    with pytest.raises(ValueError, match="at delta = 0"):
+        LedgerEntry(**base)
+    report = Report("demo", "quick")
+    report.ledger(LedgerEntry(**base, at_delta_zero="(0, 0.05)-DP by total variation"))
+    page = ledger_page([json.loads(json.dumps(report.summary(), default=str))])
+    row = next(line for line in page.splitlines() if line.startswith("| {doc}"))
+    assert "at delta = 0: (0, 0.05)-DP by total variation" in row
+    assert "1e-05 (vacuous: the scan stopped at its floor)" in row

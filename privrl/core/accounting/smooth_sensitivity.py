@@ -87,6 +87,28 @@ def smooth_gaussian_epsilon(alpha: float, beta: float, delta: float, d: int) -> 
     return max(5.0 * math.sqrt(2.0 * log_term) / alpha, 4.0 * beta * (d + log_term))
 
 
+def smooth_gaussian_tv_bound(alpha: float, beta: float, d: int) -> float:
+    r"""Upper bound on the total variation distance between the releases of two neighbouring
+    datasets that meet Lemma 1's conditions, both ways round: what the release is at delta = 0,
+    :math:`(0, \mathrm{TV})`-DP.
+
+    With :math:`r = \sigma_X^2/\sigma_Y^2 \in [e^{-eta}, e^{eta}]` (condition (b) for both
+    orders) and :math:`\|\mu_X - \mu_Y\|_2 \le \sigma_Y/lpha` (condition (a) for (Y, X)),
+
+    .. math:: \mathrm{KL}(N(\mu_X, \sigma_X^2 I_d) \,\|\, N(\mu_Y, \sigma_Y^2 I_d))
+              = 	frac d2 (r - 1 - \ln r) + rac{\|\mu_X - \mu_Y\|^2}{2\sigma_Y^2}
+              \le 	frac d2 (e^{eta} - 1 - eta) + rac{1}{2lpha^2},
+
+    (:math:`r - 1 - \ln r` is largest at :math:`r = e^eta` on the interval), and Pinsker's
+    inequality gives :math:`\mathrm{TV} \le \sqrt{\mathrm{KL}/2}`.
+    """
+    alpha = check_positive(alpha, "alpha")
+    beta = check_positive(beta, "beta")
+    d = check_int(d, "d", minimum=1)
+    kl = d / 2 * (math.expm1(beta) - beta) + 1 / (2 * alpha**2)
+    return min(1.0, math.sqrt(kl / 2))
+
+
 @register_event
 @dataclass(frozen=True)
 class SmoothGaussianEvent:

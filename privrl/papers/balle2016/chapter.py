@@ -17,9 +17,14 @@ import numpy as np
 
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.skeleton import Chapter, Context
-from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent, smooth_gaussian_constants
+from privrl.core.accounting.smooth_sensitivity import (
+    SmoothGaussianEvent,
+    smooth_gaussian_constants,
+    smooth_gaussian_tv_bound,
+)
 from privrl.papers.balle2016.checks import CHECKS
 from privrl.papers.balle2016.claims import CLAIMS, ERRATA
+from privrl.papers.balle2016.privacy import SCAN_FLOOR
 from privrl.papers.balle2016.profile import METHODS, PAPER, PAPER_BATCHES, BalleProfile
 from privrl.papers.balle2016.rate import log_slope
 from privrl.papers.balle2016.runs import mean_rmse_table, run_figure1
@@ -64,6 +69,9 @@ class Balle2016(Chapter):
                        "the releases"),
                 epsilon=p.epsilon, delta=p.delta, compositions=1, accountant=ACCOUNTANT,
                 event=event,
+                at_delta_zero=(f"(0, {smooth_gaussian_tv_bound(event.alpha, event.beta, d):.2g})-DP "
+                               "by total variation: Pinsker's inequality on Lemma 1's conditions "
+                               "(smooth_gaussian_tv_bound)"),
                 cross_check=CrossCheck(
                     "empirical",
                     f"Monte Carlo hockey-stick delta at the worst of {loss['pairs_searched']} "
@@ -72,7 +80,12 @@ class Balle2016(Chapter):
                     "epsilon' (scan floor 1e-4 epsilon) at which that pair stays (epsilon', "
                     "delta)-indistinguishable: an empirical value for that pair, not a bound for "
                     "the mechanism",
-                    loss["epsilon_empirical"]),
+                    loss["epsilon_empirical"],
+                    vacuous=("the scan stopped at its floor (1e-4 epsilon): the pair is "
+                             "indistinguishable at every epsilon' scanned, which says nothing of "
+                             "the mechanism's epsilon"
+                             if loss["epsilon_empirical"] <= SCAN_FLOOR * p.epsilon * (1 + 1e-9)
+                             else "")),
                 audit="audits:" + ("dp_lsw" if method == "DP-LSW" else "dp_lsl"))
 
     def finish(self, ctx: Context) -> None:

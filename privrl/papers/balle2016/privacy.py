@@ -40,6 +40,9 @@ from privrl.core.rng import SeedLike, as_generator
 from privrl.core.trajectories import Trajectories
 from privrl.papers.balle2016.profile import BalleProfile
 
+#: The smallest epsilon' (a fraction of epsilon) the privacy-loss scan tries.
+SCAN_FLOOR = 1e-4
+
 
 def smooth_bound_check(profile: BalleProfile, rng: SeedLike, n_cases: int = 200) -> pd.DataFrame:
     """Vectorised smooth bounds vs brute force, on random small signatures (enumeration of the
@@ -233,7 +236,7 @@ def privacy_loss_check(profile: BalleProfile, rng: SeedLike, m: int = 30) -> pd.
             pair = (mu_x, s_x, mu_y, s_y)
             delta_at_eps, se = _worst_delta(pair, eps, profile.mc_samples, gen)
             eps_emp = eps
-            for e in np.geomspace(eps, eps * 1e-4, 41)[1:]:
+            for e in np.geomspace(eps, eps * SCAN_FLOOR, 41)[1:]:
                 if _worst_delta(pair, float(e), max(profile.mc_samples // 10, 100), gen)[0] > dl:
                     break
                 eps_emp = float(e)
