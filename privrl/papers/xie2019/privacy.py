@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privrl.chapter.ledger import CrossCheck, LedgerEntry
+from privrl.chapter.ledger import LARGE_DELTA, CrossCheck, LedgerEntry
 from privrl.core.accounting.gaussian import gaussian_epsilon
 from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
 from privrl.core.accounting.subsampled import (
@@ -40,8 +40,6 @@ from privrl.papers.xie2019.profile import PAPER, XieProfile, chain_config
 GPOPE_ACCOUNTANT = ("privrl RDP: sampling without replacement, Wang et al. 2019 Thm 27, orders = "
                     "dp-accounting defaults + coarse grid")
 CROSS_CHECK = "dp-accounting RDP (default orders)"
-#: From this delta on, a ledger entry also states what the release is at delta = 0 (issue 23).
-LARGE_DELTA = 0.05
 
 
 @dataclass(frozen=True)
@@ -104,13 +102,13 @@ def ledger_entry(release: Release, row: Mapping[str, Any]) -> LedgerEntry:
     cross-check dp-accounting's RDP accountant (default orders) on the same event, an
     independent upper bound."""
     z, n, T = float(row["noise_multiplier"]), int(row["n"]), int(row["iterations"])
-    method = CROSS_CHECK
+    at_zero = ""
     if float(row["delta"]) >= LARGE_DELTA:
         tv = gpope_tv_upper(z, n, T)
         side = "below" if tv < float(row["delta"]) else "above"
-        method += (f"; at delta = 0 the run is (0, {tv:.3g})-DP by total variation (computed: "
-                   "the smaller of Pinsker on KL <= T/(2 n z^2) and dp-accounting's RDP delta at "
-                   f"epsilon = 0), {side} delta = {float(row['delta']):g}")
+        at_zero = (f"(0, {tv:.3g})-DP by total variation (the smaller of Pinsker on KL <= "
+                   "T/(2 n z^2) and dp-accounting's RDP delta at epsilon = 0), "
+                   f"{side} delta = {float(row['delta']):g}")
     return LedgerEntry(
         paper=PAPER, release=f"GPOPE value-function weights, {release.domain}, n = {n}",
         mechanism="GPOPE (Algorithm 1): one trajectory sampled without replacement per step, "
@@ -119,8 +117,8 @@ def ledger_entry(release: Release, row: Mapping[str, Any]) -> LedgerEntry:
         noise=f"z = {z:.4g} (sigma = 2 G z = {2 * release.clip_norm * z:.4g})",
         epsilon=float(row["epsilon"]), delta=float(row["delta"]), compositions=T,
         accountant=GPOPE_ACCOUNTANT, event=GpopeEvent(z, n, T),
-        cross_check=CrossCheck("upper bound", method, float(row["epsilon_dp_accounting"])),
-        audit="audits:gpope")
+        cross_check=CrossCheck("upper bound", CROSS_CHECK, float(row["epsilon_dp_accounting"])),
+        audit="audits:gpope", at_delta_zero=at_zero)
 
 
 def lsw_ledger_entries(profile: XieProfile, lsw: pd.DataFrame) -> list[LedgerEntry]:
@@ -180,6 +178,6 @@ def noise_sd_check(profile: XieProfile, seed: int, z: float = 0.8, trials: int =
 
 
 __all__ = [
-    "CROSS_CHECK", "GPOPE_ACCOUNTANT", "LARGE_DELTA", "Release", "all_releases", "domain_releases",
+    "CROSS_CHECK", "GPOPE_ACCOUNTANT", "Release", "all_releases", "domain_releases",
     "full_batch_table", "ledger_entry", "lsw_ledger_entries", "noise_sd_check", "privacy_table", "release_row",
 ]
