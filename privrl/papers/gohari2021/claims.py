@@ -275,6 +275,8 @@ ERRATA: tuple[ErratumSpec, ...] = (
         "unaware students are run). Two arms decide between the explanations of the private "
         "students' failure: (b) the teacher stops answering (no targets, no penalty), what a "
         "student that disregards spent answers should match, and (c) the aware student with the "
-        "union radius, whose ball covers the simplex at vanishing k."),
+        "union radius, whose ball radius tends to {union_limit:.2f} at vanishing k (it covers the "
+        "simplex, diameter 1.41, for AirRaid's m = 6; for m = 2 it leaves out answers near the "
+        "vertex opposite a nearly deterministic student)."),
 )
 
