@@ -435,3 +435,10 @@ def test_diagnostics_summary_splits_informed_and_spent_rollouts():
     assert summary.loc[("aware, c = 0.3", "budget spent"), "aux_grad_share"] == pytest.approx(0.4)
     assert np.isnan(summary.loc[("PPO (32, 32)", "budget spent"), "penalised_fraction"])
     assert summary.loc[("PPO (32, 32)", "budget spent"), "entropy"] == pytest.approx(0.6)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    fig = plots.plot_diagnostics(dg.diagnostics_table(runs, labels), labels, first)
+    assert len(fig.axes) == 3
+    # one colour per label in every panel, even where plain PPO has no penalty to draw
+    assert all([line.get_color() for line in ax.lines[:2]] == ["C0", "C1"] for ax in fig.axes)

@@ -35,8 +35,8 @@ PANELS = (
 
 #: The diagnostics of :func:`plot_diagnostics` (column, axis label).
 DIAGNOSTICS = (
-    ("penalised_fraction", "fraction of queries with penalty (16) > 0"),
-    ("aux_grad_share", "penalty's share of the policy-gradient norm"),
+    ("penalised_fraction", "share of answers penalised (16)"),
+    ("aux_grad_share", "penalty's share of gradient norm"),
     ("entropy", "policy entropy (nats)"),
 )
 
@@ -110,13 +110,13 @@ def plot_k_grid(grid: pd.DataFrame, eps_limit: float, eta: float):
 
 def plot_diagnostics(diagnostics: pd.DataFrame, labels: list[str], first_spent: int):
     """Per roll-out median over seeds of each of :data:`DIAGNOSTICS` for ``labels`` (tidy:
-    label, epoch and the columns), with the first roll-out after the c = 0.3 budget marked."""
+    label, epoch and the columns), with the first roll-out after the c = 0.3 budget marked; one
+    colour per label in every panel."""
     fig, axes = new_figure(1, len(DIAGNOSTICS), width=3.4, height=2.8)
     for ax, (col, name) in zip(axes.flat, DIAGNOSTICS, strict=True):
-        for label in labels:
+        for j, label in enumerate(labels):
             g = diagnostics[diagnostics["label"] == label].groupby("epoch")[col].median()
-            if g.notna().any():
-                ax.plot(g.index, g.to_numpy(), lw=1, label=label)
+            ax.plot(g.index, g.to_numpy(), lw=1, c=f"C{j}", label=label)
         ax.axvline(first_spent, c="gray", ls=":", lw=0.8)
         ax.set(xlabel="roll-out (dotted: budget spent, c = 0.3)", ylabel=name)
     axes.flat[-1].legend(fontsize="x-small")
