@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats
+from scipy import integrate, stats
 from scipy.special import gammaln
 
 from privrl.core.accounting import dirichlet as acc
@@ -152,13 +153,63 @@ def test_lipschitz_certificate_bounds_jacobians():
 
 
 def test_reproduces_paper_pair_for_stated_parameters():
-    tau = acc.tau_for_delta(0.05, 5.0, 6, 0.1, 0, 200_000)
+    tau = acc.tau_for_delta_bound(0.05, 5.0, 6, 0.1)
     lb = acc.lipschitz_b_for_epsilon(4.46, 5.0, 6, 0.1, tau)
     assert acc.theorem1_epsilon(5.0, 6, 0.1, tau, lb, 1.0) == pytest.approx(4.46)
-    d = acc.theorem1_delta_mc(5.0, 6, 0.1, tau, 1, 200_000)
-    assert abs(d.estimate - 0.05) < 0.003
+    assert acc.theorem1_delta_bound(5.0, 6, 0.1, tau) <= 0.05
     with pytest.raises(ValueError, match="Gamma terms"):
         acc.lipschitz_b_for_epsilon(4.46, 5.0, 6, 0.05, tau)
+
+
+@pytest.mark.parametrize("k,eta,tau", [(5.0, 0.1, 4.61e-4), (5.0, 0.1, 0.01), (0.7, 0.3, 0.1),
+                                       (20.0, 0.2, 0.3), (0.05, 0.1, 1e-5)])  # fmt: skip
+def test_delta_bound_is_exact_at_m2(k, eta, tau):
+    # two events X_1 < tau, X_2 < tau are disjoint for tau < 1/2: the sum of Beta CDFs is exact;
+    # against direct numerical integration of the Beta density over the two tails
+    a, b = k * eta, k * (1 - eta)
+    c = math.exp(gammaln(a + b) - gammaln(a) - gammaln(b))
+    # the density's x^(a-1) and (1-x)^(b-1) singularities as quadrature weights
+    low = integrate.quad(lambda x: c * (1 - x) ** (b - 1), 0, tau, weight="alg", wvar=(a - 1, 0))[0]
+    high = integrate.quad(lambda x: c * x ** (a - 1), 1 - tau, 1, weight="alg", wvar=(0, b - 1))[0]
+    tails = low + high
+    bound = acc.theorem1_delta_bound(k, 2, eta, tau)
+    assert bound >= tails - 1e-9 and bound == pytest.approx(tails, rel=1e-7, abs=1e-12)
+    assert bound == pytest.approx(acc.theorem1_delta_integral(k, 2, eta, tau), rel=1e-9)
+    assert acc.theorem1_delta_lower(k, 2, eta, tau) <= bound
+
+
+def test_delta_bounds_at_m6_enclose_monte_carlo():
+    k, m, eta, tau = 5.0, 6, 0.1, 1.84e-5
+    upper, lower = acc.theorem1_delta_bound(k, m, eta, tau), acc.theorem1_delta_lower(k, m, eta, tau)
+    mc = acc.theorem1_delta_mc(k, m, eta, tau, 11, n_samples=400_000)
+    se = math.sqrt(upper * (1 - upper) / mc.n_samples)
+    assert 0.0485 < lower <= upper <= 0.05
+    assert upper - lower < 2e-3  # the union bound's slack: pairs of small coordinates
+    assert lower - 4 * se <= mc.estimate <= upper + 4 * se
+    # m = 3 against two-dimensional quadrature: the bounds enclose the exact value
+    exact = acc.theorem1_delta_integral(5.0, 3, 0.1, 0.01)
+    assert acc.theorem1_delta_lower(5.0, 3, 0.1, 0.01) <= exact + 1e-9
+    assert acc.theorem1_delta_bound(5.0, 3, 0.1, 0.01) >= exact
+
+
+def test_incomplete_beta_is_rounded_up():
+    for a, b, x in [(0.5, 4.5, 1.84e-5), (4.5, 0.5, 1.84e-5), (0.5, 0.5, 0.3), (2.0, 3.0, 0.4)]:
+        value = acc.incomplete_beta_upper(a, b, x)
+        with mpmath.workdps(80):
+            exact = mpmath.betainc(a, b, 0, x, regularized=True)
+            assert mpmath.mpf(value) >= exact
+            assert mpmath.mpf(value) <= exact * (1 + 1e-11)
+
+
+def test_tau_by_bisection_meets_the_target_from_below():
+    for m, delta in [(2, 0.05), (6, 0.05), (6, 1e-3), (3, 0.2)]:
+        tau = acc.tau_for_delta_bound(delta, 5.0, m, 0.1)
+        assert acc.theorem1_delta_bound(5.0, m, 0.1, tau) <= delta
+        assert acc.theorem1_delta_bound(5.0, m, 0.1, tau * (1 + 1e-8)) > delta * (1 - 1e-6)
+    # the quick and paper profiles' tau (rounded down) meet delta = 0.05; a Monte Carlo quantile
+    # (the former 4.8e-4 and 1.88e-5) did not
+    assert acc.theorem1_delta_bound(5.0, 2, 0.1, 4.61e-4) <= 0.05 < acc.theorem1_delta_bound(5.0, 2, 0.1, 4.8e-4)
+    assert acc.theorem1_delta_bound(5.0, 6, 0.1, 1.84e-5) <= 0.05 < acc.theorem1_delta_bound(5.0, 6, 0.1, 1.88e-5)
 
 
 def test_teacher_budget_composition():

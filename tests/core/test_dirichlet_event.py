@@ -10,7 +10,7 @@ import pytest
 from privrl.core.accounting import dirichlet as acc
 from privrl.core.accounting.events import event_from_dict, event_to_dict
 
-EVENT = acc.DirichletMechanismEvent(k=5.0, m=6, eta=0.1, tau=1.88e-5, lipschitz=145.9, b=1.05e-4)
+EVENT = acc.DirichletMechanismEvent(k=5.0, m=6, eta=0.1, tau=1.84e-5, lipschitz=145.9, b=1.05e-4)
 
 
 def test_event_round_trips_and_recomputes_theorem1():
@@ -18,7 +18,7 @@ def test_event_round_trips_and_recomputes_theorem1():
     assert data["event"] == "DirichletMechanismEvent"
     again = event_from_dict(data)
     assert again == EVENT
-    expected = acc.theorem1_epsilon(5.0, 6, 0.1, 1.88e-5, 145.9, 1.05e-4)
+    expected = acc.theorem1_epsilon(5.0, 6, 0.1, 1.84e-5, 145.9, 1.05e-4)
     assert again.epsilon(0.05) == expected == EVENT.epsilon(0.05)
 
 
@@ -38,3 +38,12 @@ def test_more_budget_or_less_noise_changes_epsilon():
 def test_event_refuses_a_delta_that_is_not_a_probability():
     with pytest.raises(ValueError, match="delta"):
         EVENT.epsilon(1.5)
+
+
+def test_event_gives_no_guarantee_below_its_delta_bound():
+    bound = EVENT.delta_bound
+    assert bound == acc.theorem1_delta_bound(5.0, 6, 0.1, 1.84e-5) and 0.049 < bound <= 0.05
+    assert EVENT.epsilon(bound) < float("inf")
+    assert EVENT.epsilon(bound * 0.999) == float("inf")
+    # the paper's tau found from a Monte Carlo quantile (1.88e-5) does not meet delta = 0.05
+    assert dataclasses.replace(EVENT, tau=1.88e-5).epsilon(0.05) == float("inf")

@@ -133,3 +133,46 @@ def test_unrestricted_teacher_policy_is_rejected_by_the_mechanism():
     ks.teacher_policy = lambda obs: raw  # the restriction removed
     with pytest.raises(ValueError, match="eta-restricted simplex"):
         ks.targets(np.zeros((3, 4), dtype=np.float32))
+
+
+def test_silent_teacher_sends_nothing_after_its_budget():
+    ks = Kickstarter(_teacher(), 0, k0=5.0, coefficient=0.3, k_min=0.5, tau=1e-3, after_budget="silent")
+    ks.start_epoch(0)
+    obs = np.zeros((50, 4), dtype=np.float32)
+    informed = ks.targets(obs)
+    probs = torch.full((50, 2), 0.5, requires_grad=True)
+    assert np.allclose(informed.sum(1), 1) and not ks.silent
+    spent = ks.start_epoch(2)  # k = 0.45 < k_min
+    assert ks.silent and spent["epsilon_query"] == 0.0 and spent["delta_query"] == 0.0
+    assert np.all(ks.targets(obs) == 0)
+    loss = ks.loss(probs, torch.as_tensor(informed))
+    loss.backward()
+    assert float(loss.detach()) == 0.0 and torch.all(probs.grad == 0)
+    assert ks.diagnostics(probs, torch.as_tensor(informed)) == {"penalised_fraction": 0.0}
+    with pytest.raises(ValueError, match="after_budget"):
+        Kickstarter(_teacher(), 0, after_budget="nothing")
+
+
+def test_penalised_fraction_counts_answers_outside_the_ball():
+    ks = Kickstarter(_teacher(), 0, lam=1.0, radius="printed")
+    ks.start_epoch(0)  # alpha = printed radius at k = 5: 0.5 * ... about 0.5
+    probs = torch.tensor([[0.5, 0.5], [0.5, 0.5], [1.0, 0.0], [0.0, 1.0]])
+    targets = torch.tensor([[0.5, 0.5], [0.45, 0.55], [0.0, 1.0], [0.0, 1.0]])
+    # distances 0, 0.07, 1.41, 0 against alpha = 0.5: one of four penalised
+    assert ks.alpha == pytest.approx(lemma1_printed_radius(5, 0.05))
+    assert ks.diagnostics(probs, targets)["penalised_fraction"] == 0.25
+
+
+def test_ppo_logs_entropy_and_the_penalty_share_of_the_gradient():
+    cfg = PPOConfig(hidden_sizes=(8, 8), steps_per_epoch=200, n_envs=2, train_pi_iters=3,
+                    train_v_iters=3)  # fmt: skip
+    env = functools.partial(make_env, "cartpole")
+    _, plain = train_ppo(env, 2, 0, cfg)
+    assert "aux_grad_share" not in plain and (plain["entropy"] > 0.6).all()  # near log 2 = 0.69
+    assert (plain["entropy"] <= np.log(2) + 1e-6).all()
+    strong = Kickstarter(_teacher(), 1, private=False, weight=100.0)
+    _, log = train_ppo(env, 2, 0, cfg, strong)
+    assert (log["aux_grad_share"] > 0.5).all() and (log["penalised_fraction"] == 1.0).all()
+    off = Kickstarter(_teacher(), 1, lam=100.0)  # a ball that covers the simplex: never penalised
+    _, log = train_ppo(env, 2, 0, cfg, off)
+    assert (log["aux_grad_share"] == 0).all() and (log["penalised_fraction"] == 0).all()

@@ -127,6 +127,38 @@ def test_speedup_ratio_of_medians_with_censored_runs():
     assert claims.decide_speedup("k", "x", none).verdict == "untestable"
 
 
+def test_speedup_claims_go_through_the_one_rule_at_the_papers_magnitude():
+    result = {"baseline": "b", "treated": "t", "n": 10, "censored_baseline": 0, "censored_treated": 0}
+    at = lambda ratio, lo, hi, **kw: claims.decide_speedup(  # noqa: E731
+        "k", "x", {**result, "ratio": ratio, "lower": lo, "upper": hi}, **kw)
+    assert at(1.5, 1.2, 1.9).verdict == "reproduced"  # "faster": threshold 1, no effect
+    # "roughly 4 times", decided at half: 1.5x faster is not the paper's magnitude
+    half = claims.PAPER_SPEEDUP * claims.SPEEDUP_FRACTION
+    assert half == 2.0
+    assert at(1.5, 1.2, 1.9, threshold=half).verdict == "not reproduced"
+    assert at(2.5, 1.6, 3.9, threshold=half).verdict == "inconclusive"
+    assert at(2.5, 1.6, 3.9, threshold=half).trials_to_decide is not None
+    assert at(3.5, 2.1, 5.0, threshold=half).verdict == "reproduced"
+    assert at(1.0, 0.8, 1.2).verdict == "inconclusive"  # containing 1 is not a refutation
+    aware = next(c for c in claims.CLAIMS if c.key == "speedup_aware")
+    assert "roughly 4 times" in aware.source and "at least 2 times" in aware.statement
+
+
+def test_budget_claim_is_decided_on_the_exact_excess_count():
+    spec = next(c for c in claims.CLAIMS if c.key == "budget_respected")
+    runs = pd.DataFrame({"method": ["private"] * 4, "label": ["a", "a", "b", "b"], "seed": [0, 1, 0, 1]})
+
+    def decide(queries):
+        budget = pd.DataFrame({"queries": queries, "queries allowed": [500, 500], "basic_delta": [1.0, 1.0]})
+        ctx = _context(GohariProfile.quick())
+        ctx.tables.update(budget=budget, runs=runs)
+        return spec.decide(ctx, spec)
+
+    exact = decide([500, 300])
+    assert exact.verdict == "reproduced" and exact.value == 0 and exact.threshold == 0.5 and exact.n_trials == 4
+    assert decide([501, 300]).verdict == "not reproduced"
+
+
 def test_thresholds_sit_between_random_and_teacher():
     levels = cv.thresholds(100.0, 500.0, (0.25, 0.5, 0.75))
     assert levels == {0.25: 200.0, 0.5: 300.0, 0.75: 400.0}
@@ -168,7 +200,7 @@ def _context(profile: GohariProfile, **extra) -> Context:
 
 def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     profile = GohariProfile.quick(epochs=2, steps_per_epoch=100, n_trials=1, n_envs=2,
-                                  train_pi_iters=2, train_v_iters=2, radius_arms=(),
+                                  train_pi_iters=2, train_v_iters=2, radius_arms=(), after_budget_arms=(),
                                   eval_episodes=2)  # fmt: skip
     csv, meta = recorded.record_paper_curves(profile, tmp_path, executor="serial", progress=False,
                                              command="test")  # fmt: skip
@@ -229,24 +261,28 @@ def test_claims_and_errata_are_declared_once_with_their_sources():
     assert chapter.GohariChapter.claims is claims.CLAIMS and chapter.GohariChapter.errata is claims.ERRATA
     values = {"lemma_tail": 0.1, "delta_small_k": 1.0, "air_b": 1e-4, "air_L": 145.9,
               "air_L_low": 38.8, "air_b_raw": 0.1, "composed_delta": 1.0, "queries": 12000.0,
-              "printed_limit": 0.61}  # fmt: skip
+              "printed_limit": 0.61, "mc_limit": 0.52, "union_limit": 2.03, "pen_after_aware": 0.7}  # fmt: skip
     ctx = _context(GohariProfile.quick())
     ctx.values.update(values)
     made = [e.make(ctx) for e in claims.ERRATA]
     assert [e.key for e in made] == ["unstated_parameters", "no_k_floor", "lemma1_radius",
                                      "small_k_privacy", "airraid_adjacency", "composed_budget",
-                                     "random_answers_pull"]  # fmt: skip
+                                     "random_answers_pull", "after_budget_reading"]  # fmt: skip
     assert "12000 queries" in made[5].evidence and "0.61 < 1.41" in made[6].evidence
+    assert "0.70 (Monte Carlo radius)." in made[6].evidence and "union radius" not in made[6].evidence[-30:]
+    assert "random policies" in made[7].statement and "tends to 2.03" in made[7].evidence
 
 
 def test_releases_carry_theorem1_events_and_empirical_cross_checks():
     profile = GohariProfile.quick()
     event = acc.DirichletMechanismEvent(profile.k0, 2, profile.eta, profile.tau, 7.44, profile.b)
-    lb = acc.lipschitz_b_for_epsilon(4.46, 5.0, 6, 0.1, 1.88e-5)
-    pair = theory.PaperPair(0.1, 1.88e-5, lb, acc.theorem1_epsilon(5.0, 6, 0.1, 1.88e-5, lb, 1.0),
-                            0.05, 0.051)  # fmt: skip
+    lb = acc.lipschitz_b_for_epsilon(4.46, 5.0, 6, 0.1, 1.84e-5)
+    bound = acc.theorem1_delta_bound(5.0, 6, 0.1, 1.84e-5)
+    pair = theory.PaperPair(0.1, 1.84e-5, lb, acc.theorem1_epsilon(5.0, 6, 0.1, 1.84e-5, lb, 1.0),
+                            bound, 0.049, 0.0489, 0.0495)  # fmt: skip
     ctx = _context(profile, pair=pair, teacher={"L": 7.44, "event": event, "eps_q": event.epsilon(0.05),
-                                                "d_q_upper": 0.05, "sup_ratio": 2.7})  # fmt: skip
+                                                "d_q": event.delta_bound, "d_q_mc": 0.0499,
+                                                "d_q_mc_upper": 0.0505, "sup_ratio": 2.7})  # fmt: skip
     ctx.values["pair_sup_ratio"] = 0.8
     entries = list(chapter.GohariChapter().releases(ctx))
     for entry in entries:
@@ -254,6 +290,9 @@ def test_releases_carry_theorem1_events_and_empirical_cross_checks():
         assert entry.cross_check.kind == "empirical" and entry.cross_check.epsilon < entry.epsilon
     assert entries[1].epsilon == pytest.approx(4.46, abs=1e-12)
     assert event_from_dict(event_to_dict(entries[1].event)).epsilon(0.05) == entries[1].epsilon
+    # the ledger records the rigorous bound, never the Monte Carlo estimate (which is in the text)
+    assert entries[0].delta == event.delta_bound <= 0.05 and entries[1].delta == bound <= 0.05
+    assert "0.0499" in entries[0].noise and "0.0489" in entries[1].noise
 
 
 def test_figure2_draws_only_the_panels_with_curves():
@@ -293,15 +332,16 @@ def test_airraid_teacher_is_the_paper_network():
 def test_paper_profile_gives_the_papers_guarantee_with_the_committed_teacher():
     """(tau, b) of the paper profile and the teacher's certified L give Theorem 1's (4.46, 0.05)
     at k0 = 5 (fails if the teacher is retrained without recalibrating b)."""
-    from privrl.core.accounting.dirichlet import theorem1_delta_mc, theorem1_epsilon
+    from privrl.core.accounting.dirichlet import theorem1_delta_bound, theorem1_epsilon
 
     cfg = GohariProfile.paper()
     teacher, _ = teach.load_teacher("airraid")
     lipschitz = teach.teacher_lipschitz(teacher, cfg.eta)
     eps = theorem1_epsilon(cfg.k0, 6, cfg.eta, cfg.tau, lipschitz, cfg.b)
-    dlt = theorem1_delta_mc(cfg.k0, 6, cfg.eta, cfg.tau, rng=0, n_samples=200_000)
     assert eps == pytest.approx(4.46, abs=0.01)
-    assert dlt.estimate == pytest.approx(0.05, abs=0.003)  # 4 standard errors
+    assert 0.0499 < theorem1_delta_bound(cfg.k0, 6, cfg.eta, cfg.tau) <= 0.05  # rigorous, tight
+    quick = GohariProfile.quick()  # CartPole: m = 2, the bound is exact
+    assert 0.0499 < theorem1_delta_bound(quick.k0, 2, quick.eta, quick.tau) <= 0.05
 
 
 @pytest.mark.slow
@@ -358,3 +398,47 @@ def test_ppo_calls_back_once_per_epoch():
     _, log = train_ppo(lambda: gym.make("CartPole-v1"), 3, 0, cfg,
                        callback=lambda agent, row: seen.append(row["epoch"]))  # fmt: skip
     assert seen == [0, 1, 2] == log["epoch"].tolist()
+
+
+def test_deciding_arms_are_in_the_quick_profile_and_selectable():
+    quick = GohariProfile.quick()
+    labels = {c["label"]: c for c in rn.figure2_configs(quick)}
+    silent = labels[rn.after_budget_label("silent")]
+    assert silent["after_budget"] == "silent" and silent["coefficient"] == 0.3 and silent["lam"] == quick.lam
+    assert labels["aware, c = 0.3, union radius"]["radius"] == "union"
+    assert labels["aware, c = 0.3"]["after_budget"] == "random"  # arm (a): the paper's reading
+    assert labels["unaware, c = 0.3"]["after_budget"] == "random"  # Figure 2(d) needs random answers
+    bare = GohariProfile.quick(radius_arms=(), after_budget_arms=())
+    assert len(rn.figure2_configs(bare)) == len(labels) - 3
+    with pytest.raises(ValueError, match="after_budget_arms"):
+        GohariProfile.quick(after_budget_arms=("quiet",))
+
+
+def test_diagnostics_summary_splits_informed_and_spent_rollouts():
+    from privrl.papers.gohari2021 import diagnostics as dg
+
+    quick = GohariProfile.quick()
+    first = dg.first_spent_rollout(quick)
+    assert first == rn.informed_rollouts(quick.k0, 0.3, quick.k_min) == 4  # 5 * 0.3^3 = 0.135 >= 0.1
+    rows = []
+    for label, before, after in (("aware, c = 0.3", 0.2, 0.8), ("PPO (32, 32)", np.nan, np.nan)):
+        for seed in range(3):
+            for epoch in range(10):
+                frac = before if epoch < first else after
+                rows.append({"label": label, "seed": seed, "epoch": epoch, "penalised_fraction": frac,
+                             "aux_grad_share": frac / 2, "entropy": 0.6})  # fmt: skip
+    runs = pd.DataFrame(rows)
+    labels = dg.diagnostic_labels(quick, runs)
+    assert labels == ["PPO (32, 32)", "aware, c = 0.3"]
+    summary = dg.diagnostics_summary(dg.diagnostics_table(runs, labels), first)
+    assert summary.loc[("aware, c = 0.3", "teacher informed"), "penalised_fraction"] == pytest.approx(0.2)
+    assert summary.loc[("aware, c = 0.3", "budget spent"), "aux_grad_share"] == pytest.approx(0.4)
+    assert np.isnan(summary.loc[("PPO (32, 32)", "budget spent"), "penalised_fraction"])
+    assert summary.loc[("PPO (32, 32)", "budget spent"), "entropy"] == pytest.approx(0.6)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    fig = plots.plot_diagnostics(dg.diagnostics_table(runs, labels), labels, first)
+    assert len(fig.axes) == 3
+    # one colour per label in every panel, even where plain PPO has no penalty to draw
+    assert all([line.get_color() for line in ax.lines[:2]] == ["C0", "C1"] for ax in fig.axes)

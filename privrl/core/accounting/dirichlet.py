@@ -14,7 +14,19 @@ observations :math:`b`-adjacent when :math:`\|X - X'\|_2 \le b`, and a threshold
 The first term of (12) is eq. (19) (Cauchy-Schwarz with :math:`|\log z_i| \le \log(1/\tau)`), the
 Gamma terms are eq. (25) (the convex :math:`\sum_i\log\Gamma(k\pi_i)` is minimal at the uniform
 policy, eq. 22, and maximal at a vertex, eq. 24). A ledger entry stores one release as a
-:class:`DirichletMechanismEvent`, which recomputes eq. (12).
+:class:`DirichletMechanismEvent`, which recomputes eq. (12) and refuses a delta below eq. (6).
+
+Delta of eq. (6), rigorously (:func:`theorem1_delta_bound`): each coordinate of
+:math:`X \sim \mathrm{Dir}(kv)` is :math:`X_i \sim \mathrm{Beta}(kv_i, k(1 - v_i))`, so
+:math:`\delta = \mathbb{P}(\cup_i\{X_i < \tau\}) \le \sum_i I_\tau(kv_i, k(1-v_i))`
+(union bound; :math:`I` the regularised incomplete beta). For m = 2 the two events are disjoint
+when :math:`\tau < 1/2` (:math:`X_1 < \tau` forces :math:`X_2 > 1 - \tau > \tau`), so the sum is
+exact. :math:`I` is evaluated by mpmath at two working precisions and rounded up by their
+difference plus a relative margin (:func:`incomplete_beta_upper`), so the float returned is
+never below the true value. :func:`tau_for_delta_bound` bisects :math:`\tau` so that this bound
+meets a target; :func:`theorem1_delta_lower` is a rigorous lower bound (second Bonferroni
+inequality, pairwise terms by quadrature with their error estimates added), for tests and to
+show the union bound's slack. Monte Carlo (:func:`theorem1_delta_mc`) stays as a cross-check.
 
 Lemma 1 (eq. 14) as printed claims :math:`\mathbb{P}(\|\mathrm{Dir}_k(\pi) - \pi\|_2 \ge
 \sqrt{\log(1/\beta)/(2(k+1))}) \le \beta`. That radius is the one-sided tail of a single
@@ -44,6 +56,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import mpmath
 import numpy as np
 from scipy import integrate, stats
 from scipy.special import gammaln
@@ -118,10 +131,10 @@ class DirichletMechanismEvent:
     concentration ``k``, protecting observations ``b`` apart, with threshold ``tau``.
 
     :meth:`epsilon` is eq. (12) (:func:`theorem1_epsilon`). The :math:`\delta` the guarantee holds
-    at is eq. (6) at ``tau``, a property of the event rather than a choice: the ledger states it
-    (estimated by :func:`theorem1_delta_mc`, with its upper confidence bound), so ``epsilon``
-    only checks that the ``delta`` it is given is a probability. Where only the product
-    :math:`Lb` is stated, give it as ``lipschitz`` with ``b = 1``.
+    at is eq. (6) at ``tau``, a property of the event rather than a choice: :attr:`delta_bound`
+    is its rigorous upper bound (:func:`theorem1_delta_bound`; exact for m = 2). At a ``delta``
+    below that bound Theorem 1 gives no guarantee, so :meth:`epsilon` returns infinity there.
+    Where only the product :math:`Lb` is stated, give it as ``lipschitz`` with ``b = 1``.
     """
 
     k: float
@@ -131,8 +144,16 @@ class DirichletMechanismEvent:
     lipschitz: float
     b: float
 
+    @property
+    def delta_bound(self) -> float:
+        """Rigorous upper bound on eq. (6) at ``tau`` (:func:`theorem1_delta_bound`)."""
+        return theorem1_delta_bound(self.k, self.m, self.eta, self.tau)
+
     def epsilon(self, delta: float) -> float:
-        check_delta(delta, allow_zero=True)
+        """Eq. (12) when ``delta`` is at least :attr:`delta_bound`, infinity otherwise."""
+        delta = check_delta(delta, allow_zero=True)
+        if delta < self.delta_bound:
+            return math.inf
         return theorem1_epsilon(self.k, self.m, self.eta, self.tau, self.lipschitz, self.b)
 
 
@@ -268,17 +289,102 @@ def theorem1_delta_integral(k: float, m: int, eta: float, tau: float) -> float:
     raise ValueError(f"numerical integration is implemented for m in (2, 3), got m = {m}")
 
 
-def tau_for_delta(
-    delta: float, k: float, m: int, eta: float, rng: SeedLike, n_samples: int = 400_000
-) -> float:
-    r"""The :math:`\tau` at which eq. (6) equals ``delta``: the ``delta``-quantile of
-    :math:`\min_i X_i`, :math:`X \sim \mathrm{Dir}_k(v)` (Monte Carlo)."""
+#: Relative margin added to every incomplete beta value on top of the difference between its
+#: evaluations at two working precisions (mpmath's error at 40 digits is far below it).
+BETAINC_MARGIN = 1e-12
+
+
+@functools.lru_cache(maxsize=65536)
+def incomplete_beta_upper(a: float, b: float, x: float) -> float:
+    r"""A float at least the regularised incomplete beta :math:`I_x(a, b) = \mathbb{P}(\mathrm{Beta}(a,
+    b) < x)`: mpmath at 40 and 60 significant digits, the larger plus their difference plus
+    :data:`BETAINC_MARGIN` relative, rounded up to the next double (at most 1)."""
+    a, b = check_positive(a, "a"), check_positive(b, "b")
+    x = check_probability(x, "x")
+    values = []
+    for dps in (40, 60):
+        with mpmath.workdps(dps):
+            values.append(mpmath.betainc(a, b, 0, x, regularized=True))
+    with mpmath.workdps(60):
+        hi = max(values) + abs(values[1] - values[0]) + BETAINC_MARGIN * max(values)
+        up = float(hi)
+        if mpmath.mpf(up) < hi:
+            up = math.nextafter(up, math.inf)
+    return min(1.0, up)
+
+
+def _coordinate_params(k: float, m: int, eta: float) -> list[tuple[float, float, int]]:
+    """(a, b, multiplicity) of the Beta marginals of Dir(k v) at the vertex v: m - 1 coordinates
+    Beta(k eta, k (1 - eta)) and one Beta(k (1 - (m-1) eta), k (m-1) eta)."""
+    big = 1.0 - (m - 1) * eta
+    return [(k * eta, k * (1.0 - eta), m - 1), (k * big, k * (1.0 - big), 1)]
+
+
+def theorem1_delta_bound(k: float, m: int, eta: float, tau: float) -> float:
+    r"""Rigorous upper bound on delta of eq. (6): :math:`\sum_i I_\tau(kv_i, k(1 - v_i))` at the
+    vertex (union bound over coordinates, module docstring), exact for m = 2; each term from
+    :func:`incomplete_beta_upper`, the sum rounded up; at most 1."""
+    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    total = math.fsum(n * incomplete_beta_upper(a, b, tau) for a, b, n in _coordinate_params(k, m, eta))
+    return min(1.0, math.nextafter(total, math.inf))
+
+
+def theorem1_delta_lower(k: float, m: int, eta: float, tau: float) -> float:
+    r"""Rigorous lower bound on delta of eq. (6): the larger of the largest single term
+    :math:`\mathbb{P}(X_i < \tau)` and the second Bonferroni inequality :math:`\sum_i P_i -
+    \sum_{i<j} P_{ij}`. The pairwise :math:`P_{ij} = \int_0^\tau f_{X_i}(x)\,
+    I_{\tau/(1-x)}(a_j, a_0 - a_i - a_j)\,dx` (given :math:`X_i = x`, :math:`X_j/(1 - x)` is
+    Beta) is computed by quadrature with its error estimate added; single terms are rounded down."""
+    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    alpha = k * vertex_policy(m, eta)
+    a0 = float(alpha.sum())
+
+    def single(a: float) -> float:
+        with mpmath.workdps(40):
+            return float(mpmath.betainc(a, a0 - a, 0, tau, regularized=True)) * (1 - 1e-9)
+
+    singles = [single(float(a)) for a in alpha]
+    pairs = 0.0  # for m = 2 the two events are disjoint (tau <= 1/2): no pairwise term
+    for i in range(m if m > 2 else 0):
+        for j in range(i + 1, m):
+            ai, aj = float(alpha[i]), float(alpha[j])
+            log_c = gammaln(a0) - gammaln(ai) - gammaln(a0 - ai) + ai * math.log(tau) - math.log(ai)
+
+            def joint(u: float, ai: float = ai, aj: float = aj, log_c: float = log_c) -> float:
+                # x = tau u^(1/ai) takes the x^(ai - 1) singularity of the Beta density out
+                x = tau * u ** (1.0 / ai)
+                return math.exp(log_c + (a0 - ai - 1.0) * math.log1p(-x)) * float(
+                    stats.beta.cdf(tau / (1.0 - x), aj, a0 - ai - aj))
+
+            value, err = integrate.quad(joint, 0.0, 1.0, epsabs=1e-14, epsrel=1e-9, limit=200)
+            pairs += value + 10.0 * err
+    return max(max(singles), math.fsum(singles) - pairs, 0.0)
+
+
+def tau_for_delta_bound(delta: float, k: float, m: int, eta: float, rel_tol: float = 1e-10) -> float:
+    r"""The largest :math:`\tau` (to relative ``rel_tol``) whose rigorous bound on eq. (6)
+    (:func:`theorem1_delta_bound`) is at most ``delta``, by bisection on :math:`\log\tau` (the
+    bound increases with :math:`\tau`); the returned :math:`\tau` itself satisfies the bound
+    (``1/m`` when even that does)."""
     delta = check_delta(delta)
     k = check_positive(k, "k")
     m = check_int(m, "m", minimum=2)
     eta = check_eta(eta, m)
-    x = sample_dirichlet(np.broadcast_to(k * vertex_policy(m, eta), (n_samples, m)), rng)
-    return float(np.quantile(x.min(axis=1), delta))
+    hi = 1.0 / m
+    if theorem1_delta_bound(k, m, eta, hi) <= delta:
+        return hi
+    lo = hi
+    while theorem1_delta_bound(k, m, eta, lo) > delta:
+        lo /= 16.0
+        if lo < 1e-300:
+            raise ValueError(f"no tau > 0 gives a delta bound <= {delta} at k = {k}, m = {m}")
+    while hi / lo - 1.0 > rel_tol:
+        mid = math.sqrt(lo * hi)
+        if theorem1_delta_bound(k, m, eta, mid) <= delta:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def lemma1_printed_radius(k: float, beta: float) -> float:

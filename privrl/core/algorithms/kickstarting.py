@@ -16,8 +16,15 @@ Teacher queries: at the start of roll-out (PPO epoch) :math:`t` the concentratio
 the student visits is one query answered with :math:`\mathrm{Dir}_{k_t}(f(s))`, where
 :math:`f(s) = (1 - m\eta)\,\mathrm{softmax}(\text{teacher}(s)) + \eta \in \Delta_{m,\eta}`. Once
 :math:`k_t < k_{\min}` the teacher's budget is spent and it answers with policies drawn uniformly
-from the simplex, independent of its data ((0, 0)-DP). Per-query :math:`(\varepsilon_t,
-\delta_t)` are Theorem 1's (eq. 12 and a Monte Carlo estimate of eq. 6).
+from the simplex, independent of its data ((0, 0)-DP): ``after_budget="random"``, the reading of
+Section 4 ("the teachers can generate completely random policies") and Section 5 ("once the
+teachers expend their privacy budget and share completely random policies"). The alternative
+``after_budget="silent"`` stops answering instead (no targets, no penalty: :math:`k = 0` read as
+"no demonstration"). Per-query :math:`(\varepsilon_t, \delta_t)` are Theorem 1's (eq. 12 and the
+rigorous bound on eq. 6, :func:`~privrl.core.accounting.dirichlet.theorem1_delta_bound`).
+
+Diagnostics (:meth:`Kickstarter.diagnostics`, logged by PPO per roll-out): the fraction of the
+roll-out's queries whose penalty (16) is non-zero at the roll-out policy.
 
 Baselines: ``private=False`` shares the exact teacher policy (kickstarting without privacy,
 Figure 2b, with :math:`\lambda = 0`); ``lam=0`` with ``private=True`` is the privacy-unaware
@@ -35,7 +42,7 @@ from privrl.core.accounting.dirichlet import (
     RADII,
     check_eta,
     lemma1_radius,
-    theorem1_delta_mc,
+    theorem1_delta_bound,
     theorem1_epsilon,
 )
 from privrl.core.algorithms.ppo import ActorCritic
@@ -47,6 +54,9 @@ from privrl.core.validation import (
     check_positive,
     check_probability,
 )
+
+#: What the teacher sends once its budget is spent (module docstring).
+AFTER_BUDGET: tuple[str, ...] = ("random", "silent")
 
 
 def kickstart_penalty(probs: torch.Tensor, targets: torch.Tensor, alpha: float) -> torch.Tensor:
@@ -75,7 +85,7 @@ class Kickstarter:
         b: float = 0.01,
         k_min: float = 0.1,
         weight: float = 1.0,
-        delta_samples: int = 20_000,
+        after_budget: Literal["random", "silent"] = "random",
     ) -> None:
         self.teacher = teacher
         self.m = int(teacher.pi[-1].out_features)
@@ -92,7 +102,7 @@ class Kickstarter:
         self.b = check_nonnegative(b, "b")
         self.k_min = check_positive(k_min, "k_min")
         self.weight = check_nonnegative(weight, "weight")
-        self.delta_samples = int(delta_samples)
+        self.after_budget = check_choice(after_budget, "after_budget", AFTER_BUDGET)
         self.k = self.k0
         self.alpha = 0.0
         self.active = True
@@ -112,8 +122,13 @@ class Kickstarter:
         if not self.active:
             return {"k": self.k, "alpha": self.alpha, "epsilon_query": 0.0, "delta_query": 0.0}
         eps = theorem1_epsilon(self.k, self.m, self.eta, self.tau, self.lipschitz, self.b)
-        dlt = theorem1_delta_mc(self.k, self.m, self.eta, self.tau, self.rng, self.delta_samples)
-        return {"k": self.k, "alpha": self.alpha, "epsilon_query": eps, "delta_query": dlt.estimate}
+        dlt = theorem1_delta_bound(self.k, self.m, self.eta, self.tau)
+        return {"k": self.k, "alpha": self.alpha, "epsilon_query": eps, "delta_query": dlt}
+
+    @property
+    def silent(self) -> bool:
+        """The budget is spent and the teacher sends nothing (``after_budget="silent"``)."""
+        return self.private and not self.active and self.after_budget == "silent"
 
     def teacher_policy(self, obs: np.ndarray) -> np.ndarray:
         r""":math:`f(s) \in \Delta_{m,\eta}` (or the raw softmax when not private)."""
@@ -125,7 +140,9 @@ class Kickstarter:
         return (1.0 - self.m * self.eta) * p + self.eta
 
     def targets(self, obs: np.ndarray) -> np.ndarray:
-        """Answer one query per row of ``obs``."""
+        """Answer one query per row of ``obs`` (zeros, ignored by :meth:`loss`, when silent)."""
+        if self.silent:
+            return np.zeros((len(obs), self.m))
         if not self.private:
             return self.teacher_policy(obs)
         if not self.active:  # budget spent: data-independent random policies
@@ -133,4 +150,15 @@ class Kickstarter:
         return dirichlet_mechanism(self.teacher_policy(obs), self.k, self.rng, eta=self.eta)
 
     def loss(self, probs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """``weight`` times eq. (16)'s batch mean; zero (no demonstration) when silent."""
+        if self.silent:
+            return probs.sum() * 0.0
         return self.weight * kickstart_penalty(probs, targets.to(probs.dtype), self.alpha)
+
+    def diagnostics(self, probs: torch.Tensor, targets: torch.Tensor) -> dict[str, float]:
+        """``penalised_fraction``: the fraction of queries whose penalty (16) is non-zero
+        (distance above the ball radius alpha; 0 when silent)."""
+        if self.silent:
+            return {"penalised_fraction": 0.0}
+        dist = torch.linalg.vector_norm(probs.detach() - targets.to(probs.dtype), dim=-1)
+        return {"penalised_fraction": float((dist > self.alpha).double().mean())}

@@ -28,6 +28,12 @@ exactly its own gradient), which gives the same updates as Spinning Up's two loo
 
 ``aux`` is an optional :class:`Auxiliary` (e.g. kickstarting) that sees each epoch's start, adds
 per-step targets to the buffer and a term to the policy loss.
+
+Diagnostics logged per epoch, at the roll-out policy (the first policy step): ``entropy``, the
+batch mean of the policy's entropy (nats); with ``aux``, ``aux_grad_share``
+:math:`= \|\nabla\text{aux}\| / (\|\nabla\text{aux}\| + \|\nabla L^{\rm clip}\|)`, the
+auxiliary term's share of the policy-gradient norm (two extra backward passes per epoch), and
+whatever the auxiliary's optional ``diagnostics(probs, targets)`` returns.
 """
 
 from __future__ import annotations
@@ -119,7 +125,8 @@ class ActorCritic(nn.Module):
 
 
 class Auxiliary(Protocol):
-    """Hook into PPO (kickstarting implements it)."""
+    """Hook into PPO (kickstarting implements it; it may also have ``diagnostics(probs, targets)
+    -> dict[str, float]``, logged per epoch)."""
 
     def start_epoch(self, epoch: int) -> dict[str, float]: ...
 
@@ -181,6 +188,26 @@ def advantages_and_targets(
     tail = rewards.copy()
     tail[-1] += gamma * np.asarray(last_value, rewards.dtype) * (1.0 - dones[-1])
     return adv, discounted_cumsum(tail, gamma, dones)
+
+
+def _aux_diagnostics(aux: Auxiliary, agent: ActorCritic, logp_all: torch.Tensor,
+                     targets: torch.Tensor, surrogate: torch.Tensor, extra: torch.Tensor
+                     ) -> dict[str, float]:  # fmt: skip
+    """The auxiliary term's share of the policy-gradient norm and its own ``diagnostics``."""
+    params = list(agent.pi.parameters())
+
+    def norm(term: torch.Tensor) -> float:
+        if not term.requires_grad:
+            return 0.0
+        grads = torch.autograd.grad(term, params, retain_graph=True, allow_unused=True)
+        return float(torch.sqrt(sum((g**2).sum() for g in grads if g is not None)))
+
+    g_aux, g_clip = norm(extra), norm(surrogate)
+    out = {"aux_grad_share": g_aux / (g_aux + g_clip) if g_aux + g_clip > 0 else 0.0}
+    hook = getattr(aux, "diagnostics", None)
+    if hook is not None:
+        out |= hook(logp_all.exp(), targets)
+    return out
 
 
 def train_ppo(
@@ -271,6 +298,7 @@ def train_ppo(
         # each optimiser exactly its own gradient (same updates as two separate loops, half the
         # passes); the policy stops early on KL, the value function keeps its train_v_iters
         kl, pi_iters, aux_loss, pi_on = 0.0, 0, 0.0, config.train_pi_iters > 0
+        diag: dict[str, float] = {"entropy": np.nan}
         for it in range(max(config.train_pi_iters, config.train_v_iters)):
             pi_on = pi_on and it < config.train_pi_iters
             v_on = it < config.train_v_iters
@@ -284,9 +312,13 @@ def train_ppo(
                 kl = float((b_logp - logp.detach()).mean())
                 pi_on = kl <= 1.5 * config.target_kl
             if pi_on:
+                if it == 0:
+                    diag["entropy"] = float(-(logp_all.exp() * logp_all).sum(-1).mean().detach())
                 if aux is not None:
                     extra = aux.loss(logp_all.exp(), b_tgt)
                     aux_loss = float(extra.detach())
+                    if it == 0:
+                        diag |= _aux_diagnostics(aux, agent, logp_all, b_tgt, loss_pi, extra)
                     loss_pi = loss_pi + extra
                 loss = loss + loss_pi
                 pi_opt.zero_grad()
@@ -312,6 +344,7 @@ def train_ppo(
                 "pi_iters": pi_iters,
                 "loss_v": float(loss_v.detach()) if config.train_v_iters else np.nan,
                 "aux_loss": aux_loss,
+                **diag,
                 "wall_time": time.perf_counter() - t0,
                 **info_row,
             }

@@ -25,6 +25,8 @@ import sys
 import time
 from collections.abc import Iterator
 
+import pandas as pd
+
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.records import results_dir
 from privrl.chapter.skeleton import Chapter, Context
@@ -32,6 +34,12 @@ from privrl.papers.gohari2021 import theory
 from privrl.papers.gohari2021.checks import CHECKS, chapter_rng
 from privrl.papers.gohari2021.claims import CLAIMS, ERRATA
 from privrl.papers.gohari2021.curves import figure2_curves, final_returns, speedup_table, thresholds
+from privrl.papers.gohari2021.diagnostics import (
+    diagnostic_labels,
+    diagnostics_summary,
+    diagnostics_table,
+    first_spent_rollout,
+)
 from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
 from privrl.papers.gohari2021.recorded import (
     RecordedAnalysis,
@@ -50,7 +58,8 @@ from privrl.papers.gohari2021.runs import (
 from privrl.papers.gohari2021.teacher import teacher_path, train_teacher
 
 MECHANISM = "Dirichlet mechanism on the eta-restricted simplex (eq. 5)"
-ACCOUNTANT = "Theorem 1 (eq. 12; delta of eq. 6 by Monte Carlo, 95% Clopper-Pearson upper bound)"
+ACCOUNTANT = ("Theorem 1 (eq. 12; delta: a rigorous upper bound on eq. 6, the union bound over "
+              "coordinates of Beta CDFs (exact for m = 2), incomplete beta by mpmath rounded up)")
 
 
 def _maximisation(m: str, sup_ratio: float) -> CrossCheck:
@@ -94,11 +103,29 @@ class GohariChapter(Chapter):
             curves=figure2_curves(runs, window=p.smoothing_window),
         )  # fmt: skip
         ctx.extra.update(references=refs, thresholds=levels)
+        self._diagnose(ctx, runs)
         if p.measure_cost:
             ctx.tables["cost"] = measure_rollout_cost(GohariProfile.paper(seed=p.seed))
         recorded = load_paper_curves()
         if recorded is not None:
             ctx.extra["recorded"] = recorded_analysis(*recorded)
+
+    @staticmethod
+    def _diagnose(ctx: Context, runs: pd.DataFrame) -> None:
+        """Issue 25's per roll-out diagnostics of the students and plain PPO, their summary over
+        the informed and the spent roll-outs of the c = 0.3 schedule, and (for the erratum
+        ``random_answers_pull``) the penalised fraction after the budget of each reading."""
+        p = ctx.profile
+        labels = diagnostic_labels(p, runs)
+        table = diagnostics_table(runs, labels)
+        first = first_spent_rollout(p)
+        summary = diagnostics_summary(table, first)
+        ctx.tables.update(diagnostics=table, diagnostics_summary=summary)
+        ctx.extra.update(diagnostic_labels=labels, first_spent=first)
+        spent = summary.xs("budget spent", level="phase") if first < p.epochs else None
+        for key, label in (("pen_after_aware", AWARE), ("pen_after_union", f"{AWARE}, union radius")):
+            ctx.values[key] = (float(spent.loc[label, "penalised_fraction"])
+                               if spent is not None and label in spent.index else float("nan"))  # fmt: skip
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """The profile's teacher's policy for one observation at k0, and the paper's reported pair
@@ -108,8 +135,9 @@ class GohariChapter(Chapter):
             paper=NAME, release=f"{p.env} teacher's policy for one observation, Dir_k(f(s)) at k0 = {p.k0:g}",
             mechanism=MECHANISM, relation="replace-one", unit="observation",
             noise=f"k = {p.k0:g}, eta = {p.eta:g}, tau = {p.tau:.3g}, b = {p.b:.3g} (b-adjacent: "
-                  f"||X - X'||_2 <= b, Definition 1), certified L = {teacher['L']:.3g}",
-            epsilon=teacher["eps_q"], delta=teacher["d_q_upper"], compositions=1, accountant=ACCOUNTANT,
+                  f"||X - X'||_2 <= b, Definition 1), certified L = {teacher['L']:.3g}; Monte Carlo "
+                  f"cross-check of delta: {teacher['d_q_mc']:.4f} (95% upper {teacher['d_q_mc_upper']:.4f})",
+            epsilon=teacher["eps_q"], delta=teacher["d_q"], compositions=1, accountant=ACCOUNTANT,
             event=teacher["event"],
             cross_check=_maximisation("m", teacher["sup_ratio"]),
             audit="audits:dirichlet",
@@ -118,8 +146,10 @@ class GohariChapter(Chapter):
             paper=NAME, release="AirRaid teacher's policy for one observation at k = 5 (the paper's reported pair)",
             mechanism=MECHANISM, relation="replace-one", unit="observation",
             noise=f"k = 5, eta = {pair.eta:g}, tau = {pair.tau:.3g}, L b = {pair.lb:.4f} (stated here; "
-                  "the paper states none of them)",
-            epsilon=pair.epsilon, delta=pair.delta_upper, compositions=1, accountant=ACCOUNTANT,
+                  f"the paper states none of them); delta between {pair.delta_lower:.4f} (rigorous lower "
+                  f"bound) and {pair.delta:.4f}; Monte Carlo cross-check {pair.delta_mc:.4f} (95% upper "
+                  f"{pair.delta_mc_upper:.4f})",
+            epsilon=pair.epsilon, delta=pair.delta, compositions=1, accountant=ACCOUNTANT,
             event=theory.paper_pair_event(pair),
             cross_check=_maximisation("6", ctx.values["pair_sup_ratio"]),
             audit="audits:dirichlet",
@@ -143,7 +173,8 @@ class GohariChapter(Chapter):
             ctx.glue("hours_total", per_run * n_cfg * paper.n_trials)
             ctx.glue("n_paper_configs", n_cfg)
             ctx.glue("n_paper_configs_listed", len(figure2_configs(paper)))
-            design = GohariProfile.paper(n_trials=6, epochs=450, supplement=False, radius_arms=())
+            design = GohariProfile.paper(n_trials=6, epochs=450, supplement=False, radius_arms=(),
+                                         after_budget_arms=())
             ctx.glue("hours_design", per_rollout * design.epochs * len(figure2_configs(design))
                      * design.n_trials / 3600)  # fmt: skip
         if "recorded" in ctx.extra:
@@ -188,12 +219,17 @@ def main(argv: list[str] | None = None) -> None:
     rc.add_argument("--seed", type=int, default=0)
     rc.add_argument("--executor", default="process",
                     help="'process', 'serial' or a Dask scheduler address tcp://HOST:8786")  # fmt: skip
+    rc.add_argument("--radius-arms", nargs="*", default=["union"],
+                    help="the c = 0.3 aware student again with these radii of Lemma 1 (arm c)")  # fmt: skip
+    rc.add_argument("--after-budget-arms", nargs="*", default=["silent"],
+                    help="the c = 0.3 aware student again with the teacher silent after its budget (arm b)")  # fmt: skip
     rc.add_argument("--cache-dir", default=None)
     rc.add_argument("--out", default=None, help="directory (default book/measurements/results)")
     args = parser.parse_args(argv)
     if args.command == "record-curves":
         profile = GohariProfile.paper(n_trials=args.n_trials, epochs=args.epochs, seed=args.seed,
-                                      supplement=False, radius_arms=())  # fmt: skip
+                                      supplement=False, radius_arms=tuple(args.radius_arms),
+                                      after_budget_arms=tuple(args.after_budget_arms))  # fmt: skip
         command = " ".join(["python -m privrl.papers.gohari2021.chapter",
                             *(sys.argv[1:] if argv is None else argv)])
         paths = record_paper_curves(profile, args.out or results_dir(), executor=args.executor,

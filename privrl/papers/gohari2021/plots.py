@@ -19,7 +19,7 @@ def panel_labels(curves: pd.DataFrame, panel: str, student_label: str) -> list[s
     own = list(curves.loc[curves["panel"] == panel, "label"].unique())
     if panel in ("b", "c", "d"):
         return [student_label, *own]
-    if panel == "radius":
+    if panel in ("radius", "after budget"):
         return ["aware, c = 0.3", *own] if own else []
     return own
 
@@ -30,6 +30,14 @@ PANELS = (
     ("c", "(c) privacy-aware"),
     ("d", "(d) privacy-unaware"),
     ("radius", "aware c = 0.3: radius of Lemma 1"),
+    ("after budget", "aware c = 0.3: teacher after its budget"),
+)
+
+#: The diagnostics of :func:`plot_diagnostics` (column, axis label).
+DIAGNOSTICS = (
+    ("penalised_fraction", "share of answers penalised (16)"),
+    ("aux_grad_share", "penalty's share of gradient norm"),
+    ("entropy", "policy entropy (nats)"),
 )
 
 
@@ -93,8 +101,25 @@ def plot_k_grid(grid: pd.DataFrame, eps_limit: float, eta: float):
     ax[0].set(xlabel="Dirichlet concentration k", ylabel="epsilon per query",
               title=f"m = 6, eta = {eta}")  # fmt: skip
     ax[0].legend()
-    ax[1].semilogx(grid["k"], grid["delta"], "o-")
+    ax[1].semilogx(grid["k"], grid["delta"], "o-", label="union bound (upper)")
+    ax[1].semilogx(grid["k"], grid["delta (lower bound)"], "s--", label="Bonferroni (lower)")
     ax[1].set(xlabel="Dirichlet concentration k", ylabel="delta per query (eq. 6)")
+    ax[1].legend()
+    return fig
+
+
+def plot_diagnostics(diagnostics: pd.DataFrame, labels: list[str], first_spent: int):
+    """Per roll-out median over seeds of each of :data:`DIAGNOSTICS` for ``labels`` (tidy:
+    label, epoch and the columns), with the first roll-out after the c = 0.3 budget marked; one
+    colour per label in every panel."""
+    fig, axes = new_figure(1, len(DIAGNOSTICS), width=3.4, height=2.8)
+    for ax, (col, name) in zip(axes.flat, DIAGNOSTICS, strict=True):
+        for j, label in enumerate(labels):
+            g = diagnostics[diagnostics["label"] == label].groupby("epoch")[col].median()
+            ax.plot(g.index, g.to_numpy(), lw=1, c=f"C{j}", label=label)
+        ax.axvline(first_spent, c="gray", ls=":", lw=0.8)
+        ax.set(xlabel="roll-out (dotted: budget spent, c = 0.3)", ylabel=name)
+    axes.flat[-1].legend(fontsize="x-small")
     return fig
 
 

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from privrl.chapter.profile import Profile
 from privrl.core.accounting import dirichlet as acc
+from privrl.core.algorithms.kickstarting import AFTER_BUDGET
 from privrl.core.algorithms.ppo import PPOConfig
 from privrl.core.validation import check_choice, check_int
 
@@ -34,7 +35,9 @@ class GohariProfile(Profile):
     ``value_targets``, see :mod:`privrl.core.algorithms.ppo`); teacher query (``k0``, vanishing
     ``coefficient``s, ``k_min``, ``eta``, ``tau``, adjacency ``b``); the privacy-aware student
     (``lam``, ``beta``, ``radius`` of Lemma 1; ``radius_arms``: the c = 0.3 student again with
-    these radii); speed-up (``quantiles`` q of the thresholds, ``smoothing_window`` roll-outs,
+    these radii); what the teacher sends once its budget is spent (``after_budget``: ``random``
+    policies, the paper's reading, or ``silent``; ``after_budget_arms``: the c = 0.3 aware student
+    again under these readings); speed-up (``quantiles`` q of the thresholds, ``smoothing_window`` roll-outs,
     ``eval_episodes`` for the random and teacher returns).
     """
 
@@ -59,8 +62,11 @@ class GohariProfile(Profile):
     k_min: float = 0.1
     radius: Literal["printed", "union", "subgaussian", "mc"] = "mc"
     radius_arms: tuple[str, ...] = ("printed", "union")
-    # tau: delta of eq. (6) is 0.05 at k0 = 5, m = 2, eta = 0.1 (tau_for_delta); b: adjacency
-    tau: float = 4.8e-4
+    after_budget: Literal["random", "silent"] = "random"
+    after_budget_arms: tuple[str, ...] = ("silent",)
+    # tau: the exact delta of eq. (6) is at most 0.05 at k0 = 5, m = 2, eta = 0.1
+    # (tau_for_delta_bound gives 4.617e-4, rounded down); b: adjacency
+    tau: float = 4.61e-4
     b: float = 0.01
     aware_coefficients: tuple[float, ...] = (0.1, 0.3)
     unaware_coefficients: tuple[float, ...] = (0.3, 0.9)
@@ -81,9 +87,10 @@ class GohariProfile(Profile):
         "max_episode_steps": 1000,
         "reset_each_epoch": True,
         "value_targets": "rewards-to-go",
-        # tau: delta of eq. (6) is 0.05 at k0 = 5, m = 6, eta = 0.1; b: with the committed
-        # teacher's certified L, Theorem 1 gives the paper's epsilon = 4.46 at k0 (L * b = 0.0153)
-        "tau": 1.88e-5,
+        # tau: the union bound on delta of eq. (6) is at most 0.05 at k0 = 5, m = 6, eta = 0.1
+        # (tau_for_delta_bound gives 1.845e-5, rounded down); b: with the committed teacher's
+        # certified L, Theorem 1 gives about the paper's epsilon = 4.46 at k0 (L * b = 0.0153)
+        "tau": 1.84e-5,
         "b": 1.05e-4,
         "supplement": True,
         "coefficients": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
@@ -116,6 +123,9 @@ class GohariProfile(Profile):
                              "(the paper's equal-budget comparison)")  # fmt: skip
         for arm in self.radius_arms:
             check_choice(arm, "radius_arms", acc.RADII)
+        check_choice(self.after_budget, "after_budget", AFTER_BUDGET)
+        for arm in self.after_budget_arms:
+            check_choice(arm, "after_budget_arms", AFTER_BUDGET)
 
     def ppo_config(self, hidden: int) -> PPOConfig:
         """PPO of a (hidden, hidden) agent with this profile's episode handling."""

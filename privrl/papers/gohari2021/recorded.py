@@ -60,6 +60,8 @@ def panel_of(label: str) -> str:
         return "b"
     if label.endswith("radius"):
         return "radius"
+    if label.endswith("after budget"):
+        return "after budget"
     return "c" if label.startswith("aware") else "d" if label.startswith("unaware") else "other"
 
 

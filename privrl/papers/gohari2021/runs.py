@@ -31,7 +31,7 @@ from privrl.papers.gohari2021.teacher import load_teacher, play, teacher_lipschi
 RUN_KEYS = (
     "env", "epochs", "steps_per_epoch", "n_envs", "max_episode_steps", "reset_each_epoch",
     "value_targets", "gamma", "gae_lambda", "train_pi_iters", "train_v_iters", "k0", "lam", "beta",
-    "eta", "k_min", "radius", "tau", "b", "teacher_hidden",
+    "eta", "k_min", "radius", "tau", "b", "teacher_hidden", "after_budget",
 )  # fmt: skip
 
 
@@ -50,7 +50,7 @@ def run_agent(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFr
             coefficient=config.get("coefficient", 1.0), lam=config["lam"] if private else 0.0,
             beta=config["beta"], radius=config["radius"], eta=config["eta"], tau=config["tau"],
             lipschitz=teacher_lipschitz(teacher, config["eta"]), b=config["b"],
-            k_min=config["k_min"],
+            k_min=config["k_min"], after_budget=config.get("after_budget", "random"),
         )  # fmt: skip
     ppo = PPOConfig(
         hidden_sizes=(int(config["hidden"]),) * 2, steps_per_epoch=int(config["steps_per_epoch"]),
@@ -64,7 +64,9 @@ def run_agent(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFr
 
 
 def figure2_configs(profile: GohariProfile) -> list[dict[str, Any]]:
-    """Runs of Figure 2 (panels a-d), the radius arms and, with ``supplement``, the supplement's
+    """Runs of Figure 2 (panels a-d), the radius and after-budget arms (panel ``deciding``:
+    the c = 0.3 aware student with another radius or with the teacher ``silent`` after its budget;
+    issue 25's arms (c) and (b)) and, with ``supplement``, the supplement's
     lambda and coefficient sweeps (duplicates by content are removed by :func:`run_figure2`)."""
     base = {k: getattr(profile, k) for k in RUN_KEYS}
     s, t = profile.student_hidden, profile.teacher_hidden
@@ -83,6 +85,11 @@ def figure2_configs(profile: GohariProfile) -> list[dict[str, Any]]:
     for arm in profile.radius_arms:
         runs.append({**base, "panel": "radius", "method": "private", "hidden": s,
                      "coefficient": 0.3, "radius": arm, "label": f"{AWARE}, {arm} radius"})  # fmt: skip
+    for arm in profile.after_budget_arms:
+        if arm != profile.after_budget:
+            runs.append({**base, "panel": "after budget", "method": "private", "hidden": s,
+                         "coefficient": 0.3, "after_budget": arm,
+                         "label": after_budget_label(arm)})  # fmt: skip
     if profile.supplement:
         for lam in profile.lambdas:
             runs.append({**base, "panel": "lambda", "method": "private", "hidden": s,
@@ -91,6 +98,11 @@ def figure2_configs(profile: GohariProfile) -> list[dict[str, Any]]:
             runs.append({**base, "panel": "coefficient", "method": "private", "hidden": s,
                          "coefficient": c, "label": f"c = {c}"})  # fmt: skip
     return runs
+
+
+def after_budget_label(arm: str) -> str:
+    """Label of the c = 0.3 aware student whose teacher sends ``arm`` after its budget."""
+    return f"{AWARE}, teacher {arm} after budget"
 
 
 def _content(config: dict[str, Any]) -> tuple:

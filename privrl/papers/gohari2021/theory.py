@@ -2,10 +2,12 @@ r"""Gohari et al. (2021): the computations behind the chapter's checks of Theore
 (no learning runs). Each returns its table or numbers; :mod:`privrl.papers.gohari2021.checks`
 records the checks on them.
 
-* :func:`delta_cross_check`: eq. (6) by Monte Carlo against numerical integration (m = 2, 3);
+* :func:`delta_cross_check`: eq. (6) by Monte Carlo against numerical integration and the rigorous
+  bounds (m = 2, 3);
 * :func:`paper_pair`: a combination :math:`(\eta, \tau, Lb)` that gives the paper's
-  :math:`(4.46, 0.05)` at :math:`k = 5`, m = 6, the family it belongs to and the sensitivity of
-  the pair to each parameter;
+  :math:`(4.46, 0.05)` at :math:`k = 5`, m = 6 (:math:`\tau` by bisection on the rigorous bound
+  of eq. 6, :func:`~privrl.core.accounting.dirichlet.tau_for_delta_bound`), the family it belongs
+  to and the sensitivity of the pair to each parameter;
 * :func:`k_grid`: eq. (12) and (6) over a grid of :math:`k` (as :math:`k \to 0`,
   :math:`\varepsilon` tends to a finite limit, :func:`epsilon_limit_small_k`, while
   :math:`\delta \to 1`);
@@ -36,8 +38,9 @@ SIMPLEX_DIAMETER = math.sqrt(2.0)
 
 
 def delta_cross_check(rng: np.random.Generator, n_samples: int = 100_000) -> pd.DataFrame:
-    """Eq. (6) by Monte Carlo (with its exact one-sided 95% bound) against numerical integration;
-    ``error / standard error`` is the Monte Carlo error in binomial standard errors."""
+    """Eq. (6) by Monte Carlo (with its exact one-sided 95% bound) against numerical integration
+    and the rigorous lower and upper bounds (exact Beta CDFs at m = 2); ``error / standard error``
+    is the Monte Carlo error in binomial standard errors."""
     rows = []
     for m, k, eta, tau in [(2, 5.0, 0.1, 0.01), (2, 1.0, 0.2, 0.05), (3, 5.0, 0.1, 0.01),
                            (3, 2.0, 0.2, 0.05)]:  # fmt: skip
@@ -45,6 +48,8 @@ def delta_cross_check(rng: np.random.Generator, n_samples: int = 100_000) -> pd.
         exact = acc.theorem1_delta_integral(k, m, eta, tau)
         se = math.sqrt(exact * (1 - exact) / n_samples)
         rows.append({"m": m, "k": k, "eta": eta, "tau": tau, "delta (integration)": exact,
+                     "delta (lower bound)": acc.theorem1_delta_lower(k, m, eta, tau),
+                     "delta (upper bound)": acc.theorem1_delta_bound(k, m, eta, tau),
                      "delta (Monte Carlo)": mc.estimate, "95% upper bound": mc.upper,
                      "error / standard error": (mc.estimate - exact) / se})  # fmt: skip
     return pd.DataFrame(rows)
@@ -52,33 +57,39 @@ def delta_cross_check(rng: np.random.Generator, n_samples: int = 100_000) -> pd.
 
 @dataclass(frozen=True)
 class PaperPair:
-    """The stated combination behind the paper's (4.46, 0.05) at k = 5, m = 6."""
+    """The stated combination behind the paper's (4.46, 0.05) at k = 5, m = 6: ``delta`` is the
+    rigorous (union) bound on eq. (6), ``delta_lower`` a rigorous lower bound, ``delta_mc`` and
+    ``delta_mc_upper`` the Monte Carlo cross-check (estimate, 95% Clopper-Pearson bound)."""
 
     eta: float
     tau: float
     lb: float
     epsilon: float
     delta: float
-    delta_upper: float
+    delta_lower: float
+    delta_mc: float
+    delta_mc_upper: float
 
 
 def paper_pair(rng: np.random.Generator, eta: float = 0.1) -> tuple[PaperPair, pd.DataFrame, pd.DataFrame]:
-    r"""Solve eq. (6) for :math:`\tau` (:math:`\delta = 0.05`) and eq. (12) for :math:`Lb`
+    r"""Solve the rigorous bound on eq. (6) for :math:`\tau` (:math:`\delta \le 0.05`, bisection)
+    and eq. (12) for :math:`Lb`
     (:math:`\varepsilon = 4.46`) at ``eta``; the one-parameter family over :math:`\eta`; the
     sensitivity of the pair to each parameter changed alone."""
     m, k = AIRRAID_ACTIONS, PAPER_K
     family = []
     for e in [0.05, 0.08, 0.09, 0.1, 0.12, 0.15]:
         g = acc.gamma_terms(k, m, e)
-        tau = acc.tau_for_delta(PAPER_DELTA, k, m, e, rng, n_samples=100_000)
+        tau = acc.tau_for_delta_bound(PAPER_DELTA, k, m, e)
         lb = (PAPER_EPSILON - g) / (math.sqrt(m) * k * math.log(1 / tau)) if g < PAPER_EPSILON else math.nan
         family.append({"eta": e, "Gamma terms of eq. (12)": g, "tau (delta = 0.05)": tau,
                        "L b (epsilon = 4.46)": lb})  # fmt: skip
-    tau = acc.tau_for_delta(PAPER_DELTA, k, m, eta, rng, n_samples=300_000)
+    tau = acc.tau_for_delta_bound(PAPER_DELTA, k, m, eta)
     lb = acc.lipschitz_b_for_epsilon(PAPER_EPSILON, k, m, eta, tau)
     eps = acc.theorem1_epsilon(k, m, eta, tau, lb, 1.0)
     d = acc.theorem1_delta_mc(k, m, eta, tau, rng, n_samples=300_000)
-    pair = PaperPair(eta, tau, lb, eps, d.estimate, d.upper)
+    pair = PaperPair(eta, tau, lb, eps, acc.theorem1_delta_bound(k, m, eta, tau),
+                     acc.theorem1_delta_lower(k, m, eta, tau), d.estimate, d.upper)  # fmt: skip
     changes = [("as stated", {}), ("eta 0.09", {"eta": 0.09}), ("eta 0.11", {"eta": 0.11}),
                ("tau / 2", {"tau": tau / 2}), ("tau x 2", {"tau": tau * 2}),
                ("L b / 2", {"lb": lb / 2}), ("L b x 2", {"lb": lb * 2}),
@@ -88,7 +99,7 @@ def paper_pair(rng: np.random.Generator, eta: float = 0.1) -> tuple[PaperPair, p
         a = {"k": k, "eta": eta, "tau": tau, "lb": lb, **kw}
         rows.append({"change": name,
                      "epsilon": acc.theorem1_epsilon(a["k"], m, a["eta"], a["tau"], a["lb"], 1.0),
-                     "delta": acc.theorem1_delta_mc(a["k"], m, a["eta"], a["tau"], rng, 100_000).estimate})  # fmt: skip
+                     "delta (upper bound)": acc.theorem1_delta_bound(a["k"], m, a["eta"], a["tau"])})  # fmt: skip
     return pair, pd.DataFrame(family), pd.DataFrame(rows)
 
 
@@ -105,13 +116,17 @@ def epsilon_limit_small_k(m: int, eta: float) -> float:
 
 
 def k_grid(pair: PaperPair, rng: np.random.Generator) -> pd.DataFrame:
-    """Eq. (12) and (6) over a grid of k at the pair's (eta, tau, L b), m = 6."""
+    """Eq. (12) and (6) over a grid of k at the pair's (eta, tau, L b), m = 6: delta as its
+    rigorous union bound, its rigorous lower bound and by Monte Carlo."""
     m = AIRRAID_ACTIONS
     ks = np.array([0.05, 0.1, 0.3, 1, 2, 5, 10, 20, 50])
     return pd.DataFrame({
         "k": ks,
         "epsilon": [acc.theorem1_epsilon(k, m, pair.eta, pair.tau, pair.lb, 1.0) for k in ks],
-        "delta": [acc.theorem1_delta_mc(k, m, pair.eta, pair.tau, rng, 50_000).estimate for k in ks],
+        "delta": [acc.theorem1_delta_bound(k, m, pair.eta, pair.tau) for k in ks],
+        "delta (lower bound)": [acc.theorem1_delta_lower(k, m, pair.eta, pair.tau) for k in ks],
+        "delta (Monte Carlo)": [acc.theorem1_delta_mc(k, m, pair.eta, pair.tau, rng, 50_000).estimate
+                                for k in ks],
     })  # fmt: skip
 
 

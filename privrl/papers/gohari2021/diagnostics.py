@@ -1,0 +1,56 @@
+"""Gohari et al. (2021): why the private students learn or do not (issue 25), from the per
+roll-out diagnostics PPO logs (:mod:`privrl.core.algorithms.ppo`,
+:meth:`privrl.core.algorithms.kickstarting.Kickstarter.diagnostics`).
+
+* ``penalised_fraction``: the fraction of the roll-out's teacher answers whose penalty (16) is
+  non-zero (the student's policy further than :math:`\\alpha_\\lambda` from the answer);
+* ``aux_grad_share``: the penalty's share of the policy-gradient norm,
+  :math:`\\|\\nabla\\phi\\| / (\\|\\nabla\\phi\\| + \\|\\nabla L^{\\rm clip}\\|)`, at the roll-out policy;
+* ``entropy``: the student's mean policy entropy over the roll-out's states (nats; uniform play
+  over m actions is :math:`\\log m`).
+
+:func:`diagnostics_table` keeps them per (label, seed, roll-out); :func:`diagnostics_summary`
+averages them over the roll-outs the c = 0.3 teacher answers from its data and over those after
+its budget is spent, per configuration (median over seeds).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from privrl.papers.gohari2021.profile import AWARE, UNAWARE, GohariProfile
+from privrl.papers.gohari2021.runs import after_budget_label, informed_rollouts
+
+#: The diagnostics, in the order they are shown.
+COLUMNS: tuple[str, ...] = ("penalised_fraction", "aux_grad_share", "entropy")
+
+
+def diagnostic_labels(profile: GohariProfile, runs: pd.DataFrame) -> list[str]:
+    """The configurations the diagnostics compare: plain PPO of the student's size, the c = 0.3
+    aware and unaware students and the deciding arms (union radius, silent teacher) that ran."""
+    wanted = [profile.baseline_labels()[1], AWARE, UNAWARE, f"{AWARE}, union radius",
+              *(after_budget_label(a) for a in profile.after_budget_arms)]  # fmt: skip
+    present = set(runs["label"])
+    return [label for label in dict.fromkeys(wanted) if label in present]
+
+
+def diagnostics_table(runs: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    """Per (label, seed, epoch) the diagnostics of :data:`COLUMNS` (NaN where a run has none,
+    e.g. the penalty of plain PPO)."""
+    sub = runs[runs["label"].isin(labels)]
+    cols = {c: sub[c] if c in sub else pd.Series(np.nan, index=sub.index) for c in COLUMNS}
+    return pd.DataFrame({"label": sub["label"], "seed": sub["seed"], "epoch": sub["epoch"], **cols})
+
+
+def first_spent_rollout(profile: GohariProfile, coefficient: float = 0.3) -> int:
+    """The first roll-out after the ``coefficient`` schedule's budget is spent (k_t < k_min)."""
+    return informed_rollouts(profile.k0, coefficient, profile.k_min)
+
+
+def diagnostics_summary(table: pd.DataFrame, first_spent: int) -> pd.DataFrame:
+    """Per label and phase (roll-outs ``< first_spent``: "teacher informed", the rest: "budget
+    spent") the median over seeds of each run's mean diagnostic."""
+    phase = np.where(table["epoch"] < first_spent, "teacher informed", "budget spent")
+    per_run = table.assign(phase=phase).groupby(["label", "phase", "seed"], sort=False)[list(COLUMNS)].mean()
+    return per_run.groupby(level=["label", "phase"], sort=False).median()
