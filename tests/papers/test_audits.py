@@ -191,7 +191,9 @@ def test_dirichlet_pair_attains_the_supremum_of_the_privacy_loss():
     from privrl.core.accounting import dirichlet as dir_acc
     from privrl.core.mechanisms.dirichlet import dirichlet_log_density
 
-    k, m, eta, tau = releases._DIR_K, releases._DIR_M, releases._DIR_ETA, releases._DIR_TAU
+    k, m, eta = releases._DIR_K, releases._DIR_M, releases._DIR_ETA
+    tau = dir_acc.tau_for_delta_bound(releases._DIR_DELTA, k, m, eta)
+    assert dir_acc.theorem1_delta_bound(k, m, eta, tau) <= releases._DIR_DELTA
     lb = dir_acc.lipschitz_b_for_epsilon(releases._DIR_EPS, k, m, eta, tau)
     pi = dir_acc.vertex_policy(m, eta)
     pi_prime = pi + np.array([lb, -lb]) / math.sqrt(2.0)

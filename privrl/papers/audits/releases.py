@@ -534,11 +534,12 @@ def audit_pgc_prs(size: str = "quick", seed: int = 0, weakened: bool = False) ->
 
 
 # --------------------------------------------------------------------------- Gohari et al. 2021
-_DIR_K, _DIR_M, _DIR_ETA, _DIR_TAU, _DIR_EPS, _DIR_ETA_WEAK = 5.0, 2, 0.1, 4.8e-4, 4.46, 1e-3
+_DIR_K, _DIR_M, _DIR_ETA, _DIR_DELTA, _DIR_EPS, _DIR_ETA_WEAK = 5.0, 2, 0.1, 0.05, 4.46, 1e-3
 
 
 def audit_dirichlet(size: str = "quick", seed: int = 0, weakened: bool = False) -> au.AuditResult:
-    """One teacher release ``Dir_k(pi)``: pi at the vertex of the eta-restricted simplex, pi' at
+    """One teacher release ``Dir_k(pi)`` (m = 2, k = 5, tau meeting delta = 0.05 by the rigorous
+    bound): pi at the vertex of the eta-restricted simplex, pi' at
     2-norm distance L b towards the centre (L b from Theorem 1 at epsilon 4.46); exact
     log-likelihood ratio (eq. 18) as the score. This pair attains the supremum of the privacy
     loss over every pair L b apart in the eta-restricted simplex and every output in the
@@ -546,9 +547,10 @@ def audit_dirichlet(size: str = "quick", seed: int = 0, weakened: bool = False) 
     so the pair is (1.40, delta)-DP: no pair attains eq. (12)'s 4.46, whose Cauchy-Schwarz step and
     Gamma-term bounds (eqs. 19, 25) are not attained together. Weakened: the same distance from a vertex with
     eta = 1e-3 while the claim keeps eta = 0.1."""
-    lb = dir_acc.lipschitz_b_for_epsilon(_DIR_EPS, _DIR_K, _DIR_M, _DIR_ETA, _DIR_TAU)
-    claimed = dir_acc.theorem1_epsilon(_DIR_K, _DIR_M, _DIR_ETA, _DIR_TAU, lb, 1.0)
-    delta = dir_acc.theorem1_delta_integral(_DIR_K, _DIR_M, _DIR_ETA, _DIR_TAU)
+    tau = dir_acc.tau_for_delta_bound(_DIR_DELTA, _DIR_K, _DIR_M, _DIR_ETA)
+    lb = dir_acc.lipschitz_b_for_epsilon(_DIR_EPS, _DIR_K, _DIR_M, _DIR_ETA, tau)
+    claimed = dir_acc.theorem1_epsilon(_DIR_K, _DIR_M, _DIR_ETA, tau, lb, 1.0)
+    delta = dir_acc.theorem1_delta_bound(_DIR_K, _DIR_M, _DIR_ETA, tau)
     eta = _DIR_ETA_WEAK if weakened else _DIR_ETA
     pi = dir_acc.vertex_policy(_DIR_M, eta)
     step = lb / math.sqrt(2.0)  # moving mass t between the two actions moves pi by sqrt(2) t

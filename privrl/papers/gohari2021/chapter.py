@@ -71,6 +71,13 @@ def _maximisation(m: str, sup_ratio: float) -> CrossCheck:
                       "outside the delta event)", max(sup_ratio, 1e-12))  # fmt: skip
 
 
+#: What one Dirichlet release is without a delta (Theorem 1's delta is the probability mass
+#: outside Delta_{m,tau}, where the log-density ratio is unbounded).
+AT_DELTA_ZERO = ("no finite epsilon: the log-density ratio of two Dirichlet releases is unbounded "
+                 "as a coordinate tends to 0, which is why Theorem 1 spends delta on the mass "
+                 "outside Delta_{m,tau}")
+
+
 class GohariChapter(Chapter):
     """Gohari et al. (2021) on the skeleton: checks, Figure 2, ledger, claims, errata."""
 
@@ -140,7 +147,7 @@ class GohariChapter(Chapter):
             epsilon=teacher["eps_q"], delta=teacher["d_q"], compositions=1, accountant=ACCOUNTANT,
             event=teacher["event"],
             cross_check=_maximisation("m", teacher["sup_ratio"]),
-            audit="audits:dirichlet",
+            audit="audits:dirichlet", at_delta_zero=AT_DELTA_ZERO,
         )  # fmt: skip
         yield LedgerEntry(
             paper=NAME, release="AirRaid teacher's policy for one observation at k = 5 (the paper's reported pair)",
@@ -152,7 +159,7 @@ class GohariChapter(Chapter):
             epsilon=pair.epsilon, delta=pair.delta, compositions=1, accountant=ACCOUNTANT,
             event=theory.paper_pair_event(pair),
             cross_check=_maximisation("6", ctx.values["pair_sup_ratio"]),
-            audit="audits:dirichlet",
+            audit="audits:dirichlet", at_delta_zero=AT_DELTA_ZERO,
         )  # fmt: skip
 
     def finish(self, ctx: Context) -> None:
