@@ -25,12 +25,33 @@ factor ``gamma^{T-t}`` that eq. (12) has; we use eq. (12)'s discounted form in b
 Acting: with probability ``1 - alpha`` the greedy action ``argmax_a pi(a|s)`` (Algorithm 1), else
 a uniformly random action, ``alpha = max(0, 0.5 - n/1800)`` for submission ``n``.
 
-Asynchrony (9 threads in the paper), simulated deterministically in *waves*: the ``W`` workers
-start together from the same snapshot of ``theta``; their submissions reach the aggregator in
-worker order, so worker ``j`` of a wave computed its gradient on parameters that miss up to
-``j <= W - 1 = 8`` of the submissions received before it. Everything is batched: all workers of
-all trials of a run step their carts together and their gradients are computed analytically in
-numpy (checked against torch autograd in ``tests/test_a3c.py``).
+Asynchrony (9 threads in the paper), simulated in *waves*. **The staleness model** (the same
+since the first version; only the order in which the simulation handles events changed):
+
+1. Each trial on its own: its submissions ``0, 1, 2, ...`` come in waves of ``W = n_workers``
+   consecutive indices, wave ``i`` holding ``iW, ..., iW + W - 1`` (the last wave may be short).
+2. The ``W`` workers of wave ``i`` all copy ``theta`` after the aggregator has received exactly
+   the submissions ``0, ..., iW - 1`` (all earlier waves, none of this one), each runs one
+   episode with the fresh randomness of its submission index (gravity, initial state,
+   exploration), and their reports reach the aggregator in worker order. So submission ``n``
+   was computed on parameters that miss exactly ``n mod W`` submissions received before it
+   (its *staleness*; at most ``W - 1 = 8``), and wave ``i + 1`` starts only after wave ``i``
+   has been received.
+3. Trials do not interact: nothing of one trial depends on another's events.
+
+The distribution of every trial's trajectory is therefore fixed by 1-3 and the per-submission
+randomness, whatever the timing of other trials. The simulation uses that: the trials' waves
+run *out of step* on one set of ``n_trials x W`` carts stepped as a numpy batch; a trial whose
+wave has ended submits it (with the other trials waiting at that moment) and starts its next
+wave, without waiting for the longest episode of all trials. ``TrainingResult.staleness``
+records, per submission, how many submissions the aggregator received between the worker's
+copy and its report, counted from the simulation's events (tested to be ``n mod W``). With
+one trial the random draws come in the same order as in a wave-by-wave simulation, which
+``tests/papers/test_ono2020.py`` replays with gymnasium and torch. With several trials the
+order of draws, hence a seeded run's numbers, differ from the lock-step simulation used before
+(same distribution). Per-episode gradients are computed on the episodes laid end to end
+(:func:`flat_episode_gradients`), never padded to the longest; :func:`episode_gradients` is
+the padded form, checked against torch autograd in ``tests/core/test_a3c.py``.
 """
 
 from __future__ import annotations
@@ -307,14 +328,15 @@ def flat_episode_gradients(
     lengths = np.asarray(lengths, dtype=np.int64)
     if lengths.size == 0 or lengths.min() < 1 or lengths.sum() != actions.shape[0]:
         raise ValueError("lengths must be >= 1 and sum to the number of steps")
-    n_ep = lengths.size
+    n, n_ep = actions.shape[0], lengths.size
     starts = np.cumsum(lengths) - lengths
     th = np.repeat(theta, lengths, axis=0)
-    wc, wp, wv = unpack(th)
-    wv = wv[:, 0]
-    pre = (wc @ obs[:, :, None])[..., 0]
+    wc, wp, wv = th[:, : _SIZES[0]], th[:, _SIZES[0] : D - N_HIDDEN], th[:, D - N_HIDDEN :]
+    pre = wc[:, 0::N_OBS] * obs[:, :1]  # theta_c s, theta_c stored row-major (16 x 4)
+    for i in range(1, N_OBS):
+        pre += wc[:, i::N_OBS] * obs[:, i : i + 1]
     h = np.maximum(pre, 0.0)
-    logits = (wp @ h[:, :, None])[..., 0]
+    logits = np.stack([(wp[:, :N_HIDDEN] * h).sum(axis=1), (wp[:, N_HIDDEN:] * h).sum(axis=1)], 1)
     v = (wv * h).sum(axis=1)
     wc_e, _, wv_e = unpack(theta)
     v_end = (wv_e[:, 0] * np.maximum((wc_e @ last_obs[:, :, None])[..., 0], 0.0)).sum(axis=1)
@@ -323,34 +345,38 @@ def flat_episode_gradients(
     logp = _log_softmax(logits)
     p = np.exp(logp)
     ent = -(p * logp).sum(axis=1)
-    rows = np.arange(actions.shape[0])
-    per_step_loss = -logp[rows, actions] * adv - beta * ent + lam * adv**2
-    dz = beta * p * (logp + ent[:, None])
+    rows = np.arange(n)
+    dz = (
+        beta * p * (logp + ent[:, None])
+    )  # d loss / d logits: -adv (onehot - p) + beta p (logp + H)
     dz[rows, actions] -= adv
-    dz += adv[:, None] * p  # -adv (onehot - p) + beta p (logp + H)
+    dz += adv[:, None] * p
     dv = -2.0 * lam * adv
     live = pre > 0
-    dh_actor = (dz[:, :1] * wp[:, 0] + dz[:, 1:] * wp[:, 1]) * live
+    dh_actor = (dz[:, :1] * wp[:, :N_HIDDEN] + dz[:, 1:] * wp[:, N_HIDDEN:]) * live
     dh_critic = (dv[:, None] * wv) * live
-    n = rows.size
-    cols = [(dz[:, :, None] * h[:, None, :]).reshape(n, -1), dv[:, None] * h]
-    if split:
-        cols += [(dh_actor[:, :, None] * obs[:, None, :]).reshape(n, -1),
-                 (dh_critic[:, :, None] * obs[:, None, :]).reshape(n, -1)]  # fmt: skip
-    else:
-        cols.append(((dh_actor + dh_critic)[:, :, None] * obs[:, None, :]).reshape(n, -1))
-    cols += [per_step_loss[:, None], ent[:, None]]
-    sums = np.add.reduceat(np.concatenate(cols, axis=1), starts, axis=0)
-    a, b = _SIZES[1], _SIZES[1] + _SIZES[2]
-    g_wp, g_wv = sums[:, :a], sums[:, a:b]
-    loss, mean_ent = sums[:, -2], sums[:, -1] / lengths
+    # per-step contributions, columns: [theta_c (actor or both), theta_p, theta_v, loss, entropy,
+    # theta_c (critic, with split)], summed per episode
+    c, b = _SIZES[0], _SIZES[0] + _SIZES[1]
+    steps = np.empty((n, D + 2 + (c if split else 0)))
+    dh = dh_actor if split else dh_actor + dh_critic
+    for i in range(N_OBS):
+        np.multiply(dh, obs[:, i : i + 1], out=steps[:, i:c:N_OBS])
+        if split:
+            np.multiply(dh_critic, obs[:, i : i + 1], out=steps[:, D + 2 + i :: N_OBS])
+    for k in range(N_ACTIONS):
+        np.multiply(h, dz[:, k : k + 1], out=steps[:, c + k * N_HIDDEN : c + (k + 1) * N_HIDDEN])
+    np.multiply(h, dv[:, None], out=steps[:, b:D])
+    steps[:, D] = -logp[rows, actions] * adv - beta * ent + lam * adv**2
+    steps[:, D + 1] = ent
+    sums = np.add.reduceat(steps, starts, axis=0)
+    loss, mean_ent = sums[:, D], sums[:, D + 1] / lengths
     if not split:
-        grad = np.concatenate([sums[:, b : b + _SIZES[0]], g_wp, g_wv], axis=1)
-        return EpisodeGradients(loss, grad, None, None, mean_ent)
-    c = b + _SIZES[0]
-    zeros_p, zeros_v = np.zeros((n_ep, _SIZES[1])), np.zeros((n_ep, _SIZES[2]))
-    actor = np.concatenate([sums[:, b:c], g_wp, zeros_v], axis=1)
-    critic = np.concatenate([sums[:, c : c + _SIZES[0]], zeros_p, g_wv], axis=1)
+        return EpisodeGradients(loss, sums[:, :D], None, None, mean_ent)
+    actor, critic = np.zeros((n_ep, D)), np.zeros((n_ep, D))
+    actor[:, :b] = sums[:, :b]
+    critic[:, :c] = sums[:, D + 2 :]
+    critic[:, b:] = sums[:, b:D]
     return EpisodeGradients(loss, actor + critic, actor, critic, mean_ent)
 
 
@@ -559,6 +585,10 @@ class TrainingResult:
     ``entropy`` (mean ``H(pi(.|s_t))`` over the episode), ``majority_fraction`` (fraction of
     the episode's steps taking its most frequent action) and ``update_norm`` (L1 norm of the
     parameter change applied after this submission; NaN where the buffer was not full).
+    ``staleness`` ``(n_trials, n_submissions)``: how many of the trial's submissions the
+    aggregator received between the worker's copy of ``theta`` and its report, counted from the
+    simulation's events (``n mod W`` for submission ``n`` under the staleness model; -1 where
+    not played).
     """
 
     scores: np.ndarray
@@ -568,6 +598,12 @@ class TrainingResult:
     diverged: np.ndarray | None = None
     staleness: np.ndarray | None = None
 
+
+# A trial whose wave ended waits until three quarters of the running trials wait, or for at
+# most _MAX_WAIT steps: a submission of waves costs about as much as 25 steps of the carts
+# whatever their number, so waves are submitted in groups; the bound keeps the slowest trial
+# (the end of the run) from waiting long. Measured in CPU time on the benchmark's set-ups.
+_MAX_WAIT = 32
 
 REPORT_STATISTICS = (
     "raw_norm", "clipped_norm", "noise_scale", "report_norm", "actor_share", "entropy",
@@ -663,9 +699,9 @@ def train_pgc_a3c(
     and with ``record_reports`` the per-report statistics of :class:`TrainingResult`.
 
     The waves of the trials run out of step (module docstring): each trial's W carts step
-    together with every other trial's, and a trial whose wave has ended waits only until a
-    quarter of the running trials are waiting (or all are), when the waiting waves are
-    submitted together and their trials start their next waves.
+    together with every other trial's, and a trial whose wave has ended waits only until three
+    quarters of the running trials are waiting, or at most ``_MAX_WAIT`` steps, when the waiting
+    waves are submitted together and their trials start their next waves.
     """
     n_trials = check_int(n_trials, "n_trials", minimum=1)
     gen = as_generator(rng)
@@ -692,13 +728,16 @@ def train_pgc_a3c(
     sim.launch(np.arange(n_trials))
     env_steps = 0
     with np.errstate(over="ignore", invalid="ignore"):  # divergence is handled per trial
+        since = 0  # steps since waves were last submitted
         while sim.running.any():
             sim.carts.step()
+            since += 1
             ended = sim.running & ~sim.carts.alive.reshape(-1, n_w).any(axis=1)
             n_ended = int(ended.sum())
             n_running = int(sim.running.sum())
-            if n_ended == 0 or (4 * n_ended < n_running and n_ended < n_running):
+            if n_ended == 0 or (4 * n_ended < 3 * n_running and since < _MAX_WAIT):
                 continue
+            since = 0
             slots = np.flatnonzero(ended)
             trials, first = sim.trial[slots], sim.first[slots]
             w = np.minimum(n_w, n_sub - first)
