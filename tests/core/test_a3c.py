@@ -220,3 +220,21 @@ def test_buffer_updates_after_every_full_buffer_out_of_step(optimizer):
     expected = (np.arange(50) + 1) % 4 == 0
     np.testing.assert_array_equal(applied, np.tile(expected, (4, 1)))
     assert (res.reports["update_norm"][applied] > 0).all()
+
+
+@pytest.mark.parametrize("stop", [False, True])
+def test_first_success_found_during_training_matches_eq26_on_the_scores(stop):
+    """Trials out of step find their first success time (eq. 26) wave by wave; it equals eq. 26
+    on the full score rows, and with early stop a trial plays no submission after that wave."""
+    cfg = a3c.PGCA3CConfig(epsilon=math.inf, target=25.0, window=5, n_submissions=300,
+                           stop_at_success=stop)  # fmt: skip
+    res = a3c.train_pgc_a3c(cfg, 6, 2)
+    expected = a3c.first_success_time(res.scores, cfg.window, cfg.target)
+    assert np.isfinite(expected).sum() >= 2 and not np.isfinite(expected).all()
+    np.testing.assert_array_equal(res.first_success, expected)
+    if stop:
+        played = (~np.isnan(res.scores)).sum(axis=1)
+        done = np.isfinite(expected)
+        known = expected[done] + cfg.window - 1  # submissions played when the window is full
+        np.testing.assert_array_equal(played[done], -(-known // 9) * 9)
+        assert (played[~done] == 300).all()
