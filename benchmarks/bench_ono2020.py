@@ -3,10 +3,11 @@
 One command: ``.venv/bin/python benchmarks/bench_ono2020.py [--sb3]``. Every number is measured
 in the same run, on the same machine, single process:
 
-* PGC-A3C (privrl): Laplace mechanism, |B| = 1, 20 trials x 9 workers = 180 episodes per wave
-  stepped as one numpy batch, gradients in closed form, noise and updates included
-  (``train_pgc_a3c``), at epsilon = 1 and at epsilon = inf, over the first 2,000 submissions
-  (the exploration phase, alpha > 0: the slowest part of training).
+* PGC-A3C (privrl): Laplace mechanism, |B| = 1, 20 trials x 9 workers = 180 carts stepped as
+  one numpy batch, each trial's waves out of step with the others', per-episode gradients in
+  closed form without padding, noise and updates included (``train_pgc_a3c``), at epsilon = 1
+  and at epsilon = inf, over the first 2,000 submissions (the exploration phase, alpha > 0),
+  without early stop.
 * Baseline: gymnasium's vectorised CartPole (``make_vec``, numpy vector entry point) with the
   same 180 environments stepping random actions, no learning.
 * ``--sb3``: also stable-baselines3 A2C on ``CartPole-v1`` with its defaults.

@@ -380,22 +380,6 @@ def flat_episode_gradients(
     return EpisodeGradients(loss, actor + critic, actor, critic, mean_ent)
 
 
-def episode_loss_and_gradient(
-    theta: np.ndarray,
-    obs: np.ndarray,
-    actions: np.ndarray,
-    rewards: np.ndarray,
-    lengths: np.ndarray,
-    terminated: np.ndarray,
-    gamma: float,
-    lam: float,
-    beta: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(loss (E,), grad (E, 112))`` of eqs. (15)-(18); see :func:`episode_gradients`."""
-    out = episode_gradients(theta, obs, actions, rewards, lengths, terminated, gamma, lam, beta)
-    return out.loss, out.grad
-
-
 class _Carts:
     """``n`` carts, each running one episode at a time with its own gravity and exploration
     rate; :meth:`start` begins new episodes on some carts while others run on. The carts come in
