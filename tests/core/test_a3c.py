@@ -1,4 +1,5 @@
-"""PGC-A3C: the analytic gradient equals torch autograd; runs are reproducible; inputs checked."""
+"""PGC-A3C: the analytic gradient equals torch autograd, padded or not; the staleness model holds
+with trials out of step; runs are reproducible; inputs checked."""
 
 from __future__ import annotations
 
@@ -44,9 +45,8 @@ def test_analytic_gradient_equals_autograd():
     obs, actions, rewards, lengths, term = a3c.rollout(theta, np.full(6, 9.8), alpha, rng, 40)
     rewards = rewards * rng.uniform(0.5, 1.5, size=rewards.shape)  # generic rewards
     assert not term.all() or lengths.max() < 40
-    loss, grad = a3c.episode_loss_and_gradient(
-        theta, obs, actions, rewards, lengths, term, 0.99, 0.5, 0.01
-    )
+    out = a3c.episode_gradients(theta, obs, actions, rewards, lengths, term, 0.99, 0.5, 0.01)
+    loss, grad = out.loss, out.grad
     for e in range(6):
         tl, tg = _torch_loss(
             theta[e],
@@ -68,12 +68,12 @@ def test_truncated_episode_bootstraps():
     rng = np.random.default_rng(1)
     theta = a3c.init_parameters(1, rng) * 3
     obs, actions, rewards, lengths, term = a3c.rollout(theta, np.full(1, 9.8), np.ones(1), rng, 5)
-    g_term = a3c.episode_loss_and_gradient(
+    g_term = a3c.episode_gradients(
         theta, obs, actions, rewards, lengths, np.ones(1, bool), 0.99, 0.5, 0.01
-    )[1]
-    g_trunc = a3c.episode_loss_and_gradient(
+    ).grad
+    g_trunc = a3c.episode_gradients(
         theta, obs, actions, rewards, lengths, np.zeros(1, bool), 0.99, 0.5, 0.01
-    )[1]
+    ).grad
     assert not np.allclose(g_term, g_trunc)
 
 
@@ -138,3 +138,103 @@ def test_seeds_give_identical_tables():
     pd.testing.assert_frame_equal(ta, tb)
     assert len(ta) == 3  # Laplace at 1 and inf, PRS at 1
     assert sorted(a.trial.unique()) == [0, 1]
+
+
+def _flat(obs, actions, rewards, lengths):
+    """The padded episodes of :func:`a3c.rollout` laid end to end (an independent loop)."""
+    o = np.concatenate([obs[e, :n] for e, n in enumerate(lengths)])
+    a = np.concatenate([actions[e, :n] for e, n in enumerate(lengths)])
+    r = np.concatenate([rewards[e, :n] for e, n in enumerate(lengths)])
+    return o, obs[np.arange(len(lengths)), lengths], a, r
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_flat_gradients_equal_autograd_and_padded(split):
+    """No padding: each episode's loss and gradient equal torch autograd on that episode alone
+    and the padded computation; the actor and critic parts add up to the gradient."""
+    rng = np.random.default_rng(4)
+    theta = a3c.init_parameters(7, rng) * 3
+    alpha = np.array([0.0, 0.2, 0.5, 1.0, 0.3, 0.0, 0.9])
+    obs, actions, rewards, lengths, term = a3c.rollout(theta, np.full(7, 9.7), alpha, rng, 12)
+    rewards = rewards * rng.uniform(0.5, 1.5, size=rewards.shape)
+    assert lengths.min() < lengths.max() and term.any() and not term.all()
+    o, last, a, r = _flat(obs, actions, rewards, lengths)
+    flat = a3c.flat_episode_gradients(
+        theta, o, last, a, r, lengths, term, 0.99, 0.5, 0.01, split=split
+    )
+    padded = a3c.episode_gradients(theta, obs, actions, rewards, lengths, term, 0.99, 0.5, 0.01)
+    np.testing.assert_allclose(flat.grad, padded.grad, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(flat.loss, padded.loss, rtol=1e-12)
+    np.testing.assert_allclose(flat.entropy, padded.entropy, rtol=1e-12)
+    for e in range(7):
+        tl, tg = _torch_loss(theta[e], obs[e], actions[e], rewards[e], int(lengths[e]),
+                             bool(term[e]), 0.99, 0.5, 0.01)  # fmt: skip
+        assert flat.loss[e] == pytest.approx(tl, rel=1e-10)
+        np.testing.assert_allclose(flat.grad[e], tg, rtol=1e-9, atol=1e-10)
+    if split:
+        np.testing.assert_allclose(flat.actor, padded.actor, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(flat.actor + flat.critic, flat.grad)
+    else:
+        assert flat.actor is None and flat.critic is None
+
+
+def test_flat_gradients_reject_lengths_that_do_not_fit():
+    rng = np.random.default_rng(0)
+    theta = a3c.init_parameters(2, rng)
+    obs, last = np.zeros((5, 4)), np.zeros((2, 4))
+    args = (np.zeros(5, dtype=int), np.ones(5))
+    for lengths in ([2, 2], [5, 0]):
+        with pytest.raises(ValueError, match="lengths"):
+            a3c.flat_episode_gradients(theta, obs, last, *args, np.array(lengths),
+                                       np.ones(2, bool), 0.99, 0.5, 0.01)  # fmt: skip
+
+
+def test_trials_run_out_of_step_with_the_same_staleness(monkeypatch):
+    """Submission n of every trial misses exactly n mod W submissions (counted from the
+    simulation's events); a trial's waves never overlap (the run lasts at least as many steps
+    as the slowest trial's waves end to end), and a trial does not wait for other trials'
+    longest episodes, only up to ``_MAX_WAIT`` steps after each of its waves."""
+    steps = []
+    step = a3c._Carts.step
+    monkeypatch.setattr(a3c._Carts, "step", lambda self: steps.append(1) or step(self))
+    n_sub, w = 301, 9  # a short last wave
+    cfg = a3c.PGCA3CConfig(epsilon=2.0, n_submissions=n_sub, stop_at_success=False)
+    res = a3c.train_pgc_a3c(cfg, 6, 3)
+    assert np.isfinite(res.scores).all() and res.env_steps == res.scores.sum()
+    np.testing.assert_array_equal(res.staleness, np.tile(np.arange(n_sub) % w, (6, 1)))
+    padded = np.pad(res.scores, ((0, 0), (0, -n_sub % w)))
+    wave_max = padded.reshape(6, -1, w).max(axis=2)
+    n_waves = wave_max.shape[1]
+    assert wave_max.sum(axis=1).max() <= len(steps)
+    assert len(steps) <= (wave_max.sum(axis=1) + n_waves * a3c._MAX_WAIT).max()
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_buffer_updates_after_every_full_buffer_out_of_step(optimizer):
+    """|B| = 4 with waves of 9 and trials out of step: each trial's parameters change after
+    submissions 3, 7, 11, ... and only then."""
+    cfg = a3c.PGCA3CConfig(epsilon=1.0, buffer_size=4, n_submissions=50, optimizer=optimizer,
+                           stop_at_success=False)  # fmt: skip
+    res = a3c.train_pgc_a3c(cfg, 4, 1, record_reports=True)
+    applied = ~np.isnan(res.reports["update_norm"])
+    expected = (np.arange(50) + 1) % 4 == 0
+    np.testing.assert_array_equal(applied, np.tile(expected, (4, 1)))
+    assert (res.reports["update_norm"][applied] > 0).all()
+
+
+@pytest.mark.parametrize("stop", [False, True])
+def test_first_success_found_during_training_matches_eq26_on_the_scores(stop):
+    """Trials out of step find their first success time (eq. 26) wave by wave; it equals eq. 26
+    on the full score rows, and with early stop a trial plays no submission after that wave."""
+    cfg = a3c.PGCA3CConfig(epsilon=math.inf, target=25.0, window=5, n_submissions=300,
+                           stop_at_success=stop)  # fmt: skip
+    res = a3c.train_pgc_a3c(cfg, 6, 2)
+    expected = a3c.first_success_time(res.scores, cfg.window, cfg.target)
+    assert np.isfinite(expected).sum() >= 2 and not np.isfinite(expected).all()
+    np.testing.assert_array_equal(res.first_success, expected)
+    if stop:
+        played = (~np.isnan(res.scores)).sum(axis=1)
+        done = np.isfinite(expected)
+        known = expected[done] + cfg.window - 1  # submissions played when the window is full
+        np.testing.assert_array_equal(played[done], -(-known // 9) * 9)
+        assert (played[~done] == 300).all()

@@ -25,12 +25,33 @@ factor ``gamma^{T-t}`` that eq. (12) has; we use eq. (12)'s discounted form in b
 Acting: with probability ``1 - alpha`` the greedy action ``argmax_a pi(a|s)`` (Algorithm 1), else
 a uniformly random action, ``alpha = max(0, 0.5 - n/1800)`` for submission ``n``.
 
-Asynchrony (9 threads in the paper), simulated deterministically in *waves*: the ``W`` workers
-start together from the same snapshot of ``theta``; their submissions reach the aggregator in
-worker order, so worker ``j`` of a wave computed its gradient on parameters that miss up to
-``j <= W - 1 = 8`` of the submissions received before it. Everything is batched: all workers of
-all trials of a run step their carts together and their gradients are computed analytically in
-numpy (checked against torch autograd in ``tests/test_a3c.py``).
+Asynchrony (9 threads in the paper), simulated in *waves*. **The staleness model** (the same
+since the first version; only the order in which the simulation handles events changed):
+
+1. Each trial on its own: its submissions ``0, 1, 2, ...`` come in waves of ``W = n_workers``
+   consecutive indices, wave ``i`` holding ``iW, ..., iW + W - 1`` (the last wave may be short).
+2. The ``W`` workers of wave ``i`` all copy ``theta`` after the aggregator has received exactly
+   the submissions ``0, ..., iW - 1`` (all earlier waves, none of this one), each runs one
+   episode with the fresh randomness of its submission index (gravity, initial state,
+   exploration), and their reports reach the aggregator in worker order. So submission ``n``
+   was computed on parameters that miss exactly ``n mod W`` submissions received before it
+   (its *staleness*; at most ``W - 1 = 8``), and wave ``i + 1`` starts only after wave ``i``
+   has been received.
+3. Trials do not interact: nothing of one trial depends on another's events.
+
+The distribution of every trial's trajectory is therefore fixed by 1-3 and the per-submission
+randomness, whatever the timing of other trials. The simulation uses that: the trials' waves
+run *out of step* on one set of ``n_trials x W`` carts stepped as a numpy batch; a trial whose
+wave has ended submits it (with the other trials waiting at that moment) and starts its next
+wave, without waiting for the longest episode of all trials. ``TrainingResult.staleness``
+records, per submission, how many submissions the aggregator received between the worker's
+copy and its report, counted from the simulation's events (tested to be ``n mod W``). With
+one trial the random draws come in the same order as in a wave-by-wave simulation, which
+``tests/papers/test_ono2020.py`` replays with gymnasium and torch. With several trials the
+order of draws, hence a seeded run's numbers, differ from the lock-step simulation used before
+(same distribution). Per-episode gradients are computed on the episodes laid end to end
+(:func:`flat_episode_gradients`), never padded to the longest; :func:`episode_gradients` is
+the padded form, checked against torch autograd in ``tests/core/test_a3c.py``.
 """
 
 from __future__ import annotations
@@ -44,6 +65,7 @@ from tqdm import tqdm
 from privrl.core.accounting.local import per_round_epsilon
 from privrl.core.envs.cartpole import (
     FORCE_MAG,
+    GRAVITIES,
     MAX_STEPS,
     TARGET_SCORE,
     is_terminal,
@@ -187,8 +209,8 @@ class EpisodeGradients:
 
     loss: np.ndarray
     grad: np.ndarray
-    actor: np.ndarray
-    critic: np.ndarray
+    actor: np.ndarray | None
+    critic: np.ndarray | None
     entropy: np.ndarray
 
 
@@ -251,30 +273,40 @@ def episode_gradients_by_length(
     gamma: float,
     lam: float,
     beta: float,
-    n_groups: int = 4,
 ) -> EpisodeGradients:
-    """:func:`episode_gradients` on groups of episodes of similar length, each cut to its own
-    longest episode (same values; one long episode no longer pads all others to its length)."""
-    order = np.argsort(lengths, kind="stable")
-    parts = []
-    for idx in np.array_split(order, min(n_groups, len(order))):
-        horizon = int(lengths[idx].max())
-        parts.append(
-            episode_gradients(
-                theta[idx], obs[idx, : horizon + 1], actions[idx, :horizon],
-                rewards[idx, :horizon], lengths[idx], terminated[idx], gamma, lam, beta,
-            )
-        )  # fmt: skip
-    inverse = np.empty_like(order)
-    inverse[order] = np.arange(len(order))
-    fields = ("loss", "grad", "actor", "critic", "entropy")
-    joined = {f: np.concatenate([getattr(p, f) for p in parts])[inverse] for f in fields}
-    return EpisodeGradients(**joined)
+    """:func:`episode_gradients` of padded episodes, computed without padding: the episodes are
+    cut to their own lengths and handed to :func:`flat_episode_gradients` (same values)."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    ep = np.repeat(np.arange(lengths.size), lengths)
+    t = np.arange(ep.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return flat_episode_gradients(
+        theta, obs[ep, t], obs[np.arange(lengths.size), lengths], actions[ep, t],
+        rewards[ep, t], lengths, terminated, gamma, lam, beta, split=True,
+    )  # fmt: skip
 
 
-def episode_loss_and_gradient(
+def flat_discounted_targets(
+    rewards: np.ndarray, lengths: np.ndarray, v_last: np.ndarray, gamma: float
+) -> np.ndarray:
+    """Eq. (12) on episodes laid end to end: ``rewards`` (N,) with ``N = sum(lengths)``.
+
+    Within each episode, ``gamma^{-t}`` times the reversed cumulative sum of ``gamma^t r_t``
+    (``t`` counted from the episode's start), plus ``gamma^{L-t} V(s_L)``.
+    """
+    starts = np.cumsum(lengths) - lengths
+    t = np.arange(rewards.size) - np.repeat(starts, lengths)
+    power = gamma ** t.astype(np.float64)
+    tail = np.cumsum((rewards * power)[::-1])[::-1]  # tail[i] = sum_{j >= i} over all episodes
+    ends = np.cumsum(lengths)
+    after = np.append(tail, 0.0)[ends]  # the sum of the episodes that follow episode e
+    own = (tail - np.repeat(after, lengths)) / power
+    return own + gamma ** (np.repeat(lengths, lengths) - t) * np.repeat(v_last, lengths)
+
+
+def flat_episode_gradients(
     theta: np.ndarray,
     obs: np.ndarray,
+    last_obs: np.ndarray,
     actions: np.ndarray,
     rewards: np.ndarray,
     lengths: np.ndarray,
@@ -282,10 +314,198 @@ def episode_loss_and_gradient(
     gamma: float,
     lam: float,
     beta: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(loss (E,), grad (E, 112))`` of eqs. (15)-(18); see :func:`episode_gradients`."""
-    out = episode_gradients(theta, obs, actions, rewards, lengths, terminated, gamma, lam, beta)
-    return out.loss, out.grad
+    split: bool = False,
+) -> EpisodeGradients:
+    """:func:`episode_gradients` of episodes laid end to end, with no padding.
+
+    ``theta`` (E, 112) per episode; ``obs`` (N, 4), ``actions`` (N,), ``rewards`` (N,) the
+    ``N = sum(lengths)`` steps of episode 0, then episode 1, ...; ``last_obs`` (E, 4) the state
+    ``s_L`` each episode ended in; ``lengths`` (E,) >= 1. Every step's contribution to the
+    gradient (eqs. 15-18) is formed once and summed per episode (``np.add.reduceat``): the cost
+    is proportional to the number of steps, not to ``E`` times the longest episode. With
+    ``split`` the actor and critic parts are returned too (else ``None``).
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if lengths.size == 0 or lengths.min() < 1 or lengths.sum() != actions.shape[0]:
+        raise ValueError("lengths must be >= 1 and sum to the number of steps")
+    n, n_ep = actions.shape[0], lengths.size
+    starts = np.cumsum(lengths) - lengths
+    th = np.repeat(theta, lengths, axis=0)
+    wc, wp, wv = th[:, : _SIZES[0]], th[:, _SIZES[0] : D - N_HIDDEN], th[:, D - N_HIDDEN :]
+    pre = wc[:, 0::N_OBS] * obs[:, :1]  # theta_c s, theta_c stored row-major (16 x 4)
+    for i in range(1, N_OBS):
+        pre += wc[:, i::N_OBS] * obs[:, i : i + 1]
+    h = np.maximum(pre, 0.0)
+    logits = np.stack([(wp[:, :N_HIDDEN] * h).sum(axis=1), (wp[:, N_HIDDEN:] * h).sum(axis=1)], 1)
+    v = (wv * h).sum(axis=1)
+    wc_e, _, wv_e = unpack(theta)
+    v_end = (wv_e[:, 0] * np.maximum((wc_e @ last_obs[:, :, None])[..., 0], 0.0)).sum(axis=1)
+    v_last = np.where(terminated, 0.0, v_end)
+    adv = flat_discounted_targets(rewards, lengths, v_last, gamma) - v
+    logp = _log_softmax(logits)
+    p = np.exp(logp)
+    ent = -(p * logp).sum(axis=1)
+    rows = np.arange(n)
+    dz = (
+        beta * p * (logp + ent[:, None])
+    )  # d loss / d logits: -adv (onehot - p) + beta p (logp + H)
+    dz[rows, actions] -= adv
+    dz += adv[:, None] * p
+    dv = -2.0 * lam * adv
+    live = pre > 0
+    dh_actor = (dz[:, :1] * wp[:, :N_HIDDEN] + dz[:, 1:] * wp[:, N_HIDDEN:]) * live
+    dh_critic = (dv[:, None] * wv) * live
+    # per-step contributions, columns: [theta_c (actor or both), theta_p, theta_v, loss, entropy,
+    # theta_c (critic, with split)], summed per episode
+    c, b = _SIZES[0], _SIZES[0] + _SIZES[1]
+    steps = np.empty((n, D + 2 + (c if split else 0)))
+    dh = dh_actor if split else dh_actor + dh_critic
+    for i in range(N_OBS):
+        np.multiply(dh, obs[:, i : i + 1], out=steps[:, i:c:N_OBS])
+        if split:
+            np.multiply(dh_critic, obs[:, i : i + 1], out=steps[:, D + 2 + i :: N_OBS])
+    for k in range(N_ACTIONS):
+        np.multiply(h, dz[:, k : k + 1], out=steps[:, c + k * N_HIDDEN : c + (k + 1) * N_HIDDEN])
+    np.multiply(h, dv[:, None], out=steps[:, b:D])
+    steps[:, D] = -logp[rows, actions] * adv - beta * ent + lam * adv**2
+    steps[:, D + 1] = ent
+    sums = np.add.reduceat(steps, starts, axis=0)
+    loss, mean_ent = sums[:, D], sums[:, D + 1] / lengths
+    if not split:
+        return EpisodeGradients(loss, sums[:, :D], None, None, mean_ent)
+    actor, critic = np.zeros((n_ep, D)), np.zeros((n_ep, D))
+    actor[:, :b] = sums[:, :b]
+    critic[:, :c] = sums[:, D + 2 :]
+    critic[:, b:] = sums[:, b:D]
+    return EpisodeGradients(loss, actor + critic, actor, critic, mean_ent)
+
+
+class _Carts:
+    """``n`` carts, each running one episode at a time with its own gravity and exploration
+    rate; :meth:`start` begins new episodes on some carts while others run on. The carts come in
+    groups of ``group`` consecutive carts that share their parameters (a trial's workers).
+
+    All carts step together (one pass of vector operations per step: the cost of a step hardly
+    depends on how many carts are running); a cart whose episode ended keeps stepping until it
+    is restarted, and its later entries are never read. Per-step records are flat: step ``t``
+    of cart ``c`` is row ``c * stride + t`` of ``obs`` (float32 observations, ``L + 1`` per
+    episode), ``actions`` and ``forced`` (the exploration draws: the random action, or -1 where
+    the policy acts).
+    """
+
+    _FORCES = np.array([-FORCE_MAG, FORCE_MAG])
+
+    def __init__(self, n: int, max_steps: int, sample: bool, group: int = 1) -> None:
+        if n % group:
+            raise ValueError(f"{n} carts do not form groups of {group}")
+        self.n, self.max_steps, self.group = n, max_steps, group
+        self.stride = max_steps + 2
+        self.base = np.arange(n) * self.stride
+        self.idx = self.base.copy()  # row of each cart's current step
+        self.state = tuple(np.zeros(n) for _ in range(4))
+        self.s = np.zeros((n, N_OBS))  # current observation (float32 values)
+        self.obs = np.zeros((n * self.stride, N_OBS), dtype=np.float32)
+        self.actions = np.zeros(n * self.stride, dtype=np.int64)
+        self.forced = np.full(n * self.stride, -1, dtype=np.int64)
+        self.uniforms = np.zeros(n * self.stride) if sample else None
+        self.alive = np.zeros(n, dtype=bool)
+        self.terminated = np.zeros(n, dtype=bool)
+        self.wc_t = np.zeros((n // group, N_OBS, N_HIDDEN))  # theta_c transposed, per group
+        self.w_diff = np.zeros((n // group, N_HIDDEN, 1))
+        self.gravity = np.full(n, GRAVITIES[0])
+
+    @property
+    def t(self) -> np.ndarray:
+        """Steps taken in each cart's current episode (its length once it ended)."""
+        return self.idx - self.base
+
+    def start(
+        self,
+        carts: np.ndarray,
+        theta: np.ndarray,
+        gravity: np.ndarray,
+        alpha: np.ndarray,
+        rng: np.random.Generator,
+    ) -> None:
+        """New episodes on ``carts`` with parameters ``theta`` (k, 112; the same for carts of one
+        group), ``gravity`` and ``alpha`` (k,). Draws, in this order: the initial states (k, 4), the exploration coins, the random
+        actions and the sampling uniforms (each (k, max_steps))."""
+        k, ms = carts.size, self.max_steps
+        init = reset_states(k, rng)
+        explore = rng.random((k, ms)) < alpha[:, None]
+        random_actions = rng.integers(0, N_ACTIONS, size=(k, ms))
+        uniforms = rng.random((k, ms))
+        rows = (self.base[carts, None] + np.arange(ms)).reshape(-1)
+        self.forced[rows] = np.where(explore, random_actions, -1).reshape(-1)
+        if self.uniforms is not None:
+            self.uniforms[rows] = uniforms.reshape(-1)
+        for row, column in zip(self.state, init.T, strict=True):
+            row[carts] = column
+        obs0 = init.astype(np.float32)
+        self.obs[self.base[carts]] = obs0
+        self.s[carts] = obs0
+        wc, wp, _ = unpack(theta)
+        groups = carts // self.group
+        self.wc_t[groups] = wc.transpose(0, 2, 1)
+        self.w_diff[groups] = (wp[:, 1] - wp[:, 0])[:, :, None]  # logit_1 - logit_0 = w_diff . h
+        self.gravity[carts] = gravity
+        self.idx[carts] = self.base[carts]
+        self.alive[carts] = True
+        self.terminated[carts] = False
+
+    def step(self) -> None:
+        """One step of every cart: w.p. ``alpha`` the random action, else greedy (or sampled)."""
+        idx = self.idx
+        h = np.maximum(self.s.reshape(-1, self.group, N_OBS) @ self.wc_t, 0.0)
+        diff = (h @ self.w_diff).reshape(-1)
+        if self.uniforms is not None:  # P(a = 1) = sigmoid(logit_1 - logit_0)
+            policy = self.uniforms[idx] * (1.0 + np.exp(-diff)) < 1.0
+        else:
+            policy = diff > 0.0
+        forced = self.forced[idx]
+        act = np.where(forced < 0, policy, forced)
+        self.actions[idx] = act
+        self.state = step_rows(*self.state, self._FORCES[act], self.gravity)
+        s32 = np.array(self.state, dtype=np.float32).T
+        self.obs[idx + 1] = s32
+        self.s = s32.astype(np.float64)
+        alive = self.alive
+        self.idx = idx + alive
+        ended = alive & is_terminal(self.state[0], self.state[2])
+        self.terminated |= ended
+        self.alive = (alive ^ ended) & (self.idx - self.base < self.max_steps)
+
+    def keep(self, groups: np.ndarray) -> None:
+        """Keep only the carts of ``groups`` (in this order), e.g. once most trials have left."""
+        carts = (groups[:, None] * self.group + np.arange(self.group)).reshape(-1)
+        rows = (self.base[carts, None] + np.arange(self.stride)).reshape(-1)
+        t = self.t[carts]
+        for name in ("obs", "actions", "forced", "uniforms"):
+            if getattr(self, name) is not None:
+                setattr(self, name, getattr(self, name)[rows])
+        for name in ("s", "alive", "terminated", "gravity"):
+            setattr(self, name, getattr(self, name)[carts])
+        self.wc_t, self.w_diff = self.wc_t[groups], self.w_diff[groups]
+        self.state = tuple(row[carts] for row in self.state)
+        self.n = carts.size
+        self.base = np.arange(self.n) * self.stride
+        self.idx = self.base + t
+
+    def episodes(self, carts: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The finished episodes of ``carts`` laid end to end: ``obs`` (N, 4) and ``actions``
+        (N,) of their ``N = sum(lengths)`` steps, ``last_obs`` (k, 4), ``lengths``,
+        ``terminated`` (k,)."""
+        lengths = self.t[carts]
+        rows = np.arange(int(lengths.sum())) + np.repeat(
+            self.base[carts] - (np.cumsum(lengths) - lengths), lengths
+        )
+        return (
+            self.obs[rows].astype(np.float64),
+            self.obs[self.idx[carts]].astype(np.float64),
+            self.actions[rows],
+            lengths,
+            self.terminated[carts],
+        )
 
 
 def rollout(
@@ -300,55 +520,25 @@ def rollout(
     greedy action ``argmax pi(.|s)`` (``sample=False``, Algorithm 1) or ``a ~ pi(.|s)``.
 
     Returns ``obs`` (E, T+1, 4) float64 of the float32 observations, ``actions`` (E, T),
-    ``rewards`` (E, T), ``lengths`` (E,), ``terminated`` (E,), with ``T`` the longest episode.
-    Carts step on after their episode ended (the physics stays finite for 200 steps); their
-    later entries are never read, so the loop costs one pass of vector operations per step.
+    ``rewards`` (E, T), ``lengths`` (E,), ``terminated`` (E,), with ``T`` the longest episode
+    (padded: entries after an episode's end are not part of it).
     """
     n = theta.shape[0]
-    wc, wp, _ = unpack(theta)
-    w_diff = wp[:, 1] - wp[:, 0]  # logit_1 - logit_0 = w_diff . h
-    state = reset_states(n, rng).T.copy()
-    obs = np.zeros((n, max_steps + 1, N_OBS), dtype=np.float32)
-    obs[:, 0] = state.T
-    explore = rng.random((n, max_steps)) < alpha[:, None]
-    random_actions = rng.integers(0, N_ACTIONS, size=(n, max_steps))
-    uniforms = rng.random((n, max_steps))
-    actions = np.zeros((n, max_steps), dtype=np.int64)
-    lengths = np.zeros(n, dtype=np.int64)
-    rows = np.arange(n)  # the carts still simulated; shrinks when most episodes have ended
-    alive = np.ones(n, dtype=bool)
+    carts = _Carts(n, max_steps, sample)
     grav = np.broadcast_to(np.asarray(gravity, dtype=np.float64), (n,))
-    t = 0
-    while t < max_steps and alive.any():
-        if 4 * alive.sum() < rows.size:
-            keep = np.flatnonzero(alive)
-            rows, alive, state = rows[keep], alive[keep], state[:, keep]
-            wc, w_diff, grav = wc[keep], w_diff[keep], grav[keep]
-            explore, random_actions, uniforms = explore[keep], random_actions[keep], uniforms[keep]
-        s = obs[rows, t].astype(np.float64)
-        h = np.maximum(wc @ s[:, :, None], 0.0)[..., 0]
-        diff = (w_diff * h).sum(axis=1)
-        if sample:  # P(a = 1) = sigmoid(logit_1 - logit_0)
-            policy = uniforms[:, t] * (1.0 + np.exp(-diff)) < 1.0
-        else:
-            policy = diff > 0.0
-        act = np.where(explore[:, t], random_actions[:, t], policy)
-        actions[rows, t] = act
-        state = np.stack(step_rows(*state, np.where(act == 1, FORCE_MAG, -FORCE_MAG), grav))
-        obs[rows, t + 1] = state.T
-        lengths[rows] += alive
-        alive &= ~is_terminal(state[0], state[2])
-        t += 1
-    alive_all = np.zeros(n, dtype=bool)
-    alive_all[rows] = alive
+    carts.start(np.arange(n), theta, grav, np.asarray(alpha, dtype=np.float64), rng)
+    while carts.alive.any():
+        carts.step()
+    lengths = carts.t
     horizon = int(lengths.max())
     rewards = (np.arange(horizon)[None, :] < lengths[:, None]).astype(np.float64)
+    stride = carts.stride
     return (
-        obs[:, : horizon + 1].astype(np.float64),
-        actions[:, :horizon],
+        carts.obs.reshape(n, stride, N_OBS)[:, : horizon + 1].astype(np.float64),
+        carts.actions.reshape(n, stride)[:, :horizon],
         rewards,
         lengths,
-        ~alive_all,
+        carts.terminated.copy(),
     )
 
 
@@ -379,6 +569,10 @@ class TrainingResult:
     ``entropy`` (mean ``H(pi(.|s_t))`` over the episode), ``majority_fraction`` (fraction of
     the episode's steps taking its most frequent action) and ``update_norm`` (L1 norm of the
     parameter change applied after this submission; NaN where the buffer was not full).
+    ``staleness`` ``(n_trials, n_submissions)``: how many of the trial's submissions the
+    aggregator received between the worker's copy of ``theta`` and its report, counted from the
+    simulation's events (``n mod W`` for submission ``n`` under the staleness model; -1 where
+    not played).
     """
 
     scores: np.ndarray
@@ -386,7 +580,14 @@ class TrainingResult:
     env_steps: int
     reports: dict[str, np.ndarray] = field(default_factory=dict)
     diverged: np.ndarray | None = None
+    staleness: np.ndarray | None = None
 
+
+# A trial whose wave ended waits until three quarters of the running trials wait, or for at
+# most _MAX_WAIT steps: a submission of waves costs about as much as 25 steps of the carts
+# whatever their number, so waves are submitted in groups; the bound keeps the slowest trial
+# (the end of the run) from waiting long. Measured in CPU time on the benchmark's set-ups.
+_MAX_WAIT = 32
 
 REPORT_STATISTICS = (
     "raw_norm", "clipped_norm", "noise_scale", "report_norm", "actor_share", "entropy",
@@ -411,7 +612,11 @@ def first_success_time(scores: np.ndarray, window: int, target: float) -> np.nda
 
 
 class _Aggregator:
-    """The central buffer and update rule of each trial (eq. 22, or Adam as a deviation)."""
+    """The central buffer and update rule of each trial (eq. 22, or Adam as a deviation).
+
+    A trial's buffer holds ``n mod |B|`` reports after its first ``n`` submissions, so the
+    buffer is full after submission ``n`` exactly when ``(n + 1) mod |B| = 0``.
+    """
 
     _B1, _B2, _EPS = 0.9, 0.999, 1e-8  # torch.optim.Adam defaults
 
@@ -419,7 +624,6 @@ class _Aggregator:
         self.theta = theta
         self.config = config
         self.buffer = np.zeros_like(theta)
-        self.count = 0
         self.m = np.zeros_like(theta)
         self.v = np.zeros_like(theta)
         self.t = np.zeros(theta.shape[0])
@@ -438,22 +642,27 @@ class _Aggregator:
         self.theta[rows] += delta
         return np.abs(delta).sum(axis=1)
 
-    def submit(self, rows: np.ndarray, reports: np.ndarray) -> np.ndarray:
-        """Submissions ``reports`` (len(rows), W, 112) in worker order; returns ``(len(rows), W)``
-        L1 norms of the applied updates (NaN after submissions that did not fill the buffer)."""
+    def submit(self, rows: np.ndarray, first: np.ndarray, reports: np.ndarray) -> np.ndarray:
+        """Trial ``rows[i]`` receives ``reports[i]`` (W, 112), submissions ``first[i]``,
+        ``first[i] + 1``, ... in worker order (rows of zeros past the trial's last submission
+        are not submitted); returns ``(len(rows), W)`` L1 norms of the applied updates (NaN
+        after submissions that did not fill the buffer)."""
         w = reports.shape[1]
+        n_sub, cap = self.config.n_submissions, self.config.buffer_size
         applied = np.full((rows.size, w), np.nan)
-        cap = self.config.buffer_size
         if cap == 1 and self.config.optimizer == "sgd":  # W consecutive updates add up
             self.theta[rows] -= self.config.eta * reports.sum(axis=1)
-            return self.config.eta * np.abs(reports).sum(axis=2)
+            applied[:] = self.config.eta * np.abs(reports).sum(axis=2)
+            return np.where(first[:, None] + np.arange(w) < n_sub, applied, np.nan)
         for j in range(w):
-            self.buffer[rows] += reports[:, j]
-            self.count += 1
-            if self.count >= cap:
-                applied[:, j] = self._step(rows, self.buffer[rows] / self.count)
-                self.buffer[:] = 0.0
-                self.count = 0
+            sub = first + j
+            here = sub < n_sub
+            self.buffer[rows[here]] += reports[here, j]
+            full = here & ((sub + 1) % cap == 0)
+            if full.any():
+                r = rows[full]
+                applied[full, j] = self._step(r, self.buffer[r] / cap)
+                self.buffer[r] = 0.0
         return applied
 
 
@@ -472,6 +681,11 @@ def train_pgc_a3c(
     time (eq. 26) is known; a trial whose gradients overflow (possible only without clipping)
     leaves the batch as ``diverged``. Returns the per-submission scores and first success times,
     and with ``record_reports`` the per-report statistics of :class:`TrainingResult`.
+
+    The waves of the trials run out of step (module docstring): each trial's W carts step
+    together with every other trial's, and a trial whose wave has ended waits only until three
+    quarters of the running trials are waiting, or at most ``_MAX_WAIT`` steps, when the waiting
+    waves are submitted together and their trials start their next waves.
     """
     n_trials = check_int(n_trials, "n_trials", minimum=1)
     gen = as_generator(rng)
@@ -483,91 +697,162 @@ def train_pgc_a3c(
         if record_reports
         else {}
     )
+    staleness = np.full((n_trials, n_sub), -1, dtype=np.int64)
     fst = np.full(n_trials, np.inf)
     diverged = np.zeros(n_trials, dtype=bool)
-    active = np.arange(n_trials)
-    env_steps = 0
     n_agents = -(-n_sub // config.rounds)
     gravity_all = np.repeat(
         sample_gravities(n_trials * n_agents, gen).reshape(n_trials, n_agents),
         config.rounds,
         axis=1,
     )[:, :n_sub]
-    bar = tqdm(total=n_sub, disable=not progress, desc=f"{config.mechanism} eps={config.epsilon}")
-    start = 0
+    sim = _Simulation(config, agg, gravity_all, gen)
+    bar = tqdm(total=n_trials * n_sub, disable=not progress,
+               desc=f"{config.mechanism} eps={config.epsilon}")  # fmt: skip
+    sim.launch(np.arange(n_trials))
+    env_steps = 0
     with np.errstate(over="ignore", invalid="ignore"):  # divergence is handled per trial
-        while start < n_sub and active.size:
-            stop = min(start + n_w, n_sub)
-            w = stop - start
-            subs = np.arange(start, stop)
-            theta_e = np.repeat(agg.theta[active], w, axis=0)
-            gravity = gravity_all[active][:, subs].reshape(-1)
-            alpha = np.tile(np.maximum(0.0, config.alpha0 - subs / config.alpha_decay), active.size)
-            obs, actions, rewards, lengths, term = rollout(
-                theta_e,
-                gravity,
-                alpha,
-                gen,
-                config.max_steps,
-                sample=config.action_selection == "sample",
-            )
-            env_steps += int(lengths.sum())
-            eg = episode_gradients_by_length(
-                theta_e, obs, actions, rewards, lengths, term, config.gamma, config.lam, config.beta
-            )
-            finite = np.isfinite(eg.grad).reshape(active.size, w * D).all(axis=1)
+        since = 0  # steps since waves were last submitted
+        while sim.running.any():
+            sim.carts.step()
+            since += 1
+            ended = sim.running & ~sim.carts.alive.reshape(-1, n_w).any(axis=1)
+            n_ended = int(ended.sum())
+            n_running = int(sim.running.sum())
+            if n_ended == 0 or (4 * n_ended < 3 * n_running and since < _MAX_WAIT):
+                continue
+            since = 0
+            slots = np.flatnonzero(ended)
+            trials, first = sim.trial[slots], sim.first[slots]
+            w = np.minimum(n_w, n_sub - first)
+            carts = (slots[:, None] * n_w + np.arange(n_w)).reshape(-1)
+            played = (np.arange(n_w)[None, :] < w[:, None]).reshape(-1)
+            obs, last_obs, actions, lengths, term = sim.carts.episodes(carts[played])
+            theta_e = np.repeat(sim.snapshot[slots], w, axis=0)
+            eg = flat_episode_gradients(
+                theta_e, obs, last_obs, actions, np.ones(actions.size), lengths, term,
+                config.gamma, config.lam, config.beta, split=record_reports,
+            )  # fmt: skip
+            grad = np.zeros((carts.size, D))
+            grad[played] = eg.grad
+            finite = np.isfinite(grad).reshape(slots.size, n_w * D).all(axis=1)
             if not finite.all():  # a diverged trial (possible without clipping) leaves the batch
-                eg.grad[~np.repeat(finite, w)] = 0.0
-                diverged[active[~finite]] = True
-            noisy, clipped = randomise(eg.grad, config, gen)
-            applied = agg.submit(active, noisy.reshape(active.size, w, D))
-            cells = (active[:, None], subs[None, :])
-            scores[cells] = lengths.reshape(active.size, w)
+                grad[~np.repeat(finite, n_w)] = 0.0
+                diverged[trials[~finite]] = True
+            noisy, clipped = randomise(grad[played], config, gen)
+            reports = np.zeros((carts.size, D))
+            reports[played] = noisy
+            received = sim.received[slots]
+            applied = agg.submit(trials, first, reports.reshape(slots.size, n_w, D))
+            sim.received[slots] += w
+            cells = (np.repeat(trials, w), np.repeat(first, w) + _ranks(w))
+            scores[cells] = lengths
+            env_steps += int(lengths.sum())
+            staleness[cells] = np.repeat(received - sim.version[slots], w) + _ranks(w)
             if record_reports:
+                ones = np.add.reduceat(actions, np.cumsum(lengths) - lengths)
                 _record(
-                    stats, cells, (active.size, w), eg, noisy, clipped, actions, lengths, applied
+                    stats, cells, eg, noisy, clipped, ones, lengths, applied.reshape(-1)[played]
                 )
-            lo = max(0, start - config.window + 1)
-            if stop - lo >= config.window:
-                found = first_success_time(scores[active, lo:stop], config.window, config.target)
-                new = np.isfinite(found) & ~np.isfinite(fst[active])
-                fst[active[new]] = found[new] + lo
-                if config.stop_at_success:
-                    active = active[~np.isfinite(fst[active])]
-            active = active[~diverged[active]]
-            bar.update(w)
-            start = stop
+            stop = first + w
+            cols = (first - config.window + 1)[:, None] + np.arange(n_w + config.window - 1)
+            inside = (cols >= 0) & (cols < n_sub)
+            block = np.where(inside, scores[trials[:, None], np.clip(cols, 0, n_sub - 1)], np.nan)
+            found = first_success_time(block, config.window, config.target)
+            new = np.isfinite(found) & ~np.isfinite(fst[trials])
+            fst[trials[new]] = found[new] + cols[new, 0]
+            leave = (stop >= n_sub) | diverged[trials]
+            if config.stop_at_success:
+                leave |= np.isfinite(fst[trials])
+            sim.running[slots[leave]] = False
+            sim.first[slots] = stop
+            sim.launch(slots[~leave])
+            if 2 * sim.running.sum() < sim.running.size:
+                sim.compact()
+            bar.update(int(w.sum()))
     bar.close()
     return TrainingResult(
-        scores=scores, first_success=fst, env_steps=env_steps, reports=stats, diverged=diverged
-    )
+        scores=scores, first_success=fst, env_steps=env_steps, reports=stats,
+        diverged=diverged, staleness=staleness,
+    )  # fmt: skip
+
+
+def _ranks(w: np.ndarray) -> np.ndarray:
+    """``0, 1, ..., w[0]-1, 0, 1, ..., w[1]-1, ...``: each report's worker in its wave."""
+    return np.arange(int(w.sum())) - np.repeat(np.cumsum(w) - w, w)
+
+
+class _Simulation:
+    """The trials' waves on one set of carts: slot ``k`` (trial ``trial[k]``) owns carts
+    ``k W, ..., k W + W - 1``; ``first[k]`` is the first submission of its current wave,
+    ``snapshot[k]`` the parameters its workers copied, ``version[k]`` how many submissions the
+    aggregator had received from the trial at that copy and ``received[k]`` how many now."""
+
+    def __init__(
+        self,
+        config: PGCA3CConfig,
+        agg: _Aggregator,
+        gravity: np.ndarray,
+        rng: np.random.Generator,
+    ) -> None:
+        n_trials = agg.theta.shape[0]
+        self.config, self.agg, self.gravity, self.rng = config, agg, gravity, rng
+        self.carts = _Carts(n_trials * config.n_workers, config.max_steps,
+                            config.action_selection == "sample", group=config.n_workers)  # fmt: skip
+        self.trial = np.arange(n_trials)
+        self.first = np.zeros(n_trials, dtype=np.int64)
+        self.snapshot = agg.theta.copy()
+        self.version = np.zeros(n_trials, dtype=np.int64)
+        self.received = np.zeros(n_trials, dtype=np.int64)
+        self.running = np.ones(n_trials, dtype=bool)
+
+    def launch(self, slots: np.ndarray) -> None:
+        """Start the next wave of the trials in ``slots``: its workers copy the trial's current
+        parameters and run one episode each (submissions ``first``, ..., ``first + w - 1``)."""
+        cfg, n_w = self.config, self.config.n_workers
+        first = self.first[slots]
+        w = np.minimum(n_w, cfg.n_submissions - first)
+        trials = self.trial[slots]
+        self.snapshot[slots] = self.agg.theta[trials]
+        self.version[slots] = self.received[slots]
+        subs = np.repeat(first, w) + _ranks(w)
+        carts = np.repeat(slots * n_w, w) + _ranks(w)
+        alpha = np.maximum(0.0, cfg.alpha0 - subs / cfg.alpha_decay)
+        theta = np.repeat(self.snapshot[slots], w, axis=0)
+        self.carts.start(carts, theta, self.gravity[np.repeat(trials, w), subs], alpha, self.rng)
+
+    def compact(self) -> None:
+        """Drop the slots of trials that left the batch (their carts would step for nothing)."""
+        keep = np.flatnonzero(self.running)
+        self.carts.keep(keep)
+        for name in ("trial", "first", "snapshot", "version", "received", "running"):
+            setattr(self, name, getattr(self, name)[keep])
 
 
 def _record(
     stats: dict[str, np.ndarray],
     cells: tuple[np.ndarray, np.ndarray],
-    shape: tuple[int, int],
     eg: EpisodeGradients,
     noisy: np.ndarray,
     clipped: np.ndarray | None,
-    actions: np.ndarray,
+    ones: np.ndarray,
     lengths: np.ndarray,
     applied: np.ndarray,
 ) -> None:
-    """Store the per-report statistics of one wave (see :class:`TrainingResult`)."""
+    """Store the per-report statistics of the submitted waves (see :class:`TrainingResult`);
+    ``ones`` counts each episode's actions equal to 1, ``cells`` are (trial, submission)."""
+    assert eg.actor is not None and eg.critic is not None  # computed with split=True
     a_norm, c_norm = np.abs(eg.actor).sum(axis=1), np.abs(eg.critic).sum(axis=1)
-    mask = np.arange(actions.shape[1])[None, :] < lengths[:, None]
-    ones = (actions * mask).sum(axis=1)
     values = {
         "raw_norm": np.abs(eg.grad).sum(axis=1),
         "report_norm": np.abs(noisy).sum(axis=1),
         "actor_share": a_norm / np.maximum(a_norm + c_norm, 1e-300),
         "entropy": eg.entropy,
         "majority_fraction": np.maximum(ones, lengths - ones) / lengths,
-        "update_norm": applied.reshape(-1),
+        "update_norm": applied,
     }
     if clipped is not None:
         values["clipped_norm"] = np.abs(clipped).sum(axis=1)
         values["noise_scale"] = np.abs(noisy - clipped).mean(axis=1)
     for key, value in values.items():
-        stats[key][cells] = value.reshape(shape)
+        stats[key][cells] = value
