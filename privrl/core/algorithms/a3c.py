@@ -263,28 +263,6 @@ def episode_gradients(
     return EpisodeGradients(loss, actor + critic, actor, critic, mean_ent)
 
 
-def episode_gradients_by_length(
-    theta: np.ndarray,
-    obs: np.ndarray,
-    actions: np.ndarray,
-    rewards: np.ndarray,
-    lengths: np.ndarray,
-    terminated: np.ndarray,
-    gamma: float,
-    lam: float,
-    beta: float,
-) -> EpisodeGradients:
-    """:func:`episode_gradients` of padded episodes, computed without padding: the episodes are
-    cut to their own lengths and handed to :func:`flat_episode_gradients` (same values)."""
-    lengths = np.asarray(lengths, dtype=np.int64)
-    ep = np.repeat(np.arange(lengths.size), lengths)
-    t = np.arange(ep.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return flat_episode_gradients(
-        theta, obs[ep, t], obs[np.arange(lengths.size), lengths], actions[ep, t],
-        rewards[ep, t], lengths, terminated, gamma, lam, beta, split=True,
-    )  # fmt: skip
-
-
 def flat_discounted_targets(
     rewards: np.ndarray, lengths: np.ndarray, v_last: np.ndarray, gamma: float
 ) -> np.ndarray:
