@@ -71,7 +71,7 @@ from privrl.core.mechanisms.discrete_laplace import (
     grid_scale,
 )
 from privrl.core.mechanisms.gaussian import gaussian_mechanism
-from privrl.core.mechanisms.gaussian_process import OUSamplePath, ou_kernel
+from privrl.core.mechanisms.gaussian_process import ou_kernel
 from privrl.core.trajectories import Trajectories
 from privrl.core.validation import check_choice
 
@@ -274,9 +274,11 @@ def audit_gp_update(size: str = "quick", seed: int = 0, weakened: bool = False) 
     r"""One Gaussian-process release (Proposition 4) at (0.9, 1e-5): ``f`` vs ``f + c`` with
     :math:`\|c\|_{\mathcal H} = 1`, read on 9 states; exact log-likelihood ratio as the score and
     the exact epsilon of the Gaussian shift (``c^T K^{-1} c = 1.499`` on this grid, so the pair is
-    the worst case up to the grid). The paper size draws every release through ``OUSamplePath``
-    (the sampler ``train_dqn`` uses, 0.5 ms a path); the quick size draws the same Gaussian vector
-    from the Cholesky factor of ``ou_kernel`` in one batch."""
+    the worst case up to the grid). Every release is the Gaussian vector of the path on the grid,
+    drawn from the Cholesky factor of ``ou_kernel`` in one batch (``OUSamplePath``, the sampler
+    ``train_dqn`` uses, has this distribution on any grid: tests/core/test_gaussian_process.py);
+    drawing each path through ``OUSamplePath`` (0.5 ms a path) would allow 20 times fewer
+    samples, too few for the weakened variant's audit to have power."""
     eps = 0.9
     c = 1.0 / math.sqrt(_OU_BETA / 2.0 + 1.0)  # ||c||_H^2 = c^2 (beta/2 + 1) (Lemma 6)
     sigma = math.sqrt(2.0 * math.log(1.25 / DELTA)) / eps  # Proposition 4, ||f - f'||_H = 1
@@ -286,17 +288,14 @@ def audit_gp_update(size: str = "quick", seed: int = 0, weakened: bool = False) 
     factor = np.linalg.cholesky(cov)
 
     def release(shift: float, n: int, rng: np.random.Generator) -> np.ndarray:
-        if size == "paper":
-            return np.stack([shift + OUSamplePath(_OU_BETA, used, rng)(_OU_GRID) for _ in range(n)])
         return shift + rng.standard_normal((n, len(_OU_GRID))) @ factor.T
 
     def log_ratio(y: np.ndarray) -> np.ndarray:
         """exact log-likelihood ratio (Gaussian process, known covariance)"""
         return y @ direction
 
-    kind = "slow" if size == "paper" else "large"
     return _run("gp_update", release, 0.0, c, eps, DELTA, seed, weakened,
-                n_samples=sample_size(size, kind), score=log_ratio,
+                n_samples=sample_size(size, "large"), score=log_ratio,
                 exact_epsilon=gaussian_epsilon(used, DELTA, 1.0), batch_size=10_000)
 
 
