@@ -21,12 +21,13 @@ from privrl.papers.audits.releases import AUDITS, LEDGER_LINKS, UNDETECTABLE, WE
 @pytest.mark.parametrize("name", list(AUDITS))
 def test_release_audit_and_its_weakened_variant(name):
     """Quick size, seed 0: no audited lower bound exceeds its claim; every weakened variant's does,
-    but for those listed as undetectable (whose bound stays below the claim)."""
+    but for those listed as undetectable (whose bound need not: it stays below their exact
+    epsilon, where one is known)."""
     base = AUDITS[name]("quick", 0)
     weak = AUDITS[name]("quick", 1, weakened=True)
     assert base.epsilon_lower <= base.claimed_epsilon
     if name in UNDETECTABLE:
-        assert weak.epsilon_lower <= weak.claimed_epsilon
+        assert math.isnan(weak.exact_epsilon) or weak.epsilon_lower <= weak.exact_epsilon + 1e-9
     else:
         assert weak.epsilon_lower > weak.claimed_epsilon
     assert weak.claimed_epsilon == base.claimed_epsilon  # the weakened release keeps the claim
