@@ -50,3 +50,12 @@ def test_restamp_keeps_the_recorded_commit_and_the_evidence(tmp_path: Path, monk
     assert data["git_commit"] == "new" and data["restamped"]["recorded_at"] == "old"
     assert "accepted differences: results.csv column 'seconds' differs" in data["restamped"]["evidence"]
     assert restamp(root, "nothing", "x", "y") == []
+
+
+def test_tables_only_compares_the_results_table_alone(tmp_path: Path):
+    before = _run(tmp_path / "before")
+    other_checks = _run(tmp_path / "after", value=9.0)
+    assert compare(before, other_checks, "demo") != []
+    assert compare(before, other_checks, "demo", tables_only=True) == []
+    assert compare(before, _run(tmp_path / "slower", seconds=5.0), "demo", tables_only=True) == [
+        "results.csv column 'seconds' differs"]
