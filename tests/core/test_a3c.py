@@ -209,7 +209,7 @@ def test_trials_run_out_of_step_with_the_same_staleness(monkeypatch):
     assert len(steps) <= (wave_max.sum(axis=1) + n_waves * a3c._MAX_WAIT).max()
 
 
-@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+@pytest.mark.parametrize("optimizer", ["sgd", "adam", "rmsprop"])
 def test_buffer_updates_after_every_full_buffer_out_of_step(optimizer):
     """|B| = 4 with waves of 9 and trials out of step: each trial's parameters change after
     submissions 3, 7, 11, ... and only then."""
@@ -238,3 +238,25 @@ def test_first_success_found_during_training_matches_eq26_on_the_scores(stop):
         known = expected[done] + cfg.window - 1  # submissions played when the window is full
         np.testing.assert_array_equal(played[done], -(-known // 9) * 9)
         assert (played[~done] == 300).all()
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "rmsprop"])
+def test_adaptive_aggregator_matches_torch(optimizer):
+    """The aggregator's Adam and RMSProp steps equal torch.optim's (defaults; RMSProp alpha 0.99)
+    on the mean of each full buffer, over a sequence of 12 reports with |B| = 3."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    cfg = a3c.PGCA3CConfig(epsilon=1.0, buffer_size=3, n_submissions=12, optimizer=optimizer,
+                           eta=0.01)
+    theta = rng.normal(size=(1, a3c.D))
+    reports = rng.normal(size=(12, a3c.D))
+    agg = a3c._Aggregator(theta.copy(), cfg)
+    for n in range(0, 12, 4):
+        agg.submit(np.array([0]), np.array([n]), reports[None, n:n + 4])
+    param = torch.nn.Parameter(torch.tensor(theta[0]))
+    opt = (torch.optim.Adam([param], lr=0.01) if optimizer == "adam"
+           else torch.optim.RMSprop([param], lr=0.01, alpha=0.99))
+    for k in range(4):
+        param.grad = torch.tensor(reports[3 * k:3 * k + 3].mean(axis=0))
+        opt.step()
+    np.testing.assert_allclose(agg.theta[0], param.detach().numpy(), rtol=1e-10, atol=1e-12)

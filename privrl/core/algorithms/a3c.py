@@ -88,9 +88,9 @@ class PGCA3CConfig:
     """Hyper-parameters of PGC-A3C; defaults are the paper's (section 4).
 
     Not the paper's, for labelled deviations only: ``clip = inf`` (no clipping, only without
-    noise), ``action_selection = "sample"`` (``a ~ pi`` as in A3C) and ``optimizer = "adam"``
-    (the aggregator applies Adam with step size ``eta`` to the mean of the buffer instead of
-    eq. (22)'s ``theta <- theta - eta * mean(B)``).
+    noise), ``action_selection = "sample"`` (``a ~ pi`` as in A3C) and ``optimizer = "adam"`` or
+    ``"rmsprop"`` (the aggregator applies Adam or RMSProp with step size ``eta`` to the mean of
+    the buffer instead of eq. (22)'s ``theta <- theta - eta * mean(B)``).
     """
 
     mechanism: str = "laplace"
@@ -117,7 +117,7 @@ class PGCA3CConfig:
     def __post_init__(self) -> None:
         check_choice(self.mechanism, "mechanism", ("laplace", "prs"))
         check_choice(self.action_selection, "action_selection", ("greedy", "sample"))
-        check_choice(self.optimizer, "optimizer", ("sgd", "adam"))
+        check_choice(self.optimizer, "optimizer", ("sgd", "adam", "rmsprop"))
         check_epsilon(self.epsilon, allow_inf=True)
         check_int(self.buffer_size, "buffer_size", minimum=1)
         check_int(self.n_submissions, "n_submissions", minimum=1)
@@ -590,13 +590,19 @@ def first_success_time(scores: np.ndarray, window: int, target: float) -> np.nda
 
 
 class _Aggregator:
-    """The central buffer and update rule of each trial (eq. 22, or Adam as a deviation).
+    """The central buffer and update rule of each trial (eq. 22, or Adam or RMSProp as a deviation).
+
+    RMSProp is ``torch.optim.RMSprop`` with ``alpha = 0.99``, ``eps = 1e-8`` (mean square
+    started at 0): ``v <- 0.99 v + 0.01 g^2``, ``theta <- theta - eta g / (sqrt(v) + eps)``, the
+    decay of the A3C paper (Mnih et al. 2016); TensorFlow 1's ``RMSPropOptimizer`` starts ``v`` at
+    1 and puts its ``eps`` inside the root, which differs only over the first few hundred updates.
 
     A trial's buffer holds ``n mod |B|`` reports after its first ``n`` submissions, so the
     buffer is full after submission ``n`` exactly when ``(n + 1) mod |B| = 0``.
     """
 
     _B1, _B2, _EPS = 0.9, 0.999, 1e-8  # torch.optim.Adam defaults
+    _RHO = 0.99  # torch.optim.RMSprop's alpha
 
     def __init__(self, theta: np.ndarray, config: PGCA3CConfig) -> None:
         self.theta = theta
@@ -610,6 +616,9 @@ class _Aggregator:
         eta = self.config.eta
         if self.config.optimizer == "sgd":
             delta = -eta * mean
+        elif self.config.optimizer == "rmsprop":
+            self.v[rows] = self._RHO * self.v[rows] + (1 - self._RHO) * mean**2
+            delta = -eta * mean / (np.sqrt(self.v[rows]) + self._EPS)
         else:
             self.t[rows] += 1
             self.m[rows] = self._B1 * self.m[rows] + (1 - self._B1) * mean

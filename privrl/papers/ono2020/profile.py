@@ -24,19 +24,46 @@ GRAVITY_LABEL = "U{9.7,9.8,9.9} per agent"
 TRIALS_CSV = "ono2020-paper-trials.csv"
 CURVES_CSV = "ono2020-paper-curves.csv"
 RECORD_JSON = "ono2020-paper.json"
+#: Files of the recorded reference set-up (:mod:`.practised`), beside the paper set-up's; its
+#: run record is ``book/measurements/ono2020-practised.json`` (record "profile" ``practised``).
+PRACTISED_TRIALS_CSV = "ono2020-practised-trials.csv"
+PRACTISED_SWEEP_CSV = "ono2020-practised-sweep.csv"
+PRACTISED_CURVES_CSV = "ono2020-practised-curves.csv"
+PRACTISED_RECORD = "practised"
+PRACTISED_RECORD_JSON = f"{PAPER}-{PRACTISED_RECORD}.json"
 
-#: The deviations from the paper (each one change, or the named pair), never the paper's.
+#: The reference set-up that learns (:mod:`.practised`): everything the paper states, plus actions
+#: sampled from pi in the non-random branch of the epsilon-greedy rule and RMSProp at the
+#: aggregator (its step size chosen per arm by a sweep); its non-private arm is not clipped.
+PRACTISED = "as_practised"
+#: RMSProp's step of the ablation's non-private arms (the rate measured in issue 24).
+ABLATION_STEP = 5e-3
+#: The deviations from the paper (each one change, or the named set), never the paper's. The
+#: ``ablation_*`` arms are non-private and differ from the reference set-up by one change each
+#: (or add one change to the paper's); ``as_practised`` takes its step size from the sweep.
 VARIANTS: dict[str, dict[str, Any]] = {
     "paper": {},
     "no_clip": {"clip": INF},
     "clip100": {"clip": 100.0},
     "adam_sample": {"optimizer": "adam", "eta": 1e-3, "action_selection": "sample"},
+    "ablation_sampled": {"action_selection": "sample"},
+    "ablation_sampled_no_clip": {"action_selection": "sample", "clip": INF},
+    "ablation_greedy_rmsprop": {"optimizer": "rmsprop", "eta": ABLATION_STEP, "clip": INF},
+    "ablation_clipped_reference": {"action_selection": "sample", "optimizer": "rmsprop",
+                                   "eta": ABLATION_STEP},
+    PRACTISED: {"action_selection": "sample", "optimizer": "rmsprop"},
 }
 VARIANT_LABELS = {
     "paper": "the paper's algorithm",
     "no_clip": "NOT the paper's: no clipping (non-private)",
     "clip100": "NOT the paper's: C = 100 (non-private)",
     "adam_sample": "NOT the paper's: Adam (step 1e-3) and sampled actions",
+    "ablation_sampled": "the paper's + sampled actions (SGD eta = 0.5, C = 0.01)",
+    "ablation_sampled_no_clip": "reference without RMSProp (sampled, SGD eta = 0.5, no clip)",
+    "ablation_greedy_rmsprop": "reference without sampling (greedy, RMSProp 5e-3, no clip)",
+    "ablation_clipped_reference": "reference with the paper's clip (sampled, RMSProp 5e-3, "
+                                  "C = 0.01)",
+    PRACTISED: "reference set-up 'as practised' (sampled actions, RMSProp, step from the sweep)",
 }
 
 # Tables 1-3 of the paper, as printed (quotes; PRS has no epsilon = inf column).
@@ -101,6 +128,9 @@ class OnoProfile(Profile):
     diagnostic_trials: int = 6
     diagnostic_submissions: int = 1800
     diagnostic_every: int = 50
+    practised_steps: tuple[float, ...] = (1e-3, 3e-3, 1e-2, 3e-2)
+    tuning_trials: int = 3
+    tuning_submissions: int = 1000
 
     PAPER: ClassVar[dict[str, Any]] = {
         "n_trials": 20,
@@ -109,12 +139,15 @@ class OnoProfile(Profile):
         "fig2_trials": 10,
         "fig2_submissions": PAPER_CAP,
         "record_every": 500,
+        "tuning_trials": 5,
+        "tuning_submissions": PAPER_CAP // 3,
     }
 
     def validate(self) -> None:
         for name in ("n_trials", "trials_per_seed", "n_submissions", "fig2_trials",
                      "fig2_submissions", "record_every", "diagnostic_trials",
-                     "diagnostic_submissions", "diagnostic_every"):
+                     "diagnostic_submissions", "diagnostic_every", "tuning_trials",
+                     "tuning_submissions"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.n_trials % self.trials_per_seed:
@@ -122,6 +155,11 @@ class OnoProfile(Profile):
                              f"({self.trials_per_seed})")
         if not self.epsilons or any(not e > 0 for e in self.epsilons):
             raise ValueError(f"epsilons must be positive (inf allowed), got {self.epsilons}")
+        if not self.practised_steps or any(not s > 0 for s in self.practised_steps):
+            raise ValueError(f"practised_steps must be positive, got {self.practised_steps}")
+        if PRACTISED in self.variants or any(v.startswith("ablation_") for v in self.variants):
+            raise ValueError("the reference set-up and its ablation run through practised_steps "
+                             f"(module practised), not variants; got {self.variants}")
         unknown = sorted(set(self.variants) - set(VARIANTS))
         if unknown or "paper" not in self.variants:
             raise ValueError(f"variants must include 'paper' and be among {sorted(VARIANTS)}, "

@@ -21,11 +21,17 @@ import pandas as pd
 from privrl.chapter import records
 from privrl.chapter.records import RunRecord, current_commit
 from privrl.chapter.sweep import run_key
+from privrl.papers.ono2020.practised import sweep_practised
 from privrl.papers.ono2020.profile import (
     CURVES_CSV,
     GRAVITY_LABEL,
     PAPER,
     PAPER_CAP,
+    PRACTISED_CURVES_CSV,
+    PRACTISED_RECORD,
+    PRACTISED_RECORD_JSON,
+    PRACTISED_SWEEP_CSV,
+    PRACTISED_TRIALS_CSV,
     RECORD_JSON,
     TRIALS_CSV,
     OnoProfile,
@@ -96,6 +102,72 @@ def record_paper_run(profile: OnoProfile, *, cache_dir: Any, directory: Path | N
         produced_by=["privrl.papers.ono2020.runs"])
     write_paper_results(trials, curves, record, directory)
     return record
+
+
+def practised_frames(runs: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The reference set-up's tidy CSVs (:func:`.practised.sweep_practised`'s runs): trials
+    ``variant, mechanism, epsilon, buffer_size, step_size, gravity, trial, first_success,
+    success, env_steps`` (the ablation and the evaluation arms), the sweep's trials (same
+    columns, variant ``as_practised``) and Figure 2's curves ``variant, mechanism, epsilon,
+    step_size, trial, submission, avg_score`` (|B| in ``variant`` as in :data:`CURVES_CSV`)."""
+    cols = ["variant", "mechanism", "epsilon", "buffer_size", "step_size", "gravity", "trial",
+            "first_success", "success", "env_steps"]
+    order = ["variant", "mechanism", "epsilon", "buffer_size", "step_size", "trial"]
+    curves = runs["curves"]
+    curves = curves.assign(variant=curves["variant"] + " |B|=" + curves["buffer_size"].astype(str))
+    return {
+        PRACTISED_TRIALS_CSV: runs["trials"].assign(gravity=GRAVITY_LABEL)[cols].sort_values(order),
+        PRACTISED_SWEEP_CSV: runs["tuning"].assign(gravity=GRAVITY_LABEL)[cols].sort_values(order),
+        PRACTISED_CURVES_CSV: curves[["variant", "mechanism", "epsilon", "step_size", "trial",
+                                      "submission", "avg_score"]],
+    }
+
+
+def record_practised_run(profile: OnoProfile, *, cache_dir: Any, directory: Path | None = None,
+                         executor: Any = "serial", progress: bool = False, note: str = "",
+                         workers: int = 1) -> RunRecord:
+    """Run the reference set-up (:func:`.practised.sweep_practised`: ablation, step-size sweep,
+    Tables 1-3 and Figure 2 at the chosen steps) of ``profile`` and write its three CSVs
+    (:func:`practised_frames`) into ``directory`` and its run record one folder up
+    (``ono2020-practised.json``)."""
+    commit, dirty, start = current_commit(), _code_dirty(), time.perf_counter()
+    runs = sweep_practised(profile, executor=executor, cache_dir=cache_dir, progress=progress,
+                           max_workers=workers)
+    seconds = sum(float(runs[k].seconds.sum()) for k in ("tuning", "trials"))
+    record = RunRecord.now(
+        notebook=PAPER, profile=PRACTISED_RECORD,
+        parameters={k: list(v) if isinstance(v, tuple) else v
+                    for k, v in dataclasses.asdict(profile).items()},
+        wall_time_s=time.perf_counter() - start, git_commit=commit, git_dirty=dirty,
+        compute_s=round(seconds, 1),
+        env_steps=int(sum(runs[k].env_steps.sum() for k in ("tuning", "trials"))),
+        workers=workers, note=note,
+        files=[PRACTISED_TRIALS_CSV, PRACTISED_SWEEP_CSV, PRACTISED_CURVES_CSV],
+        produced_by=["privrl.papers.ono2020.practised"])
+    directory = Path(directory) if directory is not None else records.results_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, frame in practised_frames(runs).items():
+        frame.to_csv(directory / name, index=False)
+    record.write(directory.parent / PRACTISED_RECORD_JSON)
+    return record
+
+
+def recorded_practised_run(directory: Path | None = None) -> dict[str, Any] | None:
+    """The recorded reference set-up: ``{"trials", "sweep", "curves", "record"}`` (curves with
+    ``buffer_size`` back, as :func:`recorded_curves`), or ``None`` when none is recorded."""
+    if directory is None:
+        found = records.recorded_file(PRACTISED_TRIALS_CSV)
+        if found is None:
+            return None
+        directory = found.parent
+    directory = Path(directory)
+    if not (directory / PRACTISED_TRIALS_CSV).exists():
+        return None
+    record_file = directory.parent / PRACTISED_RECORD_JSON
+    return {"trials": pd.read_csv(directory / PRACTISED_TRIALS_CSV),
+            "sweep": pd.read_csv(directory / PRACTISED_SWEEP_CSV),
+            "curves": recorded_curves(pd.read_csv(directory / PRACTISED_CURVES_CSV)),
+            "record": json.loads(record_file.read_text()) if record_file.exists() else {}}
 
 
 def recorded_paper_run(directory: Path | None = None) -> dict[str, Any] | None:
@@ -172,18 +244,24 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m privrl.papers.ono2020.recorded")
     sub = parser.add_subparsers(dest="command", required=True)
     rec = sub.add_parser("record-paper", help="run and record the paper profile")
-    rec.add_argument("--n-submissions", type=int, default=PAPER_CAP)
-    rec.add_argument("--workers", type=int, default=2, help="worker processes")
-    rec.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
-    rec.add_argument("--out", default=None, help="results directory (default book/measurements/results)")
-    rec.add_argument("--note", default="")
+    prac = sub.add_parser("record-practised", help="run and record the reference set-up "
+                          "(ablation, step-size sweep, Tables 1-3 and Figure 2)")
+    for command in (rec, prac):
+        command.add_argument("--n-submissions", type=int, default=PAPER_CAP)
+        command.add_argument("--workers", type=int, default=2, help="worker processes")
+        command.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
+        command.add_argument("--out", default=None,
+                             help="results directory (default book/measurements/results)")
+        command.add_argument("--note", default="")
     args = parser.parse_args(argv)
     profile = OnoProfile.from_parameters("paper", n_submissions=args.n_submissions,
-                                         fig2_submissions=args.n_submissions)
-    record = record_paper_run(profile, cache_dir=args.cache_dir,
-                              directory=Path(args.out) if args.out else None,
-                              executor="process" if args.workers > 1 else "serial",
-                              progress=True, note=args.note, workers=args.workers)
+                                         fig2_submissions=args.n_submissions,
+                                         tuning_submissions=max(1, args.n_submissions // 3))
+    recorder = record_paper_run if args.command == "record-paper" else record_practised_run
+    record = recorder(profile, cache_dir=args.cache_dir,
+                      directory=Path(args.out) if args.out else None,
+                      executor="process" if args.workers > 1 else "serial",
+                      progress=True, note=args.note, workers=args.workers)
     print(json.dumps(record.as_dict(), indent=1, default=str))
 
 

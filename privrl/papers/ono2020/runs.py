@@ -34,10 +34,14 @@ from privrl.papers.ono2020.profile import INF, VARIANTS, OnoProfile
 
 
 def algorithm_config(config: dict[str, Any], stop_at_success: bool) -> PGCA3CConfig:
-    """The :class:`PGCA3CConfig` of a sweep config (mechanism, epsilon, |B|, variant, ...)."""
+    """The :class:`PGCA3CConfig` of a sweep config (mechanism, epsilon, |B|, variant, ...): the
+    variant's settings (:data:`~privrl.papers.ono2020.profile.VARIANTS`), then the config's own
+    ``eta`` and ``clip`` where it sets them (the reference set-up's swept step sizes and its
+    unclipped non-private arm, :mod:`.practised`)."""
     keys = ("mechanism", "epsilon", "buffer_size", "n_submissions", "rounds")
     kwargs = {k: config[k] for k in keys if k in config}
     kwargs.update(VARIANTS[config.get("variant", "paper")])
+    kwargs.update({k: config[k] for k in ("eta", "clip") if k in config})
     return PGCA3CConfig(**kwargs, stop_at_success=stop_at_success)
 
 
