@@ -15,6 +15,7 @@ import math
 from collections.abc import Iterator
 
 import numpy as np
+import pandas as pd
 
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.skeleton import Chapter, Context
@@ -33,12 +34,18 @@ from privrl.papers.ono2020.checks import (
     check_recorded_run,
 )
 from privrl.papers.ono2020.claims import CLAIMS, ERRATA
-from privrl.papers.ono2020.profile import PAPER, OnoProfile
-from privrl.papers.ono2020.recorded import recorded_curves, recorded_paper_run
+from privrl.papers.ono2020.practised import chosen_steps, sweep_practised
+from privrl.papers.ono2020.profile import PAPER, PRACTISED, OnoProfile
+from privrl.papers.ono2020.recorded import (
+    recorded_curves,
+    recorded_paper_run,
+    recorded_practised_run,
+)
 from privrl.papers.ono2020.runs import sweep_diagnostics, sweep_figure2, sweep_tables
 from privrl.papers.ono2020.tables import (
     compare_with_paper,
     failure_summary,
+    step_table,
     success_ratio_curves,
     success_tables,
 )
@@ -145,6 +152,19 @@ def multi_round_releases(epsilon: float = 1.0, rounds: int = LEDGER_ROUNDS
                                rounds * worst_round))
 
 
+def reference_tables(runs: dict[str, pd.DataFrame], cap: int, prefix: str
+                     ) -> dict[str, pd.DataFrame]:
+    """The reference set-up's tables (:mod:`.practised`) under ``prefix``: ``trials``, ``curves``
+    and ``steps`` as run, Tables 1-3 (``tables``, ``comparison``), Figure 3's success ratios
+    (``success_curves``) and the sweep by arm (``step_table``)."""
+    tables = success_tables(runs["trials"], cap, reference=PRACTISED)
+    out = {"trials": runs["trials"], "curves": runs["curves"], "steps": runs["steps"],
+           "tables": tables, "comparison": compare_with_paper(tables, variant=PRACTISED),
+           "success_curves": success_ratio_curves(runs["trials"], cap),
+           "step_table": step_table(runs["steps"])}
+    return {prefix + k: v for k, v in out.items()}
+
+
 class OnoChapter(Chapter):
     """PGC-A3C (Ono and Takahashi 2020) on the skeleton; see the module docstring."""
 
@@ -169,6 +189,8 @@ class OnoChapter(Chapter):
             trials=trials, curves=curves, diagnostics=diagnostics, tables=tables,
             comparison=compare_with_paper(tables), success_curves=success_ratio_curves(trials, cap),
             failure=failure_summary(diagnostics))
+        practised = sweep_practised(profile, **kw)
+        ctx.tables.update(reference_tables(practised, cap, prefix="practised_"))
         self.load_recorded(ctx)
 
     @staticmethod
@@ -191,6 +213,20 @@ class OnoChapter(Chapter):
             rec_budget=budget, rec_commit=record["git_commit"],
             rec_source=f"recorded paper-profile run, commit {record['git_commit']}, "
                        f"budget {budget:,}")
+        practised = recorded_practised_run()
+        if practised is None:
+            return
+        record = practised["record"]
+        budget = int(record["parameters"]["n_submissions"])
+        runs = {"trials": practised["trials"], "steps": chosen_steps(
+            practised["sweep"].rename(columns={"step_size": "eta"}),
+            int(record["parameters"]["tuning_submissions"])), "curves": practised["curves"]}
+        ctx.tables.update(reference_tables(runs, budget, prefix="rec_practised_"))
+        ctx.extra["recorded_practised"] = record
+        ctx.values.update(
+            rec_practised_budget=budget, rec_practised_commit=record["git_commit"],
+            rec_practised_source=f"recorded reference set-up run, commit "
+                                 f"{record['git_commit']}, budget {budget:,}")
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """Every report's local epsilon for both mechanisms at each finite epsilon of the

@@ -32,18 +32,32 @@ from privrl.chapter.verdicts import (
     decide_threshold,
     untestable,
 )
-from privrl.papers.ono2020.profile import AMBIGUITIES, INF, PAPER_CAP, PAPER_TABLES, eps_label
+from privrl.papers.ono2020.profile import (
+    AMBIGUITIES,
+    INF,
+    PAPER_CAP,
+    PAPER_TABLES,
+    PRACTISED,
+    eps_label,
+)
 from privrl.papers.ono2020.tables import arm
 
 #: Suffix of the keys of claims decided on the recorded paper-profile run.
 RECORDED = "_paper"
+#: Suffix of the keys of claims decided on the reference set-up (:mod:`.practised`); its recorded
+#: paper-scale run's claims end in ``_practised_paper``.
+ON_REFERENCE = "_practised"
+#: What a claim on the reference set-up says first.
+REFERENCE_PREFIX = ("On the reference set-up (the paper's plus sampled actions and RMSProp, step "
+                    "from a sweep; not the literal hyper-parameters): ")
 
 
 @dataclass(frozen=True)
 class Trials:
     """What a claim is decided on: the trials of Tables 1-3, the curves of Figure 2, the budget
-    ``cap`` they ran at, the evidence's source in words, and (for a recorded run) its profile
-    and commit."""
+    ``cap`` they ran at, the evidence's source in words, (for a recorded run) its profile and
+    commit, and the set-up whose arms are read (``paper``, or the reference set-up
+    :data:`~privrl.papers.ono2020.profile.PRACTISED`)."""
 
     trials: pd.DataFrame
     curves: pd.DataFrame
@@ -51,6 +65,7 @@ class Trials:
     evidence: str
     profile: str = ""
     commit: str = ""
+    variant: str = "paper"
 
 
 def live_trials(ctx: Context) -> Trials:
@@ -65,6 +80,22 @@ def recorded_trials(ctx: Context) -> Trials | None:
         return None
     return Trials(ctx.tables["paper_trials"], ctx.tables["paper_curves"], ctx.values["rec_budget"],
                   ctx.values["rec_source"], "paper", ctx.values["rec_commit"])
+
+
+def live_practised(ctx: Context) -> Trials:
+    """This run's trials and curves of the reference set-up (:mod:`.practised`)."""
+    return Trials(ctx.tables["practised_trials"], ctx.tables["practised_curves"],
+                  ctx.profile.n_submissions,
+                  f"live {ctx.profile.profile} run, reference set-up", variant=PRACTISED)
+
+
+def recorded_practised(ctx: Context) -> Trials | None:
+    """The recorded reference set-up's trials and curves, or ``None`` when none is recorded."""
+    if "rec_practised_trials" not in ctx.tables:
+        return None
+    return Trials(ctx.tables["rec_practised_trials"], ctx.tables["rec_practised_curves"],
+                  ctx.values["rec_practised_budget"], ctx.values["rec_practised_source"],
+                  "paper", ctx.values["rec_practised_commit"], variant=PRACTISED)
 
 
 Rule = Callable[[Trials, str, str], Claim]
@@ -96,7 +127,7 @@ def success_ratio(mech: str, eps: float) -> Rule:
     threshold = RATIO_FRACTION * printed
 
     def rule(data: Trials, key: str, statement: str) -> Claim:
-        trials = arm(data.trials, "paper", mech, eps)
+        trials = arm(data.trials, data.variant, mech, eps)
         why = (f"threshold {threshold:.3g}: half the paper's {_count(printed)} = {printed:.2f} "
                "(Table 2)")
         return decide_success_ratio(key, statement, int(trials["success"].sum()), len(trials),
@@ -113,7 +144,7 @@ def median_fst(mech: str, eps: float) -> Rule:
     threshold = FST_MULTIPLE * printed
 
     def rule(data: Trials, key: str, statement: str) -> Claim:
-        trials = arm(data.trials, "paper", mech, eps)
+        trials = arm(data.trials, data.variant, mech, eps)
         fst = np.minimum(trials["first_success"].to_numpy(dtype=float), data.cap + 1)
         why = f"threshold {threshold:,.0f}: twice the paper's median {printed:,.1f} (Table 1)"
         if data.cap < threshold:
@@ -134,8 +165,8 @@ def succeeds_more_often(eps: float, better: str, worse: str) -> Rule:
     threshold = RATIO_FRACTION * printed
 
     def rule(data: Trials, key: str, statement: str) -> Claim:
-        a = arm(data.trials, "paper", better, eps)
-        b = arm(data.trials, "paper", worse, eps)
+        a = arm(data.trials, data.variant, better, eps)
+        b = arm(data.trials, data.variant, worse, eps)
         why = (f"threshold {threshold:.3g}: half the paper's difference {printed:.2f} "
                f"(Table 2: {_count(PAPER_TABLES['success_ratio'][(better, eps)])} against "
                f"{_count(PAPER_TABLES['success_ratio'][(worse, eps)])})")
@@ -173,7 +204,7 @@ def private(rule: Rule) -> Rule:
         base = baseline(data, key, statement)
         if base.verdict != "not reproduced":
             return rule(data, key, statement)
-        trials = arm(data.trials, "paper", "laplace", INF)
+        trials = arm(data.trials, data.variant, "laplace", INF)
         printed = PAPER_TABLES["success_ratio"][("laplace", INF)]
         return untestable(key, statement, "the non-private baseline does not learn "
                           f"({int(trials.success.sum())}/{len(trials)} against the paper's "
@@ -224,7 +255,7 @@ def _learning_claims() -> list[tuple[str, str, str, Rule]]:
         rule = median_fst(mech, eps)
         out.append((f"median_fst_{mech}_eps{_eps_key(eps)}", f"{_name(mech)} at "
                     f"{eps_label(eps)}: median first success time of about {printed:,.0f} "
-                    "submissions (Table 1: {printed:,.1f})", "Table 1 and section 4.2",
+                    f"submissions (Table 1: {printed:,.1f})", "Table 1 and section 4.2",
                     rule if math.isinf(eps) else private(rule)))
     quote = ("Table 2 and section 4.3 ('The algorithm using PRS gives more successes for "
              "epsilon = 1, 2, and the algorithm using the Laplace mechanism shows better for "
@@ -248,17 +279,20 @@ def _learning_claims() -> list[tuple[str, str, str, Rule]]:
     return out
 
 
-#: The learning claims on this run, then (where recorded) on the paper-profile run.
+#: The learning claims on this run, then (where recorded) on the paper-profile run; then the same
+#: claims on the reference set-up, live and recorded.
 CLAIMS: tuple[ClaimSpec, ...] = tuple(
-    [ClaimSpec(key, statement, source, decided_on(live_trials, rule))
-     for key, statement, source, rule in _learning_claims()]
-    + [ClaimSpec(key + RECORDED, statement, source, decided_on(recorded_trials, rule))
-       for key, statement, source, rule in _learning_claims()])
+    [ClaimSpec(key + suffix, prefix + statement, source, decided_on(where, rule))
+     for suffix, prefix, where in (
+         ("", "", live_trials), (RECORDED, "", recorded_trials),
+         (ON_REFERENCE, REFERENCE_PREFIX, live_practised),
+         (ON_REFERENCE + RECORDED, REFERENCE_PREFIX, recorded_practised))
+     for key, statement, source, rule in _learning_claims()])
 
 
 def _failed_recorded(ctx: Context) -> list[Claim]:
-    return [c for key, c in ctx.claims.items()
-            if key.endswith(RECORDED) and c.verdict == "not reproduced"]
+    return [c for key, c in ctx.claims.items() if key.endswith(RECORDED)
+            and not key.endswith(ON_REFERENCE + RECORDED) and c.verdict == "not reproduced"]
 
 
 ERRATA: tuple[ErratumSpec, ...] = (
@@ -279,8 +313,23 @@ ERRATA: tuple[ErratumSpec, ...] = (
         lambda ctx: "The stated hyper-parameters do not learn (section 4 and Algorithm 1 as "
         "published, recorded paper-scale run): " + "; ".join(
             c.statement for c in _failed_recorded(ctx)) + ". The private claims on this set-up "
-        "are untestable (the non-private baseline does not learn), not refuted.",
+        "are untestable (the non-private baseline does not learn), not refuted. "
+        + _reference_sentence(ctx),
         lambda ctx: f"{ctx.values['rec_source']}: " + "; ".join(
             f"{c.key}: {c.evidence_text()}" for c in _failed_recorded(ctx)),
         when=lambda ctx: bool(_failed_recorded(ctx))),
 )
+
+
+def _reference_sentence(ctx: Context) -> str:
+    """Where the private claims are decided instead: the recorded reference set-up's baseline
+    and the ablation's arms (successes out of trials), when recorded."""
+    if "rec_practised_tables" not in ctx.tables:
+        return ("They are decided on the reference set-up (module practised; claims ending in "
+                f"{ON_REFERENCE}), whose paper-scale run is not recorded yet.")
+    tables = ctx.tables["rec_practised_tables"]
+    base = tables[np.isinf(tables.epsilon) & (tables.mechanism == "laplace")].set_index("variant")
+    arms = "; ".join(f"{v}: {int(r.successes)}/{int(r.n_trials)}" for v, r in base.iterrows())
+    return ("They are decided on the reference set-up instead (claims ending in "
+            f"{ON_REFERENCE + RECORDED}). Its non-private ablation at the paper's scale "
+            f"(recorded): {arms}.")

@@ -28,10 +28,11 @@ def plot_figure2(curves: pd.DataFrame, title: str = "") -> Figure:
     return fig
 
 
-def plot_figure3(success_curves: pd.DataFrame, title: str = "") -> Figure:
-    """Figure 3: success ratio (eq. 27) against the number of submissions, per epsilon."""
+def plot_figure3(success_curves: pd.DataFrame, title: str = "", variant: str = "paper") -> Figure:
+    """Figure 3: success ratio (eq. 27) against the number of submissions, per epsilon, of
+    ``variant`` (the paper's set-up, or the reference set-up)."""
     fig, axes = new_figure(1, 2, sharey=True)
-    paper_rows = success_curves[success_curves.variant == "paper"]
+    paper_rows = success_curves[success_curves.variant == variant]
     for ax, mech in zip(axes[0], ("laplace", "prs"), strict=True):
         for eps, g in paper_rows[paper_rows.mechanism == mech].groupby("epsilon"):
             ax.step(g.submission, g.success_ratio, where="post", label=eps_label(eps))

@@ -7,7 +7,14 @@ import numpy as np
 import pandas as pd
 
 from privrl.chapter.verdicts import bootstrap_interval, clopper_pearson
-from privrl.papers.ono2020.profile import AMBIGUITIES, INF, PAPER_TABLES, VARIANT_LABELS
+from privrl.papers.ono2020.profile import (
+    AMBIGUITIES,
+    INF,
+    PAPER_TABLES,
+    PRACTISED,
+    VARIANT_LABELS,
+    eps_label,
+)
 
 
 def arm(trials: pd.DataFrame, variant: str, mech: str, eps: float) -> pd.DataFrame:
@@ -28,14 +35,14 @@ def success_ratio_curves(trials: pd.DataFrame, cap: int, n_points: int = 200) ->
     return pd.concat(rows, ignore_index=True)
 
 
-def success_tables(trials: pd.DataFrame, cap: int) -> pd.DataFrame:
+def success_tables(trials: pd.DataFrame, cap: int, reference: str = "paper") -> pd.DataFrame:
     """Tables 1-3 per (variant, mechanism, epsilon): median FST (eq. 26; ``inf`` when most trials
     fail) with a bootstrap 95% interval (FST censored at ``cap``), success ratio (eq. 27 at
     ``cap``) with its exact (Clopper-Pearson) 95% interval, and the relative AUC.
 
     The AUC is the area under the success-ratio curve on ``[0, cap]``, which equals
-    ``mean_k (cap - min(FST_k, cap)) / cap``; it is divided by that of the paper's Laplace at
-    ``epsilon = inf``.
+    ``mean_k (cap - min(FST_k, cap)) / cap``; it is divided by that of the ``reference``
+    variant's Laplace at ``epsilon = inf`` (the paper's, or the reference set-up's).
     """
     rows = []
     for (variant, mech, eps), g in trials.groupby(["variant", "mechanism", "epsilon"]):
@@ -53,17 +60,18 @@ def success_tables(trials: pd.DataFrame, cap: int) -> pd.DataFrame:
             "auc": float(np.mean((cap - np.minimum(fst, cap)) / cap)),
         })  # fmt: skip
     out = pd.DataFrame(rows)
-    ref = out.loc[(out.variant == "paper") & (out.mechanism == "laplace")
+    ref = out.loc[(out.variant == reference) & (out.mechanism == "laplace")
                   & np.isinf(out.epsilon), "auc"]
     out["relative_auc"] = out["auc"] / ref.iloc[0] if len(ref) and ref.iloc[0] > 0 else np.nan
     return out
 
 
-def compare_with_paper(tables: pd.DataFrame) -> pd.DataFrame:
-    """Tables 1-3 of the paper's algorithm beside the printed values: one row per metric,
-    mechanism and epsilon with ``ours``, its 95% interval and ``paper`` (a quote)."""
+def compare_with_paper(tables: pd.DataFrame, variant: str = "paper") -> pd.DataFrame:
+    """Tables 1-3 of ``variant`` (the paper's algorithm, or the reference set-up) beside the
+    printed values: one row per metric, mechanism and epsilon with ``ours``, its 95% interval and
+    ``paper`` (a quote)."""
     rows = []
-    paper_rows = tables[tables.variant == "paper"]
+    paper_rows = tables[tables.variant == variant]
     intervals = {"median_fst": ("median_fst_lo", "median_fst_hi"),
                  "success_ratio": ("success_lo", "success_hi"), "relative_auc": (None, None)}
     for metric, quoted in PAPER_TABLES.items():
@@ -96,6 +104,72 @@ def deviation_table(tables: pd.DataFrame) -> pd.DataFrame:
         for r in keep.itertuples()]
     cols = ["variant", "what", "epsilon", "success ratio [95% CI]", "median_fst"]
     return keep[cols].sort_values(["epsilon", "variant"]).reset_index(drop=True)
+
+
+def ablation_table(practised: pd.DataFrame, paper: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The non-private ablation (:mod:`.practised`): success ratio (exact 95% interval) and median
+    first success time of the paper's set-up (``paper``, ``no_clip`` from the paper set-up's
+    tables, when given), each ablation arm and the reference set-up (rows of ``practised``), with
+    what each samples, applies and clips."""
+    settings = {
+        "paper": ("greedy", "SGD eta = 0.5", "C = 0.01"),
+        "no_clip": ("greedy", "SGD eta = 0.5", "none"),
+        "ablation_sampled": ("sampled", "SGD eta = 0.5", "C = 0.01"),
+        "ablation_greedy_rmsprop": ("greedy", "RMSProp", "none"),
+        "ablation_sampled_no_clip": ("sampled", "SGD eta = 0.5", "none"),
+        "ablation_clipped_reference": ("sampled", "RMSProp", "C = 0.01"),
+        PRACTISED: ("sampled", "RMSProp", "none"),
+    }
+    frames = [practised[np.isinf(practised.epsilon)]]
+    if paper is not None:
+        frames.insert(0, paper[np.isinf(paper.epsilon) & paper.variant.isin(["paper", "no_clip"])])
+    rows = pd.concat(frames, ignore_index=True)
+    rows = rows[rows.variant.isin(list(settings))]
+    return pd.DataFrame({
+        "arm": rows.variant.map(VARIANT_LABELS),
+        "actions": [settings[v][0] for v in rows.variant],
+        "update": [settings[v][1] for v in rows.variant],
+        "clip": [settings[v][2] for v in rows.variant],
+        "success ratio [95% CI]": [f"{r.successes}/{r.n_trials} [{r.success_lo:.2f}, "
+                                   f"{r.success_hi:.2f}]" for r in rows.itertuples()],
+        "median FST": rows.median_fst.to_numpy(),
+    }).reset_index(drop=True)
+
+
+def step_table(steps: pd.DataFrame) -> pd.DataFrame:
+    """The step-size sweep (:func:`.practised.chosen_steps`) as one row per arm: successes of the
+    tuning trials at each step, and the chosen step."""
+    label = steps.assign(arm=[f"{m} {eps_label(e)} |B|={b}" for m, e, b in
+                              zip(steps.mechanism, steps.epsilon, steps.buffer_size, strict=True)])
+    wide = label.pivot_table(index="arm", columns="step_size", values="successes")
+    wide.columns = [f"step {c:g}" for c in wide.columns]
+    chosen = label[label.chosen].set_index("arm")
+    wide["chosen step"] = chosen.step_size
+    wide["tuning trials"] = chosen.n_trials
+    return wide
+
+
+def reference_summary(tables: pd.DataFrame) -> str:
+    """One paragraph on the reference set-up's Tables 1-2 arms (``tables`` from
+    :func:`success_tables`): successes out of trials beside the paper's Table 2 counts, and the
+    non-private arm's median first success time beside Table 1's."""
+    rows = tables[tables.variant == PRACTISED].set_index(["mechanism", "epsilon"])
+
+    def counts(mech: str) -> str:
+        eps = sorted(e for m, e in rows.index if m == mech and np.isfinite(e))
+        ours = " / ".join(f"{int(rows.loc[(mech, e), 'successes'])}" for e in eps)
+        paper = " / ".join(f"{round(20 * PAPER_TABLES['success_ratio'][(mech, e)])}"
+                           for e in eps if (mech, e) in PAPER_TABLES["success_ratio"])
+        return f"at ε = {' / '.join(f'{e:g}' for e in eps)}: {ours} (paper: {paper} of 20)"
+
+    if ("laplace", INF) not in rows.index:
+        return "The reference set-up has no non-private arm in this run."
+    base = rows.loc[("laplace", INF)]
+    return (f"On the reference set-up, the non-private arm reached the target in "
+            f"{int(base.successes)} of {int(base.n_trials)} trials (the paper: 20 of 20), median "
+            f"first success time {base.median_fst:,.0f} submissions (the paper: 1,769). Successes "
+            f"out of {int(base.n_trials)}: Laplace (|B| = 1) {counts('laplace')}; PRS (|B| = 100) "
+            f"{counts('prs')}.")
 
 
 def ambiguity_table() -> pd.DataFrame:

@@ -1,0 +1,156 @@
+"""The reference set-up of ono2020 (:mod:`privrl.papers.ono2020.practised`): its ablation arms,
+the step-size rule, the seeds of tuning and evaluation, and its recorder."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privrl.core.algorithms.a3c import DEFAULT_CLIP
+from privrl.papers.ono2020 import practised
+from privrl.papers.ono2020.profile import (
+    PRACTISED,
+    PRACTISED_CURVES_CSV,
+    PRACTISED_RECORD_JSON,
+    PRACTISED_SWEEP_CSV,
+    PRACTISED_TRIALS_CSV,
+    OnoProfile,
+)
+from privrl.papers.ono2020.recorded import record_practised_run, recorded_practised_run
+from privrl.papers.ono2020.runs import algorithm_config
+from privrl.papers.ono2020.tables import ablation_table, reference_summary, success_tables
+
+INF = math.inf
+
+
+def _setting(config: dict) -> tuple[str, str, float]:
+    algo = algorithm_config(config, stop_at_success=True)
+    return algo.action_selection, algo.optimizer, algo.clip_value
+
+
+def test_each_ablation_arm_differs_from_the_reference_by_one_change_or_adds_one_to_the_paper():
+    reference = _setting({"variant": PRACTISED, "epsilon": INF, "clip": INF})
+    assert reference == ("sample", "rmsprop", INF)
+    paper = _setting({"variant": "paper", "epsilon": INF})
+    assert paper == ("greedy", "sgd", DEFAULT_CLIP["laplace"])
+    for config in practised.ablation_configs(OnoProfile.quick()):
+        arm = _setting(config)
+        from_reference = sum(a != b for a, b in zip(arm, reference, strict=True))
+        from_paper = sum(a != b for a, b in zip(arm, paper, strict=True))
+        assert from_reference == 1 or from_paper == 1, (config["variant"], arm)
+        assert math.isinf(config["epsilon"])
+
+
+def test_private_arms_keep_the_papers_mechanism_clip_and_epsilon():
+    """Only the optimiser, its step and the acting rule change: every private arm of the
+    reference set-up releases the paper's reports (same mechanism, epsilon and clip C)."""
+    profile = OnoProfile.quick()
+    for config in practised.tuning_configs(profile):
+        algo = algorithm_config(config, stop_at_success=True)
+        assert algo.eta == config["eta"]
+        if math.isinf(config["epsilon"]):
+            assert math.isinf(algo.clip_value)
+            continue
+        assert algo.clip_value == DEFAULT_CLIP[config["mechanism"]]
+        assert algo.epsilon == config["epsilon"]
+        assert (algo.action_selection, algo.optimizer) == ("sample", "rmsprop")
+    arms = {(c["mechanism"], c["epsilon"], c["buffer_size"])
+            for c in practised.tuning_configs(profile)}
+    assert arms == set(practised.arms(profile))
+    assert ("laplace", 1.0, 100) in arms and ("prs", 1.0, 1) in arms  # Figure 2's other buffers
+
+
+def _tuning(rows: list[tuple[str, float, int, float, list[float]]]) -> pd.DataFrame:
+    out = []
+    for mech, eps, b, step, fsts in rows:
+        for k, f in enumerate(fsts):
+            out.append({"mechanism": mech, "epsilon": eps, "buffer_size": b, "eta": step,
+                        "trial": k, "first_success": f, "success": math.isfinite(f)})
+    return pd.DataFrame(out)
+
+
+def test_chosen_step_most_successes_then_lower_median_then_smaller_step():
+    tuning = _tuning([
+        ("laplace", 1.0, 1, 1e-3, [INF, INF, 500.0]),       # 1 success
+        ("laplace", 1.0, 1, 3e-3, [900.0, INF, 800.0]),     # 2 successes: wins
+        ("laplace", 1.0, 1, 1e-2, [100.0, INF, INF]),       # 1 success, fast
+        ("prs", 2.0, 100, 1e-3, [300.0, 400.0, INF]),       # 2, median 400
+        ("prs", 2.0, 100, 1e-2, [100.0, 200.0, INF]),       # 2, median 200: wins
+        ("prs", 5.0, 100, 3e-3, [INF, INF, INF]),           # all fail: the smaller step wins
+        ("prs", 5.0, 100, 1e-3, [INF, INF, INF]),
+    ])
+    steps = practised.chosen_steps(tuning, cap=1000)
+    chosen = steps[steps.chosen].set_index(["mechanism", "epsilon"]).step_size
+    assert chosen[("laplace", 1.0)] == 3e-3
+    assert chosen[("prs", 2.0)] == 1e-2
+    assert chosen[("prs", 5.0)] == 1e-3
+    assert steps.chosen.sum() == 3
+
+
+def test_evaluation_runs_each_arm_at_its_chosen_step_on_seeds_apart_from_tuning():
+    profile = OnoProfile.quick()
+    rows = [(m, e, b, s, [INF] * 2) for m, e, b in practised.arms(profile)
+            for s in profile.practised_steps]
+    steps = practised.chosen_steps(_tuning(rows), cap=10).assign(chosen=False)
+    pick = {arm: profile.practised_steps[i % len(profile.practised_steps)]
+            for i, arm in enumerate(practised.arms(profile))}
+    steps["chosen"] = [pick[(r.mechanism, r.epsilon, r.buffer_size)] == r.step_size
+                       for r in steps.itertuples()]
+    for config in (practised.evaluation_configs(profile, steps)
+                   + practised.figure2_configs(profile, steps)):
+        assert config["eta"] == pick[(config["mechanism"], config["epsilon"],
+                                      config["buffer_size"])]
+    assert practised.TUNING_SEED_OFFSET != 0
+    with pytest.raises(ValueError, match="no chosen step"):
+        practised.evaluation_configs(profile, steps.assign(chosen=False))
+
+
+def test_profile_rejects_the_reference_set_up_as_a_variant():
+    with pytest.raises(ValueError, match="practised"):
+        OnoProfile.from_parameters("quick", variants=("paper", PRACTISED))
+    with pytest.raises(ValueError, match="practised_steps"):
+        OnoProfile.from_parameters("quick", practised_steps=(0.0,))
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> Path:
+    """A tiny recorded reference run in a temporary book."""
+    root = tmp_path_factory.mktemp("book")
+    profile = OnoProfile.from_parameters(
+        "quick", n_trials=2, trials_per_seed=2, n_submissions=60, tuning_trials=2,
+        tuning_submissions=30, fig2_trials=2, fig2_submissions=60, record_every=20,
+        epsilons=(1.0, INF))
+    record_practised_run(profile, cache_dir=None, directory=root / "measurements" / "results",
+                         note="test")
+    return root / "measurements" / "results"
+
+
+def test_recorder_writes_three_tidy_csvs_and_a_record(recorded):
+    trials = pd.read_csv(recorded / PRACTISED_TRIALS_CSV)
+    assert list(trials.columns) == ["variant", "mechanism", "epsilon", "buffer_size", "step_size",
+                                    "gravity", "trial", "first_success", "success", "env_steps"]
+    assert set(trials.variant) == set(practised.ABLATION) | {PRACTISED}
+    assert trials.step_size.notna().all()
+    sweep = pd.read_csv(recorded / PRACTISED_SWEEP_CSV)
+    assert set(sweep.step_size) == set(OnoProfile.quick().practised_steps)
+    curves = pd.read_csv(recorded / PRACTISED_CURVES_CSV)
+    assert set(curves.variant) == {f"{PRACTISED} |B|=1", f"{PRACTISED} |B|=100"}
+    assert (recorded.parent / PRACTISED_RECORD_JSON).exists()
+    back = recorded_practised_run(recorded)
+    assert back is not None and back["record"]["produced_by"] == [
+        "privrl.papers.ono2020.practised"]
+    assert set(back["curves"].buffer_size) == {1, 100}
+
+
+def test_ablation_table_and_summary_read_the_reference_arms(recorded):
+    back = recorded_practised_run(recorded)
+    tables = success_tables(back["trials"], 60, reference=PRACTISED)
+    ablation = ablation_table(tables)
+    assert len(ablation) == len(practised.ABLATION) + 1
+    text = reference_summary(tables)
+    base = tables[(tables.variant == PRACTISED) & np.isinf(tables.epsilon)].iloc[0]
+    assert f"in {int(base.successes)} of {int(base.n_trials)} trials" in text
