@@ -21,9 +21,11 @@ A chapter's run always takes the same steps (the order below is the order they r
    :class:`~privrl.chapter.profile.ExperimentResult`.
 
 A paper supplies data and small functions: its profile class, its checks, claims and errata as
-declarative tuples, and the three methods :meth:`~Chapter.sweep`, :meth:`~Chapter.releases` and
-:meth:`~Chapter.finish`. Everything a step computes for a later one goes through the
-:class:`Context` (``tables``, ``values``, ``extra``, ``claims``).
+declarative tuples, stated once as keywords of the class statement (``class XieChapter(Chapter,
+name=PAPER, profile_type=XieProfile, checks=CHECKS, claims=CLAIMS, errata=ERRATA)``), and the
+three methods :meth:`~Chapter.sweep`, :meth:`~Chapter.releases` and :meth:`~Chapter.finish`.
+Everything a step computes for a later one goes through the :class:`Context` (``tables``,
+``values``, ``extra``, ``claims``; :attr:`Context.sweep_options` for the sweep's functions).
 """
 
 from __future__ import annotations
@@ -63,6 +65,12 @@ class Context:
     values: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     claims: dict[str, Claim] = field(default_factory=dict)
+
+    @property
+    def sweep_options(self) -> dict[str, Any]:
+        """The run's ``executor``, ``cache_dir`` and ``progress``, as keywords of
+        :func:`privrl.chapter.sweep.run_sweep` and the chapters' run functions that call it."""
+        return {"executor": self.executor, "cache_dir": self.cache_dir, "progress": self.progress}
 
     def glue(self, key: str, value: Any) -> None:
         """Keep ``value`` for the errata's templates and glue it for the prose."""
@@ -136,8 +144,14 @@ def not_reproduced_when(key: str) -> Callable[[Context], bool]:
     return lambda ctx: key in ctx.claims and ctx.claims[key].verdict == "not reproduced"
 
 
+#: The declarative attributes of a :class:`Chapter`, which a subclass may state as keywords of its
+#: class statement.
+DECLARED: tuple[str, ...] = ("name", "profile_type", "checks", "sweep_checks", "claims", "errata")
+
+
 class Chapter:
-    """The skeleton of a chapter (see the module docstring); subclass it once per paper."""
+    """The skeleton of a chapter (see the module docstring); subclass it once per paper, stating
+    its :data:`DECLARED` attributes as keywords of the class statement (or in its body)."""
 
     #: The notebook's name (``"xie2019"``): the report's and the summary's name.
     name: ClassVar[str]
@@ -149,6 +163,20 @@ class Chapter:
     #: The paper's claims (step 6) and errata (step 7).
     claims: ClassVar[tuple[ClaimSpec, ...]] = ()
     errata: ClassVar[tuple[ErratumSpec, ...]] = ()
+
+    def __init_subclass__(cls, **declared: Any) -> None:
+        """Set the :data:`DECLARED` attributes given as keywords of the class statement; an
+        unknown keyword, or a chapter left without ``name`` or ``profile_type``, is an error."""
+        unknown = sorted(set(declared) - set(DECLARED))
+        if unknown:
+            raise TypeError(f"{cls.__name__}: unknown chapter attribute(s) {unknown}; "
+                            f"known: {list(DECLARED)}")
+        super().__init_subclass__()
+        for key, value in declared.items():
+            setattr(cls, key, value)
+        missing = [key for key in ("name", "profile_type") if not hasattr(cls, key)]
+        if missing:
+            raise TypeError(f"{cls.__name__}: a chapter needs {missing}")
 
     def sweep(self, ctx: Context) -> None:
         """Step 4: the multi-seed experiments, into ``ctx.tables``."""
@@ -196,4 +224,5 @@ class Chapter:
         return ExperimentResult(tables=ctx.tables, report=report, extra=ctx.extra)
 
 
-__all__ = ["Chapter", "ClaimSpec", "Context", "ErratumSpec", "not_reproduced_when", "recorded_twins"]
+__all__ = ["DECLARED", "Chapter", "ClaimSpec", "Context", "ErratumSpec", "not_reproduced_when",
+           "recorded_twins"]

@@ -95,3 +95,29 @@ def test_a_release_whose_event_disagrees_with_its_epsilon_fails_the_run():
 
     with pytest.raises(CheckFailed, match="its event gives"):
         Doubled().run(DemoProfile.quick())
+
+
+def test_the_declarative_attributes_given_as_class_keywords_are_the_class_attributes():
+    class Stated(Chapter, name="stated", profile_type=DemoProfile, checks=Demo.checks,
+                 claims=Demo.claims, errata=Demo.errata):
+        sweep, releases, finish = Demo.sweep, Demo.releases, Demo.finish
+
+    assert (Stated.name, Stated.profile_type, Stated.sweep_checks) == ("stated", DemoProfile, ())
+    assert Stated.checks is Demo.checks and Stated.claims is Demo.claims
+    ours, theirs = Stated().run(DemoProfile.quick()).report, Demo().run(DemoProfile.quick()).report
+    assert [c.verdict for c in ours.claims] == [c.verdict for c in theirs.claims] == ["reproduced"]
+    assert ours.paper == "stated"
+
+
+def test_a_chapter_with_an_unknown_keyword_or_without_a_name_is_an_error():
+    with pytest.raises(TypeError, match=r"unknown chapter attribute\(s\) \['claim'\]"):
+        class Misspelt(Chapter, name="x", profile_type=DemoProfile, claim=()):
+            pass
+    with pytest.raises(TypeError, match=r"needs \['name'\]"):
+        class Nameless(Chapter, profile_type=DemoProfile):
+            pass
+
+
+def test_sweep_options_are_the_runs_executor_cache_and_progress():
+    ctx = Context(DemoProfile.quick(), None, executor="pool", cache_dir="/tmp/c", progress=True)
+    assert ctx.sweep_options == {"executor": "pool", "cache_dir": "/tmp/c", "progress": True}

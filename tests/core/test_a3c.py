@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from a3c_reference import episode_gradients
 
 from privrl.core.algorithms import a3c
 
@@ -45,7 +46,7 @@ def test_analytic_gradient_equals_autograd():
     obs, actions, rewards, lengths, term = a3c.rollout(theta, np.full(6, 9.8), alpha, rng, 40)
     rewards = rewards * rng.uniform(0.5, 1.5, size=rewards.shape)  # generic rewards
     assert not term.all() or lengths.max() < 40
-    out = a3c.episode_gradients(theta, obs, actions, rewards, lengths, term, 0.99, 0.5, 0.01)
+    out = episode_gradients(theta, obs, actions, rewards, lengths, term, 0.99, 0.5, 0.01)
     loss, grad = out.loss, out.grad
     for e in range(6):
         tl, tg = _torch_loss(
@@ -68,10 +69,10 @@ def test_truncated_episode_bootstraps():
     rng = np.random.default_rng(1)
     theta = a3c.init_parameters(1, rng) * 3
     obs, actions, rewards, lengths, term = a3c.rollout(theta, np.full(1, 9.8), np.ones(1), rng, 5)
-    g_term = a3c.episode_gradients(
+    g_term = episode_gradients(
         theta, obs, actions, rewards, lengths, np.ones(1, bool), 0.99, 0.5, 0.01
     ).grad
-    g_trunc = a3c.episode_gradients(
+    g_trunc = episode_gradients(
         theta, obs, actions, rewards, lengths, np.zeros(1, bool), 0.99, 0.5, 0.01
     ).grad
     assert not np.allclose(g_term, g_trunc)
@@ -162,7 +163,7 @@ def test_flat_gradients_equal_autograd_and_padded(split):
     flat = a3c.flat_episode_gradients(
         theta, o, last, a, r, lengths, term, 0.99, 0.5, 0.01, split=split
     )
-    padded = a3c.episode_gradients(theta, obs, actions, rewards, lengths, term, 0.99, 0.5, 0.01)
+    padded = episode_gradients(theta, obs, actions, rewards, lengths, term, 0.99, 0.5, 0.01)
     np.testing.assert_allclose(flat.grad, padded.grad, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(flat.loss, padded.loss, rtol=1e-12)
     np.testing.assert_allclose(flat.entropy, padded.entropy, rtol=1e-12)
@@ -176,6 +177,22 @@ def test_flat_gradients_equal_autograd_and_padded(split):
         np.testing.assert_allclose(flat.actor + flat.critic, flat.grad)
     else:
         assert flat.actor is None and flat.critic is None
+
+
+def test_gradients_without_padding_equal_the_padded_ones_on_rolled_out_episodes():
+    rng = np.random.default_rng(2)
+    theta = a3c.init_parameters(12, rng) * 3
+    obs, actions, rewards, lengths, term = a3c.rollout(theta, np.full(12, 9.8), np.full(12, 0.5),
+                                                       rng, 200)
+    a = episode_gradients(theta, obs, actions, rewards, lengths, term, 0.99, 0.5, 0.01)
+    ep = np.repeat(np.arange(lengths.size), lengths)
+    t = np.arange(ep.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    b = a3c.flat_episode_gradients(theta, obs[ep, t], obs[np.arange(lengths.size), lengths],
+                                   actions[ep, t], rewards[ep, t], lengths, term, 0.99, 0.5, 0.01,
+                                   split=True)
+    for f in ("loss", "grad", "actor", "critic", "entropy"):
+        np.testing.assert_allclose(getattr(b, f), getattr(a, f), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(a.actor + a.critic, a.grad)
 
 
 def test_flat_gradients_reject_lengths_that_do_not_fit():

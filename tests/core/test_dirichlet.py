@@ -10,7 +10,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import integrate, stats
+from scipy import integrate, optimize, stats
 from scipy.special import gammaln
 
 from privrl.core.accounting import dirichlet as acc
@@ -109,6 +109,19 @@ def test_delta_monte_carlo_vs_integration(m, k, eta, tau):
     # one-sided 99.9% upper bound, and the estimate within 4.5 binomial standard errors
     assert exact <= mc.upper
     assert abs(mc.estimate - exact) < 4.5 * math.sqrt(exact * (1 - exact) / mc.n_samples)
+
+
+def test_monte_carlo_estimates_carry_the_exact_clopper_pearson_upper_bound():
+    # the upper bound u solves P(Binomial(n, u) <= k) = 1 - confidence (an independent root find)
+    for k, n, conf in ((0, 1000, 0.95), (37, 1000, 0.999), (5, 20, 0.95)):
+        est = acc.DeltaEstimate.from_count(k, n, conf)
+        root = optimize.brentq(lambda u, k=k, n=n, conf=conf: stats.binom.cdf(k, n, u) - (1 - conf),
+                               k / n, 1.0, xtol=1e-14)
+        assert (est.estimate, est.n_outside, est.n_samples, est.confidence) == (k / n, k, n, conf)
+        assert est.upper == pytest.approx(root, rel=1e-9)
+    assert acc.DeltaEstimate.from_count(50, 50, 0.95).upper == 1.0
+    tail = acc.lemma1_tail_mc(np.full(3, 1 / 3), 5.0, 0.3, 4, 2000)
+    assert tail == acc.DeltaEstimate.from_count(tail.n_outside, 2000, 0.95)
 
 
 def test_delta_is_a_vertex_worst_case():

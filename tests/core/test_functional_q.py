@@ -160,6 +160,9 @@ def test_invalid_inputs_raise():
         FunctionalNoiseConfig(1.0, path_reset="sometimes")
     with pytest.raises(ValueError, match="output_std"):
         OutputPerturbation(float("nan"))
+    with pytest.raises(ValueError, match="reward_std"):
+        InputPerturbation(-0.1)
+    assert (OutputPerturbation(2).output_std, InputPerturbation(0).reward_std) == (2.0, 0.0)
     with pytest.raises(ValueError, match="noise_multiplier"):
         DPSGDConfig(-1.0)
     with pytest.raises(ValueError, match="episodes"):

@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from privrl.core.algorithms.ppo import PPOConfig, discounted_cumsum, train_ppo
+from privrl.core.algorithms.ppo import PPOConfig, PPOSchedule, discounted_cumsum, train_ppo
 
 
 def cartpole():
@@ -49,6 +49,17 @@ def test_discounted_cumsum_matches_loop():
 def test_bad_config_raises(kw):
     with pytest.raises(ValueError):
         PPOConfig(**kw)
+
+
+def test_the_schedule_is_the_shared_part_of_a_config():
+    """A PPOConfig carries the PPOSchedule fields (Spinning Up's defaults) and hands them on."""
+    cfg = PPOConfig(steps_per_epoch=300, n_envs=3, gamma=0.9, train_v_iters=7)
+    assert cfg.schedule() == {"steps_per_epoch": 300, "n_envs": 3, "max_episode_steps": None,
+                              "reset_each_epoch": False, "value_targets": "gae", "gamma": 0.9,
+                              "gae_lambda": 0.97, "train_pi_iters": 80, "train_v_iters": 7}
+    assert PPOConfig(**PPOSchedule().schedule()) == PPOConfig()
+    assert PPOConfig(hidden_sizes=(8,), **cfg.schedule()) == PPOConfig(
+        hidden_sizes=(8,), steps_per_epoch=300, n_envs=3, gamma=0.9, train_v_iters=7)
 
 
 class Counter(gym.Env):

@@ -15,6 +15,7 @@ from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
 from privrl.core.accounting import dirichlet as acc
 from privrl.core.accounting.events import event_from_dict, event_to_dict
+from privrl.core.algorithms.ppo import PPOConfig
 from privrl.papers.gohari2021 import chapter, claims, plots, recorded, theory
 from privrl.papers.gohari2021 import curves as cv
 from privrl.papers.gohari2021 import runs as rn
@@ -185,6 +186,11 @@ def test_profiles_are_typed_and_the_paper_one_is_spinning_up():
         1, 1000, True, "rewards-to-go")
     ppo = paper.ppo_config(32)
     assert ppo.steps_per_epoch == 1000 and ppo.max_episode_steps == 1000
+    quick = GohariProfile.quick(gamma=0.9, train_pi_iters=5)
+    assert quick.ppo_config(16) == PPOConfig(
+        hidden_sizes=(16, 16), steps_per_epoch=500, n_envs=4, gamma=0.9, gae_lambda=0.97,
+        train_pi_iters=5, train_v_iters=80, max_episode_steps=None, reset_each_epoch=False,
+        value_targets="gae")
     with pytest.raises(ValueError, match="unknown parameter"):
         GohariProfile.from_parameters("quick", n_runs=3)
     with pytest.raises(ValueError, match="lam"):

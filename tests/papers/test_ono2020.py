@@ -237,22 +237,6 @@ def test_exact_ratios():
     assert loc.prs_worst_log_ratio(5.0, 2, per_coordinate_epsilon=5.0) == pytest.approx(10.0)
 
 
-def test_gradients_without_padding_equal_the_padded_ones_on_rolled_out_episodes():
-    rng = np.random.default_rng(2)
-    theta = a3c.init_parameters(12, rng) * 3
-    obs, actions, rewards, lengths, term = a3c.rollout(theta, np.full(12, 9.8), np.full(12, 0.5),
-                                                       rng, 200)
-    a = a3c.episode_gradients(theta, obs, actions, rewards, lengths, term, 0.99, 0.5, 0.01)
-    ep = np.repeat(np.arange(lengths.size), lengths)
-    t = np.arange(ep.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    b = a3c.flat_episode_gradients(theta, obs[ep, t], obs[np.arange(lengths.size), lengths],
-                                   actions[ep, t], rewards[ep, t], lengths, term, 0.99, 0.5, 0.01,
-                                   split=True)
-    for f in ("loss", "grad", "actor", "critic", "entropy"):
-        np.testing.assert_allclose(getattr(b, f), getattr(a, f), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(a.actor + a.critic, a.grad)
-
-
 def test_no_clip_divergence_leaves_the_batch():
     cfg = a3c.PGCA3CConfig(epsilon=math.inf, clip=math.inf, eta=50.0, n_submissions=300,
                            stop_at_success=False)

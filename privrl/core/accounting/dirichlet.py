@@ -234,6 +234,17 @@ class DeltaEstimate:
     n_samples: int
     n_outside: int
 
+    @classmethod
+    def from_count(cls, n_outside: int, n_samples: int, confidence: float) -> DeltaEstimate:
+        """The fraction ``n_outside / n_samples`` and its exact one-sided binomial
+        (Clopper-Pearson) upper confidence bound at ``confidence`` (1 when every sample is out)."""
+        upper = (
+            1.0
+            if n_outside == n_samples
+            else float(stats.beta.ppf(confidence, n_outside + 1, n_samples - n_outside))
+        )
+        return cls(n_outside / n_samples, upper, confidence, n_samples, n_outside)
+
 
 def theorem1_delta_mc(
     k: float,
@@ -251,13 +262,7 @@ def theorem1_delta_mc(
     n_samples = check_int(n_samples, "n_samples", minimum=1)
     confidence = check_probability(confidence, "confidence", open_interval=True)
     x = sample_dirichlet(np.broadcast_to(k * vertex_policy(m, eta), (n_samples, m)), rng)
-    n_out = int(np.count_nonzero(x.min(axis=1) < tau))
-    upper = (
-        1.0
-        if n_out == n_samples
-        else float(stats.beta.ppf(confidence, n_out + 1, n_samples - n_out))
-    )
-    return DeltaEstimate(n_out / n_samples, upper, confidence, n_samples, n_out)
+    return DeltaEstimate.from_count(int(np.count_nonzero(x.min(axis=1) < tau)), n_samples, confidence)
 
 
 def theorem1_delta_integral(k: float, m: int, eta: float, tau: float) -> float:
@@ -481,8 +486,7 @@ def lemma1_tail_mc(
     pi = check_array(policy, "policy", ndim=1)
     x = sample_dirichlet(np.broadcast_to(k * pi, (n_samples, pi.shape[-1])), rng)
     n_out = int(np.count_nonzero(np.linalg.norm(x - pi, axis=1) >= radius))
-    upper = 1.0 if n_out == n_samples else float(stats.beta.ppf(0.95, n_out + 1, n_samples - n_out))
-    return DeltaEstimate(n_out / n_samples, upper, 0.95, n_samples, n_out)
+    return DeltaEstimate.from_count(n_out, n_samples, 0.95)
 
 
 def mlp_lipschitz_bound(

@@ -41,7 +41,7 @@ i.i.d. noise for output perturbation, none for the other methods) on fixed evalu
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -168,25 +168,29 @@ def earlier_reading(
 
 
 @dataclass(frozen=True)
-class OutputPerturbation:
+class _GaussianPerturbation:
+    """A baseline that adds i.i.d. Gaussian noise of one standard deviation, its subclass's only
+    field, checked non-negative."""
+
+    def __post_init__(self) -> None:
+        (std,) = fields(self)
+        object.__setattr__(self, std.name, check_nonnegative(getattr(self, std.name), std.name))
+
+
+@dataclass(frozen=True)
+class OutputPerturbation(_GaussianPerturbation):
     """i.i.d. Gaussian noise of standard deviation ``output_std`` on every Q output."""
 
     output_std: float
     method: ClassVar[str] = "output"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "output_std", check_nonnegative(self.output_std, "output_std"))
-
 
 @dataclass(frozen=True)
-class InputPerturbation:
+class InputPerturbation(_GaussianPerturbation):
     """Gaussian noise of standard deviation ``reward_std`` on every observed reward."""
 
     reward_std: float
     method: ClassVar[str] = "input"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "reward_std", check_nonnegative(self.reward_std, "reward_std"))
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal, Protocol
 
 import gymnasium as gym
@@ -55,23 +55,37 @@ from privrl.core.validation import check_choice, check_int, check_positive, chec
 
 
 @dataclass(frozen=True)
-class PPOConfig:
-    """Hyper-parameters (Spinning Up defaults)."""
+class PPOSchedule:
+    """How PPO collects and learns from its roll-outs (Spinning Up defaults): roll-out size and
+    episode handling (module docstring), discount and GAE, update iterations. A chapter's profile
+    that exposes them as its own knobs derives from it; :class:`PPOConfig` adds the network and
+    the optimiser and checks every field."""
 
-    hidden_sizes: tuple[int, ...] = (64, 64)
     steps_per_epoch: int = 4000
     n_envs: int = 4
-    gamma: float = 0.99
-    gae_lambda: float = 0.97
-    clip_ratio: float = 0.2
-    pi_lr: float = 3e-4
-    vf_lr: float = 1e-3
-    train_pi_iters: int = 80
-    train_v_iters: int = 80
-    target_kl: float = 0.01
     max_episode_steps: int | None = None
     reset_each_epoch: bool = False
     value_targets: Literal["gae", "rewards-to-go"] = "gae"
+    gamma: float = 0.99
+    gae_lambda: float = 0.97
+    train_pi_iters: int = 80
+    train_v_iters: int = 80
+
+    def schedule(self) -> dict[str, Any]:
+        """The :class:`PPOSchedule` fields of this object, by name (for :class:`PPOConfig`)."""
+        return {f.name: getattr(self, f.name) for f in fields(PPOSchedule)}
+
+
+@dataclass(frozen=True)
+class PPOConfig(PPOSchedule):
+    """Hyper-parameters (Spinning Up defaults): the :class:`PPOSchedule`, the network and the
+    optimiser."""
+
+    hidden_sizes: tuple[int, ...] = (64, 64)
+    clip_ratio: float = 0.2
+    pi_lr: float = 3e-4
+    vf_lr: float = 1e-3
+    target_kl: float = 0.01
 
     @classmethod
     def spinning_up(cls, **overrides: Any) -> PPOConfig:

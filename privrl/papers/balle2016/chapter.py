@@ -33,19 +33,13 @@ ACCOUNTANT = ("Lemma 1 of Balle et al. 2016 (smooth sensitivity, Nissim, Raskhod
               "2007), conditions checked on neighbouring pairs")
 
 
-class Balle2016(Chapter):
+class Balle2016(Chapter, name=PAPER, profile_type=BalleProfile, checks=CHECKS, claims=CLAIMS,
+                errata=ERRATA):
     """DP-LSW and DP-LSL on the chain of Section 6 (see the module docstring)."""
-
-    name = PAPER
-    profile_type = BalleProfile
-    checks = CHECKS
-    claims = CLAIMS
-    errata = ERRATA
 
     def sweep(self, ctx: Context) -> None:
         """Figure 1: every algorithm on ``n_trials`` independent batches per batch size."""
-        ctx.tables["figure1"] = run_figure1(ctx.profile, executor=ctx.executor,
-                                            cache_dir=ctx.cache_dir, progress=ctx.progress)
+        ctx.tables["figure1"] = run_figure1(ctx.profile, **ctx.sweep_options)
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """One entry per (algorithm, features): every DP-LSW / DP-LSL estimate released in Figure

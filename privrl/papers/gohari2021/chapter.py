@@ -78,14 +78,9 @@ AT_DELTA_ZERO = ("no finite epsilon: the log-density ratio of two Dirichlet rele
                  "outside Delta_{m,tau}")
 
 
-class GohariChapter(Chapter):
+class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECKS, claims=CLAIMS,
+                    errata=ERRATA):
     """Gohari et al. (2021) on the skeleton: checks, Figure 2, ledger, claims, errata."""
-
-    name = NAME
-    profile_type = GohariProfile
-    checks = CHECKS
-    claims = CLAIMS
-    errata = ERRATA
 
     def sweep(self, ctx: Context) -> None:
         """Figure 2's runs, the reference returns and thresholds X_q, times to threshold and
@@ -93,7 +88,7 @@ class GohariChapter(Chapter):
         paper-scale run (``measure_cost``) and the recorded AirRaid run (if any)."""
         p = ctx.profile
         t0 = time.perf_counter()
-        runs = run_figure2(p, executor=ctx.executor, cache_dir=ctx.cache_dir, progress=ctx.progress)
+        runs = run_figure2(p, **ctx.sweep_options)
         ctx.extra["sweep_seconds"] = time.perf_counter() - t0
         refs = measure_references(p, chapter_rng(ctx))
         levels = thresholds(refs["random"], refs["teacher"], p.quantiles)

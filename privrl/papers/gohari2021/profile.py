@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal
 from privrl.chapter.profile import Profile
 from privrl.core.accounting import dirichlet as acc
 from privrl.core.algorithms.kickstarting import AFTER_BUDGET
-from privrl.core.algorithms.ppo import PPOConfig
+from privrl.core.algorithms.ppo import PPOConfig, PPOSchedule
 from privrl.core.validation import check_choice, check_int
 
 #: The notebook's (and the report's) name.
@@ -27,12 +27,14 @@ AWARE, UNAWARE = "aware, c = 0.3", "unaware, c = 0.3"
 
 
 @dataclass(frozen=True)
-class GohariProfile(Profile):
+class GohariProfile(PPOSchedule, Profile):
     """Every knob of the chapter; defaults are the quick profile, ``PAPER`` the paper's.
 
     ``n_trials`` seeds per configuration; ``epochs`` roll-outs per run of ``steps_per_epoch``
-    interactions; PPO episode handling (``n_envs``, ``max_episode_steps``, ``reset_each_epoch``,
-    ``value_targets``, see :mod:`privrl.core.algorithms.ppo`); teacher query (``k0``, vanishing
+    interactions; PPO's episode handling, discount and updates (the fields of
+    :class:`~privrl.core.algorithms.ppo.PPOSchedule`: ``n_envs``, ``max_episode_steps``,
+    ``reset_each_epoch``, ``value_targets``, ``gamma``, ``gae_lambda``, ``train_pi_iters``,
+    ``train_v_iters``; see :mod:`privrl.core.algorithms.ppo`); teacher query (``k0``, vanishing
     ``coefficient``s, ``k_min``, ``eta``, ``tau``, adjacency ``b``); the privacy-aware student
     (``lam``, ``beta``, ``radius`` of Lemma 1; ``radius_arms``: the c = 0.3 student again with
     these radii); what the teacher sends once its budget is spent (``after_budget``: ``random``
@@ -45,14 +47,6 @@ class GohariProfile(Profile):
     n_trials: int = 3
     epochs: int = 24
     steps_per_epoch: int = 500
-    n_envs: int = 4
-    max_episode_steps: int | None = None
-    reset_each_epoch: bool = False
-    value_targets: Literal["gae", "rewards-to-go"] = "gae"
-    gamma: float = 0.99
-    gae_lambda: float = 0.97
-    train_pi_iters: int = 80
-    train_v_iters: int = 80
     teacher_hidden: int = 64
     student_hidden: int = 32
     k0: float = 5.0
@@ -129,13 +123,7 @@ class GohariProfile(Profile):
 
     def ppo_config(self, hidden: int) -> PPOConfig:
         """PPO of a (hidden, hidden) agent with this profile's episode handling."""
-        return PPOConfig(
-            hidden_sizes=(hidden, hidden), steps_per_epoch=self.steps_per_epoch,
-            n_envs=self.n_envs, gamma=self.gamma, gae_lambda=self.gae_lambda,
-            train_pi_iters=self.train_pi_iters, train_v_iters=self.train_v_iters,
-            max_episode_steps=self.max_episode_steps, reset_each_epoch=self.reset_each_epoch,
-            value_targets=self.value_targets,
-        )  # fmt: skip
+        return PPOConfig(hidden_sizes=(hidden, hidden), **self.schedule())
 
     def baseline_labels(self) -> tuple[str, str]:
         """Labels of the teacher-sized and the student-sized plain PPO agents (Figure 2a)."""

@@ -165,21 +165,15 @@ def reference_tables(runs: dict[str, pd.DataFrame], cap: int, prefix: str
     return {prefix + k: v for k, v in out.items()}
 
 
-class OnoChapter(Chapter):
+class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWEEP,
+                 sweep_checks=(check_recorded_run, check_failure), claims=CLAIMS, errata=ERRATA):
     """PGC-A3C (Ono and Takahashi 2020) on the skeleton; see the module docstring."""
-
-    name = PAPER
-    profile_type = OnoProfile
-    checks = BEFORE_SWEEP
-    sweep_checks = (check_recorded_run, check_failure)
-    claims = CLAIMS
-    errata = ERRATA
 
     def sweep(self, ctx: Context) -> None:
         """Tables 1-3 and Figure 3, Figure 2 and the report statistics of this run; then the
         recorded paper-profile run's tables, when one is recorded."""
         profile = ctx.profile
-        kw = {"executor": ctx.executor, "cache_dir": ctx.cache_dir, "progress": ctx.progress}
+        kw = ctx.sweep_options
         trials = sweep_tables(profile, **kw)
         curves = sweep_figure2(profile, **kw)
         diagnostics = sweep_diagnostics(profile, **kw)

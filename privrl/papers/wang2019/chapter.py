@@ -70,20 +70,14 @@ def no_guarantee(entry: LedgerEntry) -> LedgerEntry:
                    cross_check=check, private_under=per_value)
 
 
-class Wang2019Chapter(Chapter):
+class Wang2019Chapter(Chapter, name=PAPER, profile_type=WangProfile, checks=CHECKS,
+                      sweep_checks=SWEEP_CHECKS, claims=CLAIMS, errata=ERRATA):
     """Wang and Hegde (2019), privacy-preserving Q-learning with functional noise."""
-
-    name = PAPER
-    profile_type = WangProfile
-    checks = CHECKS
-    sweep_checks = SWEEP_CHECKS
-    claims = CLAIMS
-    errata = ERRATA
 
     def sweep(self, ctx: Context) -> None:
         """Figures 1 and 2 (every method with its calibrated noise) and the curves table."""
         p = ctx.profile
-        options = {"cache_dir": ctx.cache_dir, "executor": ctx.executor, "progress": ctx.progress}
+        options = ctx.sweep_options
         t0 = time.perf_counter()
         fig1 = run_sweep(run_learning_curve, figure1_configs(p), p.n_trials, p.seed,
                          desc="wang2019 figure 1", **options)

@@ -36,21 +36,16 @@ from privrl.papers.xie2019.profile import PAPER, XieProfile
 from privrl.papers.xie2019.runs import run_chain, run_domain, run_mc_lsw, run_theorem23
 
 
-class XieChapter(Chapter):
+class XieChapter(Chapter, name=PAPER, profile_type=XieProfile, checks=CHECKS,
+                 sweep_checks=(check_convergence_gates, check_figure2), claims=CLAIMS,
+                 errata=ERRATA):
     """The chapter: checks, the sweep and its convergence gates, releases, claims, errata."""
-
-    name = PAPER
-    profile_type = XieProfile
-    checks = CHECKS
-    sweep_checks = (check_convergence_gates, check_figure2)
-    claims = CLAIMS
-    errata = ERRATA
 
     def sweep(self, ctx: Context) -> None:
         """The chain (Figure 1), Theorems 2-3 at the tuned step of ``n = sensitivity_n`` and the
         domains (Figures 2-4); wall times in ``extra["seconds"]``."""
         profile, tables = ctx.profile, ctx.tables
-        sweep = dict(executor=ctx.executor, cache_dir=ctx.cache_dir, progress=ctx.progress)
+        sweep = ctx.sweep_options
         seconds: dict[str, float] = {}
         ctx.extra["seconds"] = seconds
 
