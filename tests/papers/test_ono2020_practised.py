@@ -121,7 +121,7 @@ def recorded(tmp_path_factory) -> Path:
     """A tiny recorded reference run in a temporary book."""
     root = tmp_path_factory.mktemp("book")
     profile = OnoProfile.from_parameters(
-        "quick", n_trials=2, trials_per_seed=2, n_submissions=60, tuning_trials=2,
+        "quick", n_trials=2, trials_per_seed=2, practised_submissions=60, tuning_trials=2,
         tuning_submissions=30, fig2_trials=2, fig2_submissions=60, record_every=20,
         epsilons=(1.0, INF))
     record_practised_run(profile, cache_dir=None, directory=root / "measurements" / "results",

@@ -184,7 +184,8 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
             comparison=compare_with_paper(tables), success_curves=success_ratio_curves(trials, cap),
             failure=failure_summary(diagnostics))
         practised = sweep_practised(profile, **kw)
-        ctx.tables.update(reference_tables(practised, cap, prefix="practised_"))
+        ctx.tables.update(reference_tables(practised, profile.practised_submissions,
+                                           prefix="practised_"))
         self.load_recorded(ctx)
 
     @staticmethod

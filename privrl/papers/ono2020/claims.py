@@ -85,7 +85,7 @@ def recorded_trials(ctx: Context) -> Trials | None:
 def live_practised(ctx: Context) -> Trials:
     """This run's trials and curves of the reference set-up (:mod:`.practised`)."""
     return Trials(ctx.tables["practised_trials"], ctx.tables["practised_curves"],
-                  ctx.profile.n_submissions,
+                  ctx.profile.practised_submissions,
                   f"live {ctx.profile.profile} run, reference set-up", variant=PRACTISED)
 
 

@@ -129,8 +129,9 @@ class OnoProfile(Profile):
     diagnostic_submissions: int = 1800
     diagnostic_every: int = 50
     practised_steps: tuple[float, ...] = (1e-3, 3e-3, 1e-2, 3e-2)
-    tuning_trials: int = 3
-    tuning_submissions: int = 1000
+    practised_submissions: int = 3000
+    tuning_trials: int = 2
+    tuning_submissions: int = 2000
 
     PAPER: ClassVar[dict[str, Any]] = {
         "n_trials": 20,
@@ -139,6 +140,7 @@ class OnoProfile(Profile):
         "fig2_trials": 10,
         "fig2_submissions": PAPER_CAP,
         "record_every": 500,
+        "practised_submissions": PAPER_CAP,
         "tuning_trials": 5,
         "tuning_submissions": PAPER_CAP // 3,
     }
@@ -146,8 +148,8 @@ class OnoProfile(Profile):
     def validate(self) -> None:
         for name in ("n_trials", "trials_per_seed", "n_submissions", "fig2_trials",
                      "fig2_submissions", "record_every", "diagnostic_trials",
-                     "diagnostic_submissions", "diagnostic_every", "tuning_trials",
-                     "tuning_submissions"):
+                     "diagnostic_submissions", "diagnostic_every", "practised_submissions",
+                     "tuning_trials", "tuning_submissions"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.n_trials % self.trials_per_seed:

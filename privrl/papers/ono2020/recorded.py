@@ -257,6 +257,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     profile = OnoProfile.from_parameters("paper", n_submissions=args.n_submissions,
                                          fig2_submissions=args.n_submissions,
+                                         practised_submissions=args.n_submissions,
                                          tuning_submissions=max(1, args.n_submissions // 3))
     recorder = record_paper_run if args.command == "record-paper" else record_practised_run
     record = recorder(profile, cache_dir=args.cache_dir,

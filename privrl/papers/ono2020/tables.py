@@ -165,9 +165,11 @@ def reference_summary(tables: pd.DataFrame) -> str:
     if ("laplace", INF) not in rows.index:
         return "The reference set-up has no non-private arm in this run."
     base = rows.loc[("laplace", INF)]
+    median = (f"{base.median_fst:,.0f} submissions" if np.isfinite(base.median_fst)
+              else "not reached (most trials failed)")
     return (f"On the reference set-up, the non-private arm reached the target in "
             f"{int(base.successes)} of {int(base.n_trials)} trials (the paper: 20 of 20), median "
-            f"first success time {base.median_fst:,.0f} submissions (the paper: 1,769). Successes "
+            f"first success time {median} (the paper: 1,769). Successes "
             f"out of {int(base.n_trials)}: Laplace (|B| = 1) {counts('laplace')}; PRS (|B| = 100) "
             f"{counts('prs')}.")
 
