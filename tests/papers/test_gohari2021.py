@@ -437,6 +437,84 @@ def test_paper_profile_sweep_on_a_dask_cluster_shortened():
     pd.testing.assert_frame_equal(serial.drop(columns="wall_time"), dask.drop(columns="wall_time"))
 
 
+@pytest.mark.slow
+def test_the_paper_profile_chapter_runs_on_a_dask_cluster_at_a_tiny_budget():
+    """``privrl run gohari2021 --profile paper --scheduler ADDRESS``'s chapter run: every paper
+    configuration (the supplement's sweeps included) on a Dask LocalCluster, two roll-outs of
+    100 interactions, one seed; every check passes, and the runs were the cluster's tasks."""
+    distributed = pytest.importorskip("distributed")
+    profile = GohariProfile.paper(epochs=2, steps_per_epoch=100, n_trials=1, eval_episodes=2)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        result = chapter.run(profile, executor=cluster.scheduler_address)
+        ran = sum(cluster.scheduler.task_prefixes["execute"].state_counts.values())
+    unique, _ = rn.unique_configs(rn.figure2_configs(profile))
+    assert ran == len(unique) >= 19
+    runs = result.tables["runs"]
+    assert set(runs["label"]) == {c["label"] for c in rn.figure2_configs(profile)}
+    assert runs["env_steps"].max() == 200 and result.report.checks
+    assert result.claims["budget_respected"].verdict == "reproduced"
+
+
+def test_privrl_run_hands_a_scheduler_address_to_the_notebook(monkeypatch):
+    """``privrl run NAME --scheduler tcp://HOST:8786`` runs the notebook with
+    ``executor=tcp://HOST:8786``, which the sweep sends to the Dask cluster; a value that is no
+    address, or both ``--scheduler`` and ``-p executor=``, is an error."""
+    from privrl.chapter import sweep
+    from privrl.pipeline import cli
+
+    seen = {}
+
+    def fake_run(name, output, profile, params, root):
+        seen.update(name=name, profile=profile, params=params)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(cli, "run_notebook", fake_run)
+    argv = ["run", "gohari2021", "--profile", "paper", "--scheduler", "tcp://host:8786", "-p", "n_trials=30"]
+    assert cli.main(argv) == 1
+    assert seen == {"name": "gohari2021", "profile": "paper",
+                    "params": {"n_trials": 30, "executor": "tcp://host:8786"}}  # fmt: skip
+    with pytest.raises(ValueError, match="scheduler address"):
+        cli.with_scheduler({}, "host:8786")
+    with pytest.raises(ValueError, match="not both"):
+        cli.with_scheduler({"executor": "serial"}, "tcp://host:8786")
+    assert cli.with_scheduler({"seed": 1}, None) == {"seed": 1}
+    # the sweep reads an address given as the executor as the Dask scheduler
+    clients = []
+
+    class FakeClient:
+        def __init__(self, address):
+            clients.append(address)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def get_executor(self):
+            return None  # in-process, as "serial"
+
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setattr(distributed, "Client", FakeClient)
+    quick = GohariProfile.quick(epochs=1, steps_per_epoch=20, n_envs=2, n_trials=1, train_pi_iters=1,
+                                train_v_iters=1)  # fmt: skip
+    config = next(c for c in rn.figure2_configs(quick) if c["label"] == "PPO (32, 32)")
+    out = rn.run_figure2(quick, [config], executor="tcp://host:8786")
+    assert clients == ["tcp://host:8786"] and len(out) == 1
+    with pytest.raises(ValueError, match="scheduler address"):
+        sweep.run_sweep(rn.run_agent, [config], 1, executor="nowhere", progress=False)
+
+
+def test_rollout_cost_is_measured_in_cpu_seconds_of_the_step_rate():
+    quick = GohariProfile.quick(steps_per_epoch=200, n_envs=2, train_pi_iters=2, train_v_iters=2)
+    cost = rn.measure_rollout_cost(quick, n_rollouts=2)
+    assert cost["config"].tolist() == ["aware, c = 0.3", "PPO (64, 64)"]
+    assert (cost["seconds per roll-out"] > 0).all()
+    np.testing.assert_allclose(cost["interactions per second"] * cost["seconds per roll-out"], 200)
+
+
 def test_smoothed_returns_weight_episodes_and_skip_empty_rollouts():
     runs = pd.DataFrame({"label": "x", "seed": 0, "epoch": range(4),
                          "avg_return": [10.0, np.nan, 40.0, 20.0], "n_episodes": [1, 0, 3, 1]})  # fmt: skip

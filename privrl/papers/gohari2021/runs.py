@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -251,13 +252,23 @@ def measure_references(profile: GohariProfile, rng: SeedLike) -> dict[str, float
             "episodes": n}  # fmt: skip
 
 
-def measure_rollout_cost(profile: GohariProfile, n_rollouts: int = 4) -> pd.DataFrame:
-    """Seconds per roll-out (median after the first, which carries set-up costs) of the most
-    expensive run (privacy-aware student, a teacher query and a Dirichlet draw per step) and of
-    the teacher-sized PPO, at ``profile``'s settings."""
+def measure_rollout_cost(profile: GohariProfile, n_rollouts: int = 3) -> pd.DataFrame:
+    """CPU seconds per roll-out and interactions per CPU second (the step rate core-hours are
+    counted in) of the most expensive run (privacy-aware student, a teacher query and a
+    Dirichlet draw per step) and of the teacher-sized PPO, at ``profile``'s settings: a run of
+    ``n_rollouts + 1`` roll-outs minus a run of one, so a run's set-up costs cancel (after a
+    first run of one roll-out that pays the process's one-time costs, e.g. imports)."""
     configs = {c["label"]: c for c in figure2_configs(profile)}
+    seed = np.random.SeedSequence(profile.seed)
+    run_agent({**configs[AWARE], "epochs": 1}, seed)
     rows = []
     for label in (AWARE, profile.baseline_labels()[0]):
-        log = run_agent({**configs[label], "epochs": n_rollouts}, np.random.SeedSequence(profile.seed))
-        rows.append({"config": label, "seconds per roll-out": float(np.median(np.diff(log["wall_time"])))})
+        cpu = []
+        for epochs in (1, n_rollouts + 1):
+            t0 = time.process_time()
+            run_agent({**configs[label], "epochs": epochs}, seed)
+            cpu.append(time.process_time() - t0)
+        per_rollout = (cpu[1] - cpu[0]) / n_rollouts
+        rows.append({"config": label, "interactions per second": profile.steps_per_epoch / per_rollout,
+                     "seconds per roll-out": per_rollout})  # fmt: skip
     return pd.DataFrame(rows)
