@@ -46,6 +46,7 @@ from privrl.papers.gohari2021.profile import AWARE, GohariProfile
 from privrl.papers.gohari2021.runs import figure2_configs, run_agent
 
 STEPS, CAP, ROLLOUTS, REPEATS, N_ENVS = 1000, 1000, 3, 3, (2, 4)
+SAME_STEP = gym.vector.AutoresetMode.SAME_STEP  # as PPO's make_vec_env
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -90,11 +91,10 @@ def _paths() -> dict[str, Callable[[], tuple[gym.vector.VectorEnv, list[int]]]]:
         "single": lambda: (make_vec_env(make_airraid, 1, CAP), []),
     }
     for n in N_ENVS:
-        mode = gym.vector.AutoresetMode.SAME_STEP
-        paths[f"sync_{n}"] = lambda n=n: (gym.vector.SyncVectorEnv([_capped] * n, autoreset_mode=mode), [])
+        paths[f"sync_{n}"] = lambda n=n: (gym.vector.SyncVectorEnv([_capped] * n, autoreset_mode=SAME_STEP), [])
 
         def make_async(n: int = n) -> tuple[gym.vector.VectorEnv, list[int]]:
-            env = gym.vector.AsyncVectorEnv([_capped] * n, autoreset_mode=mode)
+            env = gym.vector.AsyncVectorEnv([_capped] * n, autoreset_mode=SAME_STEP)
             return env, [p.pid for p in env.processes]
 
         paths[f"async_{n}"] = make_async
