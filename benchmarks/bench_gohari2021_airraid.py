@@ -7,11 +7,14 @@ Every path keeps the paper's observation where it can: ``AirRaid-v0`` with RAM o
 interactions, and a fresh seeded reset at the start of every roll-out (the paper profile resets
 every roll-out, as Spinning Up does). Paths:
 
-* ``single``: the chapter's path, PPO's ``make_vec_env`` with one environment (a gymnasium
-  ``SyncVectorEnv`` of one), 1,000 steps per roll-out;
+* ``single``: the chapter's path (the chosen one), PPO's ``make_vec_env`` with one environment
+  (a gymnasium ``SyncVectorEnv`` of one), 1,000 steps per roll-out, seeded resets without
+  reloading the ROM (:class:`privrl.core.envs.atari.ReseedWithoutReload`);
+* ``single_reload``: the same with ale-py's own seeded reset, which reloads the ROM (the
+  chapter's path before; the ratio ``single`` / ``single_reload`` is the saving);
 * ``sync_N`` / ``async_N``: gymnasium's ``SyncVectorEnv`` / ``AsyncVectorEnv`` of N copies,
   1,000 / N steps each (N environments per roll-out: not the paper's roll-out of one
-  environment, whose episodes run up to 1,000 interactions);
+  environment, whose episodes run up to 1,000 interactions), without reloads as ``single``;
 * ``ale_vector_N``: ale-py's own multi-threaded ``AtariVectorEnv``, measured for reference only:
   it has **no RAM observations** (stacked image frames only; ``img_height`` and ``img_width``
   at their smallest useful 84 x 84, one frame, grayscale) and a **fixed** integer frame skip
@@ -76,6 +79,16 @@ def _capped() -> gym.Env:
     return gym.wrappers.TimeLimit(make_airraid(), CAP)
 
 
+def _reloading() -> gym.Env:
+    """The chapter's environment before :class:`~privrl.core.envs.atari.ReseedWithoutReload`."""
+    import ale_py
+
+    gym.register_envs(ale_py)
+    env = gym.make("AirRaid-v0", obs_type="ram")
+    space = gym.spaces.Box(0.0, 1.0, shape=env.observation_space.shape, dtype=np.float32)
+    return gym.wrappers.TransformObservation(env, lambda o: np.asarray(o, dtype=np.float32) / 255.0, space)
+
+
 def _ale_vector(n: int) -> gym.vector.VectorEnv:
     from ale_py.vector_env import AtariVectorEnv
 
@@ -89,6 +102,7 @@ def _ale_vector(n: int) -> gym.vector.VectorEnv:
 def _paths() -> dict[str, Callable[[], tuple[gym.vector.VectorEnv, list[int]]]]:
     paths: dict[str, Callable[[], tuple[gym.vector.VectorEnv, list[int]]]] = {
         "single": lambda: (make_vec_env(make_airraid, 1, CAP), []),
+        "single_reload": lambda: (make_vec_env(_reloading, 1, CAP), []),
     }
     for n in N_ENVS:
         paths[f"sync_{n}"] = lambda n=n: (gym.vector.SyncVectorEnv([_capped] * n, autoreset_mode=SAME_STEP), [])
@@ -103,16 +117,19 @@ def _paths() -> dict[str, Callable[[], tuple[gym.vector.VectorEnv, list[int]]]]:
 
 
 def bench_reset(repeats: int = 5) -> dict[str, float]:
-    """CPU seconds of one reset of the chapter's environment with and without a seed."""
-    env = make_airraid()
-    env.reset(seed=0)
+    """CPU seconds of one reset: ale-py's seeded reset (reloads the ROM), the chapter's seeded
+    reset (:class:`~privrl.core.envs.atari.ReseedWithoutReload`) and an unseeded one."""
     out = {}
-    for name, seed in (("reset_seeded_cpu_s", 1), ("reset_unseeded_cpu_s", None)):
+    for name, make, seed in (("reset_seeded_reload_cpu_s", _reloading, 1),
+                             ("reset_seeded_chapter_cpu_s", make_airraid, 1),
+                             ("reset_unseeded_cpu_s", make_airraid, None)):  # fmt: skip
+        env = make()
+        env.reset(seed=0)
         t0 = time.process_time()
         for _ in range(repeats):
             env.reset(seed=seed)
         out[name] = (time.process_time() - t0) / repeats
-    env.close()
+        env.close()
     return out
 
 
@@ -141,11 +158,11 @@ def main() -> dict:
         env.close()
     rate = {name: {"rollouts_per_wall_s": ROLLOUTS / w, "rollouts_per_cpu_s": ROLLOUTS / c}
             for name, (w, c) in best.items()}  # fmt: skip
-    single = rate["single"]
-    ratios = {name: {"wall": r["rollouts_per_wall_s"] / single["rollouts_per_wall_s"],
-                     "cpu": r["rollouts_per_cpu_s"] / single["rollouts_per_cpu_s"]}
+    base = rate["single_reload"]
+    ratios = {name: {"wall": r["rollouts_per_wall_s"] / base["rollouts_per_wall_s"],
+                     "cpu": r["rollouts_per_cpu_s"] / base["rollouts_per_cpu_s"]}
               for name, r in rate.items()}  # fmt: skip
-    emulator_cpu = 1.0 / single["rollouts_per_cpu_s"]
+    emulator_cpu = 1.0 / rate["single"]["rollouts_per_cpu_s"]
     full_cpu = bench_rollout()
     out = {
         "env": "AirRaid-v0, RAM observations / 255, sticky actions 0.25, frame skip 2..4, cap 1,000",
@@ -155,9 +172,11 @@ def main() -> dict:
         "cpus": os.cpu_count(),
         "load_average_1min_at_end": os.getloadavg()[0],
         "chosen_path": "single",
+        "baseline_path": "single_reload",
         "rates": rate,
-        "ratio_over_single": ratios,
-        "ratio_chosen_over_single": ratios["single"]["wall"],
+        "ratio_over_single_reload": ratios,
+        "ratio_chosen_over_single_reload_wall": ratios["single"]["wall"],
+        "ratio_chosen_over_single_reload_cpu": ratios["single"]["cpu"],
         "ale_vector_env": "image observations only (no RAM), fixed integer frame skip: not the paper's",
         **bench_reset(),
         "chapter_rollout_cpu_s": full_cpu,
