@@ -11,8 +11,10 @@
   instead of returning a stale result. Files are written to a temporary name and renamed, so a
   killed sweep leaves no partial file, and a rerun skips what is done.
 * Executors: a local process pool by default; a Dask distributed cluster through
-  ``Client(scheduler).get_executor()`` when ``scheduler`` (an address or a ``Client``) is given;
-  ``executor="serial"`` runs in-process (handy in notebooks and tests).
+  ``Client(scheduler).get_executor()`` when ``scheduler`` (an address or a ``Client``) is given,
+  or when ``executor`` is a scheduler address (``"tcp://HOST:8786"``: what a notebook's
+  ``executor`` parameter and ``privrl run --scheduler`` pass); ``executor="serial"`` runs
+  in-process (handy in notebooks and tests).
 """
 
 from __future__ import annotations
@@ -131,9 +133,16 @@ def _label(frame: pd.DataFrame, config: Mapping[str, Any], index: int) -> pd.Dat
     return frame
 
 
+def is_scheduler_address(value: Any) -> bool:
+    """Whether ``value`` is a Dask scheduler address (``"tcp://HOST:PORT"``, any ``scheme://``)."""
+    return isinstance(value, str) and "://" in value
+
+
 def _make_executor(
     stack: ExitStack, executor: Executor | str | None, scheduler: Any, max_workers: int | None
 ) -> Executor | None:
+    if scheduler is None and is_scheduler_address(executor):
+        scheduler = executor
     if scheduler is not None:
         from distributed import Client
 
@@ -148,7 +157,8 @@ def _make_executor(
         return None
     if isinstance(executor, Executor):
         return executor
-    raise ValueError(f"executor must be 'process', 'serial' or an Executor, got {executor!r}")
+    raise ValueError("executor must be 'process', 'serial', a Dask scheduler address "
+                     f"(tcp://HOST:PORT) or an Executor, got {executor!r}")
 
 
 def run_sweep(

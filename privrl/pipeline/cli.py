@@ -4,6 +4,7 @@ Examples::
 
     privrl run balle2016 --profile paper -p epsilon=0.5 -o out/
     privrl run xie2019 --profile paper --record      # also stores the run record in book/measurements/
+    privrl run gohari2021 --profile paper --scheduler tcp://HOST:8786   # runs on a Dask cluster
     privrl book                                        # execute every chapter (quick) and build the HTML
     privrl book --only wang2019                        # one chapter
 """
@@ -19,6 +20,7 @@ from typing import Any
 import yaml
 
 from privrl.chapter.records import record_path, recorded_summary_path
+from privrl.chapter.sweep import is_scheduler_address
 from privrl.pipeline.build import (
     PROFILES,
     NotebookFailed,
@@ -38,6 +40,19 @@ def parse_parameters(items: list[str]) -> dict[str, Any]:
             raise ValueError(f"parameter must look like name=value, got {item!r}")
         out[key] = yaml.safe_load(raw)
     return out
+
+
+def with_scheduler(params: dict[str, Any], scheduler: str | None) -> dict[str, Any]:
+    """``params`` with the notebook's ``executor`` set to the Dask scheduler address
+    ``scheduler`` (the chapters hand it to :func:`privrl.chapter.sweep.run_sweep`), if given."""
+    if scheduler is None:
+        return params
+    if not is_scheduler_address(scheduler):
+        raise ValueError(f"--scheduler must be a Dask scheduler address such as tcp://HOST:8786, "
+                         f"got {scheduler!r}")
+    if "executor" in params:
+        raise ValueError("give either --scheduler or -p executor=..., not both")
+    return {**params, "executor": scheduler}
 
 
 def record_run(
@@ -79,6 +94,12 @@ def _parser() -> argparse.ArgumentParser:
         "-o", "--output", default="out", help="folder for the executed notebook and results"
     )
     run.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run the chapter's sweep on a Dask cluster (its scheduler, e.g. tcp://HOST:8786)",
+    )
+    run.add_argument(
         "--record",
         action="store_true",
         help="also store the run record (and summary) in book/measurements/ for the book",
@@ -115,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         params = parse_parameters(args.parameter)
         if args.command == "run":
+            params = with_scheduler(params, args.scheduler)
             record = run_notebook(args.name, args.output, args.profile, params, root)
             print(json.dumps(record.as_dict(), indent=2))
             if args.record:

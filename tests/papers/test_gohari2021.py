@@ -145,19 +145,56 @@ def test_speedup_claims_go_through_the_one_rule_at_the_papers_magnitude():
     assert "roughly 4 times" in aware.source and "at least 2 times" in aware.statement
 
 
+def _runs_with_queries(answered: dict[str, list[float]], method: str = "private") -> pd.DataFrame:
+    """A runs table of one seed per label whose teacher answered ``answered[label][t]`` queries
+    from its data in roll-out t (c = 0.3: the quick schedule answers 4 roll-outs)."""
+    return pd.DataFrame([{"label": label, "seed": 0, "epoch": t, "method": method,
+                          "coefficient": 0.3, "teacher_queries": q}
+                         for label, per in answered.items() for t, q in enumerate(per)])  # fmt: skip
+
+
 def test_budget_claim_is_decided_on_the_exact_excess_count():
     spec = next(c for c in claims.CLAIMS if c.key == "budget_respected")
-    runs = pd.DataFrame({"method": ["private"] * 4, "label": ["a", "a", "b", "b"], "seed": [0, 1, 0, 1]})
+    quick = GohariProfile.quick(steps_per_epoch=500)  # k0 = 5, c = 0.3, k_min = 0.1: 4 roll-outs
 
-    def decide(queries):
-        budget = pd.DataFrame({"queries": queries, "queries allowed": [500, 500], "basic_delta": [1.0, 1.0]})
-        ctx = _context(GohariProfile.quick())
-        ctx.tables.update(budget=budget, runs=runs)
+    def decide(answered):
+        ctx = _context(quick)
+        ctx.tables["runs"] = _runs_with_queries(answered)
         return spec.decide(ctx, spec)
 
-    exact = decide([500, 300])
-    assert exact.verdict == "reproduced" and exact.value == 0 and exact.threshold == 0.5 and exact.n_trials == 4
-    assert decide([501, 300]).verdict == "not reproduced"
+    exact = decide({"a": [500] * 4 + [0] * 2, "b": [500, 500, 0, 0, 0, 0]})
+    assert exact.verdict == "reproduced" and exact.value == 0 and exact.threshold == 0.5
+    assert exact.n_trials == 2 and "2000" in exact.evidence
+    assert decide({"a": [500] * 4 + [1, 0], "b": [0] * 6}).verdict == "not reproduced"  # one too many
+    late = decide({"a": [500] * 3 + [0, 500, 0]})  # as many in all, but one roll-out after the budget
+    assert late.verdict == "not reproduced" and late.value == 500
+    # plain PPO and kickstarting without privacy have no budget: no private run, untestable
+    ctx = _context(quick)
+    ctx.tables["runs"] = _runs_with_queries({"k": [500] * 6}, method="kickstart")
+    assert spec.decide(ctx, spec).verdict == "untestable"
+    with pytest.raises(ValueError, match="teacher_queries"):
+        rn.query_table(_runs_with_queries({"a": [500, np.nan]}), quick)
+
+
+def test_the_teacher_counts_every_query_it_answers_from_its_data():
+    """run_agent logs the queries the teacher's network answered per roll-out: every interaction
+    of the 4 informed roll-outs, none after (random answers, or a silent teacher), every one for
+    kickstarting; a lower k_min (one roll-out more) is caught by the budget claim."""
+    quick = GohariProfile.quick(epochs=6, steps_per_epoch=40, n_envs=2, train_pi_iters=1, train_v_iters=1)
+    configs = {c["label"]: c for c in rn.figure2_configs(quick)}
+    seed = np.random.SeedSequence(0)
+    for label in ("aware, c = 0.3", "aware, c = 0.3, teacher silent after budget"):
+        log = rn.run_agent(configs[label], seed)
+        assert log["teacher_queries"].tolist() == [40] * 4 + [0] * 2
+    assert rn.run_agent(configs["kickstarting"], seed)["teacher_queries"].tolist() == [40] * 6
+    assert "teacher_queries" not in rn.run_agent(configs["PPO (32, 32)"], seed)
+    leaky = rn.run_agent({**configs["aware, c = 0.3"], "k_min": 0.04}, seed)  # 5 * 0.3^4 >= 0.04
+    assert leaky["teacher_queries"].tolist() == [40] * 5 + [0]
+    spec = next(c for c in claims.CLAIMS if c.key == "budget_respected")
+    ctx = _context(quick)
+    ctx.tables["runs"] = leaky.assign(label="aware, c = 0.3", seed=0, method="private", coefficient=0.3)
+    claim = spec.decide(ctx, spec)
+    assert claim.verdict == "not reproduced" and claim.value == 40
 
 
 def test_thresholds_sit_between_random_and_teacher():
@@ -208,10 +245,20 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     profile = GohariProfile.quick(epochs=2, steps_per_epoch=100, n_trials=1, n_envs=2,
                                   train_pi_iters=2, train_v_iters=2, radius_arms=(), after_budget_arms=(),
                                   eval_episodes=2)  # fmt: skip
-    csv, meta = recorded.record_paper_curves(profile, tmp_path, executor="serial", progress=False,
+    results = tmp_path / "measurements" / "results"
+    csv, meta = recorded.record_paper_curves(profile, results, executor="serial", progress=False,
                                              command="test")  # fmt: skip
+    # the curves in the results folder, the run record in the measurements folder above it
+    assert csv == results / recorded.CURVES_CSV and meta == tmp_path / "measurements" / "gohari2021-paper.json"
+    assert not csv.with_suffix(".json").exists()
     table = pd.read_csv(csv)
     assert tuple(table.columns) == recorded.CURVES_COLUMNS
+    # the teacher's queries against its allowance, cumulative per roll-out (100 per informed roll-out)
+    queries = table.set_index(["config", "rollout"])[["queries", "queries_allowed"]]
+    assert queries.loc[("aware, c = 0.3", 1)].tolist() == [200, 200]
+    assert queries.loc[("PPO (64, 64)", 1)].tolist() == [0, 0]
+    assert queries.loc[("kickstarting", 1), "queries"] == 200
+    assert np.isinf(queries.loc[("kickstarting", 1), "queries_allowed"])
     assert set(table["config"]) == {c["label"] for c in rn.figure2_configs(profile)}
     assert len(table) == 7 * 2 and table["env_steps"].max() == 200
     spent = table.set_index("config")["epsilon_spent"]
@@ -223,8 +270,9 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     assert {"notebook", "profile", "parameters", "git_commit", "git_dirty", "wall_time_s",
             "versions"} <= set(written)  # fmt: skip
     assert written["notebook"] == "gohari2021" and written["parameters"]["epochs"] == 2
-    assert written["command"] == "test" and written["files"] == [csv.name]
-    loaded = recorded.load_paper_curves(tmp_path)
+    assert written["command"] == "test" and written["files"] == [f"results/{csv.name}"]
+    assert written["produced_by"] == ["privrl.papers.gohari2021.runs"]
+    loaded = recorded.load_paper_curves(results)
     assert loaded is not None and loaded[1] == written and 0.5 in map(float, loaded[1]["thresholds"])
     assert recorded.load_paper_curves(tmp_path / "nothing") is None
     runs = recorded.runs_from_curves(loaded[0])
@@ -238,11 +286,38 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     decided = {s.key: s.decide(ctx, s) for s in claims.CLAIMS if s.key.endswith("_airraid")}
     made = {k: c for k, c in decided.items() if c is not None}
     assert set(made) == {"speedup_kickstarting_airraid", "speedup_aware_airraid",
-                         "aware_beats_unaware_airraid"}  # fmt: skip
+                         "aware_beats_unaware_airraid", "budget_respected_airraid"}  # fmt: skip
     spec = {s.key: s for s in claims.CLAIMS}
     for key, claim in made.items():
-        assert claim.verdict == "untestable" and claim.statement == spec[key].statement
+        assert claim.statement == spec[key].statement
         assert claim.profile == "quick" and claim.commit == rec.commit and rec.source in claim.evidence
+        # the budget is decided on the record's queries whatever its length
+        assert claim.verdict == ("reproduced" if key == "budget_respected_airraid" else "untestable")
+    assert made["budget_respected_airraid"].n_trials == 4  # the four private configurations
+    # a record without the queries columns: the budget claim says why it cannot be decided
+    old = recorded.recorded_analysis(loaded[0].drop(columns=list(recorded.QUERY_COLUMNS)), loaded[1])
+    claim = spec["budget_respected_airraid"].decide(_context(profile, recorded=old), spec["budget_respected_airraid"])
+    assert claim.verdict == "untestable" and "no queries / queries_allowed columns" in claim.reason
+
+
+def test_a_record_written_by_hand_is_completed_from_the_recorders_output(tmp_path):
+    """The book's record of the first recorded run (restamped, without the recorder's fields)
+    is completed from the recorder's output beside the curves; the book's keys win."""
+    results = tmp_path / "results"
+    results.mkdir()
+    pd.DataFrame(columns=list(recorded.BASE_COLUMNS)).to_csv(results / recorded.CURVES_CSV, index=False)
+    legacy = {"profile": {"epochs": 450}, "commit": "old", "wall_seconds": 3.0,
+              "references": {"random": 1.0}, "thresholds": {"0.5": 2.0}, "run_core_seconds": 9.0}  # fmt: skip
+    (results / "gohari2021-paper-curves.json").write_text(json.dumps(legacy))
+    (tmp_path / recorded.RECORD_JSON).write_text(json.dumps(
+        {"parameters": {"epochs": 450}, "git_commit": "restamped", "wall_time_s": 3.0}))
+    _, record = recorded.load_paper_curves(results)
+    assert record["git_commit"] == "restamped" and record["run_core_seconds"] == 9.0
+    assert record["references"] == {"random": 1.0}
+    (tmp_path / recorded.RECORD_JSON).unlink()
+    (results / "gohari2021-paper-curves.json").write_text(json.dumps({"commit": "x"}))
+    with pytest.raises(ValueError, match="lacks"):
+        recorded.load_paper_curves(results)
 
 
 def test_the_committed_record_of_the_old_schema_is_read_in_the_new_one():
@@ -262,7 +337,7 @@ def test_the_committed_record_of_the_old_schema_is_read_in_the_new_one():
 
 def test_claims_and_errata_are_declared_once_with_their_sources():
     keys = [s.key for s in claims.CLAIMS]
-    assert len(keys) == len(set(keys)) == 11
+    assert len(keys) == len(set(keys)) == 12
     assert all(s.source.strip() for s in claims.CLAIMS)
     assert chapter.GohariChapter.claims is claims.CLAIMS and chapter.GohariChapter.errata is claims.ERRATA
     values = {"lemma_tail": 0.1, "delta_small_k": 1.0, "air_b": 1e-4, "air_L": 145.9,
@@ -366,6 +441,84 @@ def test_paper_profile_sweep_on_a_dask_cluster_shortened():
     assert set(dask["label"]) == {"PPO (32, 32)", "aware, c = 0.3"}
     assert dask["env_steps"].max() == 400 and dask["epsilon_query"].notna().any()
     pd.testing.assert_frame_equal(serial.drop(columns="wall_time"), dask.drop(columns="wall_time"))
+
+
+@pytest.mark.slow
+def test_the_paper_profile_chapter_runs_on_a_dask_cluster_at_a_tiny_budget():
+    """``privrl run gohari2021 --profile paper --scheduler ADDRESS``'s chapter run: every paper
+    configuration (the supplement's sweeps included) on a Dask LocalCluster, two roll-outs of
+    100 interactions, one seed; every check passes, and the runs were the cluster's tasks."""
+    distributed = pytest.importorskip("distributed")
+    profile = GohariProfile.paper(epochs=2, steps_per_epoch=100, n_trials=1, eval_episodes=2)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        result = chapter.run(profile, executor=cluster.scheduler_address)
+        finished = cluster.scheduler.task_prefixes["execute"].state_counts["memory"]
+    unique, _ = rn.unique_configs(rn.figure2_configs(profile))
+    assert finished == len(unique) == 20  # every distinct configuration's run was a cluster task
+    runs = result.tables["runs"]
+    assert set(runs["label"]) == {c["label"] for c in rn.figure2_configs(profile)}
+    assert runs["env_steps"].max() == 200 and result.report.checks
+    assert {c.key: c for c in result.report.claims}["budget_respected"].verdict == "reproduced"
+
+
+def test_privrl_run_hands_a_scheduler_address_to_the_notebook(monkeypatch):
+    """``privrl run NAME --scheduler tcp://HOST:8786`` runs the notebook with
+    ``executor=tcp://HOST:8786``, which the sweep sends to the Dask cluster; a value that is no
+    address, or both ``--scheduler`` and ``-p executor=``, is an error."""
+    from privrl.chapter import sweep
+    from privrl.pipeline import cli
+
+    seen = {}
+
+    def fake_run(name, output, profile, params, root):
+        seen.update(name=name, profile=profile, params=params)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(cli, "run_notebook", fake_run)
+    argv = ["run", "gohari2021", "--profile", "paper", "--scheduler", "tcp://host:8786", "-p", "n_trials=30"]
+    assert cli.main(argv) == 1
+    assert seen == {"name": "gohari2021", "profile": "paper",
+                    "params": {"n_trials": 30, "executor": "tcp://host:8786"}}  # fmt: skip
+    with pytest.raises(ValueError, match="scheduler address"):
+        cli.with_scheduler({}, "host:8786")
+    with pytest.raises(ValueError, match="not both"):
+        cli.with_scheduler({"executor": "serial"}, "tcp://host:8786")
+    assert cli.with_scheduler({"seed": 1}, None) == {"seed": 1}
+    # the sweep reads an address given as the executor as the Dask scheduler
+    clients = []
+
+    class FakeClient:
+        def __init__(self, address):
+            clients.append(address)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def get_executor(self):
+            return None  # in-process, as "serial"
+
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setattr(distributed, "Client", FakeClient)
+    quick = GohariProfile.quick(epochs=1, steps_per_epoch=20, n_envs=2, n_trials=1, train_pi_iters=1,
+                                train_v_iters=1)  # fmt: skip
+    config = next(c for c in rn.figure2_configs(quick) if c["label"] == "PPO (32, 32)")
+    out = rn.run_figure2(quick, [config], executor="tcp://host:8786")
+    assert clients == ["tcp://host:8786"] and len(out) == 1
+    with pytest.raises(ValueError, match="scheduler address"):
+        sweep.run_sweep(rn.run_agent, [config], 1, executor="nowhere", progress=False)
+
+
+def test_rollout_cost_is_measured_in_cpu_seconds_of_the_step_rate():
+    quick = GohariProfile.quick(steps_per_epoch=200, n_envs=2, train_pi_iters=2, train_v_iters=2)
+    cost = rn.measure_rollout_cost(quick, n_rollouts=2)
+    assert cost["config"].tolist() == ["aware, c = 0.3", "PPO (64, 64)"]
+    assert (cost["seconds per roll-out"] > 0).all()
+    np.testing.assert_allclose(cost["interactions per second"] * cost["seconds per roll-out"], 200)
 
 
 def test_smoothed_returns_weight_episodes_and_skip_empty_rollouts():

@@ -3,7 +3,8 @@
 * ``make_airraid()``: ``AirRaid-v0`` from ale-py (its wheel ships the ROM) with ``obs_type="ram"``,
   the gymnasium successor of the paper's ``AirRaid-ram-v0``: sticky actions 0.25, frame skip drawn
   from 2..4, m = 6 actions, 128-byte RAM observation scaled to [0, 1] (``/ 255``; the scaling
-  multiplies the teacher's Lipschitz constant with respect to raw RAM by 1/255).
+  multiplies the teacher's Lipschitz constant with respect to raw RAM by 1/255). A seeded reset
+  after the first does not reload the ROM (:class:`ReseedWithoutReload`).
 * ``make_quick_env()``: ``CartPole-v1`` (m = 2 actions, 500-step limit). The quick profile needs an
   environment where PPO with a (64, 64) teacher converges in about a minute on one core, so that
   kickstarting, the Dirichlet noise and the vanishing coefficient can act within a few roll-outs;
@@ -41,8 +42,35 @@ def _silent_stderr() -> Iterator[None]:
         os.close(saved)
 
 
+class ReseedWithoutReload(gym.Wrapper):
+    """Seeded resets of an ale-py environment without reloading the ROM after the first.
+
+    ale-py reloads the ROM on every ``reset(seed=...)`` (about 0.1 CPU seconds: a sixth of a
+    paper-profile roll-out, which starts with a seeded reset) to reseed the emulator's
+    generator, which draws only the sticky actions: with ``repeat_action_probability = 0`` the
+    emulator's trajectory for given actions does not depend on the seed (tested). Here the
+    first seeded reset reloads and seeds both generators as ale-py does; a later one seeds the
+    frame-skip generator with its seed (:meth:`ale_py.env.AtariEnv.seed_game`) and resets the
+    game, the sticky-action generator running on from the first seed. A run is reproducible from
+    its seeds, and every episode's frame skips and sticky actions are drawn as before (the same
+    distribution); the trajectories differ from ale-py's own reseeding.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        self._seeded = False
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        if seed is None or not self._seeded:
+            self._seeded = self._seeded or seed is not None
+            return self.env.reset(seed=seed, options=options)
+        self.env.unwrapped.seed_game(seed)
+        return self.env.reset(options=options)
+
+
 def make_airraid(max_episode_steps: int | None = None) -> gym.Env:
-    """AirRaid with RAM observations in [0, 1] (float32)."""
+    """AirRaid with RAM observations in [0, 1] (float32), seeded resets without reloading the
+    ROM after the first (:class:`ReseedWithoutReload`)."""
     import ale_py
 
     gym.register_envs(ale_py)
@@ -52,7 +80,7 @@ def make_airraid(max_episode_steps: int | None = None) -> gym.Env:
         warnings.filterwarnings(
             "ignore", message=".*AirRaid-v0 is out of date", category=DeprecationWarning
         )
-        env = gym.make(AIRRAID_ID, obs_type="ram", max_episode_steps=max_episode_steps)
+        env = ReseedWithoutReload(gym.make(AIRRAID_ID, obs_type="ram", max_episode_steps=max_episode_steps))
     space = gym.spaces.Box(0.0, 1.0, shape=env.observation_space.shape, dtype=np.float32)
     return gym.wrappers.TransformObservation(
         env, lambda o: np.asarray(o, dtype=np.float32) / 255.0, space

@@ -7,7 +7,9 @@ the bootstrap interval of the ratio of median times to threshold against the pap
 (:func:`decide_speedup`: 1, "no effect", where the paper states no size; 2 for "roughly 4 times",
 half the stated magnitude), an end-of-run comparison on the difference of median final returns
 (:func:`privrl.chapter.verdicts.decide_difference`, "no effect": the paper states no size), the
-budget on the exact count of data-dependent queries past the schedule (:func:`budget_respected`). The statements name the paper's (64, 64)
+budget on the exact count of data-dependent queries past the schedule's allowance, on this run
+and on the recorded run when it has the queries columns (:func:`decide_budget`). The statements
+name the paper's (64, 64)
 teacher-sized and (32, 32) student-sized agents (Section 5); the decisions compare the profile's
 ``teacher_hidden`` and ``student_hidden`` agents, the same unless a profile changes them.
 """
@@ -31,7 +33,8 @@ from privrl.chapter.verdicts import (
 )
 from privrl.papers.gohari2021.curves import final_returns
 from privrl.papers.gohari2021.profile import AWARE, DESIGN_ROLLOUTS, UNAWARE, GohariProfile
-from privrl.papers.gohari2021.recorded import RecordedAnalysis
+from privrl.papers.gohari2021.recorded import QUERY_COLUMNS, RecordedAnalysis
+from privrl.papers.gohari2021.runs import query_table
 
 Decide = Callable[[Context, ClaimSpec], Claim | None]
 
@@ -147,21 +150,54 @@ def _ends(a: str, b: str, direction: str, label_a: str, label_b: str | None = No
     return decide
 
 
-def budget_respected(ctx: Context, spec: ClaimSpec) -> Claim:
-    """The teacher answers no query from its data after its budget (k_t < k_min) is spent, in
-    any run: the largest number of data-dependent queries beyond those the schedule allows, an
-    exact count (the interval is the value itself), against the paper's "no query" (threshold
-    0.5 on an integer count: none), by :func:`~privrl.chapter.verdicts.decide_interval`."""
-    budget = ctx.tables["budget"]
-    runs = ctx.tables["runs"]
-    excess = float((budget["queries"] - budget["queries allowed"]).max())
-    n = int(runs[runs["method"] == "private"].groupby(["label", "seed"]).ngroups)
+def decide_budget(key: str, statement: str, queries: pd.DataFrame) -> Claim:
+    """The teacher answers no query from its data beyond the schedule's allowance, in any
+    private run (finite, positive allowance): per run, the queries answered in each roll-out
+    beyond that roll-out's allowance, summed (``queries``: cumulative per roll-out, as
+    :func:`~privrl.papers.gohari2021.runs.query_table` gives them; a query answered late counts
+    even if earlier ones were not asked); the largest over runs, an exact count (the interval is
+    the value itself), against the paper's "no query" (threshold 0.5 on an integer count: none),
+    by :func:`~privrl.chapter.verdicts.decide_interval`."""
+    queries = queries.sort_values(["label", "seed", "epoch"])
+    keys = [queries["label"], queries["seed"]]
+    allowance = queries.groupby(keys, sort=False)["queries_allowed"].max()
+    private = allowance[np.isfinite(allowance) & (allowance > 0)].index
+    if private.empty:
+        return untestable(key, statement, "no private run (no teacher with a budget)")
+    per_rollout = queries[["queries", "queries_allowed"]].groupby(keys, sort=False).diff()
+    per_rollout = per_rollout.fillna(queries[["queries", "queries_allowed"]])  # a run's first roll-out
+    beyond = (per_rollout["queries"] - per_rollout["queries_allowed"]).clip(lower=0.0)
+    excess = beyond.groupby(keys, sort=False).sum().loc[private]
+    answered = queries.groupby(keys, sort=False)["queries"].max().loc[private]
+    worst = float(excess.max())
     return decide_interval(
-        spec.key, spec.statement, "largest number of data-dependent queries answered beyond the "
-        "schedule's allowance (exact count over every private run)", excess, (excess, excess), n, 0.5,
-        direction="less", detail="threshold 0.5 on an integer count: no query after the budget",
-        evidence=f"composed over a run the per-query guarantees give delta = "
-                 f"{budget['basic_delta'].max():.3g} (basic composition): vacuous")  # fmt: skip
+        key, statement, "largest number of data-dependent queries a run answered beyond its "
+        "roll-outs' allowances (exact count over every private run)", worst, (worst, worst),
+        len(private), 0.5, direction="less",
+        detail="threshold 0.5 on an integer count: no query after the budget",
+        evidence=f"queries answered from the teacher's data per run: {answered.min():.0f} to "
+                 f"{answered.max():.0f}, allowance {allowance.loc[private].min():.0f} to "
+                 f"{allowance.loc[private].max():.0f}")  # fmt: skip
+
+
+def budget_respected(ctx: Context, spec: ClaimSpec) -> Claim:
+    """:func:`decide_budget` on this run's queries (counted as the teacher answers them)."""
+    return decide_budget(spec.key, spec.statement, query_table(ctx.tables["runs"], ctx.profile))
+
+
+def budget_respected_recorded(ctx: Context, spec: ClaimSpec) -> Claim | None:
+    """:func:`decide_budget` on the recorded run's ``queries`` columns; untestable, saying so, on
+    a record without them; nothing without a record."""
+    rec: RecordedAnalysis | None = ctx.extra.get("recorded")
+    if rec is None:
+        return None
+    ev = recorded(ctx)
+    if rec.queries is None:
+        return ev.stamp(untestable(
+            spec.key, spec.statement, f"the recorded curves have no {' / '.join(QUERY_COLUMNS)} "
+            "columns (recorded before the recorder wrote them): the queries the teacher answered "
+            "are not in the record", rec.profile.n_trials))  # fmt: skip
+    return ev.stamp(decide_budget(spec.key, spec.statement, rec.queries))
 
 
 _FIGURE2 = (
@@ -191,15 +227,19 @@ _FIGURE2 = (
      "agents that do not use kickstarting at all'", _ends(UNAWARE, None, "less", "unaware"), False),
 )
 
-#: The paper's claims: Figure 2's on this run, the budget, then Figure 2's on the recorded run.
+_BUDGET = ("budget_respected", "The teacher stops answering from its data once its budget is spent "
+           "(vanishing k, Section 4)", "Section 4, Remark: 'the teachers can decrease k according to "
+           "their privacy budget and set k = 0 once they expend their budget'")  # fmt: skip
+
+#: The paper's claims: Figure 2's on this run, the budget, then both on the recorded run.
 CLAIMS: tuple[ClaimSpec, ...] = (
     *(ClaimSpec(key, statement, source, _on(live, decide)) for key, statement, source, decide, _ in _FIGURE2),
-    ClaimSpec("budget_respected", "The teacher stops answering from its data once its budget is spent "
-              "(vanishing k, Section 4)", "Section 4, Remark: 'the teachers can decrease k according "
-              "to their privacy budget and set k = 0 once they expend their budget'", budget_respected),
+    ClaimSpec(*_BUDGET, budget_respected),
     *(ClaimSpec(f"{key}_airraid", statement, f"{source} (on the recorded AirRaid run)",
                 _on(recorded, decide, shortened))
       for key, statement, source, decide, shortened in _FIGURE2),
+    ClaimSpec(f"{_BUDGET[0]}_airraid", _BUDGET[1], f"{_BUDGET[2]} (on the recorded AirRaid run)",
+              budget_respected_recorded),
 )  # fmt: skip
 
 

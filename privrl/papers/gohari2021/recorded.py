@@ -1,12 +1,15 @@
 """Gohari et al. (2021): the recorded AirRaid run of Figure 2's configurations.
 
 :func:`record_paper_curves` (CLI ``record-curves``) runs the configurations at paper settings and
-writes ``gohari2021-paper-curves.csv`` (:data:`CURVES_COLUMNS`) into the book's recorded results
-(:func:`privrl.chapter.records.results_dir`), with its run record beside it written by
+writes ``gohari2021-paper-curves.csv`` (:data:`CURVES_COLUMNS`, with the teacher's queries
+against its allowance) into the book's recorded results
+(:func:`privrl.chapter.records.results_dir`) and its run record, a
 :class:`privrl.chapter.records.RunRecord` (reference returns, thresholds, core time and the
-command in its extra fields). :func:`load_paper_curves` reads it back (records written before the
-one run-record schema are read too), :func:`recorded_analysis` re-estimates Figure 2's bands and
-the speed-up on it.
+command in its extra fields), to ``book/measurements/gohari2021-paper.json`` (:data:`RECORD_JSON`,
+where :func:`privrl.chapter.records.recorded_run` judges its staleness).
+:func:`load_paper_curves` reads both back (curves without the queries columns and the record
+written beside the curves before, in the schema before :class:`~privrl.chapter.records.RunRecord`,
+are read too); :func:`recorded_analysis` re-estimates Figure 2's bands and the speed-up on it.
 """
 
 from __future__ import annotations
@@ -30,26 +33,40 @@ from privrl.chapter.records import (
 )
 from privrl.papers.gohari2021.curves import band95, speedup_table, thresholds
 from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
-from privrl.papers.gohari2021.runs import measure_references, run_figure2
+from privrl.papers.gohari2021.runs import measure_references, query_table, run_figure2
 
 CURVES_CSV = "gohari2021-paper-curves.csv"
-CURVES_COLUMNS = ("config", "seed", "rollout", "env_steps", "avg_return", "epsilon_spent")
+#: The run record of the recorded curves, in ``book/measurements/``
+#: (:func:`privrl.chapter.records.record_path` of the paper profile).
+RECORD_JSON = f"{NAME}-paper.json"
+#: The columns every recorded table has (the first record's).
+BASE_COLUMNS = ("config", "seed", "rollout", "env_steps", "avg_return", "epsilon_spent")
+#: The teacher's queries answered from its data so far and the schedule's allowance so far.
+QUERY_COLUMNS = ("queries", "queries_allowed")
+CURVES_COLUMNS = (*BASE_COLUMNS, *QUERY_COLUMNS)
+#: What the recorder adds to the run record (the chapter reads them).
+RECORDER_FIELDS = ("references", "thresholds", "run_core_seconds")
 #: Keys of records written before :class:`~privrl.chapter.records.RunRecord`, and their new names.
 _LEGACY_KEYS = {"profile": "parameters", "commit": "git_commit", "wall_seconds": "wall_time_s"}
 
 
-def paper_curves(runs: pd.DataFrame, steps_per_epoch: int) -> pd.DataFrame:
+def paper_curves(runs: pd.DataFrame, profile: GohariProfile) -> pd.DataFrame:
     """The recorded run's tidy table (:data:`CURVES_COLUMNS`): one row per (config, seed,
     roll-out); ``epsilon_spent`` is the teacher's epsilon spent so far by basic composition
-    (every visited state one query; 0 without a teacher, inf for the exact teacher)."""
+    (every visited state one query; 0 without a teacher, inf for the exact teacher);
+    ``queries`` and ``queries_allowed`` are the queries answered from the teacher's data so far
+    and the schedule's allowance so far (:func:`~privrl.papers.gohari2021.runs.query_table`)."""
     runs = runs.sort_values(["label", "seed", "epoch"])
     eps = runs["epsilon_query"] if "epsilon_query" in runs else pd.Series(np.nan, index=runs.index)
-    per_rollout = eps.fillna(0.0).to_numpy(float) * steps_per_epoch
+    per_rollout = eps.fillna(0.0).to_numpy(float) * profile.steps_per_epoch
     spent = pd.Series(per_rollout, index=runs.index).groupby([runs["label"], runs["seed"]]).cumsum()
     spent = spent.where(runs["method"] != "kickstart", np.inf)
-    return pd.DataFrame({"config": runs["label"], "seed": runs["seed"], "rollout": runs["epoch"],
-                         "env_steps": runs["env_steps"], "avg_return": runs["avg_return"],
-                         "epsilon_spent": spent}).reset_index(drop=True)  # fmt: skip
+    queries = query_table(runs, profile)
+    return pd.DataFrame({"config": runs["label"].to_numpy(), "seed": runs["seed"].to_numpy(),
+                         "rollout": runs["epoch"].to_numpy(), "env_steps": runs["env_steps"].to_numpy(),
+                         "avg_return": runs["avg_return"].to_numpy(), "epsilon_spent": spent.to_numpy(),
+                         "queries": queries["queries"].to_numpy(),
+                         "queries_allowed": queries["queries_allowed"].to_numpy()})  # fmt: skip
 
 
 def panel_of(label: str) -> str:
@@ -68,7 +85,7 @@ def panel_of(label: str) -> str:
 def runs_from_curves(curves: pd.DataFrame) -> pd.DataFrame:
     """A recorded table back in the shape of :func:`~privrl.papers.gohari2021.runs.run_figure2`'s
     output (for the estimators of :mod:`privrl.papers.gohari2021.curves`)."""
-    missing = set(CURVES_COLUMNS) - set(curves.columns)
+    missing = set(BASE_COLUMNS) - set(curves.columns)
     if missing:
         raise ValueError(f"curves lack columns {sorted(missing)}")
     return pd.DataFrame({"label": curves["config"], "panel": curves["config"].map(panel_of),
@@ -77,12 +94,30 @@ def runs_from_curves(curves: pd.DataFrame) -> pd.DataFrame:
                          "n_episodes": curves["avg_return"].notna().astype(int)})  # fmt: skip
 
 
+def queries_of(curves: pd.DataFrame) -> pd.DataFrame | None:
+    """The recorded table's queries against the allowance in the shape of
+    :func:`~privrl.papers.gohari2021.runs.query_table` (label, seed, epoch, queries,
+    queries_allowed), or ``None`` for a table recorded without them."""
+    if not set(QUERY_COLUMNS) <= set(curves.columns):
+        return None
+    return pd.DataFrame({"label": curves["config"], "seed": curves["seed"], "epoch": curves["rollout"],
+                         "queries": curves["queries"], "queries_allowed": curves["queries_allowed"]})  # fmt: skip
+
+
+def record_json(results: Path) -> Path:
+    """The run record of the curves in the results folder ``results``: :data:`RECORD_JSON` in
+    the measurements folder above it (the book's layout, ``book/measurements/results``)."""
+    return results.parent / RECORD_JSON
+
+
 def record_paper_curves(profile: GohariProfile, out_dir: str | Path, *, executor: Any = None,
                         cache_dir: str | Path | None = None, progress: bool = True,
                         command: str = "") -> tuple[Path, Path]:  # fmt: skip
-    """Run the Figure 2 configurations of ``profile`` and write :data:`CURVES_CSV` and its run
-    record (``.json``, a :class:`~privrl.chapter.records.RunRecord` whose extra fields are the
-    start time, core time of the runs, reference returns, thresholds and the command)."""
+    """Run the Figure 2 configurations of ``profile``, write :data:`CURVES_CSV` into ``out_dir``
+    (the book's ``book/measurements/results``) and its run record to :func:`record_json` (a
+    :class:`~privrl.chapter.records.RunRecord` whose extra fields are the start time, core time
+    of the runs, reference returns, thresholds, the command, the files and the module that
+    produced the table)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     commit = current_commit()
@@ -92,37 +127,54 @@ def record_paper_curves(profile: GohariProfile, out_dir: str | Path, *, executor
     runs = run_figure2(profile, executor=executor, cache_dir=cache_dir, progress=progress)
     wall = time.perf_counter() - t0
     csv = out / CURVES_CSV
-    paper_curves(runs, profile.steps_per_epoch).to_csv(csv, index=False)
+    paper_curves(runs, profile).to_csv(csv, index=False)
     run_seconds = float(runs.groupby(["label", "seed"])["wall_time"].max().sum())
     record = RunRecord.now(
         notebook=NAME, profile=profile.profile, parameters=profile.as_dict(), wall_time_s=wall,
         git_commit=commit, git_dirty=dirty, started=started, run_core_seconds=run_seconds,
         references=refs, thresholds=thresholds(refs["random"], refs["teacher"], profile.quantiles),
-        command=command, files=[csv.name], produced_by=[run_figure2.__module__],
+        command=command, files=[f"{out.name}/{csv.name}"], produced_by=[run_figure2.__module__],
     )  # fmt: skip
-    return csv, record.write(csv.with_suffix(".json"))
+    return csv, record.write(record_json(out))
+
+
+def _legacy_record(path: Path) -> dict[str, Any]:
+    """A record the recorder wrote beside the curves (before it wrote :data:`RECORD_JSON`),
+    its keys renamed to the run-record schema where it predates it."""
+    if not path.exists():
+        return {}
+    record = json.loads(path.read_text())
+    return record if "git_commit" in record else {_LEGACY_KEYS.get(k, k): v for k, v in record.items()}
 
 
 def load_paper_curves(directory: str | Path | None = None) -> tuple[pd.DataFrame, dict] | None:
     """The recorded curves and their run record (keys as :class:`~privrl.chapter.records.RunRecord`
-    writes them: ``parameters``, ``git_commit``, ``wall_time_s``, plus the recorder's ``references``,
-    ``thresholds``, ``run_core_seconds`` and ``command``), or ``None`` when nothing is recorded.
-    ``directory`` defaults to the book's recorded results
-    (:func:`~privrl.chapter.records.recorded_file`)."""
+    writes them: ``parameters``, ``git_commit``, ``wall_time_s``, plus the recorder's
+    :data:`RECORDER_FIELDS` and ``command``), or ``None`` when nothing is recorded. ``directory``
+    (a results folder) defaults to the book's recorded results
+    (:func:`~privrl.chapter.records.recorded_file`). The record is :func:`record_json`; a record
+    there without the recorder's fields (written by hand from an earlier recorder's output) is
+    completed from that output beside the curves (``.json``), its own keys (the book's
+    restamped commit) winning."""
     csv = Path(directory) / CURVES_CSV if directory is not None else recorded_file(CURVES_CSV)
     if csv is None or not csv.exists():
         return None
-    record = json.loads(csv.with_suffix(".json").read_text())
-    if "git_commit" not in record:  # written before the one run-record schema
-        record = {_LEGACY_KEYS.get(k, k): v for k, v in record.items()}
+    path = record_json(csv.parent)
+    record = json.loads(path.read_text()) if path.exists() else {}
+    if not all(k in record for k in RECORDER_FIELDS):
+        record = {**_legacy_record(csv.with_suffix(".json")), **record}
+    missing = [k for k in ("parameters", "git_commit", *RECORDER_FIELDS) if k not in record]
+    if missing:
+        raise ValueError(f"the run record of {csv} ({path}) lacks {missing}")
     return pd.read_csv(csv), record
 
 
 @dataclass(frozen=True)
 class RecordedAnalysis:
     """The recorded AirRaid run, analysed: its ``profile`` and ``record``, Figure 2's 95%
-    ``bands``, ``times`` to threshold, ``speedup`` table, the estimators' ``runs`` and the
-    ``source`` sentence that names it in evidence."""
+    ``bands``, ``times`` to threshold, ``speedup`` table, the estimators' ``runs``, the
+    ``source`` sentence that names it in evidence and the teacher's ``queries`` against its
+    allowance (:func:`queries_of`; ``None`` when the record has no queries columns)."""
 
     profile: GohariProfile
     record: dict[str, Any]
@@ -131,6 +183,7 @@ class RecordedAnalysis:
     times: pd.DataFrame
     speedup: pd.DataFrame
     source: str
+    queries: pd.DataFrame | None
 
     @property
     def commit(self) -> str:
@@ -147,4 +200,5 @@ def recorded_analysis(curves: pd.DataFrame, record: dict[str, Any]) -> RecordedA
     times, speed = speedup_table(runs, levels, prof.smoothing_window, big, ("kickstarting", AWARE))
     source = (f"recorded AirRaid run, commit {record['git_commit']}, {prof.n_trials} seeds x "
               f"{prof.epochs} roll-outs of {prof.steps_per_epoch}")  # fmt: skip
-    return RecordedAnalysis(prof, record, runs, band95(runs, prof.smoothing_window), times, speed, source)
+    return RecordedAnalysis(prof, record, runs, band95(runs, prof.smoothing_window), times, speed, source,
+                            queries_of(curves))

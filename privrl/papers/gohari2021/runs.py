@@ -5,13 +5,16 @@ privacy-preserving kickstarting through the Dirichlet mechanism, eq. 5, with the
 :math:`k_t = k_0 c^t` of Section 4's remark and the student's objective, eq. 17);
 :func:`run_figure2` runs every configuration of :func:`figure2_configs` over seeds through
 :func:`privrl.chapter.sweep.run_sweep` (on Dask with an executor). :func:`budget_table` composes the
-teacher's per-query (epsilon, delta) of Theorem 1 over a run.
+teacher's per-query (epsilon, delta) of Theorem 1 over a run; :func:`query_table` sets the
+queries the teacher answered from its data (counted as they are asked, :class:`CountingKickstarter`)
+against the allowance of the vanishing schedule.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +38,34 @@ RUN_KEYS = (
 )  # fmt: skip
 
 
+class CountingKickstarter(Kickstarter):
+    """A :class:`~privrl.core.algorithms.kickstarting.Kickstarter` that counts, per roll-out, the
+    queries the teacher answers from its data: the observations its network is evaluated on
+    (:meth:`teacher_policy`; random answers after the budget and a silent teacher never call
+    it). The count is the ``teacher_queries`` entry of the row :meth:`start_epoch` returns,
+    which PPO logs at the end of the roll-out (after every query of it)."""
+
+    def start_epoch(self, epoch: int) -> dict[str, float]:
+        self._row = {**super().start_epoch(epoch), "teacher_queries": 0}
+        return self._row
+
+    def teacher_policy(self, obs: np.ndarray) -> np.ndarray:
+        self._row["teacher_queries"] += len(obs)
+        return super().teacher_policy(obs)
+
+
 def run_agent(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
     """One learning curve. ``config``: the profile's run keys plus ``method`` (``ppo``,
     ``kickstart``, ``private``), ``hidden`` (student width) and, for ``private``,
-    ``coefficient``. Returns one row per roll-out."""
+    ``coefficient``. Returns one row per roll-out (with a teacher: ``teacher_queries``, the
+    roll-out's queries answered from the teacher's data, :class:`CountingKickstarter`)."""
     rng = as_generator(seed)
     env_fn = functools.partial(make_env, config["env"])
     aux = None
     if config["method"] != "ppo":
         teacher, _ = load_teacher(config["env"])
         private = config["method"] == "private"
-        aux = Kickstarter(
+        aux = CountingKickstarter(
             teacher, rng, private=private, k0=config["k0"],
             coefficient=config.get("coefficient", 1.0), lam=config["lam"] if private else 0.0,
             beta=config["beta"], radius=config["radius"], eta=config["eta"], tau=config["tau"],
@@ -136,16 +156,13 @@ def run_figure2(
 ) -> pd.DataFrame:
     """All runs of ``configs`` (default :func:`figure2_configs`) over ``n_trials`` seeds, each
     distinct configuration once (tidy: one row per roll-out; duplicates copied under their own
-    label and panel). ``executor``: as :func:`privrl.chapter.sweep.run_sweep`, or a Dask scheduler
-    address (``"tcp://..."``) or ``distributed.Client``."""
+    label and panel). ``executor``: as :func:`privrl.chapter.sweep.run_sweep` (a pool, ``"serial"``,
+    a Dask scheduler address ``"tcp://HOST:8786"`` or a ``distributed.Client``)."""
     configs = figure2_configs(profile) if configs is None else configs
     unique, source = unique_configs(configs)
-    scheduler = None
-    if isinstance(executor, str) and "://" in executor or type(executor).__name__ == "Client":
-        scheduler, executor = executor, None
     runs = run_sweep(run_agent, unique, n_seeds=profile.n_trials, root_seed=profile.seed,
-                     cache_dir=cache_dir, executor=executor, scheduler=scheduler,
-                     progress=progress, desc="gohari2021 runs")  # fmt: skip
+                     cache_dir=cache_dir, executor=executor, progress=progress,
+                     desc="gohari2021 runs")  # fmt: skip
     by_label = dict(tuple(runs.groupby("label", sort=False)))
     frames = [by_label[source[c["label"]]].assign(label=c["label"], panel=c["panel"]) for c in configs]
     return pd.concat(frames, ignore_index=True)
@@ -170,17 +187,53 @@ def informed_schedule(profile: GohariProfile, coefficient: float) -> np.ndarray:
     return profile.k0 * coefficient ** np.arange(n)
 
 
+def query_allowance(profile: GohariProfile, method: str, coefficient: float, rollouts: np.ndarray
+                    ) -> np.ndarray:  # fmt: skip
+    """Queries the schedule lets the teacher answer from its data in each of ``rollouts``: every
+    interaction (``steps_per_epoch``) of the roll-outs before :math:`k_t = k_0 c^t` falls below
+    ``k_min`` (:func:`informed_rollouts`) for a private teacher, none without a teacher
+    (``ppo``), all of them (``inf``, no budget) for kickstarting without privacy."""
+    t = np.asarray(rollouts)
+    if method == "ppo":
+        return np.zeros(len(t))
+    if method == "kickstart":
+        return np.full(len(t), np.inf)
+    if method != "private":
+        raise ValueError(f"method must be 'ppo', 'kickstart' or 'private', got {method!r}")
+    n = informed_rollouts(profile.k0, coefficient, profile.k_min)
+    return np.where(t < n, float(profile.steps_per_epoch), 0.0)
+
+
+def query_table(runs: pd.DataFrame, profile: GohariProfile) -> pd.DataFrame:
+    """Per run (label, seed) and roll-out (epoch): ``queries``, the queries answered from the
+    teacher's data so far (cumulative ``teacher_queries``; plain PPO asks none), and
+    ``queries_allowed``, the schedule's allowance so far (cumulative :func:`query_allowance`)."""
+    runs = runs.sort_values(["label", "seed", "epoch"])
+    asked = runs["teacher_queries"] if "teacher_queries" in runs else pd.Series(np.nan, index=runs.index)
+    if asked[runs["method"] != "ppo"].isna().any():
+        raise ValueError("runs with a teacher lack their teacher_queries count (run_agent logs it)")
+    asked = asked.where(runs["method"] != "ppo", 0.0).astype(float)
+    allowed = pd.Series(np.nan, index=runs.index)
+    for _, g in runs.groupby(["label", "seed"], sort=False):  # numpy's cumsum: inf + inf = inf
+        allowed[g.index] = np.cumsum(query_allowance(profile, str(g["method"].iloc[0]),
+                                                     float(g["coefficient"].iloc[0]), g["epoch"].to_numpy()))  # fmt: skip
+    return pd.DataFrame({"label": runs["label"], "seed": runs["seed"], "epoch": runs["epoch"],
+                         "queries": asked.groupby([runs["label"], runs["seed"]]).cumsum(),
+                         "queries_allowed": allowed}).reset_index(drop=True)  # fmt: skip
+
+
 def budget_table(runs: pd.DataFrame, profile: GohariProfile) -> pd.DataFrame:
-    """Per private configuration: queries the teacher answered (largest over seeds), those the
-    schedule allows, and the composed (epsilon, delta) of a run (basic and advanced composition)."""
+    """Per private configuration: queries the teacher answered from its data (counted,
+    :func:`query_table`; largest over seeds), those the schedule allows, and the composed
+    (epsilon, delta) of a run (basic and advanced composition)."""
     rows = []
+    queries = query_table(runs, profile)
     for label, sub in runs[runs["method"] == "private"].groupby("label", sort=False):
         totals = [privacy_spent(g, profile.steps_per_epoch) for _, g in sub.groupby("seed")]
-        c = float(sub["coefficient"].iloc[0])
-        rows.append({"config": label, "coefficient": c,
-                     "queries": max(t["n_queries"] for t in totals),
-                     "queries allowed": profile.steps_per_epoch * min(
-                         profile.epochs, informed_rollouts(profile.k0, c, profile.k_min)),
+        mine = queries[queries["label"] == label].groupby("seed")[["queries", "queries_allowed"]].max()
+        rows.append({"config": label, "coefficient": float(sub["coefficient"].iloc[0]),
+                     "queries": float(mine["queries"].max()),
+                     "queries allowed": float(mine["queries_allowed"].max()),
                      **{k: max(t[k] for t in totals) for k in
                         ("basic_epsilon", "basic_delta", "advanced_epsilon", "advanced_delta")}})  # fmt: skip
     return pd.DataFrame(rows)
@@ -199,13 +252,23 @@ def measure_references(profile: GohariProfile, rng: SeedLike) -> dict[str, float
             "episodes": n}  # fmt: skip
 
 
-def measure_rollout_cost(profile: GohariProfile, n_rollouts: int = 4) -> pd.DataFrame:
-    """Seconds per roll-out (median after the first, which carries set-up costs) of the most
-    expensive run (privacy-aware student, a teacher query and a Dirichlet draw per step) and of
-    the teacher-sized PPO, at ``profile``'s settings."""
+def measure_rollout_cost(profile: GohariProfile, n_rollouts: int = 3) -> pd.DataFrame:
+    """CPU seconds per roll-out and interactions per CPU second (the step rate core-hours are
+    counted in) of the most expensive run (privacy-aware student, a teacher query and a
+    Dirichlet draw per step) and of the teacher-sized PPO, at ``profile``'s settings: a run of
+    ``n_rollouts + 1`` roll-outs minus a run of one, so a run's set-up costs cancel (after a
+    first run of one roll-out that pays the process's one-time costs, e.g. imports)."""
     configs = {c["label"]: c for c in figure2_configs(profile)}
+    seed = np.random.SeedSequence(profile.seed)
+    run_agent({**configs[AWARE], "epochs": 1}, seed)
     rows = []
     for label in (AWARE, profile.baseline_labels()[0]):
-        log = run_agent({**configs[label], "epochs": n_rollouts}, np.random.SeedSequence(profile.seed))
-        rows.append({"config": label, "seconds per roll-out": float(np.median(np.diff(log["wall_time"])))})
+        cpu = []
+        for epochs in (1, n_rollouts + 1):
+            t0 = time.process_time()
+            run_agent({**configs[label], "epochs": epochs}, seed)
+            cpu.append(time.process_time() - t0)
+        per_rollout = (cpu[1] - cpu[0]) / n_rollouts
+        rows.append({"config": label, "interactions per second": profile.steps_per_epoch / per_rollout,
+                     "seconds per roll-out": per_rollout})  # fmt: skip
     return pd.DataFrame(rows)
