@@ -162,3 +162,40 @@ def test_invalid_problem_parameters_raise():
         fn.theorem5_sigma(0.5, 1e-5, 1000, 100, 0.1, 4, 0.0)
     with pytest.raises(ValueError):
         fn.calibrate_algorithm1(0.5, 1e-5, 1000, 100, 0.1, 1.0, 1, delta_share=1.0)
+
+
+def test_fine_blocks_are_the_doubling_blocks_at_growth_2_and_the_per_step_rates_near_1():
+    """growth = 2 gives growing_memory_blocks exactly; growth just above 1 gives one block per
+    step at its own rate B / min(n_t, N); every block's steps add up to the run's steps."""
+    assert fn.growing_memory_fine_blocks(4, 100, 8, 40, growth=2.0) == fn.growing_memory_blocks(
+        4, 100, 8, 40)
+    per_step = fn.growing_memory_fine_blocks(4, 60, 8, 40, growth=1.0 + 1e-9)
+    assert per_step == [(4 / min(n, 40), 1) for n in range(8, 61)]
+    fine = fn.growing_memory_fine_blocks(128, 5000, 1000, growth=1.02)
+    assert sum(c for _, c in fine) == 5000 - 1000 + 1
+    with pytest.raises(ValueError, match="growth"):
+        fn.growing_memory_fine_blocks(4, 60, 8, growth=1.0)
+
+
+def test_per_step_pld_is_dp_accountings_and_tighter_than_the_ledgers_rdp_figure():
+    """The PLD epsilon of the per-step rates (a small run: B = 4, memory 8 to 60) is what
+    dp-accounting's PLD accountant gives for the same steps composed one by one; the fine blocks
+    overstate it by little, the doubling blocks' RDP figure (the ledger's accountant) by more;
+    halving the noise multiplier raises it."""
+    import dp_accounting
+    from dp_accounting.pld import PLDAccountant
+
+    z, delta = 2.0, 1e-5
+    per_step = fn.growing_memory_fine_blocks(4, 60, 8, 40, growth=1.0 + 1e-9)
+    acc = PLDAccountant(dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE,
+                        value_discretization_interval=1e-3)
+    for n in range(8, 61):
+        acc.compose(dp_accounting.PoissonSampledDpEvent(
+            4 / min(n, 40), dp_accounting.GaussianDpEvent(z)))
+    direct = acc.get_epsilon(delta)
+    tight = fn.dpsgd_steps_pld_epsilon(z, per_step, delta)
+    assert tight == pytest.approx(direct, rel=1e-6)
+    fine = fn.dpsgd_steps_pld_epsilon(z, fn.growing_memory_fine_blocks(4, 60, 8, 40), delta)
+    assert tight <= fine <= 1.05 * tight
+    assert fine < fn.dpsgd_steps_epsilon(z, fn.growing_memory_blocks(4, 60, 8, 40), delta)
+    assert fn.dpsgd_steps_pld_epsilon(z / 2, per_step, delta) > 1.5 * tight

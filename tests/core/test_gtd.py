@@ -238,3 +238,23 @@ def test_diminishing_schedule_reduces_final_noise(data):
     d = gpope(st, T, 0.3, 0.05, 2.0, 1, n_trials=50, schedule="diminishing")
     # final-step variance across trials is ~ alpha_T; diminishing alpha_T = alpha / 11
     assert d.theta.var(axis=0).sum() < c.theta.var(axis=0).sum()
+
+
+def test_record_steps_returns_every_noisy_step_and_changes_nothing_else(data):
+    """record_steps draws nothing more: the iterates are bit-identical to the default path; the
+    recorded steps are the released noisy gradients, so the final iterate is minus the step
+    size times their sum (constant schedule, start at 0); their spread is the noise's 2 G z."""
+    traj, phi = data
+    st = SaddlePointStats.from_features(_data(traj, phi))
+    G, z, alpha, T = 0.05, 0.8, 0.5, 60
+    plain = gpope(st, T, alpha, G, z, 3, n_trials=4, record_every=20)
+    seen = gpope(st, T, alpha, G, z, 3, n_trials=4, record_every=20, record_steps=True)
+    assert plain.steps is None
+    for name in ("theta", "w", "history", "history_iterations"):
+        assert np.array_equal(getattr(plain, name), getattr(seen, name))
+    assert plain.clipped_fraction == seen.clipped_fraction
+    d = st.dim
+    assert seen.steps.shape == (4, T, 2 * d)
+    np.testing.assert_allclose(-alpha * seen.steps.sum(axis=1),
+                               np.concatenate([seen.theta, seen.w], axis=1), atol=1e-12)
+    assert abs(seen.steps.std() - 2 * G * z) < 0.1 * 2 * G * z

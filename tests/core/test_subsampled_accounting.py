@@ -204,3 +204,59 @@ def test_gpope_tv_bound_is_pinsker_on_the_composed_kl():
         assert 2 * norm.cdf(1 / (2 * z)) - 1 <= gpope_tv_bound(z, 1, 1)
     assert gpope_tv_upper(2.0, 100, 400) <= gpope_tv_bound(2.0, 100, 400)
     assert gpope_tv_upper(0.72, 1000, 4000) < gpope_tv_bound(0.72, 1000, 4000)
+
+
+def test_pld_epsilon_is_the_exact_gaussian_at_full_batch():
+    """n = 1: every step uses the only trajectory; T Gaussians of ratio 1/z compose to one of
+    sigma z / sqrt(T) (closed form of Balle and Wang 2018)."""
+    from privrl.core.accounting.subsampled import gpope_pld_epsilon
+
+    for z, T in [(4.0, 10), (1.0, 100)]:
+        assert gpope_pld_epsilon(z, 1, T, 1e-5) == pytest.approx(
+            gaussian_epsilon(z / math.sqrt(T), 1e-5), rel=2e-3)
+
+
+def test_pld_epsilon_against_dp_accounting_directly_and_below_the_rdp_figure():
+    """The same number from dp-accounting's low-level PLD constructor (remove and add pairs of
+    the subsampled Gaussian at rate 1/n, sensitivity 1, std z, composed T times); below the RDP
+    figure of the paper's accountant; halving z raises it."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    from privrl.core.accounting.subsampled import gpope_pld_epsilon
+
+    z, n, T, delta = 1.0, 50, 1000, 1e-5
+    direct = pld.from_gaussian_mechanism(
+        z, sampling_prob=1.0 / n, value_discretization_interval=1e-3
+    ).self_compose(T).get_epsilon_for_delta(delta)
+    ours = gpope_pld_epsilon(z, n, T, delta)
+    assert ours == pytest.approx(direct, rel=1e-9)
+    assert ours < gpope_epsilon(z, n, T, delta)
+    assert gpope_pld_epsilon(z / 2, n, T, delta) > 2 * ours
+
+
+def test_pld_epsilon_is_attained_by_a_gpope_pair_by_numerical_integration():
+    """One step at n = 2 (q = 1/2), z = 1: the GPOPE pair whose other trajectory has the
+    neighbour's clipped gradient, (1 - q) N(G) + q N(-G) against N(G) (noise std 2 G z), has
+    hockey-stick divergence at e^eps equal to the PLD accountant's delta (both directions,
+    numerical integration on a fine grid); dp-accounting's centred REPLACE_ONE Poisson pair
+    gives a smaller delta, so it would understate GPOPE's epsilon."""
+    from dp_accounting import GaussianDpEvent, NeighboringRelation, PoissonSampledDpEvent
+    from dp_accounting.pld import PLDAccountant
+    from scipy.stats import norm
+
+    from privrl.core.accounting.subsampled import gpope_pld_event
+
+    q, z, eps = 0.5, 1.0, 0.5
+    y = np.linspace(-30, 30, 600_001)
+    s = 2 * z  # noise std in units of G
+    p_x = (1 - q) * norm.pdf(y, 1, s) + q * norm.pdf(y, -1, s)
+    p_xp = norm.pdf(y, 1, s)
+    dy = y[1] - y[0]
+    exact = max(np.maximum(p_x - math.exp(eps) * p_xp, 0).sum() * dy,
+                np.maximum(p_xp - math.exp(eps) * p_x, 0).sum() * dy)
+    acc = PLDAccountant(NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=1e-4)
+    ours = acc.compose(gpope_pld_event(z, 2, 1)).get_delta(eps)
+    assert ours == pytest.approx(exact, rel=1e-3)
+    centred = PLDAccountant(NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-4)
+    centred.compose(PoissonSampledDpEvent(q, GaussianDpEvent(2 * z)))
+    assert centred.get_delta(eps) < 0.9 * exact

@@ -65,6 +65,7 @@ def test_gpope_runs_ten_clipped_steps_at_the_claimed_multiplier(monkeypatch, nam
     stats, iterations, step, clip, z, _ = seen["args"]
     assert (stats.n, iterations, step, clip) == (n, 10, 1.0, 1.0)
     assert z == multiplier * 4.0
+    assert seen["kwargs"]["record_steps"] is True
     monkeypatch.undo()
     assert releases.AUDITS[name]("quick", 0).claimed_epsilon == releases.gpope_epsilon(
         4.0, n, 10, 1e-5)
@@ -108,3 +109,46 @@ def test_smooth_sensitivity_audits_draw_batched_noise_at_the_calibrated_sigma(mo
     private = estimator(fv, releases._LS_PHI, releases._LS_RHO, epsilon=1.0, delta=1e-5,
                         return_bound=1.0, rng=0, **(kw if name == "dp_lsl" else {}))
     assert sigma == private.sigma
+
+
+@pytest.mark.parametrize("weakened, per_report", [(False, 1 / 3), (True, 1 / 2)])
+def test_pgc_laplace_rounds_reports_at_the_split_budget(monkeypatch, weakened, per_report):
+    """The multi-round audit runs the library's Algorithm 2 with epsilon 1 split over 3 reports
+    (weakened: over 2), C = 1, clipping."""
+    seen = _first_call(monkeypatch, local, "laplace_gradient_mechanism")
+    with pytest.raises(Seen):
+        releases.audit_pgc_laplace_rounds("quick", 0, weakened=weakened)
+    _, epsilon, clip, _ = seen["args"]
+    assert (epsilon, clip) == (pytest.approx(per_report), 1.0) and seen["kwargs"] == {}
+
+
+@pytest.mark.parametrize("weakened, epsilon", [(False, 10.0), (True, 40 / 3)])
+def test_pgc_prs_runs_four_signs_at_the_ledgers_epsilon(monkeypatch, weakened, epsilon):
+    """PRS at epsilon 10 (weakened: the budget of 3 signs spread as if over 4), C = 1, the fixed
+    projection sqrt(3) I with d_hat = 4 rows."""
+    seen = _first_call(monkeypatch, local, "projected_random_sign")
+    with pytest.raises(Seen):
+        releases.audit_pgc_prs("quick", 0, weakened=weakened)
+    rows, eps, clip, _ = seen["args"]
+    assert (eps, clip) == (pytest.approx(epsilon), 1.0) and rows.shape[1] == 4
+    assert seen["kwargs"]["matrix"][0] == pytest.approx(np.sqrt(3.0) * np.eye(4))
+
+
+@pytest.mark.parametrize("weakened, factor", [(False, 1.0), (True, 0.5)])
+def test_gp_update_draws_paths_at_theorem5_sigma(monkeypatch, weakened, factor):
+    """The OU covariance of every update's path has Theorem 5's sigma for U = 10 (halved when
+    weakened) and bandwidth 1."""
+    seen = _first_call(monkeypatch, releases, "ou_kernel")
+    with pytest.raises(Seen):
+        releases.audit_gp_update("quick", 0, weakened=weakened)
+    _, _, beta, sigma = seen["args"]
+    expected = releases.fn.theorem5_sigma(0.9, 5e-5, 10, 4, 0.5, 1, 1 / np.sqrt(2))
+    assert beta == 1.0 and sigma == pytest.approx(factor * expected)
+
+
+@pytest.mark.parametrize("weakened, k", [(False, 5.0), (True, 10.0)])
+def test_dirichlet_samples_at_the_claimed_concentration(monkeypatch, weakened, k):
+    seen = _first_call(monkeypatch, releases, "dirichlet_mechanism")
+    with pytest.raises(Seen):
+        releases.audit_dirichlet("quick", 0, weakened=weakened)
+    assert seen["args"][1] == k and seen["kwargs"] == {"eta": 0.1}

@@ -17,7 +17,12 @@ from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
 from privrl.chapter.verdicts import CheckFailed
 from privrl.core.accounting.events import event_from_dict, event_to_dict
-from privrl.core.accounting.subsampled import GpopeEvent, dp_accounting_epsilon, gpope_epsilon
+from privrl.core.accounting.subsampled import (
+    GpopeEvent,
+    dp_accounting_epsilon,
+    gpope_epsilon,
+    gpope_pld_epsilon,
+)
 from privrl.papers.xie2019 import chapter, claims, domains, points, privacy
 from privrl.papers.xie2019.profile import PAPER_SIZES, XieProfile
 
@@ -138,11 +143,25 @@ def test_release_ledger_entry_is_tight_and_raises_on_understatement():
     assert entry.epsilon == pytest.approx(entry.cross_check.epsilon, rel=0.01)
     # halving the noise multiplier must raise the epsilon above the target
     assert gpope_epsilon(row["noise_multiplier"] / 2, 1000, 2000, 0.1) > 0.1
+    # beyond the paper: the tight PLD figure beside the RDP one, in the row and the entry's text
+    assert row["epsilon_pld"] == gpope_pld_epsilon(row["noise_multiplier"], 1000, 2000, 0.1)
+    assert row["epsilon_pld"] <= row["epsilon"]
+    assert entry.accountant.endswith(f"{privacy.PLD_BESIDE} {row['epsilon_pld']:.4g}")
     # an entry that understated epsilon by more than 1% is refused
     with pytest.raises(CheckFailed):
         report.ledger(replace(entry, epsilon=0.9 * entry.epsilon))
     with pytest.raises(CheckFailed, match="upper bound"):
         report.ledger(replace(entry, cross_check=CrossCheck("upper bound", "x", 1.1 * entry.epsilon)))
+
+
+def test_pld_figure_is_below_the_rdp_figure_at_a_domain_release():
+    """Mountain Car's quick release (n = 300, T = 5000, epsilon 4 at delta 1e-5): the tight PLD
+    figure is well below the paper's RDP accountant's, which stays the reported epsilon."""
+    rel = privacy.Release("mountain_car_on", 300, 5000, 4.0, 1e-5, 1.0)
+    row = privacy.release_row(rel)
+    assert row["epsilon"] <= 4.0
+    assert 0.4 * row["epsilon"] < row["epsilon_pld"] < 0.7 * row["epsilon"]
+    assert privacy.ledger_entry(rel, row).epsilon == row["epsilon"]
 
 
 def test_releases_are_every_calibrated_run_in_the_ledgers_order():

@@ -53,7 +53,7 @@ from absl import logging as absl_logging
 
 from privrl.core.accounting.calibration import bisect_safe, calibrate_decreasing
 from privrl.core.accounting.composition import kairouz_composition
-from privrl.core.accounting.events import rdp_epsilon, register_event
+from privrl.core.accounting.events import pld_epsilon, rdp_epsilon, register_event
 from privrl.core.accounting.gaussian import analytic_gaussian_sigma, gaussian_epsilon
 from privrl.core.validation import (
     check_delta,
@@ -358,6 +358,42 @@ def growing_memory_blocks(
         blocks.append((B / min(lo, replay_size), hi - lo))
         lo = hi
     return blocks
+
+
+def growing_memory_fine_blocks(
+    batch_size: int, n_samples: int, warmup: int, replay_size: int = 10_000, growth: float = 1.02
+) -> list[tuple[float, int]]:
+    r"""The DP-SGD steps of :func:`growing_memory_blocks` at (nearly) their per-step rates: blocks
+    of memory sizes within a factor ``growth`` (at least one step each), each charged its largest
+    rate :math:`B/\min(n_t, N_{\rm replay})`, so every step's rate is overstated by less than
+    ``growth``. ``growth = 2`` gives :func:`growing_memory_blocks`' doubling blocks; ``growth``
+    just above 1 gives one block per step (the exact per-step rates)."""
+    B = check_int(batch_size, "batch_size", minimum=1)
+    n_samples = check_int(n_samples, "n_samples", minimum=B)
+    replay_size = check_int(replay_size, "replay_size", minimum=B)
+    warmup = check_int(warmup, "warmup", minimum=B)
+    growth = check_positive(growth, "growth")
+    if not growth > 1.0:
+        raise ValueError(f"growth must be > 1, got {growth}")
+    if warmup > n_samples:
+        raise ValueError(f"warmup ({warmup}) must not exceed n_samples ({n_samples})")
+    blocks = []
+    lo = warmup
+    while lo <= n_samples:
+        hi = min(max(lo + 1, math.floor(lo * growth)), n_samples + 1)
+        blocks.append((B / min(lo, replay_size), hi - lo))
+        lo = hi
+    return blocks
+
+
+def dpsgd_steps_pld_epsilon(
+    noise_multiplier: float, rate_counts: Sequence[tuple[float, int]], delta: float
+) -> float:
+    """Tight epsilon of DP-SGD steps given as ``(sampling rate, number of steps)`` pairs
+    (:func:`dpsgd_steps_event`) by dp-accounting's PLD accountant (Poisson subsampling,
+    add/remove, pessimistic discretisation): beside the RDP figure of
+    :func:`dpsgd_steps_epsilon`, never instead of it."""
+    return pld_epsilon(dpsgd_steps_event(noise_multiplier, rate_counts), check_delta(delta))
 
 
 def dpsgd_growing_memory_noise_multiplier(

@@ -146,6 +146,7 @@ class GPOPEResult:
     history_iterations: np.ndarray  # (R,) iterations at which theta was recorded
     history: np.ndarray  # (R, K, d)
     clipped_fraction: float  # fraction of gradients whose norm exceeded G
+    steps: np.ndarray | None = None  # (K, T, 2d) every noisy step (record_steps=True), else None
 
 
 def _step_sizes(iterations: int, schedule: str, decay_offset: float) -> np.ndarray:
@@ -168,6 +169,7 @@ def gpope(
     decay_offset: float | None = None,
     record_every: int | None = None,
     progress: bool = False,
+    record_steps: bool = False,
 ) -> GPOPEResult:
     r"""Run ``n_trials`` independent copies of GPOPE (Algorithm 1) on the same dataset.
 
@@ -179,6 +181,11 @@ def gpope(
     default ``iterations / 10``). Starts from :math:`\theta = w = 0`. ``step_size`` and
     ``noise_multiplier`` may be arrays of shape (n_trials,): one value per trial (a step-size
     sweep, or noiseless GTD2 and several privacy levels, in one call).
+
+    ``record_steps=True`` also returns every released noisy step (the clipped gradient plus its
+    noise, ``(theta, w)`` parts, before the step size) in ``steps``, shape ``(n_trials, T, 2d)``:
+    the transcript a white-box audit observes. It draws nothing more, so the iterates are the
+    same as without it.
 
     The gradient is affine in :math:`x = (\theta, w)`: :math:`g = B_i x + h_i` with
     :math:`B_i = \begin{pmatrix}0 & -\hat A_i^\top\\ \hat A_i & \hat M_i\end{pmatrix}`,
@@ -216,6 +223,7 @@ def gpope(
     std = (2.0 * clip_norm * z)[:, None] if np.any(z > 0) else None
     hist_it, hist = [], []
     n_clipped = 0
+    steps = np.empty((iterations, n_trials, 2 * d)) if record_steps else None
     for t in tqdm(range(iterations), disable=not progress, desc="GPOPE"):
         idx = gen.integers(stats.n, size=n_trials)
         g = np.matmul(B[idx], x[:, :, None])[:, :, 0] + h[idx]
@@ -226,6 +234,8 @@ def gpope(
             g[over] *= (clip_norm / norms[over])[:, None]
         if std is not None:
             g += std * gen.standard_normal(g.shape)
+        if steps is not None:
+            steps[t] = g
         x -= alphas[t][:, None] * g
         if (t + 1) % record_every == 0 or t + 1 == iterations:
             hist_it.append(t + 1)
@@ -236,6 +246,7 @@ def gpope(
         history_iterations=np.asarray(hist_it),
         history=np.stack(hist),
         clipped_fraction=n_clipped / (iterations * n_trials),
+        steps=None if steps is None else steps.transpose(1, 0, 2),
     )
 
 
