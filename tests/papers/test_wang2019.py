@@ -384,3 +384,21 @@ def test_the_paper_recorder_writes_its_curves_and_run_record(tmp_path, monkeypat
     assert (record["notebook"], record["profile"], record["files"]) == (
         "wang2019", "paper", ["wang2019-paper-curves.csv"])
     assert {"git_commit", "git_dirty", "wall_time_s", "versions"} <= set(record)
+
+
+def test_dpsgd_pld_epsilon_is_beside_and_below_the_rdp_figure(small):
+    """Beyond the paper: DP-SGD's PLD epsilon at per-step rates, recomputed with dp-accounting's
+    PLD accountant from the same noise multiplier, is below the RDP epsilon the ledger keeps;
+    only the DP-SGD row carries it."""
+    import dp_accounting
+
+    from privrl.core.accounting import functional_noise as fn
+
+    p, table = small
+    row = table[table.method == "dpsgd"].iloc[0]
+    blocks = fn.growing_memory_fine_blocks(p.batch_size, p.n_samples, p.dpsgd_warmup)
+    acc = dp_accounting.pld.PLDAccountant(value_discretization_interval=1e-3)
+    acc.compose(fn.dpsgd_steps_event(row.value, blocks))
+    assert row.epsilon_pld == pytest.approx(acc.get_epsilon(p.delta), rel=1e-9)
+    assert row.epsilon_pld < row.epsilon
+    assert table[table.method != "dpsgd"].epsilon_pld.isna().all()

@@ -149,7 +149,8 @@ def multi_round_releases(epsilon: float = 1.0, rounds: int = LEDGER_ROUNDS
         accountant="sequential composition (Theorem 1) of the exact per-report epsilons",
         event=laplace_event(eps_round, reports=rounds),
         cross_check=CrossCheck("upper bound", "sum of the exact per-round worst-case ratios",
-                               rounds * worst_round))
+                               rounds * worst_round),
+        audit="audits:pgc_laplace_rounds")
 
 
 def reference_tables(runs: dict[str, pd.DataFrame], cap: int, prefix: str

@@ -88,7 +88,10 @@ def _functional_row(p: WangProfile, name: str, cal: dict[str, float], epsilon: f
 
 def privacy_table(p: WangProfile) -> pd.DataFrame:
     """Every Figure 2 method calibrated at each (epsilon, delta): mechanism, neighbouring relation,
-    sensitivity under it, noise, accountant, compositions, event and cross-check."""
+    sensitivity under it, noise, accountant, compositions, event and cross-check; for DP-SGD also
+    ``epsilon_pld``, beyond the paper: the tight PLD epsilon of its steps at their (nearly)
+    per-step sampling rates (:func:`~privrl.core.accounting.functional_noise.growing_memory_fine_blocks`),
+    beside the RDP figure the ledger and verdicts use (NaN on the other rows)."""
     T, B, alpha, L, delta = p.n_samples, p.batch_size, p.lr, p.lipschitz, p.delta
     U, n_paths, dp_steps = p.n_updates, n_paths_drawn(p), p.dpsgd_steps
     rows = []
@@ -152,6 +155,8 @@ def privacy_table(p: WangProfile) -> pd.DataFrame:
                 "compositions": dp_steps,
                 "accountant": "dp-accounting RDP, rates bounded per doubling block",
                 "event": DpAccountingEvent(fn.dpsgd_steps_event(z, blocks), "rdp", "add/remove"),
+                "epsilon_pld": fn.dpsgd_steps_pld_epsilon(
+                    z, fn.growing_memory_fine_blocks(B, T, p.dpsgd_warmup), delta),
                 "cross_check": CrossCheck(
                     "upper bound", f"{STEPS_TAKEN}: known once the Figure 2 runs are done"
                 ),
@@ -186,7 +191,7 @@ def privacy_table(p: WangProfile) -> pd.DataFrame:
     columns = ["epsilon_target", "method", "relation", "mechanism", "sensitivity", "parameter",
                "value", "gp_beta", "k", "epsilon", "delta", "delta_gauss", "delta_approx",
                "calibrated_updates", "compositions", "n_paths", "accountant", "event",
-               "cross_check"]
+               "cross_check", "epsilon_pld"]
     return pd.DataFrame(rows).reindex(columns=columns)
 
 

@@ -43,7 +43,7 @@ CODE_PATHS = ("privrl", "notebooks")
 #: The Audits chapter's audit of each method's release (privrl.papers.audits); output
 #: perturbation has none.
 AUDITS = {"functional": "audits:gp_update", "input": "audits:input_perturbation",
-          "dpsgd": "audits:dpsgd_step"}
+          "dpsgd": "audits:dpsgd_run"}
 
 
 #: Why output perturbation's release has no guarantee under neighbouring reward functions.
