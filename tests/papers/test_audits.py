@@ -7,8 +7,10 @@ Quick size, fixed seeds; the audit method itself is tested in tests/core/test_au
 from __future__ import annotations
 
 import inspect
+import json
 import math
 
+import pandas as pd
 import pytest
 
 from privrl.chapter.profile import Profile
@@ -289,3 +291,25 @@ def test_dirichlet_pair_attains_the_supremum_of_the_privacy_loss():
     assert loss == pytest.approx(sup, rel=1e-3)
     assert loss == pytest.approx(1.40, abs=0.01)
     assert AUDITS["dirichlet"]("quick", 0).epsilon_lower <= loss
+
+
+def test_recorded_table_lists_undetectable_releases_from_the_saved_audits():
+    """A summary saved with ``audits`` (the notebook's ``report.save``) gives the recorded table
+    every release, the one whose weakening is listed as undetectable included; an older summary
+    falls back to the checks, which have no row for it."""
+    table = pd.DataFrame({
+        "release": ["pgc_bit_flip", "dp_lsw"], "claimed_epsilon": [1.0, 0.1],
+        "epsilon_lower": [0.95, 0.0], "weakening": ["flip halved", "noise standard deviation halved"],
+        "weakened_lower": [1.4, 0.02]})
+    saved = tables.saved_audits(table)
+    assert json.loads(json.dumps(saved)) == saved
+    record = {"profile": "paper", "git_commit": "abc", "finished_at": "2026-11-25T00:00",
+              "wall_time_s": 60.0, "cpus": 2}
+    shown = tables.recorded_table({"summary": {"audits": saved, "checks": []}, "record": record})
+    assert list(shown.release) == ["pgc_bit_flip", "dp_lsw"]
+    assert list(shown["weakening caught"]) == ["yes", "undetectable (listed)"]
+    checks = [{"key": "pgc_bit_flip_lower", "bound": 1.0, "observed": 0.95},
+              {"key": "pgc_bit_flip_weakened", "bound": 1.0, "observed": 1.4},
+              {"key": "dp_lsw_lower", "bound": 0.1, "observed": 0.0}]
+    old = tables.recorded_table({"summary": {"checks": checks}, "record": record})
+    assert list(old.release) == ["pgc_bit_flip"]

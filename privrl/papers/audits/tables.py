@@ -55,22 +55,52 @@ def undetectable_list(table: pd.DataFrame) -> str:
     )
 
 
+#: The columns of this run's audits a saved summary keeps (``audits``), for the recorded table.
+SAVED_COLUMNS = ("release", "claimed_epsilon", "epsilon_lower", "weakening", "weakened_lower")
+
+
+def saved_audits(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """This run's audits as the summary's ``audits`` entry (:data:`SAVED_COLUMNS`), so that a
+    recorded run lists every release, the undetectable weakenings included."""
+    return [{k: (v if isinstance(v, str) else float(v)) for k, v in row.items()}
+            for row in table[list(SAVED_COLUMNS)].to_dict("records")]
+
+
 def recorded_table(recorded: dict[str, Any] | None) -> pd.DataFrame | None:
-    """The recorded run's claimed epsilon, audited lower bound and weakened bound per release (from
-    its checks), with its profile, commit and wall time; ``None`` if nothing was recorded."""
+    """The recorded run's claimed epsilon, audited lower bound and weakened bound per release, with
+    whether the weakening was caught (or is listed as undetectable), and its profile, commit and
+    wall time; ``None`` if nothing was recorded. Read from the summary's ``audits`` entry
+    (:func:`saved_audits`), or, for a record saved before it existed, from its checks (which leave
+    out the releases whose weakening is listed as undetectable)."""
     if recorded is None:
         return None
-    checks = {c["key"]: c for c in recorded["summary"]["checks"]}
-    rows = [
-        {
-            "release": name,
-            "claimed epsilon": round(checks[f"{name}_lower"]["bound"], 3),
-            "audited lower bound": round(checks[f"{name}_lower"]["observed"], 3),
-            "weakened lower bound": round(checks[f"{name}_weakened"]["observed"], 3),
-        }
-        for name in AUDITS
-        if f"{name}_lower" in checks and f"{name}_weakened" in checks
-    ]
+    summary = recorded["summary"]
+    if "audits" in summary:
+        rows = [
+            {
+                "release": a["release"],
+                "claimed epsilon": round(a["claimed_epsilon"], 3),
+                "audited lower bound": round(a["epsilon_lower"], 3),
+                "weakening": a["weakening"],
+                "weakened lower bound": round(a["weakened_lower"], 3),
+                "weakening caught": ("undetectable (listed)" if a["release"] in UNDETECTABLE
+                                     else "yes" if a["weakened_lower"] > a["claimed_epsilon"]
+                                     else "NO"),
+            }
+            for a in summary["audits"]
+        ]
+    else:
+        checks = {c["key"]: c for c in summary["checks"]}
+        rows = [
+            {
+                "release": name,
+                "claimed epsilon": round(checks[f"{name}_lower"]["bound"], 3),
+                "audited lower bound": round(checks[f"{name}_lower"]["observed"], 3),
+                "weakened lower bound": round(checks[f"{name}_weakened"]["observed"], 3),
+            }
+            for name in AUDITS
+            if f"{name}_lower" in checks and f"{name}_weakened" in checks
+        ]
     run = recorded["record"]
     frame = pd.DataFrame(rows)
     frame.attrs["provenance"] = (
