@@ -78,6 +78,9 @@ AT_DELTA_ZERO = ("no finite epsilon: the log-density ratio of two Dirichlet rele
                  "outside Delta_{m,tau}")
 
 
+#: Seeds per configuration of the recorded AirRaid design (issue 25: at least 10; the paper: 30).
+DESIGN_SEEDS = 10
+
 class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECKS, claims=CLAIMS,
                     errata=ERRATA):
     """Gohari et al. (2021) on the skeleton: checks, Figure 2, ledger, claims, errata."""
@@ -175,8 +178,9 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
             ctx.glue("hours_total", per_run * n_cfg * paper.n_trials)
             ctx.glue("n_paper_configs", n_cfg)
             ctx.glue("n_paper_configs_listed", len(figure2_configs(paper)))
-            design = GohariProfile.paper(n_trials=6, epochs=450, supplement=False, radius_arms=(),
-                                         after_budget_arms=())
+            design = GohariProfile.paper(n_trials=DESIGN_SEEDS, epochs=450, supplement=False)
+            ctx.glue("n_design_configs", len(figure2_configs(design)))
+            ctx.glue("design_seeds", DESIGN_SEEDS)
             ctx.glue("hours_design", per_rollout * design.epochs * len(figure2_configs(design))
                      * design.n_trials / 3600)  # fmt: skip
         if "recorded" in ctx.extra:
