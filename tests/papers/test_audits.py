@@ -110,7 +110,7 @@ def test_why_halving_the_smooth_sensitivity_noise_is_undetectable(name, shift_bo
           {"lam": mc.lsl_regularization(releases._LS_PHI, releases._LS_RHO, releases._LS_M, 1.0)})
     est = mc.dp_lsw if name == "dp_lsw" else mc.dp_lsl
     out = [est(mc.first_visit_returns(t, releases._LS_STATES, releases._LS_GAMMA),
-               releases._LS_PHI, releases._LS_RHO, epsilon=1.0, delta=1e-5, return_bound=1.0,
+               releases._LS_PHI, releases._LS_RHO, budget=mc.SmoothGaussianBudget(1.0, 1e-5, 1.0),
                rng=0, **kw) for t in (x, xp)]
     shift = np.linalg.norm(out[0].theta_nonprivate - out[1].theta_nonprivate) / out[0].sigma
     assert 0.006 < shift < shift_bound

@@ -176,6 +176,7 @@ def _one_step_trajectories(starts: list[int], rewards: list[float]) -> Trajector
 
 
 _LS_STATES, _LS_GAMMA, _LS_FMAX = 3, 0.9, 1.0
+_LS_BUDGET = mc.SmoothGaussianBudget(EPSILON, DELTA, _LS_FMAX)
 _LS_PHI, _LS_RHO = np.eye(_LS_STATES), np.array([0.45, 0.45, 0.1])
 _LS_STARTS, _LS_STARTS_PRIME = [0, 1], [1, 1]
 _LS_M = len(_LS_STARTS)
@@ -196,8 +197,7 @@ def _ls_release(estimator: Callable[..., mc.PrivateEstimate], multiplier: float,
 
     def release(traj: Trajectories, n: int, rng: np.random.Generator) -> np.ndarray:
         fv = mc.first_visit_returns(traj, _LS_STATES, _LS_GAMMA)
-        return estimator(fv, _LS_PHI, _LS_RHO, epsilon=EPSILON, delta=DELTA,
-                         return_bound=_LS_FMAX, rng=au.BatchedNormal(rng, n),
+        return estimator(fv, _LS_PHI, _LS_RHO, budget=_LS_BUDGET, rng=au.BatchedNormal(rng, n),
                          noise_multiplier=multiplier, **kw).theta
 
     return release
