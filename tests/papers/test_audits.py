@@ -194,13 +194,14 @@ def test_dirichlet_pair_attains_the_supremum_of_the_privacy_loss():
 
     k, m, eta = releases._DIR_K, releases._DIR_M, releases._DIR_ETA
     tau = dir_acc.tau_for_delta_bound(releases._DIR_DELTA, k, m, eta)
-    assert dir_acc.theorem1_delta_bound(k, m, eta, tau) <= releases._DIR_DELTA
-    lb = dir_acc.lipschitz_b_for_epsilon(releases._DIR_EPS, k, m, eta, tau)
+    mechanism = dir_acc.Theorem1Mechanism(k, m, eta, tau)
+    assert dir_acc.theorem1_delta_bound(mechanism) <= releases._DIR_DELTA
+    lb = dir_acc.lipschitz_b_for_epsilon(releases._DIR_EPS, mechanism)
     pi = dir_acc.vertex_policy(m, eta)
     pi_prime = pi + np.array([lb, -lb]) / math.sqrt(2.0)
     z = np.array([[tau, 1 - tau], [1 - tau, tau]])
     loss = np.abs(dirichlet_log_density(z, pi_prime, k) - dirichlet_log_density(z, pi, k)).max()
-    sup = dir_acc.theorem1_log_ratio_sup(k, m, eta, tau, lb, rng=0)
+    sup = dir_acc.theorem1_log_ratio_sup(mechanism, lb, rng=0)
     assert loss == pytest.approx(sup, rel=1e-3)
     assert loss == pytest.approx(1.40, abs=0.01)
     assert AUDITS["dirichlet"]("quick", 0).epsilon_lower <= loss

@@ -553,9 +553,10 @@ def audit_dirichlet(size: str = "quick", seed: int = 0, weakened: bool = False) 
     Gamma-term bounds (eqs. 19, 25) are not attained together. Weakened: the same distance from a vertex with
     eta = 1e-3 while the claim keeps eta = 0.1."""
     tau = dir_acc.tau_for_delta_bound(_DIR_DELTA, _DIR_K, _DIR_M, _DIR_ETA)
-    lb = dir_acc.lipschitz_b_for_epsilon(_DIR_EPS, _DIR_K, _DIR_M, _DIR_ETA, tau)
-    claimed = dir_acc.theorem1_epsilon(_DIR_K, _DIR_M, _DIR_ETA, tau, lb, 1.0)
-    delta = dir_acc.theorem1_delta_bound(_DIR_K, _DIR_M, _DIR_ETA, tau)
+    mechanism = dir_acc.Theorem1Mechanism(_DIR_K, _DIR_M, _DIR_ETA, tau)
+    lb = dir_acc.lipschitz_b_for_epsilon(_DIR_EPS, mechanism)
+    claimed = dir_acc.theorem1_epsilon(mechanism, lb, 1.0)
+    delta = dir_acc.theorem1_delta_bound(mechanism)
     eta = _DIR_ETA_WEAK if weakened else _DIR_ETA
     pi = dir_acc.vertex_policy(_DIR_M, eta)
     step = lb / math.sqrt(2.0)  # moving mass t between the two actions moves pi by sqrt(2) t
