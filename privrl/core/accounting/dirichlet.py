@@ -13,8 +13,10 @@ observations :math:`b`-adjacent when :math:`\|X - X'\|_2 \le b`, and a threshold
 
 The first term of (12) is eq. (19) (Cauchy-Schwarz with :math:`|\log z_i| \le \log(1/\tau)`), the
 Gamma terms are eq. (25) (the convex :math:`\sum_i\log\Gamma(k\pi_i)` is minimal at the uniform
-policy, eq. 22, and maximal at a vertex, eq. 24). A ledger entry stores one release as a
-:class:`DirichletMechanismEvent`, which recomputes eq. (12) and refuses a delta below eq. (6).
+policy, eq. 22, and maximal at a vertex, eq. 24). The functions of the theorem take its
+mechanism :math:`(k, m, \eta, \tau)` as one :class:`Theorem1Mechanism`. A ledger entry stores
+one release as a :class:`DirichletMechanismEvent`, which recomputes eq. (12) and refuses a delta
+below eq. (6).
 
 Delta of eq. (6), rigorously (:func:`theorem1_delta_bound`): each coordinate of
 :math:`X \sim \mathrm{Dir}(kv)` is :math:`X_i \sim \mathrm{Beta}(kv_i, k(1 - v_i))`, so
@@ -187,8 +189,7 @@ class DirichletMechanismEvent:
 
 
 def theorem1_log_ratio_sup(
-    mechanism: Theorem1Mechanism, rho: float, rng: SeedLike, n_starts: int = 3,
-    max_iter: int = 1500
+    mechanism: Theorem1Mechanism, rho: float, rng: SeedLike, n_starts: int = 3, max_iter: int = 1500
 ) -> float:
     r"""Largest log-density ratio :math:`\log p_k(z\mid\pi) - \log p_k(z\mid\pi')` found by
     numerical maximisation over :math:`z \in \Delta_{m,\tau}` and :math:`\pi, \pi' \in
@@ -270,8 +271,7 @@ class DeltaEstimate:
 
 
 def theorem1_delta_mc(
-    mechanism: Theorem1Mechanism, rng: SeedLike, n_samples: int = 100_000,
-    confidence: float = 0.95
+    mechanism: Theorem1Mechanism, rng: SeedLike, n_samples: int = 100_000, confidence: float = 0.95
 ) -> DeltaEstimate:
     r"""Delta of eq. (6) by Monte Carlo: the fraction of :math:`\mathrm{Dir}_k(v)` samples with some
     coordinate below :math:`\tau`, and the exact binomial (Clopper-Pearson) upper confidence bound
