@@ -82,7 +82,7 @@ def _sup_log_ratio_m2(k, eta, tau, rho, n=301):
 def test_epsilon_bounds_sup_of_log_ratio(k, rho):
     eta, tau = 0.1, 1e-3
     sup = _sup_log_ratio_m2(k, eta, tau, rho)
-    eps = acc.theorem1_epsilon(k, 2, eta, tau, rho, 1.0)
+    eps = acc.theorem1_epsilon(acc.Theorem1Mechanism(k, 2, eta, tau), rho, 1.0)
     assert sup <= eps + 1e-9
     # the comparison is not vacuous: the bound is within a small factor of the true sup
     assert sup >= 0.3 * eps
@@ -104,8 +104,9 @@ def test_gamma_terms_are_eq25():
     [(2, 5.0, 0.1, 0.01), (2, 0.7, 0.3, 0.1), (3, 5.0, 0.1, 0.01), (3, 2.0, 0.2, 0.05)],
 )
 def test_delta_monte_carlo_vs_integration(m, k, eta, tau):
-    exact = acc.theorem1_delta_integral(k, m, eta, tau)
-    mc = acc.theorem1_delta_mc(k, m, eta, tau, 3, n_samples=100_000, confidence=0.999)
+    mech = acc.Theorem1Mechanism(k, m, eta, tau)
+    exact = acc.theorem1_delta_integral(mech)
+    mc = acc.theorem1_delta_mc(mech, 3, n_samples=100_000, confidence=0.999)
     # one-sided 99.9% upper bound, and the estimate within 4.5 binomial standard errors
     assert exact <= mc.upper
     assert abs(mc.estimate - exact) < 4.5 * math.sqrt(exact * (1 - exact) / mc.n_samples)
@@ -127,7 +128,7 @@ def test_monte_carlo_estimates_carry_the_exact_clopper_pearson_upper_bound():
 def test_delta_is_a_vertex_worst_case():
     # eq. (11): the vertex minimises P(Dir_k(p) in Delta_{m,tau}) over Delta_{m,eta}
     k, m, eta, tau = 3.0, 2, 0.1, 0.05
-    worst = acc.theorem1_delta_integral(k, m, eta, tau)
+    worst = acc.theorem1_delta_integral(acc.Theorem1Mechanism(k, m, eta, tau))
     for p in np.linspace(eta, 1 - eta, 21):
         inside = stats.beta.cdf(1 - tau, k * p, k * (1 - p)) - stats.beta.cdf(
             tau, k * p, k * (1 - p)
@@ -167,11 +168,12 @@ def test_lipschitz_certificate_bounds_jacobians():
 
 def test_reproduces_paper_pair_for_stated_parameters():
     tau = acc.tau_for_delta_bound(0.05, 5.0, 6, 0.1)
-    lb = acc.lipschitz_b_for_epsilon(4.46, 5.0, 6, 0.1, tau)
-    assert acc.theorem1_epsilon(5.0, 6, 0.1, tau, lb, 1.0) == pytest.approx(4.46)
-    assert acc.theorem1_delta_bound(5.0, 6, 0.1, tau) <= 0.05
+    mech = acc.Theorem1Mechanism(5.0, 6, 0.1, tau)
+    lb = acc.lipschitz_b_for_epsilon(4.46, mech)
+    assert acc.theorem1_epsilon(mech, lb, 1.0) == pytest.approx(4.46)
+    assert acc.theorem1_delta_bound(mech) <= 0.05
     with pytest.raises(ValueError, match="Gamma terms"):
-        acc.lipschitz_b_for_epsilon(4.46, 5.0, 6, 0.05, tau)
+        acc.lipschitz_b_for_epsilon(4.46, acc.Theorem1Mechanism(5.0, 6, 0.05, tau))
 
 
 @pytest.mark.parametrize("k,eta,tau", [(5.0, 0.1, 4.61e-4), (5.0, 0.1, 0.01), (0.7, 0.3, 0.1),
@@ -185,24 +187,27 @@ def test_delta_bound_is_exact_at_m2(k, eta, tau):
     low = integrate.quad(lambda x: c * (1 - x) ** (b - 1), 0, tau, weight="alg", wvar=(a - 1, 0))[0]
     high = integrate.quad(lambda x: c * x ** (a - 1), 1 - tau, 1, weight="alg", wvar=(0, b - 1))[0]
     tails = low + high
-    bound = acc.theorem1_delta_bound(k, 2, eta, tau)
+    mech = acc.Theorem1Mechanism(k, 2, eta, tau)
+    bound = acc.theorem1_delta_bound(mech)
     assert bound >= tails - 1e-9 and bound == pytest.approx(tails, rel=1e-7, abs=1e-12)
-    assert bound == pytest.approx(acc.theorem1_delta_integral(k, 2, eta, tau), rel=1e-9)
-    assert acc.theorem1_delta_lower(k, 2, eta, tau) <= bound
+    assert bound == pytest.approx(acc.theorem1_delta_integral(mech), rel=1e-9)
+    assert acc.theorem1_delta_lower(mech) <= bound
 
 
 def test_delta_bounds_at_m6_enclose_monte_carlo():
     k, m, eta, tau = 5.0, 6, 0.1, 1.84e-5
-    upper, lower = acc.theorem1_delta_bound(k, m, eta, tau), acc.theorem1_delta_lower(k, m, eta, tau)
-    mc = acc.theorem1_delta_mc(k, m, eta, tau, 11, n_samples=400_000)
+    mech = acc.Theorem1Mechanism(k, m, eta, tau)
+    upper, lower = acc.theorem1_delta_bound(mech), acc.theorem1_delta_lower(mech)
+    mc = acc.theorem1_delta_mc(mech, 11, n_samples=400_000)
     se = math.sqrt(upper * (1 - upper) / mc.n_samples)
     assert 0.0485 < lower <= upper <= 0.05
     assert upper - lower < 2e-3  # the union bound's slack: pairs of small coordinates
     assert lower - 4 * se <= mc.estimate <= upper + 4 * se
     # m = 3 against two-dimensional quadrature: the bounds enclose the exact value
-    exact = acc.theorem1_delta_integral(5.0, 3, 0.1, 0.01)
-    assert acc.theorem1_delta_lower(5.0, 3, 0.1, 0.01) <= exact + 1e-9
-    assert acc.theorem1_delta_bound(5.0, 3, 0.1, 0.01) >= exact
+    m3 = acc.Theorem1Mechanism(5.0, 3, 0.1, 0.01)
+    exact = acc.theorem1_delta_integral(m3)
+    assert acc.theorem1_delta_lower(m3) <= exact + 1e-9
+    assert acc.theorem1_delta_bound(m3) >= exact
 
 
 def test_incomplete_beta_is_rounded_up():
@@ -217,12 +222,17 @@ def test_incomplete_beta_is_rounded_up():
 def test_tau_by_bisection_meets_the_target_from_below():
     for m, delta in [(2, 0.05), (6, 0.05), (6, 1e-3), (3, 0.2)]:
         tau = acc.tau_for_delta_bound(delta, 5.0, m, 0.1)
-        assert acc.theorem1_delta_bound(5.0, m, 0.1, tau) <= delta
-        assert acc.theorem1_delta_bound(5.0, m, 0.1, tau * (1 + 1e-8)) > delta * (1 - 1e-6)
+        assert _delta_bound(m, tau) <= delta
+        assert _delta_bound(m, tau * (1 + 1e-8)) > delta * (1 - 1e-6)
     # the quick and paper profiles' tau (rounded down) meet delta = 0.05; a Monte Carlo quantile
     # (the former 4.8e-4 and 1.88e-5) did not
-    assert acc.theorem1_delta_bound(5.0, 2, 0.1, 4.61e-4) <= 0.05 < acc.theorem1_delta_bound(5.0, 2, 0.1, 4.8e-4)
-    assert acc.theorem1_delta_bound(5.0, 6, 0.1, 1.84e-5) <= 0.05 < acc.theorem1_delta_bound(5.0, 6, 0.1, 1.88e-5)
+    assert _delta_bound(2, 4.61e-4) <= 0.05 < _delta_bound(2, 4.8e-4)
+    assert _delta_bound(6, 1.84e-5) <= 0.05 < _delta_bound(6, 1.88e-5)
+
+
+def _delta_bound(m: int, tau: float) -> float:
+    """The rigorous bound on eq. (6) at k = 5, eta = 0.1."""
+    return acc.theorem1_delta_bound(acc.Theorem1Mechanism(5.0, m, 0.1, tau))
 
 
 def test_teacher_budget_composition():
@@ -243,10 +253,12 @@ def test_teacher_budget_composition():
         lambda: dirichlet_mechanism(PI, 1.0, 0, eta=0.15),  # 0.1 < eta
         lambda: check_policy(PI, eta=0.25),  # eta = 1/m
         lambda: check_policy(PI, eta=0.0),
-        lambda: acc.theorem1_epsilon(5.0, 4, 0.3, 0.01, 1.0, 1.0),
-        lambda: acc.theorem1_epsilon(5.0, 4, 0.1, 0.3, 1.0, 1.0),  # tau > 1/m
-        lambda: acc.theorem1_epsilon(0.0, 4, 0.1, 0.01, 1.0, 1.0),
-        lambda: acc.theorem1_delta_integral(5.0, 4, 0.1, 0.01),
+        lambda: acc.theorem1_epsilon(acc.Theorem1Mechanism(5.0, 4, 0.3, 0.01), 1.0, 1.0),
+        lambda: acc.theorem1_epsilon(acc.Theorem1Mechanism(5.0, 4, 0.1, 0.3), 1.0, 1.0),  # tau > 1/m
+        lambda: acc.theorem1_epsilon(acc.Theorem1Mechanism(0.0, 4, 0.1, 0.01), 1.0, 1.0),
+        lambda: acc.theorem1_delta_integral(acc.Theorem1Mechanism(5.0, 4, 0.1, 0.01)),
+        lambda: acc.theorem1_delta_bound((5.0, 4, 0.1, 0.01)),  # a bare tuple is no mechanism
+        lambda: acc.Theorem1Mechanism(5.0, 1, 0.1, 0.01),  # m = 1
         lambda: acc.lemma1_printed_radius(5.0, 1.5),
         lambda: acc.teacher_budget([0.1], [0.1, 0.2]),
     ],
@@ -341,10 +353,11 @@ def test_log_ratio_sup_is_below_epsilon_and_near_the_brute_force():
     grid supremum (m = 2; both are lower estimates of the true supremum, the optimiser is not
     bound to the grid) and never more than eq. (12)."""
     k, eta, tau, rho = 5.0, 0.1, 1e-3, 0.3
-    found = acc.theorem1_log_ratio_sup(k, 2, eta, tau, rho, 0)
+    mech = acc.Theorem1Mechanism(k, 2, eta, tau)
+    found = acc.theorem1_log_ratio_sup(mech, rho, 0)
     grid = _sup_log_ratio_m2(k, eta, tau, rho)
     assert 0.9 * grid <= found <= 1.05 * grid
-    assert found <= acc.theorem1_epsilon(k, 2, eta, tau, rho, 1.0)
+    assert found <= acc.theorem1_epsilon(mech, rho, 1.0)
 
 
 _bad_floats = st.sampled_from([math.nan, math.inf, -math.inf, -1.0, 0.0])
@@ -354,11 +367,16 @@ _bad_floats = st.sampled_from([math.nan, math.inf, -math.inf, -1.0, 0.0])
 @given(bad=_bad_floats, which=st.sampled_from(["k", "eta", "tau", "lipschitz", "b"]))
 def test_theorem1_rejects_bad_parameters(bad, which):
     args = {"k": 5.0, "m": 4, "eta": 0.1, "tau": 0.01, "lipschitz": 1.0, "b": 1.0, which: bad}
+
+    def epsilon() -> float:
+        mech = acc.Theorem1Mechanism(args["k"], args["m"], args["eta"], args["tau"])
+        return acc.theorem1_epsilon(mech, args["lipschitz"], args["b"])
+
     if which in ("lipschitz", "b") and bad == 0.0:
-        assert acc.theorem1_epsilon(**args) >= 0  # L b = 0 is allowed (a constant teacher)
+        assert epsilon() >= 0  # L b = 0 is allowed (a constant teacher)
         return
     with pytest.raises(ValueError, match=which):
-        acc.theorem1_epsilon(**args)
+        epsilon()
 
 
 @settings(max_examples=40, deadline=None)

@@ -18,7 +18,7 @@ def test_event_round_trips_and_recomputes_theorem1():
     assert data["event"] == "DirichletMechanismEvent"
     again = event_from_dict(data)
     assert again == EVENT
-    expected = acc.theorem1_epsilon(5.0, 6, 0.1, 1.84e-5, 145.9, 1.05e-4)
+    expected = acc.theorem1_epsilon(acc.Theorem1Mechanism(5.0, 6, 0.1, 1.84e-5), 145.9, 1.05e-4)
     assert again.epsilon(0.05) == expected == EVENT.epsilon(0.05)
 
 
@@ -42,7 +42,8 @@ def test_event_refuses_a_delta_that_is_not_a_probability():
 
 def test_event_gives_no_guarantee_below_its_delta_bound():
     bound = EVENT.delta_bound
-    assert bound == acc.theorem1_delta_bound(5.0, 6, 0.1, 1.84e-5) and 0.049 < bound <= 0.05
+    assert bound == acc.theorem1_delta_bound(EVENT.mechanism) and 0.049 < bound <= 0.05
+    assert EVENT.mechanism == acc.Theorem1Mechanism(5.0, 6, 0.1, 1.84e-5)
     assert EVENT.epsilon(bound) < float("inf")
     assert EVENT.epsilon(bound * 0.999) == float("inf")
     # the paper's tau found from a Monte Carlo quantile (1.88e-5) does not meet delta = 0.05

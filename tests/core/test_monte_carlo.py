@@ -9,6 +9,7 @@ import pytest
 
 import privrl.core.algorithms.monte_carlo as mc
 from privrl.core.algorithms.monte_carlo import (
+    SmoothGaussianBudget,
     dp_lsl,
     dp_lsl_sigma,
     dp_lsw,
@@ -32,6 +33,7 @@ from privrl.core.trajectories import Trajectories
 GAMMA = 0.99
 N = 40
 RHO = np.full(N, 1 / N)
+BUDGET = SmoothGaussianBudget(epsilon=0.1, delta=0.1, return_bound=1.0)
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +138,7 @@ def test_sigma_formulas(data):
     _, tr = data
     fv = first_visit_returns(tr, N, GAMMA)
     for phi in (tabular_features(N), aggregated_features(N, 2)):
-        assert dp_lsw_sigma(fv.counts, phi, RHO, 0.1, 0.1, 1.0) == pytest.approx(
+        assert dp_lsw_sigma(fv.counts, phi, RHO, BUDGET) == pytest.approx(
             _sigma_lsw_reference(fv.counts, phi, RHO, 0.1, 0.1, 1.0), rel=1e-10
         )
     phi = aggregated_features(N, 2)
@@ -155,8 +157,14 @@ def test_sigma_formulas(data):
         for k in range(fv.m + 1)
     )
     expected = 2 * alpha * norm / (lam - 2 / N) * math.sqrt(psi)
-    assert dp_lsl_sigma(fv.counts, fv.m, phi, RHO, lam, 0.1, 0.1, 1.0) == pytest.approx(
+    assert dp_lsl_sigma(fv.counts, fv.m, phi, RHO, lam, BUDGET) == pytest.approx(
         expected, rel=1e-10
+    )
+    # F_max scales both sigmas linearly: the budget's return bound reaches the release
+    twice = SmoothGaussianBudget(0.1, 0.1, 2.0)
+    assert dp_lsl_sigma(fv.counts, fv.m, phi, RHO, lam, twice) == pytest.approx(2 * expected)
+    assert dp_lsw_sigma(fv.counts, phi, RHO, twice) == pytest.approx(
+        2 * _sigma_lsw_reference(fv.counts, phi, RHO, 0.1, 0.1, 1.0), rel=1e-10
     )
 
 
@@ -185,13 +193,13 @@ def test_dp_determinism(data):
     _, tr = data
     fv = first_visit_returns(tr, N, GAMMA)
     phi = tabular_features(N)
-    a = dp_lsw(fv, phi, RHO, 0.1, 0.1, 1.0, 3)
-    b = dp_lsw(fv, phi, RHO, 0.1, 0.1, 1.0, 3)
+    a = dp_lsw(fv, phi, RHO, BUDGET, 3)
+    b = dp_lsw(fv, phi, RHO, BUDGET, 3)
     assert np.array_equal(a.theta, b.theta)
     lam = lsl_regularization(phi, RHO, fv.m, 1.0)
-    c = dp_lsl(fv, phi, RHO, lam, 0.1, 0.1, 1.0, 3)
-    assert np.array_equal(c.theta, dp_lsl(fv, phi, RHO, lam, 0.1, 0.1, 1.0, 3).theta)
-    assert not np.array_equal(c.theta, dp_lsl(fv, phi, RHO, lam, 0.1, 0.1, 1.0, 4).theta)
+    c = dp_lsl(fv, phi, RHO, lam, BUDGET, 3)
+    assert np.array_equal(c.theta, dp_lsl(fv, phi, RHO, lam, BUDGET, 3).theta)
+    assert not np.array_equal(c.theta, dp_lsl(fv, phi, RHO, lam, BUDGET, 4).theta)
 
 
 def _noise_scale_ok(release, fv, phi, required_sigma, n_releases=300) -> bool:
@@ -214,10 +222,10 @@ def test_dp_lsw_noise_scale_and_weakened_version_is_caught(data, monkeypatch):
     required = _sigma_lsw_reference(fv.counts, phi, RHO, 0.1, 0.1, 1.0)
 
     def release(seed):
-        return dp_lsw(fv, phi, RHO, 0.1, 0.1, 1.0, seed).theta
+        return dp_lsw(fv, phi, RHO, BUDGET, seed).theta
 
     def weakened(seed):
-        return dp_lsw(fv, phi, RHO, 0.1, 0.1, 1.0, seed, noise_multiplier=0.5).theta
+        return dp_lsw(fv, phi, RHO, BUDGET, seed, noise_multiplier=0.5).theta
 
     assert _noise_scale_ok(release, fv, phi, required)
     assert not _noise_scale_ok(weakened, fv, phi, required)
@@ -257,13 +265,17 @@ def test_input_validation(data):
     with pytest.raises(ValueError):
         lsl(fv, phi, RHO, 0.0)
     with pytest.raises(ValueError):
-        dp_lsl_sigma(fv.counts, fv.m, phi, RHO, 0.01, 0.1, 0.1, 1.0)  # lam <= ||rho|| ||Phi||^2
+        dp_lsl_sigma(fv.counts, fv.m, phi, RHO, 0.01, BUDGET)  # lam <= ||rho|| ||Phi||^2
     with pytest.raises(ValueError):
-        dp_lsw(fv, phi, RHO, 0.1, 0.1, 1.0, 0, noise_multiplier=0.0)
+        dp_lsw(fv, phi, RHO, BUDGET, 0, noise_multiplier=0.0)
     with pytest.raises(ValueError):
-        dp_lsw(fv, phi, RHO, -0.1, 0.1, 1.0, 0)
+        SmoothGaussianBudget(-0.1, 0.1, 1.0)
     with pytest.raises(ValueError):
-        dp_lsw(fv, phi, RHO, 0.1, 0.1, 0.0, 0)
+        SmoothGaussianBudget(0.1, 1.0, 1.0)  # delta must lie in (0, 1)
+    with pytest.raises(ValueError):
+        SmoothGaussianBudget(0.1, 0.1, 0.0)
+    with pytest.raises(ValueError):
+        dp_lsw(fv, phi, RHO, (0.1, 0.1, 1.0), 0)  # a bare tuple is not a budget
     with pytest.raises(ValueError):
         lsl_regularization(phi, RHO, 0, 1.0)
 

@@ -109,10 +109,11 @@ def test_why_the_dirichlet_weakening_is_undetectable():
 
     k, m, eta = releases._DIR_K, releases._DIR_M, releases._DIR_ETA
     tau = dir_acc.tau_for_delta_bound(releases._DIR_DELTA, k, m, eta)
-    lb = dir_acc.lipschitz_b_for_epsilon(releases._DIR_EPS, k, m, eta, tau)
-    sup = dir_acc.theorem1_log_ratio_sup(releases._DIR_K_WEAK, m, eta, tau, lb, rng=0)
+    lb = dir_acc.lipschitz_b_for_epsilon(releases._DIR_EPS, dir_acc.Theorem1Mechanism(k, m, eta, tau))
+    weak_mechanism = dir_acc.Theorem1Mechanism(releases._DIR_K_WEAK, m, eta, tau)
+    sup = dir_acc.theorem1_log_ratio_sup(weak_mechanism, lb, rng=0)
     assert sup == pytest.approx(2.66, abs=0.01) and sup < releases._DIR_EPS
-    delta = dir_acc.theorem1_delta_bound(releases._DIR_K_WEAK, m, eta, tau)
+    delta = dir_acc.theorem1_delta_bound(weak_mechanism)
     assert delta == pytest.approx(0.0041, abs=5e-5) and delta < releases._DIR_DELTA
     assert "2.66" in UNDETECTABLE["dirichlet"] and "0.0041" in UNDETECTABLE["dirichlet"]
     weak = AUDITS["dirichlet"]("quick", 1, weakened=True)
@@ -197,7 +198,7 @@ def test_why_halving_the_smooth_sensitivity_noise_is_undetectable(name, shift_bo
           {"lam": mc.lsl_regularization(releases._LS_PHI, releases._LS_RHO, releases._LS_M, 1.0)})
     est = mc.dp_lsw if name == "dp_lsw" else mc.dp_lsl
     out = [est(mc.first_visit_returns(t, releases._LS_STATES, releases._LS_GAMMA),
-               releases._LS_PHI, releases._LS_RHO, epsilon=1.0, delta=1e-5, return_bound=1.0,
+               releases._LS_PHI, releases._LS_RHO, budget=mc.SmoothGaussianBudget(1.0, 1e-5, 1.0),
                rng=0, **kw) for t in (x, xp)]
     shift = np.linalg.norm(out[0].theta_nonprivate - out[1].theta_nonprivate) / out[0].sigma
     assert 0.006 < shift < shift_bound
@@ -281,13 +282,14 @@ def test_dirichlet_pair_attains_the_supremum_of_the_privacy_loss():
 
     k, m, eta = releases._DIR_K, releases._DIR_M, releases._DIR_ETA
     tau = dir_acc.tau_for_delta_bound(releases._DIR_DELTA, k, m, eta)
-    assert dir_acc.theorem1_delta_bound(k, m, eta, tau) <= releases._DIR_DELTA
-    lb = dir_acc.lipschitz_b_for_epsilon(releases._DIR_EPS, k, m, eta, tau)
+    mechanism = dir_acc.Theorem1Mechanism(k, m, eta, tau)
+    assert dir_acc.theorem1_delta_bound(mechanism) <= releases._DIR_DELTA
+    lb = dir_acc.lipschitz_b_for_epsilon(releases._DIR_EPS, mechanism)
     pi = dir_acc.vertex_policy(m, eta)
     pi_prime = pi + np.array([lb, -lb]) / math.sqrt(2.0)
     z = np.array([[tau, 1 - tau], [1 - tau, tau]])
     loss = np.abs(dirichlet_log_density(z, pi_prime, k) - dirichlet_log_density(z, pi, k)).max()
-    sup = dir_acc.theorem1_log_ratio_sup(k, m, eta, tau, lb, rng=0)
+    sup = dir_acc.theorem1_log_ratio_sup(mechanism, lb, rng=0)
     assert loss == pytest.approx(sup, rel=1e-3)
     assert loss == pytest.approx(1.40, abs=0.01)
     assert AUDITS["dirichlet"]("quick", 0).epsilon_lower <= loss

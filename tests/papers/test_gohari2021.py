@@ -357,9 +357,10 @@ def test_claims_and_errata_are_declared_once_with_their_sources():
 def test_releases_carry_theorem1_events_and_empirical_cross_checks():
     profile = GohariProfile.quick()
     event = acc.DirichletMechanismEvent(profile.k0, 2, profile.eta, profile.tau, 7.44, profile.b)
-    lb = acc.lipschitz_b_for_epsilon(4.46, 5.0, 6, 0.1, 1.84e-5)
-    bound = acc.theorem1_delta_bound(5.0, 6, 0.1, 1.84e-5)
-    pair = theory.PaperPair(0.1, 1.84e-5, lb, acc.theorem1_epsilon(5.0, 6, 0.1, 1.84e-5, lb, 1.0),
+    mechanism = acc.Theorem1Mechanism(5.0, 6, 0.1, 1.84e-5)
+    lb = acc.lipschitz_b_for_epsilon(4.46, mechanism)
+    bound = acc.theorem1_delta_bound(mechanism)
+    pair = theory.PaperPair(0.1, 1.84e-5, lb, acc.theorem1_epsilon(mechanism, lb, 1.0),
                             bound, 0.049, 0.0489, 0.0495)  # fmt: skip
     ctx = _context(profile, pair=pair, teacher={"L": 7.44, "event": event, "eps_q": event.epsilon(0.05),
                                                 "d_q": event.delta_bound, "d_q_mc": 0.0499,
@@ -413,16 +414,21 @@ def test_airraid_teacher_is_the_paper_network():
 def test_paper_profile_gives_the_papers_guarantee_with_the_committed_teacher():
     """(tau, b) of the paper profile and the teacher's certified L give Theorem 1's (4.46, 0.05)
     at k0 = 5 (fails if the teacher is retrained without recalibrating b)."""
-    from privrl.core.accounting.dirichlet import theorem1_delta_bound, theorem1_epsilon
+    from privrl.core.accounting.dirichlet import (
+        Theorem1Mechanism,
+        theorem1_delta_bound,
+        theorem1_epsilon,
+    )
 
     cfg = GohariProfile.paper()
     teacher, _ = teach.load_teacher("airraid")
     lipschitz = teach.teacher_lipschitz(teacher, cfg.eta)
-    eps = theorem1_epsilon(cfg.k0, 6, cfg.eta, cfg.tau, lipschitz, cfg.b)
+    mechanism = Theorem1Mechanism(cfg.k0, 6, cfg.eta, cfg.tau)
+    eps = theorem1_epsilon(mechanism, lipschitz, cfg.b)
     assert eps == pytest.approx(4.46, abs=0.01)
-    assert 0.0499 < theorem1_delta_bound(cfg.k0, 6, cfg.eta, cfg.tau) <= 0.05  # rigorous, tight
+    assert 0.0499 < theorem1_delta_bound(mechanism) <= 0.05  # rigorous, tight
     quick = GohariProfile.quick()  # CartPole: m = 2, the bound is exact
-    assert 0.0499 < theorem1_delta_bound(quick.k0, 2, quick.eta, quick.tau) <= 0.05
+    assert 0.0499 < theorem1_delta_bound(Theorem1Mechanism(quick.k0, 2, quick.eta, quick.tau)) <= 0.05
 
 
 @pytest.mark.slow

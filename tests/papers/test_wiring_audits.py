@@ -106,8 +106,9 @@ def test_smooth_sensitivity_audits_draw_batched_noise_at_the_calibrated_sigma(mo
     kw = {"lam": mc.lsl_regularization(releases._LS_PHI, releases._LS_RHO, releases._LS_M, 1.0)}
     estimator = mc.dp_lsw if name == "dp_lsw" else mc.dp_lsl
     monkeypatch.undo()
-    private = estimator(fv, releases._LS_PHI, releases._LS_RHO, epsilon=1.0, delta=1e-5,
-                        return_bound=1.0, rng=0, **(kw if name == "dp_lsl" else {}))
+    private = estimator(fv, releases._LS_PHI, releases._LS_RHO,
+                        budget=mc.SmoothGaussianBudget(1.0, 1e-5, 1.0), rng=0,
+                        **(kw if name == "dp_lsl" else {}))
     assert sigma == private.sigma
 
 

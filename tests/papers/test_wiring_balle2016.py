@@ -22,6 +22,7 @@ The ledger's entries must report the epsilon the releases use, with the event th
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -114,8 +115,9 @@ def test_every_release_uses_the_profiles_epsilon_delta_and_bound(monkeypatch):
     runs.run_figure1(PROFILE, executor="serial")
     assert {c["name"] for c in calls} == {"DP-LSW", "DP-LSL"}
     for c in calls:
-        eps, dl, F = c["args"][3:6] if c["name"] == "DP-LSW" else c["args"][4:7]
-        assert (eps, dl, F) == (PROFILE.epsilon, PROFILE.delta, PROFILE.return_bound)
+        budget = c["args"][3 if c["name"] == "DP-LSW" else 4]
+        assert budget == mc.SmoothGaussianBudget(PROFILE.epsilon, PROFILE.delta,
+                                                 PROFILE.return_bound)
         assert c["kwargs"].get("noise_multiplier", 1.0) == 1.0
     assert _sigmas_match(calls, PROFILE)
 
@@ -141,8 +143,8 @@ def test_halved_noise_in_the_mechanism_is_caught(monkeypatch, name):
 def test_a_different_epsilon_at_the_call_site_is_caught(monkeypatch):
     # the experiment passing 2 epsilon (or halving sigma through noise_multiplier) to DP-LSW
     original = mc.dp_lsw
-    monkeypatch.setattr(mc, "dp_lsw", lambda fv, phi, rho, eps, *rest, **kw:
-                        original(fv, phi, rho, 2 * eps, *rest, **kw))
+    monkeypatch.setattr(mc, "dp_lsw", lambda fv, phi, rho, budget, *rest, **kw: original(
+        fv, phi, rho, dataclasses.replace(budget, epsilon=2 * budget.epsilon), *rest, **kw))
     calls = _spy_releases(monkeypatch)
     runs.run_figure1(PROFILE, executor="serial")
     assert not _sigmas_match(calls, PROFILE)
@@ -167,7 +169,7 @@ def test_ledger_reports_the_epsilon_the_releases_use(monkeypatch):
             _alpha_beta(tiny.epsilon, tiny.delta, d), rel=1e-12)
         assert entry.recomputed_epsilon() == pytest.approx(tiny.epsilon, rel=1e-9)
         assert entry.cross_check.kind == "empirical"
-    assert {c["args"][3 if c["name"] == "DP-LSW" else 4] for c in calls} == {tiny.epsilon}
+    assert {c["args"][3 if c["name"] == "DP-LSW" else 4].epsilon for c in calls} == {tiny.epsilon}
 
 
 @pytest.fixture(scope="module")
@@ -181,15 +183,15 @@ def chain_fv():
 def test_release_spread_is_the_algorithms_sigma(chain_fv, which):
     """1,000 releases x 6 coordinates: the empirical std is within 5% of sigma (se 0.9%)."""
     fv, Phi, rho = chain_fv
-    eps, delta, F = 0.5, 1e-3, 1.0
+    budget = mc.SmoothGaussianBudget(0.5, 1e-3, 1.0)
     rng = np.random.default_rng(1)
     if which == "lsw":
-        sigma = mc.dp_lsw_sigma(fv.counts, Phi, rho, eps, delta, F)
-        draws = [mc.dp_lsw(fv, Phi, rho, eps, delta, F, rng) for _ in range(1000)]
+        sigma = mc.dp_lsw_sigma(fv.counts, Phi, rho, budget)
+        draws = [mc.dp_lsw(fv, Phi, rho, budget, rng) for _ in range(1000)]
     else:
         lam = mc.lsl_regularization(Phi, rho, fv.m, 1.0)
-        sigma = mc.dp_lsl_sigma(fv.counts, fv.m, Phi, rho, lam, eps, delta, F)
-        draws = [mc.dp_lsl(fv, Phi, rho, lam, eps, delta, F, rng) for _ in range(1000)]
+        sigma = mc.dp_lsl_sigma(fv.counts, fv.m, Phi, rho, lam, budget)
+        draws = [mc.dp_lsl(fv, Phi, rho, lam, budget, rng) for _ in range(1000)]
     assert all(d.sigma == sigma for d in draws)
     noise = np.stack([d.theta - d.theta_nonprivate for d in draws])
     assert noise.std() == pytest.approx(sigma, rel=0.05)
@@ -216,9 +218,9 @@ def test_experiment_passes_the_profiles_budget(monkeypatch):
     cfg = next(c for c in configs if c["m"] == 20)
     assert (cfg["epsilon"], cfg["delta"], cfg["return_bound"]) == (0.37, 0.013, 1.7)
     runs.run_batch(cfg, np.random.SeedSequence(0))
-    budget = (cfg["epsilon"], cfg["delta"], cfg["return_bound"])
+    budget = mc.SmoothGaussianBudget(cfg["epsilon"], cfg["delta"], cfg["return_bound"])
     assert {s[0] for s in seen} == {"dp_lsw", "dp_lsl"}
     for name, args, lam, m, Phi, rho in seen:
-        assert tuple(args) == budget
+        assert tuple(args) == (budget,)
         if name == "dp_lsl":
             assert lam == mc.lsl_regularization(Phi, rho, m, cfg["lsl_c"], cfg["lsl_power"])

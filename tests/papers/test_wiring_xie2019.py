@@ -18,7 +18,11 @@ import pytest
 from privrl.chapter.sweep import seed_for
 from privrl.core.accounting.subsampled import gpope_epsilon
 from privrl.core.algorithms import gtd
-from privrl.core.algorithms.monte_carlo import dp_lsw_sigma, first_visit_returns
+from privrl.core.algorithms.monte_carlo import (
+    SmoothGaussianBudget,
+    dp_lsw_sigma,
+    first_visit_returns,
+)
 from privrl.core.envs import mountain_car as mc
 from privrl.core.rng import as_generator
 from privrl.papers.xie2019 import chain as xie2019_chain
@@ -187,7 +191,7 @@ def test_mc_dp_lsw_noise_is_balles_sigma_at_the_profiles_budget():
     behaviour, _ = xie2019_domains.policies("mountain_car_on")
     traj, _ = mc.collect(behaviour, 15, as_generator(data_ss), xie2019_domains.MC_MAX_STEPS)
     fv = first_visit_returns(mc_lsw.cell_trajectories(traj, 4), 16, 0.9)
-    expected = dp_lsw_sigma(fv.counts, mc_lsw.cell_features(4), np.full(16, 1 / 16), 1.0, 1e-5,
-                            10.0)
+    expected = dp_lsw_sigma(fv.counts, mc_lsw.cell_features(4), np.full(16, 1 / 16),
+                            SmoothGaussianBudget(1.0, 1e-5, 10.0))
     assert out[out.method == "DP-LSW"].sigma.item() == pytest.approx(expected, rel=1e-12)
     assert mc_lsw.return_bound() == pytest.approx(10.0)

@@ -13,8 +13,10 @@ observations :math:`b`-adjacent when :math:`\|X - X'\|_2 \le b`, and a threshold
 
 The first term of (12) is eq. (19) (Cauchy-Schwarz with :math:`|\log z_i| \le \log(1/\tau)`), the
 Gamma terms are eq. (25) (the convex :math:`\sum_i\log\Gamma(k\pi_i)` is minimal at the uniform
-policy, eq. 22, and maximal at a vertex, eq. 24). A ledger entry stores one release as a
-:class:`DirichletMechanismEvent`, which recomputes eq. (12) and refuses a delta below eq. (6).
+policy, eq. 22, and maximal at a vertex, eq. 24). The functions of the theorem take its
+mechanism :math:`(k, m, \eta, \tau)` as one :class:`Theorem1Mechanism`. A ledger entry stores
+one release as a :class:`DirichletMechanismEvent`, which recomputes eq. (12) and refuses a delta
+below eq. (6).
 
 Delta of eq. (6), rigorously (:func:`theorem1_delta_bound`): each coordinate of
 :math:`X \sim \mathrm{Dir}(kv)` is :math:`X_i \sim \mathrm{Beta}(kv_i, k(1 - v_i))`, so
@@ -88,14 +90,38 @@ def check_eta(eta: float, m: int) -> float:
     return eta
 
 
-def _check_theorem1(k: float, m: int, eta: float, tau: float) -> tuple[float, int, float, float]:
-    k = check_positive(k, "k")
-    m = check_int(m, "m", minimum=2)
-    eta = check_eta(eta, m)
-    tau = check_positive(tau, "tau")
-    if tau > 1.0 / m:
-        raise ValueError(f"tau must lie in (0, 1/m] = (0, {1.0 / m:.6g}], got {tau}")
-    return k, m, eta, tau
+@dataclass(frozen=True)
+class Theorem1Mechanism:
+    r"""The mechanism of Theorem 1 apart from its teacher: :math:`\mathrm{Dir}_k` (concentration
+    ``k``) on policies of the :math:`\eta`-restricted simplex :math:`\Delta_{m,\eta}` (eq. 1)
+    over ``m`` actions, with the threshold :math:`\tau` of eq. (6) (outputs in
+    :math:`\Delta_{m,\tau}`). Checked once here: :math:`k > 0`, :math:`m \ge 2`,
+    :math:`0 < \eta < 1/m`, :math:`0 < \tau \le 1/m`.
+
+    The functions of Theorem 1 below (eq. 6's delta, eq. 12's epsilon, the log-ratio search) take
+    it; :attr:`DirichletMechanismEvent.mechanism` is the one of a ledger entry."""
+
+    k: float
+    m: int
+    eta: float
+    tau: float
+
+    def __post_init__(self) -> None:
+        m = check_int(self.m, "m", minimum=2)
+        tau = check_positive(self.tau, "tau")
+        if tau > 1.0 / m:
+            raise ValueError(f"tau must lie in (0, 1/m] = (0, {1.0 / m:.6g}], got {tau}")
+        object.__setattr__(self, "k", check_positive(self.k, "k"))
+        object.__setattr__(self, "m", m)
+        object.__setattr__(self, "eta", check_eta(self.eta, m))
+        object.__setattr__(self, "tau", tau)
+
+
+def _unpack(mechanism: object) -> tuple[float, int, float, float]:
+    """``(k, m, eta, tau)`` of a :class:`Theorem1Mechanism` (raises on anything else)."""
+    if not isinstance(mechanism, Theorem1Mechanism):
+        raise ValueError(f"mechanism must be a Theorem1Mechanism, got {type(mechanism).__name__}")
+    return mechanism.k, mechanism.m, mechanism.eta, mechanism.tau
 
 
 def vertex_policy(m: int, eta: float) -> np.ndarray:
@@ -116,9 +142,9 @@ def gamma_terms(k: float, m: int, eta: float) -> float:
     return float((m - 1) * gammaln(k * eta) + gammaln(k * (1 - (m - 1) * eta)) - m * gammaln(k / m))
 
 
-def theorem1_epsilon(k: float, m: int, eta: float, tau: float, lipschitz: float, b: float) -> float:
+def theorem1_epsilon(mechanism: Theorem1Mechanism, lipschitz: float, b: float) -> float:
     r"""Epsilon of Theorem 1, eq. (12). ``lipschitz`` = L, ``b`` = adjacency radius."""
-    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    k, m, eta, tau = _unpack(mechanism)
     lb = check_nonnegative(lipschitz, "lipschitz") * check_nonnegative(b, "b")
     return math.sqrt(m) * lb * k * math.log(1.0 / tau) + gamma_terms(k, m, eta)
 
@@ -145,27 +171,25 @@ class DirichletMechanismEvent:
     b: float
 
     @property
+    def mechanism(self) -> Theorem1Mechanism:
+        """The Dirichlet mechanism of the release, without its teacher."""
+        return Theorem1Mechanism(self.k, self.m, self.eta, self.tau)
+
+    @property
     def delta_bound(self) -> float:
         """Rigorous upper bound on eq. (6) at ``tau`` (:func:`theorem1_delta_bound`)."""
-        return theorem1_delta_bound(self.k, self.m, self.eta, self.tau)
+        return theorem1_delta_bound(self.mechanism)
 
     def epsilon(self, delta: float) -> float:
         """Eq. (12) when ``delta`` is at least :attr:`delta_bound`, infinity otherwise."""
         delta = check_delta(delta, allow_zero=True)
         if delta < self.delta_bound:
             return math.inf
-        return theorem1_epsilon(self.k, self.m, self.eta, self.tau, self.lipschitz, self.b)
+        return theorem1_epsilon(self.mechanism, self.lipschitz, self.b)
 
 
 def theorem1_log_ratio_sup(
-    k: float,
-    m: int,
-    eta: float,
-    tau: float,
-    rho: float,
-    rng: SeedLike,
-    n_starts: int = 3,
-    max_iter: int = 1500,
+    mechanism: Theorem1Mechanism, rho: float, rng: SeedLike, n_starts: int = 3, max_iter: int = 1500
 ) -> float:
     r"""Largest log-density ratio :math:`\log p_k(z\mid\pi) - \log p_k(z\mid\pi')` found by
     numerical maximisation over :math:`z \in \Delta_{m,\tau}` and :math:`\pi, \pi' \in
@@ -178,7 +202,7 @@ def theorem1_log_ratio_sup(
     from scipy.optimize import minimize
     from scipy.special import softmax
 
-    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    k, m, eta, tau = _unpack(mechanism)
     rho = check_nonnegative(rho, "rho")
     gen = as_generator(rng)
 
@@ -212,9 +236,9 @@ def theorem1_log_ratio_sup(
     return float(-best)
 
 
-def lipschitz_b_for_epsilon(epsilon: float, k: float, m: int, eta: float, tau: float) -> float:
+def lipschitz_b_for_epsilon(epsilon: float, mechanism: Theorem1Mechanism) -> float:
     """Solve eq. (12) for the product ``L * b`` that gives ``epsilon`` (raises if none >= 0)."""
-    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    k, m, eta, tau = _unpack(mechanism)
     epsilon = check_positive(epsilon, "epsilon")
     rest = epsilon - gamma_terms(k, m, eta)
     if rest < 0:
@@ -247,28 +271,22 @@ class DeltaEstimate:
 
 
 def theorem1_delta_mc(
-    k: float,
-    m: int,
-    eta: float,
-    tau: float,
-    rng: SeedLike,
-    n_samples: int = 100_000,
-    confidence: float = 0.95,
+    mechanism: Theorem1Mechanism, rng: SeedLike, n_samples: int = 100_000, confidence: float = 0.95
 ) -> DeltaEstimate:
     r"""Delta of eq. (6) by Monte Carlo: the fraction of :math:`\mathrm{Dir}_k(v)` samples with some
     coordinate below :math:`\tau`, and the exact binomial (Clopper-Pearson) upper confidence bound
     :math:`\bar\delta` with :math:`\mathbb{P}(\delta \le \bar\delta) \ge` ``confidence``."""
-    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    k, m, eta, tau = _unpack(mechanism)
     n_samples = check_int(n_samples, "n_samples", minimum=1)
     confidence = check_probability(confidence, "confidence", open_interval=True)
     x = sample_dirichlet(np.broadcast_to(k * vertex_policy(m, eta), (n_samples, m)), rng)
     return DeltaEstimate.from_count(int(np.count_nonzero(x.min(axis=1) < tau)), n_samples, confidence)
 
 
-def theorem1_delta_integral(k: float, m: int, eta: float, tau: float) -> float:
+def theorem1_delta_integral(mechanism: Theorem1Mechanism) -> float:
     r"""Delta of eq. (6) by numerical integration of the Dirichlet density over
     :math:`\Delta_{m,\tau}` (exact Beta CDF for m = 2, 2-d quadrature for m = 3)."""
-    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    k, m, eta, tau = _unpack(mechanism)
     alpha = k * vertex_policy(m, eta)
     if m == 2:
         inside = stats.beta.cdf(1 - tau, alpha[0], alpha[1]) - stats.beta.cdf(
@@ -325,22 +343,22 @@ def _coordinate_params(k: float, m: int, eta: float) -> list[tuple[float, float,
     return [(k * eta, k * (1.0 - eta), m - 1), (k * big, k * (1.0 - big), 1)]
 
 
-def theorem1_delta_bound(k: float, m: int, eta: float, tau: float) -> float:
+def theorem1_delta_bound(mechanism: Theorem1Mechanism) -> float:
     r"""Rigorous upper bound on delta of eq. (6): :math:`\sum_i I_\tau(kv_i, k(1 - v_i))` at the
     vertex (union bound over coordinates, module docstring), exact for m = 2; each term from
     :func:`incomplete_beta_upper`, the sum rounded up; at most 1."""
-    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    k, m, eta, tau = _unpack(mechanism)
     total = math.fsum(n * incomplete_beta_upper(a, b, tau) for a, b, n in _coordinate_params(k, m, eta))
     return min(1.0, math.nextafter(total, math.inf))
 
 
-def theorem1_delta_lower(k: float, m: int, eta: float, tau: float) -> float:
+def theorem1_delta_lower(mechanism: Theorem1Mechanism) -> float:
     r"""Rigorous lower bound on delta of eq. (6): the larger of the largest single term
     :math:`\mathbb{P}(X_i < \tau)` and the second Bonferroni inequality :math:`\sum_i P_i -
     \sum_{i<j} P_{ij}`. The pairwise :math:`P_{ij} = \int_0^\tau f_{X_i}(x)\,
     I_{\tau/(1-x)}(a_j, a_0 - a_i - a_j)\,dx` (given :math:`X_i = x`, :math:`X_j/(1 - x)` is
     Beta) is computed by quadrature with its error estimate added; single terms are rounded down."""
-    k, m, eta, tau = _check_theorem1(k, m, eta, tau)
+    k, m, eta, tau = _unpack(mechanism)
     alpha = k * vertex_policy(m, eta)
     a0 = float(alpha.sum())
 
@@ -375,17 +393,21 @@ def tau_for_delta_bound(delta: float, k: float, m: int, eta: float, rel_tol: flo
     k = check_positive(k, "k")
     m = check_int(m, "m", minimum=2)
     eta = check_eta(eta, m)
+
+    def bound(tau: float) -> float:
+        return theorem1_delta_bound(Theorem1Mechanism(k, m, eta, tau))
+
     hi = 1.0 / m
-    if theorem1_delta_bound(k, m, eta, hi) <= delta:
+    if bound(hi) <= delta:
         return hi
     lo = hi
-    while theorem1_delta_bound(k, m, eta, lo) > delta:
+    while bound(lo) > delta:
         lo /= 16.0
         if lo < 1e-300:
             raise ValueError(f"no tau > 0 gives a delta bound <= {delta} at k = {k}, m = {m}")
     while hi / lo - 1.0 > rel_tol:
         mid = math.sqrt(lo * hi)
-        if theorem1_delta_bound(k, m, eta, mid) <= delta:
+        if bound(mid) <= delta:
             lo = mid
         else:
             hi = mid

@@ -40,6 +40,7 @@ import torch
 
 from privrl.core.accounting.dirichlet import (
     RADII,
+    Theorem1Mechanism,
     check_eta,
     lemma1_radius,
     theorem1_delta_bound,
@@ -121,8 +122,9 @@ class Kickstarter:
         self.alpha = self.lam * self._radius(k_eff)
         if not self.active:
             return {"k": self.k, "alpha": self.alpha, "epsilon_query": 0.0, "delta_query": 0.0}
-        eps = theorem1_epsilon(self.k, self.m, self.eta, self.tau, self.lipschitz, self.b)
-        dlt = theorem1_delta_bound(self.k, self.m, self.eta, self.tau)
+        mechanism = Theorem1Mechanism(self.k, self.m, self.eta, self.tau)
+        eps = theorem1_epsilon(mechanism, self.lipschitz, self.b)
+        dlt = theorem1_delta_bound(mechanism)
         return {"k": self.k, "alpha": self.alpha, "epsilon_query": eps, "delta_query": dlt}
 
     @property

@@ -20,7 +20,9 @@ Notation: dataset :math:`X` of :math:`m` trajectories over :math:`N` states, fea
   \frac{2\alpha F_{max}\|\Phi\|}{\lambda - \|\rho\|_\infty\|\Phi\|^2}\sqrt{\Psi^\lambda_\beta(X)}`.
 
 :math:`F_{max}` is a public upper bound on every return (``return_bound``), at most
-:math:`R_{max}/(1-\gamma)`; the paper allows any smaller public bound (Section 3.1).
+:math:`R_{max}/(1-\gamma)`; the paper allows any smaller public bound (Section 3.1). Both
+releases take their budget :math:`(\varepsilon, \delta, F_{max})` as one
+:class:`SmoothGaussianBudget`.
 """
 
 from __future__ import annotations
@@ -161,41 +163,60 @@ def lsl_regularization(phi: object, rho: object, m: int, c: float, power: float 
     return float(np.linalg.norm(Phi, 2) ** 2 * r.max() + c * m**power)
 
 
-def dp_lsw_sigma(
-    counts: object, phi: object, rho: object, epsilon: float, delta: float, return_bound: float
-) -> float:
-    r""":math:`\sigma_X = \alpha F_{max}\|(\Gamma^{1/2}\Phi)^+\|_2\sqrt{\Psi_\beta(X)}` (Algorithm 1)."""
+@dataclass(frozen=True)
+class SmoothGaussianBudget:
+    r"""The release budget of the smooth-sensitivity Gaussian of DP-LSW and DP-LSL (Algorithms
+    1-2): the target :math:`(\varepsilon, \delta)` and :math:`F_{max}` (``return_bound``), the
+    public upper bound on every return that scales the sensitivity. Validated once, here.
+
+    :meth:`constants` gives Lemma 1's :math:`(\alpha, \beta)` for output dimension :math:`d`
+    (:func:`~privrl.core.accounting.smooth_sensitivity.smooth_gaussian_constants`)."""
+
+    epsilon: float
+    delta: float
+    return_bound: float
+
+    def __post_init__(self) -> None:
+        self.constants(1)  # Lemma 1's own checks: finite epsilon > 0, delta in (0, 1)
+        object.__setattr__(self, "return_bound", check_positive(self.return_bound, "return_bound"))
+
+    def constants(self, d: int) -> tuple[float, float]:
+        """Lemma 1's ``(alpha, beta)`` for output dimension ``d``."""
+        return smooth_gaussian_constants(self.epsilon, self.delta, d)
+
+
+def _check_budget(budget: object) -> SmoothGaussianBudget:
+    if not isinstance(budget, SmoothGaussianBudget):
+        raise ValueError(f"budget must be a SmoothGaussianBudget, got {type(budget).__name__}")
+    return budget
+
+
+def dp_lsw_sigma(counts: object, phi: object, rho: object, budget: SmoothGaussianBudget) -> float:
+    r""":math:`\sigma_X = \alpha F_{max}\|(\Gamma^{1/2}\Phi)^+\|_2\sqrt{\Psi_\beta(X)}`
+    (Algorithm 1)."""
     Phi = check_array(phi, "phi", ndim=2)
     r = check_array(rho, "rho", shape=(Phi.shape[0],))
-    return_bound = check_positive(return_bound, "return_bound")
-    alpha, beta = smooth_gaussian_constants(epsilon, delta, Phi.shape[1])
+    alpha, beta = _check_budget(budget).constants(Phi.shape[1])
     pinv_norm = np.linalg.norm(np.linalg.pinv(np.sqrt(r)[:, None] * Phi), 2)
-    return float(alpha * return_bound * pinv_norm * np.sqrt(lsw_smooth_bound(counts, r, beta)))
+    psi = lsw_smooth_bound(counts, r, beta)
+    return float(alpha * budget.return_bound * pinv_norm * np.sqrt(psi))
 
 
 def dp_lsl_sigma(
-    counts: object,
-    m: int,
-    phi: object,
-    rho: object,
-    lam: float,
-    epsilon: float,
-    delta: float,
-    return_bound: float,
+    counts: object, m: int, phi: object, rho: object, lam: float, budget: SmoothGaussianBudget
 ) -> float:
     r""":math:`\sigma_X = \frac{2\alpha F_{max}\|\Phi\|}{\lambda-\|\rho\|_\infty\|\Phi\|^2}
     \sqrt{\Psi^\lambda_\beta(X)}` (Algorithm 2); needs :math:`\lambda > \|\rho\|_\infty\|\Phi\|^2`."""
     Phi = check_array(phi, "phi", ndim=2)
     r = check_array(rho, "rho", shape=(Phi.shape[0],))
     lam = check_positive(lam, "lam")
-    return_bound = check_positive(return_bound, "return_bound")
     phi_norm = float(np.linalg.norm(Phi, 2))
     floor = r.max() * phi_norm**2
     if lam <= floor:
         raise ValueError(f"lam must exceed ||rho||_inf ||Phi||^2 = {floor:.4g}, got {lam}")
-    alpha, beta = smooth_gaussian_constants(epsilon, delta, Phi.shape[1])
+    alpha, beta = _check_budget(budget).constants(Phi.shape[1])
     psi = lsl_smooth_bound(counts, m, r, phi_norm, lam, beta)
-    return float(2 * alpha * return_bound * phi_norm / (lam - floor) * np.sqrt(psi))
+    return float(2 * alpha * budget.return_bound * phi_norm / (lam - floor) * np.sqrt(psi))
 
 
 @dataclass(frozen=True)
@@ -215,36 +236,20 @@ def _release(
     return PrivateEstimate(smooth_gaussian_release(centre, sigma, rng), centre, sigma)
 
 
-def dp_lsw(
-    fv: FirstVisitReturns,
-    phi: object,
-    rho: object,
-    epsilon: float,
-    delta: float,
-    return_bound: float,
-    rng: SeedLike,
-    noise_multiplier: float = 1.0,
-) -> PrivateEstimate:
+def dp_lsw(fv: FirstVisitReturns, phi: object, rho: object, budget: SmoothGaussianBudget,
+           rng: SeedLike, noise_multiplier: float = 1.0) -> PrivateEstimate:
     """DP-LSW (Algorithm 1). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
     Phi, r = _check_problem(fv, phi, rho)
-    sigma = dp_lsw_sigma(fv.counts, Phi, r, epsilon, delta, return_bound)
+    sigma = dp_lsw_sigma(fv.counts, Phi, r, budget)
     return _release(lsw(fv, Phi, r), sigma, rng, noise_multiplier)
 
 
-def dp_lsl(
-    fv: FirstVisitReturns,
-    phi: object,
-    rho: object,
-    lam: float,
-    epsilon: float,
-    delta: float,
-    return_bound: float,
-    rng: SeedLike,
-    noise_multiplier: float = 1.0,
-) -> PrivateEstimate:
+def dp_lsl(fv: FirstVisitReturns, phi: object, rho: object, lam: float,
+           budget: SmoothGaussianBudget, rng: SeedLike,
+           noise_multiplier: float = 1.0) -> PrivateEstimate:
     """DP-LSL (Algorithm 2). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
     Phi, r = _check_problem(fv, phi, rho)
-    sigma = dp_lsl_sigma(fv.counts, fv.m, Phi, r, lam, epsilon, delta, return_bound)
+    sigma = dp_lsl_sigma(fv.counts, fv.m, Phi, r, lam, budget)
     return _release(lsl(fv, Phi, r, lam), sigma, rng, noise_multiplier)
 
 

@@ -190,6 +190,7 @@ def _one_step_trajectories(starts: list[int], rewards: list[float]) -> Trajector
 
 
 _LS_STATES, _LS_GAMMA, _LS_FMAX = 3, 0.9, 1.0
+_LS_BUDGET = mc.SmoothGaussianBudget(EPSILON, DELTA, _LS_FMAX)
 _LS_PHI, _LS_RHO = np.eye(_LS_STATES), np.array([0.45, 0.45, 0.1])
 _LS_STARTS, _LS_STARTS_PRIME = [0, 1], [1, 1]
 _LS_M = len(_LS_STARTS)
@@ -210,8 +211,7 @@ def _ls_release(estimator: Callable[..., mc.PrivateEstimate], multiplier: float,
 
     def release(traj: Trajectories, n: int, rng: np.random.Generator) -> np.ndarray:
         fv = mc.first_visit_returns(traj, _LS_STATES, _LS_GAMMA)
-        return estimator(fv, _LS_PHI, _LS_RHO, epsilon=EPSILON, delta=DELTA,
-                         return_bound=_LS_FMAX, rng=au.BatchedNormal(rng, n),
+        return estimator(fv, _LS_PHI, _LS_RHO, budget=_LS_BUDGET, rng=au.BatchedNormal(rng, n),
                          noise_multiplier=multiplier, **kw).theta
 
     return release
@@ -675,9 +675,10 @@ def audit_dirichlet(size: str = "quick", seed: int = 0, weakened: bool = False) 
     halved, i.e. the concentration doubled (k = 10 while the claim keeps k = 5); the score is
     then the log-likelihood ratio at k = 10."""
     tau = dir_acc.tau_for_delta_bound(_DIR_DELTA, _DIR_K, _DIR_M, _DIR_ETA)
-    lb = dir_acc.lipschitz_b_for_epsilon(_DIR_EPS, _DIR_K, _DIR_M, _DIR_ETA, tau)
-    claimed = dir_acc.theorem1_epsilon(_DIR_K, _DIR_M, _DIR_ETA, tau, lb, 1.0)
-    delta = dir_acc.theorem1_delta_bound(_DIR_K, _DIR_M, _DIR_ETA, tau)
+    mechanism = dir_acc.Theorem1Mechanism(_DIR_K, _DIR_M, _DIR_ETA, tau)
+    lb = dir_acc.lipschitz_b_for_epsilon(_DIR_EPS, mechanism)
+    claimed = dir_acc.theorem1_epsilon(mechanism, lb, 1.0)
+    delta = dir_acc.theorem1_delta_bound(mechanism)
     k = _DIR_K_WEAK if weakened else _DIR_K
     pi = dir_acc.vertex_policy(_DIR_M, _DIR_ETA)
     step = lb / math.sqrt(2.0)  # moving mass t between the two actions moves pi by sqrt(2) t

@@ -28,6 +28,7 @@ from privrl.core.accounting.smooth_sensitivity import (
 )
 from privrl.core.algorithms.monte_carlo import (
     FirstVisitReturns,
+    SmoothGaussianBudget,
     dp_lsl_sigma,
     dp_lsw_sigma,
     first_visit_returns,
@@ -99,11 +100,12 @@ def _replacement_pool(profile: BalleProfile, gen: np.random.Generator, size: int
 def _estimate(fv: FirstVisitReturns, Phi: np.ndarray, profile: BalleProfile,
               method: str) -> tuple[np.ndarray, float]:
     """(non-private estimate, sigma_X) of ``method`` on ``fv`` with the profile's privacy knobs."""
-    rho, eps, dl, F = profile.rho(), profile.epsilon, profile.delta, profile.return_bound
+    rho = profile.rho()
+    budget = SmoothGaussianBudget(profile.epsilon, profile.delta, profile.return_bound)
     if method == "DP-LSW":
-        return lsw(fv, Phi, rho), dp_lsw_sigma(fv.counts, Phi, rho, eps, dl, F)
+        return lsw(fv, Phi, rho), dp_lsw_sigma(fv.counts, Phi, rho, budget)
     lam = lsl_regularization(Phi, rho, fv.m, profile.lsl_c, profile.lsl_power)
-    return lsl(fv, Phi, rho, lam), dp_lsl_sigma(fv.counts, fv.m, Phi, rho, lam, eps, dl, F)
+    return lsl(fv, Phi, rho, lam), dp_lsl_sigma(fv.counts, fv.m, Phi, rho, lam, budget)
 
 
 def neighbour_check(profile: BalleProfile, rng: SeedLike, m: int = 30) -> pd.DataFrame:

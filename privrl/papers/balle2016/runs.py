@@ -19,6 +19,7 @@ import pandas as pd
 from privrl.chapter.sweep import run_sweep
 from privrl.core.algorithms.monte_carlo import (
     FirstVisitReturns,
+    SmoothGaussianBudget,
     dp_lsl,
     dp_lsw,
     lsl_loss,
@@ -38,16 +39,16 @@ def _release_rows(
     1) if ``c`` is None, else LSL and DP-LSL (Section 3.2, Algorithm 2) at the lambda of
     constant ``c``."""
     rho, V = cfg.rho(), cfg.mdp().true_values(cfg.gamma)
-    eps, dl, F = cfg.epsilon, cfg.delta, cfg.return_bound
+    budget = SmoothGaussianBudget(cfg.epsilon, cfg.delta, cfg.return_bound)
     if c is None:
         names = ("LSW", "DP-LSW")
-        priv = dp_lsw(fv, Phi, rho, eps, dl, F, noise)
+        priv = dp_lsw(fv, Phi, rho, budget, noise)
         thetas = (priv.theta_nonprivate, priv.theta)
         risks = [lsw_loss(fv, Phi, rho, th) for th in thetas]
     else:
         names = ("LSL", "DP-LSL")
         lam = lsl_regularization(Phi, rho, fv.m, c, cfg.lsl_power)
-        priv = dp_lsl(fv, Phi, rho, lam, eps, dl, F, noise)
+        priv = dp_lsl(fv, Phi, rho, lam, budget, noise)
         thetas = (priv.theta_nonprivate, priv.theta)
         risks = [lsl_loss(fv, Phi, rho, lam, th) for th in thetas]
     return [

@@ -142,13 +142,13 @@ def measure_teacher_privacy(ctx: Context) -> None:
     lip = teacher_lipschitz(teacher, p.eta)
     m = int(meta["n_actions"])
     event = acc.DirichletMechanismEvent(p.k0, m, p.eta, p.tau, lip, p.b)
-    dlt = acc.theorem1_delta_mc(p.k0, m, p.eta, p.tau, rng, 200_000)
+    dlt = acc.theorem1_delta_mc(event.mechanism, rng, 200_000)
     bound = event.delta_bound
     ctx.report.check("teacher_delta_bound", "rigorous bound on eq. (6) at the profile's tau, k0",
                      bound, at_most=theory.PAPER_DELTA)  # fmt: skip
     ctx.report.check("teacher_delta_mc", "(Monte Carlo estimate of eq. (6) - the bound) in "
                      "binomial standard errors", _excess_se(dlt.estimate, bound, dlt.n_samples), at_most=4.0)  # fmt: skip
-    sup = acc.theorem1_log_ratio_sup(p.k0, m, p.eta, p.tau, lip * p.b, rng)
+    sup = acc.theorem1_log_ratio_sup(event.mechanism, lip * p.b, rng)
     out = {"L": lip, "m": m, "eps_q": event.epsilon(bound), "d_q": bound, "d_q_mc": dlt.estimate,
            "d_q_mc_upper": dlt.upper, "sup_ratio": sup, "teacher_return": float(meta["final_avg_return"]),
            "event": event}  # fmt: skip
@@ -162,7 +162,7 @@ def measure_paper_pair_privacy(ctx: Context) -> None:
     (k = 5, m = 6, the stated eta, tau and L b), for the ledger."""
     pair = ctx.extra["pair"]
     ctx.values["pair_sup_ratio"] = acc.theorem1_log_ratio_sup(
-        theory.PAPER_K, theory.AIRRAID_ACTIONS, pair.eta, pair.tau, pair.lb, chapter_rng(ctx))
+        theory.paper_pair_event(pair).mechanism, pair.lb, chapter_rng(ctx))
 
 
 def tabulate_radii(ctx: Context) -> None:
@@ -195,8 +195,7 @@ def check_airraid_teacher(ctx: Context, n_episodes: int = 5, cap: int = 1000) ->
     out = {"air_kept": float(meta["kept_window_return"]), "air_play": float(ret_teacher.mean()),
            "air_random": float(ret_random.mean()), "air_L": lip, "air_L_low": lip_low,
            "air_b": pair.lb / lip, "air_b_raw": 255 * b_low,
-           "air_eps4": acc.theorem1_epsilon(theory.PAPER_K, theory.AIRRAID_ACTIONS, pair.eta, pair.tau,
-                                            lip_low, 4 / 255),
+           "air_eps4": acc.theorem1_epsilon(theory.paper_pair_event(pair).mechanism, lip_low, 4 / 255),
            "curve": pd.Series(meta["curve_avg_return"], index=meta["curve_env_steps"]).dropna(),
            "kept_steps": int(meta["curve_env_steps"][int(meta["kept_epoch"])])}  # fmt: skip
     ctx.extra["airraid"] = out

@@ -44,12 +44,13 @@ def delta_cross_check(rng: np.random.Generator, n_samples: int = 100_000) -> pd.
     rows = []
     for m, k, eta, tau in [(2, 5.0, 0.1, 0.01), (2, 1.0, 0.2, 0.05), (3, 5.0, 0.1, 0.01),
                            (3, 2.0, 0.2, 0.05)]:  # fmt: skip
-        mc = acc.theorem1_delta_mc(k, m, eta, tau, rng, n_samples=n_samples)
-        exact = acc.theorem1_delta_integral(k, m, eta, tau)
+        mech = acc.Theorem1Mechanism(k, m, eta, tau)
+        mc = acc.theorem1_delta_mc(mech, rng, n_samples=n_samples)
+        exact = acc.theorem1_delta_integral(mech)
         se = math.sqrt(exact * (1 - exact) / n_samples)
         rows.append({"m": m, "k": k, "eta": eta, "tau": tau, "delta (integration)": exact,
-                     "delta (lower bound)": acc.theorem1_delta_lower(k, m, eta, tau),
-                     "delta (upper bound)": acc.theorem1_delta_bound(k, m, eta, tau),
+                     "delta (lower bound)": acc.theorem1_delta_lower(mech),
+                     "delta (upper bound)": acc.theorem1_delta_bound(mech),
                      "delta (Monte Carlo)": mc.estimate, "95% upper bound": mc.upper,
                      "error / standard error": (mc.estimate - exact) / se})  # fmt: skip
     return pd.DataFrame(rows)
@@ -85,11 +86,12 @@ def paper_pair(rng: np.random.Generator, eta: float = 0.1) -> tuple[PaperPair, p
         family.append({"eta": e, "Gamma terms of eq. (12)": g, "tau (delta = 0.05)": tau,
                        "L b (epsilon = 4.46)": lb})  # fmt: skip
     tau = acc.tau_for_delta_bound(PAPER_DELTA, k, m, eta)
-    lb = acc.lipschitz_b_for_epsilon(PAPER_EPSILON, k, m, eta, tau)
-    eps = acc.theorem1_epsilon(k, m, eta, tau, lb, 1.0)
-    d = acc.theorem1_delta_mc(k, m, eta, tau, rng, n_samples=300_000)
-    pair = PaperPair(eta, tau, lb, eps, acc.theorem1_delta_bound(k, m, eta, tau),
-                     acc.theorem1_delta_lower(k, m, eta, tau), d.estimate, d.upper)  # fmt: skip
+    mech = acc.Theorem1Mechanism(k, m, eta, tau)
+    lb = acc.lipschitz_b_for_epsilon(PAPER_EPSILON, mech)
+    eps = acc.theorem1_epsilon(mech, lb, 1.0)
+    d = acc.theorem1_delta_mc(mech, rng, n_samples=300_000)
+    pair = PaperPair(eta, tau, lb, eps, acc.theorem1_delta_bound(mech),
+                     acc.theorem1_delta_lower(mech), d.estimate, d.upper)  # fmt: skip
     changes = [("as stated", {}), ("eta 0.09", {"eta": 0.09}), ("eta 0.11", {"eta": 0.11}),
                ("tau / 2", {"tau": tau / 2}), ("tau x 2", {"tau": tau * 2}),
                ("L b / 2", {"lb": lb / 2}), ("L b x 2", {"lb": lb * 2}),
@@ -97,9 +99,9 @@ def paper_pair(rng: np.random.Generator, eta: float = 0.1) -> tuple[PaperPair, p
     rows = []
     for name, kw in changes:
         a = {"k": k, "eta": eta, "tau": tau, "lb": lb, **kw}
-        rows.append({"change": name,
-                     "epsilon": acc.theorem1_epsilon(a["k"], m, a["eta"], a["tau"], a["lb"], 1.0),
-                     "delta (upper bound)": acc.theorem1_delta_bound(a["k"], m, a["eta"], a["tau"])})  # fmt: skip
+        changed = acc.Theorem1Mechanism(a["k"], m, a["eta"], a["tau"])
+        rows.append({"change": name, "epsilon": acc.theorem1_epsilon(changed, a["lb"], 1.0),
+                     "delta (upper bound)": acc.theorem1_delta_bound(changed)})  # fmt: skip
     return pair, pd.DataFrame(family), pd.DataFrame(rows)
 
 
@@ -118,15 +120,14 @@ def epsilon_limit_small_k(m: int, eta: float) -> float:
 def k_grid(pair: PaperPair, rng: np.random.Generator) -> pd.DataFrame:
     """Eq. (12) and (6) over a grid of k at the pair's (eta, tau, L b), m = 6: delta as its
     rigorous union bound, its rigorous lower bound and by Monte Carlo."""
-    m = AIRRAID_ACTIONS
     ks = np.array([0.05, 0.1, 0.3, 1, 2, 5, 10, 20, 50])
+    mechs = [acc.Theorem1Mechanism(k, AIRRAID_ACTIONS, pair.eta, pair.tau) for k in ks]
     return pd.DataFrame({
         "k": ks,
-        "epsilon": [acc.theorem1_epsilon(k, m, pair.eta, pair.tau, pair.lb, 1.0) for k in ks],
-        "delta": [acc.theorem1_delta_bound(k, m, pair.eta, pair.tau) for k in ks],
-        "delta (lower bound)": [acc.theorem1_delta_lower(k, m, pair.eta, pair.tau) for k in ks],
-        "delta (Monte Carlo)": [acc.theorem1_delta_mc(k, m, pair.eta, pair.tau, rng, 50_000).estimate
-                                for k in ks],
+        "epsilon": [acc.theorem1_epsilon(mech, pair.lb, 1.0) for mech in mechs],
+        "delta": [acc.theorem1_delta_bound(mech) for mech in mechs],
+        "delta (lower bound)": [acc.theorem1_delta_lower(mech) for mech in mechs],
+        "delta (Monte Carlo)": [acc.theorem1_delta_mc(mech, rng, 50_000).estimate for mech in mechs],
     })  # fmt: skip
 
 

@@ -24,6 +24,7 @@ import pandas as pd
 from privrl.core.algorithms.gtd import SaddlePointStats, gpope, mspbe, saddle_point_solution
 from privrl.core.algorithms.lstd import model_saddle_point
 from privrl.core.algorithms.monte_carlo import (
+    SmoothGaussianBudget,
     dp_lsl,
     dp_lsw,
     first_visit_returns,
@@ -118,10 +119,10 @@ def run_chain_compare(config: dict[str, Any], seed: np.random.SeedSequence) -> p
     thetas["GTD2"] = gpope(stats, config["iterations"], config["gate_step"], config["clip_norm"],
                            0.0, gen, schedule=GATE_SCHEDULE).theta[0]
     fv = first_visit_returns(traj, prob["mdp"].n_states, config["gamma"])
-    eps, dl, F = config["epsilon"], config["delta"], config["return_bound"]
-    thetas["DP-LSW"] = dp_lsw(fv, Phi, rho, eps, dl, F, gen).theta
+    budget = SmoothGaussianBudget(config["epsilon"], config["delta"], config["return_bound"])
+    thetas["DP-LSW"] = dp_lsw(fv, Phi, rho, budget, gen).theta
     lam = lsl_regularization(Phi, rho, n, config["lsl_c"], config["lsl_power"])
-    thetas["DP-LSL"] = dp_lsl(fv, Phi, rho, lam, eps, dl, F, gen).theta
+    thetas["DP-LSL"] = dp_lsl(fv, Phi, rho, lam, budget, gen).theta
     thetas["LSTD"] = lstd_counts_solution(stats)
     thetas["zero"] = np.zeros_like(thetas["LSTD"])
     return pd.DataFrame([

@@ -28,7 +28,12 @@ import pandas as pd
 
 from privrl.core.algorithms.gtd import mspbe
 from privrl.core.algorithms.lstd import lstd
-from privrl.core.algorithms.monte_carlo import dp_lsw, first_visit_returns, lsw
+from privrl.core.algorithms.monte_carlo import (
+    SmoothGaussianBudget,
+    dp_lsw,
+    first_visit_returns,
+    lsw,
+)
 from privrl.core.envs import mountain_car as mc
 from privrl.core.rng import as_generator
 from privrl.core.trajectories import Trajectories
@@ -96,7 +101,8 @@ def run_lsw_trial(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame:
         rows.append(dict(method="LSW", grid=cells, epsilon=np.nan, sigma=0.0,
                          theta=lsw(fv, Phi, rho)))
         for eps in config["epsilons"]:
-            est = dp_lsw(fv, Phi, rho, eps, config["delta"], return_bound(), gen)
+            budget = SmoothGaussianBudget(eps, config["delta"], return_bound())
+            est = dp_lsw(fv, Phi, rho, budget, gen)
             rows.append(dict(method="DP-LSW", grid=cells, epsilon=eps, sigma=est.sigma,
                              theta=est.theta))
     out = pd.DataFrame(rows)
