@@ -50,6 +50,10 @@ def compare(before: Path, after: Path, name: str, tables_only: bool = False) -> 
     ``tables_only``: only the tidy results table, for a record that names the modules that
     produced its tables (``produced_by``), whose claims the chapter decides anew on every build."""
     diffs: list[str] = []
+    for folder in (before, after):
+        if not (folder / f"{name}.summary.json").exists():
+            raise FileNotFoundError(f"no quick run of {name!r} in {folder} ({name}.summary.json "
+                                    "missing): nothing to compare")
     if tables_only:
         return _compare_tables(before, after, name)
     a = json.loads((before / f"{name}.summary.json").read_text())
@@ -81,9 +85,11 @@ def compare(before: Path, after: Path, name: str, tables_only: bool = False) -> 
 def _compare_tables(before: Path, after: Path, name: str) -> list[str]:
     diffs = []
     table_a, table_b = before / f"{name}.results.csv", after / f"{name}.results.csv"
+    if not (table_a.exists() or table_b.exists()):
+        raise FileNotFoundError(f"neither {before} nor {after} has {name}.results.csv")
     if table_a.exists() != table_b.exists():
         diffs.append("results.csv written by one run only")
-    elif table_a.exists():
+    else:
         left, right = pd.read_csv(table_a), pd.read_csv(table_b)
         if list(left.columns) != list(right.columns) or len(left) != len(right):
             diffs.append("results.csv: other columns or rows")

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from privrl.pipeline.restamp import compare, main, restamp
 
@@ -59,3 +60,14 @@ def test_tables_only_compares_the_results_table_alone(tmp_path: Path):
     assert compare(before, other_checks, "demo", tables_only=True) == []
     assert compare(before, _run(tmp_path / "slower", seconds=5.0), "demo", tables_only=True) == [
         "results.csv column 'seconds' differs"]
+
+
+def test_compare_refuses_a_folder_without_the_run(tmp_path: Path):
+    """A missing run (wrong folder, a chapter not run) is an error, never 'no difference'."""
+    before = _run(tmp_path / "before")
+    (tmp_path / "empty").mkdir()
+    for tables_only in (False, True):
+        with pytest.raises(FileNotFoundError, match="nothing to compare"):
+            compare(before, tmp_path / "empty", "demo", tables_only=tables_only)
+        with pytest.raises(FileNotFoundError, match="nothing to compare"):
+            compare(tmp_path / "missing", before, "demo", tables_only=tables_only)
