@@ -122,7 +122,7 @@ def test_ledger_entries_carry_events_and_the_steps_taken(small):
     assert len(entries) == len(table) and all(isinstance(e, LedgerEntry) for e in entries)
     assert all(e.problems(0.01) == [] for e in entries)
     assert {e.audit for e in entries} == {"audits:gp_update", "", "audits:input_perturbation",
-                                          "audits:dpsgd_step"}
+                                          "audits:dpsgd_run"}
     calibration.with_steps_taken(table, 0.9, 0.61)
     dpsgd = [e for e in chapter.Wang2019Chapter().releases(ctx) if e.relation == "add/remove"]
     assert [e.cross_check.epsilon for e in dpsgd] == [0.61]

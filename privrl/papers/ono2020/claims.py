@@ -82,8 +82,11 @@ def recorded_trials(ctx: Context) -> Trials | None:
                   ctx.values["rec_source"], "paper", ctx.values["rec_commit"])
 
 
-def live_practised(ctx: Context) -> Trials:
-    """This run's trials and curves of the reference set-up (:mod:`.practised`)."""
+def live_practised(ctx: Context) -> Trials | None:
+    """This run's trials and curves of the reference set-up (:mod:`.practised`), or ``None``
+    when the run has none."""
+    if "practised_trials" not in ctx.tables:
+        return None
     return Trials(ctx.tables["practised_trials"], ctx.tables["practised_curves"],
                   ctx.profile.practised_submissions,
                   f"live {ctx.profile.profile} run, reference set-up", variant=PRACTISED)
