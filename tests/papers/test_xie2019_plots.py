@@ -34,8 +34,9 @@ def test_zoom_draws_the_recorded_points(recorded):
     mc = recorded[recorded.domain == "mountain_car_on"]
     epsilons = sorted(mc[mc.method == "GPOPE"].epsilon.unique())
     assert epsilons == [0.5, 1.0, 4.0]
-    expected = {f"{plots.METHOD_LABELS['GPOPE']}, epsilon = {e:g}": mc[np.isclose(mc.epsilon, e)]
-                for e in epsilons}
+    gpope = mc[mc.method == "GPOPE"]
+    expected = {f"{plots.METHOD_LABELS['GPOPE']}, epsilon = {e:g}":
+                gpope[np.isclose(gpope.epsilon, e)] for e in epsilons}
     expected[plots.METHOD_LABELS["LSTD"]] = mc[mc.method == "LSTD"]
     assert set(lines) == set(expected)  # no DP-LSW, no GTD2, no other domain
     assert {t.get_text() for t in ax.get_legend().get_texts()} == set(expected)
