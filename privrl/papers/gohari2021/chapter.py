@@ -15,7 +15,7 @@ run::
 
     python -m privrl.papers.gohari2021.chapter train-teacher --env cartpole --epochs 40
     python -m privrl.papers.gohari2021.chapter train-teacher --env airraid --epochs 2500
-    python -m privrl.papers.gohari2021.chapter record-curves --n-trials 6 --epochs 450
+    python -m privrl.papers.gohari2021.chapter record-curves --n-trials 10 --epochs 450
 """
 
 from __future__ import annotations
