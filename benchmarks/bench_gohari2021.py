@@ -12,12 +12,11 @@ Run: ``.venv/bin/python benchmarks/bench_gohari2021.py``
 
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
 
 import gymnasium as gym
 import torch
+from _timing import write_result
 
 from privrl.core.algorithms.ppo import PPOConfig, train_ppo
 
@@ -80,11 +79,7 @@ def main() -> dict:
         "sb3_steps_per_s": sb3,
         "ratio_privrl_over_sb3": ours / sb3,
     }
-    print(json.dumps(out, indent=2))
-    path = Path(__file__).parent / "results" / "bench_gohari2021.json"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(out, indent=2) + "\n")
-    return out
+    return write_result("bench_gohari2021.json", out)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,6 @@ Run: ``.venv/bin/python benchmarks/bench_gohari2021_airraid.py``
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable
@@ -42,6 +41,7 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
+from _timing import write_result
 
 from privrl.core.algorithms.ppo import make_vec_env
 from privrl.core.envs.atari import make_airraid
@@ -184,11 +184,7 @@ def main() -> dict:
         "emulator_share_of_rollout": emulator_cpu / full_cpu,
         "max_speedup_from_a_free_emulator": full_cpu / (full_cpu - emulator_cpu),
     }
-    print(json.dumps(out, indent=2))
-    path = Path(__file__).parent / "results" / "gohari2021_airraid.json"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(out, indent=2) + "\n")
-    return out
+    return write_result("gohari2021_airraid.json", out)
 
 
 if __name__ == "__main__":

@@ -35,14 +35,13 @@ noise and updates were free: ``env_steps / (critical_path_steps * 180)``. With c
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import time
-from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
+from _timing import write_result
 
 from privrl.core.algorithms.a3c import PGCA3CConfig, train_pgc_a3c
 
@@ -120,10 +119,7 @@ def main() -> None:
     if args.sb3:
         out["sb3_a2c_env_steps_per_s"] = bench_sb3()
         out["pgc_eps1_over_sb3"] = eps1["env_steps_per_s"] / out["sb3_a2c_env_steps_per_s"]
-    print(json.dumps(out, indent=2))
-    path = Path(__file__).resolve().parent / "results" / "ono2020.json"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(out, indent=2) + "\n")
+    write_result("ono2020.json", out)
 
 
 if __name__ == "__main__":
