@@ -3,10 +3,13 @@ failure's numbers from the per-report statistics; the deviations and the paper's
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
 from privrl.chapter.verdicts import bootstrap_interval, clopper_pearson
+from privrl.papers.ono2020.practised import ABLATION
 from privrl.papers.ono2020.profile import (
     AMBIGUITIES,
     INF,
@@ -15,6 +18,7 @@ from privrl.papers.ono2020.profile import (
     VARIANT_LABELS,
     eps_label,
 )
+from privrl.papers.ono2020.runs import algorithm_config
 
 
 def arm(trials: pd.DataFrame, variant: str, mech: str, eps: float) -> pd.DataFrame:
@@ -111,15 +115,7 @@ def ablation_table(practised: pd.DataFrame, paper: pd.DataFrame | None = None) -
     first success time of the paper's set-up (``paper``, ``no_clip`` from the paper set-up's
     tables, when given), each ablation arm and the reference set-up (rows of ``practised``), with
     what each samples, applies and clips."""
-    settings = {
-        "paper": ("greedy", "SGD eta = 0.5", "C = 0.01"),
-        "no_clip": ("greedy", "SGD eta = 0.5", "none"),
-        "ablation_sampled": ("sampled", "SGD eta = 0.5", "C = 0.01"),
-        "ablation_greedy_rmsprop": ("greedy", "RMSProp", "none"),
-        "ablation_sampled_no_clip": ("sampled", "SGD eta = 0.5", "none"),
-        "ablation_clipped_reference": ("sampled", "RMSProp", "C = 0.01"),
-        PRACTISED: ("sampled", "RMSProp", "none"),
-    }
+    settings = {v: _setting(v) for v in ("paper", "no_clip", *ABLATION, PRACTISED)}
     frames = [practised[np.isinf(practised.epsilon)]]
     if paper is not None:
         frames.insert(0, paper[np.isinf(paper.epsilon) & paper.variant.isin(["paper", "no_clip"])])
@@ -134,6 +130,18 @@ def ablation_table(practised: pd.DataFrame, paper: pd.DataFrame | None = None) -
                                    f"{r.success_hi:.2f}]" for r in rows.itertuples()],
         "median FST": rows.median_fst.to_numpy(),
     }).reset_index(drop=True)
+
+
+def _setting(variant: str) -> tuple[str, str, str]:
+    """How a non-private arm of ``variant`` acts, updates and clips, read from its
+    :class:`~privrl.core.algorithms.a3c.PGCA3CConfig` (the reference set-up's arm unclipped, its
+    step from the sweep)."""
+    extra = {"clip": INF} if variant == PRACTISED else {}
+    algo = algorithm_config({"variant": variant, "epsilon": INF, **extra}, stop_at_success=True)
+    actions = "sampled" if algo.action_selection == "sample" else "greedy"
+    update = "RMSProp" if algo.optimizer == "rmsprop" else f"SGD eta = {algo.eta:g}"
+    clip = "none" if math.isinf(algo.clip_value) else f"C = {algo.clip_value:g}"
+    return actions, update, clip
 
 
 def step_table(steps: pd.DataFrame) -> pd.DataFrame:
