@@ -46,7 +46,8 @@ from _timing import write_result
 from privrl.core.algorithms.ppo import make_vec_env
 from privrl.core.envs.atari import make_airraid
 from privrl.papers.gohari2021.profile import AWARE, GohariProfile
-from privrl.papers.gohari2021.runs import figure2_configs, run_agent
+from privrl.papers.gohari2021.runs import figure2_configs
+from privrl.papers.gohari2021.student import run_agent
 
 STEPS, CAP, ROLLOUTS, REPEATS, N_ENVS = 1000, 1000, 3, 3, (2, 4)
 SAME_STEP = gym.vector.AutoresetMode.SAME_STEP  # as PPO's make_vec_env

@@ -157,3 +157,20 @@ def test_code_hash_follows_privrl_imports_transitively():
     assert "core/validation.py" in files  # imported by what it imports
     assert "chapter/plotting.py" not in files  # computes no number: an edit keeps the cache
     assert not any(f.startswith("pipeline/") for f in files)
+
+
+@pytest.mark.parametrize("module, run_file", [
+    ("privrl.papers.gohari2021.student", "papers/gohari2021/student.py"),
+    ("privrl.papers.ono2020.trials", "papers/ono2020/trials.py"),
+])
+def test_the_long_runs_cache_survives_edits_to_profile_claims_and_chapter(module, run_file):
+    """The runs that take hours (AirRaid curves, the PGC-A3C sweeps) hash only the core layer and
+    their own module: editing the profile, the claims, the chapter layer or the book keeps them."""
+    from privrl.chapter.sweep import source_files
+
+    files = {p.as_posix().split("privrl/", 1)[-1] for p in source_files(module)}
+    assert run_file in files and any(f.startswith("core/algorithms/") for f in files)
+    outside = sorted(f for f in files if not f.startswith("core/")
+                     and f not in (run_file, "__init__.py", "papers/__init__.py",
+                                   "papers/gohari2021/__init__.py", "papers/gohari2021/teacher.py"))
+    assert not outside, f"{module}'s cache key also hashes {outside}"

@@ -21,8 +21,8 @@ from privrl.papers.ono2020.profile import (
     OnoProfile,
 )
 from privrl.papers.ono2020.recorded import record_practised_run, recorded_practised_run
-from privrl.papers.ono2020.runs import algorithm_config
 from privrl.papers.ono2020.tables import ablation_table, reference_summary, success_tables
+from privrl.papers.ono2020.trials import algorithm_config
 
 INF = math.inf
 

@@ -52,7 +52,7 @@ def test_each_query_uses_the_schedules_k(monkeypatch):
 def test_run_agent_hands_the_profile_to_the_kickstarter(monkeypatch):
     """Every privacy parameter of a private run reaches the Kickstarter unchanged (k0, schedule,
     eta, tau, b, the teacher's certified L, what the teacher sends after its budget)."""
-    from privrl.papers.gohari2021 import runs
+    from privrl.papers.gohari2021 import runs, student
     from privrl.papers.gohari2021.profile import GohariProfile
     from privrl.papers.gohari2021.teacher import load_teacher, teacher_lipschitz
 
@@ -64,8 +64,8 @@ def test_run_agent_hands_the_profile_to_the_kickstarter(monkeypatch):
         seen["aux"] = aux
         return None, None
 
-    monkeypatch.setattr(runs, "train_ppo", fake_train)
-    runs.run_agent(config, np.random.SeedSequence(0))
+    monkeypatch.setattr(student, "train_ppo", fake_train)
+    student.run_agent(config, np.random.SeedSequence(0))
     aux = seen["aux"]
     teacher, _ = load_teacher(profile.env)
     assert (aux.k0, aux.coefficient, aux.eta, aux.tau, aux.b) == (

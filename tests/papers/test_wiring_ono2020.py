@@ -19,12 +19,8 @@ from privrl.core.algorithms import a3c
 from privrl.core.mechanisms import discrete_laplace as dl
 from privrl.core.mechanisms import local
 from privrl.papers.ono2020.profile import OnoProfile
-from privrl.papers.ono2020.runs import (
-    figure2_configs,
-    run_first_success,
-    run_learning_curve,
-    table_configs,
-)
+from privrl.papers.ono2020.runs import figure2_configs, table_configs
+from privrl.papers.ono2020.trials import run_first_success, run_learning_curve
 
 
 def _spy(monkeypatch, name):

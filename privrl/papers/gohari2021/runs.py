@@ -1,18 +1,15 @@
 r"""Gohari et al. (2021): the Figure 2 runs, the teacher's budget over a run, and reference returns.
 
-:func:`run_agent` trains one student or baseline (PPO, kickstarting without privacy, or
-privacy-preserving kickstarting through the Dirichlet mechanism, eq. 5, with the vanishing
-:math:`k_t = k_0 c^t` of Section 4's remark and the student's objective, eq. 17);
 :func:`run_figure2` runs every configuration of :func:`figure2_configs` over seeds through
-:func:`privrl.chapter.sweep.run_sweep` (on Dask with an executor). :func:`budget_table` composes the
-teacher's per-query (epsilon, delta) of Theorem 1 over a run; :func:`query_table` sets the
-queries the teacher answered from its data (counted as they are asked, :class:`CountingKickstarter`)
-against the allowance of the vanishing schedule.
+:func:`privrl.chapter.sweep.run_sweep` (one run: :func:`.student.run_agent`; on Dask with an
+executor). :func:`budget_table` composes the teacher's per-query (epsilon, delta) of Theorem 1
+over a run; :func:`query_table` sets the queries the teacher answered from its data (counted as
+they are asked, :class:`.student.CountingKickstarter`) against the allowance of the vanishing
+schedule.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 from pathlib import Path
@@ -23,12 +20,10 @@ import pandas as pd
 
 from privrl.chapter.sweep import run_sweep
 from privrl.core.accounting import dirichlet as acc
-from privrl.core.algorithms.kickstarting import Kickstarter
-from privrl.core.algorithms.ppo import PPOConfig, train_ppo
-from privrl.core.envs.atari import make_env
-from privrl.core.rng import SeedLike, as_generator
+from privrl.core.rng import SeedLike
 from privrl.papers.gohari2021.profile import AWARE, GohariProfile
-from privrl.papers.gohari2021.teacher import load_teacher, play, teacher_lipschitz
+from privrl.papers.gohari2021.student import run_agent
+from privrl.papers.gohari2021.teacher import load_teacher, play
 
 #: The profile's fields a run depends on (with the run's own ``method``, ``hidden``, ...).
 RUN_KEYS = (
@@ -36,51 +31,6 @@ RUN_KEYS = (
     "value_targets", "gamma", "gae_lambda", "train_pi_iters", "train_v_iters", "k0", "lam", "beta",
     "eta", "k_min", "radius", "tau", "b", "teacher_hidden", "after_budget",
 )  # fmt: skip
-
-
-class CountingKickstarter(Kickstarter):
-    """A :class:`~privrl.core.algorithms.kickstarting.Kickstarter` that counts, per roll-out, the
-    queries the teacher answers from its data: the observations its network is evaluated on
-    (:meth:`teacher_policy`; random answers after the budget and a silent teacher never call
-    it). The count is the ``teacher_queries`` entry of the row :meth:`start_epoch` returns,
-    which PPO logs at the end of the roll-out (after every query of it)."""
-
-    def start_epoch(self, epoch: int) -> dict[str, float]:
-        self._row = {**super().start_epoch(epoch), "teacher_queries": 0}
-        return self._row
-
-    def teacher_policy(self, obs: np.ndarray) -> np.ndarray:
-        self._row["teacher_queries"] += len(obs)
-        return super().teacher_policy(obs)
-
-
-def run_agent(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
-    """One learning curve. ``config``: the profile's run keys plus ``method`` (``ppo``,
-    ``kickstart``, ``private``), ``hidden`` (student width) and, for ``private``,
-    ``coefficient``. Returns one row per roll-out (with a teacher: ``teacher_queries``, the
-    roll-out's queries answered from the teacher's data, :class:`CountingKickstarter`)."""
-    rng = as_generator(seed)
-    env_fn = functools.partial(make_env, config["env"])
-    aux = None
-    if config["method"] != "ppo":
-        teacher, _ = load_teacher(config["env"])
-        private = config["method"] == "private"
-        aux = CountingKickstarter(
-            teacher, rng, private=private, k0=config["k0"],
-            coefficient=config.get("coefficient", 1.0), lam=config["lam"] if private else 0.0,
-            beta=config["beta"], radius=config["radius"], eta=config["eta"], tau=config["tau"],
-            lipschitz=teacher_lipschitz(teacher, config["eta"]), b=config["b"],
-            k_min=config["k_min"], after_budget=config.get("after_budget", "random"),
-        )  # fmt: skip
-    ppo = PPOConfig(
-        hidden_sizes=(int(config["hidden"]),) * 2, steps_per_epoch=int(config["steps_per_epoch"]),
-        n_envs=int(config["n_envs"]), gamma=float(config["gamma"]),
-        gae_lambda=float(config["gae_lambda"]), train_pi_iters=int(config["train_pi_iters"]),
-        train_v_iters=int(config["train_v_iters"]), max_episode_steps=config["max_episode_steps"],
-        reset_each_epoch=bool(config["reset_each_epoch"]), value_targets=config["value_targets"],
-    )  # fmt: skip
-    _, log = train_ppo(env_fn, int(config["epochs"]), rng, ppo, aux)
-    return log
 
 
 def figure2_configs(profile: GohariProfile) -> list[dict[str, Any]]:

@@ -57,7 +57,7 @@ class Trials:
     """What a claim is decided on: the trials of Tables 1-3, the curves of Figure 2, the budget
     ``cap`` they ran at, the evidence's source in words, (for a recorded run) its profile and
     commit, and the set-up whose arms are read (``paper``, or the reference set-up
-    :data:`~privrl.papers.ono2020.profile.PRACTISED`)."""
+    :data:`~privrl.papers.ono2020.trials.PRACTISED`)."""
 
     trials: pd.DataFrame
     curves: pd.DataFrame

@@ -42,7 +42,7 @@ import pandas as pd
 
 from privrl.chapter.sweep import run_sweep
 from privrl.papers.ono2020.profile import INF, PRACTISED, OnoProfile
-from privrl.papers.ono2020.runs import algorithm_config, run_first_success, run_learning_curve
+from privrl.papers.ono2020.trials import algorithm_config, run_first_success, run_learning_curve
 
 #: The tuning trials' root seed is ``profile.seed + TUNING_SEED_OFFSET``: their seed sequences
 #: are disjoint from the evaluation trials' (root ``profile.seed``).

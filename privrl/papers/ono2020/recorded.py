@@ -36,14 +36,8 @@ from privrl.papers.ono2020.profile import (
     TRIALS_CSV,
     OnoProfile,
 )
-from privrl.papers.ono2020.runs import (
-    figure2_configs,
-    run_first_success,
-    run_learning_curve,
-    sweep_figure2,
-    sweep_tables,
-    table_configs,
-)
+from privrl.papers.ono2020.runs import figure2_configs, sweep_figure2, sweep_tables, table_configs
+from privrl.papers.ono2020.trials import run_first_success, run_learning_curve
 
 
 def paper_trials_frame(trials: pd.DataFrame) -> pd.DataFrame:

@@ -18,7 +18,7 @@ from privrl.papers.ono2020.profile import (
     VARIANT_LABELS,
     eps_label,
 )
-from privrl.papers.ono2020.runs import algorithm_config
+from privrl.papers.ono2020.trials import algorithm_config
 
 
 def arm(trials: pd.DataFrame, variant: str, mech: str, eps: float) -> pd.DataFrame:
