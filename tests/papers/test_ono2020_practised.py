@@ -21,7 +21,12 @@ from privrl.papers.ono2020.profile import (
     OnoProfile,
 )
 from privrl.papers.ono2020.recorded import record_practised_run, recorded_practised_run
-from privrl.papers.ono2020.tables import ablation_table, reference_summary, success_tables
+from privrl.papers.ono2020.tables import (
+    ablation_table,
+    reference_summary,
+    smallest_change_set,
+    success_tables,
+)
 from privrl.papers.ono2020.trials import algorithm_config
 
 INF = math.inf
@@ -154,3 +159,23 @@ def test_ablation_table_and_summary_read_the_reference_arms(recorded):
     text = reference_summary(tables)
     base = tables[(tables.variant == PRACTISED) & np.isinf(tables.epsilon)].iloc[0]
     assert f"in {int(base.successes)} of {int(base.n_trials)} trials" in text
+
+
+def _non_private(counts: dict[str, int], n: int = 20) -> pd.DataFrame:
+    return pd.DataFrame([{"variant": v, "mechanism": "laplace", "epsilon": INF, "successes": s,
+                          "n_trials": n} for v, s in counts.items()])
+
+
+def test_smallest_change_set_names_the_fewest_changes_that_match_the_paper():
+    """The ablation's finding: arms at >= 18/20 with the fewest changes from the paper's set-up;
+    17/20 does not match, and an arm with more changes is not named when a smaller one passes."""
+    counts = {"paper": 0, "ablation_sampled": 0, "ablation_greedy_rmsprop": 6,
+              "ablation_sampled_no_clip": 0, "ablation_clipped_reference": 18, PRACTISED: 20}
+    text = smallest_change_set(_non_private(counts))
+    assert "match the paper's 20/20 (at least 90% of trials): actions sampled + update RMSProp " \
+           "(18/20)." in text
+    assert "none (the paper): 0/20" in text and "actions sampled, update RMSProp, clip none: 20/20" in text
+    text = smallest_change_set(_non_private({**counts, "ablation_clipped_reference": 17}))
+    assert "): actions sampled + update RMSProp + clip none (20/20)." in text
+    assert smallest_change_set(_non_private({**counts, "ablation_clipped_reference": 17,
+                                             PRACTISED: 17})).startswith("No arm")
