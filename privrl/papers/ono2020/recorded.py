@@ -20,7 +20,6 @@ import pandas as pd
 
 from privrl.chapter import records
 from privrl.chapter.records import RunRecord, current_commit
-from privrl.chapter.sweep import run_key
 from privrl.papers.ono2020.practised import sweep_practised
 from privrl.papers.ono2020.profile import (
     CURVES_CSV,
@@ -36,8 +35,7 @@ from privrl.papers.ono2020.profile import (
     TRIALS_CSV,
     OnoProfile,
 )
-from privrl.papers.ono2020.runs import figure2_configs, sweep_figure2, sweep_tables, table_configs
-from privrl.papers.ono2020.trials import run_first_success, run_learning_curve
+from privrl.papers.ono2020.runs import sweep_figure2, sweep_tables
 
 
 def paper_trials_frame(trials: pd.DataFrame) -> pd.DataFrame:
@@ -200,37 +198,6 @@ def projected_paper_hours(record: dict[str, Any], workers: int = 2) -> float:
     over ``workers``."""
     budget = int(record["parameters"]["n_submissions"])
     return float(record["wall_time_s"]) * PAPER_CAP / budget * worker_count(record) / workers / 3600
-
-
-def cached_paper_subset(profile: OnoProfile, cache_dir: Any) -> tuple[pd.DataFrame | None,
-                                                                     pd.DataFrame | None,
-                                                                     list[str]]:
-    """The configurations of ``profile`` whose trials are already in the sweep cache (for
-    recording an interrupted paper run honestly): ``(trials, curves, missing)`` with the labels
-    of the configurations not yet run."""
-    frames: dict[str, list[pd.DataFrame]] = {"trials": [], "curves": []}
-    missing = []
-    n_seeds = profile.n_trials // profile.trials_per_seed
-    jobs = [("trials", run_first_success, table_configs(profile), n_seeds),
-            ("curves", run_learning_curve, figure2_configs(profile), 1)]
-    for name, func, configs, seeds in jobs:
-        for config in configs:
-            for index in range(seeds):
-                path = (Path(cache_dir) / f"{func.__module__}.{func.__qualname__}"
-                        / f"{run_key(func, config, profile.seed, index)}.pkl")
-                label = (f"{name}: {config['variant']} {config['mechanism']} "
-                         f"eps={config['epsilon']:g} |B|={config['buffer_size']}")
-                if not path.exists():
-                    missing.append(label)
-                    continue
-                frame = pd.read_pickle(path)
-                scalars = {k: v for k, v in config.items() if k not in frame.columns}
-                frames[name].append(frame.assign(**scalars, seed=index))
-    trials = pd.concat(frames["trials"], ignore_index=True) if frames["trials"] else None
-    if trials is not None:
-        trials["trial"] = trials["seed"] * profile.trials_per_seed + trials["trial"]
-    curves = pd.concat(frames["curves"], ignore_index=True) if frames["curves"] else None
-    return trials, curves, missing
 
 
 def main(argv: list[str] | None = None) -> None:
