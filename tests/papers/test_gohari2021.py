@@ -4,6 +4,7 @@ the paper profile's sweep on a Dask cluster (shortened)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -607,3 +608,27 @@ def test_diagnostics_summary_splits_informed_and_spent_rollouts():
     assert len(fig.axes) == 3
     # one colour per label in every panel, even where plain PPO has no penalty to draw
     assert all([line.get_color() for line in ax.lines[:2]] == ["C0", "C1"] for ax in fig.axes)
+
+
+def _final_runs(returns: dict[str, list[float]], epochs: int = 10) -> pd.DataFrame:
+    """Runs whose every roll-out of seed ``i`` of ``label`` returns ``returns[label][i]``."""
+    return pd.DataFrame([{"label": label, "seed": i, "epoch": e, "avg_return": r}
+                         for label, values in returns.items() for i, r in enumerate(values)
+                         for e in range(epochs)])  # fmt: skip
+
+
+@pytest.mark.parametrize("shift, verdict", [(+100.0, "reproduced"), (-100.0, "not reproduced"),
+                                            (0.0, "inconclusive")])  # fmt: skip
+def test_random_answers_harmless_compares_the_aware_student_with_a_silent_teacher(shift, verdict):
+    """Section 4's 'without harming the student's performance': the aware student's median final
+    return (random answers after the budget) minus the same student's with a silent teacher,
+    against 0; nothing when the run has no silent arm."""
+    spec = {s.key: s for s in claims.CLAIMS}["random_answers_harmless"]
+    rng = np.random.default_rng(0)
+    silent = list(600 + 10 * rng.standard_normal(10))
+    aware = [r + shift + 10 * rng.standard_normal() for r in silent]
+    ev = claims.Evidence(_final_runs({claims.AWARE: aware, rn.after_budget_label("silent"): silent}),
+                         pd.DataFrame(), GohariProfile.quick())
+    claim = claims._not_harmed(ev, spec)
+    assert claim.verdict == verdict and claim.n_trials == 10
+    assert claims._not_harmed(dataclasses.replace(ev, runs=_final_runs({claims.AWARE: aware})), spec) is None

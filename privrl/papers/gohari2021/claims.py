@@ -34,7 +34,7 @@ from privrl.chapter.verdicts import (
 from privrl.papers.gohari2021.curves import final_returns
 from privrl.papers.gohari2021.profile import AWARE, DESIGN_ROLLOUTS, UNAWARE, GohariProfile
 from privrl.papers.gohari2021.recorded import QUERY_COLUMNS, RecordedAnalysis
-from privrl.papers.gohari2021.runs import query_table
+from privrl.papers.gohari2021.runs import after_budget_label, query_table
 
 Decide = Callable[[Context, ClaimSpec], Claim | None]
 
@@ -109,9 +109,11 @@ def recorded(ctx: Context) -> Evidence | None:
     return Evidence(rec.runs, rec.speedup, rec.profile, rec.source, rec.commit)
 
 
-def _on(evidence: Callable[[Context], Evidence | None], decide: Callable[[Evidence, ClaimSpec], Claim],
+def _on(evidence: Callable[[Context], Evidence | None],
+        decide: Callable[[Evidence, ClaimSpec], Claim | None],
         shortened: bool = False) -> Decide:  # fmt: skip
-    """A claim's ``decide``: ``decide`` on ``evidence`` (nothing when there is none). On a
+    """A claim's ``decide``: ``decide`` on ``evidence`` (nothing when there is none, or when
+    ``decide`` returns nothing: the run lacks the arms it compares). On a
     recorded run shorter than the design (:data:`DESIGN_ROLLOUTS`), the claim is untestable if
     ``shortened`` (the headline claims) and not recorded otherwise."""
 
@@ -125,7 +127,8 @@ def _on(evidence: Callable[[Context], Evidence | None], decide: Callable[[Eviden
             return ev.stamp(untestable(spec.key, spec.statement,
                                        f"shortened record: {ev.profile.epochs} roll-outs, fewer than "
                                        f"the {DESIGN_ROLLOUTS} of the design", ev.profile.n_trials))  # fmt: skip
-        return ev.stamp(decide(ev, spec))
+        claim = decide(ev, spec)
+        return None if claim is None else ev.stamp(claim)
 
     return run
 
@@ -148,6 +151,21 @@ def _ends(a: str, b: str, direction: str, label_a: str, label_b: str | None = No
                                  statistic="median")  # fmt: skip
 
     return decide
+
+
+def _not_harmed(ev: Evidence, spec: ClaimSpec) -> Claim | None:
+    """The c = 0.3 aware student, whose teacher answers random policies after its budget (arm a),
+    ends at least as high as the same student whose teacher falls silent (arm b: no targets, no
+    penalty): median final returns, threshold 0 (no effect; the paper states no size). Nothing
+    when the run has no silent-teacher arm."""
+    silent = after_budget_label("silent")
+    if silent not in set(ev.runs["label"]):
+        return None
+    return decide_difference(spec.key, spec.statement, ev.arm(AWARE), ev.arm(silent),
+                             direction="greater", label_a="random answers", label_b="silent",
+                             statistic="median",
+                             evidence="threshold 0 (no effect): the paper states no size; arm "
+                                      "(b) is the reading under which spent answers cannot harm")
 
 
 def decide_budget(key: str, statement: str, queries: pd.DataFrame) -> Claim:
@@ -200,7 +218,7 @@ def budget_respected_recorded(ctx: Context, spec: ClaimSpec) -> Claim | None:
     return ev.stamp(decide_budget(spec.key, spec.statement, rec.queries))
 
 
-_FIGURE2 = (
+_LEARNING = (
     ("speedup_kickstarting",
      "Kickstarting (no privacy) reaches X_0.5 faster than the teacher-sized PPO (64, 64) (Fig. 2b)",
      "Section 5, second experiment, Figure 2(b): 'a significant improvement in the students' "
@@ -225,6 +243,13 @@ _FIGURE2 = (
      "The privacy-unaware student (c = 0.3) ends below plain PPO (32, 32) (Fig. 2d)",
      "Section 5, fourth experiment, Figure 2(d): 'the students perform worse than the baseline PPO "
      "agents that do not use kickstarting at all'", _ends(UNAWARE, None, "less", "unaware"), False),
+    ("random_answers_harmless",
+     "Once its budget is spent, the teacher's random answers do not harm the privacy-aware student "
+     "(c = 0.3): it ends no lower than the same student whose teacher falls silent (difference of "
+     "median final returns against 0)",
+     "Section 4, Remark: 'the objective of the student will completely disregard the teacher "
+     "demonstrations by (16) ... the teachers can generate completely random policies under "
+     "(0, 0)-differential privacy without harming the student's performance'", _not_harmed, False),
 )
 
 _BUDGET = ("budget_respected", "The teacher stops answering from its data once its budget is spent "
@@ -233,11 +258,11 @@ _BUDGET = ("budget_respected", "The teacher stops answering from its data once i
 
 #: The paper's claims: Figure 2's on this run, the budget, then both on the recorded run.
 CLAIMS: tuple[ClaimSpec, ...] = (
-    *(ClaimSpec(key, statement, source, _on(live, decide)) for key, statement, source, decide, _ in _FIGURE2),
+    *(ClaimSpec(key, statement, source, _on(live, decide)) for key, statement, source, decide, _ in _LEARNING),
     ClaimSpec(*_BUDGET, budget_respected),
     *(ClaimSpec(f"{key}_airraid", statement, f"{source} (on the recorded AirRaid run)",
                 _on(recorded, decide, shortened))
-      for key, statement, source, decide, shortened in _FIGURE2),
+      for key, statement, source, decide, shortened in _LEARNING),
     ClaimSpec(f"{_BUDGET[0]}_airraid", _BUDGET[1], f"{_BUDGET[2]} (on the recorded AirRaid run)",
               budget_respected_recorded),
 )  # fmt: skip
@@ -314,7 +339,8 @@ ERRATA: tuple[ErratumSpec, ...] = (
         "uniformly from the simplex ((0, 0)-DP; arm (a), the default, under which Figure 2(d)'s "
         "unaware students are run). Two arms decide between the explanations of the private "
         "students' failure: (b) the teacher stops answering (no targets, no penalty), what a "
-        "student that disregards spent answers should match, and (c) the aware student with the "
+        "student that disregards spent answers should match (claim random_answers_harmless "
+        "compares (a) with it), and (c) the aware student with the "
         "union radius, whose ball radius tends to {union_limit:.2f} at vanishing k (it covers the "
         "simplex, diameter 1.41, for AirRaid's m = 6; for m = 2 it leaves out answers near the "
         "vertex opposite a nearly deterministic student)."),
