@@ -336,6 +336,17 @@ class RecordedRun:
         """``current``, ``stale`` or ``unknown``, for tables."""
         return {True: "stale", False: "current", None: "unknown"}[self.stale]
 
+    @property
+    def provenance(self) -> str:
+        """One sentence for a page: commit, date, wall time, machine and whether the code that
+        produced it changed since (e.g. "commit `abc`, 2026-11-25, wall time 24.5 min on 2 CPUs,
+        x86_64, Python 3.11.7; current (...)")."""
+        state = {True: "**stale**: the experiment code changed since it was recorded",
+                 False: "current: the experiment code is unchanged since it was recorded",
+                 None: "staleness unknown"}[self.stale]
+        return (f"commit `{self.commit}`, {self.date}, wall time {self.wall_time_text} on "
+                f"{self.machine}; {state} ({self.stale_reason})")
+
 
 def format_duration(seconds: float) -> str:
     """``"42 s"`` below two minutes, ``"3.5 min"`` below two hours, else ``"2.1 h"``."""

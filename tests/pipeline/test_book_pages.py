@@ -199,6 +199,8 @@ def test_recorded_run_reads_record_and_summary(repo: Path):
     run = recorded_run("demo", "paper", root=repo, source_root=repo)
     assert run is not None and run.summary == {"a": 1} and run.status == "current"
     assert (run.commit, run.date, run.wall_time_text) == (commit, "2026-11-22", "66.7 min")
+    assert run.provenance.startswith(f"commit `{commit}`, 2026-11-22, wall time 66.7 min on 2 CPUs, "
+                                     "x86_64, Python 3.11.7; current: ")
     assert recorded_run("demo", "quick", root=repo, source_root=repo) is None
     (results / "demo-paper.json").write_text(json.dumps(
         {"record": {**record, "git_dirty": True}, "summary": None}))
