@@ -116,8 +116,9 @@ MUTATIONS: list[Mutation] = [
       "sensitivity=math.sqrt(n_samples))", "sensitivity=math.sqrt(n_samples) / 2)",
       (*WANG, *AUDIT)),
     M("growing_memory_block_rate", "budget doubled", "privrl/core/accounting/functional_noise.py",
-      "blocks.append((B / min(lo, replay_size), hi - lo))",
-      "blocks.append((B / min(hi, replay_size), hi - lo))", tuple(WANG)),
+      "hi = min(2 * lo, n_samples + 1)\n        blocks.append((B / min(lo, replay_size), hi - lo))",
+      "hi = min(2 * lo, n_samples + 1)\n        blocks.append((B / min(hi, replay_size), hi - lo))",
+      tuple(WANG)),
     M("wang_table_input_epsilon", "budget doubled", "privrl/papers/wang2019/calibration.py",
       "reward_std = fn.input_perturbation_sigma(eps, delta, T)",
       "reward_std = fn.input_perturbation_sigma(2 * eps, delta, T)", tuple(WANG)),
@@ -150,8 +151,9 @@ MUTATIONS: list[Mutation] = [
       "g[over] *= (clip_norm / norms[over])[:, None]", "g[over] *= (2 * clip_norm / norms[over])[:, None]",
       (*XIE, *AUDIT)),
     M("gpope_iterations", "composition dropped", "privrl/core/accounting/subsampled.py",
-      "return dp_accounting.SelfComposedDpEvent(step, iterations)",
-      "return dp_accounting.SelfComposedDpEvent(step, max(1, iterations // 2))", (*XIE, *AUDIT)),
+      "GaussianDpEvent(z))\n    return dp_accounting.SelfComposedDpEvent(step, iterations)\n\n\ndef gpope_pld_supported",
+      "GaussianDpEvent(z))\n    return dp_accounting.SelfComposedDpEvent(step, max(1, iterations // 2))"
+      "\n\n\ndef gpope_pld_supported", (*XIE, *AUDIT)),
     M("xie_calibration_epsilon", "budget doubled", "privrl/papers/xie2019/privacy.py",
       "return calibrate_noise_multiplier(self.target_epsilon, self.delta",
       "return calibrate_noise_multiplier(2 * self.target_epsilon, self.delta", tuple(XIE)),
@@ -213,8 +215,12 @@ def main() -> None:
             fh.flush()
             print(f"{row['status']:9s} {row['name']:32s} {row['seconds']:>5s}s  {row['detail']}",
                   flush=True)
-    survived = [r["name"] for r in rows if r["status"] == "survived"]
-    print(f"{len(rows) - len(survived)} of {len(rows)} mutations killed; survived: {survived}")
+    by_status = {s: [r["name"] for r in rows if r["status"] == s] for s in ("survived", "stale")}
+    killed = sum(r["status"] == "killed" for r in rows)
+    print(f"{killed} of {len(rows)} mutations killed; survived: {by_status['survived']}; "
+          f"stale (not applied, nothing tested): {by_status['stale']}")
+    if killed < len(rows):
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":
