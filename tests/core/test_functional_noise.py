@@ -167,8 +167,10 @@ def test_invalid_problem_parameters_raise():
 def test_fine_blocks_are_the_doubling_blocks_at_growth_2_and_the_per_step_rates_near_1():
     """growth = 2 gives growing_memory_blocks exactly; growth just above 1 gives one block per
     step at its own rate B / min(n_t, N); every block's steps add up to the run's steps."""
-    assert fn.growing_memory_fine_blocks(4, 100, 8, 40, growth=2.0) == fn.growing_memory_blocks(
-        4, 100, 8, 40)
+    # memory sizes 8-15, 16-31, 32-63 (rate capped by the replay size 40), 64-100
+    doubling = [(4 / 8, 8), (4 / 16, 16), (4 / 32, 32), (4 / 40, 37)]
+    assert fn.growing_memory_fine_blocks(4, 100, 8, 40, growth=2.0) == doubling
+    assert fn.growing_memory_blocks(4, 100, 8, 40) == doubling
     per_step = fn.growing_memory_fine_blocks(4, 60, 8, 40, growth=1.0 + 1e-9)
     assert per_step == [(4 / min(n, 40), 1) for n in range(8, 61)]
     fine = fn.growing_memory_fine_blocks(128, 5000, 1000, growth=1.02)

@@ -344,20 +344,9 @@ def growing_memory_blocks(
 ) -> list[tuple[float, int]]:
     """DP-SGD steps on a memory growing by one transition per step, in blocks charged their
     largest rate: the step at memory size :math:`n_t \\in [2^i w, 2^{i+1} w)` has rate
-    :math:`B/\\min(n_t, N_{\\rm replay}) \\le B / \\min(2^i w, N_{\\rm replay})`."""
-    B = check_int(batch_size, "batch_size", minimum=1)
-    n_samples = check_int(n_samples, "n_samples", minimum=B)
-    replay_size = check_int(replay_size, "replay_size", minimum=B)
-    warmup = check_int(warmup, "warmup", minimum=B)
-    if warmup > n_samples:
-        raise ValueError(f"warmup ({warmup}) must not exceed n_samples ({n_samples})")
-    blocks = []
-    lo = warmup
-    while lo <= n_samples:
-        hi = min(2 * lo, n_samples + 1)
-        blocks.append((B / min(lo, replay_size), hi - lo))
-        lo = hi
-    return blocks
+    :math:`B/\\min(n_t, N_{\\rm replay}) \\le B / \\min(2^i w, N_{\\rm replay})`
+    (:func:`growing_memory_fine_blocks` with ``growth = 2``)."""
+    return growing_memory_fine_blocks(batch_size, n_samples, warmup, replay_size, growth=2.0)
 
 
 def growing_memory_fine_blocks(
