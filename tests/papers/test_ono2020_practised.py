@@ -20,7 +20,11 @@ from privrl.papers.ono2020.profile import (
     PRACTISED_TRIALS_CSV,
     OnoProfile,
 )
-from privrl.papers.ono2020.recorded import record_practised_run, recorded_practised_run
+from privrl.papers.ono2020.recorded import (
+    paper_profile_at,
+    record_practised_run,
+    recorded_practised_run,
+)
 from privrl.papers.ono2020.tables import (
     ablation_table,
     reference_summary,
@@ -179,3 +183,13 @@ def test_smallest_change_set_names_the_fewest_changes_that_match_the_paper():
     assert "): actions sampled + update RMSProp + clip none (20/20)." in text
     assert smallest_change_set(_non_private({**counts, "ablation_clipped_reference": 17,
                                              PRACTISED: 17})).startswith("No arm")
+
+
+def test_a_recording_at_a_smaller_budget_scales_the_tuning_budget_with_it():
+    """The recorders' profile: every budget at n, the sweep's tuning budget a third of it (the
+    paper profile's 30,000 of 90,000), never zero; the paper's own budget gives the paper profile."""
+    assert paper_profile_at(90_000) == OnoProfile.paper()
+    small = paper_profile_at(3_000)
+    assert (small.n_submissions, small.fig2_submissions, small.practised_submissions,
+            small.tuning_submissions) == (3_000, 3_000, 3_000, 1_000)
+    assert paper_profile_at(2).tuning_submissions == 1

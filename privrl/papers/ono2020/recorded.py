@@ -200,6 +200,18 @@ def projected_paper_hours(record: dict[str, Any], workers: int = 2) -> float:
     return float(record["wall_time_s"]) * PAPER_CAP / budget * worker_count(record) / workers / 3600
 
 
+def paper_profile_at(n_submissions: int) -> OnoProfile:
+    """The paper profile with every budget at ``n_submissions`` (Tables 1-3, Figure 2, the
+    reference set-up) and the step sweep's tuning budget scaled with it, in the paper profile's
+    proportion (30,000 of 90,000)."""
+    paper = OnoProfile.PAPER
+    tuning = max(1, n_submissions * paper["tuning_submissions"] // paper["n_submissions"])
+    return OnoProfile.from_parameters("paper", n_submissions=n_submissions,
+                                      fig2_submissions=n_submissions,
+                                      practised_submissions=n_submissions,
+                                      tuning_submissions=tuning)
+
+
 def main(argv: list[str] | None = None) -> None:
     """``python -m privrl.papers.ono2020.recorded record-paper``: record the paper profile
     (Tables 1-3 and Figure 2 at 20 trials and 90,000 submissions unless told otherwise)."""
@@ -216,10 +228,7 @@ def main(argv: list[str] | None = None) -> None:
                              help="results directory (default book/measurements/results)")
         command.add_argument("--note", default="")
     args = parser.parse_args(argv)
-    profile = OnoProfile.from_parameters("paper", n_submissions=args.n_submissions,
-                                         fig2_submissions=args.n_submissions,
-                                         practised_submissions=args.n_submissions,
-                                         tuning_submissions=max(1, args.n_submissions // 3))
+    profile = paper_profile_at(args.n_submissions)
     recorder = record_paper_run if args.command == "record-paper" else record_practised_run
     record = recorder(profile, cache_dir=args.cache_dir,
                       directory=Path(args.out) if args.out else None,
