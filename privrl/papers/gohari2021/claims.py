@@ -138,8 +138,8 @@ def _faster(treated: str, threshold: float = 1.0, note: str = "1: no effect, the
     return lambda ev, spec: decide_speedup(spec.key, spec.statement, ev.head(treated), threshold, note)
 
 
-def _ends(a: str, b: str, direction: str, label_a: str, label_b: str | None = None
-          ) -> Callable[[Evidence, ClaimSpec], Claim]:  # fmt: skip
+def _ends(a: str, b: str, direction: str, label_a: str, label_b: str | None = None,
+          evidence: str = "") -> Callable[[Evidence, ClaimSpec], Claim]:  # fmt: skip
     """``a``'s median final return is above (``direction="greater"``) or below ``b``'s; ``b``
     ``None`` is the student-sized plain PPO."""
 
@@ -148,24 +148,26 @@ def _ends(a: str, b: str, direction: str, label_a: str, label_b: str | None = No
         other = small if b is None else b
         return decide_difference(spec.key, spec.statement, ev.arm(a), ev.arm(other),
                                  direction=direction, label_a=label_a, label_b=label_b or other,
-                                 statistic="median")  # fmt: skip
+                                 statistic="median", evidence=evidence)  # fmt: skip
 
     return decide
 
 
-def _not_harmed(ev: Evidence, spec: ClaimSpec) -> Claim | None:
-    """The c = 0.3 aware student, whose teacher answers random policies after its budget (arm a),
-    ends at least as high as the same student whose teacher falls silent (arm b: no targets, no
-    penalty): median final returns, threshold 0 (no effect; the paper states no size). Nothing
-    when the run has no silent-teacher arm."""
-    silent = after_budget_label("silent")
-    if silent not in set(ev.runs["label"]):
-        return None
-    return decide_difference(spec.key, spec.statement, ev.arm(AWARE), ev.arm(silent),
-                             direction="greater", label_a="random answers", label_b="silent",
-                             statistic="median",
-                             evidence="threshold 0 (no effect): the paper states no size; arm "
-                                      "(b) is the reading under which spent answers cannot harm")
+def _when_ran(label: str, decide: Callable[[Evidence, ClaimSpec], Claim]
+              ) -> Callable[[Evidence, ClaimSpec], Claim | None]:  # fmt: skip
+    """``decide``, or nothing when the run has no ``label`` arm (an optional arm)."""
+    return lambda ev, spec: decide(ev, spec) if label in set(ev.runs["label"]) else None
+
+
+#: The c = 0.3 aware student, whose teacher answers random policies after its budget (arm a),
+#: ends at least as high as the same student whose teacher falls silent (arm b: no targets, no
+#: penalty): median final returns, threshold 0 (no effect; the paper states no size); nothing
+#: when the run has no silent-teacher arm.
+_SILENT = after_budget_label("silent")
+_not_harmed = _when_ran(_SILENT, _ends(
+    AWARE, _SILENT, "greater", "random answers", "silent",
+    evidence="threshold 0 (no effect): the paper states no size; arm (b) is the reading under "
+             "which spent answers cannot harm"))
 
 
 def decide_budget(key: str, statement: str, queries: pd.DataFrame) -> Claim:

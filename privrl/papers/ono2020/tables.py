@@ -133,8 +133,12 @@ def ablation_table(practised: pd.DataFrame, paper: pd.DataFrame | None = None) -
 MATCHES_PAPER = 0.9
 
 
+#: The ablation's non-private arms: the paper set-up's two, the ablation's and the reference's.
+_ABLATION_ARMS = ("paper", "no_clip", *ABLATION, PRACTISED)
+
+
 def _ablation_settings() -> dict[str, tuple[str, str, str]]:
-    return {v: _setting(v) for v in ("paper", "no_clip", *ABLATION, PRACTISED)}
+    return {v: _setting(v) for v in _ABLATION_ARMS}
 
 
 def _ablation_rows(practised: pd.DataFrame, paper: pd.DataFrame | None) -> pd.DataFrame:
@@ -144,7 +148,7 @@ def _ablation_rows(practised: pd.DataFrame, paper: pd.DataFrame | None) -> pd.Da
     if paper is not None:
         frames.insert(0, paper[np.isinf(paper.epsilon) & paper.variant.isin(["paper", "no_clip"])])
     rows = pd.concat(frames, ignore_index=True)
-    return rows[rows.variant.isin(list(_ablation_settings()))]
+    return rows[rows.variant.isin(_ABLATION_ARMS)]
 
 
 def smallest_change_set(practised: pd.DataFrame, paper: pd.DataFrame | None = None) -> str:
