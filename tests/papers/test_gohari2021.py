@@ -266,6 +266,13 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     assert (spent["PPO (64, 64)"] == 0).all() and np.isinf(spent["kickstarting"]).all()
     aware = table[table.config == "aware, c = 0.3"].sort_values("rollout")["epsilon_spent"].to_numpy()
     assert 0 < aware[0] < aware[1]  # cumulative: 100 queries at k0, then 100 at 0.3 k0
+    # the diagnostics as the runs logged them: entropy for every run, the penalty's activity and
+    # share of the gradient only where there is a penalty
+    assert table["entropy"].between(0, np.log(2)).all()
+    diag = table.set_index("config")
+    assert diag.loc["PPO (32, 32)", "penalised_fraction"].isna().all()
+    assert diag.loc["aware, c = 0.3", "penalised_fraction"].between(0, 1).all()
+    assert diag.loc["aware, c = 0.3", "aux_grad_share"].between(0, 1).all()
     # the run record is the one RunRecord schema, the recorder's fields at its top level
     written = json.loads(meta.read_text())
     assert {"notebook", "profile", "parameters", "git_commit", "git_dirty", "wall_time_s",

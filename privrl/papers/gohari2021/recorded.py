@@ -32,6 +32,7 @@ from privrl.chapter.records import (
     recorded_file,
 )
 from privrl.papers.gohari2021.curves import band95, speedup_table, thresholds
+from privrl.papers.gohari2021.diagnostics import COLUMNS as DIAGNOSTIC_COLUMNS
 from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
 from privrl.papers.gohari2021.runs import measure_references, query_table, run_figure2
 
@@ -43,7 +44,10 @@ RECORD_JSON = f"{NAME}-paper.json"
 BASE_COLUMNS = ("config", "seed", "rollout", "env_steps", "avg_return", "epsilon_spent")
 #: The teacher's queries answered from its data so far and the schedule's allowance so far.
 QUERY_COLUMNS = ("queries", "queries_allowed")
-CURVES_COLUMNS = (*BASE_COLUMNS, *QUERY_COLUMNS)
+#: With them, the per roll-out diagnostics :data:`DIAGNOSTIC_COLUMNS` (penalty activity, the
+#: penalty's share of the policy gradient, policy entropy; empty where a run has none, e.g. the
+#: penalty of plain PPO).
+CURVES_COLUMNS = (*BASE_COLUMNS, *QUERY_COLUMNS, *DIAGNOSTIC_COLUMNS)
 #: What the recorder adds to the run record (the chapter reads them).
 RECORDER_FIELDS = ("references", "thresholds", "run_core_seconds")
 #: Keys of records written before :class:`~privrl.chapter.records.RunRecord`, and their new names.
@@ -55,7 +59,8 @@ def paper_curves(runs: pd.DataFrame, profile: GohariProfile) -> pd.DataFrame:
     roll-out); ``epsilon_spent`` is the teacher's epsilon spent so far by basic composition
     (every visited state one query; 0 without a teacher, inf for the exact teacher);
     ``queries`` and ``queries_allowed`` are the queries answered from the teacher's data so far
-    and the schedule's allowance so far (:func:`~privrl.papers.gohari2021.runs.query_table`)."""
+    and the schedule's allowance so far (:func:`~privrl.papers.gohari2021.runs.query_table`);
+    :data:`DIAGNOSTIC_COLUMNS` are the roll-out's diagnostics as the run logged them."""
     runs = runs.sort_values(["label", "seed", "epoch"])
     eps = runs["epsilon_query"] if "epsilon_query" in runs else pd.Series(np.nan, index=runs.index)
     per_rollout = eps.fillna(0.0).to_numpy(float) * profile.steps_per_epoch
@@ -66,7 +71,9 @@ def paper_curves(runs: pd.DataFrame, profile: GohariProfile) -> pd.DataFrame:
                          "rollout": runs["epoch"].to_numpy(), "env_steps": runs["env_steps"].to_numpy(),
                          "avg_return": runs["avg_return"].to_numpy(), "epsilon_spent": spent.to_numpy(),
                          "queries": queries["queries"].to_numpy(),
-                         "queries_allowed": queries["queries_allowed"].to_numpy()})  # fmt: skip
+                         "queries_allowed": queries["queries_allowed"].to_numpy(),
+                         **{c: (runs[c] if c in runs else pd.Series(np.nan, index=runs.index)).to_numpy(float)
+                            for c in DIAGNOSTIC_COLUMNS}})  # fmt: skip
 
 
 def panel_of(label: str) -> str:
@@ -84,14 +91,16 @@ def panel_of(label: str) -> str:
 
 def runs_from_curves(curves: pd.DataFrame) -> pd.DataFrame:
     """A recorded table back in the shape of :func:`~privrl.papers.gohari2021.runs.run_figure2`'s
-    output (for the estimators of :mod:`privrl.papers.gohari2021.curves`)."""
+    output (for the estimators of :mod:`privrl.papers.gohari2021.curves` and, where the table
+    has them, the diagnostics of :mod:`privrl.papers.gohari2021.diagnostics`)."""
     missing = set(BASE_COLUMNS) - set(curves.columns)
     if missing:
         raise ValueError(f"curves lack columns {sorted(missing)}")
     return pd.DataFrame({"label": curves["config"], "panel": curves["config"].map(panel_of),
                          "seed": curves["seed"], "epoch": curves["rollout"],
                          "env_steps": curves["env_steps"], "avg_return": curves["avg_return"],
-                         "n_episodes": curves["avg_return"].notna().astype(int)})  # fmt: skip
+                         "n_episodes": curves["avg_return"].notna().astype(int),
+                         **{c: curves[c] for c in DIAGNOSTIC_COLUMNS if c in curves}})  # fmt: skip
 
 
 def queries_of(curves: pd.DataFrame) -> pd.DataFrame | None:
