@@ -289,6 +289,11 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     assert {"center", "lower", "upper"} <= set(bands.columns)
     rec = recorded.recorded_analysis(*loaded)
     assert rec.speedup["q"].tolist().count(0.5) == 2 and rec.commit == written["git_commit"]
+    # the record's diagnostics, for the configurations the chapter compares
+    assert rec.diagnostic_labels == ["PPO (32, 32)", "aware, c = 0.3", "unaware, c = 0.3"]
+    assert rec.diagnostics_summary().loc[("aware, c = 0.3", "teacher informed"), "entropy"] > 0
+    no_diag = recorded.recorded_analysis(loaded[0].drop(columns=list(recorded.DIAGNOSTIC_COLUMNS)), loaded[1])
+    assert no_diag.diagnostics is None and no_diag.diagnostics_summary() is None
     # a record shorter than the design decides nothing: the headline claims are untestable
     ctx = _context(profile, recorded=rec)
     decided = {s.key: s.decide(ctx, s) for s in claims.CLAIMS if s.key.endswith("_airraid")}
@@ -615,6 +620,37 @@ def test_diagnostics_summary_splits_informed_and_spent_rollouts():
     assert len(fig.axes) == 3
     # one colour per label in every panel, even where plain PPO has no penalty to draw
     assert all([line.get_color() for line in ax.lines[:2]] == ["C0", "C1"] for ax in fig.axes)
+
+
+def test_after_budget_finding_states_each_arms_penalty_entropy_and_final_return():
+    from privrl.papers.gohari2021 import diagnostics as dg
+
+    quick = GohariProfile.quick()
+    first = dg.first_spent_rollout(quick)
+    arms = {  # label: (penalised fraction after the budget, final return of seed i = value + i)
+        "PPO (32, 32)": (np.nan, 100.0), "aware, c = 0.3": (0.8, 40.0),
+        "aware, c = 0.3, union radius": (0.06, 90.0),
+        "aware, c = 0.3, teacher silent after budget": (0.0, 95.0),
+    }  # fmt: skip
+    rows = [{"label": label, "seed": seed, "epoch": epoch, "avg_return": ret + seed,
+             "penalised_fraction": frac if epoch >= first else 0.5,
+             "aux_grad_share": frac / 2 if epoch >= first else 0.1, "entropy": 0.3}
+            for label, (frac, ret) in arms.items() for seed in range(3) for epoch in range(10)]  # fmt: skip
+    runs = pd.DataFrame(rows)
+    labels = dg.diagnostic_labels(quick, runs)
+    summary = dg.diagnostics_summary(dg.diagnostics_table(runs, labels), first)
+    text = dg.after_budget_finding(runs, summary, quick)
+    assert "roll-outs 4 to 9" in text and "over 3 seeds" in text
+    assert "(a) random answers, Monte Carlo radius: penalty active on 80% of the answers, 40%" in text
+    assert "(c) union radius: penalty active on 6% of the answers, 3%" in text
+    assert "uniform play 0.69" in text and "PPO 0.30" in text  # log 2 for CartPole's two actions
+    # median final returns (seeds 0, 1, 2 add 0, 1, 2): the silent arm named, without a penalty
+    assert "plain PPO (32, 32) 101; (a) random answers, Monte Carlo radius 41" in text
+    assert "(b) teacher silent 96" in text and "(b) teacher silent: penalty" not in text
+    # a run that ends before the budget is spent has nothing to say
+    early = runs[runs["epoch"] < first]
+    summary = dg.diagnostics_summary(dg.diagnostics_table(early, labels), first)
+    assert dg.after_budget_finding(early, summary, quick) == ""
 
 
 def _final_runs(returns: dict[str, list[float]], epochs: int = 10) -> pd.DataFrame:

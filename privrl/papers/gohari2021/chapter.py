@@ -35,6 +35,7 @@ from privrl.papers.gohari2021.checks import CHECKS, chapter_rng
 from privrl.papers.gohari2021.claims import CLAIMS, ERRATA
 from privrl.papers.gohari2021.curves import figure2_curves, final_returns, speedup_table, thresholds
 from privrl.papers.gohari2021.diagnostics import (
+    after_budget_finding,
     diagnostic_labels,
     diagnostics_summary,
     diagnostics_table,
@@ -78,6 +79,17 @@ AT_DELTA_ZERO = ("no finite epsilon: the log-density ratio of two Dirichlet rele
                  "outside Delta_{m,tau}")
 
 
+def _penalised_after(summary: pd.DataFrame, prefix: str) -> dict[str, float]:
+    """The c = 0.3 aware student's penalised fraction after its budget, with the Monte Carlo
+    (``PREFIX_aware``) and the union radius (``PREFIX_union``); NaN where the run has no such
+    arm or no roll-out after the budget."""
+    phases = set(summary.index.get_level_values("phase"))
+    spent = summary.xs("budget spent", level="phase") if "budget spent" in phases else None
+    return {f"{prefix}_{key}": float(spent.loc[label, "penalised_fraction"])
+            if spent is not None and label in spent.index else float("nan")
+            for key, label in (("aware", AWARE), ("union", f"{AWARE}, union radius"))}  # fmt: skip
+
+
 #: Seeds per configuration of the recorded AirRaid design (issue 25: at least 10; the paper: 30).
 DESIGN_SEEDS = 10
 
@@ -114,23 +126,33 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
         recorded = load_paper_curves()
         if recorded is not None:
             ctx.extra["recorded"] = recorded_analysis(*recorded)
+            self._diagnose_recorded(ctx, ctx.extra["recorded"])
 
     @staticmethod
     def _diagnose(ctx: Context, runs: pd.DataFrame) -> None:
         """Issue 25's per roll-out diagnostics of the students and plain PPO, their summary over
-        the informed and the spent roll-outs of the c = 0.3 schedule, and (for the erratum
-        ``random_answers_pull``) the penalised fraction after the budget of each reading."""
+        the informed and the spent roll-outs of the c = 0.3 schedule, the paragraph that states
+        them (:func:`after_budget_finding`) and (for the erratum ``random_answers_pull``) the
+        penalised fraction after the budget of each radius."""
         p = ctx.profile
         labels = diagnostic_labels(p, runs)
         table = diagnostics_table(runs, labels)
         first = first_spent_rollout(p)
         summary = diagnostics_summary(table, first)
         ctx.tables.update(diagnostics=table, diagnostics_summary=summary)
-        ctx.extra.update(diagnostic_labels=labels, first_spent=first)
-        spent = summary.xs("budget spent", level="phase") if first < p.epochs else None
-        for key, label in (("pen_after_aware", AWARE), ("pen_after_union", f"{AWARE}, union radius")):
-            ctx.values[key] = (float(spent.loc[label, "penalised_fraction"])
-                               if spent is not None and label in spent.index else float("nan"))  # fmt: skip
+        ctx.extra.update(diagnostic_labels=labels, first_spent=first,
+                         after_budget_finding=after_budget_finding(runs, summary, p))  # fmt: skip
+        ctx.values.update(_penalised_after(summary, "pen_after"))
+
+    @staticmethod
+    def _diagnose_recorded(ctx: Context, rec: RecordedAnalysis) -> None:
+        """The same diagnostics on the recorded AirRaid run, when it has them."""
+        summary = rec.diagnostics_summary()
+        if summary is None:
+            return
+        ctx.tables["recorded_diagnostics_summary"] = summary
+        ctx.extra["recorded_finding"] = after_budget_finding(rec.runs, summary, rec.profile)
+        ctx.values.update(_penalised_after(summary, "rec_pen_after"))
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """The profile's teacher's policy for one observation at k0, and the paper's reported pair
@@ -198,6 +220,7 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
         ctx.glue("rec_r_teacher", rec.record["references"]["teacher"])
         ctx.glue("rec_threshold", float(head["threshold"].iloc[0]))
         ctx.glue("rec_seeds", float(rec.profile.n_trials))
+        ctx.glue("rec_configs", float(rec.runs["label"].nunique()))
         ctx.glue("rec_rollouts", float(rec.profile.epochs))
         ctx.glue("rec_core_hours", rec.record["run_core_seconds"] / 3600)
         ctx.glue("rec_wall_hours", rec.record["wall_time_s"] / 3600)

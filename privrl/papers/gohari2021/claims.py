@@ -271,8 +271,9 @@ CLAIMS: tuple[ClaimSpec, ...] = (
 
 
 def _random_answers_evidence(ctx: Context) -> str:
-    """The limits of the printed and Monte Carlo ball radii and, when the run has roll-outs after
-    the c = 0.3 budget, the fraction of random answers still penalised (mc against union radius)."""
+    """The limits of the printed and Monte Carlo ball radii and, when the run (and the recorded
+    AirRaid run) has roll-outs after the c = 0.3 budget, the fraction of random answers still
+    penalised (mc against union radius)."""
     v = ctx.values
     text = (f"lambda r(k) -> lambda sqrt(log(1/beta)/2) = {v['printed_limit']:.2f} < 1.41 as k -> 0 "
             f"(printed); the Monte Carlo radius gives {v['mc_limit']:.2f}, the union radius "
@@ -283,6 +284,12 @@ def _random_answers_evidence(ctx: Context) -> str:
                  f"penalised towards: {aware:.2f} (Monte Carlo radius)")  # fmt: skip
         if np.isfinite(union):
             text += f", {union:.2f} (union radius)"
+    rec_aware, rec_union = v.get("rec_pen_after_aware", np.nan), v.get("rec_pen_after_union", np.nan)
+    if np.isfinite(rec_aware):
+        text += (f". On the recorded AirRaid run ({ctx.extra['recorded'].source}): {rec_aware:.2f} "
+                 f"(Monte Carlo radius)")  # fmt: skip
+        if np.isfinite(rec_union):
+            text += f", {rec_union:.2f} (union radius)"
     return text + "."
 
 

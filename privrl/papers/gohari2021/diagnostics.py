@@ -11,7 +11,8 @@ roll-out diagnostics PPO logs (:mod:`privrl.core.algorithms.ppo`,
 
 :func:`diagnostics_table` keeps them per (label, seed, roll-out); :func:`diagnostics_summary`
 averages them over the roll-outs the c = 0.3 teacher answers from its data and over those after
-its budget is spent, per configuration (median over seeds).
+its budget is spent, per configuration (median over seeds); :func:`after_budget_finding` states
+in one paragraph what they and the final returns say about the teacher's spent answers.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from privrl.papers.gohari2021.curves import final_returns
 from privrl.papers.gohari2021.profile import AWARE, UNAWARE, GohariProfile
 from privrl.papers.gohari2021.runs import after_budget_label, informed_rollouts
+from privrl.papers.gohari2021.teacher import load_teacher
 
 #: The diagnostics, in the order they are shown.
 COLUMNS: tuple[str, ...] = ("penalised_fraction", "aux_grad_share", "entropy")
@@ -54,3 +57,34 @@ def diagnostics_summary(table: pd.DataFrame, first_spent: int) -> pd.DataFrame:
     phase = np.where(table["epoch"] < first_spent, "teacher informed", "budget spent")
     per_run = table.assign(phase=phase).groupby(["label", "phase", "seed"], sort=False)[list(COLUMNS)].mean()
     return per_run.groupby(level=["label", "phase"], sort=False).median()
+
+
+def after_budget_finding(runs: pd.DataFrame, summary: pd.DataFrame, profile: GohariProfile) -> str:
+    """One paragraph from a run's diagnostics ``summary`` (:func:`diagnostics_summary`) and final
+    returns (:func:`~privrl.papers.gohari2021.curves.final_returns`, median over seeds): after
+    the c = 0.3 budget, how often the aware student is penalised towards random answers and the
+    penalty's share of its gradient, under the Monte Carlo (arm a) and union (arm c) radii; its
+    entropy against plain PPO's; and the median final returns of plain PPO, arm (a), the silent
+    teacher (arm b) and arm (c). Only the arms the run has are named; empty when the run has no
+    roll-out after the budget or no c = 0.3 aware student."""
+    if "budget spent" not in set(summary.index.get_level_values("phase")):
+        return ""
+    spent = summary.xs("budget spent", level="phase")
+    small = profile.baseline_labels()[1]
+    arms = {AWARE: "(a) random answers, Monte Carlo radius", f"{AWARE}, union radius": "(c) union radius",
+            after_budget_label("silent"): "(b) teacher silent"}  # fmt: skip
+    if AWARE not in spent.index:
+        return ""
+    penalty = "; ".join(
+        f"{name}: penalty active on {spent.loc[label, 'penalised_fraction']:.0%} of the answers, "
+        f"{spent.loc[label, 'aux_grad_share']:.0%} of the policy-gradient norm"
+        for label, name in arms.items() if label in spent.index and "silent" not in label)  # fmt: skip
+    entropy = "; ".join(f"{name.split(' ')[0]} {spent.loc[label, 'entropy']:.2f}"
+                        for label, name in {small: "PPO", **arms}.items() if label in spent.index)  # fmt: skip
+    final = final_returns(runs).groupby("label", sort=False)["avg_return"].median()
+    ends = "; ".join(f"{name} {final[label]:.0f}" for label, name in
+                     {small: f"plain {small}", **arms}.items() if label in final.index)  # fmt: skip
+    return (f"After the c = 0.3 budget (roll-outs {first_spent_rollout(profile)} to {runs['epoch'].max()}, "
+            f"median over {runs['seed'].nunique()} seeds of each run's mean): {penalty}. Policy entropy "
+            f"(nats; uniform play {np.log(load_teacher(profile.env)[1]['n_actions']):.2f}): {entropy}. Median final "
+            f"returns: {ends}.")  # fmt: skip

@@ -33,6 +33,12 @@ from privrl.chapter.records import (
 )
 from privrl.papers.gohari2021.curves import band95, speedup_table, thresholds
 from privrl.papers.gohari2021.diagnostics import COLUMNS as DIAGNOSTIC_COLUMNS
+from privrl.papers.gohari2021.diagnostics import (
+    diagnostic_labels,
+    diagnostics_summary,
+    diagnostics_table,
+    first_spent_rollout,
+)
 from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
 from privrl.papers.gohari2021.runs import measure_references, query_table, run_figure2
 
@@ -182,8 +188,11 @@ def load_paper_curves(directory: str | Path | None = None) -> tuple[pd.DataFrame
 class RecordedAnalysis:
     """The recorded AirRaid run, analysed: its ``profile`` and ``record``, Figure 2's 95%
     ``bands``, ``times`` to threshold, ``speedup`` table, the estimators' ``runs``, the
-    ``source`` sentence that names it in evidence and the teacher's ``queries`` against its
-    allowance (:func:`queries_of`; ``None`` when the record has no queries columns)."""
+    ``source`` sentence that names it in evidence, the teacher's ``queries`` against its
+    allowance (:func:`queries_of`; ``None`` when the record has no queries columns) and the
+    ``diagnostics`` of the configurations :func:`~privrl.papers.gohari2021.diagnostics.diagnostic_labels`
+    compares (:func:`~privrl.papers.gohari2021.diagnostics.diagnostics_table`; ``None`` when the
+    record has no diagnostics columns)."""
 
     profile: GohariProfile
     record: dict[str, Any]
@@ -193,15 +202,32 @@ class RecordedAnalysis:
     speedup: pd.DataFrame
     source: str
     queries: pd.DataFrame | None
+    diagnostics: pd.DataFrame | None
 
     @property
     def commit(self) -> str:
         return str(self.record["git_commit"])
 
+    @property
+    def first_spent(self) -> int:
+        """The first roll-out after the c = 0.3 budget is spent."""
+        return first_spent_rollout(self.profile)
+
+    @property
+    def diagnostic_labels(self) -> list[str]:
+        """The configurations whose diagnostics are shown (those the record has)."""
+        return [] if self.diagnostics is None else list(dict.fromkeys(self.diagnostics["label"]))
+
+    def diagnostics_summary(self) -> pd.DataFrame | None:
+        """:func:`~privrl.papers.gohari2021.diagnostics.diagnostics_summary` of the record
+        (``None`` without diagnostics)."""
+        return None if self.diagnostics is None else diagnostics_summary(self.diagnostics, self.first_spent)
+
 
 def recorded_analysis(curves: pd.DataFrame, record: dict[str, Any]) -> RecordedAnalysis:
-    """The recorded AirRaid run: its Figure 2 with 95% bands and its speed-up at the recorded
-    thresholds (the claims on it are decided in :mod:`privrl.papers.gohari2021.claims`)."""
+    """The recorded AirRaid run: its Figure 2 with 95% bands, its speed-up at the recorded
+    thresholds (the claims on it are decided in :mod:`privrl.papers.gohari2021.claims`) and
+    its diagnostics where it has them."""
     prof = GohariProfile(**record["parameters"])
     runs = runs_from_curves(curves).assign(method="")
     levels = {float(k): v for k, v in record["thresholds"].items()}
@@ -209,5 +235,7 @@ def recorded_analysis(curves: pd.DataFrame, record: dict[str, Any]) -> RecordedA
     times, speed = speedup_table(runs, levels, prof.smoothing_window, big, ("kickstarting", AWARE))
     source = (f"recorded AirRaid run, commit {record['git_commit']}, {prof.n_trials} seeds x "
               f"{prof.epochs} roll-outs of {prof.steps_per_epoch}")  # fmt: skip
+    diagnostics = (diagnostics_table(runs, diagnostic_labels(prof, runs))
+                   if set(DIAGNOSTIC_COLUMNS) <= set(curves.columns) else None)  # fmt: skip
     return RecordedAnalysis(prof, record, runs, band95(runs, prof.smoothing_window), times, speed, source,
-                            queries_of(curves))
+                            queries_of(curves), diagnostics)
