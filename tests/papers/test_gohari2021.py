@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import types
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ import torch
 
 from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
+from privrl.chapter.verdicts import Claim
 from privrl.core.accounting import dirichlet as acc
 from privrl.core.accounting.events import event_from_dict, event_to_dict
 from privrl.core.algorithms.ppo import PPOConfig
@@ -364,7 +366,17 @@ def test_claims_and_errata_are_declared_once_with_their_sources():
                                      "random_answers_pull", "after_budget_reading"]  # fmt: skip
     assert "12000 queries" in made[5].evidence and "0.61 < 1.41" in made[6].evidence
     assert "0.70 (Monte Carlo radius)." in made[6].evidence and "union radius" not in made[6].evidence[-30:]
-    assert "random policies" in made[7].statement and "tends to 2.03" in made[7].evidence
+    assert "random policies" in made[7].statement and "disallow queries" in made[7].statement
+    assert "tends to 2.03" in made[7].evidence and "recorded AirRaid run" not in made[7].evidence
+    # with a recorded run's finding and verdict, the reading's evidence quotes both
+    ctx.extra.update(recorded_finding="After the c = 0.3 budget (...): numbers.",
+                     recorded=types.SimpleNamespace(source="recorded AirRaid run, commit abc"))  # fmt: skip
+    ctx.claims["random_answers_harmless_airraid"] = Claim(
+        "random_answers_harmless_airraid", "s", "not reproduced", "median difference", -250.0,
+        (-400.0, -100.0), 10, "r")  # fmt: skip
+    evidence = claims.ERRATA[7].make(ctx).evidence
+    assert "(recorded AirRaid run, commit abc): After the c = 0.3 budget (...): numbers." in evidence
+    assert evidence.endswith("is not reproduced (median difference -250, 95% interval [-400, -100]).")
 
 
 def test_releases_carry_theorem1_events_and_empirical_cross_checks():

@@ -293,6 +293,30 @@ def _random_answers_evidence(ctx: Context) -> str:
     return text + "."
 
 
+def _after_budget_evidence(ctx: Context) -> str:
+    """How we read it (the experiments' random answers, arm a), the arms that decide between the
+    readings and, on the recorded AirRaid run when it has them, what the arms measured and the
+    verdict of ``random_answers_harmless_airraid``."""
+    text = ("We run the reading of the experiments (Sections 4-5): after its budget the teacher answers "
+            "policies drawn uniformly from the simplex ((0, 0)-DP; arm (a), the default, under which "
+            "Figure 2(d)'s unaware students are run). Two arms decide between the explanations of the "
+            "private students' failure: (b) the teacher stops answering (Section 1's reading: no "
+            "targets, no penalty), what a student that disregards spent answers should match (claim "
+            "random_answers_harmless compares (a) with it), and (c) the aware student with the union "
+            f"radius, whose ball radius tends to {ctx.values['union_limit']:.2f} at vanishing k (it "
+            "covers the simplex, diameter 1.41, for AirRaid's m = 6; for m = 2 it leaves out answers "
+            "near the vertex opposite a nearly deterministic student).")  # fmt: skip
+    claim, finding = ctx.claims.get("random_answers_harmless_airraid"), ctx.extra.get("recorded_finding")
+    if claim is not None and finding:
+        text += (f" On the recorded AirRaid run ({ctx.extra['recorded'].source}): {finding} "
+                 f"random_answers_harmless_airraid is {claim.verdict}")  # fmt: skip
+        if claim.value is not None and claim.interval is not None:
+            text += (f" ({claim.statistic} {claim.value:.0f}, 95% interval [{claim.interval[0]:.0f}, "
+                     f"{claim.interval[1]:.0f}])")  # fmt: skip
+        text += "."
+    return text
+
+
 #: The chapter's errata (the book's errata page lists them), filled with this run's numbers.
 ERRATA: tuple[ErratumSpec, ...] = (
     ErratumSpec(
@@ -341,17 +365,11 @@ ERRATA: tuple[ErratumSpec, ...] = (
         _random_answers_evidence),
     ErratumSpec(
         "after_budget_reading", "ambiguous",
-        "Section 4 has the teacher 'set k = 0 once they expend their budget' (not a Dirichlet "
-        "distribution) and, in the same paragraph and in Section 5 (Figure 2d), 'generate' or "
-        "'share completely random policies'.",
-        "We read it as the text states it: after its budget the teacher answers policies drawn "
-        "uniformly from the simplex ((0, 0)-DP; arm (a), the default, under which Figure 2(d)'s "
-        "unaware students are run). Two arms decide between the explanations of the private "
-        "students' failure: (b) the teacher stops answering (no targets, no penalty), what a "
-        "student that disregards spent answers should match (claim random_answers_harmless "
-        "compares (a) with it), and (c) the aware student with the "
-        "union radius, whose ball radius tends to {union_limit:.2f} at vanishing k (it covers the "
-        "simplex, diameter 1.41, for AirRaid's m = 6; for m = 2 it leaves out answers near the "
-        "vertex opposite a nearly deterministic student)."),
+        "What the teacher sends once its budget is spent is stated two ways. Section 1 follows 'the "
+        "convention to permit queries up to a budget and then to disallow queries once the budget is "
+        "expended' (the teacher falls silent); Section 4 has the teacher 'set k = 0 once they expend "
+        "their budget' (not a Dirichlet distribution) and 'generate completely random policies', and "
+        "Section 5 (Figure 2d) has teachers that 'share completely random policies'.",
+        _after_budget_evidence),
 )
 
