@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 
 from privrl.core.rng import SeedLike, as_generator
@@ -62,6 +63,7 @@ def step_rows(
 
     ``force`` is ``+10`` (push right, action 1) or ``-10`` (action 0) per cart. The operations and
     their order are gymnasium's, so the float64 results are bit-identical to ``CartPoleEnv``.
+    The same source, compiled for one cart, is :func:`step_cart`.
     """
     costheta = np.cos(theta)
     sintheta = np.sin(theta)
@@ -76,6 +78,12 @@ def step_rows(
 def is_terminal(x: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Gymnasium's termination: the cart leaves [-2.4, 2.4] or the pole leans beyond 12 degrees."""
     return (np.abs(x) > _X_THRESHOLD) | (np.abs(theta) > _THETA_THRESHOLD)
+
+
+#: :func:`step_rows` and :func:`is_terminal` compiled (numba) for one cart's float64 state, for
+#: compiled rollouts (:mod:`privrl.core.algorithms.a3c_rollout`): one source for the dynamics.
+step_cart = numba.njit(cache=True)(step_rows)
+terminal_cart = numba.njit(cache=True)(is_terminal)
 
 
 def step_states(
