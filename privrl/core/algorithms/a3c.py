@@ -398,8 +398,8 @@ class _Aggregator:
 
     def submit(self, rows: np.ndarray, first: np.ndarray, reports: np.ndarray) -> np.ndarray:
         """Trial ``rows[i]`` receives ``reports[i]`` (W, 112), submissions ``first[i]``,
-        ``first[i] + 1``, ... in worker order (rows of zeros past the trial's last submission
-        are not submitted); returns ``(len(rows), W)`` L1 norms of the applied updates (NaN
+        ``first[i] + 1``, ... in worker order (reports numbered ``n_submissions`` or more are not
+        submitted); returns ``(len(rows), W)`` L1 norms of the applied updates (NaN
         after submissions that did not fill the buffer)."""
         w = reports.shape[1]
         n_sub, cap = self.config.n_submissions, self.config.buffer_size

@@ -8,7 +8,10 @@ paper's limits are those of ``CartPole-v0``: at most 200 steps, target score 195
 
 The state is kept in float64 exactly as gymnasium keeps it, observations are returned in
 float32 as gymnasium returns them, so a batch stepped with the same initial states and actions
-reproduces gymnasium's states bit for bit (checked in ``tests/test_cartpole.py``).
+reproduces gymnasium's states bit for bit (checked in ``tests/test_cartpole.py``). The same
+source compiled for one cart (:data:`step_cart`, :data:`terminal_cart`; numba) steps the compiled
+rollouts of PGC-A3C (:mod:`privrl.core.algorithms.a3c_rollout`), which ``tests/core`` and
+``tests/papers/test_ono2020.py`` replay with gymnasium's ``CartPoleEnv``.
 """
 
 from __future__ import annotations
