@@ -208,6 +208,12 @@ def test_flat_gradients_reject_lengths_that_do_not_fit():
         with pytest.raises(ValueError, match="lengths"):
             a3c.flat_episode_gradients(theta, obs, last, *args, np.array(lengths),
                                        np.ones(2, bool), 0.99, 0.5, 0.01)  # fmt: skip
+    # shapes that do not fit (the compiled loop would read past them): a clear error instead
+    for bad in ({"theta": theta[:1]}, {"obs": obs[:, :3]}, {"last": last[:1]}):
+        kw = {"theta": theta, "obs": obs, "last": last, **bad}
+        with pytest.raises(ValueError, match="must fit"):
+            a3c.flat_episode_gradients(kw["theta"], kw["obs"], kw["last"], *args,
+                                       np.array([2, 3]), np.ones(2, bool), 0.99, 0.5, 0.01)
 
 
 def test_staleness_of_every_submission_is_n_mod_w():
