@@ -5,10 +5,11 @@ claims and the ledger behave.
 The reference below is written from the paper alone (Algorithms 1-2, eqs. 15-22): one agent at
 a time, gymnasium's own ``CartPoleEnv`` with the agent's gravity, torch autograd for the loss,
 its own L1 clip and Laplace noise. It draws its random numbers from the same generator in the
-same order as :func:`privrl.core.algorithms.a3c.train_pgc_a3c` (initial parameters, gravities, then
-per wave the initial states, exploration coins, random actions, sampling uniforms and noise), so
-on fixed seeds every report must agree: an implementation error in the batched code cannot
-masquerade as a property of the paper.
+same order as :func:`privrl.core.algorithms.a3c.train_pgc_a3c` (initial parameters, gravities,
+then per wave, worker after worker, the initial state and per step the exploration coin and the
+random action when it explores, then the wave's noise), so on fixed seeds every report must
+agree: an implementation error in the compiled code cannot masquerade as a property of the
+paper.
 """
 
 from __future__ import annotations
@@ -72,24 +73,20 @@ def reference_pgc_a3c(epsilon, clip, n_submissions, n_workers, seed, max_steps=2
     out = {"score": [], "raw_norm": [], "clipped_norm": [], "noise_scale": []}
     for start in range(0, n_submissions, n_workers):
         subs = np.arange(start, min(start + n_workers, n_submissions))
-        w = len(subs)
-        init = gen.uniform(-0.05, 0.05, size=(w, 4))
-        explore_u = gen.random((w, max_steps))
-        random_actions = gen.integers(0, 2, size=(w, max_steps))
-        gen.random((w, max_steps))  # sampling uniforms (unused with greedy acting)
         snapshot = theta.copy()
         grads = []
-        for j, n in enumerate(subs):
+        for n in subs:
             alpha = max(0.0, 0.5 - n / 1800)
             env = gym.make("CartPole-v1").unwrapped
             env.reset(seed=0)
             env.gravity = float(gravity[n])
-            env.state = init[j].copy()
-            states, actions = [np.array(init[j], dtype=np.float32)], []
+            init = gen.uniform(-0.05, 0.05, size=4)
+            env.state = init.copy()
+            states, actions = [np.array(init, dtype=np.float32)], []
             terminated = False
-            for t in range(max_steps):
-                if explore_u[j, t] < alpha:
-                    a = int(random_actions[j, t])
+            for _ in range(max_steps):
+                if alpha > 0 and gen.random() < alpha:
+                    a = int(gen.integers(0, 2))
                 else:
                     s = torch.tensor(states[-1], dtype=torch.float64)
                     th = torch.tensor(snapshot)

@@ -40,19 +40,23 @@ since the first version; only the order in which the simulation handles events c
 3. Trials do not interact: nothing of one trial depends on another's events.
 
 The distribution of every trial's trajectory is therefore fixed by 1-3 and the per-submission
-randomness, whatever the timing of other trials. The simulation uses that: the trials' waves
-run *out of step* on one set of ``n_trials x W`` carts stepped as a numpy batch; a trial whose
-wave has ended submits it (with the other trials waiting at that moment) and starts its next
-wave, without waiting for the longest episode of all trials. ``TrainingResult.staleness``
-records, per submission, how many submissions the aggregator received between the worker's
-copy and its report, counted from the simulation's events (tested to be ``n mod W``). With
-one trial the random draws come in the same order as in a wave-by-wave simulation, which
-``tests/papers/test_ono2020.py`` replays with gymnasium and torch. With several trials the
-order of draws, hence a seeded run's numbers, differ from the lock-step simulation used before
-(same distribution). Per-episode gradients are computed on the episodes laid end to end
-(:func:`flat_episode_gradients`), never padded to the longest; the padded form, a test
-reference in ``tests/core/a3c_reference.py``, and torch autograd check it in
-``tests/core/test_a3c.py``.
+randomness. The simulation runs wave ``i`` of every running trial in one pass: each trial's
+workers copy its parameters, every episode of the pass is played by a compiled loop
+(:mod:`privrl.core.algorithms.a3c_rollout`, numba) that costs only that episode's own steps (no
+episode waits for the longest one, nothing is padded), the per-episode gradients are computed in a
+compiled loop on the episodes laid end to end (:func:`flat_episode_gradients`; torch autograd
+and two numpy forms in ``tests/core/a3c_reference.py`` check it in ``tests/core/test_a3c.py``),
+randomised in one call and submitted trial by trial in worker order. A trial's pass depends on
+the other trials only through the order of the random draws (one generator, drawn episode after
+episode in the order trial, worker; then the noise), never through their events.
+``TrainingResult.staleness`` records, per submission, how many submissions the aggregator
+received between the worker's copy and its report, counted from the simulation's events
+(tested to be ``n mod W``). With one trial the draws come in the order that
+``tests/papers/test_ono2020.py`` replays with gymnasium and torch.
+
+The compiled functions are cached on disk (numba ``cache=True``, in ``__pycache__`` beside the
+source): a new process loads them instead of compiling them again (compiling all of them takes a
+few seconds once).
 """
 
 from __future__ import annotations
@@ -60,25 +64,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 from tqdm import tqdm
 
 from privrl.core.accounting.local import per_round_epsilon
-from privrl.core.envs.cartpole import (
-    FORCE_MAG,
-    GRAVITIES,
-    MAX_STEPS,
-    TARGET_SCORE,
-    is_terminal,
-    reset_states,
-    sample_gravities,
-    step_rows,
-)
+from privrl.core.algorithms.a3c_rollout import N_ACTIONS, N_HIDDEN, N_OBS, rollout
+from privrl.core.envs.cartpole import MAX_STEPS, TARGET_SCORE, sample_gravities
 from privrl.core.mechanisms.local import laplace_gradient_parts, projected_random_sign
 from privrl.core.rng import SeedLike, as_generator
 from privrl.core.validation import check_choice, check_epsilon, check_int, check_positive
 
-N_OBS, N_HIDDEN, N_ACTIONS = 4, 16, 2
 _SIZES = (N_HIDDEN * N_OBS, N_ACTIONS * N_HIDDEN, N_HIDDEN)
 D = sum(_SIZES)  # 112
 DEFAULT_CLIP = {"laplace": 0.01, "prs": 1.0}
@@ -163,11 +159,6 @@ def init_parameters(n: int, rng: SeedLike) -> np.ndarray:
     return np.concatenate(parts, axis=1)
 
 
-def _log_softmax(logits: np.ndarray) -> np.ndarray:
-    m = logits.max(axis=-1, keepdims=True)
-    return logits - m - np.log(np.exp(logits - m).sum(axis=-1, keepdims=True))
-
-
 @dataclass
 class EpisodeGradients:
     """Per-episode results of :func:`flat_episode_gradients` (E episodes, 112 parameters).
@@ -184,22 +175,74 @@ class EpisodeGradients:
     entropy: np.ndarray
 
 
-def flat_discounted_targets(
-    rewards: np.ndarray, lengths: np.ndarray, v_last: np.ndarray, gamma: float
-) -> np.ndarray:
-    """Eq. (12) on episodes laid end to end: ``rewards`` (N,) with ``N = sum(lengths)``.
+_C, _P = _SIZES[0], _SIZES[0] + _SIZES[1]  # offsets of theta_p and theta_v in the flat vector
 
-    Within each episode, ``gamma^{-t}`` times the reversed cumulative sum of ``gamma^t r_t``
-    (``t`` counted from the episode's start), plus ``gamma^{L-t} V(s_L)``.
-    """
-    starts = np.cumsum(lengths) - lengths
-    t = np.arange(rewards.size) - np.repeat(starts, lengths)
-    power = gamma ** t.astype(np.float64)
-    tail = np.cumsum((rewards * power)[::-1])[::-1]  # tail[i] = sum_{j >= i} over all episodes
-    ends = np.cumsum(lengths)
-    after = np.append(tail, 0.0)[ends]  # the sum of the episodes that follow episode e
-    own = (tail - np.repeat(after, lengths)) / power
-    return own + gamma ** (np.repeat(lengths, lengths) - t) * np.repeat(v_last, lengths)
+
+@numba.njit(cache=True)
+def _forward(th: np.ndarray, s: np.ndarray, pre: np.ndarray) -> tuple[float, float, float]:
+    """``pre = theta_c s`` (into ``pre``), and the logits ``theta_p h`` and value ``theta_v h`` of
+    ``h = relu(pre)`` for one observation."""
+    l0, l1, v = 0.0, 0.0, 0.0
+    for i in range(N_HIDDEN):
+        pre[i] = th[4 * i] * s[0] + th[4 * i + 1] * s[1] + th[4 * i + 2] * s[2] + th[4 * i + 3] * s[3]
+        if pre[i] > 0.0:
+            l0 += th[_C + i] * pre[i]
+            l1 += th[_C + N_HIDDEN + i] * pre[i]
+            v += th[_P + i] * pre[i]
+    return l0, l1, v
+
+
+@numba.njit(cache=True)
+def _gradients(theta: np.ndarray, obs: np.ndarray, last_obs: np.ndarray, actions: np.ndarray,
+               rewards: np.ndarray, lengths: np.ndarray, terminated: np.ndarray, gamma: float,
+               lam: float, beta: float, split: bool, loss: np.ndarray, actor: np.ndarray,
+               critic: np.ndarray, entropy: np.ndarray) -> None:
+    """Eqs. (12), (15)-(18) episode by episode (see :func:`flat_episode_gradients`): the actor's
+    and the critic's gradients into ``actor`` and ``critic``, except the shared trunk's unless
+    ``split`` (both parts then go into ``actor``'s)."""
+    pre = np.empty(N_HIDDEN)
+    target = np.empty(lengths.max())
+    start = 0
+    for e in range(lengths.size):
+        th, n = theta[e], lengths[e]
+        # eq. (12) backwards: Vhat_{L} = V(s_L) (0 if the pole fell), Vhat_t = r_t + gamma Vhat_{t+1}
+        running = 0.0 if terminated[e] else _forward(th, last_obs[e], pre)[2]
+        for t in range(n - 1, -1, -1):
+            running = rewards[start + t] + gamma * running
+            target[t] = running
+        for t in range(n):
+            s = obs[start + t]
+            l0, l1, v = _forward(th, s, pre)
+            m = max(l0, l1)
+            log_norm = m + math.log(math.exp(l0 - m) + math.exp(l1 - m))
+            lp0, lp1 = l0 - log_norm, l1 - log_norm
+            p0, p1 = math.exp(lp0), math.exp(lp1)
+            ent = -(p0 * lp0 + p1 * lp1)
+            adv = target[t] - v  # a constant for differentiation (stop-gradient)
+            a = actions[start + t]
+            # d loss / d logits = -adv (onehot - p) + beta p (logp + H); d loss / d V = -2 lam adv
+            dz0 = -adv * ((1.0 if a == 0 else 0.0) - p0) + beta * p0 * (lp0 + ent)
+            dz1 = -adv * ((1.0 if a == 1 else 0.0) - p1) + beta * p1 * (lp1 + ent)
+            dv = -2.0 * lam * adv
+            loss[e] += -(lp1 if a == 1 else lp0) * adv - beta * ent + lam * adv * adv
+            entropy[e] += ent
+            for i in range(N_HIDDEN):
+                if pre[i] <= 0.0:
+                    continue
+                actor[e, _C + i] += dz0 * pre[i]
+                actor[e, _C + N_HIDDEN + i] += dz1 * pre[i]
+                critic[e, _P + i] += dv * pre[i]
+                dh_actor = dz0 * th[_C + i] + dz1 * th[_C + N_HIDDEN + i]
+                dh_critic = dv * th[_P + i]
+                if split:
+                    for j in range(N_OBS):
+                        actor[e, N_OBS * i + j] += dh_actor * s[j]
+                        critic[e, N_OBS * i + j] += dh_critic * s[j]
+                else:  # the trunk's gradient in ``actor`` only
+                    for j in range(N_OBS):
+                        actor[e, N_OBS * i + j] += (dh_actor + dh_critic) * s[j]
+        entropy[e] /= n
+        start += n
 
 
 def flat_episode_gradients(
@@ -220,226 +263,34 @@ def flat_episode_gradients(
 
     ``theta`` (E, 112) per episode; ``obs`` (N, 4), ``actions`` (N,), ``rewards`` (N,) the
     ``N = sum(lengths)`` steps of episode 0, then episode 1, ...; ``last_obs`` (E, 4) the state
-    ``s_L`` each episode ended in; ``lengths`` (E,) >= 1. Every step's contribution to the
-    gradient (eqs. 15-18) is formed once and summed per episode (``np.add.reduceat``): the cost
-    is proportional to the number of steps, not to ``E`` times the longest episode. With
-    ``split`` the actor and critic parts are returned too (else ``None``).
+    ``s_L`` each episode ended in; ``lengths`` (E,) >= 1. Compiled (numba), episode by episode:
+    the targets ``Vhat_t`` of eq. (12) by the backward recursion ``Vhat_t = r_t + gamma
+    Vhat_{t+1}`` from ``Vhat_L = V(s_L)`` (0 if ``terminated``), then each step's contribution
+    to the gradient of eqs. (15)-(18) added to its episode's sums: the cost is proportional to
+    the number of steps. With ``split`` the actor and critic parts are returned too (else
+    ``None``).
     """
     lengths = np.asarray(lengths, dtype=np.int64)
-    if lengths.size == 0 or lengths.min() < 1 or lengths.sum() != actions.shape[0]:
+    n = actions.shape[0]
+    if lengths.size == 0 or lengths.min() < 1 or lengths.sum() != n:
         raise ValueError("lengths must be >= 1 and sum to the number of steps")
-    n, n_ep = actions.shape[0], lengths.size
-    starts = np.cumsum(lengths) - lengths
-    th = np.repeat(theta, lengths, axis=0)
-    wc, wp, wv = th[:, : _SIZES[0]], th[:, _SIZES[0] : D - N_HIDDEN], th[:, D - N_HIDDEN :]
-    pre = wc[:, 0::N_OBS] * obs[:, :1]  # theta_c s, theta_c stored row-major (16 x 4)
-    for i in range(1, N_OBS):
-        pre += wc[:, i::N_OBS] * obs[:, i : i + 1]
-    h = np.maximum(pre, 0.0)
-    logits = np.stack([(wp[:, :N_HIDDEN] * h).sum(axis=1), (wp[:, N_HIDDEN:] * h).sum(axis=1)], 1)
-    v = (wv * h).sum(axis=1)
-    wc_e, _, wv_e = unpack(theta)
-    v_end = (wv_e[:, 0] * np.maximum((wc_e @ last_obs[:, :, None])[..., 0], 0.0)).sum(axis=1)
-    v_last = np.where(terminated, 0.0, v_end)
-    adv = flat_discounted_targets(rewards, lengths, v_last, gamma) - v
-    logp = _log_softmax(logits)
-    p = np.exp(logp)
-    ent = -(p * logp).sum(axis=1)
-    rows = np.arange(n)
-    dz = (
-        beta * p * (logp + ent[:, None])
-    )  # d loss / d logits: -adv (onehot - p) + beta p (logp + H)
-    dz[rows, actions] -= adv
-    dz += adv[:, None] * p
-    dv = -2.0 * lam * adv
-    live = pre > 0
-    dh_actor = (dz[:, :1] * wp[:, :N_HIDDEN] + dz[:, 1:] * wp[:, N_HIDDEN:]) * live
-    dh_critic = (dv[:, None] * wv) * live
-    # per-step contributions, columns: [theta_c (actor or both), theta_p, theta_v, loss, entropy,
-    # theta_c (critic, with split)], summed per episode
-    c, b = _SIZES[0], _SIZES[0] + _SIZES[1]
-    steps = np.empty((n, D + 2 + (c if split else 0)))
-    dh = dh_actor if split else dh_actor + dh_critic
-    for i in range(N_OBS):
-        np.multiply(dh, obs[:, i : i + 1], out=steps[:, i:c:N_OBS])
-        if split:
-            np.multiply(dh_critic, obs[:, i : i + 1], out=steps[:, D + 2 + i :: N_OBS])
-    for k in range(N_ACTIONS):
-        np.multiply(h, dz[:, k : k + 1], out=steps[:, c + k * N_HIDDEN : c + (k + 1) * N_HIDDEN])
-    np.multiply(h, dv[:, None], out=steps[:, b:D])
-    steps[:, D] = -logp[rows, actions] * adv - beta * ent + lam * adv**2
-    steps[:, D + 1] = ent
-    sums = np.add.reduceat(steps, starts, axis=0)
-    loss, mean_ent = sums[:, D], sums[:, D + 1] / lengths
-    if not split:
-        return EpisodeGradients(loss, sums[:, :D], None, None, mean_ent)
+    n_ep = lengths.size
+    if (theta.shape != (n_ep, D) or obs.shape != (n, N_OBS) or last_obs.shape != (n_ep, N_OBS)
+            or rewards.shape != (n,) or np.shape(terminated) != (n_ep,)):
+        raise ValueError("theta (E, 112), obs (N, 4), last_obs (E, 4), rewards (N,) and "
+                         "terminated (E,) must fit lengths (E,) summing to N")
+    loss, entropy = np.zeros(n_ep), np.zeros(n_ep)
     actor, critic = np.zeros((n_ep, D)), np.zeros((n_ep, D))
-    actor[:, :b] = sums[:, :b]
-    critic[:, :c] = sums[:, D + 2 :]
-    critic[:, b:] = sums[:, b:D]
-    return EpisodeGradients(loss, actor + critic, actor, critic, mean_ent)
-
-
-class _Carts:
-    """``n`` carts, each running one episode at a time with its own gravity and exploration
-    rate; :meth:`start` begins new episodes on some carts while others run on. The carts come in
-    groups of ``group`` consecutive carts that share their parameters (a trial's workers).
-
-    All carts step together (one pass of vector operations per step: the cost of a step hardly
-    depends on how many carts are running); a cart whose episode ended keeps stepping until it
-    is restarted, and its later entries are never read. Per-step records are flat: step ``t``
-    of cart ``c`` is row ``c * stride + t`` of ``obs`` (float32 observations, ``L + 1`` per
-    episode), ``actions`` and ``forced`` (the exploration draws: the random action, or -1 where
-    the policy acts).
-    """
-
-    _FORCES = np.array([-FORCE_MAG, FORCE_MAG])
-
-    def __init__(self, n: int, max_steps: int, sample: bool, group: int = 1) -> None:
-        if n % group:
-            raise ValueError(f"{n} carts do not form groups of {group}")
-        self.n, self.max_steps, self.group = n, max_steps, group
-        self.stride = max_steps + 2
-        self.base = np.arange(n) * self.stride
-        self.idx = self.base.copy()  # row of each cart's current step
-        self.state = tuple(np.zeros(n) for _ in range(4))
-        self.s = np.zeros((n, N_OBS))  # current observation (float32 values)
-        self.obs = np.zeros((n * self.stride, N_OBS), dtype=np.float32)
-        self.actions = np.zeros(n * self.stride, dtype=np.int64)
-        self.forced = np.full(n * self.stride, -1, dtype=np.int64)
-        self.uniforms = np.zeros(n * self.stride) if sample else None
-        self.alive = np.zeros(n, dtype=bool)
-        self.terminated = np.zeros(n, dtype=bool)
-        self.wc_t = np.zeros((n // group, N_OBS, N_HIDDEN))  # theta_c transposed, per group
-        self.w_diff = np.zeros((n // group, N_HIDDEN, 1))
-        self.gravity = np.full(n, GRAVITIES[0])
-
-    @property
-    def t(self) -> np.ndarray:
-        """Steps taken in each cart's current episode (its length once it ended)."""
-        return self.idx - self.base
-
-    def start(
-        self,
-        carts: np.ndarray,
-        theta: np.ndarray,
-        gravity: np.ndarray,
-        alpha: np.ndarray,
-        rng: np.random.Generator,
-    ) -> None:
-        """New episodes on ``carts`` with parameters ``theta`` (k, 112; the same for carts of one
-        group), ``gravity`` and ``alpha`` (k,). Draws, in this order: the initial states (k, 4), the exploration coins, the random
-        actions and the sampling uniforms (each (k, max_steps))."""
-        k, ms = carts.size, self.max_steps
-        init = reset_states(k, rng)
-        explore = rng.random((k, ms)) < alpha[:, None]
-        random_actions = rng.integers(0, N_ACTIONS, size=(k, ms))
-        uniforms = rng.random((k, ms))
-        rows = (self.base[carts, None] + np.arange(ms)).reshape(-1)
-        self.forced[rows] = np.where(explore, random_actions, -1).reshape(-1)
-        if self.uniforms is not None:
-            self.uniforms[rows] = uniforms.reshape(-1)
-        for row, column in zip(self.state, init.T, strict=True):
-            row[carts] = column
-        obs0 = init.astype(np.float32)
-        self.obs[self.base[carts]] = obs0
-        self.s[carts] = obs0
-        wc, wp, _ = unpack(theta)
-        groups = carts // self.group
-        self.wc_t[groups] = wc.transpose(0, 2, 1)
-        self.w_diff[groups] = (wp[:, 1] - wp[:, 0])[:, :, None]  # logit_1 - logit_0 = w_diff . h
-        self.gravity[carts] = gravity
-        self.idx[carts] = self.base[carts]
-        self.alive[carts] = True
-        self.terminated[carts] = False
-
-    def step(self) -> None:
-        """One step of every cart: w.p. ``alpha`` the random action, else greedy (or sampled)."""
-        idx = self.idx
-        h = np.maximum(self.s.reshape(-1, self.group, N_OBS) @ self.wc_t, 0.0)
-        diff = (h @ self.w_diff).reshape(-1)
-        if self.uniforms is not None:  # P(a = 1) = sigmoid(logit_1 - logit_0)
-            policy = self.uniforms[idx] * (1.0 + np.exp(-diff)) < 1.0
-        else:
-            policy = diff > 0.0
-        forced = self.forced[idx]
-        act = np.where(forced < 0, policy, forced)
-        self.actions[idx] = act
-        self.state = step_rows(*self.state, self._FORCES[act], self.gravity)
-        s32 = np.array(self.state, dtype=np.float32).T
-        self.obs[idx + 1] = s32
-        self.s = s32.astype(np.float64)
-        alive = self.alive
-        self.idx = idx + alive
-        ended = alive & is_terminal(self.state[0], self.state[2])
-        self.terminated |= ended
-        self.alive = (alive ^ ended) & (self.idx - self.base < self.max_steps)
-
-    def keep(self, groups: np.ndarray) -> None:
-        """Keep only the carts of ``groups`` (in this order), e.g. once most trials have left."""
-        carts = (groups[:, None] * self.group + np.arange(self.group)).reshape(-1)
-        rows = (self.base[carts, None] + np.arange(self.stride)).reshape(-1)
-        t = self.t[carts]
-        for name in ("obs", "actions", "forced", "uniforms"):
-            if getattr(self, name) is not None:
-                setattr(self, name, getattr(self, name)[rows])
-        for name in ("s", "alive", "terminated", "gravity"):
-            setattr(self, name, getattr(self, name)[carts])
-        self.wc_t, self.w_diff = self.wc_t[groups], self.w_diff[groups]
-        self.state = tuple(row[carts] for row in self.state)
-        self.n = carts.size
-        self.base = np.arange(self.n) * self.stride
-        self.idx = self.base + t
-
-    def episodes(self, carts: np.ndarray) -> tuple[np.ndarray, ...]:
-        """The finished episodes of ``carts`` laid end to end: ``obs`` (N, 4) and ``actions``
-        (N,) of their ``N = sum(lengths)`` steps, ``last_obs`` (k, 4), ``lengths``,
-        ``terminated`` (k,)."""
-        lengths = self.t[carts]
-        rows = np.arange(int(lengths.sum())) + np.repeat(
-            self.base[carts] - (np.cumsum(lengths) - lengths), lengths
-        )
-        return (
-            self.obs[rows].astype(np.float64),
-            self.obs[self.idx[carts]].astype(np.float64),
-            self.actions[rows],
-            lengths,
-            self.terminated[carts],
-        )
-
-
-def rollout(
-    theta: np.ndarray,
-    gravity: np.ndarray,
-    alpha: np.ndarray,
-    rng: np.random.Generator,
-    max_steps: int,
-    sample: bool = False,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One episode per row of ``theta`` (E, 112); w.p. ``alpha`` a uniform action, otherwise the
-    greedy action ``argmax pi(.|s)`` (``sample=False``, Algorithm 1) or ``a ~ pi(.|s)``.
-
-    Returns ``obs`` (E, T+1, 4) float64 of the float32 observations, ``actions`` (E, T),
-    ``rewards`` (E, T), ``lengths`` (E,), ``terminated`` (E,), with ``T`` the longest episode
-    (padded: entries after an episode's end are not part of it).
-    """
-    n = theta.shape[0]
-    carts = _Carts(n, max_steps, sample)
-    grav = np.broadcast_to(np.asarray(gravity, dtype=np.float64), (n,))
-    carts.start(np.arange(n), theta, grav, np.asarray(alpha, dtype=np.float64), rng)
-    while carts.alive.any():
-        carts.step()
-    lengths = carts.t
-    horizon = int(lengths.max())
-    rewards = (np.arange(horizon)[None, :] < lengths[:, None]).astype(np.float64)
-    stride = carts.stride
-    return (
-        carts.obs.reshape(n, stride, N_OBS)[:, : horizon + 1].astype(np.float64),
-        carts.actions.reshape(n, stride)[:, :horizon],
-        rewards,
-        lengths,
-        carts.terminated.copy(),
-    )
+    f64 = np.float64
+    _gradients(np.ascontiguousarray(theta, f64), np.ascontiguousarray(obs, f64),
+               np.ascontiguousarray(last_obs, f64), np.ascontiguousarray(actions, np.int64),
+               np.ascontiguousarray(rewards, f64), lengths,
+               np.ascontiguousarray(terminated, np.bool_), float(gamma), float(lam),
+               float(beta), split, loss, actor, critic, entropy)
+    if not split:
+        actor[:, _P:] = critic[:, _P:]  # theta_v's gradient: all of it the critic's
+        return EpisodeGradients(loss, actor, None, None, entropy)
+    return EpisodeGradients(loss, actor + critic, actor, critic, entropy)
 
 
 def randomise(
@@ -482,12 +333,6 @@ class TrainingResult:
     diverged: np.ndarray | None = None
     staleness: np.ndarray | None = None
 
-
-# A trial whose wave ended waits until three quarters of the running trials wait, or for at
-# most _MAX_WAIT steps: a submission of waves costs about as much as 25 steps of the carts
-# whatever their number, so waves are submitted in groups; the bound keeps the slowest trial
-# (the end of the run) from waiting long. Measured in CPU time on the benchmark's set-ups.
-_MAX_WAIT = 32
 
 REPORT_STATISTICS = (
     "raw_norm", "clipped_norm", "noise_scale", "report_norm", "actor_share", "entropy",
@@ -553,8 +398,8 @@ class _Aggregator:
 
     def submit(self, rows: np.ndarray, first: np.ndarray, reports: np.ndarray) -> np.ndarray:
         """Trial ``rows[i]`` receives ``reports[i]`` (W, 112), submissions ``first[i]``,
-        ``first[i] + 1``, ... in worker order (rows of zeros past the trial's last submission
-        are not submitted); returns ``(len(rows), W)`` L1 norms of the applied updates (NaN
+        ``first[i] + 1``, ... in worker order (reports numbered ``n_submissions`` or more are not
+        submitted); returns ``(len(rows), W)`` L1 norms of the applied updates (NaN
         after submissions that did not fill the buffer)."""
         w = reports.shape[1]
         n_sub, cap = self.config.n_submissions, self.config.buffer_size
@@ -591,10 +436,11 @@ def train_pgc_a3c(
     leaves the batch as ``diverged``. Returns the per-submission scores and first success times,
     and with ``record_reports`` the per-report statistics of :class:`TrainingResult`.
 
-    The waves of the trials run out of step (module docstring): each trial's W carts step
-    together with every other trial's, and a trial whose wave has ended waits only until three
-    quarters of the running trials are waiting, or at most ``_MAX_WAIT`` steps, when the waiting
-    waves are submitted together and their trials start their next waves.
+    Wave ``i`` of every running trial is simulated in one pass (module docstring): the workers
+    copy their trial's parameters, all their episodes are played by the compiled rollout
+    (:func:`~privrl.core.algorithms.a3c_rollout.rollout`, in the order trial, worker), their
+    gradients computed on the episodes laid end to end, randomised in one call
+    (:func:`randomise`), and each trial's reports submitted in worker order.
     """
     n_trials = check_int(n_trials, "n_trials", minimum=1)
     gen = as_generator(rng)
@@ -615,127 +461,56 @@ def train_pgc_a3c(
         config.rounds,
         axis=1,
     )[:, :n_sub]
-    sim = _Simulation(config, agg, gravity_all, gen)
+    received = np.zeros(n_trials, dtype=np.int64)  # submissions each aggregator has received
+    trials = np.arange(n_trials)  # the running trials
     bar = tqdm(total=n_trials * n_sub, disable=not progress,
                desc=f"{config.mechanism} eps={config.epsilon}")  # fmt: skip
-    sim.launch(np.arange(n_trials))
     env_steps = 0
     with np.errstate(over="ignore", invalid="ignore"):  # divergence is handled per trial
-        since = 0  # steps since waves were last submitted
-        while sim.running.any():
-            sim.carts.step()
-            since += 1
-            ended = sim.running & ~sim.carts.alive.reshape(-1, n_w).any(axis=1)
-            n_ended = int(ended.sum())
-            n_running = int(sim.running.sum())
-            if n_ended == 0 or (4 * n_ended < 3 * n_running and since < _MAX_WAIT):
-                continue
-            since = 0
-            slots = np.flatnonzero(ended)
-            trials, first = sim.trial[slots], sim.first[slots]
-            w = np.minimum(n_w, n_sub - first)
-            carts = (slots[:, None] * n_w + np.arange(n_w)).reshape(-1)
-            played = (np.arange(n_w)[None, :] < w[:, None]).reshape(-1)
-            obs, last_obs, actions, lengths, term = sim.carts.episodes(carts[played])
-            theta_e = np.repeat(sim.snapshot[slots], w, axis=0)
+        for first in range(0, n_sub, n_w):
+            if trials.size == 0:
+                break
+            k, w = trials.size, min(n_w, n_sub - first)
+            subs = np.arange(first, first + w)
+            version = received[trials].copy()  # the workers copy theta now
+            theta_e = np.repeat(agg.theta[trials], w, axis=0)
+            alpha = np.maximum(0.0, config.alpha0 - subs / config.alpha_decay)
+            ep = rollout(theta_e, gravity_all[trials][:, subs].reshape(-1), np.tile(alpha, k),
+                         gen, config.max_steps, config.action_selection == "sample")
             eg = flat_episode_gradients(
-                theta_e, obs, last_obs, actions, np.ones(actions.size), lengths, term,
-                config.gamma, config.lam, config.beta, split=record_reports,
+                theta_e, ep.obs, ep.last_obs, ep.actions, np.ones(ep.actions.size), ep.lengths,
+                ep.terminated, config.gamma, config.lam, config.beta, split=record_reports,
             )  # fmt: skip
-            grad = np.zeros((carts.size, D))
-            grad[played] = eg.grad
-            finite = np.isfinite(grad).reshape(slots.size, n_w * D).all(axis=1)
+            grad = eg.grad
+            finite = np.isfinite(grad).reshape(k, w * D).all(axis=1)
             if not finite.all():  # a diverged trial (possible without clipping) leaves the batch
-                grad[~np.repeat(finite, n_w)] = 0.0
+                grad[~np.repeat(finite, w)] = 0.0
                 diverged[trials[~finite]] = True
-            noisy, clipped = randomise(grad[played], config, gen)
-            reports = np.zeros((carts.size, D))
-            reports[played] = noisy
-            received = sim.received[slots]
-            applied = agg.submit(trials, first, reports.reshape(slots.size, n_w, D))
-            sim.received[slots] += w
-            cells = (np.repeat(trials, w), np.repeat(first, w) + _ranks(w))
-            scores[cells] = lengths
-            env_steps += int(lengths.sum())
-            staleness[cells] = np.repeat(received - sim.version[slots], w) + _ranks(w)
+            noisy, clipped = randomise(grad, config, gen)
+            applied = agg.submit(trials, np.full(k, first), noisy.reshape(k, w, D))
+            # report j of a wave reaches the aggregator after the wave's reports 0, ..., j - 1
+            staleness[trials, first:first + w] = (received[trials] - version)[:, None] + np.arange(w)
+            received[trials] += w
+            scores[trials, first:first + w] = ep.lengths.reshape(k, w)
+            env_steps += int(ep.lengths.sum())
             if record_reports:
-                ones = np.add.reduceat(actions, np.cumsum(lengths) - lengths)
-                _record(
-                    stats, cells, eg, noisy, clipped, ones, lengths, applied.reshape(-1)[played]
-                )
-            stop = first + w
-            cols = (first - config.window + 1)[:, None] + np.arange(n_w + config.window - 1)
-            inside = (cols >= 0) & (cols < n_sub)
-            block = np.where(inside, scores[trials[:, None], np.clip(cols, 0, n_sub - 1)], np.nan)
-            found = first_success_time(block, config.window, config.target)
+                ones = np.add.reduceat(ep.actions, np.cumsum(ep.lengths) - ep.lengths)
+                cells = (np.repeat(trials, w), np.tile(subs, k))
+                _record(stats, cells, eg, noisy, clipped, ones, ep.lengths, applied.reshape(-1))
+            lo = max(0, first - config.window + 1)
+            found = first_success_time(scores[trials, lo:first + w], config.window, config.target)
             new = np.isfinite(found) & ~np.isfinite(fst[trials])
-            fst[trials[new]] = found[new] + cols[new, 0]
-            leave = (stop >= n_sub) | diverged[trials]
+            fst[trials[new]] = found[new] + lo
+            leave = diverged[trials]
             if config.stop_at_success:
                 leave |= np.isfinite(fst[trials])
-            sim.running[slots[leave]] = False
-            sim.first[slots] = stop
-            sim.launch(slots[~leave])
-            if 2 * sim.running.sum() < sim.running.size:
-                sim.compact()
-            bar.update(int(w.sum()))
+            trials = trials[~leave]
+            bar.update(k * w)
     bar.close()
     return TrainingResult(
         scores=scores, first_success=fst, env_steps=env_steps, reports=stats,
         diverged=diverged, staleness=staleness,
     )  # fmt: skip
-
-
-def _ranks(w: np.ndarray) -> np.ndarray:
-    """``0, 1, ..., w[0]-1, 0, 1, ..., w[1]-1, ...``: each report's worker in its wave."""
-    return np.arange(int(w.sum())) - np.repeat(np.cumsum(w) - w, w)
-
-
-class _Simulation:
-    """The trials' waves on one set of carts: slot ``k`` (trial ``trial[k]``) owns carts
-    ``k W, ..., k W + W - 1``; ``first[k]`` is the first submission of its current wave,
-    ``snapshot[k]`` the parameters its workers copied, ``version[k]`` how many submissions the
-    aggregator had received from the trial at that copy and ``received[k]`` how many now."""
-
-    def __init__(
-        self,
-        config: PGCA3CConfig,
-        agg: _Aggregator,
-        gravity: np.ndarray,
-        rng: np.random.Generator,
-    ) -> None:
-        n_trials = agg.theta.shape[0]
-        self.config, self.agg, self.gravity, self.rng = config, agg, gravity, rng
-        self.carts = _Carts(n_trials * config.n_workers, config.max_steps,
-                            config.action_selection == "sample", group=config.n_workers)  # fmt: skip
-        self.trial = np.arange(n_trials)
-        self.first = np.zeros(n_trials, dtype=np.int64)
-        self.snapshot = agg.theta.copy()
-        self.version = np.zeros(n_trials, dtype=np.int64)
-        self.received = np.zeros(n_trials, dtype=np.int64)
-        self.running = np.ones(n_trials, dtype=bool)
-
-    def launch(self, slots: np.ndarray) -> None:
-        """Start the next wave of the trials in ``slots``: its workers copy the trial's current
-        parameters and run one episode each (submissions ``first``, ..., ``first + w - 1``)."""
-        cfg, n_w = self.config, self.config.n_workers
-        first = self.first[slots]
-        w = np.minimum(n_w, cfg.n_submissions - first)
-        trials = self.trial[slots]
-        self.snapshot[slots] = self.agg.theta[trials]
-        self.version[slots] = self.received[slots]
-        subs = np.repeat(first, w) + _ranks(w)
-        carts = np.repeat(slots * n_w, w) + _ranks(w)
-        alpha = np.maximum(0.0, cfg.alpha0 - subs / cfg.alpha_decay)
-        theta = np.repeat(self.snapshot[slots], w, axis=0)
-        self.carts.start(carts, theta, self.gravity[np.repeat(trials, w), subs], alpha, self.rng)
-
-    def compact(self) -> None:
-        """Drop the slots of trials that left the batch (their carts would step for nothing)."""
-        keep = np.flatnonzero(self.running)
-        self.carts.keep(keep)
-        for name in ("trial", "first", "snapshot", "version", "received", "running"):
-            setattr(self, name, getattr(self, name)[keep])
 
 
 def _record(

@@ -8,13 +8,17 @@ paper's limits are those of ``CartPole-v0``: at most 200 steps, target score 195
 
 The state is kept in float64 exactly as gymnasium keeps it, observations are returned in
 float32 as gymnasium returns them, so a batch stepped with the same initial states and actions
-reproduces gymnasium's states bit for bit (checked in ``tests/test_cartpole.py``).
+reproduces gymnasium's states bit for bit (checked in ``tests/test_cartpole.py``). The same
+source compiled for one cart (:data:`step_cart`, :data:`terminal_cart`; numba) steps the compiled
+rollouts of PGC-A3C (:mod:`privrl.core.algorithms.a3c_rollout`), which ``tests/core`` and
+``tests/papers/test_ono2020.py`` replay with gymnasium's ``CartPoleEnv``.
 """
 
 from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 
 from privrl.core.rng import SeedLike, as_generator
@@ -62,6 +66,7 @@ def step_rows(
 
     ``force`` is ``+10`` (push right, action 1) or ``-10`` (action 0) per cart. The operations and
     their order are gymnasium's, so the float64 results are bit-identical to ``CartPoleEnv``.
+    The same source, compiled for one cart, is :func:`step_cart`.
     """
     costheta = np.cos(theta)
     sintheta = np.sin(theta)
@@ -76,6 +81,12 @@ def step_rows(
 def is_terminal(x: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Gymnasium's termination: the cart leaves [-2.4, 2.4] or the pole leans beyond 12 degrees."""
     return (np.abs(x) > _X_THRESHOLD) | (np.abs(theta) > _THETA_THRESHOLD)
+
+
+#: :func:`step_rows` and :func:`is_terminal` compiled (numba) for one cart's float64 state, for
+#: compiled rollouts (:mod:`privrl.core.algorithms.a3c_rollout`): one source for the dynamics.
+step_cart = numba.njit(cache=True)(step_rows)
+terminal_cart = numba.njit(cache=True)(is_terminal)
 
 
 def step_states(

@@ -13,9 +13,11 @@ bits for differential privacy"). This module releases values on a grid instead:
    as a double while :math:`|\mathrm{round}(x/\text{step}) + K| < 2^{53}` (checked).
 
 The noise is sampled exactly, with integer arithmetic only (Canonne, Kamath and Steinke 2020,
-"The discrete Gaussian for differential privacy", Algorithms 1 and 2), vectorised over the batch:
-no floating-point number enters the sampler, so the distribution of the output given the input
-is exactly the one the analysis assumes.
+"The discrete Gaussian for differential privacy", Algorithms 1 and 2), compiled (numba) and drawn
+sample after sample: the random bits are the generator's (53 at a time, exactly, from
+``Generator.random()``) and every decision is an exact comparison of integers, so no
+floating-point number enters the sampler and the distribution of the output given the input is
+exactly the one the analysis assumes.
 
 **Privacy, exactly.** Two inputs with :math:`\|x - x'\|_1 \le \Delta` round to grid points at most
 :math:`L = \lfloor \Delta/\text{step} \rfloor + d` apart in L1 grid units (rounding moves each of
@@ -27,14 +29,16 @@ the exact epsilon never exceeds the target; the price is a noise scale :math:`t\
 slightly above the continuous :math:`\Delta/\varepsilon` (:func:`noise_inflation`, about
 :math:`1 + d\,\text{step}/\Delta`).
 
-Paper-specific code written by hand (no maintained library offers a vectorised exact sampler).
+Paper-specific code written by hand (no maintained library offers a fast exact sampler).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
+import numba
 import numpy as np
 
 from privrl.core.rng import SeedLike, as_generator
@@ -47,6 +51,7 @@ DEFAULT_STEP = 2.0**-30
 _MAX_NUMERATOR = 2**55
 _MAX_DENOMINATOR_BITS = 40
 _MAX_ROUNDS = 256
+_MAX_GEOMETRIC = 2**20
 
 
 def _check_step(step: float) -> float:
@@ -65,6 +70,7 @@ def grid_sensitivity(sensitivity: float, d: int, step: float) -> int:
     return math.floor(Fraction(sensitivity) / Fraction(_check_step(step))) + d
 
 
+@functools.lru_cache(maxsize=256)
 def grid_scale(sensitivity: float, epsilon: float, d: int, step: float = DEFAULT_STEP) -> Fraction:
     """The discrete Laplace scale :math:`t \\ge L/\\varepsilon` (a dyadic rational with a
     numerator below 2^55) for an epsilon-DP release of a ``d``-vector of L1 sensitivity
@@ -94,55 +100,127 @@ def noise_inflation(sensitivity: float, epsilon: float, d: int, step: float = DE
     return float(t * Fraction(step) * Fraction(epsilon) / Fraction(sensitivity))
 
 
-def _bernoulli_exp(numerator: np.ndarray, denominator: int, gen: np.random.Generator) -> np.ndarray:
+# --- the compiled exact sampler -----------------------------------------------------------------
+# Randomness comes from ``Generator.random()``, which is ``k / 2^53`` for ``k`` uniform on
+# ``{0, ..., 2^53 - 1}`` (53 uniform bits of the bit generator, exactly); every decision compares
+# integers exactly (128-bit products from two 64-bit halves), so no rounding enters.
+
+_TWO53 = 9007199254740992.0  # 2^53, exactly
+_M32 = np.uint64(0xFFFFFFFF)
+_M53 = np.uint64((1 << 53) - 1)
+
+
+@numba.njit(cache=True)
+def _bits53(gen: np.random.Generator) -> np.uint64:
+    """53 uniform random bits: ``random() * 2^53`` is an integer, exactly."""
+    return np.uint64(gen.random() * _TWO53)
+
+
+@numba.njit(cache=True)
+def _mul128(x: np.uint64, y: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """The exact product ``x y`` of two unsigned 64-bit integers as (high, low) 64-bit words."""
+    x_lo, x_hi = x & _M32, x >> np.uint64(32)
+    y_lo, y_hi = y & _M32, y >> np.uint64(32)
+    ll, lh, hl = x_lo * y_lo, x_lo * y_hi, x_hi * y_lo
+    mid = (ll >> np.uint64(32)) + (lh & _M32) + (hl & _M32)
+    low = (ll & _M32) | (mid << np.uint64(32))
+    high = x_hi * y_hi + (lh >> np.uint64(32)) + (hl >> np.uint64(32)) + (mid >> np.uint64(32))
+    return high, low
+
+
+@numba.njit(cache=True)
+def _bernoulli(numerator: int, denominator: int, gen: np.random.Generator) -> bool:
+    """Exact Bernoulli(a/b), ``0 <= a <= b < 2^63``: whether a uniform real ``V`` in [0, 1),
+    revealed 53 bits ``k`` at a time, lies below ``a/b``. With ``D = a 2^53 - k b`` (exact),
+    ``V = (k + V')/2^53 < a/b`` iff ``V' b < D``: true if ``D >= b``, false if ``D <= 0``, else
+    the same question for ``V' < D/b`` (probability below ``b/2^53`` of asking again)."""
+    a, b = np.uint64(numerator), np.uint64(denominator)
+    while True:
+        if a == 0:
+            return False
+        if a >= b:
+            return True
+        k_high, k_low = _mul128(_bits53(gen), b)
+        a_high, a_low = a >> np.uint64(11), a << np.uint64(53)
+        if a_high < k_high or (a_high == k_high and a_low <= k_low):
+            return False  # D <= 0
+        d_low = a_low - k_low  # D mod 2^64 (unsigned, wraps)
+        if a_high - k_high - np.uint64(a_low < k_low) > 0 or d_low >= b:
+            return True  # D >= b
+        a = d_low
+
+
+@numba.njit(cache=True)
+def _uniform_below(n: int, gen: np.random.Generator) -> int:
+    """Exact uniform integer on ``{0, ..., n - 1}``, ``1 <= n < 2^63`` (Lemire 2019: the high
+    word of ``r n`` for ``r`` uniform on 53 bits, or 64 bits when ``n > 2^53``, rejecting the
+    ``2^w mod n`` values of ``r`` that would make some outcomes more likely)."""
+    m = np.uint64(n)
+    if n <= 1 << 53:
+        reject = ((_M53 + np.uint64(1)) - m) % m  # 2^53 mod n
+        while True:
+            high, low = _mul128(_bits53(gen), m)
+            if (low & _M53) >= reject:
+                return int((high << np.uint64(11)) | (low >> np.uint64(53)))
+    reject = (np.uint64(0) - m) % m  # 2^64 mod n
+    while True:
+        r = (_bits53(gen) << np.uint64(11)) | (_bits53(gen) & np.uint64(0x7FF))
+        high, low = _mul128(r, m)
+        if low >= reject:
+            return int(high)
+
+
+@numba.njit(cache=True)
+def _bernoulli_exp(numerator: int, denominator: int, gen: np.random.Generator) -> bool:
     """Exact Bernoulli(exp(-numerator/denominator)) for ``0 <= numerator <= denominator``
     (CKS 2020, Algorithm 1): draw Bernoulli(gamma/k) for k = 1, 2, ... until one fails; the
     outcome is 1 when the number of draws is odd."""
-    n = numerator.shape[0]
-    draws = np.ones(n, dtype=np.int64)
-    active = np.arange(n)
     for k in range(1, _MAX_ROUNDS + 1):
-        if active.size == 0:
-            return draws % 2 == 1
-        success = gen.integers(0, denominator * k, size=active.size) < numerator[active]
-        draws[active[success]] += 1
-        active = active[success]
+        if not _bernoulli(numerator, denominator * k, gen):
+            return k % 2 == 1
     raise RuntimeError("Bernoulli(exp(-gamma)) sampler exceeded 256 rounds (probability below "
                        "1/256!): no sample is returned rather than an inexact one")
 
 
+@numba.njit(cache=True)
+def _sample(num: int, den: int, out: np.ndarray, gen: np.random.Generator) -> None:
+    """Fill ``out`` with exact discrete Laplace integers of scale ``t = num/den`` (CKS 2020,
+    Algorithm 2), one sample after the other: ``U`` uniform on ``{0, ..., num - 1}``, kept with
+    probability ``exp(-U/num)``; ``V`` the number of successes of Bernoulli(exp(-1)) before the
+    first failure; ``Y = floor((U + num V) / den)``, geometric with ratio ``exp(-1/t)``; a fair
+    sign, rejecting ``-0``. Integer arithmetic only (``num < 2^55``, ``den <= 2^40``)."""
+    q, r = num // den, num % den
+    for i in range(out.size):
+        while True:
+            u = _uniform_below(num, gen)
+            if not _bernoulli_exp(u, num, gen):
+                continue
+            v = 0
+            while _bernoulli_exp(1, 1, gen):
+                v += 1
+                if v > _MAX_GEOMETRIC:
+                    raise RuntimeError("geometric count above 2^20 (probability e^-1048576)")
+            y = v * q + (u + r * v) // den  # floor((U + num V) / den) without overflow
+            negative = _bits53(gen) >> np.uint64(52) == 1  # a fair bit
+            if not (negative and y == 0):
+                out[i] = -y if negative else y
+                break
+
+
 def sample_discrete_laplace(scale: Fraction, size: int | tuple[int, ...], rng: SeedLike) -> np.ndarray:
     """Exact samples of the discrete Laplace distribution :math:`P(k) \\propto e^{-|k|/t}`,
-    ``t = scale`` (CKS 2020, Algorithm 2), as an int64 array of shape ``size``."""
+    ``t = scale`` (CKS 2020, Algorithm 2), as an int64 array of shape ``size``.
+
+    Compiled (numba), drawing from ``rng``'s own bit generator sample by sample; integer
+    arithmetic only, so the distribution is exactly the discrete Laplace's."""
     if (not isinstance(scale, Fraction) or scale <= 0 or scale.numerator >= _MAX_NUMERATOR
             or scale.denominator > 2**_MAX_DENOMINATOR_BITS):
         raise ValueError("scale must be a positive Fraction with numerator < 2^55 and denominator "
                          f"<= 2^40 (grid_scale makes one), got {scale!r}")
     gen = as_generator(rng)
     shape = (size,) if isinstance(size, int) else tuple(size)
-    total = math.prod(shape)
-    num, den = scale.numerator, scale.denominator
-    out = np.empty(total, dtype=np.int64)
-    todo = np.arange(total)
-    while todo.size:
-        m = todo.size
-        u = gen.integers(0, num, size=m)
-        keep = _bernoulli_exp(u, num, gen)
-        v = np.zeros(m, dtype=np.int64)
-        going = np.flatnonzero(keep)
-        while going.size:
-            more = _bernoulli_exp(np.ones(going.size, dtype=np.int64), 1, gen)
-            v[going[more]] += 1
-            going = going[more]
-            if v.max(initial=0) > 2**20:
-                raise RuntimeError("geometric count above 2^20 (probability e^-1048576)")
-        # Y = floor((U + num V) / den), without overflow: num = q den + r
-        q, r = divmod(num, den)
-        y = v * q + (u + r * v) // den
-        negative = gen.integers(0, 2, size=m).astype(bool)
-        accept = keep & ~(negative & (y == 0))
-        out[todo[accept]] = np.where(negative[accept], -y[accept], y[accept])
-        todo = todo[~accept]
+    out = np.empty(math.prod(shape), dtype=np.int64)
+    _sample(scale.numerator, scale.denominator, out, gen)
     return out.reshape(shape)
 
 
