@@ -15,7 +15,8 @@ run::
 
     python -m privrl.papers.gohari2021.chapter train-teacher --env cartpole --epochs 40
     python -m privrl.papers.gohari2021.chapter train-teacher --env airraid --epochs 2500
-    python -m privrl.papers.gohari2021.chapter record-curves --n-trials 10 --epochs 450
+    python -m privrl.papers.gohari2021.chapter record-curves --n-trials 10 --epochs 450 \
+        --cache-dir book/measurements/cache/gohari2021-design10
 """
 
 from __future__ import annotations
