@@ -270,6 +270,15 @@ CLAIMS: tuple[ClaimSpec, ...] = (
 )  # fmt: skip
 
 
+def _penalised_fractions(values: dict[str, float], prefix: str) -> str:
+    """"x (Monte Carlo radius), y (union radius)" from ``values[PREFIX_aware]`` and
+    ``values[PREFIX_union]`` (each named only when finite; empty without the first)."""
+    aware, union = values.get(f"{prefix}_aware", np.nan), values.get(f"{prefix}_union", np.nan)
+    if not np.isfinite(aware):
+        return ""
+    return f"{aware:.2f} (Monte Carlo radius)" + (f", {union:.2f} (union radius)" if np.isfinite(union) else "")
+
+
 def _random_answers_evidence(ctx: Context) -> str:
     """The limits of the printed and Monte Carlo ball radii and, when the run (and the recorded
     AirRaid run) has roll-outs after the c = 0.3 budget, the fraction of random answers still
@@ -278,18 +287,11 @@ def _random_answers_evidence(ctx: Context) -> str:
     text = (f"lambda r(k) -> lambda sqrt(log(1/beta)/2) = {v['printed_limit']:.2f} < 1.41 as k -> 0 "
             f"(printed); the Monte Carlo radius gives {v['mc_limit']:.2f}, the union radius "
             f"{v['union_limit']:.2f}")  # fmt: skip
-    aware, union = v.get("pen_after_aware", np.nan), v.get("pen_after_union", np.nan)
-    if np.isfinite(aware):
-        text += (f". After the c = 0.3 budget, the share of random answers the aware student is "
-                 f"penalised towards: {aware:.2f} (Monte Carlo radius)")  # fmt: skip
-        if np.isfinite(union):
-            text += f", {union:.2f} (union radius)"
-    rec_aware, rec_union = v.get("rec_pen_after_aware", np.nan), v.get("rec_pen_after_union", np.nan)
-    if np.isfinite(rec_aware):
-        text += (f". On the recorded AirRaid run ({ctx.extra['recorded'].source}): {rec_aware:.2f} "
-                 f"(Monte Carlo radius)")  # fmt: skip
-        if np.isfinite(rec_union):
-            text += f", {rec_union:.2f} (union radius)"
+    live, rec = _penalised_fractions(v, "pen_after"), _penalised_fractions(v, "rec_pen_after")
+    if live:
+        text += f". After the c = 0.3 budget, the share of random answers the aware student is penalised towards: {live}"
+    if rec:
+        text += f". On the recorded AirRaid run ({ctx.extra['recorded'].source}): {rec}"
     return text + "."
 
 
