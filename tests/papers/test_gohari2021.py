@@ -357,7 +357,8 @@ def test_claims_and_errata_are_declared_once_with_their_sources():
     assert chapter.GohariChapter.claims is claims.CLAIMS and chapter.GohariChapter.errata is claims.ERRATA
     values = {"lemma_tail": 0.1, "delta_small_k": 1.0, "air_b": 1e-4, "air_L": 145.9,
               "air_L_low": 38.8, "air_b_raw": 0.1, "composed_delta": 1.0, "queries": 12000.0,
-              "printed_limit": 0.61, "mc_limit": 0.52, "union_limit": 2.03, "pen_after_aware": 0.7}  # fmt: skip
+              "printed_limit": 0.61, "mc_limit": 0.52, "union_limit": 1.05, "pen_after_aware": 0.7,
+              "m": 2, "m_airraid": 6, "mc_limit_airraid": 0.9, "union_limit_airraid": 2.03}  # fmt: skip
     ctx = _context(GohariProfile.quick())
     ctx.values.update(values)
     made = [e.make(ctx) for e in claims.ERRATA]
@@ -368,6 +369,7 @@ def test_claims_and_errata_are_declared_once_with_their_sources():
     assert "0.70 (Monte Carlo radius)." in made[6].evidence and "union radius" not in made[6].evidence[-30:]
     assert "random policies" in made[7].statement and "disallow queries" in made[7].statement
     assert "tends to 2.03" in made[7].evidence and "recorded AirRaid run" not in made[7].evidence
+    assert "and to 1.05 for this run's m = 2" in made[7].evidence and "(0.90 and 2.03 at AirRaid's m = 6)" in made[6].evidence
     # with a recorded run's finding and verdict, the reading's evidence quotes both
     ctx.extra.update(recorded_finding="After the c = 0.3 budget (...): numbers.",
                      recorded=types.SimpleNamespace(source="recorded AirRaid run, commit abc"))  # fmt: skip

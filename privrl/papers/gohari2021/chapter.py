@@ -11,7 +11,7 @@ ledger (Theorem 1 as :class:`~privrl.core.accounting.dirichlet.DirichletMechanis
 paper's claims and the errata (:mod:`~privrl.papers.gohari2021.claims`).
 
 Train the teachers (weights are committed; the command regenerates them) and record the AirRaid
-run::
+run (resumable over sittings through the cache; the recorded design was run this way)::
 
     python -m privrl.papers.gohari2021.chapter train-teacher --env cartpole --epochs 40
     python -m privrl.papers.gohari2021.chapter train-teacher --env airraid --epochs 2500

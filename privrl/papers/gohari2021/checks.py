@@ -168,14 +168,17 @@ def measure_paper_pair_privacy(ctx: Context) -> None:
 def tabulate_radii(ctx: Context) -> None:
     """Ball radius lambda r(k) (eq. 15) of each radius of Lemma 1 over a grid of k and the
     c = 0.3 schedule's informed roll-outs (no draws; the table behind the erratum
-    ``random_answers_pull``, whose limit as k -> 0 it also keeps)."""
+    ``random_answers_pull``, whose limit as k -> 0 it also keeps, for this run's m and for
+    AirRaid's, the recorded run's)."""
     p = ctx.profile
     ks = np.unique(np.r_[np.geomspace(1e-2, 1e2, 13), informed_schedule(p, 0.3)])
     ctx.tables["radii"] = theory.radius_table(ks, int(ctx.extra["teacher"]["m"]), p.beta, p.eta, p.lam)
     ctx.values["printed_limit"] = theory.printed_radius_limit(p.lam, p.beta)
-    m = int(ctx.extra["teacher"]["m"])
+    m, m_airraid = int(ctx.extra["teacher"]["m"]), int(load_teacher("airraid")[1]["n_actions"])
     for kind in ("mc", "union"):  # ball radius at the vanishing k the spent budget reaches
         ctx.values[f"{kind}_limit"] = p.lam * acc.lemma1_radius(kind, 1e-6, m, p.beta, p.eta)
+        ctx.values[f"{kind}_limit_airraid"] = p.lam * acc.lemma1_radius(kind, 1e-6, m_airraid, p.beta, p.eta)
+    ctx.values["m"], ctx.values["m_airraid"] = m, m_airraid
 
 
 def check_airraid_teacher(ctx: Context, n_episodes: int = 5, cap: int = 1000) -> None:

@@ -286,7 +286,10 @@ def _random_answers_evidence(ctx: Context) -> str:
     v = ctx.values
     text = (f"lambda r(k) -> lambda sqrt(log(1/beta)/2) = {v['printed_limit']:.2f} < 1.41 as k -> 0 "
             f"(printed); the Monte Carlo radius gives {v['mc_limit']:.2f}, the union radius "
-            f"{v['union_limit']:.2f}")  # fmt: skip
+            f"{v['union_limit']:.2f} at this run's m = {v['m']:.0f}")  # fmt: skip
+    if v["m"] != v["m_airraid"]:
+        text += (f" ({v['mc_limit_airraid']:.2f} and {v['union_limit_airraid']:.2f} at AirRaid's "
+                 f"m = {v['m_airraid']:.0f})")  # fmt: skip
     live, rec = _penalised_fractions(v, "pen_after"), _penalised_fractions(v, "rec_pen_after")
     if live:
         text += f". After the c = 0.3 budget, the share of random answers the aware student is penalised towards: {live}"
@@ -299,15 +302,19 @@ def _after_budget_evidence(ctx: Context) -> str:
     """How we read it (the experiments' random answers, arm a), the arms that decide between the
     readings and, on the recorded AirRaid run when it has them, what the arms measured and the
     verdict of ``random_answers_harmless_airraid``."""
+    v = ctx.values
     text = ("We run the reading of the experiments (Sections 4-5): after its budget the teacher answers "
             "policies drawn uniformly from the simplex ((0, 0)-DP; arm (a), the default, under which "
             "Figure 2(d)'s unaware students are run). Two arms decide between the explanations of the "
             "private students' failure: (b) the teacher stops answering (Section 1's reading: no "
             "targets, no penalty), what a student that disregards spent answers should match (claim "
             "random_answers_harmless compares (a) with it), and (c) the aware student with the union "
-            f"radius, whose ball radius tends to {ctx.values['union_limit']:.2f} at vanishing k (it "
-            "covers the simplex, diameter 1.41, for AirRaid's m = 6; for m = 2 it leaves out answers "
-            "near the vertex opposite a nearly deterministic student).")  # fmt: skip
+            f"radius, whose ball radius tends to {v['union_limit_airraid']:.2f} at vanishing k for "
+            f"AirRaid's m = {v['m_airraid']:.0f} (the simplex's diameter is 1.41)")  # fmt: skip
+    if v["m"] != v["m_airraid"]:
+        text += f" and to {v['union_limit']:.2f} for this run's m = {v['m']:.0f}"
+    text += (" (a ball radius below 1.41 leaves out answers near a vertex other than a nearly "
+             "deterministic student's).")  # fmt: skip
     claim, finding = ctx.claims.get("random_answers_harmless_airraid"), ctx.extra.get("recorded_finding")
     if claim is not None and finding:
         text += (f" On the recorded AirRaid run ({ctx.extra['recorded'].source}): {finding} "
