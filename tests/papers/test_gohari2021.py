@@ -352,7 +352,11 @@ def test_the_committed_record_of_the_old_schema_is_read_in_the_new_one():
 
 def test_claims_and_errata_are_declared_once_with_their_sources():
     keys = [s.key for s in claims.CLAIMS]
-    assert len(keys) == len(set(keys)) == 14  # 7 claims, each on this run and on the recorded AirRaid run
+    # 7 claims, each on this run and on the recorded AirRaid run; 3 again beyond the paper, on arm (c)
+    assert len(keys) == len(set(keys)) == 20
+    beyond = [s for s in claims.CLAIMS if "_union_beyond" in s.key]
+    assert len(beyond) == 6 and all(s.statement.startswith(claims.BEYOND) for s in beyond)
+    assert all(not s.statement.startswith(claims.BEYOND) for s in claims.CLAIMS if s not in beyond)
     assert all(s.source.strip() for s in claims.CLAIMS)
     assert chapter.GohariChapter.claims is claims.CLAIMS and chapter.GohariChapter.errata is claims.ERRATA
     values = {"lemma_tail": 0.1, "delta_small_k": 1.0, "air_b": 1e-4, "air_L": 145.9,
@@ -689,3 +693,30 @@ def test_random_answers_harmless_compares_the_aware_student_with_a_silent_teache
     claim = claims._not_harmed(ev, spec)
     assert claim.verdict == verdict and claim.n_trials == 10
     assert claims._not_harmed(dataclasses.replace(ev, runs=_final_runs({claims.AWARE: aware})), spec) is None
+
+
+@pytest.mark.parametrize("shift, verdict", [(+100.0, "reproduced"), (-100.0, "not reproduced")])
+def test_the_beyond_rows_decide_the_union_radius_arm_not_the_default_student(shift, verdict):
+    """Beyond the paper, the aware claims again on arm (c) (union radius): decided on that arm,
+    whatever the default aware student does; nothing when the run lacks arm (c) or the arm it is
+    compared with."""
+    specs = {s.key: s for s in claims.CLAIMS}
+    rng = np.random.default_rng(1)
+    base = list(600 + 10 * rng.standard_normal(10))
+    union = [r + shift + 10 * rng.standard_normal() for r in base]
+    silent = rn.after_budget_label("silent")
+    runs = _final_runs({f"{claims.AWARE}, union radius": union, claims.AWARE: [0.0] * 10,
+                        claims.UNAWARE: base, "PPO (32, 32)": base, silent: base})  # fmt: skip
+    ctx = _context(GohariProfile.quick())
+    ctx.tables["runs"], ctx.tables["speedup"] = runs, pd.DataFrame()
+    for key in ("aware_beats_unaware", "aware_beats_small_ppo", "random_answers_harmless"):
+        spec = specs[f"{key}_union_beyond"]
+        claim = spec.decide(ctx, spec)
+        assert claim.verdict == verdict and claim.n_trials == 10, key
+        assert "union radius" in claim.statistic
+    ctx.tables["runs"] = runs[runs["label"] != f"{claims.AWARE}, union radius"]
+    assert all(specs[f"{k}_union_beyond"].decide(ctx, specs[f"{k}_union_beyond"]) is None
+               for k in ("aware_beats_unaware", "aware_beats_small_ppo", "random_answers_harmless"))
+    ctx.tables["runs"] = runs[runs["label"] != silent]
+    spec = specs["random_answers_harmless_union_beyond"]
+    assert spec.decide(ctx, spec) is None
