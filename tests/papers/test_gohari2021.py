@@ -720,3 +720,10 @@ def test_the_beyond_rows_decide_the_union_radius_arm_not_the_default_student(shi
     ctx.tables["runs"] = runs[runs["label"] != silent]
     spec = specs["random_answers_harmless_union_beyond"]
     assert spec.decide(ctx, spec) is None
+
+
+def test_the_union_arm_label_is_the_one_the_runs_give_it():
+    from privrl.papers.gohari2021 import diagnostics as dg
+
+    labels = {c["label"] for c in rn.figure2_configs(GohariProfile.quick(radius_arms=("union",)))}
+    assert dg.UNION in labels

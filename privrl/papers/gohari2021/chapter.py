@@ -41,6 +41,7 @@ from privrl.papers.gohari2021.diagnostics import (
     diagnostics_summary,
     diagnostics_table,
     first_spent_rollout,
+    penalised_after_budget,
 )
 from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
 from privrl.papers.gohari2021.recorded import (
@@ -78,17 +79,6 @@ def _maximisation(m: str, sup_ratio: float) -> CrossCheck:
 AT_DELTA_ZERO = ("no finite epsilon: the log-density ratio of two Dirichlet releases is unbounded "
                  "as a coordinate tends to 0, which is why Theorem 1 spends delta on the mass "
                  "outside Delta_{m,tau}")
-
-
-def _penalised_after(summary: pd.DataFrame, prefix: str) -> dict[str, float]:
-    """The c = 0.3 aware student's penalised fraction after its budget, with the Monte Carlo
-    (``PREFIX_aware``) and the union radius (``PREFIX_union``); NaN where the run has no such
-    arm or no roll-out after the budget."""
-    phases = set(summary.index.get_level_values("phase"))
-    spent = summary.xs("budget spent", level="phase") if "budget spent" in phases else None
-    return {f"{prefix}_{key}": float(spent.loc[label, "penalised_fraction"])
-            if spent is not None and label in spent.index else float("nan")
-            for key, label in (("aware", AWARE), ("union", f"{AWARE}, union radius"))}  # fmt: skip
 
 
 #: Seeds per configuration of the recorded AirRaid design (issue 25: at least 10; the paper: 30).
@@ -143,7 +133,7 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
         ctx.tables.update(diagnostics=table, diagnostics_summary=summary)
         ctx.extra.update(diagnostic_labels=labels, first_spent=first,
                          after_budget_finding=after_budget_finding(runs, summary, p))  # fmt: skip
-        ctx.values.update(_penalised_after(summary, "pen_after"))
+        ctx.values.update(penalised_after_budget(summary, "pen_after"))
 
     @staticmethod
     def _diagnose_recorded(ctx: Context, rec: RecordedAnalysis) -> None:
@@ -153,7 +143,7 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
             return
         ctx.tables["recorded_diagnostics_summary"] = summary
         ctx.extra["recorded_finding"] = after_budget_finding(rec.runs, summary, rec.profile)
-        ctx.values.update(_penalised_after(summary, "rec_pen_after"))
+        ctx.values.update(penalised_after_budget(summary, "rec_pen_after"))
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """The profile's teacher's policy for one observation at k0, and the paper's reported pair

@@ -32,6 +32,7 @@ from privrl.chapter.verdicts import (
     untestable,
 )
 from privrl.papers.gohari2021.curves import final_returns
+from privrl.papers.gohari2021.diagnostics import UNION
 from privrl.papers.gohari2021.profile import AWARE, DESIGN_ROLLOUTS, UNAWARE, GohariProfile
 from privrl.papers.gohari2021.recorded import QUERY_COLUMNS, RecordedAnalysis
 from privrl.papers.gohari2021.runs import after_budget_label, query_table
@@ -254,9 +255,6 @@ _LEARNING = (
      "(0, 0)-differential privacy without harming the student's performance'", _not_harmed, False),
 )
 
-#: The aware student with the union radius (arm c), whose ball covers AirRaid's simplex at
-#: vanishing k: the correction of erratum ``random_answers_pull``.
-_UNION = f"{AWARE}, union radius"
 BEYOND = "Beyond the paper: "
 _ON_UNION = ("with the union radius of Lemma 1 (arm c, the correction of erratum random_answers_pull: "
              "its ball covers the simplex at vanishing k), ")  # fmt: skip
@@ -267,14 +265,14 @@ _ON_UNION = ("with the union radius of Lemma 1 (arm c, the correction of erratum
 _BEYOND_UNION = (
     ("aware_beats_unaware",
      BEYOND + _ON_UNION + "the privacy-aware student (c = 0.3) ends above the privacy-unaware one",
-     _when_ran(_UNION, _ends(_UNION, UNAWARE, "greater", "aware (union radius)", "unaware"))),
+     _when_ran(UNION, _ends(UNION, UNAWARE, "greater", "aware (union radius)", "unaware"))),
     ("aware_beats_small_ppo",
      BEYOND + _ON_UNION + "the privacy-aware student (c = 0.3) ends above plain PPO (32, 32)",
-     _when_ran(_UNION, _ends(_UNION, None, "greater", "aware (union radius)"))),
+     _when_ran(UNION, _ends(UNION, None, "greater", "aware (union radius)"))),
     ("random_answers_harmless",
      BEYOND + _ON_UNION + "the teacher's random answers after its budget do not harm the "
      "privacy-aware student (c = 0.3): it ends no lower than the same student whose teacher falls silent",
-     _when_ran(_SILENT, _when_ran(_UNION, _ends(_UNION, _SILENT, "greater", "random answers (union radius)",
+     _when_ran(_SILENT, _when_ran(UNION, _ends(UNION, _SILENT, "greater", "random answers (union radius)",
                                                 "silent")))),
 )  # fmt: skip
 

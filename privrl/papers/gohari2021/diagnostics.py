@@ -11,8 +11,9 @@ roll-out diagnostics PPO logs (:mod:`privrl.core.algorithms.ppo`,
 
 :func:`diagnostics_table` keeps them per (label, seed, roll-out); :func:`diagnostics_summary`
 averages them over the roll-outs the c = 0.3 teacher answers from its data and over those after
-its budget is spent, per configuration (median over seeds); :func:`after_budget_finding` states
-in one paragraph what they and the final returns say about the teacher's spent answers.
+its budget is spent, per configuration (median over seeds); :func:`penalised_after_budget` keeps
+the aware student's penalised fraction after the budget per radius, and
+:func:`after_budget_finding` states in one paragraph what they and the final returns say about the teacher's spent answers.
 """
 
 from __future__ import annotations
@@ -27,12 +28,14 @@ from privrl.papers.gohari2021.teacher import load_teacher
 
 #: The diagnostics, in the order they are shown.
 COLUMNS: tuple[str, ...] = ("penalised_fraction", "aux_grad_share", "entropy")
+#: Arm (c): the c = 0.3 aware student with the union radius (the label runs.figure2_configs gives it).
+UNION = f"{AWARE}, union radius"
 
 
 def diagnostic_labels(profile: GohariProfile, runs: pd.DataFrame) -> list[str]:
     """The configurations the diagnostics compare: plain PPO of the student's size, the c = 0.3
     aware and unaware students and the deciding arms (union radius, silent teacher) that ran."""
-    wanted = [profile.baseline_labels()[1], AWARE, UNAWARE, f"{AWARE}, union radius",
+    wanted = [profile.baseline_labels()[1], AWARE, UNAWARE, UNION,
               *(after_budget_label(a) for a in profile.after_budget_arms)]  # fmt: skip
     present = set(runs["label"])
     return [label for label in dict.fromkeys(wanted) if label in present]
@@ -59,6 +62,24 @@ def diagnostics_summary(table: pd.DataFrame, first_spent: int) -> pd.DataFrame:
     return per_run.groupby(level=["label", "phase"], sort=False).median()
 
 
+def budget_spent(summary: pd.DataFrame) -> pd.DataFrame | None:
+    """The "budget spent" rows of a :func:`diagnostics_summary`, or ``None`` when the run has
+    no roll-out after the c = 0.3 budget."""
+    if "budget spent" not in set(summary.index.get_level_values("phase")):
+        return None
+    return summary.xs("budget spent", level="phase")
+
+
+def penalised_after_budget(summary: pd.DataFrame, prefix: str) -> dict[str, float]:
+    """The c = 0.3 aware student's penalised fraction after its budget, with the Monte Carlo
+    (``PREFIX_aware``) and the union radius (``PREFIX_union``); NaN where the run has no such
+    arm or no roll-out after the budget."""
+    spent = budget_spent(summary)
+    return {f"{prefix}_{key}": float(spent.loc[label, "penalised_fraction"])
+            if spent is not None and label in spent.index else float("nan")
+            for key, label in (("aware", AWARE), ("union", UNION))}  # fmt: skip
+
+
 def after_budget_finding(runs: pd.DataFrame, summary: pd.DataFrame, profile: GohariProfile) -> str:
     """One paragraph from a run's diagnostics ``summary`` (:func:`diagnostics_summary`) and final
     returns (:func:`~privrl.papers.gohari2021.curves.final_returns`, median over seeds): after
@@ -67,14 +88,12 @@ def after_budget_finding(runs: pd.DataFrame, summary: pd.DataFrame, profile: Goh
     entropy against plain PPO's; and the median final returns of plain PPO, arm (a), the silent
     teacher (arm b) and arm (c). Only the arms the run has are named; empty when the run has no
     roll-out after the budget or no c = 0.3 aware student."""
-    if "budget spent" not in set(summary.index.get_level_values("phase")):
+    spent = budget_spent(summary)
+    if spent is None or AWARE not in spent.index:
         return ""
-    spent = summary.xs("budget spent", level="phase")
     small = profile.baseline_labels()[1]
-    arms = {AWARE: "(a) random answers, Monte Carlo radius", f"{AWARE}, union radius": "(c) union radius",
+    arms = {AWARE: "(a) random answers, Monte Carlo radius", UNION: "(c) union radius",
             after_budget_label("silent"): "(b) teacher silent"}  # fmt: skip
-    if AWARE not in spent.index:
-        return ""
     penalty = "; ".join(
         f"{name}: penalty active on {spent.loc[label, 'penalised_fraction']:.0%} of the answers, "
         f"{spent.loc[label, 'aux_grad_share']:.0%} of the policy-gradient norm"
