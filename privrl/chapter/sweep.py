@@ -5,11 +5,14 @@
   number of workers or the order in which runs finish, and seed ``i`` is shared by every config
   (common random numbers, which sharpen comparisons between methods).
 * Cache: each finished run is pickled to ``cache_dir/<func>/<key>.pkl`` where ``key`` hashes
-  (function, config, root seed, seed index, code). The code hash covers the source of the run
-  function's module, of every ``privrl`` module it imports (transitively, read from the import
-  statements) and the package's data files, so editing any code a run depends on recomputes it
-  instead of returning a stale result. Files are written to a temporary name and renamed, so a
-  killed sweep leaves no partial file, and a rerun skips what is done.
+  (function, config, root seed, seed index, code). ``code`` is the results version the run
+  function declares (:func:`privrl.core.results_version.results_version`, kept honest by a probe
+  test), so a multi-sitting recording survives edits that change no number; for an undeclared
+  function it is a hash of the source of its module, of every ``privrl`` module it imports
+  (transitively, read from the import statements) and of the package's data files, so editing
+  any code a run depends on recomputes it instead of returning a stale result. Files are written
+  to a temporary name and renamed, so a killed sweep leaves no partial file, and a rerun skips
+  what is done.
 * Executors: a local process pool by default; a Dask distributed cluster through
   ``Client(scheduler).get_executor()`` when ``scheduler`` (an address or a ``Client``) is given,
   or when ``executor`` is a scheduler address (``"tcp://HOST:8786"``: what a notebook's
@@ -20,6 +23,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.util
 import json
 import os
@@ -38,7 +42,8 @@ import pandas as pd
 from tqdm import tqdm
 
 from privrl.chapter.records import PACKAGE_DIR, module_closure
-from privrl.core.validation import check_int
+from privrl.core.results_version import VersionedRun, declared_version
+from privrl.core.validation import check_choice, check_int
 
 RunFunction = Callable[[dict[str, Any], np.random.SeedSequence], pd.DataFrame]
 
@@ -86,18 +91,25 @@ def code_hash(func: Callable[..., Any]) -> str:
     return digest.hexdigest()[:16]
 
 
+def cache_code(func: Callable[..., Any]) -> str:
+    """What a cached run's key holds for its code: ``version:<tag>`` when ``func`` declares a
+    results version, else :func:`code_hash`."""
+    tag = declared_version(func)
+    return f"version:{tag}" if tag is not None else code_hash(func)
+
+
 def run_key(
     func: Callable[..., Any], config: Mapping[str, Any], root_seed: int, index: int,
     code: str | None = None,
 ) -> str:
-    """Hash identifying one run: function, config, root seed, seed index and :func:`code_hash`."""
+    """Hash identifying one run: function, config, root seed, seed index and :func:`cache_code`."""
     payload = json.dumps(
         {
             "func": _function_name(func),
             "config": config,
             "root_seed": root_seed,
             "index": index,
-            "code": code if code is not None else code_hash(func),
+            "code": code if code is not None else cache_code(func),
         },
         sort_keys=True,
         default=repr,
@@ -172,12 +184,15 @@ def run_sweep(
     max_workers: int | None = None,
     progress: bool = True,
     desc: str | None = None,
+    order: str = "config",
 ) -> pd.DataFrame:
     """Run ``func(config, seed)`` for every config and seed index ``0 .. n_seeds - 1``.
 
     Returns the concatenated tidy frames, ordered by (config, seed index), with a ``seed`` column
     and the config's scalar entries added as columns (unless ``func`` already set them).
-    ``func`` must be defined at module level so worker processes can import it.
+    ``func`` must be defined at module level so worker processes can import it. ``order``: the
+    order runs start in, ``"config"`` (every seed of the first config first) or ``"seed"`` (seed 0
+    of every config first: a recording stopped early has its configs equally far).
     """
     if not callable(func):
         raise ValueError("func must be callable")
@@ -188,13 +203,18 @@ def run_sweep(
         raise ValueError("configs must contain at least one configuration")
     n_seeds = check_int(n_seeds, "n_seeds", minimum=1)
     root_seed = check_int(root_seed, "root_seed", minimum=0)
+    check_choice(order, "order", ("config", "seed"))
     tasks = [(c, i) for c in configs for i in range(n_seeds)]
     cache = Path(cache_dir) / _function_name(func) if cache_dir is not None else None
-    code = code_hash(func) if cache is not None else ""
+    code = cache_code(func) if cache is not None else ""
 
     results: dict[int, pd.DataFrame] = {}
     pending: list[int] = []
-    for t, (config, index) in enumerate(tasks):
+    starts = range(len(tasks))
+    if order == "seed":
+        starts = sorted(starts, key=lambda t: tasks[t][1])
+    for t in starts:
+        config, index = tasks[t]
         path = cache / f"{run_key(func, config, root_seed, index, code)}.pkl" if cache else None
         if path is not None and path.exists():
             with open(path, "rb") as fh:
@@ -228,6 +248,15 @@ def run_sweep(
         _label(results[t], tasks[t][0], tasks[t][1]) for t in range(len(tasks))
     )
     return pd.concat(list(frames), ignore_index=True)
+
+
+def run_probe(versioned: VersionedRun) -> pd.DataFrame:
+    """The frame a declared run function returns on its probe (configuration and seed index,
+    root seed 0), without the columns it declares as no results."""
+    module, _, name = versioned.name.rpartition(".")
+    func = getattr(importlib.import_module(module), name)
+    frame = _execute(func, dict(versioned.probe), 0, versioned.seed_index)
+    return frame.drop(columns=[c for c in versioned.ignore if c in frame.columns])
 
 
 def _args(task: tuple[dict[str, Any], int], root_seed: int) -> tuple[dict[str, Any], int, int]:

@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from privrl.core.results_version import results_version
+
 
 def noisy_mean(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame:
     """A tiny experiment: the mean of ``n`` normal draws around ``mu``."""
@@ -26,3 +28,9 @@ def slow_logged(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame:
         fh.flush()
         os.fsync(fh.fileno())
     return pd.DataFrame({"value": [value], "pid": [os.getpid()], "log_exists": [Path(config["log"]).exists()]})
+
+
+@results_version("1", probe={"mu": 0.5, "n": 3}, ignore=("pid",))
+def versioned_mean(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame:
+    """:func:`noisy_mean` with a declared results version (cached by its tag, not its code)."""
+    return noisy_mean(config, seed).assign(pid=os.getpid())

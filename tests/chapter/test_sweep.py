@@ -117,6 +117,17 @@ def run(config, seed):
     return pd.DataFrame({{"value": [{value}]}})
 '''
 
+VERSIONED_MODULE = '''
+import pandas as pd
+
+from privrl.core.results_version import results_version
+
+
+@results_version("{tag}", probe={{}})
+def run(config, seed):
+    return pd.DataFrame({{"value": [{value}]}})
+'''
+
 STALE_DRIVER = '''
 import sys
 sys.path.insert(0, sys.argv[1])
@@ -145,6 +156,40 @@ def test_editing_the_run_function_recomputes_instead_of_returning_a_stale_cache(
     assert run_with(2) == "2", "the sweep returned the cached result of the old code"
     assert run_with(1) == "1"  # the first result is still cached under its own code
     assert len(list(cache.rglob("*.pkl"))) == 2
+
+
+def test_a_declared_results_version_keys_the_cache_instead_of_the_code(tmp_path):
+    """A run function with a results version keeps its cache across edits of its code (the probe
+    test keeps the tag honest) and recomputes once the tag is bumped."""
+    src, cache = tmp_path / "src", tmp_path / "cache"
+    src.mkdir()
+    driver = tmp_path / "driver.py"
+    driver.write_text(STALE_DRIVER.format())
+
+    def run_with(tag: str, value: int) -> str:
+        (src / "stalemod.py").write_text(VERSIONED_MODULE.format(tag=tag, value=value))
+        out = subprocess.run([sys.executable, str(driver), str(src), str(cache)],
+                             capture_output=True, text=True, check=True)
+        return out.stdout.strip()
+
+    assert run_with("1", 1) == "1"
+    assert run_with("1", 2) == "1", "an edit under the same tag recomputed the cached run"
+    assert run_with("2", 2) == "2", "a bumped tag returned the cache of the old tag"
+    assert len(list(cache.rglob("*.pkl"))) == 2
+
+
+def test_seed_order_starts_seed_zero_of_every_config_first(tmp_path):
+    log = tmp_path / "log.txt"
+    configs = [{"tag": t, "sleep": 0.0, "log": str(log)} for t in ("a", "b")]
+    for order, expected in (("config", ["a-0", "a-1", "b-0", "b-1"]),
+                            ("seed", ["a-0", "b-0", "a-1", "b-1"])):
+        log.write_text("")
+        df = run_sweep(slow_logged, configs, n_seeds=2, executor="serial", progress=False,
+                       order=order)
+        assert log.read_text().split() == expected
+        assert list(zip(df["tag"], df["seed"], strict=True)) == [("a", 0), ("a", 1), ("b", 0), ("b", 1)]
+    with pytest.raises(ValueError, match="order"):
+        run_sweep(slow_logged, configs, n_seeds=1, executor="serial", progress=False, order="random")
 
 
 def test_code_hash_follows_privrl_imports_transitively():

@@ -1,0 +1,61 @@
+r"""Declared results versions of run functions: what a long sweep's cache keys a run by.
+
+A run function ``f(config, seed) -> DataFrame`` decorated with ``@results_version(tag, probe=...)``
+promises: while ``tag`` is unchanged, ``f`` returns the same frame for the same ``(config, seed)``.
+:func:`privrl.chapter.sweep.run_sweep` then keys a cached run by (function, config, seed, tag)
+instead of the source hash of the function's whole code closure, so a recording that resumes over
+several sittings survives edits elsewhere (a new validation, a docstring, a refactor) that change
+no number. The promise is kept honest by ``tests/chapter/test_results_versions.py``: it runs every
+declared function on its ``probe`` (a small configuration and a seed index) and compares the frame,
+column by column (``ignore``: columns that are not results, e.g. wall-clock times), with the one
+committed for that tag. An edit that changes a number fails that test until the tag is bumped (and
+the new probe frame committed), which also retires the old cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Every declared function, by ``module.qualname`` (filled on import of its module).
+REGISTRY: dict[str, VersionedRun] = {}
+
+
+@dataclass(frozen=True)
+class VersionedRun:
+    """A run function's declared ``tag``, the ``probe`` (config, seed index) its test runs, and the
+    result columns the test ignores."""
+
+    name: str
+    tag: str
+    probe: Mapping[str, Any]
+    seed_index: int = 0
+    ignore: tuple[str, ...] = field(default=())
+
+
+def results_version(tag: str, *, probe: Mapping[str, Any], seed_index: int = 0,
+                    ignore: tuple[str, ...] = ()) -> Callable[[F], F]:
+    """Declare ``tag`` as the results version of the decorated run function (module docstring);
+    ``probe``: a configuration small enough for a unit test, ``seed_index``: the seed it runs at,
+    ``ignore``: returned columns that are not results (e.g. ``("wall_time",)``)."""
+    if not isinstance(tag, str) or not tag:
+        raise ValueError(f"tag must be a non-empty string, got {tag!r}")
+    if not isinstance(probe, Mapping):
+        raise ValueError(f"probe must be a mapping (a run configuration), got {type(probe)}")
+
+    def declare(func: F) -> F:
+        name = f"{func.__module__}.{func.__qualname__}"
+        func.results_version = tag  # type: ignore[attr-defined]
+        REGISTRY[name] = VersionedRun(name, tag, dict(probe), int(seed_index), tuple(ignore))
+        return func
+
+    return declare
+
+
+def declared_version(func: Callable[..., Any]) -> str | None:
+    """The tag ``func`` declares, or ``None`` (then the sweep hashes its code closure)."""
+    tag = getattr(func, "results_version", None)
+    return tag if isinstance(tag, str) else None
