@@ -1,0 +1,126 @@
+"""Gohari et al. (2021) at the paper's horizon: the recorder of the deciding arms at 4,000
+roll-outs of 1,000 interactions (issue 34), on the numpy run function
+:func:`~privrl.papers.gohari2021.fast_student.run_agent_fast` (the same runs as today's
+:func:`~privrl.papers.gohari2021.student.run_agent`, tested step by step, about half the CPU time).
+
+Arms (:func:`horizon_configs`): plain PPO (32, 32) and (64, 64) (Figure 2a; the speed-up's
+reference), the privacy-aware student at c = 0.3 with random answers after the budget (arm a,
+the profile's radius ``"mc"``), with the teacher silent after the budget (arm b) and with the
+union radius (arm c); every other setting is the paper profile's (AirRaid RAM, one environment,
+episodes capped at 1,000, a reset per roll-out, rewards-to-go, 80 + 80 update iterations).
+
+:func:`record_horizon` runs them through :func:`privrl.chapter.sweep.run_sweep` with a cache
+folder (resumable: a finished run is kept, a sitting that ends loses only the runs in flight;
+commit the cache between sittings) and writes ``gohari2021-horizon-curves.csv``
+(:data:`HORIZON_CSV`, the design record's columns, :func:`~privrl.papers.gohari2021.recorded.paper_curves`)
+into the book's recorded results and its run record ``book/measurements/gohari2021-horizon.json``
+(:data:`RECORD_JSON`, a :class:`~privrl.chapter.records.RunRecord` of profile ``horizon``, produced
+by the run function's module, with the command and the reference returns). Command::
+
+    python -m privrl.papers.gohari2021.horizon record --n-trials 5 --epochs 4000 \\
+        --cache-dir book/measurements/cache/gohari2021-horizon
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from privrl.chapter.records import SOURCE_ROOT, RunRecord, current_commit, git, results_dir
+from privrl.chapter.sweep import run_sweep
+from privrl.papers.gohari2021.curves import thresholds
+from privrl.papers.gohari2021.fast_student import run_agent_fast
+from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
+from privrl.papers.gohari2021.recorded import paper_curves
+from privrl.papers.gohari2021.runs import after_budget_label, figure2_configs, measure_references
+
+#: The record's profile name: ``book/measurements/gohari2021-horizon.json``.
+PROFILE = "horizon"
+HORIZON_CSV = f"{NAME}-{PROFILE}-curves.csv"
+RECORD_JSON = f"{NAME}-{PROFILE}.json"
+#: The union-radius arm (c).
+UNION = f"{AWARE}, union radius"
+
+
+def horizon_profile(**overrides: Any) -> GohariProfile:
+    """The paper profile with the arms of :func:`horizon_configs` (no supplement), then
+    ``overrides`` (e.g. ``n_trials``, ``epochs``, ``seed``)."""
+    return GohariProfile.paper(**{"supplement": False, "radius_arms": ("union",),
+                                  "after_budget_arms": ("silent",), **overrides})  # fmt: skip
+
+
+def horizon_labels(profile: GohariProfile) -> tuple[str, ...]:
+    """The deciding arms: PPO (32, 32), PPO (64, 64), the aware student c = 0.3 (arm a), teacher
+    silent after the budget (arm b), union radius (arm c)."""
+    big, small = profile.baseline_labels()
+    return small, big, AWARE, after_budget_label("silent"), UNION
+
+
+def horizon_configs(profile: GohariProfile) -> list[dict[str, Any]]:
+    """The Figure 2 configurations (:func:`~privrl.papers.gohari2021.runs.figure2_configs`) of
+    the deciding arms, in :func:`horizon_labels`' order."""
+    by_label = {c["label"]: c for c in figure2_configs(profile)}
+    missing = [label for label in horizon_labels(profile) if label not in by_label]
+    if missing:
+        raise ValueError(f"profile lacks the arms {missing} (radius_arms, after_budget_arms)")
+    return [by_label[label] for label in horizon_labels(profile)]
+
+
+def record_horizon(profile: GohariProfile, out_dir: str | Path, *, cache_dir: str | Path | None,
+                   executor: Any = None, progress: bool = True, command: str = ""
+                   ) -> tuple[Path, Path]:  # fmt: skip
+    """Run the deciding arms over ``profile.n_trials`` seeds (:func:`run_agent_fast`, cached in
+    ``cache_dir``), write :data:`HORIZON_CSV` into ``out_dir`` (the book's
+    ``book/measurements/results``) and the run record :data:`RECORD_JSON` into the folder above
+    it; returns both paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    commit = current_commit()
+    dirty = bool(git(SOURCE_ROOT, "status", "--porcelain", "--untracked-files=no", "--", "privrl"))
+    started, t0 = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
+    refs = measure_references(profile, np.random.default_rng(profile.seed + 1))
+    runs = run_sweep(run_agent_fast, horizon_configs(profile), n_seeds=profile.n_trials,
+                     root_seed=profile.seed, cache_dir=cache_dir, executor=executor,
+                     progress=progress, desc="gohari2021 horizon")  # fmt: skip
+    csv = out / HORIZON_CSV
+    paper_curves(runs, profile).to_csv(csv, index=False)
+    record = RunRecord.now(
+        notebook=NAME, profile=PROFILE, parameters=profile.as_dict(),
+        wall_time_s=time.perf_counter() - t0, git_commit=commit, git_dirty=dirty, started=started,
+        run_core_seconds=float(runs.groupby(["label", "seed"])["wall_time"].max().sum()),
+        references=refs, thresholds=thresholds(refs["random"], refs["teacher"], profile.quantiles),
+        command=command, files=[f"{out.name}/{csv.name}"], produced_by=[run_agent_fast.__module__],
+    )  # fmt: skip
+    return csv, record.write(out.parent / RECORD_JSON)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``record``: run the deciding arms at the paper's horizon and record them
+    (:func:`record_horizon`)."""
+    parser = argparse.ArgumentParser(prog="python -m privrl.papers.gohari2021.horizon")
+    sub = parser.add_subparsers(dest="command", required=True)
+    rec = sub.add_parser("record", help="run the deciding arms at the paper's horizon")
+    rec.add_argument("--n-trials", type=int, default=5)
+    rec.add_argument("--epochs", type=int, default=4000)
+    rec.add_argument("--seed", type=int, default=0)
+    rec.add_argument("--executor", default="process",
+                     help="'process', 'serial' or a Dask scheduler address tcp://HOST:8786")  # fmt: skip
+    rec.add_argument("--cache-dir", required=True, help="the resumable cache of finished runs")
+    rec.add_argument("--out", default=None, help="directory (default book/measurements/results)")
+    args = parser.parse_args(argv)
+    profile = horizon_profile(n_trials=args.n_trials, epochs=args.epochs, seed=args.seed)
+    command = " ".join(["python -m privrl.papers.gohari2021.horizon",
+                        *(sys.argv[1:] if argv is None else argv)])  # fmt: skip
+    paths = record_horizon(profile, args.out or results_dir(), cache_dir=args.cache_dir,
+                           executor=args.executor, command=command)  # fmt: skip
+    print("wrote", *paths)
+
+
+if __name__ == "__main__":
+    main()
