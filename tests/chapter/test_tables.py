@@ -125,3 +125,11 @@ def test_arguments_are_checked_by_name():
         format_table(df, errors={"mean": "ci"})
     with pytest.raises(ValueError, match="precision must be at least 1"):
         format_table(df, precision=0)
+
+
+def test_formatting_is_outside_every_records_code_closure():
+    """A chapter importing the formatter does not make its recorded runs stale on an edit of it."""
+    from privrl.chapter.records import computes_numbers
+
+    assert not computes_numbers("privrl.chapter.tables")
+    assert computes_numbers("privrl.chapter.ledger")
