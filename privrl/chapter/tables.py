@@ -117,7 +117,8 @@ def format_number(x: float, *, digits: int = SIGNIFICANT_DIGITS, decimals: int |
 
 
 def _interval(cell: Any) -> tuple[float, float] | None:
-    if isinstance(cell, (tuple, list)) and len(cell) == 2 and all(isinstance(v, Real) for v in cell):
+    if isinstance(cell, (tuple, list)) and len(cell) == 2 and all(isinstance(v, Real)
+                                                                  for v in cell):
         return float(cell[0]), float(cell[1])
     return None
 
@@ -191,7 +192,7 @@ def format_table(df: pd.DataFrame, *, precision: int | Mapping[str, int] | None 
             if holes[column].iloc[i]:
                 cells.append(text)
                 continue
-            decimals = (_error_decimals(frame[errors[column]].iloc[i]) if column in errors else None)
+            decimals = _error_decimals(frame[errors[column]].iloc[i]) if column in errors else None
             cells.append(_cell(value, digits=digits, decimals=decimals,
                                epsilon=column in epsilon_columns))
         out[_header(column, headers)] = cells

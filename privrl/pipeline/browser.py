@@ -2,9 +2,10 @@
 
 :func:`serve` serves a folder on ``127.0.0.1`` (a free port); :func:`launch` starts Debian's
 Chromium (:data:`CHROMIUM`) through playwright's Python API (a test dependency, imported when
-called); :func:`site_pages` lists a built site's pages; :func:`block_other_origins` aborts, and lists, every request of a browser context that
-leaves the served origin (the book must read from a USB stick). The browser test and the page
-rules (:mod:`privrl.pipeline.page_rules`) share them.
+called); :func:`site_pages` lists a built site's pages; :func:`block_other_origins` aborts,
+and lists, every request of a browser context that leaves the served origin (the book must
+read from a USB stick). The browser test and the page rules (:mod:`privrl.pipeline.page_rules`)
+share them.
 """
 
 from __future__ import annotations

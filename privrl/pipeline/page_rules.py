@@ -75,14 +75,14 @@ class Violation:
 # Runs in the loaded page: waits for MathJax and the images, then measures every rule. The
 # landing measures come first, with <details> as the page shows them; then every <details> is
 # opened and the widths are measured.
-MEASURE = """async ([boxClass, minFigure]) => {
+MEASURE = r"""async ([boxClass, minFigure]) => {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
     await MathJax.startup.promise;
   }
   const images = Array.from(document.images);
   for (const img of images) { img.loading = "eager"; }
   await Promise.all(images.map(img => img.decode().catch(() => null)));
-  const words = s => s.replace(/\\s+/g, " ").trim();
+  const words = s => s.replace(/\s+/g, " ").trim();
   const describe = el => {
     let name = el.tagName.toLowerCase();
     if (el.id) { name += "#" + el.id; }
@@ -106,7 +106,8 @@ MEASURE = """async ([boxClass, minFigure]) => {
       .forEach(e => e.after(" "));
     return {el: describe(box), words: words(clone.textContent).split(" ").filter(Boolean).length};
   });
-  const bad = /(^|[^A-Za-z0-9_])(nan|NaN|NAN|-?inf|-?Inf)(?![A-Za-z0-9_])|(^|[\\[(,\\s])None([\\]),]|$)|(\\.\\.\\.|\\u2026)$/;
+  const bad = new RegExp(["(^|[^A-Za-z0-9_])(nan|NaN|NAN|-?inf|-?Inf)(?![A-Za-z0-9_])",
+    "(^|[\\[(,\\s])None([\\]),]|$)", "(\\.\\.\\.|\u2026)$"].join("|"));
   out.cells = Array.from(column.querySelectorAll("td, th")).map(c => words(c.textContent))
     .filter(t => bad.test(t));
   document.querySelectorAll("details").forEach(d => { d.open = true; });
@@ -121,8 +122,12 @@ MEASURE = """async ([boxClass, minFigure]) => {
     return false;
   };
   const figures = Array.from(column.querySelectorAll("img, svg"))
-    .filter(el => !el.closest("mjx-container") && !(el.tagName === "svg" && el.parentElement.closest("svg")))
-    .filter(el => { const r = el.getBoundingClientRect(); return r.width >= minFigure && r.height >= minFigure; });
+    .filter(el => !el.closest("mjx-container")
+      && !(el.tagName === "svg" && el.parentElement.closest("svg")))
+    .filter(el => {
+      const r = el.getBoundingClientRect();
+      return r.width >= minFigure && r.height >= minFigure;
+    });
   out.wide = [...column.querySelectorAll("table"), ...figures].filter(shown).map(el => {
     const r = el.getBoundingClientRect();
     return {el: describe(el), width: Math.round(r.width), column: Math.round(right - left),
@@ -133,7 +138,7 @@ MEASURE = """async ([boxClass, minFigure]) => {
     const caption = holder && holder.querySelector("figcaption, .caption");
     const text = caption ? words(caption.textContent) : "";
     return {el: describe(el), caption: text};
-  }).filter(f => !/^(Fig\\.|Figure)\\s*\\d+(\\.\\d+)*/.test(f.caption));
+  }).filter(f => !/^(Fig\.|Figure)\s*\d+(\.\d+)*/.test(f.caption));
   return out;
 }"""
 
@@ -145,8 +150,8 @@ def page_violations(page: Any, name: str, *, landing: bool = False) -> list[Viol
     if width != VIEWPORT["width"]:
         raise ValueError(f"page: viewport must be {VIEWPORT['width']} px wide, got {width}")
     got = page.evaluate(MEASURE, [SUMMARY_BOX, MIN_FIGURE_PX])
-    found = [Violation(name, "fits-column", w["el"], f"{w['width']} px in a {w['column']} px column")
-             for w in got["wide"]]
+    found = [Violation(name, "fits-column", w["el"],
+                       f"{w['width']} px in a {w['column']} px column") for w in got["wide"]]
     found += [Violation(name, "numbered-caption", f["el"],
                         f"caption {f['caption'][:60]!r}" if f["caption"] else "no caption")
               for f in got["uncaptioned"]]
@@ -198,7 +203,8 @@ def report(found: dict[str, list[Violation]]) -> str:
         if counts:
             lines.append(f"  {rel}: " + ", ".join(f"{r} {counts[r]}" for r in RULES if counts[r]))
     totals = Counter(v.rule for violations in found.values() for v in violations)
-    lines.append("totals: " + ", ".join(f"{r} {totals[r]}" for r in RULES) + f" ({len(found)} pages)")
+    lines.append("totals: " + ", ".join(f"{r} {totals[r]}" for r in RULES)
+                 + f" ({len(found)} pages)")
     return "\n".join(lines)
 
 

@@ -5,8 +5,8 @@ static server; every request to any other origin is blocked (the book must read 
 On every page: math typeset by the bundled MathJax (no raw TeX left), every image loaded, no
 console error, no raw MyST marker or Python repr in the text, every internal link resolving to an
 existing page and anchor. The server and the browser: :mod:`privrl.pipeline.browser` and
-``tests/pipeline/conftest.py``. ``bash dev.sh`` installs Chromium (``apt-get install chromium``) when
-``/usr/bin/chromium`` is missing and it runs as root.
+``tests/pipeline/conftest.py``. ``bash dev.sh`` installs Chromium (``apt-get install chromium``)
+when ``/usr/bin/chromium`` is missing and it runs as root.
 """
 
 from __future__ import annotations
