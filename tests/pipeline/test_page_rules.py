@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from privrl.chapter.tables import format_table
 from privrl.pipeline import page_rules
 from privrl.pipeline.browser import block_other_origins, serve
 from privrl.pipeline.page_rules import MAX_SUMMARY_WORDS, VIEWPORT, Violation, page_violations
@@ -35,14 +37,21 @@ def _summary(words: int) -> str:
 
 WIDE_TABLE = _table(2, ("x" * 4,) * 12, ("column",) * 12).replace(
     "<table>", '<table style="width: 1500px">')
+#: A wide table as a chapter writes it (:func:`privrl.chapter.tables.format_table`): its own
+#: scroll box, no noise for epsilon = inf, the missing value explained.
+FORMATTED = format_table(
+    pd.DataFrame({"epsilon": [1.0, float("inf")], "epsilon_pld": [float("nan"), 2.5],
+                  **{f"privacy_cost_{i}": [1234.5678, 0.012345] for i in range(20)}}),
+    missing="not DP-SGD").to_html()
 
 #: The parts of the page that keeps every rule: a 784 px column holding a summary box of the
-#: limit's length, a small table, a wide table in a scroll box, two numbered figures (an image and
-#: an inline SVG), an uncaptioned icon, and a folded 20-row verdict table.
+#: limit's length, a small table, a wide table formatted for reading (in its scroll box), two
+#: numbered figures (an image and an inline SVG), an uncaptioned icon, and a folded 20-row
+#: verdict table.
 GOOD = {
     "summary": _summary(MAX_SUMMARY_WORDS),
     "table": _table(3, ("0.12", "no noise")),
-    "wide": '<div style="overflow-x: auto">' + WIDE_TABLE + "</div>",
+    "wide": FORMATTED,
     "figure": ('<figure><img src="fig.svg" width="300" height="200"><figcaption><p>'
                '<span class="caption-number">Fig. 4.1 </span>Return against steps.</p>'
                "</figcaption></figure>"),
