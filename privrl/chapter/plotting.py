@@ -6,18 +6,25 @@ fonts that stay at least :data:`MIN_DISPLAY_PT` points when the book shows a fig
 the font size; light grid), constrained layout, and, inside a Jupyter kernel, SVG output whose
 text is enlarged where a wide figure would be scaled below that floor (:func:`enforce_min_font`).
 Helpers: :func:`axis_label` / :func:`label_axes` (axes in words with units), :func:`new_figure`,
-and :func:`band_plot` / :func:`plot_bands` (a centre line over seeds with an uncertainty band).
+:func:`band_plot` / :func:`plot_bands` (a centre line over seeds with an uncertainty band), and for
+figures a referee can read (issue 35): :func:`method_colours` (one colour per method name in every
+figure), :func:`legend_outside` (a legend of at most 8 entries beside the data, never on it) and
+:func:`in_words` (a code name, e.g. a panel's domain, in words).
 """
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Iterable
 from typing import Any, Literal
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from matplotlib.text import Text
 
 from privrl.core.validation import check_choice
@@ -215,6 +222,122 @@ def plot_bands(
         ax.fill_between(g[x], g["lower"], g["upper"], color=line.get_color(), alpha=0.2, lw=0)
     ax.set_xlabel(xlabel or x)
     return ax
+
+
+#: Ten colours told apart under the common colour-vision deficiencies: Paul Tol's "muted" scheme
+#: (nine colours) and black, kept for baselines (no privacy, zero estimate).
+PALETTE: tuple[str, ...] = ("#332288", "#CC6677", "#117733", "#DDCC77", "#88CCEE", "#882255",
+                            "#44AA99", "#999933", "#AA4499", "#000000")
+#: The book's method names (lower case) and their :data:`PALETTE` slots: names drawn together
+#: never share a slot, and a method has its slot in every chapter's figures.
+METHOD_SLOTS: dict[str, int] = {
+    "gpope": 0, "dp-lsw": 1, "dp-lsl": 2, "lstd": 3, "wis-lstd": 4, "gtd2": 5, "zero": 9,
+    "functional": 0, "output": 1, "input": 2, "dpsgd": 3, "none": 9, "non-private": 9,
+    "prs": 0, "laplace": 1,
+}
+#: Most entries a legend may have (issue 35: "at most 8 entries per legend").
+MAX_LEGEND_ENTRIES = 8
+
+
+def method_colours(labels: Iterable[str]) -> dict[str, str]:
+    """A colour of :data:`PALETTE` for each distinct label, distinct within the call (at most
+    ten labels, else ``ValueError``) and stable across figures: a name of :data:`METHOD_SLOTS`
+    (any case) takes its slot; another name the slot of its CRC-32, in sorted order. A name whose
+    slot is taken by another name of the same call takes the next free slot, the only case in
+    which a name's colour depends on its company."""
+    names = sorted(set(labels))
+    if len(names) > len(PALETTE):
+        raise ValueError(f"labels: {len(names)} names, at most {len(PALETTE)} colours tell apart")
+    known = [n for n in names if n.lower() in METHOD_SLOTS]
+    others = [n for n in names if n.lower() not in METHOD_SLOTS]
+    taken: dict[int, str] = {}
+    for name in known + others:
+        slot = METHOD_SLOTS.get(name.lower(), zlib.crc32(name.encode()) % len(PALETTE))
+        while slot in taken:
+            slot = (slot + 1) % len(PALETTE)
+        taken[slot] = name
+    return {name: PALETTE[slot] for slot, name in taken.items()}
+
+
+def legend_outside(fig_or_ax: Figure | Axes, max_entries: int = MAX_LEGEND_ENTRIES) -> Legend:
+    """One legend beside the data, never on it: right of an ``Axes``'s data area, or right of
+    every axes of a ``Figure`` (its axes' labelled artists, each label once; the figure's layout
+    engine makes room). Raises ``ValueError`` when there are more than ``max_entries`` entries
+    (at most :data:`MAX_LEGEND_ENTRIES`) or none: split the figure, or label fewer lines."""
+    if not 1 <= max_entries <= MAX_LEGEND_ENTRIES:
+        raise ValueError(f"max_entries must be in 1..{MAX_LEGEND_ENTRIES}, got {max_entries}")
+    axes = fig_or_ax.axes if isinstance(fig_or_ax, Figure) else [fig_or_ax]
+    entries: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    if not entries or len(entries) > max_entries:
+        raise ValueError(f"fig_or_ax: {len(entries)} legend entries, the legend takes 1 to "
+                         f"{max_entries}: {list(entries)}")
+    for ax in axes:
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    handles, labels = list(entries.values()), list(entries)
+    if isinstance(fig_or_ax, Figure):
+        return fig_or_ax.legend(handles, labels, loc="outside right upper")
+    return fig_or_ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                            borderaxespad=0.0)
+
+
+#: Code names the chapters draw (domains, methods, releases, variants) in words.
+IN_WORDS: dict[str, str] = {
+    # xie2019's domains
+    "mountain_car_on": "Mountain Car, on-policy",
+    "mountain_car_off": "Mountain Car, off-policy",
+    "mountain_car": "Mountain Car",
+    "hiv": "HIV treatment",
+    # wang2019's methods
+    "functional": "functional noise (Algorithm 1)",
+    "output": "output perturbation",
+    "input": "input perturbation",
+    "dpsgd": "DP-SGD",
+    "none": "no privacy",
+    # ono2020's mechanisms and variants
+    "laplace": "Laplace",
+    "prs": "PRS",
+    "paper": "the paper's set-up",
+    "no_clip": "no clipping",
+    "clip100": "clip C = 100",
+    "adam_sample": "Adam, sampled actions",
+    "ablation_sampled": "sampled actions",
+    "ablation_greedy_rmsprop": "greedy actions, RMSProp",
+    "ablation_sampled_no_clip": "sampled actions, no clipping",
+    "ablation_clipped_reference": "reference set-up, clipped",
+    # the Audits chapter's releases
+    "gaussian": "Gaussian mechanism",
+    "dp_lsw": "DP-LSW",
+    "dp_lsl": "DP-LSL",
+    "gpope": "GPOPE",
+    "gpope_sampled": "GPOPE, sampled trajectories",
+    "gp_update": "GP update",
+    "input_perturbation": "input perturbation",
+    "dpsgd_step": "DP-SGD, one step",
+    "dpsgd_run": "DP-SGD, whole run",
+    "dpsgd_poisson": "DP-SGD, Poisson sampling",
+    "pgc_laplace": "PGC, Laplace",
+    "pgc_laplace_dense": "PGC, Laplace, dense gradient",
+    "pgc_laplace_rounds": "PGC, Laplace, several rounds",
+    "pgc_bit_flip": "PGC, bit flip",
+    "pgc_prs": "PGC, PRS",
+    "dirichlet": "Dirichlet mechanism",
+}
+
+
+def in_words(code_name: str) -> str:
+    """``code_name`` in words (:data:`IN_WORDS`): ``in_words("mountain_car_off")`` is
+    ``"Mountain Car, off-policy"``. A name without an underscore and not in the table is
+    returned as it is ("GPOPE"); one with an underscore is a ``ValueError`` naming it (a code
+    name must not reach a page)."""
+    if code_name in IN_WORDS:
+        return IN_WORDS[code_name]
+    if "_" in code_name:
+        raise ValueError(f"code_name: no words for {code_name!r}; add it to IN_WORDS")
+    return code_name
 
 
 apply_house_style()

@@ -43,9 +43,10 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]
 MEASUREMENTS = Path("book") / "measurements"
 #: Recorded results (summaries and tidy CSVs of paper-scale runs), relative to the root.
 RESULTS = MEASUREMENTS / "results"
-#: Modules (and packages: every module under them) that compute no number of a run.
+#: Modules (and packages: every module under them) that compute no number of a run (``tables``
+#: formats numbers for the page; a record stores them unformatted).
 NON_COMPUTING: tuple[str, ...] = ("privrl.pipeline", "privrl.chapter.plotting",
-                                  "privrl.chapter.records")
+                                  "privrl.chapter.tables", "privrl.chapter.records")
 
 
 # --- the repository and git -------------------------------------------------------------------

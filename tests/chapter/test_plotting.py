@@ -103,3 +103,125 @@ def test_band_plot_labels_axes_in_words():
     _, axes = new_figure()
     band_plot(axes[0, 0], _runs(), "x", "y", hue="algo", xlabel="Episodes", ylabel="Return")
     assert (axes[0, 0].get_xlabel(), axes[0, 0].get_ylabel()) == ("Episodes", "Return")
+
+
+# --- figures a referee can read (issue 35): colours, legends, words ------------------------------
+
+# Machado, Oliveira and Fernandes (2009), severity 1: linear-RGB matrices simulating protanopia,
+# deuteranopia and tritanopia.
+CVD = {
+    "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216],
+                   [-0.003882, -0.048116, 1.051998]],
+    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
+                     [-0.011820, 0.042940, 0.968881]],
+    "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602],
+                   [0.004733, 0.691367, 0.303900]],
+}
+
+
+def _lab(hex_colour: str, sim) -> np.ndarray:
+    """CIELAB (D65) of ``hex_colour`` as seen through the simulation matrix ``sim``."""
+    from matplotlib.colors import to_rgb
+
+    c = np.array(to_rgb(hex_colour))
+    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    lin = np.clip(np.asarray(sim) @ lin, 0, 1)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
+                    [0.0193, 0.1192, 0.9505]]) @ lin / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16 / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def _min_delta_e(palette) -> float:
+    import itertools
+
+    return min(float(np.linalg.norm(_lab(a, sim) - _lab(b, sim)))
+               for sim in [np.eye(3), *CVD.values()] for a, b in itertools.combinations(palette, 2))
+
+
+def test_the_palette_stays_apart_under_colour_blindness():
+    from privrl.chapter.plotting import PALETTE
+
+    assert len(set(PALETTE)) == 10
+    assert _min_delta_e(PALETTE) > 15  # CIE76 difference under every simulated deficiency
+    assert _min_delta_e([*PALETTE[:9], "#777777"]) < 2  # a mid grey would not: the test can fail
+
+
+def test_method_colours_are_distinct_and_the_same_in_every_figure():
+    from privrl.chapter.plotting import PALETTE, method_colours
+
+    xie = method_colours(["GPOPE", "DP-LSW", "DP-LSL", "LSTD", "WIS-LSTD", "GTD2", "zero"])
+    assert len(set(xie.values())) == 7
+    assert method_colours(["DP-LSW", "GPOPE"]) == {k: xie[k] for k in ("DP-LSW", "GPOPE")}
+    assert method_colours(["gpope"])["gpope"] == xie["GPOPE"]  # any case
+    names = [f"method {i}" for i in range(10)]
+    colours = method_colours(names)
+    assert sorted(colours.values()) == sorted(PALETTE)
+    assert method_colours(reversed(names)) == colours  # order of the labels does not matter
+    assert method_colours(["method 3", "method 3"]) == method_colours(["method 3"])
+    with pytest.raises(ValueError, match="labels: 11 names"):
+        method_colours([f"method {i}" for i in range(11)])
+
+
+def _overlaps(a, b) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def _lines(ax, n: int, label: str = "line") -> None:
+    x = np.linspace(0, 1, 50)
+    for i in range(n):
+        ax.plot(x, x * (i + 1), label=f"{label} {i}")
+
+
+def test_legend_outside_an_axes_leaves_its_data_area_free():
+    from privrl.chapter.plotting import legend_outside
+
+    fig, axes = new_figure()
+    ax = axes[0, 0]
+    _lines(ax, 8)
+    legend = legend_outside(ax)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    assert len(legend.get_texts()) == 8
+    assert not _overlaps(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
+
+
+def test_legend_outside_a_figure_collects_each_label_once_beside_every_panel():
+    from privrl.chapter.plotting import legend_outside
+
+    fig, axes = new_figure(1, 2)
+    for ax in axes[0]:
+        _lines(ax, 3)
+        ax.legend()
+    legend = legend_outside(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    assert [t.get_text() for t in legend.get_texts()] == ["line 0", "line 1", "line 2"]
+    assert all(ax.get_legend() is None for ax in axes[0])
+    box = legend.get_window_extent(renderer)
+    assert not any(_overlaps(box, ax.get_window_extent(renderer)) for ax in axes[0])
+
+
+def test_legend_outside_refuses_more_than_eight_entries():
+    from privrl.chapter.plotting import legend_outside
+
+    _, axes = new_figure()
+    _lines(axes[0, 0], 9)
+    with pytest.raises(ValueError, match="fig_or_ax: 9 legend entries"):
+        legend_outside(axes[0, 0])
+    with pytest.raises(ValueError, match="max_entries must be in 1..8"):
+        legend_outside(axes[0, 0], max_entries=9)
+    with pytest.raises(ValueError, match="fig_or_ax: 0 legend entries"):
+        legend_outside(new_figure()[1][0, 0])
+
+
+def test_code_names_in_words():
+    from privrl.chapter.plotting import in_words
+
+    assert in_words("mountain_car_off") == "Mountain Car, off-policy"
+    assert in_words("mountain_car_on") == "Mountain Car, on-policy"
+    assert in_words("no_clip") == "no clipping"
+    assert in_words("gpope_sampled") == "GPOPE, sampled trajectories"
+    assert in_words("GPOPE") == "GPOPE"
+    with pytest.raises(ValueError, match="code_name: no words for 'new_domain'"):
+        in_words("new_domain")

@@ -4,29 +4,25 @@ Every page of the book built by the session's ``built_book`` fixture is served f
 static server; every request to any other origin is blocked (the book must read from a USB stick).
 On every page: math typeset by the bundled MathJax (no raw TeX left), every image loaded, no
 console error, no raw MyST marker or Python repr in the text, every internal link resolving to an
-existing page and anchor. ``bash dev.sh`` installs Chromium (``apt-get install chromium``) when
-``/usr/bin/chromium`` is missing and it runs as root.
+existing page and anchor. The server and the browser: :mod:`privrl.pipeline.browser` and
+``tests/pipeline/conftest.py``. ``bash dev.sh`` installs Chromium (``apt-get install chromium``)
+when ``/usr/bin/chromium`` is missing and it runs as root.
 """
 
 from __future__ import annotations
 
 import functools
-import http.server
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from privrl.pipeline.browser import block_other_origins, serve, site_pages
 from privrl.pipeline.site_check import TEXT_MARKERS
 
 pytestmark = pytest.mark.slow
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 # Runs in the page once it has loaded: waits for MathJax, then reports what the test asserts on.
 INSPECT = """async () => {
@@ -55,54 +51,12 @@ INSPECT = """async () => {
 }"""
 
 
-REDIRECT = re.compile(r'<meta http-equiv="Refresh" content="0; url=([^"]+)"', re.IGNORECASE)
-
-
-def _pages(html: Path) -> tuple[list[str], dict[str, str]]:
-    """The book's pages, and its redirect stubs (``index.html`` -> the root page) with targets."""
-    pages, redirects = [], {}
-    for path in sorted(html.rglob("*.html")):
-        rel = path.relative_to(html)
-        if rel.parts[0] in ("_static", "_sources"):
-            continue
-        stub = REDIRECT.search(path.read_text(encoding="utf-8")[:500])
-        if stub:
-            redirects[rel.as_posix()] = (rel.parent / stub.group(1)).as_posix()
-        else:
-            pages.append(rel.as_posix())
-    return pages, redirects
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def site(built_book: Path) -> Iterator[tuple[str, Path]]:
     """A localhost static server of the built HTML: ``(base URL, html folder)``."""
     html = built_book / "html"
-    handler = functools.partial(_QuietHandler, directory=str(html))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/", html
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `apt-get install chromium` (bash dev.sh does it as root)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield browser
-        browser.close()
+    with serve(html) as base:
+        yield base, html
 
 
 @functools.cache
@@ -135,21 +89,11 @@ def _around(text: str, marker: str) -> str:
 
 def test_every_page_reads_offline_in_chromium(site: tuple[str, Path], browser):
     base, html = site
-    pages, redirects = _pages(html)
+    pages, redirects = site_pages(html)
     assert "book/intro.html" in pages and len(pages) >= 5
     assert all((html / target).is_file() for target in redirects.values()), redirects
     context = browser.new_context()
-    blocked: list[str] = []
-
-    def route(request_route):
-        url = request_route.request.url
-        if url.startswith(base) or url.startswith("data:") or url.startswith("blob:"):
-            request_route.continue_()
-        else:
-            blocked.append(url)
-            request_route.abort()
-
-    context.route("**/*", route)
+    blocked = block_other_origins(context, base)
     problems: dict[str, list[str]] = {}
     typeset_total = 0
     for rel in pages:
