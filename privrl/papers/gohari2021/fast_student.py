@@ -8,8 +8,12 @@ same log columns, the same run on the same seed to floating-point tolerance, tes
 AirRaid roll-out (``benchmarks/bench_gohari2021_student.py``). The teacher's queries answered
 from its data are counted per roll-out (:class:`CountingFastKickstarter`).
 
-This module imports only the core layer and the committed teachers, so the sweep cache's code
-hash of a run does not change when the profile, the claims, the chapter or the book change.
+Its results version (:func:`~privrl.core.results_version.results_version`) keys the recording's
+cache: an edit that changes no number keeps the cached runs (the probe, the aware student at
+c = 0.3 on five AirRaid roll-outs of 40 that cross its budget, is compared with the committed
+frame by ``tests/chapter/test_results_versions.py``; every arm is pinned to today's
+:func:`~privrl.papers.gohari2021.student.run_agent` step by step by
+``tests/papers/test_gohari2021_fast.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from privrl.core.algorithms.kickstarting_fast import FastKickstarter
 from privrl.core.algorithms.ppo import PPOConfig
 from privrl.core.algorithms.ppo_fast import train_ppo_fast
 from privrl.core.envs.atari import make_env
+from privrl.core.results_version import results_version
 from privrl.core.rng import as_generator
 from privrl.papers.gohari2021.teacher import load_teacher, teacher_lipschitz
 
@@ -43,6 +48,17 @@ class CountingFastKickstarter(FastKickstarter):
         return super().teacher_policy(obs)
 
 
+#: The probe of the results version: the c = 0.3 aware student (arm a) crossing its budget.
+PROBE = {
+    "env": "airraid", "epochs": 5, "steps_per_epoch": 40, "n_envs": 1, "max_episode_steps": 1000,
+    "reset_each_epoch": True, "value_targets": "rewards-to-go", "gamma": 0.99, "gae_lambda": 0.97,
+    "train_pi_iters": 5, "train_v_iters": 5, "k0": 5.0, "lam": 0.5, "beta": 0.05, "eta": 0.1,
+    "k_min": 0.1, "radius": "mc", "tau": 1.84e-05, "b": 0.000105, "teacher_hidden": 64,
+    "after_budget": "random", "method": "private", "hidden": 32, "coefficient": 0.3,
+}
+
+
+@results_version("1", probe=PROBE, ignore=("wall_time",))
 def run_agent_fast(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
     """One learning curve. ``config``: the profile's run keys plus ``method`` (``ppo``,
     ``kickstart``, ``private``), ``hidden`` (student width) and, for ``private``,

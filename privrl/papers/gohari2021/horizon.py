@@ -87,7 +87,7 @@ def record_horizon(profile: GohariProfile, out_dir: str | Path, *, cache_dir: st
     refs = measure_references(profile, np.random.default_rng(profile.seed + 1))
     runs = run_sweep(run_agent_fast, horizon_configs(profile), n_seeds=profile.n_trials,
                      root_seed=profile.seed, cache_dir=cache_dir, executor=executor,
-                     progress=progress, desc="gohari2021 horizon")  # fmt: skip
+                     progress=progress, desc="gohari2021 horizon", order="seed")  # fmt: skip
     csv = out / HORIZON_CSV
     paper_curves(runs, profile).to_csv(csv, index=False)
     record = RunRecord.now(
