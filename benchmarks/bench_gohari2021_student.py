@@ -16,9 +16,9 @@ environment and resets) is the floor neither path can go below. The machine's lo
 written with the result.
 
 Measured (``benchmarks/results/gohari2021_student.json``) on the 2-core machine at a load average
-of about 10 (three other developers' tests and a recording; every figure is inflated by the
-load, today's path about 1.7x the idle figures of issue 34): CPU s per roll-out + update, today /
-fast / ratio: aware c = 0.3 1.52 / 0.71 / 2.15x, PPO (32, 32) 1.52 / 0.70 / 2.17x, PPO (64, 64)
+of about 10 (other developers' tests and a recording; every figure is inflated by the load,
+today's path 2.0-2.7x the idle-machine figures of issue 34): CPU s per roll-out + update, today
+/ fast / ratio: aware c = 0.3 1.52 / 0.71 / 2.15x, PPO (32, 32) 1.52 / 0.70 / 2.17x, PPO (64, 64)
 1.82 / 0.83 / 2.19x; the emulator alone 0.37 s. What is left on the fast path besides the
 emulator is mostly the update's 80 + 80 full-batch passes (matrix products and tanh of
 1,000 x 128 inputs on one BLAS thread), and gymnasium's wrappers around the emulator.
