@@ -13,8 +13,15 @@ roll-outs 2 to ``ROLLOUTS + 1``, roll-out and update together, after the warm-up
 each configuration's figure is the least of ``REPEATS`` measurements (the least disturbed by
 the other work on the machine). The emulator's own cost per roll-out (random actions, the same
 environment and resets) is the floor neither path can go below. The machine's load average is
-written with the result (this file's measurement: see ``load_average_1min`` in
-``benchmarks/results/gohari2021_student.json``; the machine has 2 cores shared by other work).
+written with the result.
+
+Measured (``benchmarks/results/gohari2021_student.json``) on the 2-core machine at a load average
+of about 10 (other developers' tests and a recording; every figure is inflated by the load,
+today's path 2.0-2.7x the idle-machine figures of issue 34): CPU s per roll-out + update, today
+/ fast / ratio: aware c = 0.3 1.52 / 0.71 / 2.15x, PPO (32, 32) 1.52 / 0.70 / 2.17x, PPO (64, 64)
+1.82 / 0.83 / 2.19x; the emulator alone 0.37 s. What is left on the fast path besides the
+emulator is mostly the update's 80 + 80 full-batch passes (matrix products and tanh of
+1,000 x 128 inputs on one BLAS thread), and gymnasium's wrappers around the emulator.
 
 Run: ``.venv/bin/python benchmarks/bench_gohari2021_student.py``
 """
