@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +95,8 @@ class Report:
     """One chapter's checks, claims, privacy ledger and errata, saved with its results.
 
     ``paper`` is the notebook name (``"xie2019"``), ``profile`` the profile the live numbers come
-    from. Claims are stamped with the profile and the commit, and glued into the page as
+    from. Claims come stamped with the profile and the commit they were decided on, and are
+    glued into the page as
     ``<paper>_claim_<key>`` (the verdict) and ``<paper>_claim_<key>_evidence`` (statistic,
     interval, trials), so prose and tables read the same object.
     """
@@ -134,19 +135,17 @@ class Report:
             raise CheckFailed(f"{self.paper}: check {key!r} failed: {result.describe()}")
         return result
 
-    def claim(self, claim: Claim, *, profile: str | None = None, commit: str | None = None) -> Claim:
-        """Record a claim decided by a :mod:`privrl.chapter.verdicts` decider, stamped with profile and commit.
-
-        ``profile`` and ``commit`` default to this page's; a claim decided on a recorded run of
-        another profile (e.g. the paper-scale run shown in a quick chapter) passes that run's.
-        """
+    def claim(self, claim: Claim) -> Claim:
+        """Record a decided claim (stamped with its profile and commit where it was decided:
+        :meth:`privrl.chapter.evidence.Evidence.decide`) and glue its verdict and evidence."""
         if any(c.key == claim.key for c in self.claims):
             raise ValueError(f"claim {claim.key!r} is recorded twice")
-        stamped = replace(claim, profile=profile or self.profile, commit=commit or self.commit)
-        self.claims.append(stamped)
-        self.glue(f"claim_{claim.key}", stamped.verdict)
-        self.glue(f"claim_{claim.key}_evidence", stamped.evidence_text())
-        return stamped
+        if not (claim.profile and claim.commit):
+            raise ValueError(f"claim {claim.key!r}: profile and commit must be stamped")
+        self.claims.append(claim)
+        self.glue(f"claim_{claim.key}", claim.verdict)
+        self.glue(f"claim_{claim.key}_evidence", claim.evidence_text())
+        return claim
 
     def ledger(self, entry: LedgerEntry | None = None, /, *, tolerance: float = 0.01,
                **fields: Any) -> LedgerEntry:

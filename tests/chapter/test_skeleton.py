@@ -7,10 +7,11 @@ from dataclasses import dataclass
 import dp_accounting
 import pytest
 
+from privrl.chapter.evidence import Evidence
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.profile import Profile
 from privrl.chapter.skeleton import Chapter, ClaimSpec, Context, ErratumSpec, not_reproduced_when
-from privrl.chapter.verdicts import CheckFailed, decide_threshold
+from privrl.chapter.verdicts import CheckFailed, Sample, Threshold, decide_threshold
 from privrl.core.accounting.events import DpAccountingEvent
 
 EVENT = DpAccountingEvent(dp_accounting.GaussianDpEvent(2.0), "pld", "add/remove")
@@ -28,9 +29,9 @@ def check_positive(ctx: Context) -> None:
     ctx.values["order"] = ["check"]
 
 
-def decide_small(ctx: Context, spec: ClaimSpec):
-    samples = [ctx.profile.shift + 0.1 * i for i in range(ctx.profile.n_trials)]
-    return decide_threshold(spec.key, spec.statement, samples, 1.0, direction="less")
+def decide_small(ctx: Context, ev: Evidence):
+    samples = [ev.profile.shift + 0.1 * i for i in range(ev.profile.n_trials)]
+    return decide_threshold(Sample(samples), Threshold(1.0, "less"))
 
 
 class Demo(Chapter):
@@ -70,20 +71,48 @@ def test_the_skeleton_runs_checks_sweep_releases_claims_errata_in_order():
     assert [e.key for e in far.errata] == ["always", "small_not_reproduced"]
 
 
-def test_the_skeleton_rejects_a_wrong_profile_a_failed_check_and_a_relabelled_claim():
+def test_the_skeleton_rejects_a_wrong_profile_and_a_failed_check():
     with pytest.raises(ValueError, match="DemoProfile"):
         Demo().run(object())
     with pytest.raises(CheckFailed, match="positive"):
         Demo().run(DemoProfile.quick(shift=-1.0))
 
-    def decide_hardcoded(ctx: Context, spec: ClaimSpec):
-        return decide_small(ctx, ClaimSpec("small", "The values are below one", "", decide_small))
 
-    class Relabelled(Demo):
-        claims = (ClaimSpec("other", "Another statement", "Table 2", decide_hardcoded),)
+def test_a_claim_decided_again_on_a_recorded_run_is_keyed_and_stamped_by_its_evidence():
+    """One spec, two evidence sources: the recorded run's claim carries its key suffix, its
+    profile's statement and data, its commit and words, and the source's note."""
+    recorded = DemoProfile.paper(shift=2.0)
 
-    with pytest.raises(ValueError, match="decided as 'small'"):
-        Relabelled().run(DemoProfile.quick())
+    class Recorded(Demo):
+        claims = (ClaimSpec("small", lambda p: f"{p.n_trials} values are below one", "Fig. 1",
+                            decide_small),)
+
+        def evidence(self, ctx: Context):
+            yield from super().evidence(ctx)
+            yield Evidence("paper", recorded, "abc123", source="recorded run", suffix="_paper",
+                           where=" (recorded)")
+            yield None  # a source this run does not have
+
+    report = Recorded().run(DemoProfile.quick()).report
+    live, paper = report.claims
+    assert (live.key, live.statement, live.source) == ("small", "6 values are below one", "Fig. 1")
+    assert (live.profile, live.commit, live.verdict) == ("quick", report.commit, "reproduced")
+    assert (paper.key, paper.statement) == ("small_paper", "20 values are below one")
+    assert (paper.profile, paper.commit, paper.source) == ("paper", "abc123", "Fig. 1 (recorded)")
+    assert paper.verdict == "not reproduced" and paper.n_trials == 20
+    assert paper.evidence == "recorded run"
+
+
+def test_the_checks_share_one_generator_seeded_by_the_profile():
+    draws = []
+
+    class Drawing(Demo):
+        checks = (lambda ctx: draws.append(ctx.rng.random()), check_positive)
+
+    Drawing().run(DemoProfile.quick(seed=3))
+    Drawing().run(DemoProfile.quick(seed=3))
+    Drawing().run(DemoProfile.quick(seed=4))
+    assert draws[0] == draws[1] != draws[2]
 
 
 def test_a_release_whose_event_disagrees_with_its_epsilon_fails_the_run():

@@ -12,11 +12,12 @@ claims and errata (:mod:`.claims`), then the checks that read the sweep and the 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
 
+from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.core.accounting.local import (
@@ -27,13 +28,15 @@ from privrl.core.accounting.local import (
 from privrl.core.algorithms import a3c
 from privrl.core.mechanisms import discrete_laplace as dl
 from privrl.core.mechanisms import local as loc
-from privrl.papers.ono2020.checks import (
-    BEFORE_SWEEP,
-    RNG_KEY,
-    check_failure,
-    check_recorded_run,
+from privrl.papers.ono2020.checks import BEFORE_SWEEP, check_failure, check_recorded_run
+from privrl.papers.ono2020.claims import (
+    CLAIMS,
+    ERRATA,
+    ON_REFERENCE,
+    RECORDED,
+    REFERENCE_PREFIX,
+    TrialData,
 )
-from privrl.papers.ono2020.claims import CLAIMS, ERRATA
 from privrl.papers.ono2020.practised import chosen_steps, sweep_practised
 from privrl.papers.ono2020.profile import PAPER, PRACTISED, OnoProfile
 from privrl.papers.ono2020.recorded import (
@@ -224,6 +227,28 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
             rec_practised_source=f"recorded reference set-up run, commit "
                                  f"{record['git_commit']}, budget {budget:,}")
 
+    def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
+        """The trials and curves the claims are decided on: this run's, the recorded
+        paper-profile run's, then the reference set-up's, live and recorded (each ``None`` when
+        the run has none)."""
+        t, v, live, paper = ctx.tables, ctx.values, ctx.profile, OnoProfile.paper()
+        yield Evidence(LIVE, live, data=TrialData(t["trials"], t["curves"], live.n_submissions),
+                       source=f"live {live.profile} run")
+        if "paper_trials" in t:
+            yield Evidence("paper", paper, v["rec_commit"], suffix=RECORDED, source=v["rec_source"],
+                           data=TrialData(t["paper_trials"], t["paper_curves"], v["rec_budget"]))
+        if "practised_trials" in t:
+            yield Evidence("reference", live, suffix=ON_REFERENCE, prefix=REFERENCE_PREFIX,
+                           source=f"live {live.profile} run, reference set-up",
+                           data=TrialData(t["practised_trials"], t["practised_curves"],
+                                          live.practised_submissions, PRACTISED))
+        if "rec_practised_trials" in t:
+            yield Evidence("reference_paper", paper, v["rec_practised_commit"],
+                           suffix=ON_REFERENCE + RECORDED, prefix=REFERENCE_PREFIX,
+                           source=v["rec_practised_source"],
+                           data=TrialData(t["rec_practised_trials"], t["rec_practised_curves"],
+                                          v["rec_practised_budget"], PRACTISED))
+
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """Every report's local epsilon for both mechanisms at each finite epsilon of the
         profile, and the multi-round extension at 3 reports per agent."""
@@ -234,7 +259,6 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
 
     def finish(self, ctx: Context) -> None:
         """The numbers the prose reads."""
-        ctx.extra.pop(RNG_KEY, None)
         trials = ctx.tables["trials"]
         steps_per_s = float(trials.env_steps.sum() / trials.seconds.sum())
         ctx.glue("steps_per_s", steps_per_s)
