@@ -37,13 +37,13 @@ from privrl.papers.ono2020.claims import (
     REFERENCE_PREFIX,
     TrialData,
 )
-from privrl.papers.ono2020.practised import chosen_steps, sweep_practised
-from privrl.papers.ono2020.profile import PAPER, PRACTISED, OnoProfile
+from privrl.papers.ono2020.profile import PAPER, REFERENCE, OnoProfile
 from privrl.papers.ono2020.recorded import (
     recorded_curves,
     recorded_paper_run,
-    recorded_practised_run,
+    recorded_reference_run,
 )
+from privrl.papers.ono2020.reference import chosen_steps, sweep_reference
 from privrl.papers.ono2020.runs import sweep_diagnostics, sweep_figure2, sweep_tables
 from privrl.papers.ono2020.tables import (
     compare_with_paper,
@@ -158,12 +158,12 @@ def multi_round_releases(epsilon: float = 1.0, rounds: int = LEDGER_ROUNDS
 
 def reference_tables(runs: dict[str, pd.DataFrame], cap: int, prefix: str
                      ) -> dict[str, pd.DataFrame]:
-    """The reference set-up's tables (:mod:`.practised`) under ``prefix``: ``trials``, ``curves``
+    """The reference set-up's tables (:mod:`.reference`) under ``prefix``: ``trials``, ``curves``
     and ``steps`` as run, Tables 1-3 (``tables``, ``comparison``), Figure 3's success ratios
     (``success_curves``) and the sweep by arm (``step_table``)."""
-    tables = success_tables(runs["trials"], cap, reference=PRACTISED)
+    tables = success_tables(runs["trials"], cap, reference=REFERENCE)
     out = {"trials": runs["trials"], "curves": runs["curves"], "steps": runs["steps"],
-           "tables": tables, "comparison": compare_with_paper(tables, variant=PRACTISED),
+           "tables": tables, "comparison": compare_with_paper(tables, variant=REFERENCE),
            "success_curves": success_ratio_curves(runs["trials"], cap),
            "step_table": step_table(runs["steps"])}
     return {prefix + k: v for k, v in out.items()}
@@ -187,9 +187,9 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
             trials=trials, curves=curves, diagnostics=diagnostics, tables=tables,
             comparison=compare_with_paper(tables), success_curves=success_ratio_curves(trials, cap),
             failure=failure_summary(diagnostics))
-        practised = sweep_practised(profile, **kw)
-        ctx.tables.update(reference_tables(practised, profile.practised_submissions,
-                                           prefix="practised_"))
+        reference = sweep_reference(profile, **kw)
+        ctx.tables.update(reference_tables(reference, profile.reference_submissions,
+                                           prefix="reference_"))
         self.load_recorded(ctx)
 
     @staticmethod
@@ -212,19 +212,19 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
             rec_budget=budget, rec_commit=record["git_commit"],
             rec_source=f"recorded paper-profile run, commit {record['git_commit']}, "
                        f"budget {budget:,}")
-        practised = recorded_practised_run()
-        if practised is None:
+        reference = recorded_reference_run()
+        if reference is None:
             return
-        record = practised["record"]
+        record = reference["record"]
         budget = int(record["parameters"]["n_submissions"])
-        runs = {"trials": practised["trials"], "steps": chosen_steps(
-            practised["sweep"].rename(columns={"step_size": "eta"}),
-            int(record["parameters"]["tuning_submissions"])), "curves": practised["curves"]}
-        ctx.tables.update(reference_tables(runs, budget, prefix="rec_practised_"))
-        ctx.extra["recorded_practised"] = record
+        runs = {"trials": reference["trials"], "steps": chosen_steps(
+            reference["sweep"].rename(columns={"step_size": "eta"}),
+            int(record["parameters"]["tuning_submissions"])), "curves": reference["curves"]}
+        ctx.tables.update(reference_tables(runs, budget, prefix="rec_reference_"))
+        ctx.extra["recorded_reference"] = record
         ctx.values.update(
-            rec_practised_budget=budget, rec_practised_commit=record["git_commit"],
-            rec_practised_source=f"recorded reference set-up run, commit "
+            rec_reference_budget=budget, rec_reference_commit=record["git_commit"],
+            rec_reference_source=f"recorded reference set-up run, commit "
                                  f"{record['git_commit']}, budget {budget:,}")
 
     def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
@@ -237,17 +237,17 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
         if "paper_trials" in t:
             yield Evidence("paper", paper, v["rec_commit"], suffix=RECORDED, source=v["rec_source"],
                            data=TrialData(t["paper_trials"], t["paper_curves"], v["rec_budget"]))
-        if "practised_trials" in t:
+        if "reference_trials" in t:
             yield Evidence("reference", live, suffix=ON_REFERENCE, prefix=REFERENCE_PREFIX,
                            source=f"live {live.profile} run, reference set-up",
-                           data=TrialData(t["practised_trials"], t["practised_curves"],
-                                          live.practised_submissions, PRACTISED))
-        if "rec_practised_trials" in t:
-            yield Evidence("reference_paper", paper, v["rec_practised_commit"],
+                           data=TrialData(t["reference_trials"], t["reference_curves"],
+                                          live.reference_submissions, REFERENCE))
+        if "rec_reference_trials" in t:
+            yield Evidence("reference_paper", paper, v["rec_reference_commit"],
                            suffix=ON_REFERENCE + RECORDED, prefix=REFERENCE_PREFIX,
-                           source=v["rec_practised_source"],
-                           data=TrialData(t["rec_practised_trials"], t["rec_practised_curves"],
-                                          v["rec_practised_budget"], PRACTISED))
+                           source=v["rec_reference_source"],
+                           data=TrialData(t["rec_reference_trials"], t["rec_reference_curves"],
+                                          v["rec_reference_budget"], REFERENCE))
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """Every report's local epsilon for both mechanisms at each finite epsilon of the

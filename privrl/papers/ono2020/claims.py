@@ -42,9 +42,9 @@ from privrl.papers.ono2020.tables import arm
 
 #: Suffix of the keys of claims decided on the recorded paper-profile run.
 RECORDED = "_paper"
-#: Suffix of the keys of claims decided on the reference set-up (:mod:`.practised`); its recorded
-#: paper-scale run's claims end in ``_practised_paper``.
-ON_REFERENCE = "_practised"
+#: Suffix of the keys of claims decided on the reference set-up (:mod:`.reference`); its recorded
+#: paper-scale run's claims end in ``_reference_paper``.
+ON_REFERENCE = "_reference"
 #: What a claim on the reference set-up says first.
 REFERENCE_PREFIX = ("On the reference set-up (the paper's plus sampled actions and RMSProp, step "
                     "from a sweep; not the literal hyper-parameters): ")
@@ -54,7 +54,7 @@ REFERENCE_PREFIX = ("On the reference set-up (the paper's plus sampled actions a
 class TrialData:
     """What a claim is decided on: the trials of Tables 1-3, the curves of Figure 2, the budget
     ``cap`` they ran at, and the set-up whose arms are read (``paper``, or the reference set-up
-    :data:`~privrl.papers.ono2020.trials.PRACTISED`)."""
+    :data:`~privrl.papers.ono2020.trials.REFERENCE`)."""
 
     trials: pd.DataFrame
     curves: pd.DataFrame
@@ -285,10 +285,10 @@ ERRATA: tuple[ErratumSpec, ...] = (
 def _reference_sentence(ctx: Context) -> str:
     """Where the private claims are decided instead: the recorded reference set-up's baseline
     and the ablation's arms (successes out of trials), when recorded."""
-    if "rec_practised_tables" not in ctx.tables:
-        return ("They are decided on the reference set-up (module practised; claims ending in "
+    if "rec_reference_tables" not in ctx.tables:
+        return ("They are decided on the reference set-up (module reference; claims ending in "
                 f"{ON_REFERENCE}), whose paper-scale run is not recorded yet.")
-    tables = ctx.tables["rec_practised_tables"]
+    tables = ctx.tables["rec_reference_tables"]
     base = tables[np.isinf(tables.epsilon) & (tables.mechanism == "laplace")].set_index("variant")
     arms = "; ".join(f"{v}: {int(r.successes)}/{int(r.n_trials)}" for v, r in base.iterrows())
     return ("They are decided on the reference set-up instead (claims ending in "
