@@ -3,7 +3,8 @@
 A chapter's run always takes the same steps (the order below is the order they run in):
 
 1. validate the typed profile (:class:`~privrl.chapter.profile.Profile`);
-2. make the :class:`~privrl.chapter.report.Report`;
+2. make the :class:`~privrl.chapter.report.Report` and :meth:`Chapter.prepare` what the run
+   starts from (e.g. retrain the policies data are collected with, when the profile asks);
 3. run the chapter's **checks**: named functions ``check(ctx)``, in the order listed, each
    recording its numeric checks through ``ctx.report.check`` (which raises on failure) and its
    tables in ``ctx.tables``;
@@ -25,7 +26,8 @@ A chapter's run always takes the same steps (the order below is the order they r
 A paper supplies data and small functions: its profile class, its checks, claims and errata as
 declarative tuples, stated once as keywords of the class statement (``class XieChapter(Chapter,
 name=PAPER, profile_type=XieProfile, checks=CHECKS, claims=CLAIMS, errata=ERRATA)``), and the
-three methods :meth:`~Chapter.sweep`, :meth:`~Chapter.releases` and :meth:`~Chapter.finish`.
+methods :meth:`~Chapter.sweep`, :meth:`~Chapter.releases` and :meth:`~Chapter.finish` (and,
+where needed, :meth:`~Chapter.prepare` and :meth:`~Chapter.evidence`).
 Everything a step computes for a later one goes through the :class:`Context` (``tables``,
 ``values``, ``evidence``, ``claims``, the checks' ``rng``; :attr:`Context.sweep_options` for the
 sweep's functions); ``extra`` holds only what the notebook shows.
@@ -147,6 +149,9 @@ class Chapter:
         if missing:
             raise TypeError(f"{cls.__name__}: a chapter needs {missing}")
 
+    def prepare(self, ctx: Context) -> None:
+        """Step 2: what the checks and the sweep start from; it records nothing."""
+
     def sweep(self, ctx: Context) -> None:
         """Step 4: the multi-seed experiments, into ``ctx.tables``."""
 
@@ -174,6 +179,7 @@ class Chapter:
         report = Report(self.name, profile.profile, seed=profile.seed, config=profile.as_dict())
         ctx = Context(profile, report, executor, cache_dir, progress,
                       rng=np.random.default_rng(profile.seed))
+        self.prepare(ctx)
         for check in self.checks:
             check(ctx)
         self.sweep(ctx)

@@ -5,12 +5,14 @@
   <privrl.chapter.report.Report.check>` records it and raises :class:`CheckFailed` when it fails, so
   papermill, ``privrl book``, the test suite and CI fail with it. Nothing prints PASS or FAIL.
 * A :class:`Claim` is a headline claim of a paper, re-decided on this run's data, with one of
-  four verdicts (:data:`VERDICTS`) against the claim's **threshold** (the paper's own magnitude,
+  four verdicts (:data:`Verdict`) against the claim's **threshold** (the paper's own magnitude,
   or "no effect" where the paper states none) and its evidence: statistic, 95% interval, trials,
-  profile, commit, and where the paper makes the claim. One rule, :func:`decide_interval`, decides
-  every claim of every chapter; the deciders below (:func:`decide_difference`,
+  profile, commit, and where the paper makes the claim. A decider returns the :class:`Outcome`
+  (verdict, statistic, interval, trials); :meth:`privrl.chapter.evidence.Evidence.decide`
+  attaches the claim's key, statement, source and provenance. One rule, :func:`decide_interval`,
+  decides every claim of every chapter; the deciders below (:func:`decide_difference`,
   :func:`decide_proportions`, :func:`decide_threshold`, :func:`decide_success_ratio`) compute an
-  interval and call it:
+  interval and call it, the claimed side given by a :class:`Threshold`:
 
   - ``reproduced`` when the 95% interval lies entirely on the claimed side of the threshold;
   - ``not reproduced`` when it lies entirely on the other side: the data exclude the paper's

@@ -26,7 +26,7 @@ class DemoProfile(Profile):
 
 def check_positive(ctx: Context) -> None:
     ctx.report.check("positive", "the shift is non-negative", ctx.profile.shift, at_least=0.0)
-    ctx.values["order"] = ["check"]
+    ctx.values["order"].append("check")
 
 
 def decide_small(ctx: Context, ev: Evidence):
@@ -45,6 +45,9 @@ class Demo(Chapter):
                     lambda ctx: ctx.claims["small"].evidence_text(), not_reproduced_when("small")),
     )
 
+    def prepare(self, ctx: Context) -> None:
+        ctx.values["order"] = ["prepare"]
+
     def sweep(self, ctx: Context) -> None:
         ctx.values["order"].append("sweep")
         ctx.values["n"] = ctx.profile.n_trials
@@ -55,8 +58,24 @@ class Demo(Chapter):
         yield LedgerEntry("demo", "theta", "Gaussian", "add/remove", "record", "z = 2", eps, 1e-6,
                           1, "dp-accounting PLD", EVENT, CrossCheck("upper bound", "RDP", eps))
 
+    def evidence(self, ctx: Context):
+        ctx.values["order"].append("evidence")
+        return super().evidence(ctx)
+
     def finish(self, ctx: Context) -> None:
         ctx.values["order"].append("finish")
+
+
+def _order(chapter: type[Chapter]) -> list[str]:
+    seen = {}
+
+    class Watched(chapter):
+        def finish(self, ctx: Context) -> None:
+            super().finish(ctx)
+            seen.update(ctx.values)
+
+    Watched().run(DemoProfile.quick())
+    return seen["order"]
 
 
 def test_the_skeleton_runs_checks_sweep_releases_claims_errata_in_order():
@@ -66,6 +85,7 @@ def test_the_skeleton_runs_checks_sweep_releases_claims_errata_in_order():
     assert [c.key for c in report.claims] == ["small"] and report.claims[0].verdict == "reproduced"
     assert [e.key for e in report.errata] == ["always"] and report.errata[0].evidence == "6 trials"
     assert len(report.entries) == 1 and result.extra["wall_time_s"] > 0
+    assert _order(Demo) == ["prepare", "check", "sweep", "releases", "evidence", "finish"]
     far = Demo().run(DemoProfile.quick(shift=2.0)).report
     assert far.claims[0].verdict == "not reproduced"
     assert [e.key for e in far.errata] == ["always", "small_not_reproduced"]
@@ -129,7 +149,7 @@ def test_a_release_whose_event_disagrees_with_its_epsilon_fails_the_run():
 def test_the_declarative_attributes_given_as_class_keywords_are_the_class_attributes():
     class Stated(Chapter, name="stated", profile_type=DemoProfile, checks=Demo.checks,
                  claims=Demo.claims, errata=Demo.errata):
-        sweep, releases, finish = Demo.sweep, Demo.releases, Demo.finish
+        prepare, sweep, releases, finish = Demo.prepare, Demo.sweep, Demo.releases, Demo.finish
 
     assert (Stated.name, Stated.profile_type, Stated.sweep_checks) == ("stated", DemoProfile, ())
     assert Stated.checks is Demo.checks and Stated.claims is Demo.claims

@@ -431,3 +431,14 @@ def test_figures_draw_without_layout_warnings():
                 trials, 1000)), plots.plot_failure(diagnostics)):
             fig.canvas.draw()
             matplotlib.pyplot.close(fig)
+
+
+def test_the_action_selection_ambiguity_names_every_variant_that_samples():
+    """The erratum 'hyperparameters' publishes this text: it names each sampling variant."""
+    from privrl.papers.ono2020.profile import AMBIGUITIES
+    from privrl.papers.ono2020.trials import VARIANTS
+
+    text = dict(AMBIGUITIES)["action selection"]
+    sampling = [v for v, c in VARIANTS.items() if c.get("action_selection") == "sample"]
+    assert len(sampling) == 5
+    assert all((v if v != "reference" else "the reference set-up") in text for v in sampling)

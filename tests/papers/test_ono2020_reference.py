@@ -110,7 +110,7 @@ def test_evaluation_runs_each_arm_at_its_chosen_step_on_seeds_apart_from_tuning(
     steps["chosen"] = [pick[(r.mechanism, r.epsilon, r.buffer_size)] == r.step_size
                        for r in steps.itertuples()]
     for config in (reference.evaluation_configs(profile, steps)
-                   + reference.figure2_configs(profile, steps)):
+                   + reference.figure2_reference_configs(profile, steps)):
         assert config["eta"] == pick[(config["mechanism"], config["epsilon"],
                                       config["buffer_size"])]
     assert reference.TUNING_SEED_OFFSET != 0

@@ -39,6 +39,7 @@ from privrl.chapter.verdicts import (
 )
 from privrl.papers.ono2020.profile import AMBIGUITIES, INF, PAPER_CAP, PAPER_TABLES
 from privrl.papers.ono2020.tables import arm
+from privrl.papers.ono2020.trials import censored
 
 #: Suffix of the keys of claims decided on the recorded paper-profile run.
 RECORDED = "_paper"
@@ -109,7 +110,7 @@ def median_fst(mech: str, eps: float) -> Decide:
 
     def decide(ctx: Context, ev: Evidence) -> Outcome:
         cap = ev.data.cap
-        fst = np.minimum(ev.data.arm(mech, eps)["first_success"].to_numpy(dtype=float), cap + 1)
+        fst = censored(ev.data.arm(mech, eps)["first_success"], cap)
         why = f"threshold {threshold:,.0f}: twice the paper's median {printed:,.1f} (Table 1)"
         if cap < threshold:
             return untestable(f"the profile's budget ({cap:,}) is below the threshold "

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from privrl.chapter.profile import Profile
-from privrl.papers.ono2020.trials import REFERENCE, VARIANTS
+from privrl.papers.ono2020.trials import INF, REFERENCE, VARIANTS
 
 PAPER = "ono2020"
-INF = math.inf
 #: The paper's budget of submissions per trial (section 4.2).
 PAPER_CAP = 90_000
 #: The target score Theta (section 4, "Score").
@@ -80,7 +79,9 @@ AMBIGUITIES: tuple[tuple[str, str], ...] = (
      "submissions with updates (staleness) is not."),
     ("action selection", "Algorithm 1 and section 4 act greedily (argmax pi) with probability "
      "1 - alpha; A3C samples a ~ pi. Greedy acting with a collapsing policy stops exploring. We "
-     "act greedily as stated (sampled actions only in the labelled deviation adam_sample)."),
+     "act greedily as stated; actions are sampled only in labelled deviations: adam_sample, "
+     "the reference set-up and three of its ablation arms (ablation_sampled, "
+     "ablation_sampled_no_clip, ablation_clipped_reference)."),
     ("time limit", "the maximum score is 200 (section 4), but not whether an episode cut at "
      "200 steps is terminal in eqs. (12) and (18) or bootstraps V(s_T); we bootstrap V(s_T) at "
      "the 200-step limit."),

@@ -43,7 +43,12 @@ import pandas as pd
 
 from privrl.chapter.sweep import run_sweep
 from privrl.papers.ono2020.profile import INF, REFERENCE, OnoProfile
-from privrl.papers.ono2020.trials import algorithm_config, run_first_success, run_learning_curve
+from privrl.papers.ono2020.trials import (
+    algorithm_config,
+    censored,
+    run_first_success,
+    run_learning_curve,
+)
 
 #: The tuning trials' root seed is ``profile.seed + TUNING_SEED_OFFSET``: their seed sequences
 #: are disjoint from the evaluation trials' (root ``profile.seed``).
@@ -95,7 +100,7 @@ def chosen_steps(tuning: pd.DataFrame, cap: int) -> pd.DataFrame:
     rows = []
     for (mech, eps, buffer, step), g in tuning.groupby(
             ["mechanism", "epsilon", "buffer_size", "eta"]):
-        fst = np.minimum(g["first_success"].to_numpy(dtype=float), cap + 1)
+        fst = censored(g["first_success"], cap)
         rows.append({"mechanism": mech, "epsilon": eps, "buffer_size": buffer, "step_size": step,
                      "successes": int(g["success"].sum()), "n_trials": len(g),
                      "median_fst": float(np.median(fst))})
@@ -122,7 +127,7 @@ def evaluation_configs(profile: OnoProfile, steps: pd.DataFrame) -> list[dict[st
             for m, e, b in arms(profile) if (m, e, b) not in FIGURE2_EXTRA]
 
 
-def figure2_configs(profile: OnoProfile, steps: pd.DataFrame) -> list[dict[str, Any]]:
+def figure2_reference_configs(profile: OnoProfile, steps: pd.DataFrame) -> list[dict[str, Any]]:
     """Figure 2's four arms at epsilon = 1 (Laplace and PRS, |B| in {1, 100}) of the reference
     set-up at their chosen steps, learning curves without early stop."""
     return [_config(m, 1.0, b, eta=_step_of(steps, m, 1.0, b),
@@ -150,7 +155,7 @@ def sweep_reference(profile: OnoProfile, *, executor: Any = None, cache_dir: Any
                        + evaluation_configs(profile, steps), n_seeds=n_seeds,
                        root_seed=profile.seed, desc="ono2020 reference set-up", **kw)
     trials["trial"] = trials["seed"] * profile.trials_per_seed + trials["trial"]
-    curves = run_sweep(run_learning_curve, figure2_configs(profile, steps), n_seeds=1,
+    curves = run_sweep(run_learning_curve, figure2_reference_configs(profile, steps), n_seeds=1,
                        root_seed=profile.seed, desc="ono2020 reference figure 2", **kw)
     return {"tuning": _with_step(tuning), "steps": steps, "trials": _with_step(trials),
             "curves": _with_step(curves)}

@@ -18,11 +18,12 @@ from privrl.papers.ono2020.profile import (
     eps_label,
 )
 from privrl.papers.ono2020.reference import ABLATION
-from privrl.papers.ono2020.trials import algorithm_config
+from privrl.papers.ono2020.trials import algorithm_config, censored
 
 
 def arm(trials: pd.DataFrame, variant: str, mech: str, eps: float) -> pd.DataFrame:
-    """The trials of one configuration (variant, mechanism, epsilon)."""
+    """The rows of one configuration (variant, mechanism, epsilon) of a table of trials (or of
+    Tables 1-3)."""
     return trials[(trials.variant == variant) & (trials.mechanism == mech)
                   & (trials.epsilon == eps)]
 
@@ -53,8 +54,7 @@ def success_tables(trials: pd.DataFrame, cap: int, reference: str = "paper") -> 
         fst = g["first_success"].to_numpy(dtype=float)
         k, n = int(np.isfinite(fst).sum()), len(fst)
         lo, hi = clopper_pearson(k, n)
-        censored = np.minimum(fst, cap + 1)
-        m_lo, m_hi = bootstrap_interval(np.median, [censored])
+        m_lo, m_hi = bootstrap_interval(np.median, [censored(fst, cap)])
         rows.append({
             "variant": variant, "mechanism": mech, "epsilon": eps,
             "median_fst": float(np.median(fst)),
@@ -268,8 +268,7 @@ def recorded_highlights(tables: pd.DataFrame) -> dict[str, float]:
                                      ("no_clip", "laplace", INF, "no_clip"),
                                      ("adam_sample", "laplace", INF, "adam_inf"),
                                      ("adam_sample", "laplace", 1.0, "adam_1")):
-        row = tables[(tables.variant == variant) & (tables.mechanism == mech)
-                     & (tables.epsilon == eps)]
+        row = arm(tables, variant, mech, eps)
         if len(row):
             out[f"{name}_successes"] = int(row.successes.iloc[0])
             out[f"{name}_n"] = int(row.n_trials.iloc[0])

@@ -52,6 +52,13 @@ VARIANTS: dict[str, dict[str, Any]] = {
     REFERENCE: {"action_selection": "sample", "optimizer": "rmsprop"},
 }
 
+def censored(first_success: Any, cap: int) -> np.ndarray:
+    """First success times (eq. 26) censored just past the budget ``cap``: a trial that never
+    succeeds counts as ``cap + 1``, so a median of them is finite and above ``cap`` when most
+    fail."""
+    return np.minimum(np.asarray(first_success, dtype=float), cap + 1)
+
+
 def algorithm_config(config: dict[str, Any], stop_at_success: bool) -> PGCA3CConfig:
     """The :class:`PGCA3CConfig` of a sweep config (mechanism, epsilon, |B|, variant, ...): the
     variant's settings (:data:`~privrl.papers.ono2020.trials.VARIANTS`), then the config's own

@@ -44,6 +44,15 @@ class XieChapter(Chapter, name=PAPER, profile_type=XieProfile, checks=CHECKS,
                  errata=ERRATA):
     """The chapter: checks, the sweep and its convergence gates, releases, claims, errata."""
 
+    def prepare(self, ctx: Context) -> None:
+        """Retrain the Mountain Car and HIV policies first when the profile asks
+        (``retrain_policies``): :func:`~privrl.papers.xie2019.checks.check_wis_lstd` and the sweep
+        collect data with them."""
+        if ctx.profile.retrain_policies:
+            from privrl.core.algorithms.q_learning import train_and_save_all
+
+            train_and_save_all(ctx.profile.seed)
+
     def sweep(self, ctx: Context) -> None:
         """The chain (Figure 1), Theorems 2-3 at the tuned step of ``n = sensitivity_n`` and the
         domains (Figures 2-4); wall times in ``extra["seconds"]``."""
