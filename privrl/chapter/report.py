@@ -187,11 +187,12 @@ class Report:
         lines = [":::{admonition} Summary of this chapter", ":class: note"]
         decisive = self._decisive_claims()
         if decisive:
-            counts = {v: sum(1 for c in decisive if c.verdict == v) for v in VERDICTS}
+            counts = {v: sum(1 for c in decisive.values() if c.verdict == v) for v in VERDICTS}
             lines += [f"**Claims** ({len(decisive)}: "
                       + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + "):", ""]
-            lines += [f"- *{c.verdict}*: {c.statement} ({c.profile} run, commit `{c.commit}`"
-                      + (f"; paper: {c.source}" if c.source else "") + ")" for c in decisive]
+            lines += [f"- *{c.verdict}*: {c.statement} (`{base}`; {c.profile} run, commit "
+                      f"`{c.commit}`" + (f"; paper: {c.source}" if c.source else "") + ")"
+                      for base, c in decisive.items()]
             lines.append("")
         if self.errata:
             kinds = {k: sum(1 for e in self.errata if e.kind == k) for k in ERRATUM_KINDS}
@@ -222,23 +223,24 @@ class Report:
             ]
         return "\n".join([*lines, ":::"]) + "\n"
 
-    def _decisive_claims(self) -> list[Claim]:
-        """One claim per key: decided on a recorded paper-scale run (keys ending ``_paper`` or
-        ``_airraid``) where there is one, else on this run."""
+    def _decisive_claims(self) -> dict[str, Claim]:
+        """One claim per key (the key without a recorded run's suffix): decided on a recorded
+        paper-scale run (keys ending ``_paper`` or ``_airraid``) where there is one, else on
+        this run."""
         chosen: dict[str, Claim] = {}
         for c in self.claims:
             base = next((c.key.removesuffix(s) for s in ("_paper", "_airraid")
                          if c.key.endswith(s)), c.key)
             if base not in chosen or c.profile != "quick":
                 chosen[base] = c
-        return list(chosen.values())
+        return chosen
 
     def claims_frame(self) -> pd.DataFrame:
-        """The claims as a table for the page (verdict, evidence, profile)."""
+        """The claims as a table for the page (key, verdict, evidence, profile)."""
         return pd.DataFrame(
-            [{"claim": c.statement, "verdict": c.verdict, "evidence": c.evidence_text(),
-              "profile": c.profile} for c in self.claims],
-            columns=["claim", "verdict", "evidence", "profile"])
+            [{"key": c.key, "claim": c.statement, "verdict": c.verdict,
+              "evidence": c.evidence_text(), "profile": c.profile} for c in self.claims],
+            columns=["key", "claim", "verdict", "evidence", "profile"])
 
     def ledger_frame(self) -> pd.DataFrame:
         """The ledger entries as a table for the page."""

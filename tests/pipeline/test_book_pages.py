@@ -88,7 +88,8 @@ def test_verdict_table_has_one_row_per_claim_with_evidence_and_profile():
     table = verdict_table([_summary(), OLD])
     rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
     assert len(rows) == 3
-    verdicts = [r.split(" | ")[3] for r in rows]
+    verdicts = [r.split(" | ")[4] for r in rows]
+    assert [r.split(" | ")[1] for r in rows] == ["`faster`", "`better`", "`floor`"]
     assert verdicts == ["**reproduced**", "**not reproduced**", "**untestable**"]
     assert "A \\| B converges faster than C" in rows[0]  # a pipe in a statement stays in its cell
     assert "95% interval [" in rows[0] and "n = 6" in rows[0] and "| quick @ `" in rows[0]
@@ -317,7 +318,8 @@ def test_summary_box_lists_each_claim_once_decided_on_the_paper_record():
     report.erratum("eq1", "wrong", "Eq. (1) drops a factor", "closed form")
     box = report.summary_box()
     assert "**Claims** (1: 1 inconclusive):" in box
-    assert "- *inconclusive*: Demo is fast (paper run, commit `abc123`; paper: Figure 3)" in box
+    assert ("- *inconclusive*: Demo is fast (`fast`; paper run, commit `abc123`; paper: Figure 3)"
+            in box)
     assert "**Errata**: 1 wrong" in box
 
 
