@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import CrossCheck
 from privrl.chapter.records import recorded_summary
 from privrl.chapter.report import Report
@@ -292,3 +293,12 @@ def test_mc_dp_lsw_ledger_entries_meet_their_budget():
         assert e.delta == profile.domain_delta and e.relation == "replace-one"
         assert e.event.d == (domains.MC_FOURIER_ORDER + 1) ** 2
     assert "2 releases" in entries[0].release
+
+
+def test_an_untestable_privacy_cost_claim_still_carries_the_gates_caveat():
+    """One Mountain Car n: untestable, and the convergence gates' caveat stays in its evidence."""
+    pts = pd.DataFrame({"domain": "mountain_car_on", "n": [300], "method": "GPOPE",
+                        "epsilon": 4.0, "trial": 0, "mspbe": 1.0})
+    ev = Evidence(LIVE, XieProfile.quick(), data=claims.Points(pts, "Caveat (this quick run)"))
+    outcome = claims.decide_privacy_cost_shrinks(None, ev)
+    assert outcome.verdict == "untestable" and outcome.evidence == "Caveat (this quick run)"

@@ -123,14 +123,15 @@ def _cost_shrinks(ev: Evidence, baseline: str) -> Outcome:
     points, profile = ev.data.points, ev.profile
     sizes = sorted(set(points[points.domain == "mountain_car_on"].n))
     if len(sizes) < 2:
-        return untestable(f"the {profile.profile} profile has one Mountain Car n ({sizes[0]})",
-                          profile.n_trials)
-    eps = max(profile.mc_epsilons)
-    excess = {n: figure2.privacy_cost(points, "mountain_car_on", baseline, n, eps)
-              for n in (sizes[0], sizes[-1])}
-    claim = decide_difference(Sample(excess[sizes[-1]], f"n = {sizes[-1]}"),
-                              Sample(excess[sizes[0]], f"n = {sizes[0]}"),
-                              Threshold(0.0, "less"), seed=profile.seed)
+        claim = untestable(f"the {profile.profile} profile has one Mountain Car n ({sizes[0]})",
+                           profile.n_trials)
+    else:
+        eps = max(profile.mc_epsilons)
+        excess = {n: figure2.privacy_cost(points, "mountain_car_on", baseline, n, eps)
+                  for n in (sizes[0], sizes[-1])}
+        claim = decide_difference(Sample(excess[sizes[-1]], f"n = {sizes[-1]}"),
+                                  Sample(excess[sizes[0]], f"n = {sizes[0]}"),
+                                  Threshold(0.0, "less"), seed=profile.seed)
     return figure2.add_evidence(claim, ev.data.gate_caveat)
 
 
