@@ -133,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--accept", action="append", default=[], metavar="REGEX",
                         help="a difference to accept (matched against its description); the "
                              "evidence lists every accepted difference")
+    parser.add_argument("--note", default="",
+                        help="further evidence in words, added to the evidence kept")
     parser.add_argument("--tables-only", action="store_true",
                         help="compare the results tables only (records with produced_by)")
     parser.add_argument("--produced-by", action="append", default=[],
@@ -165,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
                         f"{len(summary.get('errata', []))} errata, the results table)")
         if accepted:
             evidence += "; accepted differences: " + "; ".join(accepted)
+        if args.note:
+            evidence += f"; {args.note}"
         for path in restamp(root, name, args.commit, evidence, producers.get(item),
                             profile or "paper"):
             print(f"{name}: re-stamped {path.relative_to(root)}")

@@ -55,9 +55,10 @@ def test_restamp_keeps_the_recorded_commit_and_the_evidence(tmp_path: Path, monk
     other = record.with_name("demo-reference.json")
     other.write_text(json.dumps({"git_commit": "old", "wall_time_s": 1.0}))
     assert main(["demo:reference", *argv[1:], "--accept", "column 'seconds'",
-                 "--produced-by", "demo:reference=privrl.x"]) == 0
+                 "--produced-by", "demo:reference=privrl.x", "--note", "claims agree"]) == 0
     data = json.loads(other.read_text())
     assert (data["git_commit"], data["produced_by"]) == ("new", ["privrl.x"])
+    assert data["restamped"]["evidence"].endswith("; claims agree")
     assert json.loads(record.read_text())["restamped"]["recorded_at"] == "old"
 
 
