@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +95,8 @@ class Report:
     """One chapter's checks, claims, privacy ledger and errata, saved with its results.
 
     ``paper`` is the notebook name (``"xie2019"``), ``profile`` the profile the live numbers come
-    from. Claims are stamped with the profile and the commit, and glued into the page as
+    from. Claims come stamped with the profile and the commit they were decided on, and are
+    glued into the page as
     ``<paper>_claim_<key>`` (the verdict) and ``<paper>_claim_<key>_evidence`` (statistic,
     interval, trials), so prose and tables read the same object.
     """
@@ -134,19 +135,17 @@ class Report:
             raise CheckFailed(f"{self.paper}: check {key!r} failed: {result.describe()}")
         return result
 
-    def claim(self, claim: Claim, *, profile: str | None = None, commit: str | None = None) -> Claim:
-        """Record a claim decided by a :mod:`privrl.chapter.verdicts` decider, stamped with profile and commit.
-
-        ``profile`` and ``commit`` default to this page's; a claim decided on a recorded run of
-        another profile (e.g. the paper-scale run shown in a quick chapter) passes that run's.
-        """
+    def claim(self, claim: Claim) -> Claim:
+        """Record a decided claim (stamped with its profile and commit where it was decided:
+        :meth:`privrl.chapter.evidence.Evidence.decide`) and glue its verdict and evidence."""
         if any(c.key == claim.key for c in self.claims):
             raise ValueError(f"claim {claim.key!r} is recorded twice")
-        stamped = replace(claim, profile=profile or self.profile, commit=commit or self.commit)
-        self.claims.append(stamped)
-        self.glue(f"claim_{claim.key}", stamped.verdict)
-        self.glue(f"claim_{claim.key}_evidence", stamped.evidence_text())
-        return stamped
+        if not (claim.profile and claim.commit):
+            raise ValueError(f"claim {claim.key!r}: profile and commit must be stamped")
+        self.claims.append(claim)
+        self.glue(f"claim_{claim.key}", claim.verdict)
+        self.glue(f"claim_{claim.key}_evidence", claim.evidence_text())
+        return claim
 
     def ledger(self, entry: LedgerEntry | None = None, /, *, tolerance: float = 0.01,
                **fields: Any) -> LedgerEntry:
@@ -188,11 +187,12 @@ class Report:
         lines = [":::{admonition} Summary of this chapter", ":class: note"]
         decisive = self._decisive_claims()
         if decisive:
-            counts = {v: sum(1 for c in decisive if c.verdict == v) for v in VERDICTS}
+            counts = {v: sum(1 for c in decisive.values() if c.verdict == v) for v in VERDICTS}
             lines += [f"**Claims** ({len(decisive)}: "
                       + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + "):", ""]
-            lines += [f"- *{c.verdict}*: {c.statement} ({c.profile} run, commit `{c.commit}`"
-                      + (f"; paper: {c.source}" if c.source else "") + ")" for c in decisive]
+            lines += [f"- *{c.verdict}*: {c.statement} (`{base}`; {c.profile} run, commit "
+                      f"`{c.commit}`" + (f"; paper: {c.source}" if c.source else "") + ")"
+                      for base, c in decisive.items()]
             lines.append("")
         if self.errata:
             kinds = {k: sum(1 for e in self.errata if e.kind == k) for k in ERRATUM_KINDS}
@@ -223,23 +223,24 @@ class Report:
             ]
         return "\n".join([*lines, ":::"]) + "\n"
 
-    def _decisive_claims(self) -> list[Claim]:
-        """One claim per key: decided on a recorded paper-scale run (keys ending ``_paper`` or
-        ``_airraid``) where there is one, else on this run."""
+    def _decisive_claims(self) -> dict[str, Claim]:
+        """One claim per key (the key without a recorded run's suffix): decided on a recorded
+        paper-scale run (keys ending ``_paper`` or ``_airraid``) where there is one, else on
+        this run."""
         chosen: dict[str, Claim] = {}
         for c in self.claims:
             base = next((c.key.removesuffix(s) for s in ("_paper", "_airraid")
                          if c.key.endswith(s)), c.key)
             if base not in chosen or c.profile != "quick":
                 chosen[base] = c
-        return list(chosen.values())
+        return chosen
 
     def claims_frame(self) -> pd.DataFrame:
-        """The claims as a table for the page (verdict, evidence, profile)."""
+        """The claims as a table for the page (key, verdict, evidence, profile)."""
         return pd.DataFrame(
-            [{"claim": c.statement, "verdict": c.verdict, "evidence": c.evidence_text(),
-              "profile": c.profile} for c in self.claims],
-            columns=["claim", "verdict", "evidence", "profile"])
+            [{"key": c.key, "claim": c.statement, "verdict": c.verdict,
+              "evidence": c.evidence_text(), "profile": c.profile} for c in self.claims],
+            columns=["key", "claim", "verdict", "evidence", "profile"])
 
     def ledger_frame(self) -> pd.DataFrame:
         """The ledger entries as a table for the page."""

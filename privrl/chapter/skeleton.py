@@ -3,7 +3,8 @@
 A chapter's run always takes the same steps (the order below is the order they run in):
 
 1. validate the typed profile (:class:`~privrl.chapter.profile.Profile`);
-2. make the :class:`~privrl.chapter.report.Report`;
+2. make the :class:`~privrl.chapter.report.Report` and :meth:`Chapter.prepare` what the run
+   starts from (e.g. retrain the policies data are collected with, when the profile asks);
 3. run the chapter's **checks**: named functions ``check(ctx)``, in the order listed, each
    recording its numeric checks through ``ctx.report.check`` (which raises on failure) and its
    tables in ``ctx.tables``;
@@ -12,9 +13,11 @@ A chapter's run always takes the same steps (the order below is the order they r
    need its results (convergence gates, diagnostics of the runs);
 5. record the **releases** in the privacy ledger (:meth:`Chapter.releases` yields
    :class:`~privrl.chapter.ledger.LedgerEntry` objects, each with its event);
-6. decide the **claims**: :class:`ClaimSpec` objects, each the paper's statement, where the paper
-   makes it, and a function deciding it through :mod:`privrl.chapter.verdicts`; a claim decided
-   by a recorded paper-scale run is listed beside it (:func:`recorded_twins`);
+6. gather the **evidence** (:meth:`Chapter.evidence`: this run's data and the recorded runs',
+   each an :class:`~privrl.chapter.evidence.Evidence`) and decide the **claims** on it: for each
+   evidence in turn, each :class:`~privrl.chapter.evidence.ClaimSpec` (the paper's statement,
+   where the paper makes it, and a function deciding it through :mod:`privrl.chapter.verdicts`)
+   that is decided on it (:meth:`Evidence.decide <privrl.chapter.evidence.Evidence.decide>`);
 7. record the **errata**: :class:`ErratumSpec` objects, each with the condition under which it
    applies and its evidence filled from the run's numbers;
 8. :meth:`Chapter.finish` (glue the prose's numbers), time the run, return an
@@ -23,24 +26,27 @@ A chapter's run always takes the same steps (the order below is the order they r
 A paper supplies data and small functions: its profile class, its checks, claims and errata as
 declarative tuples, stated once as keywords of the class statement (``class XieChapter(Chapter,
 name=PAPER, profile_type=XieProfile, checks=CHECKS, claims=CLAIMS, errata=ERRATA)``), and the
-three methods :meth:`~Chapter.sweep`, :meth:`~Chapter.releases` and :meth:`~Chapter.finish`.
+methods :meth:`~Chapter.sweep`, :meth:`~Chapter.releases` and :meth:`~Chapter.finish` (and,
+where needed, :meth:`~Chapter.prepare` and :meth:`~Chapter.evidence`).
 Everything a step computes for a later one goes through the :class:`Context` (``tables``,
-``values``, ``extra``, ``claims``; :attr:`Context.sweep_options` for the sweep's functions).
+``values``, ``evidence``, ``claims``, the checks' ``rng``; :attr:`Context.sweep_options` for the
+sweep's functions); ``extra`` holds only what the notebook shows.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
 import pandas as pd
 
+from privrl.chapter.evidence import LIVE, ClaimSpec, Evidence
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.profile import ExperimentResult, Profile
-from privrl.chapter.records import recorded_claims
 from privrl.chapter.report import Report
 from privrl.chapter.verdicts import Claim, Erratum
 
@@ -52,8 +58,10 @@ class Context:
     """What one run of a chapter carries from step to step.
 
     ``tables`` are the tidy tables the run returns, ``values`` the plain numbers the prose and the
-    errata's templates read (``{name}`` in an :class:`ErratumSpec`), ``extra`` anything else the
-    notebook needs (objects, recorded runs), ``claims`` the decided claims by key.
+    errata's templates read (``{name}`` in an :class:`ErratumSpec`), ``extra`` what the notebook
+    shows besides (objects, recorded runs), ``rng`` the checks' random generator (seeded with the
+    profile's seed), ``evidence`` the sources the claims are decided on, by name, ``claims`` the
+    decided claims by key.
     """
 
     profile: Any
@@ -64,6 +72,8 @@ class Context:
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     values: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    rng: np.random.Generator = field(default_factory=np.random.default_rng)
+    evidence: dict[str, Evidence] = field(default_factory=dict)
     claims: dict[str, Claim] = field(default_factory=dict)
 
     @property
@@ -76,28 +86,6 @@ class Context:
         """Keep ``value`` for the errata's templates and glue it for the prose."""
         self.values[key] = value
         self.report.glue(key, value)
-
-
-@dataclass(frozen=True)
-class ClaimSpec:
-    """A claim of the paper: ``statement`` in the paper's words (or a function of the profile,
-    for a statement that names the profile's sizes), ``source`` where the paper makes it (figure,
-    table, section, page), and ``decide(ctx, spec)`` returning the
-    :class:`~privrl.chapter.verdicts.Claim` (key and statement from the spec it is given, whose
-    statement is resolved for the run's profile) or ``None`` when this run has nothing to decide
-    it on (e.g. no recorded paper-scale run). A claim decided on a recorded run carries that
-    run's ``profile`` and ``commit``."""
-
-    key: str
-    statement: str | Callable[[Any], str]
-    source: str
-    decide: Callable[[Context, ClaimSpec], Claim | None]
-
-    def resolved(self, profile: Any) -> ClaimSpec:
-        """The spec with its statement for ``profile``."""
-        if callable(self.statement):
-            return replace(self, statement=self.statement(profile))
-        return self
 
 
 @dataclass(frozen=True)
@@ -120,23 +108,6 @@ class ErratumSpec:
             return text(ctx) if callable(text) else text.format(**ctx.values)
 
         return Erratum(self.key, self.kind, fill(self.statement), fill(self.evidence))
-
-
-def recorded_twins(specs: Iterable[ClaimSpec], name: str, paper_profile: Any,
-                   suffix: str = "_paper") -> tuple[ClaimSpec, ...]:
-    """For each claim, its twin keyed ``<key><suffix>``: the claim as the recorded paper-scale run
-    of chapter ``name`` decided it (:func:`privrl.chapter.records.recorded_claims`, stamped with
-    that run's profile and commit; statement for ``paper_profile``), listed beside a run of
-    another profile. A twin decides nothing in a paper-profile run or when no run was recorded."""
-
-    def decide(ctx: Context, spec: ClaimSpec) -> Claim | None:
-        if ctx.profile.profile == paper_profile.profile:
-            return None
-        return next((c for c in recorded_claims(name, paper_profile.profile, suffix)
-                     if c.key == spec.key), None)
-
-    return tuple(ClaimSpec(f"{s.key}{suffix}", s.resolved(paper_profile).statement, s.source,
-                           decide) for s in specs)
 
 
 def not_reproduced_when(key: str) -> Callable[[Context], bool]:
@@ -178,12 +149,21 @@ class Chapter:
         if missing:
             raise TypeError(f"{cls.__name__}: a chapter needs {missing}")
 
+    def prepare(self, ctx: Context) -> None:
+        """Step 2: what the checks and the sweep start from; it records nothing."""
+
     def sweep(self, ctx: Context) -> None:
         """Step 4: the multi-seed experiments, into ``ctx.tables``."""
 
     def releases(self, ctx: Context) -> Iterable[LedgerEntry]:
         """Step 5: the ledger entries of every release the chapter makes."""
         return ()
+
+    def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
+        """Step 6: the evidence the claims are decided on, in order (``None``: a source this run
+        does not have, e.g. no recorded run); by default this run's, with no data beyond
+        ``ctx``."""
+        return (Evidence(LIVE, ctx.profile),)
 
     def finish(self, ctx: Context) -> None:
         """Step 8: the numbers the prose reads (``ctx.glue``) and the notebook's ``extra``."""
@@ -197,7 +177,9 @@ class Chapter:
                              f"got {type(profile).__name__}")
         started = time.perf_counter()
         report = Report(self.name, profile.profile, seed=profile.seed, config=profile.as_dict())
-        ctx = Context(profile, report, executor, cache_dir, progress)
+        ctx = Context(profile, report, executor, cache_dir, progress,
+                      rng=np.random.default_rng(profile.seed))
+        self.prepare(ctx)
         for check in self.checks:
             check(ctx)
         self.sweep(ctx)
@@ -205,16 +187,12 @@ class Chapter:
             check(ctx)
         for entry in self.releases(ctx):
             report.ledger(entry)
-        for spec in (s.resolved(profile) for s in self.claims):
-            claim = spec.decide(ctx, spec)
-            if claim is None:
-                continue
-            if (claim.key, claim.statement) != (spec.key, spec.statement):
-                raise ValueError(f"{self.name}: claim {spec.key!r} was decided as {claim.key!r} "
-                                 "with another statement: decide from the spec's key and statement")
-            ctx.claims[spec.key] = report.claim(replace(claim, source=spec.source),
-                                                profile=claim.profile or None,
-                                                commit=claim.commit or None)
+        ctx.evidence = {ev.name: ev for ev in self.evidence(ctx) if ev is not None}
+        for ev in ctx.evidence.values():
+            for spec in self.claims:
+                claim = ev.decide(ctx, spec) if spec.on is None or ev.name in spec.on else None
+                if claim is not None:
+                    ctx.claims[claim.key] = report.claim(claim)
         for spec in self.errata:
             if spec.applies(ctx):
                 item = spec.make(ctx)
@@ -224,5 +202,5 @@ class Chapter:
         return ExperimentResult(tables=ctx.tables, report=report, extra=ctx.extra)
 
 
-__all__ = ["DECLARED", "Chapter", "ClaimSpec", "Context", "ErratumSpec", "not_reproduced_when",
-           "recorded_twins"]
+__all__ = ["DECLARED", "Chapter", "ClaimSpec", "Context", "ErratumSpec", "Evidence",
+           "not_reproduced_when"]

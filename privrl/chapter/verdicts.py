@@ -5,12 +5,14 @@
   <privrl.chapter.report.Report.check>` records it and raises :class:`CheckFailed` when it fails, so
   papermill, ``privrl book``, the test suite and CI fail with it. Nothing prints PASS or FAIL.
 * A :class:`Claim` is a headline claim of a paper, re-decided on this run's data, with one of
-  four verdicts (:data:`VERDICTS`) against the claim's **threshold** (the paper's own magnitude,
+  four verdicts (:data:`Verdict`) against the claim's **threshold** (the paper's own magnitude,
   or "no effect" where the paper states none) and its evidence: statistic, 95% interval, trials,
-  profile, commit, and where the paper makes the claim. One rule, :func:`decide_interval`, decides
-  every claim of every chapter; the deciders below (:func:`decide_difference`,
+  profile, commit, and where the paper makes the claim. A decider returns the :class:`Outcome`
+  (verdict, statistic, interval, trials); :meth:`privrl.chapter.evidence.Evidence.decide`
+  attaches the claim's key, statement, source and provenance. One rule, :func:`decide_interval`,
+  decides every claim of every chapter; the deciders below (:func:`decide_difference`,
   :func:`decide_proportions`, :func:`decide_threshold`, :func:`decide_success_ratio`) compute an
-  interval and call it:
+  interval and call it, the claimed side given by a :class:`Threshold`:
 
   - ``reproduced`` when the 95% interval lies entirely on the claimed side of the threshold;
   - ``not reproduced`` when it lies entirely on the other side: the data exclude the paper's
@@ -29,8 +31,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Literal, get_args
 
 import numpy as np
 from scipy import stats
@@ -38,7 +40,7 @@ from scipy import stats
 from privrl.core.validation import check_array, check_choice, check_int
 
 Verdict = Literal["reproduced", "not reproduced", "inconclusive", "untestable"]
-VERDICTS: tuple[str, ...] = ("reproduced", "not reproduced", "inconclusive", "untestable")
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 ERRATUM_KINDS: tuple[str, ...] = ("wrong", "ambiguous", "not reproduced", "unsupported")
 #: Smallest number of independent trials per arm for which an interval-based verdict is given.
 MIN_TRIALS = 5
@@ -107,33 +109,46 @@ def make_check(
 
 
 @dataclass(frozen=True)
-class Claim:
-    """A paper's headline claim re-decided on this run, with its evidence.
+class Outcome:
+    """What a decider finds on its data: the ``verdict`` of :data:`Verdict`, the ``statistic``
+    (its name), its ``value`` and 95% ``interval`` (``None`` for an untestable claim without a
+    statistic), ``n_trials`` per arm, the ``reason`` in words, the ``evidence`` the numbers
+    come from, the ``threshold`` the interval is compared with and, for an inconclusive claim,
+    how many trials per arm would decide it (``trials_to_decide``)."""
 
-    ``interval`` is the 95% interval of ``value`` (``None`` for an untestable claim that has no
-    statistic); ``threshold`` the value the interval is compared with; ``reason`` says in words
-    why the verdict is what it is; ``trials_to_decide`` (inconclusive claims) how many trials per
-    arm would decide the claim at the observed effect; ``source`` where the paper makes the claim
-    and states its threshold (figure, table, section, page).
-    """
-
-    key: str
-    statement: str
-    verdict: str
+    verdict: Verdict
     statistic: str
     value: float | None
     interval: tuple[float, float] | None
     n_trials: int
     reason: str
     evidence: str = ""
-    profile: str = ""
-    commit: str = ""
     threshold: float | None = None
     trials_to_decide: int | None = None
-    source: str = ""
 
     def __post_init__(self) -> None:
         check_choice(self.verdict, "verdict", VERDICTS)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Claim(Outcome):
+    """A paper's claim decided on one evidence source: an :class:`Outcome` with the claim's
+    ``key``, ``statement`` (the paper's words), ``source`` (where the paper makes it and states
+    its threshold: figure, table, section, page) and the ``profile`` and ``commit`` of the run
+    it was decided on: made by :meth:`privrl.chapter.evidence.Evidence.decide`, or read back
+    from a recorded run's summary."""
+
+    key: str
+    statement: str
+    source: str = ""
+    profile: str = ""
+    commit: str = ""
+
+    @classmethod
+    def of(cls, outcome: Outcome, **attached: Any) -> Claim:
+        """The claim of ``outcome`` with the ``attached`` fields (``key``, ``statement``, and
+        ``source``, ``profile``, ``commit``, or a fuller ``evidence``)."""
+        return cls(**{**{f.name: getattr(outcome, f.name) for f in fields(Outcome)}, **attached})
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -164,9 +179,58 @@ class Erratum:
             raise ValueError(f"erratum {self.key!r}: statement and evidence must not be empty")
 
 
-# --- deciders -------------------------------------------------------------------------------
+# --- deciders: each returns an Outcome; the claim's key, statement and provenance are attached
+# by privrl.chapter.evidence.Evidence.decide ---------------------------------------------------
 
 Direction = Literal["less", "greater"]
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """The claimed side: the statistic is ``direction`` than ``value`` (0: no effect; the
+    paper's own magnitude where it states one)."""
+
+    value: float = 0.0
+    direction: Direction = "greater"
+
+    def __post_init__(self) -> None:
+        check_choice(self.direction, "direction", ("less", "greater"))
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One value per independent trial of an arm, and the arm's ``label`` in the statistic."""
+
+    values: Sequence[float]
+    label: str = "x"
+
+    def array(self) -> np.ndarray:
+        return check_array(self.values, self.label, ndim=1)
+
+
+@dataclass(frozen=True)
+class Count:
+    """``successes`` out of ``trials`` of an arm, and the arm's ``label``."""
+
+    successes: int
+    trials: int
+    label: str = "a"
+
+    def __post_init__(self) -> None:
+        check_int(self.successes, f"{self.label}: successes", 0)
+        check_int(self.trials, f"{self.label}: trials", 0)
+        if self.successes > self.trials:
+            raise ValueError(f"{self.label}: successes must not exceed trials, got "
+                             f"{self.successes} > {self.trials}")
+
+
+def untestable(reason: str, n_trials: int = 0, evidence: str = "", *, statistic: str = "",
+               value: float | None = None, interval: tuple[float, float] | None = None,
+               threshold: float | None = None) -> Outcome:
+    """A claim this run cannot decide, with the reason (too few trials, both arms at a floor,
+    a profile too small) and, where one was computed, the statistic."""
+    return Outcome("untestable", statistic, value, interval, int(n_trials), reason, evidence,
+                   threshold=threshold)
 
 
 def trials_to_decide(value: float, interval: tuple[float, float], threshold: float,
@@ -186,38 +250,27 @@ def trials_to_decide(value: float, interval: tuple[float, float], threshold: flo
     return None if needed > IMPRACTICAL_FACTOR * n_trials else needed
 
 
-def decide_interval(
-    key: str,
-    statement: str,
-    statistic: str,
-    value: float,
-    interval: tuple[float, float],
-    n_trials: int,
-    threshold: float,
-    *,
-    direction: Direction,
-    detail: str = "",
-    evidence: str = "",
-    seconds_per_trial: float | None = None,
-) -> Claim:
-    """The one rule (module docstring): "``statistic`` is ``direction`` than ``threshold``",
-    decided on its 95% ``interval``. ``detail`` is added to the reason (e.g. "4/20 against 5/20");
-    ``seconds_per_trial`` (CPU seconds of one more trial of every arm) prices an inconclusive
-    claim's missing trials."""
-    check_choice(direction, "direction", ("less", "greater"))
+def decide_interval(statistic: str, value: float, interval: tuple[float, float], n_trials: int,
+                    threshold: Threshold, *, detail: str = "", evidence: str = "",
+                    seconds_per_trial: float | None = None) -> Outcome:
+    """The one rule (module docstring): "``statistic`` is ``threshold.direction`` than
+    ``threshold.value``", decided on its 95% ``interval``. ``detail`` is added to the reason
+    (e.g. "4/20 against 5/20"); ``seconds_per_trial`` (CPU seconds of one more trial of every
+    arm) prices an inconclusive claim's missing trials."""
     lo, hi = (float(v) for v in interval)
-    claimed = hi < threshold if direction == "less" else lo > threshold
-    opposite = lo > threshold if direction == "less" else hi < threshold
+    t = float(threshold.value)
+    claimed = hi < t if threshold.direction == "less" else lo > t
+    opposite = lo > t if threshold.direction == "less" else hi < t
     needed = None
     if claimed:
-        verdict, reason = "reproduced", f"the 95% interval lies on the claimed side of {threshold:g}"
+        verdict, reason = "reproduced", f"the 95% interval lies on the claimed side of {t:g}"
     elif opposite:
         verdict, reason = ("not reproduced", f"the 95% interval lies on the other side of "
-                                             f"{threshold:g}: it excludes the claimed effect")
+                                             f"{t:g}: it excludes the claimed effect")
     else:
         verdict = "inconclusive"
-        needed = trials_to_decide(value, (lo, hi), threshold, n_trials)
-        reason = f"the 95% interval contains {threshold:g}"
+        needed = trials_to_decide(value, (lo, hi), t, n_trials)
+        reason = f"the 95% interval contains {t:g}"
         if needed is None:
             reason += ("; the observed effect is too small for any practical number of trials "
                        f"(over {IMPRACTICAL_FACTOR} times these) to decide it")
@@ -228,8 +281,8 @@ def decide_interval(
                 reason += f" ({hours:.2g} more CPU hours)"
     if detail:
         reason = f"{reason} ({detail})"
-    return Claim(key, statement, verdict, statistic, float(value), (lo, hi), int(n_trials), reason,
-                 evidence, threshold=float(threshold), trials_to_decide=needed)
+    return Outcome(verdict, statistic, float(value), (lo, hi), int(n_trials), reason, evidence,
+                   threshold=t, trials_to_decide=needed)
 
 
 def bootstrap_interval(
@@ -244,76 +297,49 @@ def bootstrap_interval(
     return float(np.quantile(draws, alpha)), float(np.quantile(draws, 1 - alpha))
 
 
-def decide_difference(
-    key: str,
-    statement: str,
-    a: Sequence[float],
-    b: Sequence[float],
-    *,
-    direction: Direction,
-    label_a: str = "a",
-    label_b: str = "b",
-    statistic: Literal["mean", "median"] = "mean",
-    floor: float | None = None,
-    ceiling: float | None = None,
-    min_trials: int = MIN_TRIALS,
-    seed: int = 0,
-    evidence: str = "",
-    threshold: float = 0.0,
-    seconds_per_trial: float | None = None,
-) -> Claim:
-    """Claim "``a`` is ``direction`` than ``b``" decided on ``stat(a) - stat(b)`` with a bootstrap
-    95% interval, against ``threshold`` (0: no effect; the paper's magnitude where it states one).
+def decide_difference(a: Sample, b: Sample, threshold: Threshold = Threshold(), *,
+                      statistic: Literal["mean", "median"] = "mean",
+                      floor: float | None = None, ceiling: float | None = None,
+                      min_trials: int = MIN_TRIALS, seed: int = 0, evidence: str = "",
+                      seconds_per_trial: float | None = None) -> Outcome:
+    """Claim "``stat(a) - stat(b)`` is ``threshold.direction`` than ``threshold.value``" with a
+    bootstrap 95% interval (threshold 0: ``a`` differs from ``b`` in that direction).
 
-    ``a`` and ``b`` hold one value per independent trial. Untestable when either arm has fewer
-    than ``min_trials`` trials, or when every trial of both arms sits at ``floor`` (or at
-    ``ceiling``): nothing separates the arms then.
+    Untestable when either arm has fewer than ``min_trials`` trials, or when every trial of both
+    arms sits at ``floor`` (or at ``ceiling``): nothing separates the arms then.
     """
-    check_choice(direction, "direction", ("less", "greater"))
     check_choice(statistic, "statistic", ("mean", "median"))
-    xa = check_array(a, f"{key}: {label_a}", ndim=1)
-    xb = check_array(b, f"{key}: {label_b}", ndim=1)
+    xa, xb = a.array(), b.array()
     n = int(min(len(xa), len(xb)))
-    name = f"{statistic}({label_a}) - {statistic}({label_b})"
+    name = f"{statistic}({a.label}) - {statistic}({b.label})"
     for bound, word in ((floor, "floor"), (ceiling, "ceiling")):
         if bound is not None and n > 0 and np.all(xa == bound) and np.all(xb == bound):
-            return Claim(key, statement, "untestable", name, None, None, n,
-                         f"both arms at the {word} ({bound:g}) in every trial", evidence)
+            return untestable(f"both arms at the {word} ({bound:g}) in every trial", n, evidence,
+                              statistic=name)
     if n < min_trials:
-        return Claim(key, statement, "untestable", name, None, None, n,
-                     f"too few trials (fewer than {min_trials} per arm)", evidence)
+        return untestable(f"too few trials (fewer than {min_trials} per arm)", n, evidence,
+                          statistic=name)
     stat = np.mean if statistic == "mean" else np.median
     value = float(stat(xa) - stat(xb))
     interval = bootstrap_interval(lambda u, v: stat(u) - stat(v), [xa, xb], seed=seed)
-    return decide_interval(key, statement, name, value, interval, n, threshold, direction=direction,
-                           evidence=evidence, seconds_per_trial=seconds_per_trial)
+    return decide_interval(name, value, interval, n, threshold, evidence=evidence,
+                           seconds_per_trial=seconds_per_trial)
 
 
-def decide_threshold(
-    key: str,
-    statement: str,
-    samples: Sequence[float],
-    threshold: float,
-    *,
-    direction: Direction,
-    label: str = "x",
-    statistic: Literal["mean", "median"] = "mean",
-    min_trials: int = MIN_TRIALS,
-    seed: int = 0,
-    evidence: str = "",
-    seconds_per_trial: float | None = None,
-) -> Claim:
-    """Claim "``stat(samples)`` is ``direction`` than ``threshold``", bootstrap 95% interval."""
-    check_choice(direction, "direction", ("less", "greater"))
-    x = check_array(samples, f"{key}: {label}", ndim=1)
-    name = f"{statistic}({label})"
+def decide_threshold(sample: Sample, threshold: Threshold, *,
+                     statistic: Literal["mean", "median"] = "mean", min_trials: int = MIN_TRIALS,
+                     seed: int = 0, evidence: str = "",
+                     seconds_per_trial: float | None = None) -> Outcome:
+    """Claim "``stat(sample)`` is ``threshold.direction`` than ``threshold.value``", bootstrap
+    95% interval; untestable with fewer than ``min_trials`` trials."""
+    x = sample.array()
+    name = f"{statistic}({sample.label})"
     if len(x) < min_trials:
-        return Claim(key, statement, "untestable", name, None, None, len(x),
-                     f"too few trials (fewer than {min_trials})", evidence)
+        return untestable(f"too few trials (fewer than {min_trials})", len(x), evidence,
+                          statistic=name)
     stat = np.mean if statistic == "mean" else np.median
     interval = bootstrap_interval(stat, [x], seed=seed)
-    return decide_interval(key, statement, name, float(stat(x)), interval, len(x), float(threshold),
-                           direction=direction, evidence=evidence,
+    return decide_interval(name, float(stat(x)), interval, len(x), threshold, evidence=evidence,
                            seconds_per_trial=seconds_per_trial)
 
 
@@ -347,60 +373,33 @@ def newcombe_interval(k_a: int, n_a: int, k_b: int, n_b: int, level: float = 0.9
             d + math.sqrt((ua - pa) ** 2 + (pb - lb) ** 2))
 
 
-def decide_proportions(
-    key: str,
-    statement: str,
-    successes_a: int,
-    trials_a: int,
-    successes_b: int,
-    trials_b: int,
-    *,
-    direction: Direction,
-    label_a: str = "a",
-    label_b: str = "b",
-    min_trials: int = MIN_TRIALS,
-    evidence: str = "",
-    threshold: float = 0.0,
-    seconds_per_trial: float | None = None,
-) -> Claim:
-    """Claim "the success rate of ``a`` is ``direction`` than that of ``b``" (Newcombe 95%
-    interval of the difference, against ``threshold``: 0 for no effect).
+def decide_proportions(a: Count, b: Count, threshold: Threshold = Threshold(), *,
+                       min_trials: int = MIN_TRIALS, evidence: str = "",
+                       seconds_per_trial: float | None = None) -> Outcome:
+    """Claim "rate(``a``) - rate(``b``) is ``threshold.direction`` than ``threshold.value``"
+    (Newcombe 95% interval of the difference; threshold 0 for no effect).
 
     Untestable when both arms are at 0 of N or both at N of N, or either arm has fewer than
     ``min_trials`` trials.
     """
-    check_choice(direction, "direction", ("less", "greater"))
-    ka, na = check_int(successes_a, "successes_a", 0), check_int(trials_a, "trials_a", 0)
-    kb, nb = check_int(successes_b, "successes_b", 0), check_int(trials_b, "trials_b", 0)
-    if ka > na or kb > nb:
-        raise ValueError(f"{key}: successes must not exceed trials")
-    name = f"rate({label_a}) - rate({label_b})"
+    (ka, na), (kb, nb) = (a.successes, a.trials), (b.successes, b.trials)
+    name = f"rate({a.label}) - rate({b.label})"
     n = min(na, nb)
     if n < min_trials:
-        return Claim(key, statement, "untestable", name, None, None, n,
-                     f"too few trials (fewer than {min_trials} per arm)", evidence)
+        return untestable(f"too few trials (fewer than {min_trials} per arm)", n, evidence,
+                          statistic=name)
     if ka == kb == 0 or (ka == na and kb == nb):
         at = "0 of N" if ka == 0 else "N of N"
-        return Claim(key, statement, "untestable", name, None, None, n,
-                     f"both arms at {at} ({ka}/{na} against {kb}/{nb})", evidence)
-    return decide_interval(key, statement, name, ka / na - kb / nb, newcombe_interval(ka, na, kb, nb),
-                           n, threshold, direction=direction, detail=f"{ka}/{na} against {kb}/{nb}",
-                           evidence=evidence, seconds_per_trial=seconds_per_trial)
+        return untestable(f"both arms at {at} ({ka}/{na} against {kb}/{nb})", n, evidence,
+                          statistic=name)
+    return decide_interval(name, ka / na - kb / nb, newcombe_interval(ka, na, kb, nb), n,
+                           threshold, detail=f"{ka}/{na} against {kb}/{nb}", evidence=evidence,
+                           seconds_per_trial=seconds_per_trial)
 
 
-def decide_success_ratio(
-    key: str,
-    statement: str,
-    successes: int,
-    trials: int,
-    threshold: float,
-    *,
-    budget: int,
-    full_budget: int,
-    unit: str = "steps",
-    min_trials: int = MIN_TRIALS,
-    evidence: str = "",
-) -> Claim:
+def decide_success_ratio(count: Count, threshold: float, *, budget: int, full_budget: int,
+                         unit: str = "steps", min_trials: int = MIN_TRIALS,
+                         evidence: str = "") -> Outcome:
     """Claim "the success ratio exceeds ``threshold``", with its exact (Clopper-Pearson) 95% interval.
 
     Success is defined at the paper's budget ``full_budget`` (of ``unit``); the run measured it at
@@ -410,23 +409,16 @@ def decide_success_ratio(
     can reproduce the claim but not refute it: an interval that does not lie above ``threshold``
     is then untestable.
     """
-    k = check_int(successes, "successes", 0)
-    n = check_int(trials, "trials", 0)
-    if k > n:
-        raise ValueError(f"{key}: successes must not exceed trials, got {k} > {n}")
+    k, n = count.successes, count.trials
     if n < min_trials:
-        return untestable(key, statement, f"too few trials (fewer than {min_trials})", n, evidence)
+        return untestable(f"too few trials (fewer than {min_trials})", n, evidence)
     lo, hi = clopper_pearson(k, n)
     if budget < full_budget and lo <= threshold:
-        return Claim(key, statement, "untestable", "success ratio", k / n, (lo, hi), n,
-                     f"budget {budget:,} < {full_budget:,}: a success ratio at this budget only "
-                     f"bounds the paper's from below ({k}/{n})", evidence, threshold=threshold)
+        return untestable(f"budget {budget:,} < {full_budget:,}: a success ratio at this budget "
+                          f"only bounds the paper's from below ({k}/{n})", n, evidence,
+                          statistic="success ratio", value=k / n, interval=(lo, hi),
+                          threshold=threshold)
     detail = f"{k}/{n}" + (f", already at a budget of {budget:,} {unit}" if budget < full_budget
                            else "")
-    return decide_interval(key, statement, "success ratio", k / n, (lo, hi), n, threshold,
-                           direction="greater", detail=detail, evidence=evidence)
-
-
-def untestable(key: str, statement: str, reason: str, n_trials: int = 0, evidence: str = "") -> Claim:
-    """A claim this run cannot decide, with the reason (e.g. the profile is too small)."""
-    return Claim(key, statement, "untestable", "", None, None, n_trials, reason, evidence)
+    return decide_interval("success ratio", k / n, (lo, hi), n, Threshold(threshold, "greater"),
+                           detail=detail, evidence=evidence)

@@ -200,7 +200,8 @@ def verdict_table(summaries: Sequence[Summary]) -> str:
             c = row["claim"]
             run = (f"{c.get('profile') or s.get('profile')} @ `{c.get('commit') or s.get('commit')}`")
             (beyond if row["beyond"] else rows).append([
-                chapter_link(paper), cell(c.get("statement")), cell(c.get("source")),
+                chapter_link(paper), f"`{cell(row['key'])}`", cell(c.get("statement")),
+                cell(c.get("source")),
                 f"**{cell(c.get('verdict'))}**", cell(evidence_text(c)), cell(run), row["quick"]])
         papers = [r for r in decided if not r["beyond"]]
         if papers:
@@ -215,11 +216,13 @@ def verdict_table(summaries: Sequence[Summary]) -> str:
         "run) against the paper's own threshold: *reproduced* (95% interval on the claimed side),",
         "*not reproduced* (on the other side: the data exclude the paper's effect), *inconclusive*",
         "(the interval contains the threshold; the evidence says how many trials would decide it)",
-        "or *untestable*. *Decided on* names the run (profile and commit) that decided the row;",
-        "*quick rerun* says whether this build's quick run agrees.",
+        "or *untestable*. *Key* names the claim in its chapter's code (`claims.py`) and summary;",
+        "*decided on* names the run (profile and commit) that decided the row; *quick rerun* says",
+        "whether this build's quick run agrees.",
         "",
     ]
-    header = ("paper", "claim", "paper's source", "verdict", "evidence", "decided on", "quick rerun")
+    header = ("paper", "key", "claim", "paper's source", "verdict", "evidence", "decided on",
+              "quick rerun")
     if rows:
         lines += [*per_paper, ""]
         lines += _table(header, rows)

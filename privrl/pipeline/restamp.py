@@ -100,13 +100,13 @@ def _compare_tables(before: Path, after: Path, name: str) -> list[str]:
 
 
 def restamp(root: Path, name: str, commit: str, evidence: str,
-            produced_by: list[str] | None = None) -> list[Path]:
-    """Set the recorded run's ``git_commit`` to ``commit``, keeping the old one and ``evidence``
-    under ``restamped``, in its run record and in its saved summary (where there is one); with
-    ``produced_by``, also name the modules whose code computed the recorded tables (their code,
-    not the whole chapter's, then decides whether the record is stale)."""
+            produced_by: list[str] | None = None, profile: str = "paper") -> list[Path]:
+    """Set the recorded ``profile`` run's ``git_commit`` to ``commit``, keeping the old one and
+    ``evidence`` under ``restamped``, in its run record and in its saved summary (where there is
+    one); with ``produced_by``, also name the modules whose code computed the recorded tables
+    (their code, not the whole chapter's, then decides whether the record is stale)."""
     written = []
-    for path in (record_path(root, name, "paper"), recorded_summary_path(root, name, "paper")):
+    for path in (record_path(root, name, profile), recorded_summary_path(root, name, profile)):
         if not path.exists():
             continue
         data = json.loads(path.read_text())
@@ -123,7 +123,9 @@ def restamp(root: Path, name: str, commit: str, evidence: str,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("names", nargs="+", help="chapters whose paper-scale record to re-stamp")
+    parser.add_argument("names", nargs="+", metavar="NAME[:PROFILE]",
+                        help="chapters whose recorded run to re-stamp (profile: paper unless "
+                             "given, e.g. ono2020:reference)")
     parser.add_argument("--before", required=True, help="folder of quick runs of the old tree")
     parser.add_argument("--after", required=True, help="folder of quick runs of the new tree")
     parser.add_argument("--commit", required=True, help="the commit the --after runs ran on")
@@ -131,15 +133,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--accept", action="append", default=[], metavar="REGEX",
                         help="a difference to accept (matched against its description); the "
                              "evidence lists every accepted difference")
+    parser.add_argument("--note", default="",
+                        help="further evidence in words, added to the evidence kept")
     parser.add_argument("--tables-only", action="store_true",
                         help="compare the results tables only (records with produced_by)")
-    parser.add_argument("--produced-by", action="append", default=[], metavar="NAME=MODULE,...",
-                        help="the modules whose code computed chapter NAME's recorded tables")
+    parser.add_argument("--produced-by", action="append", default=[],
+                        metavar="NAME[:PROFILE]=MODULE,...",
+                        help="the modules whose code computed that record's tables")
     args = parser.parse_args(argv)
     producers = {n: m.split(",") for n, m in (item.split("=", 1) for item in args.produced_by)}
     root = find_root()
     failed = False
-    for name in args.names:
+    for item in args.names:
+        name, _, profile = item.partition(":")
         before, after = Path(args.before) / name, Path(args.after) / name
         diffs = compare(before, after, name, args.tables_only)
         accepted = [d for d in diffs if any(re.search(rx, d) for rx in args.accept)]
@@ -161,7 +167,10 @@ def main(argv: list[str] | None = None) -> int:
                         f"{len(summary.get('errata', []))} errata, the results table)")
         if accepted:
             evidence += "; accepted differences: " + "; ".join(accepted)
-        for path in restamp(root, name, args.commit, evidence, producers.get(name)):
+        if args.note:
+            evidence += f"; {args.note}"
+        for path in restamp(root, name, args.commit, evidence, producers.get(item),
+                            profile or "paper"):
             print(f"{name}: re-stamped {path.relative_to(root)}")
     return 1 if failed else 0
 

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 import dp_accounting
 import pytest
 
+from privrl.chapter.evidence import Evidence
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.profile import Profile
 from privrl.chapter.skeleton import Chapter, ClaimSpec, Context, ErratumSpec, not_reproduced_when
-from privrl.chapter.verdicts import CheckFailed, decide_threshold
+from privrl.chapter.verdicts import CheckFailed, Sample, Threshold, decide_threshold
 from privrl.core.accounting.events import DpAccountingEvent
 
 EVENT = DpAccountingEvent(dp_accounting.GaussianDpEvent(2.0), "pld", "add/remove")
@@ -25,12 +26,12 @@ class DemoProfile(Profile):
 
 def check_positive(ctx: Context) -> None:
     ctx.report.check("positive", "the shift is non-negative", ctx.profile.shift, at_least=0.0)
-    ctx.values["order"] = ["check"]
+    ctx.values["order"].append("check")
 
 
-def decide_small(ctx: Context, spec: ClaimSpec):
-    samples = [ctx.profile.shift + 0.1 * i for i in range(ctx.profile.n_trials)]
-    return decide_threshold(spec.key, spec.statement, samples, 1.0, direction="less")
+def decide_small(ctx: Context, ev: Evidence):
+    samples = [ev.profile.shift + 0.1 * i for i in range(ev.profile.n_trials)]
+    return decide_threshold(Sample(samples), Threshold(1.0, "less"))
 
 
 class Demo(Chapter):
@@ -44,6 +45,9 @@ class Demo(Chapter):
                     lambda ctx: ctx.claims["small"].evidence_text(), not_reproduced_when("small")),
     )
 
+    def prepare(self, ctx: Context) -> None:
+        ctx.values["order"] = ["prepare"]
+
     def sweep(self, ctx: Context) -> None:
         ctx.values["order"].append("sweep")
         ctx.values["n"] = ctx.profile.n_trials
@@ -54,8 +58,24 @@ class Demo(Chapter):
         yield LedgerEntry("demo", "theta", "Gaussian", "add/remove", "record", "z = 2", eps, 1e-6,
                           1, "dp-accounting PLD", EVENT, CrossCheck("upper bound", "RDP", eps))
 
+    def evidence(self, ctx: Context):
+        ctx.values["order"].append("evidence")
+        return super().evidence(ctx)
+
     def finish(self, ctx: Context) -> None:
         ctx.values["order"].append("finish")
+
+
+def _order(chapter: type[Chapter]) -> list[str]:
+    seen = {}
+
+    class Watched(chapter):
+        def finish(self, ctx: Context) -> None:
+            super().finish(ctx)
+            seen.update(ctx.values)
+
+    Watched().run(DemoProfile.quick())
+    return seen["order"]
 
 
 def test_the_skeleton_runs_checks_sweep_releases_claims_errata_in_order():
@@ -65,25 +85,54 @@ def test_the_skeleton_runs_checks_sweep_releases_claims_errata_in_order():
     assert [c.key for c in report.claims] == ["small"] and report.claims[0].verdict == "reproduced"
     assert [e.key for e in report.errata] == ["always"] and report.errata[0].evidence == "6 trials"
     assert len(report.entries) == 1 and result.extra["wall_time_s"] > 0
+    assert _order(Demo) == ["prepare", "check", "sweep", "releases", "evidence", "finish"]
     far = Demo().run(DemoProfile.quick(shift=2.0)).report
     assert far.claims[0].verdict == "not reproduced"
     assert [e.key for e in far.errata] == ["always", "small_not_reproduced"]
 
 
-def test_the_skeleton_rejects_a_wrong_profile_a_failed_check_and_a_relabelled_claim():
+def test_the_skeleton_rejects_a_wrong_profile_and_a_failed_check():
     with pytest.raises(ValueError, match="DemoProfile"):
         Demo().run(object())
     with pytest.raises(CheckFailed, match="positive"):
         Demo().run(DemoProfile.quick(shift=-1.0))
 
-    def decide_hardcoded(ctx: Context, spec: ClaimSpec):
-        return decide_small(ctx, ClaimSpec("small", "The values are below one", "", decide_small))
 
-    class Relabelled(Demo):
-        claims = (ClaimSpec("other", "Another statement", "Table 2", decide_hardcoded),)
+def test_a_claim_decided_again_on_a_recorded_run_is_keyed_and_stamped_by_its_evidence():
+    """One spec, two evidence sources: the recorded run's claim carries its key suffix, its
+    profile's statement and data, its commit and words, and the source's note."""
+    recorded = DemoProfile.paper(shift=2.0)
 
-    with pytest.raises(ValueError, match="decided as 'small'"):
-        Relabelled().run(DemoProfile.quick())
+    class Recorded(Demo):
+        claims = (ClaimSpec("small", lambda p: f"{p.n_trials} values are below one", "Fig. 1",
+                            decide_small),)
+
+        def evidence(self, ctx: Context):
+            yield from super().evidence(ctx)
+            yield Evidence("paper", recorded, "abc123", source="recorded run", suffix="_paper",
+                           where=" (recorded)")
+            yield None  # a source this run does not have
+
+    report = Recorded().run(DemoProfile.quick()).report
+    live, paper = report.claims
+    assert (live.key, live.statement, live.source) == ("small", "6 values are below one", "Fig. 1")
+    assert (live.profile, live.commit, live.verdict) == ("quick", report.commit, "reproduced")
+    assert (paper.key, paper.statement) == ("small_paper", "20 values are below one")
+    assert (paper.profile, paper.commit, paper.source) == ("paper", "abc123", "Fig. 1 (recorded)")
+    assert paper.verdict == "not reproduced" and paper.n_trials == 20
+    assert paper.evidence == "recorded run"
+
+
+def test_the_checks_share_one_generator_seeded_by_the_profile():
+    draws = []
+
+    class Drawing(Demo):
+        checks = (lambda ctx: draws.append(ctx.rng.random()), check_positive)
+
+    Drawing().run(DemoProfile.quick(seed=3))
+    Drawing().run(DemoProfile.quick(seed=3))
+    Drawing().run(DemoProfile.quick(seed=4))
+    assert draws[0] == draws[1] != draws[2]
 
 
 def test_a_release_whose_event_disagrees_with_its_epsilon_fails_the_run():
@@ -100,7 +149,7 @@ def test_a_release_whose_event_disagrees_with_its_epsilon_fails_the_run():
 def test_the_declarative_attributes_given_as_class_keywords_are_the_class_attributes():
     class Stated(Chapter, name="stated", profile_type=DemoProfile, checks=Demo.checks,
                  claims=Demo.claims, errata=Demo.errata):
-        sweep, releases, finish = Demo.sweep, Demo.releases, Demo.finish
+        prepare, sweep, releases, finish = Demo.prepare, Demo.sweep, Demo.releases, Demo.finish
 
     assert (Stated.name, Stated.profile_type, Stated.sweep_checks) == ("stated", DemoProfile, ())
     assert Stated.checks is Demo.checks and Stated.claims is Demo.claims

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import dp_accounting
 import numpy as np
@@ -16,6 +16,10 @@ from privrl.chapter.profile import Profile
 from privrl.chapter.report import Report
 from privrl.chapter.verdicts import (
     CheckFailed,
+    Claim,
+    Count,
+    Sample,
+    Threshold,
     clopper_pearson,
     decide_difference,
     decide_interval,
@@ -50,23 +54,23 @@ def test_check_needs_one_bound_or_a_boolean():
 def test_difference_claim_four_states():
     rng = np.random.default_rng(0)
     a, b = rng.normal(0, 1, 40), rng.normal(2, 1, 40)
-    assert decide_difference("k", "a below b", a, b, direction="less").verdict == "reproduced"
-    assert decide_difference("k", "a above b", a, b, direction="greater").verdict == "not reproduced"
-    same = decide_difference("k", "a below b", a, rng.normal(0, 1, 40), direction="less")
+    assert decide_difference(Sample(a, "a"), Sample(b, "b"), Threshold(0.0, "less")).verdict == "reproduced"
+    assert decide_difference(Sample(a, "a"), Sample(b, "b"), Threshold(0.0, "greater")).verdict == "not reproduced"
+    same = decide_difference(Sample(a, "a"), Sample(rng.normal(0, 1, 40), "b"), Threshold(0.0, "less"))
     assert same.verdict == "inconclusive" and same.interval[0] < 0 < same.interval[1]
     assert same.trials_to_decide is not None and same.trials_to_decide > 40
-    few = decide_difference("k", "a below b", a[:3], b[:3], direction="less")
+    few = decide_difference(Sample(a[:3], "a"), Sample(b[:3], "b"), Threshold(0.0, "less"))
     assert few.verdict == "untestable" and "too few" in few.reason
-    floor = decide_difference("k", "x", np.zeros(20), np.zeros(20), direction="less", floor=0.0)
+    floor = decide_difference(Sample(np.zeros(20), "a"), Sample(np.zeros(20), "b"), Threshold(0.0, "less"), floor=0.0)
     assert floor.verdict == "untestable" and "floor" in floor.reason
 
 
 def test_proportion_claims_zero_against_zero_is_untestable():
-    c = decide_proportions("k", "a succeeds more", 0, 20, 0, 20, direction="greater")
+    c = decide_proportions(Count(0, 20), Count(0, 20, "b"), Threshold(0.0, "greater"))
     assert c.verdict == "untestable"
-    assert decide_proportions("k", "a more", 18, 20, 2, 20, direction="greater").verdict == "reproduced"
-    assert decide_proportions("k", "a more", 3, 20, 2, 20, direction="greater").verdict == "inconclusive"
-    assert decide_proportions("k", "a more", 2, 20, 18, 20, direction="greater").verdict == "not reproduced"
+    assert decide_proportions(Count(18, 20), Count(2, 20, "b"), Threshold(0.0, "greater")).verdict == "reproduced"
+    assert decide_proportions(Count(3, 20), Count(2, 20, "b"), Threshold(0.0, "greater")).verdict == "inconclusive"
+    assert decide_proportions(Count(2, 20), Count(18, 20, "b"), Threshold(0.0, "greater")).verdict == "not reproduced"
 
 
 def test_exact_intervals_against_known_values():
@@ -80,8 +84,8 @@ def test_exact_intervals_against_known_values():
 
 def test_threshold_claim():
     x = np.full(10, 0.5) + np.linspace(-0.01, 0.01, 10)
-    assert decide_threshold("k", "below 1", x, 1.0, direction="less").verdict == "reproduced"
-    assert decide_threshold("k", "above 1", x, 1.0, direction="greater").verdict == "not reproduced"
+    assert decide_threshold(Sample(x), Threshold(1.0, "less")).verdict == "reproduced"
+    assert decide_threshold(Sample(x), Threshold(1.0, "greater")).verdict == "not reproduced"
 
 
 _EVENT = DpAccountingEvent(dp_accounting.GaussianDpEvent(4.0), "rdp", "replace-one")
@@ -100,7 +104,7 @@ def test_success_ratio_claim_four_states_and_a_short_budget():
     """At the full budget the exact interval decides; at a smaller one a ratio is a lower bound,
     so it can reproduce the claim but not refute it; below 5 trials nothing is decided."""
     def decide(k, n, budget=100):
-        return decide_success_ratio("k", "s", k, n, 0.5, budget=budget, full_budget=100,
+        return decide_success_ratio(Count(k, n), 0.5, budget=budget, full_budget=100,
                                     unit="submissions")
 
     full = decide(20, 20)
@@ -143,7 +147,9 @@ def test_ledger_schema_rejects_bad_fields_and_unsafe_cross_check():
 def test_summary_round_trips_through_json(tmp_path):
     report = Report("demo", "quick", seed=3, config={"n": 2})
     report.check("ok", "fine", True)
-    report.claim(decide_proportions("c", "a more", 18, 20, 2, 20, direction="greater"))
+    outcome = decide_proportions(Count(18, 20), Count(2, 20, "b"), Threshold(0.0, "greater"))
+    report.claim(Claim(**asdict(outcome), key="c", statement="a more", profile="quick",
+                       commit=report.commit))
     report.ledger(_entry())
     report.erratum("e", "wrong", "the lemma's tail", "Monte Carlo tail 0.103 > 0.05")
     _, path = report.save(pd.DataFrame({"x": [1]}), tmp_path, headline=1.5)
@@ -183,26 +189,23 @@ def test_typed_profile_validates_and_rejects_unknown_parameters():
 
 def test_an_interval_containing_the_threshold_is_inconclusive_never_not_reproduced():
     # Wang's resetting claim on the recorded run: difference 0.07, interval [-2.37, 2.52], 10 seeds
-    claim = decide_interval("reset", "resetting beats never resetting", "mean diff", 0.07,
-                            (-2.37, 2.52), 10, 0.0, direction="greater", seconds_per_trial=3600)
+    claim = decide_interval("mean diff", 0.07, (-2.37, 2.52), 10, Threshold(0.0, "greater"),
+                            seconds_per_trial=3600)
     assert claim.verdict == "inconclusive"
     # the interval's half-width 2.44 must shrink below 0.07: n >= 10 (2.44 / 0.07)^2 = 12,150
     # trials, over 100 times the 10 run: no practical number of trials decides it
     assert claim.trials_to_decide is None and "too small" in claim.reason
-    decidable = decide_interval("k", "s", "d", 1.0, (-0.5, 2.5), 10, 0.0, direction="greater",
+    decidable = decide_interval("d", 1.0, (-0.5, 2.5), 10, Threshold(0.0, "greater"),
                                 seconds_per_trial=3600)
     assert decidable.trials_to_decide == math.ceil(10 * (1.5 / 1.0) ** 2)  # 23
     assert "about 23 trials" in decidable.reason and "13 more CPU hours" in decidable.reason
     # on the other side of the threshold: the data exclude the claimed effect
-    assert decide_interval("k", "s", "d", -1.0, (-1.5, -0.5), 10, 0.0,
-                           direction="greater").verdict == "not reproduced"
-    assert decide_interval("k", "s", "d", 1.0, (0.5, 1.5), 10, 0.0,
-                           direction="greater").verdict == "reproduced"
+    assert decide_interval("d", -1.0, (-1.5, -0.5), 10, Threshold(0.0, "greater")).verdict == "not reproduced"
+    assert decide_interval("d", 1.0, (0.5, 1.5), 10, Threshold(0.0, "greater")).verdict == "reproduced"
     # a paper's magnitude as threshold: "about 4x" read as at least 2x
-    assert decide_interval("k", "s", "ratio", 3.0, (2.5, 3.5), 10, 2.0,
-                           direction="greater").verdict == "reproduced"
-    zero = decide_interval("k", "s", "d", 0.0, (-1.0, 1.0), 10, 0.0, direction="greater")
+    assert decide_interval("ratio", 3.0, (2.5, 3.5), 10, Threshold(2.0, "greater")).verdict == "reproduced"
+    zero = decide_interval("d", 0.0, (-1.0, 1.0), 10, Threshold(0.0, "greater"))
     assert zero.verdict == "inconclusive" and zero.trials_to_decide is None
     # Ono's PRS against Laplace at eps = 1: 4/20 against 5/20
-    prs = decide_proportions("prs", "PRS beats Laplace", 4, 20, 5, 20, direction="greater")
+    prs = decide_proportions(Count(4, 20), Count(5, 20, "b"), Threshold(0.0, "greater"))
     assert prs.verdict == "inconclusive"

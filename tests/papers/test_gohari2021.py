@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import torch
 
+from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
 from privrl.chapter.verdicts import Claim
@@ -120,21 +121,21 @@ def test_speedup_ratio_of_medians_with_censored_runs():
     assert s["ratio"] == pytest.approx(800 / 300)
     assert s["censored_baseline"] == 1 and s["censored_treated"] == 0 and s["n"] == 5
     assert s["lower"] <= s["ratio"] <= s["upper"]
-    claim = claims.decide_speedup("k", "fast is faster", s)
+    claim = claims.decide_speedup(s)
     assert claim.verdict == "reproduced" and claim.interval[0] > 1
-    slower = claims.decide_speedup("k", "base is faster", cv.speedup(t, "fast", "base"))
+    slower = claims.decide_speedup(cv.speedup(t, "fast", "base"))
     assert slower.verdict == "not reproduced"
     few = cv.speedup(cv.time_to_threshold(_ramp_runs({"b": [4, 5], "f": [1, 2]}), 5.0, 1), "b", "f")
-    assert claims.decide_speedup("k", "x", few).verdict == "untestable"
+    assert claims.decide_speedup(few).verdict == "untestable"
     never = _ramp_runs({"b": [None] * 5, "f": [None] * 5})
     none = cv.speedup(cv.time_to_threshold(never, 5.0, 1), "b", "f")
-    assert claims.decide_speedup("k", "x", none).verdict == "untestable"
+    assert claims.decide_speedup(none).verdict == "untestable"
 
 
 def test_speedup_claims_go_through_the_one_rule_at_the_papers_magnitude():
     result = {"baseline": "b", "treated": "t", "n": 10, "censored_baseline": 0, "censored_treated": 0}
     at = lambda ratio, lo, hi, **kw: claims.decide_speedup(  # noqa: E731
-        "k", "x", {**result, "ratio": ratio, "lower": lo, "upper": hi}, **kw)
+        {**result, "ratio": ratio, "lower": lo, "upper": hi}, **kw)
     assert at(1.5, 1.2, 1.9).verdict == "reproduced"  # "faster": threshold 1, no effect
     # "roughly 4 times", decided at half: 1.5x faster is not the paper's magnitude
     half = claims.PAPER_SPEEDUP * claims.SPEEDUP_FRACTION
@@ -156,14 +157,23 @@ def _runs_with_queries(answered: dict[str, list[float]], method: str = "private"
                          for label, per in answered.items() for t, q in enumerate(per)])  # fmt: skip
 
 
+def _on_runs(spec, runs: pd.DataFrame, profile: GohariProfile):
+    """``spec`` decided on this run's ``runs`` (no speed-up table)."""
+    live = Evidence(LIVE, profile, data=claims.Runs(runs, None, rn.query_table(runs, profile)))
+    return live.decide(_context(profile), spec)
+
+
+def _on_record(ctx, rec):
+    """Every claim decided on the recorded AirRaid run ``rec``, by key (``None``: not decided)."""
+    return {s.key + "_airraid": claims.on_airraid(rec).decide(ctx, s) for s in claims.CLAIMS}
+
+
 def test_budget_claim_is_decided_on_the_exact_excess_count():
     spec = next(c for c in claims.CLAIMS if c.key == "budget_respected")
     quick = GohariProfile.quick(steps_per_epoch=500)  # k0 = 5, c = 0.3, k_min = 0.1: 4 roll-outs
 
-    def decide(answered):
-        ctx = _context(quick)
-        ctx.tables["runs"] = _runs_with_queries(answered)
-        return spec.decide(ctx, spec)
+    def decide(answered, method="private"):
+        return _on_runs(spec, _runs_with_queries(answered, method), quick)
 
     exact = decide({"a": [500] * 4 + [0] * 2, "b": [500, 500, 0, 0, 0, 0]})
     assert exact.verdict == "reproduced" and exact.value == 0 and exact.threshold == 0.5
@@ -172,9 +182,7 @@ def test_budget_claim_is_decided_on_the_exact_excess_count():
     late = decide({"a": [500] * 3 + [0, 500, 0]})  # as many in all, but one roll-out after the budget
     assert late.verdict == "not reproduced" and late.value == 500
     # plain PPO and kickstarting without privacy have no budget: no private run, untestable
-    ctx = _context(quick)
-    ctx.tables["runs"] = _runs_with_queries({"k": [500] * 6}, method="kickstart")
-    assert spec.decide(ctx, spec).verdict == "untestable"
+    assert decide({"k": [500] * 6}, method="kickstart").verdict == "untestable"
     with pytest.raises(ValueError, match="teacher_queries"):
         rn.query_table(_runs_with_queries({"a": [500, np.nan]}), quick)
 
@@ -194,9 +202,8 @@ def test_the_teacher_counts_every_query_it_answers_from_its_data():
     leaky = rn.run_agent({**configs["aware, c = 0.3"], "k_min": 0.04}, seed)  # 5 * 0.3^4 >= 0.04
     assert leaky["teacher_queries"].tolist() == [40] * 5 + [0]
     spec = next(c for c in claims.CLAIMS if c.key == "budget_respected")
-    ctx = _context(quick)
-    ctx.tables["runs"] = leaky.assign(label="aware, c = 0.3", seed=0, method="private", coefficient=0.3)
-    claim = spec.decide(ctx, spec)
+    runs = leaky.assign(label="aware, c = 0.3", seed=0, method="private", coefficient=0.3)
+    claim = _on_runs(spec, runs, quick)
     assert claim.verdict == "not reproduced" and claim.value == 40
 
 
@@ -298,11 +305,11 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     assert no_diag.diagnostics is None and no_diag.diagnostics_summary() is None
     # a record shorter than the design decides nothing: the headline claims are untestable
     ctx = _context(profile, recorded=rec)
-    decided = {s.key: s.decide(ctx, s) for s in claims.CLAIMS if s.key.endswith("_airraid")}
+    decided = _on_record(ctx, rec)
     made = {k: c for k, c in decided.items() if c is not None}
     assert set(made) == {"speedup_kickstarting_airraid", "speedup_aware_airraid",
                          "aware_beats_unaware_airraid", "budget_respected_airraid"}  # fmt: skip
-    spec = {s.key: s for s in claims.CLAIMS}
+    spec = {s.key + "_airraid": s for s in claims.CLAIMS}
     for key, claim in made.items():
         assert claim.statement == spec[key].statement
         assert claim.profile == "quick" and claim.commit == rec.commit and rec.source in claim.evidence
@@ -311,7 +318,7 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     assert made["budget_respected_airraid"].n_trials == 4  # the four private configurations
     # a record without the queries columns: the budget claim says why it cannot be decided
     old = recorded.recorded_analysis(loaded[0].drop(columns=list(recorded.QUERY_COLUMNS)), loaded[1])
-    claim = spec["budget_respected_airraid"].decide(_context(profile, recorded=old), spec["budget_respected_airraid"])
+    claim = _on_record(_context(profile, recorded=old), old)["budget_respected_airraid"]
     assert claim.verdict == "untestable" and "no queries / queries_allowed columns" in claim.reason
 
 
@@ -344,18 +351,18 @@ def test_the_committed_record_of_the_old_schema_is_read_in_the_new_one():
     rec = recorded.recorded_analysis(*loaded)
     assert rec.profile.profile == "paper" and rec.profile.epochs >= 450
     ctx = _context(GohariProfile.quick(), recorded=rec)
-    claim = next(s for s in claims.CLAIMS if s.key == "speedup_kickstarting_airraid")
-    decided = claim.decide(ctx, claim)
+    decided = _on_record(ctx, rec)["speedup_kickstarting_airraid"]
     assert decided.profile == "paper" and decided.commit == record["git_commit"]
     assert decided.evidence.startswith(rec.source)
 
 
 def test_claims_and_errata_are_declared_once_with_their_sources():
     keys = [s.key for s in claims.CLAIMS]
-    # 7 claims, each on this run and on the recorded AirRaid run; 3 again beyond the paper, on arm (c)
-    assert len(keys) == len(set(keys)) == 20
+    # 7 claims (each decided on this run and on the recorded AirRaid run); 3 again beyond the
+    # paper, on arm (c)
+    assert len(keys) == len(set(keys)) == 10
     beyond = [s for s in claims.CLAIMS if "_union_beyond" in s.key]
-    assert len(beyond) == 6 and all(s.statement.startswith(claims.BEYOND) for s in beyond)
+    assert len(beyond) == 3 and all(s.statement.startswith(claims.BEYOND) for s in beyond)
     assert all(not s.statement.startswith(claims.BEYOND) for s in claims.CLAIMS if s not in beyond)
     assert all(s.source.strip() for s in claims.CLAIMS)
     assert chapter.GohariChapter.claims is claims.CLAIMS and chapter.GohariChapter.errata is claims.ERRATA
@@ -378,8 +385,8 @@ def test_claims_and_errata_are_declared_once_with_their_sources():
     ctx.extra.update(recorded_finding="After the c = 0.3 budget (...): numbers.",
                      recorded=types.SimpleNamespace(source="recorded AirRaid run, commit abc"))  # fmt: skip
     ctx.claims["random_answers_harmless_airraid"] = Claim(
-        "random_answers_harmless_airraid", "s", "not reproduced", "median difference", -250.0,
-        (-400.0, -100.0), 10, "r")  # fmt: skip
+        "not reproduced", "median difference", -250.0, (-400.0, -100.0), 10, "r",
+        key="random_answers_harmless_airraid", statement="s")
     evidence = claims.ERRATA[7].make(ctx).evidence
     assert "(recorded AirRaid run, commit abc): After the c = 0.3 budget (...): numbers." in evidence
     assert evidence.endswith("is not reproduced (median difference -250, 95% interval [-400, -100]).")

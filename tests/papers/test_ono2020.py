@@ -25,6 +25,7 @@ import pandas as pd
 import pytest
 import torch
 
+from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
 from privrl.chapter.verdicts import CheckFailed
@@ -284,11 +285,12 @@ def _decide(trials, cap=PAPER_CAP, recorded_run=False):
         ctx.tables.update(paper_trials=trials, paper_curves=curves)
         ctx.values.update(rec_budget=cap, rec_commit="abc", rec_source="recorded run")
     out = {}
-    for spec in claims.CLAIMS:
-        claim = spec.decide(ctx, spec)
-        if claim is not None:
-            assert (claim.key, claim.statement) == (spec.key, spec.statement) and spec.source
-            out[claim.key] = ctx.claims[claim.key] = claim
+    for ev in chapter.OnoChapter().evidence(ctx):
+        for spec in claims.CLAIMS:
+            claim = ev.decide(ctx, spec)
+            if claim is not None:
+                assert claim.statement.endswith(spec.statement) and spec.source
+                out[claim.key] = ctx.claims[claim.key] = claim
     return ctx, out
 
 
@@ -360,8 +362,9 @@ def test_success_ratio_claim_at_a_small_budget():
     """Below the paper's budget a ratio is a lower bound: above the threshold it reproduces,
     otherwise nothing can be said."""
     def verdict(k, cap, n=20):
-        data = claims.Trials(_trials(k, k, n=n), pd.DataFrame(), cap, "")
-        return claims.success_ratio("laplace", 1.0)(data, "k", "s").verdict
+        ev = Evidence(LIVE, OnoProfile.quick(),
+                      data=claims.TrialData(_trials(k, k, n=n), pd.DataFrame(), cap))
+        return claims.success_ratio("laplace", 1.0)(None, ev).verdict
 
     assert verdict(20, 10_000) == "reproduced"
     assert verdict(0, 10_000) == "untestable"
@@ -428,3 +431,14 @@ def test_figures_draw_without_layout_warnings():
                 trials, 1000)), plots.plot_failure(diagnostics)):
             fig.canvas.draw()
             matplotlib.pyplot.close(fig)
+
+
+def test_the_action_selection_ambiguity_names_every_variant_that_samples():
+    """The erratum 'hyperparameters' publishes this text: it names each sampling variant."""
+    from privrl.papers.ono2020.profile import AMBIGUITIES
+    from privrl.papers.ono2020.trials import VARIANTS
+
+    text = dict(AMBIGUITIES)["action selection"]
+    sampling = [v for v, c in VARIANTS.items() if c.get("action_selection") == "sample"]
+    assert len(sampling) == 5
+    assert all((v if v != "reference" else "the reference set-up") in text for v in sampling)

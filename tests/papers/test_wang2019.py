@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
@@ -164,8 +165,9 @@ def _synthetic_curves(effect: float, n_seeds: int = 8, released: float | None = 
 
 
 def _decided(curves: pd.DataFrame) -> dict[str, Claim]:
-    ctx = SimpleNamespace(tables={"curves": curves})
-    return {s.key: s.decide(ctx, s) for s in claims.CLAIMS if not s.key.endswith("_paper")}
+    ctx = _context(WangProfile.quick(), curves=curves)
+    live = Evidence(LIVE, ctx.profile, data=claims.Curves(curves))
+    return {s.key: live.decide(ctx, s) for s in claims.CLAIMS}
 
 
 def _decide(curves: pd.DataFrame) -> dict[str, str]:
@@ -221,9 +223,7 @@ def test_dpsgd_claim_is_decided_on_the_papers_relation_only():
 
 
 def test_claims_have_sources_thresholds_and_paper_twins():
-    keys = [s.key for s in claims.CLAIMS]
-    live = [k for k in keys if not k.endswith("_paper")]
-    assert keys == live + [f"{k}_paper" for k in live]
+    live = [s.key for s in claims.CLAIMS]
     assert all("Section 4" in s.source and "p. 8" in s.source for s in claims.CLAIMS)
     papers = [k for k in live if not k.endswith("_beyond")]
     assert papers == ["fig1_noise_slows", "fig1_small_sigma", "fig1_resample_helps",
@@ -244,16 +244,20 @@ def test_paper_claims_are_decided_on_the_recorded_run(monkeypatch):
     monkeypatch.setattr(claims, "read_paper_curves", lambda: recorded)
     monkeypatch.setattr(claims, "recorded_run",
                         lambda name: SimpleNamespace(commit="abc123", record=record))
-    spec = next(s for s in claims.CLAIMS if s.key == "fig1_noise_slows_paper")
-    quick = _context(WangProfile.quick())
-    claim = spec.decide(quick, spec)
+    spec = next(s for s in claims.CLAIMS if s.key == "fig1_noise_slows")
+    quick = _context(WangProfile.quick(), curves=recorded)
+    _, paper = chapter.Wang2019Chapter().evidence(quick)
+    claim = paper.decide(quick, spec)
     assert (claim.key, claim.verdict, claim.profile, claim.commit) == (
-        spec.key, "reproduced", "paper", "abc123")
+        "fig1_noise_slows_paper", "reproduced", "paper", "abc123")
+    assert claim.source.endswith(" (recorded paper-profile run)")
     assert quick.extra["paper_curves"] is recorded
     # a paper-profile run decides its own claims; none recorded: nothing to decide
-    assert spec.decide(_context(WangProfile.paper()), spec) is None
+    assert len(list(chapter.Wang2019Chapter().evidence(_context(WangProfile.paper(),
+                                                                curves=recorded)))) == 1
     monkeypatch.setattr(claims, "read_paper_curves", lambda: None)
-    assert spec.decide(_context(WangProfile.quick()), spec) is None
+    assert len(list(chapter.Wang2019Chapter().evidence(_context(WangProfile.quick(),
+                                                                curves=recorded)))) == 1
 
 
 def test_an_inconclusive_recorded_claim_states_the_trials_and_cpu_cost_that_would_decide_it(
@@ -266,8 +270,10 @@ def test_an_inconclusive_recorded_claim_states_the_trials_and_cpu_cost_that_woul
     monkeypatch.setattr(claims, "read_paper_curves", lambda: recorded)
     monkeypatch.setattr(claims, "recorded_run",
                         lambda name: SimpleNamespace(commit="abc123", record=record))
-    spec = next(s for s in claims.CLAIMS if s.key == "fig2_beats_input_paper")
-    claim = spec.decide(_context(WangProfile.quick()), spec)
+    spec = next(s for s in claims.CLAIMS if s.key == "fig2_beats_input")
+    quick = _context(WangProfile.quick(), curves=recorded)
+    _, paper = chapter.Wang2019Chapter().evidence(quick)
+    claim = paper.decide(quick, spec)
     assert claim.verdict == "inconclusive" and claim.trials_to_decide > claim.n_trials == 8
     hours = (claim.trials_to_decide - 8) * 40.0 / 3600
     assert f"about {claim.trials_to_decide} trials per arm" in claim.reason

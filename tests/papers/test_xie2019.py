@@ -11,11 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import CrossCheck
 from privrl.chapter.records import recorded_summary
 from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
-from privrl.chapter.verdicts import CheckFailed
+from privrl.chapter.verdicts import CheckFailed, Claim
 from privrl.core.accounting.events import event_from_dict, event_to_dict
 from privrl.core.accounting.subsampled import (
     GpopeEvent,
@@ -174,43 +175,43 @@ def test_releases_are_every_calibrated_run_in_the_ledgers_order():
 
 
 def test_claim_statements_name_the_profiles_scale():
-    live = claims.LIVE_CLAIMS + claims.POINT_CLAIMS
-    quick, paper = ([s.resolved(p) for s in live] for p in (XieProfile.quick(), XieProfile.paper()))
-    assert [s.key for s in quick] == [s.key for s in paper] == list(claims.LIVE_KEYS)
-    text = {s.key: s.statement for s in paper}
+    quick, paper = ({s.key: s.says(p) for s in claims.CLAIMS}
+                    for p in (XieProfile.quick(), XieProfile.paper()))
+    assert list(quick) == list(paper) == list(claims.LIVE_KEYS)
+    text = paper
     assert "n = 3000, epsilon = 4," in text["works_off_policy_beyond"]
     assert text["works_off_policy_beyond"].startswith("Beyond the paper:")
     assert text["privacy_cost_vs_lstd_beyond"].startswith("Beyond the paper:")
     assert "factor of 2" in text["off_policy_like_on_policy"]
-    assert "remarkably similar" in {s.key: s.source for s in paper}["off_policy_like_on_policy"]
+    sources = {s.key: s.source for s in claims.CLAIMS}
+    assert "remarkably similar" in sources["off_policy_like_on_policy"]
     assert "(= 32000)" in text["diminishing_beats_constant"]
     assert "epsilon = 4)" in text["privacy_cost_shrinks_with_n"]
-    assert "epsilon" not in {s.key: s.statement for s in quick}["privacy_cost_shrinks_with_n"]
-    assert all(s.source.strip() for s in quick)
-    specs = [s.resolved(XieProfile.quick()) for s in claims.CLAIMS]
-    assert [s.key for s in specs] == [*claims.LIVE_KEYS, *(f"{k}_paper" for k in claims.LIVE_KEYS)]
-    assert [s.statement for s in specs[len(live):]] == [s.statement for s in paper]
+    assert "epsilon" not in quick["privacy_cost_shrinks_with_n"]
+    assert all(source.strip() for source in sources.values())
     assert chapter.XieChapter.claims == claims.CLAIMS
+    on = {s.key: s.on for s in claims.CLAIMS}
+    assert on["off_policy_like_on_policy"] == ("live", claims.PAPER_POINTS)
+    assert on["chain_order_of_magnitude"] == ("live", claims.PAPER_VERDICTS)
 
 
 def test_recorded_paper_claims_match_the_paper_profiles_statements():
     """The recorded paper-profile run's claims carry the statements the paper profile's specs
-    have, for every claim whose twin is read from the record's summary (the skeleton refuses a
-    claim decided with another statement)."""
+    have, for every claim read from the record's summary."""
     recorded = recorded_summary("xie2019", "paper")
     if recorded is None:
         pytest.skip("no paper-profile run recorded")
-    stated = {s.key: s.resolved(XieProfile.paper()).statement for s in claims.LIVE_CLAIMS}
+    stated = {s.key: s.says(XieProfile.paper()) for s in claims.CLAIMS
+              if claims.PAPER_VERDICTS in s.on}
     got = {c["key"]: c["statement"] for c in recorded["summary"]["claims"]}
     assert {k: got[k] for k in stated} == stated
 
 
-def test_recorded_claims_are_not_listed_in_a_paper_run():
+def test_recorded_claims_are_not_listed_in_a_paper_run(monkeypatch):
+    monkeypatch.setattr(chapter, "paper_points", lambda tables: pd.DataFrame())
     ctx = Context(XieProfile.paper(), Report("xie2019", "paper"))
-    twins = [s for s in claims.CLAIMS if s.key.endswith("_paper")]
-    assert len(twins) == len(claims.LIVE_KEYS)
-    for spec in twins:
-        assert spec.decide(ctx, spec.resolved(XieProfile.paper())) is None
+    names = [ev.name for ev in chapter.XieChapter().evidence(ctx) if ev is not None]
+    assert names == ["live"]
 
 
 def _figure2_points(factor: float, trials: int = 20) -> pd.DataFrame:
@@ -227,10 +228,10 @@ def test_off_policy_claim_is_agreement_within_a_factor_of_two():
     from privrl.papers.xie2019 import figure2
 
     assert figure2.AGREEMENT_FACTOR == 2.0
-    near = figure2.decide_off_on("k", "s", _figure2_points(1.5), 0)
+    near = figure2.decide_off_on(_figure2_points(1.5), 0)
     assert near.verdict == "reproduced" and near.threshold == pytest.approx(1.0)
     assert near.value == pytest.approx(np.log2(1.5), abs=0.05)
-    far = figure2.decide_off_on("k", "s", _figure2_points(1 / 3), 0)
+    far = figure2.decide_off_on(_figure2_points(1 / 3), 0)
     assert far.verdict == "not reproduced" and far.threshold == pytest.approx(-1.0)
     assert "0 of 1" in far.evidence
 
@@ -267,7 +268,8 @@ def test_not_reproduced_errata_follow_the_live_claims():
     ctx = Context(XieProfile.quick(), Report("xie2019", "quick"))
     spec = specs["claim_off_policy_like_on_policy"]
     assert not spec.applies(ctx)
-    claim = figure2.decide_off_on("off_policy_like_on_policy", "s", _figure2_points(3.0), 0)
+    claim = Claim.of(figure2.decide_off_on(_figure2_points(3.0), 0),
+                     key="off_policy_like_on_policy", statement="s", profile="quick", commit="c")
     ctx.claims["off_policy_like_on_policy"] = ctx.report.claim(claim)
     item = spec.make(ctx)
     assert spec.applies(ctx) and item.statement == claim.statement
@@ -291,3 +293,12 @@ def test_mc_dp_lsw_ledger_entries_meet_their_budget():
         assert e.delta == profile.domain_delta and e.relation == "replace-one"
         assert e.event.d == (domains.MC_FOURIER_ORDER + 1) ** 2
     assert "2 releases" in entries[0].release
+
+
+def test_an_untestable_privacy_cost_claim_still_carries_the_gates_caveat():
+    """One Mountain Car n: untestable, and the convergence gates' caveat stays in its evidence."""
+    pts = pd.DataFrame({"domain": "mountain_car_on", "n": [300], "method": "GPOPE",
+                        "epsilon": 4.0, "trial": 0, "mspbe": 1.0})
+    ev = Evidence(LIVE, XieProfile.quick(), data=claims.Points(pts, "Caveat (this quick run)"))
+    outcome = claims.decide_privacy_cost_shrinks(None, ev)
+    assert outcome.verdict == "untestable" and outcome.evidence == "Caveat (this quick run)"

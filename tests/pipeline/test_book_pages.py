@@ -14,7 +14,14 @@ import pytest
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.records import changed_since, experiment_sources, recorded_claims, recorded_run
 from privrl.chapter.report import Report
-from privrl.chapter.verdicts import decide_difference, decide_threshold, untestable
+from privrl.chapter.verdicts import (
+    Claim,
+    Sample,
+    Threshold,
+    decide_difference,
+    decide_threshold,
+    untestable,
+)
 from privrl.core.accounting.events import DpAccountingEvent
 from privrl.pipeline.pages import (
     errata_entries,
@@ -30,11 +37,16 @@ def _summary(paper: str = "demo") -> dict:
     """A summary in the Report schema, built through the real Report API."""
     report = Report(paper, "quick", seed=3)
     report.check("closed_form", "closed form equals the solver", 1e-12, at_most=1e-9)
-    report.claim(decide_difference("faster", "A | B converges faster than C", [1.0] * 3 + [1.1] * 3,
-                                   [2.0] * 3 + [2.2] * 3, direction="less", seed=0))
-    report.claim(decide_difference("better", "A beats C", [2.0] * 3 + [2.1] * 3,
-                                   [1.0] * 3 + [1.2] * 3, direction="less", seed=0))
-    report.claim(untestable("floor", "A solves the task", "both arms score 0", n_trials=10))
+    less = Threshold(0.0, "less")
+    stamp = {"profile": "quick", "commit": report.commit}
+    report.claim(Claim.of(decide_difference(Sample([1.0] * 3 + [1.1] * 3),
+                                            Sample([2.0] * 3 + [2.2] * 3), less, seed=0),
+                          key="faster", statement="A | B converges faster than C", **stamp))
+    report.claim(Claim.of(decide_difference(Sample([2.0] * 3 + [2.1] * 3),
+                                            Sample([1.0] * 3 + [1.2] * 3), less, seed=0),
+                          key="better", statement="A beats C", **stamp))
+    report.claim(Claim.of(untestable("both arms score 0", n_trials=10), key="floor",
+                          statement="A solves the task", **stamp))
     event = DpAccountingEvent(dp_accounting.SelfComposedDpEvent(
         dp_accounting.GaussianDpEvent(32.0), 100), "rdp", "replace-one")
     report.ledger(LedgerEntry(
@@ -76,7 +88,8 @@ def test_verdict_table_has_one_row_per_claim_with_evidence_and_profile():
     table = verdict_table([_summary(), OLD])
     rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
     assert len(rows) == 3
-    verdicts = [r.split(" | ")[3] for r in rows]
+    verdicts = [r.split(" | ")[4] for r in rows]
+    assert [r.split(" | ")[1] for r in rows] == ["`faster`", "`better`", "`floor`"]
     assert verdicts == ["**reproduced**", "**not reproduced**", "**untestable**"]
     assert "A \\| B converges faster than C" in rows[0]  # a pipe in a statement stays in its cell
     assert "95% interval [" in rows[0] and "n = 6" in rows[0] and "| quick @ `" in rows[0]
@@ -209,9 +222,9 @@ def test_recorded_run_reads_record_and_summary(repo: Path):
 
 
 def test_recorded_claims_are_keyed_and_stamped_with_the_recorded_run(repo: Path):
-    claim = decide_threshold("demo_fast", "Demo is fast", [1.0, 1.2, 0.9, 1.1], 2.0,
-                             direction="less", seed=0)
-    summary = {"claims": [replace(claim, profile="paper", commit="old").as_dict()]}
+    claim = Claim.of(decide_threshold(Sample([1.0, 1.2, 0.9, 1.1]), Threshold(2.0, "less")),
+                     key="demo_fast", statement="Demo is fast", profile="paper", commit="old")
+    summary = {"claims": [claim.as_dict()]}
     record = {"git_commit": "abc123", "git_dirty": False}
     results = repo / "book" / "measurements" / "results"
     results.mkdir(parents=True)
@@ -219,7 +232,7 @@ def test_recorded_claims_are_keyed_and_stamped_with_the_recorded_run(repo: Path)
     (got,) = recorded_claims("demo", root=repo, source_root=repo)
     assert got == replace(claim, key="demo_fast_paper", profile="paper", commit="abc123")
     report = Report("demo", "quick", seed=0)
-    report.claim(got, profile=got.profile, commit=got.commit)
+    report.claim(got)
     assert report.claims[0].profile == "paper" and report.claims[0].commit == "abc123"
 
 
@@ -297,15 +310,16 @@ def test_a_record_naming_its_producer_is_judged_on_the_producers_code(repo: Path
 
 def test_summary_box_lists_each_claim_once_decided_on_the_paper_record():
     report = Report("demo", "quick", seed=0)
-    claim = decide_threshold("fast", "Demo is fast", [1.0, 1.2, 0.9, 1.1, 1.0], 2.0,
-                             direction="less", seed=0)
+    claim = Claim.of(decide_threshold(Sample([1.0, 1.2, 0.9, 1.1, 1.0]), Threshold(2.0, "less")),
+                     key="fast", statement="Demo is fast", profile="quick", commit=report.commit)
     report.claim(claim)
-    report.claim(replace(claim, key="fast_paper", verdict="inconclusive", source="Figure 3"),
-                 profile="paper", commit="abc123")
+    report.claim(replace(claim, key="fast_paper", verdict="inconclusive", source="Figure 3",
+                         profile="paper", commit="abc123"))
     report.erratum("eq1", "wrong", "Eq. (1) drops a factor", "closed form")
     box = report.summary_box()
     assert "**Claims** (1: 1 inconclusive):" in box
-    assert "- *inconclusive*: Demo is fast (paper run, commit `abc123`; paper: Figure 3)" in box
+    assert ("- *inconclusive*: Demo is fast (`fast`; paper run, commit `abc123`; paper: Figure 3)"
+            in box)
     assert "**Errata**: 1 wrong" in box
 
 

@@ -40,16 +40,17 @@ import privrl.chapter.plotting  # the house style: SVG figures
 import dp_accounting
 from privrl.chapter.ledger import CrossCheck
 from privrl.chapter.report import Report
-from privrl.chapter.verdicts import decide_difference
+from privrl.chapter.verdicts import Claim, Sample, Threshold, decide_difference
 from privrl.core.accounting.events import DpAccountingEvent
 report = Report("demo", profile, seed=seed, config={"scale": scale})
 display(Markdown(report.summary_box()))
 answer = 42 * scale
 report.glue("answer", answer)
 report.check("answer_positive", "the answer is positive", answer, above=0)
-report.claim(decide_difference("demo_faster", "Demo converges faster than its baseline",
-                               [1.0, 1.1, 0.9, 1.0, 1.05], [2.0, 2.1, 1.9, 2.0, 2.05],
-                               direction="less", seed=0))
+faster = decide_difference(Sample([1.0, 1.1, 0.9, 1.0, 1.05]), Sample([2.0, 2.1, 1.9, 2.0, 2.05]),
+                           Threshold(0.0, "less"), seed=0)
+report.claim(Claim.of(faster, key="demo_faster", statement="Demo converges faster than its baseline",
+                      profile=profile, commit=report.commit))
 event = DpAccountingEvent(dp_accounting.GaussianDpEvent(5.0), "rdp", "replace-one")
 report.ledger(release="Demo answer", mechanism="Gaussian", relation="replace-one", unit="record",
               noise="sigma = 5", epsilon=event.epsilon(1e-5), delta=1e-5, compositions=1,

@@ -51,6 +51,15 @@ def test_restamp_keeps_the_recorded_commit_and_the_evidence(tmp_path: Path, monk
     assert data["git_commit"] == "new" and data["restamped"]["recorded_at"] == "old"
     assert "accepted differences: results.csv column 'seconds' differs" in data["restamped"]["evidence"]
     assert restamp(root, "nothing", "x", "y") == []
+    # a record of another profile is named NAME:PROFILE, its producers likewise
+    other = record.with_name("demo-reference.json")
+    other.write_text(json.dumps({"git_commit": "old", "wall_time_s": 1.0}))
+    assert main(["demo:reference", *argv[1:], "--accept", "column 'seconds'",
+                 "--produced-by", "demo:reference=privrl.x", "--note", "claims agree"]) == 0
+    data = json.loads(other.read_text())
+    assert (data["git_commit"], data["produced_by"]) == ("new", ["privrl.x"])
+    assert data["restamped"]["evidence"].endswith("; claims agree")
+    assert json.loads(record.read_text())["restamped"]["recorded_at"] == "old"
 
 
 def test_tables_only_compares_the_results_table_alone(tmp_path: Path):

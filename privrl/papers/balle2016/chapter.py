@@ -11,10 +11,11 @@ Tables: ``figure1`` (tidy, one row per trial x batch x features x method x c), `
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from privrl.chapter.evidence import Evidence, recorded_verdicts
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.core.accounting.smooth_sensitivity import (
@@ -40,6 +41,10 @@ class Balle2016(Chapter, name=PAPER, profile_type=BalleProfile, checks=CHECKS, c
     def sweep(self, ctx: Context) -> None:
         """Figure 1: every algorithm on ``n_trials`` independent batches per batch size."""
         ctx.tables["figure1"] = run_figure1(ctx.profile, **ctx.sweep_options)
+
+    def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
+        """This run's trials, then the verdicts of the recorded paper-profile run."""
+        return (*super().evidence(ctx), recorded_verdicts(PAPER, BalleProfile.paper(), ctx.profile))
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """One entry per (algorithm, features): every DP-LSW / DP-LSL estimate released in Figure

@@ -15,23 +15,20 @@ from typing import Literal
 
 import numpy as np
 
-from privrl.chapter.skeleton import (
-    ClaimSpec,
-    Context,
-    ErratumSpec,
-    not_reproduced_when,
-    recorded_twins,
+from privrl.chapter.evidence import Evidence
+from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec, not_reproduced_when
+from privrl.chapter.verdicts import (
+    Outcome,
+    Sample,
+    Threshold,
+    decide_difference,
+    decide_threshold,
+    untestable,
 )
-from privrl.chapter.verdicts import Claim, decide_difference, decide_threshold, untestable
-from privrl.papers.balle2016.profile import (
-    PAPER,
-    PAPER_BATCHES,
-    SAME_ACCURACY_FACTOR,
-    BalleProfile,
-)
+from privrl.papers.balle2016.profile import PAPER_BATCHES, SAME_ACCURACY_FACTOR
 from privrl.papers.balle2016.runs import per_trial
 
-Decide = Callable[[Context, ClaimSpec], Claim]
+Decide = Callable[[Context, Evidence], Outcome]
 
 
 def _sizes(ctx: Context) -> dict[str, int]:
@@ -57,12 +54,12 @@ def smaller(a: Arm, b: Arm, label_a: str, label_b: str, evidence: str) -> Decide
     """Decide "``a`` is smaller than ``b``" over the trials (labels and evidence are templates
     over ``{small}`` and ``{large}``)."""
 
-    def decide(ctx: Context, spec: ClaimSpec) -> Claim:
+    def decide(ctx: Context, ev: Evidence) -> Outcome:
         sizes = _sizes(ctx)
         return decide_difference(
-            spec.key, spec.statement, a.values(ctx), b.values(ctx), direction="less",
-            label_a=label_a.format(**sizes), label_b=label_b.format(**sizes),
-            seed=ctx.profile.seed, evidence=evidence.format(**sizes))
+            Sample(a.values(ctx), label_a.format(**sizes)),
+            Sample(b.values(ctx), label_b.format(**sizes)), Threshold(0.0, "less"),
+            seed=ev.profile.seed, evidence=evidence.format(**sizes))
 
     return decide
 
@@ -71,11 +68,11 @@ def within_factor(private: Arm, nonprivate: Arm) -> Decide:
     """Decide "``private`` reaches ``nonprivate``": per-trial RMSE ratio below
     :data:`SAME_ACCURACY_FACTOR`."""
 
-    def decide(ctx: Context, spec: ClaimSpec) -> Claim:
+    def decide(ctx: Context, ev: Evidence) -> Outcome:
         ratio = private.values(ctx) / nonprivate.values(ctx)
         return decide_threshold(
-            spec.key, spec.statement, ratio, SAME_ACCURACY_FACTOR, direction="less",
-            label=f"RMSE {private.method} / RMSE {nonprivate.method}", seed=ctx.profile.seed,
+            Sample(ratio, f"RMSE {private.method} / RMSE {nonprivate.method}"),
+            Threshold(SAME_ACCURACY_FACTOR, "less"), seed=ev.profile.seed,
             evidence=f"per-trial RMSE ratio at the largest batch m = {_sizes(ctx)['large']}; "
                      f"'same solution' read as within a factor {SAME_ACCURACY_FACTOR:g} (our "
                      "threshold)")
@@ -83,10 +80,9 @@ def within_factor(private: Arm, nonprivate: Arm) -> Decide:
     return decide
 
 
-def _schedule_untestable(ctx: Context, spec: ClaimSpec) -> Claim:
-    return untestable(
-        spec.key, spec.statement, "the paper does not state the schedules it compared; this run "
-        "sweeps the constant c at power 0.4 only (Figure 1, panel 2)", ctx.profile.n_trials)
+def _schedule_untestable(ctx: Context, ev: Evidence) -> Outcome:
+    return untestable("the paper does not state the schedules it compared; this run sweeps the "
+                      "constant c at power 0.4 only (Figure 1, panel 2)", ev.profile.n_trials)
 
 
 _SAME_SOLUTION = ("Section 6, Figure 1 (third panel): 'the DP algorithms converge to the same "
@@ -124,8 +120,10 @@ def _aggregation_helps(method: str) -> ClaimSpec:
                 "per-trial excess empirical risk at the largest batch m = {large}"))
 
 
-#: The claims of Section 6, decided on this run's trials.
-LIVE_CLAIMS: tuple[ClaimSpec, ...] = (
+#: The claims of Section 6, decided on this run's trials and, beside a run of another profile,
+#: read from the recorded paper-profile run (keys ``<key>_paper``: :meth:`BalleChapter.evidence
+#: <privrl.papers.balle2016.chapter.BalleChapter.evidence>`).
+CLAIMS: tuple[ClaimSpec, ...] = (
     ClaimSpec(
         "nonprivate_converge",
         "Both non-private algorithms converge: LSL's error falls with the batch size (tabular; "
@@ -171,10 +169,6 @@ LIVE_CLAIMS: tuple[ClaimSpec, ...] = (
         _schedule_untestable),
 )
 
-#: The live claims, then the same claims as the recorded paper-profile run decided them (keys
-#: ``<key>_paper``, stamped with the recorded commit).
-CLAIMS: tuple[ClaimSpec, ...] = LIVE_CLAIMS + recorded_twins(LIVE_CLAIMS, PAPER, BalleProfile.paper())
-
 
 def _not_reproduced(spec: ClaimSpec) -> ErratumSpec:
     """The erratum recorded when claim ``spec`` is decided *not reproduced*."""
@@ -209,7 +203,7 @@ ERRATA: tuple[ErratumSpec, ...] = (
         "alpha, beta, the smooth bounds and the lambda schedule recovered from the authors' code; "
         "Lemma 1's two conditions and the LSW bound re-derived; checks smooth_bounds, "
         "lemma1_conditions, local_sensitivity_arbitrary and privacy_loss of this chapter"),
-    *(_not_reproduced(spec) for spec in LIVE_CLAIMS),
+    *(_not_reproduced(spec) for spec in CLAIMS),
     ErratumSpec(
         "rate_m2_far_beyond_range", "not reproduced",
         "Theorem 11's O(1/m^2) excess risk of DP-LSW is not visible in the paper's range of batch "

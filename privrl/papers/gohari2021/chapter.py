@@ -24,16 +24,17 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import pandas as pd
 
+from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.records import results_dir
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.papers.gohari2021 import theory
-from privrl.papers.gohari2021.checks import CHECKS, chapter_rng
-from privrl.papers.gohari2021.claims import CLAIMS, ERRATA
+from privrl.papers.gohari2021.checks import CHECKS
+from privrl.papers.gohari2021.claims import CLAIMS, ERRATA, Runs, on_airraid
 from privrl.papers.gohari2021.curves import figure2_curves, final_returns, speedup_table, thresholds
 from privrl.papers.gohari2021.diagnostics import (
     after_budget_finding,
@@ -55,6 +56,7 @@ from privrl.papers.gohari2021.runs import (
     figure2_configs,
     measure_references,
     measure_rollout_cost,
+    query_table,
     run_figure2,
     unique_configs,
 )
@@ -96,7 +98,7 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
         t0 = time.perf_counter()
         runs = run_figure2(p, **ctx.sweep_options)
         ctx.extra["sweep_seconds"] = time.perf_counter() - t0
-        refs = measure_references(p, chapter_rng(ctx))
+        refs = measure_references(p, ctx.rng)
         levels = thresholds(refs["random"], refs["teacher"], p.quantiles)
         big, _ = p.baseline_labels()
         times, speed = speedup_table(runs, levels, p.smoothing_window, big, ("kickstarting", AWARE))
@@ -173,6 +175,13 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
             audit="audits:dirichlet", at_delta_zero=AT_DELTA_ZERO,
         )  # fmt: skip
 
+    def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
+        """This run's Figure 2 runs, then the recorded AirRaid run's (when there is one)."""
+        p, t = ctx.profile, ctx.tables
+        yield Evidence(LIVE, p, data=Runs(t["runs"], t["speedup"], query_table(t["runs"], p)))
+        if "recorded" in ctx.extra:
+            yield on_airraid(ctx.extra["recorded"])
+
     def finish(self, ctx: Context) -> None:
         """The speed-up, threshold and reference returns the prose reads; the cost of the paper
         profile (hours per run, per sweep and for the recorded design)."""
@@ -198,7 +207,6 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
                      * design.n_trials / 3600)  # fmt: skip
         if "recorded" in ctx.extra:
             self._glue_recorded(ctx, ctx.extra["recorded"])
-        del ctx.extra["rng"]
 
     @staticmethod
     def _glue_recorded(ctx: Context, rec: RecordedAnalysis) -> None:

@@ -4,7 +4,7 @@ Every step is a named function ``step(ctx)`` of the chapter skeleton
 (:class:`privrl.chapter.skeleton.Chapter`): it records its numeric checks on ``ctx.report``
 (raising when one fails), its tables in ``ctx.tables``, the numbers the prose and the errata read
 through ``ctx.glue``/``ctx.values``, and what the ledger's releases need in ``ctx.extra``. They
-all draw from one generator seeded by the profile (:func:`chapter_rng`), in this order:
+all draw from the run's generator (``ctx.rng``, seeded by the profile's seed), in this order:
 
 1. :func:`check_delta_integration`: eq. (6) by Monte Carlo against numerical integration;
 2. :func:`check_paper_pair`: the stated (eta, tau, L b) give the paper's (4.46, 0.05), eq. (12)
@@ -37,13 +37,6 @@ from privrl.papers.gohari2021.teacher import (
 )
 
 
-def chapter_rng(ctx: Context) -> np.random.Generator:
-    """The generator every step of the run draws from in turn (seeded by the profile's seed)."""
-    if "rng" not in ctx.extra:
-        ctx.extra["rng"] = np.random.default_rng(ctx.profile.seed)
-    return ctx.extra["rng"]
-
-
 def _excess_se(estimate: float, bound: float, n: int) -> float:
     """How far a Monte Carlo estimate lies above a rigorous bound, in binomial standard errors at
     the bound (the bound is exact at m = 2, so the estimate exceeds it half the time)."""
@@ -53,7 +46,7 @@ def _excess_se(estimate: float, bound: float, n: int) -> float:
 def check_delta_integration(ctx: Context) -> None:
     """Eq. (6): Monte Carlo and numerical integration agree within 4 binomial standard errors;
     the rigorous bounds enclose the integral, and at m = 2 the upper bound is exact."""
-    table = theory.delta_cross_check(chapter_rng(ctx))
+    table = theory.delta_cross_check(ctx.rng)
     ctx.tables["delta_cross_check"] = table
     ctx.report.check("delta_mc_vs_integral",
                      "eq. (6): largest |Monte Carlo - integration| in binomial standard errors",
@@ -72,7 +65,7 @@ def check_delta_integration(ctx: Context) -> None:
 def check_paper_pair(ctx: Context) -> None:
     """The stated (eta, tau, L b) give the paper's epsilon = 4.46 (eq. 12) and delta <= 0.05
     (the rigorous bound on eq. 6, within 1e-6 of it; Monte Carlo below the bound) at k = 5, m = 6."""
-    pair, ctx.tables["eta_family"], ctx.tables["sensitivity"] = theory.paper_pair(chapter_rng(ctx))
+    pair, ctx.tables["eta_family"], ctx.tables["sensitivity"] = theory.paper_pair(ctx.rng)
     ctx.report.check("paper_pair_epsilon", "eq. (12) at the stated (eta, tau, L b) gives 4.46",
                      abs(pair.epsilon - theory.PAPER_EPSILON), at_most=1e-9)  # fmt: skip
     ctx.report.check("paper_pair_delta", "rigorous bound on eq. (6) at the stated tau",
@@ -90,7 +83,7 @@ def check_k_grid(ctx: Context) -> None:
     """Eq. (12) and (6) over k at the pair: delta tends to 1 as k -> 0 while epsilon tends to
     its finite limit (:func:`~privrl.papers.gohari2021.theory.epsilon_limit_small_k`)."""
     pair = ctx.extra["pair"]
-    grid = theory.k_grid(pair, chapter_rng(ctx))
+    grid = theory.k_grid(pair, ctx.rng)
     ctx.tables["k_grid"] = grid
     limit = theory.epsilon_limit_small_k(theory.AIRRAID_ACTIONS, pair.eta)
     ctx.report.check("small_k_delta", "rigorous lower bound on delta of eq. (6) at k = 0.05 "
@@ -104,7 +97,7 @@ def check_k_grid(ctx: Context) -> None:
 def check_log_density_bound(ctx: Context) -> None:
     """The log-density ratio (eq. 18) never exceeds eq. (19) + (25): random pairs, the vertex
     pair with z at a corner, and numerical maximisation."""
-    bound = theory.log_density_bound(chapter_rng(ctx), ctx.extra["pair"].eta)
+    bound = theory.log_density_bound(ctx.rng, ctx.extra["pair"].eta)
     ctx.report.check("log_ratio_random", "random pairs: max(log ratio - bound (19)+(25))",
                      bound.random_excess, at_most=1e-9)  # fmt: skip
     ctx.report.check("log_ratio_vertex", "vertex pair, z at a corner: log ratio - bound",
@@ -119,7 +112,7 @@ def check_lemma1(ctx: Context) -> None:
     """Lemma 1 (eq. 14): the printed radius's tail exceeds beta at k = 5, m = 6, uniform policy;
     the union, sub-Gaussian and Monte Carlo radii keep it below beta (95% upper bounds)."""
     beta = ctx.profile.beta
-    table = theory.lemma1_table(chapter_rng(ctx), ctx.extra["pair"].eta, beta)
+    table = theory.lemma1_table(ctx.rng, ctx.extra["pair"].eta, beta)
     ctx.tables["lemma1"] = table
     printed = table[(table.k == 5.0) & (table.policy == "uniform") & (table.radius == "printed")].iloc[0]
     ctx.report.check("lemma1_printed_fails", "printed radius (eq. 14), k = 5, uniform pi: tail",
@@ -137,7 +130,7 @@ def measure_teacher_privacy(ctx: Context) -> None:
     """Per-query privacy of the profile's teacher at k0 (Theorem 1: eq. 12, and the rigorous bound
     on eq. 6, at most the paper's 0.05; Monte Carlo as a cross-check) and the numerical maximisation of the exact log-density ratio (eq. 18) at L b, for the
     ledger (:meth:`~privrl.papers.gohari2021.chapter.GohariChapter.releases`)."""
-    p, rng = ctx.profile, chapter_rng(ctx)
+    p, rng = ctx.profile, ctx.rng
     teacher, meta = load_teacher(p.env)
     lip = teacher_lipschitz(teacher, p.eta)
     m = int(meta["n_actions"])
@@ -162,7 +155,7 @@ def measure_paper_pair_privacy(ctx: Context) -> None:
     (k = 5, m = 6, the stated eta, tau and L b), for the ledger."""
     pair = ctx.extra["pair"]
     ctx.values["pair_sup_ratio"] = acc.theorem1_log_ratio_sup(
-        theory.paper_pair_event(pair).mechanism, pair.lb, chapter_rng(ctx))
+        theory.paper_pair_event(pair).mechanism, pair.lb, ctx.rng)
 
 
 def tabulate_radii(ctx: Context) -> None:
@@ -185,7 +178,7 @@ def check_airraid_teacher(ctx: Context, n_episodes: int = 5, cap: int = 1000) ->
     """The committed AirRaid teacher: returns against random play (``n_episodes`` episodes cut
     at ``cap`` steps), certified and observed Lipschitz constants, and the adjacency radius b
     that gives the paper's pair (less than one RAM step: erratum ``airraid_adjacency``)."""
-    pair, rng = ctx.extra["pair"], chapter_rng(ctx)
+    pair, rng = ctx.extra["pair"], ctx.rng
     air, meta = load_teacher("airraid")
     ret_teacher, obs = play("airraid", air, n_episodes, rng, cap)
     ret_random, _ = play("airraid", None, n_episodes, rng, cap)

@@ -12,11 +12,12 @@ claims and errata (:mod:`.claims`), then the checks that read the sweep and the 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
 
+from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.core.accounting.local import (
@@ -27,20 +28,22 @@ from privrl.core.accounting.local import (
 from privrl.core.algorithms import a3c
 from privrl.core.mechanisms import discrete_laplace as dl
 from privrl.core.mechanisms import local as loc
-from privrl.papers.ono2020.checks import (
-    BEFORE_SWEEP,
-    RNG_KEY,
-    check_failure,
-    check_recorded_run,
+from privrl.papers.ono2020.checks import BEFORE_SWEEP, check_failure, check_recorded_run
+from privrl.papers.ono2020.claims import (
+    CLAIMS,
+    ERRATA,
+    ON_REFERENCE,
+    RECORDED,
+    REFERENCE_PREFIX,
+    TrialData,
 )
-from privrl.papers.ono2020.claims import CLAIMS, ERRATA
-from privrl.papers.ono2020.practised import chosen_steps, sweep_practised
-from privrl.papers.ono2020.profile import PAPER, PRACTISED, OnoProfile
+from privrl.papers.ono2020.profile import PAPER, REFERENCE, OnoProfile
 from privrl.papers.ono2020.recorded import (
     recorded_curves,
     recorded_paper_run,
-    recorded_practised_run,
+    recorded_reference_run,
 )
+from privrl.papers.ono2020.reference import chosen_steps, sweep_reference
 from privrl.papers.ono2020.runs import sweep_diagnostics, sweep_figure2, sweep_tables
 from privrl.papers.ono2020.tables import (
     compare_with_paper,
@@ -155,12 +158,12 @@ def multi_round_releases(epsilon: float = 1.0, rounds: int = LEDGER_ROUNDS
 
 def reference_tables(runs: dict[str, pd.DataFrame], cap: int, prefix: str
                      ) -> dict[str, pd.DataFrame]:
-    """The reference set-up's tables (:mod:`.practised`) under ``prefix``: ``trials``, ``curves``
+    """The reference set-up's tables (:mod:`.reference`) under ``prefix``: ``trials``, ``curves``
     and ``steps`` as run, Tables 1-3 (``tables``, ``comparison``), Figure 3's success ratios
     (``success_curves``) and the sweep by arm (``step_table``)."""
-    tables = success_tables(runs["trials"], cap, reference=PRACTISED)
+    tables = success_tables(runs["trials"], cap, reference=REFERENCE)
     out = {"trials": runs["trials"], "curves": runs["curves"], "steps": runs["steps"],
-           "tables": tables, "comparison": compare_with_paper(tables, variant=PRACTISED),
+           "tables": tables, "comparison": compare_with_paper(tables, variant=REFERENCE),
            "success_curves": success_ratio_curves(runs["trials"], cap),
            "step_table": step_table(runs["steps"])}
     return {prefix + k: v for k, v in out.items()}
@@ -184,9 +187,9 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
             trials=trials, curves=curves, diagnostics=diagnostics, tables=tables,
             comparison=compare_with_paper(tables), success_curves=success_ratio_curves(trials, cap),
             failure=failure_summary(diagnostics))
-        practised = sweep_practised(profile, **kw)
-        ctx.tables.update(reference_tables(practised, profile.practised_submissions,
-                                           prefix="practised_"))
+        reference = sweep_reference(profile, **kw)
+        ctx.tables.update(reference_tables(reference, profile.reference_submissions,
+                                           prefix="reference_"))
         self.load_recorded(ctx)
 
     @staticmethod
@@ -209,20 +212,42 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
             rec_budget=budget, rec_commit=record["git_commit"],
             rec_source=f"recorded paper-profile run, commit {record['git_commit']}, "
                        f"budget {budget:,}")
-        practised = recorded_practised_run()
-        if practised is None:
+        reference = recorded_reference_run()
+        if reference is None:
             return
-        record = practised["record"]
+        record = reference["record"]
         budget = int(record["parameters"]["n_submissions"])
-        runs = {"trials": practised["trials"], "steps": chosen_steps(
-            practised["sweep"].rename(columns={"step_size": "eta"}),
-            int(record["parameters"]["tuning_submissions"])), "curves": practised["curves"]}
-        ctx.tables.update(reference_tables(runs, budget, prefix="rec_practised_"))
-        ctx.extra["recorded_practised"] = record
+        runs = {"trials": reference["trials"], "steps": chosen_steps(
+            reference["sweep"].rename(columns={"step_size": "eta"}),
+            int(record["parameters"]["tuning_submissions"])), "curves": reference["curves"]}
+        ctx.tables.update(reference_tables(runs, budget, prefix="rec_reference_"))
+        ctx.extra["recorded_reference"] = record
         ctx.values.update(
-            rec_practised_budget=budget, rec_practised_commit=record["git_commit"],
-            rec_practised_source=f"recorded reference set-up run, commit "
+            rec_reference_budget=budget, rec_reference_commit=record["git_commit"],
+            rec_reference_source=f"recorded reference set-up run, commit "
                                  f"{record['git_commit']}, budget {budget:,}")
+
+    def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
+        """The trials and curves the claims are decided on: this run's, the recorded
+        paper-profile run's, then the reference set-up's, live and recorded (each ``None`` when
+        the run has none)."""
+        t, v, live, paper = ctx.tables, ctx.values, ctx.profile, OnoProfile.paper()
+        yield Evidence(LIVE, live, data=TrialData(t["trials"], t["curves"], live.n_submissions),
+                       source=f"live {live.profile} run")
+        if "paper_trials" in t:
+            yield Evidence("paper", paper, v["rec_commit"], suffix=RECORDED, source=v["rec_source"],
+                           data=TrialData(t["paper_trials"], t["paper_curves"], v["rec_budget"]))
+        if "reference_trials" in t:
+            yield Evidence("reference", live, suffix=ON_REFERENCE, prefix=REFERENCE_PREFIX,
+                           source=f"live {live.profile} run, reference set-up",
+                           data=TrialData(t["reference_trials"], t["reference_curves"],
+                                          live.reference_submissions, REFERENCE))
+        if "rec_reference_trials" in t:
+            yield Evidence("reference_paper", paper, v["rec_reference_commit"],
+                           suffix=ON_REFERENCE + RECORDED, prefix=REFERENCE_PREFIX,
+                           source=v["rec_reference_source"],
+                           data=TrialData(t["rec_reference_trials"], t["rec_reference_curves"],
+                                          v["rec_reference_budget"], REFERENCE))
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """Every report's local epsilon for both mechanisms at each finite epsilon of the
@@ -234,7 +259,6 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
 
     def finish(self, ctx: Context) -> None:
         """The numbers the prose reads."""
-        ctx.extra.pop(RNG_KEY, None)
         trials = ctx.tables["trials"]
         steps_per_s = float(trials.env_steps.sum() / trials.seconds.sum())
         ctx.glue("steps_per_s", steps_per_s)

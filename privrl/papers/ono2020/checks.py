@@ -2,9 +2,10 @@
 ``ctx.report.check`` (each raises if it fails) and their tables in ``ctx.tables``.
 
 The first five (:data:`BEFORE_SWEEP`) are the skeleton's checks, run before the sweep in this
-order; they draw from one generator seeded by the profile (:func:`checks_rng`), in the order they
+order; they draw from the run's generator (``ctx.rng``, seeded by the profile), in the order they
 run. :func:`check_recorded_run` and :func:`check_failure` read the recorded paper run and this
-run's report statistics, so the chapter runs them after the sweep (from ``finish``).
+run's report statistics: they are the chapter's sweep checks, run after the sweep and before the
+ledger.
 """
 
 from __future__ import annotations
@@ -25,16 +26,6 @@ from privrl.papers.ono2020.measures import (
 from privrl.papers.ono2020.profile import PAPER_CAP
 from privrl.papers.ono2020.tables import recorded_highlights
 
-#: Key of the checks' generator in ``ctx.extra`` (removed when the run finishes).
-RNG_KEY = "checks_rng"
-
-
-def checks_rng(ctx: Context) -> np.random.Generator:
-    """The generator the checks share: ``default_rng(profile.seed)``, made at first use."""
-    if RNG_KEY not in ctx.extra:
-        ctx.extra[RNG_KEY] = np.random.default_rng(ctx.profile.seed)
-    return ctx.extra[RNG_KEY]
-
 
 def check_prs_exact_ldp(ctx: Context) -> None:
     """Lemma 3 with the corrected eq. (24): PRS's exact worst-case log ratio is at most epsilon,
@@ -50,7 +41,7 @@ def check_prs_exact_ldp(ctx: Context) -> None:
 
 def check_empirical_ldp(ctx: Context) -> None:
     """Both samplers' empirical output frequencies stay within epsilon (plus sampling error)."""
-    emp = empirical_ldp_table(checks_rng(ctx))
+    emp = empirical_ldp_table(ctx.rng)
     ctx.tables["empirical_ldp"] = emp
     ctx.report.check("empirical_ldp", "largest empirical |log ratio| minus (epsilon + 4 se)",
                      float((emp.max_log_ratio - emp.bound).max()), at_most=0.0)
@@ -58,14 +49,14 @@ def check_empirical_ldp(ctx: Context) -> None:
 
 def check_jl_moment(ctx: Context) -> None:
     """Eq. (5): ``E[M^T M] = d_hat I`` (glued as ``jl_err`` for the prose)."""
-    jl = jl_moment_error(checks_rng(ctx))
+    jl = jl_moment_error(ctx.rng)
     ctx.report.check("jl_moment", "max |mean(M^T M)/d_hat - I| over 20,000 draws", jl, below=0.1)
     ctx.glue("jl_err", jl)
 
 
 def check_prs_shrinkage(ctx: Context) -> None:
     """The shrinkage lemma: an unclipped report has mean ``d_hat tanh(eps/(2 d_hat)) g``."""
-    shrink = prs_shrinkage_table(checks_rng(ctx))
+    shrink = prs_shrinkage_table(ctx.rng)
     ctx.tables["shrinkage"] = shrink
     ctx.report.check("prs_shrinkage", "largest |measured - d_hat tanh(eps/(2 d_hat))| in "
                      "standard errors",
@@ -75,7 +66,7 @@ def check_prs_shrinkage(ctx: Context) -> None:
 def check_cartpole_equals_gymnasium(ctx: Context) -> None:
     """The batched CartPole steps like gymnasium's ``CartPoleEnv``, bit for bit."""
     ctx.report.check("cartpole_equals_gymnasium", "batched CartPole equals gymnasium bit for bit",
-                     cartpole_matches_gymnasium(checks_rng(ctx)))
+                     cartpole_matches_gymnasium(ctx.rng))
 
 
 #: The checks run before the sweep, in this order (the generator's draws follow it).

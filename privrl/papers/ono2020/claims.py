@@ -1,13 +1,14 @@
 """The paper's claims (:data:`CLAIMS`) and errata (:data:`ERRATA`) of ono2020.
 
-Each learning claim (Tables 1-2 and Figure 2) is decided twice: on this run's trials, and, when a
+Each learning claim (Tables 1-2 and Figure 2) is decided on this run's trials and, when a
 paper-profile run is recorded, on its trials (key ending ``_paper``, stamped with that run's
-profile and commit). Every claim goes through the four-state rule
-(:func:`~privrl.chapter.verdicts.decide_interval`): a success ratio by its exact
-(Clopper-Pearson) 95% interval (:func:`~privrl.chapter.verdicts.decide_success_ratio`) against
-half the paper's printed ratio (Table 2, e.g. half of 16/20), a median first success time
-(eq. 26) by a bootstrap interval against twice the printed median (Table 1), a difference of
-success ratios by Newcombe's interval against half the printed difference (Table 2), a
+profile and commit); then on the reference set-up, live and recorded (the evidence of
+:meth:`OnoChapter.evidence <privrl.papers.ono2020.chapter.OnoChapter.evidence>`). Every claim
+goes through the four-state rule (:func:`~privrl.chapter.verdicts.decide_interval`): a success
+ratio by its exact (Clopper-Pearson) 95% interval (:func:`~privrl.chapter.verdicts.decide_success_ratio`)
+against half the paper's printed ratio (Table 2, e.g. half of 16/20), a median first success
+time (eq. 26) by a bootstrap interval against twice the printed median (Table 1), a difference
+of success ratios by Newcombe's interval against half the printed difference (Table 2), a
 difference of average scores (eq. 25) by a bootstrap interval against "no effect" (Figure 2
 gives no magnitude). A private claim (finite epsilon) is untestable when the non-private
 baseline on the same trials is decided not reproduced (:func:`private`): the stated set-up then
@@ -16,92 +17,57 @@ does not learn at all, which is its own finding (erratum ``learning_not_reproduc
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from privrl.chapter.evidence import Evidence
 from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec
 from privrl.chapter.verdicts import (
     Claim,
+    Count,
+    Outcome,
+    Sample,
+    Threshold,
     decide_difference,
     decide_proportions,
     decide_success_ratio,
     decide_threshold,
     untestable,
 )
-from privrl.papers.ono2020.profile import (
-    AMBIGUITIES,
-    INF,
-    PAPER_CAP,
-    PAPER_TABLES,
-    PRACTISED,
-    eps_label,
-)
+from privrl.papers.ono2020.profile import AMBIGUITIES, INF, PAPER_CAP, PAPER_TABLES
 from privrl.papers.ono2020.tables import arm
+from privrl.papers.ono2020.trials import censored
 
 #: Suffix of the keys of claims decided on the recorded paper-profile run.
 RECORDED = "_paper"
-#: Suffix of the keys of claims decided on the reference set-up (:mod:`.practised`); its recorded
-#: paper-scale run's claims end in ``_practised_paper``.
-ON_REFERENCE = "_practised"
+#: Suffix of the keys of claims decided on the reference set-up (:mod:`.reference`); its recorded
+#: paper-scale run's claims end in ``_reference_paper``.
+ON_REFERENCE = "_reference"
 #: What a claim on the reference set-up says first.
 REFERENCE_PREFIX = ("On the reference set-up (the paper's plus sampled actions and RMSProp, step "
                     "from a sweep; not the literal hyper-parameters): ")
 
 
 @dataclass(frozen=True)
-class Trials:
+class TrialData:
     """What a claim is decided on: the trials of Tables 1-3, the curves of Figure 2, the budget
-    ``cap`` they ran at, the evidence's source in words, (for a recorded run) its profile and
-    commit, and the set-up whose arms are read (``paper``, or the reference set-up
-    :data:`~privrl.papers.ono2020.trials.PRACTISED`)."""
+    ``cap`` they ran at, and the set-up whose arms are read (``paper``, or the reference set-up
+    :data:`~privrl.papers.ono2020.trials.REFERENCE`)."""
 
     trials: pd.DataFrame
     curves: pd.DataFrame
     cap: int
-    evidence: str
-    profile: str = ""
-    commit: str = ""
     variant: str = "paper"
 
-
-def live_trials(ctx: Context) -> Trials:
-    """This run's trials and curves."""
-    return Trials(ctx.tables["trials"], ctx.tables["curves"], ctx.profile.n_submissions,
-                  f"live {ctx.profile.profile} run")
+    def arm(self, mech: str, eps: float) -> pd.DataFrame:
+        """The trials of (mechanism, epsilon) of this set-up."""
+        return arm(self.trials, self.variant, mech, eps)
 
 
-def recorded_trials(ctx: Context) -> Trials | None:
-    """The recorded paper-profile run's trials and curves, or ``None`` when none is recorded."""
-    if "paper_trials" not in ctx.tables:
-        return None
-    return Trials(ctx.tables["paper_trials"], ctx.tables["paper_curves"], ctx.values["rec_budget"],
-                  ctx.values["rec_source"], "paper", ctx.values["rec_commit"])
-
-
-def live_practised(ctx: Context) -> Trials | None:
-    """This run's trials and curves of the reference set-up (:mod:`.practised`), or ``None``
-    when the run has none."""
-    if "practised_trials" not in ctx.tables:
-        return None
-    return Trials(ctx.tables["practised_trials"], ctx.tables["practised_curves"],
-                  ctx.profile.practised_submissions,
-                  f"live {ctx.profile.profile} run, reference set-up", variant=PRACTISED)
-
-
-def recorded_practised(ctx: Context) -> Trials | None:
-    """The recorded reference set-up's trials and curves, or ``None`` when none is recorded."""
-    if "rec_practised_trials" not in ctx.tables:
-        return None
-    return Trials(ctx.tables["rec_practised_trials"], ctx.tables["rec_practised_curves"],
-                  ctx.values["rec_practised_budget"], ctx.values["rec_practised_source"],
-                  "paper", ctx.values["rec_practised_commit"], variant=PRACTISED)
-
-
-Rule = Callable[[Trials, str, str], Claim]
+Decide = Callable[[Context, Evidence], Outcome]
 
 #: Paper's trials per configuration (section 4.2): the denominators of Table 2.
 PAPER_TRIALS = 20
@@ -119,178 +85,171 @@ def _count(ratio: float) -> str:
     return f"{round(ratio * PAPER_TRIALS)}/{PAPER_TRIALS}"
 
 
-def _with(evidence: str, threshold: str) -> str:
-    return f"{evidence}; {threshold}" if evidence else threshold
-
-
-def success_ratio(mech: str, eps: float) -> Rule:
+def success_ratio(mech: str, eps: float) -> Decide:
     """Table 2: the success ratio at the paper's budget of 90,000 submissions is above
     :data:`RATIO_FRACTION` of the printed ratio (e.g. half of 16/20 = 0.40)."""
     printed = PAPER_TABLES["success_ratio"][(mech, eps)]
     threshold = RATIO_FRACTION * printed
 
-    def rule(data: Trials, key: str, statement: str) -> Claim:
-        trials = arm(data.trials, data.variant, mech, eps)
+    def decide(ctx: Context, ev: Evidence) -> Outcome:
+        trials = ev.data.arm(mech, eps)
         why = (f"threshold {threshold:.3g}: half the paper's {_count(printed)} = {printed:.2f} "
                "(Table 2)")
-        return decide_success_ratio(key, statement, int(trials["success"].sum()), len(trials),
-                                    threshold, budget=data.cap, full_budget=PAPER_CAP,
-                                    unit="submissions", evidence=_with(data.evidence, why))
-    return rule
+        return decide_success_ratio(Count(int(trials["success"].sum()), len(trials)), threshold,
+                                    budget=ev.data.cap, full_budget=PAPER_CAP,
+                                    unit="submissions", evidence=why)
+    return decide
 
 
-def median_fst(mech: str, eps: float) -> Rule:
+def median_fst(mech: str, eps: float) -> Decide:
     """Table 1: the median first success time (eq. 26, censored at the budget) is below
     :data:`FST_MULTIPLE` times the printed median; untestable at a budget below that threshold
     (the censored trials would not lie above it)."""
     printed = PAPER_TABLES["median_fst"][(mech, eps)]
     threshold = FST_MULTIPLE * printed
 
-    def rule(data: Trials, key: str, statement: str) -> Claim:
-        trials = arm(data.trials, data.variant, mech, eps)
-        fst = np.minimum(trials["first_success"].to_numpy(dtype=float), data.cap + 1)
+    def decide(ctx: Context, ev: Evidence) -> Outcome:
+        cap = ev.data.cap
+        fst = censored(ev.data.arm(mech, eps)["first_success"], cap)
         why = f"threshold {threshold:,.0f}: twice the paper's median {printed:,.1f} (Table 1)"
-        if data.cap < threshold:
-            return untestable(key, statement, f"the profile's budget ({data.cap:,}) is below "
-                              f"the threshold ({threshold:,.0f})", len(fst),
-                              _with(data.evidence, why))
-        return decide_threshold(key, statement, fst, threshold, direction="less",
-                                label="FST (censored at the budget)", statistic="median",
-                                evidence=_with(data.evidence, why))
-    return rule
+        if cap < threshold:
+            return untestable(f"the profile's budget ({cap:,}) is below the threshold "
+                              f"({threshold:,.0f})", len(fst), why)
+        return decide_threshold(Sample(fst, "FST (censored at the budget)"),
+                                Threshold(threshold, "less"), statistic="median", evidence=why)
+    return decide
 
 
-def succeeds_more_often(eps: float, better: str, worse: str) -> Rule:
+def succeeds_more_often(eps: float, better: str, worse: str) -> Decide:
     """Tables 2-3: ``better`` succeeds more often than ``worse`` at ``eps``, by more than
     :data:`RATIO_FRACTION` of the printed difference of success ratios."""
-    printed = (PAPER_TABLES["success_ratio"][(better, eps)]
-               - PAPER_TABLES["success_ratio"][(worse, eps)])
+    ratios = PAPER_TABLES["success_ratio"]
+    printed = ratios[(better, eps)] - ratios[(worse, eps)]
     threshold = RATIO_FRACTION * printed
 
-    def rule(data: Trials, key: str, statement: str) -> Claim:
-        a = arm(data.trials, data.variant, better, eps)
-        b = arm(data.trials, data.variant, worse, eps)
+    def decide(ctx: Context, ev: Evidence) -> Outcome:
+        a, b = ev.data.arm(better, eps), ev.data.arm(worse, eps)
         why = (f"threshold {threshold:.3g}: half the paper's difference {printed:.2f} "
-               f"(Table 2: {_count(PAPER_TABLES['success_ratio'][(better, eps)])} against "
-               f"{_count(PAPER_TABLES['success_ratio'][(worse, eps)])})")
-        return decide_proportions(key, statement, int(a.success.sum()), len(a),
-                                  int(b.success.sum()), len(b), direction="greater",
-                                  label_a=better, label_b=worse, threshold=threshold,
-                                  evidence=_with(data.evidence, why))
-    return rule
+               f"(Table 2: {_count(ratios[(better, eps)])} against "
+               f"{_count(ratios[(worse, eps)])})")
+        return decide_proportions(Count(int(a.success.sum()), len(a), better),
+                                  Count(int(b.success.sum()), len(b), worse),
+                                  Threshold(threshold, "greater"), evidence=why)
+    return decide
 
 
-def buffering(mech: str, direction: str) -> Rule:
+def buffering(mech: str, direction: str) -> Decide:
     """Figure 2: buffering (|B| = 100) helps/hurts ``mech`` at epsilon = 1: per trial, the
     average score (eq. 25) over the second half of training, |B| = 100 against |B| = 1. The paper
     gives no magnitude (a figure only): threshold "no effect" (a difference of 0)."""
-    def rule(data: Trials, key: str, statement: str) -> Claim:
-        curves = data.curves
+    def decide(ctx: Context, ev: Evidence) -> Outcome:
+        curves = ev.data.curves
         half = curves[curves.submission > curves.submission.max() / 2]
         late = half.groupby(["mechanism", "buffer_size", "trial"]).avg_score.mean()
         with_b = late.get((mech, 100), pd.Series(dtype=float)).to_numpy()
         without = late.get((mech, 1), pd.Series(dtype=float)).to_numpy()
-        return decide_difference(key, statement, with_b, without, direction=direction,
-                                 label_a="|B|=100", label_b="|B|=1", statistic="median",
-                                 evidence=_with(data.evidence, "threshold 0 (no effect): "
-                                                "Figure 2 gives no magnitude"))
-    return rule
-
-
-def private(rule: Rule) -> Rule:
-    """A private claim (finite epsilon): decided by ``rule`` unless the non-private baseline on
-    the same trials is decided not reproduced (the stated set-up does not learn at all); then
-    untestable, since noise cannot be shown to cost or keep what the set-up never had."""
-    baseline = success_ratio("laplace", INF)
-
-    def guarded(data: Trials, key: str, statement: str) -> Claim:
-        base = baseline(data, key, statement)
-        if base.verdict != "not reproduced":
-            return rule(data, key, statement)
-        trials = arm(data.trials, data.variant, "laplace", INF)
-        printed = PAPER_TABLES["success_ratio"][("laplace", INF)]
-        return untestable(key, statement, "the non-private baseline does not learn "
-                          f"({int(trials.success.sum())}/{len(trials)} against the paper's "
-                          f"{_count(printed)}, claim baseline_learns): the stated "
-                          "hyper-parameters do not learn, so no private claim is testable on "
-                          "them", base.n_trials, data.evidence)
-    return guarded
-
-
-def decided_on(source: Callable[[Context], Trials | None], rule: Rule
-               ) -> Callable[[Context, ClaimSpec], Claim | None]:
-    """``ClaimSpec.decide``: ``rule`` on the trials ``source`` gives (``None`` when it has none),
-    stamped with their profile and commit."""
-    def decide(ctx: Context, spec: ClaimSpec) -> Claim | None:
-        data = source(ctx)
-        if data is None:
-            return None
-        claim = rule(data, spec.key, spec.statement)
-        return replace(claim, profile=data.profile, commit=data.commit)
+        return decide_difference(Sample(with_b, "|B|=100"), Sample(without, "|B|=1"),
+                                 Threshold(0.0, direction), statistic="median",
+                                 evidence="threshold 0 (no effect): Figure 2 gives no magnitude")
     return decide
 
 
-def _name(mech: str) -> str:
-    return mech.upper() if mech == "prs" else "Laplace"
+def private(decide: Decide) -> Decide:
+    """A private claim (finite epsilon): decided by ``decide`` unless the non-private baseline
+    on the same trials is decided not reproduced (the stated set-up does not learn at all); then
+    untestable, since noise cannot be shown to cost or keep what the set-up never had."""
+    baseline = success_ratio("laplace", INF)
+
+    def guarded(ctx: Context, ev: Evidence) -> Outcome:
+        base = baseline(ctx, ev)
+        if base.verdict != "not reproduced":
+            return decide(ctx, ev)
+        trials = ev.data.arm("laplace", INF)
+        printed = PAPER_TABLES["success_ratio"][("laplace", INF)]
+        return untestable("the non-private baseline does not learn "
+                          f"({int(trials.success.sum())}/{len(trials)} against the paper's "
+                          f"{_count(printed)}, claim baseline_learns): the stated "
+                          "hyper-parameters do not learn, so no private claim is testable on "
+                          "them", base.n_trials)
+    return guarded
 
 
-def _eps_key(eps: float) -> str:
-    return "inf" if math.isinf(eps) else f"{eps:g}"
+_TABLE2 = "Table 2 and section 4.3"
+_TABLE1 = "Table 1 and section 4.2"
+_SECTION43 = ("Table 2 and section 4.3 ('The algorithm using PRS gives more successes for "
+              "epsilon = 1, 2, and the algorithm using the Laplace mechanism shows better for "
+              "epsilon = 5, 10')")
+_FIGURE2 = ("Figure 2 and section 4.1 ('the buffering helps the PRS mechanism to train the policy "
+            "well, but it disturbs the training with the Laplace mechanism')")
+_REACHES = "reaches the target within 90,000 submissions in"
+_BUFFERING = ("at epsilon = 1 (Figure 2: average score over the second half of training; no "
+              "magnitude given, threshold no effect)")
 
-
-def _learning_claims() -> list[tuple[str, str, str, Rule]]:
-    """``(key, statement, source, rule)`` of every learning claim, in the order they are listed:
-    Table 2 (success ratios), Table 1 (median first success times), the comparisons of section
-    4.3 and Figure 2. Private claims (finite epsilon) go through :func:`private`."""
-    out: list[tuple[str, str, str, Rule]] = []
-    ratios = sorted(PAPER_TABLES["success_ratio"].items(), key=lambda kv: math.isfinite(kv[0][1]))
-    for (mech, eps), printed in ratios:  # the baseline first
-        key = "baseline_learns" if math.isinf(eps) else f"{mech}_eps{_eps_key(eps)}_learns"
-        what = ("Non-private PGC-A3C (Laplace clipping, epsilon = inf)" if math.isinf(eps)
-                else f"PGC-A3C with {_name(mech)} at {eps_label(eps)}")
-        source = ("Table 2 and section 4.3 ('The non-private A3C (epsilon = inf) succeeds in all "
-                  "trials')" if math.isinf(eps) else "Table 2 and section 4.3")
-        rule = success_ratio(mech, eps)
-        out.append((key, f"{what} reaches the target within 90,000 submissions in "
-                    f"{_count(printed)} trials (Table 2: {printed:.2f})", source,
-                    rule if math.isinf(eps) else private(rule)))
-    for (mech, eps), printed in PAPER_TABLES["median_fst"].items():
-        rule = median_fst(mech, eps)
-        out.append((f"median_fst_{mech}_eps{_eps_key(eps)}", f"{_name(mech)} at "
-                    f"{eps_label(eps)}: median first success time of about {printed:,.0f} "
-                    f"submissions (Table 1: {printed:,.1f})", "Table 1 and section 4.2",
-                    rule if math.isinf(eps) else private(rule)))
-    quote = ("Table 2 and section 4.3 ('The algorithm using PRS gives more successes for "
-             "epsilon = 1, 2, and the algorithm using the Laplace mechanism shows better for "
-             "epsilon = 5, 10')")
-    printed_ratios = PAPER_TABLES["success_ratio"]
-    for eps, better, worse in ((1.0, "prs", "laplace"), (2.0, "prs", "laplace"),
-                               (5.0, "laplace", "prs"), (10.0, "laplace", "prs")):
-        out.append((f"{better}_beats_{worse}_eps{_eps_key(eps)}",
-                    f"{_name(better)} succeeds more often than {_name(worse)} at epsilon = "
-                    f"{eps:g} (Table 2: {_count(printed_ratios[(better, eps)])} against "
-                    f"{_count(printed_ratios[(worse, eps)])})", quote,
-                    private(succeeds_more_often(eps, better, worse))))
-    for key, mech, direction, text in (("buffer_helps_prs", "prs", "greater", "helps PRS"),
-                                       ("buffer_hurts_laplace", "laplace", "less",
-                                        "hurts Laplace")):
-        out.append((key, f"Buffering (|B| = 100) {text} at epsilon = 1 (Figure 2: average score "
-                    "over the second half of training; no magnitude given, threshold no "
-                    "effect)", "Figure 2 and section 4.1 ('the buffering helps the PRS mechanism "
-                    "to train the policy well, but it disturbs the training with the Laplace "
-                    "mechanism')", private(buffering(mech, direction))))
-    return out
-
-
-#: The learning claims on this run, then (where recorded) on the paper-profile run; then the same
-#: claims on the reference set-up, live and recorded.
-CLAIMS: tuple[ClaimSpec, ...] = tuple(
-    [ClaimSpec(key + suffix, prefix + statement, source, decided_on(where, rule))
-     for suffix, prefix, where in (
-         ("", "", live_trials), (RECORDED, "", recorded_trials),
-         (ON_REFERENCE, REFERENCE_PREFIX, live_practised),
-         (ON_REFERENCE + RECORDED, REFERENCE_PREFIX, recorded_practised))
-     for key, statement, source, rule in _learning_claims()])
+#: The paper's learning claims in the order it makes them: Table 2 (success ratios, the
+#: non-private baseline first), Table 1 (median first success times), the comparisons of section
+#: 4.3 and Figure 2; each decided on every evidence of the chapter.
+CLAIMS: tuple[ClaimSpec, ...] = (
+    ClaimSpec("baseline_learns", "Non-private PGC-A3C (Laplace clipping, epsilon = inf) "
+              f"{_REACHES} 20/20 trials (Table 2: 1.00)",
+              "Table 2 and section 4.3 ('The non-private A3C (epsilon = inf) succeeds in all "
+              "trials')", success_ratio("laplace", INF)),
+    ClaimSpec("laplace_eps1_learns", f"PGC-A3C with Laplace at ε = 1 {_REACHES} 16/20 trials "
+              "(Table 2: 0.80)", _TABLE2, private(success_ratio("laplace", 1.0))),
+    ClaimSpec("laplace_eps2_learns", f"PGC-A3C with Laplace at ε = 2 {_REACHES} 18/20 trials "
+              "(Table 2: 0.90)", _TABLE2, private(success_ratio("laplace", 2.0))),
+    ClaimSpec("laplace_eps5_learns", f"PGC-A3C with Laplace at ε = 5 {_REACHES} 20/20 trials "
+              "(Table 2: 1.00)", _TABLE2, private(success_ratio("laplace", 5.0))),
+    ClaimSpec("laplace_eps10_learns", f"PGC-A3C with Laplace at ε = 10 {_REACHES} 20/20 trials "
+              "(Table 2: 1.00)", _TABLE2, private(success_ratio("laplace", 10.0))),
+    ClaimSpec("prs_eps1_learns", f"PGC-A3C with PRS at ε = 1 {_REACHES} 17/20 trials "
+              "(Table 2: 0.85)", _TABLE2, private(success_ratio("prs", 1.0))),
+    ClaimSpec("prs_eps2_learns", f"PGC-A3C with PRS at ε = 2 {_REACHES} 19/20 trials "
+              "(Table 2: 0.95)", _TABLE2, private(success_ratio("prs", 2.0))),
+    ClaimSpec("prs_eps5_learns", f"PGC-A3C with PRS at ε = 5 {_REACHES} 18/20 trials "
+              "(Table 2: 0.90)", _TABLE2, private(success_ratio("prs", 5.0))),
+    ClaimSpec("prs_eps10_learns", f"PGC-A3C with PRS at ε = 10 {_REACHES} 18/20 trials "
+              "(Table 2: 0.90)", _TABLE2, private(success_ratio("prs", 10.0))),
+    ClaimSpec("median_fst_laplace_eps1", "Laplace at ε = 1: median first success time of about "
+              "18,377 submissions (Table 1: 18,377.0)", _TABLE1,
+              private(median_fst("laplace", 1.0))),
+    ClaimSpec("median_fst_laplace_eps2", "Laplace at ε = 2: median first success time of about "
+              "20,238 submissions (Table 1: 20,238.5)", _TABLE1,
+              private(median_fst("laplace", 2.0))),
+    ClaimSpec("median_fst_laplace_eps5", "Laplace at ε = 5: median first success time of about "
+              "5,714 submissions (Table 1: 5,714.5)", _TABLE1,
+              private(median_fst("laplace", 5.0))),
+    ClaimSpec("median_fst_laplace_eps10", "Laplace at ε = 10: median first success time of "
+              "about 4,055 submissions (Table 1: 4,055.0)", _TABLE1,
+              private(median_fst("laplace", 10.0))),
+    ClaimSpec("median_fst_laplace_epsinf", "Laplace at ε = ∞ (no noise): median first success "
+              "time of about 1,769 submissions (Table 1: 1,769.0)", _TABLE1,
+              median_fst("laplace", INF)),
+    ClaimSpec("median_fst_prs_eps1", "PRS at ε = 1: median first success time of about 25,226 "
+              "submissions (Table 1: 25,226.5)", _TABLE1, private(median_fst("prs", 1.0))),
+    ClaimSpec("median_fst_prs_eps2", "PRS at ε = 2: median first success time of about 7,549 "
+              "submissions (Table 1: 7,549.0)", _TABLE1, private(median_fst("prs", 2.0))),
+    ClaimSpec("median_fst_prs_eps5", "PRS at ε = 5: median first success time of about 2,656 "
+              "submissions (Table 1: 2,656.5)", _TABLE1, private(median_fst("prs", 5.0))),
+    ClaimSpec("median_fst_prs_eps10", "PRS at ε = 10: median first success time of about "
+              "11,218 submissions (Table 1: 11,217.5)", _TABLE1,
+              private(median_fst("prs", 10.0))),
+    ClaimSpec("prs_beats_laplace_eps1", "PRS succeeds more often than Laplace at epsilon = 1 "
+              "(Table 2: 17/20 against 16/20)", _SECTION43,
+              private(succeeds_more_often(1.0, "prs", "laplace"))),
+    ClaimSpec("prs_beats_laplace_eps2", "PRS succeeds more often than Laplace at epsilon = 2 "
+              "(Table 2: 19/20 against 18/20)", _SECTION43,
+              private(succeeds_more_often(2.0, "prs", "laplace"))),
+    ClaimSpec("laplace_beats_prs_eps5", "Laplace succeeds more often than PRS at epsilon = 5 "
+              "(Table 2: 20/20 against 18/20)", _SECTION43,
+              private(succeeds_more_often(5.0, "laplace", "prs"))),
+    ClaimSpec("laplace_beats_prs_eps10", "Laplace succeeds more often than PRS at epsilon = 10 "
+              "(Table 2: 20/20 against 18/20)", _SECTION43,
+              private(succeeds_more_often(10.0, "laplace", "prs"))),
+    ClaimSpec("buffer_helps_prs", f"Buffering (|B| = 100) helps PRS {_BUFFERING}", _FIGURE2,
+              private(buffering("prs", "greater"))),
+    ClaimSpec("buffer_hurts_laplace", f"Buffering (|B| = 100) hurts Laplace {_BUFFERING}",
+              _FIGURE2, private(buffering("laplace", "less"))),
+)
 
 
 def _failed_recorded(ctx: Context) -> list[Claim]:
@@ -327,10 +286,10 @@ ERRATA: tuple[ErratumSpec, ...] = (
 def _reference_sentence(ctx: Context) -> str:
     """Where the private claims are decided instead: the recorded reference set-up's baseline
     and the ablation's arms (successes out of trials), when recorded."""
-    if "rec_practised_tables" not in ctx.tables:
-        return ("They are decided on the reference set-up (module practised; claims ending in "
+    if "rec_reference_tables" not in ctx.tables:
+        return ("They are decided on the reference set-up (module reference; claims ending in "
                 f"{ON_REFERENCE}), whose paper-scale run is not recorded yet.")
-    tables = ctx.tables["rec_practised_tables"]
+    tables = ctx.tables["rec_reference_tables"]
     base = tables[np.isinf(tables.epsilon) & (tables.mechanism == "laplace")].set_index("variant")
     arms = "; ".join(f"{v}: {int(r.successes)}/{int(r.n_trials)}" for v, r in base.iterrows())
     return ("They are decided on the reference set-up instead (claims ending in "

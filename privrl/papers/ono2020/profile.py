@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from privrl.chapter.profile import Profile
-from privrl.papers.ono2020.trials import PRACTISED, VARIANTS
+from privrl.papers.ono2020.trials import INF, REFERENCE, VARIANTS
 
 PAPER = "ono2020"
-INF = math.inf
 #: The paper's budget of submissions per trial (section 4.2).
 PAPER_CAP = 90_000
 #: The target score Theta (section 4, "Score").
@@ -25,13 +24,13 @@ GRAVITY_LABEL = "U{9.7,9.8,9.9} per agent"
 TRIALS_CSV = "ono2020-paper-trials.csv"
 CURVES_CSV = "ono2020-paper-curves.csv"
 RECORD_JSON = "ono2020-paper.json"
-#: Files of the recorded reference set-up (:mod:`.practised`), beside the paper set-up's; its
-#: run record is ``book/measurements/ono2020-practised.json`` (record "profile" ``practised``).
-PRACTISED_TRIALS_CSV = "ono2020-practised-trials.csv"
-PRACTISED_SWEEP_CSV = "ono2020-practised-sweep.csv"
-PRACTISED_CURVES_CSV = "ono2020-practised-curves.csv"
-PRACTISED_RECORD = "practised"
-PRACTISED_RECORD_JSON = f"{PAPER}-{PRACTISED_RECORD}.json"
+#: Files of the recorded reference set-up (:mod:`.reference`), beside the paper set-up's; its
+#: run record is ``book/measurements/ono2020-reference.json`` (record "profile" ``reference``).
+REFERENCE_TRIALS_CSV = "ono2020-reference-trials.csv"
+REFERENCE_SWEEP_CSV = "ono2020-reference-sweep.csv"
+REFERENCE_CURVES_CSV = "ono2020-reference-curves.csv"
+REFERENCE_RECORD = "reference"
+REFERENCE_RECORD_JSON = f"{PAPER}-{REFERENCE_RECORD}.json"
 
 VARIANT_LABELS = {
     "paper": "the paper's algorithm",
@@ -43,7 +42,7 @@ VARIANT_LABELS = {
     "ablation_greedy_rmsprop": "reference without sampling (greedy, RMSProp 5e-3, no clip)",
     "ablation_clipped_reference": "reference with the paper's clip (sampled, RMSProp 5e-3, "
                                   "C = 0.01)",
-    PRACTISED: "reference set-up 'as practised' (sampled actions, RMSProp, step from the sweep)",
+    REFERENCE: "the reference set-up (sampled actions, RMSProp, step from the sweep)",
 }
 
 # Tables 1-3 of the paper, as printed (quotes; PRS has no epsilon = inf column).
@@ -80,7 +79,9 @@ AMBIGUITIES: tuple[tuple[str, str], ...] = (
      "submissions with updates (staleness) is not."),
     ("action selection", "Algorithm 1 and section 4 act greedily (argmax pi) with probability "
      "1 - alpha; A3C samples a ~ pi. Greedy acting with a collapsing policy stops exploring. We "
-     "act greedily as stated (sampled actions only in the labelled deviation adam_sample)."),
+     "act greedily as stated; actions are sampled only in labelled deviations: adam_sample, "
+     "the reference set-up and three of its ablation arms (ablation_sampled, "
+     "ablation_sampled_no_clip, ablation_clipped_reference)."),
     ("time limit", "the maximum score is 200 (section 4), but not whether an episode cut at "
      "200 steps is terminal in eqs. (12) and (18) or bootstraps V(s_T); we bootstrap V(s_T) at "
      "the 200-step limit."),
@@ -113,8 +114,8 @@ class OnoProfile(Profile):
     #: (noise-normalised steps need to be large), so the grid moved up by a factor of 10; over
     #: (1e-2 .. 3e-1) PRS with |B| = 100 succeeded only at 3e-1 at every epsilon, so 1.0 closes
     #: the grid above.
-    practised_steps: tuple[float, ...] = (1e-2, 3e-2, 1e-1, 3e-1, 1.0)
-    practised_submissions: int = 3000
+    reference_steps: tuple[float, ...] = (1e-2, 3e-2, 1e-1, 3e-1, 1.0)
+    reference_submissions: int = 3000
     tuning_trials: int = 2
     tuning_submissions: int = 2000
 
@@ -126,7 +127,7 @@ class OnoProfile(Profile):
         "fig2_trials": 20,
         "fig2_submissions": PAPER_CAP,
         "record_every": 500,
-        "practised_submissions": PAPER_CAP,
+        "reference_submissions": PAPER_CAP,
         "tuning_trials": 5,
         "tuning_submissions": PAPER_CAP // 3,
     }
@@ -134,7 +135,7 @@ class OnoProfile(Profile):
     def validate(self) -> None:
         for name in ("n_trials", "trials_per_seed", "n_submissions", "fig2_trials",
                      "fig2_submissions", "record_every", "diagnostic_trials",
-                     "diagnostic_submissions", "diagnostic_every", "practised_submissions",
+                     "diagnostic_submissions", "diagnostic_every", "reference_submissions",
                      "tuning_trials", "tuning_submissions"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -143,11 +144,11 @@ class OnoProfile(Profile):
                              f"({self.trials_per_seed})")
         if not self.epsilons or any(not e > 0 for e in self.epsilons):
             raise ValueError(f"epsilons must be positive (inf allowed), got {self.epsilons}")
-        if not self.practised_steps or any(not s > 0 for s in self.practised_steps):
-            raise ValueError(f"practised_steps must be positive, got {self.practised_steps}")
-        if PRACTISED in self.variants or any(v.startswith("ablation_") for v in self.variants):
-            raise ValueError("the reference set-up and its ablation run through practised_steps "
-                             f"(module practised), not variants; got {self.variants}")
+        if not self.reference_steps or any(not s > 0 for s in self.reference_steps):
+            raise ValueError(f"reference_steps must be positive, got {self.reference_steps}")
+        if REFERENCE in self.variants or any(v.startswith("ablation_") for v in self.variants):
+            raise ValueError("the reference set-up and its ablation run through reference_steps "
+                             f"(module reference), not variants; got {self.variants}")
         unknown = sorted(set(self.variants) - set(VARIANTS))
         if unknown or "paper" not in self.variants:
             raise ValueError(f"variants must include 'paper' and be among {sorted(VARIANTS)}, "

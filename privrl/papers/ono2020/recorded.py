@@ -20,21 +20,21 @@ import pandas as pd
 
 from privrl.chapter import records
 from privrl.chapter.records import RunRecord, current_commit
-from privrl.papers.ono2020.practised import sweep_practised
 from privrl.papers.ono2020.profile import (
     CURVES_CSV,
     GRAVITY_LABEL,
     PAPER,
     PAPER_CAP,
-    PRACTISED_CURVES_CSV,
-    PRACTISED_RECORD,
-    PRACTISED_RECORD_JSON,
-    PRACTISED_SWEEP_CSV,
-    PRACTISED_TRIALS_CSV,
     RECORD_JSON,
+    REFERENCE_CURVES_CSV,
+    REFERENCE_RECORD,
+    REFERENCE_RECORD_JSON,
+    REFERENCE_SWEEP_CSV,
+    REFERENCE_TRIALS_CSV,
     TRIALS_CSV,
     OnoProfile,
 )
+from privrl.papers.ono2020.reference import sweep_reference
 from privrl.papers.ono2020.runs import sweep_figure2, sweep_tables
 
 
@@ -96,11 +96,11 @@ def record_paper_run(profile: OnoProfile, *, cache_dir: Any, directory: Path | N
     return record
 
 
-def practised_frames(runs: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    """The reference set-up's tidy CSVs (:func:`.practised.sweep_practised`'s runs): trials
+def reference_frames(runs: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The reference set-up's tidy CSVs (:func:`.reference.sweep_reference`'s runs): trials
     ``variant, mechanism, epsilon, buffer_size, step_size, gravity, trial, first_success,
     success, env_steps`` (the ablation and the evaluation arms), the sweep's trials (same
-    columns, variant ``as_practised``) and Figure 2's curves ``variant, mechanism, epsilon,
+    columns, variant ``reference``) and Figure 2's curves ``variant, mechanism, epsilon,
     step_size, trial, submission, avg_score`` (|B| in ``variant`` as in :data:`CURVES_CSV`)."""
     cols = ["variant", "mechanism", "epsilon", "buffer_size", "step_size", "gravity", "trial",
             "first_success", "success", "env_steps"]
@@ -108,39 +108,39 @@ def practised_frames(runs: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     curves = runs["curves"]
     curves = curves.assign(variant=curves["variant"] + " |B|=" + curves["buffer_size"].astype(str))
     return {
-        PRACTISED_TRIALS_CSV: runs["trials"].assign(gravity=GRAVITY_LABEL)[cols].sort_values(order),
-        PRACTISED_SWEEP_CSV: runs["tuning"].assign(gravity=GRAVITY_LABEL)[cols].sort_values(order),
-        PRACTISED_CURVES_CSV: curves[["variant", "mechanism", "epsilon", "step_size", "trial",
+        REFERENCE_TRIALS_CSV: runs["trials"].assign(gravity=GRAVITY_LABEL)[cols].sort_values(order),
+        REFERENCE_SWEEP_CSV: runs["tuning"].assign(gravity=GRAVITY_LABEL)[cols].sort_values(order),
+        REFERENCE_CURVES_CSV: curves[["variant", "mechanism", "epsilon", "step_size", "trial",
                                       "submission", "avg_score"]],
     }
 
 
-def record_practised_run(profile: OnoProfile, *, cache_dir: Any, directory: Path | None = None,
+def record_reference_run(profile: OnoProfile, *, cache_dir: Any, directory: Path | None = None,
                          executor: Any = "serial", progress: bool = False, note: str = "",
                          workers: int = 1) -> RunRecord:
-    """Run the reference set-up (:func:`.practised.sweep_practised`: ablation, step-size sweep,
+    """Run the reference set-up (:func:`.reference.sweep_reference`: ablation, step-size sweep,
     Tables 1-3 and Figure 2 at the chosen steps) of ``profile`` and write its three CSVs
-    (:func:`practised_frames`) into ``directory`` and its run record one folder up
-    (``ono2020-practised.json``)."""
+    (:func:`reference_frames`) into ``directory`` and its run record one folder up
+    (``ono2020-reference.json``)."""
     commit, dirty, start = current_commit(), _code_dirty(), time.perf_counter()
-    runs = sweep_practised(profile, executor=executor, cache_dir=cache_dir, progress=progress,
+    runs = sweep_reference(profile, executor=executor, cache_dir=cache_dir, progress=progress,
                            max_workers=workers)
     seconds = sum(float(runs[k].seconds.sum()) for k in ("tuning", "trials"))
     record = RunRecord.now(
-        notebook=PAPER, profile=PRACTISED_RECORD,
+        notebook=PAPER, profile=REFERENCE_RECORD,
         parameters={k: list(v) if isinstance(v, tuple) else v
                     for k, v in dataclasses.asdict(profile).items()},
         wall_time_s=time.perf_counter() - start, git_commit=commit, git_dirty=dirty,
         compute_s=round(seconds, 1),
         env_steps=int(sum(runs[k].env_steps.sum() for k in ("tuning", "trials"))),
         workers=workers, note=note,
-        files=[PRACTISED_TRIALS_CSV, PRACTISED_SWEEP_CSV, PRACTISED_CURVES_CSV],
-        produced_by=["privrl.papers.ono2020.practised"])
+        files=[REFERENCE_TRIALS_CSV, REFERENCE_SWEEP_CSV, REFERENCE_CURVES_CSV],
+        produced_by=["privrl.papers.ono2020.reference"])
     directory = Path(directory) if directory is not None else records.results_dir()
     directory.mkdir(parents=True, exist_ok=True)
-    for name, frame in practised_frames(runs).items():
+    for name, frame in reference_frames(runs).items():
         frame.to_csv(directory / name, index=False)
-    record.write(directory.parent / PRACTISED_RECORD_JSON)
+    record.write(directory.parent / REFERENCE_RECORD_JSON)
     return record
 
 
@@ -164,11 +164,11 @@ def _read_recorded(files: dict[str, str], record_json: str, directory: Path | No
     return out
 
 
-def recorded_practised_run(directory: Path | None = None) -> dict[str, Any] | None:
+def recorded_reference_run(directory: Path | None = None) -> dict[str, Any] | None:
     """The recorded reference set-up: ``{"trials", "sweep", "curves", "record"}`` (curves with
     ``buffer_size`` back, as :func:`recorded_curves`), or ``None`` when none is recorded."""
-    out = _read_recorded({"trials": PRACTISED_TRIALS_CSV, "sweep": PRACTISED_SWEEP_CSV,
-                          "curves": PRACTISED_CURVES_CSV}, PRACTISED_RECORD_JSON, directory)
+    out = _read_recorded({"trials": REFERENCE_TRIALS_CSV, "sweep": REFERENCE_SWEEP_CSV,
+                          "curves": REFERENCE_CURVES_CSV}, REFERENCE_RECORD_JSON, directory)
     if out is not None:
         out["curves"] = recorded_curves(out["curves"])
     return out
@@ -208,7 +208,7 @@ def paper_profile_at(n_submissions: int) -> OnoProfile:
     tuning = max(1, n_submissions * paper["tuning_submissions"] // paper["n_submissions"])
     return OnoProfile.from_parameters("paper", n_submissions=n_submissions,
                                       fig2_submissions=n_submissions,
-                                      practised_submissions=n_submissions,
+                                      reference_submissions=n_submissions,
                                       tuning_submissions=tuning)
 
 
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m privrl.papers.ono2020.recorded")
     sub = parser.add_subparsers(dest="command", required=True)
     rec = sub.add_parser("record-paper", help="run and record the paper profile")
-    prac = sub.add_parser("record-practised", help="run and record the reference set-up "
+    prac = sub.add_parser("record-reference", help="run and record the reference set-up "
                           "(ablation, step-size sweep, Tables 1-3 and Figure 2)")
     for command in (rec, prac):
         command.add_argument("--n-submissions", type=int, default=PAPER_CAP)
@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> None:
         command.add_argument("--note", default="")
     args = parser.parse_args(argv)
     profile = paper_profile_at(args.n_submissions)
-    recorder = record_paper_run if args.command == "record-paper" else record_practised_run
+    recorder = record_paper_run if args.command == "record-paper" else record_reference_run
     record = recorder(profile, cache_dir=args.cache_dir,
                       directory=Path(args.out) if args.out else None,
                       executor="process" if args.workers > 1 else "serial",

@@ -9,20 +9,21 @@ import numpy as np
 import pandas as pd
 
 from privrl.chapter.verdicts import bootstrap_interval, clopper_pearson
-from privrl.papers.ono2020.practised import ABLATION
 from privrl.papers.ono2020.profile import (
     AMBIGUITIES,
     INF,
     PAPER_TABLES,
-    PRACTISED,
+    REFERENCE,
     VARIANT_LABELS,
     eps_label,
 )
-from privrl.papers.ono2020.trials import algorithm_config
+from privrl.papers.ono2020.reference import ABLATION
+from privrl.papers.ono2020.trials import algorithm_config, censored
 
 
 def arm(trials: pd.DataFrame, variant: str, mech: str, eps: float) -> pd.DataFrame:
-    """The trials of one configuration (variant, mechanism, epsilon)."""
+    """The rows of one configuration (variant, mechanism, epsilon) of a table of trials (or of
+    Tables 1-3)."""
     return trials[(trials.variant == variant) & (trials.mechanism == mech)
                   & (trials.epsilon == eps)]
 
@@ -53,8 +54,7 @@ def success_tables(trials: pd.DataFrame, cap: int, reference: str = "paper") -> 
         fst = g["first_success"].to_numpy(dtype=float)
         k, n = int(np.isfinite(fst).sum()), len(fst)
         lo, hi = clopper_pearson(k, n)
-        censored = np.minimum(fst, cap + 1)
-        m_lo, m_hi = bootstrap_interval(np.median, [censored])
+        m_lo, m_hi = bootstrap_interval(np.median, [censored(fst, cap)])
         rows.append({
             "variant": variant, "mechanism": mech, "epsilon": eps,
             "median_fst": float(np.median(fst)),
@@ -110,13 +110,13 @@ def deviation_table(tables: pd.DataFrame) -> pd.DataFrame:
     return keep[cols].sort_values(["epsilon", "variant"]).reset_index(drop=True)
 
 
-def ablation_table(practised: pd.DataFrame, paper: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The non-private ablation (:mod:`.practised`): success ratio (exact 95% interval) and median
+def ablation_table(reference: pd.DataFrame, paper: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The non-private ablation (:mod:`.reference`): success ratio (exact 95% interval) and median
     first success time of the paper's set-up (``paper``, ``no_clip`` from the paper set-up's
-    tables, when given), each ablation arm and the reference set-up (rows of ``practised``), with
+    tables, when given), each ablation arm and the reference set-up (rows of ``reference``), with
     what each samples, applies and clips."""
     settings = _ablation_settings()
-    rows = _ablation_rows(practised, paper)
+    rows = _ablation_rows(reference, paper)
     return pd.DataFrame({
         "arm": rows.variant.map(VARIANT_LABELS),
         "actions": [settings[v][0] for v in rows.variant],
@@ -134,29 +134,29 @@ MATCHES_PAPER = 0.9
 
 
 #: The ablation's non-private arms: the paper set-up's two, the ablation's and the reference's.
-_ABLATION_ARMS = ("paper", "no_clip", *ABLATION, PRACTISED)
+_ABLATION_ARMS = ("paper", "no_clip", *ABLATION, REFERENCE)
 
 
 def _ablation_settings() -> dict[str, tuple[str, str, str]]:
     return {v: _setting(v) for v in _ABLATION_ARMS}
 
 
-def _ablation_rows(practised: pd.DataFrame, paper: pd.DataFrame | None) -> pd.DataFrame:
+def _ablation_rows(reference: pd.DataFrame, paper: pd.DataFrame | None) -> pd.DataFrame:
     """The non-private rows of the ablation: the paper set-up's ``paper`` and ``no_clip`` arms
     (from ``paper``, when given), then the ablation's arms and the reference set-up's."""
-    frames = [practised[np.isinf(practised.epsilon)]]
+    frames = [reference[np.isinf(reference.epsilon)]]
     if paper is not None:
         frames.insert(0, paper[np.isinf(paper.epsilon) & paper.variant.isin(["paper", "no_clip"])])
     rows = pd.concat(frames, ignore_index=True)
     return rows[rows.variant.isin(_ABLATION_ARMS)]
 
 
-def smallest_change_set(practised: pd.DataFrame, paper: pd.DataFrame | None = None) -> str:
+def smallest_change_set(reference: pd.DataFrame, paper: pd.DataFrame | None = None) -> str:
     """The ablation's finding in one paragraph: each non-private arm's changes from the paper's
     (how it acts, updates and clips) with its successes, and the arms with the fewest changes
     whose baseline matches the paper (at least :data:`MATCHES_PAPER` of its trials)."""
     settings = _ablation_settings()
-    rows = _ablation_rows(practised, paper)
+    rows = _ablation_rows(reference, paper)
     names = ("actions", "update", "clip")
 
     def changes(variant: str) -> list[str]:
@@ -182,7 +182,7 @@ def _setting(variant: str) -> tuple[str, str, str]:
     """How a non-private arm of ``variant`` acts, updates and clips, read from its
     :class:`~privrl.core.algorithms.a3c.PGCA3CConfig` (the reference set-up's arm unclipped, its
     step from the sweep)."""
-    extra = {"clip": INF} if variant == PRACTISED else {}
+    extra = {"clip": INF} if variant == REFERENCE else {}
     algo = algorithm_config({"variant": variant, "epsilon": INF, **extra}, stop_at_success=True)
     actions = "sampled" if algo.action_selection == "sample" else "greedy"
     update = "RMSProp" if algo.optimizer == "rmsprop" else f"SGD eta = {algo.eta:g}"
@@ -191,7 +191,7 @@ def _setting(variant: str) -> tuple[str, str, str]:
 
 
 def step_table(steps: pd.DataFrame) -> pd.DataFrame:
-    """The step-size sweep (:func:`.practised.chosen_steps`) as one row per arm: successes of the
+    """The step-size sweep (:func:`.reference.chosen_steps`) as one row per arm: successes of the
     tuning trials at each step, and the chosen step."""
     label = steps.assign(arm=[f"{m} {eps_label(e)} |B|={b}" for m, e, b in
                               zip(steps.mechanism, steps.epsilon, steps.buffer_size, strict=True)])
@@ -207,7 +207,7 @@ def reference_summary(tables: pd.DataFrame) -> str:
     """One paragraph on the reference set-up's Tables 1-2 arms (``tables`` from
     :func:`success_tables`): successes out of trials beside the paper's Table 2 counts, and the
     non-private arm's median first success time beside Table 1's."""
-    rows = tables[tables.variant == PRACTISED].set_index(["mechanism", "epsilon"])
+    rows = tables[tables.variant == REFERENCE].set_index(["mechanism", "epsilon"])
 
     def counts(mech: str) -> str:
         eps = sorted(e for m, e in rows.index if m == mech and np.isfinite(e))
@@ -268,8 +268,7 @@ def recorded_highlights(tables: pd.DataFrame) -> dict[str, float]:
                                      ("no_clip", "laplace", INF, "no_clip"),
                                      ("adam_sample", "laplace", INF, "adam_inf"),
                                      ("adam_sample", "laplace", 1.0, "adam_1")):
-        row = tables[(tables.variant == variant) & (tables.mechanism == mech)
-                     & (tables.epsilon == eps)]
+        row = arm(tables, variant, mech, eps)
         if len(row):
             out[f"{name}_successes"] = int(row.successes.iloc[0])
             out[f"{name}_n"] = int(row.n_trials.iloc[0])

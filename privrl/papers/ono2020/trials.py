@@ -30,15 +30,15 @@ from privrl.core.algorithms.a3c import PGCA3CConfig, train_pgc_a3c
 
 INF = math.inf
 
-#: The reference set-up that learns (:mod:`.practised`): everything the paper states, plus actions
+#: The reference set-up that learns (:mod:`.reference`): everything the paper states, plus actions
 #: sampled from pi in the non-random branch of the epsilon-greedy rule and RMSProp at the
 #: aggregator (its step size chosen per arm by a sweep); its non-private arm is not clipped.
-PRACTISED = "as_practised"
+REFERENCE = "reference"
 #: RMSProp's step of the ablation's non-private arms (the rate measured in issue 24).
 ABLATION_STEP = 5e-3
 #: The deviations from the paper (each one change, or the named set), never the paper's. The
 #: ``ablation_*`` arms are non-private and differ from the reference set-up by one change each
-#: (or add one change to the paper's); ``as_practised`` takes its step size from the sweep.
+#: (or add one change to the paper's); ``reference`` takes its step size from the sweep.
 VARIANTS: dict[str, dict[str, Any]] = {
     "paper": {},
     "no_clip": {"clip": INF},
@@ -49,14 +49,21 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ablation_greedy_rmsprop": {"optimizer": "rmsprop", "eta": ABLATION_STEP, "clip": INF},
     "ablation_clipped_reference": {"action_selection": "sample", "optimizer": "rmsprop",
                                    "eta": ABLATION_STEP},
-    PRACTISED: {"action_selection": "sample", "optimizer": "rmsprop"},
+    REFERENCE: {"action_selection": "sample", "optimizer": "rmsprop"},
 }
+
+def censored(first_success: Any, cap: int) -> np.ndarray:
+    """First success times (eq. 26) censored just past the budget ``cap``: a trial that never
+    succeeds counts as ``cap + 1``, so a median of them is finite and above ``cap`` when most
+    fail."""
+    return np.minimum(np.asarray(first_success, dtype=float), cap + 1)
+
 
 def algorithm_config(config: dict[str, Any], stop_at_success: bool) -> PGCA3CConfig:
     """The :class:`PGCA3CConfig` of a sweep config (mechanism, epsilon, |B|, variant, ...): the
     variant's settings (:data:`~privrl.papers.ono2020.trials.VARIANTS`), then the config's own
     ``eta`` and ``clip`` where it sets them (the reference set-up's swept step sizes and its
-    unclipped non-private arm, :mod:`.practised`)."""
+    unclipped non-private arm, :mod:`.reference`)."""
     keys = ("mechanism", "epsilon", "buffer_size", "n_submissions", "rounds")
     kwargs = {k: config[k] for k in keys if k in config}
     kwargs.update(VARIANTS[config.get("variant", "paper")])

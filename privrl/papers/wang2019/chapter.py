@@ -17,18 +17,19 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor
 from dataclasses import replace
 from pathlib import Path
 
+from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.records import RunRecord, current_commit, find_root, git, record_path
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.chapter.sweep import run_sweep
 from privrl.core.accounting.events import NoGuarantee
-from privrl.papers.wang2019.checks import CHECKS, RNG, SWEEP_CHECKS
-from privrl.papers.wang2019.claims import CLAIMS, ERRATA, paper_record
+from privrl.papers.wang2019.checks import CHECKS, SWEEP_CHECKS
+from privrl.papers.wang2019.claims import CLAIMS, ERRATA, Curves, paper_record, seconds_per_trial
 from privrl.papers.wang2019.profile import CURVES_CSV, PAPER, WangProfile
 from privrl.papers.wang2019.runs import (
     curves_table,
@@ -117,11 +118,21 @@ class Wang2019Chapter(Chapter, name=PAPER, profile_type=WangProfile, checks=CHEC
             )
             yield no_guarantee(entry) if row.method == "output" else entry
 
+    def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
+        """This run's curves; beside a run of another profile, the recorded paper-profile
+        curves, missing trials priced with that run's timing (:func:`seconds_per_trial`)."""
+        yield Evidence(LIVE, ctx.profile, data=Curves(ctx.tables["curves"]))
+        record, paper = paper_record(ctx), WangProfile.paper()
+        if record is None or ctx.profile.profile == paper.profile:
+            return
+        curves, run = record
+        yield Evidence(paper.profile, paper, run.commit,
+                       Curves(curves, seconds_per_trial(curves, run.record)),
+                       suffix=f"_{paper.profile}", where=" (recorded paper-profile run)")
+
     def finish(self, ctx: Context) -> None:
-        """Hand the notebook the recorded paper-profile run (``paper_curves``, ``paper_run``);
-        drop the checks' generator."""
+        """Hand the notebook the recorded paper-profile run (``paper_curves``, ``paper_run``)."""
         paper_record(ctx)
-        ctx.extra.pop(RNG, None)
 
 
 run = Wang2019Chapter().run

@@ -31,14 +31,6 @@ from privrl.papers.wang2019.calibration import (
 )
 from privrl.papers.wang2019.runs import final_returns
 
-#: Where the checks keep their shared generator between steps (removed by the chapter's finish).
-RNG = "rng"
-
-
-def _rng(ctx: Context) -> np.random.Generator:
-    """The generator the sample-path checks draw from, in check order (one per run)."""
-    return ctx.extra.setdefault(RNG, np.random.default_rng(ctx.profile.seed))
-
 
 def _key(text: str) -> str:
     return re.sub(r"\W+", "_", text).strip("_")
@@ -63,7 +55,7 @@ def check_bridge_moments(ctx: Context) -> None:
 
 def check_covariance(ctx: Context) -> None:
     """Sample paths queried in random orders and chunks have the kernel's covariance."""
-    cov = theory.covariance_check(ctx.profile.cov_paths, c.COV_BETA, c.COV_SIGMA, _rng(ctx))
+    cov = theory.covariance_check(ctx.profile.cov_paths, c.COV_BETA, c.COV_SIGMA, ctx.rng)
     ctx.tables["covariance"] = pd.DataFrame(
         {"empirical": cov["empirical"].ravel(), "kernel": cov["kernel"].ravel()}
     )
@@ -79,7 +71,7 @@ def check_covariance(ctx: Context) -> None:
 def check_lemma8(ctx: Context) -> None:
     """Lemma 8: Monte Carlo tails of the path maximum below exp(-u^2/2)."""
     p = ctx.profile
-    l8 = theory.lemma8_check(c.LEMMA8_BETAS, p.lemma8_paths, p.lemma8_grid, _rng(ctx))
+    l8 = theory.lemma8_check(c.LEMMA8_BETAS, p.lemma8_paths, p.lemma8_grid, ctx.rng)
     ctx.tables["lemma8"] = l8
     se = np.sqrt(l8.bound * (1 - l8.bound) / p.lemma8_paths) + 1.0 / p.lemma8_paths
     ctx.report.check(
@@ -123,7 +115,7 @@ def check_lemma6(ctx: Context) -> None:
 
 def check_scaling(ctx: Context) -> None:
     """Proposition 9: time per N log N of the sample path, and its speed-up over dense sampling."""
-    sc = theory.scaling_check(ctx.profile.scaling_sizes, _rng(ctx))
+    sc = theory.scaling_check(ctx.profile.scaling_sizes, ctx.rng)
     ctx.tables["scaling"] = sc
     one = sc[sc.method == "sample path (one batch)"].set_index("n").seconds
     per = one / (one.index * np.log(one.index))
@@ -139,7 +131,7 @@ def check_proposition10(ctx: Context) -> None:
     the max over actions and for correlated (functional) noise."""
     p = ctx.profile
     p10 = theory.proposition10_check(p.prop10_sizes, p.prop10_reps, c.PROP10_SIGMA,
-                                     c.PROP10_BETA, c.PROP10_GAMMA, _rng(ctx))
+                                     c.PROP10_BETA, c.PROP10_GAMMA, ctx.rng)
     ctx.tables["proposition10"] = p10
     last = p10[p10.n == p10.n.max()].set_index(["noise", "actions"])
     lin = p10[(p10.noise == "i.i.d.") & (p10.actions == 1)]

@@ -21,15 +21,16 @@ where an inconclusive claim is priced with the recorded run's CPU time per trial
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from privrl.chapter.evidence import Evidence
 from privrl.chapter.records import RecordedRun, recorded_run
 from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec
-from privrl.chapter.verdicts import Claim, decide_difference, untestable
+from privrl.chapter.verdicts import Outcome, Sample, Threshold, decide_difference, untestable
 from privrl.papers.wang2019.profile import (
     CLAIM_EPSILON,
     FINAL_EPISODES,
@@ -55,7 +56,17 @@ SECTION4 = "Section 4 (Experiments), p. 8"
 BEYOND = "Beyond the paper: "
 NO_MAGNITUDE = "the paper states no magnitude, so the threshold is no effect (0)"
 
-Decide = Callable[[pd.DataFrame, ClaimSpec, float | None], Claim]
+Decide = Callable[[Context, Evidence], Outcome]
+
+
+@dataclass(frozen=True)
+class Curves:
+    """What a claim is decided on: learning curves (this run's or the recorded run's) and the
+    CPU seconds of one more trial of both arms (``None``: not priced; a quick run's trials are
+    not the paper's)."""
+
+    curves: pd.DataFrame
+    seconds_per_trial: float | None = None
 
 
 def _by(frame: pd.DataFrame, **equal: Any) -> np.ndarray:
@@ -86,13 +97,14 @@ def _figure1(curves: pd.DataFrame, column: str) -> tuple[pd.DataFrame, list[floa
 def noise_slows(column: str) -> Decide:
     """The largest amplitude ends below no noise (paths redrawn every round)."""
 
-    def decide(curves: pd.DataFrame, spec: ClaimSpec, seconds: float | None) -> Claim:
+    def decide(ctx: Context, ev: Evidence) -> Outcome:
+        curves, seconds = ev.data.curves, ev.data.seconds_per_trial
         f1, sigmas = _figure1(curves, column)
         s_max = max(sigmas)
         a, b = _by(f1, sigma=s_max, resample="every"), _by(f1, sigma=0.0, resample="every")
         return decide_difference(
-            spec.key, spec.statement, a, b, direction="less", label_a=f"sigma={s_max:g}",
-            label_b="sigma=0", evidence=_evidence(column, min(a.size, b.size), NO_MAGNITUDE, seconds),
+            Sample(a, f"sigma={s_max:g}"), Sample(b, "sigma=0"), Threshold(0.0, "less"),
+            evidence=_evidence(column, min(a.size, b.size), NO_MAGNITUDE, seconds),
             seconds_per_trial=seconds,
         )
 
@@ -103,21 +115,20 @@ def small_sigma_converges(column: str) -> Decide:
     """The largest amplitude below :data:`SMALL_SIGMA` ends above :data:`SMALL_SIGMA_FRACTION`
     of no noise: ``mean(small) - fraction * mean(none)`` above 0 (both arms' uncertainty)."""
 
-    def decide(curves: pd.DataFrame, spec: ClaimSpec, seconds: float | None) -> Claim:
+    def decide(ctx: Context, ev: Evidence) -> Outcome:
+        curves, seconds = ev.data.curves, ev.data.seconds_per_trial
         f1, sigmas = _figure1(curves, column)
         small = [s for s in sigmas if 0 < s < SMALL_SIGMA]
         if not small:
-            return untestable(spec.key, spec.statement,
-                              f"the profile has no sigma in (0, {SMALL_SIGMA:g})")
+            return untestable(f"the profile has no sigma in (0, {SMALL_SIGMA:g})")
         a = _by(f1, sigma=max(small), resample="every")
         b = SMALL_SIGMA_FRACTION * _by(f1, sigma=0.0, resample="every")
         threshold = (f"sigma < {SMALL_SIGMA:g} is the paper's; 'limited sub-optimality' has no "
                      f"number in the paper, read as at least {SMALL_SIGMA_FRACTION:.0%} of the "
                      "non-private return (a sub-optimality of at most a tenth)")
         return decide_difference(
-            spec.key, spec.statement, a, b, direction="greater", label_a=f"sigma={max(small):g}",
-            label_b=f"{SMALL_SIGMA_FRACTION:g} x sigma=0",
-            evidence=_evidence(column, min(a.size, b.size), threshold, seconds),
+            Sample(a, f"sigma={max(small):g}"), Sample(b, f"{SMALL_SIGMA_FRACTION:g} x sigma=0"),
+            Threshold(0.0, "greater"), evidence=_evidence(column, min(a.size, b.size), threshold, seconds),
             seconds_per_trial=seconds,
         )
 
@@ -127,13 +138,14 @@ def small_sigma_converges(column: str) -> Decide:
 def resample_helps(column: str) -> Decide:
     """At the largest amplitude, paths redrawn every round end above paths never redrawn."""
 
-    def decide(curves: pd.DataFrame, spec: ClaimSpec, seconds: float | None) -> Claim:
+    def decide(ctx: Context, ev: Evidence) -> Outcome:
+        curves, seconds = ev.data.curves, ev.data.seconds_per_trial
         f1, sigmas = _figure1(curves, column)
         s_max = max(sigmas)
         a, b = _by(f1, sigma=s_max, resample="every"), _by(f1, sigma=s_max, resample="never")
         return decide_difference(
-            spec.key, spec.statement, a, b, direction="greater", label_a="every",
-            label_b="never", evidence=_evidence(column, min(a.size, b.size), NO_MAGNITUDE, seconds),
+            Sample(a, "every"), Sample(b, "never"), Threshold(0.0, "greater"),
+            evidence=_evidence(column, min(a.size, b.size), NO_MAGNITUDE, seconds),
             seconds_per_trial=seconds,
         )
 
@@ -144,17 +156,17 @@ def beats(other: str, column: str) -> Decide:
     """At :data:`CLAIM_EPSILON`, Algorithm 1 (calibrated for the updates performed) ends above
     the baseline variant ``other``."""
 
-    def decide(curves: pd.DataFrame, spec: ClaimSpec, seconds: float | None) -> Claim:
+    def decide(ctx: Context, ev: Evidence) -> Outcome:
+        curves, seconds = ev.data.curves, ev.data.seconds_per_trial
         fig2 = curves[curves.epsilon.notna() & np.isfinite(curves.epsilon)]
         f2 = final_returns(fig2, ["epsilon", "variant"], column)
         if not (f2.epsilon == CLAIM_EPSILON).any():
-            return untestable(spec.key, spec.statement,
-                              f"the profile has no Figure 2 run at epsilon = {CLAIM_EPSILON:g}")
+            return untestable(f"the profile has no Figure 2 run at epsilon = {CLAIM_EPSILON:g}")
         a = _by(f2, epsilon=CLAIM_EPSILON, variant="functional")
         b = _by(f2, epsilon=CLAIM_EPSILON, variant=other)
         return decide_difference(
-            spec.key, spec.statement, a, b, direction="greater", label_a="functional",
-            label_b=other, evidence=_evidence(column, min(a.size, b.size), NO_MAGNITUDE, seconds),
+            Sample(a, "functional"), Sample(b, other), Threshold(0.0, "greater"),
+            evidence=_evidence(column, min(a.size, b.size), NO_MAGNITUDE, seconds),
             seconds_per_trial=seconds,
         )
 
@@ -186,29 +198,6 @@ def seconds_per_trial(curves: pd.DataFrame, record: dict[str, Any], arms: int = 
     if n_runs < 1:
         raise ValueError("the recorded curves hold no training run")
     return arms * wall * cpus / n_runs
-
-
-def on_this_run(decide: Decide) -> Callable[[Context, ClaimSpec], Claim]:
-    """Decide on this run's curves (no price for missing trials: a quick run's are not the
-    paper's)."""
-    return lambda ctx, spec: decide(ctx.tables["curves"], spec, None)
-
-
-def on_recorded_run(decide: Decide) -> Callable[[Context, ClaimSpec], Claim | None]:
-    """Decide on the recorded paper-profile curves, stamped with the recorded run's profile and
-    commit, missing trials priced with its timing (:func:`seconds_per_trial`); ``None`` when none
-    are recorded, or when this run is itself at the paper profile (its own claims are the
-    paper-scale ones)."""
-
-    def decide_recorded(ctx: Context, spec: ClaimSpec) -> Claim | None:
-        record = paper_record(ctx)
-        if record is None or ctx.profile.profile == "paper":
-            return None
-        curves, run = record
-        claim = decide(curves, spec, seconds_per_trial(curves, run.record))
-        return replace(claim, profile="paper", commit=run.commit)
-
-    return decide_recorded
 
 
 def _figure1_quote(text: str) -> str:
@@ -262,13 +251,9 @@ _CLAIMS: tuple[tuple[str, str, str, Decide], ...] = (
      _FIG2_SOURCE, beats("dpsgd", PAPER_METRIC)),
 )
 
-CLAIMS: tuple[ClaimSpec, ...] = (
-    *(ClaimSpec(key, statement, source, on_this_run(decide))
-      for key, statement, source, decide in _CLAIMS),
-    *(ClaimSpec(f"{key}_paper", statement, f"{source} (recorded paper-profile run)",
-                on_recorded_run(decide))
-      for key, statement, source, decide in _CLAIMS),
-)
+#: The claims, decided on this run's curves and on the recorded paper-profile run's
+#: (:meth:`WangChapter.evidence <privrl.papers.wang2019.chapter.WangChapter.evidence>`).
+CLAIMS: tuple[ClaimSpec, ...] = tuple(ClaimSpec(*claim) for claim in _CLAIMS)
 
 ERRATA: tuple[ErratumSpec, ...] = (
     ErratumSpec(

@@ -23,14 +23,17 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 
+from privrl.chapter.evidence import LIVE, Evidence, recorded_verdicts
 from privrl.chapter.ledger import LedgerEntry
+from privrl.chapter.records import recorded_run
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.papers.xie2019 import domains
 from privrl.papers.xie2019.checks import CHECKS, check_convergence_gates, check_figure2
-from privrl.papers.xie2019.claims import CLAIMS, ERRATA
-from privrl.papers.xie2019.points import paper_points
+from privrl.papers.xie2019.claims import CLAIMS, ERRATA, PAPER_POINTS, Points
+from privrl.papers.xie2019.points import paper_points, read_paper_points
 from privrl.papers.xie2019.privacy import all_releases, ledger_entry, lsw_ledger_entries
 from privrl.papers.xie2019.profile import PAPER, XieProfile
 from privrl.papers.xie2019.runs import run_chain, run_domain, run_mc_lsw, run_theorem23
@@ -40,6 +43,15 @@ class XieChapter(Chapter, name=PAPER, profile_type=XieProfile, checks=CHECKS,
                  sweep_checks=(check_convergence_gates, check_figure2), claims=CLAIMS,
                  errata=ERRATA):
     """The chapter: checks, the sweep and its convergence gates, releases, claims, errata."""
+
+    def prepare(self, ctx: Context) -> None:
+        """Retrain the Mountain Car and HIV policies first when the profile asks
+        (``retrain_policies``): :func:`~privrl.papers.xie2019.checks.check_wis_lstd` and the sweep
+        collect data with them."""
+        if ctx.profile.retrain_policies:
+            from privrl.core.algorithms.q_learning import train_and_save_all
+
+            train_and_save_all(ctx.profile.seed)
 
     def sweep(self, ctx: Context) -> None:
         """The chain (Figure 1), Theorems 2-3 at the tuned step of ``n = sensitivity_n`` and the
@@ -81,6 +93,24 @@ class XieChapter(Chapter, name=PAPER, profile_type=XieProfile, checks=CHECKS,
         ctx.glue("steps_within2_hi", float(within.max()))
         ctx.values["steps_within2_factor"] = within.max() / within.min()
         ctx.values["sensitivity_n"] = int(sensitivity.n.iloc[0])
+
+    def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
+        """This run's trials and points; beside a run of another profile, the verdicts of the
+        recorded paper-profile run (with its convergence gates' caveat and the DP-LSW reading
+        added to the two claims they qualify) and its points of Figure 2, decided anew."""
+        yield Evidence(LIVE, ctx.profile, data=Points(paper_points(ctx.tables),
+                                                      ctx.values.get("gate_caveat", "")))
+        paper = XieProfile.paper()
+        verdicts = recorded_verdicts(PAPER, paper, ctx.profile)
+        if verdicts is None:
+            return
+        yield replace(verdicts, notes={
+            "privacy_cost_shrinks_with_n": ctx.values.get("gate_caveat_paper", ""),
+            "mc_beats_output_perturbation": ctx.values.get("mc_lsw_paper_note", "")})
+        points, run = read_paper_points(), recorded_run(PAPER, "paper")
+        if points is not None:
+            yield Evidence(PAPER_POINTS, paper, run.commit, suffix="_paper",
+                           data=Points(points, ctx.values.get("gate_caveat_paper", "")))
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """A ledger entry per GPOPE release, from the ``privacy`` table of

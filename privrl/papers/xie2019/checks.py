@@ -24,15 +24,6 @@ from privrl.papers.xie2019.privacy import full_batch_table, noise_sd_check, priv
 from privrl.papers.xie2019.profile import XieProfile, chain_config
 
 
-def retrain_policies(ctx: Context) -> None:
-    """Not a check: retrain the Mountain Car and HIV policies first when the profile asks
-    (``retrain_policies``), since :func:`check_wis_lstd` and the sweep collect data with them."""
-    if ctx.profile.retrain_policies:
-        from privrl.core.algorithms.q_learning import train_and_save_all
-
-        train_and_save_all(ctx.profile.seed)
-
-
 def check_mechanism(ctx: Context) -> None:
     """The checks of the privacy analysis (Section 5): noise scale, supported accountants, full
     batch. Adds the ``full_batch`` table."""
@@ -171,10 +162,10 @@ def check_figure2(ctx: Context) -> None:
 
 #: The checks run before the sweep, in this order.
 CHECKS: tuple[Callable[[Context], None], ...] = (
-    retrain_policies, check_mechanism, check_wis_lstd, check_gradient_variance, check_privacy,
+    check_mechanism, check_wis_lstd, check_gradient_variance, check_privacy,
 )
 
 __all__ = [
     "CHECKS", "check_convergence_gates", "check_figure2", "check_gradient_variance", "check_mechanism",
-    "check_privacy", "check_wis_lstd", "retrain_policies",
+    "check_privacy", "check_wis_lstd",
 ]

@@ -23,7 +23,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from privrl.chapter.verdicts import Claim, bootstrap_interval, decide_interval
+from privrl.chapter.verdicts import Outcome, Threshold, bootstrap_interval, decide_interval
 from privrl.core.algorithms.gtd import mspbe
 from privrl.papers.xie2019 import chain, domains
 from privrl.papers.xie2019.profile import XieProfile, chain_config
@@ -75,15 +75,14 @@ def _log2_ratio(xy: np.ndarray) -> float:
     return float(np.log2(xy[:, 1].mean() / xy[:, 0].mean()))
 
 
-def decide_agreement(key: str, statement: str, xy: np.ndarray, seed: int, label: str) -> Claim:
+def decide_agreement(xy: np.ndarray, seed: int, label: str) -> Outcome:
     """``log2(mean y / mean x)`` within ``log2`` :data:`AGREEMENT_FACTOR` of 0, paired bootstrap
     95% interval: decided against the bound on the side of the estimate."""
     value = _log2_ratio(xy)
     interval = bootstrap_interval(_log2_ratio, [xy], seed=seed)
     bound = math.log2(AGREEMENT_FACTOR)
     threshold, direction = (bound, "less") if value >= 0 else (-bound, "greater")
-    return decide_interval(key, statement, label, value, interval, len(xy), threshold,
-                           direction=direction)
+    return decide_interval(label, value, interval, len(xy), Threshold(threshold, direction))
 
 
 def off_on_table(points: pd.DataFrame, seed: int) -> pd.DataFrame:
@@ -95,26 +94,25 @@ def off_on_table(points: pd.DataFrame, seed: int) -> pd.DataFrame:
         xy = _paired(points, (FIGURE2[0], "GPOPE"), (FIGURE2[1], "GPOPE"), n, eps)
         if len(xy) == 0:
             continue
-        c = decide_agreement("point", "", xy, seed, "log2(MSPBE off / MSPBE on)")
+        c = decide_agreement(xy, seed, "log2(MSPBE off / MSPBE on)")
         rows.append(dict(n=int(n), epsilon=float(eps), log2_ratio=c.value, lo=c.interval[0],
                          hi=c.interval[1], trials=c.n_trials, verdict=c.verdict))
     return pd.DataFrame(rows)
 
 
-def decide_off_on(key: str, statement: str, points: pd.DataFrame, seed: int) -> Claim:
+def decide_off_on(points: pd.DataFrame, seed: int) -> Outcome:
     """The claim over every (n, epsilon) of :func:`off_on_table`: decided at the point that is
     worst for it (not reproduced before inconclusive before reproduced, then the largest
     ``|log2 ratio|``), with how many points lie within the factor."""
     table = off_on_table(points, seed)
     if table.empty:
-        raise ValueError(f"{key}: no (n, epsilon) has GPOPE in both Figure 2 domains")
+        raise ValueError("points: no (n, epsilon) has GPOPE in both Figure 2 domains")
     rank = {"not reproduced": 0, "inconclusive": 1, "reproduced": 2}
     worst = table.assign(r=table.verdict.map(rank), a=-table.log2_ratio.abs()).sort_values(
         ["r", "a"]).iloc[0]
     xy = _paired(points, (FIGURE2[0], "GPOPE"), (FIGURE2[1], "GPOPE"), worst.n, worst.epsilon)
     within = int((table.verdict == "reproduced").sum())
-    claim = decide_agreement(key, statement, xy, seed,
-                             f"log2(MSPBE off / MSPBE on) at n = {worst.n}, epsilon = "
+    claim = decide_agreement(xy, seed, f"log2(MSPBE off / MSPBE on) at n = {worst.n}, epsilon = "
                              f"{worst.epsilon:g} (the worst point)")
     return add_evidence(claim, f"{within} of {len(table)} (n, epsilon) points within a factor "
                                 f"{AGREEMENT_FACTOR:g} (95% interval inside)")
@@ -180,7 +178,7 @@ def lsw_table(lsw: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def add_evidence(claim: Claim, text: str) -> Claim:
+def add_evidence(claim: Outcome, text: str) -> Outcome:
     """``claim`` with ``text`` appended to its evidence."""
     joined = "; ".join(t for t in (claim.evidence, text) if t)
     return replace(claim, evidence=joined)

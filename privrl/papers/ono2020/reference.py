@@ -1,4 +1,4 @@
-"""The reference set-up "as practised" of ono2020: a PGC-A3C that learns, its ablation, its
+"""The reference set-up of ono2020: a PGC-A3C that learns, its ablation, its
 step-size sweep, and the runs the private claims are decided on there.
 
 The paper's set-up as literally stated does not learn (its non-private baseline in the recorded
@@ -15,7 +15,7 @@ would have had:
 * RMSProp at the aggregator (Mnih et al. 2016's optimiser) instead of eq. (22)'s plain step,
   with its step size chosen per arm (mechanism, epsilon, |B|) by a sweep.
 
-Its trials run ``profile.practised_submissions`` submissions (the paper's 90,000 in the paper
+Its trials run ``profile.reference_submissions`` submissions (the paper's 90,000 in the paper
 profile; 3,000 in the quick one, where the literal set-up's 1,000 would show no learning at all).
 
 The non-private arm (epsilon = inf) is not clipped, as a non-private A3C is not.
@@ -25,7 +25,7 @@ reference (greedy actions; plain SGD at the paper's eta; the paper's clip) or ad
 paper's (sampled actions only), each run at the profile's trials and budget.
 
 **Step-size sweep** (:func:`tuning_configs`, :func:`chosen_steps`): each arm is run at every step
-of ``profile.practised_steps`` on ``profile.tuning_trials`` trials of
+of ``profile.reference_steps`` on ``profile.tuning_trials`` trials of
 ``profile.tuning_submissions`` submissions whose seeds derive from ``profile.seed +``
 :data:`TUNING_SEED_OFFSET`, never an evaluation trial's; the step with the most successes wins,
 ties broken by the lower median first success time (censored at the budget), then by the
@@ -42,8 +42,13 @@ import numpy as np
 import pandas as pd
 
 from privrl.chapter.sweep import run_sweep
-from privrl.papers.ono2020.profile import INF, PRACTISED, OnoProfile
-from privrl.papers.ono2020.trials import algorithm_config, run_first_success, run_learning_curve
+from privrl.papers.ono2020.profile import INF, REFERENCE, OnoProfile
+from privrl.papers.ono2020.trials import (
+    algorithm_config,
+    censored,
+    run_first_success,
+    run_learning_curve,
+)
 
 #: The tuning trials' root seed is ``profile.seed + TUNING_SEED_OFFSET``: their seed sequences
 #: are disjoint from the evaluation trials' (root ``profile.seed``).
@@ -66,7 +71,7 @@ def arms(profile: OnoProfile) -> list[tuple[str, float, int]]:
 
 
 def _config(mech: str, eps: float, buffer: int, **extra: Any) -> dict[str, Any]:
-    out = {"variant": PRACTISED, "mechanism": mech, "epsilon": eps, "buffer_size": buffer}
+    out = {"variant": REFERENCE, "mechanism": mech, "epsilon": eps, "buffer_size": buffer}
     if math.isinf(eps):
         out["clip"] = INF
     return {**out, **extra}
@@ -76,7 +81,7 @@ def ablation_configs(profile: OnoProfile) -> list[dict[str, Any]]:
     """The ablation's non-private arms (:data:`ABLATION`), Laplace clipping where they clip,
     |B| = 1, at the profile's trials and budget."""
     return [{"variant": v, "mechanism": "laplace", "epsilon": INF, "buffer_size": 1,
-             "n_submissions": profile.practised_submissions,
+             "n_submissions": profile.reference_submissions,
              "trials_per_seed": profile.trials_per_seed}
             for v in ABLATION]
 
@@ -85,7 +90,7 @@ def tuning_configs(profile: OnoProfile) -> list[dict[str, Any]]:
     """Every arm at every step of the sweep, on the tuning trials and budget."""
     return [_config(m, e, b, eta=float(step), n_submissions=profile.tuning_submissions,
                     trials_per_seed=profile.tuning_trials)
-            for m, e, b in arms(profile) for step in profile.practised_steps]
+            for m, e, b in arms(profile) for step in profile.reference_steps]
 
 
 def chosen_steps(tuning: pd.DataFrame, cap: int) -> pd.DataFrame:
@@ -95,7 +100,7 @@ def chosen_steps(tuning: pd.DataFrame, cap: int) -> pd.DataFrame:
     rows = []
     for (mech, eps, buffer, step), g in tuning.groupby(
             ["mechanism", "epsilon", "buffer_size", "eta"]):
-        fst = np.minimum(g["first_success"].to_numpy(dtype=float), cap + 1)
+        fst = censored(g["first_success"], cap)
         rows.append({"mechanism": mech, "epsilon": eps, "buffer_size": buffer, "step_size": step,
                      "successes": int(g["success"].sum()), "n_trials": len(g),
                      "median_fst": float(np.median(fst))})
@@ -117,21 +122,21 @@ def _step_of(steps: pd.DataFrame, mech: str, eps: float, buffer: int) -> float:
 def evaluation_configs(profile: OnoProfile, steps: pd.DataFrame) -> list[dict[str, Any]]:
     """Tables 1-3's arms of the reference set-up at their chosen steps (evaluation trials)."""
     return [_config(m, e, b, eta=_step_of(steps, m, e, b),
-                    n_submissions=profile.practised_submissions,
+                    n_submissions=profile.reference_submissions,
                     trials_per_seed=profile.trials_per_seed)
             for m, e, b in arms(profile) if (m, e, b) not in FIGURE2_EXTRA]
 
 
-def figure2_configs(profile: OnoProfile, steps: pd.DataFrame) -> list[dict[str, Any]]:
+def figure2_reference_configs(profile: OnoProfile, steps: pd.DataFrame) -> list[dict[str, Any]]:
     """Figure 2's four arms at epsilon = 1 (Laplace and PRS, |B| in {1, 100}) of the reference
     set-up at their chosen steps, learning curves without early stop."""
     return [_config(m, 1.0, b, eta=_step_of(steps, m, 1.0, b),
-                    n_submissions=profile.practised_submissions,
+                    n_submissions=profile.reference_submissions,
                     trials_per_seed=profile.fig2_trials, record_every=profile.record_every)
             for m in ("laplace", "prs") for b in (1, 100)]
 
 
-def sweep_practised(profile: OnoProfile, *, executor: Any = None, cache_dir: Any = None,
+def sweep_reference(profile: OnoProfile, *, executor: Any = None, cache_dir: Any = None,
                     progress: bool = False, max_workers: int | None = None
                     ) -> dict[str, pd.DataFrame]:
     """The reference set-up's runs: ``ablation`` and ``trials`` (one row per trial, with
@@ -150,7 +155,7 @@ def sweep_practised(profile: OnoProfile, *, executor: Any = None, cache_dir: Any
                        + evaluation_configs(profile, steps), n_seeds=n_seeds,
                        root_seed=profile.seed, desc="ono2020 reference set-up", **kw)
     trials["trial"] = trials["seed"] * profile.trials_per_seed + trials["trial"]
-    curves = run_sweep(run_learning_curve, figure2_configs(profile, steps), n_seeds=1,
+    curves = run_sweep(run_learning_curve, figure2_reference_configs(profile, steps), n_seeds=1,
                        root_seed=profile.seed, desc="ono2020 reference figure 2", **kw)
     return {"tuning": _with_step(tuning), "steps": steps, "trials": _with_step(trials),
             "curves": _with_step(curves)}

@@ -1,0 +1,67 @@
+"""The README's "Adding a sixth paper" guide, kept true: the toy chapter ``toy2024`` (one
+mechanism, one claim, one erratum, one ledger entry) is written file for file as the guide says,
+runs through ``Chapter.run``, and shows on the landing page, in its summary box and on the
+ledger page."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from toy2024 import checks
+from toy2024.chapter import run
+from toy2024.profile import ToyProfile
+
+from privrl.chapter.records import SOURCE_ROOT
+from privrl.chapter.verdicts import CheckFailed
+from privrl.pipeline.pages import errata_entries, ledger_page, verdict_table
+
+TOY = Path(__file__).parent / "toy2024"
+
+
+def _guide() -> str:
+    readme = (SOURCE_ROOT / "README.md").read_text()
+    return readme.split("### Adding a sixth paper", 1)[1].split("\n### ", 1)[0]
+
+
+def test_the_guide_lists_the_toy_chapters_files_and_every_registration():
+    guide = _guide()
+    listed = set(re.findall(r"`privrl/papers/NAME/(\w+\.py)`", guide))
+    assert listed == {p.name for p in TOY.glob("*.py")} | {"plots.py"}  # the toy draws nothing
+    for registration in ("notebooks/NAME.ipynb", "_toc.yml", "book/references/NAME.bib",
+                         "_config.yml", "book/intro.md", "README.md", "pyproject.toml",
+                         "tests/papers/test_NAME.py", "tests/papers/test_wiring_NAME.py",
+                         "tests/chapter/toy2024/", "privrl/core/"):
+        assert f"`{registration}" in guide, registration
+
+
+def test_the_toy_chapter_runs_through_the_skeleton_into_the_books_pages():
+    result = run(ToyProfile.quick())
+    report = result.report
+    summary = report.summary(wall_time_s=1.0)
+    (claim,) = report.claims
+    assert (claim.key, claim.verdict, claim.profile) == ("error_shrinks", "reproduced", "quick")
+    assert claim.commit == report.commit and claim.source == "Section 3, Figure 1"
+    # the landing page: one row, its key beside it, decided on this run
+    table = verdict_table([summary])
+    row = next(line for line in table.splitlines() if "error shrinks" in line)
+    assert "`error_shrinks`" in row and "**reproduced**" in row and "quick @" in row
+    assert "{doc}`toy2024 <../notebooks/toy2024>`: 1 claims: 1 reproduced." in table
+    # the summary box: the claim with its key, the erratum, the ledger entry
+    box = report.summary_box()
+    assert "- *reproduced*: The private mean's error shrinks as n grows (`error_shrinks`" in box
+    assert "**Errata**: 1 wrong" in box and "**Privacy ledger**: 1 releases" in box
+    assert "scale as epsilon / Delta" in errata_entries([summary])
+    # the ledger page: the release with its epsilon recomputed from its event
+    ledger = ledger_page([summary])
+    entry = next(line for line in ledger.splitlines() if "the mean of n = 1000 records" in line)
+    assert "Laplace" in entry and "| 1 |" in entry
+
+
+def test_halving_the_toy_releases_noise_fails_its_check(monkeypatch):
+    real = checks.laplace_mechanism
+    monkeypatch.setattr(checks, "laplace_mechanism",
+                        lambda value, sensitivity, eps, rng: real(value, sensitivity / 2, eps, rng))
+    with pytest.raises(CheckFailed, match="noise_sd"):
+        run(ToyProfile.quick())

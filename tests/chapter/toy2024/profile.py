@@ -1,0 +1,25 @@
+"""The toy chapter's typed profile: the quick values as defaults, the paper's in ``PAPER``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from privrl.chapter.profile import Profile
+
+PAPER = "toy2024"
+
+
+@dataclass(frozen=True)
+class ToyProfile(Profile):
+    """``n_trials`` releases at each record count of ``sizes``, each at ``epsilon``."""
+
+    n_trials: int = 20
+    sizes: tuple[int, ...] = (10, 1000)
+    epsilon: float = 1.0
+    PAPER = {"n_trials": 100}
+
+    def validate(self) -> None:
+        if self.epsilon <= 0:
+            raise ValueError(f"epsilon must be > 0, got {self.epsilon}")
+        if len(self.sizes) < 2 or min(self.sizes) < 1:
+            raise ValueError(f"sizes must hold two record counts >= 1, got {self.sizes}")
