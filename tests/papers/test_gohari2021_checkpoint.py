@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import signal
+import subprocess
+import sys
 
 import gymnasium as gym
 import numpy as np
 import pandas as pd
 import pytest
 
+from privrl.chapter.sweep import run_sweep
 from privrl.core.algorithms import ppo_fast
 from privrl.core.algorithms.ppo import PPOConfig
 from privrl.papers.gohari2021 import fast_student
@@ -117,3 +121,46 @@ def test_a_checkpoint_needs_a_seeded_reset_per_rollout(tmp_path):
     cfg = PPOConfig(hidden_sizes=(4,), steps_per_epoch=20)
     with pytest.raises(ValueError, match="reset_each_epoch"):
         ppo_fast.train_ppo_fast(lambda: gym.make("CartPole-v1"), 2, 0, cfg, checkpoint=tmp_path / "x")
+
+
+KILLED_DRIVER = """
+import os, pickle, signal, sys
+from privrl.chapter.sweep import run_sweep
+from privrl.chapter.sweep import run_sweep
+from privrl.core.algorithms import ppo_fast
+from privrl.papers.gohari2021.fast_student import run_agent_fast
+
+save = ppo_fast.save_checkpoint
+
+def save_and_die(*args):
+    save(*args)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+ppo_fast.save_checkpoint = save_and_die
+config = pickle.loads(bytes.fromhex(sys.argv[2]))
+run_sweep(run_agent_fast, config, n_seeds=1, cache_dir=sys.argv[1], executor="serial",
+          progress=False)
+"""
+
+
+def test_a_sweep_killed_with_sigkill_resumes_the_run_mid_way(tmp_path, monkeypatch):
+    """The recording's path: a sweep process killed (SIGKILL) right after a run's first
+    checkpoint (roll-out 25 of 30); the rerun resumes that run and returns the uninterrupted
+    frame, and the checkpoint is gone once the run is cached."""
+    config = {**CARTPOLE, "epochs": 30, "steps_per_epoch": 100, "train_pi_iters": 10,
+              "train_v_iters": 10}
+    whole = run_sweep(run_agent_fast, config, n_seeds=1, executor="serial", progress=False)
+    cache = tmp_path / "cache"
+    killed = subprocess.run([sys.executable, "-c", KILLED_DRIVER, str(cache),
+                             pickle.dumps(config).hex()], capture_output=True)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()[-2000:]
+    (ckpt,) = cache.rglob("*.ckpt")
+    assert not list(cache.rglob("*.pkl"))
+    steps: list = []
+    monkeypatch.setattr(fast_student, "make_env", lambda name: StepLog(MAKE_ENV(name), steps))
+    resumed = run_sweep(run_agent_fast, config, n_seeds=1, cache_dir=cache, executor="serial",
+                        progress=False)
+    assert len(steps) == 5 * 100  # roll-outs 25 to 29 only
+    pd.testing.assert_frame_equal(resumed.drop(columns="wall_time"),
+                                  whole.drop(columns="wall_time"), check_exact=True)
+    assert not ckpt.exists() and ckpt.with_suffix(".pkl").exists()
