@@ -37,11 +37,11 @@ roll-outs done, the env-step counter, the log rows and the wall time so far. A r
 an existing PATH of the same run (``run_id``, the PPO config, ``epochs`` and the generator's state
 on entry must match, else ``ValueError``) restores it and continues from the next roll-out: the
 same log, bit for bit, as a run never interrupted, except ``wall_time``, which continues from the
-saved value (it counts the roll-outs kept, not those lost to the interruption). The environments
-are restored by the seeded reset that starts every roll-out, so a checkpoint needs
-``reset_each_epoch=True``, and, for an ale-py emulator, whose generator of sticky actions that
-reset leaves running (:class:`~privrl.core.envs.atari.ReseedWithoutReload`), by its state saved
-with its generator.
+saved value (it counts the roll-outs kept, not those lost to the interruption). The
+environments: the seeded reset that starts every roll-out restores them (so a checkpoint needs
+``reset_each_epoch=True``), except an ale-py emulator's generator of sticky actions, which that
+reset leaves running (:class:`~privrl.core.envs.atari.ReseedWithoutReload`): the emulator's state
+is saved with its generator.
 """
 
 from __future__ import annotations
