@@ -13,6 +13,13 @@
   any code a run depends on recomputes it instead of returning a stale result. Files are written
   to a temporary name and renamed, so a killed sweep leaves no partial file, and a rerun skips
   what is done.
+* Checkpoints: a run function that declares ``checkpoints=True`` in its results version is
+  called, when there is a cache folder, as ``func(config, seed, checkpoint=PATH)`` with PATH
+  ``cache_dir/<func>/<key>.ckpt`` (the key of its cache entry): it saves its progress there and a
+  rerun resumes a killed run from it (same result); the file is deleted once the run's result
+  is cached. Without a cache folder, and for other functions, runs are called as
+  ``func(config, seed)``. The file is written by the process that runs the function (with a
+  remote cluster, at that path on the worker).
 * Executors: a local process pool by default; a Dask distributed cluster through
   ``Client(scheduler).get_executor()`` when ``scheduler`` (an address or a ``Client``) is given,
   or when ``executor`` is a scheduler address (``"tcp://HOST:8786"``: what a notebook's
@@ -29,7 +36,6 @@ import json
 import os
 import pickle
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from contextlib import ExitStack
@@ -42,7 +48,8 @@ import pandas as pd
 from tqdm import tqdm
 
 from privrl.chapter.records import PACKAGE_DIR, module_closure
-from privrl.core.results_version import VersionedRun, declared_version
+from privrl.core.checkpoint import atomic_pickle
+from privrl.core.results_version import VersionedRun, declared_version, declares_checkpoints
 from privrl.core.validation import check_choice, check_int
 
 RunFunction = Callable[[dict[str, Any], np.random.SeedSequence], pd.DataFrame]
@@ -117,20 +124,12 @@ def run_key(
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
 
-def _atomic_pickle(obj: Any, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".pkl")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _execute(func: RunFunction, config: dict[str, Any], root_seed: int, index: int) -> pd.DataFrame:
-    out = func(dict(config), seed_for(root_seed, index))
+def _execute(
+    func: RunFunction, config: dict[str, Any], root_seed: int, index: int,
+    checkpoint: Path | None = None,
+) -> pd.DataFrame:
+    kwargs = {} if checkpoint is None else {"checkpoint": checkpoint}
+    out = func(dict(config), seed_for(root_seed, index), **kwargs)
     if not isinstance(out, pd.DataFrame):
         raise TypeError(f"{_function_name(func)} must return a pandas DataFrame, got {type(out)}")
     return out
@@ -192,7 +191,9 @@ def run_sweep(
     and the config's scalar entries added as columns (unless ``func`` already set them).
     ``func`` must be defined at module level so worker processes can import it. ``order``: the
     order runs start in, ``"config"`` (every seed of the first config first) or ``"seed"`` (seed 0
-    of every config first: a recording stopped early has its configs equally far).
+    of every config first: a recording stopped early has its configs equally far). A function
+    that declares ``checkpoints=True`` gets ``checkpoint=PATH`` when ``cache_dir`` is given
+    (module docstring: resumed mid-run by a rerun, deleted once the run is cached).
     """
     if not callable(func):
         raise ValueError("func must be callable")
@@ -207,6 +208,15 @@ def run_sweep(
     tasks = [(c, i) for c in configs for i in range(n_seeds)]
     cache = Path(cache_dir) / _function_name(func) if cache_dir is not None else None
     code = cache_code(func) if cache is not None else ""
+    checkpoints = cache is not None and declares_checkpoints(func)
+
+    def entry(t: int, suffix: str) -> Path:
+        config, index = tasks[t]
+        return cache / f"{run_key(func, config, root_seed, index, code)}{suffix}"
+
+    def args(t: int) -> tuple[dict[str, Any], int, int, Path | None]:
+        config, index = tasks[t]
+        return config, root_seed, index, entry(t, ".ckpt") if checkpoints else None
 
     results: dict[int, pd.DataFrame] = {}
     pending: list[int] = []
@@ -214,8 +224,7 @@ def run_sweep(
     if order == "seed":
         starts = sorted(starts, key=lambda t: tasks[t][1])
     for t in starts:
-        config, index = tasks[t]
-        path = cache / f"{run_key(func, config, root_seed, index, code)}.pkl" if cache else None
+        path = entry(t, ".pkl") if cache else None
         if path is not None and path.exists():
             with open(path, "rb") as fh:
                 results[t] = pickle.load(fh)
@@ -223,9 +232,9 @@ def run_sweep(
             pending.append(t)
 
     def finish(t: int, frame: pd.DataFrame) -> None:
-        config, index = tasks[t]
         if cache is not None:
-            _atomic_pickle(frame, cache / f"{run_key(func, config, root_seed, index, code)}.pkl")
+            atomic_pickle(frame, entry(t, ".pkl"))
+            entry(t, ".ckpt").unlink(missing_ok=True)
         results[t] = frame
 
     bar = tqdm(
@@ -236,10 +245,10 @@ def run_sweep(
         pool = _make_executor(stack, executor, scheduler, max_workers) if pending else None
         if pool is None:
             for t in pending:
-                finish(t, _execute(func, *_args(tasks[t], root_seed)))
+                finish(t, _execute(func, *args(t)))
                 bar.update()
         else:
-            futures = {pool.submit(_execute, func, *_args(tasks[t], root_seed)): t for t in pending}
+            futures = {pool.submit(_execute, func, *args(t)): t for t in pending}
             for future in as_completed(futures):
                 finish(futures[future], future.result())
                 bar.update()
@@ -257,8 +266,3 @@ def run_probe(versioned: VersionedRun) -> pd.DataFrame:
     func = getattr(importlib.import_module(module), name)
     frame = _execute(func, dict(versioned.probe), 0, versioned.seed_index)
     return frame.drop(columns=[c for c in versioned.ignore if c in frame.columns])
-
-
-def _args(task: tuple[dict[str, Any], int], root_seed: int) -> tuple[dict[str, Any], int, int]:
-    config, index = task
-    return config, root_seed, index

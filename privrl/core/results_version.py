@@ -10,6 +10,10 @@ declared function on its ``probe`` (a small configuration and a seed index) and 
 column by column (``ignore``: columns that are not results, e.g. wall-clock times), with the one
 committed for that tag. An edit that changes a number fails that test until the tag is bumped (and
 the new probe frame committed), which also retires the old cache.
+
+A run function that declares ``checkpoints=True`` also accepts ``checkpoint=PATH``: a file it
+saves its progress to and resumes from, so that a run killed mid-way continues where it stopped
+with the same result (the sweep passes one per run when it has a cache folder).
 """
 
 from __future__ import annotations
@@ -34,13 +38,16 @@ class VersionedRun:
     probe: Mapping[str, Any]
     seed_index: int = 0
     ignore: tuple[str, ...] = field(default=())
+    checkpoints: bool = False
 
 
 def results_version(tag: str, *, probe: Mapping[str, Any], seed_index: int = 0,
-                    ignore: tuple[str, ...] = ()) -> Callable[[F], F]:
+                    ignore: tuple[str, ...] = (), checkpoints: bool = False) -> Callable[[F], F]:
     """Declare ``tag`` as the results version of the decorated run function (module docstring);
     ``probe``: a configuration small enough for a unit test, ``seed_index``: the seed it runs at,
-    ``ignore``: returned columns that are not results (e.g. ``("wall_time",)``)."""
+    ``ignore``: returned columns that are not results (e.g. ``("wall_time",)``),
+    ``checkpoints``: the function takes ``checkpoint=PATH`` and resumes from it (module
+    docstring)."""
     if not isinstance(tag, str) or not tag:
         raise ValueError(f"tag must be a non-empty string, got {tag!r}")
     if not isinstance(probe, Mapping):
@@ -49,7 +56,9 @@ def results_version(tag: str, *, probe: Mapping[str, Any], seed_index: int = 0,
     def declare(func: F) -> F:
         name = f"{func.__module__}.{func.__qualname__}"
         func.results_version = tag  # type: ignore[attr-defined]
-        REGISTRY[name] = VersionedRun(name, tag, dict(probe), int(seed_index), tuple(ignore))
+        func.checkpoints = bool(checkpoints)  # type: ignore[attr-defined]
+        REGISTRY[name] = VersionedRun(name, tag, dict(probe), int(seed_index), tuple(ignore),
+                                      bool(checkpoints))
         return func
 
     return declare
@@ -59,3 +68,8 @@ def declared_version(func: Callable[..., Any]) -> str | None:
     """The tag ``func`` declares, or ``None`` (then the sweep hashes its code closure)."""
     tag = getattr(func, "results_version", None)
     return tag if isinstance(tag, str) else None
+
+
+def declares_checkpoints(func: Callable[..., Any]) -> bool:
+    """Whether ``func`` declares that it takes ``checkpoint=PATH`` (:func:`results_version`)."""
+    return getattr(func, "checkpoints", False) is True

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from sweep_funcs import noisy_mean, slow_logged
+from sweep_funcs import Stopped, noisy_mean, resumable_count, slow_logged
 
 from privrl.chapter.sweep import run_sweep, seed_for
 
@@ -176,6 +176,31 @@ def test_a_declared_results_version_keys_the_cache_instead_of_the_code(tmp_path)
     assert run_with("1", 2) == "1", "an edit under the same tag recomputed the cached run"
     assert run_with("2", 2) == "2", "a bumped tag returned the cache of the old tag"
     assert len(list(cache.rglob("*.pkl"))) == 2
+
+
+def test_a_checkpointing_run_resumes_mid_run_and_its_checkpoint_goes_once_cached(
+    tmp_path, monkeypatch
+):
+    """A function declaring ``checkpoints=True`` gets a file beside its cache entry (same key),
+    a rerun resumes a stopped run from it with the same result, and it is deleted once cached."""
+    config, cache = {"n": 5}, tmp_path / "cache"
+    whole = run_sweep(resumable_count, config, n_seeds=2, executor="serial", progress=False)
+    assert list(whole["checkpoint"]) == ["None"] * 10  # no cache folder: called without one
+    monkeypatch.setenv("PRIVRL_TEST_STOP_AFTER", "3")
+    with pytest.raises(Stopped):
+        run_sweep(resumable_count, config, n_seeds=2, cache_dir=cache, executor="serial",
+                  progress=False)
+    ckpt = list(cache.rglob("*.ckpt"))
+    assert len(ckpt) == 1 and not list(cache.rglob("*.pkl"))
+    monkeypatch.delenv("PRIVRL_TEST_STOP_AFTER")
+    resumed = run_sweep(resumable_count, config, n_seeds=2, cache_dir=cache, executor="serial",
+                        progress=False)
+    pd.testing.assert_frame_equal(resumed[["value", "seed"]], whole[["value", "seed"]])
+    assert list(resumed.groupby("seed")["started_at"].first()) == [3, 0]
+    paths = [Path(p) for p in resumed.groupby("seed")["checkpoint"].first()]
+    assert paths[0] == ckpt[0] and paths[0] != paths[1]
+    assert all(p.with_suffix(".pkl").exists() and not p.exists() for p in paths)
+    assert not list(cache.rglob("*.ckpt")) and len(list(cache.rglob("*.pkl"))) == 2
 
 
 def test_seed_order_starts_seed_zero_of_every_config_first(tmp_path):

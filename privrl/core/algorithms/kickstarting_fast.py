@@ -16,6 +16,8 @@ gradient with respect to :math:`\pi_\theta(s)` is :math:`\mathbb{1}\{d > \alpha\
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from privrl.core.algorithms.kickstarting import Kickstarter
@@ -25,6 +27,15 @@ from privrl.core.mechanisms.dirichlet import check_policy
 class FastKickstarter(Kickstarter):
     """A :class:`~privrl.core.algorithms.kickstarting.Kickstarter` with the
     :class:`~privrl.core.algorithms.ppo_fast.FastAuxiliary` interface."""
+
+    def state(self) -> dict[str, Any]:
+        """The generator's bit-generator state: the rest (``k``, ``alpha``, ``active``) is set by
+        :meth:`start_epoch` from the roll-out's index."""
+        return {"rng": self.rng.bit_generator.state}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Set the generator back to a :meth:`state`."""
+        self.rng.bit_generator.state = state["rng"]
 
     def rollout_targets(self, obs: np.ndarray) -> np.ndarray:
         """Answers (T, n_envs, m) to the queries of a roll-out's observations (T, n_envs, d)

@@ -27,11 +27,28 @@ logs the same per-roll-out values to floating-point tolerance (tested step by st
 An auxiliary term (:class:`FastAuxiliary`, e.g.
 :class:`~privrl.core.algorithms.kickstarting_fast.FastKickstarter`) answers a roll-out's queries
 at once and returns its loss with its gradient with respect to the policy's probabilities.
+
+Checkpoints (``checkpoint=PATH``): every ``checkpoint_every`` roll-outs the run writes to PATH
+(:func:`~privrl.core.checkpoint.save_checkpoint`, atomic) all that the rest of it depends on:
+both networks' weights, both Adam optimisers' moments and step counts, the numpy generator's
+bit-generator state (the reset seeds; the auxiliary's draws when it shares the generator), the
+torch generator's state (the action draws), the auxiliary's :meth:`FastAuxiliary.state`, the
+roll-outs done, the env-step counter, the log rows and the wall time so far. A run started with
+an existing PATH of the same run (``run_id``, the PPO config, ``epochs`` and the generator's state
+on entry must match, else ``ValueError``) restores it and continues from the next roll-out: the
+same log, bit for bit, as a run never interrupted, except ``wall_time``, which continues from the
+saved value (it counts the roll-outs kept, not those lost to the interruption). The
+environments: the seeded reset that starts every roll-out restores them (so a checkpoint needs
+``reset_each_epoch=True``), except an ale-py emulator's generator of sticky actions, which that
+reset leaves running (:class:`~privrl.core.envs.atari.ReseedWithoutReload`): the emulator's state
+is saved with its generator.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -43,6 +60,7 @@ import torch
 from threadpoolctl import threadpool_limits
 
 from privrl.core.algorithms.ppo import ActorCritic, PPOConfig, advantages_and_targets
+from privrl.core.checkpoint import load_checkpoint, save_checkpoint
 from privrl.core.rng import SeedLike, as_generator
 from privrl.core.validation import check_int
 
@@ -62,6 +80,14 @@ class FastAuxiliary(Protocol):
         ...
 
     def diagnostics(self, probs: np.ndarray, targets: np.ndarray) -> dict[str, float]: ...
+
+    def state(self) -> dict[str, Any]:
+        """What the auxiliary's later roll-outs depend on beyond their index (for a checkpoint)."""
+        ...
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Set the auxiliary back to a :meth:`state`."""
+        ...
 
 
 class MLP:
@@ -164,6 +190,18 @@ class _Env:
     def reset(self, seed: int) -> np.ndarray:
         return np.asarray(self.env.reset(seed=seed)[0], dtype=np.float32).ravel()
 
+    def state(self) -> Any:
+        """What a seeded reset leaves of the past: an ale-py emulator's state with its generator
+        (the sticky actions' draws, which a seeded reset after the first does not reseed,
+        :class:`~privrl.core.envs.atari.ReseedWithoutReload`); ``None`` for other environments."""
+        clone = getattr(self.env.unwrapped, "clone_state", None)
+        return clone(include_rng=True) if clone is not None else None
+
+    def restore(self, state: Any) -> None:
+        """Set the environment back to a :meth:`state`."""
+        if state is not None:
+            self.env.unwrapped.restore_state(state)
+
 
 def train_ppo_fast(
     env_fn: Callable[[], gym.Env],
@@ -171,21 +209,38 @@ def train_ppo_fast(
     rng: SeedLike,
     config: PPOConfig,
     aux: FastAuxiliary | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: int = 25,
+    run_id: Any = None,
 ) -> tuple[tuple[MLP, MLP], pd.DataFrame]:
     """:func:`~privrl.core.algorithms.ppo.train_ppo` (its log, same columns) on the numpy path;
     returns the policy and value :class:`MLP` and the log. Runs numpy's BLAS on one thread (on
     these small matrices more threads cost more CPU time than they save) and sets torch to one
-    thread (the network initialisation and the action draws are torch's)."""
+    thread (the network initialisation and the action draws are torch's). ``checkpoint``: a file
+    to save the run to every ``checkpoint_every`` roll-outs and to resume it from (module
+    docstring); ``run_id``: what else identifies the run (e.g. its configuration and seed),
+    stored in the file and checked on resuming."""
     epochs = check_int(epochs, "epochs", minimum=1)
+    checkpoint_every = check_int(checkpoint_every, "checkpoint_every", minimum=1)
+    if checkpoint is not None and not config.reset_each_epoch:
+        raise ValueError("checkpoint needs config.reset_each_epoch=True (the seeded reset of "
+                         "every roll-out is what restores the environments)")
+    rng = as_generator(rng)
+    identity = None
+    if checkpoint is not None:
+        identity = {"run_id": run_id, "ppo": dataclasses.asdict(config), "epochs": epochs,
+                    "rng": rng.bit_generator.state}
     with threadpool_limits(limits=1, user_api="blas"):
-        return _train(env_fn, epochs, rng, config, aux)
+        return _train(env_fn, epochs, rng, config, aux, checkpoint, checkpoint_every, identity)
 
 
-def _train(env_fn: Callable[[], gym.Env], epochs: int, rng: SeedLike, config: PPOConfig,
-           aux: FastAuxiliary | None) -> tuple[tuple[MLP, MLP], pd.DataFrame]:  # fmt: skip
+def _train(
+    env_fn: Callable[[], gym.Env], epochs: int, rng: np.random.Generator, config: PPOConfig,
+    aux: FastAuxiliary | None, checkpoint: str | os.PathLike[str] | None, every: int,
+    identity: dict[str, Any] | None,
+) -> tuple[tuple[MLP, MLP], pd.DataFrame]:
     """The body of :func:`train_ppo_fast`."""
     torch.set_num_threads(1)
-    rng = as_generator(rng)
     torch_gen_seed = int(rng.integers(2**62))
     torch.manual_seed(torch_gen_seed)
     envs = [_Env(env_fn, config.max_episode_steps) for _ in range(config.n_envs)]
@@ -204,11 +259,35 @@ def _train(env_fn: Callable[[], gym.Env], epochs: int, rng: SeedLike, config: PP
         seed = int(rng.integers(2**31))
         return np.stack([e.reset(seed + i) for i, e in enumerate(envs)])
 
+    def state() -> dict[str, Any]:
+        """What the rest of the run depends on, after roll-out ``epoch``."""
+        return {
+            "pi": pi.flat.copy(), "v": v.flat.copy(),
+            "adam": [(o.m.copy(), o.v.copy(), o.t) for o in (pi_opt, v_opt)],
+            "rng": rng.bit_generator.state, "torch": gen.get_state().numpy().copy(),
+            "aux": aux.state() if aux is not None else None, "epoch": epoch + 1,
+            "steps": steps, "rows": list(rows), "elapsed": time.perf_counter() - t0,
+            "envs": [e.state() for e in envs],
+        }
+
     obs = reset_all()
     ep_ret = np.zeros(n_e)
-    rows, t0, steps = [], time.perf_counter(), 0
+    rows, elapsed, steps, start = [], 0.0, 0, 0
+    saved = load_checkpoint(checkpoint, identity) if checkpoint is not None else None
+    if saved is not None:  # every roll-out starts with a seeded reset (reset_each_epoch)
+        pi.flat[:], v.flat[:] = saved["pi"], saved["v"]
+        for opt, (m, v2, t) in zip((pi_opt, v_opt), saved["adam"], strict=True):
+            opt.m[:], opt.v[:], opt.t = m, v2, t
+        rng.bit_generator.state = saved["rng"]
+        gen.set_state(torch.from_numpy(saved["torch"]))
+        if aux is not None:
+            aux.restore(saved["aux"])
+        for e, env_state in zip(envs, saved["envs"], strict=True):
+            e.restore(env_state)
+        start, steps, rows, elapsed = saved["epoch"], saved["steps"], saved["rows"], saved["elapsed"]
+    t0 = time.perf_counter() - elapsed
     n_layers = len(pi.params) // 2
-    for epoch in range(epochs):
+    for epoch in range(start, epochs):
         info_row = aux.start_epoch(epoch) if aux is not None else {}
         if config.reset_each_epoch and epoch > 0:
             obs = reset_all()
@@ -261,6 +340,8 @@ def _train(env_fn: Callable[[], gym.Env], epochs: int, rng: SeedLike, config: PP
                      "avg_return": float(np.mean(finished)) if finished else np.nan,
                      "n_episodes": len(finished), **update,
                      "wall_time": time.perf_counter() - t0, **info_row})  # fmt: skip
+        if checkpoint is not None and (epoch + 1) % every == 0 and epoch + 1 < epochs:
+            save_checkpoint(checkpoint, identity, state())
     for e in envs:
         e.env.close()
     return (pi, v), pd.DataFrame(rows)

@@ -19,6 +19,7 @@ frame by ``tests/chapter/test_results_versions.py``; every arm is pinned to toda
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any
 
 import numpy as np
@@ -58,12 +59,18 @@ PROBE = {
 }
 
 
-@results_version("1", probe=PROBE, ignore=("wall_time",))
-def run_agent_fast(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
+@results_version("1", probe=PROBE, ignore=("wall_time",), checkpoints=True)
+def run_agent_fast(
+    config: dict[str, Any], seed: np.random.SeedSequence,
+    checkpoint: str | os.PathLike[str] | None = None, checkpoint_every: int = 25,
+) -> pd.DataFrame:
     """One learning curve. ``config``: the profile's run keys plus ``method`` (``ppo``,
     ``kickstart``, ``private``), ``hidden`` (student width) and, for ``private``,
     ``coefficient`` (as :func:`privrl.papers.gohari2021.student.run_agent`). Returns one row
-    per roll-out."""
+    per roll-out. ``checkpoint``: a file the run is saved to every ``checkpoint_every``
+    roll-outs and resumed from, refused if it holds another ``config`` or ``seed``
+    (:func:`~privrl.core.algorithms.ppo_fast.train_ppo_fast`; at 25, a save of at most 1 MB,
+    6 ms of CPU at roll-out 4,000, is under 0.1 % of the 25 roll-outs' time)."""
     rng = as_generator(seed)
     aux = None
     if config["method"] != "ppo":
@@ -84,5 +91,7 @@ def run_agent_fast(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.D
         reset_each_epoch=bool(config["reset_each_epoch"]), value_targets=config["value_targets"],
     )  # fmt: skip
     env_fn = functools.partial(make_env, config["env"])
-    _, log = train_ppo_fast(env_fn, int(config["epochs"]), rng, ppo, aux)
+    run_id = {"config": config, "seed": (seed.entropy, tuple(seed.spawn_key))}
+    _, log = train_ppo_fast(env_fn, int(config["epochs"]), rng, ppo, aux, checkpoint,
+                            checkpoint_every, run_id)
     return log

@@ -10,8 +10,10 @@ union radius (arm c); every other setting is the paper profile's (AirRaid RAM, o
 episodes capped at 1,000, a reset per roll-out, rewards-to-go, 80 + 80 update iterations).
 
 :func:`record_horizon` runs them through :func:`privrl.chapter.sweep.run_sweep` with a cache
-folder (resumable: a finished run is kept, a sitting that ends loses only the runs in flight;
-commit the cache between sittings) and writes ``gohari2021-horizon-curves.csv``
+folder (resumable: a finished run is kept, and a run in flight resumes from its checkpoint
+``<key>.ckpt``, saved every 25 roll-outs, so a sitting that ends loses at most 25 roll-outs per
+run in flight; commit the cache, checkpoints included, between sittings) and writes
+``gohari2021-horizon-curves.csv``
 (:data:`HORIZON_CSV`, the design record's columns, :func:`~privrl.papers.gohari2021.recorded.paper_curves`)
 into the book's recorded results and its run record ``book/measurements/gohari2021-horizon.json``
 (:data:`RECORD_JSON`, a :class:`~privrl.chapter.records.RunRecord` of profile ``horizon``, produced
