@@ -43,6 +43,19 @@ def check_states(states: object, lengths: np.ndarray, n_states: int,
 
 @dataclass(frozen=True)
 class Trajectories:
+    """``m`` trajectories of at most ``H`` transitions as padded arrays (layout: module text).
+
+    Validated once, here: lists become arrays, every field must be numeric with ``m`` rows,
+    ``lengths`` integers in ``[1, H]``, observations and rewards finite (``ValueError`` naming the
+    field otherwise).
+
+    >>> import privrl
+    >>> data = privrl.Trajectories(observations=[[0, 1, 2]], actions=[[0, 0]],
+    ...                            rewards=[[0.0, 1.0]], lengths=[2], terminated=[True])
+    >>> data.n_trajectories, data.horizon
+    (1, 2)
+    """
+
     observations: np.ndarray  # (m, H + 1, *obs_shape) or (m, H + 1) for integer states
     actions: np.ndarray  # (m, H)
     rewards: np.ndarray  # (m, H)
@@ -51,7 +64,10 @@ class Trajectories:
 
     def __post_init__(self) -> None:
         for name in ("observations", "actions", "rewards", "lengths", "terminated"):
-            value = np.asarray(getattr(self, name))  # lists become arrays; arrays stay as given
+            try:  # lists become arrays; arrays stay as given
+                value = np.asarray(getattr(self, name))
+            except ValueError:
+                raise ValueError(f"trajectories: {name} is a ragged list, not an array") from None
             if value.dtype.kind not in "biuf":
                 raise ValueError(f"trajectories: {name} must be numeric, got dtype {value.dtype}")
             if value.ndim == 0:

@@ -15,6 +15,8 @@ import numpy as np
 
 
 def _as_float(value: object, name: str) -> float:
+    if isinstance(value, str | bytes):  # float("1") would succeed: a typo must not pass as data
+        raise ValueError(f"{name} must be a real number, got the string {value!r}")
     try:
         out = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -92,12 +94,16 @@ def check_array(
 ) -> np.ndarray:
     """Convert ``value`` to an array and check its dimensionality, shape and finiteness.
 
-    ``shape`` may contain ``None`` for free axes, e.g. ``(None, 3)``.
+    ``shape`` may contain ``None`` for free axes, e.g. ``(None, 3)``. Strings are refused, not
+    parsed (``np.asarray("1", dtype=float)`` would succeed).
     """
     try:
+        if isinstance(value, str | bytes) or np.asarray(value).dtype.kind in "SU":
+            raise ValueError
         arr = np.asarray(value, dtype=dtype)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be array-like of {dtype.__name__}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be array-like of {dtype.__name__} (a number, a list or "
+                         "an array, not strings or ragged lists)") from None
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:

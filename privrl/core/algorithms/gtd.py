@@ -142,8 +142,9 @@ class SaddlePointStats:
             return cls.from_features(FeatureTransitions(
                 traj.observations.astype(float), traj.rewards, traj.lengths, traj.terminated,
                 gamma, rho))
-        return cls.from_tabular(traj.observations, features, traj.rewards, traj.lengths,
-                                traj.terminated, gamma, rho)
+        phi = check_array(features, "features", ndim=2)
+        return cls.from_tabular(traj.state_indices(phi.shape[0]), phi, traj.rewards,
+                                traj.lengths, traj.terminated, gamma, rho)
 
     def mean(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Averages over trajectories: the saddle point GPOPE's iterates target on this dataset."""
