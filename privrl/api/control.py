@@ -30,6 +30,9 @@ from privrl.core.validation import check_array, check_delta, check_int, check_po
 
 #: Tolerance of Theorem 5's inversion in the event of a sigma calibrated for its target.
 THEOREM5_RTOL = 1e-12
+#: The largest Dirichlet concentration answered: eq. (6)'s delta underflows to 0 near 1e5 and its
+#: incomplete beta functions stop converging beyond (the epsilon there is above 1e4 anyway).
+MAX_CONCENTRATION = 1e5
 
 
 def functional_q_learning(*, epsilon: float, delta: float, episodes: int, rng: SeedLike,
@@ -100,8 +103,8 @@ def dirichlet_teacher_answer(policy: object, *, k: float | object, eta: float, t
     m = rows.shape[1]
     pi = check_policy(pi, eta)
     ks = np.broadcast_to(check_array(k, "k", ndim=(0, 1)), rows.shape[:1])
-    if np.any(ks <= 0):
-        raise ValueError(f"k must be > 0, got {k}")
+    if np.any(ks <= 0) or np.any(ks > MAX_CONCENTRATION):
+        raise ValueError(f"k must lie in (0, {MAX_CONCENTRATION:g}], got {k}")
     value = dirichlet_mechanism(rows, ks, rng, eta=eta)
     if len(ks) == 1:
         event = dacc.DirichletMechanismEvent(float(ks[0]), m, eta, tau, lipschitz, b)

@@ -19,7 +19,7 @@ from privrl.core.accounting.gaussian import GaussianEvent, analytic_gaussian_sig
 from privrl.core.accounting.laplace import GridLaplaceReportEvent
 from privrl.core.mechanisms import discrete_laplace as dl
 from privrl.core.rng import SeedLike, as_generator
-from privrl.core.validation import check_array, check_delta, check_positive
+from privrl.core.validation import check_array, check_delta, check_epsilon, check_positive
 
 
 def _one_of(epsilon: object, other: object, other_name: str) -> None:
@@ -74,6 +74,7 @@ def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float, rng:
     """
     arr = check_array(value, "value", ndim=(0, 1))
     sensitivity = check_positive(sensitivity, "sensitivity")
+    epsilon = check_epsilon(epsilon)
     row = np.atleast_1d(arr)[None, :]
     d = row.shape[1]
     noisy = dl.discrete_laplace_mechanism(row, sensitivity, epsilon, rng, step)[0]

@@ -5,6 +5,7 @@ wheel built from the repository installs into a clean venv with the required dep
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -33,9 +34,13 @@ def test_the_package_ships_py_typed():
 
 @pytest.mark.slow
 def test_wheel_installs_with_required_dependencies_only(tmp_path):
-    wheels = tmp_path / "wheels"
+    source, wheels = tmp_path / "source", tmp_path / "wheels"  # build outside the worktree
+    shutil.copytree(ROOT / "privrl", source / "privrl",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(wheels), str(ROOT)], check=True)
+                    "-q", "-w", str(wheels), str(source)], check=True)
     (wheel,) = wheels.glob("privrl-*.whl")
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)

@@ -44,7 +44,7 @@ import numpy as np
 
 from privrl.core.accounting.laplace import check_step, grid_laplace_epsilon, grid_sensitivity
 from privrl.core.rng import SeedLike, as_generator
-from privrl.core.validation import check_array, check_epsilon
+from privrl.core.validation import check_array, check_epsilon, check_positive
 
 #: Default grid step: 2^-30 (about 9.3e-10).
 DEFAULT_STEP = 2.0**-30
@@ -215,6 +215,8 @@ def discrete_laplace_mechanism(x: np.ndarray, sensitivity: float, epsilon: float
     Every output is a multiple of ``step``, exactly."""
     arr = check_array(x, "x", ndim=(1, 2))
     step = check_step(step)
+    epsilon = check_epsilon(epsilon)  # before the cached grid_scale (arguments must hash)
+    sensitivity = check_positive(sensitivity, "sensitivity")
     d = arr.shape[-1]
     scale = grid_scale(sensitivity, epsilon, d, step)
     grid = np.rint(arr / step)
