@@ -81,6 +81,8 @@ def sign_report(gradients: object, *, epsilon: float, clip: float, rng: SeedLike
     d = g.shape[1]
     d_hat = loc.default_projection_dim(epsilon, d) if d_hat is None else d_hat
     d_hat = check_int(d_hat, "d_hat", minimum=1)
+    if epsilon / d_hat > 700:  # exp(epsilon / d_hat) in eq. (24) overflows a double near 709
+        raise ValueError(f"epsilon / d_hat must be at most 700, got {epsilon / d_hat:g}")
     value = loc.projected_random_sign(g, epsilon, clip, rng, d_hat=d_hat)
     flip = float(loc.sign_probability(np.array([-clip]), epsilon, d_hat, clip)[0])
     return Release.from_event(value, BitFlipEvent(flip_probability=flip, bits=d_hat), 0.0,

@@ -21,6 +21,10 @@ from privrl.core.mechanisms import discrete_laplace as dl
 from privrl.core.rng import SeedLike, as_generator
 from privrl.core.validation import check_array, check_delta, check_epsilon, check_positive
 
+#: The largest target epsilon the analytic Gaussian calibration evaluates (its privacy profile
+#: has a factor exp(epsilon), which overflows a double near 709).
+MAX_GAUSSIAN_EPSILON = 700.0
+
 
 def _one_of(epsilon: object, other: object, other_name: str) -> None:
     if (epsilon is None) == (other is None):
@@ -48,6 +52,10 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: 
     delta = check_delta(delta)
     _one_of(epsilon, sigma, "sigma")
     if sigma is None:
+        epsilon = check_epsilon(epsilon)
+        if epsilon > MAX_GAUSSIAN_EPSILON:
+            raise ValueError(f"epsilon must be at most {MAX_GAUSSIAN_EPSILON:g} for the analytic "
+                             f"Gaussian calibration (exp(epsilon) overflows), got {epsilon}")
         sigma = analytic_gaussian_sigma(epsilon, delta, sensitivity)
     sigma = check_positive(sigma, "sigma")
     noisy = value + as_generator(rng).normal(0.0, sigma, size=value.shape)
