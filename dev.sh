@@ -19,7 +19,8 @@ ensure_venv() {
     "$VENV/bin/python" -m pip install --quiet --upgrade pip
     # The CPU build of torch first, pinned, so nothing pulls a CUDA build.
     "$VENV/bin/python" -m pip install --quiet "torch==2.13.0"
-    "$VENV/bin/python" -m pip install --quiet -e ".[book,test,bench]"
+    # Every extra: the deep-RL and Atari chapters, the book, Dask sweeps, the tests, benchmarks.
+    "$VENV/bin/python" -m pip install --quiet -e ".[deep,atari,book,cluster,test,bench]"
     "$VENV/bin/python" -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
     touch "$stamp"
   fi

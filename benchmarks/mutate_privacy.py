@@ -40,6 +40,7 @@ XIE = ["tests/core/test_gtd.py", "tests/core/test_subsampled_accounting.py", "te
 CORE = ["tests/core/test_mechanisms.py", "tests/core/test_gaussian_accounting.py",
         "tests/core/test_calibration_safety.py"]
 AUDIT = ["tests/core/test_audit.py"]
+API = ["tests/api/test_releases.py"]
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,45 @@ MUTATIONS: list[Mutation] = [
       "GaussianDpEvent(z))\n    return dp_accounting.SelfComposedDpEvent(step, iterations)\n\n\ndef gpope_pld_supported",
       "GaussianDpEvent(z))\n    return dp_accounting.SelfComposedDpEvent(step, max(1, iterations // 2))"
       "\n\n\ndef gpope_pld_supported", (*XIE, *AUDIT)),
+    # privrl.api: the call sites of the public releases
+    M("api_gaussian_noise", "noise halved", "privrl/api/mechanisms.py",
+      "normal(0.0, sigma, size=value.shape)", "normal(0.0, sigma / 2, size=value.shape)",
+      tuple(API)),
+    M("api_gaussian_epsilon", "budget doubled", "privrl/api/mechanisms.py",
+      "analytic_gaussian_sigma(epsilon, delta, sensitivity)",
+      "analytic_gaussian_sigma(2 * epsilon, delta, sensitivity)", tuple(API)),
+    M("api_laplace_noise", "noise halved", "privrl/api/mechanisms.py",
+      "dl.discrete_laplace_mechanism(row, sensitivity, epsilon, rng, step)",
+      "dl.discrete_laplace_mechanism(row, sensitivity, 2 * epsilon, rng, step)", tuple(API)),
+    M("api_gpope_noise", "noise halved", "privrl/api/evaluation.py",
+      "run = gtd.gpope(stats, iterations, step_size, clip_norm, z, rng)",
+      "run = gtd.gpope(stats, iterations, step_size, clip_norm, z / 2, rng)", tuple(API)),
+    M("api_gpope_n", "budget doubled", "privrl/api/evaluation.py",
+      "calibrate_noise_multiplier(epsilon, delta, n, iterations)",
+      "calibrate_noise_multiplier(epsilon, delta, 2 * n, iterations)", tuple(API)),
+    M("api_dp_lsw_epsilon", "budget doubled", "privrl/api/evaluation.py",
+      "    est = mc.dp_lsw(fv, phi, rho, budget, rng, strict=strict)",
+      "    est = mc.dp_lsw(fv, phi, rho, budget, rng, noise_multiplier=0.5, strict=strict)",
+      tuple(API)),
+    M("api_dp_lsl_epsilon", "noise halved", "privrl/api/evaluation.py",
+      "    est = mc.dp_lsl(fv, phi, rho, lam, budget, rng, strict=strict)",
+      "    est = mc.dp_lsl(fv, phi, rho, lam, budget, rng, noise_multiplier=0.5, strict=strict)",
+      tuple(API)),
+    M("api_laplace_report_noise", "noise halved", "privrl/api/local.py",
+      "loc.laplace_gradient_mechanism(g, epsilon, clip, rng, step=step)",
+      "loc.laplace_gradient_mechanism(g, 2 * epsilon, clip, rng, step=step)", tuple(API)),
+    M("api_sign_report_budget", "budget doubled", "privrl/api/local.py",
+      "loc.projected_random_sign(g, epsilon, clip, rng, d_hat=d_hat)",
+      "loc.projected_random_sign(g, 2 * epsilon, clip, rng, d_hat=d_hat)", tuple(API)),
+    M("api_functional_noise", "noise halved", "privrl/api/control.py",
+      'privacy = fq.FunctionalNoiseConfig(cal["sigma"], cal["beta"])',
+      'privacy = fq.FunctionalNoiseConfig(cal["sigma"] / 2, cal["beta"])', tuple(API)),
+    M("api_dirichlet_k", "noise halved", "privrl/api/control.py",
+      "value = dirichlet_mechanism(rows, ks, rng, eta=eta)",
+      "value = dirichlet_mechanism(rows, 4 * ks, rng, eta=eta)", tuple(API)),
+    M("teacher_budget_mean", "composition dropped", "privrl/core/accounting/dirichlet.py",
+      "e_max, d_max = float(eps[used].max()), float(dlt[used].max())",
+      "e_max, d_max = float(eps[used].mean()), float(dlt[used].max())", (*API, *GOHARI)),
     M("xie_calibration_epsilon", "budget doubled", "privrl/papers/xie2019/privacy.py",
       "return calibrate_noise_multiplier(self.target_epsilon, self.delta",
       "return calibrate_noise_multiplier(2 * self.target_epsilon, self.delta", tuple(XIE)),

@@ -18,8 +18,44 @@ from dataclasses import dataclass
 import numpy as np
 
 
+def check_states(states: object, lengths: np.ndarray, n_states: int,
+                 name: str = "observations") -> np.ndarray:
+    """``states`` (m, H + 1) after checking they are integer state indices and that every real
+    one (``t <= lengths[i]``: the visited states and the state reached last) lies in
+    ``[0, n_states)``; padding past a trajectory's end is not checked.
+
+    The one check of tabular data shared by every tabular evaluator
+    (:meth:`Trajectories.state_indices`, ``SaddlePointStats.from_tabular``): a negative index
+    would wrap around in numpy and give wrong statistics silently."""
+    obs = np.asarray(states)
+    if obs.ndim != 2 or obs.dtype.kind not in "iu":
+        raise ValueError(f"{name} must be integer state indices of shape (m, H + 1), got dtype "
+                         f"{obs.dtype} and shape {obs.shape}")
+    if obs.shape[0] != len(lengths):
+        raise ValueError(f"{name} has {obs.shape[0]} rows, expected {len(lengths)}")
+    real = np.arange(obs.shape[1])[None, :] <= np.asarray(lengths)[:, None]
+    bad = real & ((obs < 0) | (obs >= n_states))
+    if np.any(bad):
+        raise ValueError(f"{name} must lie in [0, {n_states}) (the rows of the features), got "
+                         f"{obs[bad].min()} .. {obs[bad].max()} at {int(bad.sum())} positions")
+    return obs
+
+
 @dataclass(frozen=True)
 class Trajectories:
+    """``m`` trajectories of at most ``H`` transitions as padded arrays (layout: module text).
+
+    Validated once, here: lists become arrays, every field must be numeric with ``m`` rows,
+    ``lengths`` integers in ``[1, H]``, observations and rewards finite (``ValueError`` naming the
+    field otherwise).
+
+    >>> import privrl
+    >>> data = privrl.Trajectories(observations=[[0, 1, 2]], actions=[[0, 0]],
+    ...                            rewards=[[0.0, 1.0]], lengths=[2], terminated=[True])
+    >>> data.n_trajectories, data.horizon
+    (1, 2)
+    """
+
     observations: np.ndarray  # (m, H + 1, *obs_shape) or (m, H + 1) for integer states
     actions: np.ndarray  # (m, H)
     rewards: np.ndarray  # (m, H)
@@ -27,19 +63,34 @@ class Trajectories:
     terminated: np.ndarray  # (m,) bool
 
     def __post_init__(self) -> None:
+        for name in ("observations", "actions", "rewards", "lengths", "terminated"):
+            try:  # lists become arrays; arrays stay as given
+                value = np.asarray(getattr(self, name))
+            except ValueError:
+                raise ValueError(f"trajectories: {name} is a ragged list, not an array") from None
+            if value.dtype.kind not in "biuf":
+                raise ValueError(f"trajectories: {name} must be numeric, got dtype {value.dtype}")
+            if value.ndim == 0:
+                raise ValueError(f"trajectories: {name} must be an array, got a scalar")
+            object.__setattr__(self, name, value)
         m = len(self.lengths)
         if m == 0:
             raise ValueError("trajectories: the dataset is empty (m = 0)")
+        if self.lengths.ndim != 1 or self.lengths.dtype.kind not in "iu":
+            raise ValueError("trajectories: lengths must be a 1-d array of integers")
         horizon = self.actions.shape[1] if self.actions.ndim > 1 else 0
         for name in ("observations", "actions", "rewards", "terminated"):
             if len(getattr(self, name)) != m:
                 raise ValueError(f"trajectories: {name} has {len(getattr(self, name))} rows, expected {m}")
         if self.rewards.shape[:2] != self.actions.shape[:2]:
             raise ValueError("trajectories: rewards and actions must have the same (m, H) shape")
-        if self.observations.shape[1] != horizon + 1:
+        if self.observations.ndim < 2 or self.observations.shape[1] != horizon + 1:
             raise ValueError("trajectories: observations must have H + 1 columns")
         if np.any(self.lengths < 1) or np.any(self.lengths > horizon):
             raise ValueError("trajectories: every length must lie in [1, H]")
+        for name in ("observations", "rewards"):
+            if not np.all(np.isfinite(getattr(self, name))):
+                raise ValueError(f"trajectories: {name} must be finite (NaN or inf found)")
 
     @property
     def n_trajectories(self) -> int:
@@ -48,6 +99,10 @@ class Trajectories:
     @property
     def horizon(self) -> int:
         return int(self.actions.shape[1])
+
+    def state_indices(self, n_states: int) -> np.ndarray:
+        """The observations as integer state indices in ``[0, n_states)`` (:func:`check_states`)."""
+        return check_states(self.observations, self.lengths, n_states)
 
     def mask(self) -> np.ndarray:
         """Boolean (m, H) array, True where a transition is real (t < length)."""

@@ -8,12 +8,15 @@ traceback from deep inside numpy.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
 
 def _as_float(value: object, name: str) -> float:
+    if isinstance(value, str | bytes):  # float("1") would succeed: a typo must not pass as data
+        raise ValueError(f"{name} must be a real number, got the string {value!r}")
     try:
         out = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -91,12 +94,16 @@ def check_array(
 ) -> np.ndarray:
     """Convert ``value`` to an array and check its dimensionality, shape and finiteness.
 
-    ``shape`` may contain ``None`` for free axes, e.g. ``(None, 3)``.
+    ``shape`` may contain ``None`` for free axes, e.g. ``(None, 3)``. Strings are refused, not
+    parsed (``np.asarray("1", dtype=float)`` would succeed).
     """
     try:
+        if isinstance(value, str | bytes) or np.asarray(value).dtype.kind in "SU":
+            raise ValueError
         arr = np.asarray(value, dtype=dtype)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be array-like of {dtype.__name__}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be array-like of {dtype.__name__} (a number, a list or "
+                         "an array, not strings or ragged lists)") from None
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
@@ -116,3 +123,30 @@ def check_choice(value: object, name: str, choices: Sequence[object]) -> object:
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
     return value
+
+
+class PrivacyLeakWarning(RuntimeWarning):
+    """Data lay beyond a bound a privacy analysis assumes and were clipped to it (the name and
+    convention of diffprivlib's warning): the release keeps its guarantee, but it is computed from
+    the clipped data, not the data given."""
+
+
+def clip_to_bound(
+    values: np.ndarray, name: str, low: float, high: float, strict: bool = False
+) -> np.ndarray:
+    """``values`` clipped to ``[low, high]``, the bound a privacy analysis assumes of them.
+
+    When no value lies outside, ``values`` itself is returned (nothing is copied or changed).
+    Otherwise a :class:`PrivacyLeakWarning` names ``name``, how many values were clipped and by
+    how much at most; with ``strict=True`` a ``ValueError`` is raised instead.
+    """
+    outside = (values < low) | (values > high)
+    if not np.any(outside):
+        return values
+    excess = float(np.max(np.maximum(values - high, low - values)[outside]))
+    message = (f"{name}: {int(outside.sum())} of {values.size} values lie outside the bound "
+               f"[{low:g}, {high:g}] the privacy analysis assumes (by up to {excess:.4g})")
+    if strict:
+        raise ValueError(message)
+    warnings.warn(message + "; clipped to it", PrivacyLeakWarning, stacklevel=3)
+    return np.clip(values, low, high)

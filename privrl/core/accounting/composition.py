@@ -20,6 +20,7 @@ Hand-written because ``dp-accounting`` accounts mechanisms (events), not black-b
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.optimize import brentq
@@ -33,6 +34,16 @@ def _check(epsilon: float, delta: float, k: int) -> tuple[float, float, int]:
         check_epsilon(epsilon),
         check_delta(delta, allow_zero=True),
         check_int(k, "k", minimum=1),
+    )
+
+
+def sequential_epsilon(epsilons: Sequence[float]) -> float:
+    """Total epsilon of pure-DP releases of unequal ``epsilons`` on the same data: their sum
+    (basic composition; Ono and Takahashi's Theorem 1 for local reports)."""
+    if len(epsilons) == 0:
+        raise ValueError("epsilons must not be empty")
+    return float(
+        sum(check_epsilon(e, f"epsilons[{i}]", allow_inf=True) for i, e in enumerate(epsilons))
     )
 
 

@@ -562,3 +562,52 @@ def teacher_budget(
                 e_max, d_max, n, delta_slack
             )
     return out
+
+
+@register_event
+@dataclass(frozen=True)
+class TeacherQueriesEvent:
+    r"""A teacher's answers to queries on its data, query :math:`t` a Dirichlet release at
+    concentration ``k[t]`` (Theorem 1, the same ``m``, ``eta``, ``tau``, ``lipschitz`` and ``b``),
+    composed over the queries by ``composition`` (``"basic"`` or ``"advanced"``, with
+    ``delta_slack``) as :func:`teacher_budget` does: the advanced bound takes the **largest**
+    per-query epsilon, so unequal queries are never understated by their mean.
+
+    :meth:`epsilon` is the composed epsilon when ``delta`` covers the composed delta (the
+    per-query :math:`\delta_t` of eq. (6), :func:`theorem1_delta_bound`), infinity otherwise."""
+
+    k: tuple[float, ...]
+    m: int
+    eta: float
+    tau: float
+    lipschitz: float
+    b: float
+    composition: str = "advanced"
+    delta_slack: float = 1e-5
+
+    def __post_init__(self) -> None:
+        ks = tuple(float(check_positive(v, f"k[{i}]")) for i, v in enumerate(self.k))
+        if not ks:
+            raise ValueError("k: give the concentration of at least one query")
+        if self.composition not in ("basic", "advanced"):
+            raise ValueError(f"composition must be 'basic' or 'advanced', got {self.composition!r}")
+        object.__setattr__(self, "k", ks)
+
+    def budget(self) -> dict[str, float]:
+        """:func:`teacher_budget` of the queries' per-query (epsilon, delta)."""
+        events = [DirichletMechanismEvent(k, self.m, self.eta, self.tau, self.lipschitz, self.b)
+                  for k in self.k]
+        eps = [theorem1_epsilon(e.mechanism, e.lipschitz, e.b) for e in events]
+        return teacher_budget(eps, [e.delta_bound for e in events], self.delta_slack)
+
+    @property
+    def delta_bound(self) -> float:
+        """The composed delta the guarantee holds at."""
+        return self.budget()[f"{self.composition}_delta"]
+
+    def epsilon(self, delta: float) -> float:
+        budget = self.budget()
+        if check_probability(delta, "delta") < budget[f"{self.composition}_delta"]:
+            return math.inf
+        return budget[f"{self.composition}_epsilon"]
+

@@ -196,7 +196,8 @@ def event_from_dict(data: dict[str, Any]) -> PrivacyEvent:
 EVENT_MODULES: tuple[str, ...] = (
     "privrl.core.accounting.smooth_sensitivity", "privrl.core.accounting.subsampled",
     "privrl.core.accounting.functional_noise", "privrl.core.accounting.gaussian",
-    "privrl.core.accounting.local", "privrl.core.accounting.dirichlet",
+    "privrl.core.accounting.laplace", "privrl.core.accounting.local",
+    "privrl.core.accounting.dirichlet",
 )
 
 

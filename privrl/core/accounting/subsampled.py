@@ -123,10 +123,19 @@ def gpope_epsilon(
     delta: float,
     orders: Sequence[float] = GPOPE_RDP_ORDERS,
 ) -> float:
-    """Epsilon of GPOPE at ``delta`` (RDP accountant, sampling without replacement, replace-one)."""
+    """Epsilon of GPOPE at ``delta`` (RDP accountant, sampling without replacement, replace-one).
+    Cached: a bisection and a release's event ask for the same epsilon more than once."""
     delta = check_delta(delta)
-    event = gpope_event(noise_multiplier, n, iterations)
-    return rdp_epsilon(event, delta, NeighboringRelation.REPLACE_ONE, orders=_check_orders(orders))
+    gpope_event(noise_multiplier, n, iterations)  # validates the arguments
+    return _gpope_rdp_epsilon(float(noise_multiplier), int(n), int(iterations), delta,
+                              _check_orders(orders))
+
+
+@functools.lru_cache(maxsize=4096)
+def _gpope_rdp_epsilon(z: float, n: int, iterations: int, delta: float,
+                       orders: tuple[float, ...]) -> float:
+    event = gpope_event(z, n, iterations)
+    return rdp_epsilon(event, delta, NeighboringRelation.REPLACE_ONE, orders=orders)
 
 
 def gpope_pld_event(noise_multiplier: float, n: int, iterations: int) -> dp_accounting.DpEvent:

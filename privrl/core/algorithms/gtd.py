@@ -31,6 +31,7 @@ from tqdm import tqdm
 
 from privrl.core.algorithms.lstd import FeatureTransitions, check_transitions
 from privrl.core.rng import as_generator
+from privrl.core.trajectories import Trajectories, check_states
 from privrl.core.validation import (
     check_array,
     check_choice,
@@ -96,13 +97,15 @@ class SaddlePointStats:
         states = np.asarray(states)
         Phi = check_array(Phi, "Phi", ndim=2)
         n_states, d = Phi.shape
-        if states.ndim != 2 or states.shape[0] == 0:
-            raise ValueError("states must be a non-empty (n, H+1) integer array")
+        if states.ndim != 2 or states.shape[0] == 0 or states.shape[1] < 2:
+            raise ValueError(f"states must be a non-empty (n, H+1) integer array, H >= 1, got "
+                             f"shape {states.shape}")
         n, h1 = states.shape
         horizon = h1 - 1
         lengths, rewards, terminated, gamma, rho, mask = check_transitions(
             n, horizon, lengths, rewards, terminated, gamma, rho
         )
+        states = check_states(states, lengths, n_states, "states")
         nxt = states[:, 1:].copy()
         nxt[np.arange(n)[terminated], lengths[terminated] - 1] = n_states  # zero feature row
         Phi0 = np.vstack([Phi, np.zeros((1, d))])
@@ -120,6 +123,28 @@ class SaddlePointStats:
         np.add.at(rb, (row, s), wgt * rewards[row, col])
         b = rb @ Phi
         return cls(A=A, b=b, M=M, lengths=lengths.copy())
+
+    @classmethod
+    def from_trajectories(
+        cls, traj: Trajectories, gamma: float, features: object | None = None,
+        rho: object | None = None,
+    ) -> SaddlePointStats:
+        """The estimates (eq. 2.2) of a :class:`~privrl.core.trajectories.Trajectories` dataset:
+        integer states with a feature matrix ``features`` (N, d) (:meth:`from_tabular`), or
+        observations that are already feature vectors, (m, H + 1, d), with ``features=None``
+        (:meth:`from_features`). ``rho`` (m, H): importance ratios (``None``: on-policy)."""
+        if not isinstance(traj, Trajectories):
+            raise ValueError(f"traj must be a Trajectories, got {type(traj).__name__}")
+        if features is None:
+            if traj.observations.ndim != 3:
+                raise ValueError("features: give the (N, d) feature matrix of integer states, "
+                                 "or observations of shape (m, H + 1, d)")
+            return cls.from_features(FeatureTransitions(
+                traj.observations.astype(float), traj.rewards, traj.lengths, traj.terminated,
+                gamma, rho))
+        phi = check_array(features, "features", ndim=2)
+        return cls.from_tabular(traj.state_indices(phi.shape[0]), phi, traj.rewards,
+                                traj.lengths, traj.terminated, gamma, rho)
 
     def mean(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Averages over trajectories: the saddle point GPOPE's iterates target on this dataset."""
@@ -141,6 +166,11 @@ def saddle_point_solution(A: np.ndarray, b: np.ndarray, M: np.ndarray) -> np.nda
 
 @dataclass(frozen=True)
 class GPOPEResult:
+    """What :func:`gpope` returns: the final iterates of every trial, their history every
+    ``record_every`` iterations, the fraction of gradients the clip shortened and, with
+    ``record_steps=True``, every noisy step released. Its privacy is not in here:
+    :func:`privrl.api.gpope` returns it with its (epsilon, delta) and event."""
+
     theta: np.ndarray  # (K, d) final primal iterate of each trial
     w: np.ndarray  # (K, d) final dual iterate
     history_iterations: np.ndarray  # (R,) iterations at which theta was recorded
@@ -191,6 +221,8 @@ def gpope(
     :math:`B_i = \begin{pmatrix}0 & -\hat A_i^\top\\ \hat A_i & \hat M_i\end{pmatrix}`,
     :math:`h_i = (0, -\hat b_i)`, so one batched product per iteration forms it.
     """
+    if not isinstance(stats, SaddlePointStats):
+        raise ValueError(f"stats must be a SaddlePointStats, got {type(stats).__name__}")
     iterations = check_int(iterations, "iterations", minimum=1)
     n_trials = check_int(n_trials, "n_trials", minimum=1)
     step = _per_trial(step_size, "step_size", n_trials)

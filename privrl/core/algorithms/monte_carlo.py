@@ -41,10 +41,13 @@ from privrl.core.rng import SeedLike
 from privrl.core.trajectories import Trajectories
 from privrl.core.validation import (
     check_array,
+    check_delta,
+    check_epsilon,
     check_int,
     check_nonnegative,
     check_positive,
     check_probability,
+    clip_to_bound,
 )
 
 
@@ -78,15 +81,11 @@ def first_visit_returns(traj: Trajectories, n_states: int, gamma: float) -> Firs
         raise ValueError("traj must be a privrl.core.trajectories.Trajectories")
     n = check_int(n_states, "n_states", minimum=1)
     gamma = check_probability(gamma, "gamma")
-    obs = np.asarray(traj.observations)
-    if obs.ndim != 2 or obs.dtype.kind not in "iu":
-        raise ValueError("traj.observations must be integer state indices of shape (m, H + 1)")
+    obs = traj.state_indices(n)
     m, H = traj.n_trajectories, traj.horizon
     t = np.arange(H + 1)[None, :]
     L = traj.lengths[:, None]
     valid = (t < L) | ((t == L) & traj.terminated[:, None])
-    if np.any((obs[valid] < 0) | (obs[valid] >= n)):
-        raise ValueError(f"observations must lie in [0, {n})")
     # discounted returns by a backward sweep over time-major (contiguous) rows
     rewards = np.ascontiguousarray(np.where(traj.mask(), traj.rewards, 0.0).T)
     G = np.zeros((H + 1, m))
@@ -177,6 +176,8 @@ class SmoothGaussianBudget:
     return_bound: float
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "delta", check_delta(self.delta))
         self.constants(1)  # Lemma 1's own checks: finite epsilon > 0, delta in (0, 1)
         object.__setattr__(self, "return_bound", check_positive(self.return_bound, "return_bound"))
 
@@ -228,6 +229,22 @@ class PrivateEstimate:
     sigma: float
 
 
+def bounded_returns(fv: FirstVisitReturns, return_bound: float,
+                    strict: bool = False) -> FirstVisitReturns:
+    r"""``fv`` with every first-visit return clipped to :math:`[-F_{max}, F_{max}]`, the bound
+    the sensitivity analysis of DP-LSW and DP-LSL assumes (Section 3.1); ``fv`` itself when none
+    lies outside. Clipping warns (:class:`~privrl.core.validation.PrivacyLeakWarning`), or raises
+    a ``ValueError`` with ``strict=True``."""
+    if not isinstance(fv, FirstVisitReturns):
+        raise ValueError("fv must be a FirstVisitReturns (see first_visit_returns)")
+    bound = check_positive(return_bound, "return_bound")
+    returns = clip_to_bound(fv.returns, "returns (return_bound)", -bound, bound, strict)
+    if returns is fv.returns:
+        return fv
+    means = returns.sum(axis=0) / np.maximum(fv.counts, 1)
+    return FirstVisitReturns(returns=returns, visited=fv.visited, counts=fv.counts, means=means)
+
+
 def _release(
     centre: np.ndarray, sigma: float, rng: SeedLike, noise_multiplier: float
 ) -> PrivateEstimate:
@@ -237,8 +254,10 @@ def _release(
 
 
 def dp_lsw(fv: FirstVisitReturns, phi: object, rho: object, budget: SmoothGaussianBudget,
-           rng: SeedLike, noise_multiplier: float = 1.0) -> PrivateEstimate:
-    """DP-LSW (Algorithm 1). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
+           rng: SeedLike, noise_multiplier: float = 1.0, strict: bool = False) -> PrivateEstimate:
+    """DP-LSW (Algorithm 1) on the returns clipped to the budget's ``return_bound``
+    (:func:`bounded_returns`). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
+    fv = bounded_returns(fv, _check_budget(budget).return_bound, strict)
     Phi, r = _check_problem(fv, phi, rho)
     sigma = dp_lsw_sigma(fv.counts, Phi, r, budget)
     return _release(lsw(fv, Phi, r), sigma, rng, noise_multiplier)
@@ -246,8 +265,10 @@ def dp_lsw(fv: FirstVisitReturns, phi: object, rho: object, budget: SmoothGaussi
 
 def dp_lsl(fv: FirstVisitReturns, phi: object, rho: object, lam: float,
            budget: SmoothGaussianBudget, rng: SeedLike,
-           noise_multiplier: float = 1.0) -> PrivateEstimate:
-    """DP-LSL (Algorithm 2). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
+           noise_multiplier: float = 1.0, strict: bool = False) -> PrivateEstimate:
+    """DP-LSL (Algorithm 2) on the returns clipped to the budget's ``return_bound``
+    (:func:`bounded_returns`). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
+    fv = bounded_returns(fv, _check_budget(budget).return_bound, strict)
     Phi, r = _check_problem(fv, phi, rho)
     sigma = dp_lsl_sigma(fv.counts, fv.m, Phi, r, lam, budget)
     return _release(lsl(fv, Phi, r, lam), sigma, rng, noise_multiplier)

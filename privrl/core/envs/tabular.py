@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privrl.core.rng import SeedLike, as_generator
+from privrl.core.trajectories import Trajectories
 from privrl.core.validation import check_array, check_int, check_probability
 
 
@@ -44,6 +46,10 @@ class TabularMDP:
             raise ValueError(f"absorbing must have shape ({n},)")
         if np.any(start[absorbing] > 0):
             raise ValueError("start must put no mass on absorbing states")
+        for name, value in (("P", P), ("rewards", self.rewards), ("start", start),
+                            ("absorbing", absorbing)):
+            object.__setattr__(self, name, np.asarray(value, dtype=bool if name == "absorbing"
+                                                      else float))
 
     @property
     def n_states(self) -> int:
@@ -60,6 +66,37 @@ class TabularMDP:
         if gamma >= 1:
             raise ValueError("gamma must be < 1 for the values to be finite")
         return np.linalg.solve(np.eye(self.n_states) - gamma * self.P, self.R)
+
+
+    def sample(self, m: int, rng: SeedLike, max_steps: int = 200) -> Trajectories:
+        """``m`` trajectories from the start distribution, each until it enters an absorbing
+        state (``terminated``) or for ``max_steps`` transitions; vectorised over the batch (one
+        uniform draw per trajectory and step, inverted through the rows of ``P``). Padding past
+        a trajectory's end is zero; actions are all 0 (a fixed policy)."""
+        m = check_int(m, "m", minimum=1)
+        horizon = check_int(max_steps, "max_steps", minimum=1)
+        gen = as_generator(rng)
+        cum_p, cum_start = np.cumsum(self.P, axis=1), np.cumsum(self.start)
+        last = self.n_states - 1
+        obs = np.zeros((m, horizon + 1), dtype=np.int64)
+        obs[:, 0] = np.minimum(np.searchsorted(cum_start, gen.random(m), side="right"), last)
+        rewards = np.zeros((m, horizon))
+        lengths = np.full(m, horizon, dtype=np.int64)
+        running = np.ones(m, dtype=bool)
+        for t in range(horizon):
+            s = obs[:, t]
+            u = gen.random(m)
+            nxt = np.minimum((u[:, None] >= cum_p[s]).sum(axis=1), last)
+            obs[running, t + 1] = nxt[running]
+            rewards[running, t] = self.rewards[s, nxt][running]
+            ended = running & self.absorbing[nxt]
+            lengths[ended] = t + 1
+            running &= ~ended
+            if not running.any():
+                break
+        terminated = ~running
+        return Trajectories(observations=obs, actions=np.zeros((m, horizon), dtype=np.int64),
+                            rewards=rewards, lengths=lengths, terminated=terminated)
 
 
 def tabular_features(n: int) -> np.ndarray:

@@ -23,7 +23,8 @@ exactly the one the analysis assumes.
 :math:`L = \lfloor \Delta/\text{step} \rfloor + d` apart in L1 grid units (rounding moves each of
 the ``d`` coordinates by at most half a step), and the discrete Laplace's probability ratio for a
 shift of :math:`L` is at most :math:`e^{L/t}`. So the release is :math:`\varepsilon`-DP with
-:math:`\varepsilon = L / t` (:func:`grid_epsilon`), computed in exact rational arithmetic. The scale
+:math:`\varepsilon = L / t` (:func:`grid_epsilon`), computed in exact rational arithmetic by
+:mod:`privrl.core.accounting.laplace`, the one place the grid's epsilon is written. The scale
 is :func:`grid_scale`: :math:`t = L/\varepsilon_{\rm target}` rounded *up* to a dyadic rational, so
 the exact epsilon never exceeds the target; the price is a noise scale :math:`t\,\text{step}`
 slightly above the continuous :math:`\Delta/\varepsilon` (:func:`noise_inflation`, about
@@ -41,8 +42,9 @@ from fractions import Fraction
 import numba
 import numpy as np
 
+from privrl.core.accounting.laplace import check_step, grid_laplace_epsilon, grid_sensitivity
 from privrl.core.rng import SeedLike, as_generator
-from privrl.core.validation import check_array, check_epsilon, check_int, check_positive
+from privrl.core.validation import check_array, check_epsilon, check_positive
 
 #: Default grid step: 2^-30 (about 9.3e-10).
 DEFAULT_STEP = 2.0**-30
@@ -52,22 +54,6 @@ _MAX_NUMERATOR = 2**55
 _MAX_DENOMINATOR_BITS = 40
 _MAX_ROUNDS = 256
 _MAX_GEOMETRIC = 2**20
-
-
-def _check_step(step: float) -> float:
-    step = check_positive(step, "step")
-    mantissa, _ = math.frexp(step)
-    if mantissa != 0.5:
-        raise ValueError(f"step must be a power of two (exact rounding), got {step!r}")
-    return step
-
-
-def grid_sensitivity(sensitivity: float, d: int, step: float) -> int:
-    """:math:`L = \\lfloor \\Delta/\\text{step} \\rfloor + d`: the L1 distance, in grid units, between
-    the rounded images of two inputs at most ``sensitivity`` apart in L1 (``d`` coordinates)."""
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    d = check_int(d, "d", 1)
-    return math.floor(Fraction(sensitivity) / Fraction(_check_step(step))) + d
 
 
 @functools.lru_cache(maxsize=256)
@@ -84,13 +70,10 @@ def grid_scale(sensitivity: float, epsilon: float, d: int, step: float = DEFAULT
 
 
 def grid_epsilon(sensitivity: float, d: int, scale: Fraction, step: float = DEFAULT_STEP) -> float:
-    """Exact epsilon :math:`L / t` of the grid release with discrete Laplace scale ``scale``
-    (rounded up to the next double, so the float never understates it)."""
-    if not isinstance(scale, Fraction) or scale <= 0:
-        raise ValueError(f"scale must be a positive Fraction (from grid_scale), got {scale!r}")
-    value = Fraction(grid_sensitivity(sensitivity, d, step)) / scale
-    as_float = float(value)
-    return as_float if Fraction(as_float) >= value else math.nextafter(as_float, math.inf)
+    """Exact epsilon :math:`L / t` of the grid release with discrete Laplace scale ``scale``:
+    :func:`privrl.core.accounting.laplace.grid_laplace_epsilon`, on the default grid unless
+    ``step`` is given."""
+    return grid_laplace_epsilon(sensitivity, d, scale, step)
 
 
 def noise_inflation(sensitivity: float, epsilon: float, d: int, step: float = DEFAULT_STEP) -> float:
@@ -231,7 +214,9 @@ def discrete_laplace_mechanism(x: np.ndarray, sensitivity: float, epsilon: float
     round to the grid ``step``, add exact discrete Laplace noise of scale :func:`grid_scale`.
     Every output is a multiple of ``step``, exactly."""
     arr = check_array(x, "x", ndim=(1, 2))
-    step = _check_step(step)
+    step = check_step(step)
+    epsilon = check_epsilon(epsilon)  # before the cached grid_scale (arguments must hash)
+    sensitivity = check_positive(sensitivity, "sensitivity")
     d = arr.shape[-1]
     scale = grid_scale(sensitivity, epsilon, d, step)
     grid = np.rint(arr / step)

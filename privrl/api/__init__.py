@@ -1,0 +1,40 @@
+r"""privrl as a library: one call per private release of the five papers, each returning a
+:class:`Release` that carries its guarantee.
+
+Every function takes the data in one type (a :class:`~privrl.core.trajectories.Trajectories` for
+the policy evaluators, arrays for the mechanisms) and the privacy target as keywords, calibrates
+the noise itself, validates its inputs at the boundary (a ``ValueError`` naming the argument) and
+returns ``Release(value, epsilon, delta, event, parameters)`` with
+``epsilon == event.epsilon(delta)``. Where an analysis assumes a bound on the data, the release
+clips to it and warns (:class:`~privrl.core.validation.PrivacyLeakWarning`; ``strict=True``
+raises instead).
+
+* :func:`gaussian_mechanism`: the Gaussian mechanism, analytic calibration (Balle and Wang 2018);
+* :func:`laplace_mechanism`: the Laplace mechanism on a grid, exactly private on IEEE doubles;
+* :func:`dp_lsw`, :func:`dp_lsl`: Balle, Gomrokchi and Precup 2016 (smooth sensitivity);
+* :func:`gpope`: Xie, Thomas and Miklau 2019 (private GTD2);
+* :func:`functional_q_learning`: Wang and Hegde 2019 (functional noise; needs torch);
+* :func:`laplace_report`, :func:`sign_report`: Ono and Takahashi 2020 (local gradient reports);
+* :func:`dirichlet_teacher_answer`: Gohari et al. 2021 (the Dirichlet mechanism).
+
+The data types: :class:`~privrl.core.trajectories.Trajectories` (a batch of trajectories) and
+:class:`~privrl.core.envs.tabular.TabularMDP` (a finite Markov reward process with its exact
+values and a sampler of trajectories).
+
+This layer sits directly above :mod:`privrl.core` and below :mod:`privrl.chapter`.
+"""
+
+from privrl.api.control import dirichlet_teacher_answer, functional_q_learning
+from privrl.api.evaluation import dp_lsl, dp_lsw, gpope
+from privrl.api.local import laplace_report, sign_report
+from privrl.api.mechanisms import gaussian_mechanism, laplace_mechanism
+from privrl.api.release import Release
+from privrl.core.envs.tabular import TabularMDP
+from privrl.core.trajectories import Trajectories
+from privrl.core.validation import PrivacyLeakWarning
+
+__all__ = [
+    "PrivacyLeakWarning", "Release", "TabularMDP", "Trajectories", "dirichlet_teacher_answer", "dp_lsl",
+    "dp_lsw", "functional_q_learning", "gaussian_mechanism", "gpope", "laplace_mechanism",
+    "laplace_report", "sign_report",
+]

@@ -1,0 +1,122 @@
+r"""Private control as releases: Wang and Hegde's functional-noise Q-learning (2019) and the
+Dirichlet teacher of Gohari et al. (2021). The Q-learning run needs torch (the ``deep`` extra),
+imported when it is called.
+
+* :func:`functional_q_learning` (Algorithm 1): DQN on the continuous line MDP whose Q outputs are
+  perturbed by Gaussian-process sample paths of amplitude :math:`\sigma` calibrated by Theorem 5
+  for the :math:`U = T - B + 1` noisy updates of :math:`T` samples at batch size :math:`B`, with a
+  union bound over every sample path drawn (Lemma 8). Neighbours: reward functions differing at
+  one state (:mod:`privrl.core.accounting.functional_noise`).
+* :func:`dirichlet_teacher_answer` (eq. 5, Theorem 1): a teacher's policy :math:`f(x) \in
+  \Delta_{m,\eta}` answered as a sample of :math:`\mathrm{Dir}_k(f(x))`;
+  :math:`(\varepsilon, \delta)` of eq. (12) and eq. (6) for observations ``b`` apart and an
+  ``lipschitz``-Lipschitz teacher. Several queries (rows) compose as the chapter's budget does
+  (:class:`~privrl.core.accounting.dirichlet.TeacherQueriesEvent`: advanced composition with the
+  largest per-query epsilon).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from privrl.api.release import Release
+from privrl.core.accounting import dirichlet as dacc
+from privrl.core.accounting import functional_noise as fn
+from privrl.core.mechanisms.dirichlet import check_policy, dirichlet_mechanism
+from privrl.core.rng import SeedLike
+from privrl.core.validation import check_array, check_delta, check_int, check_positive
+
+#: Tolerance of Theorem 5's inversion in the event of a sigma calibrated for its target.
+THEOREM5_RTOL = 1e-12
+#: The largest Dirichlet concentration answered: eq. (6)'s delta underflows to 0 near 1e5 and its
+#: incomplete beta functions stop converging beyond (the epsilon there is above 1e4 anyway).
+MAX_CONCENTRATION = 1e5
+
+
+def functional_q_learning(*, epsilon: float, delta: float, episodes: int, rng: SeedLike,
+                          lr: float = 1e-2, batch_size: int = 128, lipschitz: float = 1.0,
+                          eval_episodes: int = 10) -> Release:
+    r"""Algorithm 1 on the line MDP (the authors' protocol: an independent path per action and
+    network, redrawn every episode), its noise calibrated by Theorem 5 to ``(epsilon, delta)``
+    for the :math:`U = 50\,\text{episodes} - \text{batch\_size} + 1` updates it makes.
+
+    ``value`` is the trained Q network (a torch module); ``parameters``: ``gp_sigma``,
+    ``gp_beta``, ``k``, ``n_updates``, ``n_paths``, ``curve`` (per-episode returns). The event is
+    :class:`~privrl.core.accounting.functional_noise.Theorem5Event`.
+
+    >>> import privrl
+    >>> r = privrl.functional_q_learning(epsilon=1.0, delta=1e-3, episodes=3, rng=0,
+    ...                                  eval_episodes=1)
+    >>> r.epsilon <= 1.0, r.parameters["n_updates"]
+    (True, 23)
+    """
+    from privrl.core.algorithms import functional_q as fq  # torch, imported when called
+    from privrl.core.envs.line import HORIZON
+
+    delta = check_delta(delta)
+    episodes = check_int(episodes, "episodes", minimum=1)
+    batch_size = check_int(batch_size, "batch_size", minimum=1)
+    lr, lipschitz = check_positive(lr, "lr"), check_positive(lipschitz, "lipschitz")
+    updates = episodes * HORIZON - batch_size + 1
+    if updates < 1:
+        raise ValueError(f"episodes: {episodes} episodes of {HORIZON} steps never fill a batch of "
+                         f"{batch_size}; give more episodes or a smaller batch_size")
+    n_paths = episodes * fq.FunctionalNoiseConfig(1.0).paths_per_draw
+    cal = fn.calibrate_algorithm1(epsilon, delta, updates, batch_size, lr, lipschitz, n_paths)
+    privacy = fq.FunctionalNoiseConfig(cal["sigma"], cal["beta"])
+    run = fq.train_dqn(privacy, rng, episodes=episodes, lr=lr, batch_size=batch_size,
+                       eval_episodes=eval_episodes)
+    if run.updates != updates:
+        raise RuntimeError(f"the run made {run.updates} updates, the calibration assumed {updates}")
+    event = fn.Theorem5Event(cal["sigma"], updates, batch_size, lr, cal["k"], lipschitz, n_paths,
+                             THEOREM5_RTOL)
+    return Release.from_event(run.net, event, delta, gp_sigma=cal["sigma"], gp_beta=cal["beta"],
+                              k=cal["k"], n_updates=updates, n_paths=n_paths, curve=run.curve)
+
+
+def dirichlet_teacher_answer(policy: object, *, k: float | object, eta: float, tau: float,
+                             lipschitz: float, b: float, rng: SeedLike,
+                             composition: Literal["basic", "advanced"] = "advanced",
+                             delta_slack: float = 1e-5) -> Release:
+    r"""Answer each row of ``policy`` (the teacher's action probabilities :math:`f(x)` on the
+    :math:`\eta`-restricted simplex, (m,) or (n, m)) with a sample of :math:`\mathrm{Dir}_k(f(x))`
+    (eq. 5); ``k`` is one concentration or one per row.
+
+    One query is :class:`~privrl.core.accounting.dirichlet.DirichletMechanismEvent`:
+    eq. (12)'s epsilon at eq. (6)'s delta (threshold ``tau``) for observations ``b`` apart and a
+    ``lipschitz``-Lipschitz teacher (give the product as ``lipschitz`` with ``b = 1`` if only it
+    is known). Several rows are :class:`~privrl.core.accounting.dirichlet.TeacherQueriesEvent`,
+    composed by ``composition``. ``delta`` is the delta the guarantee holds at.
+
+    >>> import numpy as np, privrl
+    >>> r = privrl.dirichlet_teacher_answer([0.7, 0.3], k=100.0, eta=0.05, tau=0.01,
+    ...                                     lipschitz=0.5, b=0.1, rng=0)
+    >>> r.value.shape, round(r.epsilon, 2), round(r.delta, 4)
+    ((2,), 82.87, 0.0033)
+    """
+    pi = check_policy(policy)
+    rows = pi[None, :] if pi.ndim == 1 else pi
+    if rows.ndim != 2:
+        raise ValueError(f"policy must have shape (m,) or (n, m), got {pi.shape}")
+    m = rows.shape[1]
+    pi = check_policy(pi, eta)
+    ks = np.broadcast_to(check_array(k, "k", ndim=(0, 1)), rows.shape[:1])
+    if np.any(ks <= 0) or np.any(ks > MAX_CONCENTRATION):
+        raise ValueError(f"k must lie in (0, {MAX_CONCENTRATION:g}], got {k}")
+    value = dirichlet_mechanism(rows, ks, rng, eta=eta)
+    if len(ks) == 1:
+        event = dacc.DirichletMechanismEvent(float(ks[0]), m, eta, tau, lipschitz, b)
+        if not event.delta_bound < 1:
+            raise ValueError(f"k = {ks[0]:g}: Theorem 1 gives no guarantee at this concentration "
+                             f"(its delta, eq. 6 at tau = {tau:g}, is 1)")
+        return Release.from_event(value.reshape(pi.shape), event, event.delta_bound, k=float(ks[0]),
+                                  eta=eta, tau=tau, lipschitz=lipschitz, b=b)
+    event = dacc.TeacherQueriesEvent(tuple(float(x) for x in ks), m, eta, tau, lipschitz, b,
+                                     composition, delta_slack)
+    return Release.from_event(value, event, event.delta_bound, k=ks.copy(), eta=eta, tau=tau,
+                              lipschitz=lipschitz, b=b, composition=composition)
+
+
+__all__ = ["dirichlet_teacher_answer", "functional_q_learning"]

@@ -1,0 +1,157 @@
+r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019) and DP-LSW, DP-LSL
+(Balle, Gomrokchi, Precup 2016), each taking the dataset as one
+:class:`~privrl.core.trajectories.Trajectories`.
+
+* :func:`gpope`: GTD2's primal-dual gradient (eq. 4.1) on one trajectory drawn uniformly per
+  iteration, clipped to :math:`\ell_2` norm :math:`G` and perturbed by :math:`N(0, (2Gz)^2 I)`;
+  :math:`T` iterations on :math:`n` trajectories are accounted as
+  ``SelfComposed(SampledWithoutReplacement(n, 1, Gaussian(z)), T)`` under replace-one (RDP,
+  :mod:`privrl.core.accounting.subsampled`). The noise multiplier :math:`z` is calibrated to the
+  target epsilon from the dataset's own :math:`n` and :math:`T` (or given, and epsilon computed).
+* :func:`dp_lsw`, :func:`dp_lsl`: the least-squares fits of first-visit Monte Carlo returns
+  (eqs. 3, 7-8) plus :math:`N(0, \sigma_X^2 I)` with :math:`\sigma_X` from a smooth bound on the
+  local sensitivity (Lemma 1, Algorithms 1-2). Their analysis assumes every return lies in
+  :math:`[-F_{max}, F_{max}]` (``return_bound``): returns outside are clipped to it, with a
+  :class:`~privrl.core.validation.PrivacyLeakWarning` (``strict=True``: a ``ValueError``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from privrl.api.release import Release
+from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
+from privrl.core.accounting.subsampled import GpopeEvent, calibrate_noise_multiplier, noise_std
+from privrl.core.algorithms import gtd
+from privrl.core.algorithms import monte_carlo as mc
+from privrl.core.rng import SeedLike
+from privrl.core.trajectories import Trajectories
+from privrl.core.validation import check_array, check_delta, check_int, check_positive
+
+
+def _check_trajectories(trajectories: object) -> Trajectories:
+    if not isinstance(trajectories, Trajectories):
+        raise ValueError("trajectories must be a privrl.Trajectories, got "
+                         f"{type(trajectories).__name__}")
+    return trajectories
+
+
+def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations: int,
+          step_size: float, clip_norm: float, rng: SeedLike, features: object | None = None,
+          rho: object | None = None, epsilon: float | None = None,
+          noise_multiplier: float | None = None) -> Release:
+    r"""GPOPE (Algorithm 1): private GTD2 weights :math:`\theta` after ``iterations`` noisy steps.
+
+    ``trajectories`` holds integer states with ``features`` the (N, d) feature matrix, or feature
+    vectors (m, H + 1, d) as observations with ``features=None``; ``rho`` (m, H) are importance
+    ratios (``None``: on-policy). Give ``epsilon`` (the noise multiplier :math:`z` is calibrated
+    for this dataset's :math:`n` and ``iterations``) or ``noise_multiplier`` (epsilon is computed).
+    Replace-one neighbours (one trajectory replaced). The event is
+    :class:`~privrl.core.accounting.subsampled.GpopeEvent`; ``parameters``: ``noise_multiplier``,
+    ``noise_std`` (:math:`2Gz`), ``clip_norm``, ``iterations``, ``n``, ``step_size``,
+    ``clipped_fraction`` (the gradients the clip shortened: the clip is the mechanism's own).
+
+    >>> import numpy as np, privrl
+    >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
+    ...     actions=np.zeros((2, 2), int), rewards=np.array([[0.0, 1.0], [1.0, 0.0]]),
+    ...     lengths=np.array([2, 1]), terminated=np.array([True, True]))
+    >>> r = privrl.gpope(data, features=np.eye(3), gamma=0.9, epsilon=2.0, delta=1e-3,
+    ...                  iterations=50, step_size=0.1, clip_norm=1.0, rng=0)
+    >>> r.epsilon <= 2.0, r.value.shape, r.parameters["n"]
+    (True, (3,), 2)
+    """
+    traj = _check_trajectories(trajectories)
+    delta = check_delta(delta)
+    iterations = check_int(iterations, "iterations", minimum=1)
+    clip_norm = check_positive(clip_norm, "clip_norm")
+    step_size = check_positive(step_size, "step_size")
+    if (epsilon is None) == (noise_multiplier is None):
+        raise ValueError("epsilon, noise_multiplier: give exactly one")
+    stats = gtd.SaddlePointStats.from_trajectories(traj, gamma, features, rho)
+    n = traj.n_trajectories
+    if noise_multiplier is None:
+        noise_multiplier = calibrate_noise_multiplier(epsilon, delta, n, iterations)
+    z = check_positive(noise_multiplier, "noise_multiplier")
+    run = gtd.gpope(stats, iterations, step_size, clip_norm, z, rng)
+    return Release.from_event(run.theta[0], GpopeEvent(z, n, iterations), delta,
+                              noise_multiplier=z, noise_std=noise_std(z, clip_norm),
+                              clip_norm=clip_norm, iterations=iterations, n=n,
+                              step_size=step_size, clipped_fraction=run.clipped_fraction)
+
+
+def _first_visit(traj: Trajectories, n_states: int, gamma: float, features: object,
+                 weights: object | None) -> tuple[mc.FirstVisitReturns, np.ndarray, np.ndarray]:
+    fv = mc.first_visit_returns(_check_trajectories(traj), n_states, gamma)
+    phi = check_array(features, "features", ndim=2)
+    if phi.shape[0] != fv.n_states:
+        raise ValueError(f"features must have n_states = {fv.n_states} rows, got {phi.shape[0]}")
+    rho = np.full(fv.n_states, 1.0 / fv.n_states) if weights is None else weights
+    rho = check_array(rho, "weights", shape=(fv.n_states,))
+    return fv, phi, rho
+
+
+def _smooth_release(est: mc.PrivateEstimate, epsilon: float, delta: float, d: int,
+                    return_bound: float, **extra: float) -> Release:
+    event = SmoothGaussianEvent.calibrated(epsilon, delta, d)
+    return Release.from_event(est.theta, event, delta, sigma=est.sigma, alpha=event.alpha,
+                              beta=event.beta, return_bound=return_bound, **extra)
+
+
+def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features: object,
+           epsilon: float, delta: float, return_bound: float, rng: SeedLike,
+           weights: object | None = None, strict: bool = False) -> Release:
+    r"""DP-LSW (Algorithm 1): the :math:`\rho`-weighted least-squares fit of the mean first-visit
+    returns, :math:`(\Gamma^{1/2}\Phi)^+\Gamma^{1/2}\bar F_X` (eq. 3), plus
+    :math:`N(0, \sigma_X^2 I)` with :math:`\sigma_X = \alpha F_{max}\|(\Gamma^{1/2}\Phi)^+\|_2
+    \sqrt{\Psi_\beta(X)}`.
+
+    ``trajectories``: integer states in ``[0, n_states)``; ``features`` :math:`\Phi` (N, d);
+    ``weights`` :math:`\rho` (N,) (default uniform); ``return_bound`` :math:`F_{max}`, a public
+    bound on every return (returns beyond it are clipped, with a warning; ``strict=True``
+    raises). Neighbours differ in one trajectory. The event is
+    :class:`~privrl.core.accounting.smooth_sensitivity.SmoothGaussianEvent` (Lemma 1's constants);
+    ``parameters``: ``sigma`` (:math:`\sigma_X`), ``alpha``, ``beta``, ``return_bound``.
+
+    >>> import numpy as np, privrl
+    >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
+    ...     actions=np.zeros((2, 2), int), rewards=np.array([[0.0, 1.0], [1.0, 0.0]]),
+    ...     lengths=np.array([2, 1]), terminated=np.array([True, True]))
+    >>> r = privrl.dp_lsw(data, n_states=3, gamma=0.9, features=np.eye(3), epsilon=1.0,
+    ...                   delta=0.1, return_bound=1.0, rng=0)
+    >>> round(r.epsilon, 12), r.value.shape
+    (1.0, (3,))
+    """
+    fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
+    budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound)
+    est = mc.dp_lsw(fv, phi, rho, budget, rng, strict=strict)
+    return _smooth_release(est, budget.epsilon, budget.delta, phi.shape[1], budget.return_bound)
+
+
+def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features: object,
+           lam: float, epsilon: float, delta: float, return_bound: float, rng: SeedLike,
+           weights: object | None = None, strict: bool = False) -> Release:
+    r"""DP-LSL (Algorithm 2): the ridge fit :math:`(\Phi^\top\Gamma_X\Phi +
+    \frac{\lambda}{2m}I)^{-1}\Phi^\top\Gamma_X\bar F_X` (eqs. 7-8) plus :math:`N(0,\sigma_X^2 I)`,
+    :math:`\sigma_X = \frac{2\alpha F_{max}\|\Phi\|}{\lambda - \|\rho\|_\infty\|\Phi\|^2}
+    \sqrt{\Psi^\lambda_\beta(X)}`; needs ``lam`` :math:`> \|\rho\|_\infty\|\Phi\|^2`.
+
+    Arguments, clipping, event and ``parameters`` as :func:`dp_lsw` (plus ``lam``).
+
+    >>> import numpy as np, privrl
+    >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
+    ...     actions=np.zeros((2, 2), int), rewards=np.array([[0.0, 1.0], [1.0, 0.0]]),
+    ...     lengths=np.array([2, 1]), terminated=np.array([True, True]))
+    >>> r = privrl.dp_lsl(data, n_states=3, gamma=0.9, features=np.eye(3), lam=2.0,
+    ...                   epsilon=1.0, delta=0.1, return_bound=1.0, rng=0)
+    >>> round(r.epsilon, 12), r.parameters["lam"]
+    (1.0, 2.0)
+    """
+    fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
+    budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound)
+    lam = check_positive(lam, "lam")
+    est = mc.dp_lsl(fv, phi, rho, lam, budget, rng, strict=strict)
+    return _smooth_release(est, budget.epsilon, budget.delta, phi.shape[1], budget.return_bound,
+                           lam=lam)
+
+
+__all__ = ["dp_lsl", "dp_lsw", "gpope"]
