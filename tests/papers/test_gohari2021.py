@@ -4,7 +4,6 @@ the paper profile's sweep on a Dask cluster (shortened)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import types
 
@@ -678,6 +677,11 @@ def test_after_budget_finding_states_each_arms_penalty_entropy_and_final_return(
     assert dg.after_budget_finding(early, summary, quick) == ""
 
 
+def _live(runs: pd.DataFrame) -> claims.Evidence:
+    """The quick profile's live evidence over ``runs`` (no speed-up table, no queries)."""
+    return claims.Evidence("live", GohariProfile.quick(), data=claims.Runs(runs, pd.DataFrame(), None))
+
+
 def _final_runs(returns: dict[str, list[float]], epochs: int = 10) -> pd.DataFrame:
     """Runs whose every roll-out of seed ``i`` of ``label`` returns ``returns[label][i]``."""
     return pd.DataFrame([{"label": label, "seed": i, "epoch": e, "avg_return": r}
@@ -695,11 +699,11 @@ def test_random_answers_harmless_compares_the_aware_student_with_a_silent_teache
     rng = np.random.default_rng(0)
     silent = list(600 + 10 * rng.standard_normal(10))
     aware = [r + shift + 10 * rng.standard_normal() for r in silent]
-    ev = claims.Evidence(_final_runs({claims.AWARE: aware, rn.after_budget_label("silent"): silent}),
-                         pd.DataFrame(), GohariProfile.quick())
-    claim = claims._not_harmed(ev, spec)
+    ctx = _context(GohariProfile.quick())
+    ev = _live(_final_runs({claims.AWARE: aware, rn.after_budget_label("silent"): silent}))
+    claim = spec.decide(ctx, ev)
     assert claim.verdict == verdict and claim.n_trials == 10
-    assert claims._not_harmed(dataclasses.replace(ev, runs=_final_runs({claims.AWARE: aware})), spec) is None
+    assert spec.decide(ctx, _live(_final_runs({claims.AWARE: aware}))) is None
 
 
 @pytest.mark.parametrize("shift, verdict", [(+100.0, "reproduced"), (-100.0, "not reproduced")])
@@ -715,18 +719,15 @@ def test_the_beyond_rows_decide_the_union_radius_arm_not_the_default_student(shi
     runs = _final_runs({f"{claims.AWARE}, union radius": union, claims.AWARE: [0.0] * 10,
                         claims.UNAWARE: base, "PPO (32, 32)": base, silent: base})  # fmt: skip
     ctx = _context(GohariProfile.quick())
-    ctx.tables["runs"], ctx.tables["speedup"] = runs, pd.DataFrame()
-    for key in ("aware_beats_unaware", "aware_beats_small_ppo", "random_answers_harmless"):
-        spec = specs[f"{key}_union_beyond"]
-        claim = spec.decide(ctx, spec)
+    keys = ("aware_beats_unaware", "aware_beats_small_ppo", "random_answers_harmless")
+    for key in keys:
+        claim = specs[f"{key}_union_beyond"].decide(ctx, _live(runs))
         assert claim.verdict == verdict and claim.n_trials == 10, key
         assert "union radius" in claim.statistic
-    ctx.tables["runs"] = runs[runs["label"] != f"{claims.AWARE}, union radius"]
-    assert all(specs[f"{k}_union_beyond"].decide(ctx, specs[f"{k}_union_beyond"]) is None
-               for k in ("aware_beats_unaware", "aware_beats_small_ppo", "random_answers_harmless"))
-    ctx.tables["runs"] = runs[runs["label"] != silent]
-    spec = specs["random_answers_harmless_union_beyond"]
-    assert spec.decide(ctx, spec) is None
+    no_union = _live(runs[runs["label"] != f"{claims.AWARE}, union radius"])
+    assert all(specs[f"{k}_union_beyond"].decide(ctx, no_union) is None for k in keys)
+    no_silent = _live(runs[runs["label"] != silent])
+    assert specs["random_answers_harmless_union_beyond"].decide(ctx, no_silent) is None
 
 
 def test_the_union_arm_label_is_the_one_the_runs_give_it():
