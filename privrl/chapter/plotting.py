@@ -9,7 +9,8 @@ Helpers: :func:`axis_label` / :func:`label_axes` (axes in words with units), :fu
 :func:`band_plot` / :func:`plot_bands` (a centre line over seeds with an uncertainty band), and for
 figures a referee can read (issue 35): :func:`method_colours` (one colour per method name in every
 figure), :func:`legend_outside` (a legend of at most 8 entries beside the data, never on it) and
-:func:`in_words` (a code name, e.g. a panel's domain, in words).
+:func:`in_words` (a code name, e.g. a panel's domain, in words), and :func:`mark_paper` (a
+number the paper states, drawn beside ours in one style on every figure).
 """
 
 from __future__ import annotations
@@ -338,6 +339,32 @@ def in_words(code_name: str) -> str:
     if "_" in code_name:
         raise ValueError(f"code_name: no words for {code_name!r}; add it to IN_WORDS")
     return code_name
+
+
+#: How a number the paper states is drawn on every figure: a hollow black marker (a point) or a
+#: dashed black line (a level), labelled "paper" (or "paper: <what>") in the legend.
+PAPER_STYLE: dict[str, Any] = {"color": "black", "markerfacecolor": "none", "marker": "D",
+                               "markersize": 7, "linestyle": "none", "zorder": 5}
+
+
+def mark_paper(ax: Axes, x: Any = None, y: Any = None, *, label: str = "paper",
+               orientation: Literal["point", "hline", "vline"] = "point") -> None:
+    """Draw a number the paper states (read from ``book/paper_numbers``, see
+    :mod:`privrl.chapter.paper_numbers`) on ``ax`` in :data:`PAPER_STYLE`: hollow black
+    diamonds at ``(x, y)`` (scalars or sequences of one length), or a dashed black level at
+    ``y`` (``"hline"``) or ``x`` (``"vline"``). ``label`` goes to the legend; the caption
+    should say where the paper states it."""
+    check_choice(orientation, "orientation", ("point", "hline", "vline"))
+    if orientation == "hline":
+        ax.axhline(float(y), color="black", linestyle="--", linewidth=1.2, label=label, zorder=5)
+        return
+    if orientation == "vline":
+        ax.axvline(float(x), color="black", linestyle="--", linewidth=1.2, label=label, zorder=5)
+        return
+    xs, ys = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
+    if xs.shape != ys.shape:
+        raise ValueError(f"x and y: shapes {xs.shape} and {ys.shape} differ")
+    ax.plot(xs, ys, label=label, **PAPER_STYLE)
 
 
 apply_house_style()

@@ -46,7 +46,8 @@ RESULTS = MEASUREMENTS / "results"
 #: Modules (and packages: every module under them) that compute no number of a run (``tables``
 #: formats numbers for the page; a record stores them unformatted).
 NON_COMPUTING: tuple[str, ...] = ("privrl.pipeline", "privrl.chapter.plotting",
-                                  "privrl.chapter.tables", "privrl.chapter.records")
+                                  "privrl.chapter.tables", "privrl.chapter.records",
+                                  "privrl.chapter.front")
 
 
 # --- the repository and git -------------------------------------------------------------------

@@ -225,3 +225,19 @@ def test_code_names_in_words():
     assert in_words("GPOPE") == "GPOPE"
     with pytest.raises(ValueError, match="code_name: no words for 'new_domain'"):
         in_words("new_domain")
+
+
+def test_mark_paper_draws_hollow_black_markers_and_checks_shapes() -> None:
+    import matplotlib.pyplot as plt
+
+    from privrl.chapter.plotting import mark_paper
+
+    fig, ax = plt.subplots()
+    mark_paper(ax, [1, 2], [3, 4], label="paper: Table 1")
+    (line,) = ax.get_lines()
+    assert line.get_label() == "paper: Table 1" and line.get_markerfacecolor() == "none"
+    mark_paper(ax, y=2.0, orientation="hline")
+    assert len(ax.get_lines()) == 2
+    with pytest.raises(ValueError, match="x and y"):
+        mark_paper(ax, [1, 2], [3])
+    plt.close(fig)
