@@ -10,9 +10,13 @@ r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019) and 
   target epsilon from the dataset's own :math:`n` and :math:`T` (or given, and epsilon computed).
 * :func:`dp_lsw`, :func:`dp_lsl`: the least-squares fits of first-visit Monte Carlo returns
   (eqs. 3, 7-8) plus :math:`N(0, \sigma_X^2 I)` with :math:`\sigma_X` from a smooth bound on the
-  local sensitivity (Lemma 1, Algorithms 1-2). Their analysis assumes every return lies in
-  :math:`[-F_{max}, F_{max}]` (``return_bound``): returns outside are clipped to it, with a
+  local sensitivity (Lemma 1, Algorithms 1-2). Their analysis assumes every return lies in an
+  interval of width :math:`F_{max}` (``return_bound``), :math:`[F_{low}, F_{low} + F_{max}]`
+  (``return_low``, default 0: non-negative rewards; :math:`-F_{max}` for non-positive ones):
+  returns outside are clipped to it, with a
   :class:`~privrl.core.validation.PrivacyLeakWarning` (``strict=True``: a ``ValueError``).
+  Returns spread over :math:`[-F_{max}, F_{max}]` would need twice the noise: such a dataset
+  is clipped, never released under the narrower analysis.
 """
 
 from __future__ import annotations
@@ -90,27 +94,32 @@ def _first_visit(traj: Trajectories, n_states: int, gamma: float, features: obje
     return fv, phi, rho
 
 
-def _smooth_release(est: mc.PrivateEstimate, epsilon: float, delta: float, d: int,
-                    return_bound: float, **extra: float) -> Release:
-    event = SmoothGaussianEvent.calibrated(epsilon, delta, d)
-    return Release.from_event(est.theta, event, delta, sigma=est.sigma, alpha=event.alpha,
-                              beta=event.beta, return_bound=return_bound, **extra)
+def _smooth_release(est: mc.PrivateEstimate, budget: mc.SmoothGaussianBudget, d: int,
+                    **extra: float) -> Release:
+    event = SmoothGaussianEvent.calibrated(budget.epsilon, budget.delta, d)
+    return Release.from_event(est.theta, event, budget.delta, sigma=est.sigma,
+                              alpha=event.alpha, beta=event.beta,
+                              return_bound=budget.return_bound, return_low=budget.return_low,
+                              **extra)
 
 
 def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features: object,
            epsilon: float, delta: float, return_bound: float, rng: SeedLike,
-           weights: object | None = None, strict: bool = False) -> Release:
+           return_low: float = 0.0, weights: object | None = None,
+           strict: bool = False) -> Release:
     r"""DP-LSW (Algorithm 1): the :math:`\rho`-weighted least-squares fit of the mean first-visit
     returns, :math:`(\Gamma^{1/2}\Phi)^+\Gamma^{1/2}\bar F_X` (eq. 3), plus
     :math:`N(0, \sigma_X^2 I)` with :math:`\sigma_X = \alpha F_{max}\|(\Gamma^{1/2}\Phi)^+\|_2
     \sqrt{\Psi_\beta(X)}`.
 
     ``trajectories``: integer states in ``[0, n_states)``; ``features`` :math:`\Phi` (N, d);
-    ``weights`` :math:`\rho` (N,) (default uniform); ``return_bound`` :math:`F_{max}`, a public
-    bound on every return (returns beyond it are clipped, with a warning; ``strict=True``
-    raises). Neighbours differ in one trajectory. The event is
+    ``weights`` :math:`\rho` (N,) (default uniform); every return must lie in the public
+    interval ``[return_low, return_low + return_bound]`` of width :math:`F_{max}` (returns
+    outside are clipped, with a warning; ``strict=True`` raises). Neighbours differ in one
+    trajectory. The event is
     :class:`~privrl.core.accounting.smooth_sensitivity.SmoothGaussianEvent` (Lemma 1's constants);
-    ``parameters``: ``sigma`` (:math:`\sigma_X`), ``alpha``, ``beta``, ``return_bound``.
+    ``parameters``: ``sigma`` (:math:`\sigma_X`), ``alpha``, ``beta``, ``return_bound``,
+    ``return_low``.
 
     >>> import numpy as np, privrl
     >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
@@ -122,14 +131,15 @@ def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     (1.0, (3,))
     """
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
-    budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound)
+    budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
     est = mc.dp_lsw(fv, phi, rho, budget, rng, strict=strict)
-    return _smooth_release(est, budget.epsilon, budget.delta, phi.shape[1], budget.return_bound)
+    return _smooth_release(est, budget, phi.shape[1])
 
 
 def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features: object,
            lam: float, epsilon: float, delta: float, return_bound: float, rng: SeedLike,
-           weights: object | None = None, strict: bool = False) -> Release:
+           return_low: float = 0.0, weights: object | None = None,
+           strict: bool = False) -> Release:
     r"""DP-LSL (Algorithm 2): the ridge fit :math:`(\Phi^\top\Gamma_X\Phi +
     \frac{\lambda}{2m}I)^{-1}\Phi^\top\Gamma_X\bar F_X` (eqs. 7-8) plus :math:`N(0,\sigma_X^2 I)`,
     :math:`\sigma_X = \frac{2\alpha F_{max}\|\Phi\|}{\lambda - \|\rho\|_\infty\|\Phi\|^2}
@@ -147,11 +157,10 @@ def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     (1.0, 2.0)
     """
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
-    budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound)
+    budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
     lam = check_positive(lam, "lam")
     est = mc.dp_lsl(fv, phi, rho, lam, budget, rng, strict=strict)
-    return _smooth_release(est, budget.epsilon, budget.delta, phi.shape[1], budget.return_bound,
-                           lam=lam)
+    return _smooth_release(est, budget, phi.shape[1], lam=lam)
 
 
 __all__ = ["dp_lsl", "dp_lsw", "gpope"]

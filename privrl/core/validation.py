@@ -54,6 +54,14 @@ def check_nonnegative(value: object, name: str) -> float:
     return v
 
 
+def check_finite(value: object, name: str) -> float:
+    """Return ``value`` as a float after checking it is finite."""
+    v = _as_float(value, name)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {v}")
+    return v
+
+
 def check_positive(value: object, name: str, allow_inf: bool = False) -> float:
     """Return ``value`` as a float after checking it is ``> 0`` (and finite unless allowed)."""
     v = _as_float(value, name)

@@ -22,11 +22,12 @@ def _lsw(data, **kw):
 
 def test_returns_above_the_bound_are_clipped_with_a_warning():
     big = chain_data(30, 5, 12, seed=2, reward=5.0)
-    with pytest.warns(privrl.PrivacyLeakWarning, match=r"returns \(return_bound\).*by up to 4"):
+    with pytest.warns(privrl.PrivacyLeakWarning,
+                      match=r"returns \(return_bound, return_low\).*by up to 4"):
         clipped = _lsw(big)
-    # the release is the one of the returns clipped to [-1, 1], clipped here by hand
+    # the release is the one of the returns clipped to [0, 1], clipped here by hand
     fv = mc.first_visit_returns(big, 5, 0.9)
-    returns = np.clip(fv.returns, -1.0, 1.0)
+    returns = np.clip(fv.returns, 0.0, 1.0)
     by_hand = mc.FirstVisitReturns(returns, fv.visited, fv.counts,
                                    returns.sum(axis=0) / np.maximum(fv.counts, 1))
     budget = mc.SmoothGaussianBudget(1.0, 0.1, 1.0)
@@ -39,9 +40,24 @@ def test_returns_above_the_bound_are_clipped_with_a_warning():
                       delta=0.1, return_bound=1.0, rng=0)
 
 
+def test_returns_must_lie_in_an_interval_of_width_return_bound(chain):
+    """The analysis bounds one trajectory's move of a return by F_max: returns in [-1, 1] span
+    2 F_max and are clipped to [return_low, return_low + 1]; negative rewards need return_low."""
+    negative = privrl.Trajectories(chain.observations, chain.actions, -chain.rewards,
+                                   chain.lengths, chain.terminated)
+    with pytest.warns(privrl.PrivacyLeakWarning, match=r"\[0, 1\]"):
+        _lsw(negative)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = _lsw(negative, return_low=-1.0)
+    assert r.parameters["return_low"] == -1.0 and r.parameters["return_bound"] == 1.0
+    with pytest.raises(ValueError, match="return_low"):
+        _lsw(chain, return_low=float("inf"))
+
+
 def test_returns_within_the_bound_are_released_as_they_are(chain):
     fv = mc.first_visit_returns(chain, 5, 0.9)
-    assert mc.bounded_returns(fv, 1.0) is fv
+    assert mc.bounded_returns(fv, mc.SmoothGaussianBudget(1.0, 0.1, 1.0)) is fv
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _lsw(chain)

@@ -53,13 +53,15 @@ def datasets(draw):
 
 
 @FAST
-@given(data=datasets(), bound=st.floats(0.1, 5.0), gamma=st.floats(0.0, 1.0),
-       eps=EPS, delta=DELTA)
-def test_dp_lsw_never_releases_beyond_the_return_bound(data, bound, gamma, eps, delta):
+@given(data=datasets(), bound=st.floats(0.1, 5.0), low=st.floats(-5.0, 1.0),
+       gamma=st.floats(0.0, 1.0), eps=EPS, delta=DELTA)
+def test_dp_lsw_never_releases_beyond_the_return_range(data, bound, low, gamma, eps, delta):
     traj, n_states = data
-    beyond = np.abs(mc.first_visit_returns(traj, n_states, gamma).returns).max() > bound
+    fv = mc.first_visit_returns(traj, n_states, gamma)
+    seen = fv.returns[fv.visited]
+    beyond = bool(np.any((seen < low) | (seen > low + bound)))
     args = dict(n_states=n_states, gamma=gamma, features=np.eye(n_states), epsilon=eps,
-                delta=delta, return_bound=bound, rng=0)
+                delta=delta, return_bound=bound, return_low=low, rng=0)
     try:
         strict = privrl.dp_lsw(traj, strict=True, **args)
         assert not beyond

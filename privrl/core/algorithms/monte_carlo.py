@@ -19,9 +19,15 @@ Notation: dataset :math:`X` of :math:`m` trajectories over :math:`N` states, fea
 * DP-LSL (Algorithm 2): :math:`\theta^\lambda_X + N(0,\sigma_X^2 I)`, :math:`\sigma_X =
   \frac{2\alpha F_{max}\|\Phi\|}{\lambda - \|\rho\|_\infty\|\Phi\|^2}\sqrt{\Psi^\lambda_\beta(X)}`.
 
-:math:`F_{max}` is a public upper bound on every return (``return_bound``), at most
-:math:`R_{max}/(1-\gamma)`; the paper allows any smaller public bound (Section 3.1). Both
-releases take their budget :math:`(\varepsilon, \delta, F_{max})` as one
+:math:`F_{max}` (``return_bound``) is the public width of an interval
+:math:`[F_{low}, F_{low} + F_{max}]` (``return_low``, default 0) holding every return, at most
+:math:`R_{max}/(1-\gamma)` for rewards in :math:`[0, R_{max}]`; the paper allows any smaller
+public bound (Section 3.1). The noise scales above make Lemma 1's condition (a) hold when one
+trajectory's returns move by at most :math:`F_{max}`, i.e. for returns in an interval of width
+:math:`F_{max}`: for returns in :math:`[-F_{max}, F_{max}]` (width :math:`2F_{max}`) a
+replace-one neighbour moves :math:`\theta` by up to twice as much and the guarantee fails
+(``tests/core/test_monte_carlo_sensitivity.py`` finds such a neighbour by brute force). Both
+releases take their budget :math:`(\varepsilon, \delta, F_{max}, F_{low})` as one
 :class:`SmoothGaussianBudget`.
 """
 
@@ -43,6 +49,7 @@ from privrl.core.validation import (
     check_array,
     check_delta,
     check_epsilon,
+    check_finite,
     check_int,
     check_nonnegative,
     check_positive,
@@ -165,8 +172,10 @@ def lsl_regularization(phi: object, rho: object, m: int, c: float, power: float 
 @dataclass(frozen=True)
 class SmoothGaussianBudget:
     r"""The release budget of the smooth-sensitivity Gaussian of DP-LSW and DP-LSL (Algorithms
-    1-2): the target :math:`(\varepsilon, \delta)` and :math:`F_{max}` (``return_bound``), the
-    public upper bound on every return that scales the sensitivity. Validated once, here.
+    1-2): the target :math:`(\varepsilon, \delta)`, :math:`F_{max}` (``return_bound``), the
+    public width of the interval :math:`[F_{low}, F_{low} + F_{max}]` holding every return, which
+    scales the sensitivity, and its public lower end :math:`F_{low}` (``return_low``: 0 for
+    non-negative rewards, :math:`-F_{max}` for non-positive ones). Validated once, here.
 
     :meth:`constants` gives Lemma 1's :math:`(\alpha, \beta)` for output dimension :math:`d`
     (:func:`~privrl.core.accounting.smooth_sensitivity.smooth_gaussian_constants`)."""
@@ -174,12 +183,19 @@ class SmoothGaussianBudget:
     epsilon: float
     delta: float
     return_bound: float
+    return_low: float = 0.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "delta", check_delta(self.delta))
         self.constants(1)  # Lemma 1's own checks: finite epsilon > 0, delta in (0, 1)
         object.__setattr__(self, "return_bound", check_positive(self.return_bound, "return_bound"))
+        object.__setattr__(self, "return_low", check_finite(self.return_low, "return_low"))
+
+    @property
+    def return_range(self) -> tuple[float, float]:
+        """The interval :math:`[F_{low}, F_{low} + F_{max}]` every return must lie in."""
+        return self.return_low, self.return_low + self.return_bound
 
     def constants(self, d: int) -> tuple[float, float]:
         """Lemma 1's ``(alpha, beta)`` for output dimension ``d``."""
@@ -229,18 +245,22 @@ class PrivateEstimate:
     sigma: float
 
 
-def bounded_returns(fv: FirstVisitReturns, return_bound: float,
+def bounded_returns(fv: FirstVisitReturns, budget: SmoothGaussianBudget,
                     strict: bool = False) -> FirstVisitReturns:
-    r"""``fv`` with every first-visit return clipped to :math:`[-F_{max}, F_{max}]`, the bound
-    the sensitivity analysis of DP-LSW and DP-LSL assumes (Section 3.1); ``fv`` itself when none
-    lies outside. Clipping warns (:class:`~privrl.core.validation.PrivacyLeakWarning`), or raises
-    a ``ValueError`` with ``strict=True``."""
+    r"""``fv`` with every first-visit return clipped to the budget's
+    :math:`[F_{low}, F_{low} + F_{max}]`, the interval the sensitivity analysis of DP-LSW and
+    DP-LSL assumes (Section 3.1); ``fv`` itself when none lies outside. Clipping warns
+    (:class:`~privrl.core.validation.PrivacyLeakWarning`), or raises a ``ValueError`` with
+    ``strict=True``. Unvisited entries (stored as 0) are not returns and are left alone."""
     if not isinstance(fv, FirstVisitReturns):
         raise ValueError("fv must be a FirstVisitReturns (see first_visit_returns)")
-    bound = check_positive(return_bound, "return_bound")
-    returns = clip_to_bound(fv.returns, "returns (return_bound)", -bound, bound, strict)
-    if returns is fv.returns:
+    low, high = _check_budget(budget).return_range
+    seen = fv.returns[fv.visited]
+    kept = clip_to_bound(seen, "returns (return_bound, return_low)", low, high, strict)
+    if kept is seen:
         return fv
+    returns = np.zeros_like(fv.returns)
+    returns[fv.visited] = kept
     means = returns.sum(axis=0) / np.maximum(fv.counts, 1)
     return FirstVisitReturns(returns=returns, visited=fv.visited, counts=fv.counts, means=means)
 
@@ -255,9 +275,9 @@ def _release(
 
 def dp_lsw(fv: FirstVisitReturns, phi: object, rho: object, budget: SmoothGaussianBudget,
            rng: SeedLike, noise_multiplier: float = 1.0, strict: bool = False) -> PrivateEstimate:
-    """DP-LSW (Algorithm 1) on the returns clipped to the budget's ``return_bound``
+    """DP-LSW (Algorithm 1) on the returns clipped to the budget's ``return_range``
     (:func:`bounded_returns`). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
-    fv = bounded_returns(fv, _check_budget(budget).return_bound, strict)
+    fv = bounded_returns(fv, budget, strict)
     Phi, r = _check_problem(fv, phi, rho)
     sigma = dp_lsw_sigma(fv.counts, Phi, r, budget)
     return _release(lsw(fv, Phi, r), sigma, rng, noise_multiplier)
@@ -266,9 +286,9 @@ def dp_lsw(fv: FirstVisitReturns, phi: object, rho: object, budget: SmoothGaussi
 def dp_lsl(fv: FirstVisitReturns, phi: object, rho: object, lam: float,
            budget: SmoothGaussianBudget, rng: SeedLike,
            noise_multiplier: float = 1.0, strict: bool = False) -> PrivateEstimate:
-    """DP-LSL (Algorithm 2) on the returns clipped to the budget's ``return_bound``
+    """DP-LSL (Algorithm 2) on the returns clipped to the budget's ``return_range``
     (:func:`bounded_returns`). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
-    fv = bounded_returns(fv, _check_budget(budget).return_bound, strict)
+    fv = bounded_returns(fv, budget, strict)
     Phi, r = _check_problem(fv, phi, rho)
     sigma = dp_lsl_sigma(fv.counts, fv.m, Phi, r, lam, budget)
     return _release(lsl(fv, Phi, r, lam), sigma, rng, noise_multiplier)

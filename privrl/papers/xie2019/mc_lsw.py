@@ -49,7 +49,8 @@ LSW_DOMAIN = "mountain_car_on"
 
 
 def return_bound() -> float:
-    """:math:`F_{max} = 1/(1-\\gamma)`: Mountain Car's rewards are -1 per step."""
+    """:math:`F_{max} = 1/(1-\\gamma)`: Mountain Car's rewards are -1 per step, so every return
+    lies in :math:`[-F_{max}, 0]` (the budget's ``return_low`` is :math:`-F_{max}`)."""
     return 1.0 / (1.0 - domains.SETTINGS[LSW_DOMAIN].gamma)
 
 
@@ -101,7 +102,7 @@ def run_lsw_trial(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame:
         rows.append(dict(method="LSW", grid=cells, epsilon=np.nan, sigma=0.0,
                          theta=lsw(fv, Phi, rho)))
         for eps in config["epsilons"]:
-            budget = SmoothGaussianBudget(eps, config["delta"], return_bound())
+            budget = SmoothGaussianBudget(eps, config["delta"], return_bound(), -return_bound())
             est = dp_lsw(fv, Phi, rho, budget, gen)
             rows.append(dict(method="DP-LSW", grid=cells, epsilon=eps, sigma=est.sigma,
                              theta=est.theta))
