@@ -35,7 +35,7 @@ def test_zoom_draws_the_recorded_points(recorded):
     epsilons = sorted(mc[mc.method == "GPOPE"].epsilon.unique())
     assert epsilons == [0.5, 1.0, 4.0]
     gpope = mc[mc.method == "GPOPE"]
-    expected = {f"{plots.METHOD_LABELS['GPOPE']}, epsilon = {e:g}":
+    expected = {f"{plots.METHOD_LABELS['GPOPE']}, ε = {e:g}":
                 gpope[np.isclose(gpope.epsilon, e)] for e in epsilons}
     expected[plots.METHOD_LABELS["LSTD"]] = mc[mc.method == "LSTD"]
     assert set(lines) == set(expected)  # no DP-LSW, no GTD2, no other domain
