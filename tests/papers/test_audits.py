@@ -340,3 +340,13 @@ def test_caption_says_what_the_figure_draws():
     assert "Gaussian mechanism" in text
     missed = rows.assign(release=["gaussian", "gp_update", "gpope"], weakened_lower=[1.4, 0.5, 1.0])
     assert "not caught and not listed: GP update and GPOPE" in plots.audits_caption(missed, "x")
+
+
+def test_recorded_audits_read_the_saved_rows_for_the_figure():
+    saved = [{"release": "gaussian", "claimed_epsilon": 1.0, "epsilon_lower": 0.7,
+              "weakening": "noise standard deviation halved", "weakened_lower": 1.4}]
+    frame = plots.recorded_audits({"summary": {"audits": saved}})
+    assert list(frame.columns) == list(tables.SAVED_COLUMNS)
+    assert frame.to_dict("records") == saved
+    assert plots.recorded_audits(None) is None
+    assert plots.recorded_audits({"summary": {"checks": []}}) is None

@@ -10,6 +10,16 @@ import pandas as pd
 
 from privrl.chapter.plotting import in_words, legend_outside
 from privrl.papers.audits.releases import UNDETECTABLE
+from privrl.papers.audits.tables import SAVED_COLUMNS
+
+
+def recorded_audits(recorded: dict[str, Any] | None) -> pd.DataFrame | None:
+    """The recorded run's audits as its summary saved them (one row per release, the columns of
+    :data:`~privrl.papers.audits.tables.SAVED_COLUMNS`), for :func:`plot_audits`; ``None`` if
+    nothing was recorded or the summary predates its ``audits`` entry."""
+    if recorded is None or "audits" not in recorded["summary"]:
+        return None
+    return pd.DataFrame(recorded["summary"]["audits"], columns=list(SAVED_COLUMNS))
 
 
 def plot_audits(table: pd.DataFrame, ax: Any) -> None:
@@ -73,4 +83,4 @@ def audits_caption(table: pd.DataFrame, where: str) -> str:
     return " ".join(parts)
 
 
-__all__ = ["audits_caption", "plot_audits"]
+__all__ = ["audits_caption", "plot_audits", "recorded_audits"]

@@ -66,14 +66,6 @@ def saved_audits(table: pd.DataFrame) -> list[dict[str, Any]]:
             for row in table[list(SAVED_COLUMNS)].to_dict("records")]
 
 
-def recorded_audits(recorded: dict[str, Any] | None) -> pd.DataFrame | None:
-    """The recorded run's audits as saved (:data:`SAVED_COLUMNS`, one row per release), for the
-    figure; ``None`` if nothing was recorded or the summary predates the ``audits`` entry."""
-    if recorded is None or "audits" not in recorded["summary"]:
-        return None
-    return pd.DataFrame(recorded["summary"]["audits"], columns=list(SAVED_COLUMNS))
-
-
 def recorded_table(recorded: dict[str, Any] | None) -> pd.DataFrame | None:
     """The recorded run's claimed epsilon, audited lower bound and weakened bound per release, with
     whether the weakening was caught (or is listed as undetectable), and its profile, commit and
