@@ -97,10 +97,10 @@ def test_small_multiples_draw_each_epsilon_in_its_panel(recorded):
         assert ax.get_title() == f"ε = {eps:g}"
         lines = _lines(ax)
         gpope = mc[(mc.method == "GPOPE") & np.isclose(mc.epsilon, eps)]
-        x, y = lines[plots.METHOD_LABELS["GPOPE"]]
+        x, y = lines["GPOPE"]
         np.testing.assert_allclose(y, gpope.groupby("n").mspbe.mean().to_numpy(), rtol=1e-12)
         lsw = mc[(mc.method == "DP-LSW 5x5") & np.isclose(mc.epsilon, eps)]
-        _, y = lines[f"{plots.METHOD_LABELS['DP-LSW']}, 5x5 grid"]
+        _, y = lines["DP-LSW, 5x5 grid"]
         np.testing.assert_allclose(y, lsw.groupby("n").mspbe.mean().to_numpy(), rtol=1e-12)
         assert not any(label.startswith("LSW") for label in lines)  # non-private LSW left out
     plt.close(fig)

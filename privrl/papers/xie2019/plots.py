@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
@@ -25,7 +26,6 @@ from privrl.chapter.plotting import (
     legend_outside,
     mark_paper,
     method_colours,
-    new_figure,
     summarise,
 )
 from privrl.papers.xie2019.figure2 import FIGURE2
@@ -53,9 +53,19 @@ def split_method(label: str) -> tuple[str, str]:
     return method, variant
 
 
-def _styled(t: pd.DataFrame, by_epsilon: bool) -> pd.DataFrame:
-    """``t`` with a legend ``label``, a ``colour`` per method (:func:`method_colours`) and a
-    ``variant`` rank per method (its epsilon when ``by_epsilon``, else its grid)."""
+#: Short legend labels of the small multiples (the captions say what each method is).
+SHORT_LABELS = {"LSTD": "LSTD (non-private)", "WIS-LSTD": "WIS-LSTD (non-private)",
+                "GTD2": "GTD2 (noiseless)", "zero": "zero estimate"}
+#: Width, in inches, that the legend of the small multiples takes beside the panels.
+LEGEND_INCHES = 2.2
+
+
+def _styled(t: pd.DataFrame, by_epsilon: bool, labels: dict[str, str] | None = None
+            ) -> pd.DataFrame:
+    """``t`` with a legend ``label`` (``labels``, default :data:`METHOD_LABELS`), a ``colour``
+    per method (:func:`method_colours`) and a ``variant`` rank per method (its epsilon when
+    ``by_epsilon``, else its grid)."""
+    labels = METHOD_LABELS if labels is None else labels
     t = t.copy()
     parts = [split_method(m) for m in t.method]
     t["base"] = [b for b, _ in parts]
@@ -63,7 +73,7 @@ def _styled(t: pd.DataFrame, by_epsilon: bool) -> pd.DataFrame:
     colours = method_colours(t.base)
     t["colour"] = t.base.map(colours)
     eps = [("" if np.isnan(e) or not by_epsilon else f", ε = {e:g}") for e in t.epsilon]
-    t["label"] = [METHOD_LABELS.get(b, b) + (f", {g} grid" if g else "") + e
+    t["label"] = [labels.get(b, b) + (f", {g} grid" if g else "") + e
                   for b, g, e in zip(t.base, t.grid, eps, strict=True)]
     key = (t.epsilon.fillna(-1.0) if by_epsilon
            else t.grid.map(lambda g: int(g.partition("x")[0]) if g else 0))
@@ -121,9 +131,10 @@ def figure_by_epsilon(points: pd.DataFrame, domains: tuple[str, ...], *,
     epsilons = sorted(t.epsilon.dropna().unique())
     if not epsilons:
         raise ValueError(f"points: no private method on {domains}")
-    fig, axes = new_figure(len(domains), len(epsilons), width=width, height=height,
-                           sharex=True, sharey=True)
-    styled = _styled(t, by_epsilon=False)
+    fig, axes = plt.subplots(len(domains), len(epsilons), sharex=True, sharey=True,
+                             squeeze=False, figsize=(width * len(epsilons) + LEGEND_INCHES,
+                                                     height * len(domains)))
+    styled = _styled(t, by_epsilon=False, labels=SHORT_LABELS)
     for r, (row, domain) in enumerate(zip(axes, domains, strict=True)):
         d = styled[styled.domain == domain]
         for ax, eps in zip(row, epsilons, strict=True):
