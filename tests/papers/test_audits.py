@@ -266,7 +266,8 @@ def test_tables_and_figure():
 
     fig, ax = plt.subplots()
     plots.plot_audits(table, ax)
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["pgc_bit_flip"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["PGC, bit flip"]
+    assert len(ax.get_legend().get_texts()) == 3
     plt.close(fig)
 
 
@@ -315,3 +316,37 @@ def test_recorded_table_lists_undetectable_releases_from_the_saved_audits():
               {"key": "dp_lsw_lower", "bound": 0.1, "observed": 0.0}]
     old = tables.recorded_table({"summary": {"checks": checks}, "record": record})
     assert list(old.release) == ["pgc_bit_flip"]
+
+
+def test_caption_says_what_the_figure_draws():
+    """The caption is generated from the drawn table: it claims "every dot left of its bar" and
+    "every cross right of it" only when true, and names each exception (issue 35: the recorded
+    run's crosses of DP-LSW, DP-LSL, sampled GPOPE and Dirichlet lie left of their bars)."""
+    import pandas as pd
+
+    rows = pd.DataFrame({"release": ["gaussian", "dp_lsw", "gpope_sampled"],
+                         "claimed_epsilon": [1.0, 1.0, 3.1], "epsilon_lower": [0.7, 0.0, 1.2],
+                         "weakened_lower": [1.4, 0.01, 2.8]})
+    text = plots.audits_caption(rows, "the test")
+    assert "3 releases of the test" in text
+    assert "Every dot lies left of its bar" in text
+    assert "Every cross" not in text and "1 crosses lie right" in text
+    assert "DP-LSW and GPOPE (sampled trajectories) lie left of it" in text
+    caught = rows.assign(weakened_lower=[1.4, 2.0, 4.0])
+    assert "Every cross lies right of its bar" in plots.audits_caption(caught, "x")
+    over = rows.assign(epsilon_lower=[1.2, 0.0, 1.2])
+    text = plots.audits_caption(over, "x")
+    assert "Every dot" not in text and "Dots right of their bar" in text
+    assert "Gaussian mechanism" in text
+    missed = rows.assign(release=["gaussian", "gp_update", "gpope"], weakened_lower=[1.4, 0.5, 1.0])
+    assert "not caught and not listed: GP update and GPOPE" in plots.audits_caption(missed, "x")
+
+
+def test_recorded_audits_read_the_saved_rows_for_the_figure():
+    saved = [{"release": "gaussian", "claimed_epsilon": 1.0, "epsilon_lower": 0.7,
+              "weakening": "noise standard deviation halved", "weakened_lower": 1.4}]
+    frame = plots.recorded_audits({"summary": {"audits": saved}})
+    assert list(frame.columns) == list(tables.SAVED_COLUMNS)
+    assert frame.to_dict("records") == saved
+    assert plots.recorded_audits(None) is None
+    assert plots.recorded_audits({"summary": {"checks": []}}) is None

@@ -164,3 +164,21 @@ def test_mean_rmse_table_averages_trials_at_the_default_c():
     df = pd.concat([df, df.assign(default_c=False, rmse=100.0)])
     table = runs.mean_rmse_table(df)
     assert table.loc[("aggregated", "DP-LSW")].tolist() == [2.0, 6.0]
+
+
+def test_figure1_sentences_stand_beside_their_verdicts():
+    """Every sentence of Section 6 on Figure 1 is quoted from the paper's numbers file and
+    shown with the verdicts of existing claims, read from the claims table (never typed)."""
+    from privrl.papers.balle2016 import plots
+
+    keys = [s.key for s in CLAIMS]
+    assert {k for ks in plots.FIGURE1_SENTENCES.values() for k in ks} <= set(keys)
+    claims = pd.DataFrame({"key": [k + "_paper" for k in keys],
+                           "verdict": [f"v{i}" for i in range(len(keys))]})
+    table = plots.sentences_frame(claims)
+    assert len(table) == len(plots.FIGURE1_SENTENCES)
+    row = list(plots.FIGURE1_SENTENCES).index("fig1_noise_decreases")
+    assert table.verdict[row] == f"dp_noise_decreases: v{keys.index('dp_noise_decreases')}"
+    assert "noise introduced by the DP mechanism decreases" in table["the paper says"][row]
+    with pytest.raises(ValueError, match="lsl_schedule_paper"):
+        plots.sentences_frame(claims[claims.key != "lsl_schedule_paper"])

@@ -35,7 +35,7 @@ def test_zoom_draws_the_recorded_points(recorded):
     epsilons = sorted(mc[mc.method == "GPOPE"].epsilon.unique())
     assert epsilons == [0.5, 1.0, 4.0]
     gpope = mc[mc.method == "GPOPE"]
-    expected = {f"{plots.METHOD_LABELS['GPOPE']}, epsilon = {e:g}":
+    expected = {f"{plots.METHOD_LABELS['GPOPE']}, ε = {e:g}":
                 gpope[np.isclose(gpope.epsilon, e)] for e in epsilons}
     expected[plots.METHOD_LABELS["LSTD"]] = mc[mc.method == "LSTD"]
     assert set(lines) == set(expected)  # no DP-LSW, no GTD2, no other domain
@@ -71,3 +71,65 @@ def test_zoom_without_lstd_is_an_error(recorded):
     with pytest.raises(ValueError, match="LSTD"):
         plots.plot_zoom(ax, recorded[recorded.method != "LSTD"], "record")
     plt.close(fig)
+
+
+def test_small_multiples_draw_each_epsilon_in_its_panel(recorded):
+    """Figure 2 as small multiples (issue 35: no 17-entry legend): a row per domain, a column per
+    recorded epsilon, each panel GPOPE and DP-LSW at its own epsilon (means recomputed from the
+    CSV) and the non-private methods; one colour per method, at most 8 legend entries, panel
+    titles and labels in words."""
+    fig = plots.figure_by_epsilon(recorded, ("mountain_car_on", "mountain_car_off"))
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == 6
+    legend = fig.legends[0]
+    assert 1 <= len(legend.get_texts()) <= 8
+    colours: dict[str, set] = {}
+    for ax in axes:
+        assert "_" not in ax.get_title() + ax.get_ylabel() + ax.get_xlabel()
+        for label in _lines(ax):
+            line = next(ln for ln in ax.get_lines() if ln.get_label() == label)
+            colours.setdefault(plots.split_method(label.split(" (")[0])[0], set()).add(
+                line.get_color())
+    assert all(len(c) == 1 for c in colours.values())
+    assert len(set().union(*colours.values())) == len(colours)
+    mc = recorded[recorded.domain == "mountain_car_on"]
+    for ax, eps in zip(axes[:3], [0.5, 1.0, 4.0], strict=True):
+        assert ax.get_title() == f"ε = {eps:g}"
+        lines = _lines(ax)
+        gpope = mc[(mc.method == "GPOPE") & np.isclose(mc.epsilon, eps)]
+        x, y = lines["GPOPE"]
+        np.testing.assert_allclose(y, gpope.groupby("n").mspbe.mean().to_numpy(), rtol=1e-12)
+        lsw = mc[(mc.method == "DP-LSW 5x5") & np.isclose(mc.epsilon, eps)]
+        _, y = lines["DP-LSW, 5x5 grid"]
+        np.testing.assert_allclose(y, lsw.groupby("n").mspbe.mean().to_numpy(), rtol=1e-12)
+        assert not any(label.startswith("LSW") for label in lines)  # non-private LSW left out
+    plt.close(fig)
+
+
+def test_the_chain_marks_the_papers_order_of_magnitude(recorded):
+    """The chain's diamonds sit a factor 10 (the paper's 'order of magnitude') below the better
+    of DP-LSW and DP-LSL at every n, and GPOPE's recorded means lie below them."""
+    fig = plots.figure_by_epsilon(recorded, ("chain",), order_of_magnitude=10)
+    ax = fig.axes[0]
+    chain = recorded[recorded.domain == "chain"]
+    means = chain.groupby(["method", "n"]).mspbe.mean()
+    best = np.minimum(means["DP-LSW"].to_numpy(), means["DP-LSL"].to_numpy())
+    x, y = _lines(ax)["paper: 10x below output perturbation"]
+    np.testing.assert_array_equal(x, means["DP-LSW"].index.to_numpy(float))
+    np.testing.assert_allclose(y, best / 10, rtol=1e-12)
+    assert (means["GPOPE"].to_numpy() < y).all()
+    plt.close(fig)
+
+
+def test_sentences_stand_beside_the_verdicts_that_decide_them():
+    claims = pd.DataFrame({"key": ["mc_beats_output_perturbation_paper",
+                                   "off_policy_like_on_policy_paper"],
+                           "verdict": ["reproduced", "not reproduced"]})
+    table = plots.sentences_frame(claims, "mountain_car")
+    assert list(table.verdict) == ["mc_beats_output_perturbation: reproduced",
+                                   "off_policy_like_on_policy: not reproduced"]
+    assert table["the paper says"][0].startswith("\u201cour proposed gradient perturbation")
+    hiv = plots.sentences_frame(claims, "hiv")
+    assert list(hiv.verdict) == [plots.NOT_DECIDED]
+    with pytest.raises(ValueError, match="off_policy_like_on_policy"):
+        plots.sentences_frame(claims.iloc[:1], "mountain_car")

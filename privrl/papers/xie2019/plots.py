@@ -1,6 +1,9 @@
 """The figures of the Xie, Thomas and Miklau (2019) chapter, drawn on a matplotlib ``Axes``.
 
 * :func:`plot_points` - Figures 1 a, 2, 3 and 4: mean MSPBE against the data size n;
+* :func:`figure_by_epsilon` - the same as small multiples, a row per domain and a column per
+  epsilon (at most 8 legend entries, one colour per method, a line style per epsilon or grid),
+  with :func:`mark_order_of_magnitude` (the chain's "order of magnitude", Section 7);
 * :func:`plot_zoom` - Figure 2 a zoomed: GPOPE at each epsilon against LSTD, on-policy Mountain
   Car, with :func:`zoom_numbers` (what the panel shows at its largest n, for the prose);
 * :func:`plot_steps` - Figure 1 b: MSPBE against the step size at a fixed n;
@@ -12,14 +15,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from privrl.chapter.plotting import band_plot
+from privrl.chapter.paper_numbers import paper_number
+from privrl.chapter.plotting import (
+    band_plot,
+    in_words,
+    legend_outside,
+    mark_paper,
+    method_colours,
+    summarise,
+)
 from privrl.papers.xie2019.figure2 import FIGURE2
+from privrl.papers.xie2019.profile import PAPER
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 METHOD_LABELS = {"GPOPE": "GPOPE (gradient perturbation)", "DP-LSW": "DP-LSW (output pert. V1)",
                  "DP-LSL": "DP-LSL (output pert. V2)", "LSTD": "LSTD (non-private)",
@@ -27,19 +41,136 @@ METHOD_LABELS = {"GPOPE": "GPOPE (gradient perturbation)", "DP-LSW": "DP-LSW (ou
                  "zero": "zero estimate (no data)"}
 
 
+#: Line styles that tell apart the variants of one method (its epsilons, or DP-LSW's grids).
+VARIANT_STYLES = ("-", "--", ":", "-.")
+VARIANT_MARKERS = ("o", "s", "^", "v")
+
+
+def split_method(label: str) -> tuple[str, str]:
+    """A points label as (method, variant): ``"DP-LSW 10x10"`` is ``("DP-LSW", "10x10")``,
+    ``"GPOPE"`` is ``("GPOPE", "")``."""
+    method, _, variant = label.partition(" ")
+    return method, variant
+
+
+#: Short legend labels of the small multiples (the captions say what each method is).
+SHORT_LABELS = {"LSTD": "LSTD (non-private)", "WIS-LSTD": "WIS-LSTD (non-private)",
+                "GTD2": "GTD2 (noiseless)", "zero": "zero estimate"}
+#: Width, in inches, that the legend of the small multiples takes beside the panels.
+LEGEND_INCHES = 2.2
+
+
+def _styled(t: pd.DataFrame, by_epsilon: bool, labels: dict[str, str] | None = None
+            ) -> pd.DataFrame:
+    """``t`` with a legend ``label`` (``labels``, default :data:`METHOD_LABELS`), a ``colour``
+    per method (:func:`method_colours`) and a ``variant`` rank per method (its epsilon when
+    ``by_epsilon``, else its grid)."""
+    labels = METHOD_LABELS if labels is None else labels
+    t = t.copy()
+    parts = [split_method(m) for m in t.method]
+    t["base"] = [b for b, _ in parts]
+    t["grid"] = [v for _, v in parts]
+    colours = method_colours(t.base)
+    t["colour"] = t.base.map(colours)
+    eps = [("" if np.isnan(e) or not by_epsilon else f", ε = {e:g}") for e in t.epsilon]
+    t["label"] = [labels.get(b, b) + (f", {g} grid" if g else "") + e
+                  for b, g, e in zip(t.base, t.grid, eps, strict=True)]
+    key = (t.epsilon.fillna(-1.0) if by_epsilon
+           else t.grid.map(lambda g: int(g.partition("x")[0]) if g else 0))
+    t["variant"] = key.groupby(t.base).rank(method="dense").astype(int)
+    return t
+
+
+#: The order of the methods in a legend.
+METHOD_ORDER = ("GPOPE", "DP-LSW", "DP-LSL", "LSW", "GTD2", "LSTD", "WIS-LSTD", "zero")
+
+
+def _draw(ax: Axes, t: pd.DataFrame) -> None:
+    """One line per label of a :func:`_styled` table (methods in :data:`METHOD_ORDER`): mean
+    MSPBE against n, with one standard deviation shaded where the band stays above zero at every
+    n (below zero it cannot be drawn on a log axis)."""
+    order = {m: i for i, m in enumerate(METHOD_ORDER)}
+    t = t.assign(order=t.base.map(lambda b: order.get(b, len(order))))
+    for _, g in t.groupby(["order", "variant", "label"], sort=True):
+        k = int(g.variant.iloc[0]) - 1
+        style = dict(color=g.colour.iloc[0], ls=VARIANT_STYLES[k % len(VARIANT_STYLES)],
+                     marker=VARIANT_MARKERS[k % len(VARIANT_MARKERS)], ms=4)
+        stats = summarise(g, "n", "mspbe", err="std")
+        ax.plot(stats.n, stats.center, label=g.label.iloc[0], **style)
+        if (stats.lower > 0).all():
+            ax.fill_between(stats.n, stats.lower, stats.upper, color=style["color"], alpha=0.15,
+                            lw=0)
+
+
 def plot_points(ax: Axes, points: pd.DataFrame, domain: str, ylabel: str = "MSPBE") -> None:
-    """Mean MSPBE against n (log-log), error bars one standard deviation (as the paper plots
-    them), one line per method and epsilon, for one domain of a points table."""
-    t = points[points.domain == domain].copy()
-    t["label"] = [METHOD_LABELS.get(m, m) + ("" if np.isnan(e) else f", epsilon = {e:g}")
-                  for m, e in zip(t.method, t.epsilon, strict=True)]
-    for label, g in t.groupby("label", sort=True):
-        band_plot(ax, g, "n", "mspbe", err="std", label=label, marker="o")
+    """Mean MSPBE against n (log-log), one standard deviation shaded, one line per method and
+    epsilon (one colour per method, a line style per epsilon), for one domain of a points
+    table; the legend beside the axes."""
+    t = _styled(points[points.domain == domain], by_epsilon=True)
+    _draw(ax, t)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("data size n (trajectories)")
     ax.set_ylabel(ylabel)
-    ax.legend(fontsize=8)
+    legend_outside(ax)
+
+
+def figure_by_epsilon(points: pd.DataFrame, domains: tuple[str, ...], *,
+                      ylabel: str = "MSPBE", lsw: bool = False, width: float = 3.0,
+                      height: float = 2.6, order_of_magnitude: float | None = None) -> Figure:
+    """Small multiples of Figures 1 a, 2 and 4: a row per domain, a column per epsilon of its
+    private methods, each panel the private methods at that epsilon (one colour per method, a
+    line style per DP-LSW grid) and the non-private ones (the same in every column); mean MSPBE
+    against n, log-log, one standard deviation shaded where it stays above zero, y shared.
+    Non-private LSW on Mountain Car's grids is left out unless ``lsw``; the chain's panel marks
+    the paper's ``order_of_magnitude`` (:func:`mark_order_of_magnitude`) when given. One legend
+    beside the panels (at most 8 entries)."""
+    t = points[points.domain.isin(domains)]
+    if not lsw:
+        t = t[~t.method.str.startswith("LSW ")]
+    epsilons = sorted(t.epsilon.dropna().unique())
+    if not epsilons:
+        raise ValueError(f"points: no private method on {domains}")
+    fig, axes = plt.subplots(len(domains), len(epsilons), sharex=True, sharey=True,
+                             squeeze=False, figsize=(width * len(epsilons) + LEGEND_INCHES,
+                                                     height * len(domains)))
+    styled = _styled(t, by_epsilon=False, labels=SHORT_LABELS)
+    for r, (row, domain) in enumerate(zip(axes, domains, strict=True)):
+        d = styled[styled.domain == domain]
+        for ax, eps in zip(row, epsilons, strict=True):
+            shown = d[d.epsilon.isna() | np.isclose(d.epsilon, eps)]
+            ax.set(xscale="log", yscale="log", xlabel="", ylabel="")
+            if not shown.epsilon.notna().any():
+                ax.set_visible(False)
+                continue
+            _draw(ax, shown)
+            if domain == "chain" and order_of_magnitude is not None:
+                mark_order_of_magnitude(ax, points, order_of_magnitude)
+            if r == 0:
+                ax.set_title(f"ε = {eps:g}", fontsize=10)
+        words = in_words(domain)
+        row[0].set_ylabel(f"{words[0].upper()}{words[1:]}\n{ylabel}")
+    for ax in axes[-1]:
+        ax.set_xlabel("data size n (trajectories)")
+    legend_outside(fig)
+    return fig
+
+
+def mark_order_of_magnitude(ax: Axes, points: pd.DataFrame, factor: float,
+                            domain: str = "chain") -> pd.DataFrame:
+    """Mark, at each n, where the paper puts GPOPE on the chain: ``factor`` (its "order of
+    magnitude", :mod:`privrl.chapter.paper_numbers` key ``chain_order_of_magnitude``) below the
+    better of DP-LSW and DP-LSL (their mean MSPBE), in the paper's style
+    (:func:`~privrl.chapter.plotting.mark_paper`). Returns the marked levels (``n``,
+    ``output``: the better output perturbation's mean, ``paper``: it over ``factor``)."""
+    t = points[(points.domain == domain) & points.method.isin(["DP-LSW", "DP-LSL"])]
+    best = t.groupby(["n", "method"])["mspbe"].mean().groupby("n").min()
+    if best.empty:
+        raise ValueError(f"points: no DP-LSW or DP-LSL on {domain}")
+    mark_paper(ax, best.index.to_numpy(float), best.to_numpy() / factor,
+               label=f"paper: {factor:g}x below output perturbation")
+    return pd.DataFrame({"n": best.index, "output": best.to_numpy(),
+                         "paper": best.to_numpy() / factor})
 
 
 #: The zoom's domain and series. Section 7: "Figure 2(a) provides a zoomed in view of the same plot
@@ -65,7 +196,7 @@ def plot_zoom(ax: Axes, points: pd.DataFrame, where: str) -> pd.DataFrame:
     if missing:
         raise ValueError(f"plot_zoom ({where}): no {missing} points on {ZOOM_DOMAIN}")
     plot_points(ax, t, ZOOM_DOMAIN)
-    ax.set_title(f"Mountain Car on-policy, zoomed ({where})")
+    ax.set_title(f"Zoom: {where}")
     shown = t.groupby(["method", "epsilon", "n"], dropna=False)["mspbe"].agg(["mean", "std",
                                                                               "count"])
     return shown.reset_index()
@@ -122,5 +253,37 @@ def plot_variance(ax: Axes, variance: pd.DataFrame) -> float:
     return slope
 
 
-__all__ = ["METHOD_LABELS", "ZOOM_DOMAIN", "ZOOM_METHODS", "plot_points", "plot_schedules",
-           "plot_steps", "plot_variance", "plot_zoom", "zoom_numbers"]
+#: The paper's sentences on its figures (keys of ``book/paper_numbers/xie2019.yml``) and the
+#: claims of the chapter that decide them (none: no claim tests the sentence), per figure.
+SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
+    "chain": {"chain_order_of_magnitude": ("chain_order_of_magnitude",),
+              "stronger_privacy_same_error": (), "fig1a_imprecise_still_better": ()},
+    "mountain_car": {"mountain_car_orders_of_magnitude": ("mc_beats_output_perturbation",),
+                     "fig2_off_on_similar": ("off_policy_like_on_policy",)},
+    "hiv": {"fig4_hiv": ()},
+}
+NOT_DECIDED = "not decided: no claim of this chapter tests it"
+
+
+def sentences_frame(claims: pd.DataFrame, figure: str, suffix: str = "_paper") -> pd.DataFrame:
+    """The paper's sentences on ``figure`` (:data:`SENTENCES`; quoted from its seed text, with
+    where it says them) beside the verdicts of the claims that decide them, read from ``claims``
+    (:meth:`~privrl.chapter.report.Report.claims_frame`: key, verdict), keyed
+    ``<claim><suffix>``. A deciding claim missing from ``claims`` is a ``ValueError``."""
+    verdicts = dict(zip(claims["key"], claims["verdict"], strict=True))
+    rows = []
+    for number_key, keys in SENTENCES[figure].items():
+        number = paper_number(PAPER, number_key)
+        missing = [k + suffix for k in keys if k + suffix not in verdicts]
+        if missing:
+            raise ValueError(f"claims: no verdict for {missing}")
+        rows.append({"the paper says": f"\u201c{number.source.quote}\u201d",
+                     "where": number.where,
+                     "verdict": "; ".join(f"{k}: {verdicts[k + suffix]}" for k in keys)
+                     or NOT_DECIDED})
+    return pd.DataFrame(rows)
+
+
+__all__ = ["METHOD_LABELS", "NOT_DECIDED", "SENTENCES", "sentences_frame", "ZOOM_DOMAIN", "ZOOM_METHODS", "figure_by_epsilon",
+           "mark_order_of_magnitude", "plot_points", "plot_schedules", "plot_steps",
+           "plot_variance", "plot_zoom", "split_method", "zoom_numbers"]
