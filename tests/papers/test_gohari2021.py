@@ -258,7 +258,7 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     csv, meta = recorded.record_paper_curves(profile, results, executor="serial", progress=False,
                                              command="test")  # fmt: skip
     # the curves in the results folder, the run record in the measurements folder above it
-    assert csv == results / recorded.CURVES_CSV and meta == tmp_path / "measurements" / "gohari2021-paper.json"
+    assert csv == results / recorded.CURVES_CSV and meta == tmp_path / "measurements" / "gohari2021-design.json"
     assert not csv.with_suffix(".json").exists()
     table = pd.read_csv(csv)
     assert tuple(table.columns) == recorded.CURVES_COLUMNS
@@ -286,6 +286,8 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     assert {"notebook", "profile", "parameters", "git_commit", "git_dirty", "wall_time_s",
             "versions"} <= set(written)  # fmt: skip
     assert written["notebook"] == "gohari2021" and written["parameters"]["epochs"] == 2
+    assert written["profile"] == "design"
+    assert written["scale"] == "1 of the paper's 30 seeds, 2 of its 4,000 roll-outs"
     assert written["command"] == "test" and written["files"] == [f"results/{csv.name}"]
     assert written["produced_by"] == ["privrl.papers.gohari2021.runs"]
     loaded = recorded.load_paper_curves(results)
@@ -311,7 +313,10 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     spec = {s.key + "_airraid": s for s in claims.CLAIMS}
     for key, claim in made.items():
         assert claim.statement == spec[key].statement
-        assert claim.profile == "quick" and claim.commit == rec.commit and rec.source in claim.evidence
+        # stamped with the record's profile, not the typed profile its parameters are read into
+        assert claim.profile == "design" and claim.commit == rec.commit and rec.source in claim.evidence
+        assert claim.source.endswith("(on the recorded AirRaid design: 1 of the paper's 30 seeds, "
+                                     "2 of its 4,000 roll-outs)")
         # the budget is decided on the record's queries whatever its length
         assert claim.verdict == ("reproduced" if key == "budget_respected_airraid" else "untestable")
     assert made["budget_respected_airraid"].n_trials == 4  # the four private configurations
@@ -329,14 +334,14 @@ def test_a_record_written_by_hand_is_completed_from_the_recorders_output(tmp_pat
     pd.DataFrame(columns=list(recorded.BASE_COLUMNS)).to_csv(results / recorded.CURVES_CSV, index=False)
     legacy = {"profile": {"epochs": 450}, "commit": "old", "wall_seconds": 3.0,
               "references": {"random": 1.0}, "thresholds": {"0.5": 2.0}, "run_core_seconds": 9.0}  # fmt: skip
-    (results / "gohari2021-paper-curves.json").write_text(json.dumps(legacy))
+    (results / "gohari2021-design-curves.json").write_text(json.dumps(legacy))
     (tmp_path / recorded.RECORD_JSON).write_text(json.dumps(
         {"parameters": {"epochs": 450}, "git_commit": "restamped", "wall_time_s": 3.0}))
     _, record = recorded.load_paper_curves(results)
     assert record["git_commit"] == "restamped" and record["run_core_seconds"] == 9.0
     assert record["references"] == {"random": 1.0}
     (tmp_path / recorded.RECORD_JSON).unlink()
-    (results / "gohari2021-paper-curves.json").write_text(json.dumps({"commit": "x"}))
+    (results / "gohari2021-design-curves.json").write_text(json.dumps({"commit": "x"}))
     with pytest.raises(ValueError, match="lacks"):
         recorded.load_paper_curves(results)
 
@@ -351,7 +356,11 @@ def test_the_committed_record_of_the_old_schema_is_read_in_the_new_one():
     assert rec.profile.profile == "paper" and rec.profile.epochs >= 450
     ctx = _context(GohariProfile.quick(), recorded=rec)
     decided = _on_record(ctx, rec)["speedup_kickstarting_airraid"]
-    assert decided.profile == "paper" and decided.commit == record["git_commit"]
+    # the committed record is the design (10 of 30 seeds, 450 of 4,000 roll-outs), named so
+    assert record["profile"] == rec.name == "design"
+    assert record["scale"] == rec.scale == "10 of the paper's 30 seeds, 450 of its 4,000 roll-outs"
+    assert decided.profile == "design" and decided.commit == record["git_commit"]
+    assert rec.scale in decided.source and "not the paper's scale" in decided.evidence
     assert decided.evidence.startswith(rec.source)
 
 
