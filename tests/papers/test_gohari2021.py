@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from privrl.chapter.evidence import LIVE, Evidence
+from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
 from privrl.chapter.verdicts import Claim
@@ -434,7 +435,15 @@ def test_figure2_draws_only_the_panels_with_curves():
     fig = plots.plot_figure2(bands, {}, 32)
     drawn = [ax for ax in fig.axes if ax.axison]
     assert len(fig.axes) == 4 and len(drawn) == 4 and all(ax.lines for ax in drawn)
-    assert [ax.get_title() for ax in drawn] == ["a", "b", "c", "d"]
+    # titled in words (the paper's panels), each legend under its panel, outside the data
+    assert [ax.get_title() for ax in drawn] == [text for _, text in plots.PANELS[:4]]
+    for ax in drawn:
+        box = ax.get_legend().get_window_extent(fig.canvas.get_renderer())
+        assert box.y1 < ax.get_window_extent().y0
+    # one colour per configuration in every panel: the student-sized PPO drawn alike in (b)-(d)
+    ppo = {line.get_color() for ax in drawn[1:] for line in ax.lines
+           if line.get_label() == "PPO (32, 32)"}
+    assert ppo == {plots.COLOURS["PPO (32, 32)"]}
     with_radius = pd.concat([bands, bands[bands.label == "aware, c = 0.3"].assign(
         panel="radius", label="aware, c = 0.3, union radius")])  # fmt: skip
     assert sum(ax.axison for ax in plots.plot_figure2(with_radius, {}, 32).axes) == 5
@@ -651,8 +660,33 @@ def test_diagnostics_summary_splits_informed_and_spent_rollouts():
     matplotlib.use("Agg")
     fig = plots.plot_diagnostics(dg.diagnostics_table(runs, labels), labels, first)
     assert len(fig.axes) == 3
-    # one colour per label in every panel, even where plain PPO has no penalty to draw
-    assert all([line.get_color() for line in ax.lines[:2]] == ["C0", "C1"] for ax in fig.axes)
+    # one colour per label in every panel, even where plain PPO has no penalty to draw, the
+    # label's colour in every figure of the chapter; one legend, under the panels
+    want = [plots.COLOURS[label] for label in labels]
+    assert all([line.get_color() for line in ax.lines[:2]] == want for ax in fig.axes)
+    assert len(fig.legends) == 1 and all(ax.get_legend() is None for ax in fig.axes)
+
+
+def test_speedup_and_theorem1_figures_mark_the_papers_numbers():
+    """The paper's "roughly 4 times" is a dashed black level on the speed-up figure and its
+    (4.46, 0.05) at k = 5 hollow black diamonds on Theorem 1 over k, read from its data file."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    stated = paper_number("gohari2021", "aware_speedup").value
+    speed = pd.DataFrame({"q": [0.5, 0.5], "treated": ["kickstarting", "aware, c = 0.3"],
+                          "ratio": [3.0, 1.5], "lower": [2.0, 0.5], "upper": [9.0, 4.0]})
+    (ax,) = plots.plot_speedup(speed, stated).axes
+    (level,) = [line for line in ax.lines if line.get_label().startswith("paper")]
+    assert level.get_ydata()[0] == stated == 4 and level.get_linestyle() == "--"
+    grid = pd.DataFrame({"k": [1.0, 5.0, 10.0], "epsilon": [3.0, 4.46, 6.0],
+                         "delta": [0.3, 0.05, 0.01], "delta (lower bound)": [0.2, 0.04, 0.01]})
+    pair = tuple(paper_number("gohari2021", key).value
+                 for key in ("k0", "initial_epsilon", "initial_delta"))
+    fig = plots.plot_k_grid(grid, 2.0, 0.1, pair)
+    marks = [(line.get_xdata()[0], line.get_ydata()[0]) for ax in fig.axes for line in ax.lines
+             if line.get_label().startswith("paper")]
+    assert marks == [(5.0, 4.46), (5.0, 0.05)]
 
 
 def test_after_budget_finding_states_each_arms_penalty_entropy_and_final_return():
