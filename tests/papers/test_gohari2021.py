@@ -388,16 +388,17 @@ def test_claims_and_errata_are_declared_once_with_their_sources():
     assert "12000 queries" in made[5].evidence and "0.61 < 1.41" in made[6].evidence
     assert "0.70 (Monte Carlo radius)." in made[6].evidence and "union radius" not in made[6].evidence[-30:]
     assert "random policies" in made[7].statement and "disallow queries" in made[7].statement
-    assert "tends to 2.03" in made[7].evidence and "recorded AirRaid run" not in made[7].evidence
+    assert "tends to 2.03" in made[7].evidence and "recorded AirRaid design" not in made[7].evidence
     assert "and to 1.05 for this run's m = 2" in made[7].evidence and "(0.90 and 2.03 at AirRaid's m = 6)" in made[6].evidence
     # with a recorded run's finding and verdict, the reading's evidence quotes both
     ctx.extra.update(recorded_finding="After the c = 0.3 budget (...): numbers.",
-                     recorded=types.SimpleNamespace(source="recorded AirRaid run, commit abc"))  # fmt: skip
+                     recorded=types.SimpleNamespace(source="recorded AirRaid design (1 of 30 seeds), commit abc"))  # fmt: skip
     ctx.claims["random_answers_harmless_airraid"] = Claim(
         "not reproduced", "median difference", -250.0, (-400.0, -100.0), 10, "r",
         key="random_answers_harmless_airraid", statement="s")
     evidence = claims.ERRATA[7].make(ctx).evidence
-    assert "(recorded AirRaid run, commit abc): After the c = 0.3 budget (...): numbers." in evidence
+    assert ("On the recorded AirRaid design (1 of 30 seeds), commit abc: After the c = 0.3 budget "
+            "(...): numbers.") in evidence
     assert evidence.endswith("is not reproduced (median difference -250, 95% interval [-400, -100]).")
 
 

@@ -289,7 +289,7 @@ def _random_answers_evidence(ctx: Context) -> str:
     if live:
         text += f". After the c = 0.3 budget, the share of random answers the aware student is penalised towards: {live}"
     if rec:
-        text += f". On the recorded AirRaid design ({ctx.extra['recorded'].source}): {rec}"
+        text += f". On the {ctx.extra['recorded'].source}: {rec}"
     return text + "."
 
 
@@ -312,7 +312,7 @@ def _after_budget_evidence(ctx: Context) -> str:
              "deterministic student's).")  # fmt: skip
     claim, finding = ctx.claims.get("random_answers_harmless_airraid"), ctx.extra.get("recorded_finding")
     if claim is not None and finding:
-        text += (f" On the recorded AirRaid design ({ctx.extra['recorded'].source}): {finding} "
+        text += (f" On the {ctx.extra['recorded'].source}: {finding} "
                  f"random_answers_harmless_airraid is {claim.verdict}")  # fmt: skip
         if claim.value is not None and claim.interval is not None:
             text += (f" ({claim.statistic} {claim.value:.0f}, 95% interval [{claim.interval[0]:.0f}, "

@@ -257,9 +257,8 @@ def recorded_analysis(curves: pd.DataFrame, record: dict[str, Any]) -> RecordedA
     big, _ = prof.baseline_labels()
     times, speed = speedup_table(runs, levels, prof.smoothing_window, big, ("kickstarting", AWARE))
     scale = record.get("scale") or scale_of(prof)
-    source = (f"recorded AirRaid design (not the paper's scale: {scale}), commit "
-              f"{record['git_commit']}, {prof.n_trials} seeds x {prof.epochs} roll-outs of "
-              f"{prof.steps_per_epoch}")
+    source = (f"recorded AirRaid design ({scale}: not the paper's scale; roll-outs of "
+              f"{prof.steps_per_epoch:,} interactions), commit {record['git_commit']}")
     diagnostics = (diagnostics_table(runs, diagnostic_labels(prof, runs))
                    if set(DIAGNOSTIC_COLUMNS) <= set(curves.columns) else None)  # fmt: skip
     return RecordedAnalysis(prof, record, runs, band95(runs, prof.smoothing_window), times, speed, source,
