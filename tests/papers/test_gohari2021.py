@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from privrl.chapter.evidence import LIVE, Evidence
+from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
 from privrl.chapter.verdicts import Claim
@@ -258,7 +259,7 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     csv, meta = recorded.record_paper_curves(profile, results, executor="serial", progress=False,
                                              command="test")  # fmt: skip
     # the curves in the results folder, the run record in the measurements folder above it
-    assert csv == results / recorded.CURVES_CSV and meta == tmp_path / "measurements" / "gohari2021-paper.json"
+    assert csv == results / recorded.CURVES_CSV and meta == tmp_path / "measurements" / "gohari2021-design.json"
     assert not csv.with_suffix(".json").exists()
     table = pd.read_csv(csv)
     assert tuple(table.columns) == recorded.CURVES_COLUMNS
@@ -286,6 +287,8 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     assert {"notebook", "profile", "parameters", "git_commit", "git_dirty", "wall_time_s",
             "versions"} <= set(written)  # fmt: skip
     assert written["notebook"] == "gohari2021" and written["parameters"]["epochs"] == 2
+    assert written["profile"] == "design"
+    assert written["scale"] == "1 of the paper's 30 seeds, 2 of its 4,000 roll-outs"
     assert written["command"] == "test" and written["files"] == [f"results/{csv.name}"]
     assert written["produced_by"] == ["privrl.papers.gohari2021.runs"]
     loaded = recorded.load_paper_curves(results)
@@ -311,7 +314,10 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     spec = {s.key + "_airraid": s for s in claims.CLAIMS}
     for key, claim in made.items():
         assert claim.statement == spec[key].statement
-        assert claim.profile == "quick" and claim.commit == rec.commit and rec.source in claim.evidence
+        # stamped with the record's profile, not the typed profile its parameters are read into
+        assert claim.profile == "design" and claim.commit == rec.commit and rec.source in claim.evidence
+        assert claim.source.endswith("(on the recorded AirRaid design: 1 of the paper's 30 seeds, "
+                                     "2 of its 4,000 roll-outs)")
         # the budget is decided on the record's queries whatever its length
         assert claim.verdict == ("reproduced" if key == "budget_respected_airraid" else "untestable")
     assert made["budget_respected_airraid"].n_trials == 4  # the four private configurations
@@ -329,14 +335,14 @@ def test_a_record_written_by_hand_is_completed_from_the_recorders_output(tmp_pat
     pd.DataFrame(columns=list(recorded.BASE_COLUMNS)).to_csv(results / recorded.CURVES_CSV, index=False)
     legacy = {"profile": {"epochs": 450}, "commit": "old", "wall_seconds": 3.0,
               "references": {"random": 1.0}, "thresholds": {"0.5": 2.0}, "run_core_seconds": 9.0}  # fmt: skip
-    (results / "gohari2021-paper-curves.json").write_text(json.dumps(legacy))
+    (results / "gohari2021-design-curves.json").write_text(json.dumps(legacy))
     (tmp_path / recorded.RECORD_JSON).write_text(json.dumps(
         {"parameters": {"epochs": 450}, "git_commit": "restamped", "wall_time_s": 3.0}))
     _, record = recorded.load_paper_curves(results)
     assert record["git_commit"] == "restamped" and record["run_core_seconds"] == 9.0
     assert record["references"] == {"random": 1.0}
     (tmp_path / recorded.RECORD_JSON).unlink()
-    (results / "gohari2021-paper-curves.json").write_text(json.dumps({"commit": "x"}))
+    (results / "gohari2021-design-curves.json").write_text(json.dumps({"commit": "x"}))
     with pytest.raises(ValueError, match="lacks"):
         recorded.load_paper_curves(results)
 
@@ -351,7 +357,11 @@ def test_the_committed_record_of_the_old_schema_is_read_in_the_new_one():
     assert rec.profile.profile == "paper" and rec.profile.epochs >= 450
     ctx = _context(GohariProfile.quick(), recorded=rec)
     decided = _on_record(ctx, rec)["speedup_kickstarting_airraid"]
-    assert decided.profile == "paper" and decided.commit == record["git_commit"]
+    # the committed record is the design (10 of 30 seeds, 450 of 4,000 roll-outs), named so
+    assert record["profile"] == rec.name == "design"
+    assert record["scale"] == rec.scale == "10 of the paper's 30 seeds, 450 of its 4,000 roll-outs"
+    assert decided.profile == "design" and decided.commit == record["git_commit"]
+    assert rec.scale in decided.source and "not the paper's scale" in decided.evidence
     assert decided.evidence.startswith(rec.source)
 
 
@@ -378,16 +388,17 @@ def test_claims_and_errata_are_declared_once_with_their_sources():
     assert "12000 queries" in made[5].evidence and "0.61 < 1.41" in made[6].evidence
     assert "0.70 (Monte Carlo radius)." in made[6].evidence and "union radius" not in made[6].evidence[-30:]
     assert "random policies" in made[7].statement and "disallow queries" in made[7].statement
-    assert "tends to 2.03" in made[7].evidence and "recorded AirRaid run" not in made[7].evidence
+    assert "tends to 2.03" in made[7].evidence and "recorded AirRaid design" not in made[7].evidence
     assert "and to 1.05 for this run's m = 2" in made[7].evidence and "(0.90 and 2.03 at AirRaid's m = 6)" in made[6].evidence
     # with a recorded run's finding and verdict, the reading's evidence quotes both
     ctx.extra.update(recorded_finding="After the c = 0.3 budget (...): numbers.",
-                     recorded=types.SimpleNamespace(source="recorded AirRaid run, commit abc"))  # fmt: skip
+                     recorded=types.SimpleNamespace(source="recorded AirRaid design (1 of 30 seeds), commit abc"))  # fmt: skip
     ctx.claims["random_answers_harmless_airraid"] = Claim(
         "not reproduced", "median difference", -250.0, (-400.0, -100.0), 10, "r",
         key="random_answers_harmless_airraid", statement="s")
     evidence = claims.ERRATA[7].make(ctx).evidence
-    assert "(recorded AirRaid run, commit abc): After the c = 0.3 budget (...): numbers." in evidence
+    assert ("On the recorded AirRaid design (1 of 30 seeds), commit abc: After the c = 0.3 budget "
+            "(...): numbers.") in evidence
     assert evidence.endswith("is not reproduced (median difference -250, 95% interval [-400, -100]).")
 
 
@@ -425,7 +436,15 @@ def test_figure2_draws_only_the_panels_with_curves():
     fig = plots.plot_figure2(bands, {}, 32)
     drawn = [ax for ax in fig.axes if ax.axison]
     assert len(fig.axes) == 4 and len(drawn) == 4 and all(ax.lines for ax in drawn)
-    assert [ax.get_title() for ax in drawn] == ["a", "b", "c", "d"]
+    # titled in words (the paper's panels), each legend under its panel, outside the data
+    assert [ax.get_title() for ax in drawn] == [text for _, text in plots.PANELS[:4]]
+    for ax in drawn:
+        box = ax.get_legend().get_window_extent(fig.canvas.get_renderer())
+        assert box.y1 < ax.get_window_extent().y0
+    # one colour per configuration in every panel: the student-sized PPO drawn alike in (b)-(d)
+    ppo = {line.get_color() for ax in drawn[1:] for line in ax.lines
+           if line.get_label() == "PPO (32, 32)"}
+    assert ppo == {plots.COLOURS["PPO (32, 32)"]}
     with_radius = pd.concat([bands, bands[bands.label == "aware, c = 0.3"].assign(
         panel="radius", label="aware, c = 0.3, union radius")])  # fmt: skip
     assert sum(ax.axison for ax in plots.plot_figure2(with_radius, {}, 32).axes) == 5
@@ -642,8 +661,33 @@ def test_diagnostics_summary_splits_informed_and_spent_rollouts():
     matplotlib.use("Agg")
     fig = plots.plot_diagnostics(dg.diagnostics_table(runs, labels), labels, first)
     assert len(fig.axes) == 3
-    # one colour per label in every panel, even where plain PPO has no penalty to draw
-    assert all([line.get_color() for line in ax.lines[:2]] == ["C0", "C1"] for ax in fig.axes)
+    # one colour per label in every panel, even where plain PPO has no penalty to draw, the
+    # label's colour in every figure of the chapter; one legend, under the panels
+    want = [plots.COLOURS[label] for label in labels]
+    assert all([line.get_color() for line in ax.lines[:2]] == want for ax in fig.axes)
+    assert len(fig.legends) == 1 and all(ax.get_legend() is None for ax in fig.axes)
+
+
+def test_speedup_and_theorem1_figures_mark_the_papers_numbers():
+    """The paper's "roughly 4 times" is a dashed black level on the speed-up figure and its
+    (4.46, 0.05) at k = 5 hollow black diamonds on Theorem 1 over k, read from its data file."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    stated = paper_number("gohari2021", "aware_speedup").value
+    speed = pd.DataFrame({"q": [0.5, 0.5], "treated": ["kickstarting", "aware, c = 0.3"],
+                          "ratio": [3.0, 1.5], "lower": [2.0, 0.5], "upper": [9.0, 4.0]})
+    (ax,) = plots.plot_speedup(speed, stated).axes
+    (level,) = [line for line in ax.lines if line.get_label().startswith("paper")]
+    assert level.get_ydata()[0] == stated == 4 and level.get_linestyle() == "--"
+    grid = pd.DataFrame({"k": [1.0, 5.0, 10.0], "epsilon": [3.0, 4.46, 6.0],
+                         "delta": [0.3, 0.05, 0.01], "delta (lower bound)": [0.2, 0.04, 0.01]})
+    pair = tuple(paper_number("gohari2021", key).value
+                 for key in ("k0", "initial_epsilon", "initial_delta"))
+    fig = plots.plot_k_grid(grid, 2.0, 0.1, pair)
+    marks = [(line.get_xdata()[0], line.get_ydata()[0]) for ax in fig.axes for line in ax.lines
+             if line.get_label().startswith("paper")]
+    assert marks == [(5.0, 4.46), (5.0, 0.05)]
 
 
 def test_after_budget_finding_states_each_arms_penalty_entropy_and_final_return():

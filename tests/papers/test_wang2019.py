@@ -16,6 +16,7 @@ import pytest
 
 from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import LedgerEntry
+from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
 from privrl.chapter.sweep import seed_for
@@ -302,14 +303,24 @@ def test_output_perturbation_is_recorded_with_no_guarantee(small):
 
 
 def test_figure2_labels_output_perturbation_no_guarantee():
+    """Figure 2's small multiples: one panel per method and epsilon, titled in words with what
+    each arm's privacy is, the method's colour the same in every figure; the final-return
+    figure has one legend of at most 8 entries, outside the data."""
     curves = _synthetic_curves(10.0)
     two = curves[curves.epsilon.notna()]
     extra = two[two.variant == "input"].assign(variant="output", method="output")
-    fig = plots.plot_figure2(pd.concat([curves, extra]).assign(samples=lambda d: d.episode),
-                             1e-4)
-    labels = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert "output: no guarantee" in labels and "output" not in labels
-    assert "dpsgd (one transition)" in labels and "dpsgd (reward function)" in labels
+    data = pd.concat([curves, extra]).assign(samples=lambda d: d.episode)
+    fig = plots.plot_figure2(data, 1e-4)
+    titles = [ax.get_title().split("\n")[0] for ax in fig.axes]
+    assert "output perturbation: no guarantee" in titles and "output" not in titles
+    assert not fig.legends and all(ax.get_legend() is None for ax in fig.axes)
+    methods = [v for v in plots.VARIANT_WORDS if (data.variant == v).any()]
+    assert len(fig.axes) == len(methods) * data.epsilon[np.isfinite(data.epsilon)].nunique()
+    final = plots.plot_final_methods(data)
+    (legend,) = final.legends
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels == ["non-private", *(plots.VARIANT_WORDS[m] for m in methods)]
+    assert len(set(plots.COLOURS.values())) == len(plots.COLOURS)
 
 
 def test_errata_read_only_numbers_the_checks_glue(small):
@@ -408,3 +419,24 @@ def test_dpsgd_pld_epsilon_is_beside_and_below_the_rdp_figure(small):
     assert row.epsilon_pld == pytest.approx(acc.get_epsilon(p.delta), rel=1e-9)
     assert row.epsilon_pld < row.epsilon
     assert table[table.method != "dpsgd"].epsilon_pld.isna().all()
+
+
+def test_final_sigma_marks_the_papers_sigma_and_claims_read_the_decided_verdicts():
+    """The paper's "especially when sigma < 0.4" is drawn as a dashed black level at the value
+    its data file states; the sentences under a figure quote the paper and give the verdicts the
+    chapter decided (a claim not decided says so, never a typed verdict)."""
+    curves = _synthetic_curves(10.0).assign(samples=lambda d: d.episode)
+    stated = paper_number("wang2019", "fig1_converges_below_sigma").value
+    fig = plots.plot_final_sigma(curves, "authors", stated)
+    marks = [line for ax in fig.axes for line in ax.get_lines()
+             if line.get_label().startswith("paper")]
+    assert len(marks) == 2 and all(m.get_xdata()[0] == stated == 0.4 for m in marks)
+    decided = [Claim(key="fig1_noise_slows_paper", statement="s", verdict="reproduced",
+                     statistic="d", value=1.0, interval=(0.5, 1.5), n_trials=10, reason="r")]
+    text = plots.paper_claims("wang2019", {"fig1_noise_needs_samples": ["fig1_noise_slows_paper"],
+                                           "suggested_reset": ["fig1_resample_helps_paper"]},
+                              decided)
+    first, second = text.splitlines()
+    assert "line 668" in first and "*reproduced* (`fig1_noise_slows_paper`)" in first
+    assert "increase of the noise level" in first
+    assert second.endswith("Our verdict: not decided by this run.")

@@ -1,16 +1,38 @@
-"""Gohari et al. (2021): the chapter's figures (Figure 2 from live or recorded curves, Theorem 1
-over k, the AirRaid teacher, the radii of Lemma 1, times to threshold)."""
+"""Gohari et al. (2021): the chapter's figures (Figure 2 from live or recorded curves, the
+speed-up against the paper's "roughly 4 times", Theorem 1 over k with the paper's (4.46, 0.05),
+the AirRaid teacher, the radii of Lemma 1, times to threshold, the students' diagnostics).
+
+Every legend is outside the data (:func:`~privrl.chapter.plotting.legend_outside`, or under its
+panel), every configuration has one colour in every figure (:data:`COLOURS`), and the paper's
+stated numbers are drawn with :func:`~privrl.chapter.plotting.mark_paper`. :func:`paper_claims`
+writes the paper's sentences a figure is evidence for, with the verdicts decided on them."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from privrl.chapter.plotting import new_figure, plot_bands
+from privrl.chapter.paper_numbers import paper_number
+from privrl.chapter.plotting import (
+    MAX_LEGEND_ENTRIES,
+    legend_outside,
+    mark_paper,
+    method_colours,
+    new_figure,
+)
+from privrl.chapter.verdicts import Claim
 from privrl.papers.gohari2021 import theory
+from privrl.papers.gohari2021.profile import AWARE, UNAWARE
+
+#: Every configuration Figure 2 and the diagnostics draw, one colour each in every figure.
+CONFIGS = ("PPO (64, 64)", "PPO (32, 32)", "kickstarting", "aware, c = 0.1", AWARE,
+           UNAWARE, "unaware, c = 0.9", f"{AWARE}, union radius", f"{AWARE}, printed radius",
+           f"{AWARE}, teacher silent after budget")
+COLOURS = method_colours(CONFIGS)
 
 
 def panel_labels(curves: pd.DataFrame, panel: str, student_label: str) -> list[str]:
@@ -30,13 +52,13 @@ PANELS = (
     ("c", "(c) privacy-aware"),
     ("d", "(d) privacy-unaware"),
     ("radius", "aware c = 0.3: radius of Lemma 1"),
-    ("after budget", "aware c = 0.3: teacher after its budget"),
+    ("after budget", "aware c = 0.3: after the budget"),
 )
 
 #: The diagnostics of :func:`plot_diagnostics` (column, axis label).
 DIAGNOSTICS = (
-    ("penalised_fraction", "share of answers penalised (16)"),
-    ("aux_grad_share", "penalty's share of gradient norm"),
+    ("penalised_fraction", "answers penalised by (16)"),
+    ("aux_grad_share", "penalty's share of the gradient"),
     ("entropy", "policy entropy (nats)"),
 )
 
@@ -71,40 +93,73 @@ def figure2_titles(
 def plot_figure2(curves: pd.DataFrame, titles: dict[str, str], student_hidden: int):
     """Figure 2 (a)-(d) and the radius comparison from
     :func:`~privrl.papers.gohari2021.curves.figure2_curves` (live) or
-    :func:`~privrl.papers.gohari2021.curves.band95` (recorded), two panels a row; a panel
-    without curves of its own (e.g. the radius arms of a recorded design without them) is not
-    drawn."""
+    :func:`~privrl.papers.gohari2021.curves.band95` (recorded), two panels a row, each with its
+    legend under it (outside the data); a panel without curves of its own (e.g. the radius arms
+    of a recorded design without them) is not drawn. ``titles`` (panel -> title) default to
+    :data:`PANELS`' words."""
     student = f"PPO ({student_hidden}, {student_hidden})"
     panels = [(panel, text) for panel, text in PANELS if (curves["panel"] == panel).any()]
-    fig, axes = new_figure(max(1, math.ceil(len(panels) / 2)), 2, width=3.6, height=2.9)
-    for ax, (panel, _) in zip(axes.flat, panels, strict=False):
+    fig, axes = new_figure(max(1, math.ceil(len(panels) / 2)), 2, width=3.6, height=3.3)
+    for ax, (panel, text) in zip(axes.flat, panels, strict=False):
         labels = panel_labels(curves, panel, student)
-        sub = curves[curves["label"].isin(labels)]
-        sub = sub.assign(label=pd.Categorical(sub["label"], labels, ordered=True)).sort_values(
-            ["label", "env_steps"]
-        )
-        plot_bands(ax, sub, "env_steps", hue="label")
+        for label in labels:
+            g = curves[curves["label"] == label].sort_values("env_steps")
+            colour = COLOURS.get(label)
+            (line,) = ax.plot(g["env_steps"], g["center"], color=colour, label=label)
+            ax.fill_between(g["env_steps"], g["lower"], g["upper"], color=line.get_color(),
+                            alpha=0.2, lw=0)
         ax.set(xlabel="environment steps", ylabel="average return per episode",
-               title=titles.get(panel, panel))
-        ax.legend()
+               title=titles.get(panel, text))
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=1, fontsize=8,
+                  frameon=False)
     for ax in axes.flat[len(panels):]:
         ax.axis("off")
     return fig
 
 
-def plot_k_grid(grid: pd.DataFrame, eps_limit: float, eta: float):
-    """Eq. (12) and eq. (6) over k (m = 6), with the k -> 0 limit of epsilon."""
-    fig, ax = new_figure(1, 2, width=4.0)
+def plot_speedup(speedup: pd.DataFrame, stated: float):
+    """The speed-up (teacher-sized PPO's median time to threshold over the student's) of each
+    treated configuration at each threshold q, with its 95% bootstrap interval, on a log scale;
+    the paper's "roughly 4 times" (``stated``) as a dashed black level and no speed-up (1) as a
+    grey one. A ratio whose interval reaches a censored run is a bound (the table says)."""
+    fig, axes = new_figure(1, 1, width=6.0, height=3.2)
+    ax = axes[0, 0]
+    treated = list(dict.fromkeys(speedup["treated"]))
+    offsets = np.linspace(-0.01, 0.01, len(treated))
+    for offset, label in zip(offsets, treated, strict=True):
+        g = speedup[speedup["treated"] == label].sort_values("q")
+        err = np.vstack([g["ratio"] - g["lower"], g["upper"] - g["ratio"]])
+        ax.errorbar(g["q"] + offset, g["ratio"], yerr=err, fmt="o", capsize=3,
+                    color=COLOURS.get(label), label=f"{label} over PPO (64, 64)")
+    ax.axhline(1.0, color="grey", lw=0.8, ls=":", label="no speed-up")
+    mark_paper(ax, y=stated, orientation="hline", label="paper: 'roughly 4 times' (Section 5)")
+    ax.set_yscale("log")
+    ax.set(xlabel="threshold q (0: random play, 1: the teacher)",
+           ylabel="speed-up (ratio of median\ntimes to threshold)",
+           xticks=sorted(speedup["q"].unique()))
+    legend_below(fig, ncol=2)
+    return fig
+
+
+def plot_k_grid(grid: pd.DataFrame, eps_limit: float, eta: float,
+                paper: tuple[float, float, float] | None = None):
+    """Eq. (12) and eq. (6) over k (m = 6), with the k -> 0 limit of epsilon; ``paper``: the
+    paper's (k, epsilon, delta) = (5, 4.46, 0.05), drawn as hollow black diamonds."""
+    fig, ax = new_figure(1, 2, width=3.4, height=3.0)
     ax = ax[0]
-    ax[0].semilogx(grid["k"], grid["epsilon"], "o-", label="eq. (12)")
+    ax[0].semilogx(grid["k"], grid["epsilon"], "o-", ms=3, label="eq. (12)")
     ax[0].axhline(eps_limit, ls=":", c="gray", label="limit as k -> 0")
     ax[0].set(xlabel="Dirichlet concentration k", ylabel="epsilon per query",
               title=f"m = 6, eta = {eta}")  # fmt: skip
-    ax[0].legend()
-    ax[1].semilogx(grid["k"], grid["delta"], "o-", label="union bound (upper)")
-    ax[1].semilogx(grid["k"], grid["delta (lower bound)"], "s--", label="Bonferroni (lower)")
+    ax[1].semilogx(grid["k"], grid["delta"], "o-", ms=3, label="union bound (upper)")
+    ax[1].semilogx(grid["k"], grid["delta (lower bound)"], "s--", ms=3,
+                   label="Bonferroni (lower)")
     ax[1].set(xlabel="Dirichlet concentration k", ylabel="delta per query (eq. 6)")
-    ax[1].legend()
+    if paper is not None:
+        k, eps, delta = paper
+        mark_paper(ax[0], k, eps, label="paper: (4.46, 0.05) at k = 5")
+        mark_paper(ax[1], k, delta, label="paper: (4.46, 0.05) at k = 5")
+    legend_below(fig, ncol=2)
     return fig
 
 
@@ -112,14 +167,16 @@ def plot_diagnostics(diagnostics: pd.DataFrame, labels: list[str], first_spent: 
     """Per roll-out median over seeds of each of :data:`DIAGNOSTICS` for ``labels`` (tidy:
     label, epoch and the columns), with the first roll-out after the c = 0.3 budget marked; one
     colour per label in every panel."""
-    fig, axes = new_figure(1, len(DIAGNOSTICS), width=3.4, height=2.8)
+    fig, axes = new_figure(1, len(DIAGNOSTICS), width=2.6, height=2.6)
     for ax, (col, name) in zip(axes.flat, DIAGNOSTICS, strict=True):
-        for j, label in enumerate(labels):
+        for label in labels:
             g = diagnostics[diagnostics["label"] == label].groupby("epoch")[col].median()
-            ax.plot(g.index, g.to_numpy(), lw=1, c=f"C{j}", label=label)
+            ax.plot(g.index, g.to_numpy(), lw=1, c=COLOURS.get(label), label=label)
         ax.axvline(first_spent, c="gray", ls=":", lw=0.8)
-        ax.set(xlabel="roll-out (dotted: budget spent, c = 0.3)", ylabel=name)
-    axes.flat[-1].legend(fontsize="x-small")
+        ax.set(xlabel="roll-out")
+        ax.set_title(name, fontsize=9)
+    axes.flat[0].plot([], [], c="gray", ls=":", lw=0.8, label="c = 0.3 budget spent")
+    legend_below(fig, ncol=2)
     return fig
 
 
@@ -134,7 +191,7 @@ def plot_airraid_teacher(air: dict[str, Any]):
     ax.axvline(air["kept_steps"], c="k", lw=0.8, label="kept checkpoint")
     ax.set(xlabel="environment steps", ylabel="average return per episode",
            title="AirRaid teacher (64, 64), training")  # fmt: skip
-    ax.legend()
+    legend_outside(ax)
     return fig
 
 
@@ -150,7 +207,7 @@ def plot_radii(radii: pd.DataFrame, informed: np.ndarray, lam: float):
         ax.axvline(k, c="gray", lw=0.5, alpha=0.5)
     ax.set(xlabel="Dirichlet concentration k (grey: the c = 0.3 schedule's informed roll-outs)",
            ylabel=f"ball radius lambda r(k), lambda = {lam}")  # fmt: skip
-    ax.legend()
+    legend_outside(ax)
     return fig
 
 
@@ -162,10 +219,37 @@ def plot_times(times: pd.DataFrame, labels: tuple[str, ...]):
         g = times[times["label"] == label]
         x = g["q"] + (j - (len(labels) - 1) / 2) * 0.03
         hit = ~g["censored"]
-        (line,) = ax.plot(x[hit], g.loc[hit, "steps"], "o", label=label)
+        (line,) = ax.plot(x[hit], g.loc[hit, "steps"], "o", c=COLOURS.get(label), label=label)
         ax.plot(x[~hit], g.loc[~hit, "steps"], "o", mfc="none", c=line.get_color(),
                 label=f"{label}, censored at the budget" if (~hit).any() else None)  # fmt: skip
     ax.set(xlabel="threshold q (fraction of the way from random play to the teacher)",
            ylabel="environment steps to reach X_q")  # fmt: skip
-    ax.legend()
+    legend_outside(ax)
     return fig
+
+
+def legend_below(fig, ncol: int = 2) -> None:
+    """One legend under the axes of ``fig`` (outside the data; the axes keep their width), each
+    label once, at most :data:`~privrl.chapter.plotting.MAX_LEGEND_ENTRIES` entries."""
+    entries: dict[str, Any] = {}
+    for ax in fig.axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    if not 1 <= len(entries) <= MAX_LEGEND_ENTRIES:
+        raise ValueError(f"fig: {len(entries)} legend entries, at most {MAX_LEGEND_ENTRIES}")
+    fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncol=ncol)
+
+
+def paper_claims(name: str, pairs: Mapping[str, Sequence[str]], claims: Iterable[Claim]) -> str:
+    """Markdown under a figure: each sentence the paper claims (``pairs``: key of
+    ``book/paper_numbers/<name>.yml`` -> the claim keys that decided it), quoted with its line,
+    and the verdicts of those claims as the chapter decided them (never typed)."""
+    decided = {c.key: c for c in claims}
+    lines = []
+    for key, claim_keys in pairs.items():
+        number = paper_number(name, key)
+        verdicts = "; ".join(f"*{decided[k].verdict}* (`{k}`)" for k in claim_keys
+                             if k in decided) or "not decided by this run"
+        lines.append(f"- The paper ({number.where}, line {number.source.line}): "
+                     f"\"...{number.source.quote}\" Our verdict: {verdicts}.")
+    return "\n".join(lines)

@@ -1,12 +1,14 @@
-"""Gohari et al. (2021): the recorded AirRaid run of Figure 2's configurations.
+"""Gohari et al. (2021): the recorded AirRaid design of Figure 2's configurations.
 
-:func:`record_paper_curves` (CLI ``record-curves``) runs the configurations at paper settings and
-writes ``gohari2021-paper-curves.csv`` (:data:`CURVES_COLUMNS`, with the teacher's queries
-against its allowance) into the book's recorded results
-(:func:`privrl.chapter.records.results_dir`) and its run record, a
-:class:`privrl.chapter.records.RunRecord` (reference returns, thresholds, core time and the
-command in its extra fields), to ``book/measurements/gohari2021-paper.json`` (:data:`RECORD_JSON`,
-where :func:`privrl.chapter.records.recorded_run` judges its staleness).
+The record is the *design* (profile ``design``), not the paper's scale: 10 of the paper's 30
+seeds and 450 of its 4,000 roll-outs (:func:`scale_of` words it; the record's ``scale`` field
+says it on every verdict decided on it). :func:`record_paper_curves` (CLI ``record-curves``) runs
+the configurations at paper settings (at the seeds and roll-outs it is given) and writes
+``gohari2021-design-curves.csv`` (:data:`CURVES_COLUMNS`, with the teacher's queries against its
+allowance) into the book's recorded results (:func:`privrl.chapter.records.results_dir`) and its
+run record, a :class:`privrl.chapter.records.RunRecord` (reference returns, thresholds, core time,
+the command and the scale in its extra fields), to ``book/measurements/gohari2021-design.json``
+(:data:`RECORD_JSON`, where :func:`privrl.chapter.records.recorded_run` judges its staleness).
 :func:`load_paper_curves` reads both back (curves without the queries columns and the record
 written beside the curves before, in the schema before :class:`~privrl.chapter.records.RunRecord`,
 are read too); :func:`recorded_analysis` re-estimates Figure 2's bands and the speed-up on it.
@@ -42,10 +44,12 @@ from privrl.papers.gohari2021.diagnostics import (
 from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
 from privrl.papers.gohari2021.runs import measure_references, query_table, run_figure2
 
-CURVES_CSV = "gohari2021-paper-curves.csv"
+#: The record's profile name: what was run (a reduced design), not the paper's scale.
+DESIGN = "design"
+CURVES_CSV = f"{NAME}-{DESIGN}-curves.csv"
 #: The run record of the recorded curves, in ``book/measurements/``
-#: (:func:`privrl.chapter.records.record_path` of the paper profile).
-RECORD_JSON = f"{NAME}-paper.json"
+#: (:func:`privrl.chapter.records.record_path` of profile :data:`DESIGN`).
+RECORD_JSON = f"{NAME}-{DESIGN}.json"
 #: The columns every recorded table has (the first record's).
 BASE_COLUMNS = ("config", "seed", "rollout", "env_steps", "avg_return", "epsilon_spent")
 #: The teacher's queries answered from its data so far and the schedule's allowance so far.
@@ -119,6 +123,14 @@ def queries_of(curves: pd.DataFrame) -> pd.DataFrame | None:
                          "queries": curves["queries"], "queries_allowed": curves["queries_allowed"]})  # fmt: skip
 
 
+def scale_of(profile: GohariProfile) -> str:
+    """The scale of a run of ``profile`` against the paper's, in words: "10 of the paper's 30
+    seeds, 450 of its 4,000 roll-outs" (what a verdict decided on it states)."""
+    paper = GohariProfile.PAPER
+    return (f"{profile.n_trials:,} of the paper's {paper['n_trials']:,} seeds, "
+            f"{profile.epochs:,} of its {paper['epochs']:,} roll-outs")
+
+
 def record_json(results: Path) -> Path:
     """The run record of the curves in the results folder ``results``: :data:`RECORD_JSON` in
     the measurements folder above it (the book's layout, ``book/measurements/results``)."""
@@ -130,9 +142,9 @@ def record_paper_curves(profile: GohariProfile, out_dir: str | Path, *, executor
                         command: str = "") -> tuple[Path, Path]:  # fmt: skip
     """Run the Figure 2 configurations of ``profile``, write :data:`CURVES_CSV` into ``out_dir``
     (the book's ``book/measurements/results``) and its run record to :func:`record_json` (a
-    :class:`~privrl.chapter.records.RunRecord` whose extra fields are the start time, core time
-    of the runs, reference returns, thresholds, the command, the files and the module that
-    produced the table)."""
+    :class:`~privrl.chapter.records.RunRecord` of profile :data:`DESIGN` whose extra fields are
+    the scale (:func:`scale_of`), the start time, core time of the runs, reference returns,
+    thresholds, the command, the files and the module that produced the table)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     commit = current_commit()
@@ -145,7 +157,8 @@ def record_paper_curves(profile: GohariProfile, out_dir: str | Path, *, executor
     paper_curves(runs, profile).to_csv(csv, index=False)
     run_seconds = float(runs.groupby(["label", "seed"])["wall_time"].max().sum())
     record = RunRecord.now(
-        notebook=NAME, profile=profile.profile, parameters=profile.as_dict(), wall_time_s=wall,
+        notebook=NAME, profile=DESIGN, scale=scale_of(profile), parameters=profile.as_dict(),
+        wall_time_s=wall,
         git_commit=commit, git_dirty=dirty, started=started, run_core_seconds=run_seconds,
         references=refs, thresholds=thresholds(refs["random"], refs["teacher"], profile.quantiles),
         command=command, files=[f"{out.name}/{csv.name}"], produced_by=[run_figure2.__module__],
@@ -209,6 +222,16 @@ class RecordedAnalysis:
         return str(self.record["git_commit"])
 
     @property
+    def name(self) -> str:
+        """The record's profile name (:data:`DESIGN`; the profile its claims are stamped with)."""
+        return str(self.record.get("profile", DESIGN))
+
+    @property
+    def scale(self) -> str:
+        """The record's scale against the paper's, in words (:func:`scale_of`)."""
+        return str(self.record.get("scale") or scale_of(self.profile))
+
+    @property
     def first_spent(self) -> int:
         """The first roll-out after the c = 0.3 budget is spent."""
         return first_spent_rollout(self.profile)
@@ -233,8 +256,9 @@ def recorded_analysis(curves: pd.DataFrame, record: dict[str, Any]) -> RecordedA
     levels = {float(k): v for k, v in record["thresholds"].items()}
     big, _ = prof.baseline_labels()
     times, speed = speedup_table(runs, levels, prof.smoothing_window, big, ("kickstarting", AWARE))
-    source = (f"recorded AirRaid run, commit {record['git_commit']}, {prof.n_trials} seeds x "
-              f"{prof.epochs} roll-outs of {prof.steps_per_epoch}")  # fmt: skip
+    scale = record.get("scale") or scale_of(prof)
+    source = (f"recorded AirRaid design ({scale}: not the paper's scale; roll-outs of "
+              f"{prof.steps_per_epoch:,} interactions), commit {record['git_commit']}")
     diagnostics = (diagnostics_table(runs, diagnostic_labels(prof, runs))
                    if set(DIAGNOSTIC_COLUMNS) <= set(curves.columns) else None)  # fmt: skip
     return RecordedAnalysis(prof, record, runs, band95(runs, prof.smoothing_window), times, speed, source,

@@ -1,94 +1,220 @@
-"""Figures of the Wang and Hegde (2019) chapter (house style from :mod:`privrl.chapter.plotting`)."""
+"""Figures of the Wang and Hegde (2019) chapter (house style from :mod:`privrl.chapter.plotting`).
+
+Learning curves are small multiples (:func:`plot_figure1`, :func:`plot_figure2`: one panel per
+noise amplitude or method, the non-private curve in each for reference), because seven 95% bands
+in one panel cover the whole range of returns. What the claims are decided on, the final return
+of each run, is drawn beside them (:func:`plot_final_sigma`, :func:`plot_final_methods`: mean over
+seeds with its 95% t-interval). Bands and whiskers are 95% t-intervals of the mean over seeds,
+not the paper's 1-std shadow. :func:`paper_claims` writes the paper's sentences a figure is
+evidence for, with the verdicts the chapter decided on them.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from privrl.chapter.plotting import new_figure
+from privrl.chapter.paper_numbers import paper_number
+from privrl.chapter.plotting import (
+    MAX_LEGEND_ENTRIES,
+    legend_outside,
+    mark_paper,
+    method_colours,
+    new_figure,
+)
+from privrl.chapter.verdicts import Claim
+from privrl.papers.wang2019.profile import FINAL_EPISODES
+from privrl.papers.wang2019.runs import final_returns
 
 #: Returns lie in [0, 25]: 50 steps of reward 0.5 - |s' - 0.5| in [0, 0.5].
 RETURN_RANGE = (0.0, 25.0)
+#: The two metrics as panel titles of the final-return figures.
+METRIC_TITLES = {
+    "train_return": "training return (the paper's metric)",
+    "eval_return": "released function's greedy return",
+}
 RETURN_LABELS = {
     "eval_return": "return of the released function\n(greedy, fixed episodes)",
     "train_return": "training return\n(epsilon-greedy on Q + g)",
 }
+#: Figure 2's methods (the curves' ``variant``) in words, in drawing order: what each arm's
+#: privacy is (output perturbation's release has none; the usual DP-SGD protects a transition).
+VARIANT_WORDS = {
+    "functional": "Algorithm 1 (functional noise)",
+    "functional (T/B)": "Algorithm 1, calibrated for T/B updates",
+    "input": "input perturbation",
+    "dpsgd (reward fn)": "DP-SGD (reward function)",
+    "dpsgd": "DP-SGD (one transition)",
+    "output": "output perturbation: no guarantee",
+}
+NON_PRIVATE = "non-private"
+#: One colour per method in every figure of the chapter (the non-private reference is black).
+COLOURS = method_colours([*VARIANT_WORDS, "none"])
 
 
-def curve_panel(
-    ax: plt.Axes, curves: pd.DataFrame, hue: str, column: str, label_fmt: str = "{}"
-) -> None:
-    """Mean over seeds with a 95% t-interval band (clipped to the possible returns) and each
-    seed as a faint line, per ``hue``."""
-    for i, (key, group) in enumerate(curves.groupby(hue, sort=True)):
-        color = f"C{i}"
-        wide = group.pivot_table(index="samples", columns="seed", values=column)
-        ax.plot(wide.index, wide.to_numpy(), color=color, alpha=0.12, lw=0.5)
-        mean = wide.mean(axis=1)
-        n = wide.shape[1]
-        if n > 1:
-            half = stats.t.ppf(0.975, n - 1) * wide.std(axis=1, ddof=1) / np.sqrt(n)
-            lo, hi = (np.clip(mean + sign * half, *RETURN_RANGE) for sign in (-1, 1))
-            ax.fill_between(wide.index, lo, hi, color=color, alpha=0.2, lw=0)
-        ax.plot(wide.index, mean, color=color, lw=1.6, label=label_fmt.format(key))
-    ax.set_xlabel("samples trained on (transitions)")
-    ax.set_ylabel(RETURN_LABELS[column])
-    ax.set_ylim(RETURN_RANGE[0] - 0.5, RETURN_RANGE[1] + 0.5)
+def _band(wide: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.Series]:
+    """Mean over the columns (seeds) of ``wide`` and its 95% t-interval, clipped to the returns."""
+    mean, n = wide.mean(axis=1), wide.shape[1]
+    if n < 2:
+        return mean, mean, mean
+    half = stats.t.ppf(0.975, n - 1) * wide.std(axis=1, ddof=1) / np.sqrt(n)
+    lo, hi = (np.clip(mean + sign * half, *RETURN_RANGE) for sign in (-1, 1))
+    return mean, lo, hi
 
 
-def plot_figure1(curves: pd.DataFrame, protocol: str):
-    """Figure 1: Algorithm 1 for each noise amplitude; columns resampled every round / never,
-    rows the training return the paper plots and the released function's greedy return."""
+def curve(ax: plt.Axes, runs: pd.DataFrame, column: str, colour: str, label: str,
+          band: bool = True) -> None:
+    """Mean of ``column`` over the seeds of ``runs`` against samples, with its 95% t-interval."""
+    mean, lo, hi = _band(runs.pivot_table(index="samples", columns="seed", values=column))
+    if band:
+        ax.fill_between(mean.index, lo, hi, color=colour, alpha=0.25, lw=0)
+    ax.plot(mean.index, mean, color=colour, lw=1.4 if band else 1.0, label=label)
+
+
+def _grid(nrows: int, ncols: int, column: str):
+    fig, axes = new_figure(nrows, ncols, width=3.3, height=1.75, sharex=True, sharey=True,
+                           layout="constrained")
+    for ax in axes.flat:
+        ax.set_ylim(RETURN_RANGE[0] - 0.5, RETURN_RANGE[1] + 0.5)
+    for ax in axes[-1]:
+        ax.set_xlabel("samples trained on")
+    fig.supylabel(RETURN_LABELS[column].replace("\n", " "), fontsize=10)
+    return fig, axes
+
+
+def plot_figure1(curves: pd.DataFrame, protocol: str, column: str = "train_return"):
+    """Figure 1 as small multiples: one row per noise amplitude sigma > 0, paths redrawn every
+    episode (left) or never (right); ``column``'s mean over seeds with its 95% t-interval, and
+    the non-private run (sigma = 0) in black in every panel. Panel titles name the curve (no
+    legend: the caption says what black is)."""
     fig1 = curves[curves.sigma.notna() & (curves.protocol == protocol)]
-    fig, axes = new_figure(2, 2, width=4.2, height=3.0, sharex=True, layout="constrained")
+    sigmas = sorted(s for s in fig1.sigma.unique() if s > 0)
+    fig, axes = _grid(len(sigmas), 2, column)
+    colours = dict(zip(sigmas, plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(sigmas))),
+                       strict=True))
+    every = "every episode" if protocol == "authors" else "every update"
     for j, resample in enumerate(("every", "never")):
-        for i, column in enumerate(("train_return", "eval_return")):
-            curve_panel(
-                axes[i, j], fig1[fig1["resample"] == resample], "sigma", column, "sigma = {:g}"
-            )
-        every = "every episode" if protocol == "authors" else "every update"
-        axes[0, j].set_title(
-            f"paths redrawn {every}" if resample == "every" else "paths never redrawn (J = 1)"
-        )
-    _legend_below(fig, axes[0, 0])
+        runs = fig1[fig1["resample"] == resample]
+        for i, sigma in enumerate(sigmas):
+            ax = axes[i, j]
+            curve(ax, runs[runs.sigma == 0], column, "black", "sigma = 0 (non-private)",
+                  band=False)
+            curve(ax, runs[runs.sigma == sigma], column, colours[sigma], f"sigma = {sigma:g}")
+            where = f"redrawn {every}" if resample == "every" else "never redrawn (J = 1)"
+            ax.set_title(f"sigma = {sigma:g}, paths {where}", fontsize=9)
     return fig
 
 
-def _legend_below(fig: plt.Figure, ax: plt.Axes) -> None:
-    """One legend for the figure, below its axes (it would hide curves inside a panel)."""
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 4), fontsize=8)
-
-
-#: Figure 2's legend: what each arm's privacy is (output perturbation's release has none; the
-#: usual DP-SGD protects a transition, not a reward function).
-VARIANT_LABELS = {
-    "output": "output: no guarantee",
-    "dpsgd": "dpsgd (one transition)",
-    "dpsgd (reward fn)": "dpsgd (reward function)",
-    "none": "non-private",
-}
-
-
-def plot_figure2(curves: pd.DataFrame, delta: float):
-    """Figure 2: every method at each epsilon (columns), the training return the paper plots
-    (top) and the released function's greedy return (bottom), non-private for reference; output
-    perturbation labelled "no guarantee" (:data:`VARIANT_LABELS`)."""
+def plot_figure2(curves: pd.DataFrame, delta: float, column: str = "train_return"):
+    """Figure 2 as small multiples: one row per method (:data:`VARIANT_WORDS`), one column per
+    target epsilon; ``column``'s mean over seeds with its 95% t-interval, the non-private DQN
+    in black in every panel. Panel titles name the method (no legend)."""
     fig2 = curves[curves.epsilon.notna()]
-    fig2 = fig2.assign(variant=fig2.variant.replace(VARIANT_LABELS))
     ref = fig2[~np.isfinite(fig2.epsilon)]
     eps_list = sorted(fig2.epsilon[np.isfinite(fig2.epsilon)].unique(), reverse=True)
-    fig, axes = new_figure(2, len(eps_list), width=4.6, height=3.2, sharex=True, sharey=True,
-                           layout="constrained")
+    variants = [v for v in VARIANT_WORDS if (fig2.variant == v).any()]
+    fig, axes = _grid(len(variants), len(eps_list), column)
     for j, eps in enumerate(eps_list):
-        for i, column in enumerate(("train_return", "eval_return")):
-            curve_panel(axes[i, j], pd.concat([fig2[fig2.epsilon == eps], ref]), "variant",
-                        column)
-        axes[0, j].set_title(f"target epsilon = {eps:g}, delta = {delta:g}")
-    _legend_below(fig, axes[0, 0])
+        runs = fig2[fig2.epsilon == eps]
+        for i, variant in enumerate(variants):
+            ax = axes[i, j]
+            curve(ax, ref, column, "black", NON_PRIVATE, band=False)
+            curve(ax, runs[runs.variant == variant], column, COLOURS[variant],
+                  VARIANT_WORDS[variant])
+            ax.set_title(f"{VARIANT_WORDS[variant]}\nepsilon = {eps:g}, delta = {delta:g}",
+                         fontsize=9)
     return fig
+
+
+def legend_below(fig: plt.Figure, ncol: int = 2) -> None:
+    """One legend under the axes of ``fig`` (outside the data, the axes keep the width), each
+    label once, at most :data:`~privrl.chapter.plotting.MAX_LEGEND_ENTRIES` entries."""
+    entries: dict[str, object] = {}
+    for ax in fig.axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    if not 1 <= len(entries) <= MAX_LEGEND_ENTRIES:
+        raise ValueError(f"fig: {len(entries)} legend entries, at most {MAX_LEGEND_ENTRIES}")
+    fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncol=ncol)
+
+
+def _mean_ci(values: pd.Series) -> tuple[float, float]:
+    """Mean and the half-width of its 95% t-interval (0 with one value)."""
+    n = values.size
+    half = stats.t.ppf(0.975, n - 1) * values.std(ddof=1) / np.sqrt(n) if n > 1 else 0.0
+    return float(values.mean()), float(half)
+
+
+def plot_final_sigma(curves: pd.DataFrame, protocol: str, small_sigma: float):
+    """What Figure 1's claims are decided on: each run's final return (last episodes) against
+    sigma, mean over seeds with its 95% t-interval, for paths redrawn every episode and never;
+    the training return (the paper's metric) and the released function's return. The paper's
+    "especially when sigma < 0.4" is marked at ``small_sigma``."""
+    fig1 = curves[curves.sigma.notna() & (curves.protocol == protocol)]
+    fig, axes = new_figure(1, 2, width=3.3, height=2.8, sharey=True, layout="constrained")
+    styles = {"every": ("#332288", "o-", "paths redrawn every episode"),
+              "never": ("#CC6677", "s--", "paths never redrawn (J = 1)")}
+    for ax, column in zip(axes.flat, ("train_return", "eval_return"), strict=True):
+        final = final_returns(fig1, ["sigma", "resample"], column)
+        for resample, (colour, fmt, label) in styles.items():
+            rows = final[final["resample"] == resample].groupby("sigma")[column]
+            points = np.array([(s, *_mean_ci(g)) for s, g in rows])
+            ax.errorbar(points[:, 0], points[:, 1], yerr=points[:, 2], fmt=fmt, color=colour,
+                        capsize=3, ms=4, label=label)
+        mark_paper(ax, x=small_sigma, orientation="vline",
+                   label=f"paper: converges 'especially when sigma < {small_sigma:g}'")
+        ax.set(xlabel="noise amplitude sigma", title=METRIC_TITLES[column],
+               ylim=(RETURN_RANGE[0] - 0.5, RETURN_RANGE[1] + 0.5))
+    axes[0, 0].set_ylabel(f"final return\n(mean of the last {FINAL_EPISODES} episodes)")
+    legend_below(fig, ncol=2)
+    return fig
+
+
+def plot_final_methods(curves: pd.DataFrame):
+    """What Figure 2's claims are decided on: each method's final return (last episodes) at
+    each target epsilon, mean over seeds with its 95% t-interval, the non-private DQN as a
+    black level; the training return (the paper's metric) and the released function's."""
+    fig2 = curves[curves.epsilon.notna()]
+    eps_list = sorted(fig2.epsilon[np.isfinite(fig2.epsilon)].unique(), reverse=True)
+    variants = [v for v in VARIANT_WORDS if (fig2.variant == v).any()]
+    fig, axes = new_figure(1, 2, width=3.3, height=2.8, sharey=True, layout="constrained")
+    offsets = np.linspace(-0.3, 0.3, len(variants))
+    for ax, column in zip(axes.flat, ("train_return", "eval_return"), strict=True):
+        final = final_returns(fig2, ["variant", "epsilon"], column)
+        none, _ = _mean_ci(final.loc[final.variant == "none", column])
+        ax.axhline(none, color="black", lw=1.0, label=NON_PRIVATE)
+        for offset, variant in zip(offsets, variants, strict=True):
+            rows = final[final.variant == variant]
+            points = np.array([(j + offset, *_mean_ci(rows.loc[rows.epsilon == e, column]))
+                               for j, e in enumerate(eps_list)])
+            ax.errorbar(points[:, 0], points[:, 1], yerr=points[:, 2], fmt="o",
+                        color=COLOURS[variant], capsize=2, ms=4, label=VARIANT_WORDS[variant])
+        ax.set_xticks(range(len(eps_list)), [f"{e:g}" for e in eps_list])
+        ax.set(xlabel="target epsilon (delta = 1e-4)", title=METRIC_TITLES[column],
+               ylim=(RETURN_RANGE[0] - 0.5, RETURN_RANGE[1] + 0.5))
+        ax.grid(False, axis="x")
+    axes[0, 0].set_ylabel(f"final return\n(mean of the last {FINAL_EPISODES} episodes)")
+    legend_below(fig, ncol=2)
+    return fig
+
+
+def paper_claims(name: str, pairs: Mapping[str, Sequence[str]], claims: Iterable[Claim]) -> str:
+    """Markdown under a figure: each sentence the paper claims with no number (``pairs``: key of
+    ``book/paper_numbers/<name>.yml`` -> the claim keys that decided it), quoted with its line,
+    and the verdicts of those claims as the chapter decided them (never typed)."""
+    decided = {c.key: c for c in claims}
+    lines = []
+    for key, claim_keys in pairs.items():
+        number = paper_number(name, key)
+        verdicts = "; ".join(f"*{decided[k].verdict}* (`{k}`)" for k in claim_keys
+                             if k in decided) or "not decided by this run"
+        lines.append(f"- The paper ({number.where}, line {number.source.line}): "
+                     f"\"...{number.source.quote}\" Our verdict: {verdicts}.")
+    return "\n".join(lines)
 
 
 def plot_covariance(empirical: np.ndarray, kernel: np.ndarray):
@@ -107,7 +233,7 @@ def plot_covariance(empirical: np.ndarray, kernel: np.ndarray):
 
 def plot_scaling(scaling: pd.DataFrame):
     """Wall time of N queries (sample path in one batch, in batches of 128, dense Cholesky)."""
-    fig, axes = new_figure()
+    fig, axes = new_figure(width=5.0)
     ax = axes[0, 0]
     for method, g in scaling.groupby("method"):
         ax.loglog(g.n, g.seconds, "o-", label=method)
@@ -116,5 +242,5 @@ def plot_scaling(scaling: pd.DataFrame):
     ax.loglog(n, one.iloc[-1] * n * np.log(n) / (n[-1] * np.log(n[-1])), "k:", label="N log N")
     ax.set_xlabel("number of queried states N")
     ax.set_ylabel("wall time (seconds)")
-    ax.legend(fontsize=8)
+    legend_outside(ax)
     return fig
