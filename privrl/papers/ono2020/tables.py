@@ -274,3 +274,4 @@ def recorded_highlights(tables: pd.DataFrame) -> dict[str, float]:
             out[f"{name}_n"] = int(row.n_trials.iloc[0])
             out[f"{name}_median_fst"] = float(row.median_fst.iloc[0])
     return out
+
