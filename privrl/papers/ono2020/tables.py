@@ -274,4 +274,3 @@ def recorded_highlights(tables: pd.DataFrame) -> dict[str, float]:
             out[f"{name}_n"] = int(row.n_trials.iloc[0])
             out[f"{name}_median_fst"] = float(row.median_fst.iloc[0])
     return out
-
