@@ -57,7 +57,6 @@ def mechanism_colours() -> dict[str, str]:
 def _eps_ticks(ax: Axes) -> None:
     ax.set_xticks(range(len(EPSILONS)), ["1", "2", "5", "10", "no\nnoise"])
     ax.set_xlim(-0.5, len(EPSILONS) - 0.5)
-    ax.set_xlabel("ε (local privacy budget of a report)")
 
 
 def plot_tables(tables: pd.DataFrame, variant: str, budget: int, title: str) -> Figure:
@@ -85,10 +84,12 @@ def plot_tables(tables: pd.DataFrame, variant: str, budget: int, title: str) -> 
     ax_ratio.set_ylim(-0.03, 1.05)
     ax_fst.set_yscale("log")
     ax_fst.axhline(budget, color="grey", ls="--", lw=1, label=f"budget {budget:,} submissions")
+    ax_fst.plot([], [], "^", color="grey", label="ours: median not reached")
     if rows.relative_auc.isna().all():
-        ax_auc.text(0.5, 0.5, "ours undefined:\nno-noise AUC is 0", transform=ax_auc.transAxes,
+        ax_auc.text(0.5, 0.2, "ours undefined:\nno-noise AUC is 0", transform=ax_auc.transAxes,
                     ha="center", va="center")
     ax_auc.set_ylim(-0.03, 1.1)
+    fig.supxlabel("ε (local privacy budget of one report)")
     fig.suptitle(title)
     legend_outside(fig)
     return fig
