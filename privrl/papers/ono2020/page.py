@@ -7,6 +7,7 @@ cells (``book/paper_numbers/ono2020.yml``)."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 from typing import Any
@@ -176,6 +177,22 @@ FIGURE2_CLAIMS = {"fig2_buffer_hurts_laplace": "buffer_hurts_laplace",
 FIGURE3_SENTENCES = ("fig3_larger_eps_fewer_updates", "fig3_prs_early_laplace_late")
 
 
+def _quoted(text: str) -> str:
+    """A seed text's quote without the extraction's LaTeX repeats ("ε𝜀\\varepsilon" is ε)."""
+    return re.sub(r"𝜀\\[a-z]+", "", text)
+
+
+def step_table_in_words(steps: pd.DataFrame) -> pd.DataFrame:
+    """The step-size sweep (:func:`.tables.step_table`, index reset) with its arms in words:
+    "laplace ε = 1 |B|=1" is "Laplace, ε = 1, |B| = 1"."""
+    def words(arm: str) -> str:
+        mech, rest = arm.split(" ", 1)
+        eps, buffer = rest.rsplit(" ", 1)
+        return f"{in_words(mech)}, {eps}, {buffer.replace('=', ' = ')}"
+
+    return steps.assign(arm=steps.arm.map(words))
+
+
 def figure2_sentences(claims: Sequence[Claim]) -> str:
     """What the paper says of its Figure 2 (which prints no number), each sentence quoted with
     the verdicts its claim got on the reference set-up and on the paper's set-up (recorded)."""
@@ -185,7 +202,7 @@ def figure2_sentences(claims: Sequence[Claim]) -> str:
         n = paper_number(PAPER, number_key)
         on_reference = verdicts.get(key + ON_REFERENCE + RECORDED, "not recorded")
         on_paper = verdicts.get(key + RECORDED, "not recorded")
-        lines.append(f"- The paper ({n.where}): *\"{n.source.quote}\"* Claim `{key}`: "
+        lines.append(f"- The paper ({n.where}): *\"{_quoted(n.source.quote)}\"* Claim `{key}`: "
                      f"**{on_reference}** on the reference set-up, **{on_paper}** on the "
                      "paper's set-up.")
     return "\n".join(lines) + "\n"
@@ -194,6 +211,6 @@ def figure2_sentences(claims: Sequence[Claim]) -> str:
 def figure3_sentences() -> str:
     """What the paper says of its Figure 3, quoted; no claim decides these sentences."""
     return "\n".join(
-        f"- The paper ({n.where}): *\"{n.source.quote}\"* Not a claim of this chapter (no "
+        f"- The paper ({n.where}): *\"{_quoted(n.source.quote)}\"* Not a claim of this chapter (no "
         "magnitude to test); Table 2's claims read the same curves at 90,000 submissions."
         for n in (paper_number(PAPER, k) for k in FIGURE3_SENTENCES)) + "\n"

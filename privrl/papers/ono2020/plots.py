@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from privrl.chapter.plotting import (
     band_plot,
@@ -59,7 +60,7 @@ def _eps_ticks(ax: Axes) -> None:
     ax.set_xlim(-0.5, len(EPSILONS) - 0.5)
 
 
-def plot_tables(tables: pd.DataFrame, variant: str, budget: int, title: str) -> Figure:
+def plot_tables(tables: pd.DataFrame, variant: str, budget: int) -> Figure:
     """Tables 1-3 of one set-up (``variant`` rows of :func:`.tables.success_tables` at
     ``budget``) beside the paper's: per epsilon and mechanism, our success ratio and median
     first success time with their 95% intervals, and our relative AUC, as coloured points; the
@@ -90,7 +91,6 @@ def plot_tables(tables: pd.DataFrame, variant: str, budget: int, title: str) -> 
                     ha="center", va="center")
     ax_auc.set_ylim(-0.03, 1.1)
     fig.supxlabel("ε (local privacy budget of one report)")
-    fig.suptitle(title)
     legend_outside(fig)
     return fig
 
@@ -119,7 +119,13 @@ def _draw_ours(ax: Axes, rows: pd.DataFrame, metric: str, offset: float, colour:
             ax.plot(x, r.relative_auc, "o", color=colour, label=label)
 
 
-def plot_figure2(curves: pd.DataFrame, title: str = "") -> Figure:
+def _thousands(ax: Axes) -> None:
+    """Submissions on the x axis with thousands separators (90,000), at most four ticks."""
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=3, steps=[1, 3, 5, 10]))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
+
+
+def plot_figure2(curves: pd.DataFrame) -> Figure:
     """Figure 2: average score (eq. 25) over submissions, Laplace and PRS at epsilon = 1, with
     and without the buffer (mean over trials, band = one standard error)."""
     fig, axes = new_figure(1, 2, sharey=True, width=3.6, height=3.2)
@@ -131,15 +137,14 @@ def plot_figure2(curves: pd.DataFrame, title: str = "") -> Figure:
         ax.axhline(TARGET, color="k", ls=":", lw=1, label="target 195")
         ax.set_title(f"{in_words(mech)}, ε = 1")
         ax.set_xlabel("submissions")
+        _thousands(ax)
     axes[0][0].set_ylabel("average score of the last 10 episodes")
     axes[0][1].set_ylabel("")
-    if title:
-        fig.suptitle(title)
     legend_outside(fig)
     return fig
 
 
-def plot_figure3(success_curves: pd.DataFrame, title: str = "", variant: str = "paper",
+def plot_figure3(success_curves: pd.DataFrame, variant: str = "paper",
                  budget: int | None = None) -> Figure:
     """Figure 3: success ratio (eq. 27) against the number of submissions, per epsilon, of
     ``variant`` (the paper's set-up, or the reference set-up). At the paper's budget
@@ -156,9 +161,8 @@ def plot_figure3(success_curves: pd.DataFrame, title: str = "", variant: str = "
         ax.set_title(f"{in_words(mech)} (|B| = {TABLE_BUFFER[mech]})")
         ax.set_xlabel("submissions")
         ax.set_ylim(-0.03, 1.05)
+        _thousands(ax)
     axes[0][0].set_ylabel("fraction of trials that succeeded")
-    if title:
-        fig.suptitle(title)
     legend_outside(fig)
     return fig
 
@@ -172,6 +176,7 @@ def _mark_tables_on_curves(ax: Axes, mech: str) -> None:
         if ratio is not None:
             at.setdefault(ratio, []).append("∞" if math.isinf(eps) else f"{eps:g}")
     mark_paper(ax, [PAPER_CAP] * len(at), list(at), label="paper: Table 2 (ε beside)")
+    ax.set_xlim(right=1.3 * PAPER_CAP)  # room for the labels
     for ratio, names in at.items():
         ax.annotate(", ".join(names), (PAPER_CAP, ratio), xytext=(6, 0),
                     textcoords="offset points", va="center", fontsize=8)
