@@ -214,3 +214,21 @@ def figure3_sentences() -> str:
         f"- The paper ({n.where}): *\"{_quoted(n.source.quote)}\"* Not a claim of this chapter (no "
         "magnitude to test); Table 2's claims read the same curves at 90,000 submissions."
         for n in (paper_number(PAPER, k) for k in FIGURE3_SENTENCES)) + "\n"
+
+
+#: The failure summary's columns on the page (:func:`.tables.failure_summary`), in words.
+FAILURE_COLUMNS = {"variant": "set-up", "epsilon": "epsilon",
+                   "clipped_fraction": "clipped reports", "median_raw_norm": "median raw L1 norm",
+                   "update_norm": "L1 size of an update", "late_score": "late score",
+                   "late_majority_fraction": "late share of the most frequent action",
+                   "collapsed_trials": "trials collapsed"}
+
+
+def failure_frame(failure: pd.DataFrame) -> pd.DataFrame:
+    """The failure summary for the page: set-ups in words, the columns of
+    :data:`FAILURE_COLUMNS`, a raw norm of a million or more in powers of ten (4.72e+12: the
+    unclipped gradients overflow)."""
+    out = failure[list(FAILURE_COLUMNS)].assign(
+        variant=failure.variant.map(in_words),
+        median_raw_norm=[f"{x:,.0f}" if x < 1e6 else f"{x:.2e}" for x in failure.median_raw_norm])
+    return out.rename(columns=FAILURE_COLUMNS)

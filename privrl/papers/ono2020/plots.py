@@ -182,9 +182,11 @@ def _mark_tables_on_curves(ax: Axes, mech: str) -> None:
                     textcoords="offset points", va="center", fontsize=8)
 
 
-def _deviation_label(variant: str) -> str:
-    """A deviation of the failure figure in words (none of them is the paper's algorithm)."""
-    return f"{in_words(variant)} (not the paper's)"
+def _deviation_label(variant: str, last: float, end: float) -> str:
+    """A deviation of the failure figure in words (the caption says none is the paper's); one
+    whose statistics stop early (no clip: its gradients overflow) says where."""
+    words = in_words(variant)
+    return words if last >= end else f"{words} (statistics end at {last:,.0f})"
 
 
 def plot_failure(diagnostics: pd.DataFrame) -> Figure:
@@ -192,12 +194,12 @@ def plot_failure(diagnostics: pd.DataFrame) -> Figure:
     against the clip C/2 (eq. 19); the L1 size of each applied update (eq. 22); the actor's share
     of the gradient; the fraction of steps taking the episode's most frequent action, with the
     deviations (dashed) that have such statistics."""
-    fig, axes = new_figure(2, 2, width=3.3, height=2.7)
+    fig, axes = new_figure(2, 2, width=3.2, height=2.6)
     ax_norm, ax_update, ax_share, ax_major = axes.ravel()
     paper_rows = diagnostics[diagnostics.variant == "paper"]
     for eps, g in paper_rows.groupby("epsilon"):
         mean = g.groupby("submission").mean(numeric_only=True)
-        label = f"the paper's set-up, {eps_label(eps)}"
+        label = f"paper's set-up, {eps_label(eps)}"
         colour = EPS_COLOURS.get(float(eps))
         ax_norm.plot(mean.index, mean["raw_norm_q50"], label=label, color=colour)
         ax_norm.fill_between(mean.index, mean["raw_norm_q10"], mean["raw_norm_q90"],
@@ -206,13 +208,14 @@ def plot_failure(diagnostics: pd.DataFrame) -> Figure:
         ax_share.plot(mean.index, mean["actor_share"], label=label, color=colour)
         ax_major.plot(mean.index, mean["majority_fraction"], label=label, color=colour)
     deviations = diagnostics[diagnostics.variant != "paper"]
-    colours = method_colours(_deviation_label(v) for v in deviations.variant.unique())
+    colours = method_colours(deviations.variant.unique())
+    end = diagnostics.submission.max()
     for variant, g in deviations.groupby("variant"):
         mean = g.groupby("submission").mean(numeric_only=True)["majority_fraction"].dropna()
         if mean.empty:  # nothing to draw: no entry in the legend
             continue
-        label = _deviation_label(variant)
-        ax_major.plot(mean.index, mean.to_numpy(), ls="--", label=label, color=colours[label])
+        ax_major.plot(mean.index, mean.to_numpy(), ls="--", color=colours[variant],
+                      label=_deviation_label(variant, mean.index.max(), end))
     ax_norm.axhline(DEFAULT_CLIP["laplace"] / 2, color="grey", ls=":", label="clip C/2 = 0.005")
     ax_norm.set_yscale("log")
     ax_norm.set_ylabel("gradient L1 norm\nbefore the clip")
