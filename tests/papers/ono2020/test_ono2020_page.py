@@ -141,7 +141,7 @@ def test_plot_tables_marks_the_paper_cells_and_keeps_the_legend_outside():
     tables = success_tables(_trials({("paper", m, e): 10 for m in ("laplace", "prs")
                                      for e in page.TABLE_EPSILONS
                                      if not (m == "prs" and math.isinf(e))}), 90_000)
-    fig = plots.plot_tables(tables, "paper", 90_000, "t")
+    fig = plots.plot_tables(tables, "paper", 90_000)
     ax_ratio = fig.axes[0]
     diamonds = [line for line in ax_ratio.get_lines()
                 if line.get_label() == plots.PAPER_TABLES_LABEL]
@@ -167,3 +167,31 @@ def test_plot_failure_lists_only_the_deviations_it_draws():
     assert any("clip C = 100" in label for label in labels)
     assert not any("no clipping" in label for label in labels)
     matplotlib.pyplot.close(fig)
+
+
+def test_plot_failure_says_where_a_deviation_stops():
+    stats = {"raw_norm_q10": 1.0, "raw_norm_q50": 2.0, "raw_norm_q90": 3.0, "update_norm": 0.1,
+             "actor_share": 0.3, "majority_fraction": 0.8}
+    diagnostics = pd.DataFrame([{"variant": v, "epsilon": INF, "trial": 0, "submission": s,
+                                 **stats} for v in ("paper", "no_clip") for s in (50, 100, 150)])
+    diagnostics.loc[(diagnostics.variant == "no_clip") & (diagnostics.submission > 50),
+                    "majority_fraction"] = np.nan
+    fig = plots.plot_failure(diagnostics)
+    assert "no clipping (statistics end at 50)" in _legend_labels(fig)
+    matplotlib.pyplot.close(fig)
+
+
+def test_page_tables_in_words():
+    failure = pd.DataFrame([{"variant": "no_clip", "epsilon": INF, "clipped_fraction": 0.0,
+                             "median_raw_norm": 4.719e12, "update_norm": INF,
+                             "late_score": np.nan, "late_majority_fraction": np.nan,
+                             "collapsed_trials": 0.0, "late_entropy": np.nan}])
+    frame = page.failure_frame(failure)
+    assert list(frame.columns) == list(page.FAILURE_COLUMNS.values())
+    assert frame.iloc[0]["set-up"] == "no clipping"
+    assert frame.iloc[0]["median raw L1 norm"] == "4.72e+12"
+    steps = pd.DataFrame({"arm": ["laplace ε = ∞ (no noise) |B|=1", "prs ε = 1 |B|=100"]})
+    assert page.step_table_in_words(steps).arm.tolist() == [
+        "Laplace, ε = ∞ (no noise), |B| = 1", "PRS, ε = 1, |B| = 100"]
+    text = page.figure3_sentences()
+    assert "With larger ε, both algorithms" in text and "varepsilon" not in text
