@@ -232,3 +232,11 @@ def failure_frame(failure: pd.DataFrame) -> pd.DataFrame:
         variant=failure.variant.map(in_words),
         median_raw_norm=[f"{x:,.0f}" if x < 1e6 else f"{x:.2e}" for x in failure.median_raw_norm])
     return out.rename(columns=FAILURE_COLUMNS)
+
+
+def errata_markdown(errata: Sequence[Erratum]) -> str:
+    """The chapter's errata as a list, each with its key, kind, statement and evidence, code
+    words in words (:data:`READABLE`)."""
+    frame = readable(errata_frame(errata))
+    return "\n".join(f"- **{r.kind}** (`{r.key}`): {r.what} *Evidence:* {r.evidence}"
+                     for r in frame.itertuples()) + "\n"

@@ -195,3 +195,10 @@ def test_page_tables_in_words():
         "Laplace, ε = ∞ (no noise), |B| = 1", "PRS, ε = 1, |B| = 100"]
     text = page.figure3_sentences()
     assert "With larger ε, both algorithms" in text and "varepsilon" not in text
+
+
+def test_errata_markdown_lists_each_erratum_in_words():
+    from privrl.chapter.verdicts import Erratum
+
+    text = page.errata_markdown([Erratum("eq24", "wrong", "At epsilon = inf it is.", "checked")])
+    assert text == "- **wrong** (`eq24`): At ε = ∞ (no noise) it is. *Evidence:* checked\n"
