@@ -1,78 +1,230 @@
-"""Figures of ono2020: Figure 2 (average score, eq. 25), Figure 3 (success ratio, eq. 27) and the
-per-report statistics of training. The house style lays figures out with matplotlib's
-constrained layout (:mod:`privrl.chapter.plotting`), so no figure calls ``tight_layout``."""
+"""Figures of ono2020: Tables 1-3 beside the paper's (:func:`plot_tables`), Figure 2 (average
+score, eq. 25), Figure 3 (success ratio, eq. 27) and the per-report statistics of training.
+
+House style (:mod:`privrl.chapter.plotting`): constrained layout (no figure calls
+``tight_layout``), one legend per figure outside the data, one colour per mechanism (Laplace,
+PRS) and per epsilon in every figure of the chapter, and the numbers the paper prints (Tables
+1-3, ``book/paper_numbers/ono2020.yml``) drawn as hollow black diamonds where they map to a point:
+a Table 2 success ratio is Figure 3's curve at the budget, a Table 1 median first success time
+the number of submissions at which that curve reaches one half.
+"""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from privrl.chapter.plotting import band_plot, new_figure
+from privrl.chapter.plotting import (
+    band_plot,
+    in_words,
+    legend_outside,
+    mark_paper,
+    method_colours,
+    new_figure,
+)
 from privrl.core.algorithms.a3c import DEFAULT_CLIP
-from privrl.papers.ono2020.profile import TARGET, eps_label
+from privrl.papers.ono2020.page import TABLE_EPSILONS as EPSILONS
+from privrl.papers.ono2020.page import paper_cell
+from privrl.papers.ono2020.profile import INF, PAPER_CAP, TARGET, eps_label
+
+MECHANISMS = ("laplace", "prs")
+#: Buffer size of each mechanism in Tables 1-3 and Figure 3 (section 4.1).
+TABLE_BUFFER = {"laplace": 1, "prs": 100}
+#: Tables 1-3 as panels: our column and its axis label.
+METRICS = {
+    "success_ratio": "success ratio at the budget (Table 2)",
+    "median_fst": "median first success time (Table 1)",
+    "relative_auc": "AUC relative to no noise (Table 3)",
+}
+#: One colour per epsilon in every figure of the chapter (no noise: black, as a baseline).
+EPS_COLOURS = {1.0: "#332288", 2.0: "#88CCEE", 5.0: "#117733", 10.0: "#DDCC77", INF: "#000000"}
+#: One colour per buffer size (Figure 2).
+BUFFER_COLOURS = {1: "#CC6677", 100: "#44AA99"}
+PAPER_TABLES_LABEL = "paper: Tables 1-3"
 
 
-def plot_figure2(curves: pd.DataFrame, title: str = "") -> Figure:
+def mechanism_colours() -> dict[str, str]:
+    """Laplace and PRS in their colours of every chapter (:func:`method_colours`)."""
+    words = {m: in_words(m) for m in MECHANISMS}
+    colours = method_colours(words.values())
+    return {m: colours[w] for m, w in words.items()}
+
+
+def _eps_ticks(ax: Axes) -> None:
+    ax.set_xticks(range(len(EPSILONS)), ["1", "2", "5", "10", "no\nnoise"])
+    ax.set_xlim(-0.5, len(EPSILONS) - 0.5)
+
+
+def plot_tables(tables: pd.DataFrame, variant: str, budget: int) -> Figure:
+    """Tables 1-3 of one set-up (``variant`` rows of :func:`.tables.success_tables` at
+    ``budget``) beside the paper's: per epsilon and mechanism, our success ratio and median
+    first success time with their 95% intervals, and our relative AUC, as coloured points; the
+    paper's cells as hollow black diamonds. A median not reached within the budget (most trials
+    failed) is drawn as a triangle on the budget's dashed line; a relative AUC is undefined
+    (not drawn, said in the panel) when the set-up's no-noise AUC is 0."""
+    fig, axes = new_figure(1, 3, width=3.3, height=3.4)
+    colours = mechanism_colours()
+    rows = tables[tables.variant == variant]
+    for ax, (metric, ylabel) in zip(axes[0], METRICS.items(), strict=True):
+        for offset, mech in zip((-0.12, 0.12), MECHANISMS, strict=True):
+            _draw_ours(ax, rows[rows.mechanism == mech], metric, offset, colours[mech],
+                       f"{in_words(mech)} (|B| = {TABLE_BUFFER[mech]}), ours", budget)
+            xs = [i + offset for i, e in enumerate(EPSILONS) if paper_cell(metric, mech, e)
+                  is not None]
+            ys = [paper_cell(metric, mech, e) for e in EPSILONS
+                  if paper_cell(metric, mech, e) is not None]
+            mark_paper(ax, xs, ys, label=PAPER_TABLES_LABEL)
+        _eps_ticks(ax)
+        ax.set_ylabel(ylabel)
+    ax_ratio, ax_fst, ax_auc = axes[0]
+    ax_ratio.set_ylim(-0.03, 1.05)
+    ax_fst.set_yscale("log")
+    ax_fst.axhline(budget, color="grey", ls="--", lw=1, label=f"budget {budget:,} submissions")
+    ax_fst.plot([], [], "^", color="grey", label="ours: median not reached")
+    if rows.relative_auc.isna().all():
+        ax_auc.text(0.5, 0.2, "ours undefined:\nno-noise AUC is 0", transform=ax_auc.transAxes,
+                    ha="center", va="center")
+    ax_auc.set_ylim(-0.03, 1.1)
+    fig.supxlabel("ε (local privacy budget of one report)")
+    legend_outside(fig)
+    return fig
+
+
+def _draw_ours(ax: Axes, rows: pd.DataFrame, metric: str, offset: float, colour: str,
+               label: str, budget: int) -> None:
+    """One mechanism's cells of ``metric`` at x = epsilon's column + ``offset``."""
+    by_eps = rows.set_index("epsilon")
+    for i, eps in enumerate(EPSILONS):
+        if eps not in by_eps.index:
+            continue
+        r = by_eps.loc[eps]
+        x = i + offset
+        if metric == "success_ratio":
+            ax.errorbar(x, r.success_ratio, yerr=[[r.success_ratio - r.success_lo],
+                                                  [r.success_hi - r.success_ratio]],
+                        fmt="o", color=colour, capsize=3, label=label)
+        elif metric == "median_fst" and np.isfinite(r.median_fst):
+            hi = min(r.median_fst_hi, budget)
+            ax.errorbar(x, r.median_fst, yerr=[[r.median_fst - r.median_fst_lo],
+                                               [hi - r.median_fst]],
+                        fmt="o", color=colour, capsize=3, label=label)
+        elif metric == "median_fst":
+            ax.plot(x, budget, "^", color=colour, label=label)
+        elif np.isfinite(r.relative_auc):
+            ax.plot(x, r.relative_auc, "o", color=colour, label=label)
+
+
+def _thousands(ax: Axes) -> None:
+    """Submissions on the x axis with thousands separators (90,000), at most four ticks."""
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=3, steps=[1, 3, 5, 10]))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
+
+
+def plot_figure2(curves: pd.DataFrame) -> Figure:
     """Figure 2: average score (eq. 25) over submissions, Laplace and PRS at epsilon = 1, with
     and without the buffer (mean over trials, band = one standard error)."""
-    fig, axes = new_figure(1, 2, sharey=True)
-    for ax, mech in zip(axes[0], ("laplace", "prs"), strict=True):
-        band_plot(ax, curves[curves.mechanism == mech], "submission", "avg_score",
-                  hue="buffer_size", label_fmt="|B| = {}")
+    fig, axes = new_figure(1, 2, sharey=True, width=3.6, height=3.2)
+    for ax, mech in zip(axes[0], MECHANISMS, strict=True):
+        rows = curves[curves.mechanism == mech]
+        for size, g in rows.groupby("buffer_size"):
+            band_plot(ax, g, "submission", "avg_score", label=f"|B| = {size}",
+                      color=BUFFER_COLOURS.get(int(size)))
         ax.axhline(TARGET, color="k", ls=":", lw=1, label="target 195")
-        ax.set_title(f"{'Laplace' if mech == 'laplace' else 'PRS'}, ε = 1 {title}".strip())
+        ax.set_title(f"{in_words(mech)}, ε = 1")
         ax.set_xlabel("submissions")
-        ax.legend()
-    axes[0][0].set_ylabel("average score of the last 10 episodes (steps)")
+        _thousands(ax)
+    axes[0][0].set_ylabel("average score of the last 10 episodes")
     axes[0][1].set_ylabel("")
+    legend_outside(fig)
     return fig
 
 
-def plot_figure3(success_curves: pd.DataFrame, title: str = "", variant: str = "paper") -> Figure:
+def plot_figure3(success_curves: pd.DataFrame, variant: str = "paper",
+                 budget: int | None = None) -> Figure:
     """Figure 3: success ratio (eq. 27) against the number of submissions, per epsilon, of
-    ``variant`` (the paper's set-up, or the reference set-up)."""
-    fig, axes = new_figure(1, 2, sharey=True)
-    paper_rows = success_curves[success_curves.variant == variant]
-    for ax, mech in zip(axes[0], ("laplace", "prs"), strict=True):
-        for eps, g in paper_rows[paper_rows.mechanism == mech].groupby("epsilon"):
-            ax.step(g.submission, g.success_ratio, where="post", label=eps_label(eps))
-        ax.set_title(f"{'Laplace' if mech == 'laplace' else 'PRS'} {title}".strip())
+    ``variant`` (the paper's set-up, or the reference set-up). At the paper's budget
+    (``budget`` = 90,000) the paper's Table 2 is marked there, each diamond labelled with its
+    epsilons."""
+    fig, axes = new_figure(1, 2, sharey=True, width=3.6, height=3.2)
+    rows = success_curves[success_curves.variant == variant]
+    for ax, mech in zip(axes[0], MECHANISMS, strict=True):
+        for eps, g in rows[rows.mechanism == mech].groupby("epsilon"):
+            ax.step(g.submission, g.success_ratio, where="post", label=eps_label(eps),
+                    color=EPS_COLOURS.get(float(eps)))
+        if budget == PAPER_CAP:
+            _mark_tables_on_curves(ax, mech)
+        ax.set_title(f"{in_words(mech)} (|B| = {TABLE_BUFFER[mech]})")
         ax.set_xlabel("submissions")
-        ax.set_ylim(-0.03, 1.03)
-        ax.legend()
+        ax.set_ylim(-0.03, 1.05)
+        _thousands(ax)
     axes[0][0].set_ylabel("fraction of trials that succeeded")
+    legend_outside(fig)
     return fig
+
+
+def _mark_tables_on_curves(ax: Axes, mech: str) -> None:
+    """The paper's Table 2 ratios of ``mech`` at x = 90,000 (the budget they are counted at),
+    each diamond labelled with its epsilons (equal ratios share one diamond)."""
+    at: dict[float, list[str]] = {}
+    for eps in EPSILONS:
+        ratio = paper_cell("success_ratio", mech, eps)
+        if ratio is not None:
+            at.setdefault(ratio, []).append("∞" if math.isinf(eps) else f"{eps:g}")
+    mark_paper(ax, [PAPER_CAP] * len(at), list(at), label="paper: Table 2 (ε beside)")
+    ax.set_xlim(right=1.3 * PAPER_CAP)  # room for the labels
+    for ratio, names in at.items():
+        ax.annotate(", ".join(names), (PAPER_CAP, ratio), xytext=(6, 0),
+                    textcoords="offset points", va="center", fontsize=8)
+
+
+def _deviation_label(variant: str, last: float, end: float) -> str:
+    """A deviation of the failure figure in words (the caption says none is the paper's); one
+    whose statistics stop early (no clip: its gradients overflow) says where."""
+    words = in_words(variant)
+    return words if last >= end else f"{words} (statistics end at {last:,.0f})"
 
 
 def plot_failure(diagnostics: pd.DataFrame) -> Figure:
-    """Four panels over training (mean over trials): raw report L1 norms (10/50/90% quantiles)
+    """Four panels over training (mean over trials): raw report L1 norms (median, band 10-90%)
     against the clip C/2 (eq. 19); the L1 size of each applied update (eq. 22); the actor's share
-    of the gradient; the fraction of steps taking the episode's most frequent action."""
-    fig, axes = new_figure(2, 2, width=4.4, height=3.0)
+    of the gradient; the fraction of steps taking the episode's most frequent action, with the
+    deviations (dashed) that have such statistics."""
+    fig, axes = new_figure(2, 2, width=3.2, height=2.6)
     ax_norm, ax_update, ax_share, ax_major = axes.ravel()
     paper_rows = diagnostics[diagnostics.variant == "paper"]
     for eps, g in paper_rows.groupby("epsilon"):
         mean = g.groupby("submission").mean(numeric_only=True)
-        label = f"paper, {eps_label(eps)}"
-        (line,) = ax_norm.plot(mean.index, mean["raw_norm_q50"], label=f"{label}: median")
+        label = f"paper's set-up, {eps_label(eps)}"
+        colour = EPS_COLOURS.get(float(eps))
+        ax_norm.plot(mean.index, mean["raw_norm_q50"], label=label, color=colour)
         ax_norm.fill_between(mean.index, mean["raw_norm_q10"], mean["raw_norm_q90"],
-                             color=line.get_color(), alpha=0.2, lw=0)
-        ax_update.plot(mean.index, mean["update_norm"], label=label)
-        ax_share.plot(mean.index, mean["actor_share"], label=label)
-        ax_major.plot(mean.index, mean["majority_fraction"], label=label)
-    for variant, g in diagnostics[diagnostics.variant != "paper"].groupby("variant"):
-        mean = g.groupby("submission").mean(numeric_only=True)
-        ax_major.plot(mean.index, mean["majority_fraction"], ls="--", label=f"{variant} (not "
-                      "the paper's)")
-    ax_norm.axhline(DEFAULT_CLIP["laplace"] / 2, color="k", ls=":", label="clip C/2 = 0.005")
+                             color=colour, alpha=0.2, lw=0)
+        ax_update.plot(mean.index, mean["update_norm"], label=label, color=colour)
+        ax_share.plot(mean.index, mean["actor_share"], label=label, color=colour)
+        ax_major.plot(mean.index, mean["majority_fraction"], label=label, color=colour)
+    deviations = diagnostics[diagnostics.variant != "paper"]
+    colours = method_colours(deviations.variant.unique())
+    end = diagnostics.submission.max()
+    for variant, g in deviations.groupby("variant"):
+        mean = g.groupby("submission").mean(numeric_only=True)["majority_fraction"].dropna()
+        if mean.empty:  # nothing to draw: no entry in the legend
+            continue
+        ax_major.plot(mean.index, mean.to_numpy(), ls="--", color=colours[variant],
+                      label=_deviation_label(variant, mean.index.max(), end))
+    ax_norm.axhline(DEFAULT_CLIP["laplace"] / 2, color="grey", ls=":", label="clip C/2 = 0.005")
     ax_norm.set_yscale("log")
-    ax_norm.set_ylabel("gradient L1 norm before the clip")
+    ax_norm.set_ylabel("gradient L1 norm\nbefore the clip")
     ax_update.set_yscale("log")
-    ax_update.set_ylabel("L1 size of the applied update")
-    ax_share.set_ylabel("actor's share of |gradient|_1")
+    ax_update.set_ylabel("L1 size of the\napplied update")
+    ax_share.set_ylabel("actor's share of\nthe gradient's L1 norm")
     ax_share.set_ylim(0, 1)
-    ax_major.set_ylabel("fraction of steps with the most\nfrequent action")
+    ax_major.set_ylabel("fraction of steps with\nthe most frequent action")
     for ax in axes.ravel():
         ax.set_xlabel("submissions")
-        ax.legend(fontsize=8)
+    legend_outside(fig)
     return fig
