@@ -24,7 +24,7 @@ import functools
 
 from privrl.core.accounting.calibration import calibrate_decreasing
 from privrl.core.accounting.events import register_event
-from privrl.core.accounting.subsampled import calibrate_noise_multiplier, gpope_pld_epsilon
+from privrl.core.accounting.subsampled import gpope_pld_epsilon
 from privrl.core.validation import check_delta, check_epsilon, check_int, check_positive
 
 __all__ = ["GpopePldEvent", "calibrate_pld_noise_multiplier"]
@@ -58,8 +58,8 @@ def _pld_epsilon(z: float, n: int, iterations: int, delta: float) -> float:
 def calibrate_pld_noise_multiplier(epsilon: float, delta: float, n: int, iterations: int,
                                    rtol: float = 1e-3) -> float:
     """Smallest noise multiplier ``z`` (to relative tolerance ``rtol``) whose PLD epsilon at
-    ``delta`` is at most ``epsilon`` (the bracket's safe end: the target always holds). The
-    bracket starts below the RDP-calibrated ``z``, which meets the target (PLD <= RDP)."""
+    ``delta`` is at most ``epsilon`` (the bracket's safe end: the target always holds; the
+    bracket is widened from [0.05, 1] by :func:`calibrate_decreasing`)."""
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     n = check_int(n, "n", minimum=1)
@@ -70,6 +70,5 @@ def calibrate_pld_noise_multiplier(epsilon: float, delta: float, n: int, iterati
 
 @functools.lru_cache(maxsize=256)
 def _calibrate(epsilon: float, delta: float, n: int, iterations: int, rtol: float) -> float:
-    z_rdp = calibrate_noise_multiplier(epsilon, delta, n, iterations, rtol=1e-2)
     return calibrate_decreasing(lambda z: _pld_epsilon(z, n, iterations, delta), epsilon,
-                                lo=z_rdp / 2.0, hi=z_rdp, rtol=rtol)
+                                lo=0.05, hi=1.0, rtol=rtol)

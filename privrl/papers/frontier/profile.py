@@ -49,13 +49,13 @@ class FrontierProfile(Profile):
     lsw_cells: int = 10
     PAPER = {
         "domains": DOMAINS,
-        "sizes": (10, 30, 100, 300, 1_000, 3_000, 10_000),
+        "sizes": (10, 100, 1_000, 10_000),
         "epsilons": (0.1, 0.3, 1.0, 3.0, 10.0),
         "n_datasets": 30,
-        "tune_datasets": 2,
+        "tune_datasets": 1,
         "iterations": 2_000,
-        "step_grid": (0.001, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0),
-        "target_episodes": 30_000,
+        "step_grid": (0.001, 0.01, 0.1, 0.3, 1.0, 3.0),
+        "target_episodes": 20_000,
     }
 
     def validate(self) -> None:

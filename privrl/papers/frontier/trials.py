@@ -250,7 +250,7 @@ def run_tuning(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataF
     return out
 
 
-@results_version("1", probe={"n": 10, "epsilon": 1.0, "accountant": "PLD", "delta": 1e-5,
+@results_version("2", probe={"n": 10, "epsilon": 1.0, "accountant": "PLD", "delta": 1e-5,
                              "iterations": 10})
 def run_calibration(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
     """The smallest GPOPE noise multiplier ``z`` meeting ``config``'s ``(epsilon, delta)`` for
