@@ -215,3 +215,47 @@ __all__ = [
     "RDP_DECIDERS", "log_errors", "log_gap", "method_label", "price_of_privacy", "t_interval",
     "winner_changes", "winners",
 ]
+
+
+def _fmt_n(value: float, largest: int) -> str:
+    if math.isinf(value):
+        return f"> {largest:,}"
+    return f"{value:,.0f}"
+
+
+def findings(points: pd.DataFrame, n_boot: int = 1000) -> dict[str, object]:
+    """The numbers the chapter's prose reads, computed from a map's ``points`` (module text):
+    winner counts, decided points, the 10x frontier, PLD against RDP, Xie's log10 gap on
+    Mountain Car across the map and at the paper's points, and the price-of-privacy table."""
+    win = winners(points)
+    largest = int(points.n.max())
+    out: dict[str, object] = {
+        "points": len(win), "decided": int(win.decided.sum()),
+        "beyond_10x": int((win.frontier == "beyond 10x").sum()),
+        "within_10x": int((win.frontier == "within 10x").sum()),
+        "replicates": int(win.replicates.min()) if len(win) else 0,
+        "winner_changes_rdp": len(winner_changes(points)),
+    }
+    for label in DECIDERS:
+        out[f"wins_{label}"] = int((win.winner == label).sum())
+        out[f"decided_wins_{label}"] = int(((win.winner == label) & win.decided).sum())
+    if "mountain_car_on" in set(points.domain):
+        gap = log_gap(points, "DP-LSW", GPOPE_RDP)
+        if len(gap):
+            lo, hi = gap.loc[gap.gap.idxmin()], gap.loc[gap.gap.idxmax()]
+            out.update(gap_min=lo.gap, gap_min_lo=lo.gap_lo, gap_min_hi=lo.gap_hi,
+                       gap_min_at=f"n = {int(lo.n):,}, epsilon = {lo.epsilon:g}",
+                       gap_max=hi.gap, gap_max_lo=hi.gap_lo, gap_max_hi=hi.gap_hi,
+                       gap_max_at=f"n = {int(hi.n):,}, epsilon = {hi.epsilon:g}",
+                       gap_below_1=int((gap.gap_hi < 1).sum()), gap_points=len(gap))
+    price = price_of_privacy(points, n_boot=n_boot)
+    price["n needed"] = [_fmt_n(v, largest) for v in price.n_needed]
+    price["95% interval"] = [f"{_fmt_n(a, largest)} to {_fmt_n(b, largest)}"
+                             for a, b in zip(price.n_lo, price.n_hi, strict=True)]
+    out["price"] = price
+    out["reached_2x"] = int(np.isfinite(price.n_needed).sum())
+    out["price_rows"] = len(price)
+    return out
+
+
+__all__ += ["findings"]
