@@ -60,6 +60,8 @@ class FrontierChapter(Chapter, name=PAPER, profile_type=FrontierProfile,
         ctx.extra.update(map_points=points, map_source=source, price=found.pop("price"),
                          winners=analysis.winners(points), profile=ctx.profile)
         ctx.glue("map_source", source)
+        shown = FrontierProfile.paper() if recorded is not None else ctx.profile
+        ctx.glue("target_episodes", f"{shown.target_episodes:,}")
         ctx.glue("quick_note", "" if recorded is not None or ctx.profile.profile == "paper"
                  else " (a quick slice: too small to decide anything; no recorded map yet)")
         for key, value in found.items():
