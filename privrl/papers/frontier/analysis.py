@@ -111,7 +111,8 @@ def winners(points: pd.DataFrame, metric: str = "rmse",
     (``gap``, ``gap_lo``, ``gap_hi``; ``decided`` when ``gap_lo > 0``), the winner's log10
     ratio to the reference at the same n (``ratio``, ``ratio_lo``, ``ratio_hi``), ``frontier``:
     ``within 10x`` (``ratio_hi < 1``), ``beyond 10x`` (``ratio_lo > 1``) or ``undecided``, and
-    ``replicates``."""
+    ``replicates``, and the winner's paired log10 gap to the zero estimate (``vs_zero``,
+    ``vs_zero_lo``, ``vs_zero_hi``; ``beats_zero`` when ``vs_zero_hi < 0``)."""
     logs = log_errors(points, metric)
     rows = []
     for (domain, n, eps), part in logs.groupby(level=["domain", "n", "epsilon"]):
@@ -128,6 +129,9 @@ def winners(points: pd.DataFrame, metric: str = "rmse",
         else:
             row.update(runner_up="", gap=math.nan, gap_lo=math.nan, gap_hi=math.nan,
                        decided=True)
+        zero = t_interval((part[ranked[0]] - part["zero"]).to_numpy())
+        row.update(vs_zero=zero[0], vs_zero_lo=zero[1], vs_zero_hi=zero[2],
+                   beats_zero=bool(zero[2] < 0))
         ratio = t_interval((part[ranked[0]] - part["reference"]).to_numpy())
         row.update(ratio=ratio[0], ratio_lo=ratio[1], ratio_hi=ratio[2],
                    frontier="within 10x" if ratio[2] < 1 else
@@ -233,6 +237,7 @@ def findings(points: pd.DataFrame, n_boot: int = 1000) -> dict[str, object]:
         "points": len(win), "decided": int(win.decided.sum()),
         "beyond_10x": int((win.frontier == "beyond 10x").sum()),
         "within_10x": int((win.frontier == "within 10x").sum()),
+        "beats_zero": int(win.beats_zero.sum()) if len(win) else 0,
         "replicates": int(win.replicates.min()) if len(win) else 0,
         "winner_changes_rdp": len(winner_changes(points)),
     }
