@@ -78,6 +78,8 @@ def _points(gaps: dict[str, list[float]], sizes=(10, 100, 1000), seeds=8, noise=
             ref = 1.0 / n
             rows.append(dict(domain="chain", n=n, method="reference", accountant="none",
                              epsilon=np.nan, mspbe=ref**2, rmse=ref, seed=s))
+            rows.append(dict(domain="chain", n=n, method="zero", accountant="none",
+                             epsilon=np.nan, mspbe=1.0, rmse=1.0, seed=s))
             for label, g in gaps.items():
                 method, acct = (("GPOPE", "PLD") if label == "GPOPE" else
                                 ("GPOPE", "RDP") if label == "GPOPE (RDP)" else
@@ -99,6 +101,8 @@ def test_winners_are_decided_by_the_paired_interval_and_the_10x_frontier():
     assert win.loc[10, "frontier"] == "beyond 10x"
     assert win.loc[1000, "frontier"] == "within 10x"
     assert "GPOPE (RDP)" not in set(win.winner)  # RDP never decides beside PLD
+    # the zero estimate's RMSE is 1: the winner (10 ** gap / n) beats it at n = 100 and 1000 only
+    assert list(win.beats_zero) == [False, True, True]
 
 
 def test_price_of_privacy_interpolates_the_2x_crossing_on_log_n():
@@ -186,3 +190,29 @@ def test_the_chapter_runs_end_to_end_with_its_checks_and_ledger():
     assert {e.relation for e in report.entries} == {"replace-one"}
     assert result.extra["map_source"] in (chapter.RECORDED, chapter.LIVE_RUN)
     assert not report.claims  # no paper: no verdict rows
+
+
+@pytest.mark.parametrize("name", ["dp_lsw", "dp_lsl"])
+def test_the_maps_smooth_releases_are_the_public_apis(name):
+    """DP-LSW / DP-LSL as the map runs them (core calls on the first-visit returns) give the
+    release of ``privrl.dp_lsw`` / ``privrl.dp_lsl`` on the same data, budget and seed."""
+    import privrl
+    from privrl.core.algorithms import monte_carlo as mc
+    from privrl.core.evaluation_domains import chain_data
+
+    cfg = TINY.domain_config("chain")
+    prob, traj, _, _ = chain_data(cfg, 30, np.random.SeedSequence(4))
+    n_states, phi = prob["mdp"].n_states, prob["Phi"]
+    rho = np.full(n_states, 1.0 / n_states)
+    budget = mc.SmoothGaussianBudget(1.0, TINY.delta, TINY.return_bound)
+    fv = mc.first_visit_returns(traj, n_states, TINY.gamma)
+    kw = dict(n_states=n_states, gamma=TINY.gamma, features=phi, epsilon=1.0, delta=TINY.delta,
+              return_bound=TINY.return_bound, rng=7, weights=rho)
+    if name == "dp_lsw":
+        ours = mc.dp_lsw(fv, phi, rho, budget, np.random.default_rng(7))
+        api = privrl.dp_lsw(traj, **kw)
+    else:
+        lam = mc.lsl_regularization(phi, rho, 30, TINY.lsl_c, TINY.lsl_power)
+        ours = mc.dp_lsl(fv, phi, rho, lam, budget, np.random.default_rng(7))
+        api = privrl.dp_lsl(traj, lam=lam, **kw)
+    assert np.allclose(api.value, ours.theta) and api.parameters["sigma"] == ours.sigma

@@ -129,7 +129,8 @@ def winners(points: pd.DataFrame, metric: str = "rmse",
         else:
             row.update(runner_up="", gap=math.nan, gap_lo=math.nan, gap_hi=math.nan,
                        decided=True)
-        zero = t_interval((part[ranked[0]] - part["zero"]).to_numpy())
+        zero = (t_interval((part[ranked[0]] - part["zero"]).to_numpy())
+                if "zero" in part.columns else (math.nan,) * 3)
         row.update(vs_zero=zero[0], vs_zero_lo=zero[1], vs_zero_hi=zero[2],
                    beats_zero=bool(zero[2] < 0))
         ratio = t_interval((part[ranked[0]] - part["reference"]).to_numpy())
