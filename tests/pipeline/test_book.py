@@ -22,8 +22,8 @@ from privrl.pipeline.site_check import scan_html
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = chapter_notebooks(ROOT)
-#: Chapters that reproduce no paper (they make checks, not claims or releases of their own).
-NOT_PAPERS = ("audits",)
+#: Chapters that reproduce no paper (no claims of their own; the audits make no releases).
+NOT_PAPERS = ("audits", "frontier")
 
 pytestmark = pytest.mark.slow
 

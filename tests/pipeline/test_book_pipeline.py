@@ -99,7 +99,8 @@ def tiny_book(tmp_path: Path) -> Path:
 
 
 def test_chapter_list_of_the_real_book():
-    assert chapter_notebooks(ROOT) == ["balle2016", "xie2019", "wang2019", "ono2020", "gohari2021", "audits"]
+    assert chapter_notebooks(ROOT) == ["balle2016", "xie2019", "wang2019", "ono2020", "gohari2021",
+                                      "frontier", "audits"]
 
 
 @pytest.mark.slow

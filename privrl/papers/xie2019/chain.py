@@ -1,8 +1,9 @@
 """The chain of the Xie, Thomas and Miklau (2019) chapter: Figure 1 and the theory checks.
 
-The chain is the one of the Balle chapter: N states, stay with probability ``p_stay``, uniform
-start, capped episodes, tabular features; its MSPBE is exact, from the model, with the state
-weighting of the data (expected visits of a trajectory). Run functions (one seed of
+The chain is the one of the Balle chapter (:func:`privrl.core.evaluation_domains.chain_problem`:
+N states, stay with probability ``p_stay``, uniform start, capped episodes, tabular features);
+its MSPBE is exact, from the model, with the state weighting of the data (expected visits of a
+trajectory). Run functions (one seed of
 :func:`privrl.chapter.sweep.run_sweep` = one fresh dataset) take a plain dict made by
 :func:`privrl.papers.xie2019.profile.chain_config`:
 
@@ -15,14 +16,12 @@ weighting of the data (expected visits of a trajectory). Run functions (one seed
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from privrl.core.algorithms.gtd import SaddlePointStats, gpope, mspbe, saddle_point_solution
-from privrl.core.algorithms.lstd import model_saddle_point
 from privrl.core.algorithms.monte_carlo import (
     SmoothGaussianBudget,
     dp_lsl,
@@ -31,45 +30,8 @@ from privrl.core.algorithms.monte_carlo import (
     lsl_regularization,
     weighted_rmse,
 )
-from privrl.core.envs.chain import chain_mdp, sample_trajectories, tabular_features
-from privrl.core.rng import as_generator
-
-
-@functools.lru_cache(maxsize=4)
-def _chain_problem(n_states: int, p_stay: float, gamma: float, max_steps: int) -> dict[str, Any]:
-    mdp = chain_mdp(n_states, p_stay, "uniform")
-    Phi = tabular_features(mdp.n_states)
-    Phi_td = Phi.copy()
-    Phi_td[mdp.absorbing] = 0.0  # terminal value is 0: bootstraps from a zero feature
-    occupancy = np.zeros(mdp.n_states)
-    dist = mdp.start.copy()
-    for _ in range(max_steps):
-        occupancy += dist
-        dist = dist @ mdp.P
-    occupancy[mdp.absorbing] = 0.0
-    A, b, M = model_saddle_point(mdp.P, mdp.R, Phi_td, occupancy, gamma)
-    return dict(mdp=mdp, Phi=Phi, Phi_td=Phi_td, A=A, b=b, M=M, V=mdp.true_values(gamma),
-                occupancy=occupancy)
-
-
-def chain_problem(config: dict[str, Any]) -> dict[str, Any]:
-    """Model pieces of the chain: MDP, features (absorbing row zeroed), exact A, b, M, values.
-
-    The MSPBE weighting ``D`` is the expected number of visits of each non-absorbing state in one
-    trajectory (start uniform, capped at ``max_steps``): the state distribution of the data.
-    """
-    return _chain_problem(config["n_states"], config["p_stay"], config["gamma"], config["max_steps"])
-
-
-def chain_data(config: dict[str, Any], n: int, seed: np.random.SeedSequence):
-    """(problem, trajectories, per-trajectory statistics, algorithm generator) of one dataset."""
-    prob = chain_problem(config)
-    data_ss, alg_ss = seed.spawn(2)
-    traj = sample_trajectories(prob["mdp"], n, as_generator(data_ss), config["max_steps"])
-    stats = SaddlePointStats.from_tabular(traj.observations, prob["Phi_td"], traj.rewards,
-                                          traj.lengths, traj.terminated, config["gamma"])
-    return prob, traj, stats, as_generator(alg_ss)
-
+from privrl.core.envs.chain import sample_trajectories
+from privrl.core.evaluation_domains import chain_data, chain_problem
 
 #: Schedule of the noiseless GTD2 of the convergence gate (its step is tuned separately, on
 #: public seeds, over ``gate_step_grid``: large diminishing steps converge fastest without noise).

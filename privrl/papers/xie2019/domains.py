@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
@@ -34,11 +34,19 @@ from privrl.core.algorithms.q_learning import (
     epsilon_greedy,
     hiv_quadratic_features,
     load_hiv_weights,
-    load_mountain_car_weights,
     softmax_policy,
 )
 from privrl.core.envs import hiv
-from privrl.core.envs import mountain_car as mc
+from privrl.core.evaluation_domains import (
+    MC_BEHAVIOUR_EPSILON,
+    MC_FOURIER_ORDER,
+    MC_MAX_STEPS,
+    MC_SETTINGS,
+    DomainSettings,
+    mountain_car_episodes,
+    mountain_car_features,
+    mountain_car_policies,
+)
 from privrl.core.rng import as_generator
 from privrl.core.validation import check_choice, check_int
 
@@ -54,30 +62,11 @@ TUNING_SEED = 90_003
 GATE_FRACTION = 0.01
 
 
-@dataclass(frozen=True)
-class DomainSettings:
-    """GTD2/GPOPE settings of one domain (public choices; see :func:`tune_domain`)."""
-
-    gamma: float
-    step_size: float
-    schedule: str
-    iterations: int
-    clip_norm: float
-    heldout: int  # Mountain Car: episodes of the public held-out sample (HIV: the profile's)
-    reward_scale: float = 1.0
-
-
 SETTINGS: dict[str, DomainSettings] = {
-    "mountain_car_on": DomainSettings(gamma=0.9, step_size=3.0, schedule="diminishing",
-                                      iterations=5_000, clip_norm=1.0, heldout=2000),
-    "mountain_car_off": DomainSettings(gamma=0.9, step_size=3.0, schedule="diminishing",
-                                       iterations=5_000, clip_norm=1.0, heldout=2000),
+    **MC_SETTINGS,
     "hiv": DomainSettings(gamma=0.9, step_size=0.2, schedule="diminishing", iterations=20_000,
                           clip_norm=1.0, heldout=0, reward_scale=1e-5),
 }
-MC_MAX_STEPS = 200
-MC_BEHAVIOUR_EPSILON = 0.1
-MC_FOURIER_ORDER = 5
 HIV_BEHAVIOUR_TEMPERATURE = 1.0
 
 
@@ -92,18 +81,7 @@ def policies(domain: str) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[
     """
     domain = _check_domain(domain)
     if domain.startswith("mountain_car"):
-        W = load_mountain_car_weights()
-
-        def behaviour(s: np.ndarray) -> np.ndarray:
-            return epsilon_greedy(mc.fourier_features(s) @ W, MC_BEHAVIOUR_EPSILON)
-
-        if domain == "mountain_car_on":
-            return behaviour, behaviour
-
-        def uniform(s: np.ndarray) -> np.ndarray:
-            return np.full((len(s), mc.N_ACTIONS), 1.0 / mc.N_ACTIONS)
-
-        return behaviour, uniform
+        return mountain_car_policies(domain)
     W = load_hiv_weights()
 
     def soft(x: np.ndarray) -> np.ndarray:
@@ -141,19 +119,16 @@ def to_features(domain: str, traj, behaviour_probs: np.ndarray,
                 settings: DomainSettings, feature_map: np.ndarray | None = None) -> FeatureTransitions:
     """Behaviour trajectories of ``domain`` in its features (HIV: mapped by ``feature_map``),
     with the target/behaviour ratios off-policy and the rewards scaled by ``settings``."""
-    _, target = policies(domain)
     if domain.startswith("mountain_car"):
-        states, phi = traj.observations, mc.fourier_features(traj.observations, MC_FOURIER_ORDER)
-    else:
-        states = hiv.scaled_log_state(traj.observations)
-        phi = hiv_quadratic_features(states)
-        if feature_map is not None:
-            phi = phi @ feature_map
-    rho = None
-    if domain != "mountain_car_on":
-        dim = states.shape[-1]
-        pt = target(states[:, :-1].reshape(-1, dim)).reshape(*behaviour_probs.shape, -1)
-        rho = np.take_along_axis(pt, traj.actions[..., None], axis=-1)[..., 0] / behaviour_probs
+        return mountain_car_features(domain, traj, behaviour_probs, settings)
+    _, target = policies(domain)
+    states = hiv.scaled_log_state(traj.observations)
+    phi = hiv_quadratic_features(states)
+    if feature_map is not None:
+        phi = phi @ feature_map
+    dim = states.shape[-1]
+    pt = target(states[:, :-1].reshape(-1, dim)).reshape(*behaviour_probs.shape, -1)
+    rho = np.take_along_axis(pt, traj.actions[..., None], axis=-1)[..., 0] / behaviour_probs
     return FeatureTransitions(phi, traj.rewards * settings.reward_scale, traj.lengths,
                               traj.terminated, settings.gamma, rho)
 
@@ -177,10 +152,7 @@ def collect(domain: str, n: int, rng: object, hiv_horizon: int = 200, hiv_pool_s
     n = check_int(n, "n", 1)
     gen = as_generator(rng)
     settings = SETTINGS[domain]
-    if domain.startswith("mountain_car"):
-        behaviour, _ = policies(domain)
-        traj, probs = mc.collect(behaviour, n, gen, MC_MAX_STEPS)
-    else:
+    if not domain.startswith("mountain_car"):
         if hiv_pool_size < n:
             raise ValueError(f"hiv_pool_size must be >= n = {n}, got {hiv_pool_size}")
         pool, pool_probs = hiv_pool(hiv_pool_size + hiv_heldout, hiv_horizon)
@@ -188,6 +160,7 @@ def collect(domain: str, n: int, rng: object, hiv_horizon: int = 200, hiv_pool_s
         traj, probs = pool.subset(pick), pool_probs[pick]
         return to_features(domain, traj, probs, settings,
                             hiv_feature_map(hiv_horizon, hiv_pool_size, hiv_heldout))
+    traj, probs = mountain_car_episodes(domain, n, gen)
     return to_features(domain, traj, probs, settings)
 
 
@@ -384,7 +357,8 @@ def settings_table() -> pd.DataFrame:
 
 
 __all__ = [
-    "DOMAINS", "DomainSettings", "GATE_FRACTION", "HELDOUT_SEED", "POOL_SEED", "SETTINGS",
+    "DOMAINS", "DomainSettings", "MC_BEHAVIOUR_EPSILON", "MC_FOURIER_ORDER", "MC_MAX_STEPS",
+    "GATE_FRACTION", "HELDOUT_SEED", "POOL_SEED", "SETTINGS",
     "TUNING_SEED", "choose_settings", "collect", "gate_excess", "heldout_problem", "hiv_pool",
     "HIV_POLICIES", "hiv_feature_map", "whitening", "hiv_policy_value", "hiv_policy_values", "GPOPE_STEP_GRID", "run_gpope_tuning",
     "policies", "reference_solution", "run_domain_trial", "settings_table", "to_features",

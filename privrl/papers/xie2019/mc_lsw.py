@@ -35,8 +35,8 @@ from privrl.core.algorithms.monte_carlo import (
     lsw,
 )
 from privrl.core.envs import mountain_car as mc
+from privrl.core.evaluation_domains import cell_features, cell_index, cell_trajectories
 from privrl.core.rng import as_generator
-from privrl.core.trajectories import Trajectories
 from privrl.core.validation import check_int
 from privrl.papers.xie2019 import domains
 
@@ -52,31 +52,6 @@ def return_bound() -> float:
     """:math:`F_{max} = 1/(1-\\gamma)`: Mountain Car's rewards are -1 per step, so every return
     lies in :math:`[-F_{max}, 0]` (the budget's ``return_low`` is :math:`-F_{max}`)."""
     return 1.0 / (1.0 - domains.SETTINGS[LSW_DOMAIN].gamma)
-
-
-def cell_index(states: np.ndarray, cells: int) -> np.ndarray:
-    """The cell (``0 .. cells^2 - 1``, position-major) of each state (..., 2) on a uniform
-    ``cells x cells`` grid over ``[LOW, HIGH]`` (states on the upper edge go to the last cell)."""
-    k = check_int(cells, "cells", minimum=1)
-    x = (np.asarray(states, dtype=float) - mc.LOW) / (mc.HIGH - mc.LOW)
-    ij = np.clip(np.floor(x * k).astype(np.int64), 0, k - 1)
-    return ij[..., 0] * k + ij[..., 1]
-
-
-def cell_features(cells: int) -> np.ndarray:
-    """Fourier features (order ``MC_FOURIER_ORDER``) of the ``cells^2`` cell centres, in the
-    order of :func:`cell_index`: shape (cells^2, d)."""
-    k = check_int(cells, "cells", minimum=1)
-    centre = (np.arange(k) + 0.5) / k
-    pos, vel = np.meshgrid(centre, centre, indexing="ij")
-    states = mc.LOW + (mc.HIGH - mc.LOW) * np.stack([pos.ravel(), vel.ravel()], axis=1)
-    return mc.fourier_features(states, domains.MC_FOURIER_ORDER)
-
-
-def cell_trajectories(traj: Trajectories, cells: int) -> Trajectories:
-    """``traj`` with each observation replaced by its cell (integer states)."""
-    return Trajectories(observations=cell_index(traj.observations, cells), actions=traj.actions,
-                        rewards=traj.rewards, lengths=traj.lengths, terminated=traj.terminated)
 
 
 def run_lsw_trial(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame:

@@ -1,0 +1,143 @@
+"""The Frontier chapter's figures (plotting computes no number: the tables come from
+:mod:`privrl.papers.frontier.analysis`).
+
+* :func:`plot_map` - the winner at every (n, epsilon) of each domain, decided or not, and where
+  no method comes within 10x of the non-private error;
+* :func:`plot_price` - the price of privacy: the n each method needs to come within 2x of the
+  non-private error, against epsilon, with its interval;
+* :func:`plot_errors` - geometric-mean error against n at one epsilon, every method with the
+  reference and the zero estimate;
+* :func:`plot_gap` - the paired log10 gap between DP-LSW and GPOPE (RDP) on Mountain Car.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from privrl.chapter.plotting import in_words, legend_outside, method_colours, new_figure
+from privrl.papers.frontier.analysis import LABELS, log_errors
+
+#: Colours of every label the figures draw (one call: distinct and stable).
+COLOURS = method_colours([*LABELS, "reference", "zero"])
+#: The words of a label in a legend.
+WORDS = {"GPOPE": "GPOPE (PLD)", "GPOPE (RDP)": "GPOPE (RDP)", "DP-LSW": "DP-LSW",
+         "DP-LSL": "DP-LSL", "reference": "non-private (LSTD / WIS-LSTD)",
+         "zero": "zero estimate"}
+
+
+def _domains(frame: pd.DataFrame) -> list[str]:
+    order = ["chain", "mountain_car_on", "mountain_car_off"]
+    return [d for d in order if d in set(frame.domain)]
+
+
+def _title(domain: str) -> str:
+    return "chain" if domain == "chain" else in_words(domain).replace(", ", ",\n")
+
+
+def plot_map(win: pd.DataFrame) -> Figure:
+    """One panel per domain: a square per (n, epsilon) in the winner's colour, filled where the
+    win is decided (95% interval of the paired gap to the runner-up above 0), hollow where not;
+    a cross where even the winner is beyond 10x of the non-private error (interval above 10x)."""
+    domains = _domains(win)
+    fig, axes = new_figure(1, len(domains), width=3.2, height=3.0)
+    for ax, domain in zip(axes[0], domains, strict=True):
+        part = win[win.domain == domain]
+        sizes, eps = sorted(part.n.unique()), sorted(part.epsilon.unique())
+        for r in part.itertuples():
+            x, y = sizes.index(r.n), eps.index(r.epsilon)
+            colour = COLOURS[r.winner]
+            ax.scatter(x, y, s=260, marker="s", edgecolors=colour, linewidths=2,
+                       facecolors=colour if r.decided else "none")
+            if r.frontier == "beyond 10x":
+                ax.scatter(x, y, s=60, marker="x", color="black", linewidths=1.5)
+        ax.set_xticks(range(len(sizes)), [f"{n:,}" for n in sizes])
+        ax.set_yticks(range(len(eps)), [f"{e:g}" for e in eps])
+        ax.set(title=_title(domain), xlabel="trajectories n", xlim=(-0.6, len(sizes) - 0.4),
+               ylim=(-0.6, len(eps) - 0.4))
+        ax.grid(False)
+    axes[0][0].set_ylabel("epsilon")
+    winners = sorted(set(win.winner), key=LABELS.index)
+    handles = [Line2D([], [], marker="s", linestyle="none", markersize=10, color=COLOURS[w],
+                      label=f"{WORDS[w]} wins") for w in winners]
+    handles += [Line2D([], [], marker="s", linestyle="none", markersize=10, markerfacecolor="none",
+                       color="grey", label="hollow: not decided"),
+                Line2D([], [], marker="x", linestyle="none", color="black",
+                       label="beyond 10x of non-private")]
+    fig.legend(handles=handles, loc="outside right upper")
+    return fig
+
+
+def plot_price(price: pd.DataFrame, largest: int) -> Figure:
+    """One panel per domain: the n each method needs to come within 2x of the non-private error,
+    against epsilon, with its 95% bootstrap interval; a triangle at the top where it is not
+    within 2x by the largest n."""
+    domains = _domains(price)
+    fig, axes = new_figure(1, len(domains), width=3.2, height=3.0)
+    top = 2.0 * largest
+    for ax, domain in zip(axes[0], domains, strict=True):
+        part = price[price.domain == domain]
+        for i, (label, g) in enumerate(part.groupby("label", sort=False)):
+            g = g.sort_values("epsilon")
+            x = g.epsilon.to_numpy(float) * (1 + 0.06 * (i - 1.5))  # side by side
+            y = np.minimum(g.n_needed.to_numpy(float), top)
+            lo = np.minimum(g.n_lo.to_numpy(float), top)
+            hi = np.minimum(g.n_hi.to_numpy(float), top)
+            reached = np.isfinite(g.n_needed.to_numpy(float))
+            colour = COLOURS[label]
+            ax.errorbar(x[reached], y[reached], yerr=[y[reached] - lo[reached],
+                                                      hi[reached] - y[reached]],
+                        marker="o", color=colour, capsize=2, label=WORDS[label])
+            ax.plot(x[~reached], y[~reached], marker="^", linestyle="none", color=colour,
+                    label=WORDS[label])
+        ax.axhline(largest, color="grey", linestyle=":", linewidth=1)
+        ax.set(title=_title(domain), xscale="log", yscale="log", xlabel="epsilon",
+               ylim=(5, 4 * largest))
+    axes[0][0].set_ylabel("trajectories needed for 2x")
+    axes[0][-1].plot([], [], marker="^", linestyle="none", color="grey",
+                     label=f"not within 2x by n = {largest:,}")
+    legend_outside(fig)
+    return fig
+
+
+def plot_errors(points: pd.DataFrame, epsilon: float, metric: str = "rmse") -> Figure:
+    """One panel per domain: the geometric-mean error (over replicates) against n at
+    ``epsilon``, every method beside the non-private reference and the zero estimate."""
+    logs = log_errors(points, metric)
+    logs = logs[logs.index.get_level_values("epsilon") == epsilon]
+    domains = _domains(points)
+    fig, axes = new_figure(1, len(domains), width=3.2, height=3.0)
+    for ax, domain in zip(axes[0], domains, strict=True):
+        part = logs[logs.index.get_level_values("domain") == domain]
+        means = part.groupby(level="n").mean()
+        for label in [*LABELS, "reference", "zero"]:
+            if label in means.columns and means[label].notna().any():
+                ax.plot(means.index, 10 ** means[label], marker="o", color=COLOURS[label],
+                        linestyle="--" if label in ("reference", "zero") else "-",
+                        label=WORDS[label])
+        ax.set(title=_title(domain), xscale="log", yscale="log", xlabel="trajectories n")
+    axes[0][0].set_ylabel("value RMSE" if metric == "rmse" else "MSPBE")
+    legend_outside(fig)
+    return fig
+
+
+def plot_gap(gap: pd.DataFrame) -> Figure:
+    """The paired log10 MSPBE gap DP-LSW minus GPOPE (RDP) on on-policy Mountain Car against n,
+    one line per epsilon, with its 95% interval."""
+    fig, axes = new_figure(width=4.2, height=3.0)
+    ax = axes[0][0]
+    colours = method_colours([f"epsilon = {e:g}" for e in sorted(gap.epsilon.unique())])
+    for eps, g in gap.groupby("epsilon"):
+        g = g.sort_values("n")
+        name = f"epsilon = {eps:g}"
+        ax.errorbar(g.n, g.gap, yerr=[g.gap - g.gap_lo, g.gap_hi - g.gap], marker="o",
+                    capsize=2, color=colours[name], label=name)
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=1.0, label="one order of magnitude")
+    ax.set(xscale="log", xlabel="trajectories n", ylabel="log10 MSPBE gap")
+    legend_outside(ax)
+    return fig
+
+
+__all__ = ["COLOURS", "WORDS", "plot_errors", "plot_gap", "plot_map", "plot_price"]

@@ -1,0 +1,102 @@
+"""The Frontier chapter's releases as ledger entries: one relation, one (epsilon, delta) per point.
+
+Every method is calibrated to the point's (epsilon, delta) for neighbouring datasets that differ
+in one trajectory (replace-one; Xie et al.'s Definition 1 and Balle et al.'s neighbouring batches
+are both this relation, so no conversion is needed):
+
+* GPOPE under PLD: :class:`~privrl.core.accounting.gpope_pld.GpopePldEvent`, cross-checked by
+  the same pair's PLD at a finer discretisation (the RDP figure on the same z, an upper bound
+  that needs no dominating-pair theorem, is stated beside it);
+* GPOPE under RDP (Xie et al.'s analysis): :class:`~privrl.core.accounting.subsampled.GpopeEvent`,
+  cross-checked by dp-accounting's RDP accountant with its default orders;
+* DP-LSW and DP-LSL: Lemma 1 of Balle et al. (smooth sensitivity,
+  :class:`~privrl.core.accounting.smooth_sensitivity.SmoothGaussianEvent`, epsilon by
+  construction), cross-checked by Lemma 1's two conditions recomputed in closed form.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import pandas as pd
+
+from privrl.chapter.ledger import CrossCheck, LedgerEntry
+from privrl.core.accounting.gpope_pld import GpopePldEvent
+from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
+from privrl.core.accounting.subsampled import (
+    GpopeEvent,
+    dp_accounting_epsilon,
+    gpope_epsilon,
+    gpope_pld_epsilon,
+)
+from privrl.papers.frontier.profile import PAPER, FrontierProfile
+
+#: Output dimension of DP-LSW/DP-LSL per domain: the chain's tabular features, Mountain Car's
+#: order-5 Fourier basis in two dimensions.
+FEATURE_DIMS: dict[str, int] = {"chain": 40, "mountain_car_on": 36}
+
+
+def gpope_entry(row: pd.Series, delta: float, domains: tuple[str, ...], source: str
+                ) -> LedgerEntry:
+    """The ledger entry of GPOPE at one calibration row (``n, epsilon, accountant, iterations,
+    z``): its event under the row's accountant, cross-checked from above by the RDP one."""
+    z, n, T = float(row.z), int(row.n), int(row.iterations)
+    pld = row.accountant == "PLD"
+    event = GpopePldEvent(z, n, T) if pld else GpopeEvent(z, n, T)
+    cross = (CrossCheck("upper bound", "the same pair's PLD at a 10x finer discretisation "
+                        "(1e-4, pessimistic)", gpope_pld_epsilon(z, n, T, delta, 1e-4)) if pld
+             else CrossCheck("upper bound", "dp-accounting RDP (default orders)",
+                             dp_accounting_epsilon(z, n, T, delta)))
+    rdp = (f"; RDP on the same z (no dominating-pair theorem needed): "
+           f"{gpope_epsilon(z, n, T, delta):.4g}" if pld else "")
+    return LedgerEntry(
+        paper=PAPER, release=f"GPOPE value-function weights ({row.accountant}), n = {n}, "
+                             f"target epsilon {float(row.epsilon):g}, {source}: "
+                             f"{', '.join(domains)}",
+        mechanism="GPOPE (Xie et al. 2019, Algorithm 1): one trajectory sampled without "
+                  "replacement per step, gradient clipped to G, Gaussian noise of sd 2 G z",
+        relation="replace-one", unit="trajectory", noise=f"z = {z:.4g}",
+        epsilon=event.epsilon(delta), delta=delta, compositions=T,
+        accountant=("PLD (dp-accounting, pessimistic; dominating pair of Zhu, Dong and Wang "
+                    "2022)" + rdp if pld else "privrl RDP, sampling without replacement"),
+        event=event, cross_check=cross, audit="audits:gpope")
+
+
+def smooth_entry(method: str, domain: str, epsilon: float, delta: float, sigmas: pd.Series,
+                 source: str) -> LedgerEntry:
+    """The ledger entry of DP-LSW or DP-LSL on ``domain`` at ``epsilon``: Lemma 1's event for the
+    domain's output dimension, its two conditions recomputed as the cross-check."""
+    d = FEATURE_DIMS[domain]
+    event = SmoothGaussianEvent.calibrated(epsilon, delta, d)
+    log_term = math.log(2 / delta)
+    bound = max(5 * math.sqrt(2 * log_term) / event.alpha, 4 * event.beta * (d + log_term))
+    return LedgerEntry(
+        paper=PAPER, release=f"{method} value-function weights, {domain}, epsilon {epsilon:g}, "
+                             f"{source}: {len(sigmas)} releases",
+        mechanism=f"{method} (Balle et al. 2016): least-squares fit plus Gaussian noise of "
+                  "smooth-sensitivity scale sigma_X",
+        relation="replace-one", unit="trajectory",
+        noise=(f"alpha = {event.alpha:.4g}, beta = {event.beta:.4g}; sigma_X from "
+               f"{sigmas.min():.3g} to {sigmas.max():.3g}"),
+        epsilon=event.epsilon(delta), delta=delta, compositions=1,
+        accountant="Lemma 1 of Balle et al. 2016 (smooth sensitivity, by construction)",
+        event=event,
+        cross_check=CrossCheck("upper bound", "Lemma 1's conditions (a) and (b) recomputed in "
+                               "closed form from (alpha, beta, d, delta)", bound),
+        audit="audits:dp_lsw" if method == "DP-LSW" else "audits:dp_lsl")
+
+
+def ledger_entries(profile: FrontierProfile, calibration: pd.DataFrame, points: pd.DataFrame,
+                   source: str) -> Iterator[LedgerEntry]:
+    """Every release of a run (``source``: "this run" or "recorded paper-profile run"): GPOPE
+    per calibration row, DP-LSW/DP-LSL per (domain, epsilon) of ``points``."""
+    for row in calibration.itertuples():
+        yield gpope_entry(row, profile.delta, tuple(profile.domains), source)
+    smooth = points[points.method.isin(["DP-LSW", "DP-LSL"])]
+    for (method, domain, eps), part in smooth.groupby(["method", "domain", "epsilon"]):
+        yield smooth_entry(str(method), str(domain), float(eps), profile.delta, part.noise,
+                           source)
+
+
+__all__ = ["FEATURE_DIMS", "gpope_entry", "ledger_entries", "smooth_entry"]

@@ -1,0 +1,98 @@
+"""The Frontier chapter's typed profile: the quick slice as defaults, the recorded map in ``PAPER``.
+
+The map (``PAPER``): three domains, epsilon 0.1 .. 10 and n 10 .. 10,000 on log grids, 30 fresh
+datasets per point, one delta. The quick profile is a small slice of it (two domains, two
+epsilons, n up to 100, 3 datasets) that runs in CI in a minute or two: it says so on the page and
+decides nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from privrl.chapter.profile import Profile
+
+PAPER = "frontier"
+DOMAINS: tuple[str, ...] = ("chain", "mountain_car_on", "mountain_car_off")
+#: Root seed of the public datasets GPOPE's step is tuned on (never a replicate's seed).
+TUNING_SEED = 90_103
+
+
+@dataclass(frozen=True)
+class FrontierProfile(Profile):
+    """``n_datasets`` replicates of every domain of ``domains``; each a dataset of
+    ``max(sizes)`` trajectories whose prefixes give the other sizes; every method at every
+    epsilon of ``epsilons`` at one ``delta``. GPOPE: ``iterations`` steps, diminishing schedule,
+    the step tuned per (domain, n, epsilon, accountant) over ``step_grid`` on ``tune_datasets``
+    public datasets. Chain: Balle's (N, stay, gamma, cap, return bound, DP-LSL's lambda schedule)
+    with GPOPE's clip ``chain_clip_norm``; Mountain Car: Xie's settings, the full data
+    ``target_episodes`` public episodes, DP-LSW on ``lsw_cells`` x ``lsw_cells`` grid cells."""
+
+    domains: tuple[str, ...] = ("chain", "mountain_car_on")
+    sizes: tuple[int, ...] = (10, 30, 100)
+    epsilons: tuple[float, ...] = (1.0, 10.0)
+    delta: float = 1e-5
+    n_datasets: int = 3
+    tune_datasets: int = 1
+    iterations: int = 1000
+    step_grid: tuple[float, ...] = (0.001, 0.01, 0.1, 1.0)
+    n_states: int = 40
+    p_stay: float = 0.5
+    gamma: float = 0.99
+    max_steps: int = 200
+    return_bound: float = 1.0
+    lsl_c: float = 1.0
+    lsl_power: float = 0.4
+    chain_clip_norm: float = 0.05
+    target_episodes: int = 2_000
+    lsw_cells: int = 10
+    PAPER = {
+        "domains": DOMAINS,
+        "sizes": (10, 100, 1_000, 10_000),
+        "epsilons": (0.1, 0.3, 1.0, 3.0, 10.0),
+        "n_datasets": 30,
+        "tune_datasets": 1,
+        "iterations": 2_000,
+        "step_grid": (0.001, 0.01, 0.1, 0.3, 1.0, 3.0),
+        "target_episodes": 20_000,
+    }
+
+    def validate(self) -> None:
+        unknown = sorted(set(self.domains) - set(DOMAINS))
+        if not self.domains or unknown:
+            raise ValueError(f"domains must be some of {list(DOMAINS)}, got {self.domains}")
+        for name in ("sizes", "epsilons", "step_grid"):
+            values = getattr(self, name)
+            if not values or min(values) <= 0 or len(set(values)) != len(values):
+                raise ValueError(f"{name} must be distinct positive values, got {values}")
+        for name in ("n_datasets", "tune_datasets", "iterations", "n_states", "max_steps",
+                     "target_episodes", "lsw_cells"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not 0 < self.delta < 1 / max(self.sizes):
+            raise ValueError(f"delta must lie in (0, 1/max(sizes)), got {self.delta}")
+        for name in ("return_bound", "lsl_c", "chain_clip_norm"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        if not 0 < self.p_stay < 1 or not 0 < self.gamma < 1:
+            raise ValueError(f"p_stay and gamma must lie in (0, 1), got {self.p_stay}, "
+                             f"{self.gamma}")
+
+    def domain_config(self, domain: str) -> dict[str, Any]:
+        """The plain dict the run functions take for ``domain``, without GPOPE's noise."""
+        base = {"domain": domain, "sizes": tuple(sorted(self.sizes)),
+                "epsilons": tuple(self.epsilons), "delta": self.delta,
+                "iterations": self.iterations, "schedule": "diminishing",
+                "step_grid": tuple(self.step_grid)}
+        if domain == "chain":
+            return {**base, "n_states": self.n_states, "p_stay": self.p_stay,
+                    "gamma": self.gamma, "max_steps": self.max_steps,
+                    "return_bound": self.return_bound, "lsl_c": self.lsl_c,
+                    "lsl_power": self.lsl_power, "clip_norm": self.chain_clip_norm,
+                    "lsw_cells": 0, "target_episodes": 0}
+        return {**base, "clip_norm": 1.0, "target_episodes": self.target_episodes,
+                "lsw_cells": self.lsw_cells if domain == "mountain_car_on" else 0}
+
+
+__all__ = ["DOMAINS", "FrontierProfile", "PAPER", "TUNING_SEED"]

@@ -1,0 +1,218 @@
+"""The Frontier chapter: its accountant, metric, estimators and map statistics against independent
+computations, and the noise of every release at its call site.
+
+Halving a method's noise at its call site in :mod:`privrl.papers.frontier.trials` (GPOPE's z,
+DP-LSW's or DP-LSL's budget or noise multiplier) fails
+:func:`test_every_release_of_the_map_meets_its_target_and_halving_fails`: the spy records what
+each call received, and the test recomputes each release's epsilon from it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privrl.core.accounting.gpope_pld import GpopePldEvent, calibrate_pld_noise_multiplier
+from privrl.core.accounting.subsampled import (
+    GpopeEvent,
+    calibrate_noise_multiplier,
+    gpope_pld_epsilon,
+)
+from privrl.core.algorithms.gtd import SaddlePointStats, saddle_point_solution
+from privrl.core.algorithms.lstd import lstd, wis_lstd
+from privrl.core.evaluation_domains import mountain_car_collect
+from privrl.papers.frontier import analysis, chapter, runs, trials
+from privrl.papers.frontier.profile import FrontierProfile
+
+TINY = FrontierProfile.quick(domains=("chain", "mountain_car_on"), sizes=(5, 12),
+                             epsilons=(0.5, 4.0), n_datasets=2, iterations=60,
+                             step_grid=(0.1, 1.0), target_episodes=30, lsw_cells=3)
+
+
+def test_pld_calibration_meets_its_target_is_the_smallest_and_below_rdp():
+    z = calibrate_pld_noise_multiplier(1.0, 1e-5, 100, 200)
+    assert gpope_pld_epsilon(z, 100, 200, 1e-5) <= 1.0
+    assert gpope_pld_epsilon(z / 1.002, 100, 200, 1e-5) > 1.0
+    assert GpopePldEvent(z, 100, 200).epsilon(1e-5) == gpope_pld_epsilon(z, 100, 200, 1e-5)
+    assert z < calibrate_noise_multiplier(1.0, 1e-5, 100, 200)
+
+
+def test_the_two_views_are_quadratic_forms_in_the_distance_to_the_target():
+    rng = np.random.default_rng(0)
+    B = rng.normal(size=(4, 4))
+    M = B @ B.T + np.eye(4)
+    A = rng.normal(size=(4, 4)) + 3 * np.eye(4)
+    b = rng.normal(size=4)
+    star = np.linalg.solve(A, b)
+    v = rng.normal(size=(3, 4))
+    mspbe, rmse = trials.errors(star + v, (A, b, M))
+    Minv = np.linalg.inv(M)
+    assert mspbe == pytest.approx([u @ A.T @ Minv @ A @ u for u in v], rel=1e-9)
+    assert rmse == pytest.approx([math.sqrt(u @ M @ u) for u in v], rel=1e-9)
+    assert trials.errors(star, (A, b, M))[1][0] == pytest.approx(0.0, abs=1e-9)
+    assert np.allclose(saddle_point_solution(A, b, M), star)
+
+
+@pytest.mark.parametrize("domain", ["mountain_car_on", "mountain_car_off"])
+def test_reference_and_prefixes_are_lstd_and_wis_lstd_on_the_first_n(domain):
+    data = mountain_car_collect(domain, 40, np.random.SeedSequence(1))
+    stats = SaddlePointStats.from_features(data)
+    part = data.subset(slice(0, 25))
+    expected = lstd(part) if domain == "mountain_car_on" else wis_lstd(part)
+    got = trials.reference_estimate(trials.prefix(stats, 25))
+    assert np.allclose(got, expected, rtol=1e-6, atol=1e-8)
+    assert np.allclose(trials.prefix(stats, 25).A, SaddlePointStats.from_features(part).A)
+
+
+def _points(gaps: dict[str, list[float]], sizes=(10, 100, 1000), seeds=8, noise=0.01):
+    """Synthetic map rows whose log10 RMSE above the reference's is ``gaps[label][i]`` at
+    ``sizes[i]`` (plus small noise), for the chain at epsilon 1."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for s in range(seeds):
+        for i, n in enumerate(sizes):
+            ref = 1.0 / n
+            rows.append(dict(domain="chain", n=n, method="reference", accountant="none",
+                             epsilon=np.nan, mspbe=ref**2, rmse=ref, seed=s))
+            rows.append(dict(domain="chain", n=n, method="zero", accountant="none",
+                             epsilon=np.nan, mspbe=1.0, rmse=1.0, seed=s))
+            for label, g in gaps.items():
+                method, acct = (("GPOPE", "PLD") if label == "GPOPE" else
+                                ("GPOPE", "RDP") if label == "GPOPE (RDP)" else
+                                (label, "smooth sensitivity"))
+                err = ref * 10 ** (g[i] + noise * rng.normal())
+                rows.append(dict(domain="chain", n=n, method=method, accountant=acct,
+                                 epsilon=1.0, mspbe=err**2, rmse=err, seed=s))
+    return pd.DataFrame(rows)
+
+
+def test_winners_are_decided_by_the_paired_interval_and_the_10x_frontier():
+    pts = _points({"GPOPE": [2.0, 0.5, 0.0], "DP-LSW": [3.0, 0.5, 1.5],
+                   "GPOPE (RDP)": [2.5, 0.8, 0.2]})
+    win = analysis.winners(pts).set_index("n")
+    assert list(win.winner) == ["GPOPE", "GPOPE", "GPOPE"]
+    assert win.loc[10, "decided"] and win.loc[1000, "decided"]
+    assert not win.loc[100, "decided"]  # equal errors: the interval straddles 0
+    assert win.loc[10, "gap"] == pytest.approx(1.0, abs=0.02)
+    assert win.loc[10, "frontier"] == "beyond 10x"
+    assert win.loc[1000, "frontier"] == "within 10x"
+    assert "GPOPE (RDP)" not in set(win.winner)  # RDP never decides beside PLD
+    # the zero estimate's RMSE is 1: the winner (10 ** gap / n) beats it at n = 100 and 1000 only
+    assert list(win.beats_zero) == [False, True, True]
+
+
+def test_price_of_privacy_interpolates_the_2x_crossing_on_log_n():
+    pts = _points({"DP-LSW": [1.0, 0.5, 0.0]}, noise=0.0)
+    price = analysis.price_of_privacy(pts, n_boot=50).set_index("label")
+    expected = 10 ** (1 + (math.log10(2) - 0.5) / (0.0 - 0.5) + 1)
+    assert price.loc["DP-LSW", "n_needed"] == pytest.approx(expected, rel=1e-9)
+    never = analysis.price_of_privacy(_points({"DP-LSW": [2.0, 2.0, 1.0]}), n_boot=50)
+    assert math.isinf(never.n_needed.iloc[0]) and math.isinf(never.n_lo.iloc[0])
+
+
+def _spy(monkeypatch) -> list[tuple]:
+    calls: list[tuple] = []
+    real = {name: getattr(trials, name) for name in ("gpope", "dp_lsw", "dp_lsl")}
+
+    def gpope(stats, iterations, step, clip_norm, z, rng, **kw):
+        calls.append(("GPOPE", stats.n, iterations, np.atleast_1d(z).astype(float).copy()))
+        return real["gpope"](stats, iterations, step, clip_norm, z, rng, **kw)
+
+    def smooth(name):
+        def call(fv, phi, rho, *rest, **kw):
+            budget = rest[-2]
+            calls.append((name, fv.m, budget, kw.get("noise_multiplier", 1.0)))
+            return real[name.lower().replace("-", "_")](fv, phi, rho, *rest, **kw)
+        return call
+
+    monkeypatch.setattr(trials, "gpope", gpope)
+    monkeypatch.setattr(trials, "dp_lsw", smooth("DP-LSW"))
+    monkeypatch.setattr(trials, "dp_lsl", smooth("DP-LSL"))
+    return calls
+
+
+def _calls_meet_targets(calls: list[tuple], tables: dict[str, pd.DataFrame]) -> bool:
+    """Every noisy GPOPE trial's z is the one calibrated for its (n, epsilon, accountant) and
+    meets that target; every DP-LSW/DP-LSL call got the point's (epsilon, delta), the return
+    bound of its domain and no noise multiplier below 1."""
+    cal = tables["calibration"]
+    ok = True
+    for call in calls:
+        if call[0] == "GPOPE":
+            _, n, T, zs = call
+            if T != TINY.iterations:
+                return False
+            for z in zs:
+                match = cal[(cal.n == n) & np.isclose(cal.z, z, rtol=0, atol=0)]
+                if match.empty:
+                    return False
+                row = match.iloc[0]
+                event = (GpopePldEvent if row.accountant == "PLD" else GpopeEvent)(z, n, T)
+                ok &= event.epsilon(TINY.delta) <= row.epsilon
+        else:
+            _, _, budget, multiplier = call
+            ok &= (budget.epsilon in TINY.epsilons and budget.delta == TINY.delta
+                   and np.isclose(budget.return_bound, [TINY.return_bound, 10.0]).any()
+                   and multiplier >= 1.0)
+    return bool(ok)
+
+
+def test_every_release_of_the_map_meets_its_target_and_halving_fails(monkeypatch):
+    calls = _spy(monkeypatch)
+    tables = runs.run_map(TINY, executor="serial", progress=False)
+    gp = [c for c in calls if c[0] == "GPOPE"]
+    # per domain (2) and size (2): tuning runs (epsilon, accountant) x steps = 4 x 2 trials on
+    # one public dataset, the map 4 trials on each of the n_datasets replicates
+    assert sum(len(c[3]) for c in gp) == 2 * 2 * (4 * 2 + 4 * TINY.n_datasets)
+    assert {c[0] for c in calls} == {"GPOPE", "DP-LSW", "DP-LSL"}
+    assert _calls_meet_targets(calls, tables)
+    smooth = [c for c in calls if c[0] != "GPOPE"]
+    assert not _calls_meet_targets([(*c[:3], c[3] / 2) for c in gp], tables)
+    assert not _calls_meet_targets(
+        [(*c[:2], dataclasses.replace(c[2], epsilon=2 * c[2].epsilon), c[3]) for c in smooth],
+        tables)
+    assert not _calls_meet_targets([(*c[:3], 0.5) for c in smooth], tables)
+
+
+def test_the_chapter_runs_end_to_end_with_its_checks_and_ledger():
+    result = chapter.run(TINY)
+    report = result.report
+    keys = {c.key for c in report.checks}
+    assert {"gpope_meets_target", "gpope_noise_smallest", "pld_noise_below_rdp",
+            "gpope_noise_as_calibrated", "errors_finite", "replicates_per_point"} <= keys
+    own = [e for e in report.entries if "this run" in e.release]
+    # GPOPE: (n, epsilon, accountant); DP-LSW on both domains and DP-LSL on the chain per epsilon
+    assert len(own) == 2 * 2 * 2 + 3 * 2
+    assert {e.relation for e in report.entries} == {"replace-one"}
+    assert result.extra["map_source"] in (chapter.RECORDED, chapter.LIVE_RUN)
+    assert not report.claims  # no paper: no verdict rows
+
+
+@pytest.mark.parametrize("name", ["dp_lsw", "dp_lsl"])
+def test_the_maps_smooth_releases_are_the_public_apis(name):
+    """DP-LSW / DP-LSL as the map runs them (core calls on the first-visit returns) give the
+    release of ``privrl.dp_lsw`` / ``privrl.dp_lsl`` on the same data, budget and seed."""
+    import privrl
+    from privrl.core.algorithms import monte_carlo as mc
+    from privrl.core.evaluation_domains import chain_data
+
+    cfg = TINY.domain_config("chain")
+    prob, traj, _, _ = chain_data(cfg, 30, np.random.SeedSequence(4))
+    n_states, phi = prob["mdp"].n_states, prob["Phi"]
+    rho = np.full(n_states, 1.0 / n_states)
+    budget = mc.SmoothGaussianBudget(1.0, TINY.delta, TINY.return_bound)
+    fv = mc.first_visit_returns(traj, n_states, TINY.gamma)
+    kw = dict(n_states=n_states, gamma=TINY.gamma, features=phi, epsilon=1.0, delta=TINY.delta,
+              return_bound=TINY.return_bound, rng=7, weights=rho)
+    if name == "dp_lsw":
+        ours = mc.dp_lsw(fv, phi, rho, budget, np.random.default_rng(7))
+        api = privrl.dp_lsw(traj, **kw)
+    else:
+        lam = mc.lsl_regularization(phi, rho, 30, TINY.lsl_c, TINY.lsl_power)
+        ours = mc.dp_lsl(fv, phi, rho, lam, budget, np.random.default_rng(7))
+        api = privrl.dp_lsl(traj, lam=lam, **kw)
+    assert np.allclose(api.value, ours.theta) and api.parameters["sigma"] == ours.sigma
