@@ -199,7 +199,7 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
             continue
         part = fv_prefix(fv, n)
         for eps in config["epsilons"]:
-            budget = SmoothGaussianBudget(eps, config["delta"], _return_bound(config))
+            budget = SmoothGaussianBudget(eps, config["delta"], *_return_range(config))
             est = dp_lsw(part, Phi, rho, budget, gen)
             rows.append(dict(n=n, method="DP-LSW", accountant="smooth sensitivity",
                              epsilon=eps, noise=est.sigma, step_size=np.nan, clipped=np.nan))
@@ -217,12 +217,14 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
     return out
 
 
-def _return_bound(config: dict[str, Any]) -> float:
-    """:math:`F_{max}`: the chain's returns lie in [0, 1] (``return_bound``); Mountain Car's
-    rewards are -1 per step, so every return lies in :math:`[-1/(1-\\gamma), 0]`."""
+def _return_range(config: dict[str, Any]) -> tuple[float, float]:
+    """:math:`(F_{max}, F_{low})`: the chain's returns lie in :math:`[0, F_{max}]`
+    (``return_bound``); Mountain Car's rewards are -1 per step, so every return lies in
+    :math:`[-F_{max}, 0]` with :math:`F_{max} = 1/(1-\\gamma)`."""
     if config["domain"] == "chain":
-        return float(config["return_bound"])
-    return 1.0 / (1.0 - MC_SETTINGS[config["domain"]].gamma)
+        return float(config["return_bound"]), 0.0
+    bound = 1.0 / (1.0 - MC_SETTINGS[config["domain"]].gamma)
+    return bound, -bound
 
 
 @results_version("1", probe={**PROBE, "step_grid": (0.1, 1.0)})
