@@ -98,16 +98,17 @@ def counts_text(decided: list[Decided]) -> str:
     return text + (f" (and {extra} row{'s' * (extra != 1)} beyond the paper)" if extra else "")
 
 
-def deciding_runs(decided: list[Decided]) -> list[str]:
-    """Each run that decided verdicts, with its scale, its commit and how many rows it decided:
-    "the record of commit `abc` (paper scale; 10 rows)", "this run (quick run (CI scale); 2
-    rows)"."""
+def deciding_runs(decided: list[Decided], *, counted: bool = True) -> list[str]:
+    """Each run that decided verdicts, with its scale, its commit and (``counted``) how many
+    rows it decided: "the record of commit `abc` (paper scale; 10 rows)", "this run of commit
+    `def` (quick run (CI scale); 2 rows)"."""
     runs: dict[tuple[bool, str, str], int] = {}
     for d in decided:
         run = (d.recorded, d.claim.commit, d.scale)
         runs[run] = runs.get(run, 0) + 1
-    return [("the record" if recorded else "this run") + f" of commit `{commit}` ({scale}; "
-            f"{n} row{'s' * (n != 1)})" for (recorded, commit, scale), n in runs.items()]
+    return [("the record" if recorded else "this run") + f" of commit `{commit}` ({scale}"
+            + (f"; {n} row{'s' * (n != 1)})" if counted else ")")
+            for (recorded, commit, scale), n in runs.items()]
 
 
 __all__ = ["BEYOND", "PAPER_SCALE", "QUICK_SCALE", "RECORDED_SUFFIXES", "Decided", "base_key",

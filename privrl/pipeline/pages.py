@@ -22,6 +22,7 @@ named as such instead of breaking the build.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any
@@ -45,10 +46,15 @@ def records(summary: Summary, key: str) -> list[dict[str, Any]]:
     return []
 
 
+#: The word ``inf`` in a text (``epsilon = inf``), written for the reader as ∞.
+INF_WORD = re.compile(r"(?<![A-Za-z0-9_.])(-?)inf(?![A-Za-z0-9_])")
+
+
 def cell(value: Any) -> str:
-    """Text safe inside a Markdown pipe table cell (no pipes, no line breaks)."""
+    """Text safe inside a Markdown pipe table cell (no pipes, no line breaks), ``inf`` written
+    ∞ (``epsilon = inf`` in a claim's words is epsilon = ∞)."""
     text = "" if value is None else str(value)
-    return " ".join(text.split()).replace("|", "\\|")
+    return INF_WORD.sub(r"\1∞", " ".join(text.split()).replace("|", "\\|"))
 
 
 def number(value: Any) -> str:
@@ -234,7 +240,7 @@ def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str,
     more rows give and (``say_run``) the run that decided them, when one run decided every
     row, are said once, above or below the table."""
     prefix = _shared_prefix([d.claim.statement for d in rows])
-    if prefix:
+    if prefix and prefix.removesuffix(": ") not in note:
         note = (note + " " if note else "") + f"*{prefix.removesuffix(': ')}.*"
     reasons = [d.claim.reason for d in rows]
     marks = {r: f"({chr(ord('a') + i)})" for i, r in enumerate(
@@ -250,7 +256,7 @@ def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str,
             *([f"{cell(d.scale)}, `{d.claim.commit}`"] if len(runs) > 1 else [])])
     lines = [note, ""] if note else []
     if len(runs) == 1 and say_run:
-        lines += ["Decided on " + runs[0] + ".", ""]
+        lines += ["Decided on " + deciding_runs(rows, counted=False)[0] + ".", ""]
     lines += _wrapped(header, table)
     lines += [""] + [f"{m} {cell(r)}" + ("" if i == len(marks) - 1 else "\\")
                      for i, (r, m) in enumerate(marks.items())] if marks else []
@@ -292,7 +298,7 @@ def landing_papers(summaries: Sequence[Summary], fronts: Mapping[str, FrontMatte
             text.append(front.claims)
         if rows:
             text.append(f"**Verdicts: {counts_text(rows)}**, decided on "
-                        + "; ".join(deciding_runs(rows)) + ".")
+                        + "; ".join(deciding_runs(rows, counted=False)) + ".")
         if front is not None:
             text.append(f"**Bottom line:** {front.bottom_line}")
         lines += [" ".join(text), ""]
@@ -388,7 +394,17 @@ def reproducibility_page(records_: Sequence[Any], measured: Sequence[RecordedRun
 def _parameters(parameters: dict[str, Any]) -> str:
     """Parameters that change a run's results (not the profile, progress bars or cache folder)."""
     shown = {k: v for k, v in parameters.items() if k not in ("profile", "progress", "cache_dir")}
-    return ", ".join(f"`{k}={v}`" for k, v in shown.items()) or "profile defaults"
+    return ", ".join(f"{k} = {_value(v)}" for k, v in shown.items()) or "profile defaults"
+
+
+def _value(value: Any) -> str:
+    """A parameter's value for the reader: numbers as :func:`number` writes them (inf as ∞),
+    lists in brackets, text as it is."""
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return cell(value)
+    return number(value)
 
 
 __all__ = ["chapter_verdicts", "claim_of", "decided", "errata_entries", "landing_papers", "ledger_page",

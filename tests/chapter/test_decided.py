@@ -61,6 +61,8 @@ def test_the_deciding_runs_are_named_with_their_scale_and_commit():
         "the record of commit `rec000` (paper scale; 4 rows)",
         "this run of commit `live00` (quick run (CI scale); 1 row)",
         "the record of commit `rec111` (10 of 30 seeds; 1 row)"]
+    assert deciding_runs(decided_claims(CLAIMS[:3]), counted=False) == [
+        "this run of commit `live00` (quick run (CI scale))"]
 
 
 def test_a_key_decided_twice_on_one_run_is_an_error():

@@ -27,6 +27,7 @@ from privrl.chapter.verdicts import (
 )
 from privrl.core.accounting.events import DpAccountingEvent
 from privrl.pipeline.pages import (
+    cell,
     claim_of,
     errata_entries,
     landing_papers,
@@ -111,7 +112,7 @@ def test_landing_gives_each_paper_its_sentences_counts_and_folded_verdicts():
     assert block.startswith("**{doc}`../notebooks/demo`.** A is faster than C and solves the task.")
     assert ("**Verdicts: 3 claims: 1 reproduced, 1 not reproduced, 1 untestable**, decided on "
             "this run of commit `") in block
-    assert "(quick run (CI scale); 3 rows)" in block and "**Bottom line:** A is not faster." in block
+    assert "(quick run (CI scale))." in block and "**Bottom line:** A is not faster." in block
     assert "The 3 verdicts of demo, claim by claim" in text and text.count("::::") == 2
     rows = _rows(text)
     assert [r.split(" | ")[0] for r in rows] == [
@@ -134,7 +135,7 @@ def test_landing_decides_on_the_record_and_checks_the_quick_rerun_only_where_it_
     text = landing_papers([summary], {})
     rows = _rows(text)
     assert len(rows) == 3  # one row per claim, not one per run
-    assert "decided on the record of commit `abc123` (10 of 30 seeds; 3 rows)." in text
+    assert "decided on the record of commit `abc123` (10 of 30 seeds)." in text
     assert [r.split(" | ")[2] for r in rows] == [
         "**reproduced** (quick rerun agrees)", "**reproduced** (quick rerun: not reproduced)",
         "**inconclusive**"]  # the quick run's floor is untestable: it checks nothing
@@ -186,12 +187,13 @@ def test_reproducibility_page_states_parameters_and_staleness_of_recorded_runs(t
     measurements = tmp_path / "book" / "measurements"
     measurements.mkdir(parents=True)
     (measurements / "demo-paper.json").write_text(json.dumps(
-        {**base, "parameters": {"profile": "paper", "n_runs": 3, "cache_dir": "/tmp/c"}}))
+        {**base, "parameters": {"profile": "paper", "n_runs": 3, "cache_dir": "/tmp/c",
+                                "epsilons": [1.0, float("inf")], "env": "airraid"}}))
     run = recorded_run("demo", "paper", root=tmp_path)
     assert run is not None and run.stale is None and "no chapter package" in run.stale_reason
     page = reproducibility_page([], [run])
     row = next(line for line in page.splitlines() if line.startswith("| demo"))
-    assert "`n_runs=3`" in row and "cache_dir" not in row
+    assert "| n_runs = 3, epsilons = [1, ∞], env = airraid |" in row and "cache_dir" not in row
     assert "| 90 s | 100 MB | `abc` | 2 CPUs, x86_64, Python 3.11 | 2026-11-22 | **unknown**:" in row
 
 
@@ -384,3 +386,8 @@ def test_a_record_naming_its_producer_is_judged_on_the_producers_code(repo: Path
     (repo / "privrl" / "core" / "rng.py").write_text("import numpy as np\n")  # td imports it
     run = recorded_run("demo", root=repo, source_root=repo)
     assert run.stale is True and run.changed == ("privrl/core/rng.py",)
+
+
+def test_cells_write_inf_for_the_reader_and_keep_pipes_inside():
+    assert cell("Non-private (epsilon = inf, -inf) | info x.inf") == (
+        "Non-private (epsilon = ∞, -∞) \\| info x.inf")
