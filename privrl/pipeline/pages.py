@@ -87,8 +87,7 @@ def _missing(summaries: Sequence[Summary], key: str, what: str) -> list[str]:
             + ", ".join(chapter_link(n) for n in names) + "."]
 
 
-LEDGER_COLUMNS = ("release", "mechanism", "epsilon (delta)", "accountant",
-                  "epsilon from its event", "cross-check", "audit")
+LEDGER_COLUMNS = ("release", "mechanism", "epsilon (delta)", "accountant", "cross-check, audit")
 
 
 def recompute_epsilon(entry: dict[str, Any]) -> float | None:
@@ -107,7 +106,8 @@ def epsilon_cell(entry: dict[str, Any]) -> str:
         under = entry.get("private_under")
         return "**no guarantee**" + (f" (private under: {cell(under)})" if under else "")
     at_zero = entry.get("at_delta_zero")
-    return (f"{number(value)} ({number(entry.get('delta'))})"
+    return (f"{number(value)} ({number(entry.get('delta'))}); from its event: "
+            f"{number(recompute_epsilon(entry))}"
             + (f"; at delta = 0: {cell(at_zero)}" if at_zero else ""))
 
 
@@ -148,8 +148,7 @@ def ledger_page(summaries: Sequence[Summary]) -> str:
                 epsilon_cell(e),
                 f"{cell(e.get('accountant'))}, {number(e.get('compositions'))} "
                 "composition" + ("" if e.get("compositions") == 1 else "s"),
-                number(recompute_epsilon(e)), _cross_check_cell(e),
-                cell(e.get("audit")) or "none yet",
+                _cross_check_cell(e) + f"; audit: {cell(e.get('audit')) or 'none yet'}",
             ])
     lines = [
         "(privacy-ledger)=",
@@ -159,7 +158,7 @@ def ledger_page(summaries: Sequence[Summary]) -> str:
         "chapters in this build (`Report.ledger`). *Mechanism* names the noise and the",
         "neighbouring relation: the pair of datasets the guarantee protects (add/remove or",
         "replace-one, of a transition, trajectory, user, ...); *accountant* the accounting and",
-        "the number of mechanism invocations composed into the guarantee; *epsilon from its",
+        "the number of mechanism invocations composed into the guarantee. The epsilon *from its",
         "event* is computed while this page is generated, from the privacy event the chapter",
         "stored with the entry (dp-accounting's `DpEvent`, or an event of",
         "`privrl.core.accounting`), and must equal the reported epsilon; *cross-check* is of one",

@@ -57,7 +57,7 @@ def test_the_toy_chapter_runs_through_the_skeleton_into_the_books_pages():
     # the ledger page: the release with its epsilon recomputed from its event
     ledger = ledger_page([summary])
     entry = next(line for line in ledger.splitlines() if "the mean of n = 1000 records" in line)
-    assert "Laplace" in entry and "| 1 |" in entry
+    assert "Laplace" in entry and "| 1 (0); from its event: 1 |" in entry
 
 
 def test_halving_the_toy_releases_noise_fails_its_check(monkeypatch):
