@@ -46,7 +46,7 @@ def test_chapter_executed_and_rendered(built_book: Path, name: str):
     raster = [sorted(d) for d in figures if "image/svg+xml" not in d]
     assert not raster, f"figures not in the house style (SVG, privrl.chapter.plotting): {raster}"
     page = (built_book / "html" / "notebooks" / f"{name}.html").read_text()
-    assert '<p class="admonition-title">Summary of this chapter</p>' in page, "opens with its box"
+    assert '<p class="admonition-title">Summary</p>' in page, "opens with its box"
     assert f"{name}.results.csv" in page and f"{name}.summary.json" in page, "results downloadable"
 
 
