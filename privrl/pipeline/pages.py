@@ -192,11 +192,6 @@ def decided(summary: Summary) -> list[Decided]:
     return decided_claims(claim_of(c) for c in records(summary, "claims"))
 
 
-def evidence_text(claim: dict[str, Any]) -> str:
-    """The claim's evidence line, formatted by :meth:`privrl.chapter.verdicts.Claim.evidence_text`."""
-    return claim_of(claim).evidence_text()
-
-
 def _key_cell(name: str, key: str, front: FrontMatter | None) -> str:
     """The key, linked to the figure or table that decided it (the front matter's ``evidence``
     label), else to its chapter."""
@@ -407,5 +402,5 @@ def _value(value: Any) -> str:
     return number(value)
 
 
-__all__ = ["chapter_verdicts", "claim_of", "decided", "errata_entries", "landing_papers", "ledger_page",
-           "records", "reproducibility_page"]
+__all__ = ["chapter_verdicts", "claim_of", "decided", "errata_entries", "landing_papers",
+           "ledger_page", "records", "reproducibility_page"]

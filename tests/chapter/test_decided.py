@@ -52,7 +52,8 @@ def test_counts_leave_out_the_rows_beyond_the_paper_and_say_so():
     rows = decided_claims(CLAIMS)
     assert verdict_counts(rows) == {"reproduced": 4, "not reproduced": 0, "inconclusive": 1,
                                     "untestable": 0}
-    assert counts_text(rows) == "5 claims: 4 reproduced, 1 inconclusive (and 1 row beyond the paper)"
+    assert counts_text(rows) == (
+        "5 claims: 4 reproduced, 1 inconclusive (and 1 row beyond the paper)")
     assert counts_text(decided_claims([_claim("e", "reproduced")])) == "1 claim: 1 reproduced"
 
 

@@ -131,7 +131,8 @@ def test_landing_decides_on_the_record_and_checks_the_quick_rerun_only_where_it_
     for claim in list(summary["claims"]):
         summary["claims"].append({**claim, "key": claim["key"] + "_paper", "profile": "paper",
                                   "commit": "abc123", "scale": "10 of 30 seeds",
-                                  "verdict": "reproduced" if claim["key"] != "floor" else "inconclusive"})
+                                  "verdict": ("reproduced" if claim["key"] != "floor"
+                                              else "inconclusive")})
     text = landing_papers([summary], {})
     rows = _rows(text)
     assert len(rows) == 3  # one row per claim, not one per run
@@ -157,7 +158,8 @@ def test_shared_statement_openings_and_reasons_are_said_once_per_group():
 def test_errata_quote_the_decided_claims_not_the_quick_runs():
     summary = _summary()
     summary["errata"].append({"key": "better_not_reproduced", "kind": "not reproduced",
-                              "statement": "A does not beat C (quick profile)", "evidence": "n = 6"})
+                              "statement": "A does not beat C (quick profile)",
+                              "evidence": "n = 6"})
     summary["errata"].append({"key": "rate", "kind": "not reproduced",
                               "statement": "The rate is not visible", "evidence": "slope"})
     for claim in list(summary["claims"]):
