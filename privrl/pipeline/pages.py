@@ -122,14 +122,18 @@ def _cross_check_cell(entry: dict[str, Any]) -> str:
     return cell(check) + f": {number(entry.get('cross_check_epsilon'))}"
 
 
-def _wrapped(header: Sequence[str], rows: list[list[str]]) -> list[str]:
+def _wrapped(header: Sequence[str], rows: list[list[str]], *, keys: bool = False) -> list[str]:
     """A Markdown table in a MyST ``{table}`` of class :data:`WRAP_CLASS`: its cells wrap
-    (``book/_static/privrl.css``), so it fits the text column."""
-    return [":::{table}", f":class: {WRAP_CLASS}", "", *_table(header, rows), ":::"]
+    (``book/_static/privrl.css``), so it fits the text column; ``keys``: its first column holds
+    claim keys, which may break anywhere (:data:`KEYS_CLASS`)."""
+    classes = f"{WRAP_CLASS} {KEYS_CLASS}" if keys else WRAP_CLASS
+    return [":::{table}", f":class: {classes}", "", *_table(header, rows), ":::"]
 
 
-#: The class of the generated pages' tables, whose cells wrap to fit the column.
+#: The class of the generated pages' tables, whose cells wrap to fit the column, and of those
+#: whose first column holds claim keys.
 WRAP_CLASS = "privrl-wrap"
+KEYS_CLASS = "privrl-keys"
 
 
 def ledger_page(summaries: Sequence[Summary]) -> str:
@@ -252,7 +256,7 @@ def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str,
     lines = [note, ""] if note else []
     if len(runs) == 1 and say_run:
         lines += ["Decided on " + deciding_runs(rows, counted=False)[0] + ".", ""]
-    lines += _wrapped(header, table)
+    lines += _wrapped(header, table, keys=True)
     lines += [""] + [f"{m} {cell(r)}" + ("" if i == len(marks) - 1 else "\\")
                      for i, (r, m) in enumerate(marks.items())] if marks else []
     return [*lines, ""]
