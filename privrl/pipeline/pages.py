@@ -122,18 +122,20 @@ def _cross_check_cell(entry: dict[str, Any]) -> str:
     return cell(check) + f": {number(entry.get('cross_check_epsilon'))}"
 
 
-def _wrapped(header: Sequence[str], rows: list[list[str]], *, keys: bool = False) -> list[str]:
+def _wrapped(header: Sequence[str], rows: list[list[str]], *, breaks: str = "") -> list[str]:
     """A Markdown table in a MyST ``{table}`` of class :data:`WRAP_CLASS`: its cells wrap
-    (``book/_static/privrl.css``), so it fits the text column; ``keys``: its first column holds
-    claim keys, which may break anywhere (:data:`KEYS_CLASS`)."""
-    classes = f"{WRAP_CLASS} {KEYS_CLASS}" if keys else WRAP_CLASS
-    return [":::{table}", f":class: {classes}", "", *_table(header, rows), ":::"]
+    (``book/_static/privrl.css``), so it fits the text column; ``breaks``: a class letting long
+    words break anywhere, in the first column (:data:`KEYS_CLASS`: claim keys) or in every cell
+    (:data:`ANYWHERE_CLASS`: the ledger's code names)."""
+    return [":::{table}", f":class: {WRAP_CLASS} {breaks}".rstrip(), "",
+            *_table(header, rows), ":::"]
 
 
-#: The class of the generated pages' tables, whose cells wrap to fit the column, and of those
-#: whose first column holds claim keys.
+#: The class of the generated pages' tables, whose cells wrap to fit the column; of those whose
+#: first column holds claim keys; of those whose every cell may break a long word anywhere.
 WRAP_CLASS = "privrl-wrap"
 KEYS_CLASS = "privrl-keys"
+ANYWHERE_CLASS = "privrl-anywhere"
 
 
 def ledger_page(summaries: Sequence[Summary]) -> str:
@@ -175,7 +177,8 @@ def ledger_page(summaries: Sequence[Summary]) -> str:
         "is typed by hand.",
         "",
     ]
-    lines += _wrapped(LEDGER_COLUMNS, rows) if rows else ["No chapter records a ledger entry yet."]
+    lines += (_wrapped(LEDGER_COLUMNS, rows, breaks=ANYWHERE_CLASS) if rows
+              else ["No chapter records a ledger entry yet."])
     lines += _missing(summaries, "ledger", "ledger entry")
     return "\n".join(lines) + "\n"
 
@@ -256,7 +259,7 @@ def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str,
     lines = [note, ""] if note else []
     if len(runs) == 1 and say_run:
         lines += ["Decided on " + deciding_runs(rows, counted=False)[0] + ".", ""]
-    lines += _wrapped(header, table, keys=True)
+    lines += _wrapped(header, table, breaks=KEYS_CLASS)
     lines += [""] + [f"{m} {cell(r)}" + ("" if i == len(marks) - 1 else "\\")
                      for i, (r, m) in enumerate(marks.items())] if marks else []
     return [*lines, ""]

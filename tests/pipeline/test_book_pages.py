@@ -76,7 +76,7 @@ def test_ledger_page_lists_every_entry_in_few_wrapped_columns_with_formatted_num
     page = ledger_page([_summary("demo"), _summary("other"), OLD])
     header = next(line for line in page.splitlines() if line.startswith("| release"))
     assert header == "| release | mechanism | epsilon (delta) | accountant | cross-check, audit |"
-    assert ":::{table}\n:class: privrl-wrap" in page  # cells wrap to fit the column
+    assert ":::{table}\n:class: privrl-wrap privrl-anywhere" in page  # cells wrap to fit
     rows = [line for line in page.splitlines() if line.startswith("| {doc}")]
     assert len(rows) == 2
     eps = format_number(float(_summary()["ledger"][0]["epsilon"]))
