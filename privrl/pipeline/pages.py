@@ -311,7 +311,7 @@ def landing_papers(summaries: Sequence[Summary], fronts: Mapping[str, FrontMatte
     return "\n".join(lines) + "\n"
 
 
-def _restates_a_claim(erratum: dict[str, Any], keys: Sequence[str]) -> bool:
+def restates_a_claim(erratum: dict[str, Any], keys: Sequence[str]) -> bool:
     """Whether an erratum of kind "not reproduced" restates a claim of its chapter (its key
     names the claim's): the claims not reproduced are listed from the decided claims."""
     key = str(erratum.get("key", ""))
@@ -330,7 +330,7 @@ def errata_entries(summaries: Sequence[Summary]) -> str:
         keys = [d.key for d in rows]
         errata += [[chapter_link(name), cell(e.get("kind")), cell(e.get("statement")),
                     cell(e.get("evidence"))]
-                   for e in records(s, "errata") if not _restates_a_claim(e, keys)]
+                   for e in records(s, "errata") if not restates_a_claim(e, keys)]
         refuted += [[chapter_link(name) + f": `{d.key}`", cell(d.claim.statement),
                      cell(d.claim.evidence_text()), cell(d.scale) + f", `{d.claim.commit}`"]
                     for d in rows if d.claim.verdict == "not reproduced"]
@@ -410,4 +410,4 @@ def _value(value: Any) -> str:
 
 
 __all__ = ["chapter_verdicts", "claim_of", "decided", "errata_entries", "landing_papers",
-           "ledger_page", "records", "reproducibility_page"]
+           "ledger_page", "records", "reproducibility_page", "restates_a_claim"]
