@@ -10,8 +10,8 @@ An :class:`Evidence` is one source of data: this run (``live``), or a recorded r
 ``profile``, ``commit``, the words naming it). A claim decided again on a recorded run is the same
 spec decided on another evidence, keyed ``<key><suffix>``. A recorded run whose claims were
 decided when it was recorded (``verdicts``: read from its summary) gives those verdicts back
-instead of deciding anew. :meth:`Evidence.decide` attaches key, statement, source, profile and
-commit to the outcome: provenance is stamped there and nowhere else.
+instead of deciding anew. :meth:`Evidence.decide` attaches key, statement, source, profile,
+commit and scale to the outcome: provenance is stamped there and nowhere else.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from privrl.chapter.decided import PAPER_SCALE, QUICK_SCALE
 from privrl.chapter.profile import Profile
 from privrl.chapter.records import recorded_claims, recorded_run
 from privrl.chapter.verdicts import Claim, Outcome
@@ -40,7 +41,8 @@ class Evidence:
     suffix; ``prefix`` what every statement starts with (a set-up other than the paper's);
     ``where`` what is added to the paper's source; ``verdicts`` the claims a recorded run decided
     when it was recorded (by key), given back instead of deciding anew; ``notes`` what a
-    recorded claim's evidence should add (by key).
+    recorded claim's evidence should add (by key); ``scale`` the words for the scale the data
+    were produced at, stamped on every claim (``""``: :meth:`scale_of`).
     """
 
     name: str
@@ -53,11 +55,25 @@ class Evidence:
     where: str = ""
     verdicts: Mapping[str, Claim] | None = None
     notes: Mapping[str, str] = field(default_factory=dict)
+    scale: str = ""
 
     @property
     def recorded(self) -> bool:
         """Whether the data come from a recorded run (not this one)."""
         return bool(self.commit)
+
+    def scale_of(self, name: str) -> str:
+        """The scale stamped on the claims of chapter ``name``: :attr:`scale` if given; for a
+        recorded run, the ``"scale"`` its run JSON states (e.g. "10 of the paper's 30 seeds,
+        450 of its 4,000 roll-outs"), else :data:`PAPER_SCALE`; for this run,
+        :data:`QUICK_SCALE` or :data:`PAPER_SCALE` by its profile."""
+        if self.scale:
+            return self.scale
+        if self.recorded:
+            run = recorded_run(name, self.profile.profile)
+            stated = run.record.get("scale") if run is not None else None
+            return str(stated) if stated else PAPER_SCALE
+        return QUICK_SCALE if self.profile.profile == "quick" else PAPER_SCALE
 
     def decide(self, ctx: Any, spec: ClaimSpec) -> Claim | None:
         """The claim of ``spec`` decided on this evidence (``ctx``: the run's
@@ -73,7 +89,8 @@ class Evidence:
         return Claim.of(outcome, evidence="; ".join(p for p in parts if p),
                         key=spec.key + self.suffix, statement=self.prefix + spec.says(self.profile),
                         source=spec.source + self.where, profile=self.profile.profile,
-                        commit=self.commit or ctx.report.commit)
+                        commit=self.commit or ctx.report.commit,
+                        scale=self.scale_of(ctx.report.paper))
 
 
 def recorded_verdicts(name: str, profile: Profile, live: Profile) -> Evidence | None:

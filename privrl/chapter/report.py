@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privrl.chapter.decided import Decided, counts_text, decided_claims, deciding_runs
+from privrl.chapter.front import FrontMatter, front_matter
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.records import current_commit, recorded_run
 from privrl.chapter.verdicts import (
-    ERRATUM_KINDS,
-    VERDICTS,
     Check,
     CheckFailed,
     Claim,
@@ -76,6 +76,20 @@ def save_results(
     table.to_csv(csv_path, index=False)
     json_path.write_text(json.dumps(_jsonable(dict(summary)), indent=2, sort_keys=True) + "\n")
     return csv_path, json_path
+
+
+#: The class of a chapter's summary box (the page rules measure its words).
+SUMMARY_BOX = "summary-box"
+#: The anchor of a chapter's "Departures from the paper" section (MyST heading anchor).
+DEPARTURES_ANCHOR = "departures-from-the-paper"
+
+
+def _front_matter(name: str) -> FrontMatter | None:
+    """The chapter's front matter, or ``None`` for a chapter without one (a test's toy)."""
+    try:
+        return front_matter(name)
+    except FileNotFoundError:
+        return None
 
 
 def _glue(key: str, value: Any) -> None:
@@ -173,74 +187,52 @@ class Report:
         self.errata.append(item)
         return item
 
-    def summary_box(self) -> str:
-        """Markdown for the box a chapter opens with (as a ReScience C article does): the paper's
-        claims and their verdicts (one line per claim, decided on the paper-scale record where one
-        was listed), the errata, the ledger entries, where the live numbers come from, the
-        paper-scale run (commit, date, wall time, machine, staleness:
-        :func:`privrl.chapter.records.recorded_run`), the commands to rerun it, and download links
-        to this run's results. Display it with ``IPython.display.Markdown``; the book renders
-        Markdown output as MyST, so the ``{download}`` roles become links."""
-        scale = ("the **quick** profile: a CI-sized run that shows the qualitative result, not the "
-                 "paper's scale" if self.profile == "quick" else f"the **{self.profile}** profile")
-        name = self.paper
-        lines = [":::{admonition} Summary of this chapter", ":class: note"]
-        decisive = self._decisive_claims()
-        if decisive:
-            counts = {v: sum(1 for c in decisive.values() if c.verdict == v) for v in VERDICTS}
-            lines += [f"**Claims** ({len(decisive)}: "
-                      + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + "):", ""]
-            lines += [f"- *{c.verdict}*: {c.statement} (`{base}`; {c.profile} run, commit "
-                      f"`{c.commit}`" + (f"; paper: {c.source}" if c.source else "") + ")"
-                      for base, c in decisive.items()]
-            lines.append("")
-        if self.errata:
-            kinds = {k: sum(1 for e in self.errata if e.kind == k) for k in ERRATUM_KINDS}
-            lines += ["**Errata**: " + ", ".join(f"{n} {k}" for k, n in kinds.items() if n)
-                      + " (listed at the end of the chapter and on the errata page).", ""]
-        if self.entries:
-            lines += [f"**Privacy ledger**: {len(self.entries)} releases, each with the event its "
-                      "epsilon is recomputed from (the *Privacy ledger* page).", ""]
-        lines += [
-            f"**This page** comes from {scale} (seed {self.seed}, commit `{self.commit}`). Rerun "
-            f"it with `privrl run {name}` (quick) or `privrl run {name} --profile paper` (paper "
-            "scale).",
-            "",
-            f"Download this run's results: {{download}}`{name}.results.csv <{name}.results.csv>` "
-            f"(tidy table) and {{download}}`{name}.summary.json <{name}.summary.json>` (checks, "
-            "claims, privacy ledger, errata).",
-        ]
-        recorded = recorded_run(name, "paper")
-        if recorded is not None:
-            state = {True: "**stale**: the experiment code changed since it was recorded",
-                     False: "current: the experiment code is unchanged since it was recorded",
-                     None: "staleness unknown"}[recorded.stale]
-            lines += [
-                "",
-                f"Recorded paper-scale run: commit `{recorded.commit}`, {recorded.date}, wall time "
-                f"{recorded.wall_time_text} on {recorded.machine}; {state} "
-                f"({recorded.stale_reason}).",
-            ]
-        return "\n".join([*lines, ":::"]) + "\n"
+    def decided(self) -> list[Decided]:
+        """The verdicts the book reports for this chapter, one per claim key
+        (:func:`privrl.chapter.evidence.decided_claims`: the record's where there is one)."""
+        return decided_claims(self.claims)
 
-    def _decisive_claims(self) -> dict[str, Claim]:
-        """One claim per key (the key without a recorded run's suffix): decided on a recorded
-        paper-scale run (keys ending ``_paper`` or ``_airraid``) where there is one, else on
-        this run."""
-        chosen: dict[str, Claim] = {}
-        for c in self.claims:
-            base = next((c.key.removesuffix(s) for s in ("_paper", "_airraid")
-                         if c.key.endswith(s)), c.key)
-            if base not in chosen or c.profile != "quick":
-                chosen[base] = c
-        return chosen
+    def summary_box(self) -> str:
+        """Markdown for the box a chapter opens with (class :data:`SUMMARY_BOX`, at most 200
+        words): the bottom line (:mod:`privrl.chapter.front`), the counts of the decided
+        claims as the landing page gives them, the number of departures from the paper (linked
+        to the chapter's "Departures from the paper" section), the runs that decided the
+        verdicts with their scale and commit, the commands that rerun them and links to this
+        run's results. No per-claim list (the claims table has it) and no staleness (the
+        reproducibility page has it). Display it with ``IPython.display.Markdown``; the book
+        renders Markdown output as MyST, so the ``{download}`` roles become links."""
+        name = self.paper
+        front = _front_matter(name)
+        decided = self.decided()
+        lines = [":::{admonition} Summary", f":class: {SUMMARY_BOX}", ""]
+        if front is not None:
+            lines += [f"**Bottom line.** {front.bottom_line}", ""]
+        if decided:
+            lines += [f"**Verdicts.** {counts_text(decided)}.", ""]
+        if front is not None:
+            n = len(front.departures)
+            lines += ["**Departures from the paper:** "
+                      + (f"[{n}](#{DEPARTURES_ANCHOR})." if n else "none listed."), ""]
+        runs = deciding_runs(decided)
+        if runs:
+            lines += ["**Decided on** " + "; ".join(runs) + ".", ""]
+        recorded = recorded_run(name, "paper")
+        command = (recorded.record.get("command") if recorded is not None else None) or (
+            f"privrl run {name} --profile paper --record")
+        lines += [f"**Rerun:** `privrl run {name}` (this page, quick) and `{command}` (the "
+                  f"record). This run's results: {{download}}`{name}.results.csv "
+                  f"<{name}.results.csv>`, {{download}}`{name}.summary.json <{name}.summary.json>`.",
+                  ":::"]
+        return "\n".join(lines) + "\n"
 
     def claims_frame(self) -> pd.DataFrame:
-        """The claims as a table for the page (key, verdict, evidence, profile)."""
+        """The decided claims (:meth:`decided`) as a table for the page: key (without a
+        record's suffix), claim, verdict, scale, evidence and the paper's source."""
         return pd.DataFrame(
-            [{"key": c.key, "claim": c.statement, "verdict": c.verdict,
-              "evidence": c.evidence_text(), "profile": c.profile} for c in self.claims],
-            columns=["key", "claim", "verdict", "evidence", "profile"])
+            [{"key": d.key, "claim": d.claim.statement, "verdict": d.claim.verdict,
+              "scale": d.scale, "evidence": d.claim.evidence_text(), "source": d.claim.source}
+             for d in self.decided()],
+            columns=["key", "claim", "verdict", "scale", "evidence", "source"])
 
     def ledger_frame(self) -> pd.DataFrame:
         """The ledger entries as a table for the page."""

@@ -134,15 +134,18 @@ class Outcome:
 class Claim(Outcome):
     """A paper's claim decided on one evidence source: an :class:`Outcome` with the claim's
     ``key``, ``statement`` (the paper's words), ``source`` (where the paper makes it and states
-    its threshold: figure, table, section, page) and the ``profile`` and ``commit`` of the run
-    it was decided on: made by :meth:`privrl.chapter.evidence.Evidence.decide`, or read back
-    from a recorded run's summary."""
+    its threshold: figure, table, section, page), the ``profile`` and ``commit`` of the run
+    it was decided on and, in words, its ``scale`` ("quick run (CI scale)", "paper scale", or a
+    record's own, e.g. "10 of the paper's 30 seeds, 450 of its 4,000 roll-outs"): made by
+    :meth:`privrl.chapter.evidence.Evidence.decide`, or read back from a recorded run's
+    summary."""
 
     key: str
     statement: str
     source: str = ""
     profile: str = ""
     commit: str = ""
+    scale: str = ""
 
     @classmethod
     def of(cls, outcome: Outcome, **attached: Any) -> Claim:

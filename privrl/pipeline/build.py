@@ -29,6 +29,7 @@ from typing import Any
 import nbformat
 import yaml
 
+from privrl.chapter.front import FrontMatter, front_matter_path, load
 from privrl.chapter.records import (
     RecordedRun,
     RunRecord,
@@ -39,7 +40,12 @@ from privrl.chapter.records import (
     recorded_run,
 )
 from privrl.core.validation import check_choice, check_int
-from privrl.pipeline.pages import errata_entries, ledger_page, reproducibility_page, verdict_table
+from privrl.pipeline.pages import (
+    errata_entries,
+    landing_papers,
+    ledger_page,
+    reproducibility_page,
+)
 from privrl.pipeline.site_check import check_html
 
 PROFILES = ("quick", "paper")
@@ -166,7 +172,8 @@ def _execute(source: str, target: str, params_json: str, cwd: str) -> int:
     return 0
 
 
-#: Generated files the hand-written pages include (``{include}``), relative to the staged book.
+#: Generated files the hand-written pages include (``{include}``), relative to the staged book:
+#: the landing page's papers and verdicts, and the errata page's entries.
 VERDICT_TABLE = Path("book") / "generated" / "verdicts.md"
 ERRATA_ENTRIES = Path("book") / "generated" / "errata.md"
 
@@ -193,12 +200,19 @@ def recorded_runs(root: Path) -> list[RecordedRun]:
     return runs
 
 
+def front_matters(src: Path, names: list[str]) -> dict[str, FrontMatter]:
+    """The front matter (``book/chapters/<name>.yml``) of each chapter of the staged book
+    ``src`` that has one."""
+    paths = {name: front_matter_path(name, src) for name in names}
+    return {name: load(path, name) for name, path in paths.items() if path.exists()}
+
+
 def write_generated_pages(src: Path, names: list[str], records: list[RunRecord],
                           measured: list[RecordedRun]) -> None:
     """Write the generated pages into the staged book ``src`` (see :mod:`privrl.pipeline.pages`)."""
     summaries = read_summaries(src / "notebooks", names)
     (src / VERDICT_TABLE).parent.mkdir(parents=True, exist_ok=True)
-    (src / VERDICT_TABLE).write_text(verdict_table(summaries))
+    (src / VERDICT_TABLE).write_text(landing_papers(summaries, front_matters(src, names)))
     (src / ERRATA_ENTRIES).write_text(errata_entries(summaries))
     (src / "book" / "ledger.md").write_text(ledger_page(summaries))
     (src / "book" / "reproducibility.md").write_text(reproducibility_page(records, measured))

@@ -5,27 +5,34 @@ Each chapter saves ``<name>.summary.json`` (:meth:`privrl.chapter.report.Report.
 notebook. From these, ``privrl book`` generates
 
 * the **Privacy ledger** page (:func:`ledger_page`): every ledger entry of every chapter;
-* the **verdict table** of the landing page (:func:`verdict_table`): paper x claim x verdict x
-  evidence x profile;
+* the **papers** of the landing page (:func:`landing_papers`): one short paragraph per chapter
+  (what the paper claims, the counts of its decided claims, the bottom line), its verdicts folded;
 * the generated part of the **errata** page (:func:`errata_entries`): every recorded erratum and
-  every claim whose verdict is "not reproduced";
+  every decided claim whose verdict is "not reproduced";
 * the **reproducibility** page (:func:`reproducibility_page`): this build's runs and the recorded
   runs of other profiles with their provenance.
 
-Nothing on these pages is typed by hand. A chapter whose summary does not (yet) record claims,
-ledger entries or errata in the :class:`~privrl.chapter.report.Report` schema (lists of records) is
-named as such instead of breaking the build.
+Every page reads a chapter's claims through :func:`decided` (one verdict per claim: the
+record's where there is one), so the landing page, the errata page and the chapters' summary
+boxes and claims tables agree. Nothing on these pages is typed by hand. A chapter whose summary
+does not (yet) record claims, ledger entries or errata in the
+:class:`~privrl.chapter.report.Report` schema (lists of records) is named as such instead of
+breaking the build.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
+from privrl.chapter.decided import Decided, counts_text, decided_claims, deciding_runs
+from privrl.chapter.front import FrontMatter
 from privrl.chapter.records import RecordedRun, format_duration
-from privrl.chapter.verdicts import VERDICTS, Claim
+from privrl.chapter.tables import format_number
+from privrl.chapter.verdicts import Claim
 from privrl.core.accounting.events import event_from_dict
 
 Summary = dict[str, Any]
@@ -40,35 +47,32 @@ def records(summary: Summary, key: str) -> list[dict[str, Any]]:
     return []
 
 
+#: The word ``inf`` in a text (``epsilon = inf``), written for the reader as ∞.
+INF_WORD = re.compile(r"(?<![A-Za-z0-9_.])(-?)inf(?![A-Za-z0-9_])")
+
+
 def cell(value: Any) -> str:
-    """Text safe inside a Markdown pipe table cell (no pipes, no line breaks)."""
+    """Text safe inside a Markdown pipe table cell (no pipes, no line breaks), ``inf`` written
+    ∞ (``epsilon = inf`` in a claim's words is epsilon = ∞)."""
     text = "" if value is None else str(value)
-    return " ".join(text.split()).replace("|", "\\|")
+    return INF_WORD.sub(r"\1∞", " ".join(text.split()).replace("|", "\\|"))
 
 
 def number(value: Any) -> str:
-    """A number for a table: 4 significant digits, ``n/a`` for a missing value."""
+    """A number for a table, as :func:`privrl.chapter.tables.format_number` writes it (three
+    significant digits, inf as ∞); ``n/a`` for a missing value."""
     if value is None or value == "":
         return "n/a"
     try:
         x = float(value)
     except (TypeError, ValueError):
         return cell(value)
-    return f"{x:.4g}" if math.isfinite(x) else str(x)
+    return "n/a" if math.isnan(x) else format_number(x)
 
 
 def chapter_link(paper: str) -> str:
     """A link from a page in ``book/`` to the chapter ``notebooks/<paper>``, labelled by name."""
     return f"{{doc}}`{paper} <../notebooks/{paper}>`"
-
-
-def evidence_text(claim: dict[str, Any]) -> str:
-    """The claim's evidence line, formatted by :meth:`privrl.chapter.verdicts.Claim.evidence_text`."""
-    names = {f.name for f in fields(Claim)}
-    kw = {k: v for k, v in claim.items() if k in names}
-    if kw.get("interval") is not None:
-        kw["interval"] = tuple(kw["interval"])
-    return Claim(**kw).evidence_text()
 
 
 def _table(header: Sequence[str], rows: list[list[str]]) -> list[str]:
@@ -84,9 +88,7 @@ def _missing(summaries: Sequence[Summary], key: str, what: str) -> list[str]:
             + ", ".join(chapter_link(n) for n in names) + "."]
 
 
-LEDGER_COLUMNS = ("paper", "release", "mechanism", "neighbouring relation", "noise", "epsilon",
-                  "delta", "compositions", "accountant", "epsilon recomputed from its event",
-                  "cross-check", "cross-check epsilon", "audit")
+LEDGER_COLUMNS = ("release", "mechanism", "epsilon (delta)", "accountant", "cross-check, audit")
 
 
 def recompute_epsilon(entry: dict[str, Any]) -> float | None:
@@ -98,163 +100,251 @@ def recompute_epsilon(entry: dict[str, Any]) -> float | None:
 
 
 def epsilon_cell(entry: dict[str, Any]) -> str:
-    """The entry's epsilon; for a release with no guarantee, says so and names the relation under
-    which the release is private, if any."""
+    """The entry's epsilon and delta; for a release with no guarantee, says so and names the
+    relation under which the release is private, if any."""
     value = entry.get("epsilon")
     if isinstance(value, str) and value == "inf" or value == math.inf:
         under = entry.get("private_under")
         return "**no guarantee**" + (f" (private under: {cell(under)})" if under else "")
     at_zero = entry.get("at_delta_zero")
-    return number(value) + (f"; at delta = 0: {cell(at_zero)}" if at_zero else "")
+    return (f"{number(value)} ({number(entry.get('delta'))}); from its event: "
+            f"{number(recompute_epsilon(entry))}"
+            + (f"; at delta = 0: {cell(at_zero)}" if at_zero else ""))
 
 
-def _cross_check_cells(entry: dict[str, Any]) -> tuple[str, str]:
+def _cross_check_cell(entry: dict[str, Any]) -> str:
     check = entry.get("cross_check")
     if isinstance(check, dict):
         value = number(check.get("epsilon"))
         if check.get("vacuous"):
             value += f" (vacuous: {cell(check['vacuous'])})"
-        return cell(f"{check.get('kind')}: {check.get('method')}"), value
-    return cell(check), number(entry.get("cross_check_epsilon"))
+        return cell(f"{check.get('kind')}: {check.get('method')}") + f": {value}"
+    return cell(check) + f": {number(entry.get('cross_check_epsilon'))}"
+
+
+def _wrapped(header: Sequence[str], rows: list[list[str]], *, breaks: str = "") -> list[str]:
+    """A Markdown table in a MyST ``{table}`` of class :data:`WRAP_CLASS`: its cells wrap
+    (``book/_static/privrl.css``), so it fits the text column; ``breaks``: a class letting long
+    words break anywhere, in the first column (:data:`KEYS_CLASS`: claim keys) or in every cell
+    (:data:`ANYWHERE_CLASS`: the ledger's code names)."""
+    return [":::{table}", f":class: {WRAP_CLASS} {breaks}".rstrip(), "",
+            *_table(header, rows), ":::"]
+
+
+#: The class of the generated pages' tables, whose cells wrap to fit the column; of those whose
+#: first column holds claim keys; of those whose every cell may break a long word anywhere.
+WRAP_CLASS = "privrl-wrap"
+KEYS_CLASS = "privrl-keys"
+ANYWHERE_CLASS = "privrl-anywhere"
 
 
 def ledger_page(summaries: Sequence[Summary]) -> str:
-    """Markdown of the Privacy ledger page: one row per ledger entry of every chapter."""
+    """Markdown of the Privacy ledger page: one row per ledger entry of every chapter, in few
+    columns whose text wraps, numbers written as the book writes them
+    (:func:`privrl.chapter.tables.format_number`)."""
     rows = []
     for s in summaries:
         for e in records(s, "ledger"):
             chapter = s.get("paper", "?")
             paper = e.get("paper") or chapter
             rows.append([
-                chapter_link(chapter) + ("" if paper == chapter else f" ({cell(paper)})"),
-                cell(e.get("release")), cell(e.get("mechanism")),
-                cell(f"{e.get('relation', '?')} {e.get('unit', '?')}"), cell(e.get("noise")),
-                epsilon_cell(e), number(e.get("delta")), number(e.get("compositions")),
-                cell(e.get("accountant")), number(recompute_epsilon(e)),
-                *_cross_check_cells(e), cell(e.get("audit")) or "none yet",
+                chapter_link(chapter) + ("" if paper == chapter else f" ({cell(paper)})")
+                + f": {cell(e.get('release'))}",
+                f"{cell(e.get('mechanism'))}, {cell(e.get('noise'))}; "
+                f"{cell(e.get('relation', '?'))} {cell(e.get('unit', '?'))}",
+                epsilon_cell(e),
+                f"{cell(e.get('accountant'))}, {number(e.get('compositions'))} "
+                "composition" + ("" if e.get("compositions") == 1 else "s"),
+                _cross_check_cell(e) + f"; audit: {cell(e.get('audit')) or 'none yet'}",
             ])
     lines = [
         "(privacy-ledger)=",
         "# Privacy ledger",
         "",
         "Every $(\\varepsilon, \\delta)$ this book reports, one row per release, as recorded by the",
-        "chapters in this build (`Report.ledger`). *Neighbouring relation* is the pair of datasets",
-        "the guarantee protects (add/remove or replace-one, of a transition, trajectory, user, ...);",
-        "*compositions* the number of mechanism invocations composed into the guarantee;",
-        "*epsilon recomputed from its event* is computed while this page is generated, from the",
-        "privacy event the chapter stored with the entry (dp-accounting's `DpEvent`, or an event of",
-        "`privrl.core.accounting`), and must equal the reported epsilon; *cross-check* is of one of",
-        "two kinds: an *upper bound* (a second accountant or an exact ratio) or an *empirical*",
+        "chapters in this build (`Report.ledger`). *Mechanism* names the noise and the",
+        "neighbouring relation: the pair of datasets the guarantee protects (add/remove or",
+        "replace-one, of a transition, trajectory, user, ...); *accountant* the accounting and",
+        "the number of mechanism invocations composed into the guarantee. The epsilon *from its",
+        "event* is computed while this page is generated, from the privacy event the chapter",
+        "stored with the entry (dp-accounting's `DpEvent`, or an event of",
+        "`privrl.core.accounting`), and must equal the reported epsilon; *cross-check* is of one",
+        "of two kinds: an *upper bound* (a second accountant or an exact ratio) or an *empirical*",
         "value for chosen neighbouring pairs (a lower bound for those pairs, never a bound for the",
         "mechanism); the build requires either to be no more than 1% above the reported epsilon;",
-        "*audit* the empirical audit of the release, where there is one. This page is generated",
-        "from the chapters' summaries; nothing on it is typed by hand.",
+        "*audit* the empirical audit of the release, where there is one. Numbers have three",
+        "significant digits. This page is generated from the chapters' summaries; nothing on it",
+        "is typed by hand.",
         "",
     ]
-    lines += _table(LEDGER_COLUMNS, rows) if rows else ["No chapter records a ledger entry yet."]
+    lines += (_wrapped(LEDGER_COLUMNS, rows, breaks=ANYWHERE_CLASS) if rows
+              else ["No chapter records a ledger entry yet."])
     lines += _missing(summaries, "ledger", "ledger entry")
     return "\n".join(lines) + "\n"
 
 
-#: Suffixes of the keys of claims decided on a recorded run of another profile.
-RECORDED_SUFFIXES: tuple[str, ...] = ("_paper", "_airraid")
-#: Part of the key of a row beyond the paper (our metric, set-up or relation beside the paper's).
-BEYOND = "_beyond"
+def claim_of(record: dict[str, Any]) -> Claim:
+    """A claim saved in a summary, read back as a :class:`~privrl.chapter.verdicts.Claim`
+    (fields a summary of another version holds beyond the class's are left out)."""
+    names = {f.name for f in fields(Claim)}
+    kw = {k: v for k, v in record.items() if k in names}
+    if kw.get("interval") is not None:
+        kw["interval"] = tuple(kw["interval"])
+    return Claim(**kw)
 
 
-def claim_rows(summary: Summary) -> list[dict[str, Any]]:
-    """One row per claim of a chapter: the claim decided on the paper-scale record where one
-    exists (else on this build's run), and whether this build's quick rerun agrees with it
-    (``agrees``, ``disagrees``, ``too small`` when the quick run could not decide, ``-`` when
-    the row is the quick run's own)."""
-    groups: dict[str, dict[str, dict[str, Any]]] = {}
-    for c in records(summary, "claims"):
-        key = str(c.get("key", ""))
-        base = next((key.removesuffix(s) for s in RECORDED_SUFFIXES if key.endswith(s)), key)
-        run = "paper" if (c.get("profile") or summary.get("profile")) != "quick" else "quick"
-        groups.setdefault(base, {})[run] = c
-    rows = []
-    for base, runs in groups.items():
-        decisive = runs.get("paper", runs.get("quick"))
-        quick = runs.get("quick")
-        if decisive is quick or quick is None:
-            agreement = "-"
-        elif quick.get("verdict") == "untestable":
-            agreement = "too small"
-        else:
-            agreement = "agrees" if quick.get("verdict") == decisive.get("verdict") else "disagrees"
-        rows.append({"key": base, "claim": decisive, "quick": agreement,
-                     "beyond": BEYOND in base})
-    return rows
+def decided(summary: Summary) -> list[Decided]:
+    """The chapter's decided claims (:func:`privrl.chapter.decided.decided_claims`, the one
+    choice every page reads)."""
+    return decided_claims(claim_of(c) for c in records(summary, "claims"))
 
 
-def verdict_table(summaries: Sequence[Summary]) -> str:
-    """Markdown of the landing page's verdict table: one row per claim of each paper, decided on
-    the paper-scale record where one exists, with the quick rerun's agreement beside it, and one
-    summary line per paper."""
-    rows, beyond, per_paper = [], [], []
+def _key_cell(name: str, key: str, front: FrontMatter | None) -> str:
+    """The key, linked to the figure or table that decided it (the front matter's ``evidence``
+    label), else to its chapter."""
+    label = front.evidence.get(key) if front is not None else None
+    return f"{{ref}}`{key} <{label}>`" if label else f"{{doc}}`{key} <../notebooks/{name}>`"
+
+
+#: A statement prefix shared by this many rows of a group is stated once, as the group's note.
+SHARED = 3
+
+
+def _shared_prefix(statements: Sequence[str]) -> str:
+    """The opening up to the first ": " that at least :data:`SHARED` statements share, the
+    most shared first ("" if none)."""
+    heads = [s[: s.index(": ") + 2] for s in statements if ": " in s]
+    counts = {h: heads.count(h) for h in heads}
+    best = max(counts, key=lambda h: (counts[h], len(h)), default="")
+    return best if counts.get(best, 0) >= SHARED else ""
+
+
+def _numbers(c: Claim) -> str:
+    if c.value is None:
+        return f"n = {c.n_trials}"
+    interval = (", 95% interval [" + ", ".join(number(x) for x in c.interval) + "]"
+                if c.interval is not None else "")
+    return f"{c.statistic} = {number(c.value)}{interval}, n = {c.n_trials}"
+
+
+def _verdict_cell(d: Decided) -> str:
+    text = f"**{d.claim.verdict}**"
+    if d.rerun_agrees is True:
+        return text + " (quick rerun agrees)"
+    if d.rerun_agrees is False and d.rerun is not None:
+        return text + f" (quick rerun: {d.rerun.verdict})"
+    return text
+
+
+def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str,
+           say_run: bool) -> list[str]:
+    """One table of a chapter's verdicts: a prefix its statements share, the reasons three or
+    more rows give and (``say_run``) the run that decided them, when one run decided every
+    row, are said once, above or below the table."""
+    prefix = _shared_prefix([d.claim.statement for d in rows])
+    if prefix and prefix.removesuffix(": ") not in note:
+        note = (note + " " if note else "") + f"*{prefix.removesuffix(': ')}.*"
+    reasons = [d.claim.reason for d in rows]
+    marks = {r: f"({chr(ord('a') + i)})" for i, r in enumerate(
+        dict.fromkeys(r for r in reasons if reasons.count(r) >= SHARED))}
+    runs = deciding_runs(rows)
+    header = ["key", "claim", "verdict", "evidence"] + (["decided on"] if len(runs) > 1 else [])
+    table = []
+    for d in rows:
+        reason = marks.get(d.claim.reason) or cell(d.claim.reason)
+        table.append([
+            _key_cell(name, d.key, front), cell(d.claim.statement.removeprefix(prefix)),
+            _verdict_cell(d), cell(_numbers(d.claim)) + "; " + reason,
+            *([f"{cell(d.scale)}, `{d.claim.commit}`"] if len(runs) > 1 else [])])
+    lines = [note, ""] if note else []
+    if len(runs) == 1 and say_run:
+        lines += ["Decided on " + deciding_runs(rows, counted=False)[0] + ".", ""]
+    lines += _wrapped(header, table, breaks=KEYS_CLASS)
+    lines += [""] + [f"{m} {cell(r)}" + ("" if i == len(marks) - 1 else "\\")
+                     for i, (r, m) in enumerate(marks.items())] if marks else []
+    return [*lines, ""]
+
+
+def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) -> list[str]:
+    """A chapter's verdict tables, folded in one dropdown: the paper's claims, grouped by a
+    shared statement prefix (e.g. ono2020's reference set-up), then the rows beyond it."""
+    claims = [d for d in rows if not d.beyond]
+    plain = _shared_prefix([d.claim.statement for d in claims])
+    groups = [("", [d for d in claims if not (plain and d.claim.statement.startswith(plain))])]
+    if plain:
+        groups.append(("", [d for d in claims if d.claim.statement.startswith(plain)]))
+    beyond = [d for d in rows if d.beyond]
+    if beyond:
+        groups.append(("**Beyond the paper**: our own metrics, set-ups and neighbouring "
+                       "relations, decided beside the paper's claims (never counted).", beyond))
+    lines = [f"::::{{dropdown}} The {len(rows)} verdicts of {name}, claim by claim", ""]
+    say_run = len(deciding_runs(rows)) > 1
+    for note, group in groups:
+        if group:
+            lines += _group(name, group, front, note, say_run)
+    return [*lines, "::::"]
+
+
+def landing_papers(summaries: Sequence[Summary], fronts: Mapping[str, FrontMatter]) -> str:
+    """Markdown of the landing page's papers, one short block each, in book order: the title
+    linked to its chapter, what the paper claims and the bottom line (its front matter,
+    ``fronts`` by chapter name), the counts of the decided claims with the runs that decided
+    them, then every verdict folded (:func:`chapter_verdicts`). A chapter without claims (the
+    audits, a chapter beyond the papers) gets its sentences only."""
+    lines: list[str] = []
     for s in summaries:
-        paper = s.get("paper", "?")
-        decided = claim_rows(s)
-        for row in decided:
-            c = row["claim"]
-            run = (f"{c.get('profile') or s.get('profile')} @ `{c.get('commit') or s.get('commit')}`")
-            (beyond if row["beyond"] else rows).append([
-                chapter_link(paper), f"`{cell(row['key'])}`", cell(c.get("statement")),
-                cell(c.get("source")),
-                f"**{cell(c.get('verdict'))}**", cell(evidence_text(c)), cell(run), row["quick"]])
-        papers = [r for r in decided if not r["beyond"]]
-        if papers:
-            counts = {v: sum(1 for r in papers if r["claim"].get("verdict") == v) for v in VERDICTS}
-            extra = len(decided) - len(papers)
-            per_paper.append(f"- {chapter_link(paper)}: {len(papers)} claims: "
-                             + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-                             + (f" (and {extra} rows beyond the paper)" if extra else "") + ".")
-    lines = [
-        "Generated from the chapters executed for this build: one row per headline claim of a",
-        "paper, decided on the paper-scale recorded run where there is one (else on this build's",
-        "run) against the paper's own threshold: *reproduced* (95% interval on the claimed side),",
-        "*not reproduced* (on the other side: the data exclude the paper's effect), *inconclusive*",
-        "(the interval contains the threshold; the evidence says how many trials would decide it)",
-        "or *untestable*. *Key* names the claim in its chapter's code (`claims.py`) and summary;",
-        "*decided on* names the run (profile and commit) that decided the row; *quick rerun* says",
-        "whether this build's quick run agrees.",
-        "",
-    ]
-    header = ("paper", "key", "claim", "paper's source", "verdict", "evidence", "decided on",
-              "quick rerun")
-    if rows:
-        lines += [*per_paper, ""]
-        lines += _table(header, rows)
-        if beyond:
-            lines += ["", "**Beyond the paper.** Our own metrics, set-ups and neighbouring relations,",
-                      "decided beside the paper's claims (they never replace a verdict above):", ""]
-            lines += _table(header, beyond)
-    else:
+        name = s.get("paper", "?")
+        front, rows = fronts.get(name), decided(s)
+        text = [f"**{{doc}}`../notebooks/{name}`.**"]
+        if front is not None:
+            text.append(front.claims)
+        if rows:
+            text.append(f"**Verdicts: {counts_text(rows)}**, decided on "
+                        + "; ".join(deciding_runs(rows, counted=False)) + ".")
+        if front is not None:
+            text.append(f"**Bottom line:** {front.bottom_line}")
+        lines += [" ".join(text), ""]
+        if rows:
+            lines += [*chapter_verdicts(name, rows, front), ""]
+    if not any(records(s, "claims") for s in summaries):
         lines.append("No chapter records a claim yet.")
-    lines += _missing(summaries, "claims", "claim")
     return "\n".join(lines) + "\n"
 
 
+def restates_a_claim(erratum: dict[str, Any], keys: Sequence[str]) -> bool:
+    """Whether an erratum of kind "not reproduced" restates a claim of its chapter (its key
+    names the claim's): the claims not reproduced are listed from the decided claims."""
+    key = str(erratum.get("key", ""))
+    return erratum.get("kind") == "not reproduced" and any(k in key for k in keys)
+
+
 def errata_entries(summaries: Sequence[Summary]) -> str:
-    """Markdown of the generated part of the errata page: recorded errata, then every claim
-    whose verdict is "not reproduced", each linked to the chapter holding its evidence."""
-    errata = [[chapter_link(s.get("paper", "?")), cell(e.get("kind")), cell(e.get("statement")),
-               cell(e.get("evidence"))] for s in summaries for e in records(s, "errata")]
-    refuted = [[chapter_link(s.get("paper", "?")), cell(c.get("statement")),
-                cell(evidence_text(c)), cell(c.get("profile") or s.get("profile"))]
-               for s in summaries for c in (row["claim"] for row in claim_rows(s))
-               if c.get("verdict") == "not reproduced"]
+    """Markdown of the generated part of the errata page: the errata recorded by the chapters,
+    then every decided claim (:func:`decided`: the record's verdict where there is one) whose
+    verdict is "not reproduced", with its scale, linked to the chapter holding its evidence.
+    An erratum restating a claim not reproduced gives way to the decided claim (a quick run's
+    erratum would quote the quick run)."""
+    errata, refuted = [], []
+    for s in summaries:
+        name, rows = s.get("paper", "?"), decided(s)
+        keys = [d.key for d in rows]
+        errata += [[chapter_link(name), cell(e.get("kind")), cell(e.get("statement")),
+                    cell(e.get("evidence"))]
+                   for e in records(s, "errata") if not restates_a_claim(e, keys)]
+        refuted += [[chapter_link(name) + f": `{d.key}`", cell(d.claim.statement),
+                     cell(d.claim.evidence_text()), cell(d.scale) + f", `{d.claim.commit}`"]
+                    for d in rows if d.claim.verdict == "not reproduced"]
     lines = ["## Errata recorded by the chapters", ""]
-    lines += (_table(("paper", "kind", "what", "evidence"), errata) if errata
+    lines += (_wrapped(("paper", "kind", "what", "evidence"), errata) if errata
               else ["No chapter records an erratum yet."])
     lines += _missing(summaries, "errata", "erratum")
     lines += ["", "## Claims not reproduced", "",
-              "Every headline claim whose verdict in this build is *not reproduced*: the 95%",
-              "interval of its statistic lies on the other side of the paper's threshold, so the",
-              "data exclude the paper's claimed effect (decided on the paper-scale record where",
-              "there is one). Claims the data cannot decide are *inconclusive*, not listed here.", ""]
-    lines += (_table(("paper", "claim", "evidence", "profile"), refuted) if refuted
+              "Every headline claim whose verdict is *not reproduced*: the 95% interval of its",
+              "statistic lies on the other side of the paper's threshold, so the data exclude the",
+              "paper's claimed effect. Each is decided as on the landing page: on the paper-scale",
+              "record where there is one (its scale and commit beside it), else on this build's",
+              "run. Claims the data cannot decide are *inconclusive*, not listed here.", ""]
+    lines += (_wrapped(("claim", "statement", "evidence", "decided on"), refuted) if refuted
               else ["No claim is decided *not reproduced* in this build."])
     return "\n".join(lines) + "\n"
 
@@ -306,7 +396,18 @@ def reproducibility_page(records_: Sequence[Any], measured: Sequence[RecordedRun
 def _parameters(parameters: dict[str, Any]) -> str:
     """Parameters that change a run's results (not the profile, progress bars or cache folder)."""
     shown = {k: v for k, v in parameters.items() if k not in ("profile", "progress", "cache_dir")}
-    return ", ".join(f"`{k}={v}`" for k, v in shown.items()) or "profile defaults"
+    return ", ".join(f"{k} = {_value(v)}" for k, v in shown.items()) or "profile defaults"
 
 
-__all__ = ["errata_entries", "ledger_page", "records", "reproducibility_page", "verdict_table"]
+def _value(value: Any) -> str:
+    """A parameter's value for the reader: numbers as :func:`number` writes them (inf as ∞),
+    lists in brackets, text as it is."""
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return cell(value)
+    return number(value)
+
+
+__all__ = ["chapter_verdicts", "claim_of", "decided", "errata_entries", "landing_papers",
+           "ledger_page", "records", "reproducibility_page", "restates_a_claim"]

@@ -62,4 +62,4 @@ def test_a_large_delta_needs_the_release_at_delta_zero_and_a_vacuous_check_is_sh
     page = ledger_page([json.loads(json.dumps(report.summary(), default=str))])
     row = next(line for line in page.splitlines() if line.startswith("| {doc}"))
     assert "at delta = 0: (0, 0.05)-DP by total variation" in row
-    assert "1e-05 (vacuous: the scan stopped at its floor)" in row
+    assert "Monte Carlo scan: 1e-5 (vacuous: the scan stopped at its floor)" in row

@@ -15,7 +15,7 @@ from toy2024.profile import ToyProfile
 
 from privrl.chapter.records import SOURCE_ROOT
 from privrl.chapter.verdicts import CheckFailed
-from privrl.pipeline.pages import errata_entries, ledger_page, verdict_table
+from privrl.pipeline.pages import errata_entries, landing_papers, ledger_page
 
 TOY = Path(__file__).parent / "toy2024"
 
@@ -43,20 +43,21 @@ def test_the_toy_chapter_runs_through_the_skeleton_into_the_books_pages():
     (claim,) = report.claims
     assert (claim.key, claim.verdict, claim.profile) == ("error_shrinks", "reproduced", "quick")
     assert claim.commit == report.commit and claim.source == "Section 3, Figure 1"
-    # the landing page: one row, its key beside it, decided on this run
-    table = verdict_table([summary])
-    row = next(line for line in table.splitlines() if "error shrinks" in line)
-    assert "`error_shrinks`" in row and "**reproduced**" in row and "quick @" in row
-    assert "{doc}`toy2024 <../notebooks/toy2024>`: 1 claims: 1 reproduced." in table
-    # the summary box: the claim with its key, the erratum, the ledger entry
+    assert claim.scale == "quick run (CI scale)"
+    # the landing page: one row, its key linked to its chapter, decided on this run
+    landing = landing_papers([summary], {})
+    row = next(line for line in landing.splitlines() if "error shrinks" in line)
+    assert row.startswith("| {doc}`error_shrinks <../notebooks/toy2024>` |")
+    assert "**reproduced**" in row
+    assert "**Verdicts: 1 claim: 1 reproduced**, decided on this run of commit" in landing
+    # the summary box: the same counts, and the command that reruns the chapter
     box = report.summary_box()
-    assert "- *reproduced*: The private mean's error shrinks as n grows (`error_shrinks`" in box
-    assert "**Errata**: 1 wrong" in box and "**Privacy ledger**: 1 releases" in box
+    assert "**Verdicts.** 1 claim: 1 reproduced." in box and "`privrl run toy2024`" in box
     assert "scale as epsilon / Delta" in errata_entries([summary])
     # the ledger page: the release with its epsilon recomputed from its event
     ledger = ledger_page([summary])
     entry = next(line for line in ledger.splitlines() if "the mean of n = 1000 records" in line)
-    assert "Laplace" in entry and "| 1 |" in entry
+    assert "Laplace" in entry and "| 1 (0); from its event: 1 |" in entry
 
 
 def test_halving_the_toy_releases_noise_fails_its_check(monkeypatch):

@@ -121,6 +121,36 @@ def test_a_claim_decided_again_on_a_recorded_run_is_keyed_and_stamped_by_its_evi
     assert (paper.profile, paper.commit, paper.source) == ("paper", "abc123", "Fig. 1 (recorded)")
     assert paper.verdict == "not reproduced" and paper.n_trials == 20
     assert paper.evidence == "recorded run"
+    # the scale: the quick run says so; a record without a "scale" of its own is paper scale
+    assert (live.scale, paper.scale) == ("quick run (CI scale)", "paper scale")
+
+
+def test_every_verdict_names_its_scale_the_records_own_words_where_it_states_them(monkeypatch):
+    """A record whose run JSON states a ``scale`` stamps it on every claim decided on it; an
+    evidence given a scale states that one; a live paper-profile run is at paper scale. The
+    verdicts are the same whatever the scale says."""
+    from privrl.chapter import evidence as evidence_module
+    from privrl.chapter.records import RecordedRun
+
+    words = "10 of the paper's 30 seeds, 450 of its 4,000 roll-outs"
+    run = RecordedRun("demo", "paper", {"git_commit": "abc123", "scale": words}, None, False, (),
+                      "")
+    monkeypatch.setattr(evidence_module, "recorded_run",
+                        lambda name, profile: run if (name, profile) == ("demo", "paper") else None)
+    recorded = DemoProfile.paper(shift=2.0)
+
+    class Scaled(Demo):
+        def evidence(self, ctx: Context):
+            yield from super().evidence(ctx)
+            yield Evidence("paper", recorded, "abc123", suffix="_paper")
+            yield Evidence("given", recorded, "def456", suffix="_given", scale="one seed")
+
+    live, paper, given = Scaled().run(DemoProfile.quick()).report.claims
+    assert (live.scale, paper.scale, given.scale) == ("quick run (CI scale)", words, "one seed")
+    assert (live.verdict, paper.verdict, given.verdict) == (
+        "reproduced", "not reproduced", "not reproduced")
+    (own,) = Demo().run(DemoProfile.paper()).report.claims
+    assert own.scale == "paper scale" and own.profile == "paper"
 
 
 def test_the_checks_share_one_generator_seeded_by_the_profile():

@@ -4,6 +4,7 @@ and the provenance of recorded runs, on synthetic summaries and pages (fast)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -11,9 +12,11 @@ from pathlib import Path
 import dp_accounting
 import pytest
 
+from privrl.chapter.front import Departure, FrontMatter
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.records import changed_since, experiment_sources, recorded_claims, recorded_run
 from privrl.chapter.report import Report
+from privrl.chapter.tables import format_number
 from privrl.chapter.verdicts import (
     Claim,
     Sample,
@@ -24,11 +27,13 @@ from privrl.chapter.verdicts import (
 )
 from privrl.core.accounting.events import DpAccountingEvent
 from privrl.pipeline.pages import (
+    cell,
+    claim_of,
     errata_entries,
+    landing_papers,
     ledger_page,
     records,
     reproducibility_page,
-    verdict_table,
 )
 from privrl.pipeline.site_check import BookDebris, check_html, scan_page
 
@@ -67,64 +72,113 @@ def test_records_accepts_only_the_report_schema():
     assert records(OLD, "claims") == [] and records(OLD, "ledger") == [] and records({}, "errata") == []
 
 
-def test_ledger_page_lists_every_entry_with_the_schema_columns():
+def test_ledger_page_lists_every_entry_in_few_wrapped_columns_with_formatted_numbers():
     page = ledger_page([_summary("demo"), _summary("other"), OLD])
-    header = next(line for line in page.splitlines() if line.startswith("| paper"))
-    for column in ("release", "mechanism", "neighbouring relation", "noise", "epsilon", "delta",
-                   "compositions", "accountant", "epsilon recomputed from its event",
-                   "cross-check", "cross-check epsilon", "audit"):
-        assert f" {column} |" in header
+    header = next(line for line in page.splitlines() if line.startswith("| release"))
+    assert header == "| release | mechanism | epsilon (delta) | accountant | cross-check, audit |"
+    assert ":::{table}\n:class: privrl-wrap privrl-anywhere" in page  # cells wrap to fit
     rows = [line for line in page.splitlines() if line.startswith("| {doc}")]
     assert len(rows) == 2
-    assert rows[0].startswith("| {doc}`demo <../notebooks/demo>` | Q table \\| every round |")
-    eps = f"{float(json.loads(json.dumps(_summary()))['ledger'][0]['epsilon']):.4g}"
-    assert f"| replace-one transition | sigma = 3.2 | {eps} | 1e-05 | 100 | RDP | {eps} |" in rows[0]
-    assert "| upper bound: dp-accounting PLD | 0.98 | audit_q |" in rows[0]
+    eps = format_number(float(_summary()["ledger"][0]["epsilon"]))
+    assert rows[0] == (f"| {{doc}}`demo <../notebooks/demo>`: Q table \\| every round | Gaussian, "
+                       f"sigma = 3.2; replace-one transition | {eps} (1e-5); from its event: {eps} "
+                       "| RDP, 100 compositions | upper bound: dp-accounting PLD: 0.98; audit: "
+                       "audit_q |")
     assert "(privacy-ledger)=" in page and "# Privacy ledger" in page
     assert "no ledger entry yet: {doc}`old <../notebooks/old>`" in page  # named, not a crash
 
 
-def test_verdict_table_has_one_row_per_claim_with_evidence_and_profile():
-    table = verdict_table([_summary(), OLD])
-    rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
-    assert len(rows) == 3
-    verdicts = [r.split(" | ")[4] for r in rows]
-    assert [r.split(" | ")[1] for r in rows] == ["`faster`", "`better`", "`floor`"]
-    assert verdicts == ["**reproduced**", "**not reproduced**", "**untestable**"]
+def test_ledger_numbers_never_show_nan_or_inf():
+    summary = _summary()
+    summary["ledger"][0].update(epsilon="inf", private_under="replace-one user",
+                                cross_check_epsilon=float("nan"))
+    summary["ledger"][0]["cross_check"]["epsilon"] = float("inf")
+    row = next(line for line in ledger_page([summary]).splitlines() if line.startswith("| {doc}"))
+    assert "**no guarantee** (private under: replace-one user)" in row and ": ∞; audit" in row
+    assert not re.search(r"\b(nan|inf)\b", row.replace("private under", ""))
+
+
+def _rows(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("| {")]
+
+
+FRONT = FrontMatter("demo", "A is faster than C and solves the task.", "A is not faster.",
+                    {"faster": "fig-demo-speed"}, (Departure("trials", "?", "6", "speed"),))
+
+
+def test_landing_gives_each_paper_its_sentences_counts_and_folded_verdicts():
+    text = landing_papers([_summary(), OLD], {"demo": FRONT})
+    block = text.split("::::{dropdown}")[0]
+    assert block.startswith("**{doc}`../notebooks/demo`.** A is faster than C and solves the task.")
+    assert ("**Verdicts: 3 claims: 1 reproduced, 1 not reproduced, 1 untestable**, decided on "
+            "this run of commit `") in block
+    assert "(quick run (CI scale))." in block and "**Bottom line:** A is not faster." in block
+    assert "The 3 verdicts of demo, claim by claim" in text and text.count("::::") == 2
+    rows = _rows(text)
+    assert [r.split(" | ")[0] for r in rows] == [
+        "| {ref}`faster <fig-demo-speed>`",  # the key, linked to the figure that decided it
+        "| {doc}`better <../notebooks/demo>`", "| {doc}`floor <../notebooks/demo>`"]
+    assert [r.split(" | ")[2] for r in rows] == [
+        "**reproduced**", "**not reproduced**", "**untestable**"]
     assert "A \\| B converges faster than C" in rows[0]  # a pipe in a statement stays in its cell
-    assert "95% interval [" in rows[0] and "n = 6" in rows[0] and "| quick @ `" in rows[0]
-    assert rows[0].endswith("| - |")  # decided on the quick run itself
-    assert "both arms score 0 (n = 10)" in rows[2]
-    assert "{doc}`demo <../notebooks/demo>`: 3 claims: 1 reproduced, 1 not reproduced, 1 untestable." in table
-    assert "no claim yet: {doc}`old <../notebooks/old>`" in table
+    assert "95% interval [" in rows[0] and "n = 6" in rows[0]
+    assert rows[2].endswith("| n = 10; both arms score 0 |")
+    assert "**{doc}`../notebooks/old`.**" in text  # a chapter without claims: its title only
 
 
-def test_verdict_table_decides_on_the_paper_record_and_shows_the_quick_rerun_beside_it():
+def test_landing_decides_on_the_record_and_checks_the_quick_rerun_only_where_it_can():
     summary = _summary()
     for claim in list(summary["claims"]):
         summary["claims"].append({**claim, "key": claim["key"] + "_paper", "profile": "paper",
-                                  "commit": "abc123",
-                                  "verdict": "reproduced" if claim["key"] != "floor" else "inconclusive"})
-    table = verdict_table([summary])
-    rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
+                                  "commit": "abc123", "scale": "10 of 30 seeds",
+                                  "verdict": ("reproduced" if claim["key"] != "floor"
+                                              else "inconclusive")})
+    text = landing_papers([summary], {})
+    rows = _rows(text)
     assert len(rows) == 3  # one row per claim, not one per run
-    assert all("| paper @ `abc123` |" in r for r in rows)
-    assert [r.rsplit(" | ", 1)[1] for r in rows] == ["agrees |", "disagrees |", "too small |"]
-    assert "3 claims: 2 reproduced, 1 inconclusive." in table
+    assert "decided on the record of commit `abc123` (10 of 30 seeds)." in text
+    assert [r.split(" | ")[2] for r in rows] == [
+        "**reproduced** (quick rerun agrees)", "**reproduced** (quick rerun: not reproduced)",
+        "**inconclusive**"]  # the quick run's floor is untestable: it checks nothing
+    assert "3 claims: 2 reproduced, 1 inconclusive" in text
 
 
-def test_errata_entries_hold_recorded_errata_and_every_claim_not_reproduced():
-    text = errata_entries([_summary(), OLD])
+def test_shared_statement_openings_and_reasons_are_said_once_per_group():
+    summary = _summary()
+    base = summary["claims"][2]  # untestable: "both arms score 0"
+    summary["claims"] = [{**base, "key": f"k{i}", "statement": f"On the set-up X (why): claim {i}"}
+                         for i in range(4)] + [{**base, "key": "other", "reason": "own reason"}]
+    text = landing_papers([summary], {})
+    assert "*On the set-up X (why).*" in text and text.count("On the set-up X") == 1
+    assert "| claim 0 |" in text and "(a) both arms score 0" in text
+    assert text.count("both arms score 0") == 1 and "n = 10; (a) |" in text
+    assert "n = 10; own reason |" in text
+
+
+def test_errata_quote_the_decided_claims_not_the_quick_runs():
+    summary = _summary()
+    summary["errata"].append({"key": "better_not_reproduced", "kind": "not reproduced",
+                              "statement": "A does not beat C (quick profile)",
+                              "evidence": "n = 6"})
+    summary["errata"].append({"key": "rate", "kind": "not reproduced",
+                              "statement": "The rate is not visible", "evidence": "slope"})
+    for claim in list(summary["claims"]):
+        summary["claims"].append({**claim, "key": claim["key"] + "_paper", "profile": "paper",
+                                  "commit": "abc123", "n_trials": 20})
+    text = errata_entries([summary, OLD])
     errata, refuted = text.split("## Claims not reproduced")
     assert "| {doc}`demo <../notebooks/demo>` | wrong | Eq. (24) mixes eps/k and eps/d |" in errata
-    rows = [line for line in refuted.splitlines() if line.startswith("| {doc}")]
-    assert len(rows) == 1 and "A beats C" in rows[0]
+    assert "The rate is not visible" in errata  # names no claim: kept
+    assert "quick profile" not in errata  # restates claim `better`: the decided claim says it
     assert "no erratum yet: {doc}`old <../notebooks/old>`" in errata
+    rows = [line for line in refuted.splitlines() if line.startswith("| {doc}")]
+    assert len(rows) == 1 and "A beats C" in rows[0] and "n = 20" in rows[0]
+    assert rows[0].endswith("| paper scale, `abc123` |")
 
 
 def test_pages_without_any_new_style_summary():
     assert "No chapter records a ledger entry yet." in ledger_page([OLD])
-    assert "No chapter records a claim yet." in verdict_table([])
+    assert "No chapter records a claim yet." in landing_papers([], {})
     assert "No claim is decided *not reproduced*" in errata_entries([OLD])
 
 
@@ -135,12 +189,13 @@ def test_reproducibility_page_states_parameters_and_staleness_of_recorded_runs(t
     measurements = tmp_path / "book" / "measurements"
     measurements.mkdir(parents=True)
     (measurements / "demo-paper.json").write_text(json.dumps(
-        {**base, "parameters": {"profile": "paper", "n_runs": 3, "cache_dir": "/tmp/c"}}))
+        {**base, "parameters": {"profile": "paper", "n_runs": 3, "cache_dir": "/tmp/c",
+                                "epsilons": [1.0, float("inf")], "env": "airraid"}}))
     run = recorded_run("demo", "paper", root=tmp_path)
     assert run is not None and run.stale is None and "no chapter package" in run.stale_reason
     page = reproducibility_page([], [run])
     row = next(line for line in page.splitlines() if line.startswith("| demo"))
-    assert "`n_runs=3`" in row and "cache_dir" not in row
+    assert "| n_runs = 3, epsilons = [1, ∞], env = airraid |" in row and "cache_dir" not in row
     assert "| 90 s | 100 MB | `abc` | 2 CPUs, x86_64, Python 3.11 | 2026-11-22 | **unknown**:" in row
 
 
@@ -236,25 +291,52 @@ def test_recorded_claims_are_keyed_and_stamped_with_the_recorded_run(repo: Path)
     assert report.claims[0].profile == "paper" and report.claims[0].commit == "abc123"
 
 
-def test_summary_box_links_results_and_states_provenance(monkeypatch):
+def test_summary_box_opens_with_the_bottom_line_and_counts_as_the_landing_page(monkeypatch):
     from privrl.chapter import records
     from privrl.chapter import report as report_module
 
-    report = Report("balle2016", "quick", seed=0)
+    summary = _summary()
+    monkeypatch.setattr(report_module, "front_matter", lambda name: FRONT)
+    report = Report("demo", "quick", seed=0)
+    report.claims = [claim_of(c) for c in summary["claims"]]
     box = report.summary_box()
-    assert box.startswith(":::{admonition} Summary of this chapter") and box.rstrip().endswith(":::")
-    assert "{download}`balle2016.results.csv <balle2016.results.csv>`" in box
-    assert "{download}`balle2016.summary.json <balle2016.summary.json>`" in box
-    assert "`privrl run balle2016 --profile paper`" in box
-    run = records.RecordedRun("balle2016", "paper", {"git_commit": "abc", "wall_time_s": 30,
-                                 "finished_at": "2026-11-22T00:00", "cpus": 2}, None, True,
-                                 ("privrl/chapter/sweep.py",), "changed since abc: privrl/chapter/sweep.py")
+    assert box.startswith(":::{admonition} Summary\n:class: summary-box\n")
+    assert box.rstrip().endswith(":::")
+    assert "**Bottom line.** A is not faster." in box
+    landing = landing_papers([summary], {"demo": FRONT})
+    counts = "3 claims: 1 reproduced, 1 not reproduced, 1 untestable"
+    assert f"**Verdicts.** {counts}." in box and f"**Verdicts: {counts}**" in landing
+    assert "**Departures from the paper:** [1](#departures-from-the-paper)." in box
+    assert f"this run of commit `{report.commit}` (quick run (CI scale); 3 rows)" in box
+    assert "A solves the task" not in box  # no per-claim list: the claims table has it
+    assert "{download}`demo.results.csv <demo.results.csv>`" in box
+    assert "`privrl run demo --profile paper --record` (the record)" in box
+    run = records.RecordedRun("demo", "paper", {"git_commit": "abc", "command": "python -m x"},
+                              None, True, (), "changed since abc")
     monkeypatch.setattr(report_module, "recorded_run", lambda name, profile: run)
     box = report.summary_box()
-    assert "Recorded paper-scale run: commit `abc`, 2026-11-22, wall time 30 s" in box
-    assert "**stale**" in box and "privrl/chapter/sweep.py" in box
-    monkeypatch.setattr(report_module, "recorded_run", lambda name, profile: None)
-    assert "Recorded paper-scale run" not in report.summary_box()
+    assert "`python -m x` (the record)" in box and "unchanged" not in box and "stale" not in box
+
+
+def test_summary_box_of_a_chapter_without_front_matter_or_claims(monkeypatch):
+    box = Report("nofront", "quick", seed=0).summary_box()
+    assert "Bottom line" not in box and "Verdicts" not in box and "Departures" not in box
+    assert "`privrl run nofront`" in box
+
+
+def test_claims_frame_lists_the_decided_claims_with_scale_and_source():
+    report = Report("demo", "quick", seed=0)
+    claim = Claim.of(decide_threshold(Sample([1.0, 1.2, 0.9, 1.1, 1.0]), Threshold(2.0, "less")),
+                     key="fast", statement="Demo is fast", source="Figure 3", profile="quick",
+                     commit=report.commit, scale="quick run (CI scale)")
+    report.claim(claim)
+    report.claim(replace(claim, key="fast_paper", verdict="inconclusive", profile="paper",
+                         commit="abc123", scale="paper scale"))
+    frame = report.claims_frame()
+    assert list(frame.columns) == ["key", "claim", "verdict", "scale", "evidence", "source"]
+    assert frame.to_dict("records") == [{
+        "key": "fast", "claim": "Demo is fast", "verdict": "inconclusive", "scale": "paper scale",
+        "evidence": report.claims[1].evidence_text(), "source": "Figure 3"}]
 
 
 # --- debris scanner ---------------------------------------------------------------------------
@@ -308,27 +390,6 @@ def test_a_record_naming_its_producer_is_judged_on_the_producers_code(repo: Path
     assert run.stale is True and run.changed == ("privrl/core/rng.py",)
 
 
-def test_summary_box_lists_each_claim_once_decided_on_the_paper_record():
-    report = Report("demo", "quick", seed=0)
-    claim = Claim.of(decide_threshold(Sample([1.0, 1.2, 0.9, 1.1, 1.0]), Threshold(2.0, "less")),
-                     key="fast", statement="Demo is fast", profile="quick", commit=report.commit)
-    report.claim(claim)
-    report.claim(replace(claim, key="fast_paper", verdict="inconclusive", source="Figure 3",
-                         profile="paper", commit="abc123"))
-    report.erratum("eq1", "wrong", "Eq. (1) drops a factor", "closed form")
-    box = report.summary_box()
-    assert "**Claims** (1: 1 inconclusive):" in box
-    assert ("- *inconclusive*: Demo is fast (`fast`; paper run, commit `abc123`; paper: Figure 3)"
-            in box)
-    assert "**Errata**: 1 wrong" in box
-
-
-def test_rows_beyond_the_paper_are_shown_apart_and_not_counted_as_claims():
-    summary = _summary()
-    claim = dict(summary["claims"][0])
-    summary["claims"].append({**claim, "key": "faster_beyond",
-                              "statement": "Beyond the paper: A converges faster on our metric"})
-    table = verdict_table([summary])
-    main, beyond = table.split("**Beyond the paper.**")
-    assert "Beyond the paper: A converges" in beyond and "Beyond the paper: A" not in main
-    assert "3 claims: 1 reproduced, 1 not reproduced, 1 untestable (and 1 rows beyond the paper)." in main
+def test_cells_write_inf_for_the_reader_and_keep_pipes_inside():
+    assert cell("Non-private (epsilon = inf, -inf) | info x.inf") == (
+        "Non-private (epsilon = ∞, -∞) \\| info x.inf")

@@ -87,6 +87,7 @@ def tiny_book(tmp_path: Path) -> Path:
     (root / "notebooks").mkdir()
     shutil.copy(ROOT / "_config.yml", root / "_config.yml")
     shutil.copytree(ROOT / "book" / "references", root / "book" / "references")
+    shutil.copytree(ROOT / "book" / "_static", root / "book" / "_static")
     (root / "book" / "intro.md").write_text(
         "# Tiny\n\nA test book.\n\n```{include} generated/verdicts.md\n```\n")
     (root / "book" / "errata.md").write_text("# Errata\n\n```{include} generated/errata.md\n```\n")
@@ -116,7 +117,7 @@ def test_tiny_book_builds(tiny_book: Path, tmp_path: Path, monkeypatch):
     assert "84.00" in page  # the glued number, computed with the injected parameter
     assert re.search(r'<img[^>]+src="[^"]+\.svg"', page)  # the figure, as SVG (house style)
     # the box, Markdown output rendered as MyST (an admonition, not raw ":::{admonition}")
-    assert re.search(r'<p class="admonition-title">Summary of this chapter</p>', page)
+    assert re.search(r'<p class="admonition-title">Summary</p>', page)
     for suffix in ("results.csv", "summary.json"):  # download links to this run's results
         assert re.search(rf'href="[^"]*_downloads/[^"]+/demo\.{suffix}"', page.replace("\\", "/"))
     assert "injected-parameters" not in page  # the injected cell is removed from the page

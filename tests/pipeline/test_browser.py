@@ -4,7 +4,9 @@ Every page of the book built by the session's ``built_book`` fixture is served f
 static server; every request to any other origin is blocked (the book must read from a USB stick).
 On every page: math typeset by the bundled MathJax (no raw TeX left), every image loaded, no
 console error, no raw MyST marker or Python repr in the text, every internal link resolving to an
-existing page and anchor. The server and the browser: :mod:`privrl.pipeline.browser` and
+existing page and anchor; and the page rules of issue 35 (:mod:`privrl.pipeline.page_rules`:
+columns, captions, cells, summary boxes, landing page), shown failing on deliberately broken
+copies of built pages. The server and the browser: :mod:`privrl.pipeline.browser` and
 ``tests/pipeline/conftest.py``. ``bash dev.sh`` installs Chromium (``apt-get install chromium``)
 when ``/usr/bin/chromium`` is missing and it runs as root.
 """
@@ -13,12 +15,14 @@ from __future__ import annotations
 
 import functools
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from privrl.pipeline import page_rules
 from privrl.pipeline.browser import block_other_origins, serve, site_pages
 from privrl.pipeline.site_check import TEXT_MARKERS
 
@@ -122,3 +126,64 @@ def test_every_page_reads_offline_in_chromium(site: tuple[str, Path], browser):
     context.close()
     assert typeset_total > 0, "no formula was typeset anywhere: MathJax did not run"
     assert not problems, "\n".join(f"{page}:\n  " + "\n  ".join(p) for page, p in problems.items())
+
+
+# --- the page rules (issue 35) on the built site ------------------------------------------------
+
+#: Whether the chapters' pages (``notebooks/*.html``) are held to the page rules. They comply once
+#: the chapters' page work of issue 35 is merged; until then their violations are printed, not
+#: failed. Every other page (landing, ledger, errata, reproducibility, ...) is always held.
+CHAPTERS_COMPLY = False
+
+
+def _held(rel: str) -> bool:
+    return CHAPTERS_COMPLY or not rel.startswith("notebooks/")
+
+
+def test_every_built_page_keeps_the_page_rules_at_1400_px(built_book: Path, browser):
+    """Every page of the built site, at 1,400 px (:mod:`privrl.pipeline.page_rules`): no table
+    or figure wider than its column outside a scroll box, every figure with a numbered caption,
+    no nan, inf or cut cell, every summary box at most 200 words, and the landing page at most
+    3 screens tall with its verdicts folded and its tables within the column."""
+    found = page_rules.site_violations(built_book / "html", browser)
+    assert page_rules.landing_page(built_book / "html") in found
+    held = {rel: v for rel, v in found.items() if v and _held(rel)}
+    pending = {rel: v for rel, v in found.items() if v and not _held(rel)}
+    if pending:
+        print("chapter pages not yet held to the page rules (CHAPTERS_COMPLY = False):\n"
+              + page_rules.report(pending))
+    assert not held, page_rules.report(held)
+
+
+def _break(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{path.name}: {old!r} not found"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_the_page_rules_fail_on_deliberately_broken_built_pages(built_book: Path, browser,
+                                                                tmp_path: Path):
+    """The built landing, ledger and errata pages, each broken on purpose, fail the rule they
+    break: the landing page's verdicts unfolded, a nan cell and a 201-word summary box on the
+    ledger page, a wide uncaptioned figure on the errata page."""
+    html, site = built_book / "html", tmp_path / "html"
+    shutil.copytree(html / "_static", site / "_static")
+    landing = page_rules.landing_page(html)
+    for rel in (landing, "book/ledger.html", "book/errata.html", "index.html"):
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(html / rel, site / rel)
+    _break(site / landing, "<details class=\"sd-sphinx-override sd-dropdown",
+           "<details open class=\"sd-sphinx-override sd-dropdown")
+    _break(site / "book/ledger.html", "<td><p>", "<td><p>nan ")
+    box = ('<div class="admonition summary-box"><p class="admonition-title">Summary</p><p>'
+           + " ".join(["word"] * 200) + "</p></div>")
+    _break(site / "book/ledger.html", 'id="privacy-ledger">', 'id="privacy-ledger">' + box)
+    _break(site / "book/errata.html", 'id="claims-not-reproduced">',
+           'id="claims-not-reproduced"><svg xmlns="http://www.w3.org/2000/svg" width="1500" '
+           'height="300"><rect width="1500" height="300"/></svg>')
+    found = page_rules.site_violations(site, browser)
+    rules = {rel: {v.rule for v in found[rel]} for rel in found}
+    assert "landing" in rules[landing], found[landing]
+    assert any("verdict table unfolded" in v.value for v in found[landing])
+    assert rules["book/ledger.html"] == {"clean-cells", "summary-words"}, found
+    assert rules["book/errata.html"] == {"fits-column", "numbered-caption"}, found

@@ -1,0 +1,71 @@
+"""The one choice of the verdict the book reports per claim (:mod:`privrl.chapter.decided`), and
+the counts and runs every page states from it."""
+
+from __future__ import annotations
+
+import pytest
+
+from privrl.chapter.decided import (
+    counts_text,
+    decided_claims,
+    deciding_runs,
+    verdict_counts,
+)
+from privrl.chapter.verdicts import Claim
+
+
+def _claim(key: str, verdict: str, profile: str = "quick", commit: str = "live00",
+           scale: str = "") -> Claim:
+    return Claim(verdict=verdict, statistic="", value=None, interval=None, n_trials=5,
+                 reason="why", key=key, statement=f"claim {key}", profile=profile,
+                 commit=commit, scale=scale)
+
+
+RECORD = {"profile": "paper", "commit": "rec000", "scale": "paper scale"}
+CLAIMS = [
+    _claim("a", "not reproduced"), _claim("b", "untestable"), _claim("c_beyond", "reproduced"),
+    _claim("a_paper", "reproduced", **RECORD), _claim("b_paper", "inconclusive", **RECORD),
+    _claim("c_beyond_paper", "not reproduced", **RECORD),
+    _claim("d_reference", "inconclusive"),
+    _claim("d_reference_paper", "reproduced", **RECORD),
+    _claim("e", "reproduced"),
+    _claim("f_airraid", "reproduced", "paper", "rec111", "10 of 30 seeds"),
+]
+
+
+def test_one_verdict_per_key_the_records_where_there_is_one_with_the_rerun_beside_it():
+    rows = decided_claims(CLAIMS)
+    assert [d.key for d in rows] == ["a", "b", "c_beyond", "d_reference", "e", "f"]
+    by_key = {d.key: d for d in rows}
+    assert by_key["a"].claim.key == "a_paper" and by_key["a"].rerun.key == "a"
+    assert by_key["a"].claim.verdict == "reproduced" and by_key["a"].recorded
+    assert by_key["e"].claim.key == "e" and by_key["e"].rerun is None and not by_key["e"].recorded
+    assert by_key["f"].rerun is None and by_key["f"].scale == "10 of 30 seeds"
+    assert by_key["d_reference"].claim.key == "d_reference_paper"
+    # the quick rerun checks a row only where it decides something
+    assert by_key["a"].rerun_agrees is False and by_key["b"].rerun_agrees is None
+    assert by_key["d_reference"].rerun_agrees is False and by_key["e"].rerun_agrees is None
+    assert by_key["c_beyond"].beyond and not by_key["a"].beyond
+
+
+def test_counts_leave_out_the_rows_beyond_the_paper_and_say_so():
+    rows = decided_claims(CLAIMS)
+    assert verdict_counts(rows) == {"reproduced": 4, "not reproduced": 0, "inconclusive": 1,
+                                    "untestable": 0}
+    assert counts_text(rows) == (
+        "5 claims: 4 reproduced, 1 inconclusive (and 1 row beyond the paper)")
+    assert counts_text(decided_claims([_claim("e", "reproduced")])) == "1 claim: 1 reproduced"
+
+
+def test_the_deciding_runs_are_named_with_their_scale_and_commit():
+    assert deciding_runs(decided_claims(CLAIMS)) == [
+        "the record of commit `rec000` (paper scale; 4 rows)",
+        "this run of commit `live00` (quick run (CI scale); 1 row)",
+        "the record of commit `rec111` (10 of 30 seeds; 1 row)"]
+    assert deciding_runs(decided_claims(CLAIMS[:3]), counted=False) == [
+        "this run of commit `live00` (quick run (CI scale))"]
+
+
+def test_a_key_decided_twice_on_one_run_is_an_error():
+    with pytest.raises(ValueError, match="'a' is decided twice"):
+        decided_claims([_claim("a", "reproduced"), _claim("a", "untestable")])
