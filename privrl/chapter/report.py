@@ -216,7 +216,9 @@ class Report:
         runs = deciding_runs(decided)
         if runs:
             lines += ["**Decided on** " + "; ".join(runs) + ".", ""]
-        recorded = recorded_run(name, "paper")
+        profiles = dict.fromkeys(d.claim.profile for d in decided if d.recorded)
+        recorded = next((run for p in (*profiles, "paper")
+                         if (run := recorded_run(name, p)) is not None), None)
         command = (recorded.record.get("command") if recorded is not None else None) or (
             f"privrl run {name} --profile paper --record")
         lines += [f"**Rerun:** `privrl run {name}` (this page, quick) and `{command}` (the "

@@ -88,7 +88,8 @@ def on_airraid(rec: RecordedAnalysis) -> Evidence:
     with the record's profile (``design``) and stating its scale."""
     return RecordEvidence("airraid", rec.profile, rec.commit, source=rec.source, suffix="_airraid",
                           where=f" (on the recorded AirRaid design: {rec.scale})",
-                          data=Runs(rec.runs, rec.speedup, rec.queries), record=rec.name)
+                          data=Runs(rec.runs, rec.speedup, rec.queries), record=rec.name,
+                          scale=rec.scale)
 
 
 def decide_speedup(result: dict[str, Any], threshold: float = 1.0, note: str = NO_SIZE,
