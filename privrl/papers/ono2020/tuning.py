@@ -311,4 +311,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # through the importable module, so that the run functions are cached, pickled and named
+    # (produced_by) by their module's name, not ``__main__``
+    from privrl.papers.ono2020 import tuning
+
+    tuning.main()
