@@ -193,6 +193,23 @@ def evaluation_configs(scores: pd.DataFrame, chosen_arms: dict[tuple[str, float,
     return out
 
 
+def evaluate(batches: dict[int, list[dict[str, Any]]], root_seed: int, **sweep: Any
+             ) -> pd.DataFrame:
+    """The evaluation's trials of ``batches`` (:func:`evaluation_configs`), run seed by seed:
+    seed ``i`` of every arm that needs more than ``i`` seeds before seed ``i + 1`` of any, so a
+    recording stopped early has its arms equally far (``sweep``: options of
+    :func:`~privrl.chapter.sweep.run_sweep`, its cache among them)."""
+    done = []
+    for k in range(1, max(batches) + 1):
+        configs = [c for n, group in batches.items() if n >= k for c in group]
+        runs = run_sweep(run_tuned_trials, configs, k, root_seed,
+                         desc=f"ono2020 tuned evaluation, seed {k - 1}", **sweep)
+        last = {tuple(c[col] for col in ARM_COLUMNS) for c in batches.get(k, [])}
+        keys = zip(*(runs[col] for col in ARM_COLUMNS), strict=True)
+        done.append(runs[[key in last for key in keys]])
+    return pd.concat(done, ignore_index=True)
+
+
 def tuning_frame(tuning: pd.DataFrame) -> pd.DataFrame:
     """The tidy tuning CSV: ``arm, mechanism, epsilon, buffer_size, step_size, trial, auc,
     first_success, env_steps`` (``trial`` numbered over the seeds)."""
@@ -241,10 +258,7 @@ def record_tuned(profile: OnoProfile, *, cache_dir: Any, tune: str = "all",
               for group in (deciding, later) if group]
     tuning_all = pd.concat(tuning, ignore_index=True)
     scores = step_scores(tuning_all)
-    batches = evaluation_configs(scores, evaluation, budget=budget)
-    trials = pd.concat([run_sweep(run_tuned_trials, configs, n_seeds, profile.seed,
-                                  desc="ono2020 tuned evaluation", order="seed", **kw)
-                        for n_seeds, configs in batches.items()], ignore_index=True)
+    trials = evaluate(evaluation_configs(scores, evaluation, budget=budget), profile.seed, **kw)
     record = RunRecord.now(
         notebook=PAPER, profile=TUNED,
         parameters={"profile": profile.profile, "seed": profile.seed,
@@ -294,6 +308,8 @@ def main(argv: list[str] | None = None) -> None:
     rec.add_argument("--tune", choices=("deciding", "all"), default="all",
                      help="tune the deciding arms only, or every private arm")
     rec.add_argument("--tuning-trials", type=int, default=TUNING_TRIALS)
+    rec.add_argument("--max-trials", type=int, default=None, help="evaluate every arm on at "
+                     "most this many trials (a multiple of 20: a record of what has landed)")
     rec.add_argument("--workers", type=int, default=2, help="worker processes")
     rec.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
     rec.add_argument("--out", default=None, help="results directory (default "
@@ -302,8 +318,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     command = " ".join(["python -m privrl.papers.ono2020.tuning",
                         *(sys.argv[1:] if argv is None else argv)])
+    cap = args.max_trials or max(DECIDING_ARMS.values())
     record = record_tuned(OnoProfile.paper(), cache_dir=args.cache_dir, tune=args.tune,
                           tuning_trials=args.tuning_trials,
+                          evaluation={arm: min(n, cap) for arm, n in DECIDING_ARMS.items()},
                           directory=Path(args.out) if args.out else None,
                           executor="process" if args.workers > 1 else "serial",
                           workers=args.workers, note=args.note, command=command)

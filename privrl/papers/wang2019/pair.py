@@ -81,10 +81,11 @@ def pair_configs(p: WangProfile) -> list[dict[str, Any]]:
 
 def record_pair(p: WangProfile, n_seeds: int, out_dir: str | Path, *, cache_dir: str | Path,
                 executor: Any = "process", max_workers: int | None = None, progress: bool = True,
-                command: str = "") -> tuple[Path, Path]:
+                command: str = "", note: str = "") -> tuple[Path, Path]:
     """Run :func:`pair_configs` over ``n_seeds`` seeds (cached in ``cache_dir``), write
     :data:`PAIR_CSV` into ``out_dir`` (the book's ``book/measurements/results``) and the run
-    record :data:`RECORD_JSON` into the folder above it; returns both paths."""
+    record :data:`RECORD_JSON` into the folder above it (``note``: how it was run); returns both
+    paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     commit = current_commit()
@@ -99,7 +100,7 @@ def record_pair(p: WangProfile, n_seeds: int, out_dir: str | Path, *, cache_dir:
         notebook=PAPER, profile=PROFILE, wall_time_s=time.perf_counter() - t0,
         parameters={**p.as_dict(), "n_trials": n_seeds, "variants": list(PAIR_VARIANTS),
                     "epsilon": CLAIM_EPSILON},
-        git_commit=commit, git_dirty=dirty, started=started, command=command,
+        git_commit=commit, git_dirty=dirty, started=started, command=command, note=note,
         files=[csv.name], produced_by=[run_pair_curve.__module__],
     )
     return csv, record.write(out.parent / RECORD_JSON)
@@ -122,12 +123,13 @@ def main(argv: list[str] | None = None) -> None:
     rec.add_argument("--max-workers", type=int, default=None)
     rec.add_argument("--cache-dir", required=True, help="the resumable cache of finished runs")
     rec.add_argument("--out", default=None, help="directory (default book/measurements/results)")
+    rec.add_argument("--note", default="", help="how it was run, for the run record")
     args = parser.parse_args(argv)
     command = " ".join(["python -m privrl.papers.wang2019.pair",
                         *(sys.argv[1:] if argv is None else argv)])
     paths = record_pair(WangProfile.paper(), args.n_seeds, args.out or results_dir(),
                         cache_dir=args.cache_dir, executor=args.executor,
-                        max_workers=args.max_workers, command=command)
+                        max_workers=args.max_workers, command=command, note=args.note)
     print("wrote", *paths)
 
 
