@@ -184,9 +184,7 @@ def private(decide: Decide) -> Decide:
 
     def guarded(ctx: Context, ev: Evidence) -> Outcome | None:
         base = baseline(ctx, ev)
-        if base is None:
-            return None
-        if base.verdict != "not reproduced":
+        if base is None or base.verdict != "not reproduced":  # None: no baseline to guard by
             return decide(ctx, ev)
         trials = ev.data.arm("laplace", INF)
         printed = PAPER_TABLES["success_ratio"][("laplace", INF)]
