@@ -245,6 +245,7 @@ def test_paper_claims_are_decided_on_the_recorded_run(monkeypatch):
     monkeypatch.setattr(claims, "read_paper_curves", lambda: recorded)
     monkeypatch.setattr(claims, "recorded_run",
                         lambda name: SimpleNamespace(commit="abc123", record=record))
+    monkeypatch.setattr(chapter, "read_pair", lambda: None)  # the pair: test_wang2019_pair
     spec = next(s for s in claims.CLAIMS if s.key == "fig1_noise_slows")
     quick = _context(WangProfile.quick(), curves=recorded)
     _, paper = chapter.Wang2019Chapter().evidence(quick)
@@ -271,6 +272,7 @@ def test_an_inconclusive_recorded_claim_states_the_trials_and_cpu_cost_that_woul
     monkeypatch.setattr(claims, "read_paper_curves", lambda: recorded)
     monkeypatch.setattr(claims, "recorded_run",
                         lambda name: SimpleNamespace(commit="abc123", record=record))
+    monkeypatch.setattr(chapter, "read_pair", lambda: None)  # the pair: test_wang2019_pair
     spec = next(s for s in claims.CLAIMS if s.key == "fig2_beats_input")
     quick = _context(WangProfile.quick(), curves=recorded)
     _, paper = chapter.Wang2019Chapter().evidence(quick)

@@ -33,8 +33,10 @@ from privrl.papers.ono2020.claims import (
     CLAIMS,
     ERRATA,
     ON_REFERENCE,
+    ON_TUNED,
     RECORDED,
     REFERENCE_PREFIX,
+    TUNED_PREFIX,
     TrialData,
 )
 from privrl.papers.ono2020.profile import PAPER, REFERENCE, OnoProfile
@@ -52,6 +54,7 @@ from privrl.papers.ono2020.tables import (
     success_ratio_curves,
     success_tables,
 )
+from privrl.papers.ono2020.tuning import recorded_tuned_run
 
 #: Reports per agent of the multi-round extension in the ledger (section 3.2.1), at epsilon = 1.
 LEDGER_ROUNDS = 3
@@ -226,11 +229,38 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
             rec_reference_budget=budget, rec_reference_commit=record["git_commit"],
             rec_reference_source=f"recorded reference set-up run, commit "
                                  f"{record['git_commit']}, budget {budget:,}")
+        OnoChapter.load_tuned(ctx)
+
+    @staticmethod
+    def load_tuned(ctx: Context) -> None:
+        """The recorded tuning by AUC and the arms evaluated at its steps
+        (:func:`.tuning.recorded_tuned_run`) as tables ``tuning`` (per trial), ``tuning_scores``
+        (per arm and step, the chosen step marked) and ``tuned_trials``, its record in
+        ``ctx.extra["recorded_tuned"]`` and ``rec_tuned_*`` values; nothing when none is
+        recorded."""
+        tuned = recorded_tuned_run()
+        if tuned is None:
+            return
+        record, trials = tuned["record"], tuned["trials"]
+        params = record["parameters"]
+        budget = int(params["n_submissions"])
+        ctx.tables.update(tuning=tuned["tuning"], tuning_scores=tuned["scores"],
+                          tuned_trials=trials)
+        ctx.extra["recorded_tuned"] = record
+        per_arm = trials.groupby(["mechanism", "epsilon"]).size()
+        ctx.values.update(
+            rec_tuned_budget=budget, rec_tuned_commit=record["git_commit"],
+            rec_tuned_source=f"recorded reference set-up at steps chosen by mean AUC on "
+                             f"{params['tuning_trials']} tuning trials per step of "
+                             f"{params['tuning_submissions']:,} submissions, "
+                             f"{per_arm.min()}-{per_arm.max()} evaluation trials per arm, "
+                             f"budget {budget:,}, commit {record['git_commit']}")
 
     def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
         """The trials and curves the claims are decided on: this run's, the recorded
-        paper-profile run's, then the reference set-up's, live and recorded (each ``None`` when
-        the run has none)."""
+        paper-profile run's, then the reference set-up's, live and recorded, and the recorded
+        arms at steps chosen by mean AUC (no curves: only the claims on its arms' trials;
+        each absent when the run has none)."""
         t, v, live, paper = ctx.tables, ctx.values, ctx.profile, OnoProfile.paper()
         yield Evidence(LIVE, live, data=TrialData(t["trials"], t["curves"], live.n_submissions),
                        source=f"live {live.profile} run")
@@ -248,6 +278,11 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
                            source=v["rec_reference_source"],
                            data=TrialData(t["rec_reference_trials"], t["rec_reference_curves"],
                                           v["rec_reference_budget"], REFERENCE))
+        if "tuned_trials" in t:
+            yield Evidence("reference_tuned", paper, v["rec_tuned_commit"], suffix=ON_TUNED,
+                           prefix=TUNED_PREFIX, source=v["rec_tuned_source"],
+                           data=TrialData(t["tuned_trials"], pd.DataFrame(columns=["submission"]),
+                                          v["rec_tuned_budget"], REFERENCE))
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """Every report's local epsilon for both mechanisms at each finite epsilon of the

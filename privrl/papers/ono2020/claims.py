@@ -2,7 +2,9 @@
 
 Each learning claim (Tables 1-2 and Figure 2) is decided on this run's trials and, when a
 paper-profile run is recorded, on its trials (key ending ``_paper``, stamped with that run's
-profile and commit); then on the reference set-up, live and recorded (the evidence of
+profile and commit); then on the reference set-up, live and recorded, and on the recorded arms
+evaluated at steps chosen by mean AUC (:mod:`.tuning`; keys ending ``_reference_tuned``, only the
+claims whose arms it holds) (the evidence of
 :meth:`OnoChapter.evidence <privrl.papers.ono2020.chapter.OnoChapter.evidence>`). Every claim
 goes through the four-state rule (:func:`~privrl.chapter.verdicts.decide_interval`): a success
 ratio by its exact (Clopper-Pearson) 95% interval (:func:`~privrl.chapter.verdicts.decide_success_ratio`)
@@ -49,6 +51,11 @@ ON_REFERENCE = "_reference"
 #: What a claim on the reference set-up says first.
 REFERENCE_PREFIX = ("On the reference set-up (the paper's plus sampled actions and RMSProp, step "
                     "from a sweep; not the literal hyper-parameters): ")
+#: Suffix of the keys of claims decided on the recorded arms at steps chosen by mean AUC
+#: (:mod:`.tuning`), and what they say first.
+ON_TUNED = "_reference_tuned"
+TUNED_PREFIX = ("On the reference set-up, each private arm at the step of highest mean area under "
+                "its return curve over tuning trials (not the literal hyper-parameters): ")
 
 
 @dataclass(frozen=True)
@@ -66,8 +73,15 @@ class TrialData:
         """The trials of (mechanism, epsilon) of this set-up."""
         return arm(self.trials, self.variant, mech, eps)
 
+    def has(self, *arms: tuple[str, float]) -> bool:
+        """Whether this set-up has trials of every ``(mechanism, epsilon)`` of ``arms`` (a
+        recording of chosen arms, :mod:`.tuning`, holds only some: a claim on an arm it lacks
+        is not decided on it)."""
+        return all(len(self.arm(mech, eps)) for mech, eps in arms)
 
-Decide = Callable[[Context, Evidence], Outcome]
+
+#: A decider returns ``None`` on evidence that lacks its arms (:meth:`TrialData.has`).
+Decide = Callable[[Context, Evidence], Outcome | None]
 
 #: Paper's trials per configuration (section 4.2): the denominators of Table 2.
 PAPER_TRIALS = 20
@@ -91,7 +105,9 @@ def success_ratio(mech: str, eps: float) -> Decide:
     printed = PAPER_TABLES["success_ratio"][(mech, eps)]
     threshold = RATIO_FRACTION * printed
 
-    def decide(ctx: Context, ev: Evidence) -> Outcome:
+    def decide(ctx: Context, ev: Evidence) -> Outcome | None:
+        if not ev.data.has((mech, eps)):
+            return None
         trials = ev.data.arm(mech, eps)
         why = (f"threshold {threshold:.3g}: half the paper's {_count(printed)} = {printed:.2f} "
                "(Table 2)")
@@ -108,7 +124,9 @@ def median_fst(mech: str, eps: float) -> Decide:
     printed = PAPER_TABLES["median_fst"][(mech, eps)]
     threshold = FST_MULTIPLE * printed
 
-    def decide(ctx: Context, ev: Evidence) -> Outcome:
+    def decide(ctx: Context, ev: Evidence) -> Outcome | None:
+        if not ev.data.has((mech, eps)):
+            return None
         cap = ev.data.cap
         fst = censored(ev.data.arm(mech, eps)["first_success"], cap)
         why = f"threshold {threshold:,.0f}: twice the paper's median {printed:,.1f} (Table 1)"
@@ -127,7 +145,9 @@ def succeeds_more_often(eps: float, better: str, worse: str) -> Decide:
     printed = ratios[(better, eps)] - ratios[(worse, eps)]
     threshold = RATIO_FRACTION * printed
 
-    def decide(ctx: Context, ev: Evidence) -> Outcome:
+    def decide(ctx: Context, ev: Evidence) -> Outcome | None:
+        if not ev.data.has((better, eps), (worse, eps)):
+            return None
         a, b = ev.data.arm(better, eps), ev.data.arm(worse, eps)
         why = (f"threshold {threshold:.3g}: half the paper's difference {printed:.2f} "
                f"(Table 2: {_count(ratios[(better, eps)])} against "
@@ -142,8 +162,10 @@ def buffering(mech: str, direction: str) -> Decide:
     """Figure 2: buffering (|B| = 100) helps/hurts ``mech`` at epsilon = 1: per trial, the
     average score (eq. 25) over the second half of training, |B| = 100 against |B| = 1. The paper
     gives no magnitude (a figure only): threshold "no effect" (a difference of 0)."""
-    def decide(ctx: Context, ev: Evidence) -> Outcome:
+    def decide(ctx: Context, ev: Evidence) -> Outcome | None:
         curves = ev.data.curves
+        if curves.empty:
+            return None
         half = curves[curves.submission > curves.submission.max() / 2]
         late = half.groupby(["mechanism", "buffer_size", "trial"]).avg_score.mean()
         with_b = late.get((mech, 100), pd.Series(dtype=float)).to_numpy()
@@ -160,9 +182,9 @@ def private(decide: Decide) -> Decide:
     untestable, since noise cannot be shown to cost or keep what the set-up never had."""
     baseline = success_ratio("laplace", INF)
 
-    def guarded(ctx: Context, ev: Evidence) -> Outcome:
+    def guarded(ctx: Context, ev: Evidence) -> Outcome | None:
         base = baseline(ctx, ev)
-        if base.verdict != "not reproduced":
+        if base is None or base.verdict != "not reproduced":  # None: no baseline to guard by
             return decide(ctx, ev)
         trials = ev.data.arm("laplace", INF)
         printed = PAPER_TABLES["success_ratio"][("laplace", INF)]

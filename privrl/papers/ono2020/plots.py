@@ -228,3 +228,30 @@ def plot_failure(diagnostics: pd.DataFrame) -> Figure:
         ax.set_xlabel("submissions")
     legend_outside(fig)
     return fig
+
+
+def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
+    """The step-size tuning of the reference set-up's private arms
+    (:func:`~privrl.papers.ono2020.tuning.step_scores`): per arm, the mean area under the return
+    curve (mean score per submission) against the RMSProp step, with its bootstrap 95% interval,
+    and the chosen step (the highest mean) marked."""
+    arms = list(dict.fromkeys(scores.sort_values(["mechanism", "epsilon"]).arm))
+    ncols = min(4, len(arms))
+    nrows = -(-len(arms) // ncols)
+    fig, axes = new_figure(nrows, ncols, width=3.4, height=2.8, sharey=True)
+    for ax, label in zip(axes.ravel(), arms, strict=False):
+        g = scores[scores.arm == label].sort_values("step_size")
+        ax.errorbar(g.step_size, g.auc, yerr=[g.auc - g.auc_lo, g.auc_hi - g.auc], marker="o",
+                    capsize=3, label="mean, 95% interval")
+        best = g[g.chosen]
+        ax.plot(best.step_size, best.auc, marker="*", ms=14, ls="none", color="k",
+                label=f"chosen: {best.step_size.iloc[0]:g}")
+        ax.set_xscale("log")
+        ax.set_title(f"{label} ({int(g.n_trials.min())} trials)", fontsize=9)
+        ax.set_xlabel("RMSProp step")
+        ax.legend(fontsize=7)
+    for ax in axes.ravel()[len(arms):]:
+        ax.set_visible(False)
+    for row in axes:
+        row[0].set_ylabel("mean score per submission")
+    return fig

@@ -29,7 +29,15 @@ from privrl.chapter.skeleton import Chapter, Context
 from privrl.chapter.sweep import run_sweep
 from privrl.core.accounting.events import NoGuarantee
 from privrl.papers.wang2019.checks import CHECKS, SWEEP_CHECKS
-from privrl.papers.wang2019.claims import CLAIMS, ERRATA, Curves, paper_record, seconds_per_trial
+from privrl.papers.wang2019.claims import (
+    CLAIMS,
+    ERRATA,
+    PAIR,
+    Curves,
+    paper_record,
+    seconds_per_trial,
+)
+from privrl.papers.wang2019.pair import read_pair
 from privrl.papers.wang2019.profile import CURVES_CSV, PAPER, WangProfile
 from privrl.papers.wang2019.runs import (
     curves_table,
@@ -120,15 +128,24 @@ class Wang2019Chapter(Chapter, name=PAPER, profile_type=WangProfile, checks=CHEC
 
     def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
         """This run's curves; beside a run of another profile, the recorded paper-profile
-        curves, missing trials priced with that run's timing (:func:`seconds_per_trial`)."""
+        curves, missing trials priced with that run's timing (:func:`seconds_per_trial`); and
+        the recorded pair (:mod:`~privrl.papers.wang2019.pair`, claims :data:`~privrl.papers.wang2019.claims.ON_PAIR`)."""
         yield Evidence(LIVE, ctx.profile, data=Curves(ctx.tables["curves"]))
         record, paper = paper_record(ctx), WangProfile.paper()
-        if record is None or ctx.profile.profile == paper.profile:
-            return
-        curves, run = record
-        yield Evidence(paper.profile, paper, run.commit,
-                       Curves(curves, seconds_per_trial(curves, run.record)),
-                       suffix=f"_{paper.profile}", where=" (recorded paper-profile run)")
+        if record is not None and ctx.profile.profile != paper.profile:
+            curves, run = record
+            yield Evidence(paper.profile, paper, run.commit,
+                           Curves(curves, seconds_per_trial(curves, run.record)),
+                           suffix=f"_{paper.profile}", where=" (recorded paper-profile run)")
+        pair = read_pair()
+        if pair is not None:
+            curves, run = pair
+            seeds = curves.seed.nunique()
+            yield Evidence(PAIR, paper, run.commit,
+                           Curves(curves, seconds_per_trial(curves, run.record)),
+                           source=f"recorded pair at {seeds} seeds per arm (the paper profile's "
+                                  f"set-up), commit {run.commit}",
+                           suffix=f"_{PAIR}", where=f" (recorded pair, {seeds} seeds per arm)")
 
     def finish(self, ctx: Context) -> None:
         """Hand the notebook the recorded paper-profile run (``paper_curves``, ``paper_run``)."""

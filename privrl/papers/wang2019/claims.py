@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privrl.chapter.evidence import Evidence
+from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.records import RecordedRun, recorded_run
 from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec
 from privrl.chapter.verdicts import Outcome, Sample, Threshold, decide_difference, untestable
@@ -251,9 +251,20 @@ _CLAIMS: tuple[tuple[str, str, str, Decide], ...] = (
      _FIG2_SOURCE, beats("dpsgd", PAPER_METRIC)),
 )
 
-#: The claims, decided on this run's curves and on the recorded paper-profile run's
-#: (:meth:`WangChapter.evidence <privrl.papers.wang2019.chapter.WangChapter.evidence>`).
-CLAIMS: tuple[ClaimSpec, ...] = tuple(ClaimSpec(*claim) for claim in _CLAIMS)
+#: The evidence every claim is decided on: this run's curves and the recorded paper-profile
+#: run's (:meth:`Wang2019Chapter.evidence <privrl.papers.wang2019.chapter.Wang2019Chapter.evidence>`).
+EVERY_RUN = (LIVE, "paper")
+#: The evidence of the recorded pair (:mod:`~privrl.papers.wang2019.pair`: Algorithm 1 and input
+#: perturbation at epsilon = 0.45, 50 seeds per arm), and the claims decided on it too: those
+#: comparing its two arms.
+PAIR = "pair"
+ON_PAIR = ("fig2_beats_input", "fig2_beats_input_beyond")
+
+#: The claims, decided on this run's curves and on the recorded paper-profile run's; the two
+#: comparing Algorithm 1 with input perturbation also on the recorded pair's (keys ``*_pair``).
+CLAIMS: tuple[ClaimSpec, ...] = tuple(
+    ClaimSpec(*claim, on=(*EVERY_RUN, PAIR) if claim[0] in ON_PAIR else EVERY_RUN)
+    for claim in _CLAIMS)
 
 ERRATA: tuple[ErratumSpec, ...] = (
     ErratumSpec(

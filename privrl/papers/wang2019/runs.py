@@ -150,16 +150,24 @@ def final_returns(
     return last.groupby([*keys, "seed"], dropna=False)[column].mean().reset_index()
 
 
-def curves_table(fig1: pd.DataFrame, fig2: pd.DataFrame) -> pd.DataFrame:
-    """The tidy curves table (columns :data:`CURVE_COLUMNS` plus ``variant`` and ``protocol``)."""
-    one = fig1.assign(sigma=fig1.gp_sigma, epsilon=np.nan, variant="functional")
+#: The curves table's columns.
+TABLE_COLUMNS = [*CURVE_COLUMNS, "variant", "protocol"]
+
+
+def figure2_table(fig2: pd.DataFrame) -> pd.DataFrame:
+    """Figure 2's runs in the tidy curves table's columns (:data:`TABLE_COLUMNS`)."""
     two = fig2.assign(
         sigma=np.nan,
         resample=fig2.get("resample", "every"),
         method=fig2.variant.str.split(" ").str[0],
     )
-    cols = [*CURVE_COLUMNS, "variant", "protocol"]
-    return pd.concat([one.reindex(columns=cols), two.reindex(columns=cols)], ignore_index=True)
+    return two.reindex(columns=TABLE_COLUMNS)
+
+
+def curves_table(fig1: pd.DataFrame, fig2: pd.DataFrame) -> pd.DataFrame:
+    """The tidy curves table (columns :data:`CURVE_COLUMNS` plus ``variant`` and ``protocol``)."""
+    one = fig1.assign(sigma=fig1.gp_sigma, epsilon=np.nan, variant="functional")
+    return pd.concat([one.reindex(columns=TABLE_COLUMNS), figure2_table(fig2)], ignore_index=True)
 
 
 def write_paper_curves(curves: pd.DataFrame, path: str | Path | None = None) -> Path:
