@@ -19,10 +19,19 @@ from privrl.chapter.verdicts import VERDICTS, Claim, Verdict
 #: (live, or a record whose run JSON states no ``"scale"`` of its own).
 QUICK_SCALE = "quick run (CI scale)"
 PAPER_SCALE = "paper scale"
-#: Key suffixes of the claims decided on a recorded run (a record's verdict replaces this run's).
-RECORDED_SUFFIXES: tuple[str, ...] = ("_paper", "_airraid")
+#: Key suffixes of the claims decided on a recorded run (a record's verdict replaces this run's),
+#: in order of precedence where two records decide one key: a record made to decide it (more
+#: seeds: wang2019's ``_pair``; steps tuned on 10+ trials: ono2020's ``_reference_tuned``,
+#: whose base is the ``_reference`` claim) before the paper-profile record.
+RECORDED_SUFFIXES: tuple[str, ...] = ("_pair", "_tuned", "_paper", "_airraid")
 #: Part of the key of a row beyond the paper (our metric, set-up or relation beside the paper's).
 BEYOND = "_beyond"
+
+
+def _rank(key: str) -> int:
+    """The precedence of the record that decided ``key`` (:data:`RECORDED_SUFFIXES`)."""
+    return next((i for i, s in enumerate(RECORDED_SUFFIXES) if key.endswith(s)),
+                len(RECORDED_SUFFIXES))
 
 
 def base_key(key: str) -> str:
@@ -70,14 +79,17 @@ class Decided:
 def decided_claims(claims: Iterable[Claim]) -> list[Decided]:
     """One :class:`Decided` per claim key, in the order the keys first appear: a claim keyed
     with a recorded run's suffix decides its key, and this run's claim of that key is the rerun
-    beside it. A key decided twice on the same run is a ``ValueError``."""
+    beside it; of two records, the one whose suffix comes first in :data:`RECORDED_SUFFIXES`
+    decides. A key decided twice on the same run is a ``ValueError``."""
     runs: dict[str, dict[bool, Claim]] = {}
     for c in claims:
         base = base_key(c.key)
         on_record = base != c.key
-        if on_record in runs.setdefault(base, {}):
+        held = runs.setdefault(base, {}).get(on_record)
+        if held is not None and (not on_record or _rank(held.key) == _rank(c.key)):
             raise ValueError(f"claims: {base!r} is decided twice on the same run")
-        runs[base][on_record] = c
+        if held is None or _rank(c.key) < _rank(held.key):
+            runs[base][on_record] = c
     return [Decided(k, r[True], r.get(False)) if True in r else Decided(k, r[False])
             for k, r in runs.items()]
 

@@ -69,3 +69,19 @@ def test_the_deciding_runs_are_named_with_their_scale_and_commit():
 def test_a_key_decided_twice_on_one_run_is_an_error():
     with pytest.raises(ValueError, match="'a' is decided twice"):
         decided_claims([_claim("a", "reproduced"), _claim("a", "untestable")])
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_a_record_made_to_decide_a_claim_takes_precedence_over_the_paper_record(order):
+    """wang2019's 50-seed pair decides over the 10-seed paper record, ono2020's tuned
+    evaluation over the reference record, whatever order the claims come in."""
+    claims = [_claim("g", "inconclusive"), _claim("g_paper", "inconclusive", **RECORD),
+              _claim("g_pair", "reproduced", "paper", "rec222", "50 seeds per arm"),
+              _claim("h_reference_paper", "reproduced", **RECORD),
+              _claim("h_reference_tuned", "not reproduced", "paper", "rec333")][::order]
+    by_key = {d.key: d for d in decided_claims(claims)}
+    assert set(by_key) == {"g", "h_reference"}
+    assert by_key["g"].claim.key == "g_pair" and by_key["g"].rerun.key == "g"
+    assert by_key["h_reference"].claim.key == "h_reference_tuned"
+    with pytest.raises(ValueError, match="decided twice"):
+        decided_claims([_claim("g_pair", "reproduced"), _claim("g_pair", "inconclusive")])
