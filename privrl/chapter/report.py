@@ -227,6 +227,16 @@ class Report:
                   ":::"]
         return "\n".join(lines) + "\n"
 
+    def all_claims_frame(self) -> pd.DataFrame:
+        """Every claim as decided on every evidence (this run's and each record's, keys with the
+        record's suffix), for a page that sets them side by side: key, claim, verdict,
+        evidence, profile, scale. The verdicts the book reports are :meth:`claims_frame`'s."""
+        return pd.DataFrame(
+            [{"key": c.key, "claim": c.statement, "verdict": c.verdict,
+              "evidence": c.evidence_text(), "profile": c.profile, "scale": c.scale}
+             for c in self.claims],
+            columns=["key", "claim", "verdict", "evidence", "profile", "scale"])
+
     def claims_frame(self) -> pd.DataFrame:
         """The decided claims (:meth:`decided`) as a table for the page: key (without a
         record's suffix), claim, verdict, scale, evidence and the paper's source."""
