@@ -197,7 +197,7 @@ EVENT_MODULES: tuple[str, ...] = (
     "privrl.core.accounting.smooth_sensitivity", "privrl.core.accounting.subsampled",
     "privrl.core.accounting.functional_noise", "privrl.core.accounting.gaussian",
     "privrl.core.accounting.laplace", "privrl.core.accounting.local",
-    "privrl.core.accounting.dirichlet",
+    "privrl.core.accounting.dirichlet", "privrl.core.accounting.gpope_pld",
 )
 
 
