@@ -277,7 +277,10 @@ def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) 
     if beyond:
         groups.append(("**Beyond the paper**: our own metrics, set-ups and neighbouring "
                        "relations, decided beside the paper's claims (never counted).", beyond))
-    lines = [f"::::{{dropdown}} The {len(rows)} verdicts of {name}, claim by claim", ""]
+    lines = [f"::::{{dropdown}} What {name} claims, and its {len(rows)} verdicts claim by claim",
+             ""]
+    if front is not None:
+        lines += [f"*What it claims:* {front.claims}", ""]
     say_run = len(deciding_runs(rows)) > 1
     for note, group in groups:
         if group:
@@ -287,20 +290,20 @@ def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) 
 
 def landing_papers(summaries: Sequence[Summary], fronts: Mapping[str, FrontMatter]) -> str:
     """Markdown of the landing page's papers, one short block each, in book order: the title
-    linked to its chapter, what the paper claims and the bottom line (its front matter,
-    ``fronts`` by chapter name), the counts of the decided claims with the runs that decided
-    them, then every verdict folded (:func:`chapter_verdicts`). A chapter without claims (the
-    audits, a chapter beyond the papers) gets its sentences only."""
+    linked to its chapter, the counts of the decided claims and the bottom line (its front
+    matter, ``fronts`` by chapter name), then what the paper claims and every verdict folded
+    (:func:`chapter_verdicts`; the chapter's summary box names the deciding runs), so that the
+    page stays within three screens. A chapter without claims (the audits, a chapter beyond the
+    papers) gets its sentences only."""
     lines: list[str] = []
     for s in summaries:
         name = s.get("paper", "?")
         front, rows = fronts.get(name), decided(s)
         text = [f"**{{doc}}`../notebooks/{name}`.**"]
-        if front is not None:
+        if front is not None and not rows:
             text.append(front.claims)
-        if rows:
-            text.append(f"**Verdicts: {counts_text(rows)}**, decided on "
-                        + "; ".join(deciding_runs(rows, counted=False)) + ".")
+        if rows:  # what the paper claims and the deciding runs: in the dropdown and the box
+            text.append(f"**Verdicts: {counts_text(rows)}.**")
         if front is not None:
             text.append(f"**Bottom line:** {front.bottom_line}")
         lines += [" ".join(text), ""]

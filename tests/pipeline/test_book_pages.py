@@ -109,11 +109,13 @@ FRONT = FrontMatter("demo", "A is faster than C and solves the task.", "A is not
 def test_landing_gives_each_paper_its_sentences_counts_and_folded_verdicts():
     text = landing_papers([_summary(), OLD], {"demo": FRONT})
     block = text.split("::::{dropdown}")[0]
-    assert block.startswith("**{doc}`../notebooks/demo`.** A is faster than C and solves the task.")
-    assert ("**Verdicts: 3 claims: 1 reproduced, 1 not reproduced, 1 untestable**, decided on "
-            "this run of commit `") in block
-    assert "(quick run (CI scale))." in block and "**Bottom line:** A is not faster." in block
-    assert "The 3 verdicts of demo, claim by claim" in text and text.count("::::") == 2
+    assert block.startswith("**{doc}`../notebooks/demo`.** **Verdicts: 3 claims: 1 reproduced, "
+                            "1 not reproduced, 1 untestable.**")
+    assert "**Bottom line:** A is not faster." in block
+    # what the paper claims opens the folded verdicts (the landing stays within three screens)
+    assert "What demo claims, and its 3 verdicts claim by claim" in text
+    assert "*What it claims:* A is faster than C and solves the task." in text
+    assert text.count("::::") == 2
     rows = _rows(text)
     assert [r.split(" | ")[0] for r in rows] == [
         "| {ref}`faster <fig-demo-speed>`",  # the key, linked to the figure that decided it
@@ -136,7 +138,7 @@ def test_landing_decides_on_the_record_and_checks_the_quick_rerun_only_where_it_
     text = landing_papers([summary], {})
     rows = _rows(text)
     assert len(rows) == 3  # one row per claim, not one per run
-    assert "decided on the record of commit `abc123` (10 of 30 seeds)." in text
+    assert "**Verdicts: 3 claims: 2 reproduced, 1 inconclusive.**" in text
     assert [r.split(" | ")[2] for r in rows] == [
         "**reproduced** (quick rerun agrees)", "**reproduced** (quick rerun: not reproduced)",
         "**inconclusive**"]  # the quick run's floor is untestable: it checks nothing
@@ -305,7 +307,7 @@ def test_summary_box_opens_with_the_bottom_line_and_counts_as_the_landing_page(m
     assert "**Bottom line.** A is not faster." in box
     landing = landing_papers([summary], {"demo": FRONT})
     counts = "3 claims: 1 reproduced, 1 not reproduced, 1 untestable"
-    assert f"**Verdicts.** {counts}." in box and f"**Verdicts: {counts}**" in landing
+    assert f"**Verdicts.** {counts}." in box and f"**Verdicts: {counts}.**" in landing
     assert "**Departures from the paper:** [1](#departures-from-the-paper)." in box
     assert f"this run of commit `{report.commit}` (quick run (CI scale); 3 rows)" in box
     assert "A solves the task" not in box  # no per-claim list: the claims table has it
