@@ -277,8 +277,8 @@ def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) 
     if beyond:
         groups.append(("**Beyond the paper**: our own metrics, set-ups and neighbouring "
                        "relations, decided beside the paper's claims (never counted).", beyond))
-    lines = [f"::::{{dropdown}} What {name} claims, and its {len(rows)} verdicts claim by claim",
-             ""]
+    verdicts = "its verdict" if len(rows) == 1 else f"its {len(rows)} verdicts claim by claim"
+    lines = [f"::::{{dropdown}} What {name} claims, and {verdicts}", ""]
     if front is not None:
         lines += [f"*What it claims:* {front.claims}", ""]
     say_run = len(deciding_runs(rows)) > 1

@@ -49,10 +49,12 @@ def test_the_toy_chapter_runs_through_the_skeleton_into_the_books_pages():
     row = next(line for line in landing.splitlines() if "error shrinks" in line)
     assert row.startswith("| {doc}`error_shrinks <../notebooks/toy2024>` |")
     assert "**reproduced**" in row
-    assert "**Verdicts: 1 claim: 1 reproduced**, decided on this run of commit" in landing
+    assert "**Verdicts: 1 claim: 1 reproduced.**" in landing
+    assert "What toy2024 claims, and its verdict\n" in landing  # the run is named in the box
     # the summary box: the same counts, and the command that reruns the chapter
     box = report.summary_box()
     assert "**Verdicts.** 1 claim: 1 reproduced." in box and "`privrl run toy2024`" in box
+    assert f"this run of commit `{report.commit}`" in box
     assert "scale as epsilon / Delta" in errata_entries([summary])
     # the ledger page: the release with its epsilon recomputed from its event
     ledger = ledger_page([summary])
