@@ -285,6 +285,19 @@ def legend_outside(fig_or_ax: Figure | Axes, max_entries: int = MAX_LEGEND_ENTRI
                             borderaxespad=0.0)
 
 
+
+def legend_below(fig: Figure, ncol: int = 2) -> Legend:
+    """One legend under the axes of ``fig`` (outside the data; the axes keep their width), each
+    label once. Raises ``ValueError`` for none or more than :data:`MAX_LEGEND_ENTRIES` entries."""
+    entries: dict[str, Any] = {}
+    for ax in fig.axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    if not 1 <= len(entries) <= MAX_LEGEND_ENTRIES:
+        raise ValueError(f"fig: {len(entries)} legend entries, at most {MAX_LEGEND_ENTRIES}")
+    return fig.legend(list(entries.values()), list(entries), loc="outside lower center",
+                      ncol=ncol)
+
 #: Code names the chapters draw (domains, methods, releases, variants) in words.
 IN_WORDS: dict[str, str] = {
     # xie2019's domains

@@ -241,3 +241,21 @@ def test_mark_paper_draws_hollow_black_markers_and_checks_shapes() -> None:
     with pytest.raises(ValueError, match="x and y"):
         mark_paper(ax, [1, 2], [3])
     plt.close(fig)
+
+
+def test_legend_below_takes_each_label_once_under_every_panel_and_at_most_eight():
+    from privrl.chapter.plotting import legend_below
+
+    fig, axes = new_figure(1, 2)
+    for ax in axes[0]:
+        _lines(ax, 3)
+    legend = legend_below(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    assert [t.get_text() for t in legend.get_texts()] == ["line 0", "line 1", "line 2"]
+    box = legend.get_window_extent(renderer)
+    assert all(box.y1 <= ax.get_window_extent(renderer).y0 for ax in axes[0])
+    many, axes = new_figure()
+    _lines(axes[0, 0], 9)
+    with pytest.raises(ValueError, match="fig: 9 legend entries"):
+        legend_below(many)

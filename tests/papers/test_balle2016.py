@@ -9,6 +9,7 @@ import pytest
 
 from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.report import Report
+from privrl.chapter.sentences import sentences_frame
 from privrl.chapter.skeleton import Context
 from privrl.papers.balle2016 import chapter, rate, runs
 from privrl.papers.balle2016.claims import CLAIMS, ERRATA
@@ -175,10 +176,10 @@ def test_figure1_sentences_stand_beside_their_verdicts():
     assert {k for ks in plots.FIGURE1_SENTENCES.values() for k in ks} <= set(keys)
     claims = pd.DataFrame({"key": [k + "_paper" for k in keys],
                            "verdict": [f"v{i}" for i in range(len(keys))]})
-    table = plots.sentences_frame(claims)
+    table = sentences_frame("balle2016", plots.FIGURE1_SENTENCES, claims)
     assert len(table) == len(plots.FIGURE1_SENTENCES)
     row = list(plots.FIGURE1_SENTENCES).index("fig1_noise_decreases")
     assert table.verdict[row] == f"dp_noise_decreases: v{keys.index('dp_noise_decreases')}"
     assert "noise introduced by the DP mechanism decreases" in table["the paper says"][row]
     with pytest.raises(ValueError, match="lsl_schedule_paper"):
-        plots.sentences_frame(claims[claims.key != "lsl_schedule_paper"])
+        sentences_frame("balle2016", plots.FIGURE1_SENTENCES, claims[claims.key != "lsl_schedule_paper"])

@@ -18,6 +18,7 @@ from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.report import Report
+from privrl.chapter.sentences import paper_claims
 from privrl.chapter.skeleton import Context
 from privrl.chapter.sweep import seed_for
 from privrl.chapter.verdicts import Claim
@@ -435,7 +436,7 @@ def test_final_sigma_marks_the_papers_sigma_and_claims_read_the_decided_verdicts
     assert len(marks) == 2 and all(m.get_xdata()[0] == stated == 0.4 for m in marks)
     decided = [Claim(key="fig1_noise_slows_paper", statement="s", verdict="reproduced",
                      statistic="d", value=1.0, interval=(0.5, 1.5), n_trials=10, reason="r")]
-    text = plots.paper_claims("wang2019", {"fig1_noise_needs_samples": ["fig1_noise_slows_paper"],
+    text = paper_claims("wang2019", {"fig1_noise_needs_samples": ["fig1_noise_slows_paper"],
                                            "suggested_reset": ["fig1_resample_helps_paper"]},
                               decided)
     first, second = text.splitlines()

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privrl.chapter.sentences import NOT_DECIDED, sentences_frame
 from privrl.papers.xie2019 import plots, points
 
 
@@ -125,11 +126,11 @@ def test_sentences_stand_beside_the_verdicts_that_decide_them():
     claims = pd.DataFrame({"key": ["mc_beats_output_perturbation_paper",
                                    "off_policy_like_on_policy_paper"],
                            "verdict": ["reproduced", "not reproduced"]})
-    table = plots.sentences_frame(claims, "mountain_car")
+    table = sentences_frame("xie2019", plots.SENTENCES["mountain_car"], claims)
     assert list(table.verdict) == ["mc_beats_output_perturbation: reproduced",
                                    "off_policy_like_on_policy: not reproduced"]
     assert table["the paper says"][0].startswith("\u201cour proposed gradient perturbation")
-    hiv = plots.sentences_frame(claims, "hiv")
-    assert list(hiv.verdict) == [plots.NOT_DECIDED]
+    hiv = sentences_frame("xie2019", plots.SENTENCES["hiv"], claims)
+    assert list(hiv.verdict) == [NOT_DECIDED]
     with pytest.raises(ValueError, match="off_policy_like_on_policy"):
-        plots.sentences_frame(claims.iloc[:1], "mountain_car")
+        sentences_frame("xie2019", plots.SENTENCES["mountain_car"], claims.iloc[:1])

@@ -9,9 +9,8 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
-from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.plotting import band_plot, legend_outside, method_colours, new_figure
-from privrl.papers.balle2016.profile import METHODS, PAPER, PAPER_BATCHES, BalleProfile
+from privrl.papers.balle2016.profile import METHODS, PAPER_BATCHES, BalleProfile
 
 #: One colour per method, the same in every figure of the chapter.
 COLOURS = method_colours(METHODS)
@@ -86,23 +85,5 @@ FIGURE1_SENTENCES: dict[str, tuple[str, ...]] = {
 }
 
 
-def sentences_frame(claims: pd.DataFrame, suffix: str = "_paper") -> pd.DataFrame:
-    """The paper's sentences on Figure 1 (quoted from its seed text, with where it says them)
-    beside the verdicts of the claims that decide them, read from ``claims``
-    (:meth:`~privrl.chapter.report.Report.claims_frame`: key, verdict), keyed
-    ``<claim><suffix>`` (``""`` for the run's own claims). A claim missing from ``claims`` is a
-    ``ValueError`` naming it."""
-    verdicts = dict(zip(claims["key"], claims["verdict"], strict=True))
-    rows = []
-    for number_key, keys in FIGURE1_SENTENCES.items():
-        number = paper_number(PAPER, number_key)
-        missing = [k + suffix for k in keys if k + suffix not in verdicts]
-        if missing:
-            raise ValueError(f"claims: no verdict for {missing}")
-        rows.append({"the paper says": f"\u201c{number.source.quote}\u201d",
-                     "where": number.where,
-                     "verdict": "; ".join(f"{k}: {verdicts[k + suffix]}" for k in keys)})
-    return pd.DataFrame(rows)
 
-
-__all__ = ["COLOURS", "FIGURE1_SENTENCES", "plot_figure1", "plot_noise_rate", "sentences_frame"]
+__all__ = ["COLOURS", "FIGURE1_SENTENCES", "plot_figure1", "plot_noise_rate"]

@@ -4,27 +4,25 @@ the AirRaid teacher, the radii of Lemma 1, times to threshold, the students' dia
 
 Every legend is outside the data (:func:`~privrl.chapter.plotting.legend_outside`, or under its
 panel), every configuration has one colour in every figure (:data:`COLOURS`), and the paper's
-stated numbers are drawn with :func:`~privrl.chapter.plotting.mark_paper`. :func:`paper_claims`
-writes the paper's sentences a figure is evidence for, with the verdicts decided on them."""
+stated numbers are drawn with :func:`~privrl.chapter.plotting.mark_paper`. The paper's
+sentences a figure is evidence for are quoted under it with
+:func:`privrl.chapter.sentences.paper_claims`."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.plotting import (
-    MAX_LEGEND_ENTRIES,
+    legend_below,
     legend_outside,
     mark_paper,
     method_colours,
     new_figure,
 )
-from privrl.chapter.verdicts import Claim
 from privrl.papers.gohari2021 import theory
 from privrl.papers.gohari2021.profile import AWARE, UNAWARE
 
@@ -227,29 +225,3 @@ def plot_times(times: pd.DataFrame, labels: tuple[str, ...]):
     legend_outside(ax)
     return fig
 
-
-def legend_below(fig, ncol: int = 2) -> None:
-    """One legend under the axes of ``fig`` (outside the data; the axes keep their width), each
-    label once, at most :data:`~privrl.chapter.plotting.MAX_LEGEND_ENTRIES` entries."""
-    entries: dict[str, Any] = {}
-    for ax in fig.axes:
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            entries.setdefault(label, handle)
-    if not 1 <= len(entries) <= MAX_LEGEND_ENTRIES:
-        raise ValueError(f"fig: {len(entries)} legend entries, at most {MAX_LEGEND_ENTRIES}")
-    fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncol=ncol)
-
-
-def paper_claims(name: str, pairs: Mapping[str, Sequence[str]], claims: Iterable[Claim]) -> str:
-    """Markdown under a figure: each sentence the paper claims (``pairs``: key of
-    ``book/paper_numbers/<name>.yml`` -> the claim keys that decided it), quoted with its line,
-    and the verdicts of those claims as the chapter decided them (never typed)."""
-    decided = {c.key: c for c in claims}
-    lines = []
-    for key, claim_keys in pairs.items():
-        number = paper_number(name, key)
-        verdicts = "; ".join(f"*{decided[k].verdict}* (`{k}`)" for k in claim_keys
-                             if k in decided) or "not decided by this run"
-        lines.append(f"- The paper ({number.where}, line {number.source.line}): "
-                     f"\"...{number.source.quote}\" Our verdict: {verdicts}.")
-    return "\n".join(lines)

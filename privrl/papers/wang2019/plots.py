@@ -5,28 +5,24 @@ noise amplitude or method, the non-private curve in each for reference), because
 in one panel cover the whole range of returns. What the claims are decided on, the final return
 of each run, is drawn beside them (:func:`plot_final_sigma`, :func:`plot_final_methods`: mean over
 seeds with its 95% t-interval). Bands and whiskers are 95% t-intervals of the mean over seeds,
-not the paper's 1-std shadow. :func:`paper_claims` writes the paper's sentences a figure is
-evidence for, with the verdicts the chapter decided on them.
+not the paper's 1-std shadow. The paper's sentences a figure is evidence for are quoted under it with
+:func:`privrl.chapter.sentences.paper_claims`.
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterable, Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.plotting import (
-    MAX_LEGEND_ENTRIES,
+    legend_below,
     legend_outside,
     mark_paper,
     method_colours,
     new_figure,
 )
-from privrl.chapter.verdicts import Claim
 from privrl.papers.wang2019.profile import FINAL_EPISODES
 from privrl.papers.wang2019.runs import final_returns
 
@@ -130,17 +126,6 @@ def plot_figure2(curves: pd.DataFrame, delta: float, column: str = "train_return
     return fig
 
 
-def legend_below(fig: plt.Figure, ncol: int = 2) -> None:
-    """One legend under the axes of ``fig`` (outside the data, the axes keep the width), each
-    label once, at most :data:`~privrl.chapter.plotting.MAX_LEGEND_ENTRIES` entries."""
-    entries: dict[str, object] = {}
-    for ax in fig.axes:
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            entries.setdefault(label, handle)
-    if not 1 <= len(entries) <= MAX_LEGEND_ENTRIES:
-        raise ValueError(f"fig: {len(entries)} legend entries, at most {MAX_LEGEND_ENTRIES}")
-    fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncol=ncol)
-
 
 def _mean_ci(values: pd.Series) -> tuple[float, float]:
     """Mean and the half-width of its 95% t-interval (0 with one value)."""
@@ -201,20 +186,6 @@ def plot_final_methods(curves: pd.DataFrame):
     legend_below(fig, ncol=2)
     return fig
 
-
-def paper_claims(name: str, pairs: Mapping[str, Sequence[str]], claims: Iterable[Claim]) -> str:
-    """Markdown under a figure: each sentence the paper claims with no number (``pairs``: key of
-    ``book/paper_numbers/<name>.yml`` -> the claim keys that decided it), quoted with its line,
-    and the verdicts of those claims as the chapter decided them (never typed)."""
-    decided = {c.key: c for c in claims}
-    lines = []
-    for key, claim_keys in pairs.items():
-        number = paper_number(name, key)
-        verdicts = "; ".join(f"*{decided[k].verdict}* (`{k}`)" for k in claim_keys
-                             if k in decided) or "not decided by this run"
-        lines.append(f"- The paper ({number.where}, line {number.source.line}): "
-                     f"\"...{number.source.quote}\" Our verdict: {verdicts}.")
-    return "\n".join(lines)
 
 
 def plot_covariance(empirical: np.ndarray, kernel: np.ndarray):

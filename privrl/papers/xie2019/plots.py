@@ -19,7 +19,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.plotting import (
     band_plot,
     in_words,
@@ -29,7 +28,6 @@ from privrl.chapter.plotting import (
     summarise,
 )
 from privrl.papers.xie2019.figure2 import FIGURE2
-from privrl.papers.xie2019.profile import PAPER
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -262,28 +260,9 @@ SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
                      "fig2_off_on_similar": ("off_policy_like_on_policy",)},
     "hiv": {"fig4_hiv": ()},
 }
-NOT_DECIDED = "not decided: no claim of this chapter tests it"
 
 
-def sentences_frame(claims: pd.DataFrame, figure: str, suffix: str = "_paper") -> pd.DataFrame:
-    """The paper's sentences on ``figure`` (:data:`SENTENCES`; quoted from its seed text, with
-    where it says them) beside the verdicts of the claims that decide them, read from ``claims``
-    (:meth:`~privrl.chapter.report.Report.claims_frame`: key, verdict), keyed
-    ``<claim><suffix>``. A deciding claim missing from ``claims`` is a ``ValueError``."""
-    verdicts = dict(zip(claims["key"], claims["verdict"], strict=True))
-    rows = []
-    for number_key, keys in SENTENCES[figure].items():
-        number = paper_number(PAPER, number_key)
-        missing = [k + suffix for k in keys if k + suffix not in verdicts]
-        if missing:
-            raise ValueError(f"claims: no verdict for {missing}")
-        rows.append({"the paper says": f"\u201c{number.source.quote}\u201d",
-                     "where": number.where,
-                     "verdict": "; ".join(f"{k}: {verdicts[k + suffix]}" for k in keys)
-                     or NOT_DECIDED})
-    return pd.DataFrame(rows)
 
-
-__all__ = ["METHOD_LABELS", "NOT_DECIDED", "SENTENCES", "sentences_frame", "ZOOM_DOMAIN", "ZOOM_METHODS", "figure_by_epsilon",
+__all__ = ["METHOD_LABELS", "SENTENCES", "ZOOM_DOMAIN", "ZOOM_METHODS", "figure_by_epsilon",
            "mark_order_of_magnitude", "plot_points", "plot_schedules", "plot_steps",
            "plot_variance", "plot_zoom", "split_method", "zoom_numbers"]
