@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
@@ -72,6 +72,15 @@ class Table:
         if self.wide:
             return f'<div class="{SCROLL_CLASS}" style="overflow-x: auto">{table}</div>'
         return table
+
+    def to_markdown(self) -> str:
+        """The table as a MyST pipe table, so that roles in its cells (a ``{ref}`` link) are
+        rendered; a pipe in a cell is escaped."""
+        def row(cells: Iterable[Any]) -> str:
+            return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+
+        return "\n".join([row(self.frame.columns), row("---" for _ in self.frame.columns),
+                          *(row(r) for r in self.frame.itertuples(index=False))]) + "\n"
 
     def _repr_html_(self) -> str:
         return self.to_html()

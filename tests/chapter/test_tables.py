@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privrl.chapter.tables import COLUMN_CHARS, format_number, format_table
+from privrl.chapter.tables import COLUMN_CHARS, Table, format_number, format_table
 
 
 @pytest.mark.parametrize("x, text", [
@@ -133,3 +133,9 @@ def test_formatting_is_outside_every_records_code_closure():
 
     assert not computes_numbers("privrl.chapter.tables")
     assert computes_numbers("privrl.chapter.ledger")
+
+
+def test_a_table_as_markdown_keeps_roles_and_escapes_pipes():
+    table = Table(pd.DataFrame({"a": ["|B| = 1"], "b": ["{ref}`x`"]}, dtype=object))
+    assert table.to_markdown().splitlines() == [
+        "| a | b |", "| --- | --- |", "| \\|B\\| = 1 | {ref}`x` |"]

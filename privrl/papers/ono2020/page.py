@@ -1,6 +1,6 @@
 """The chapter page's presentation (issue 35): Tables 1-3 as the paper prints them beside ours,
 the claims of both recorded set-ups side by side, their verdict counts, and a formatted table as
-MyST Markdown (so that its cells' roles are rendered). Nothing here computes a number a claim or
+MyST Markdown. Nothing here computes a number a claim or
 a record depends on: it reads the decided claims, the tables of :mod:`.tables` and the paper's
 cells (``book/paper_numbers/ono2020.yml``)."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -17,7 +17,6 @@ import pandas as pd
 
 from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.plotting import in_words
-from privrl.chapter.tables import Table
 from privrl.chapter.verdicts import VERDICTS, Claim, Erratum
 from privrl.papers.ono2020.claims import ON_REFERENCE, RECORDED
 from privrl.papers.ono2020.profile import INF, PAPER
@@ -132,17 +131,6 @@ def verdict_counts(claims: Sequence[Claim], suffix: str) -> str:
               and not (suffix == RECORDED and c.key.endswith(ON_REFERENCE + RECORDED))]
     counts = {v: chosen.count(v) for v in VERDICTS}
     return ", ".join(f"{n} {v}" for v, n in counts.items() if n) or "no claims"
-
-
-def markdown_table(table: Table) -> str:
-    """A formatted table (:func:`~privrl.chapter.tables.format_table`) as a MyST pipe table, so
-    that roles in its cells (a departure's ``{ref}`` link) are rendered; pipes are escaped."""
-    def row(cells: Iterable[Any]) -> str:
-        return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
-
-    frame = table.frame
-    return "\n".join([row(frame.columns), row("---" for _ in frame.columns),
-                      *(row(r) for r in frame.itertuples(index=False))]) + "\n"
 
 
 #: Code words of the claims' and errata's text in the words the page uses (a cell that shows

@@ -17,7 +17,6 @@ import pytest
 matplotlib.use("Agg")
 
 from privrl.chapter.front import front_matter  # noqa: E402
-from privrl.chapter.tables import Table  # noqa: E402
 from privrl.chapter.verdicts import Claim  # noqa: E402
 from privrl.papers.ono2020 import page, plots  # noqa: E402
 from privrl.papers.ono2020.claims import CLAIMS, ON_REFERENCE, RECORDED  # noqa: E402
@@ -102,12 +101,9 @@ def test_claims_side_by_side_and_counts_read_each_recorded_set_up():
     assert page.verdict_counts([], RECORDED) == "no claims"
 
 
-def test_readable_and_markdown_table():
+def test_readable():
     frame = page.readable(pd.DataFrame({"x": ["at epsilon = inf, epsilon = 2", 3]}))
     assert frame.x.tolist() == ["at ε = ∞ (no noise), ε = 2", 3]
-    text = page.markdown_table(Table(pd.DataFrame({"a": ["|B| = 1"], "b": ["{ref}`x`"]},
-                                                  dtype=object)))
-    assert text.splitlines() == ["| a | b |", "| --- | --- |", "| \\|B\\| = 1 | {ref}`x` |"]
 
 
 def _notebook_labels() -> set[str]:
