@@ -199,10 +199,13 @@ def decided(summary: Summary) -> list[Decided]:
     return decided_claims(claim_of(c) for c in records(summary, "claims"))
 
 
-def _key_cell(name: str, key: str, front: FrontMatter | None) -> str:
-    """The key, linked to the figure or table that decided it (the front matter's ``evidence``
-    label), else to its chapter."""
-    label = front.evidence.get(key) if front is not None else None
+def _key_cell(name: str, row: Decided, front: FrontMatter | None) -> str:
+    """The row's key, linked to the figure or table that decided it (the front matter's
+    ``evidence`` label of the deciding claim's own key, e.g. with a record's suffix, else of the
+    row's key), else to its chapter."""
+    evidence = front.evidence if front is not None else {}
+    label = evidence.get(row.claim.key) or evidence.get(row.key)
+    key = row.key
     return f"{{ref}}`{key} <{label}>`" if label else f"{{doc}}`{key} <../notebooks/{name}>`"
 
 
@@ -253,7 +256,7 @@ def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str,
     for d in rows:
         reason = marks.get(d.claim.reason) or cell(d.claim.reason)
         table.append([
-            _key_cell(name, d.key, front), cell(d.claim.statement.removeprefix(prefix)),
+            _key_cell(name, d, front), cell(d.claim.statement.removeprefix(prefix)),
             _verdict_cell(d), cell(_numbers(d.claim)) + "; " + reason,
             *([f"{cell(d.scale)}, `{d.claim.commit}`"] if len(runs) > 1 else [])])
     lines = [note, ""] if note else []

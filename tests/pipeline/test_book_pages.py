@@ -143,6 +143,13 @@ def test_landing_decides_on_the_record_and_checks_the_quick_rerun_only_where_it_
         "**reproduced** (quick rerun agrees)", "**reproduced** (quick rerun: not reproduced)",
         "**inconclusive**"]  # the quick run's floor is untestable: it checks nothing
     assert "3 claims: 2 reproduced, 1 inconclusive" in text
+    # a record's own figure is linked where the front matter names it for the suffixed key
+    front = FrontMatter("demo", "A is faster.", "A is.", {"faster": "fig-demo-speed",
+                                                          "better_paper": "fig-demo-record"}, ())
+    rows = _rows(landing_papers([summary], {"demo": front}))
+    assert [r.split(" | ")[0] for r in rows] == [
+        "| {ref}`faster <fig-demo-speed>`", "| {ref}`better <fig-demo-record>`",
+        "| {doc}`floor <../notebooks/demo>`"]
 
 
 def test_shared_statement_openings_and_reasons_are_said_once_per_group():

@@ -22,6 +22,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from privrl.chapter.plotting import (
     band_plot,
     in_words,
+    legend_below,
     legend_outside,
     mark_paper,
     method_colours,
@@ -234,7 +235,7 @@ def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
     """The step-size tuning of the reference set-up's private arms
     (:func:`~privrl.papers.ono2020.tuning.step_scores`): per arm, the mean area under the return
     curve (mean score per submission) against the RMSProp step, with its bootstrap 95% interval,
-    and the chosen step (the highest mean) marked."""
+    and the chosen step (the highest mean) marked and named in the panel's title."""
     arms = list(dict.fromkeys(scores.sort_values(["mechanism", "epsilon"]).arm))
     ncols = min(4, len(arms))
     nrows = -(-len(arms) // ncols)
@@ -242,16 +243,17 @@ def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
     for ax, label in zip(axes.ravel(), arms, strict=False):
         g = scores[scores.arm == label].sort_values("step_size")
         ax.errorbar(g.step_size, g.auc, yerr=[g.auc - g.auc_lo, g.auc_hi - g.auc], marker="o",
-                    capsize=3, label="mean, 95% interval")
+                    capsize=3, label="mean AUC with its 95% interval")
         best = g[g.chosen]
         ax.plot(best.step_size, best.auc, marker="*", ms=14, ls="none", color="k",
-                label=f"chosen: {best.step_size.iloc[0]:g}")
+                label="the chosen step (highest mean)")
         ax.set_xscale("log")
-        ax.set_title(f"{label} ({int(g.n_trials.min())} trials)", fontsize=9)
+        ax.set_title(f"{label}: {int(g.n_trials.min())} trials,\nchosen step "
+                     f"{best.step_size.iloc[0]:g}", fontsize=9)
         ax.set_xlabel("RMSProp step")
-        ax.legend(fontsize=7)
     for ax in axes.ravel()[len(arms):]:
         ax.set_visible(False)
     for row in axes:
         row[0].set_ylabel("mean score per submission")
+    legend_below(fig)
     return fig
