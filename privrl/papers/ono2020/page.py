@@ -18,9 +18,11 @@ import pandas as pd
 from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.plotting import in_words
 from privrl.chapter.verdicts import VERDICTS, Claim, Erratum
-from privrl.papers.ono2020.claims import ON_REFERENCE, RECORDED
+from privrl.papers.ono2020.claims import ON_REFERENCE, ON_TUNED, RECORDED
 from privrl.papers.ono2020.profile import INF, PAPER
 
+#: The column of the reference set-up at steps chosen by mean AUC (:mod:`.tuning`).
+TUNED_COLUMN = "reference set-up, steps tuned by AUC"
 #: Tables 1-3 by our metric: the paper's table number and what it shows.
 PAPER_TABLE_OF = {"median_fst": 1, "success_ratio": 2, "relative_auc": 3}
 #: The columns of Tables 1-3 in the paper's order.
@@ -110,17 +112,21 @@ def table1_against_its_text() -> str:
 def claims_side_by_side(claims: Sequence[Claim]) -> pd.DataFrame:
     """One row per claim of the paper: its key, statement and where the paper makes it, and its
     verdict on each recorded set-up (the paper's literal set-up, keys ending ``_paper``; the
-    reference set-up, keys ending ``_reference_paper``). A claim the quick run alone decided
-    has no recorded verdict: "not recorded"."""
+    reference set-up, keys ending ``_reference_paper``; and, when recorded, the reference set-up
+    at steps chosen by mean AUC, keys ending ``_reference_tuned``, which decides where it is
+    recorded). A claim no record decided has no recorded verdict: "not recorded"."""
     by_key = {c.key: c for c in claims}
-    bases = [c.key for c in claims if not c.key.endswith((RECORDED, ON_REFERENCE))]
+    bases = [c.key for c in claims if not c.key.endswith((RECORDED, ON_REFERENCE, ON_TUNED))]
+    tuned = any(c.key.endswith(ON_TUNED) for c in claims)
     rows = []
     for base in bases:
-        paper = by_key.get(base + RECORDED)
-        reference = by_key.get(base + ON_REFERENCE + RECORDED)
-        rows.append({"key": base, "claim": by_key[base].statement,
-                     "the paper's set-up": paper.verdict if paper else "not recorded",
-                     "reference set-up": reference.verdict if reference else "not recorded"})
+        row = {"key": base, "claim": by_key[base].statement}
+        for column, suffix in (("the paper's set-up", RECORDED),
+                               ("reference set-up", ON_REFERENCE + RECORDED),
+                               *([(TUNED_COLUMN, ON_TUNED)] if tuned else [])):
+            found = by_key.get(base + suffix)
+            row[column] = found.verdict if found else "not recorded"
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -179,6 +185,29 @@ def step_table_in_words(steps: pd.DataFrame) -> pd.DataFrame:
         return f"{in_words(mech)}, {eps}, {buffer.replace('=', ' = ')}"
 
     return steps.assign(arm=steps.arm.map(words))
+
+
+def tuned_arms(trials: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
+    """The recorded evaluation at steps chosen by mean AUC (:mod:`.tuning`), one row per arm:
+    the arm in words, its chosen step with the tuning's mean AUC and 95% interval there
+    (``scores``: :func:`.tuning.step_scores`) and the evaluation's successes within the budget
+    (``trials``: the reference record's columns)."""
+    rows = []
+    for (mech, eps, buffer), g in trials.groupby(["mechanism", "epsilon", "buffer_size"],
+                                                 sort=False):
+        tuned = scores[scores.chosen & (scores.mechanism == mech) & (scores.epsilon == eps)
+                       & (scores.buffer_size == buffer)]
+        step = float(g.step_size.iloc[0])
+        row = {"arm": f"{in_words(mech)}, {_column(eps)}, |B| = {buffer}", "step": step}
+        if len(tuned) == 1:
+            t = tuned.iloc[0]
+            row["tuning: mean AUC [95% interval]"] = (
+                f"{t.auc:.3g} [{t.auc_lo:.3g}, {t.auc_hi:.3g}] on {int(t.n_trials)} trials")
+        else:  # the non-private baseline keeps the reference record's step
+            row["tuning: mean AUC [95% interval]"] = "not tuned (the reference record's step)"
+        row["evaluation: successes"] = f"{int(g.success.sum())} of {len(g)}"
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def figure2_sentences(claims: Sequence[Claim]) -> str:

@@ -237,6 +237,8 @@ def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
     curve (mean score per submission) against the RMSProp step, with its bootstrap 95% interval,
     and the chosen step (the highest mean) marked and named in the panel's title."""
     arms = list(dict.fromkeys(scores.sort_values(["mechanism", "epsilon"]).arm))
+    words = {r.arm: f"{in_words(r.mechanism)}, ε = {r.epsilon:g}, |B| = {r.buffer_size}"
+             for r in scores.itertuples()}
     ncols = min(4, len(arms))
     nrows = -(-len(arms) // ncols)
     fig, axes = new_figure(nrows, ncols, width=3.4, height=2.8, sharey=True)
@@ -248,7 +250,7 @@ def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
         ax.plot(best.step_size, best.auc, marker="*", ms=14, ls="none", color="k",
                 label="the chosen step (highest mean)")
         ax.set_xscale("log")
-        ax.set_title(f"{label}: {int(g.n_trials.min())} trials,\nchosen step "
+        ax.set_title(f"{words[label]}: {int(g.n_trials.min())} trials,\nchosen step "
                      f"{best.step_size.iloc[0]:g}", fontsize=9)
         ax.set_xlabel("RMSProp step")
     for ax in axes.ravel()[len(arms):]:

@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 from privrl.chapter.front import front_matter  # noqa: E402
 from privrl.chapter.verdicts import Claim  # noqa: E402
 from privrl.papers.ono2020 import page, plots  # noqa: E402
-from privrl.papers.ono2020.claims import CLAIMS, ON_REFERENCE, RECORDED  # noqa: E402
+from privrl.papers.ono2020.claims import CLAIMS, ON_REFERENCE, ON_TUNED, RECORDED  # noqa: E402
 from privrl.papers.ono2020.profile import INF, PAPER_TABLES  # noqa: E402
 from privrl.papers.ono2020.tables import success_tables  # noqa: E402
 
@@ -99,6 +99,16 @@ def test_claims_side_by_side_and_counts_read_each_recorded_set_up():
     assert page.verdict_counts(claims, RECORDED) == "1 not reproduced, 1 untestable"
     assert page.verdict_counts(claims, ON_REFERENCE + RECORDED) == "1 reproduced"
     assert page.verdict_counts([], RECORDED) == "no claims"
+
+
+
+def test_claims_side_by_side_adds_the_tuned_record_where_it_is_recorded():
+    claims = [_claim("a", "untestable"), _claim("a" + ON_REFERENCE + RECORDED, "inconclusive"),
+              _claim("a" + ON_TUNED, "reproduced"), _claim("b", "inconclusive")]
+    frame = page.claims_side_by_side(claims)
+    assert frame.key.tolist() == ["a", "b"]  # a tuned claim is no claim of its own
+    assert frame[page.TUNED_COLUMN].tolist() == ["reproduced", "not recorded"]
+    assert frame["reference set-up"].tolist() == ["inconclusive", "not recorded"]
 
 
 def test_readable():
@@ -198,3 +208,19 @@ def test_errata_markdown_lists_each_erratum_in_words():
 
     text = page.errata_markdown([Erratum("eq24", "wrong", "At epsilon = inf it is.", "checked")])
     assert text == "- **wrong** (`eq24`): At ε = ∞ (no noise) it is. *Evidence:* checked\n"
+
+
+def test_tuned_arms_name_each_arms_step_tuning_score_and_successes():
+    scores = pd.DataFrame({"mechanism": ["prs", "prs"], "epsilon": [1.0, 1.0],
+                           "buffer_size": [100, 100], "step_size": [0.01, 0.03],
+                           "n_trials": [10, 10], "auc": [0.2, 0.3], "auc_lo": [0.1, 0.25],
+                           "auc_hi": [0.3, 0.35], "chosen": [False, True]})
+    trials = pd.DataFrame({"mechanism": ["prs"] * 3 + ["laplace"], "epsilon": [1.0] * 3 + [INF],
+                           "buffer_size": [100] * 3 + [1], "step_size": [0.03] * 3 + [0.1],
+                           "success": [True, False, True, True]})
+    table = page.tuned_arms(trials, scores)
+    assert table.to_dict("records")[0] == {
+        "arm": "PRS, ε = 1, |B| = 100", "step": 0.03,
+        "tuning: mean AUC [95% interval]": "0.3 [0.25, 0.35] on 10 trials",
+        "evaluation: successes": "2 of 3"}
+    assert table.iloc[1]["tuning: mean AUC [95% interval]"].startswith("not tuned")
