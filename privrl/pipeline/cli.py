@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -59,12 +60,23 @@ def record_run(
     root: Path, name: str, profile: str, output: str, record: dict[str, Any]
 ) -> list[Path]:
     """Store a run's record in ``book/measurements/`` (for the reproducibility page) and, if the
-    notebook wrote ``<name>.summary.json``, the summary with the record beside it in
-    ``book/measurements/results/`` (for a chapter that shows a recorded run of another profile)."""
+    notebook wrote them, its tidy results table ``<name>.results.csv`` as
+    ``book/measurements/results/<name>-<profile>-results.csv`` (named in the record's ``files``)
+    and its summary with the record beside it in ``book/measurements/results/`` (for a chapter
+    that shows a recorded run of another profile)."""
+    results = Path(output) / f"{name}.results.csv"
+    written = []
+    if results.exists():
+        dest = recorded_summary_path(root, name, profile).with_name(
+            f"{name}-{profile}-results.csv")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(results, dest)
+        record = {**record, "files": [*record.get("files", []), dest.name]}
+        written.append(dest)
     dest = record_path(root, name, profile)
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(json.dumps(record, indent=2) + "\n")
-    written = [dest]
+    written.insert(0, dest)
     summary = Path(output) / f"{name}.summary.json"
     if summary.exists():
         dest = recorded_summary_path(root, name, profile)

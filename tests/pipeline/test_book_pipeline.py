@@ -227,6 +227,14 @@ def test_record_run_stores_record_and_summary_for_the_chapter(tiny_book: Path, t
     assert json.loads(written[0].read_text()) == record
     got = recorded_summary("demo", "paper", start=tiny_book / "notebooks")
     assert got == {"record": record, "summary": {"answer": 84.0}}
+    # the tidy results table lands beside it, named in the record's files
+    (out / "demo.results.csv").write_text("x,y\n1,2\n")
+    written = record_run(tiny_book, "demo", "paper", str(out), record)
+    assert [p.relative_to(tiny_book).as_posix() for p in written] == [
+        "book/measurements/demo-paper.json", "book/measurements/results/demo-paper-results.csv",
+        "book/measurements/results/demo-paper.json"]
+    assert written[1].read_text() == "x,y\n1,2\n"
+    assert json.loads(written[0].read_text())["files"] == ["demo-paper-results.csv"]
 
 
 def test_run_record_names_the_commit_that_ran(tiny_book: Path, tmp_path: Path):
