@@ -42,7 +42,10 @@ class Evidence:
     ``where`` what is added to the paper's source; ``verdicts`` the claims a recorded run decided
     when it was recorded (by key), given back instead of deciding anew; ``notes`` what a
     recorded claim's evidence should add (by key); ``scale`` the words for the scale the data
-    were produced at, stamped on every claim (``""``: :meth:`scale_of`).
+    were produced at, stamped on every claim (``""``: :meth:`scale_of`); ``record`` the name of
+    the recorded run's profile when it differs from the typed profile its parameters are read
+    into (gohari2021's ``design``, read as a ``paper`` profile with fewer seeds): stamped on the
+    claims instead, so that the stamp names what was run.
     """
 
     name: str
@@ -56,6 +59,7 @@ class Evidence:
     verdicts: Mapping[str, Claim] | None = None
     notes: Mapping[str, str] = field(default_factory=dict)
     scale: str = ""
+    record: str = ""
 
     @property
     def recorded(self) -> bool:
@@ -88,7 +92,8 @@ class Evidence:
         parts = (self.source, outcome.evidence, self.notes.get(spec.key, ""))
         return Claim.of(outcome, evidence="; ".join(p for p in parts if p),
                         key=spec.key + self.suffix, statement=self.prefix + spec.says(self.profile),
-                        source=spec.source + self.where, profile=self.profile.profile,
+                        source=spec.source + self.where,
+                        profile=self.record or self.profile.profile,
                         commit=self.commit or ctx.report.commit,
                         scale=self.scale_of(ctx.report.paper))
 

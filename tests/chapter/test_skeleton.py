@@ -112,9 +112,12 @@ def test_a_claim_decided_again_on_a_recorded_run_is_keyed_and_stamped_by_its_evi
             yield Evidence("paper", recorded, "abc123", source="recorded run", suffix="_paper",
                            where=" (recorded)")
             yield None  # a source this run does not have
+            yield Evidence("design", recorded, "def456", suffix="_design", record="design")
 
     report = Recorded().run(DemoProfile.quick()).report
-    live, paper = report.claims
+    live, paper, design = report.claims
+    # a record read into the paper's typed profile is stamped with its own profile's name
+    assert (design.key, design.profile, design.n_trials) == ("small_design", "design", 20)
     assert (live.key, live.statement, live.source) == ("small", "6 values are below one", "Fig. 1")
     assert (live.profile, live.commit, live.verdict) == ("quick", report.commit, "reproduced")
     assert (paper.key, paper.statement) == ("small_paper", "20 values are below one")

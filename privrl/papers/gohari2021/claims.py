@@ -70,23 +70,10 @@ class Runs:
         return head.loc[treated].to_dict()
 
 
-@dataclasses.dataclass(frozen=True)
-class RecordEvidence(Evidence):
-    """A recorded run's evidence whose claims are stamped with the record's own profile name
-    (``record``, e.g. ``design``) rather than that of the typed profile its parameters are
-    read into (``paper``, with fewer seeds and roll-outs): the stamp names what was run."""
-
-    record: str = ""
-
-    def decide(self, ctx: Any, spec: ClaimSpec) -> Any:
-        claim = super().decide(ctx, spec)
-        return claim if claim is None else dataclasses.replace(claim, profile=self.record)
-
-
 def on_airraid(rec: RecordedAnalysis) -> Evidence:
     """The recorded AirRaid design as the evidence of claims keyed ``<key>_airraid``, stamped
     with the record's profile (``design``) and stating its scale."""
-    return RecordEvidence("airraid", rec.profile, rec.commit, source=rec.source, suffix="_airraid",
+    return Evidence("airraid", rec.profile, rec.commit, source=rec.source, suffix="_airraid",
                           where=f" (on the recorded AirRaid design: {rec.scale})",
                           data=Runs(rec.runs, rec.speedup, rec.queries), record=rec.name,
                           scale=rec.scale)
