@@ -32,6 +32,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from privrl.chapter.verdicts import Claim
 
 #: The source tree the running ``privrl`` package was imported from (the repository root when
@@ -189,6 +191,27 @@ def recorded_file(filename: str, start: str | os.PathLike[str] | None = None) ->
         if path.exists():
             return path
     return None
+
+
+def read_recorded(files: dict[str, str], record_json: str, directory: Path | None = None
+                  ) -> dict[str, Any] | None:
+    """A recorded run's CSVs ``files`` (name -> file in ``book/measurements/results/``, read as
+    frames) and, under ``"record"``, its run record ``record_json`` one folder up (``{}`` when
+    absent); ``None`` when the first CSV is absent (looked up with :func:`recorded_file` unless
+    ``directory`` is given)."""
+    first = next(iter(files.values()))
+    if directory is None:
+        found = recorded_file(first)
+        if found is None:
+            return None
+        directory = found.parent
+    directory = Path(directory)
+    if not (directory / first).exists():
+        return None
+    record_file = directory.parent / record_json
+    out: dict[str, Any] = {name: pd.read_csv(directory / file) for name, file in files.items()}
+    out["record"] = json.loads(record_file.read_text()) if record_file.exists() else {}
+    return out
 
 
 def recorded_summary(name: str, profile: str, start: str | os.PathLike[str] | None = None) -> dict | None:
@@ -426,6 +449,6 @@ def recorded_claims(name: str, profile: str = "paper", suffix: str = "_paper",
 __all__ = [
     "KEY_PACKAGES", "MEASUREMENTS", "PACKAGE_DIR", "RESULTS", "RecordedRun", "RunRecord", "SOURCE_ROOT", "changed_since",
     "computes_numbers", "current_commit", "experiment_sources", "find_root", "format_duration",
-    "git", "imported_modules", "package_versions", "module_closure", "module_file", "record_path", "recorded_claims",
+    "git", "imported_modules", "package_versions", "module_closure", "module_file", "read_recorded", "record_path", "recorded_claims",
     "recorded_file", "recorded_run", "recorded_summary", "recorded_summary_path", "results_dir",
 ]

@@ -144,30 +144,10 @@ def record_reference_run(profile: OnoProfile, *, cache_dir: Any, directory: Path
     return record
 
 
-def _read_recorded(files: dict[str, str], record_json: str, directory: Path | None
-                   ) -> dict[str, Any] | None:
-    """The recorded CSVs ``files`` (name -> file) and the run record ``record_json`` one folder
-    up, or ``None`` when the first CSV is absent (looked up with :func:`records.recorded_file`
-    unless ``directory`` is given)."""
-    first = next(iter(files.values()))
-    if directory is None:
-        found = records.recorded_file(first)
-        if found is None:
-            return None
-        directory = found.parent
-    directory = Path(directory)
-    if not (directory / first).exists():
-        return None
-    record_file = directory.parent / record_json
-    out: dict[str, Any] = {name: pd.read_csv(directory / file) for name, file in files.items()}
-    out["record"] = json.loads(record_file.read_text()) if record_file.exists() else {}
-    return out
-
-
 def recorded_reference_run(directory: Path | None = None) -> dict[str, Any] | None:
     """The recorded reference set-up: ``{"trials", "sweep", "curves", "record"}`` (curves with
     ``buffer_size`` back, as :func:`recorded_curves`), or ``None`` when none is recorded."""
-    out = _read_recorded({"trials": REFERENCE_TRIALS_CSV, "sweep": REFERENCE_SWEEP_CSV,
+    out = records.read_recorded({"trials": REFERENCE_TRIALS_CSV, "sweep": REFERENCE_SWEEP_CSV,
                           "curves": REFERENCE_CURVES_CSV}, REFERENCE_RECORD_JSON, directory)
     if out is not None:
         out["curves"] = recorded_curves(out["curves"])
@@ -177,7 +157,7 @@ def recorded_reference_run(directory: Path | None = None) -> dict[str, Any] | No
 def recorded_paper_run(directory: Path | None = None) -> dict[str, Any] | None:
     """The recorded paper run: ``{"trials", "curves", "record"}`` or ``None`` if absent
     (looked up with :func:`records.recorded_file` unless ``directory`` is given)."""
-    return _read_recorded({"trials": TRIALS_CSV, "curves": CURVES_CSV}, RECORD_JSON, directory)
+    return records.read_recorded({"trials": TRIALS_CSV, "curves": CURVES_CSV}, RECORD_JSON, directory)
 
 
 def recorded_curves(curves: pd.DataFrame) -> pd.DataFrame:

@@ -282,21 +282,12 @@ def record_tuned(profile: OnoProfile, *, cache_dir: Any, tune: str = "all",
 
 def recorded_tuned_run(directory: Path | None = None) -> dict[str, Any] | None:
     """The recorded tuning and evaluation: ``{"tuning", "scores", "trials", "record"}``, or
-    ``None`` when none is recorded (looked up with :func:`records.recorded_file` unless
-    ``directory`` is given)."""
-    if directory is None:
-        found = records.recorded_file(TUNED_TRIALS_CSV)
-        if found is None:
-            return None
-        directory = found.parent
-    directory = Path(directory)
-    if not (directory / TUNED_TRIALS_CSV).exists():
-        return None
-    tuning = pd.read_csv(directory / TUNING_CSV)
-    record_file = directory.parent / TUNED_RECORD_JSON
-    return {"tuning": tuning, "scores": step_scores(tuning.rename(columns={"step_size": "eta"})),
-            "trials": pd.read_csv(directory / TUNED_TRIALS_CSV),
-            "record": json.loads(record_file.read_text()) if record_file.exists() else {}}
+    ``None`` when none is recorded (:func:`privrl.chapter.records.read_recorded`)."""
+    out = records.read_recorded({"trials": TUNED_TRIALS_CSV, "tuning": TUNING_CSV},
+                                TUNED_RECORD_JSON, directory)
+    if out is not None:
+        out["scores"] = step_scores(out["tuning"].rename(columns={"step_size": "eta"}))
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
