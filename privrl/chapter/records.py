@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
+import importlib
 import json
 import os
 import platform
@@ -35,6 +36,7 @@ from typing import Any
 import pandas as pd
 
 from privrl.chapter.verdicts import Claim
+from privrl.core.results_version import REGISTRY
 
 #: The source tree the running ``privrl`` package was imported from (the repository root when
 #: installed in editable mode).
@@ -129,9 +131,15 @@ class RunRecord:
     def now(cls, *, notebook: str, profile: str, parameters: dict[str, Any], wall_time_s: float,
             git_commit: str, git_dirty: bool, peak_memory_mb: float | None = None,
             **extra: Any) -> RunRecord:
-        """A record of a run that finished now, on this machine."""
+        """A record of a run that finished now, on this machine; a record ``produced_by``
+        modules whose code closure declares results versions also keeps them
+        (``results_versions``, :func:`declared_versions`), by which its staleness is judged."""
         if peak_memory_mb is None:
             peak_memory_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        if extra.get("produced_by") and "results_versions" not in extra:
+            declared = declared_versions(extra["produced_by"])
+            if declared:
+                extra["results_versions"] = declared
         return cls(notebook=notebook, profile=profile, parameters=dict(parameters),
                    wall_time_s=round(float(wall_time_s), 2),
                    peak_memory_mb=round(float(peak_memory_mb), 1), git_commit=git_commit,
@@ -313,6 +321,37 @@ def experiment_sources(name: str, root: Path = SOURCE_ROOT,
     return sorted(path.relative_to(root) for path in closure.values())
 
 
+def declared_versions(produced_by: Iterable[str], root: Path = SOURCE_ROOT) -> dict[str, str]:
+    """The results versions (:mod:`privrl.core.results_version`) that the run functions in the
+    code closure of the modules ``produced_by`` declare, by ``module.qualname``: the promise that
+    a recorded table's numbers are what the code computes while the tags stand."""
+    closure = module_closure(list(produced_by), lambda m: module_file(m, root))
+    for module, path in closure.items():
+        if "@results_version(" in path.read_text():
+            importlib.import_module(module)
+    return {name: run.tag for name, run in sorted(REGISTRY.items())
+            if name.rpartition(".")[0] in closure}
+
+
+def versions_changed(recorded: dict[str, str], produced_by: Iterable[str],
+                     root: Path = SOURCE_ROOT) -> tuple[bool | None, tuple[str, ...], str]:
+    """Whether a record's results versions (``recorded``, by function) differ from the ones its
+    ``produced_by`` modules declare now: ``(stale, changed functions, reason in words)``;
+    ``stale`` is ``None`` when the modules cannot be imported."""
+    try:
+        now = declared_versions(produced_by, root)
+    except Exception as err:  # an import that fails: staleness cannot be judged
+        return None, (), f"its run functions could not be imported ({err})"
+    changed = tuple(name for name in sorted(set(recorded) | set(now))
+                    if recorded.get(name) != now.get(name))
+    if changed:
+        return True, changed, "results version changed since it was recorded: " + ", ".join(
+            f"{n} ({recorded.get(n, 'none')} -> {now.get(n, 'none')})" for n in changed)
+    tags = ", ".join(f"{n.rpartition('.')[2]} {t}" for n, t in sorted(recorded.items()))
+    return False, (), (f"results versions unchanged ({tags}), each held to its probe by "
+                       "tests/chapter/test_results_versions.py")
+
+
 # --- staleness of recorded runs -----------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -324,7 +363,10 @@ class RecordedRun:
     when it cannot be decided (no git, or the recorded commit is not in the history);
     ``stale_reason`` says which in words. A record that names the modules that produced it
     (``produced_by``: a recorded table of run functions, whose claims the chapter decides anew
-    on every build) is judged on their code only; otherwise on the whole chapter's.
+    on every build) is judged on their code only; otherwise on the whole chapter's. A record
+    that keeps the results versions of its run functions (``results_versions``) is judged on
+    them instead: stale when a tag changed (a refactor that changes no number keeps the tags,
+    and the versions test holds each tag to its probe).
     """
 
     name: str
@@ -418,12 +460,16 @@ def recorded_run(name: str, profile: str = "paper", root: Path | None = None,
     if record is None:
         return None
     commit = str(record.get("git_commit", "unknown"))
-    try:
-        files = experiment_sources(name, source_root, record.get("produced_by"))
-    except ValueError as err:
-        stale, changed, reason = None, (), str(err)
+    if record.get("results_versions") and record.get("produced_by"):
+        stale, changed, reason = versions_changed(record["results_versions"],
+                                                  record["produced_by"], source_root)
     else:
-        stale, changed, reason = changed_since(commit, files, source_root)
+        try:
+            files = experiment_sources(name, source_root, record.get("produced_by"))
+        except ValueError as err:
+            stale, changed, reason = None, (), str(err)
+        else:
+            stale, changed, reason = changed_since(commit, files, source_root)
     if record.get("git_dirty") and stale is False:
         stale, reason = None, (f"recorded at {commit} with uncommitted changes in the tree: whether "
                                "they touched the experiment code is not known")
@@ -448,7 +494,7 @@ def recorded_claims(name: str, profile: str = "paper", suffix: str = "_paper",
 
 __all__ = [
     "KEY_PACKAGES", "MEASUREMENTS", "PACKAGE_DIR", "RESULTS", "RecordedRun", "RunRecord", "SOURCE_ROOT", "changed_since",
-    "computes_numbers", "current_commit", "experiment_sources", "find_root", "format_duration",
+    "computes_numbers", "current_commit", "declared_versions", "experiment_sources", "find_root", "format_duration",
     "git", "imported_modules", "package_versions", "module_closure", "module_file", "read_recorded", "record_path", "recorded_claims",
-    "recorded_file", "recorded_run", "recorded_summary", "recorded_summary_path", "results_dir",
+    "recorded_file", "recorded_run", "recorded_summary", "recorded_summary_path", "versions_changed", "results_dir",
 ]

@@ -1,0 +1,50 @@
+"""A record of versioned run functions is judged stale by their results versions, not by every
+edit to their code closure (a refactor that changes no number keeps the tags)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from privrl.chapter.records import (
+    SOURCE_ROOT,
+    RunRecord,
+    declared_versions,
+    recorded_run,
+    versions_changed,
+)
+
+PAIR = "privrl.papers.wang2019.pair"
+RUN = f"{PAIR}.run_pair_curve"
+
+
+def test_declared_versions_are_those_of_the_run_functions_in_the_closure():
+    assert declared_versions([PAIR]) == {RUN: "1"}
+    frontier = declared_versions(["privrl.papers.frontier.runs"])  # through its imports
+    assert set(frontier) == {f"privrl.papers.frontier.trials.{f}"
+                             for f in ("run_calibration", "run_frontier", "run_tuning")}
+    assert declared_versions(["privrl.papers.ono2020.runs"]) == {}
+
+
+def test_a_changed_or_missing_tag_makes_the_record_stale():
+    assert versions_changed({RUN: "1"}, [PAIR])[0] is False
+    stale, changed, reason = versions_changed({RUN: "0"}, [PAIR])
+    assert stale is True and changed == (RUN,) and "(0 -> 1)" in reason
+    stale, changed, _ = versions_changed({RUN: "1", f"{PAIR}.gone": "1"}, [PAIR])
+    assert stale is True and changed == (f"{PAIR}.gone",)
+    assert versions_changed({RUN: "1"}, ["privrl.no_such_module"])[0] is True  # tag gone
+
+
+def test_a_record_keeps_its_versions_and_is_judged_by_them(tmp_path: Path):
+    record = RunRecord.now(notebook="wang2019", profile="pair", parameters={}, wall_time_s=1.0,
+                           git_commit="0" * 12, git_dirty=False, produced_by=[PAIR]).as_dict()
+    assert record["results_versions"] == {RUN: "1"}
+    results = tmp_path / "book" / "measurements" / "results"
+    results.mkdir(parents=True)
+    (results / "wang2019-pair.json").write_text(json.dumps({"record": record, "summary": {}}))
+    run = recorded_run("wang2019", "pair", root=tmp_path, source_root=SOURCE_ROOT)
+    # a commit unknown to git would leave a closure diff undecided: the tags decide it
+    assert run.stale is False and "results versions unchanged (run_pair_curve 1)" in run.provenance
+    (results / "wang2019-pair.json").write_text(json.dumps(
+        {"record": {**record, "results_versions": {RUN: "0"}}, "summary": {}}))
+    assert recorded_run("wang2019", "pair", root=tmp_path, source_root=SOURCE_ROOT).stale is True
