@@ -24,7 +24,7 @@ import functools
 
 from privrl.core.accounting.calibration import calibrate_decreasing
 from privrl.core.accounting.events import register_event
-from privrl.core.accounting.subsampled import gpope_pld_epsilon
+from privrl.core.accounting.subsampled import GpopeRun, gpope_pld_epsilon
 from privrl.core.validation import check_delta, check_epsilon, check_int, check_positive
 
 __all__ = ["GpopePldEvent", "calibrate_pld_noise_multiplier"]
@@ -32,19 +32,9 @@ __all__ = ["GpopePldEvent", "calibrate_pld_noise_multiplier"]
 
 @register_event
 @dataclasses.dataclass(frozen=True)
-class GpopePldEvent:
-    """``iterations`` GPOPE steps on ``n`` trajectories with noise multiplier
-    ``noise_multiplier`` (replace-one), its epsilon by the PLD accountant (module text)."""
-
-    noise_multiplier: float
-    n: int
-    iterations: int
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "noise_multiplier",
-                           check_positive(self.noise_multiplier, "noise_multiplier"))
-        object.__setattr__(self, "n", check_int(self.n, "n", minimum=1))
-        object.__setattr__(self, "iterations", check_int(self.iterations, "iterations", minimum=1))
+class GpopePldEvent(GpopeRun):
+    """The guarantee of a GPOPE run (:class:`~privrl.core.accounting.subsampled.GpopeRun`) as a
+    ledger event, its epsilon by the PLD accountant (module text)."""
 
     def epsilon(self, delta: float) -> float:
         return _pld_epsilon(self.noise_multiplier, self.n, self.iterations, check_delta(delta))

@@ -70,6 +70,7 @@ __all__ = [
     "COARSE_RDP_ORDERS",
     "GPOPE_RDP_ORDERS",
     "GpopeEvent",
+    "GpopeRun",
     "dp_accounting_epsilon",
     "gpope_event",
     "gpope_epsilon",
@@ -160,18 +161,11 @@ def gpope_pld_epsilon(noise_multiplier: float, n: int, iterations: int, delta: f
                        NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval)
 
 
-@register_event
 @dataclasses.dataclass(frozen=True)
-class GpopeEvent:
-    """The guarantee of a GPOPE run as a ledger event: ``iterations`` steps on ``n`` trajectories,
-    each sampling one trajectory without replacement, noise multiplier ``noise_multiplier``,
-    replace-one; its epsilon is :func:`gpope_epsilon` (privrl's RDP accountant on
-    :data:`GPOPE_RDP_ORDERS`).
-
-    Not a plain :class:`~privrl.core.accounting.events.DpAccountingEvent`: that one accounts on
-    :data:`~privrl.core.accounting.events.DEFAULT_RDP_ORDERS`, a different grid of orders, so it
-    would not give back the epsilon GPOPE is calibrated and reported at.
-    """
+class GpopeRun:
+    """A GPOPE run as the accountants see it: ``iterations`` steps on ``n`` trajectories, each
+    sampling one trajectory without replacement, noise multiplier ``noise_multiplier``,
+    replace-one (validated). Its events differ only in the accountant of their epsilon."""
 
     noise_multiplier: float
     n: int
@@ -182,6 +176,18 @@ class GpopeEvent:
                            check_positive(self.noise_multiplier, "noise_multiplier"))
         object.__setattr__(self, "n", check_int(self.n, "n", minimum=1))
         object.__setattr__(self, "iterations", check_int(self.iterations, "iterations", minimum=1))
+
+
+@register_event
+@dataclasses.dataclass(frozen=True)
+class GpopeEvent(GpopeRun):
+    """The guarantee of a GPOPE run (:class:`GpopeRun`) as a ledger event; its epsilon is
+    :func:`gpope_epsilon` (privrl's RDP accountant on :data:`GPOPE_RDP_ORDERS`).
+
+    Not a plain :class:`~privrl.core.accounting.events.DpAccountingEvent`: that one accounts on
+    :data:`~privrl.core.accounting.events.DEFAULT_RDP_ORDERS`, a different grid of orders, so it
+    would not give back the epsilon GPOPE is calibrated and reported at.
+    """
 
     def epsilon(self, delta: float) -> float:
         return gpope_epsilon(self.noise_multiplier, self.n, self.iterations, delta)

@@ -29,7 +29,7 @@ from privrl.papers.frontier.runs import run_map
 FILES: dict[str, str] = {name: f"{PAPER}-paper-{name}.csv"
                          for name in ("points", "calibration", "steps")}
 RECORD_JSON = f"{PAPER}-paper.json"
-COMMAND = ("nohup nice -n 15 python -m privrl.papers.frontier.record "
+COMMAND = ("python -m privrl.papers.frontier.record "
            "--cache-dir book/measurements/cache/frontier --workers 2")
 
 

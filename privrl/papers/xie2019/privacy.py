@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privrl.chapter.ledger import LARGE_DELTA, CrossCheck, LedgerEntry
+from privrl.chapter.ledger import LARGE_DELTA, LEMMA1_CROSS_CHECK, CrossCheck, LedgerEntry
 from privrl.core.accounting.gaussian import gaussian_epsilon
 from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
 from privrl.core.accounting.subsampled import (
@@ -134,16 +134,14 @@ def ledger_entry(release: Release, row: Mapping[str, Any]) -> LedgerEntry:
 def lsw_ledger_entries(profile: XieProfile, lsw: pd.DataFrame) -> list[LedgerEntry]:
     """One entry per (grid, epsilon) of DP-LSW on Mountain Car (table of
     :func:`~privrl.papers.xie2019.mc_lsw.run_lsw_trial`): Lemma 1's smooth-sensitivity Gaussian
-    (:class:`SmoothGaussianEvent`, epsilon by construction), cross-checked from above by Lemma
-    1's two conditions recomputed here in closed form from the event's (alpha, beta)."""
+    (:class:`SmoothGaussianEvent`, epsilon by construction; no independent cross-check applies,
+    :data:`~privrl.chapter.ledger.LEMMA1_CROSS_CHECK` names what tests the release)."""
     entries = []
     d = (domains.MC_FOURIER_ORDER + 1) ** 2
     dl = profile.domain_delta
     dp = lsw[lsw.method == "DP-LSW"]
     for (grid, eps), part in dp.groupby(["grid", "epsilon"]):
         event = SmoothGaussianEvent.calibrated(float(eps), dl, d)
-        log_term = math.log(2 / dl)
-        bound = max(5 * math.sqrt(2 * log_term) / event.alpha, 4 * event.beta * (d + log_term))
         entries.append(LedgerEntry(
             paper=PAPER, release=f"DP-LSW value-function weights, Mountain Car on-policy, grid "
                                  f"{grid}x{grid} (our reading): {len(part)} releases",
@@ -156,8 +154,7 @@ def lsw_ledger_entries(profile: XieProfile, lsw: pd.DataFrame) -> list[LedgerEnt
             epsilon=event.epsilon(dl), delta=dl, compositions=1,
             accountant="Lemma 1 of Balle et al. 2016 (smooth sensitivity, by construction)",
             event=event,
-            cross_check=CrossCheck("upper bound", "Lemma 1's conditions (a) and (b) recomputed "
-                                   "in closed form from (alpha, beta, d, delta)", bound),
+            cross_check=LEMMA1_CROSS_CHECK,
             audit="audits:dp_lsw"))
     return entries
 
