@@ -26,7 +26,9 @@ import json
 import os
 import platform
 import resource
+import shlex
 import subprocess
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
@@ -159,6 +161,12 @@ class RunRecord:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(self.as_dict(), indent=2, default=str) + "\n")
         return path
+
+
+def command_line(module: str, argv: list[str] | None = None) -> str:
+    """The shell command that ran ``python -m module`` with ``argv`` (default: this process's
+    arguments), quoted so that it can be pasted back (a run record's ``command``)."""
+    return shlex.join(["python", "-m", module, *(sys.argv[1:] if argv is None else argv)])
 
 
 # --- recorded results -------------------------------------------------------------------------
@@ -494,7 +502,7 @@ def recorded_claims(name: str, profile: str = "paper", suffix: str = "_paper",
 
 __all__ = [
     "KEY_PACKAGES", "MEASUREMENTS", "PACKAGE_DIR", "RESULTS", "RecordedRun", "RunRecord", "SOURCE_ROOT", "changed_since",
-    "computes_numbers", "current_commit", "declared_versions", "experiment_sources", "find_root", "format_duration",
+    "command_line", "computes_numbers", "current_commit", "declared_versions", "experiment_sources", "find_root", "format_duration",
     "git", "imported_modules", "package_versions", "module_closure", "module_file", "read_recorded", "record_path", "recorded_claims",
     "recorded_file", "recorded_run", "recorded_summary", "recorded_summary_path", "versions_changed", "results_dir",
 ]

@@ -48,3 +48,10 @@ def test_a_record_keeps_its_versions_and_is_judged_by_them(tmp_path: Path):
     (results / "wang2019-pair.json").write_text(json.dumps(
         {"record": {**record, "results_versions": {RUN: "0"}}, "summary": {}}))
     assert recorded_run("wang2019", "pair", root=tmp_path, source_root=SOURCE_ROOT).stale is True
+
+
+def test_a_records_command_line_can_be_pasted_back():
+    from privrl.chapter.records import command_line
+
+    assert command_line("privrl.papers.x", ["record", "--note", "two words"]) == (
+        "python -m privrl.papers.x record --note 'two words'")

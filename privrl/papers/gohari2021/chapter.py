@@ -22,7 +22,6 @@ run (resumable over sittings through the cache; the recorded design was run this
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Iterable, Iterator
 
@@ -30,7 +29,7 @@ import pandas as pd
 
 from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
-from privrl.chapter.records import results_dir
+from privrl.chapter.records import command_line, results_dir
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.papers.gohari2021 import theory
 from privrl.papers.gohari2021.checks import CHECKS
@@ -258,8 +257,7 @@ def main(argv: list[str] | None = None) -> None:
         profile = GohariProfile.paper(n_trials=args.n_trials, epochs=args.epochs, seed=args.seed,
                                       supplement=False, radius_arms=tuple(args.radius_arms),
                                       after_budget_arms=tuple(args.after_budget_arms))  # fmt: skip
-        command = " ".join(["python -m privrl.papers.gohari2021.chapter",
-                            *(sys.argv[1:] if argv is None else argv)])
+        command = command_line("privrl.papers.gohari2021.chapter", argv)
         paths = record_paper_curves(profile, args.out or results_dir(), executor=args.executor,
                                     cache_dir=args.cache_dir, command=command)  # fmt: skip
         print("wrote", *paths)

@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -46,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from privrl.chapter import records
-from privrl.chapter.records import RunRecord, current_commit
+from privrl.chapter.records import RunRecord, command_line, current_commit
 from privrl.chapter.sweep import run_sweep
 from privrl.chapter.verdicts import bootstrap_interval
 from privrl.core.algorithms.a3c import train_pgc_a3c
@@ -307,8 +306,7 @@ def main(argv: list[str] | None = None) -> None:
                      "book/measurements/results)")
     rec.add_argument("--note", default="")
     args = parser.parse_args(argv)
-    command = " ".join(["python -m privrl.papers.ono2020.tuning",
-                        *(sys.argv[1:] if argv is None else argv)])
+    command = command_line("privrl.papers.ono2020.tuning", argv)
     cap = args.max_trials or max(DECIDING_ARMS.values())
     record = record_tuned(OnoProfile.paper(), cache_dir=args.cache_dir, tune=args.tune,
                           tuning_trials=args.tuning_trials,

@@ -22,7 +22,6 @@ of the last 10 episodes per seed).
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +34,7 @@ from privrl.chapter.records import (
     SOURCE_ROOT,
     RecordedRun,
     RunRecord,
+    command_line,
     current_commit,
     git,
     recorded_file,
@@ -125,8 +125,7 @@ def main(argv: list[str] | None = None) -> None:
     rec.add_argument("--out", default=None, help="directory (default book/measurements/results)")
     rec.add_argument("--note", default="", help="how it was run, for the run record")
     args = parser.parse_args(argv)
-    command = " ".join(["python -m privrl.papers.wang2019.pair",
-                        *(sys.argv[1:] if argv is None else argv)])
+    command = command_line("privrl.papers.wang2019.pair", argv)
     paths = record_pair(WangProfile.paper(), args.n_seeds, args.out or results_dir(),
                         cache_dir=args.cache_dir, executor=args.executor,
                         max_workers=args.max_workers, command=command, note=args.note)
