@@ -216,3 +216,24 @@ def test_the_maps_smooth_releases_are_the_public_apis(name):
         ours = mc.dp_lsl(fv, phi, rho, lam, budget, np.random.default_rng(7))
         api = privrl.dp_lsl(traj, lam=lam, **kw)
     assert np.allclose(api.value, ours.theta) and api.parameters["sigma"] == ours.sigma
+
+
+def test_the_bottom_line_states_the_recorded_maps_numbers():
+    """The front matter's bottom line is typed once from the recorded map: it must keep saying
+    what the record says (counts, frontier, price of privacy, Xie's gap, PLD against RDP)."""
+    from privrl.chapter.front import front_matter
+    from privrl.papers.frontier import analysis
+    from privrl.papers.frontier.record import recorded_tables
+
+    tables = recorded_tables()
+    assert tables is not None, "the paper-profile map is recorded"
+    f = analysis.findings(tables["points"], n_boot=200)
+    line = " ".join(front_matter("frontier").bottom_line.split())
+    assert f["within_10x"] == 0 and f["beyond_10x"] == f["points"] == 60
+    assert f["reached_2x"] == 0 and f["winner_changes_rdp"] == 0
+    assert f"of the {f['points']} points" in line and "nor within 2x" in line
+    assert (f"GPOPE wins {f['wins_GPOPE']} points" in line and f"DP-LSL {f['wins_DP-LSL']}" in line
+            and f"DP-LSW {f['wins_DP-LSW']}," in line)
+    assert f"beats the all-zero estimate at only {f['beats_zero']} points" in line
+    assert f"({f['gap_min']:.1f} to {f['gap_max']:.1f} in log10 MSPBE)" in line
+    assert f["gap_below_1"] == 0 and "PLD accounting changes no winner" in line
