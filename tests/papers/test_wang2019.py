@@ -326,6 +326,21 @@ def test_figure2_labels_output_perturbation_no_guarantee():
     assert len(set(plots.COLOURS.values())) == len(plots.COLOURS)
 
 
+def test_the_pair_figure_draws_every_seed_and_each_arms_interval_in_its_colour():
+    curves = _synthetic_curves(10.0)
+    pair = curves[curves.variant.isin(["functional", "input"]) & curves.epsilon.notna()]
+    fig = plots.plot_pair(pair)
+    (legend,) = fig.legends
+    assert [t.get_text() for t in legend.get_texts()] == ["one seed",
+                                                          "mean over seeds, 95% interval"]
+    ax = fig.axes[0]
+    seeds = pair.seed.nunique()
+    dots = [line for line in ax.get_lines() if len(line.get_xdata()) == seeds]
+    assert [d.get_color() for d in dots] == [plots.COLOURS["functional"], plots.COLOURS["input"]]
+    assert f"{seeds} seeds per arm" in ax.get_ylabel()
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["Algorithm 1", "input perturbation"]
+
+
 def test_errata_read_only_numbers_the_checks_glue(small):
     p, _ = small
     ctx = _context(p)

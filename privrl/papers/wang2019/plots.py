@@ -188,6 +188,37 @@ def plot_final_methods(curves: pd.DataFrame):
 
 
 
+def plot_pair(curves: pd.DataFrame):
+    """The recorded pair (:mod:`~privrl.papers.wang2019.pair`): Algorithm 1 and input
+    perturbation at one target epsilon, each seed's return over its last
+    :data:`~privrl.papers.wang2019.profile.FINAL_EPISODES` episodes (dots) and the mean over seeds
+    with its 95% t-interval (bar); left the training return the claim is decided on, right the
+    released function's greedy return."""
+    variants = [v for v in VARIANT_WORDS if (curves.variant == v).any()]
+    fig, axes = new_figure(1, 2, width=3.3, height=2.8, sharey=True, layout="constrained")
+    rng = np.random.default_rng(0)  # the dots' horizontal jitter only
+    for ax, column in zip(axes.flat, ("train_return", "eval_return"), strict=True):
+        final = final_returns(curves, ["variant"], column)
+        for x, variant in enumerate(variants):
+            values = final.loc[final.variant == variant, column]
+            ax.plot(x + rng.uniform(-0.15, 0.15, values.size), values, "o", ms=3, alpha=0.4,
+                    color=COLOURS[variant])
+            mean, half = _mean_ci(values)
+            ax.errorbar(x + 0.3, mean, yerr=half, fmt="D", capsize=4, color=COLOURS[variant])
+        ax.set_xticks(range(len(variants)), [VARIANT_WORDS[v].split(" (")[0] for v in variants])
+        ax.set(title=METRIC_TITLES[column], xlim=(-0.5, len(variants) - 0.3),
+               ylim=(RETURN_RANGE[0] - 0.5, RETURN_RANGE[1] + 0.5))
+        ax.grid(False, axis="x")
+    axes[0, 0].plot([], [], "o", ms=3, color="grey", label="one seed")
+    axes[0, 0].errorbar([], [], yerr=[], fmt="D", capsize=4, color="grey",
+                        label="mean over seeds, 95% interval")
+    seeds = curves.seed.nunique()
+    axes[0, 0].set_ylabel(f"final return, {seeds} seeds per arm\n"
+                          f"(mean of the last {FINAL_EPISODES} episodes)")
+    legend_below(fig, ncol=2)
+    return fig
+
+
 def plot_covariance(empirical: np.ndarray, kernel: np.ndarray):
     """Empirical covariance of sample-path values beside the kernel."""
     fig, axes = new_figure(1, 2, width=3.4, height=3.0)
