@@ -7,6 +7,7 @@ import dataclasses
 import itertools
 import json
 import math
+import re
 import string
 from types import SimpleNamespace
 
@@ -458,3 +459,25 @@ def test_final_sigma_marks_the_papers_sigma_and_claims_read_the_decided_verdicts
     assert "line 668" in first and "*reproduced* (`fig1_noise_slows_paper`)" in first
     assert "increase of the noise level" in first
     assert second.endswith("Our verdict: not decided by this run.")
+
+
+def test_the_bottom_line_states_the_recorded_pairs_numbers():
+    """The front matter's bottom line is typed once from the recorded pair: it must keep saying
+    what the pair's verdict says."""
+    from types import SimpleNamespace
+
+    from privrl.chapter.front import front_matter
+    from privrl.papers.wang2019.pair import read_pair
+
+    recorded = read_pair()
+    assert recorded is not None, "the pair is recorded"
+    curves, _ = recorded
+    data = SimpleNamespace(data=SimpleNamespace(curves=curves, seconds_per_trial=None))
+    outcome = claims.beats("input", "train_return")(None, data)
+    line = " ".join(front_matter("wang2019").bottom_line.split())
+    lo, hi = outcome.interval
+    assert outcome.verdict == "inconclusive" and outcome.n_trials == 50
+    assert f"stays inconclusive on {outcome.n_trials} seeds per arm" in line
+    assert f"{outcome.value:.2f} [{lo:.2f}, {hi:.2f}]" in line
+    needed = re.search(r"about (\d+) trials per arm", outcome.reason).group(1)
+    assert f"about {needed} seeds per arm would decide it" in line
