@@ -234,6 +234,6 @@ def test_the_bottom_line_states_the_recorded_maps_numbers():
     assert f"of the {f['points']} points" in line and "nor within 2x" in line
     assert (f"GPOPE wins {f['wins_GPOPE']} points" in line and f"DP-LSL {f['wins_DP-LSL']}" in line
             and f"DP-LSW {f['wins_DP-LSW']}," in line)
-    assert f"beats the all-zero estimate at only {f['beats_zero']} points" in line
+    assert f"beats the all-zero estimate at only {f['beats_zero']}." in line
     assert f"({f['gap_min']:.1f} to {f['gap_max']:.1f} in log10 MSPBE)" in line
     assert f["gap_below_1"] == 0 and "PLD accounting changes no winner" in line

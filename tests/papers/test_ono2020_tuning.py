@@ -135,7 +135,7 @@ def test_the_recorder_writes_the_tuning_and_the_evaluation_on_disjoint_seeds(tmp
     assert tuning.recorded_tuned_run(tmp_path) is None
     fig = plots.plot_tuning_curves(read["scores"])
     (panel,) = [ax for ax in fig.axes if ax.get_visible()]
-    assert panel.get_legend() is None and f"chosen step {step:g}" in panel.get_title()
+    assert panel.get_legend() is None and f"chosen {step:g} (10 trials a step)" in panel.get_title()
     assert {t.get_text() for t in fig.legends[0].get_texts()} == {
         "mean AUC with its 95% interval", "the chosen step (highest mean)"}
 

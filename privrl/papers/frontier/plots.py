@@ -37,6 +37,11 @@ def _title(domain: str) -> str:
     return "chain" if domain == "chain" else in_words(domain).replace(", ", ",\n")
 
 
+def _short(n: int) -> str:
+    """A data size as a tick label that fits four to a small panel: 10, 100, 1k, 10k."""
+    return f"{n // 1000:g}k" if n >= 1000 and n % 1000 == 0 else f"{n:g}"
+
+
 def plot_map(win: pd.DataFrame) -> Figure:
     """One panel per domain: a square per (n, epsilon) in the winner's colour, filled where the
     win is decided (95% interval of the paired gap to the runner-up above 0), hollow where not;
@@ -53,7 +58,7 @@ def plot_map(win: pd.DataFrame) -> Figure:
                        facecolors=colour if r.decided else "none")
             if r.frontier == "beyond 10x":
                 ax.scatter(x, y, s=60, marker="x", color="black", linewidths=1.5)
-        ax.set_xticks(range(len(sizes)), [f"{n:,}" for n in sizes])
+        ax.set_xticks(range(len(sizes)), [_short(n) for n in sizes])
         ax.set_yticks(range(len(eps)), [f"{e:g}" for e in eps])
         ax.set(title=_title(domain), xlabel="trajectories n", xlim=(-0.6, len(sizes) - 0.4),
                ylim=(-0.6, len(eps) - 0.4))

@@ -237,9 +237,8 @@ def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
     curve (mean score per submission) against the RMSProp step, with its bootstrap 95% interval,
     and the chosen step (the highest mean) marked and named in the panel's title."""
     arms = list(dict.fromkeys(scores.sort_values(["mechanism", "epsilon"]).arm))
-    words = {r.arm: f"{in_words(r.mechanism)}, ε = {r.epsilon:g}, |B| = {r.buffer_size}"
-             for r in scores.itertuples()}
-    ncols = min(4, len(arms))
+    words = {r.arm: f"{in_words(r.mechanism)}, ε = {r.epsilon:g}" for r in scores.itertuples()}
+    ncols = min(3, len(arms))
     nrows = -(-len(arms) // ncols)
     fig, axes = new_figure(nrows, ncols, width=3.4, height=2.8, sharey=True)
     for ax, label in zip(axes.ravel(), arms, strict=False):
@@ -250,12 +249,12 @@ def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
         ax.plot(best.step_size, best.auc, marker="*", ms=14, ls="none", color="k",
                 label="the chosen step (highest mean)")
         ax.set_xscale("log")
-        ax.set_title(f"{words[label]}: {int(g.n_trials.min())} trials,\nchosen step "
-                     f"{best.step_size.iloc[0]:g}", fontsize=9)
+        ax.set_title(f"{words[label]}\nchosen {best.step_size.iloc[0]:g} "
+                     f"({int(g.n_trials.min())} trials a step)", fontsize=9)
         ax.set_xlabel("RMSProp step")
     for ax in axes.ravel()[len(arms):]:
         ax.set_visible(False)
     for row in axes:
-        row[0].set_ylabel("mean score per submission")
+        row[0].set_ylabel("mean score\nper submission")
     legend_below(fig)
     return fig
