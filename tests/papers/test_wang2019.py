@@ -464,8 +464,6 @@ def test_final_sigma_marks_the_papers_sigma_and_claims_read_the_decided_verdicts
 def test_the_bottom_line_states_the_recorded_pairs_numbers():
     """The front matter's bottom line is typed once from the recorded pair: it must keep saying
     what the pair's verdict says."""
-    from types import SimpleNamespace
-
     from privrl.chapter.front import front_matter
     from privrl.papers.wang2019.pair import read_pair
 
