@@ -22,8 +22,9 @@ PAPER_SCALE = "paper scale"
 #: Key suffixes of the claims decided on a recorded run (a record's verdict replaces this run's),
 #: in order of precedence where two records decide one key: a record made to decide it (more
 #: seeds: wang2019's ``_pair``; steps tuned on 10+ trials: ono2020's ``_reference_tuned``,
-#: whose base is the ``_reference`` claim) before the paper-profile record.
-RECORDED_SUFFIXES: tuple[str, ...] = ("_pair", "_tuned", "_paper", "_airraid")
+#: whose base is the ``_reference`` claim) before the paper-profile record, and a record at the
+#: paper's horizon (gohari2021's ``_horizon``) before a shorter design (``_airraid``).
+RECORDED_SUFFIXES: tuple[str, ...] = ("_pair", "_tuned", "_paper", "_horizon", "_airraid")
 #: Part of the key of a row beyond the paper (our metric, set-up or relation beside the paper's).
 BEYOND = "_beyond"
 

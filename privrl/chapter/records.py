@@ -345,10 +345,11 @@ def versions_changed(recorded: dict[str, str], produced_by: Iterable[str],
                      root: Path = SOURCE_ROOT) -> tuple[bool | None, tuple[str, ...], str]:
     """Whether a record's results versions (``recorded``, by function) differ from the ones its
     ``produced_by`` modules declare now: ``(stale, changed functions, reason in words)``;
-    ``stale`` is ``None`` when the modules cannot be imported."""
+    ``stale`` is ``None`` when a module cannot be imported (a missing dependency); any other
+    error a module raises is raised (a broken module fails the page that reads the record)."""
     try:
         now = declared_versions(produced_by, root)
-    except Exception as err:  # an import that fails: staleness cannot be judged
+    except ImportError as err:
         return None, (), f"its run functions could not be imported ({err})"
     changed = tuple(name for name in sorted(set(recorded) | set(now))
                     if recorded.get(name) != now.get(name))

@@ -85,3 +85,18 @@ def test_a_record_made_to_decide_a_claim_takes_precedence_over_the_paper_record(
     assert by_key["h_reference"].claim.key == "h_reference_tuned"
     with pytest.raises(ValueError, match="decided twice"):
         decided_claims([_claim("g_pair", "reproduced"), _claim("g_pair", "inconclusive")])
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_a_record_at_the_papers_horizon_decides_over_a_shorter_design(order):
+    """gohari2021's record of 4,000 roll-outs decides a claim over the 450-roll-out design; a
+    claim the horizon record did not decide stays the design's."""
+    design = {"profile": "design", "commit": "rec111", "scale": "10 of 30 seeds, 450 of 4,000"}
+    horizon = {"profile": "horizon", "commit": "rec444", "scale": "5 of 30 seeds, 4,000 of 4,000"}
+    claims = [_claim("i", "untestable"), _claim("i_airraid", "inconclusive", **design),
+              _claim("i_horizon", "reproduced", **horizon), _claim("j", "untestable"),
+              _claim("j_airraid", "not reproduced", **design)][::order]
+    by_key = {d.key: d for d in decided_claims(claims)}
+    assert set(by_key) == {"i", "j"}
+    assert by_key["i"].claim.key == "i_horizon" and by_key["i"].scale == horizon["scale"]
+    assert by_key["i"].rerun.key == "i" and by_key["j"].claim.key == "j_airraid"

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from privrl.chapter import records
 from privrl.chapter.records import (
     SOURCE_ROOT,
     RunRecord,
@@ -33,6 +36,23 @@ def test_a_changed_or_missing_tag_makes_the_record_stale():
     stale, changed, _ = versions_changed({RUN: "1", f"{PAIR}.gone": "1"}, [PAIR])
     assert stale is True and changed == (f"{PAIR}.gone",)
     assert versions_changed({RUN: "1"}, ["privrl.no_such_module"])[0] is True  # tag gone
+
+
+def test_a_module_that_cannot_be_imported_leaves_staleness_unknown_and_a_broken_one_raises(
+        monkeypatch):
+    def missing(*args):
+        raise ModuleNotFoundError("No module named 'numba'")
+
+    monkeypatch.setattr(records, "declared_versions", missing)
+    stale, changed, reason = versions_changed({RUN: "1"}, [PAIR])
+    assert stale is None and changed == () and "numba" in reason
+
+    def broken(*args):
+        raise ZeroDivisionError("a bug at import")
+
+    monkeypatch.setattr(records, "declared_versions", broken)
+    with pytest.raises(ZeroDivisionError, match="a bug at import"):
+        versions_changed({RUN: "1"}, [PAIR])
 
 
 def test_a_record_keeps_its_versions_and_is_judged_by_them(tmp_path: Path):

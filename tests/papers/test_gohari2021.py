@@ -165,7 +165,7 @@ def _on_runs(spec, runs: pd.DataFrame, profile: GohariProfile):
 
 def _on_record(ctx, rec):
     """Every claim decided on the recorded AirRaid run ``rec``, by key (``None``: not decided)."""
-    return {s.key + "_airraid": claims.on_airraid(rec).decide(ctx, s) for s in claims.CLAIMS}
+    return {s.key + "_airraid": claims.on_record(rec).decide(ctx, s) for s in claims.CLAIMS}
 
 
 def test_budget_claim_is_decided_on_the_exact_excess_count():
@@ -400,6 +400,15 @@ def test_claims_and_errata_are_declared_once_with_their_sources():
     assert ("On the recorded AirRaid design (1 of 30 seeds), commit abc: After the c = 0.3 budget "
             "(...): numbers.") in evidence
     assert evidence.endswith("is not reproduced (median difference -250, 95% interval [-400, -100]).")
+    # and, with the record at the paper's horizon, that record's verdict after it
+    ctx.extra["horizon"] = types.SimpleNamespace(source="recorded AirRaid run at the paper's horizon")
+    ctx.claims["random_answers_harmless_horizon"] = Claim(
+        "inconclusive", "median difference", -20.4, (-150.0, 90.6), 5, "r",
+        key="random_answers_harmless_horizon", statement="s")
+    evidence = claims.ERRATA[7].make(ctx).evidence
+    assert evidence.endswith("[-400, -100]). On the recorded AirRaid run at the paper's horizon: "
+                             "random_answers_harmless_horizon is inconclusive (median difference "
+                             "-20, 95% interval [-150, 91]).")
 
 
 def test_releases_carry_theorem1_events_and_empirical_cross_checks():

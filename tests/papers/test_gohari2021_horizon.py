@@ -9,6 +9,9 @@ import json
 import pandas as pd
 import pytest
 
+from privrl.chapter.report import Report
+from privrl.chapter.skeleton import Context
+from privrl.papers.gohari2021.claims import CLAIMS, on_record
 from privrl.papers.gohari2021.horizon import (
     RECORD_JSON,
     horizon_configs,
@@ -16,7 +19,12 @@ from privrl.papers.gohari2021.horizon import (
     horizon_profile,
     record_horizon,
 )
-from privrl.papers.gohari2021.recorded import CURVES_COLUMNS
+from privrl.papers.gohari2021.recorded import (
+    CURVES_COLUMNS,
+    HORIZON,
+    load_paper_curves,
+    recorded_analysis,
+)
 
 #: Roll-outs of 50 interactions; the reference returns on 2 full episodes each (the paper's cap).
 TINY = {"n_trials": 1, "epochs": 3, "steps_per_epoch": 50, "eval_episodes": 2}
@@ -64,6 +72,14 @@ def test_record_writes_the_curves_and_the_run_record_and_resumes(tmp_path):
     assert record["parameters"]["epochs"] == 3 and record["command"] == "horizon record (test)"
     assert {"random", "teacher"} <= set(record["references"])
     assert len(list(cache.rglob("*.pkl"))) == 5
+    # the chapter reads it back as the horizon record: 3 roll-outs, shorter than the design, so
+    # its headline claims are untestable and the others not decided
+    ev = on_record(recorded_analysis(*load_paper_curves(out, name=HORIZON)))
+    ctx = Context(profile, Report("gohari2021", "paper"))
+    decided = {c.key: c for c in (ev.decide(ctx, spec) for spec in CLAIMS) if c is not None}
+    assert set(decided) == {"speedup_aware_horizon", "budget_respected_horizon"}
+    assert decided["speedup_aware_horizon"].verdict == "untestable"
+    assert decided["budget_respected_horizon"].profile == HORIZON
     # a second sitting with the same cache runs nothing again and writes the same table
     stamps = {p: p.stat().st_mtime_ns for p in cache.rglob("*.pkl")}
     csv2, _ = record_horizon(profile, tmp_path / "again" / "results", cache_dir=cache,

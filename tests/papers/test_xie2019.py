@@ -137,11 +137,19 @@ def test_release_ledger_entry_is_tight_and_raises_on_understatement():
     # the event is the GPOPE run the epsilon was computed from; it survives JSON
     assert entry.event == GpopeEvent(row["noise_multiplier"], 1000, 2000)
     assert event_from_dict(event_to_dict(entry.event)).epsilon(0.1) == entry.epsilon
-    # the cross-check is an independent accountant: an upper bound, within 1%
-    assert entry.cross_check.kind == "upper bound"
-    assert entry.cross_check.epsilon == dp_accounting_epsilon(row["noise_multiplier"], 1000, 2000,
-                                                              0.1)
-    assert entry.epsilon == pytest.approx(entry.cross_check.epsilon, rel=0.01)
+    # the cross-check is the tight PLD figure on the same z, which the RDP figure is never below
+    # (vacuous at the chain's delta = 0.1, where that figure is 0; a delta of 1e-5 below);
+    # dp-accounting's RDP on its default orders agrees within 1% here (the accounting_tight check)
+    assert entry.cross_check.kind == "upper bound" and entry.cross_check.method == privacy.CROSS_CHECK
+    assert row["epsilon_pld"] == 0 and entry.cross_check.vacuous
+    tight = privacy.Release("mountain_car", 300, 5000, 4.0, 1e-5, 0.05)
+    tight_row = privacy.release_row(tight)
+    tight_entry = report.ledger(privacy.ledger_entry(tight, tight_row))
+    assert tight_entry.cross_check.epsilon == tight_row["epsilon_pld"] > 0
+    assert tight_entry.cross_check_gap() < 0 and not tight_entry.cross_check.vacuous
+    assert row["epsilon_dp_accounting"] == dp_accounting_epsilon(row["noise_multiplier"], 1000,
+                                                                 2000, 0.1)
+    assert entry.epsilon == pytest.approx(row["epsilon_dp_accounting"], rel=0.01)
     # halving the noise multiplier must raise the epsilon above the target
     assert gpope_epsilon(row["noise_multiplier"] / 2, 1000, 2000, 0.1) > 0.1
     # beyond the paper: the tight PLD figure beside the RDP one, in the row and the entry's text

@@ -8,7 +8,9 @@ through :func:`privrl.chapter.sweep.run_sweep`, on Dask with an executor) with t
 (:mod:`~privrl.papers.gohari2021.curves`) and the teacher's composed budget, and the recorded
 AirRaid run (:mod:`~privrl.papers.gohari2021.recorded`); the teachers' releases in the privacy
 ledger (Theorem 1 as :class:`~privrl.core.accounting.dirichlet.DirichletMechanismEvent`); the
-paper's claims and the errata (:mod:`~privrl.papers.gohari2021.claims`).
+paper's claims and the errata (:mod:`~privrl.papers.gohari2021.claims`), decided on this run, on
+the recorded design and on the record of the deciding arms at the paper's horizon (when each
+is recorded).
 
 Train the teachers (weights are committed; the command regenerates them) and record the AirRaid
 run (resumable over sittings through the cache; the recorded design was run this way)::
@@ -33,7 +35,7 @@ from privrl.chapter.records import command_line, results_dir
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.papers.gohari2021 import theory
 from privrl.papers.gohari2021.checks import CHECKS
-from privrl.papers.gohari2021.claims import CLAIMS, ERRATA, Runs, on_airraid
+from privrl.papers.gohari2021.claims import CLAIMS, ERRATA, Runs, on_record
 from privrl.papers.gohari2021.curves import figure2_curves, final_returns, speedup_table, thresholds
 from privrl.papers.gohari2021.diagnostics import (
     after_budget_finding,
@@ -45,6 +47,7 @@ from privrl.papers.gohari2021.diagnostics import (
 )
 from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
 from privrl.papers.gohari2021.recorded import (
+    HORIZON,
     RecordedAnalysis,
     load_paper_curves,
     record_paper_curves,
@@ -92,7 +95,8 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
     def sweep(self, ctx: Context) -> None:
         """Figure 2's runs, the reference returns and thresholds X_q, times to threshold and
         speed-ups, the teacher's composed budget (checked against the schedule), the cost of a
-        paper-scale run (``measure_cost``) and the recorded AirRaid run (if any)."""
+        paper-scale run (``measure_cost``), the recorded AirRaid design and the record at the
+        paper's horizon (each if recorded; ``extra["recorded"]`` and ``extra["horizon"]``)."""
         p = ctx.profile
         t0 = time.perf_counter()
         runs = run_figure2(p, **ctx.sweep_options)
@@ -119,6 +123,9 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
         if recorded is not None:
             ctx.extra["recorded"] = recorded_analysis(*recorded)
             self._diagnose_recorded(ctx, ctx.extra["recorded"])
+        horizon = load_paper_curves(name=HORIZON)
+        if horizon is not None:
+            ctx.extra["horizon"] = recorded_analysis(*horizon)
 
     @staticmethod
     def _diagnose(ctx: Context, runs: pd.DataFrame) -> None:
@@ -175,11 +182,13 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
         )  # fmt: skip
 
     def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
-        """This run's Figure 2 runs, then the recorded AirRaid run's (when there is one)."""
+        """This run's Figure 2 runs, then the recorded AirRaid design's and the record's at the
+        paper's horizon (each when there is one)."""
         p, t = ctx.profile, ctx.tables
         yield Evidence(LIVE, p, data=Runs(t["runs"], t["speedup"], query_table(t["runs"], p)))
-        if "recorded" in ctx.extra:
-            yield on_airraid(ctx.extra["recorded"])
+        for name in ("recorded", "horizon"):
+            if name in ctx.extra:
+                yield on_record(ctx.extra[name])
 
     def finish(self, ctx: Context) -> None:
         """The speed-up, threshold and reference returns the prose reads; the cost of the paper

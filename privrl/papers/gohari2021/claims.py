@@ -2,7 +2,9 @@
 
 The claims are decided on this run's Figure 2 runs and again, keyed ``*_airraid``, on the recorded
 AirRaid design (:mod:`privrl.papers.gohari2021.recorded`: 10 of the paper's 30 seeds, 450 of its
-4,000 roll-outs), whose claims carry that record's profile (``design``) and commit. Every claim goes through :func:`privrl.chapter.verdicts.decide_interval`: a speed-up on
+4,000 roll-outs), whose claims carry that record's profile (``design``) and commit, and, keyed
+``*_horizon``, on the record of the deciding arms at the paper's 4,000 roll-outs (profile
+``horizon``; a claim whose arms that record did not run is not decided there). Every claim goes through :func:`privrl.chapter.verdicts.decide_interval`: a speed-up on
 the bootstrap interval of the ratio of median times to threshold against the paper's magnitude
 (:func:`decide_speedup`: 1, "no effect", where the paper states no size; 2 for "roughly 4 times",
 half the stated magnitude), an end-of-run comparison on the difference of median final returns
@@ -27,6 +29,7 @@ from privrl.chapter.evidence import Evidence
 from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec
 from privrl.chapter.verdicts import (
     MIN_TRIALS,
+    Claim,
     Outcome,
     Sample,
     Threshold,
@@ -37,7 +40,13 @@ from privrl.chapter.verdicts import (
 from privrl.papers.gohari2021.curves import final_returns
 from privrl.papers.gohari2021.diagnostics import UNION
 from privrl.papers.gohari2021.profile import AWARE, DESIGN_ROLLOUTS, UNAWARE
-from privrl.papers.gohari2021.recorded import QUERY_COLUMNS, RecordedAnalysis
+from privrl.papers.gohari2021.recorded import (
+    DESIGN,
+    HORIZON,
+    QUERY_COLUMNS,
+    RECORD_WORDS,
+    RecordedAnalysis,
+)
 from privrl.papers.gohari2021.runs import after_budget_label
 
 Decide = Callable[[Context, Evidence], Outcome | None]
@@ -52,11 +61,11 @@ NO_SIZE = "1: no effect, the paper states no size"
 @dataclasses.dataclass(frozen=True)
 class Runs:
     """What a claim is decided on: Figure 2's runs (tidy, one row per roll-out), their speed-up
-    table and the teacher's answered queries against its allowance (``None``: a record without
-    them)."""
+    table (``None``: not computed) and the teacher's answered queries against its allowance
+    (``None``: a record without them)."""
 
     runs: pd.DataFrame
-    speedup: pd.DataFrame
+    speedup: pd.DataFrame | None
     queries: pd.DataFrame | None
 
     def arm(self, label: str) -> np.ndarray:
@@ -64,19 +73,29 @@ class Runs:
         fin = final_returns(self.runs)
         return fin.loc[fin["label"] == label, "avg_return"].dropna().to_numpy(float)
 
-    def head(self, treated: str) -> dict[str, Any]:
-        """The speed-up of ``treated`` at the headline threshold X_0.5."""
+    def head(self, treated: str) -> dict[str, Any] | None:
+        """The speed-up of ``treated`` at the headline threshold X_0.5 (``None``: not run)."""
+        if self.speedup is None or self.speedup.empty or treated not in set(self.speedup["treated"]):
+            return None
         head = self.speedup[self.speedup["q"] == 0.5].set_index("treated", drop=False)
         return head.loc[treated].to_dict()
 
 
-def on_airraid(rec: RecordedAnalysis) -> Evidence:
-    """The recorded AirRaid design as the evidence of claims keyed ``<key>_airraid``, stamped
-    with the record's profile (``design``) and stating its scale."""
-    return Evidence("airraid", rec.profile, rec.commit, source=rec.source, suffix="_airraid",
-                          where=f" (on the recorded AirRaid design: {rec.scale})",
-                          data=Runs(rec.runs, rec.speedup, rec.queries), record=rec.name,
-                          scale=rec.scale)
+#: The key suffix of the claims decided on each record (by the record's profile name).
+SUFFIXES = {DESIGN: "_airraid", HORIZON: "_horizon"}
+
+
+def on_record(rec: RecordedAnalysis) -> Evidence:
+    """A recorded AirRaid run as the evidence of claims keyed ``<key><suffix>``
+    (:data:`SUFFIXES`: ``_airraid`` for the design, ``_horizon`` for the paper's horizon),
+    stamped with the record's profile name and stating its scale."""
+    if rec.name not in SUFFIXES:
+        raise ValueError(f"unknown record {rec.name!r}: one of {sorted(SUFFIXES)}")
+    suffix = SUFFIXES[rec.name]
+    return Evidence(suffix.removeprefix("_"), rec.profile, rec.commit, source=rec.source,
+                    suffix=suffix, where=f" (on the {RECORD_WORDS[rec.name]}: {rec.scale})",
+                    data=Runs(rec.runs, rec.speedup, rec.queries), record=rec.name,
+                    scale=rec.scale)  # fmt: skip
 
 
 def decide_speedup(result: dict[str, Any], threshold: float = 1.0, note: str = NO_SIZE,
@@ -101,11 +120,13 @@ def decide_speedup(result: dict[str, Any], threshold: float = 1.0, note: str = N
 
 def on_design(decide: Decide, headline: bool) -> Decide:
     """``decide``, except on a recorded run shorter than the design (:data:`DESIGN_ROLLOUTS`),
-    where a ``headline`` claim is untestable and any other is not decided."""
+    where a ``headline`` claim that ``decide`` finds data for is untestable and any other is
+    not decided."""
 
     def run(ctx: Context, ev: Evidence) -> Outcome | None:
-        if not (ev.recorded and ev.profile.epochs < DESIGN_ROLLOUTS):
-            return decide(ctx, ev)
+        outcome = decide(ctx, ev)
+        if outcome is None or not (ev.recorded and ev.profile.epochs < DESIGN_ROLLOUTS):
+            return outcome
         if not headline:
             return None
         return untestable(f"shortened record: {ev.profile.epochs} roll-outs, fewer than the "
@@ -115,19 +136,24 @@ def on_design(decide: Decide, headline: bool) -> Decide:
 
 
 def faster(treated: str, threshold: float = 1.0, note: str = NO_SIZE) -> Decide:
-    """``treated`` reaches X_0.5 faster than the teacher-sized PPO (:func:`decide_speedup`)."""
-    return lambda ctx, ev: decide_speedup(ev.data.head(treated), threshold, note)
+    """``treated`` reaches X_0.5 faster than the teacher-sized PPO (:func:`decide_speedup`);
+    nothing on a run without ``treated``."""
+
+    def decide(ctx: Context, ev: Evidence) -> Outcome | None:
+        head = ev.data.head(treated)
+        return None if head is None else decide_speedup(head, threshold, note)
+
+    return decide
 
 
 def ends(a: str, b: str | None, direction: str, label_a: str, label_b: str | None = None,
-         evidence: str = "", optional: tuple[str, ...] = ()) -> Decide:
+         evidence: str = "") -> Decide:
     """``a``'s median final return is above (``direction="greater"``) or below ``b``'s; ``b``
-    ``None`` is the student-sized plain PPO; nothing when the run lacks one of the ``optional``
-    arms (labels)."""
+    ``None`` is the student-sized plain PPO; nothing when the run lacks either arm (label)."""
 
     def decide(ctx: Context, ev: Evidence) -> Outcome | None:
         other = ev.profile.baseline_labels()[1] if b is None else b
-        if not set(optional) <= set(ev.data.runs["label"]):
+        if not {a, other} <= set(ev.data.runs["label"]):
             return None
         return decide_difference(Sample(ev.data.arm(a), label_a),
                                  Sample(ev.data.arm(other), label_b or other),
@@ -228,7 +254,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
               "privacy-aware student (c = 0.3): it ends no lower than the same student whose "
               "teacher falls silent (difference of median final returns against 0)", _REMARK,
               on_design(ends(AWARE, SILENT, "greater", "random answers", "silent",
-                             _SILENT_READING, optional=(SILENT,)), headline=False)),
+                             _SILENT_READING), headline=False)),
     ClaimSpec("budget_respected",
               "The teacher stops answering from its data once its budget is spent (vanishing k, "
               "Section 4)",
@@ -237,19 +263,18 @@ CLAIMS: tuple[ClaimSpec, ...] = (
     ClaimSpec("aware_beats_unaware_union_beyond",
               BEYOND + _ON_UNION + "the privacy-aware student (c = 0.3) ends above the "
               "privacy-unaware one", _AWARE_VS_UNAWARE,
-              on_design(ends(UNION, UNAWARE, "greater", "aware (union radius)", "unaware",
-                             optional=(UNION,)), headline=False)),
+              on_design(ends(UNION, UNAWARE, "greater", "aware (union radius)", "unaware"),
+                        headline=False)),
     ClaimSpec("aware_beats_small_ppo_union_beyond",
               BEYOND + _ON_UNION + "the privacy-aware student (c = 0.3) ends above plain PPO "
               "(32, 32)", _RESULT_II,
-              on_design(ends(UNION, None, "greater", "aware (union radius)", optional=(UNION,)),
-                        headline=False)),
+              on_design(ends(UNION, None, "greater", "aware (union radius)"), headline=False)),
     ClaimSpec("random_answers_harmless_union_beyond",
               BEYOND + _ON_UNION + "the teacher's random answers after its budget do not harm "
               "the privacy-aware student (c = 0.3): it ends no lower than the same student whose "
               "teacher falls silent", _REMARK,
-              on_design(ends(UNION, SILENT, "greater", "random answers (union radius)", "silent",
-                             optional=(SILENT, UNION)), headline=False)),
+              on_design(ends(UNION, SILENT, "greater", "random answers (union radius)", "silent"),
+                        headline=False)),
 )
 
 
@@ -300,12 +325,20 @@ def _after_budget_evidence(ctx: Context) -> str:
              "deterministic student's).")  # fmt: skip
     claim, finding = ctx.claims.get("random_answers_harmless_airraid"), ctx.extra.get("recorded_finding")
     if claim is not None and finding:
-        text += (f" On the {ctx.extra['recorded'].source}: {finding} "
-                 f"random_answers_harmless_airraid is {claim.verdict}")  # fmt: skip
-        if claim.value is not None and claim.interval is not None:
-            text += (f" ({claim.statistic} {claim.value:.0f}, 95% interval [{claim.interval[0]:.0f}, "
-                     f"{claim.interval[1]:.0f}])")  # fmt: skip
-        text += "."
+        text += f" On the {ctx.extra['recorded'].source}: {finding} {_verdict_of(claim)}."
+    claim = ctx.claims.get("random_answers_harmless_horizon")
+    if claim is not None:
+        text += f" On the {ctx.extra['horizon'].source}: {_verdict_of(claim)}."
+    return text
+
+
+def _verdict_of(claim: Claim) -> str:
+    """"<key> is <verdict> (<statistic> <value>, 95% interval [lo, hi])", the numbers rounded to
+    a return's unit."""
+    text = f"{claim.key} is {claim.verdict}"
+    if claim.value is not None and claim.interval is not None:
+        text += (f" ({claim.statistic} {claim.value:.0f}, 95% interval [{claim.interval[0]:.0f}, "
+                 f"{claim.interval[1]:.0f}])")  # fmt: skip
     return text
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FuncFormatter
 
 from privrl.chapter.plotting import (
     legend_below,
@@ -115,6 +116,15 @@ def plot_figure2(curves: pd.DataFrame, titles: dict[str, str], student_hidden: i
     return fig
 
 
+def _two_and_five(y: float, _pos: int) -> str:
+    """A log axis' minor tick label in plain numbers at 2 and 5 times a power of ten (2, 5,
+    20, 0.5), blank elsewhere."""
+    if y <= 0:
+        return ""
+    lead = round(y / 10 ** math.floor(math.log10(y)))
+    return f"{y:g}" if lead in (2, 5) else ""
+
+
 def plot_speedup(speedup: pd.DataFrame, stated: float):
     """The speed-up (teacher-sized PPO's median time to threshold over the student's) of each
     treated configuration at each threshold q, with its 95% bootstrap interval, on a log scale;
@@ -123,7 +133,7 @@ def plot_speedup(speedup: pd.DataFrame, stated: float):
     fig, axes = new_figure(1, 1, width=6.0, height=3.2)
     ax = axes[0, 0]
     treated = list(dict.fromkeys(speedup["treated"]))
-    offsets = np.linspace(-0.01, 0.01, len(treated))
+    offsets = np.linspace(-0.01, 0.01, len(treated)) if len(treated) > 1 else [0.0]
     for offset, label in zip(offsets, treated, strict=True):
         g = speedup[speedup["treated"] == label].sort_values("q")
         err = np.vstack([g["ratio"] - g["lower"], g["upper"] - g["ratio"]])
@@ -132,6 +142,8 @@ def plot_speedup(speedup: pd.DataFrame, stated: float):
     ax.axhline(1.0, color="grey", lw=0.8, ls=":", label="no speed-up")
     mark_paper(ax, y=stated, orientation="hline", label="paper: 'roughly 4 times' (Section 5)")
     ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(_two_and_five))
     ax.set(xlabel="threshold q (0: random play, 1: the teacher)",
            ylabel="speed-up (ratio of median\ntimes to threshold)",
            xticks=sorted(speedup["q"].unique()))

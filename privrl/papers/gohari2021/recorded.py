@@ -12,6 +12,9 @@ the command and the scale in its extra fields), to ``book/measurements/gohari202
 :func:`load_paper_curves` reads both back (curves without the queries columns and the record
 written beside the curves before, in the schema before :class:`~privrl.chapter.records.RunRecord`,
 are read too); :func:`recorded_analysis` re-estimates Figure 2's bands and the speed-up on it.
+The same two read the record of the deciding arms at the paper's horizon (profile
+:data:`HORIZON`, written by :mod:`privrl.papers.gohari2021.horizon`), which has no kickstarting
+and no privacy-unaware arm.
 """
 
 from __future__ import annotations
@@ -46,6 +49,10 @@ from privrl.papers.gohari2021.runs import measure_references, query_table, run_f
 
 #: The record's profile name: what was run (a reduced design), not the paper's scale.
 DESIGN = "design"
+#: The profile name of the record of the deciding arms at the paper's 4,000 roll-outs.
+HORIZON = "horizon"
+#: What names each record in a claim's evidence.
+RECORD_WORDS = {DESIGN: "recorded AirRaid design", HORIZON: "recorded AirRaid run at the paper's horizon"}
 CURVES_CSV = f"{NAME}-{DESIGN}-curves.csv"
 #: The run record of the recorded curves, in ``book/measurements/``
 #: (:func:`privrl.chapter.records.record_path` of profile :data:`DESIGN`).
@@ -131,10 +138,16 @@ def scale_of(profile: GohariProfile) -> str:
             f"{profile.epochs:,} of its {paper['epochs']:,} roll-outs")
 
 
-def record_json(results: Path) -> Path:
-    """The run record of the curves in the results folder ``results``: :data:`RECORD_JSON` in
-    the measurements folder above it (the book's layout, ``book/measurements/results``)."""
-    return results.parent / RECORD_JSON
+def curves_csv(name: str = DESIGN) -> str:
+    """The file name of record ``name``'s curves (:data:`CURVES_CSV` for the design)."""
+    return f"{NAME}-{name}-curves.csv"
+
+
+def record_json(results: Path, name: str = DESIGN) -> Path:
+    """The run record of record ``name``'s curves in the results folder ``results``:
+    ``gohari2021-<name>.json`` (:data:`RECORD_JSON` for the design) in the measurements folder
+    above it (the book's layout, ``book/measurements/results``)."""
+    return results.parent / f"{NAME}-{name}.json"
 
 
 def record_paper_curves(profile: GohariProfile, out_dir: str | Path, *, executor: Any = None,
@@ -175,19 +188,24 @@ def _legacy_record(path: Path) -> dict[str, Any]:
     return record if "git_commit" in record else {_LEGACY_KEYS.get(k, k): v for k, v in record.items()}
 
 
-def load_paper_curves(directory: str | Path | None = None) -> tuple[pd.DataFrame, dict] | None:
-    """The recorded curves and their run record (keys as :class:`~privrl.chapter.records.RunRecord`
-    writes them: ``parameters``, ``git_commit``, ``wall_time_s``, plus the recorder's
-    :data:`RECORDER_FIELDS` and ``command``), or ``None`` when nothing is recorded. ``directory``
-    (a results folder) defaults to the book's recorded results
-    (:func:`~privrl.chapter.records.recorded_file`). The record is :func:`record_json`; a record
-    there without the recorder's fields (written by hand from an earlier recorder's output) is
-    completed from that output beside the curves (``.json``), its own keys (the book's
-    restamped commit) winning."""
-    csv = Path(directory) / CURVES_CSV if directory is not None else recorded_file(CURVES_CSV)
+def load_paper_curves(directory: str | Path | None = None, name: str = DESIGN
+                      ) -> tuple[pd.DataFrame, dict] | None:  # fmt: skip
+    """Record ``name``'s curves (:func:`curves_csv`; the design's by default, :data:`HORIZON`
+    for the paper's horizon) and their run record (keys as
+    :class:`~privrl.chapter.records.RunRecord` writes them: ``parameters``, ``git_commit``,
+    ``wall_time_s``, plus the recorder's :data:`RECORDER_FIELDS` and ``command``), or ``None``
+    when nothing is recorded. ``directory`` (a results folder) defaults to the book's recorded
+    results (:func:`~privrl.chapter.records.recorded_file`). The record is :func:`record_json`;
+    a record there without the recorder's fields (written by hand from an earlier recorder's
+    output) is completed from that output beside the curves (``.json``), its own keys (the
+    book's restamped commit) winning."""
+    if name not in RECORD_WORDS:
+        raise ValueError(f"name must be one of {sorted(RECORD_WORDS)}, not {name!r}")
+    file = curves_csv(name)
+    csv = Path(directory) / file if directory is not None else recorded_file(file)
     if csv is None or not csv.exists():
         return None
-    path = record_json(csv.parent)
+    path = record_json(csv.parent, name)
     record = json.loads(path.read_text()) if path.exists() else {}
     if not all(k in record for k in RECORDER_FIELDS):
         record = {**_legacy_record(csv.with_suffix(".json")), **record}
@@ -223,8 +241,14 @@ class RecordedAnalysis:
 
     @property
     def name(self) -> str:
-        """The record's profile name (:data:`DESIGN`; the profile its claims are stamped with)."""
+        """The record's profile name (:data:`DESIGN` or :data:`HORIZON`; the profile its claims
+        are stamped with)."""
         return str(self.record.get("profile", DESIGN))
+
+    @property
+    def labels(self) -> frozenset[str]:
+        """The configurations the record ran."""
+        return frozenset(self.runs["label"])
 
     @property
     def scale(self) -> str:
@@ -249,15 +273,18 @@ class RecordedAnalysis:
 
 def recorded_analysis(curves: pd.DataFrame, record: dict[str, Any]) -> RecordedAnalysis:
     """The recorded AirRaid run: its Figure 2 with 95% bands, its speed-up at the recorded
-    thresholds (the claims on it are decided in :mod:`privrl.papers.gohari2021.claims`) and
-    its diagnostics where it has them."""
+    thresholds of the kickstarted arms it ran (kickstarting and the aware student; the claims
+    on it are decided in :mod:`privrl.papers.gohari2021.claims`) and its diagnostics where it
+    has them. Its ``source`` names the record (:data:`RECORD_WORDS`) and its scale."""
     prof = GohariProfile(**record["parameters"])
     runs = runs_from_curves(curves).assign(method="")
     levels = {float(k): v for k, v in record["thresholds"].items()}
     big, _ = prof.baseline_labels()
-    times, speed = speedup_table(runs, levels, prof.smoothing_window, big, ("kickstarting", AWARE))
+    treated = tuple(label for label in ("kickstarting", AWARE) if label in set(runs["label"]))
+    times, speed = speedup_table(runs, levels, prof.smoothing_window, big, treated)
     scale = record.get("scale") or scale_of(prof)
-    source = (f"recorded AirRaid design ({scale}: not the paper's scale; roll-outs of "
+    words = RECORD_WORDS.get(str(record.get("profile", DESIGN)), RECORD_WORDS[DESIGN])
+    source = (f"{words} ({scale}: not the paper's scale; roll-outs of "
               f"{prof.steps_per_epoch:,} interactions), commit {record['git_commit']}")
     diagnostics = (diagnostics_table(runs, diagnostic_labels(prof, runs))
                    if set(DIAGNOSTIC_COLUMNS) <= set(curves.columns) else None)  # fmt: skip
