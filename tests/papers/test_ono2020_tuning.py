@@ -171,3 +171,17 @@ def test_the_claims_are_decided_on_the_recorded_arms_and_no_others():
     beats = decided["laplace_beats_prs_eps5_reference_tuned"]
     assert beats.verdict == "reproduced"  # 50/60 against 15/60, threshold 0.05
     assert decided["prs_eps5_learns_reference_tuned"].verdict == "not reproduced"  # 15/60 < 0.45
+
+
+def test_the_bottom_line_states_the_tuned_records_success_rates():
+    """The front matter's bottom line is typed once from the tuned record: the share of trials
+    in which PRS learns at epsilon = 1, 2 and 5 must be the record's, rounded to a percent."""
+    from privrl.chapter.front import front_matter
+
+    recorded = tuning.recorded_tuned_run()
+    assert recorded is not None, "the tuned evaluation is recorded"
+    trials = recorded["trials"]
+    prs = trials[trials.mechanism == "prs"].groupby("epsilon").success.mean()
+    shares = ", ".join(f"{100 * prs[eps]:.0f}%" for eps in (1.0, 2.0)) + f" and {100 * prs[5.0]:.0f}%"
+    line = " ".join(front_matter("ono2020").bottom_line.split())
+    assert f"PRS learns in {shares} of trials at epsilon = 1, 2 and 5" in line

@@ -6,7 +6,9 @@ replicates); the sweep checks (:mod:`~privrl.papers.frontier.checks`) verify eve
 noise against its target; every release is a ledger entry (:mod:`~privrl.papers.frontier.
 privacy`), those of the recorded paper-profile run too. The chapter makes no claims of its own
 (no paper to reproduce): its findings are computed (:func:`~privrl.papers.frontier.analysis.
-findings`) on the recorded paper-profile map when there is one, else on this run's, and glued.
+findings`) on the recorded paper-profile map when there is one, else on this run's, and glued;
+beside the recorded map, GPOPE without noise on its datasets when that is recorded
+(:mod:`~privrl.papers.frontier.noiseless`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pandas as pd
 
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.skeleton import Chapter, Context
-from privrl.papers.frontier import analysis
+from privrl.papers.frontier import analysis, noiseless
 from privrl.papers.frontier.checks import SWEEP_CHECKS
 from privrl.papers.frontier.privacy import ledger_entries
 from privrl.papers.frontier.profile import PAPER, FrontierProfile
@@ -51,7 +53,9 @@ class FrontierChapter(Chapter, name=PAPER, profile_type=FrontierProfile,
 
     def finish(self, ctx: Context) -> None:
         """Glue the findings of the map shown (recorded if there is one) and keep its tables in
-        ``extra``: ``map_points``, ``map_source``, ``winners``, ``price``."""
+        ``extra``: ``map_points``, ``map_source``, ``winners``, ``price`` and, beside the
+        recorded map when GPOPE without noise is recorded on its datasets, ``optimisation``
+        (:func:`~privrl.papers.frontier.noiseless.optimisation_share`; ``None`` otherwise)."""
         recorded = ctx.extra.get("recorded")
         points: pd.DataFrame = (recorded["points"] if recorded is not None
                                 else ctx.tables["points"])
@@ -66,6 +70,9 @@ class FrontierChapter(Chapter, name=PAPER, profile_type=FrontierProfile,
                  else " (a quick slice: too small to decide anything; no recorded map yet)")
         for key, value in found.items():
             ctx.glue(re.sub(r"[^A-Za-z0-9_]+", "_", key).strip("_"), value)
+        free = noiseless.recorded_noiseless() if recorded is not None else None
+        share = None if free is None else noiseless.optimisation_share(points, free)
+        ctx.extra["optimisation"] = share
 
 
 run = FrontierChapter().run

@@ -7,7 +7,9 @@
   non-private error, against epsilon, with its interval;
 * :func:`plot_errors` - geometric-mean error against n at one epsilon, every method with the
   reference and the zero estimate;
-* :func:`plot_gap` - the paired log10 gap between DP-LSW and GPOPE (RDP) on Mountain Car.
+* :func:`plot_gap` - the paired log10 gap between DP-LSW and GPOPE (RDP) on Mountain Car;
+* :func:`plot_optimisation` - GPOPE without noise beside GPOPE (PLD), the non-private reference
+  and the zero estimate against n (:func:`~privrl.papers.frontier.noiseless.optimisation_share`).
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ from matplotlib.lines import Line2D
 
 from privrl.chapter.plotting import in_words, legend_outside, method_colours, new_figure
 from privrl.papers.frontier.analysis import LABELS, log_errors
+from privrl.papers.frontier.noiseless import LABEL as NOISELESS
 
 #: Colours of every label the figures draw (one call: distinct and stable).
-COLOURS = method_colours([*LABELS, "reference", "zero"])
+COLOURS = method_colours([*LABELS, "reference", "zero", NOISELESS])
 #: The words of a label in a legend.
 WORDS = {"GPOPE": "GPOPE (PLD)", "GPOPE (RDP)": "GPOPE (RDP)", "DP-LSW": "DP-LSW",
          "DP-LSL": "DP-LSL", "reference": "non-private (LSTD / WIS-LSTD)",
-         "zero": "zero estimate"}
+         "zero": "zero estimate", NOISELESS: "GPOPE without noise (best step)"}
 
 
 def _domains(frame: pd.DataFrame) -> list[str]:
@@ -145,4 +148,28 @@ def plot_gap(gap: pd.DataFrame) -> Figure:
     return fig
 
 
-__all__ = ["COLOURS", "WORDS", "plot_errors", "plot_gap", "plot_map", "plot_price"]
+def plot_optimisation(table: pd.DataFrame) -> Figure:
+    """One panel per domain: the geometric-mean value RMSE against n of GPOPE without noise at
+    its best step, GPOPE (PLD) at the largest epsilon of ``table`` (solid) and the smallest
+    (dotted), the non-private reference and the zero estimate (dashed); ``table`` from
+    :func:`~privrl.papers.frontier.noiseless.optimisation_share`."""
+    domains = _domains(table)
+    private = [c for c in table.columns if c.startswith("GPOPE, epsilon = ")]
+    fig, axes = new_figure(1, len(domains), width=3.2, height=3.0)
+    for ax, domain in zip(axes[0], domains, strict=True):
+        part = table[table.domain == domain].sort_values("n")
+        for column, label, style in ((NOISELESS, NOISELESS, "-"),
+                                     *((c, "GPOPE", "-" if i == len(private) - 1 else ":")
+                                       for i, c in enumerate(private)),
+                                     ("reference", "reference", "--"), ("zero", "zero", "--")):
+            words = WORDS[label] if label != "GPOPE" else f"{WORDS[label]}, {column[7:]}"
+            ax.plot(part.n, part[column], marker="o", color=COLOURS[label], linestyle=style,
+                    label=words)
+        ax.set(title=_title(domain), xscale="log", yscale="log", xlabel="trajectories n")
+    axes[0][0].set_ylabel("value RMSE (geometric mean)")
+    legend_outside(fig)
+    return fig
+
+
+__all__ = ["COLOURS", "WORDS", "plot_errors", "plot_gap", "plot_map", "plot_optimisation",
+           "plot_price"]

@@ -132,8 +132,11 @@ def fv_prefix(fv: FirstVisitReturns, n: int) -> FirstVisitReturns:
                              means=returns.sum(axis=0) / np.maximum(counts, 1))
 
 
-def _dataset(config: dict[str, Any], n: int, seed: np.random.SeedSequence):
-    """(statistics, first-visit returns or None, Phi and rho of DP-LSW/LSL, generator)."""
+def replicate_data(config: dict[str, Any], n: int, seed: np.random.SeedSequence):
+    """One replicate's dataset of ``n`` trajectories of ``config["domain"]``, drawn from
+    ``seed`` before anything else (so every run function given the seed sees the same data):
+    (statistics, first-visit returns or None, Phi and rho of DP-LSW/LSL, the generator of the
+    algorithms' randomness)."""
     domain = config["domain"]
     if domain == "chain":
         prob, traj, stats, gen = chain_data(config, n, seed)
@@ -151,8 +154,10 @@ def _dataset(config: dict[str, Any], n: int, seed: np.random.SeedSequence):
     return stats, fv, Phi, rho, as_generator(alg_ss)
 
 
-def _gpope_at(config: dict[str, Any], stats: SaddlePointStats, n: int, gen: np.random.Generator,
-              steps: np.ndarray, zs: np.ndarray):
+def gpope_at(config: dict[str, Any], stats: SaddlePointStats, n: int, gen: np.random.Generator,
+             steps: np.ndarray, zs: np.ndarray):
+    """GPOPE (Algorithm 1) on the first ``n`` trajectories, one trial per (step, noise
+    multiplier) pair of ``steps`` and ``zs``, with ``config``'s iterations, clip and schedule."""
     return gpope(prefix(stats, n), config["iterations"], steps, config["clip_norm"], zs, gen,
                  n_trials=len(zs), schedule=config["schedule"])
 
@@ -179,7 +184,7 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
     ``clipped``, ``seconds`` (the replicate's CPU time, on every row; not a result)."""
     start = time.process_time()
     sizes = sorted(config["sizes"])
-    stats, fv, Phi, rho, gen = _dataset(config, sizes[-1], seed)
+    stats, fv, Phi, rho, gen = replicate_data(config, sizes[-1], seed)
     problem = target_problem(config)
     rows, thetas = [], []
     for n in sizes:
@@ -189,7 +194,7 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
         thetas += [reference_estimate(prefix(stats, n)), np.zeros(stats.dim)]
         noisy = [g for g in config["gpope"] if g[0] == n]
         if noisy:
-            res = _gpope_at(config, stats, n, gen, np.array([g[4] for g in noisy]),
+            res = gpope_at(config, stats, n, gen, np.array([g[4] for g in noisy]),
                             np.array([g[3] for g in noisy]))
             for (_, eps, acct, z, step), theta in zip(noisy, res.theta, strict=True):
                 rows.append(dict(n=n, method="GPOPE", accountant=acct, epsilon=eps, noise=z,
@@ -233,7 +238,7 @@ def run_tuning(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataF
     ``config["step_grid"]`` on one **public** dataset (seeds disjoint from the replicates'),
     each ``n`` a prefix. Rows: ``domain, n, epsilon, accountant, step_size, mspbe``."""
     sizes = sorted(config["sizes"])
-    stats, _, _, _, gen = _dataset({**config, "lsw_cells": 0}, sizes[-1], seed)
+    stats, _, _, _, gen = replicate_data({**config, "lsw_cells": 0}, sizes[-1], seed)
     problem = target_problem(config)
     grid = np.asarray(config["step_grid"], dtype=float)
     frames = []
@@ -241,7 +246,7 @@ def run_tuning(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataF
         noisy = [g for g in config["gpope"] if g[0] == n]
         if not noisy:
             continue
-        res = _gpope_at(config, stats, n, gen, np.tile(grid, len(noisy)),
+        res = gpope_at(config, stats, n, gen, np.tile(grid, len(noisy)),
                         np.repeat([g[3] for g in noisy], len(grid)))
         frames.append(pd.DataFrame({
             "n": n, "epsilon": np.repeat([g[1] for g in noisy], len(grid)),
@@ -267,6 +272,6 @@ def run_calibration(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.
                           "z": calibrate(*args, rtol=1e-2)}])
 
 
-__all__ = ["CALIBRATORS", "PROBE", "TARGET_SEED", "errors", "fv_prefix", "mountain_car_target",
-           "prefix", "reference_estimate", "run_calibration", "run_frontier", "run_tuning",
-           "target_problem"]
+__all__ = ["CALIBRATORS", "PROBE", "TARGET_SEED", "errors", "fv_prefix", "gpope_at",
+           "mountain_car_target", "prefix", "reference_estimate", "replicate_data",
+           "run_calibration", "run_frontier", "run_tuning", "target_problem"]
