@@ -127,3 +127,15 @@ def test_a_horizon_record_without_its_arms_or_with_a_wrong_name_is_refused(tmp_p
     assert set(BASE_COLUMNS) <= set(pd.read_csv(
         tmp_path / "measurements" / "results" / "gohari2021-horizon-curves.csv").columns)
     assert horizon_labels(horizon.profile) == tuple(ARMS)
+
+
+def test_the_bottom_line_names_the_scale_of_the_record_that_decides_result_ii():
+    """Result (ii) is decided on the record at the paper's horizon once it is in the book, on
+    the design before: the front matter's bottom line (typed once) must name that record's
+    scale, so a landed horizon record cannot leave the design's words standing."""
+    from privrl.chapter.front import front_matter
+
+    line = " ".join(front_matter("gohari2021").bottom_line.split())
+    deciding = load_paper_curves(name=HORIZON) or load_paper_curves()
+    assert deciding is not None, "the design is recorded"
+    assert recorded_analysis(*deciding).scale in line
