@@ -68,3 +68,29 @@ def test_the_share_is_the_fraction_of_gpopes_log_distance_kept_without_noise():
     assert math.isnan(noiseless.optimisation_share(
         _points().assign(rmse=lambda t: t.rmse.where(t.method != "reference", 1.0)), free)
         .iloc[0]["share"])  # GPOPE not above the reference: no share to state
+
+
+def test_the_recorder_names_its_module_and_is_judged_by_its_results_version(tmp_path):
+    from privrl.chapter.records import recorded_run
+    from privrl.papers.frontier.profile import FrontierProfile
+    from privrl.papers.frontier.record import main
+
+    results = tmp_path / "book" / "measurements" / "results"
+    profile = FrontierProfile.quick(domains=("chain",), sizes=(5, 10), n_datasets=2,
+                                    iterations=20, step_grid=(0.1, 1.0))
+    record = noiseless.record_noiseless(profile, cache_dir=tmp_path / "cache", directory=results,
+                                        workers=1, progress=False, command="(test)")
+    assert record.as_dict()["produced_by"] == [noiseless.MODULE]
+    # its own run function's tag, and those of the map's run functions whose helpers it runs
+    versions = record.as_dict()["results_versions"]
+    assert versions[f"{noiseless.MODULE}.run_noiseless"] == "1"
+    assert versions["privrl.papers.frontier.trials.run_frontier"] == "1"
+    points = noiseless.recorded_noiseless(results)
+    assert len(points) == 2 * 2 * 2 and set(points.seed) == {0, 1}
+    run = recorded_run("frontier", noiseless.NOISELESS, root=tmp_path)
+    # current on a clean tree (a tree with uncommitted changes leaves it unknown, as it should)
+    expected = "unknown" if record.as_dict()["git_dirty"] else "current"
+    assert run is not None and run.status == expected, run.stale_reason
+    # the command line records through the package's module (never __main__)
+    with pytest.raises(SystemExit):
+        main(["--noiseless"])

@@ -12,7 +12,7 @@ the most favourable to GPOPE without noise, so its error is a floor on optimisat
 sets it beside the non-private reference, the zero estimate and GPOPE (PLD) at the map's
 smallest and largest epsilon. Record (resumable through the sweep cache)::
 
-    python -m privrl.papers.frontier.noiseless --cache-dir book/measurements/cache/frontier-noiseless
+    python -m privrl.papers.frontier.record --noiseless --cache-dir book/measurements/cache/frontier-noiseless
 
 writes ``book/measurements/results/frontier-noiseless-points.csv`` and its run record
 ``book/measurements/frontier-noiseless.json`` (judged by this module's results version).
@@ -20,7 +20,6 @@ writes ``book/measurements/results/frontier-noiseless-points.csv`` and its run r
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import time
 from pathlib import Path
@@ -43,6 +42,8 @@ POINTS_CSV = f"{PAPER}-{NOISELESS}-points.csv"
 RECORD_JSON = f"{PAPER}-{NOISELESS}.json"
 #: The label of GPOPE without noise at its best step.
 LABEL = "GPOPE without noise"
+#: The module the record names as its producer (its run function's results version judges it).
+MODULE = "privrl.papers.frontier.noiseless"
 
 
 @results_version("1", probe={**trials.PROBE, "step_grid": (0.1, 1.0)}, ignore=("seconds",))
@@ -106,10 +107,11 @@ def optimisation_share(points: pd.DataFrame, noiseless: pd.DataFrame) -> pd.Data
 
 
 def record_noiseless(profile: FrontierProfile, *, cache_dir: Any, directory: Path | None = None,
-                     workers: int = 2, progress: bool = True) -> RunRecord:
+                     workers: int = 2, progress: bool = True, command: str = "") -> RunRecord:
     """Run :func:`run_noiseless_map` and write :data:`POINTS_CSV` into ``directory`` (default
     the book's results) and its run record :data:`RECORD_JSON` one folder up (profile
-    :data:`NOISELESS`, produced by this module, so judged by its results version)."""
+    :data:`NOISELESS`, produced by :data:`MODULE`, so judged by its results version;
+    ``command``: the command line that made it)."""
     commit, start = current_commit(), time.perf_counter()
     dirty = bool(records.git(records.SOURCE_ROOT, "status", "--porcelain",
                              "--untracked-files=no", "--", "privrl"))
@@ -122,8 +124,7 @@ def record_noiseless(profile: FrontierProfile, *, cache_dir: Any, directory: Pat
                     for k, v in dataclasses.asdict(profile).items()},
         wall_time_s=time.perf_counter() - start, git_commit=commit, git_dirty=dirty,
         compute_s=round(float(points.groupby(["domain", "seed"]).seconds.first().sum()), 1),
-        workers=workers, command=records.command_line(__name__, None), files=[POINTS_CSV],
-        produced_by=[__name__])
+        workers=workers, command=command, files=[POINTS_CSV], produced_by=[MODULE])
     directory = Path(directory) if directory is not None else records.results_dir()
     directory.mkdir(parents=True, exist_ok=True)
     points.drop(columns=["seconds"]).to_csv(directory / POINTS_CSV, index=False)
@@ -138,24 +139,5 @@ def recorded_noiseless(directory: Path | None = None) -> pd.DataFrame | None:
     return pd.read_csv(path) if path is not None and path.exists() else None
 
 
-def main(argv: list[str] | None = None) -> None:
-    """``python -m privrl.papers.frontier.noiseless``: record GPOPE without noise on the paper
-    profile's map."""
-    parser = argparse.ArgumentParser(prog="python -m privrl.papers.frontier.noiseless")
-    parser.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
-    parser.add_argument("--workers", type=int, default=2, help="worker processes")
-    parser.add_argument("--out", default=None,
-                        help="results directory (default book/measurements/results)")
-    args = parser.parse_args(argv)
-    record = record_noiseless(FrontierProfile.paper(), cache_dir=args.cache_dir,
-                              directory=Path(args.out) if args.out else None,
-                              workers=args.workers)
-    print("wrote", record.files)
-
-
-if __name__ == "__main__":
-    main()
-
-
-__all__ = ["LABEL", "NOISELESS", "POINTS_CSV", "RECORD_JSON", "optimisation_share",
+__all__ = ["LABEL", "MODULE", "NOISELESS", "POINTS_CSV", "RECORD_JSON", "optimisation_share",
            "record_noiseless", "recorded_noiseless", "run_noiseless", "run_noiseless_map"]

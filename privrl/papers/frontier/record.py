@@ -7,6 +7,8 @@ cache) and writes three tidy CSVs into ``book/measurements/results/``
 release of every replicate; ``frontier-paper-calibration.csv``, GPOPE's noise per (n, epsilon,
 accountant); ``frontier-paper-steps.csv``, its tuned steps) and the run record
 (:class:`privrl.chapter.records.RunRecord`) one folder up, ``book/measurements/frontier-paper.json``.
+With ``--noiseless`` it records GPOPE without noise on the map's datasets instead
+(:func:`privrl.papers.frontier.noiseless.record_noiseless`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pandas as pd
 
 from privrl.chapter import records
 from privrl.chapter.records import RunRecord, current_commit
+from privrl.papers.frontier.noiseless import record_noiseless
 from privrl.papers.frontier.profile import PAPER, FrontierProfile
 from privrl.papers.frontier.runs import run_map
 
@@ -77,14 +80,24 @@ def recorded_tables(directory: Path | None = None) -> dict[str, pd.DataFrame] | 
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m privrl.papers.frontier.record``: record the paper profile's map."""
+    """``python -m privrl.papers.frontier.record``: record the paper profile's map (with
+    ``--noiseless``: GPOPE without noise on its datasets)."""
     parser = argparse.ArgumentParser(prog="python -m privrl.papers.frontier.record")
+    parser.add_argument("--noiseless", action="store_true",
+                        help="record GPOPE without noise on the map's datasets")
     parser.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--out", default=None,
                         help="results directory (default book/measurements/results)")
     parser.add_argument("--note", default="")
     args = parser.parse_args(argv)
+    if args.noiseless:
+        record = record_noiseless(FrontierProfile.paper(), cache_dir=args.cache_dir,
+                                  directory=Path(args.out) if args.out else None,
+                                  workers=args.workers,
+                                  command=records.command_line("privrl.papers.frontier.record", argv))
+        print(json.dumps(record.as_dict(), indent=1, default=str))
+        return
     record = record_paper_run(FrontierProfile.paper(), cache_dir=args.cache_dir,
                               directory=Path(args.out) if args.out else None,
                               workers=args.workers, note=args.note)
