@@ -94,3 +94,15 @@ def test_the_recorder_names_its_module_and_is_judged_by_its_results_version(tmp_
     # the command line records through the package's module (never __main__)
     with pytest.raises(SystemExit):
         main(["--noiseless"])
+
+
+def test_the_findings_state_each_domains_ranges_and_a_best_step_at_the_grids_edge():
+    free = pd.DataFrame({"domain": "chain", "n": 100, "step_size": [0.1, 0.1, 1.0, 1.0],
+                         "rmse": [0.05, 0.2, 0.02, 1.0], "seed": [0, 1, 0, 1]})
+    share = noiseless.optimisation_share(_points(), free)
+    text = noiseless.optimisation_findings(share, (0.1, 1.0))
+    assert text == ("On the chain, GPOPE without noise stays at 0.1 (value RMSE) over "
+                    "n = 100 to 100, where the non-private estimate reaches 0.01: 100% of private "
+                    "GPOPE's log10 distance to it at the largest epsilon is there without noise.")
+    assert noiseless.optimisation_findings(share, (0.01, 0.1)).endswith(
+        "; its best step is the grid's largest (0.1) at every n.")

@@ -106,6 +106,34 @@ def optimisation_share(points: pd.DataFrame, noiseless: pd.DataFrame) -> pd.Data
     return pd.DataFrame(rows)
 
 
+def _span(low: float, high: float, fmt: str) -> str:
+    """"low to high" in ``fmt``, or one number where both read the same."""
+    a, b = format(low, fmt), format(high, fmt)
+    return a if a == b else f"{a} to {b}"
+
+
+def optimisation_findings(share: pd.DataFrame, step_grid: tuple[float, ...]) -> str:
+    """One sentence per domain of :func:`optimisation_share`'s table (the chain, then Mountain
+    Car on- and off-policy): the range over n of GPOPE without noise, of the non-private
+    reference and of the share, and where the best step is the largest of ``step_grid`` (a
+    larger step might do better: the share is then optimisation at the map's grid)."""
+    order = ["chain", "mountain_car_on", "mountain_car_off"]
+    lines = []
+    for domain in [d for d in order if d in set(share.domain)]:
+        g = share[share.domain == domain]
+        name = "the chain" if domain == "chain" else domain.replace("mountain_car_", "Mountain Car, ") + "-policy"
+        top = (g.step == max(step_grid)).all()
+        lines.append(
+            f"On {name}, GPOPE without noise stays at {_span(g[LABEL].min(), g[LABEL].max(), '.2g')} "
+            f"(value RMSE) over n = {g.n.min():,} to {g.n.max():,}, where the non-private estimate "
+            f"reaches {_span(g.reference.min(), g.reference.max(), '.2g')}: "
+            f"{_span(g.share.min(), g.share.max(), '.0%')} of private GPOPE's log10 distance to it "
+            "at the largest epsilon is there without noise"
+            + (f"; its best step is the grid's largest ({max(step_grid):g}) at every n" if top else "")
+            + ".")
+    return " ".join(lines)
+
+
 def record_noiseless(profile: FrontierProfile, *, cache_dir: Any, directory: Path | None = None,
                      workers: int = 2, progress: bool = True, command: str = "") -> RunRecord:
     """Run :func:`run_noiseless_map` and write :data:`POINTS_CSV` into ``directory`` (default
@@ -139,5 +167,6 @@ def recorded_noiseless(directory: Path | None = None) -> pd.DataFrame | None:
     return pd.read_csv(path) if path is not None and path.exists() else None
 
 
-__all__ = ["LABEL", "MODULE", "NOISELESS", "POINTS_CSV", "RECORD_JSON", "optimisation_share",
-           "record_noiseless", "recorded_noiseless", "run_noiseless", "run_noiseless_map"]
+__all__ = ["LABEL", "MODULE", "NOISELESS", "POINTS_CSV", "RECORD_JSON", "optimisation_findings",
+           "optimisation_share", "record_noiseless", "recorded_noiseless", "run_noiseless",
+           "run_noiseless_map"]
