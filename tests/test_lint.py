@@ -52,3 +52,12 @@ def test_figure_cells_show_only_their_figure(path):
         last = source.rstrip().splitlines()[-1]
         assert last.startswith((" ", "\t")) or last.endswith(";") or last.strip() == "plt.show()", \
             f"{path.name}: figure cell {name} ends in an expression whose value would be shown too"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_cell_has_a_unique_id(path):
+    """nbformat 4.5 cells carry an ``id`` (a cell added by hand without one warns in every build,
+    and will be an error in a later nbformat)."""
+    ids = [c.get("id") for c in json.loads(path.read_text())["cells"]]
+    assert None not in ids, f"{path.name}: cells {[i for i, x in enumerate(ids) if x is None]} lack an id"
+    assert len(set(ids)) == len(ids), f"{path.name}: repeated cell ids"
