@@ -9,7 +9,8 @@ returns ``Release(value, epsilon, delta, event, parameters)`` with
 clips to it and warns (:class:`~privrl.core.validation.PrivacyLeakWarning`; ``strict=True``
 raises instead).
 
-* :func:`gaussian_mechanism`: the Gaussian mechanism, analytic calibration (Balle and Wang 2018);
+* :func:`gaussian_mechanism`: the Gaussian mechanism on a grid (exact discrete Gaussian noise),
+  private on IEEE doubles;
 * :func:`laplace_mechanism`: the Laplace mechanism on a grid, exactly private on IEEE doubles;
 * :func:`dp_lsw`, :func:`dp_lsl`: Balle, Gomrokchi and Precup 2016 (smooth sensitivity);
 * :func:`gpope`: Xie, Thomas and Miklau 2019 (private GTD2);

@@ -13,16 +13,18 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import dp_accounting
 import numpy as np
 import pytest
 from api_data import chain_data
+from dp_accounting.rdp import RdpAccountant
 from scipy.special import gammaln
 
 import privrl
 from privrl.core.accounting import dirichlet as dacc
 from privrl.core.accounting import functional_noise as fn
 from privrl.core.accounting.composition import advanced_composition
-from privrl.core.accounting.gaussian import gaussian_delta
+from privrl.core.accounting.discrete_gaussian import gaussian_rdp_epsilon
 from privrl.core.accounting.subsampled import gpope_epsilon
 from privrl.core.algorithms import monte_carlo as mc
 from privrl.core.envs.line import HORIZON
@@ -36,11 +38,16 @@ def _std_close(samples: np.ndarray, expected: float) -> None:
 def test_gaussian_mechanism_noise_and_epsilon():
     r = privrl.gaussian_mechanism(np.zeros(20_000), sensitivity=2.0, epsilon=0.8, delta=1e-5,
                                   rng=0)
-    sigma = r.parameters["sigma"]
-    # the analytic calibration, checked against the closed form (Balle and Wang 2018, Thm 8)
-    assert gaussian_delta(sigma, 0.8, 2.0) <= 1e-5 < gaussian_delta(0.999 * sigma, 0.8, 2.0)
+    sigma, step, z = (r.parameters[k] for k in ("sigma", "step", "noise_multiplier"))
+    # the guarantee: the Gaussian's Rényi curve at noise multiplier sigma / G, G the sensitivity
+    # in grid units after rounding (Delta / step + sqrt(d)), by dp-accounting's RDP accountant
+    G = 2.0 / step + math.sqrt(20_000)
+    assert z <= sigma / (step * G) and z == pytest.approx(sigma / (step * G), rel=1e-7)
+    direct = RdpAccountant().compose(dp_accounting.GaussianDpEvent(z)).get_epsilon(1e-5)
+    assert r.epsilon == r.event.epsilon(r.delta) == pytest.approx(direct, rel=1e-2)
+    assert r.epsilon <= 0.8 < gaussian_rdp_epsilon(z * (1 - 1e-4), 1e-5)  # the smallest noise
     _std_close(r.value, sigma)
-    assert r.epsilon == r.event.epsilon(r.delta) == pytest.approx(0.8, rel=1e-6)
+    assert np.all(r.value / step == np.rint(r.value / step))  # on the grid, exactly
     given = privrl.gaussian_mechanism(0.0, sensitivity=2.0, sigma=sigma / 2, delta=1e-5, rng=0)
     assert given.epsilon > 1.6  # half the noise: more than twice the epsilon
 

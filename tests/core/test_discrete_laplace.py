@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from cks_reference import ref_bernoulli, ref_discrete_laplace
 from scipy import stats
 
 from privrl.core.mechanisms.discrete_laplace import (
@@ -85,58 +86,6 @@ def test_bad_input_is_rejected_with_a_clear_error():
 # --- the compiled sampler against an exact reference in Python integers ---------------------------
 
 
-def _ref_bits53(gen: np.random.Generator) -> int:
-    return int(gen.random() * 2**53)  # random() is k / 2^53: the 53 bits, exactly
-
-
-def _ref_bernoulli(x: Fraction, gen: np.random.Generator) -> bool:
-    """Is a uniform real V in [0, 1), revealed 53 bits at a time, below x? (Fractions.)"""
-    while 0 < x < 1:
-        k = _ref_bits53(gen)
-        if Fraction(k + 1, 2**53) <= x:
-            return True
-        if Fraction(k, 2**53) >= x:
-            return False
-        x = x * 2**53 - k  # V's next 53 bits against what is left of x
-    return x >= 1
-
-
-def _ref_uniform_below(n: int, gen: np.random.Generator) -> int:
-    """Lemire's method on 53 random bits (64 when n > 2^53), in Python integers."""
-    bits = 53 if n <= 2**53 else 64
-    while True:
-        r = _ref_bits53(gen)
-        if bits == 64:
-            r = (r << 11) | (_ref_bits53(gen) & 0x7FF)
-        if (r * n) % 2**bits >= 2**bits % n:
-            return (r * n) >> bits
-
-
-def _ref_bernoulli_exp(gamma: Fraction, gen: np.random.Generator) -> bool:
-    k = 1
-    while _ref_bernoulli(gamma / k, gen):
-        k += 1
-    return k % 2 == 1
-
-
-def _ref_discrete_laplace(scale: Fraction, n: int, gen: np.random.Generator) -> list[int]:
-    """CKS 2020 Algorithm 2, sample after sample, in exact rational arithmetic."""
-    num, den = scale.numerator, scale.denominator
-    out = []
-    while len(out) < n:
-        u = _ref_uniform_below(num, gen)
-        if not _ref_bernoulli_exp(Fraction(u, num), gen):
-            continue
-        v = 0
-        while _ref_bernoulli_exp(Fraction(1), gen):
-            v += 1
-        y = (u + num * v) // den
-        negative = _ref_bits53(gen) >> 52 == 1
-        if not (negative and y == 0):
-            out.append(-y if negative else y)
-    return out
-
-
 @pytest.mark.parametrize("scale", [Fraction(5, 2), grid_scale(0.01, 1.0, 112),
                                    grid_scale(0.01, 10.0, 112), Fraction(12_345_678_901, 2**20),
                                    Fraction(2**54 + 12_345, 2**31), Fraction(1, 3)],
@@ -147,7 +96,7 @@ def test_compiled_sampler_equals_the_exact_rational_reference(scale):
     (400 samples per scale; a scale with a numerator above 2^53 takes the 64-bit branch)."""
     got = sample_discrete_laplace(scale, 400, np.random.default_rng(7))
     gen = np.random.default_rng(7)
-    expected = _ref_discrete_laplace(scale, 400, gen)
+    expected = ref_discrete_laplace(scale, 400, gen)
     np.testing.assert_array_equal(got, expected)
     assert len(set(expected)) > 20 or scale < 1
 
@@ -189,7 +138,7 @@ def test_compiled_bernoulli_is_exact_up_to_63_bit_denominators():
     for a, b, seed in cases:
         got = _bernoulli(a, b, np.random.default_rng(seed))
         ref_gen = np.random.default_rng(seed)
-        assert got == _ref_bernoulli(Fraction(a, b), ref_gen), (a, b, seed)
+        assert got == ref_bernoulli(Fraction(a, b), ref_gen), (a, b, seed)
         k = int(np.random.default_rng(seed).random() * 2**53)
         second += 0 < a * 2**53 - k * b < b
     assert second == 100
