@@ -71,6 +71,8 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     step_size = check_positive(step_size, "step_size")
     if (epsilon is None) == (noise_multiplier is None):
         raise ValueError("epsilon, noise_multiplier: give exactly one")
+    if rho is not None and np.any(check_array(rho, "rho") < 0):
+        raise ValueError("rho must be non-negative: importance ratios pi(a|s) / mu(a|s)")
     stats = gtd.SaddlePointStats.from_trajectories(traj, gamma, features, rho)
     n = traj.n_trajectories
     if noise_multiplier is None:

@@ -124,6 +124,9 @@ def test_mismatched_shapes_and_missing_targets(chain):
     with pytest.raises(ValueError, match="rho must have shape"):
         privrl.gpope(chain, features=np.eye(5), rho=np.ones((3, 3)), gamma=0.9, epsilon=1.0,
                      delta=1e-5, iterations=2, step_size=0.1, clip_norm=1.0, rng=0)
+    with pytest.raises(ValueError, match="rho must be non-negative"):
+        privrl.gpope(chain, features=np.eye(5), rho=-np.ones(chain.rewards.shape), gamma=0.9,
+                     epsilon=1.0, delta=1e-5, iterations=2, step_size=0.1, clip_norm=1.0, rng=0)
     with pytest.raises(ValueError, match="epsilon, noise_multiplier"):
         privrl.gpope(chain, features=np.eye(5), gamma=0.9, delta=1e-5, iterations=2,
                      step_size=0.1, clip_norm=1.0, rng=0)
