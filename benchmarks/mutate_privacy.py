@@ -40,7 +40,8 @@ XIE = ["tests/core/test_gtd.py", "tests/core/test_subsampled_accounting.py", "te
 CORE = ["tests/core/test_mechanisms.py", "tests/core/test_gaussian_accounting.py",
         "tests/core/test_calibration_safety.py"]
 AUDIT = ["tests/core/test_audit.py"]
-API = ["tests/api/test_releases.py"]
+API = ["tests/api/test_releases.py", "tests/api/test_gaussian_audit.py"]
+DG = ["tests/core/test_discrete_gaussian.py"]
 
 
 @dataclass(frozen=True)
@@ -163,11 +164,19 @@ MUTATIONS: list[Mutation] = [
       "\n\n\ndef gpope_pld_supported", (*XIE, *AUDIT)),
     # privrl.api: the call sites of the public releases
     M("api_gaussian_noise", "noise halved", "privrl/api/mechanisms.py",
-      "normal(0.0, sigma, size=value.shape)", "normal(0.0, sigma / 2, size=value.shape)",
-      tuple(API)),
+      "dg.discrete_gaussian_mechanism(value, m, t, step, rng)",
+      "dg.discrete_gaussian_mechanism(value, max(1, m // 4), t, step, rng)", tuple(API)),
     M("api_gaussian_epsilon", "budget doubled", "privrl/api/mechanisms.py",
-      "analytic_gaussian_sigma(epsilon, delta, sensitivity)",
-      "analytic_gaussian_sigma(2 * epsilon, delta, sensitivity)", tuple(API)),
+      "z = required_noise_multiplier(epsilon, delta)",
+      "z = required_noise_multiplier(2 * epsilon, delta)", tuple(API)),
+    M("grid_gaussian_variance", "noise halved", "privrl/core/mechanisms/discrete_gaussian.py",
+      "m = math.ceil(target**2 / t)", "m = math.ceil(target**2 / (4 * t))",
+      (*DG, *API)),
+    M("grid_gaussian_acceptance", "noise halved", "privrl/core/mechanisms/discrete_gaussian.py",
+      "denominator = 2 * m * t", "denominator = max(1, m * t // 2)", (*DG, *API)),
+    M("grid_gaussian_sensitivity", "noise halved", "privrl/core/accounting/discrete_gaussian.py",
+      "Fraction(sensitivity) / Fraction(check_step(step))",
+      "Fraction(sensitivity) / Fraction(2 * check_step(step))", (*DG, *API)),
     M("api_laplace_noise", "noise halved", "privrl/api/mechanisms.py",
       "dl.discrete_laplace_mechanism(row, sensitivity, epsilon, rng, step)",
       "dl.discrete_laplace_mechanism(row, sensitivity, 2 * epsilon, rng, step)", tuple(API)),

@@ -95,9 +95,9 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: 
         step = _grid_step(z, sensitivity, d, step)
         m, t = dg.grid_variance(Fraction(z) * Fraction(grid_l2_sensitivity(sensitivity, d, step)))
         event = discrete_gaussian_event(m * t, sensitivity, d, step)
-        while event.epsilon(delta) > epsilon:  # z rounded down by an ulp: one more unit of m
-            m += 1
-            event = discrete_gaussian_event(m * t, sensitivity, d, step)
+        if event.epsilon(delta) > epsilon:  # m t >= (z G)^2 exactly: the event's z is >= z
+            raise RuntimeError(f"the Gaussian calibration missed its target: epsilon "
+                               f"{event.epsilon(delta)!r} > {epsilon!r}")
     else:
         sigma = check_positive(sigma, "sigma")
         step = check_step(step) if step is not None else dg.default_step(sigma)
