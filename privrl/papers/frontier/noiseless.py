@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from privrl.chapter import records
+from privrl.chapter.plotting import in_words
 from privrl.chapter.records import RunRecord, current_commit
 from privrl.chapter.sweep import run_sweep
 from privrl.core.results_version import results_version
@@ -121,7 +122,7 @@ def optimisation_findings(share: pd.DataFrame, step_grid: tuple[float, ...]) -> 
     lines = []
     for domain in [d for d in order if d in set(share.domain)]:
         g = share[share.domain == domain]
-        name = "the chain" if domain == "chain" else domain.replace("mountain_car_", "Mountain Car, ") + "-policy"
+        name = "the chain" if domain == "chain" else in_words(domain)
         top = (g.step == max(step_grid)).all()
         lines.append(
             f"On {name}, GPOPE without noise stays at {_span(g[LABEL].min(), g[LABEL].max(), '.2g')} "
