@@ -61,3 +61,13 @@ def test_every_cell_has_a_unique_id(path):
     ids = [c.get("id") for c in json.loads(path.read_text())["cells"]]
     assert None not in ids, f"{path.name}: cells {[i for i, x in enumerate(ids) if x is None]} lack an id"
     assert len(set(ids)) == len(ids), f"{path.name}: repeated cell ids"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_a_chapter_opens_with_prose_not_set_up(path):
+    """The parameters cell and the set-up cell after it show no source on the page (their
+    source is a click away), so a chapter's summary follows its introduction directly."""
+    code = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+    assert "parameters" in code[0]["metadata"].get("tags", []), path.name
+    for cell in code[:2]:
+        assert "hide-input" in cell["metadata"].get("tags", []), f"{path.name}: {cell['id']}"
