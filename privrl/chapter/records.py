@@ -87,6 +87,17 @@ def current_commit(start: str | os.PathLike[str] | None = None) -> str:
     return "unknown"
 
 
+#: What a run record's ``git_dirty`` looks at: the code a run executes (the package and the
+#: notebooks), not the measurement files another run may be writing.
+CODE_PATHS: tuple[str, ...] = ("privrl", "notebooks")
+
+
+def code_dirty(root: str | os.PathLike[str] = SOURCE_ROOT) -> bool:
+    """Whether the tree at ``root`` has uncommitted changes to tracked files of
+    :data:`CODE_PATHS`: a record made now cannot name the code it ran by a commit alone."""
+    return bool(git(root, "status", "--porcelain", "--untracked-files=no", "--", *CODE_PATHS))
+
+
 # --- run records ----------------------------------------------------------------------------------
 
 #: Packages whose versions a run record states.

@@ -33,6 +33,7 @@ from privrl.chapter.front import FrontMatter, front_matter_path, load
 from privrl.chapter.records import (
     RecordedRun,
     RunRecord,
+    code_dirty,
     find_root,
     format_duration,
     git,
@@ -71,10 +72,6 @@ def chapter_notebooks(root: Path) -> list[str]:
 
     walk(toc)
     return names
-
-
-#: What a run record's ``git_dirty`` looks at: the code a chapter runs.
-CODE_PATHS = ("privrl", "notebooks")
 
 
 def notebook_parameters(source: str | os.PathLike[str]) -> list[str]:
@@ -120,7 +117,7 @@ def run_notebook(
     # (or an edit left) while it was running. Dirty means uncommitted changes to code (the
     # package or the notebooks), not to measurement files another run just wrote.
     git_commit = git(root, "rev-parse", "--short=12", "HEAD") or "unknown"
-    git_dirty = bool(git(root, "status", "--porcelain", "--untracked-files=no", "--", *CODE_PATHS))
+    git_dirty = code_dirty(root)
     start = time.perf_counter()
     # The kernel must use matplotlib's inline backend so figures become outputs: drop a
     # non-interactive MPLBACKEND (e.g. Agg, set by test runners) inherited from the caller.

@@ -142,8 +142,7 @@ def record_noiseless(profile: FrontierProfile, *, cache_dir: Any, directory: Pat
     :data:`NOISELESS`, produced by :data:`MODULE`, so judged by its results version;
     ``command``: the command line that made it)."""
     commit, start = current_commit(), time.perf_counter()
-    dirty = bool(records.git(records.SOURCE_ROOT, "status", "--porcelain",
-                             "--untracked-files=no", "--", "privrl"))
+    dirty = records.code_dirty()
     points = run_noiseless_map(profile, cache_dir=cache_dir, progress=progress,
                                max_workers=workers,
                                executor="process" if workers > 1 else "serial")

@@ -36,17 +36,11 @@ COMMAND = ("python -m privrl.papers.frontier.record "
            "--cache-dir book/measurements/cache/frontier --workers 2")
 
 
-def _code_dirty() -> bool:
-    status = records.git(records.SOURCE_ROOT, "status", "--porcelain", "--untracked-files=no",
-                         "--", "privrl", "notebooks")
-    return bool(status)
-
-
 def record_paper_run(profile: FrontierProfile, *, cache_dir: Any, directory: Path | None = None,
                      workers: int = 2, progress: bool = True, note: str = "") -> RunRecord:
     """Run the map of ``profile`` and write its CSVs and run record (module text); the record
     names the commit checked out when the run *started*."""
-    commit, dirty, start = current_commit(), _code_dirty(), time.perf_counter()
+    commit, dirty, start = current_commit(), records.code_dirty(), time.perf_counter()
     tables = run_map(profile, cache_dir=cache_dir, progress=progress, max_workers=workers,
                      executor="process" if workers > 1 else "serial")
     points = tables["points"]

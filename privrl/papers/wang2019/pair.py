@@ -31,12 +31,11 @@ import numpy as np
 import pandas as pd
 
 from privrl.chapter.records import (
-    SOURCE_ROOT,
     RecordedRun,
     RunRecord,
+    code_dirty,
     command_line,
     current_commit,
-    git,
     recorded_file,
     recorded_run,
     results_dir,
@@ -89,7 +88,7 @@ def record_pair(p: WangProfile, n_seeds: int, out_dir: str | Path, *, cache_dir:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     commit = current_commit()
-    dirty = bool(git(SOURCE_ROOT, "status", "--porcelain", "--untracked-files=no", "--", "privrl"))
+    dirty = code_dirty()
     started, t0 = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
     runs = run_sweep(run_pair_curve, pair_configs(p), n_seeds, p.seed, cache_dir=cache_dir,
                      executor=executor, max_workers=max_workers, progress=progress,
