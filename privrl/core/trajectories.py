@@ -73,6 +73,10 @@ class Trajectories:
             if value.ndim == 0:
                 raise ValueError(f"trajectories: {name} must be an array, got a scalar")
             object.__setattr__(self, name, value)
+        if self.terminated.ndim != 1 or not np.all((self.terminated == 0) | (self.terminated == 1)):
+            raise ValueError("trajectories: terminated must be a 1-d array of booleans (or 0/1), "
+                             f"got {self.terminated!r}")
+        object.__setattr__(self, "terminated", self.terminated.astype(bool))
         m = len(self.lengths)
         if m == 0:
             raise ValueError("trajectories: the dataset is empty (m = 0)")

@@ -113,6 +113,13 @@ def test_lists_become_arrays_and_strings_are_refused(chain):
         privrl.laplace_mechanism(1.0, sensitivity=1.0, epsilon="1", rng=0)
     with pytest.raises(ValueError, match="value must be array-like"):
         privrl.gaussian_mechanism(["1", "2"], sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=0)
+    as_numbers = privrl.Trajectories(chain.observations, chain.actions, chain.rewards,
+                                     chain.lengths, chain.terminated.astype(float))
+    assert as_numbers.terminated.dtype == bool
+    assert np.array_equal(as_numbers.terminated, chain.terminated)
+    with pytest.raises(ValueError, match="terminated must be a 1-d array of booleans"):
+        privrl.Trajectories(chain.observations, chain.actions, chain.rewards, chain.lengths,
+                            np.full(chain.lengths.shape, 0.5))
     with pytest.raises(ValueError, match="rewards must be numeric"):
         privrl.Trajectories(chain.observations, chain.actions, chain.rewards.astype(str),
                             chain.lengths, chain.terminated)
