@@ -45,12 +45,12 @@ def _grid_step(z: float, sensitivity: float, d: int, step: float | None) -> floa
     of ``z * sensitivity``, doubled while the noise would exceed 2^20 grid units)."""
     if step is not None:
         return check_step(step)
+    if z * math.sqrt(d) > 2.0**20:
+        raise ValueError(f"value: {d} coordinates at noise multiplier {z:.4g} need a grid "
+                         "finer than the sampler allows; release fewer coordinates at once")
     step = dg.default_step(z * sensitivity)
     while z * grid_l2_sensitivity(sensitivity, d, step) > 2.0**20:
         step *= 2.0
-        if z * math.sqrt(d) > 2.0**20:
-            raise ValueError(f"value: {d} coordinates at noise multiplier {z:.4g} need a grid "
-                             "finer than the sampler allows; release fewer coordinates at once")
     return step
 
 
