@@ -42,6 +42,7 @@ CORE = ["tests/core/test_mechanisms.py", "tests/core/test_gaussian_accounting.py
 AUDIT = ["tests/core/test_audit.py"]
 API = ["tests/api/test_releases.py", "tests/api/test_gaussian_audit.py"]
 DG = ["tests/core/test_discrete_gaussian.py"]
+GRID_GPOPE = ["tests/core/test_grid_gpope_accounting.py"]
 
 
 @dataclass(frozen=True)
@@ -181,11 +182,19 @@ MUTATIONS: list[Mutation] = [
       "dl.discrete_laplace_mechanism(row, sensitivity, epsilon, rng, step)",
       "dl.discrete_laplace_mechanism(row, sensitivity, 2 * epsilon, rng, step)", tuple(API)),
     M("api_gpope_noise", "noise halved", "privrl/api/evaluation.py",
-      "run = gtd.gpope(stats, iterations, step_size, clip_norm, z, rng)",
-      "run = gtd.gpope(stats, iterations, step_size, clip_norm, z / 2, rng)", tuple(API)),
+      "GridGaussian.of_scale(Fraction(z) * Fraction(grid_sensitivity), step)",
+      "GridGaussian.of_scale(Fraction(z) * Fraction(grid_sensitivity) / 2, step)", tuple(API)),
     M("api_gpope_n", "budget doubled", "privrl/api/evaluation.py",
-      "calibrate_noise_multiplier(epsilon, delta, n, iterations)",
-      "calibrate_noise_multiplier(epsilon, delta, 2 * n, iterations)", tuple(API)),
+      "calibrate_grid_noise_multiplier(epsilon, delta, n, iterations)",
+      "calibrate_grid_noise_multiplier(epsilon, delta, 2 * n, iterations)", tuple(API)),
+    M("api_gpope_clip", "clip loosened", "privrl/api/evaluation.py",
+      "sensitivity = 2.0 * clip_norm * CLIP_MARGIN", "sensitivity = 1.0 * clip_norm * CLIP_MARGIN",
+      tuple(API)),
+    M("gpope_grid_noise", "noise halved", "privrl/core/algorithms/gtd.py",
+      "g = grid.add(g, gen)", "g = GridGaussian(max(1, grid.m // 4), grid.t, grid.step).add(g, gen)",
+      (*XIE, *GRID_GPOPE)),
+    M("grid_gpope_sampling", "budget doubled", "privrl/core/accounting/subsampled.py",
+      "higher = j * math.log(q)", "higher = (j + 1) * math.log(q)", (*GRID_GPOPE, *XIE)),
     M("api_dp_lsw_epsilon", "budget doubled", "privrl/api/evaluation.py",
       "    est = mc.dp_lsw(fv, phi, rho, budget, rng, strict=strict)",
       "    est = mc.dp_lsw(fv, phi, rho, budget, rng, noise_multiplier=0.5, strict=strict)",

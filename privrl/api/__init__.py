@@ -13,7 +13,8 @@ raises instead).
   private on IEEE doubles;
 * :func:`laplace_mechanism`: the Laplace mechanism on a grid, exactly private on IEEE doubles;
 * :func:`dp_lsw`, :func:`dp_lsl`: Balle, Gomrokchi and Precup 2016 (smooth sensitivity);
-* :func:`gpope`: Xie, Thomas and Miklau 2019 (private GTD2);
+* :func:`gpope`: Xie, Thomas and Miklau 2019 (private GTD2), its gradient steps on a grid
+  (exact discrete Gaussian noise), private on IEEE doubles;
 * :func:`functional_q_learning`: Wang and Hegde 2019 (functional noise; needs torch);
 * :func:`laplace_report`, :func:`sign_report`: Ono and Takahashi 2020 (local gradient reports);
 * :func:`dirichlet_teacher_answer`: Gohari et al. 2021 (the Dirichlet mechanism).

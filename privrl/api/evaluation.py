@@ -3,11 +3,13 @@ r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019) and 
 :class:`~privrl.core.trajectories.Trajectories`.
 
 * :func:`gpope`: GTD2's primal-dual gradient (eq. 4.1) on one trajectory drawn uniformly per
-  iteration, clipped to :math:`\ell_2` norm :math:`G` and perturbed by :math:`N(0, (2Gz)^2 I)`;
-  :math:`T` iterations on :math:`n` trajectories are accounted as
-  ``SelfComposed(SampledWithoutReplacement(n, 1, Gaussian(z)), T)`` under replace-one (RDP,
-  :mod:`privrl.core.accounting.subsampled`). The noise multiplier :math:`z` is calibrated to the
-  target epsilon from the dataset's own :math:`n` and :math:`T` (or given, and epsilon computed).
+  iteration, clipped to :math:`\ell_2` norm :math:`G`, rounded to a grid and perturbed by exact
+  discrete Gaussian noise of scale about :math:`2Gz` (the paper's :math:`N(0, (2Gz)^2 I)`, made
+  private on doubles); :math:`T` iterations on :math:`n` trajectories are accounted under
+  replace-one by Theorem 9 of Wang, Balle and Kasiviswanathan 2019 for sampling one trajectory
+  without replacement (:class:`~privrl.core.accounting.subsampled.GridGpopeEvent`). The noise
+  multiplier :math:`z` is calibrated to the target epsilon from the dataset's own :math:`n` and
+  :math:`T` (or given, and epsilon computed).
 * :func:`dp_lsw`, :func:`dp_lsl`: the least-squares fits of first-visit Monte Carlo returns
   (eqs. 3, 7-8) plus :math:`N(0, \sigma_X^2 I)` with :math:`\sigma_X` from a smooth bound on the
   local sensitivity (Lemma 1, Algorithms 1-2). Their analysis assumes every return lies in an
@@ -21,16 +23,28 @@ r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019) and 
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
+from privrl.api.mechanisms import grid_step
 from privrl.api.release import Release
+from privrl.core.accounting.discrete_gaussian import grid_l2_sensitivity
+from privrl.core.accounting.discrete_gaussian import noise_multiplier as grid_noise_multiplier
 from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
-from privrl.core.accounting.subsampled import GpopeEvent, calibrate_noise_multiplier, noise_std
+from privrl.core.accounting.subsampled import GridGpopeEvent, calibrate_grid_noise_multiplier
 from privrl.core.algorithms import gtd
 from privrl.core.algorithms import monte_carlo as mc
+from privrl.core.mechanisms.discrete_gaussian import GridGaussian
 from privrl.core.rng import SeedLike
 from privrl.core.trajectories import Trajectories
 from privrl.core.validation import check_array, check_delta, check_int, check_positive
+
+#: The clipped gradient's norm is computed in floating point, within a relative (2d + 8) 2^-53
+#: of exact for 2d coordinates: its sensitivity is accounted as 2 G (1 + 2^-30), which covers
+#: up to 2^20 coordinates.
+CLIP_MARGIN = 1.0 + 2.0**-30
+MAX_GPOPE_COORDINATES = 2**20
 
 
 def _check_trajectories(trajectories: object) -> Trajectories:
@@ -43,17 +57,29 @@ def _check_trajectories(trajectories: object) -> Trajectories:
 def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations: int,
           step_size: float, clip_norm: float, rng: SeedLike, features: object | None = None,
           rho: object | None = None, epsilon: float | None = None,
-          noise_multiplier: float | None = None) -> Release:
-    r"""GPOPE (Algorithm 1): private GTD2 weights :math:`\theta` after ``iterations`` noisy steps.
+          noise_multiplier: float | None = None, step: float | None = None) -> Release:
+    r"""GPOPE (Algorithm 1): private GTD2 weights :math:`\theta` after ``iterations`` noisy steps,
+    private on IEEE doubles.
 
     ``trajectories`` holds integer states with ``features`` the (N, d) feature matrix, or feature
     vectors (m, H + 1, d) as observations with ``features=None``; ``rho`` (m, H) are importance
     ratios (``None``: on-policy). Give ``epsilon`` (the noise multiplier :math:`z` is calibrated
-    for this dataset's :math:`n` and ``iterations``) or ``noise_multiplier`` (epsilon is computed).
-    Replace-one neighbours (one trajectory replaced). The event is
-    :class:`~privrl.core.accounting.subsampled.GpopeEvent`; ``parameters``: ``noise_multiplier``,
-    ``noise_std`` (:math:`2Gz`), ``clip_norm``, ``iterations``, ``n``, ``step_size``,
-    ``clipped_fraction`` (the gradients the clip shortened: the clip is the mechanism's own).
+    for this dataset's :math:`n` and ``iterations``) or ``noise_multiplier`` (the grid noise's,
+    its standard deviation a hair above :math:`2Gz`; epsilon is computed). Replace-one neighbours
+    (one trajectory replaced).
+
+    Each clipped gradient (:math:`2d` coordinates, replace-one sensitivity :math:`2G`) is rounded
+    to the grid ``step`` (a power of two; by default the noise is 2^19 to 2^20 grid units) and gets
+    exact discrete Gaussian noise (:mod:`privrl.core.mechanisms.discrete_gaussian`): the paper's
+    floating-point Gaussian is not private on real computers (Mironov 2012). Rounded neighbours
+    are at most :math:`G_Z = 2G(1 + 2^{-30})/\text{step} + \sqrt{2d}` grid units apart (the
+    margin covers the rounding of the clip's norm), so the noise meets the Rényi curve of a
+    Gaussian of noise multiplier :math:`\sqrt{s}/G_Z`, accounted by the bound for sampling
+    without replacement that holds for any such mechanism (Wang, Balle and Kasiviswanathan 2019,
+    Theorem 9; :class:`~privrl.core.accounting.subsampled.GridGpopeEvent`). ``parameters``:
+    ``noise_multiplier`` (the event's), ``noise_std`` (:math:`\sqrt{s}\,\text{step} \ge 2Gz`),
+    ``step``, ``clip_norm``, ``iterations``, ``n``, ``step_size``, ``clipped_fraction`` (the
+    gradients the clip shortened: the clip is the mechanism's own).
 
     >>> import numpy as np, privrl
     >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
@@ -74,15 +100,27 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     if rho is not None and np.any(check_array(rho, "rho") < 0):
         raise ValueError("rho must be non-negative: importance ratios pi(a|s) / mu(a|s)")
     stats = gtd.SaddlePointStats.from_trajectories(traj, gamma, features, rho)
-    n = traj.n_trajectories
+    n, coordinates = traj.n_trajectories, 2 * stats.dim
+    if coordinates > MAX_GPOPE_COORDINATES:
+        raise ValueError(f"features: at most {MAX_GPOPE_COORDINATES // 2} features (the clip's "
+                         f"margin covers the rounding of norms of 2^20 coordinates), got {stats.dim}")
     if noise_multiplier is None:
-        noise_multiplier = calibrate_noise_multiplier(epsilon, delta, n, iterations)
-    z = check_positive(noise_multiplier, "noise_multiplier")
-    run = gtd.gpope(stats, iterations, step_size, clip_norm, z, rng)
-    return Release.from_event(run.theta[0], GpopeEvent(z, n, iterations), delta,
-                              noise_multiplier=z, noise_std=noise_std(z, clip_norm),
-                              clip_norm=clip_norm, iterations=iterations, n=n,
-                              step_size=step_size, clipped_fraction=run.clipped_fraction)
+        z = calibrate_grid_noise_multiplier(epsilon, delta, n, iterations)
+    else:
+        z = check_positive(noise_multiplier, "noise_multiplier")
+    sensitivity = 2.0 * clip_norm * CLIP_MARGIN
+    step = grid_step(z, sensitivity, coordinates, step, "features")
+    grid_sensitivity = grid_l2_sensitivity(sensitivity, coordinates, step)
+    noise = GridGaussian.of_scale(Fraction(z) * Fraction(grid_sensitivity), step)
+    event = GridGpopeEvent(grid_noise_multiplier(noise.variance, grid_sensitivity), n, iterations)
+    if epsilon is not None and event.epsilon(delta) > epsilon:  # s >= (z G_Z)^2 exactly
+        raise RuntimeError(f"the GPOPE calibration missed its target: epsilon "
+                           f"{event.epsilon(delta)!r} > {epsilon!r}")
+    run = gtd.gpope(stats, iterations, step_size, clip_norm, 0.0, rng, grid=noise)
+    return Release.from_event(run.theta[0], event, delta, noise_multiplier=event.noise_multiplier,
+                              noise_std=noise.sigma, step=step, clip_norm=clip_norm,
+                              iterations=iterations, n=n, step_size=step_size,
+                              clipped_fraction=run.clipped_fraction)
 
 
 def _first_visit(traj: Trajectories, n_states: int, gamma: float, features: object,

@@ -40,13 +40,15 @@ def _one_of(epsilon: object, other: object, other_name: str) -> None:
                          f"the noise, or the {other_name} to compute epsilon from)")
 
 
-def _grid_step(z: float, sensitivity: float, d: int, step: float | None) -> float:
+def grid_step(z: float, sensitivity: float, d: int, step: float | None,
+              name: str = "value") -> float:
     """``step`` checked, or the default grid of noise multiplier ``z`` (:func:`dg.default_step`
-    of ``z * sensitivity``, doubled while the noise would exceed 2^20 grid units)."""
+    of ``z * sensitivity``, doubled while the noise would exceed 2^20 grid units); ``name`` is
+    the argument that sets the ``d`` coordinates, for the error when no grid can serve them."""
     if step is not None:
         return check_step(step)
     if z * math.sqrt(d) > 2.0**20:
-        raise ValueError(f"value: {d} coordinates at noise multiplier {z:.4g} need a grid "
+        raise ValueError(f"{name}: {d} coordinates at noise multiplier {z:.4g} need a grid "
                          "finer than the sampler allows; release fewer coordinates at once")
     step = dg.default_step(z * sensitivity)
     while z * grid_l2_sensitivity(sensitivity, d, step) > 2.0**20:
@@ -92,7 +94,7 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: 
             raise ValueError(f"epsilon must be at most {MAX_GAUSSIAN_EPSILON:g} for the Gaussian "
                              f"mechanism, got {epsilon}")
         z = required_noise_multiplier(epsilon, delta)
-        step = _grid_step(z, sensitivity, d, step)
+        step = grid_step(z, sensitivity, d, step)
         m, t = dg.grid_variance(Fraction(z) * Fraction(grid_l2_sensitivity(sensitivity, d, step)))
         event = discrete_gaussian_event(m * t, sensitivity, d, step)
         if event.epsilon(delta) > epsilon:  # m t >= (z G)^2 exactly: the event's z is >= z

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import privrl
-from privrl.core.accounting.subsampled import gpope_epsilon
+from privrl.core.accounting.subsampled import grid_gpope_epsilon
 from privrl.core.algorithms import monte_carlo as mc
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -83,7 +83,9 @@ def test_gpope_epsilon_is_its_events(data, z, delta, iterations):
     traj, n_states = data
     r = privrl.gpope(traj, features=np.eye(n_states), gamma=0.9, noise_multiplier=z,
                      delta=delta, iterations=iterations, step_size=0.1, clip_norm=1.0, rng=0)
-    expected = gpope_epsilon(z, traj.n_trajectories, iterations, delta)
+    z_event = r.parameters["noise_multiplier"]  # the grid noise's: at least z, a hair above
+    assert z * (1 - 1e-12) <= z_event <= z * (1 + 1e-3)
+    expected = grid_gpope_epsilon(z_event, traj.n_trajectories, iterations, delta)
     assert r.epsilon == r.event.epsilon(r.delta) == expected
 
 

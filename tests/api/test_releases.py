@@ -25,7 +25,7 @@ from privrl.core.accounting import dirichlet as dacc
 from privrl.core.accounting import functional_noise as fn
 from privrl.core.accounting.composition import advanced_composition
 from privrl.core.accounting.discrete_gaussian import gaussian_rdp_epsilon
-from privrl.core.accounting.subsampled import gpope_epsilon
+from privrl.core.accounting.subsampled import grid_gpope_epsilon
 from privrl.core.algorithms import monte_carlo as mc
 from privrl.core.envs.line import HORIZON
 
@@ -66,18 +66,24 @@ def test_laplace_mechanism_noise_and_exact_epsilon():
 
 def test_gpope_noise_and_epsilon():
     """One iteration from theta = w = 0: the theta part of the gradient is -A^T w = 0, so the
-    released theta is minus the noise of its d coordinates, exactly (d = 100, 40 releases)."""
+    released theta is minus the grid noise of its d coordinates, exactly (d = 100, 40
+    releases). The guarantee: Theorem 9 of WBK 2019 at the grid noise's multiplier sqrt(s)/G_Z,
+    G_Z = 2 G (1 + 2^-30) / step + sqrt(2 d) (recomputed here)."""
     data = chain_data(40, 100, 6, seed=3)
     draws = []
     for seed in range(40):
         r = privrl.gpope(data, features=np.eye(100), gamma=0.9, epsilon=1.0, delta=1e-5,
                          iterations=1, step_size=1.0, clip_norm=0.5, rng=seed)
         draws.append(r.value)
-    z = r.parameters["noise_multiplier"]
-    assert r.epsilon == r.event.epsilon(r.delta) == gpope_epsilon(z, 40, 1, 1e-5)
-    assert gpope_epsilon(z, 40, 1, 1e-5) <= 1.0 < gpope_epsilon(0.99 * z, 40, 1, 1e-5)
-    assert r.parameters["noise_std"] == 2 * 0.5 * z
-    _std_close(np.concatenate(draws), 2 * 0.5 * z)
+    z, std, step = (r.parameters[k] for k in ("noise_multiplier", "noise_std", "step"))
+    assert r.epsilon == r.event.epsilon(r.delta) == grid_gpope_epsilon(z, 40, 1, 1e-5)
+    assert grid_gpope_epsilon(z, 40, 1, 1e-5) <= 1.0 < grid_gpope_epsilon(0.99 * z, 40, 1, 1e-5)
+    G_Z = 2 * 0.5 * (1 + 2.0**-30) / step + math.sqrt(200)
+    assert z <= std / (step * G_Z) and z == pytest.approx(std / (step * G_Z), rel=1e-7)
+    assert std >= 2 * 0.5 * z
+    values = np.concatenate(draws)
+    assert np.all(values / step == np.rint(values / step))  # on the grid, exactly
+    _std_close(values, std)
     given = privrl.gpope(data, features=np.eye(100), gamma=0.9, noise_multiplier=z / 2,
                          delta=1e-5, iterations=1, step_size=1.0, clip_norm=0.5, rng=0)
     assert given.epsilon > 1.5

@@ -27,6 +27,7 @@ from privrl.core.envs.chain import (
     sample_trajectories,
     tabular_features,
 )
+from privrl.core.mechanisms.discrete_gaussian import GridGaussian, default_step
 
 GAMMA = 0.99
 
@@ -258,3 +259,33 @@ def test_record_steps_returns_every_noisy_step_and_changes_nothing_else(data):
     np.testing.assert_allclose(-alpha * seen.steps.sum(axis=1),
                                np.concatenate([seen.theta, seen.w], axis=1), atol=1e-12)
     assert abs(seen.steps.std() - 2 * G * z) < 0.1 * 2 * G * z
+
+
+def test_grid_noise_releases_grid_points_with_its_spread(data):
+    """With ``grid``, every released step is on the grid, exactly, and spreads as the grid
+    Gaussian's sqrt(s) step (T * 2d = 4,800 coordinates: the std within 10%, as above); the
+    steps lie within sqrt(s) step of the clipped gradients, not of twice them."""
+    traj, phi = data
+    st = SaddlePointStats.from_features(_data(traj, phi))
+    G, T = 0.05, 60
+    step = default_step(2.0 * G * 0.8)
+    noise = GridGaussian.of_scale(2.0 * G * 0.8 / step, step)
+    run = gpope(st, T, 0.5, G, 0.0, 9, record_steps=True, grid=noise)
+    steps = run.steps[0]
+    assert np.all(steps / noise.step == np.rint(steps / noise.step))
+    assert abs(steps.std() - noise.sigma) < 0.1 * noise.sigma
+    assert noise.sigma == pytest.approx(2 * G * 0.8, rel=1e-5)
+    np.testing.assert_allclose(-0.5 * steps.sum(axis=0), np.concatenate([run.theta[0], run.w[0]]),
+                               atol=1e-12)
+
+
+def test_grid_noise_is_instead_of_the_floating_point_noise(data):
+    traj, phi = data
+    st = SaddlePointStats.from_features(_data(traj, phi))
+    noise = GridGaussian.of_scale(2**19, 2.0**-20)
+    with pytest.raises(ValueError, match="grid"):
+        gpope(st, 10, 0.1, 0.05, 0.8, 0, grid=noise)
+    with pytest.raises(ValueError, match="grid"):
+        gpope(st, 10, 0.1, math.inf, 0.0, 0, grid=noise)
+    with pytest.raises(ValueError, match="grid"):
+        gpope(st, 10, 0.1, 0.05, 0.0, 0, grid=(1, 2, 0.5))

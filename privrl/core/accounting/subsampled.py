@@ -42,6 +42,18 @@ order, as Zhu, Dong and Wang (2022) show for sampling without replacement (by ad
 convexity, Balle et al. 2018, the step's hockey-stick divergence at every ``e^eps >= 1`` is at
 most the remove pair's). The RDP figure stays the one the chapter reports and decides with.
 
+**On the grid** (:class:`GridGpopeEvent`, what ``privrl.gpope`` releases). Floating-point Gaussian
+noise is not private on real computers (Mironov 2012), so the library's GPOPE rounds each clipped
+gradient to a grid and adds exact discrete Gaussian integers
+(:mod:`privrl.core.mechanisms.discrete_gaussian`). The discrete Gaussian meets the Rényi curve
+:math:`\varepsilon(\alpha) = \alpha/(2z^2)` of a Gaussian of noise multiplier :math:`z` (Canonne,
+Kamath and Steinke 2020), but Theorem 27 of Wang, Balle and Kasiviswanathan 2019, which
+dp-accounting uses for sampling without replacement, is proven for the continuous Gaussian only.
+Their general Theorem 9 holds for any mechanism with that curve (:func:`wor_rdp_general`), and
+costs little: the noise multiplier meeting a target is at most about 11% larger (1,000 iterations on
+100 trajectories at epsilon 1), and the same where the best order is above 256, where
+dp-accounting itself falls back to Theorem 9.
+
 Two comparison points shown in the chapter:
 
 * the *common shortcut*: Poisson sampling with rate ``1/n`` under add/remove with sensitivity ``G``
@@ -58,9 +70,12 @@ import math
 from collections.abc import Sequence
 
 import dp_accounting
+import numpy as np
 from dp_accounting import NeighboringRelation
 from dp_accounting.pld import PLDAccountant
 from dp_accounting.rdp import RdpAccountant
+from dp_accounting.rdp.rdp_privacy_accountant import compute_epsilon
+from scipy.special import gammaln
 
 from privrl.core.accounting.calibration import calibrate_decreasing
 from privrl.core.accounting.events import pld_epsilon, rdp_epsilon, register_event
@@ -69,8 +84,13 @@ from privrl.core.validation import check_delta, check_epsilon, check_int, check_
 __all__ = [
     "COARSE_RDP_ORDERS",
     "GPOPE_RDP_ORDERS",
+    "GRID_GPOPE_ORDERS",
     "GpopeEvent",
     "GpopeRun",
+    "GridGpopeEvent",
+    "calibrate_grid_noise_multiplier",
+    "grid_gpope_epsilon",
+    "wor_rdp_general",
     "dp_accounting_epsilon",
     "gpope_event",
     "gpope_epsilon",
@@ -191,6 +211,81 @@ class GpopeEvent(GpopeRun):
 
     def epsilon(self, delta: float) -> float:
         return gpope_epsilon(self.noise_multiplier, self.n, self.iterations, delta)
+
+
+#: The orders of the grid accountant: Theorem 9 holds at integer orders only.
+GRID_GPOPE_ORDERS: tuple[int, ...] = (*range(2, 257), 384, 512, 768, 1024)
+
+
+def wor_rdp_general(q: float, noise_multiplier: float, order: int) -> float:
+    r"""Rényi DP at integer ``order`` :math:`\alpha \ge 2` of a mechanism with the Gaussian's curve
+    :math:`\varepsilon(j) = j/(2z^2)` run on a sample of a fraction ``q`` of the records drawn
+    without replacement, replace-one: Wang, Balle and Kasiviswanathan 2019, Theorem 9, with
+    :math:`\varepsilon(\infty) = \infty`,
+
+    .. math::
+
+        \frac{1}{\alpha - 1}\log\Big(1 + q^2\tbinom{\alpha}{2}\min\{4(e^{\varepsilon(2)} - 1),
+        2e^{\varepsilon(2)}\} + \sum_{j=3}^{\alpha} 2q^j\tbinom{\alpha}{j}
+        e^{(j-1)\varepsilon(j)}\Big).
+
+    At ``q = 1`` there is no sampling: :math:`\varepsilon(\alpha)` itself."""
+    z = check_positive(noise_multiplier, "noise_multiplier")
+    alpha = check_int(order, "order", minimum=2)
+    q = float(q)
+    if not 0.0 < q <= 1.0:
+        raise ValueError(f"q must be in (0, 1], got {q}")
+    if q == 1.0:
+        return alpha / (2.0 * z * z)
+    e2 = 1.0 / (z * z)
+    j = np.arange(3, alpha + 1, dtype=float)
+    log_comb = gammaln(alpha + 1.0) - gammaln(j + 1.0) - gammaln(alpha - j + 1.0)
+    terms = [0.0, 2.0 * math.log(q) + math.log(alpha * (alpha - 1) / 2.0)
+             + min(math.log(4.0) + e2 + math.log(-math.expm1(-e2)), math.log(2.0) + e2)]
+    higher = j * math.log(q) + log_comb + math.log(2.0) + (j - 1.0) * j / (2.0 * z * z)
+    logs = np.concatenate([terms, higher])
+    top = int(np.argmax(logs))
+    rest = np.exp(np.delete(logs, top) - logs[top]).sum()  # log-sum-exp, accurate near log 1
+    return float(logs[top] + math.log1p(rest)) / (alpha - 1.0)
+
+
+def grid_gpope_epsilon(noise_multiplier: float, n: int, iterations: int, delta: float) -> float:
+    """Epsilon at ``delta`` of ``iterations`` GPOPE steps on ``n`` trajectories whose noise meets
+    the Rényi curve of a Gaussian of noise multiplier ``z`` (the grid release): ``iterations``
+    times :func:`wor_rdp_general` at ``q = 1/n`` on :data:`GRID_GPOPE_ORDERS`, converted by
+    dp-accounting's ``compute_epsilon`` (Canonne, Kamath and Steinke 2020). Cached."""
+    run = GpopeRun(noise_multiplier, n, iterations)  # validates the arguments
+    return _grid_gpope_epsilon(float(run.noise_multiplier), run.n, run.iterations,
+                               check_delta(delta))
+
+
+@functools.lru_cache(maxsize=4096)
+def _grid_gpope_epsilon(z: float, n: int, iterations: int, delta: float) -> float:
+    rdp = [iterations * wor_rdp_general(1.0 / n, z, a) for a in GRID_GPOPE_ORDERS]
+    return float(compute_epsilon(GRID_GPOPE_ORDERS, rdp, delta)[0])
+
+
+def calibrate_grid_noise_multiplier(epsilon: float, delta: float, n: int, iterations: int,
+                                    rtol: float = 1e-4) -> float:
+    """The smallest noise multiplier ``z`` (to relative tolerance ``rtol``) whose
+    :func:`grid_gpope_epsilon` at ``delta`` is at most ``epsilon``, exactly as evaluated."""
+    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    run = GpopeRun(1.0, n, iterations)
+    rtol = check_positive(rtol, "rtol")
+    return calibrate_decreasing(
+        lambda z: grid_gpope_epsilon(z, run.n, run.iterations, delta), epsilon, lo=0.5, hi=2.0,
+        rtol=rtol, max_scale=1e6, min_scale=1e-3)
+
+
+@register_event
+@dataclasses.dataclass(frozen=True)
+class GridGpopeEvent(GpopeRun):
+    r"""The guarantee of a GPOPE run on the grid (:class:`GpopeRun`, ``noise_multiplier`` the grid
+    noise's :math:`\sqrt{s}/G`) as a ledger event; its epsilon is :func:`grid_gpope_epsilon`
+    (Theorem 9, the bound that holds for the discrete Gaussian)."""
+
+    def epsilon(self, delta: float) -> float:
+        return grid_gpope_epsilon(self.noise_multiplier, self.n, self.iterations, delta)
 
 
 def gpope_tv_bound(noise_multiplier: float, n: int, iterations: int) -> float:

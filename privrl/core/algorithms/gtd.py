@@ -30,6 +30,7 @@ import numpy as np
 from tqdm import tqdm
 
 from privrl.core.algorithms.lstd import FeatureTransitions, check_transitions
+from privrl.core.mechanisms.discrete_gaussian import GridGaussian
 from privrl.core.rng import as_generator
 from privrl.core.trajectories import Trajectories, check_states
 from privrl.core.validation import (
@@ -200,6 +201,7 @@ def gpope(
     record_every: int | None = None,
     progress: bool = False,
     record_steps: bool = False,
+    grid: GridGaussian | None = None,
 ) -> GPOPEResult:
     r"""Run ``n_trials`` independent copies of GPOPE (Algorithm 1) on the same dataset.
 
@@ -211,6 +213,11 @@ def gpope(
     default ``iterations / 10``). Starts from :math:`\theta = w = 0`. ``step_size`` and
     ``noise_multiplier`` may be arrays of shape (n_trials,): one value per trial (a step-size
     sweep, or noiseless GTD2 and several privacy levels, in one call).
+
+    ``grid`` replaces the floating-point noise by the grid Gaussian (private on doubles): the
+    clipped gradient is rounded to the grid and gets exact discrete Gaussian integers
+    (:class:`~privrl.core.mechanisms.discrete_gaussian.GridGaussian`), one draw after the other;
+    then ``noise_multiplier`` must be 0 and ``clip_norm`` finite.
 
     ``record_steps=True`` also returns every released noisy step (the clipped gradient plus its
     noise, ``(theta, w)`` parts, before the step size) in ``steps``, shape ``(n_trials, T, 2d)``:
@@ -234,6 +241,11 @@ def gpope(
         raise ValueError("noise_multiplier must be >= 0")
     if np.any(z > 0) and math.isinf(clip_norm):
         raise ValueError("noise_multiplier > 0 needs a finite clip_norm (the noise scale is 2 G z)")
+    if grid is not None:
+        if not isinstance(grid, GridGaussian):
+            raise ValueError(f"grid must be a GridGaussian, got {type(grid).__name__}")
+        if np.any(z > 0) or math.isinf(clip_norm):
+            raise ValueError("grid: give it with noise_multiplier = 0 and a finite clip_norm")
     schedule = check_choice(schedule, "schedule", ("constant", "diminishing"))
     t0 = (
         max(iterations / 10.0, 1.0)
@@ -266,6 +278,8 @@ def gpope(
             g[over] *= (clip_norm / norms[over])[:, None]
         if std is not None:
             g += std * gen.standard_normal(g.shape)
+        elif grid is not None:
+            g = grid.add(g, gen)
         if steps is not None:
             steps[t] = g
         x -= alphas[t][:, None] * g

@@ -36,6 +36,7 @@ Paper-independent code written by hand, on the compiled exact primitives of the 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from fractions import Fraction
 
@@ -140,7 +141,41 @@ def discrete_gaussian_mechanism(x: object, m: int, t: int, step: float,
     return noisy * step
 
 
+@dataclasses.dataclass(frozen=True)
+class GridGaussian:
+    """The grid Gaussian as a noise to add inside an algorithm (e.g. GPOPE's gradient steps):
+    variance parameter ``m t`` grid units squared (:func:`grid_variance`) on the grid ``step``."""
+
+    m: int
+    t: int
+    step: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "m", check_int(self.m, "m", minimum=1))
+        object.__setattr__(self, "t", check_int(self.t, "t", minimum=1))
+        object.__setattr__(self, "step", check_step(self.step))
+
+    @classmethod
+    def of_scale(cls, sigma_units: float | Fraction, step: float) -> GridGaussian:
+        """The grid Gaussian of scale at least ``sigma_units`` grid units on the grid ``step``."""
+        return cls(*grid_variance(sigma_units), step)
+
+    @property
+    def variance(self) -> int:
+        """The variance parameter :math:`s = mt`, in grid units squared."""
+        return self.m * self.t
+
+    @property
+    def sigma(self) -> float:
+        r"""The noise scale :math:`\sqrt{s}\,\text{step}` in the value's units."""
+        return math.sqrt(self.variance) * self.step
+
+    def add(self, x: object, rng: SeedLike) -> np.ndarray:
+        """:func:`discrete_gaussian_mechanism` of ``x`` with this noise."""
+        return discrete_gaussian_mechanism(x, self.m, self.t, self.step, rng)
+
+
 __all__ = [
-    "DEFAULT_GRID_BITS", "MAX_GRID_SIGMA", "default_step", "discrete_gaussian_mechanism",
-    "grid_variance", "sample_discrete_gaussian",
+    "DEFAULT_GRID_BITS", "MAX_GRID_SIGMA", "GridGaussian", "default_step",
+    "discrete_gaussian_mechanism", "grid_variance", "sample_discrete_gaussian",
 ]
