@@ -22,6 +22,7 @@ from privrl.core.accounting.subsampled import (
     GRID_GPOPE_ORDERS,
     GridGpopeEvent,
     calibrate_grid_noise_multiplier,
+    calibrate_noise_multiplier,
     gpope_event,
     grid_gpope_epsilon,
     wor_rdp_general,
@@ -122,3 +123,16 @@ def test_bad_arguments_are_named(args, name):
         wor_rdp_general(0.1, 1.0, 1)
     with pytest.raises(ValueError, match="q"):
         wor_rdp_general(0.0, 1.0, 2)
+
+
+@pytest.mark.parametrize(("epsilon", "delta", "n", "T", "low", "high"), [
+    (0.1, 1e-5, 1000, 2000, 1.11, 1.13),  # the docs' "12%"
+    (1.0, 1e-5, 100, 1000, 1.10, 1.12),  # "11%"
+    (1.0, 0.1, 1000, 2000, 0.999, 1.001),  # "the same within 0.1%" at the chapter's delta
+])
+def test_the_price_of_theorem_9_the_docs_state(epsilon, delta, n, T, low, high):
+    """The noise multiplier the grid needs over the one dp-accounting's Theorem 27 gives the
+    floating-point GPOPE, as dp_toolkit.md and the accounting module state it."""
+    grid = calibrate_grid_noise_multiplier(epsilon, delta, n, T)
+    gaussian = calibrate_noise_multiplier(epsilon, delta, n, T)
+    assert low <= grid / gaussian <= high
