@@ -23,14 +23,9 @@ r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019) and 
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 
-from privrl.api.mechanisms import grid_step
 from privrl.api.release import Release
-from privrl.core.accounting.discrete_gaussian import grid_l2_sensitivity
-from privrl.core.accounting.discrete_gaussian import noise_multiplier as grid_noise_multiplier
 from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
 from privrl.core.accounting.subsampled import GridGpopeEvent, calibrate_grid_noise_multiplier
 from privrl.core.algorithms import gtd
@@ -39,12 +34,6 @@ from privrl.core.mechanisms.discrete_gaussian import GridGaussian
 from privrl.core.rng import SeedLike
 from privrl.core.trajectories import Trajectories
 from privrl.core.validation import check_array, check_delta, check_int, check_positive
-
-#: The clipped gradient's norm is computed in floating point, within a relative (2d + 8) 2^-53
-#: of exact for 2d coordinates: its sensitivity is accounted as 2 G (1 + 2^-30), which covers
-#: up to 2^20 coordinates.
-CLIP_MARGIN = 1.0 + 2.0**-30
-MAX_GPOPE_COORDINATES = 2**20
 
 
 def _check_trajectories(trajectories: object) -> Trajectories:
@@ -103,15 +92,12 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     if rho is not None and np.any(check_array(rho, "rho") < 0):
         raise ValueError("rho must be non-negative: importance ratios pi(a|s) / mu(a|s)")
     stats = gtd.SaddlePointStats.from_trajectories(traj, gamma, features, rho)
-    n, coordinates = traj.n_trajectories, 2 * stats.dim
-    if coordinates > MAX_GPOPE_COORDINATES:
-        raise ValueError(f"features: at most {MAX_GPOPE_COORDINATES // 2} features (the clip's "
-                         f"margin covers the rounding of norms of 2^20 coordinates), got {stats.dim}")
+    n = traj.n_trajectories
     if noise_multiplier is None:
         z = calibrate_grid_noise_multiplier(epsilon, delta, n, iterations)
     else:
         z = check_positive(noise_multiplier, "noise_multiplier")
-    noise, event = grid_gpope_noise(z, clip_norm, coordinates, n, iterations, step)
+    noise, event = grid_gpope_noise(z, clip_norm, stats.dim, n, iterations, step)
     if epsilon is not None and event.epsilon(delta) > epsilon:  # s >= (z G_Z)^2 exactly
         raise RuntimeError(f"the GPOPE calibration missed its target: epsilon "
                            f"{event.epsilon(delta)!r} > {epsilon!r}")
@@ -122,17 +108,15 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
                               clipped_fraction=run.clipped_fraction)
 
 
-def grid_gpope_noise(z: float, clip_norm: float, coordinates: int, n: int, iterations: int,
+def grid_gpope_noise(z: float, clip_norm: float, dim: int, n: int, iterations: int,
                      step: float | None = None) -> tuple[GridGaussian, GridGpopeEvent]:
-    """The grid noise :func:`gpope` adds to each clipped gradient of ``coordinates`` coordinates
-    at noise multiplier at least ``z``, and the event of ``iterations`` such steps on ``n``
-    trajectories: sensitivity ``2 G (1 + 2^-30)`` rounded to the grid ``step`` (default: the
-    noise at 2^19 to 2^20 grid units), noise of scale ``z G_Z`` grid units or more."""
-    sensitivity = 2.0 * clip_norm * CLIP_MARGIN
-    step = grid_step(z, sensitivity, coordinates, step, "features")
-    grid_sensitivity = grid_l2_sensitivity(sensitivity, coordinates, step)
-    noise = GridGaussian.of_scale(Fraction(z) * Fraction(grid_sensitivity), step)
-    event = GridGpopeEvent(grid_noise_multiplier(noise.variance, grid_sensitivity), n, iterations)
+    """The grid noise :func:`gpope` adds to each clipped gradient (``2 dim`` coordinates for
+    ``dim`` features) at noise multiplier at least ``z``, and the event of ``iterations`` such
+    steps on ``n`` trajectories: :meth:`GridGaussian.for_multiplier` at the clipped gradient's
+    sensitivity on doubles (:func:`~privrl.core.algorithms.gtd.grid_gradient_sensitivity`)."""
+    sensitivity = gtd.grid_gradient_sensitivity(clip_norm, dim, "features")
+    noise = GridGaussian.for_multiplier(z, sensitivity, 2 * dim, step, "features")
+    event = GridGpopeEvent(noise.noise_multiplier(sensitivity, 2 * dim), n, iterations)
     return noise, event
 
 

@@ -13,7 +13,6 @@ r"""The standard mechanisms as releases, both on a grid and private on IEEE doub
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import numpy as np
@@ -21,7 +20,6 @@ import numpy as np
 from privrl.api.release import Release
 from privrl.core.accounting.discrete_gaussian import (
     discrete_gaussian_event,
-    grid_l2_sensitivity,
     required_noise_multiplier,
 )
 from privrl.core.accounting.laplace import GridLaplaceReportEvent, check_step
@@ -38,22 +36,6 @@ def _one_of(epsilon: object, other: object, other_name: str) -> None:
     if (epsilon is None) == (other is None):
         raise ValueError(f"epsilon, {other_name}: give exactly one (a target epsilon to calibrate "
                          f"the noise, or the {other_name} to compute epsilon from)")
-
-
-def grid_step(z: float, sensitivity: float, d: int, step: float | None,
-              name: str = "value") -> float:
-    """``step`` checked, or the default grid of noise multiplier ``z`` (:func:`dg.default_step`
-    of ``z * sensitivity``, doubled while the noise would exceed 2^20 grid units); ``name`` is
-    the argument that sets the ``d`` coordinates, for the error when no grid can serve them."""
-    if step is not None:
-        return check_step(step)
-    if z * math.sqrt(d) > 2.0**20:
-        raise ValueError(f"{name}: {d} coordinates at noise multiplier {z:.4g} need a grid "
-                         "finer than the sampler allows; release fewer coordinates at once")
-    step = dg.default_step(z * sensitivity)
-    while z * grid_l2_sensitivity(sensitivity, d, step) > 2.0**20:
-        step *= 2.0
-    return step
 
 
 def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: SeedLike,
@@ -93,22 +75,23 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: 
         if epsilon > MAX_GAUSSIAN_EPSILON:
             raise ValueError(f"epsilon must be at most {MAX_GAUSSIAN_EPSILON:g} for the Gaussian "
                              f"mechanism, got {epsilon}")
-        z = required_noise_multiplier(epsilon, delta)
-        step = grid_step(z, sensitivity, d, step)
-        m, t = dg.grid_variance(Fraction(z) * Fraction(grid_l2_sensitivity(sensitivity, d, step)))
-        event = discrete_gaussian_event(m * t, sensitivity, d, step)
-        if event.epsilon(delta) > epsilon:  # m t >= (z G)^2 exactly: the event's z is >= z
-            raise RuntimeError(f"the Gaussian calibration missed its target: epsilon "
-                               f"{event.epsilon(delta)!r} > {epsilon!r}")
+        noise = dg.GridGaussian.for_multiplier(required_noise_multiplier(epsilon, delta),
+                                               sensitivity, d, step)
     else:
         sigma = check_positive(sigma, "sigma")
         step = check_step(step) if step is not None else dg.default_step(sigma)
-        m, t = dg.grid_variance(Fraction(sigma) / Fraction(step))
-        event = discrete_gaussian_event(m * t, sensitivity, d, step)
-    noisy = dg.discrete_gaussian_mechanism(value, m, t, step, rng)
-    return Release.from_event(noisy, event, delta, sigma=math.sqrt(m * t) * step,
+        if Fraction(sigma) / Fraction(step) > dg.MAX_GRID_SIGMA:
+            raise ValueError(f"step: sigma {sigma:.6g} is more than 2^21 steps of {step:.6g}; "
+                             "choose a larger step")
+        noise = dg.GridGaussian.of_scale(Fraction(sigma) / Fraction(step), step)
+    event = discrete_gaussian_event(noise.variance, sensitivity, d, noise.step)
+    if epsilon is not None and event.epsilon(delta) > epsilon:  # s >= (z G)^2 exactly
+        raise RuntimeError(f"the Gaussian calibration missed its target: epsilon "
+                           f"{event.epsilon(delta)!r} > {epsilon!r}")
+    noisy = noise.add(value, rng)
+    return Release.from_event(noisy, event, delta, sigma=noise.sigma,
                               noise_multiplier=event.dp_event.noise_multiplier,
-                              sensitivity=sensitivity, step=step)
+                              sensitivity=sensitivity, step=noise.step)
 
 
 def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float, rng: SeedLike,

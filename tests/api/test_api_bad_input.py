@@ -146,3 +146,12 @@ def test_mismatched_shapes_and_missing_targets(chain):
     with pytest.raises(ValueError, match="policy has entries below eta"):
         privrl.dirichlet_teacher_answer([0.99, 0.01], k=5.0, eta=0.05, tau=0.01,
                                         lipschitz=1.0, b=1.0, rng=0)
+
+
+def test_a_grid_too_fine_for_the_noise_names_step():
+    with pytest.raises(ValueError, match="step: sigma 1 is more than 2"):
+        privrl.gaussian_mechanism(1.0, sensitivity=1.0, sigma=1.0, step=2.0**-30, delta=1e-5,
+                                  rng=0)
+    with pytest.raises(ValueError, match="value: 400000 coordinates at noise multiplier"):
+        privrl.gaussian_mechanism(np.zeros(400_000), sensitivity=1.0, epsilon=1e-3, delta=1e-5,
+                                  rng=0)

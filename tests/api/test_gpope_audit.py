@@ -36,7 +36,7 @@ def _stats(n: int, canary: float) -> SaddlePointStats:
 
 
 def _audit(n: int, noise_divisor: float) -> au.AuditResult:
-    noise, event = grid_gpope_noise(Z, CLIP, 2, n, T)
+    noise, event = grid_gpope_noise(Z, CLIP, 1, n, T)
     claimed = event.epsilon(DELTA)
     used = noise if noise_divisor == 1 else type(noise).of_scale(
         math.sqrt(noise.variance) / noise_divisor, noise.step)

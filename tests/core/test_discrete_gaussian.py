@@ -21,8 +21,10 @@ from privrl.core.accounting.discrete_gaussian import (
 )
 from privrl.core.accounting.gaussian import gaussian_epsilon
 from privrl.core.mechanisms.discrete_gaussian import (
+    GridGaussian,
     default_step,
     discrete_gaussian_mechanism,
+    grid_step,
     grid_variance,
     sample_discrete_gaussian,
 )
@@ -139,7 +141,27 @@ def test_outputs_are_exact_grid_points_and_the_step_default_fits_the_noise():
     assert np.std(y - x) == pytest.approx(math.sqrt(m * t) * step, rel=0.03)
 
 
+@pytest.mark.parametrize(("z", "sensitivity", "d"), [(4.0, 1.0, 1), (0.73, 2.5, 40),
+                                                     (1e-3, 1e6, 10**6), (900.0, 1.0, 1000)])
+def test_the_noise_for_a_multiplier_meets_it_exactly_on_its_own_grid(z, sensitivity, d):
+    """``GridGaussian.for_multiplier``: the variance s is at least (z G)^2 exactly, G recomputed
+    here from its definition; the multiplier it reports is z to within one grid unit of scale;
+    the default step puts the noise at 2^19 to 2^21 grid units (doubled for many coordinates)."""
+    noise = GridGaussian.for_multiplier(z, sensitivity, d)
+    assert noise.step == grid_step(z, sensitivity, d)
+    G = Fraction(sensitivity) / Fraction(noise.step) + Fraction(math.isqrt(d * 4**30) + 1, 2**30)
+    assert noise.variance >= (Fraction(z) * G) ** 2
+    assert noise.noise_multiplier(sensitivity, d) >= z
+    assert math.sqrt(noise.variance) - z * float(G) < 2.0
+    assert 2**19 <= math.sqrt(noise.variance) <= 2**21
+    assert GridGaussian.for_multiplier(z, sensitivity, d, step=0.5).step == 0.5
+
+
 def test_bad_input_is_rejected_with_a_clear_error():
+    with pytest.raises(ValueError, match="features: 1099511627776 coordinates"):
+        grid_step(4.0, 1.0, 2**40, name="features")
+    with pytest.raises(ValueError, match="power of two"):
+        GridGaussian.for_multiplier(4.0, 1.0, 3, step=0.3)
     with pytest.raises(ValueError, match="power of two"):
         discrete_gaussian_mechanism(np.zeros(3), 1, 1, 0.1, 0)
     with pytest.raises(ValueError, match="larger step"):

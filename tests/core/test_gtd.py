@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from privrl.core.algorithms.gtd import (
+    CLIP_MARGIN,
     SaddlePointStats,
     gpope,
+    grid_gradient_sensitivity,
     gtd2_reference,
     mspbe,
     saddle_point_solution,
@@ -277,6 +280,35 @@ def test_grid_noise_releases_grid_points_with_its_spread(data):
     assert noise.sigma == pytest.approx(2 * G * 0.8, rel=1e-5)
     np.testing.assert_allclose(-0.5 * steps.sum(axis=0), np.concatenate([run.theta[0], run.w[0]]),
                                atol=1e-12)
+
+
+@pytest.mark.parametrize("k", [2, 3, 64, 4096, 2**16])
+def test_the_clip_on_doubles_stays_within_its_margin(k):
+    """The clip of :func:`gpope` (``g *= G / norm`` with the norm of numpy's einsum) leaves
+    gradients whose exact norm, summed in rationals, is within ``G * CLIP_MARGIN`` (the grid
+    sensitivity ``2 G CLIP_MARGIN`` rests on it), and within the float error its comment states,
+    a relative (2k + 8) 2^-53 on the norm: up to 40 gradients of k coordinates each, of mixed
+    magnitudes."""
+    gen = np.random.default_rng(k)
+    G = 0.37
+    worst = Fraction(0)
+    for _ in range(min(40, 2**18 // k)):
+        g = gen.standard_normal((1, k)) * np.exp(gen.uniform(-20, 20, size=(1, k)))
+        norms = np.sqrt(np.einsum("ki,ki->k", g, g))
+        g *= (G / norms)[:, None]
+        exact = sum(Fraction(float(x)) ** 2 for x in g[0])
+        worst = max(worst, exact / Fraction(G) ** 2)
+    assert 1 < worst <= Fraction(CLIP_MARGIN) ** 2  # the clip alone overshoots G: no margin fails
+    assert worst - 1 < Fraction(2 * (2 * k + 8), 2**53)
+    assert grid_gradient_sensitivity(G, k) == 2 * G * CLIP_MARGIN
+
+
+def test_the_grid_sensitivity_refuses_what_its_margin_does_not_cover():
+    assert grid_gradient_sensitivity(1.0, 2**19) == 2.0 * CLIP_MARGIN
+    with pytest.raises(ValueError, match="features: at most 524288 features"):
+        grid_gradient_sensitivity(1.0, 2**19 + 1, "features")
+    with pytest.raises(ValueError, match="clip_norm"):
+        grid_gradient_sensitivity(math.inf, 3)
 
 
 def test_grid_noise_is_instead_of_the_floating_point_noise(data):

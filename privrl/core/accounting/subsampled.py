@@ -279,10 +279,10 @@ def calibrate_grid_noise_multiplier(epsilon: float, delta: float, n: int, iterat
     """The smallest noise multiplier ``z`` (to relative tolerance ``rtol``) whose
     :func:`grid_gpope_epsilon` at ``delta`` is at most ``epsilon``, exactly as evaluated."""
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
-    run = GpopeRun(1.0, n, iterations)
+    n, iterations = check_int(n, "n", minimum=1), check_int(iterations, "iterations", minimum=1)
     rtol = check_positive(rtol, "rtol")
     return calibrate_decreasing(
-        lambda z: grid_gpope_epsilon(z, run.n, run.iterations, delta), epsilon, lo=0.5, hi=2.0,
+        lambda z: grid_gpope_epsilon(z, n, iterations, delta), epsilon, lo=0.5, hi=2.0,
         rtol=rtol, max_scale=1e6, min_scale=1e-3)
 
 

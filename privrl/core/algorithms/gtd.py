@@ -40,10 +40,19 @@ from privrl.core.validation import (
     check_positive,
 )
 
+#: The clip's norm is a double within a relative (2k + 8) 2^-53 of the exact norm of k
+#: coordinates, so a clipped gradient may exceed ``clip_norm`` by that much: on the grid, its
+#: replace-one sensitivity is accounted as 2 G (1 + 2^-30), which covers k up to 2^20.
+CLIP_MARGIN = 1.0 + 2.0**-30
+MAX_GRID_COORDINATES = 2**20
+
 __all__ = [
+    "CLIP_MARGIN",
+    "MAX_GRID_COORDINATES",
     "SaddlePointStats",
     "GPOPEResult",
     "gpope",
+    "grid_gradient_sensitivity",
     "gtd2_reference",
     "mspbe",
     "saddle_point_solution",
@@ -294,6 +303,19 @@ def gpope(
         clipped_fraction=n_clipped / (iterations * n_trials),
         steps=None if steps is None else steps.transpose(1, 0, 2),
     )
+
+
+def grid_gradient_sensitivity(clip_norm: float, dim: int, name: str = "dim") -> float:
+    r"""The :math:`\ell_2` sensitivity, under replace-one, of GPOPE's clipped gradient
+    (:math:`2d` coordinates for ``dim`` features) as :func:`gpope` computes it on doubles:
+    :math:`2G` times :data:`CLIP_MARGIN`. ``name`` is the argument that sets ``dim``, for the
+    error beyond :data:`MAX_GRID_COORDINATES` coordinates, which the margin does not cover."""
+    clip_norm = check_positive(clip_norm, "clip_norm")
+    dim = check_int(dim, name, minimum=1)
+    if 2 * dim > MAX_GRID_COORDINATES:
+        raise ValueError(f"{name}: at most {MAX_GRID_COORDINATES // 2} features (the clip's margin "
+                         f"covers the rounding of norms of 2^20 coordinates), got {dim}")
+    return 2.0 * clip_norm * CLIP_MARGIN
 
 
 def _per_trial(value: float | np.ndarray, name: str, n_trials: int) -> np.ndarray:

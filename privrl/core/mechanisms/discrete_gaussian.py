@@ -43,6 +43,7 @@ from fractions import Fraction
 import numba
 import numpy as np
 
+from privrl.core.accounting.discrete_gaussian import grid_l2_sensitivity, noise_multiplier
 from privrl.core.accounting.laplace import check_step
 
 # The compiled exact primitives: Bernoulli(exp(-a/b)) for a <= b, and the discrete Laplace.
@@ -64,6 +65,22 @@ def default_step(sigma: float) -> float:
     """The power of two ``step`` with ``2^19 <= sigma / step < 2^20``."""
     sigma = check_positive(sigma, "sigma")
     return math.ldexp(1.0, math.frexp(sigma)[1] - 1 - DEFAULT_GRID_BITS)
+
+
+def grid_step(z: float, sensitivity: float, d: int, step: float | None = None,
+              name: str = "value") -> float:
+    """``step`` checked, or the default grid of noise multiplier ``z``: :func:`default_step` of
+    ``z * sensitivity``, doubled while the noise would exceed 2^20 grid units. ``name`` is the
+    argument that sets the ``d`` coordinates, for the error when no grid can serve them."""
+    if step is not None:
+        return check_step(step)
+    if z * math.sqrt(d) > 2.0**20:
+        raise ValueError(f"{name}: {d} coordinates at noise multiplier {z:.4g} need a grid "
+                         "finer than the sampler allows; release fewer coordinates at once")
+    step = default_step(z * sensitivity)
+    while z * grid_l2_sensitivity(sensitivity, d, step) > 2.0**20:
+        step *= 2.0
+    return step
 
 
 def grid_variance(sigma_units: float | Fraction) -> tuple[int, int]:
@@ -160,6 +177,24 @@ class GridGaussian:
         """The grid Gaussian of scale at least ``sigma_units`` grid units on the grid ``step``."""
         return cls(*grid_variance(sigma_units), step)
 
+    @classmethod
+    def for_multiplier(cls, z: float, sensitivity: float, d: int, step: float | None = None,
+                       name: str = "value") -> GridGaussian:
+        r"""The grid Gaussian of noise multiplier at least ``z`` for ``d`` coordinates of
+        :math:`\ell_2` ``sensitivity``: scale :math:`zG` grid units on the grid
+        :func:`grid_step`, :math:`G` the sensitivity of the rounded values
+        (:func:`~privrl.core.accounting.discrete_gaussian.grid_l2_sensitivity`). Its
+        :meth:`noise_multiplier` is then at least ``z``, exactly."""
+        step = grid_step(z, sensitivity, d, step, name)
+        return cls.of_scale(Fraction(z) * Fraction(grid_l2_sensitivity(sensitivity, d, step)),
+                            step)
+
+    def noise_multiplier(self, sensitivity: float, d: int) -> float:
+        r"""The noise multiplier :math:`\sqrt{s}/G` (rounded down) this noise gives ``d``
+        coordinates of :math:`\ell_2` ``sensitivity`` rounded to its grid: the Rényi curve it
+        meets is a Gaussian's of that multiplier."""
+        return noise_multiplier(self.variance, grid_l2_sensitivity(sensitivity, d, self.step))
+
     @property
     def variance(self) -> int:
         """The variance parameter :math:`s = mt`, in grid units squared."""
@@ -177,5 +212,5 @@ class GridGaussian:
 
 __all__ = [
     "DEFAULT_GRID_BITS", "MAX_GRID_SIGMA", "GridGaussian", "default_step",
-    "discrete_gaussian_mechanism", "grid_variance", "sample_discrete_gaussian",
+    "discrete_gaussian_mechanism", "grid_step", "grid_variance", "sample_discrete_gaussian",
 ]
