@@ -8,7 +8,8 @@ imported when it is called.
   union bound over every sample path drawn (Lemma 8). Neighbours: reward functions differing at
   one state (:mod:`privrl.core.accounting.functional_noise`).
 * :func:`dirichlet_teacher_answer` (eq. 5, Theorem 1): a teacher's policy :math:`f(x) \in
-  \Delta_{m,\eta}` answered as a sample of :math:`\mathrm{Dir}_k(f(x))`;
+  \Delta_{m,\eta}` answered as a sample of :math:`\mathrm{Dir}_k(f(x))`, its concentration
+  calibrated to a target :math:`(\varepsilon, \delta)` (or given);
   :math:`(\varepsilon, \delta)` of eq. (12) and eq. (6) for observations ``b`` apart and an
   ``lipschitz``-Lipschitz teacher. Several queries (rows) compose as the chapter's budget does
   (:class:`~privrl.core.accounting.dirichlet.TeacherQueriesEvent`: advanced composition with the
@@ -20,13 +21,22 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+from mpmath.libmp import NoConvergence
 
 from privrl.api.release import Release
 from privrl.core.accounting import dirichlet as dacc
+from privrl.core.accounting import dirichlet_calibration as dcal
 from privrl.core.accounting import functional_noise as fn
 from privrl.core.mechanisms.dirichlet import check_policy, dirichlet_mechanism
 from privrl.core.rng import SeedLike
-from privrl.core.validation import check_array, check_delta, check_int, check_positive
+from privrl.core.validation import (
+    check_array,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_positive,
+)
 
 #: Tolerance of Theorem 5's inversion in the event of a sigma calibrated for its target.
 THEOREM5_RTOL = 1e-12
@@ -76,47 +86,97 @@ def functional_q_learning(*, epsilon: float, delta: float, episodes: int, rng: S
                               k=cal["k"], n_updates=updates, n_paths=n_paths, curve=run.curve)
 
 
-def dirichlet_teacher_answer(policy: object, *, k: float | object, eta: float, tau: float,
-                             lipschitz: float, b: float, rng: SeedLike,
+def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b: float,
+                             rng: SeedLike, k: float | object | None = None,
+                             tau: float | None = None, epsilon: float | None = None,
+                             delta: float | None = None,
                              composition: Literal["basic", "advanced"] = "advanced",
-                             delta_slack: float = 1e-5) -> Release:
+                             delta_slack: float | None = None) -> Release:
     r"""Answer each row of ``policy`` (the teacher's action probabilities :math:`f(x)` on the
     :math:`\eta`-restricted simplex, (m,) or (n, m)) with a sample of :math:`\mathrm{Dir}_k(f(x))`
-    (eq. 5); ``k`` is one concentration or one per row.
+    (eq. 5), for an ``lipschitz``-Lipschitz teacher and observations ``b`` apart (give the
+    product as ``lipschitz`` with ``b = 1`` if only it is known).
 
+    Give a target ``epsilon`` and ``delta`` (the concentration is then the largest found whose
+    guarantee meets it, one for all rows:
+    :func:`~privrl.core.accounting.dirichlet_calibration.calibrate_concentration`, a second or
+    two), or the concentration ``k`` (one, or one per row) and threshold ``tau`` of eq. (6).
     One query is :class:`~privrl.core.accounting.dirichlet.DirichletMechanismEvent`:
-    eq. (12)'s epsilon at eq. (6)'s delta (threshold ``tau``) for observations ``b`` apart and a
-    ``lipschitz``-Lipschitz teacher (give the product as ``lipschitz`` with ``b = 1`` if only it
-    is known). Several rows are :class:`~privrl.core.accounting.dirichlet.TeacherQueriesEvent`,
-    composed by ``composition``. ``delta`` is the delta the guarantee holds at.
+    eq. (12)'s epsilon at eq. (6)'s delta. Several rows are
+    :class:`~privrl.core.accounting.dirichlet.TeacherQueriesEvent`, composed by ``composition``
+    (advanced with ``delta_slack``: by default 1e-5, or half the target ``delta``). The release's
+    ``delta`` is the target's, or the delta the guarantee of ``k`` and ``tau`` holds at.
+    ``parameters``: ``k``, ``tau``, ``eta``, ``lipschitz``, ``b`` (and ``composition``).
 
     >>> import numpy as np, privrl
-    >>> r = privrl.dirichlet_teacher_answer([0.7, 0.3], k=100.0, eta=0.05, tau=0.01,
+    >>> r = privrl.dirichlet_teacher_answer([0.7, 0.3], k=100.0, tau=0.01, eta=0.05,
     ...                                     lipschitz=0.5, b=0.1, rng=0)
     >>> r.value.shape, round(r.epsilon, 2), round(r.delta, 4)
     ((2,), 82.87, 0.0033)
+    >>> r = privrl.dirichlet_teacher_answer([0.7, 0.3], epsilon=20.0, delta=1e-5, eta=0.05,
+    ...                                     lipschitz=0.5, b=0.1, rng=0)
+    >>> r.epsilon <= 20.0, r.delta, round(r.parameters["k"], 2)
+    (True, 1e-05, 4.28)
     """
     pi = check_policy(policy)
     rows = pi[None, :] if pi.ndim == 1 else pi
     if rows.ndim != 2:
         raise ValueError(f"policy must have shape (m,) or (n, m), got {pi.shape}")
-    m = rows.shape[1]
+    n, m = rows.shape
     pi = check_policy(pi, eta)
+    composition = check_choice(composition, "composition", ("basic", "advanced"))
+    targeted = epsilon is not None or delta is not None
+    if targeted:
+        if k is not None or tau is not None:
+            raise ValueError("k, tau, epsilon, delta: give a target (epsilon, delta) or a "
+                             "concentration and threshold (k, tau), not both")
+        if epsilon is None or delta is None:
+            raise ValueError("epsilon, delta: give both (the target the concentration meets)")
+        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+        delta_slack = delta / 2 if delta_slack is None else delta_slack
+        per_query = dcal.per_query_target(epsilon, delta, n, composition, delta_slack)
+        k, tau = dcal.calibrate_concentration(*per_query, m, eta, lipschitz, b)
+    elif k is None or tau is None:
+        raise ValueError("k, tau: give both (or a target epsilon and delta instead)")
+    delta_slack = 1e-5 if delta_slack is None else delta_slack
     ks = np.broadcast_to(check_array(k, "k", ndim=(0, 1)), rows.shape[:1])
     if np.any(ks <= 0) or np.any(ks > MAX_CONCENTRATION):
         raise ValueError(f"k must lie in (0, {MAX_CONCENTRATION:g}], got {k}")
-    value = dirichlet_mechanism(rows, ks, rng, eta=eta)
-    if len(ks) == 1:
+    if n == 1:
         event = dacc.DirichletMechanismEvent(float(ks[0]), m, eta, tau, lipschitz, b)
-        if not event.delta_bound < 1:
-            raise ValueError(f"k = {ks[0]:g}: Theorem 1 gives no guarantee at this concentration "
-                             f"(its delta, eq. 6 at tau = {tau:g}, is 1)")
-        return Release.from_event(value.reshape(pi.shape), event, event.delta_bound, k=float(ks[0]),
-                                  eta=eta, tau=tau, lipschitz=lipschitz, b=b)
-    event = dacc.TeacherQueriesEvent(tuple(float(x) for x in ks), m, eta, tau, lipschitz, b,
-                                     composition, delta_slack)
-    return Release.from_event(value, event, event.delta_bound, k=ks.copy(), eta=eta, tau=tau,
-                              lipschitz=lipschitz, b=b, composition=composition)
+        k_out = float(ks[0])
+    else:
+        event = dacc.TeacherQueriesEvent(tuple(float(x) for x in ks), m, eta, tau, lipschitz, b,
+                                         composition, delta_slack)
+        k_out = ks.copy()
+    delta_bound = _delta_bound(event, tau)
+    if not delta_bound < 1 and n == 1:
+        raise ValueError(f"k = {k}: Theorem 1 gives no guarantee at this concentration "
+                         f"(its delta, eq. 6 at tau = {tau:g}, is 1)")
+    if not delta_bound < 1:
+        raise ValueError(f"policy: its {n} answers compose to delta 1 ({composition} "
+                         "composition), no guarantee; answer fewer rows, or give a larger k or a "
+                         "smaller tau")
+    if targeted and not (delta_bound <= delta and event.epsilon(delta) <= epsilon):
+        raise RuntimeError(f"the Dirichlet calibration missed its target: ({event.epsilon(delta)!r}, "
+                           f"{delta_bound!r}) for ({epsilon!r}, {delta!r})")
+    value = dirichlet_mechanism(rows, ks, rng, eta=eta)
+    extra = {} if n == 1 else {"composition": composition}
+    return Release.from_event(value.reshape(pi.shape), event, delta if targeted else delta_bound,
+                              k=k_out, tau=tau, eta=eta, lipschitz=lipschitz, b=b, **extra)
+
+
+def _delta_bound(event: dacc.DirichletMechanismEvent | dacc.TeacherQueriesEvent,
+                 tau: float) -> float:
+    """The event's delta; a ``ValueError`` naming ``tau`` where eq. (6)'s incomplete beta
+    functions do not converge (a threshold far above the mean of the vertex's small
+    coordinates, eta, at a large concentration)."""
+    try:
+        return event.delta_bound
+    except NoConvergence as err:
+        raise ValueError(f"tau: eq. (6)'s delta cannot be evaluated at tau = {tau:g} for this "
+                         "concentration (mpmath does not converge); a tau above eta gives a "
+                         "delta near 1 anyway: choose tau below eta") from err
 
 
 __all__ = ["dirichlet_teacher_answer", "functional_q_learning"]

@@ -155,3 +155,24 @@ def test_a_grid_too_fine_for_the_noise_names_step():
     with pytest.raises(ValueError, match="value: 400000 coordinates at noise multiplier"):
         privrl.gaussian_mechanism(np.zeros(400_000), sensitivity=1.0, epsilon=1e-3, delta=1e-5,
                                   rng=0)
+
+
+def test_the_teacher_answer_takes_a_target_or_a_concentration():
+    args = dict(policy=[0.6, 0.4], eta=0.05, lipschitz=0.5, b=0.1, rng=0)
+    with pytest.raises(ValueError, match="give a target"):
+        privrl.dirichlet_teacher_answer(**args, k=5.0, tau=0.01, epsilon=1.0, delta=1e-5)
+    with pytest.raises(ValueError, match="epsilon, delta: give both"):
+        privrl.dirichlet_teacher_answer(**args, epsilon=20.0)
+    with pytest.raises(ValueError, match="k, tau: give both"):
+        privrl.dirichlet_teacher_answer(**args, k=5.0)
+    with pytest.raises(ValueError, match=r"epsilon: .*the smallest is"):
+        privrl.dirichlet_teacher_answer(**args, epsilon=1.0, delta=1e-5)
+    with pytest.raises(ValueError, match="composition must be one of"):
+        privrl.dirichlet_teacher_answer(**args, k=5.0, tau=0.01, composition="optimal")
+
+
+def test_a_threshold_where_eq_6_cannot_be_evaluated_names_tau():
+    """At k = 1e5 and tau = 1/2 (far above eta) mpmath's incomplete beta does not converge."""
+    with pytest.raises(ValueError, match="tau: eq. \\(6\\)'s delta cannot be evaluated"):
+        privrl.dirichlet_teacher_answer([0.5, 0.5], k=1e5, tau=0.5, eta=0.05, lipschitz=0.5,
+                                        b=0.1, rng=0)

@@ -144,18 +144,46 @@ def test_dirichlet_teacher_answer_variance_and_epsilon():
     assert one.epsilon == pytest.approx(math.sqrt(m) * lip * b * k * math.log(1 / tau)
                                         + gamma_terms, rel=1e-12)
     assert one.epsilon == one.event.epsilon(one.delta)
-    many = privrl.dirichlet_teacher_answer(np.tile(pi, (6000, 1)), k=k, eta=eta, tau=tau,
+    many = privrl.dirichlet_teacher_answer(np.tile(pi, (6000, 1)), k=k, eta=eta, tau=1e-4,
                                            lipschitz=lip, b=b, rng=1)
     x = many.value[:, 0]
     assert np.var(x) == pytest.approx(0.6 * 0.4 / (k + 1), rel=0.06)
     assert many.epsilon == many.event.epsilon(many.delta)
 
 
+def test_dirichlet_teacher_answer_at_a_target():
+    """A target (epsilon, delta): the release holds at the target's delta with an epsilon at
+    most the target's (eq. 12 and eq. 6's bound recomputed for the k and tau it reports), the
+    answers have the spread of that k, and several rows share a composed target."""
+    pi = np.array([0.6, 0.3, 0.1])
+    one = privrl.dirichlet_teacher_answer(pi, epsilon=40.0, delta=1e-5, eta=0.05,
+                                          lipschitz=0.5, b=0.1, rng=0)
+    k, tau = one.parameters["k"], one.parameters["tau"]
+    mech = dacc.Theorem1Mechanism(k, 3, 0.05, tau)
+    assert one.delta == 1e-5 and dacc.theorem1_delta_bound(mech) <= 1e-5
+    assert one.epsilon == dacc.theorem1_epsilon(mech, 0.5, 0.1) <= 40.0
+    assert one.epsilon > 39.0
+    # 6,000 queries at 50 each: Theorem 1's epsilons are large, their basic sum larger
+    rows = privrl.dirichlet_teacher_answer(np.tile(pi, (6000, 1)), epsilon=3e5, delta=1e-3,
+                                           eta=0.05, lipschitz=0.5, b=0.1, rng=1,
+                                           composition="basic")
+    assert 2.9e5 < rows.epsilon <= 3e5 and rows.delta == 1e-3
+    k = rows.parameters["k"][0]
+    assert np.all(rows.parameters["k"] == k) and rows.event.delta_bound <= 1e-3
+    assert np.var(rows.value[:, 0]) == pytest.approx(0.6 * 0.4 / (k + 1), rel=0.06)
+    # advanced composition pays only for small per-query epsilons: two actions near uniform
+    advanced = privrl.dirichlet_teacher_answer(np.tile([0.5, 0.5], (50, 1)), epsilon=5.0,
+                                               delta=1e-4, eta=0.45, lipschitz=0.01, b=0.1, rng=2)
+    budget = advanced.event.budget()
+    assert 4.9 < advanced.epsilon == budget["advanced_epsilon"] <= 5.0
+    assert budget["advanced_delta"] <= 1e-4 and advanced.event.delta_slack == 5e-5
+
+
 def test_teacher_composition_uses_the_largest_query():
     """Advanced composition of unequal queries takes the largest per-query epsilon (a valid bound),
     never their mean: a budget built from the mean is below it, and this test fails."""
     ks = (80.0, 40.0, 20.0, 10.0)
-    events = [dacc.DirichletMechanismEvent(k, 2, 0.05, 0.01, 0.5, 0.1) for k in ks]
+    events = [dacc.DirichletMechanismEvent(k, 2, 0.05, 1e-3, 0.5, 0.1) for k in ks]
     eps = [dacc.theorem1_epsilon(e.mechanism, 0.5, 0.1) for e in events]
     dlt = [e.delta_bound for e in events]
     expected = advanced_composition(max(eps), max(dlt), len(ks), 1e-5)
@@ -165,8 +193,11 @@ def test_teacher_composition_uses_the_largest_query():
     assert (budget["advanced_epsilon"], budget["advanced_delta"]) == expected
     assert budget["basic_epsilon"] == pytest.approx(sum(eps), rel=1e-12)
     r = privrl.dirichlet_teacher_answer(np.tile([0.6, 0.4], (4, 1)), k=list(ks), eta=0.05,
+                                        tau=1e-3, lipschitz=0.5, b=0.1, rng=0)
+    assert (r.epsilon, r.delta) == expected and expected[1] < 1
+    with pytest.raises(ValueError, match="policy: its 4 answers compose to delta 1"):
+        privrl.dirichlet_teacher_answer(np.tile([0.6, 0.4], (4, 1)), k=list(ks), eta=0.05,
                                         tau=0.01, lipschitz=0.5, b=0.1, rng=0)
-    assert (r.epsilon, r.delta) == expected
 
 
 def test_functional_q_learning_runs_with_the_calibrated_noise(monkeypatch):
