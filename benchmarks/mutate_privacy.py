@@ -43,6 +43,8 @@ AUDIT = ["tests/core/test_audit.py"]
 API = ["tests/api/test_releases.py", "tests/api/test_gaussian_audit.py"]
 DG = ["tests/core/test_discrete_gaussian.py"]
 GRID_GPOPE = ["tests/core/test_grid_gpope_accounting.py"]
+DIRICHLET_CAL = ["tests/core/test_dirichlet_calibration.py"]
+COMPOSE = ["tests/api/test_compose.py"]
 
 
 @dataclass(frozen=True)
@@ -219,6 +221,25 @@ MUTATIONS: list[Mutation] = [
     M("api_dirichlet_k", "noise halved", "privrl/api/control.py",
       "value = dirichlet_mechanism(rows, ks, rng, eta=eta)",
       "value = dirichlet_mechanism(rows, 4 * ks, rng, eta=eta)", tuple(API)),
+    M("api_dirichlet_target", "budget doubled", "privrl/api/control.py",
+      "dcal.per_query_target(epsilon, delta, n, composition, delta_slack)",
+      "dcal.per_query_target(2 * epsilon, delta, n, composition, delta_slack)", tuple(API)),
+    M("dirichlet_calibrated_k", "noise halved", "privrl/core/accounting/dirichlet_calibration.py",
+      "    return k, tau", "    return 2 * k, tau", (*DIRICHLET_CAL, *API)),
+    M("dirichlet_basic_share", "budget doubled", "privrl/core/accounting/dirichlet_calibration.py",
+      "return epsilon / n * _SHAVE, delta / n * _SHAVE",
+      "return 2 * epsilon / n * _SHAVE, delta / n * _SHAVE", (*DIRICHLET_CAL, *API)),
+    M("dirichlet_advanced_share", "budget doubled",
+      "privrl/core/accounting/dirichlet_calibration.py",
+      "advanced_composition(e, delta0, n, delta_slack)[0] <= epsilon,",
+      "advanced_composition(e, delta0, n, delta_slack)[0] <= 2 * epsilon,", (*DIRICHLET_CAL, *API)),
+    M("compose_basic_sum", "composition dropped", "privrl/core/accounting/composed.py",
+      "return math.fsum(e.epsilon(d) for e, d in zip(self.events, self.deltas, strict=True))",
+      "return max(e.epsilon(d) for e, d in zip(self.events, self.deltas, strict=True))",
+      tuple(COMPOSE)),
+    M("compose_renyi_events", "composition dropped", "privrl/core/accounting/composed.py",
+      "ComposedDpEvent([e.dp_event for e in self.events])",
+      "ComposedDpEvent([e.dp_event for e in self.events[:1]])", tuple(COMPOSE)),
     M("teacher_budget_mean", "composition dropped", "privrl/core/accounting/dirichlet.py",
       "e_max, d_max = float(eps[used].max()), float(dlt[used].max())",
       "e_max, d_max = float(eps[used].mean()), float(dlt[used].max())", (*API, *GOHARI)),

@@ -21,9 +21,9 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 
 #: The names of :mod:`privrl.api` (its ``__all__``), re-exported lazily.
 API_NAMES = (
-    "PrivacyLeakWarning", "Release", "TabularMDP", "Trajectories", "dirichlet_teacher_answer", "dp_lsl",
-    "dp_lsw", "functional_q_learning", "gaussian_mechanism", "gpope", "laplace_mechanism",
-    "laplace_report", "sign_report",
+    "PrivacyLeakWarning", "Release", "TabularMDP", "Trajectories", "compose",
+    "dirichlet_teacher_answer", "dp_lsl", "dp_lsw", "functional_q_learning", "gaussian_mechanism",
+    "gpope", "laplace_mechanism", "laplace_report", "sign_report",
 )
 
 __all__ = ["__version__", *API_NAMES]

@@ -17,7 +17,8 @@ raises instead).
   (exact discrete Gaussian noise), private on IEEE doubles;
 * :func:`functional_q_learning`: Wang and Hegde 2019 (functional noise; needs torch);
 * :func:`laplace_report`, :func:`sign_report`: Ono and Takahashi 2020 (local gradient reports);
-* :func:`dirichlet_teacher_answer`: Gohari et al. 2021 (the Dirichlet mechanism).
+* :func:`dirichlet_teacher_answer`: Gohari et al. 2021 (the Dirichlet mechanism, its concentration
+  calibrated to a target).
 
 The data types: :class:`~privrl.core.trajectories.Trajectories` (a batch of trajectories) and
 :class:`~privrl.core.envs.tabular.TabularMDP` (a finite Markov reward process with its exact
@@ -30,13 +31,13 @@ from privrl.api.control import dirichlet_teacher_answer, functional_q_learning
 from privrl.api.evaluation import dp_lsl, dp_lsw, gpope
 from privrl.api.local import laplace_report, sign_report
 from privrl.api.mechanisms import gaussian_mechanism, laplace_mechanism
-from privrl.api.release import Release
+from privrl.api.release import Release, compose
 from privrl.core.envs.tabular import TabularMDP
 from privrl.core.trajectories import Trajectories
 from privrl.core.validation import PrivacyLeakWarning
 
 __all__ = [
-    "PrivacyLeakWarning", "Release", "TabularMDP", "Trajectories", "dirichlet_teacher_answer", "dp_lsl",
-    "dp_lsw", "functional_q_learning", "gaussian_mechanism", "gpope", "laplace_mechanism",
-    "laplace_report", "sign_report",
+    "PrivacyLeakWarning", "Release", "TabularMDP", "Trajectories", "compose",
+    "dirichlet_teacher_answer", "dp_lsl", "dp_lsw", "functional_q_learning", "gaussian_mechanism",
+    "gpope", "laplace_mechanism", "laplace_report", "sign_report",
 ]

@@ -3,16 +3,19 @@ r"""The one return type of :mod:`privrl.api`: a private value with the guarantee
 A :class:`Release` holds the released ``value``, its ``(epsilon, delta)``, the privacy ``event``
 the epsilon is computed from (the same events the book's privacy ledger stores, so
 ``release.event.epsilon(release.delta) == release.epsilon``), and the ``parameters`` that
-produced it (noise scale, clip, iterations, ...).
+produced it (noise scale, clip, iterations, ...). :func:`compose` makes one release, with one
+guarantee, of several made on the same data.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from privrl.core.accounting.composed import ComposedEvent
 from privrl.core.accounting.events import PrivacyEvent
 from privrl.core.validation import check_probability
 
@@ -48,4 +51,38 @@ class Release:
         return cls(value, float(event.epsilon(delta)), delta, event, parameters)
 
 
-__all__ = ["Release"]
+def compose(releases: Sequence[Release], *, delta: float | None = None) -> Release:
+    r"""One release of several made on the same data: ``value`` is the tuple of their values and
+    the guarantee is :class:`~privrl.core.accounting.composed.ComposedEvent`'s at ``delta``
+    (default: the sum of their deltas), the smaller of basic composition of the releases as made
+    (:math:`\sum_i \varepsilon_i`, when ``delta`` covers :math:`\sum_i \delta_i`) and, when
+    every event is a dp-accounting event under one relation, Rényi composition at ``delta``. It
+    protects datasets that are neighbours under every release's relation. ``parameters``:
+    ``epsilons``, ``deltas`` (of the releases), ``basic_epsilon``.
+
+    >>> import privrl
+    >>> runs = [privrl.gaussian_mechanism(1.0, sensitivity=1.0, epsilon=1.0, delta=1e-6, rng=i)
+    ...         for i in range(10)]
+    >>> total = privrl.compose(runs, delta=1e-5)
+    >>> round(total.parameters["basic_epsilon"], 2), round(total.epsilon, 2)
+    (10.0, 3.15)
+    """
+    if isinstance(releases, Release) or not isinstance(releases, Sequence):
+        raise ValueError("releases must be a sequence of privrl.Release, got "
+                         f"{type(releases).__name__}")
+    for i, release in enumerate(releases):
+        if not isinstance(release, Release):
+            raise ValueError(f"releases[{i}] must be a privrl.Release, got "
+                             f"{type(release).__name__}")
+    if not releases:
+        raise ValueError("releases: give at least one release")
+    event = ComposedEvent(tuple(r.event for r in releases), tuple(r.delta for r in releases))
+    delta = math.fsum(event.deltas) if delta is None else check_probability(delta, "delta")
+    if delta > 1.0:
+        delta = 1.0
+    return Release.from_event(tuple(r.value for r in releases), event, delta,
+                              epsilons=tuple(r.epsilon for r in releases), deltas=event.deltas,
+                              basic_epsilon=event.basic_epsilon(delta))
+
+
+__all__ = ["Release", "compose"]

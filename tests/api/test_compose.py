@@ -1,0 +1,68 @@
+"""privrl.compose: several releases on the same data as one release, its epsilon the smaller of
+basic composition (recomputed here as the sum) and dp-accounting's RDP accountant on the composed
+events (recomputed here from their noise multipliers), never below either valid bound's minimum."""
+
+from __future__ import annotations
+
+import math
+
+import dp_accounting
+import numpy as np
+import pytest
+
+import privrl
+from privrl.core.accounting.events import DpAccountingEvent
+
+
+def _gaussians(k: int) -> list[privrl.Release]:
+    return [privrl.gaussian_mechanism([1.0, 2.0], sensitivity=1.0, epsilon=0.5, delta=1e-6, rng=i)
+            for i in range(k)]
+
+
+def test_gaussian_releases_compose_by_renyi_below_their_sum():
+    runs = _gaussians(20)
+    total = privrl.compose(runs, delta=1e-4)
+    accountant = dp_accounting.rdp.RdpAccountant(
+        [1 + x / 20 for x in range(1, 100)] + [6.0 + x for x in range(59)]
+        + [float(2**k) for k in range(6, 13)])
+    for r in runs:
+        accountant.compose(dp_accounting.GaussianDpEvent(r.parameters["noise_multiplier"]))
+    renyi = accountant.get_epsilon(1e-4)
+    assert total.epsilon == pytest.approx(renyi, rel=1e-9)
+    assert total.parameters["basic_epsilon"] == pytest.approx(sum(r.epsilon for r in runs))
+    assert total.epsilon < 0.5 * total.parameters["basic_epsilon"]
+    assert total.value[3].tolist() == runs[3].value.tolist() and total.delta == 1e-4
+    assert total.event.epsilon(total.delta) == total.epsilon
+
+
+def test_unlike_events_compose_by_their_sum_at_the_sum_of_their_deltas(chain):
+    laplace = privrl.laplace_mechanism(3.0, sensitivity=1.0, epsilon=0.5, rng=0)
+    gauss = _gaussians(1)[0]
+    lsw = privrl.dp_lsw(chain, n_states=5, gamma=0.9, features=np.eye(5), epsilon=1.0,
+                        delta=0.01, return_bound=1.0, rng=1)
+    total = privrl.compose([laplace, gauss, lsw])
+    assert total.delta == pytest.approx(1e-6 + 0.01)
+    assert total.epsilon == pytest.approx(laplace.epsilon + gauss.epsilon + lsw.epsilon,
+                                          rel=1e-12)
+    assert privrl.compose([laplace, gauss, lsw], delta=0.005).epsilon == math.inf
+
+
+def test_renyi_needs_one_relation():
+    replace_one = privrl.Release.from_event(
+        0.0, DpAccountingEvent(dp_accounting.GaussianDpEvent(3.0), "rdp", "replace-one"), 1e-6)
+    runs = [*_gaussians(5), replace_one]
+    total = privrl.compose(runs, delta=1e-4)
+    assert total.epsilon == pytest.approx(sum(r.epsilon for r in runs), rel=1e-12)
+    assert total.event.renyi_epsilon(1e-4) == math.inf
+
+
+def test_bad_input_names_the_argument():
+    one = _gaussians(1)[0]
+    with pytest.raises(ValueError, match="releases must be a sequence"):
+        privrl.compose(one)
+    with pytest.raises(ValueError, match=r"releases\[1\] must be a privrl.Release"):
+        privrl.compose([one, (1.0, 0.5)])
+    with pytest.raises(ValueError, match="at least one"):
+        privrl.compose([])
+    with pytest.raises(ValueError, match="delta"):
+        privrl.compose([one], delta=1.5)
