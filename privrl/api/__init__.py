@@ -19,6 +19,7 @@ raises instead).
 * :func:`laplace_report`, :func:`sign_report`: Ono and Takahashi 2020 (local gradient reports);
 * :func:`dirichlet_teacher_answer`: Gohari et al. 2021 (the Dirichlet mechanism, its concentration
   calibrated to a target).
+* :func:`compose`: several releases on the same data as one release with one guarantee.
 
 The data types: :class:`~privrl.core.trajectories.Trajectories` (a batch of trajectories) and
 :class:`~privrl.core.envs.tabular.TabularMDP` (a finite Markov reward process with its exact
