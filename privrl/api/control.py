@@ -113,8 +113,8 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     ...                                     lipschitz=0.5, b=0.1, rng=0)
     >>> r.value.shape, round(r.epsilon, 2), round(r.delta, 4)
     ((2,), 82.87, 0.0033)
-    >>> r = privrl.dirichlet_teacher_answer([0.7, 0.3], epsilon=20.0, delta=1e-5, eta=0.05,
-    ...                                     lipschitz=0.5, b=0.1, rng=0)
+    >>> r = privrl.dirichlet_teacher_answer([0.7, 0.3], epsilon=20.0, delta=1e-5,
+    ...                                     eta=0.05, lipschitz=0.5, b=0.1, rng=0)
     >>> r.epsilon <= 20.0, r.delta, round(r.parameters["k"], 2)
     (True, 1e-05, 4.28)
     """

@@ -61,7 +61,8 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: 
     ``noise_multiplier``, ``sensitivity``, ``step``.
 
     >>> import privrl
-    >>> r = privrl.gaussian_mechanism([1.0, 2.0], sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=0)
+    >>> r = privrl.gaussian_mechanism([1.0, 2.0], sensitivity=1.0, epsilon=1.0,
+    ...                               delta=1e-5, rng=0)
     >>> r.epsilon <= 1.0, round(r.parameters["sigma"], 2), r.value.shape
     (True, 4.05, (2,))
     """

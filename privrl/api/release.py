@@ -26,7 +26,8 @@ class Release:
     documents, with ``epsilon = event.epsilon(delta)``.
 
     >>> from privrl.core.accounting.gaussian import GaussianEvent
-    >>> r = Release.from_event(0.5, GaussianEvent(sigma=2.0, sensitivity=1.0), 1e-5, sigma=2.0)
+    >>> event = GaussianEvent(sigma=2.0, sensitivity=1.0)
+    >>> r = Release.from_event(0.5, event, 1e-5, sigma=2.0)
     >>> r.epsilon == r.event.epsilon(r.delta), r.parameters["sigma"]
     (True, 2.0)
     """
@@ -61,8 +62,8 @@ def compose(releases: Sequence[Release], *, delta: float | None = None) -> Relea
     ``epsilons``, ``deltas`` (of the releases), ``basic_epsilon``.
 
     >>> import privrl
-    >>> runs = [privrl.gaussian_mechanism(1.0, sensitivity=1.0, epsilon=1.0, delta=1e-6, rng=i)
-    ...         for i in range(10)]
+    >>> runs = [privrl.gaussian_mechanism(1.0, sensitivity=1.0, epsilon=1.0,
+    ...                                   delta=1e-6, rng=i) for i in range(10)]
     >>> total = privrl.compose(runs, delta=1e-5)
     >>> round(total.parameters["basic_epsilon"], 2), round(total.epsilon, 2)
     (10.0, 3.15)

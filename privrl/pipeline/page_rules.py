@@ -19,6 +19,9 @@ every page of a built site, served offline (:mod:`privrl.pipeline.browser`). The
   ``<details>``, a sphinx-design dropdown is one, or on a page of its own), and its tables, the
   folded ones opened, fit the column without a scroll box (issue 35: "It fits the column at
   1,400 px without horizontal scrolling"; the theme puts every table in a scroll box).
+* ``code-fits``: no code block (a ``<pre>`` in the column) scrolls sideways: its longest line fits
+  the column (notebook cells wrap theirs, ``book/_static/privrl.css``; the API's examples and
+  the commands are written to fit).
 * ``summary-words``: every summary box, an element of class :data:`SUMMARY_BOX` (a MyST
   admonition with ``:class: summary-box``), has at most :data:`MAX_SUMMARY_WORDS` words, its
   title included (words: runs of non-space characters of its text, block elements apart;
@@ -57,6 +60,7 @@ RULES = {
     "clean-cells": "no table cell shows nan, inf, None or a value cut with '...'",
     "landing": f"the landing page is at most {MAX_SCREENS} screens tall, its verdict table "
                "folded, every table within the column",
+    "code-fits": "no code block scrolls sideways",
     "summary-words": f"every summary box has at most {MAX_SUMMARY_WORDS} words",
 }
 
@@ -139,6 +143,9 @@ MEASURE = r"""async ([boxClass, minFigure]) => {
     return {el: describe(el), width: Math.round(r.width), column: Math.round(right - left),
             over: r.left < left - 1 || r.right > right + 1, scrolled: scrolled(el)};
   }).filter(w => w.over);
+  out.code = Array.from(column.querySelectorAll("pre")).filter(shown)
+    .filter(p => p.scrollWidth > p.clientWidth + 1)
+    .map(p => ({el: describe(p), width: p.scrollWidth, shown: p.clientWidth}));
   out.uncaptioned = figures.map(el => {
     const holder = el.closest("figure, div.figure");
     const caption = holder && holder.querySelector("figcaption, .caption");
@@ -159,6 +166,8 @@ def page_violations(page: Any, name: str, *, landing: bool = False) -> list[Viol
     found = [Violation(name, "fits-column", w["el"],
                        f"{w['width']} px in a {w['column']} px column")
              for w in got["wide"] if not w["scrolled"]]
+    found += [Violation(name, "code-fits", c["el"], f"{c['width']} px of code in {c['shown']} px")
+              for c in got["code"]]
     found += [Violation(name, "numbered-caption", f["el"],
                         f"caption {f['caption'][:60]!r}" if f["caption"] else "no caption")
               for f in got["uncaptioned"]]

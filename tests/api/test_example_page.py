@@ -22,6 +22,7 @@ def _cells() -> list[str]:
 def test_page_code_is_short_and_imports_only_privrl():
     for code in _cells():
         assert len(code.strip().splitlines()) <= 25
+        assert max(len(line) for line in code.splitlines()) <= 80  # fits the column
     imports = re.findall(r"^\s*(?:import|from)\s+([\w.]+)", "".join(_cells()), flags=re.M)
     assert imports and all(m == "privrl" or m.startswith("privrl.") for m in imports)
 

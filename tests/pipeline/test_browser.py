@@ -166,7 +166,8 @@ def test_the_page_rules_fail_on_deliberately_broken_built_pages(built_book: Path
                                                                 tmp_path: Path):
     """The built landing, ledger and errata pages, each broken on purpose, fail the rule they
     break: the landing page's verdicts unfolded, a nan cell and a 201-word summary box on the
-    ledger page, a wide uncaptioned figure on the errata page."""
+    ledger page, a wide uncaptioned figure and a code line of 270 characters on the errata
+    page."""
     html, site = built_book / "html", tmp_path / "html"
     shutil.copytree(html / "_static", site / "_static")
     landing = page_rules.landing_page(html)
@@ -181,10 +182,11 @@ def test_the_page_rules_fail_on_deliberately_broken_built_pages(built_book: Path
     _break(site / "book/ledger.html", 'id="privacy-ledger">', 'id="privacy-ledger">' + box)
     _break(site / "book/errata.html", 'id="claims-not-reproduced">',
            'id="claims-not-reproduced"><svg xmlns="http://www.w3.org/2000/svg" width="1500" '
-           'height="300"><rect width="1500" height="300"/></svg>')
+           'height="300"><rect width="1500" height="300"/></svg>'
+           '<div class="highlight"><pre>' + "x = 1  # " * 30 + '</pre></div>')
     found = page_rules.site_violations(site, browser)
     rules = {rel: {v.rule for v in found[rel]} for rel in found}
     assert "landing" in rules[landing], found[landing]
     assert any("verdict table unfolded" in v.value for v in found[landing])
     assert rules["book/ledger.html"] == {"clean-cells", "summary-words"}, found
-    assert rules["book/errata.html"] == {"fits-column", "numbered-caption"}, found
+    assert rules["book/errata.html"] == {"fits-column", "numbered-caption", "code-fits"}, found

@@ -46,8 +46,8 @@ FORMATTED = format_table(
 
 #: The parts of the page that keeps every rule: a 784 px column holding a summary box of the
 #: limit's length, a small table, a wide table formatted for reading (in its scroll box), two
-#: numbered figures (an image and an inline SVG), an uncaptioned icon, and a folded 20-row
-#: verdict table.
+#: numbered figures (an image and an inline SVG), an uncaptioned icon, a folded 20-row
+#: verdict table, and code that fits (a long line wrapped, as notebook cells wrap theirs).
 GOOD = {
     "summary": _summary(MAX_SUMMARY_WORDS),
     "table": _table(3, ("0.12", "no noise")),
@@ -62,6 +62,8 @@ GOOD = {
     "verdicts": ("<details><summary>Every verdict</summary>"
                  + _table(20, ("claim", "reproduced"), ("claim", "verdict")) + "</details>"),
     "filler": '<div style="height: 300px"></div>',
+    "code": ("<pre>x = 1</pre>" '<div class="cell"><pre style="white-space: pre-wrap">'
+             + "x = 1  # " * 30 + "</pre></div>"),
 }
 #: The landing page that keeps every rule: the same without the wide table (even scrolled, a
 #: table on the landing page must fit its column).
@@ -85,6 +87,7 @@ BROKEN = [
      "landing"),
     ("landing table scrolls", "wide", GOOD["wide"], "landing"),
     ("summary too long", "summary", _summary(MAX_SUMMARY_WORDS + 1), "summary-words"),
+    ("code scrolls sideways", "code", "<pre>" + "x = 1  # " * 30 + "</pre>", "code-fits"),
 ]
 
 
@@ -175,4 +178,4 @@ def test_the_site_report_lists_every_page_and_checks_the_landing_page_only(site,
     assert f"broken-{tall}.html" not in out  # not the landing page: its height is not limited
     assert "good.html" not in out and "landing.html" not in out
     assert ("totals: fits-column 2, numbered-caption 2, clean-cells 4, landing 0, "
-            "summary-words 1 (14 pages)") in out
+            "code-fits 1, summary-words 1 (15 pages)") in out
