@@ -150,11 +150,10 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
                                          composition, delta_slack)
         k_out = ks.copy()
     delta_bound = _delta_bound(event, tau)
-    if not delta_bound < 1 and n == 1:
-        raise ValueError(f"k = {k}: Theorem 1 gives no guarantee at this concentration "
-                         f"(its delta, eq. 6 at tau = {tau:g}, is 1)")
     if not delta_bound < 1:
-        raise ValueError(f"policy: its {n} answers compose to delta 1 ({composition} "
+        raise ValueError(f"k = {k}: Theorem 1 gives no guarantee at this concentration "
+                         f"(its delta, eq. 6 at tau = {tau:g}, is 1)" if n == 1 else
+                         f"policy: its {n} answers compose to delta 1 ({composition} "
                          "composition), no guarantee; answer fewer rows, or give a larger k or a "
                          "smaller tau")
     if targeted and not (delta_bound <= delta and event.epsilon(delta) <= epsilon):

@@ -78,9 +78,8 @@ def compose(releases: Sequence[Release], *, delta: float | None = None) -> Relea
     if not releases:
         raise ValueError("releases: give at least one release")
     event = ComposedEvent(tuple(r.event for r in releases), tuple(r.delta for r in releases))
-    delta = math.fsum(event.deltas) if delta is None else check_probability(delta, "delta")
-    if delta > 1.0:
-        delta = 1.0
+    delta = min(1.0, math.fsum(event.deltas)) if delta is None else check_probability(delta,
+                                                                                     "delta")
     return Release.from_event(tuple(r.value for r in releases), event, delta,
                               epsilons=tuple(r.epsilon for r in releases), deltas=event.deltas,
                               basic_epsilon=event.basic_epsilon(delta))

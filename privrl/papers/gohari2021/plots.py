@@ -237,3 +237,28 @@ def plot_times(times: pd.DataFrame, labels: tuple[str, ...]):
     legend_outside(ax)
     return fig
 
+
+
+#: The paper's sentences (keys of ``book/paper_numbers/gohari2021.yml``) and the chapter's claims
+#: that decide them, per piece of evidence: the AirRaid design's Figure 2(d) and its speed-up,
+#: and the record at the paper's horizon.
+SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
+    "figure2": {
+        "fig2d_unaware_worse": ("aware_beats_unaware_airraid",
+                                "aware_beats_unaware_union_beyond_airraid"),
+        "fig2d_unaware_below_ppo": ("unaware_below_small_ppo_airraid",),
+        "abstract_beyond_unaided": ("aware_beats_small_ppo_airraid",
+                                    "aware_beats_small_ppo_union_beyond_airraid"),
+        "abstract_keeps_performance": ("random_answers_harmless_airraid",
+                                       "random_answers_harmless_union_beyond_airraid"),
+    },
+    "speedup": {"aware_speedup": ("speedup_aware_airraid",),
+                "fig2b_sample_efficiency": ("speedup_kickstarting_airraid",)},
+    "horizon": {
+        "aware_speedup": ("speedup_aware_horizon",),
+        "abstract_beyond_unaided": ("aware_beats_small_ppo_horizon",
+                                    "aware_beats_small_ppo_union_beyond_horizon"),
+        "abstract_keeps_performance": ("random_answers_harmless_horizon",
+                                       "random_answers_harmless_union_beyond_horizon"),
+    },
+}

@@ -246,3 +246,20 @@ def plot_scaling(scaling: pd.DataFrame):
     ax.set_ylabel("wall time (seconds)")
     legend_outside(ax)
     return fig
+
+
+#: The paper's sentences (keys of ``book/paper_numbers/wang2019.yml``) and the chapter's claims
+#: that decide them, per figure.
+SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
+    "figure1": {
+        "fig1_noise_needs_samples": ("fig1_noise_slows_paper", "fig1_noise_slows_beyond_paper"),
+        "fig1_converges_below_sigma": ("fig1_small_sigma_paper", "fig1_small_sigma_beyond_paper"),
+        "suggested_reset": ("fig1_resample_helps_paper", "fig1_resample_helps_beyond_paper"),
+    },
+    "figure2": {
+        "fig2_outperforms_baselines": (
+            "fig2_beats_input_pair", "fig2_beats_input_paper", "fig2_beats_dpsgd_paper",
+            "fig2_beats_input_beyond_paper", "fig2_beats_dpsgd_beyond_paper",
+            "fig2_beats_dpsgd_transition_beyond_paper"),
+    },
+}
