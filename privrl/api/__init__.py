@@ -4,10 +4,10 @@ r"""privrl as a library: one call per private release of the five papers, each r
 Every function takes the data in one type (a :class:`~privrl.core.trajectories.Trajectories` for
 the policy evaluators, arrays for the mechanisms) and the privacy target as keywords, calibrates
 the noise itself, validates its inputs at the boundary (a ``ValueError`` naming the argument) and
-returns ``Release(value, epsilon, delta, event, parameters)`` with
-``epsilon == event.epsilon(delta)``. Where an analysis assumes a bound on the data, the release
-clips to it and warns (:class:`~privrl.core.validation.PrivacyLeakWarning`; ``strict=True``
-raises instead).
+returns a :class:`Release` with ``value``, ``epsilon``, ``delta``, ``event`` and ``parameters``,
+its ``epsilon`` computed from the event (``event.epsilon(delta)``), never given. Where an
+analysis assumes a bound on the data, the release clips to it and warns
+(:class:`~privrl.core.validation.PrivacyLeakWarning`; ``strict=True`` raises instead).
 
 * :func:`gaussian_mechanism`: the Gaussian mechanism on a grid (exact discrete Gaussian noise),
   private on IEEE doubles;

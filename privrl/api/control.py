@@ -139,7 +139,11 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     elif k is None or tau is None:
         raise ValueError("k, tau: give both (or a target epsilon and delta instead)")
     delta_slack = 1e-5 if delta_slack is None else delta_slack
-    ks = np.broadcast_to(check_array(k, "k", ndim=(0, 1)), rows.shape[:1])
+    k_given = check_array(k, "k", ndim=(0, 1))
+    if k_given.ndim == 1 and k_given.shape[0] != n:
+        raise ValueError(f"k must be one concentration or one per row of policy ({n}), got "
+                         f"{k_given.shape[0]}")
+    ks = np.broadcast_to(k_given, rows.shape[:1])
     if np.any(ks <= 0) or np.any(ks > MAX_CONCENTRATION):
         raise ValueError(f"k must lie in (0, {MAX_CONCENTRATION:g}], got {k}")
     if n == 1:

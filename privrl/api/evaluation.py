@@ -23,6 +23,9 @@ r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019) and 
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import numpy as np
 
 from privrl.api.release import Release
@@ -71,7 +74,11 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     at epsilon 1, delta 1e-5): compare ``parameters["noise_multiplier"]``. ``parameters``:
     ``noise_multiplier`` (the event's), ``noise_std`` (:math:`\sqrt{s}\,\text{step} \ge 2Gz`),
     ``step``, ``clip_norm``, ``iterations``, ``n``, ``step_size``, ``clipped_fraction`` (the
-    gradients the clip shortened: the clip is the mechanism's own).
+    gradients the clip shortened: the clip is the mechanism's own). Huge data cannot make it
+    fail: a gradient that overflows is clipped too (:func:`~privrl.core.algorithms.gtd.clip_rows`);
+    public parameters under which the arithmetic would overflow whatever the data are refused
+    (``features`` whose products overflow a double; a ``step_size`` with which the iterates
+    could).
 
     >>> import numpy as np, privrl
     >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
@@ -91,7 +98,9 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
         raise ValueError("epsilon, noise_multiplier: give exactly one")
     if rho is not None and np.any(check_array(rho, "rho") < 0):
         raise ValueError("rho must be non-negative: importance ratios pi(a|s) / mu(a|s)")
-    stats = gtd.SaddlePointStats.from_trajectories(traj, gamma, features, rho)
+    phi = None if features is None else check_array(features, "features", ndim=2)
+    reach = _feature_reach(phi)
+    stats = gtd.SaddlePointStats.from_trajectories(traj, gamma, phi, rho)
     n = traj.n_trajectories
     if noise_multiplier is None:
         z = calibrate_grid_noise_multiplier(epsilon, delta, n, iterations)
@@ -101,11 +110,44 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     if epsilon is not None and event.epsilon(delta) > epsilon:  # s >= (z G_Z)^2 exactly
         raise RuntimeError(f"the GPOPE calibration missed its target: epsilon "
                            f"{event.epsilon(delta)!r} > {epsilon!r}")
+    _check_iterate_bound(iterations * step_size * (clip_norm * gtd.CLIP_MARGIN
+                                                   + NOISE_TAIL * noise.sigma), reach)
     run = gtd.gpope(stats, iterations, step_size, clip_norm, 0.0, rng, grid=noise)
     return Release.from_event(run.theta[0], event, delta, noise_multiplier=event.noise_multiplier,
                               noise_std=noise.sigma, step=noise.step, clip_norm=clip_norm,
                               iterations=iterations, n=n, step_size=step_size,
                               clipped_fraction=run.clipped_fraction)
+
+
+#: Standard deviations of grid noise per coordinate and step that :func:`gpope`'s bound on its
+#: iterates allows for (a larger draw has probability below e^-2048).
+NOISE_TAIL = 64.0
+
+
+def _feature_reach(phi: np.ndarray | None) -> float:
+    r""":math:`3d\max|\phi|^2`, a bound on the row sums of GPOPE's gradient matrix (on-policy)
+    from the public ``features``; 1 without them (feature observations are data, not public).
+    A ``ValueError`` names ``features`` when it overflows a double: GPOPE's statistics would
+    overflow whatever the data."""
+    if phi is None:
+        return 1.0
+    peak = float(np.max(np.abs(phi), initial=0.0))
+    reach = 3.0 * phi.shape[1] * peak * peak
+    if not math.isfinite(reach):
+        raise ValueError(f"features: entries up to {peak:.4g} overflow GPOPE's products of "
+                         "features (3 d max|features|^2 is not a double); rescale them")
+    return reach
+
+
+def _check_iterate_bound(iterate_bound: float, reach: float) -> None:
+    """Refuse a ``step_size`` with which GPOPE's iterates or their gradients could overflow a
+    double whatever the data: ``iterate_bound`` (iterations x step_size x (clip bound +
+    :data:`NOISE_TAIL` noise standard deviations)) bounds every coordinate of the iterates,
+    and ``reach`` (:func:`_feature_reach`) times it the gradients."""
+    if not math.isfinite(iterate_bound * max(reach, 1.0)):
+        raise ValueError(f"step_size: the iterates could reach {iterate_bound:.4g} (iterations x "
+                         f"step_size x the clipped gradient and its noise) and their gradients "
+                         f"{reach:.4g} times that, beyond a double; choose a smaller step_size")
 
 
 def grid_gpope_noise(z: float, clip_norm: float, dim: int, n: int, iterations: int,
@@ -122,13 +164,50 @@ def grid_gpope_noise(z: float, clip_norm: float, dim: int, n: int, iterations: i
 
 def _first_visit(traj: Trajectories, n_states: int, gamma: float, features: object,
                  weights: object | None) -> tuple[mc.FirstVisitReturns, np.ndarray, np.ndarray]:
-    fv = mc.first_visit_returns(_check_trajectories(traj), n_states, gamma)
+    """The first-visit returns, ``features`` and ``weights`` of DP-LSW and DP-LSL, checked: the
+    features (one row per state) before anything of size ``n_states`` is allocated."""
+    n_states = check_int(n_states, "n_states", minimum=1)
     phi = check_array(features, "features", ndim=2)
-    if phi.shape[0] != fv.n_states:
-        raise ValueError(f"features must have n_states = {fv.n_states} rows, got {phi.shape[0]}")
-    rho = np.full(fv.n_states, 1.0 / fv.n_states) if weights is None else weights
-    rho = check_array(rho, "weights", shape=(fv.n_states,))
+    if phi.shape[0] != n_states:
+        raise ValueError(f"features must have n_states = {n_states} rows (one per state), got "
+                         f"{phi.shape[0]}")
+    rho = np.full(n_states, 1.0 / n_states) if weights is None else weights
+    rho = check_array(rho, "weights", shape=(n_states,))
+    fv = mc.first_visit_returns(_check_trajectories(traj), n_states, gamma)
     return fv, phi, rho
+
+
+def _spectral_norm(compute: Callable[[], np.ndarray]) -> float:
+    r""":math:`\|\cdot\|_2` of the matrix ``compute()`` makes, NaN where numpy's SVD does not
+    converge (entries near the smallest doubles) or overflows."""
+    try:
+        with np.errstate(all="ignore"):
+            return float(np.linalg.norm(compute(), 2))
+    except np.linalg.LinAlgError:
+        return math.nan
+
+
+def _check_lsw_scale(phi: np.ndarray, rho: np.ndarray, budget: mc.SmoothGaussianBudget) -> None:
+    r"""Refuse ``features`` for which DP-LSW's noise scale :math:`\sigma_X = \alpha F_{max}
+    \|(\Gamma^{1/2}\Phi)^+\|_2\sqrt{\Psi_\beta(X)}` is not a positive double for some dataset,
+    before the data are touched: :math:`\Psi_\beta(X) \le \sum_s\rho_s`, so the bound is public."""
+    norm = _spectral_norm(lambda: np.linalg.pinv(np.sqrt(rho)[:, None] * phi))
+    alpha, _ = budget.constants(phi.shape[1])
+    bound = alpha * budget.return_bound * norm * math.sqrt(rho.sum())
+    if not (norm > 0 and math.isfinite(bound)):
+        raise ValueError(f"features: DP-LSW's noise scale is proportional to "
+                         f"||(Gamma^1/2 features)^+||_2 = {norm:.4g} and could reach {bound:.4g} "
+                         "with these features, weights and return_bound: not a positive double "
+                         "(features all zero, or too close to 0); rescale the features")
+
+
+def _check_lsl_scale(phi: np.ndarray, rho: np.ndarray) -> None:
+    r"""Refuse ``features`` whose :math:`\|\rho\|_\infty\|\Phi\|_2^2` (DP-LSL's floor on
+    ``lam``) is not a double."""
+    norm = _spectral_norm(lambda: phi)
+    if not math.isfinite(float(rho.max()) * (norm * norm)):
+        raise ValueError(f"features: DP-LSL needs ||weights||_inf ||features||_2^2, which is not "
+                         f"a double for ||features||_2 = {norm:.4g}; rescale the features")
 
 
 def _smooth_release(est: mc.PrivateEstimate, budget: mc.SmoothGaussianBudget, d: int,
@@ -169,6 +248,7 @@ def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     """
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
     budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
+    _check_lsw_scale(phi, rho, budget)
     est = mc.dp_lsw(fv, phi, rho, budget, rng, strict=strict)
     return _smooth_release(est, budget, phi.shape[1])
 
@@ -196,6 +276,7 @@ def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
     budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
     lam = check_positive(lam, "lam")
+    _check_lsl_scale(phi, rho)
     est = mc.dp_lsl(fv, phi, rho, lam, budget, rng, strict=strict)
     return _smooth_release(est, budget, phi.shape[1], lam=lam)
 

@@ -29,7 +29,11 @@ from privrl.core.validation import check_array, check_epsilon, check_int, check_
 
 def _gradients(gradients: object) -> np.ndarray:
     g = check_array(gradients, "gradients", ndim=(1, 2))
-    return g[None, :] if g.ndim == 1 else g
+    g = g[None, :] if g.ndim == 1 else g
+    if 0 in g.shape:
+        raise ValueError(f"gradients must hold at least one gradient of at least one coordinate, "
+                         f"got shape {g.shape}")
+    return g
 
 
 def laplace_report(gradients: object, *, epsilon: float, clip: float, rng: SeedLike,
@@ -67,8 +71,10 @@ def sign_report(gradients: object, *, epsilon: float, clip: float, rng: SeedLike
     ``epsilon``-LDP. ``d_hat`` defaults to :math:`\max(1, \min(d, \lfloor\varepsilon/2.5\rfloor))`.
 
     The event is :class:`~privrl.core.accounting.local.BitFlipEvent` (``d_hat`` signs, each
-    flipped with probability at least :math:`1/(e^{\varepsilon/\hat d} + 1)`); ``parameters``:
-    ``d_hat``, ``flip_probability``, ``clip``.
+    flipped with probability at least :math:`1/(e^{\varepsilon/\hat d} + 1)` rounded up to a
+    multiple of :math:`2^{-53}`, as drawn: :func:`~privrl.core.mechanisms.local.flip_floor`; so
+    the release's epsilon is at most ``epsilon``, and :math:`36.7 \hat d` at most, however large
+    ``epsilon``); ``parameters``: ``d_hat`` (at most d), ``flip_probability``, ``clip``.
 
     >>> import numpy as np, privrl
     >>> r = privrl.sign_report(np.ones((4, 3)), epsilon=1.0, clip=1.0, rng=0)
@@ -81,10 +87,13 @@ def sign_report(gradients: object, *, epsilon: float, clip: float, rng: SeedLike
     d = g.shape[1]
     d_hat = loc.default_projection_dim(epsilon, d) if d_hat is None else d_hat
     d_hat = check_int(d_hat, "d_hat", minimum=1)
+    if d_hat > d:
+        raise ValueError(f"d_hat must be at most the gradients' dimension d = {d} (the "
+                         f"projection compresses), got {d_hat}")
     if epsilon / d_hat > 700:  # exp(epsilon / d_hat) in eq. (24) overflows a double near 709
         raise ValueError(f"epsilon / d_hat must be at most 700, got {epsilon / d_hat:g}")
     value = loc.projected_random_sign(g, epsilon, clip, rng, d_hat=d_hat)
-    flip = float(loc.sign_probability(np.array([-clip]), epsilon, d_hat, clip)[0])
+    flip = loc.flip_floor(epsilon / d_hat)
     return Release.from_event(value, BitFlipEvent(flip_probability=flip, bits=d_hat), 0.0,
                               d_hat=d_hat, flip_probability=flip, clip=clip)
 

@@ -115,6 +115,7 @@ def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float, rng:
     arr = check_array(value, "value", ndim=(0, 1))
     sensitivity = check_positive(sensitivity, "sensitivity")
     epsilon = check_epsilon(epsilon)
+    step = check_step(step)
     row = np.atleast_1d(arr)[None, :]
     d = row.shape[1]
     noisy = dl.discrete_laplace_mechanism(row, sensitivity, epsilon, rng, step)[0]

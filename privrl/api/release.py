@@ -23,7 +23,9 @@ from privrl.core.validation import check_probability
 @dataclass(frozen=True)
 class Release:
     """A private release: ``value`` is ``(epsilon, delta)``-DP under the relation its function
-    documents, with ``epsilon = event.epsilon(delta)``.
+    documents. ``epsilon`` is not given but computed, ``event.epsilon(delta)``, so no release
+    states a guarantee its event does not back; ``delta`` in [0, 1] (at 1 nothing is
+    guaranteed); ``parameters`` is read-only.
 
     >>> from privrl.core.accounting.gaussian import GaussianEvent
     >>> event = GaussianEvent(sigma=2.0, sensitivity=1.0)
@@ -33,7 +35,7 @@ class Release:
     """
 
     value: Any
-    epsilon: float
+    epsilon: float = field(init=False)
     delta: float
     event: PrivacyEvent
     parameters: Mapping[str, Any] = field(default_factory=dict)
@@ -41,15 +43,15 @@ class Release:
     def __post_init__(self) -> None:
         if not isinstance(self.event, PrivacyEvent):
             raise ValueError(f"event must be a privacy event, got {type(self.event).__name__}")
+        object.__setattr__(self, "delta", check_probability(self.delta, "delta"))
+        object.__setattr__(self, "epsilon", float(self.event.epsilon(self.delta)))
         object.__setattr__(self, "parameters", MappingProxyType(dict(self.parameters)))
 
     @classmethod
     def from_event(cls, value: Any, event: PrivacyEvent, delta: float,
                    **parameters: Any) -> Release:
-        """The release of ``value`` whose epsilon at ``delta`` (in [0, 1]; at 1 nothing is
-        guaranteed) is computed from ``event``."""
-        delta = check_probability(delta, "delta")
-        return cls(value, float(event.epsilon(delta)), delta, event, parameters)
+        """The release of ``value`` whose epsilon at ``delta`` is computed from ``event``."""
+        return cls(value, delta, event, parameters)
 
 
 def compose(releases: Sequence[Release], *, delta: float | None = None) -> Release:

@@ -54,6 +54,10 @@ RESULTS = MEASUREMENTS / "results"
 NON_COMPUTING: tuple[str, ...] = ("privrl.pipeline", "privrl.chapter.plotting",
                                   "privrl.chapter.tables", "privrl.chapter.records",
                                   "privrl.chapter.front")
+#: The top package's own ``__init__`` computes no number either: it holds the version and
+#: re-exports :mod:`privrl.api` lazily, by name (an edit of the API list made every record stale;
+#: ``tests/chapter/test_record_versions.py`` holds that it imports no ``privrl`` module).
+INERT_PACKAGES: tuple[str, ...] = ("privrl",)
 
 
 # --- the repository and git -------------------------------------------------------------------
@@ -251,9 +255,10 @@ def recorded_summary(name: str, profile: str, start: str | os.PathLike[str] | No
 # --- code closures ----------------------------------------------------------------------------
 
 def computes_numbers(module: str) -> bool:
-    """False for the modules that compute no number of a run (:data:`NON_COMPUTING`, and the
-    ``plots`` module of a paper's chapter)."""
-    if module.startswith("privrl.papers.") and module.endswith(".plots"):
+    """False for the modules that compute no number of a run (:data:`NON_COMPUTING`,
+    :data:`INERT_PACKAGES`, and the ``plots`` module of a paper's chapter)."""
+    if module in INERT_PACKAGES or (module.startswith("privrl.papers.")
+                                    and module.endswith(".plots")):
         return False
     return not any(module == m or module.startswith(m + ".") for m in NON_COMPUTING)
 

@@ -47,7 +47,8 @@ class Trajectories:
 
     Validated once, here: lists become arrays, every field must be numeric with ``m`` rows,
     ``lengths`` integers in ``[1, H]``, observations and rewards finite (``ValueError`` naming the
-    field otherwise).
+    field otherwise). The fields are read-only copies of the arrays given, so changing those
+    afterwards cannot bypass the validation.
 
     >>> import privrl
     >>> data = privrl.Trajectories(observations=[[0, 1, 2]], actions=[[0, 0]],
@@ -64,8 +65,8 @@ class Trajectories:
 
     def __post_init__(self) -> None:
         for name in ("observations", "actions", "rewards", "lengths", "terminated"):
-            try:  # lists become arrays; arrays stay as given
-                value = np.asarray(getattr(self, name))
+            try:  # lists become arrays, arrays are copied
+                value = np.array(getattr(self, name))
             except ValueError:
                 raise ValueError(f"trajectories: {name} is a ragged list, not an array") from None
             if value.dtype.kind not in "biuf":
@@ -95,6 +96,8 @@ class Trajectories:
         for name in ("observations", "rewards"):
             if not np.all(np.isfinite(getattr(self, name))):
                 raise ValueError(f"trajectories: {name} must be finite (NaN or inf found)")
+        for name in ("observations", "actions", "rewards", "lengths", "terminated"):
+            getattr(self, name).setflags(write=False)
 
     @property
     def n_trajectories(self) -> int:

@@ -17,6 +17,8 @@ import numpy as np
 def _as_float(value: object, name: str) -> float:
     if isinstance(value, str | bytes):  # float("1") would succeed: a typo must not pass as data
         raise ValueError(f"{name} must be a real number, got the string {value!r}")
+    if isinstance(value, np.complexfloating):  # float() would drop its imaginary part
+        raise ValueError(f"{name} must be a real number, got the complex {value!r}")
     try:
         out = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -92,6 +94,17 @@ def check_int(value: object, name: str, minimum: int | None = None) -> int:
     return out
 
 
+def _given_kind(value: object) -> str:
+    """numpy's dtype kind of ``value`` as given: ``"U"`` for a string, ``"?"`` when numpy cannot
+    make an array of it (a ragged list)."""
+    if isinstance(value, str | bytes):
+        return "U"
+    try:
+        return np.asarray(value).dtype.kind
+    except (TypeError, ValueError, OverflowError):
+        return "?"
+
+
 def check_array(
     value: object,
     name: str,
@@ -103,10 +116,14 @@ def check_array(
     """Convert ``value`` to an array and check its dimensionality, shape and finiteness.
 
     ``shape`` may contain ``None`` for free axes, e.g. ``(None, 3)``. Strings are refused, not
-    parsed (``np.asarray("1", dtype=float)`` would succeed).
+    parsed (``np.asarray("1", dtype=float)`` would succeed), and so are complex numbers for a
+    real ``dtype`` (numpy would drop their imaginary part with a mere warning).
     """
+    kind = _given_kind(value)
+    if kind == "c" and np.dtype(dtype).kind != "c":
+        raise ValueError(f"{name} must be real, got complex numbers")
     try:
-        if isinstance(value, str | bytes) or np.asarray(value).dtype.kind in "SU":
+        if kind in "SU?":
             raise ValueError
         arr = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError, OverflowError):

@@ -20,6 +20,12 @@ def _lsw(data, **kw):
     return privrl.dp_lsw(data, **{**args, **kw})
 
 
+def _lsl(data, **kw):
+    args = dict(n_states=5, gamma=0.9, features=np.eye(5), lam=1.0, epsilon=1.0, delta=0.1,
+                return_bound=1.0, rng=0)
+    return privrl.dp_lsl(data, **{**args, **kw})
+
+
 def test_returns_above_the_bound_are_clipped_with_a_warning():
     big = chain_data(30, 5, 12, seed=2, reward=5.0)
     with pytest.warns(privrl.PrivacyLeakWarning,
@@ -53,6 +59,11 @@ def test_returns_must_lie_in_an_interval_of_width_return_bound(chain):
     assert r.parameters["return_low"] == -1.0 and r.parameters["return_bound"] == 1.0
     with pytest.raises(ValueError, match="return_low"):
         _lsw(chain, return_low=float("inf"))
+    # an interval without 0 (an unvisited state's mean): refused, for both releases
+    for release in (_lsw, _lsl):
+        for low in (100.0, 1e-12, -1.5):
+            with pytest.raises(ValueError, match=r"return_low must lie in \[-return_bound, 0\]"):
+                release(chain, return_low=low)
 
 
 def test_returns_within_the_bound_are_released_as_they_are(chain):
@@ -176,3 +187,90 @@ def test_a_threshold_where_eq_6_cannot_be_evaluated_names_tau():
     with pytest.raises(ValueError, match="tau: eq. \\(6\\)'s delta cannot be evaluated"):
         privrl.dirichlet_teacher_answer([0.5, 0.5], k=1e5, tau=0.5, eta=0.05, lipschitz=0.5,
                                         b=0.1, rng=0)
+
+
+def _gpope(data, **kw):
+    args = dict(features=np.eye(5), gamma=0.9, epsilon=1.0, delta=1e-5, iterations=20,
+                step_size=0.1, clip_norm=1.0, rng=0)
+    return privrl.gpope(data, **{**args, **kw})
+
+
+def test_gpope_on_huge_rewards_releases_in_every_seed(chain):
+    """A finite reward of 1.7e308 overflows its trajectory's statistics: whether a release is
+    made must not depend on whether that trajectory is sampled (an exception would tell)."""
+    rewards = chain.rewards.copy()
+    rewards[0, 0] = 1.7e308
+    data = privrl.Trajectories(chain.observations, chain.actions, rewards, chain.lengths,
+                               chain.terminated)
+    for seed in range(6):
+        r = _gpope(data, features=100.0 * np.eye(5), rng=seed)
+        assert np.all(np.isfinite(r.value))
+
+
+def test_gpope_public_parameters_that_overflow_are_named(chain):
+    with pytest.raises(ValueError, match="features: entries up to 1e\\+200 overflow"):
+        _gpope(chain, features=np.eye(5) * 1e200)
+    with pytest.raises(ValueError, match="step_size: the iterates could reach"):
+        _gpope(chain, step_size=1e308)
+
+
+def test_trajectories_are_read_only_copies(chain):
+    arrays = {f: getattr(chain, f).copy() for f in
+              ("observations", "actions", "rewards", "lengths", "terminated")}
+    data = privrl.Trajectories(**arrays)
+    arrays["rewards"][0, 0] = np.nan  # the caller's array, after validation
+    arrays["observations"][0, 0] = -1
+    assert np.array_equal(data.rewards, chain.rewards)
+    assert np.array_equal(data.observations, chain.observations)
+    for field in arrays:
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(data, field)[0] = 0
+    assert np.array_equal(_lsw(data).value, _lsw(chain).value)
+
+
+def test_complex_input_is_refused_naming_the_argument(chain):
+    with pytest.raises(ValueError, match="value must be real"):
+        privrl.gaussian_mechanism([1 + 2j], sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=0)
+    with pytest.raises(ValueError, match="features must be real"):
+        _lsw(chain, features=np.eye(5) * (1 + 1j))
+    with pytest.raises(ValueError, match="features must be real"):
+        _gpope(chain, features=np.eye(5) * (1 + 0j))
+
+
+def test_grids_finer_than_doubles_name_step(chain):
+    with pytest.raises(ValueError, match="step: a sensitivity of 1 is more than the largest"):
+        privrl.gaussian_mechanism([1.0], sensitivity=1, sigma=1e-310, step=2.0**-1050,
+                                  delta=1e-5, rng=0)
+    with pytest.raises(ValueError, match="step: a sensitivity of 1 is more than the largest"):
+        privrl.gaussian_mechanism([1.0], sensitivity=1, epsilon=1, step=2.0**-1070, delta=1e-5,
+                                  rng=0)
+    with pytest.raises(ValueError, match="step: a sensitivity of 2 is more than the largest"):
+        _gpope(chain, step=2.0**-1074)
+
+
+def test_a_numpy_float_step_is_a_step():
+    as_numpy = privrl.laplace_mechanism(1.0, sensitivity=1.0, epsilon=1.0, rng=0,
+                                        step=np.float32(0.5))
+    as_float = privrl.laplace_mechanism(1.0, sensitivity=1.0, epsilon=1.0, rng=0, step=0.5)
+    assert as_numpy.value == as_float.value and as_numpy.epsilon == as_float.epsilon
+    assert type(as_numpy.parameters["step"]) is float
+
+
+@pytest.mark.parametrize("arg", ["lr", "lipschitz"])
+def test_functional_q_learning_names_an_update_bound_beyond_doubles(arg):
+    with pytest.raises(ValueError, match=rf"\({arg}\) = 1e\+300"):
+        privrl.functional_q_learning(epsilon=1.0, delta=1e-3, episodes=3, rng=0, **{arg: 1e300})
+
+
+def test_dp_lsw_features_too_small_for_its_noise_scale(chain):
+    for scale in (1e-308, 0.0):  # the SVD does not converge; the noise scale would be 0
+        with pytest.raises(ValueError, match="features: DP-LSW's noise scale"):
+            _lsw(chain, features=np.eye(5) * scale)
+    with pytest.raises(ValueError, match="features: DP-LSL needs"):
+        _lsl(chain, features=np.eye(5) * 1e155)
+
+
+def test_n_states_is_checked_against_the_features_before_any_allocation(chain):
+    for release in (_lsw, _lsl):
+        with pytest.raises(ValueError, match="features must have n_states = 1000000000000 rows"):
+            release(chain, n_states=10**12)

@@ -66,3 +66,24 @@ def test_bad_input_names_the_argument():
         privrl.compose([])
     with pytest.raises(ValueError, match="delta"):
         privrl.compose([one], delta=1.5)
+
+
+def test_a_release_cannot_state_a_guarantee_its_event_does_not_back():
+    """epsilon is computed from the event, never given: the old positional form (value, epsilon,
+    delta, event) is refused, a bad delta names delta, and the fields cannot be reassigned."""
+    import dataclasses
+
+    from privrl.core.accounting.gaussian import GaussianEvent
+
+    event = GaussianEvent(sigma=1.0, sensitivity=1.0)
+    r = privrl.Release(1.0, 1e-5, event)
+    assert r.epsilon == event.epsilon(1e-5) > 4.0
+    with pytest.raises(ValueError, match="event must be a privacy event"):
+        privrl.Release(1.0, 0.001, 1e-5, event)
+    with pytest.raises(TypeError):
+        privrl.Release(1.0, delta=1e-5, event=event, epsilon=0.001)
+    for bad in (float("nan"), 7.0, -1e-9):
+        with pytest.raises(ValueError, match="delta"):
+            privrl.Release(1.0, bad, event)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.epsilon = 0.001

@@ -198,6 +198,23 @@ def test_teacher_composition_uses_the_largest_query():
     with pytest.raises(ValueError, match="policy: its 4 answers compose to delta 1"):
         privrl.dirichlet_teacher_answer(np.tile([0.6, 0.4], (4, 1)), k=list(ks), eta=0.05,
                                         tau=0.01, lipschitz=0.5, b=0.1, rng=0)
+    with pytest.raises(ValueError, match=r"k must be one concentration or one per row of "
+                                         r"policy \(4\), got 3"):
+        privrl.dirichlet_teacher_answer(np.tile([0.6, 0.4], (4, 1)), k=list(ks[:3]), eta=0.05,
+                                        tau=1e-3, lipschitz=0.5, b=0.1, rng=0)
+
+
+@pytest.mark.parametrize("report", ["laplace_report", "sign_report"])
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0), (0,)])
+def test_a_report_of_no_gradient_is_refused_naming_gradients(report, shape):
+    with pytest.raises(ValueError, match="gradients must hold at least one gradient"):
+        getattr(privrl, report)(np.empty(shape), epsilon=1.0, clip=1.0, rng=0)
+
+
+def test_sign_report_d_hat_beyond_the_dimension_is_refused():
+    """d_hat = 10^9 for d = 2 allocated 16 GB before failing; the projection compresses."""
+    with pytest.raises(ValueError, match="d_hat must be at most the gradients' dimension d = 2"):
+        privrl.sign_report(np.ones((1, 2)), epsilon=1.0, clip=1.0, rng=0, d_hat=10**9)
 
 
 def test_functional_q_learning_runs_with_the_calibrated_noise(monkeypatch):

@@ -75,3 +75,22 @@ def test_a_records_command_line_can_be_pasted_back():
 
     assert command_line("privrl.papers.x", ["record", "--note", "two words"]) == (
         "python -m privrl.papers.x record --note 'two words'")
+
+
+def test_the_top_package_is_inert_and_outside_every_closure():
+    """privrl/__init__.py holds the version and the lazy re-export of privrl.api (by name): it
+    imports no privrl module, so it computes no number and an edit of the API list (privrl.compose
+    made seven records stale) leaves the records current. Should it ever import one, this
+    fails and it must go back into the closures."""
+    import ast
+
+    tree = ast.parse((SOURCE_ROOT / "privrl" / "__init__.py").read_text())
+    imported = [n for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)
+                for n in ([a.name for a in node.names] if isinstance(node, ast.Import)
+                          else [node.module or ""])]
+    assert not [n for n in imported if n == "privrl" or n.startswith("privrl.")], imported
+    assert not records.computes_numbers("privrl")
+    assert records.computes_numbers("privrl.core") and records.computes_numbers("privrl.api")
+    sources = records.experiment_sources("balle2016")
+    assert Path("privrl/__init__.py") not in sources
+    assert Path("privrl/core/__init__.py") in sources

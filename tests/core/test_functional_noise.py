@@ -164,6 +164,14 @@ def test_invalid_problem_parameters_raise():
         fn.calibrate_algorithm1(0.5, 1e-5, 1000, 100, 0.1, 1.0, 1, delta_share=1.0)
 
 
+@pytest.mark.parametrize(("alpha", "L"), [(1e300, 1.0), (0.01, 1e300), (1e308, 1e308)])
+def test_an_update_bound_beyond_doubles_names_the_learning_rate_and_lipschitz(alpha, L):
+    with pytest.raises(ValueError, match=r"alpha \(lr\) = .*, L \(lipschitz\) = .*overflows"):
+        fn.calibrate_algorithm1(1.0, 1e-5, 23, 128, alpha, L, 12)
+    with pytest.raises(ValueError, match="lipschitz"):
+        fn.theorem5_C(alpha, 1, L, 128)
+
+
 def test_fine_blocks_are_the_doubling_blocks_at_growth_2_and_the_per_step_rates_near_1():
     """growth = 2 gives growing_memory_blocks exactly; growth just above 1 gives one block per
     step at its own rate B / min(n_t, N); every block's steps add up to the run's steps."""

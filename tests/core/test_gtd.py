@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 from privrl.core.algorithms.gtd import (
     CLIP_MARGIN,
     SaddlePointStats,
+    clip_rows,
     gpope,
     grid_gradient_sensitivity,
     gtd2_reference,
@@ -301,6 +303,42 @@ def test_the_clip_on_doubles_stays_within_its_margin(k):
     assert 1 < worst <= Fraction(CLIP_MARGIN) ** 2  # the clip alone overshoots G: no margin fails
     assert worst - 1 < Fraction(2 * (2 * k + 8), 2**53)
     assert grid_gradient_sensitivity(G, k) == 2 * G * CLIP_MARGIN
+
+
+def test_the_clip_is_total_on_gradients_that_overflow():
+    """Rows with an inf or NaN entry become 0, a finite row whose norm overflows keeps its
+    direction at norm G; finite rows are clipped by the plain formula, bit for bit; nothing
+    warns or raises (either would depend on the data)."""
+    G = 0.5
+    g = np.array([[3.0, 4.0], [0.1, 0.2], [1e200, -1e200], [1.7e308, 1.7e308],
+                  [np.inf, 1.0], [np.nan, 0.0], [-np.inf, np.inf]])
+    plain = g[:2] * np.minimum(1.0, G / np.linalg.norm(g[:2], axis=1))[:, None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert clip_rows(g, G) == 6
+    assert np.array_equal(g[:2], plain)
+    assert np.all(np.linalg.norm(g, axis=1) <= G * CLIP_MARGIN)
+    np.testing.assert_allclose(g[2:4], [[G / math.sqrt(2), -G / math.sqrt(2)],
+                                        [G / math.sqrt(2), G / math.sqrt(2)]], rtol=1e-15)
+    assert np.array_equal(g[4:], np.zeros((3, 2)))
+
+
+def test_gpope_on_statistics_that_overflow_releases_clipped_steps(data):
+    """A reward of 1.7e308 (finite data) overflows its trajectory's b to inf: its gradients are
+    clipped to 0 and every released step stays a grid point, with no exception in any seed."""
+    traj, phi = data
+    rewards = traj.rewards.copy()
+    rewards[0, 0] = 1.7e308
+    st = SaddlePointStats.from_features(FeatureTransitions(
+        1e4 * phi, rewards, traj.lengths, traj.terminated, GAMMA))
+    assert not np.all(np.isfinite(st.b[0]))
+    noise = GridGaussian.of_scale(2**19, 2.0**-20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        runs = [gpope(st, 40, 0.1, 1.0, 0.0, seed, n_trials=4, grid=noise, record_steps=True)
+                for seed in range(5)]
+    for run in runs:
+        assert np.all(np.isfinite(run.steps)) and np.all(np.isfinite(run.theta))
 
 
 def test_the_grid_sensitivity_refuses_what_its_margin_does_not_cover():

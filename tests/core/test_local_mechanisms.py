@@ -239,3 +239,63 @@ def test_grid_release_epsilon_one_coordinate_exact():
                           - np.rint(centres[1] / dl.DEFAULT_STEP)).sum())
     assert distance / t <= eps
     assert float(distance / t) == pytest.approx(eps, rel=2e-5)
+
+
+def test_generator_random_draws_multiples_of_two_to_the_minus_53():
+    """The fact the realised probabilities rest on: ``random() = k 2^-53``, k an integer."""
+    draws = np.random.default_rng(7).random(200_000) * loc.RANDOM_RESOLUTION
+    assert np.array_equal(draws, np.floor(draws)) and draws.max() < loc.RANDOM_RESOLUTION
+
+
+@pytest.mark.parametrize("eps", [1e-9, 0.1, 1.0, 5.0, 20.0, 34.0, 36.0, 36.7, 36.8, 40.0, 100.0])
+def test_flip_floor_is_the_least_grid_probability_within_the_budget(eps):
+    """q = K 2^-53 with (1 - q)/q <= e^eps and K - 1 failing it (K >= 1), checked with exact
+    integers against an 80-digit exp, independently of the function's own 50-digit check."""
+    import mpmath
+
+    n, q = loc.RANDOM_RESOLUTION, loc.flip_floor(eps)
+    k = q * n
+    assert k == int(k) and k >= 1
+    with mpmath.workdps(80):
+        bound = mpmath.exp(mpmath.mpf(eps))
+        assert n - k <= k * bound
+        assert k == 1 or n - (k - 1) > (k - 1) * bound
+
+
+@pytest.mark.parametrize("eps", [0.5, 5.0, 30.0, 34.0, 35.0, 36.0, 37.4, 40.0, 100.0, 700.0])
+def test_bit_flip_as_drawn_is_epsilon_ldp(eps):
+    """The probabilities as drawn (ceil(p 2^53) 2^-53) at x = -1 and +1 keep both outputs'
+    ratios within e^eps, exactly; without the clamp p(+1) rounds to 1 beyond eps = 37.4 (ratio
+    infinite) and at eps = 35 the ratio is e^35.13."""
+    import mpmath
+
+    n = loc.RANDOM_RESOLUTION
+    lo, hi = (int(v) for v in loc.realised_probability(
+        loc.bit_flip_probability(np.array([-1.0, 1.0]), eps)) * n)
+    assert 1 <= lo <= hi <= n - 1
+    with mpmath.workdps(80):
+        bound = mpmath.exp(mpmath.mpf(eps))
+        assert hi <= lo * bound and n - lo <= (n - hi) * bound
+
+
+def test_sign_report_epsilon_holds_for_any_budget():
+    """epsilon = 100 per sign: the signs as drawn are at most log(2^53 - 1) = 36.7-LDP each, and
+    the release says so (it used to state 100 for signs whose flip probability was 0)."""
+    import privrl
+
+    r = privrl.sign_report([[0.3]], epsilon=100.0, clip=1.0, rng=0)
+    assert r.parameters["d_hat"] == 1
+    assert r.epsilon == pytest.approx(math.log(loc.RANDOM_RESOLUTION - 1), rel=1e-12)
+    assert r.parameters["flip_probability"] == 2.0**-53
+    small = privrl.sign_report([[0.3, 0.1]], epsilon=1.0, clip=1.0, rng=0)
+    assert small.epsilon <= 1.0 and small.epsilon == pytest.approx(1.0, rel=1e-12)
+
+
+def test_prs_never_fails_on_gradients_near_the_double_range():
+    """M g can be inf - inf = NaN for finite g near 1.8e308: such an entry counts as 0 (a function
+    of the row alone), so the report exists for every seed (a release that raises only for some
+    draws would tell whether such a gradient is present)."""
+    g = np.array([[1.6e308, -1.6e308]])
+    for seed in range(200):
+        out = loc.projected_random_sign(g, 1.0, 1.0, seed, d_hat=2)
+        assert np.all(np.isfinite(out))

@@ -33,6 +33,15 @@ def test_check_array_shape_and_finiteness():
         v.check_array(1.0, "x", ndim=1)
 
 
+def test_complex_numbers_are_refused_not_truncated():
+    for value in ([1 + 2j], np.eye(2) * (1 + 1j), np.complex64(1)):
+        with pytest.raises(ValueError, match="x must be real, got complex"):
+            v.check_array(value, "x")
+    assert v.check_array([1 + 2j], "z", dtype=complex)[0] == 1 + 2j
+    with pytest.raises(ValueError, match="s must be a real number, got the complex"):
+        v.check_positive(np.complex128(1 + 2j), "s")
+
+
 def test_check_int():
     assert v.check_int(3.0, "n") == 3
     with pytest.raises(ValueError, match="n must be an integer"):

@@ -26,6 +26,7 @@ No event type of its own: the guarantee *is* a dp-accounting RDP event, stored a
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 
 import dp_accounting
@@ -49,11 +50,16 @@ def grid_l2_sensitivity(sensitivity: float, d: int, step: float) -> float:
     r""":math:`G = \Delta/\text{step} + \sqrt d` rounded up to a double: the :math:`\ell_2`
     distance, in grid units, between the rounded images of two ``d``-vectors at most
     ``sensitivity`` apart in :math:`\ell_2` (rounding moves each coordinate by at most half a
-    step)."""
+    step). A ``ValueError`` names ``step`` when :math:`G` exceeds the largest double."""
     sensitivity = check_positive(sensitivity, "sensitivity")
     d = check_int(d, "d", minimum=1)
+    step = check_step(step)
     sqrt_d_up = Fraction(math.isqrt(d * 4**_SQRT_BITS) + 1, 2**_SQRT_BITS)
-    return _round_up(Fraction(sensitivity) / Fraction(check_step(step)) + sqrt_d_up)
+    grid = Fraction(sensitivity) / Fraction(step) + sqrt_d_up
+    if grid > sys.float_info.max:
+        raise ValueError(f"step: a sensitivity of {sensitivity:.6g} is more than the largest "
+                         f"double in steps of {step:.6g}; choose a larger step")
+    return _round_up(grid)
 
 
 def noise_multiplier(variance: int, grid_sensitivity: float) -> float:

@@ -96,9 +96,21 @@ def theorem5_beta(alpha: float, k: float, B: int) -> float:
 
 
 def theorem5_C(alpha: float, k: float, L: float, B: int) -> float:
-    """:math:`C(\\alpha, k, L, B) = (v^2 + v) L^2`, the bound on :math:`\\|Q - Q'\\|^2_{\\mathcal H}`."""
+    """:math:`C(\\alpha, k, L, B) = (v^2 + v) L^2`, the bound on :math:`\\|Q - Q'\\|^2_{\\mathcal H}`.
+
+    A ``ValueError`` names the learning rate ``alpha`` (``lr``) and the Lipschitz constant ``L``
+    (``lipschitz``) when it overflows a double: no finite noise would cover it."""
     v = update_scale(alpha, k, B)
-    return (v**2 + v) * check_positive(L, "L") ** 2
+    L = check_positive(L, "L")
+    try:
+        c = (v**2 + v) * L**2
+    except OverflowError:
+        c = math.inf
+    if math.isinf(c):
+        raise ValueError(f"alpha (lr) = {float(alpha):.4g}, L (lipschitz) = {L:.4g}: Theorem 5's bound "
+                         f"C = (v^2 + v) L^2 on one update overflows a double at k = {k:g}, "
+                         f"B = {B}; choose a smaller learning rate or Lipschitz constant")
+    return c
 
 
 def theorem5_sigma(

@@ -51,6 +51,7 @@ __all__ = [
     "MAX_GRID_COORDINATES",
     "SaddlePointStats",
     "GPOPEResult",
+    "clip_rows",
     "gpope",
     "grid_gradient_sensitivity",
     "gtd2_reference",
@@ -61,7 +62,11 @@ __all__ = [
 
 @dataclass(frozen=True)
 class SaddlePointStats:
-    """Per-trajectory estimates :math:`\\hat A_i, \\hat b_i, \\hat M_i` (eq. 2.2), shapes (n, d, d), (n, d), (n, d, d)."""
+    """Per-trajectory estimates :math:`\\hat A_i, \\hat b_i, \\hat M_i` (eq. 2.2), shapes (n, d, d), (n, d), (n, d, d).
+
+    Finite but huge data (rewards, importance ratios, feature observations) may overflow an
+    estimate to inf or NaN, silently (no warning that would depend on the data): :func:`gpope`'s
+    clip (:func:`clip_rows`) turns a gradient with such an entry into 0."""
 
     A: np.ndarray
     b: np.ndarray
@@ -85,10 +90,11 @@ class SaddlePointStats:
         per_step = (mask / data.lengths[:, None])[..., None]  # 1 / L_i on real transitions
         cur = data.phi[:, :-1] * mask[..., None]
         nxt = data.next_features() * mask[..., None]
-        weighted = cur * (data.weights[..., None] * per_step)
-        A = np.matmul(weighted.transpose(0, 2, 1), cur - data.gamma * nxt)
-        b = np.sum(weighted * data.rewards[..., None], axis=1)
-        M = np.matmul((cur * per_step).transpose(0, 2, 1), cur)
+        with np.errstate(over="ignore", invalid="ignore"):  # huge data: see the class text
+            weighted = cur * (data.weights[..., None] * per_step)
+            A = np.matmul(weighted.transpose(0, 2, 1), cur - data.gamma * nxt)
+            b = np.sum(weighted * data.rewards[..., None], axis=1)
+            M = np.matmul((cur * per_step).transpose(0, 2, 1), cur)
         return cls(A=A, b=b, M=M, lengths=data.lengths.copy())
 
     @classmethod
@@ -123,15 +129,16 @@ class SaddlePointStats:
         s, s2 = states[row, col], nxt[row, col]
         wgt = rho[row, col] / lengths[row]
         C = np.zeros((n, n_states, n_states + 1))
-        np.add.at(C, (row, s, s), wgt)
-        np.add.at(C, (row, s, s2), -gamma * wgt)
-        A = np.einsum("si,nst,tj->nij", Phi, C, Phi0, optimize=True)
         occ = np.zeros((n, n_states))
-        np.add.at(occ, (row, s), 1.0 / lengths[row])
-        M = np.einsum("si,ns,sj->nij", Phi, occ, Phi, optimize=True)
         rb = np.zeros((n, n_states))
-        np.add.at(rb, (row, s), wgt * rewards[row, col])
-        b = rb @ Phi
+        with np.errstate(over="ignore", invalid="ignore"):  # huge data: see the class text
+            np.add.at(C, (row, s, s), wgt)
+            np.add.at(C, (row, s, s2), -gamma * wgt)
+            A = np.einsum("si,nst,tj->nij", Phi, C, Phi0, optimize=True)
+            np.add.at(occ, (row, s), 1.0 / lengths[row])
+            M = np.einsum("si,ns,sj->nij", Phi, occ, Phi, optimize=True)
+            np.add.at(rb, (row, s), wgt * rewards[row, col])
+            b = rb @ Phi
         return cls(A=A, b=b, M=M, lengths=lengths.copy())
 
     @classmethod
@@ -215,7 +222,8 @@ def gpope(
     r"""Run ``n_trials`` independent copies of GPOPE (Algorithm 1) on the same dataset.
 
     Iteration t: draw one trajectory index per trial uniformly from ``{0..n-1}``, form ``g``
-    (eq. 4.1), clip to norm ``clip_norm`` (``math.inf`` disables clipping), add
+    (eq. 4.1), clip to norm ``clip_norm`` (:func:`clip_rows`, total: a gradient that overflows
+    comes out with norm at most ``clip_norm`` too; ``math.inf`` disables clipping), add
     :math:`N(0, (2 G z)^2 I)` with ``z = noise_multiplier`` (``0`` disables the noise), and update
     with step :math:`\alpha_t` = ``step_size`` (``schedule="constant"``, Theorem 2) or
     :math:`\alpha_0\, t_0/(t_0 + t)` (``"diminishing"``, Theorem 3; ``t_0 = decay_offset``,
@@ -277,24 +285,22 @@ def gpope(
     hist_it, hist = [], []
     n_clipped = 0
     steps = np.empty((iterations, n_trials, 2 * d)) if record_steps else None
-    for t in tqdm(range(iterations), disable=not progress, desc="GPOPE"):
-        idx = gen.integers(stats.n, size=n_trials)
-        g = np.matmul(B[idx], x[:, :, None])[:, :, 0] + h[idx]
-        if not math.isinf(clip_norm):
-            norms = np.sqrt(np.einsum("ki,ki->k", g, g))
-            over = norms > clip_norm
-            n_clipped += int(over.sum())
-            g[over] *= (clip_norm / norms[over])[:, None]
-        if std is not None:
-            g += std * gen.standard_normal(g.shape)
-        elif grid is not None:
-            g = grid.add(g, gen)
-        if steps is not None:
-            steps[t] = g
-        x -= alphas[t][:, None] * g
-        if (t + 1) % record_every == 0 or t + 1 == iterations:
-            hist_it.append(t + 1)
-            hist.append(x[:, :d].copy())
+    with np.errstate(over="ignore", invalid="ignore"):  # huge data: clip_rows, no warning
+        for t in tqdm(range(iterations), disable=not progress, desc="GPOPE"):
+            idx = gen.integers(stats.n, size=n_trials)
+            g = np.matmul(B[idx], x[:, :, None])[:, :, 0] + h[idx]
+            if not math.isinf(clip_norm):
+                n_clipped += clip_rows(g, clip_norm)
+            if std is not None:
+                g += std * gen.standard_normal(g.shape)
+            elif grid is not None:
+                g = grid.add(g, gen)
+            if steps is not None:
+                steps[t] = g
+            x -= alphas[t][:, None] * g
+            if (t + 1) % record_every == 0 or t + 1 == iterations:
+                hist_it.append(t + 1)
+                hist.append(x[:, :d].copy())
     return GPOPEResult(
         theta=x[:, :d].copy(),
         w=x[:, d:].copy(),
@@ -303,6 +309,40 @@ def gpope(
         clipped_fraction=n_clipped / (iterations * n_trials),
         steps=None if steps is None else steps.transpose(1, 0, 2),
     )
+
+
+def clip_rows(g: np.ndarray, clip_norm: float) -> int:
+    r"""Clip every row of ``g`` (K, k) in place to :math:`\ell_2` norm at most ``clip_norm``
+    (within :data:`CLIP_MARGIN`) and return how many rows it changed; total, so that the
+    sensitivity argument (every clipped gradient has norm at most ``clip_norm``) holds whatever
+    the data, without an exception or a warning that would depend on them.
+
+    A row of finite norm above ``clip_norm`` is scaled by ``clip_norm / norm``. A finite row
+    whose norm overflows a double is first scaled by a power of two (exactly) to a largest
+    entry in [1/2, 1), then clipped: its direction is kept. A row with a non-finite entry (a
+    gradient of huge data that overflowed) has no direction to keep and becomes 0."""
+    norms = np.sqrt(np.einsum("ki,ki->k", g, g))  # einsum overflows to inf without a warning
+    n_huge = 0
+    if not np.isfinite(norms).all():
+        huge = ~np.isfinite(norms)
+        g[huge] = _clip_overflowing(g[huge], clip_norm)
+        norms[huge] = clip_norm  # clipped: not over
+        n_huge = int(huge.sum())
+    over = norms > clip_norm
+    g[over] *= (clip_norm / norms[over])[:, None]
+    return int(over.sum()) + n_huge
+
+
+def _clip_overflowing(rows: np.ndarray, clip_norm: float) -> np.ndarray:
+    """Rows whose norm is not finite, clipped as :func:`clip_rows` says: 0 where an entry is not
+    finite, else scaled by a power of two to a largest entry in [1/2, 1) and clipped."""
+    out = np.zeros_like(rows)
+    finite = np.all(np.isfinite(rows), axis=1)
+    big = rows[finite]
+    exponent = np.frexp(np.max(np.abs(big), axis=1))[1]  # largest entry in [2^(e-1), 2^e)
+    small = np.ldexp(big, -exponent[:, None])
+    out[finite] = small * (clip_norm / np.sqrt(np.einsum("ki,ki->k", small, small)))[:, None]
+    return out
 
 
 def grid_gradient_sensitivity(clip_norm: float, dim: int, name: str = "dim") -> float:

@@ -26,14 +26,19 @@ public bound (Section 3.1). The noise scales above make Lemma 1's condition (a) 
 trajectory's returns move by at most :math:`F_{max}`, i.e. for returns in an interval of width
 :math:`F_{max}`: for returns in :math:`[-F_{max}, F_{max}]` (width :math:`2F_{max}`) a
 replace-one neighbour moves :math:`\theta` by up to twice as much and the guarantee fails
-(``tests/core/test_monte_carlo_sensitivity.py`` finds such a neighbour by brute force). Both
-releases take their budget :math:`(\varepsilon, \delta, F_{max}, F_{low})` as one
+(``tests/core/test_monte_carlo_sensitivity.py`` finds such a neighbour by brute force). The
+interval must also hold 0, :math:`-F_{max} \le F_{low} \le 0`: a state no trajectory visits has
+mean 0, so a state losing its only visitor moves its mean by :math:`|\bar F_{X,s}|`, at most
+:math:`F_{max}` only then (for returns in :math:`[3, 4]` a neighbour moves :math:`\theta` by
+many times :math:`\sigma_X/\alpha`; the same test). Both releases take their budget :math:`(\varepsilon, \delta, F_{max}, F_{low})` as one
 :class:`SmoothGaussianBudget`.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -175,7 +180,8 @@ class SmoothGaussianBudget:
     1-2): the target :math:`(\varepsilon, \delta)`, :math:`F_{max}` (``return_bound``), the
     public width of the interval :math:`[F_{low}, F_{low} + F_{max}]` holding every return, which
     scales the sensitivity, and its public lower end :math:`F_{low}` (``return_low``: 0 for
-    non-negative rewards, :math:`-F_{max}` for non-positive ones). Validated once, here.
+    non-negative rewards, :math:`-F_{max}` for non-positive ones; the interval must hold 0, the
+    mean of an unvisited state, so :math:`-F_{max} \le F_{low} \le 0`). Validated once, here.
 
     :meth:`constants` gives Lemma 1's :math:`(\alpha, \beta)` for output dimension :math:`d`
     (:func:`~privrl.core.accounting.smooth_sensitivity.smooth_gaussian_constants`)."""
@@ -191,11 +197,22 @@ class SmoothGaussianBudget:
         self.constants(1)  # Lemma 1's own checks: finite epsilon > 0, delta in (0, 1)
         object.__setattr__(self, "return_bound", check_positive(self.return_bound, "return_bound"))
         object.__setattr__(self, "return_low", check_finite(self.return_low, "return_low"))
+        if not -self.return_bound <= self.return_low <= 0.0:
+            raise ValueError(
+                f"return_low must lie in [-return_bound, 0] = [{-self.return_bound:g}, 0], got "
+                f"{self.return_low:g}: an unvisited state's mean return is 0, so the interval "
+                "[return_low, return_low + return_bound] must hold 0 for one trajectory to move "
+                "a mean by at most return_bound (shift the rewards, or widen return_bound)")
 
     @property
     def return_range(self) -> tuple[float, float]:
-        """The interval :math:`[F_{low}, F_{low} + F_{max}]` every return must lie in."""
-        return self.return_low, self.return_low + self.return_bound
+        """The interval :math:`[F_{low}, F_{low} + F_{max}]` every return must lie in, its upper
+        end rounded down so that its width is at most :math:`F_{max}` on doubles."""
+        low = self.return_low
+        high = low + self.return_bound
+        if Fraction(high) - Fraction(low) > Fraction(self.return_bound):
+            high = math.nextafter(high, -math.inf)
+        return low, high
 
     def constants(self, d: int) -> tuple[float, float]:
         """Lemma 1's ``(alpha, beta)`` for output dimension ``d``."""

@@ -15,7 +15,12 @@ randomises each row independently, so one call serves all agents of all trials o
   (the set of doubles it can output depends on the input; Mironov 2012).
 * :func:`bit_flip` -- eq. (4): ``x in [-1, 1]`` is reported as ``+1`` with probability
   ``1/(e^eps + 1) + (x + 1)/2 (e^eps - 1)/(e^eps + 1)``; the probabilities of either output lie in
-  ``[1/(e^eps+1), e^eps/(e^eps+1)]``, whose ratio is ``e^eps``: epsilon-LDP.
+  ``[1/(e^eps+1), e^eps/(e^eps+1)]``, whose ratio is ``e^eps``: epsilon-LDP. On doubles the
+  sign is ``+1`` when a uniform ``U = k 2^-53`` (numpy's ``Generator.random``) falls below ``p``,
+  which happens with probability exactly ``ceil(p 2^53) 2^-53`` (:func:`realised_probability`);
+  ``p`` is clamped to ``[q, 1 - q]`` with ``q = K 2^-53`` the smallest such multiple with
+  ``(1 - q)/q <= e^eps`` (:func:`flip_floor`), so the signs as drawn are epsilon-LDP (without the
+  clamp, ``p`` rounds to 1 beyond ``eps = 37`` and the ratio is infinite).
 * :func:`projected_random_sign` -- Algorithm 3 (PRS): a fresh sparse random projection ``M``
   (eq. 5, ``d_hat x d``, drawn independently of the gradient), ``u = M g``, element-wise clipping
   to ``[-C, C]`` (eq. 23), a bit flip of each ``u_bar_i / C`` with budget ``epsilon / d_hat``
@@ -26,9 +31,11 @@ randomises each row independently, so one call serves all agents of all trials o
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 
 from privrl.core.mechanisms import discrete_laplace as dl
@@ -36,6 +43,10 @@ from privrl.core.rng import SeedLike, as_generator
 from privrl.core.validation import check_array, check_epsilon, check_int, check_positive
 
 SQRT3 = math.sqrt(3.0)
+#: numpy's ``Generator.random()`` returns ``k / RANDOM_RESOLUTION`` for ``k`` uniform on
+#: ``{0, ..., 2^53 - 1}`` (the top 53 bits of a 64-bit draw), so ``random() < p`` has
+#: probability ``ceil(p 2^53) / 2^53`` exactly.
+RANDOM_RESOLUTION = 2**53
 
 
 def _as_batch(g: object, name: str = "g") -> np.ndarray:
@@ -123,16 +134,48 @@ def laplace_gradient_mechanism(
     return gbar + noise
 
 
+def realised_probability(p: np.ndarray) -> np.ndarray:
+    """The probability, exactly, that ``Generator.random() < p`` for ``p`` in [0, 1]:
+    ``ceil(p 2^53) / 2^53`` (a double, exact: :data:`RANDOM_RESOLUTION`)."""
+    p = check_array(p, "p")
+    if np.any((p < 0) | (p > 1)):
+        raise ValueError("p must lie in [0, 1]")
+    return np.ceil(p * RANDOM_RESOLUTION) / RANDOM_RESOLUTION
+
+
+@functools.lru_cache(maxsize=1024)
+def flip_floor(epsilon: float) -> float:
+    """The smallest ``q = K / 2^53`` (``K >= 1``) with ``(1 - q) / q <= e^epsilon``: the clamp of
+    :func:`bit_flip_probability`, and the least probability with which a sign drawn with budget
+    ``epsilon`` is reported wrongly (:class:`~privrl.core.accounting.local.BitFlipEvent`'s
+    ``flip_probability``). ``q = 1 / (e^epsilon + 1)`` rounded up to the grid, by mpmath at 50
+    digits and checked there; ``2^-53`` from ``epsilon = log(2^53 - 1) = 36.7`` on."""
+    epsilon = check_epsilon(epsilon)
+    n = RANDOM_RESOLUTION
+    with mpmath.workdps(50):
+        bound = mpmath.exp(mpmath.mpf(epsilon))
+        k = max(1, int(mpmath.ceil(n / (bound + 1))))
+        if n - k > k * bound or (k > 1 and n - (k - 1) <= (k - 1) * bound):
+            raise RuntimeError(f"flip_floor: K = {k} is not the least grid point at {epsilon!r}")
+    return k / n
+
+
 def bit_flip_probability(x: np.ndarray, epsilon: float) -> np.ndarray:
-    """Probability that eq. (4) reports ``+1`` for ``x in [-1, 1]`` with budget ``epsilon``."""
+    """Probability that eq. (4) reports ``+1`` for ``x in [-1, 1]`` with budget ``epsilon``,
+    clamped to ``[q, 1 - q]`` with ``q`` = :func:`flip_floor` (``epsilon`` finite): drawn as
+    ``random() < p``, either sign has probability at least ``q`` (:func:`realised_probability`)
+    and their ratio over inputs is at most ``(1 - q) / q <= e^epsilon``."""
     epsilon = check_epsilon(epsilon, allow_inf=True)
     x = check_array(x, "x")
     if np.any(np.abs(x) > 1):
         raise ValueError("x must lie in [-1, 1]; clip it first")
     if math.isinf(epsilon):
         return (x + 1.0) / 2.0
+    if epsilon > 700:  # exp(epsilon) overflows a double near 709
+        raise ValueError(f"epsilon must be at most 700 per sign, got {epsilon:g}")
     e = math.exp(epsilon)
-    return 1.0 / (e + 1.0) + (x + 1.0) / 2.0 * (e - 1.0) / (e + 1.0)
+    q = flip_floor(epsilon)
+    return np.clip(1.0 / (e + 1.0) + (x + 1.0) / 2.0 * (e - 1.0) / (e + 1.0), q, 1.0 - q)
 
 
 def bit_flip(x: np.ndarray, epsilon: float, rng: SeedLike) -> np.ndarray:
@@ -191,7 +234,8 @@ def projected_random_sign(
     """Algorithm 3 (PRS) on each row of ``g`` (n, d); returns ``M^T u_tilde``, shape ``(n, d)``.
 
     ``M`` is drawn fresh per row from eq. (5) unless ``matrix`` (n, d_hat, d) is given;
-    ``u = M g``; ``u_bar = clip(u, -C, C)`` (eq. 23); ``u_tilde_i in {-C, +C}`` from the corrected
+    ``u = M g`` (an entry that overflows to NaN counts as 0: a function of the row alone, so the
+    guarantee stands); ``u_bar = clip(u, -C, C)`` (eq. 23); ``u_tilde_i in {-C, +C}`` from the corrected
     eq. (24) with budget ``epsilon / d_hat`` per coordinate. epsilon-LDP per row (Lemma 3): the
     ``d_hat`` independent signs each have likelihood ratio at most ``e^{epsilon/d_hat}``.
 
@@ -212,7 +256,8 @@ def projected_random_sign(
         if matrix.shape[0] != n or matrix.shape[2] != d:
             raise ValueError(f"matrix must have shape ({n}, d_hat, {d}), got {matrix.shape}")
         d_hat = matrix.shape[1]
-    u_bar = np.clip(np.einsum("nkd,nd->nk", matrix, g), -clip, clip)
+    u = np.einsum("nkd,nd->nk", matrix, g)
+    u_bar = np.clip(np.where(np.isnan(u), 0.0, u), -clip, clip)  # inf - inf near the double range
     p = sign_probability(u_bar, epsilon, d_hat, clip)
     u_tilde = np.where(gen.random(p.shape) < p, clip, -clip)
     return np.einsum("nkd,nk->nd", matrix, u_tilde)

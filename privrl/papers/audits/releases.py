@@ -563,10 +563,17 @@ def audit_pgc_laplace_dense(size: str = "quick", seed: int = 0,
                 exact_epsilon=exact)
 
 
+def _sign_log_ratio(p: np.ndarray) -> float:
+    """Worst-case log-likelihood ratio of a sign drawn as ``random() < p`` at the two extreme
+    inputs ``p = (p_+, p_-)``, from the probabilities as drawn (``realised_probability``): the
+    larger of the ``+`` and ``-`` outputs' ratios."""
+    hi, lo = local.realised_probability(p)
+    return float(max(np.log(hi / lo), np.log((1.0 - lo) / (1.0 - hi))))
+
+
 def bit_flip_exact_epsilon(epsilon: float) -> float:
-    """Worst-case log-likelihood ratio of eq. (4): ``P(+1 | x = 1) / P(+1 | x = -1)``."""
-    p = local.bit_flip_probability(np.array([1.0, -1.0]), epsilon)
-    return float(np.log(p[0] / p[1]))
+    """Worst-case log-likelihood ratio of eq. (4) as drawn, inputs x = 1 and x = -1."""
+    return _sign_log_ratio(local.bit_flip_probability(np.array([1.0, -1.0]), epsilon))
 
 
 def audit_pgc_bit_flip(size: str = "quick", seed: int = 0, weakened: bool = False) -> au.AuditResult:
@@ -622,10 +629,10 @@ def audit_pgc_laplace_rounds(size: str = "quick", seed: int = 0,
 
 
 def prs_exact_epsilon(epsilon: float, d_hat: int, clip: float) -> float:
-    """Worst-case log-likelihood ratio of PRS: ``d_hat`` signs, each at most
-    ``P(+C | u_bar = C) / P(+C | u_bar = -C)`` (corrected eq. 24)."""
+    """Worst-case log-likelihood ratio of PRS: ``d_hat`` signs, each at most the ratio of its
+    probabilities as drawn at ``u_bar = C`` and ``-C`` (corrected eq. 24)."""
     p = local.sign_probability(np.array([clip, -clip]), epsilon, d_hat, clip)
-    return float(d_hat * np.log(p[0] / p[1]))
+    return d_hat * _sign_log_ratio(p)
 
 
 #: PRS as composed in the Ono and Takahashi chapter at its largest epsilon: epsilon = 10, whose
@@ -645,7 +652,7 @@ def audit_pgc_prs(size: str = "quick", seed: int = 0, weakened: bool = False) ->
     released: exact epsilon 13.3)."""
     d_hat = _PRS_D_HAT
     used = _PRS_EPS * d_hat / (d_hat - 1) if weakened else _PRS_EPS
-    flip = float(local.sign_probability(np.array([-_PGC_CLIP]), _PRS_EPS, d_hat, _PGC_CLIP)[0])
+    flip = local.flip_floor(_PRS_EPS / d_hat)
     claimed = BitFlipEvent(flip_probability=flip, bits=d_hat).epsilon(0.0)
     g = np.full(d_hat, 10.0)
     matrix = math.sqrt(3.0) * np.eye(d_hat)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 
-import numpy as np
 import pandas as pd
 
 from privrl.chapter.evidence import LIVE, Evidence
@@ -111,10 +110,11 @@ def laplace_releases(epsilon: float) -> Iterator[LedgerEntry]:
 
 def prs_releases(epsilon: float) -> Iterator[LedgerEntry]:
     """One PRS report at ``epsilon`` (Algorithm 3, corrected eq. 24, Lemma 3): ``d_hat`` signs,
-    each flipped with probability at least ``1/(e^(epsilon/d_hat) + 1)``, cross-checked by the
+    each flipped with probability at least ``1/(e^(epsilon/d_hat) + 1)`` (rounded up to the
+    uniforms' grid, ``flip_floor``), cross-checked by the
     exact worst-case log-likelihood ratio over extreme inputs."""
     d_hat = loc.default_projection_dim(epsilon, a3c.D)
-    flip = float(loc.sign_probability(np.array([-1.0]), epsilon, d_hat, 1.0)[0])
+    flip = loc.flip_floor(epsilon / d_hat)
     yield LedgerEntry(
         paper=PAPER, release=f"one gradient report (PRS, d_hat = {d_hat}, C = 1)",
         mechanism="projected random sign (Alg. 3, corrected eq. 24)", relation="replace-one",
