@@ -248,6 +248,17 @@ def test_grids_finer_than_doubles_name_step(chain):
         _gpope(chain, step=2.0**-1074)
 
 
+@pytest.mark.parametrize("bad", [dict(step=2.0**-1074), dict(sensitivity=1e300),
+                                 dict(epsilon=1e-300), dict(sensitivity=2.0**28)])
+def test_a_laplace_noise_scale_beyond_the_grid_names_step(bad):
+    """Public parameters whose noise could leave the grid's exact range are refused before any
+    draw (they raised an internal error with a 300-digit Fraction); 2^27 steps still pass."""
+    args = dict(sensitivity=1.0, epsilon=1.0, rng=0, step=2.0**-20)
+    with pytest.raises(ValueError, match=r"step: the noise scale is 2\^[\d.]+ steps of"):
+        privrl.laplace_mechanism(1.0, **{**args, **bad})
+    assert privrl.laplace_mechanism(1.0, **{**args, "sensitivity": 2.0**26}).epsilon <= 1.0
+
+
 def test_a_numpy_float_step_is_a_step():
     as_numpy = privrl.laplace_mechanism(1.0, sensitivity=1.0, epsilon=1.0, rng=0,
                                         step=np.float32(0.5))
