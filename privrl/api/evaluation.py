@@ -24,7 +24,6 @@ r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019) and 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
@@ -177,39 +176,6 @@ def _first_visit(traj: Trajectories, n_states: int, gamma: float, features: obje
     return fv, phi, rho
 
 
-def _spectral_norm(compute: Callable[[], np.ndarray]) -> float:
-    r""":math:`\|\cdot\|_2` of the matrix ``compute()`` makes, NaN where numpy's SVD does not
-    converge (entries near the smallest doubles) or overflows."""
-    try:
-        with np.errstate(all="ignore"):
-            return float(np.linalg.norm(compute(), 2))
-    except np.linalg.LinAlgError:
-        return math.nan
-
-
-def _check_lsw_scale(phi: np.ndarray, rho: np.ndarray, budget: mc.SmoothGaussianBudget) -> None:
-    r"""Refuse ``features`` for which DP-LSW's noise scale :math:`\sigma_X = \alpha F_{max}
-    \|(\Gamma^{1/2}\Phi)^+\|_2\sqrt{\Psi_\beta(X)}` is not a positive double for some dataset,
-    before the data are touched: :math:`\Psi_\beta(X) \le \sum_s\rho_s`, so the bound is public."""
-    norm = _spectral_norm(lambda: np.linalg.pinv(np.sqrt(rho)[:, None] * phi))
-    alpha, _ = budget.constants(phi.shape[1])
-    bound = alpha * budget.return_bound * norm * math.sqrt(rho.sum())
-    if not (norm > 0 and math.isfinite(bound)):
-        raise ValueError(f"features: DP-LSW's noise scale is proportional to "
-                         f"||(Gamma^1/2 features)^+||_2 = {norm:.4g} and could reach {bound:.4g} "
-                         "with these features, weights and return_bound: not a positive double "
-                         "(features all zero, or too close to 0); rescale the features")
-
-
-def _check_lsl_scale(phi: np.ndarray, rho: np.ndarray) -> None:
-    r"""Refuse ``features`` whose :math:`\|\rho\|_\infty\|\Phi\|_2^2` (DP-LSL's floor on
-    ``lam``) is not a double."""
-    norm = _spectral_norm(lambda: phi)
-    if not math.isfinite(float(rho.max()) * (norm * norm)):
-        raise ValueError(f"features: DP-LSL needs ||weights||_inf ||features||_2^2, which is not "
-                         f"a double for ||features||_2 = {norm:.4g}; rescale the features")
-
-
 def _smooth_release(est: mc.PrivateEstimate, budget: mc.SmoothGaussianBudget, d: int,
                     **extra: float) -> Release:
     event = SmoothGaussianEvent.calibrated(budget.epsilon, budget.delta, d)
@@ -248,7 +214,6 @@ def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     """
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
     budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
-    _check_lsw_scale(phi, rho, budget)
     est = mc.dp_lsw(fv, phi, rho, budget, rng, strict=strict)
     return _smooth_release(est, budget, phi.shape[1])
 
@@ -276,7 +241,6 @@ def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
     budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
     lam = check_positive(lam, "lam")
-    _check_lsl_scale(phi, rho)
     est = mc.dp_lsl(fv, phi, rho, lam, budget, rng, strict=strict)
     return _smooth_release(est, budget, phi.shape[1], lam=lam)
 

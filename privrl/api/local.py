@@ -90,8 +90,6 @@ def sign_report(gradients: object, *, epsilon: float, clip: float, rng: SeedLike
     if d_hat > d:
         raise ValueError(f"d_hat must be at most the gradients' dimension d = {d} (the "
                          f"projection compresses), got {d_hat}")
-    if epsilon / d_hat > 700:  # exp(epsilon / d_hat) in eq. (24) overflows a double near 709
-        raise ValueError(f"epsilon / d_hat must be at most 700, got {epsilon / d_hat:g}")
     value = loc.projected_random_sign(g, epsilon, clip, rng, d_hat=d_hat)
     flip = loc.flip_floor(epsilon / d_hat)
     return Release.from_event(value, BitFlipEvent(flip_probability=flip, bits=d_hat), 0.0,

@@ -275,9 +275,9 @@ def test_functional_q_learning_names_an_update_bound_beyond_doubles(arg):
 
 def test_dp_lsw_features_too_small_for_its_noise_scale(chain):
     for scale in (1e-308, 0.0):  # the SVD does not converge; the noise scale would be 0
-        with pytest.raises(ValueError, match="features: DP-LSW's noise scale"):
+        with pytest.raises(ValueError, match=r"features \(phi\): DP-LSW's noise scale"):
             _lsw(chain, features=np.eye(5) * scale)
-    with pytest.raises(ValueError, match="features: DP-LSL needs"):
+    with pytest.raises(ValueError, match=r"features \(phi\): DP-LSL needs"):
         _lsl(chain, features=np.eye(5) * 1e155)
 
 

@@ -217,6 +217,12 @@ def test_sign_report_d_hat_beyond_the_dimension_is_refused():
         privrl.sign_report(np.ones((1, 2)), epsilon=1.0, clip=1.0, rng=0, d_hat=10**9)
 
 
+def test_sign_report_refuses_a_budget_per_sign_beyond_doubles():
+    """exp(epsilon / d_hat) in eq. (24) overflows a double near 709: refused before any draw."""
+    with pytest.raises(ValueError, match="epsilon must be at most 700 per sign, got 1000"):
+        privrl.sign_report(np.ones((1, 2)), epsilon=1000.0, clip=1.0, rng=0, d_hat=1)
+
+
 def test_functional_q_learning_runs_with_the_calibrated_noise(monkeypatch):
     """The call site passes Theorem 5's sigma for U = T - B + 1 updates and 4 paths per episode
     (calibrated here independently) to the training run, and the event certifies it."""

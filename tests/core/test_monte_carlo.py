@@ -301,3 +301,14 @@ def test_local_sensitivity_bounds_on_arbitrary_datasets():
     assert res["ratio_lsw"].max() <= 1 + 1e-9
     assert res["ratio_lsl"].max() <= 1 + 1e-9
     assert res["ratio_lsw"].max() > 0.99  # the LSW bound is attained: the check has teeth
+
+
+def test_noise_scales_refuse_features_whatever_the_counts():
+    """The refusal rests on the public bound Psi <= sum rho: the same for every dataset, so it
+    says nothing about the data (all-zero counts and full counts are refused alike)."""
+    for counts in (np.zeros(N, int), np.full(N, 50)):
+        for scale in (0.0, 1e-308):
+            with pytest.raises(ValueError, match=r"features \(phi\): DP-LSW"):
+                dp_lsw_sigma(counts, np.eye(N) * scale, RHO, BUDGET)
+        with pytest.raises(ValueError, match=r"features \(phi\): DP-LSL"):
+            dp_lsl_sigma(counts, 50, np.eye(N) * 1e155, RHO, 1.0, BUDGET)

@@ -30,8 +30,12 @@ replace-one neighbour moves :math:`\theta` by up to twice as much and the guaran
 interval must also hold 0, :math:`-F_{max} \le F_{low} \le 0`: a state no trajectory visits has
 mean 0, so a state losing its only visitor moves its mean by :math:`|\bar F_{X,s}|`, at most
 :math:`F_{max}` only then (for returns in :math:`[3, 4]` a neighbour moves :math:`\theta` by
-many times :math:`\sigma_X/\alpha`; the same test). Both releases take their budget :math:`(\varepsilon, \delta, F_{max}, F_{low})` as one
-:class:`SmoothGaussianBudget`.
+3.3 :math:`\sigma_X/\alpha` in DP-LSW and 1.4 in DP-LSL; the same test). Both releases take
+their budget :math:`(\varepsilon, \delta, F_{max}, F_{low})` as one :class:`SmoothGaussianBudget`.
+
+The features fix a public bound on each noise scale (:math:`\Psi_\beta(X) \le \sum_s\rho_s`):
+features for which it is not a positive double are refused whatever the data
+(:func:`dp_lsw_sigma`, :func:`dp_lsl_sigma`).
 """
 
 from __future__ import annotations
@@ -225,13 +229,31 @@ def _check_budget(budget: object) -> SmoothGaussianBudget:
     return budget
 
 
+def _spectral_norm(matrix: np.ndarray, pseudo_inverse: bool = False) -> float:
+    r""":math:`\|\cdot\|_2` of ``matrix`` (of its pseudo-inverse with ``pseudo_inverse``), NaN
+    where numpy's SVD does not converge (entries near the smallest doubles) or overflows."""
+    try:
+        with np.errstate(all="ignore"):
+            return float(np.linalg.norm(np.linalg.pinv(matrix) if pseudo_inverse else matrix, 2))
+    except np.linalg.LinAlgError:
+        return math.nan
+
+
 def dp_lsw_sigma(counts: object, phi: object, rho: object, budget: SmoothGaussianBudget) -> float:
     r""":math:`\sigma_X = \alpha F_{max}\|(\Gamma^{1/2}\Phi)^+\|_2\sqrt{\Psi_\beta(X)}`
-    (Algorithm 1)."""
+    (Algorithm 1). A ``ValueError`` names the features when its public bound (at
+    :math:`\Psi_\beta(X) \le \sum_s\rho_s`) is not a positive double, before ``counts`` are
+    read."""
     Phi = check_array(phi, "phi", ndim=2)
     r = check_array(rho, "rho", shape=(Phi.shape[0],))
     alpha, beta = _check_budget(budget).constants(Phi.shape[1])
-    pinv_norm = np.linalg.norm(np.linalg.pinv(np.sqrt(r)[:, None] * Phi), 2)
+    pinv_norm = _spectral_norm(np.sqrt(r)[:, None] * Phi, pseudo_inverse=True)
+    reach = alpha * budget.return_bound * pinv_norm * math.sqrt(r.sum())  # Psi <= sum rho
+    if not (pinv_norm > 0 and math.isfinite(reach)):
+        raise ValueError(f"features (phi): DP-LSW's noise scale is proportional to "
+                         f"||(Gamma^1/2 features)^+||_2 = {pinv_norm:.4g} and could reach "
+                         f"{reach:.4g} with these features, weights and return_bound: not a "
+                         "positive double (features all zero, or too close to 0); rescale them")
     psi = lsw_smooth_bound(counts, r, beta)
     return float(alpha * budget.return_bound * pinv_norm * np.sqrt(psi))
 
@@ -240,12 +262,19 @@ def dp_lsl_sigma(
     counts: object, m: int, phi: object, rho: object, lam: float, budget: SmoothGaussianBudget
 ) -> float:
     r""":math:`\sigma_X = \frac{2\alpha F_{max}\|\Phi\|}{\lambda-\|\rho\|_\infty\|\Phi\|^2}
-    \sqrt{\Psi^\lambda_\beta(X)}` (Algorithm 2); needs :math:`\lambda > \|\rho\|_\infty\|\Phi\|^2`."""
+    \sqrt{\Psi^\lambda_\beta(X)}` (Algorithm 2); needs :math:`\lambda > \|\rho\|_\infty\|\Phi\|^2`
+    (a ``ValueError`` names ``lam``, or the features when that floor is not a double)."""
     Phi = check_array(phi, "phi", ndim=2)
     r = check_array(rho, "rho", shape=(Phi.shape[0],))
     lam = check_positive(lam, "lam")
-    phi_norm = float(np.linalg.norm(Phi, 2))
-    floor = r.max() * phi_norm**2
+    phi_norm = _spectral_norm(Phi)
+    try:
+        floor = r.max() * phi_norm**2
+    except OverflowError:
+        floor = math.inf
+    if not math.isfinite(floor):
+        raise ValueError(f"features (phi): DP-LSL needs ||weights||_inf ||features||_2^2, which "
+                         f"is not a double for ||features||_2 = {phi_norm:.4g}; rescale them")
     if lam <= floor:
         raise ValueError(f"lam must exceed ||rho||_inf ||Phi||^2 = {floor:.4g}, got {lam}")
     alpha, beta = _check_budget(budget).constants(Phi.shape[1])
