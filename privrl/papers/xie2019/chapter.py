@@ -96,8 +96,8 @@ class XieChapter(Chapter, name=PAPER, profile_type=XieProfile, checks=CHECKS,
 
     def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
         """This run's trials and points; beside a run of another profile, the verdicts of the
-        recorded paper-profile run (with its convergence gates' caveat and the DP-LSW reading
-        added to the two claims they qualify) and its points of Figure 2, decided anew."""
+        recorded paper-profile run (with its convergence gates' caveat added to the claim it
+        qualifies) and its points of Figure 2, decided anew."""
         yield Evidence(LIVE, ctx.profile, data=Points(paper_points(ctx.tables),
                                                       ctx.values.get("gate_caveat", "")))
         paper = XieProfile.paper()
@@ -105,8 +105,7 @@ class XieChapter(Chapter, name=PAPER, profile_type=XieProfile, checks=CHECKS,
         if verdicts is None:
             return
         yield replace(verdicts, notes={
-            "privacy_cost_shrinks_with_n": ctx.values.get("gate_caveat_paper", ""),
-            "mc_beats_output_perturbation": ctx.values.get("mc_lsw_paper_note", "")})
+            "privacy_cost_shrinks_with_n": ctx.values.get("gate_caveat_paper", "")})
         points, run = read_paper_points(), recorded_run(PAPER, "paper")
         if points is not None:
             yield Evidence(PAPER_POINTS, paper, run.commit, suffix="_paper",

@@ -9,7 +9,6 @@ before any privacy verdict.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -18,10 +17,10 @@ import pandas as pd
 from privrl.chapter.skeleton import Context
 from privrl.core.accounting.subsampled import gpope_pld_supported
 from privrl.core.algorithms.lstd import transition_sums, wis_lstd
-from privrl.papers.xie2019 import chain, domains, figure2, mc_lsw
+from privrl.papers.xie2019 import chain, domains, figure2
 from privrl.papers.xie2019.points import paper_points, read_paper_points
 from privrl.papers.xie2019.privacy import full_batch_table, noise_sd_check, privacy_table
-from privrl.papers.xie2019.profile import XieProfile, chain_config
+from privrl.papers.xie2019.profile import chain_config
 
 
 def check_mechanism(ctx: Context) -> None:
@@ -144,20 +143,6 @@ def check_figure2(ctx: Context) -> None:
     for name, col in (("lsw_over_lstd", "lsw_over_lstd"), ("lsw_log10", "log10_dplsw_over_gpope")):
         ctx.glue(f"{name}_min", float(summary[col].min()))
         ctx.glue(f"{name}_max", float(summary[col].max()))
-    n = max(profile.mc_n)
-    cfg = {"n": n, "grids": profile.lsw_grids, "epsilons": profile.mc_epsilons,
-           "delta": profile.domain_delta}
-    started = time.process_time()
-    mc_lsw.run_lsw_trial(cfg, np.random.SeedSequence(profile.seed))
-    per_trajectory = (time.process_time() - started) / n
-    paper = XieProfile.paper()
-    projected = per_trajectory * paper.n_trials * sum(paper.mc_n)
-    ctx.glue("lsw_paper_projected_s", projected)
-    ctx.values["mc_lsw_paper_note"] = (
-        "the recorded paper-scale run predates DP-LSW on Mountain Car; the chapter now runs it on "
-        f"grid partitions (our reading) in every profile; at paper scale ({paper.n_trials} "
-        f"datasets per point) it would take about {projected / 60:.0f} CPU minutes (one trial "
-        f"at n = {n} timed, linear in n), not yet recorded")
 
 
 #: The checks run before the sweep, in this order.
