@@ -56,6 +56,10 @@ def functional_q_learning(*, epsilon: float, delta: float, episodes: int, rng: S
     ``gp_beta``, ``k``, ``n_updates``, ``n_paths``, ``curve`` (per-episode returns). The event is
     :class:`~privrl.core.accounting.functional_noise.Theorem5Event`.
 
+    The Gaussian process's sample paths are drawn in floating point, as in the paper: the
+    guarantee is the mathematics', not yet the doubles' (unlike
+    :func:`~privrl.api.mechanisms.gaussian_mechanism`'s grid).
+
     >>> import privrl
     >>> r = privrl.functional_q_learning(epsilon=1.0, delta=1e-3, episodes=3, rng=0,
     ...                                  eval_episodes=1)
@@ -107,6 +111,10 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     (advanced with ``delta_slack``: by default 1e-5, or half the target ``delta``). The release's
     ``delta`` is the target's, or the delta the guarantee of ``k`` and ``tau`` holds at.
     ``parameters``: ``k``, ``tau``, ``eta``, ``lipschitz``, ``b`` (and ``composition``).
+
+    The Dirichlet sample is drawn in floating point, as in the paper: the guarantee is the
+    mathematics', not yet the doubles' (unlike
+    :func:`~privrl.api.mechanisms.gaussian_mechanism`'s grid).
 
     >>> import numpy as np, privrl
     >>> r = privrl.dirichlet_teacher_answer([0.7, 0.3], k=100.0, tau=0.01, eta=0.05,

@@ -203,6 +203,9 @@ def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     ``parameters``: ``sigma`` (:math:`\sigma_X`), ``alpha``, ``beta``, ``return_bound``,
     ``return_low``.
 
+    The noise is drawn in floating point, as in the paper: the guarantee is the mathematics',
+    not yet the doubles' (unlike :func:`~privrl.api.mechanisms.gaussian_mechanism`'s grid).
+
     >>> import numpy as np, privrl
     >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
     ...     actions=np.zeros((2, 2), int), rewards=np.array([[0.0, 1.0], [1.0, 0.0]]),
@@ -227,7 +230,8 @@ def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     :math:`\sigma_X = \frac{2\alpha F_{max}\|\Phi\|}{\lambda - \|\rho\|_\infty\|\Phi\|^2}
     \sqrt{\Psi^\lambda_\beta(X)}`; needs ``lam`` :math:`> \|\rho\|_\infty\|\Phi\|^2`.
 
-    Arguments, clipping, event and ``parameters`` as :func:`dp_lsw` (plus ``lam``).
+    Arguments, clipping, event, ``parameters`` and floating-point noise as :func:`dp_lsw` (plus
+    ``lam``).
 
     >>> import numpy as np, privrl
     >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
