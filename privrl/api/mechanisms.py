@@ -120,7 +120,7 @@ def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float, rng:
     row = np.atleast_1d(arr)[None, :]
     d = row.shape[1]
     t = dl.grid_scale(sensitivity, epsilon, d, step)
-    if t > 2**47:  # P(|noise| >= 2^52 steps) = e^(-2^52 / t) <= e^-32
+    if t > 2**45:  # P(|noise| >= 2^52 steps) = e^(-2^52 / t) <= e^-128 per coordinate
         log2_t = math.log2(t.numerator) - math.log2(t.denominator)
         raise ValueError(f"step: the noise scale is 2^{log2_t:.1f} steps of {step:g} "
                          "(sensitivity / epsilon in steps), so the noise could leave the exact "

@@ -168,8 +168,6 @@ def test_bad_input_is_rejected_with_a_clear_error():
         grid_variance(2.0**22)
     with pytest.raises(ValueError, match="m and t"):
         sample_discrete_gaussian(2**23, 1, 3, 0)
-    with pytest.raises(ValueError, match="larger step"):
-        discrete_gaussian_mechanism(np.array([2.0**60]), 1, 2, 1.0, 0)
     with pytest.raises(ValueError, match="epsilon"):
         required_noise_multiplier(0.0, 1e-5)
 

@@ -13,6 +13,7 @@ from scipy import stats
 from privrl.core.mechanisms.discrete_laplace import (
     DEFAULT_STEP,
     discrete_laplace_mechanism,
+    grid_centre,
     grid_epsilon,
     grid_scale,
     grid_sensitivity,
@@ -142,3 +143,35 @@ def test_compiled_bernoulli_is_exact_up_to_63_bit_denominators():
         k = int(np.random.default_rng(seed).random() * 2**53)
         second += 0 < a * 2**53 - k * b < b
     assert second == 100
+
+
+@pytest.mark.parametrize("mechanism", ["laplace", "gaussian"])
+def test_a_value_beyond_the_grid_is_clamped_not_refused(mechanism):
+    """A refusal that depends on the value would say something about the data: a value beyond
+    2^52 steps is clamped (with a warning) and released like any other, an exact multiple of the
+    step; the released centre is the clamp, so neighbours' distance cannot grow."""
+    from privrl.core.mechanisms.discrete_gaussian import discrete_gaussian_mechanism
+    from privrl.core.validation import PrivacyLeakWarning
+
+    step = 2.0**-20
+    x = np.array([1e300, -1e300, 3.0])
+    with pytest.warns(PrivacyLeakWarning, match=r"x \(in grid steps\): 2 of 3 values"):
+        if mechanism == "laplace":
+            out = discrete_laplace_mechanism(x, 1.0, 1.0, 0, step=step)
+        else:
+            out = discrete_gaussian_mechanism(x, 4, 4, step, 0)
+    units = out / step
+    assert np.all(units == np.rint(units)) and np.all(np.abs(units) < 2.0**53)
+    assert abs(units[0] - 2.0**52) < 2.0**27 and abs(units[1] + 2.0**52) < 2.0**27  # noise 2^20
+    assert grid_centre(np.array([2.0**60, -2.0**60, 1.25]), 0.5).tolist() == [2.0**52, -2.0**52, 2.0]
+
+
+def test_laplace_noise_beyond_the_grid_raises_whatever_the_value(monkeypatch):
+    """The one refusal left depends on the noise alone (probability e^-(2^52 / t))."""
+    import privrl.core.mechanisms.discrete_laplace as dl
+
+    monkeypatch.setattr(dl, "sample_discrete_laplace",
+                        lambda scale, shape, rng: np.full(shape, 2**52, dtype=np.int64))
+    for x in (np.zeros(2), np.full(2, -1e6)):
+        with pytest.raises(RuntimeError, match="noise beyond 2\\^52 grid steps"):
+            dl.discrete_laplace_mechanism(x, 1.0, 1.0, 0)

@@ -47,7 +47,7 @@ from privrl.core.accounting.discrete_gaussian import grid_l2_sensitivity, noise_
 from privrl.core.accounting.laplace import check_step
 
 # The compiled exact primitives: Bernoulli(exp(-a/b)) for a <= b, and the discrete Laplace.
-from privrl.core.mechanisms.discrete_laplace import _bernoulli_exp, _sample
+from privrl.core.mechanisms.discrete_laplace import _bernoulli_exp, _sample, grid_centre
 from privrl.core.rng import SeedLike, as_generator
 from privrl.core.validation import check_array, check_int, check_positive
 
@@ -145,17 +145,15 @@ def sample_discrete_gaussian(m: int, t: int, size: int | tuple[int, ...],
 
 def discrete_gaussian_mechanism(x: object, m: int, t: int, step: float,
                                 rng: SeedLike) -> np.ndarray:
-    """``x`` (any shape) rounded to the grid ``step`` plus exact discrete Gaussian noise of
-    variance parameter ``m t`` grid units squared on every coordinate; every output is a
-    multiple of ``step``, exactly. The guarantee is
+    """``x`` (any shape) rounded to the grid ``step`` (values beyond 2^52 steps clamped, with a
+    warning: :func:`~privrl.core.mechanisms.discrete_laplace.grid_centre`) plus exact discrete
+    Gaussian noise of variance parameter ``m t`` grid units squared on every coordinate; every
+    output is a multiple of ``step``, exactly. The guarantee is
     :func:`privrl.core.accounting.discrete_gaussian.discrete_gaussian_event`'s."""
     arr = check_array(x, "x")
     step = check_step(step)
-    grid = np.rint(arr / step)
-    noisy = grid + sample_discrete_gaussian(m, t, arr.shape, rng)
-    if np.abs(noisy).max(initial=0) >= 2**53:
-        raise ValueError("x / step or its noise exceed 2^53: choose a larger step")
-    return noisy * step
+    grid = grid_centre(arr, step)  # at most 2^52 steps; the noise at most m + 2^31 < 2^52
+    return (grid + sample_discrete_gaussian(m, t, arr.shape, rng)) * step
 
 
 @dataclasses.dataclass(frozen=True)

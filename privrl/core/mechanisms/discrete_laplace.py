@@ -44,7 +44,7 @@ import numpy as np
 
 from privrl.core.accounting.laplace import check_step, grid_laplace_epsilon, grid_sensitivity
 from privrl.core.rng import SeedLike, as_generator
-from privrl.core.validation import check_array, check_epsilon, check_positive
+from privrl.core.validation import check_array, check_epsilon, check_positive, clip_to_bound
 
 #: Default grid step: 2^-30 (about 9.3e-10).
 DEFAULT_STEP = 2.0**-30
@@ -207,26 +207,47 @@ def sample_discrete_laplace(scale: Fraction, size: int | tuple[int, ...], rng: S
     return out.reshape(shape)
 
 
+#: Rounded values are clamped to this many grid steps either side of 0 (:func:`grid_centre`).
+CENTRE_LIMIT = 2**52
+
+
+def grid_centre(x: np.ndarray, step: float) -> np.ndarray:
+    """``x`` rounded to the grid ``step``, in grid steps (integer-valued doubles), clamped to
+    :data:`CENTRE_LIMIT` steps either side of 0 with a
+    :class:`~privrl.core.validation.PrivacyLeakWarning`. Clamping is 1-Lipschitz in every
+    coordinate, so no sensitivity grows; noise below :data:`CENTRE_LIMIT` steps then leaves every
+    sum below 2^53, an exact double. (Refusing such an ``x`` would say something about the
+    data.)"""
+    with np.errstate(over="ignore"):
+        grid = np.rint(x / step)
+    return clip_to_bound(grid, "x (in grid steps)", -CENTRE_LIMIT, CENTRE_LIMIT)
+
+
 def discrete_laplace_mechanism(x: np.ndarray, sensitivity: float, epsilon: float, rng: SeedLike,
                                step: float = DEFAULT_STEP) -> np.ndarray:
     """Release each row of ``x`` (shape ``(n, d)`` or ``(d,)``) with exactly epsilon-DP (exact
     epsilon :func:`grid_epsilon` <= ``epsilon``) for rows at most ``sensitivity`` apart in L1:
-    round to the grid ``step``, add exact discrete Laplace noise of scale :func:`grid_scale`.
-    Every output is a multiple of ``step``, exactly."""
+    round to the grid ``step`` (:func:`grid_centre`: values beyond 2^52 steps are clamped, with
+    a warning), add exact discrete Laplace noise of scale :func:`grid_scale`. Every output is a
+    multiple of ``step``, exactly; noise beyond 2^52 steps (probability :math:`e^{-2^{52}/t}`)
+    raises a ``RuntimeError``, whatever ``x``."""
     arr = check_array(x, "x", ndim=(1, 2))
     step = check_step(step)
     epsilon = check_epsilon(epsilon)  # before the cached grid_scale (arguments must hash)
     sensitivity = check_positive(sensitivity, "sensitivity")
     d = arr.shape[-1]
     scale = grid_scale(sensitivity, epsilon, d, step)
-    grid = np.rint(arr / step)
-    noisy = grid + sample_discrete_laplace(scale, arr.shape, rng)
-    if np.abs(noisy).max(initial=0) >= 2**53:
-        raise ValueError("x / step or its noise exceed 2^53: choose a larger step")
-    return noisy * step
+    grid = grid_centre(arr, step)
+    noise = sample_discrete_laplace(scale, arr.shape, rng)
+    if np.abs(noise).max(initial=0) >= CENTRE_LIMIT:  # whatever x: says nothing about it
+        raise RuntimeError(f"discrete Laplace noise beyond 2^52 grid steps (probability below "
+                           f"e^-(2^52 / t) per coordinate at scale t = {float(scale):.4g} "
+                           "steps): choose a larger step")
+    return (grid + noise) * step
 
 
 __all__ = [
-    "DEFAULT_STEP", "discrete_laplace_mechanism", "grid_epsilon", "grid_scale",
+    "CENTRE_LIMIT", "DEFAULT_STEP", "discrete_laplace_mechanism", "grid_centre", "grid_epsilon",
+    "grid_scale",
     "grid_sensitivity", "noise_inflation", "sample_discrete_laplace",
 ]
