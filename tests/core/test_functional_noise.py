@@ -209,3 +209,29 @@ def test_per_step_pld_is_dp_accountings_and_tighter_than_the_ledgers_rdp_figure(
     assert tight <= fine <= 1.05 * tight
     assert fine < fn.dpsgd_steps_epsilon(z, fn.growing_memory_blocks(4, 60, 8, 40), delta)
     assert fn.dpsgd_steps_pld_epsilon(z / 2, per_step, delta) > 1.5 * tight
+
+
+@pytest.mark.parametrize(("eps", "alpha", "L"), [(1.0, 1e-2, 1.0), (0.05, 0.1, 3.0), (1e-300, 1e-2, 1.0),
+                                               (1.0, 1e100, 1.0), (1.0, 1e150, 1.0), (2.0, 0.5, 40.0),
+                                               (1.0, 1e-2, 1e120)])
+def test_the_calibration_finds_what_a_linear_scan_finds(monkeypatch, eps, alpha, L):
+    """The early refusal (the gap is convex in k) agrees with scanning every k below MAX_K, in
+    both outcomes: the same smallest k, or no k (then at once, naming lr and lipschitz)."""
+    monkeypatch.setattr(fn, "MAX_K", 3000)
+    d_gauss = 1e-3 * 0.5
+
+    def fits(k: int) -> bool:
+        try:
+            sigma = fn.theorem5_sigma(eps, d_gauss, 23, 128, alpha, k, L)
+        except ValueError:  # C overflows from here on
+            return False
+        beta = fn.theorem5_beta(alpha, k, 128)
+        gap = 2 * k - fn.LEMMA8_CONSTANT * math.sqrt(beta) * sigma
+        return gap > 0 and 12 * math.exp(-gap * gap / 2) <= 1e-3 - d_gauss
+
+    expected = next((k for k in range(1, 3000) if fits(k)), None)
+    if expected is None:
+        with pytest.raises(ValueError, match=r"alpha \(lr\) = .*L \(lipschitz\) = "):
+            fn.calibrate_algorithm1(eps, 1e-3, 23, 128, alpha, L, 12)
+    else:
+        assert fn.calibrate_algorithm1(eps, 1e-3, 23, 128, alpha, L, 12)["k"] == expected

@@ -64,6 +64,8 @@ from privrl.core.validation import (
     check_probability,
 )
 
+#: :func:`calibrate_algorithm1` searches the integers ``k`` below this.
+MAX_K = 10**6
 #: The constant of Lemma 8 (expected supremum of the OU path on [0, 1], in units of sqrt(beta) sigma).
 LEMMA8_CONSTANT = 8.68
 
@@ -201,13 +203,48 @@ def calibrate_algorithm1(
     ``delta_share`` of ``delta`` goes to the Gaussian part of Theorem 5, the rest bounds the
     approximation term :math:`n_{\\rm paths} e^{-(2k - 8.68\\sqrt\\beta\\sigma)^2/2}`, so the total
     ``delta_gauss + delta_approx`` never exceeds ``delta``.
+
+    The theorem's condition holds when the gap :math:`g(k) = 2k - 8.68\\sqrt\\beta\\sigma =
+    2k - c\\sqrt{4\\alpha(k+1)/B + 1}` reaches :math:`\\sqrt{2\\ln(n_{\\rm paths}/\\delta_{\\rm
+    approx})}`; :math:`g` is convex in :math:`k`, so when neither :math:`k = 1` nor the last
+    :math:`k` searched fits (below :data:`MAX_K`, and below the first :math:`k` whose :math:`C`
+    overflows), none between does, and a ``ValueError`` naming ``lr`` and ``lipschitz`` comes
+    at once rather than after a million trials.
     """
     epsilon, delta, n_updates, B, alpha, _, L = _common(epsilon, delta, n_updates, B, alpha, 0, L)
     n_paths = check_int(n_paths, "n_paths", minimum=1)
     if not 0 < delta_share < 1:
         raise ValueError(f"delta_share must lie in (0, 1), got {delta_share}")
     d_gauss = delta * delta_share
-    for k in range(1, 10**6):
+
+    def fits(k: int) -> bool:
+        sigma = theorem5_sigma(epsilon, d_gauss, n_updates, B, alpha, k, L)
+        beta = theorem5_beta(alpha, k, B)
+        return (2 * k > LEMMA8_CONSTANT * math.sqrt(beta) * sigma
+                and approximation_delta(n_paths, k, beta, sigma) <= delta - d_gauss)
+
+    def finite(k: int) -> bool:
+        try:
+            theorem5_C(alpha, k, L, B)
+        except ValueError:
+            return False
+        return True
+
+    far = MAX_K - 1  # the last k searched: below MAX_K, and below any k whose C overflows
+    if not finite(far):
+        lo, far = 0, far  # C grows with k: bisect for the last k whose C is a double
+        while far - lo > 1:
+            mid = (lo + far) // 2
+            lo, far = (mid, far) if finite(mid) else (lo, mid)
+        far = lo
+    if far < 1:
+        theorem5_C(alpha, 1, L, B)  # overflows already at k = 1: its error names lr, lipschitz
+    if not fits(1) and not fits(far):  # the gap is convex in k
+        raise ValueError(f"alpha (lr) = {alpha:.4g}, L (lipschitz) = {L:.4g}: no k below {MAX_K} "
+                         f"satisfies Theorem 5 at epsilon = {epsilon:g}, delta = {delta:g} for "
+                         f"{n_updates} updates of batch {B}; choose a smaller learning rate or "
+                         "Lipschitz constant, or a larger epsilon")
+    for k in range(1, MAX_K):
         sigma = theorem5_sigma(epsilon, d_gauss, n_updates, B, alpha, k, L)
         beta = theorem5_beta(alpha, k, B)
         if 2 * k > LEMMA8_CONSTANT * math.sqrt(beta) * sigma:
@@ -222,7 +259,8 @@ def calibrate_algorithm1(
                     "n_updates": n_updates,
                     "n_paths": n_paths,
                 }
-    raise ValueError("no k up to 1e6 satisfies Theorem 5 for these parameters")
+    raise ValueError(f"alpha (lr) = {alpha:.4g}, L (lipschitz) = {L:.4g}: no k below {MAX_K} "
+                     "satisfies Theorem 5 for these parameters")
 
 
 def _smallest_noise(eps_of: Callable[[float], float], epsilon: float, rtol: float = 1e-6) -> float:
