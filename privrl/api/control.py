@@ -46,14 +46,14 @@ MAX_CONCENTRATION = 1e5
 
 
 def functional_q_learning(*, epsilon: float, delta: float, episodes: int, rng: SeedLike,
-                          lr: float = 1e-2, batch_size: int = 128, lipschitz: float = 1.0,
-                          eval_episodes: int = 10) -> Release:
+                          lr: float = 1e-2, batch_size: int = 128, lipschitz: float = 1.0) -> Release:
     r"""Algorithm 1 on the line MDP (the authors' protocol: an independent path per action and
     network, redrawn every episode), its noise calibrated by Theorem 5 to ``(epsilon, delta)``
     for the :math:`U = 50\,\text{episodes} - \text{batch\_size} + 1` updates it makes.
 
     ``value`` is the trained Q network (a torch module); ``parameters``: ``gp_sigma``,
-    ``gp_beta``, ``k``, ``n_updates``, ``n_paths``, ``curve`` (per-episode returns). The event is
+    ``gp_beta``, ``k``, ``n_updates``, ``n_paths`` (not the training returns: they are sums of
+    the rewards without noise). The event is
     :class:`~privrl.core.accounting.functional_noise.Theorem5Event`.
 
     The Gaussian process's sample paths are drawn in floating point, as in the paper: the
@@ -61,8 +61,7 @@ def functional_q_learning(*, epsilon: float, delta: float, episodes: int, rng: S
     :func:`~privrl.api.mechanisms.gaussian_mechanism`'s grid).
 
     >>> import privrl
-    >>> r = privrl.functional_q_learning(epsilon=1.0, delta=1e-3, episodes=3, rng=0,
-    ...                                  eval_episodes=1)
+    >>> r = privrl.functional_q_learning(epsilon=1.0, delta=1e-3, episodes=3, rng=0)
     >>> r.epsilon <= 1.0, r.parameters["n_updates"]
     (True, 23)
     """
@@ -81,13 +80,13 @@ def functional_q_learning(*, epsilon: float, delta: float, episodes: int, rng: S
     cal = fn.calibrate_algorithm1(epsilon, delta, updates, batch_size, lr, lipschitz, n_paths)
     privacy = fq.FunctionalNoiseConfig(cal["sigma"], cal["beta"])
     run = fq.train_dqn(privacy, rng, episodes=episodes, lr=lr, batch_size=batch_size,
-                       eval_episodes=eval_episodes)
+                       eval_episodes=1)  # its returns are not released
     if run.updates != updates:
         raise RuntimeError(f"the run made {run.updates} updates, the calibration assumed {updates}")
     event = fn.Theorem5Event(cal["sigma"], updates, batch_size, lr, cal["k"], lipschitz, n_paths,
                              THEOREM5_RTOL)
     return Release.from_event(run.net, event, delta, gp_sigma=cal["sigma"], gp_beta=cal["beta"],
-                              k=cal["k"], n_updates=updates, n_paths=n_paths, curve=run.curve)
+                              k=cal["k"], n_updates=updates, n_paths=n_paths)
 
 
 def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b: float,

@@ -72,8 +72,8 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     trajectories it needs far more noise (about 50 times for 10,000 iterations on 100 trajectories
     at epsilon 1, delta 1e-5): compare ``parameters["noise_multiplier"]``. ``parameters``:
     ``noise_multiplier`` (the event's), ``noise_std`` (:math:`\sqrt{s}\,\text{step} \ge 2Gz`),
-    ``step``, ``clip_norm``, ``iterations``, ``n``, ``step_size``, ``clipped_fraction`` (the
-    gradients the clip shortened: the clip is the mechanism's own). Huge data cannot make it
+    ``step``, ``clip_norm``, ``iterations``, ``n``, ``step_size`` (how many gradients the clip
+    shortened is a statistic of the data, not released). Huge data cannot make it
     fail: a gradient that overflows is clipped too (:func:`~privrl.core.algorithms.gtd.clip_rows`);
     public parameters under which the arithmetic would overflow whatever the data are refused
     (``features`` whose products overflow a double; a ``step_size`` with which the iterates
@@ -114,8 +114,7 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     run = gtd.gpope(stats, iterations, step_size, clip_norm, 0.0, rng, grid=noise)
     return Release.from_event(run.theta[0], event, delta, noise_multiplier=event.noise_multiplier,
                               noise_std=noise.sigma, step=noise.step, clip_norm=clip_norm,
-                              iterations=iterations, n=n, step_size=step_size,
-                              clipped_fraction=run.clipped_fraction)
+                              iterations=iterations, n=n, step_size=step_size)
 
 
 #: Standard deviations of grid noise per coordinate and step that :func:`gpope`'s bound on its
@@ -179,8 +178,7 @@ def _first_visit(traj: Trajectories, n_states: int, gamma: float, features: obje
 def _smooth_release(est: mc.PrivateEstimate, budget: mc.SmoothGaussianBudget, d: int,
                     **extra: float) -> Release:
     event = SmoothGaussianEvent.calibrated(budget.epsilon, budget.delta, d)
-    return Release.from_event(est.theta, event, budget.delta, sigma=est.sigma,
-                              alpha=event.alpha, beta=event.beta,
+    return Release.from_event(est.theta, event, budget.delta, alpha=event.alpha, beta=event.beta,
                               return_bound=budget.return_bound, return_low=budget.return_low,
                               **extra)
 
@@ -200,8 +198,9 @@ def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     outside are clipped, with a warning; ``strict=True`` raises). Neighbours differ in one
     trajectory. The event is
     :class:`~privrl.core.accounting.smooth_sensitivity.SmoothGaussianEvent` (Lemma 1's constants);
-    ``parameters``: ``sigma`` (:math:`\sigma_X`), ``alpha``, ``beta``, ``return_bound``,
-    ``return_low``.
+    ``parameters``: ``alpha``, ``beta``, ``return_bound``, ``return_low`` (not
+    :math:`\sigma_X`: it is a function of the data's visit counts, and released without noise
+    it would void the guarantee).
 
     The noise is drawn in floating point, as in the paper: the guarantee is the mathematics',
     not yet the doubles' (unlike :func:`~privrl.api.mechanisms.gaussian_mechanism`'s grid).

@@ -9,9 +9,10 @@ gradient before submitting it, so a report is private against the server itself.
   coordinates, each clipped to :math:`[-C, C]` (eq. 23) and reported as a randomised sign with
   budget :math:`\varepsilon/\hat d` (the corrected eq. 24): :math:`\varepsilon`-LDP (Lemma 3).
 
-Clipping is part of both mechanisms (their sensitivity is the clip's), not a data assumption:
-``parameters["clipped_fraction"]`` says how many reports it shortened. Every row of the input
-is one agent's report; the guarantee (pure LDP, ``delta = 0``) holds for each row.
+Clipping is part of both mechanisms (their sensitivity is the clip's), not a data assumption,
+so it is silent: how many reports it shortened is a statistic of the data, not released. Every
+row of the input is one agent's report; the guarantee (pure LDP, ``delta = 0``) holds for each
+row.
 """
 
 from __future__ import annotations
@@ -43,11 +44,11 @@ def laplace_report(gradients: object, *, epsilon: float, clip: float, rng: SeedL
     noise; each report exactly ``epsilon``-LDP (the exact epsilon :math:`L/t \le` ``epsilon``).
 
     The event is :class:`~privrl.core.accounting.laplace.GridLaplaceReportEvent` (one report);
-    ``parameters``: ``noise_scale``, ``clip``, ``clipped_fraction``, ``step``.
+    ``parameters``: ``noise_scale``, ``clip``, ``step``.
 
     >>> import numpy as np, privrl
     >>> r = privrl.laplace_report(np.ones((4, 3)), epsilon=1.0, clip=1.0, rng=0)
-    >>> r.epsilon <= 1.0, r.value.shape, r.parameters["clipped_fraction"]
+    >>> r.epsilon <= 1.0, r.value.shape, r.parameters["clip"]
     (True, (4, 3), 1.0)
     """
     g = _gradients(gradients)
@@ -58,9 +59,8 @@ def laplace_report(gradients: object, *, epsilon: float, clip: float, rng: SeedL
     t = loc.laplace_grid_scale(clip, epsilon, d, step)
     event = GridLaplaceReportEvent(sensitivity=clip, d=d, scale_numerator=t.numerator,
                                    scale_denominator=t.denominator, step=step)
-    clipped = float(np.mean(np.abs(g).sum(axis=1) > clip / 2))
     return Release.from_event(value, event, 0.0, noise_scale=event.noise_scale, clip=clip,
-                              clipped_fraction=clipped, step=step)
+                              step=step)
 
 
 def sign_report(gradients: object, *, epsilon: float, clip: float, rng: SeedLike,

@@ -25,7 +25,10 @@ class Release:
     """A private release: ``value`` is ``(epsilon, delta)``-DP under the relation its function
     documents. ``epsilon`` is not given but computed, ``event.epsilon(delta)``, so no release
     states a guarantee its event does not back; ``delta`` in [0, 1] (at 1 nothing is
-    guaranteed); ``parameters`` is read-only.
+    guaranteed). ``parameters`` is read-only and public: each entry is a function of the
+    call's public arguments, never of the data (a statistic of the data without noise, such as
+    a noise scale from a smooth bound or the fraction of inputs a clip shortened, would void
+    the guarantee of anything published with it).
 
     >>> from privrl.core.accounting.gaussian import GaussianEvent
     >>> event = GaussianEvent(sigma=2.0, sensitivity=1.0)
@@ -44,7 +47,11 @@ class Release:
         if not isinstance(self.event, PrivacyEvent):
             raise ValueError(f"event must be a privacy event, got {type(self.event).__name__}")
         object.__setattr__(self, "delta", check_probability(self.delta, "delta"))
-        object.__setattr__(self, "epsilon", float(self.event.epsilon(self.delta)))
+        epsilon = float(self.event.epsilon(self.delta))
+        if not epsilon >= 0.0:  # NaN too
+            raise ValueError(f"event: its epsilon at delta = {self.delta!r} is {epsilon!r}, not a "
+                             "non-negative number")
+        object.__setattr__(self, "epsilon", epsilon)
         object.__setattr__(self, "parameters", MappingProxyType(dict(self.parameters)))
 
     @classmethod
