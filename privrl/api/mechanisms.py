@@ -13,7 +13,6 @@ r"""The standard mechanisms as releases, both on a grid and private on IEEE doub
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import numpy as np
@@ -119,13 +118,7 @@ def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float, rng:
     step = check_step(step)
     row = np.atleast_1d(arr)[None, :]
     d = row.shape[1]
-    t = dl.grid_scale(sensitivity, epsilon, d, step)
-    if t > 2**45:  # P(|noise| >= 2^52 steps) = e^(-2^52 / t) <= e^-128 per coordinate
-        log2_t = math.log2(t.numerator) - math.log2(t.denominator)
-        raise ValueError(f"step: the noise scale is 2^{log2_t:.1f} steps of {step:g} "
-                         "(sensitivity / epsilon in steps), so the noise could leave the exact "
-                         "range of 2^53 steps; choose a larger step (or a larger epsilon, a "
-                         "smaller sensitivity)")
+    t = dl.check_scale(dl.grid_scale(sensitivity, epsilon, d, step), step)
     noisy = dl.discrete_laplace_mechanism(row, sensitivity, epsilon, rng, step)[0]
     event = GridLaplaceReportEvent(sensitivity=sensitivity, d=d, scale_numerator=t.numerator,
                                    scale_denominator=t.denominator, step=step)

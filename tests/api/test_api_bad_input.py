@@ -285,3 +285,21 @@ def test_n_states_is_checked_against_the_features_before_any_allocation(chain):
     for release in (_lsw, _lsl):
         with pytest.raises(ValueError, match="features must have n_states = 1000000000000 rows"):
             release(chain, n_states=10**12)
+
+
+def test_grid_limits_are_refused_before_any_draw_in_every_grid_release():
+    """laplace_report had no cap on its noise scale (2^53.3 steps at epsilon 1e-7: some draws left
+    the exact range); a step above 2^970 released infinities; lr = 5e-324 divided by zero."""
+    with pytest.raises(ValueError, match=r"step: the noise scale is 2\^[\d.]+ steps of"):
+        privrl.laplace_report([[0.0]], epsilon=1e-7, clip=1.0, rng=0)
+    for release in (lambda: privrl.laplace_mechanism(0.0, sensitivity=1.0, epsilon=1.0, rng=0,
+                                                     step=2.0**1023),
+                    lambda: privrl.gaussian_mechanism(0.0, sensitivity=1.0, epsilon=1.0,
+                                                      delta=1e-5, rng=0, step=2.0**1023)):
+        with pytest.raises(ValueError, match=r"step must be at most 2\^970"):
+            release()
+    with pytest.raises(ValueError, match=r"alpha \(lr\) = 5e-324"):
+        privrl.functional_q_learning(epsilon=1.0, delta=1e-3, episodes=3, rng=0, lr=5e-324)
+    # a sigma below 2^-1054 made the default step 0 (ZeroDivisionError): now the smallest double
+    r = privrl.gaussian_mechanism(1.0, sensitivity=1e-320, sigma=5e-324, delta=1e-5, rng=0)
+    assert r.parameters["step"] == 5e-324

@@ -163,7 +163,22 @@ def test_a_value_beyond_the_grid_is_clamped_not_refused(mechanism):
     units = out / step
     assert np.all(units == np.rint(units)) and np.all(np.abs(units) < 2.0**53)
     assert abs(units[0] - 2.0**52) < 2.0**27 and abs(units[1] + 2.0**52) < 2.0**27  # noise 2^20
-    assert grid_centre(np.array([2.0**60, -2.0**60, 1.25]), 0.5).tolist() == [2.0**52, -2.0**52, 2.0]
+    with pytest.warns(PrivacyLeakWarning):
+        centre = grid_centre(np.array([2.0**60, -2.0**60, 1.25]), 0.5)
+    assert centre.tolist() == [2.0**52, -2.0**52, 2.0]
+
+
+def test_steps_and_scales_beyond_the_grid_are_refused_naming_step():
+    """2^53 steps of 2^971 are no double; a scale above 2^45 steps could leave the exact range."""
+    from privrl.core.accounting.laplace import check_step
+    from privrl.core.mechanisms.discrete_laplace import check_scale
+
+    assert check_step(2.0**970) == 2.0**970
+    with pytest.raises(ValueError, match="step must be at most 2\\^970"):
+        check_step(2.0**971)
+    assert check_scale(Fraction(2**45), 1.0) == 2**45
+    with pytest.raises(ValueError, match=r"step: the noise scale is 2\^45.0 steps"):
+        check_scale(Fraction(2**45 + 1), 1.0)
 
 
 def test_laplace_noise_beyond_the_grid_raises_whatever_the_value(monkeypatch):

@@ -312,3 +312,19 @@ def test_noise_scales_refuse_features_whatever_the_counts():
                 dp_lsw_sigma(counts, np.eye(N) * scale, RHO, BUDGET)
         with pytest.raises(ValueError, match=r"features \(phi\): DP-LSL"):
             dp_lsl_sigma(counts, 50, np.eye(N) * 1e155, RHO, 1.0, BUDGET)
+
+
+def test_public_limits_of_the_noise_scales_are_refused_whatever_the_data(data):
+    """Refusals that depended on the data (returns of 1e307 summing beyond a double for some
+    datasets only; a DP-LSL noise scale of inf on one neighbour) are now public ones, and tiny
+    weights, whose squares lost precision (DP-LSL's scale came out at 0.82 of its formula),
+    are refused."""
+    fv = first_visit_returns(data[1], N, GAMMA)
+    huge = SmoothGaussianBudget(0.1, 0.1, 1e307)
+    with pytest.raises(ValueError, match="return_bound: 150 returns of up to 1e\\+307"):
+        dp_lsw(fv, np.eye(N), RHO, huge, 0)
+    with pytest.raises(ValueError, match="DP-LSL's noise scale could reach"):
+        dp_lsl_sigma(np.zeros(N, int), 30, np.eye(N), RHO, 1.0, huge)
+    for sigma in (dp_lsw_sigma, lambda c, p, r, b: dp_lsl_sigma(c, 30, p, r, 1e-160, b)):
+        with pytest.raises(ValueError, match=r"weights \(rho\): the largest is 2.7e-162"):
+            sigma(fv.counts, np.eye(N), np.full(N, 2.7e-162), BUDGET)

@@ -83,13 +83,13 @@ def _common(epsilon, delta, T, B, alpha, k, L):
 
 
 def update_scale(alpha: float, k: float, B: int) -> float:
-    """:math:`v = 4\\alpha(k+1)/B`, the sup-norm bound on the change of one update (proof of Thm 5)."""
-    return (
-        4.0
-        * check_positive(alpha, "alpha")
-        * (check_nonnegative(k, "k") + 1.0)
-        / check_int(B, "B", 1)
-    )
+    """:math:`v = 4\\alpha(k+1)/B`, the sup-norm bound on the change of one update (proof of Thm 5);
+    a ``ValueError`` names ``alpha`` (``lr``) when it underflows to 0 (the bandwidth is 1/v)."""
+    v = 4.0 * check_positive(alpha, "alpha") * (check_nonnegative(k, "k") + 1.0) / check_int(B, "B", 1)
+    if v == 0.0:
+        raise ValueError(f"alpha (lr) = {alpha!r}: Theorem 5's update bound 4 alpha (k + 1) / B "
+                         "underflows to 0; choose a larger learning rate")
+    return v
 
 
 def theorem5_beta(alpha: float, k: float, B: int) -> float:

@@ -24,12 +24,18 @@ from privrl.core.accounting.composition import sequential_epsilon
 from privrl.core.accounting.events import register_event
 from privrl.core.validation import check_int, check_positive
 
+#: The largest grid step: 2^53 steps of it are still a double (2^53 x 2^970 = 2^1023).
+MAX_STEP = 2.0**970
+
 
 def check_step(step: float) -> float:
-    """``step`` after checking it is a positive power of two (so ``x / step`` rounds exactly)."""
+    """``step`` after checking it is a positive power of two (so ``x / step`` rounds exactly)
+    of at most :data:`MAX_STEP` (so every value of fewer than 2^53 steps is a double)."""
     step = check_positive(step, "step")
     if math.frexp(step)[0] != 0.5:
         raise ValueError(f"step must be a power of two (exact rounding), got {step!r}")
+    if step > MAX_STEP:
+        raise ValueError(f"step must be at most 2^970 (2^53 steps must be a double), got {step!r}")
     return step
 
 

@@ -47,6 +47,7 @@ from fractions import Fraction
 import numpy as np
 
 from privrl.core.accounting.smooth_sensitivity import (
+    lsl_psi,
     lsl_smooth_bound,
     lsw_smooth_bound,
     smooth_gaussian_constants,
@@ -222,11 +223,32 @@ class SmoothGaussianBudget:
         """Lemma 1's ``(alpha, beta)`` for output dimension ``d``."""
         return smooth_gaussian_constants(self.epsilon, self.delta, d)
 
+    def check_sums(self, m: int) -> None:
+        """A ``ValueError`` naming ``return_bound`` when ``m`` returns of the interval could sum
+        beyond a double (the mean returns would overflow for some datasets of ``m``
+        trajectories: public, as ``m`` is under replace-one)."""
+        largest = max(abs(self.return_low), abs(self.return_low + self.return_bound))
+        if not math.isfinite(m * largest):
+            raise ValueError(f"return_bound: {m} returns of up to {largest:.4g} could sum "
+                             "beyond a double; rescale the rewards")
+
 
 def _check_budget(budget: object) -> SmoothGaussianBudget:
     if not isinstance(budget, SmoothGaussianBudget):
         raise ValueError(f"budget must be a SmoothGaussianBudget, got {type(budget).__name__}")
     return budget
+
+
+#: The smallest largest weight the noise scales accept: below it the weights' squares
+#: (``||rho||_2`` in DP-LSL's bound) lose precision as subnormals and the scale comes out small.
+MIN_WEIGHT = 1e-150
+
+
+def _check_weights(rho: np.ndarray) -> None:
+    if float(rho.max()) < MIN_WEIGHT:
+        raise ValueError(f"weights (rho): the largest is {float(rho.max()):.4g}, below {MIN_WEIGHT:g}, "
+                         "where the noise scale loses precision; rescale them (DP-LSW depends on "
+                         "their ratios only; for DP-LSL rescale lam with them)")
 
 
 def _spectral_norm(matrix: np.ndarray, pseudo_inverse: bool = False) -> float:
@@ -246,6 +268,7 @@ def dp_lsw_sigma(counts: object, phi: object, rho: object, budget: SmoothGaussia
     read."""
     Phi = check_array(phi, "phi", ndim=2)
     r = check_array(rho, "rho", shape=(Phi.shape[0],))
+    _check_weights(r)
     alpha, beta = _check_budget(budget).constants(Phi.shape[1])
     pinv_norm = _spectral_norm(np.sqrt(r)[:, None] * Phi, pseudo_inverse=True)
     reach = alpha * budget.return_bound * pinv_norm * math.sqrt(r.sum())  # Psi <= sum rho
@@ -277,7 +300,15 @@ def dp_lsl_sigma(
                          f"is not a double for ||features||_2 = {phi_norm:.4g}; rescale them")
     if lam <= floor:
         raise ValueError(f"lam must exceed ||rho||_inf ||Phi||^2 = {floor:.4g}, got {lam}")
+    _check_weights(r)
+    m = check_int(m, "m", minimum=1)
     alpha, beta = _check_budget(budget).constants(Phi.shape[1])
+    factor = 2 * alpha * budget.return_bound * phi_norm / (lam - floor)
+    psi_max = float(lsl_psi(np.zeros(len(r), dtype=np.int64), m, r, phi_norm, lam, m)[0])
+    if not math.isfinite(factor * psi_max):  # Psi <= psi_m^2, the same for every dataset
+        raise ValueError(f"return_bound, lam, features (phi): DP-LSL's noise scale could reach "
+                         f"{factor * psi_max:.4g}, beyond a double; rescale the rewards or "
+                         "features, or raise lam")
     psi = lsl_smooth_bound(counts, m, r, phi_norm, lam, beta)
     return float(2 * alpha * budget.return_bound * phi_norm / (lam - floor) * np.sqrt(psi))
 
@@ -324,6 +355,7 @@ def dp_lsw(fv: FirstVisitReturns, phi: object, rho: object, budget: SmoothGaussi
     """DP-LSW (Algorithm 1) on the returns clipped to the budget's ``return_range``
     (:func:`bounded_returns`). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
     fv = bounded_returns(fv, budget, strict)
+    budget.check_sums(fv.m)
     Phi, r = _check_problem(fv, phi, rho)
     sigma = dp_lsw_sigma(fv.counts, Phi, r, budget)
     return _release(lsw(fv, Phi, r), sigma, rng, noise_multiplier)
@@ -335,6 +367,7 @@ def dp_lsl(fv: FirstVisitReturns, phi: object, rho: object, lam: float,
     """DP-LSL (Algorithm 2) on the returns clipped to the budget's ``return_range``
     (:func:`bounded_returns`). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
     fv = bounded_returns(fv, budget, strict)
+    budget.check_sums(fv.m)
     Phi, r = _check_problem(fv, phi, rho)
     sigma = dp_lsl_sigma(fv.counts, fv.m, Phi, r, lam, budget)
     return _release(lsl(fv, Phi, r, lam), sigma, rng, noise_multiplier)

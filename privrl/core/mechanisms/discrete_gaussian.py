@@ -62,9 +62,10 @@ _MAX_GAP = 2**31
 
 
 def default_step(sigma: float) -> float:
-    """The power of two ``step`` with ``2^19 <= sigma / step < 2^20``."""
+    """The power of two ``step`` with ``2^19 <= sigma / step < 2^20``, or the smallest double
+    2^-1074 for a ``sigma`` below 2^-1054 (then fewer grid units)."""
     sigma = check_positive(sigma, "sigma")
-    return math.ldexp(1.0, math.frexp(sigma)[1] - 1 - DEFAULT_GRID_BITS)
+    return max(math.ldexp(1.0, math.frexp(sigma)[1] - 1 - DEFAULT_GRID_BITS), math.ldexp(1.0, -1074))
 
 
 def grid_step(z: float, sensitivity: float, d: int, step: float | None = None,

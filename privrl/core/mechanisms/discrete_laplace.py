@@ -209,6 +209,21 @@ def sample_discrete_laplace(scale: Fraction, size: int | tuple[int, ...], rng: S
 
 #: Rounded values are clamped to this many grid steps either side of 0 (:func:`grid_centre`).
 CENTRE_LIMIT = 2**52
+#: The largest noise scale in grid steps :func:`check_scale` accepts: noise beyond
+#: :data:`CENTRE_LIMIT` steps then has probability below :math:`e^{-2^{52}/2^{45}} = e^{-128}`.
+MAX_SCALE = 2**45
+
+
+def check_scale(scale: Fraction, step: float) -> Fraction:
+    """``scale`` (grid steps) if at most :data:`MAX_SCALE`; else a ``ValueError`` naming ``step``,
+    before any draw (the parameters are public)."""
+    if scale > MAX_SCALE:
+        log2_t = math.log2(scale.numerator) - math.log2(scale.denominator)
+        raise ValueError(f"step: the noise scale is 2^{log2_t:.1f} steps of {step:g} "
+                         "(sensitivity / epsilon in steps), so the noise could leave the exact "
+                         "range of 2^53 steps; choose a larger step (or a larger epsilon, a "
+                         "smaller sensitivity)")
+    return scale
 
 
 def grid_centre(x: np.ndarray, step: float) -> np.ndarray:
@@ -228,15 +243,16 @@ def discrete_laplace_mechanism(x: np.ndarray, sensitivity: float, epsilon: float
     """Release each row of ``x`` (shape ``(n, d)`` or ``(d,)``) with exactly epsilon-DP (exact
     epsilon :func:`grid_epsilon` <= ``epsilon``) for rows at most ``sensitivity`` apart in L1:
     round to the grid ``step`` (:func:`grid_centre`: values beyond 2^52 steps are clamped, with
-    a warning), add exact discrete Laplace noise of scale :func:`grid_scale`. Every output is a
-    multiple of ``step``, exactly; noise beyond 2^52 steps (probability :math:`e^{-2^{52}/t}`)
-    raises a ``RuntimeError``, whatever ``x``."""
+    a warning), add exact discrete Laplace noise of scale :func:`grid_scale` (at most
+    :data:`MAX_SCALE` steps: :func:`check_scale`). Every output is a multiple of ``step``,
+    exactly; noise beyond 2^52 steps (probability below :math:`e^{-128}`) raises a
+    ``RuntimeError``, whatever ``x``."""
     arr = check_array(x, "x", ndim=(1, 2))
     step = check_step(step)
     epsilon = check_epsilon(epsilon)  # before the cached grid_scale (arguments must hash)
     sensitivity = check_positive(sensitivity, "sensitivity")
     d = arr.shape[-1]
-    scale = grid_scale(sensitivity, epsilon, d, step)
+    scale = check_scale(grid_scale(sensitivity, epsilon, d, step), step)
     grid = grid_centre(arr, step)
     noise = sample_discrete_laplace(scale, arr.shape, rng)
     if np.abs(noise).max(initial=0) >= CENTRE_LIMIT:  # whatever x: says nothing about it
@@ -247,7 +263,7 @@ def discrete_laplace_mechanism(x: np.ndarray, sensitivity: float, epsilon: float
 
 
 __all__ = [
-    "CENTRE_LIMIT", "DEFAULT_STEP", "discrete_laplace_mechanism", "grid_centre", "grid_epsilon",
-    "grid_scale",
+    "CENTRE_LIMIT", "DEFAULT_STEP", "MAX_SCALE", "check_scale", "discrete_laplace_mechanism",
+    "grid_centre", "grid_epsilon", "grid_scale",
     "grid_sensitivity", "noise_inflation", "sample_discrete_laplace",
 ]

@@ -108,11 +108,12 @@ def laplace_gradient_parts(
     gen = as_generator(rng)
     if floating_point:
         return gbar, gen.laplace(0.0, laplace_scale(clip, epsilon), size=gbar.shape)
-    scale = laplace_grid_scale(clip, epsilon, gbar.shape[1], step)
-    centre = np.rint(gbar / step)
+    scale = dl.check_scale(laplace_grid_scale(clip, epsilon, gbar.shape[1], step), step)
+    centre = dl.grid_centre(gbar, step)
     units = dl.sample_discrete_laplace(scale, gbar.shape, gen)
-    if np.abs(centre + units).max(initial=0) >= 2**53:
-        raise ValueError("gradient / step or its noise exceed 2^53: choose a larger step")
+    if np.abs(units).max(initial=0) >= dl.CENTRE_LIMIT:  # whatever g: says nothing about it
+        raise RuntimeError("discrete Laplace noise beyond 2^52 grid steps (probability below "
+                           "e^-128): choose a larger step")
     return centre * step, units * step
 
 
