@@ -18,6 +18,7 @@ imported when it is called.
 
 from __future__ import annotations
 
+import warnings
 from typing import Literal
 
 import numpy as np
@@ -30,6 +31,7 @@ from privrl.core.accounting import functional_noise as fn
 from privrl.core.mechanisms.dirichlet import check_policy, dirichlet_mechanism
 from privrl.core.rng import SeedLike
 from privrl.core.validation import (
+    PrivacyLeakWarning,
     check_array,
     check_choice,
     check_delta,
@@ -89,16 +91,50 @@ def functional_q_learning(*, epsilon: float, delta: float, episodes: int, rng: S
                               k=cal["k"], n_updates=updates, n_paths=n_paths)
 
 
+def project_to_restricted_simplex(rows: np.ndarray, eta: float) -> np.ndarray:
+    r"""The Euclidean projection of each row onto :math:`\Delta_{m,\eta} = \{\pi: \pi_i \ge \eta,
+    \sum_i\pi_i = 1\}`: :math:`\eta + \max(\pi - \eta - \theta, 0)` with :math:`\theta` the
+    threshold that makes the row sum to 1 (the simplex projection of Duchi et al. 2008 at
+    total :math:`1 - m\eta`); every entry is at least ``eta``, exactly."""
+    m = rows.shape[1]
+    v = rows - eta
+    u = -np.sort(-v, axis=1)
+    cumulative = np.cumsum(u, axis=1) - (1.0 - m * eta)
+    j = np.arange(1, m + 1)
+    count = np.sum(u - cumulative / j > 0, axis=1)
+    theta = cumulative[np.arange(len(rows)), count - 1] / count
+    return eta + np.maximum(v - theta[:, None], 0.0)
+
+
+def _restricted(rows: np.ndarray, eta: float, strict: bool) -> np.ndarray:
+    """``rows`` if every entry is at least ``eta``; else their projection onto the restricted
+    simplex, with a warning (``strict``: a ``ValueError``) naming ``policy``."""
+    low = rows < eta
+    if not np.any(low):
+        return rows
+    message = (f"policy: {int(np.any(low, axis=1).sum())} of {len(rows)} rows have entries below "
+               f"eta = {eta:g} (down to {float(rows.min()):.4g}), outside the eta-restricted "
+               "simplex Theorem 1 assumes")
+    if strict:
+        raise ValueError(message)
+    warnings.warn(message + "; projected onto it", PrivacyLeakWarning, stacklevel=3)
+    return project_to_restricted_simplex(rows, eta)
+
+
 def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b: float,
                              rng: SeedLike, k: float | object | None = None,
                              tau: float | None = None, epsilon: float | None = None,
                              delta: float | None = None,
                              composition: Literal["basic", "advanced"] = "advanced",
-                             delta_slack: float | None = None) -> Release:
+                             delta_slack: float | None = None, strict: bool = False) -> Release:
     r"""Answer each row of ``policy`` (the teacher's action probabilities :math:`f(x)` on the
     :math:`\eta`-restricted simplex, (m,) or (n, m)) with a sample of :math:`\mathrm{Dir}_k(f(x))`
     (eq. 5), for an ``lipschitz``-Lipschitz teacher and observations ``b`` apart (give the
-    product as ``lipschitz`` with ``b = 1`` if only it is known).
+    product as ``lipschitz`` with ``b = 1`` if only it is known). Theorem 1 assumes every
+    entry is at least :math:`\eta`: rows with an entry below are replaced by their Euclidean
+    projection onto :math:`\Delta_{m,\eta}` (1-Lipschitz, so the teacher composed with it is
+    still ``lipschitz``-Lipschitz), with a :class:`~privrl.core.validation.PrivacyLeakWarning`
+    (``strict=True``: a ``ValueError``).
 
     Give a target ``epsilon`` and ``delta`` (the concentration is then the largest found whose
     guarantee meets it, one for all rows:
@@ -130,7 +166,8 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     if rows.ndim != 2:
         raise ValueError(f"policy must have shape (m,) or (n, m), got {pi.shape}")
     n, m = rows.shape
-    pi = check_policy(pi, eta)
+    rows = _restricted(rows, dacc.check_eta(eta, m), strict)
+    pi = rows.reshape(pi.shape)
     composition = check_choice(composition, "composition", ("basic", "advanced"))
     targeted = epsilon is not None or delta is not None
     if targeted:

@@ -154,9 +154,9 @@ def test_mismatched_shapes_and_missing_targets(chain):
     with pytest.raises(ValueError, match="trajectories must be a privrl.Trajectories"):
         privrl.gpope(chain.observations, features=np.eye(5), gamma=0.9, epsilon=1.0,
                      delta=1e-5, iterations=2, step_size=0.1, clip_norm=1.0, rng=0)
-    with pytest.raises(ValueError, match="policy has entries below eta"):
+    with pytest.raises(ValueError, match="policy: 1 of 1 rows have entries below eta"):
         privrl.dirichlet_teacher_answer([0.99, 0.01], k=5.0, eta=0.05, tau=0.01,
-                                        lipschitz=1.0, b=1.0, rng=0)
+                                        lipschitz=1.0, b=1.0, rng=0, strict=True)
 
 
 def test_a_grid_too_fine_for_the_noise_names_step():
@@ -301,5 +301,31 @@ def test_grid_limits_are_refused_before_any_draw_in_every_grid_release():
     with pytest.raises(ValueError, match=r"alpha \(lr\) = 5e-324"):
         privrl.functional_q_learning(epsilon=1.0, delta=1e-3, episodes=3, rng=0, lr=5e-324)
     # a sigma below 2^-1054 made the default step 0 (ZeroDivisionError): now the smallest double
-    r = privrl.gaussian_mechanism(1.0, sensitivity=1e-320, sigma=5e-324, delta=1e-5, rng=0)
+    with pytest.warns(privrl.PrivacyLeakWarning, match=r"x \(in grid steps\)"):  # 1 is 2^1074 steps
+        r = privrl.gaussian_mechanism(1.0, sensitivity=1e-320, sigma=5e-324, delta=1e-5, rng=0)
     assert r.parameters["step"] == 5e-324
+
+
+def test_a_policy_below_eta_is_projected_onto_the_restricted_simplex_or_refused():
+    """Entries within 1e-6 below eta passed unchanged and the event understated delta (0.17 for
+    0.42 at the entry used); now every row is in the eta-restricted simplex Theorem 1 assumes:
+    projected (1-Lipschitz) with a warning, or refused with strict=True."""
+    from scipy.optimize import minimize
+
+    from privrl.api.control import project_to_restricted_simplex
+
+    args = dict(k=1e5, tau=1e-9, eta=2e-6, lipschitz=0.5, b=0.1, rng=0)
+    with pytest.warns(privrl.PrivacyLeakWarning, match=r"policy: 1 of 1 rows .* below eta"):
+        privrl.dirichlet_teacher_answer([1.01e-6, 1 - 1.01e-6], **args)
+    with pytest.raises(ValueError, match="policy: 1 of 1 rows"):
+        privrl.dirichlet_teacher_answer([1.01e-6, 1 - 1.01e-6], strict=True, **args)
+    rng = np.random.default_rng(0)
+    for m in (2, 3, 5):
+        eta = 0.8 / m * rng.uniform()
+        x = rng.dirichlet(np.ones(m) * 0.3)
+        p = project_to_restricted_simplex(x[None, :], eta)[0]
+        assert np.all(p >= eta) and abs(p.sum() - 1) < 1e-12
+        brute = minimize(lambda y, x=x: ((y - x) ** 2).sum(), np.full(m, 1 / m), method="SLSQP",
+                         bounds=[(eta, 1)] * m, options={"ftol": 1e-14},
+                         constraints=[{"type": "eq", "fun": lambda y: y.sum() - 1}])
+        assert np.allclose(brute.x, p, atol=1e-6)
