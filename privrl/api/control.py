@@ -121,6 +121,22 @@ def _restricted(rows: np.ndarray, eta: float, strict: bool) -> np.ndarray:
     return project_to_restricted_simplex(rows, eta)
 
 
+#: Advanced composition needs e^epsilon of each query, beyond a double near 709.78.
+MAX_COMPOSED_EPSILON = 700.0
+
+
+def _check_composable(ks: np.ndarray, m: int, eta: float, tau: float, lipschitz: float,
+                      b: float) -> None:
+    """A ``ValueError`` naming ``k`` when a query's epsilon (eq. 12) is beyond
+    :data:`MAX_COMPOSED_EPSILON`: the composition of several answers is then no number."""
+    worst = max(dacc.theorem1_epsilon(dacc.Theorem1Mechanism(float(x), m, eta, tau), lipschitz, b)
+                for x in np.unique(ks))
+    if worst > MAX_COMPOSED_EPSILON:
+        raise ValueError(f"k: one answer's epsilon is {worst:.4g}, beyond "
+                         f"{MAX_COMPOSED_EPSILON:g}, where composing answers overflows a double; "
+                         "give a smaller k (or answer one row)")
+
+
 def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b: float,
                              rng: SeedLike, k: float | object | None = None,
                              tau: float | None = None, epsilon: float | None = None,
@@ -194,6 +210,7 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
         event = dacc.DirichletMechanismEvent(float(ks[0]), m, eta, tau, lipschitz, b)
         k_out = float(ks[0])
     else:
+        _check_composable(ks, m, eta, tau, lipschitz, b)
         event = dacc.TeacherQueriesEvent(tuple(float(x) for x in ks), m, eta, tau, lipschitz, b,
                                          composition, delta_slack)
         k_out = ks.copy()

@@ -329,3 +329,13 @@ def test_a_policy_below_eta_is_projected_onto_the_restricted_simplex_or_refused(
                          bounds=[(eta, 1)] * m, options={"ftol": 1e-14},
                          constraints=[{"type": "eq", "fun": lambda y: y.sum() - 1}])
         assert np.allclose(brute.x, p, atol=1e-6)
+
+
+def test_answers_whose_composition_overflows_are_refused_naming_k():
+    """Two rows at k = 2000 (eq. 12 gives 1641 per answer) raised an OverflowError inside
+    advanced composition (e^epsilon), even with composition="basic"."""
+    for composition in ("basic", "advanced"):
+        with pytest.raises(ValueError, match=r"k: one answer's epsilon is 1641, beyond 700"):
+            privrl.dirichlet_teacher_answer([[0.7, 0.3], [0.6, 0.4]], k=2000.0, tau=0.01,
+                                            eta=0.05, lipschitz=0.5, b=0.1, rng=0,
+                                            composition=composition)
