@@ -99,18 +99,22 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
         raise ValueError("rho must be non-negative: importance ratios pi(a|s) / mu(a|s)")
     phi = None if features is None else check_array(features, "features", ndim=2)
     reach = _feature_reach(phi)
-    stats = gtd.SaddlePointStats.from_trajectories(traj, gamma, phi, rho)
     n = traj.n_trajectories
     if noise_multiplier is None:
         z = calibrate_grid_noise_multiplier(epsilon, delta, n, iterations)
     else:
         z = check_positive(noise_multiplier, "noise_multiplier")
-    noise, event = grid_gpope_noise(z, clip_norm, stats.dim, n, iterations, step)
+    if phi is None and traj.observations.ndim != 3:
+        raise ValueError("features: give the (N, d) features of integer states, or "
+                         "observations of shape (m, H + 1, d)")
+    dim = phi.shape[1] if phi is not None else int(traj.observations.shape[-1])
+    noise, event = grid_gpope_noise(z, clip_norm, dim, n, iterations, step)  # before any (d, d)
     if epsilon is not None and event.epsilon(delta) > epsilon:  # s >= (z G_Z)^2 exactly
         raise RuntimeError(f"the GPOPE calibration missed its target: epsilon "
                            f"{event.epsilon(delta)!r} > {epsilon!r}")
     _check_iterate_bound(iterations * step_size * (clip_norm * gtd.CLIP_MARGIN
                                                    + NOISE_TAIL * noise.sigma), reach)
+    stats = gtd.SaddlePointStats.from_trajectories(traj, gamma, phi, rho)
     run = gtd.gpope(stats, iterations, step_size, clip_norm, 0.0, rng, grid=noise)
     return Release.from_event(run.theta[0], event, delta, noise_multiplier=event.noise_multiplier,
                               noise_std=noise.sigma, step=noise.step, clip_norm=clip_norm,

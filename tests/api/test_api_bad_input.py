@@ -339,3 +339,9 @@ def test_answers_whose_composition_overflows_are_refused_naming_k():
             privrl.dirichlet_teacher_answer([[0.7, 0.3], [0.6, 0.4]], k=2000.0, tau=0.01,
                                             eta=0.05, lipschitz=0.5, b=0.1, rng=0,
                                             composition=composition)
+
+
+def test_gpope_checks_the_feature_count_before_building_its_statistics(chain):
+    """600,000 features asked for 5.2 TiB of (d, d) statistics before the count was checked."""
+    with pytest.raises(ValueError, match="features: at most 524288 features"):
+        _gpope(chain, features=np.ones((5, 600_000)))
