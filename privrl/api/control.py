@@ -182,7 +182,11 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     if rows.ndim != 2:
         raise ValueError(f"policy must have shape (m,) or (n, m), got {pi.shape}")
     n, m = rows.shape
-    rows = _restricted(rows, dacc.check_eta(eta, m), strict)
+    eta = dacc.check_eta(eta, m)
+    if 1.0 - (m - 1) * eta == 1.0:  # the vertex (eq. 6) would not move off the corner
+        raise ValueError(f"eta = {eta!r} is so small that 1 - (m - 1) eta is 1 on doubles; give "
+                         "a larger eta")
+    rows = _restricted(rows, eta, strict)
     pi = rows.reshape(pi.shape)
     composition = check_choice(composition, "composition", ("basic", "advanced"))
     targeted = epsilon is not None or delta is not None
@@ -206,6 +210,9 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     ks = np.broadcast_to(k_given, rows.shape[:1])
     if np.any(ks <= 0) or np.any(ks > MAX_CONCENTRATION):
         raise ValueError(f"k must lie in (0, {MAX_CONCENTRATION:g}], got {k}")
+    if float(ks.min()) * eta == 0.0:
+        raise ValueError(f"k, eta: the Dirichlet parameter k eta = {float(ks.min())!r} x {eta!r} "
+                         "underflows to 0; give a larger k or eta")
     if n == 1:
         event = dacc.DirichletMechanismEvent(float(ks[0]), m, eta, tau, lipschitz, b)
         k_out = float(ks[0])

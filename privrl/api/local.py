@@ -54,6 +54,8 @@ def laplace_report(gradients: object, *, epsilon: float, clip: float, rng: SeedL
     g = _gradients(gradients)
     epsilon = check_epsilon(epsilon)
     clip = check_positive(clip, "clip")
+    if clip / 2 == 0.0:
+        raise ValueError(f"clip must be at least 2^-1073 (its half is the L1 bound), got {clip!r}")
     d = g.shape[1]
     value = loc.laplace_gradient_mechanism(g, epsilon, clip, rng, step=step)
     t = loc.laplace_grid_scale(clip, epsilon, d, step)
@@ -90,8 +92,11 @@ def sign_report(gradients: object, *, epsilon: float, clip: float, rng: SeedLike
     if d_hat > d:
         raise ValueError(f"d_hat must be at most the gradients' dimension d = {d} (the "
                          f"projection compresses), got {d_hat}")
-    value = loc.projected_random_sign(g, epsilon, clip, rng, d_hat=d_hat)
     flip = loc.flip_floor(epsilon / d_hat)
+    if flip >= 0.5:
+        raise ValueError(f"epsilon: {epsilon:g} over d_hat = {d_hat} signs leaves each sign a "
+                         "fair coin on doubles (no signal); give a larger epsilon")
+    value = loc.projected_random_sign(g, epsilon, clip, rng, d_hat=d_hat)
     return Release.from_event(value, BitFlipEvent(flip_probability=flip, bits=d_hat), 0.0,
                               d_hat=d_hat, flip_probability=flip, clip=clip)
 

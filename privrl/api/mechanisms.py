@@ -13,6 +13,7 @@ r"""The standard mechanisms as releases, both on a grid and private on IEEE doub
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -36,6 +37,12 @@ def _one_of(epsilon: object, other: object, other_name: str) -> None:
     if (epsilon is None) == (other is None):
         raise ValueError(f"epsilon, {other_name}: give exactly one (a target epsilon to calibrate "
                          f"the noise, or the {other_name} to compute epsilon from)")
+
+
+def _nonempty(value: np.ndarray) -> np.ndarray:
+    if value.size == 0:
+        raise ValueError(f"value must hold at least one coordinate, got shape {value.shape}")
+    return value
 
 
 def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: SeedLike,
@@ -66,7 +73,7 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: 
     >>> r.epsilon <= 1.0, round(r.parameters["sigma"], 2), r.value.shape
     (True, 4.05, (2,))
     """
-    value = check_array(value, "value")
+    value = _nonempty(check_array(value, "value"))
     sensitivity = check_positive(sensitivity, "sensitivity")
     delta = check_delta(delta)
     _one_of(epsilon, sigma, "sigma")
@@ -76,8 +83,11 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: 
         if epsilon > MAX_GAUSSIAN_EPSILON:
             raise ValueError(f"epsilon must be at most {MAX_GAUSSIAN_EPSILON:g} for the Gaussian "
                              f"mechanism, got {epsilon}")
-        noise = dg.GridGaussian.for_multiplier(required_noise_multiplier(epsilon, delta),
-                                               sensitivity, d, step)
+        z = required_noise_multiplier(epsilon, delta)
+        if not math.isfinite(z * sensitivity):
+            raise ValueError(f"sensitivity: the noise scale {z:.4g} x {sensitivity:.4g} is beyond "
+                             "a double; rescale the value")
+        noise = dg.GridGaussian.for_multiplier(z, sensitivity, d, step)
     else:
         sigma = check_positive(sigma, "sigma")
         step = check_step(step) if step is not None else dg.default_step(sigma)
@@ -112,7 +122,7 @@ def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float, rng:
     >>> r.epsilon <= 0.5, r.delta, round(r.parameters["noise_scale"], 6)
     (True, 0.0, 2.0)
     """
-    arr = check_array(value, "value", ndim=(0, 1))
+    arr = _nonempty(check_array(value, "value", ndim=(0, 1)))
     sensitivity = check_positive(sensitivity, "sensitivity")
     epsilon = check_epsilon(epsilon)
     step = check_step(step)

@@ -3,6 +3,7 @@ or a clipping warning, never a silent release or a traceback from inside numpy (
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -345,3 +346,24 @@ def test_gpope_checks_the_feature_count_before_building_its_statistics(chain):
     """600,000 features asked for 5.2 TiB of (d, d) statistics before the count was checked."""
     with pytest.raises(ValueError, match="features: at most 524288 features"):
         _gpope(chain, features=np.ones((5, 600_000)))
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: privrl.sign_report([[1.0, 2.0]], epsilon=1e-17, clip=1.0, rng=0),
+     "epsilon: 1e-17 over d_hat = 1 signs"),
+    (lambda: privrl.laplace_report([[1.0]], epsilon=1.0, clip=5e-324, rng=0), "clip must be at"),
+    (lambda: privrl.gaussian_mechanism(1.0, sensitivity=1e308, epsilon=1.0, delta=1e-5, rng=0),
+     "sensitivity: the noise scale"),
+    (lambda: privrl.laplace_mechanism([], sensitivity=1.0, epsilon=1.0, rng=0),
+     "value must hold at least one coordinate"),
+    (lambda: privrl.gaussian_mechanism([], sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=0),
+     "value must hold at least one coordinate"),
+    (lambda: privrl.dirichlet_teacher_answer([0.5, 0.5], k=5.0, tau=0.01, eta=1e-300,
+                                             lipschitz=1.0, b=1.0, rng=0), "eta = 1e-300"),
+    (lambda: privrl.dirichlet_teacher_answer([0.5, 0.5], k=5e-324, tau=0.01, eta=0.05,
+                                             lipschitz=1.0, b=1.0, rng=0), "k, eta: the Dirichlet"),
+])
+def test_edge_values_name_the_argument_a_user_gave(call, message):
+    """These named an internal value (epsilons[0], bound, sigma, d, a, b) before."""
+    with pytest.raises(ValueError, match=re.escape(message)):
+        call()
