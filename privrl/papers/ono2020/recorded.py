@@ -66,20 +66,13 @@ def write_paper_results(trials: pd.DataFrame, curves: pd.DataFrame | None, recor
     record.write(directory.parent / RECORD_JSON)
 
 
-def _code_dirty() -> bool:
-    """Uncommitted changes to the code a run depends on (the package and the notebooks)."""
-    status = records.git(records.SOURCE_ROOT, "status", "--porcelain", "--untracked-files=no",
-                         "--", "privrl", "notebooks")
-    return bool(status)
-
-
 def record_paper_run(profile: OnoProfile, *, cache_dir: Any, directory: Path | None = None,
                      executor: Any = "serial", progress: bool = False, note: str = "",
                      workers: int = 1) -> RunRecord:
     """Run the tables and Figure 2 of ``profile`` and write the two CSVs and the run record
     (:func:`write_paper_results`). ``note`` states what part of the paper profile was run; the
     record names the commit checked out when the run *started* and the ``workers`` it ran on."""
-    commit, dirty, start = current_commit(), _code_dirty(), time.perf_counter()
+    commit, dirty, start = current_commit(), records.code_dirty(), time.perf_counter()
     kw = {"executor": executor, "cache_dir": cache_dir, "progress": progress,
           "max_workers": workers}
     trials = sweep_tables(profile, **kw)
@@ -122,7 +115,7 @@ def record_reference_run(profile: OnoProfile, *, cache_dir: Any, directory: Path
     Tables 1-3 and Figure 2 at the chosen steps) of ``profile`` and write its three CSVs
     (:func:`reference_frames`) into ``directory`` and its run record one folder up
     (``ono2020-reference.json``)."""
-    commit, dirty, start = current_commit(), _code_dirty(), time.perf_counter()
+    commit, dirty, start = current_commit(), records.code_dirty(), time.perf_counter()
     runs = sweep_reference(profile, executor=executor, cache_dir=cache_dir, progress=progress,
                            max_workers=workers)
     seconds = sum(float(runs[k].seconds.sum()) for k in ("tuning", "trials"))

@@ -244,8 +244,7 @@ def record_tuned(profile: OnoProfile, *, cache_dir: Any, tune: str = "all",
     if tune not in ("deciding", "all"):
         raise ValueError(f"tune must be 'deciding' or 'all', got {tune!r}")
     commit, start = current_commit(), time.perf_counter()
-    dirty = bool(records.git(records.SOURCE_ROOT, "status", "--porcelain",
-                             "--untracked-files=no", "--", "privrl"))
+    dirty = records.code_dirty()
     kw = {"executor": executor, "cache_dir": cache_dir, "progress": progress,
           "max_workers": workers}
     evaluation = DECIDING_ARMS if evaluation is None else evaluation

@@ -24,7 +24,13 @@ from pathlib import Path
 
 from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
-from privrl.chapter.records import RunRecord, current_commit, find_root, git, record_path
+from privrl.chapter.records import (
+    RunRecord,
+    code_dirty,
+    current_commit,
+    find_root,
+    record_path,
+)
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.chapter.sweep import run_sweep
 from privrl.core.accounting.events import NoGuarantee
@@ -47,8 +53,6 @@ from privrl.papers.wang2019.runs import (
     write_paper_curves,
 )
 
-#: What the run record's ``git_dirty`` looks at (as the book pipeline's records): the code.
-CODE_PATHS = ("privrl", "notebooks")
 #: The Audits chapter's audit of each method's release (privrl.papers.audits); output
 #: perturbation has none.
 AUDITS = {"functional": "audits:gp_update", "input": "audits:input_perturbation",
@@ -163,7 +167,7 @@ def record_paper_curves(
     the run record (:class:`~privrl.chapter.records.RunRecord`) to ``book/measurements/``."""
     root = find_root()
     commit = current_commit(root)
-    dirty = bool(git(root, "status", "--porcelain", "--untracked-files=no", "--", *CODE_PATHS))
+    dirty = code_dirty(root)
     started = time.perf_counter()
     result = run(WangProfile.paper(), executor=executor, cache_dir=cache_dir, progress=True)
     csv = write_paper_curves(result.table("curves"))
