@@ -76,7 +76,8 @@ def mismatches(frame: pd.DataFrame, recorded: dict[str, list]) -> list[str]:
                 problems.append(f"{col}: {a} != recorded {b}")
         else:
             x, y = (np.array([np.nan if v is None else v for v in z], float) for z in (a, b))
-            atol = max(1e-12, COLUMN_ATOL * float(np.nanmax(np.abs(y), initial=0.0)))
+            scale = float(np.max(np.abs(y[np.isfinite(y)]), initial=0.0))  # inf: compared exactly
+            atol = max(1e-12, COLUMN_ATOL * scale)
             if not np.allclose(x, y, rtol=RTOL, atol=atol, equal_nan=True):
                 worst = int(np.nanargmax(np.abs(x - y)))
                 problems.append(f"{col}: row {worst} is {x[worst]!r}, recorded {y[worst]!r}")
