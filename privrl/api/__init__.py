@@ -12,7 +12,8 @@ analysis assumes a bound on the data, the release clips to it and warns
 * :func:`gaussian_mechanism`: the Gaussian mechanism on a grid (exact discrete Gaussian noise),
   private on IEEE doubles;
 * :func:`laplace_mechanism`: the Laplace mechanism on a grid, exactly private on IEEE doubles;
-* :func:`dp_lsw`, :func:`dp_lsl`: Balle, Gomrokchi and Precup 2016 (smooth sensitivity);
+* :func:`dp_lsw`, :func:`dp_lsl`: Balle, Gomrokchi and Precup 2016 (smooth sensitivity), each
+  coordinate the double nearest to the real-valued release (exact normal noise);
 * :func:`gpope`: Xie, Thomas and Miklau 2019 (private GTD2), its gradient steps on a grid
   (exact discrete Gaussian noise), private on IEEE doubles;
 * :func:`functional_q_learning`: Wang and Hegde 2019 (functional noise; needs torch);

@@ -12,7 +12,8 @@ r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019) and 
   :math:`T` (or given, and epsilon computed).
 * :func:`dp_lsw`, :func:`dp_lsl`: the least-squares fits of first-visit Monte Carlo returns
   (eqs. 3, 7-8) plus :math:`N(0, \sigma_X^2 I)` with :math:`\sigma_X` from a smooth bound on the
-  local sensitivity (Lemma 1, Algorithms 1-2). Their analysis assumes every return lies in an
+  local sensitivity (Lemma 1, Algorithms 1-2), each coordinate released as the double nearest to
+  the real sum (exact normal noise), so private on doubles. Their analysis assumes every return lies in an
   interval of width :math:`F_{max}` (``return_bound``), :math:`[F_{low}, F_{low} + F_{max}]`
   (``return_low``, default 0: non-negative rewards; :math:`-F_{max}` for non-positive ones):
   returns outside are clipped to it, with a
@@ -206,8 +207,10 @@ def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     :math:`\sigma_X`: it is a function of the data's visit counts, and released without noise
     it would void the guarantee).
 
-    The noise is drawn in floating point, as in the paper: the guarantee is the mathematics',
-    not yet the doubles' (unlike :func:`~privrl.api.mechanisms.gaussian_mechanism`'s grid).
+    Each coordinate is released as the double nearest to the real-valued release, its normal
+    noise drawn exactly (Karney 2016; :func:`~privrl.core.mechanisms.exact_gaussian.rounded_gaussian`):
+    a post-processing of Lemma 1's mechanism, so the guarantee holds on doubles. (The chapters
+    reproduce the paper's floating-point noise.)
 
     >>> import numpy as np, privrl
     >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
@@ -220,7 +223,7 @@ def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     """
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
     budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
-    est = mc.dp_lsw(fv, phi, rho, budget, rng, strict=strict)
+    est = mc.dp_lsw(fv, phi, rho, budget, rng, strict=strict, exact=True)
     return _smooth_release(est, budget, phi.shape[1])
 
 
@@ -233,8 +236,8 @@ def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     :math:`\sigma_X = \frac{2\alpha F_{max}\|\Phi\|}{\lambda - \|\rho\|_\infty\|\Phi\|^2}
     \sqrt{\Psi^\lambda_\beta(X)}`; needs ``lam`` :math:`> \|\rho\|_\infty\|\Phi\|^2`.
 
-    Arguments, clipping, event, ``parameters`` and floating-point noise as :func:`dp_lsw` (plus
-    ``lam``).
+    Arguments, clipping, event, ``parameters`` and the correctly rounded noise as :func:`dp_lsw`
+    (plus ``lam``).
 
     >>> import numpy as np, privrl
     >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
@@ -248,7 +251,7 @@ def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
     budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
     lam = check_positive(lam, "lam")
-    est = mc.dp_lsl(fv, phi, rho, lam, budget, rng, strict=strict)
+    est = mc.dp_lsl(fv, phi, rho, lam, budget, rng, strict=strict, exact=True)
     return _smooth_release(est, budget, phi.shape[1], lam=lam)
 
 

@@ -28,6 +28,7 @@ from privrl.core.accounting.discrete_gaussian import gaussian_rdp_epsilon
 from privrl.core.accounting.subsampled import grid_gpope_epsilon
 from privrl.core.algorithms import monte_carlo as mc
 from privrl.core.envs.line import HORIZON
+from privrl.core.mechanisms.exact_gaussian import rounded_gaussian
 
 
 def _std_close(samples: np.ndarray, expected: float) -> None:
@@ -116,6 +117,8 @@ def test_smooth_sensitivity_releases(method):
     assert beta == 1.0 / (4 * (40 + math.log(2 / 0.1)))
     assert r.epsilon == r.event.epsilon(r.delta) == pytest.approx(1.0, rel=1e-12)
     _std_close(np.concatenate(noise), sigma)
+    # each coordinate is the double nearest to centre + sigma Z, Z drawn exactly from the seed
+    assert np.array_equal(r.value, rounded_gaussian(centre, sigma, 99))
 
 
 def test_laplace_report_noise_and_epsilon():

@@ -52,6 +52,7 @@ from privrl.core.accounting.smooth_sensitivity import (
     lsw_smooth_bound,
     smooth_gaussian_constants,
 )
+from privrl.core.mechanisms.exact_gaussian import rounded_gaussian
 from privrl.core.mechanisms.smooth_sensitivity import smooth_gaussian_release
 from privrl.core.rng import SeedLike
 from privrl.core.trajectories import Trajectories
@@ -343,34 +344,42 @@ def bounded_returns(fv: FirstVisitReturns, budget: SmoothGaussianBudget,
 
 
 def _release(
-    centre: np.ndarray, sigma: float, rng: SeedLike, noise_multiplier: float
+    centre: np.ndarray, sigma: float, rng: SeedLike, noise_multiplier: float, exact: bool
 ) -> PrivateEstimate:
-    """Release ``centre`` with the smooth-sensitivity Gaussian at ``sigma * noise_multiplier``."""
+    """Release ``centre`` with the smooth-sensitivity Gaussian at ``sigma * noise_multiplier``:
+    floating-point noise as in the paper (:func:`smooth_gaussian_release`), or with ``exact``
+    each coordinate the double nearest to the real sum
+    (:func:`~privrl.core.mechanisms.exact_gaussian.rounded_gaussian`, private on doubles)."""
     sigma *= check_positive(noise_multiplier, "noise_multiplier")
-    return PrivateEstimate(smooth_gaussian_release(centre, sigma, rng), centre, sigma)
+    release = rounded_gaussian if exact else smooth_gaussian_release
+    return PrivateEstimate(release(centre, sigma, rng), centre, sigma)
 
 
 def dp_lsw(fv: FirstVisitReturns, phi: object, rho: object, budget: SmoothGaussianBudget,
-           rng: SeedLike, noise_multiplier: float = 1.0, strict: bool = False) -> PrivateEstimate:
+           rng: SeedLike, noise_multiplier: float = 1.0, strict: bool = False,
+           exact: bool = False) -> PrivateEstimate:
     """DP-LSW (Algorithm 1) on the returns clipped to the budget's ``return_range``
-    (:func:`bounded_returns`). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
+    (:func:`bounded_returns`). ``noise_multiplier`` < 1 voids the guarantee (tests only);
+    ``exact``: noise correctly rounded to doubles (the paper's: floating point)."""
     fv = bounded_returns(fv, budget, strict)
     budget.check_sums(fv.m)
     Phi, r = _check_problem(fv, phi, rho)
     sigma = dp_lsw_sigma(fv.counts, Phi, r, budget)
-    return _release(lsw(fv, Phi, r), sigma, rng, noise_multiplier)
+    return _release(lsw(fv, Phi, r), sigma, rng, noise_multiplier, exact)
 
 
 def dp_lsl(fv: FirstVisitReturns, phi: object, rho: object, lam: float,
            budget: SmoothGaussianBudget, rng: SeedLike,
-           noise_multiplier: float = 1.0, strict: bool = False) -> PrivateEstimate:
+           noise_multiplier: float = 1.0, strict: bool = False,
+           exact: bool = False) -> PrivateEstimate:
     """DP-LSL (Algorithm 2) on the returns clipped to the budget's ``return_range``
-    (:func:`bounded_returns`). ``noise_multiplier`` < 1 voids the guarantee (tests only)."""
+    (:func:`bounded_returns`). ``noise_multiplier`` < 1 voids the guarantee (tests only);
+    ``exact`` as :func:`dp_lsw`."""
     fv = bounded_returns(fv, budget, strict)
     budget.check_sums(fv.m)
     Phi, r = _check_problem(fv, phi, rho)
     sigma = dp_lsl_sigma(fv.counts, fv.m, Phi, r, lam, budget)
-    return _release(lsl(fv, Phi, r, lam), sigma, rng, noise_multiplier)
+    return _release(lsl(fv, Phi, r, lam), sigma, rng, noise_multiplier, exact)
 
 
 def weighted_rmse(phi: object, theta: object, values: object, rho: object) -> float:
