@@ -24,6 +24,20 @@ def test_ruff_check_passes():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_sources_hold_no_control_characters():
+    """A backslash escape in a docstring that is not raw writes a control character (``\\beta``
+    becomes a backspace and ``eta``): the rendered maths loses its letters. No source, page or
+    notebook holds one (tabs and carriage returns included)."""
+    suffixes = {".py", ".md", ".yml", ".bib", ".ipynb", ".css"}
+    found = [f"{p.relative_to(ROOT)}:{n}" for top in ("privrl", "tests", "benchmarks", "book",
+                                                        "notebooks")
+             for p in sorted((ROOT / top).rglob("*")) if p.suffix in suffixes
+             and "measurements" not in p.parts and "_build" not in p.parts
+             for n, line in enumerate(p.read_text().splitlines(), 1)
+             if any(ord(c) < 32 for c in line)]
+    assert not found, f"control characters at {found}"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebooks_are_thin(path):
     cells = json.loads(path.read_text())["cells"]

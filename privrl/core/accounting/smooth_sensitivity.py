@@ -92,14 +92,14 @@ def smooth_gaussian_tv_bound(alpha: float, beta: float, d: int) -> float:
     datasets that meet Lemma 1's conditions, both ways round: what the release is at delta = 0,
     :math:`(0, \mathrm{TV})`-DP.
 
-    With :math:`r = \sigma_X^2/\sigma_Y^2 \in [e^{-eta}, e^{eta}]` (condition (b) for both
-    orders) and :math:`\|\mu_X - \mu_Y\|_2 \le \sigma_Y/lpha` (condition (a) for (Y, X)),
+    With :math:`r = \sigma_X^2/\sigma_Y^2 \in [e^{-\beta}, e^{\beta}]` (condition (b) for both
+    orders) and :math:`\|\mu_X - \mu_Y\|_2 \le \sigma_Y/\alpha` (condition (a) for (Y, X)),
 
     .. math:: \mathrm{KL}(N(\mu_X, \sigma_X^2 I_d) \,\|\, N(\mu_Y, \sigma_Y^2 I_d))
-              = 	frac d2 (r - 1 - \ln r) + rac{\|\mu_X - \mu_Y\|^2}{2\sigma_Y^2}
-              \le 	frac d2 (e^{eta} - 1 - eta) + rac{1}{2lpha^2},
+              = \tfrac d2 (r - 1 - \ln r) + \frac{\|\mu_X - \mu_Y\|^2}{2\sigma_Y^2}
+              \le \tfrac d2 (e^{\beta} - 1 - \beta) + \frac{1}{2\alpha^2},
 
-    (:math:`r - 1 - \ln r` is largest at :math:`r = e^eta` on the interval), and Pinsker's
+    (:math:`r - 1 - \ln r` is largest at :math:`r = e^\beta` on the interval), and Pinsker's
     inequality gives :math:`\mathrm{TV} \le \sqrt{\mathrm{KL}/2}`.
     """
     alpha = check_positive(alpha, "alpha")
