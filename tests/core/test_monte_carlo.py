@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -323,6 +324,12 @@ def test_public_limits_of_the_noise_scales_are_refused_whatever_the_data(data):
     huge = SmoothGaussianBudget(0.1, 0.1, 1e307)
     with pytest.raises(ValueError, match="return_bound: 150 returns of up to 1e\\+307"):
         dp_lsw(fv, np.eye(N), RHO, huge, 0)
+    # refused before a return is read: no clipping warning, no overflow in the clipped means
+    outside = mc.FirstVisitReturns(fv.returns * 3e307, fv.visited, fv.counts, fv.means)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="return_bound: 150 returns"):
+            dp_lsw(outside, np.eye(N), RHO, huge, 0)
     with pytest.raises(ValueError, match="DP-LSL's noise scale could reach"):
         dp_lsl_sigma(np.zeros(N, int), 30, np.eye(N), RHO, 1.0, huge)
     for sigma in (dp_lsw_sigma, lambda c, p, r, b: dp_lsl_sigma(c, 30, p, r, 1e-160, b)):

@@ -14,6 +14,8 @@ from privrl.core.accounting.smooth_sensitivity import (
     SmoothGaussianEvent,
     gaussian_hockey_stick_mc,
     lemma1_conditions,
+    lsl_psi,
+    lsl_psi_bound,
     lsl_smooth_bound,
     lsl_smooth_bound_bruteforce,
     lsw_smooth_bound,
@@ -197,3 +199,14 @@ def test_total_variation_bound_covers_the_worst_pairs_lemma1_allows():
         alpha, beta, 3)
     # a doubled beta (a rougher bound on the sensitivity) raises the bound
     assert smooth_gaussian_tv_bound(alpha, 2 * beta, 3) > smooth_gaussian_tv_bound(alpha, beta, 3)
+
+
+def test_lsl_psi_bound_is_the_largest_psi_over_datasets_of_m_trajectories():
+    """Every signature of m = 6 trajectories over 3 states (counts 0..6), every k: psi_k is at
+    most the bound, and meets it (at k = m, or with every count at m)."""
+    rho = np.array([0.5, 0.3, 0.2])
+    bound = lsl_psi_bound(6, rho, 1.7, 2.0)
+    grid = np.array(np.meshgrid(*[np.arange(7)] * 3)).reshape(3, -1).T
+    largest = max(float(lsl_psi(c, 6, rho, 1.7, 2.0, np.arange(7)).max()) for c in grid)
+    assert largest == bound
+    assert float(lsl_psi(np.full(3, 6), 6, rho, 1.7, 2.0, 0)[0]) == bound

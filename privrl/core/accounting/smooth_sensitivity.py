@@ -200,6 +200,14 @@ def lsl_psi(
     return scale * np.sqrt((rho[None, :] * shifted).sum(axis=1)) + np.linalg.norm(rho)
 
 
+def lsl_psi_bound(m: int, rho: np.ndarray, phi_norm: float, lam: float) -> float:
+    r"""The largest :math:`\psi_k(X)` over every dataset of ``m`` trajectories and every k:
+    :math:`\psi_k` grows with the shifted counts :math:`\min(m_{X,s} + k, m) \le m`, so it is
+    :math:`\psi_m` of the empty signature. A public bound: :math:`\Psi^\lambda_\beta(X) \le`
+    its square."""
+    return float(lsl_psi(np.zeros(len(rho), dtype=np.int64), m, rho, phi_norm, lam, m)[0])
+
+
 def lsl_smooth_bound(
     counts: object, m: int, rho: object, phi_norm: float, lam: float, beta: float
 ) -> float:

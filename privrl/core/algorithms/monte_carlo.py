@@ -47,7 +47,7 @@ from fractions import Fraction
 import numpy as np
 
 from privrl.core.accounting.smooth_sensitivity import (
-    lsl_psi,
+    lsl_psi_bound,
     lsl_smooth_bound,
     lsw_smooth_bound,
     smooth_gaussian_constants,
@@ -305,13 +305,12 @@ def dp_lsl_sigma(
     m = check_int(m, "m", minimum=1)
     alpha, beta = _check_budget(budget).constants(Phi.shape[1])
     factor = 2 * alpha * budget.return_bound * phi_norm / (lam - floor)
-    psi_max = float(lsl_psi(np.zeros(len(r), dtype=np.int64), m, r, phi_norm, lam, m)[0])
-    if not math.isfinite(factor * psi_max):  # Psi <= psi_m^2, the same for every dataset
+    psi_max = lsl_psi_bound(m, r, phi_norm, lam)
+    if not math.isfinite(factor * psi_max):  # Psi <= psi_max^2, the same for every dataset
         raise ValueError(f"return_bound, lam, features (phi): DP-LSL's noise scale could reach "
                          f"{factor * psi_max:.4g}, beyond a double; rescale the rewards or "
                          "features, or raise lam")
-    psi = lsl_smooth_bound(counts, m, r, phi_norm, lam, beta)
-    return float(2 * alpha * budget.return_bound * phi_norm / (lam - floor) * np.sqrt(psi))
+    return float(factor * np.sqrt(lsl_smooth_bound(counts, m, r, phi_norm, lam, beta)))
 
 
 @dataclass(frozen=True)
@@ -329,10 +328,13 @@ def bounded_returns(fv: FirstVisitReturns, budget: SmoothGaussianBudget,
     :math:`[F_{low}, F_{low} + F_{max}]`, the interval the sensitivity analysis of DP-LSW and
     DP-LSL assumes (Section 3.1); ``fv`` itself when none lies outside. Clipping warns
     (:class:`~privrl.core.validation.PrivacyLeakWarning`), or raises a ``ValueError`` with
-    ``strict=True``. Unvisited entries (stored as 0) are not returns and are left alone."""
+    ``strict=True``. Unvisited entries (stored as 0) are not returns and are left alone.
+    Before any return is read, :meth:`SmoothGaussianBudget.check_sums` refuses a ``return_bound``
+    whose sums over ``fv.m`` trajectories could leave the doubles (public under replace-one)."""
     if not isinstance(fv, FirstVisitReturns):
         raise ValueError("fv must be a FirstVisitReturns (see first_visit_returns)")
-    low, high = _check_budget(budget).return_range
+    _check_budget(budget).check_sums(fv.m)
+    low, high = budget.return_range
     seen = fv.returns[fv.visited]
     kept = clip_to_bound(seen, "returns (return_bound, return_low)", low, high, strict)
     if kept is seen:
@@ -362,7 +364,6 @@ def dp_lsw(fv: FirstVisitReturns, phi: object, rho: object, budget: SmoothGaussi
     (:func:`bounded_returns`). ``noise_multiplier`` < 1 voids the guarantee (tests only);
     ``exact``: noise correctly rounded to doubles (the paper's: floating point)."""
     fv = bounded_returns(fv, budget, strict)
-    budget.check_sums(fv.m)
     Phi, r = _check_problem(fv, phi, rho)
     sigma = dp_lsw_sigma(fv.counts, Phi, r, budget)
     return _release(lsw(fv, Phi, r), sigma, rng, noise_multiplier, exact)
@@ -376,7 +377,6 @@ def dp_lsl(fv: FirstVisitReturns, phi: object, rho: object, lam: float,
     (:func:`bounded_returns`). ``noise_multiplier`` < 1 voids the guarantee (tests only);
     ``exact`` as :func:`dp_lsw`."""
     fv = bounded_returns(fv, budget, strict)
-    budget.check_sums(fv.m)
     Phi, r = _check_problem(fv, phi, rho)
     sigma = dp_lsl_sigma(fv.counts, fv.m, Phi, r, lam, budget)
     return _release(lsl(fv, Phi, r, lam), sigma, rng, noise_multiplier, exact)
