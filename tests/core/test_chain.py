@@ -124,3 +124,22 @@ def test_features():
 def test_input_validation(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_a_process_keeps_its_own_read_only_arrays():
+    """Changing the caller's arrays after construction changes neither the process nor its
+    exact values, and the process's arrays refuse writes."""
+    P = np.array([[0.5, 0.5], [0.0, 1.0]])
+    rewards = np.array([[1.0, 2.0], [0.0, 0.0]])
+    start = np.array([1.0, 0.0])
+    absorbing = np.array([False, True])
+    mdp = TabularMDP(P, rewards, start, absorbing)
+    before = mdp.true_values(0.9)
+    P[0] = [1.0, 0.0]
+    rewards[:] = 5.0
+    absorbing[:] = False
+    assert np.array_equal(mdp.true_values(0.9), before)
+    assert mdp.absorbing[1] and mdp.P[0, 1] == 0.5
+    for arr in (mdp.P, mdp.rewards, mdp.start, mdp.absorbing):
+        with pytest.raises(ValueError, match="read-only"):
+            arr[0] = 0

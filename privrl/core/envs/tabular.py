@@ -25,7 +25,8 @@ from privrl.core.validation import check_array, check_int, check_probability
 @dataclass(frozen=True)
 class TabularMDP:
     """A finite Markov reward process: ``P`` (N, N), ``rewards`` r(s, s') (N, N), ``start`` (N,),
-    ``absorbing`` (N,) bool. ``R`` (expected reward) is derived."""
+    ``absorbing`` (N,) bool, each kept as a read-only copy (a later change to the caller's
+    arrays cannot change the process). ``R`` (expected reward) is derived."""
 
     P: np.ndarray
     rewards: np.ndarray
@@ -47,9 +48,10 @@ class TabularMDP:
         if np.any(start[absorbing] > 0):
             raise ValueError("start must put no mass on absorbing states")
         for name, value in (("P", P), ("rewards", self.rewards), ("start", start),
-                            ("absorbing", absorbing)):
-            object.__setattr__(self, name, np.asarray(value, dtype=bool if name == "absorbing"
-                                                      else float))
+                            ("absorbing", absorbing)):  # own read-only copies: the caller's
+            own = np.array(value, dtype=bool if name == "absorbing" else float)  # arrays may change
+            own.setflags(write=False)
+            object.__setattr__(self, name, own)
 
     @property
     def n_states(self) -> int:
