@@ -190,3 +190,24 @@ def test_laplace_noise_beyond_the_grid_raises_whatever_the_value(monkeypatch):
     for x in (np.zeros(2), np.full(2, -1e6)):
         with pytest.raises(RuntimeError, match="noise beyond 2\\^52 grid steps"):
             dl.discrete_laplace_mechanism(x, 1.0, 1.0, 0)
+
+
+@pytest.mark.parametrize("release", ["mechanism", "gradient_parts"])
+def test_noise_beyond_the_exact_range_raises_whatever_the_data(monkeypatch, release):
+    """A draw of 2^52 steps (probability below e^-128) would make centre + noise inexact: both
+    grid Laplace releases raise instead, for any input."""
+    from privrl.core.mechanisms import discrete_laplace as dl
+    from privrl.core.mechanisms import local
+
+    monkeypatch.setattr(dl, "sample_discrete_laplace",
+                        lambda scale, shape, rng: np.full(shape, 2**52, dtype=np.int64))
+    with pytest.raises(RuntimeError, match="beyond 2\\^52 grid steps"):
+        if release == "mechanism":
+            dl.discrete_laplace_mechanism(np.zeros(3), 1.0, 1.0, 0)
+        else:
+            local.laplace_gradient_parts(np.zeros((2, 3)), 1.0, 1.0, 0)
+    monkeypatch.setattr(dl, "sample_discrete_laplace",
+                        lambda scale, shape, rng: np.full(shape, 2**52 - 1, dtype=np.int64))
+    out = (dl.discrete_laplace_mechanism(np.zeros(3), 1.0, 1.0, 0) if release == "mechanism"
+           else sum(local.laplace_gradient_parts(np.zeros((2, 3)), 1.0, 1.0, 0)))
+    assert np.all(out == (2**52 - 1) * dl.DEFAULT_STEP)

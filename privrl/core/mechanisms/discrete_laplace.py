@@ -226,6 +226,19 @@ def check_scale(scale: Fraction, step: float) -> Fraction:
     return scale
 
 
+def bounded_noise(scale: Fraction, shape: tuple[int, ...], rng: SeedLike) -> np.ndarray:
+    """Exact discrete Laplace integers of ``scale`` steps (:func:`sample_discrete_laplace`), each
+    below :data:`CENTRE_LIMIT` in absolute value, so that a centre from :func:`grid_centre` plus
+    the noise is an exact double; a ``RuntimeError`` otherwise, which depends on the noise alone
+    (probability below :math:`e^{-128}` per coordinate at :data:`MAX_SCALE`)."""
+    noise = sample_discrete_laplace(scale, shape, rng)
+    if np.abs(noise).max(initial=0) >= CENTRE_LIMIT:  # whatever the data: says nothing about it
+        raise RuntimeError(f"discrete Laplace noise beyond 2^52 grid steps (probability below "
+                           f"e^-(2^52 / t) per coordinate at scale t = {float(scale):.4g} "
+                           "steps): choose a larger step")
+    return noise
+
+
 def grid_centre(x: np.ndarray, step: float) -> np.ndarray:
     """``x`` rounded to the grid ``step``, in grid steps (integer-valued doubles), clamped to
     :data:`CENTRE_LIMIT` steps either side of 0 with a
@@ -245,8 +258,7 @@ def discrete_laplace_mechanism(x: np.ndarray, sensitivity: float, epsilon: float
     round to the grid ``step`` (:func:`grid_centre`: values beyond 2^52 steps are clamped, with
     a warning), add exact discrete Laplace noise of scale :func:`grid_scale` (at most
     :data:`MAX_SCALE` steps: :func:`check_scale`). Every output is a multiple of ``step``,
-    exactly; noise beyond 2^52 steps (probability below :math:`e^{-128}`) raises a
-    ``RuntimeError``, whatever ``x``."""
+    exactly (:func:`bounded_noise`)."""
     arr = check_array(x, "x", ndim=(1, 2))
     step = check_step(step)
     epsilon = check_epsilon(epsilon)  # before the cached grid_scale (arguments must hash)
@@ -254,16 +266,11 @@ def discrete_laplace_mechanism(x: np.ndarray, sensitivity: float, epsilon: float
     d = arr.shape[-1]
     scale = check_scale(grid_scale(sensitivity, epsilon, d, step), step)
     grid = grid_centre(arr, step)
-    noise = sample_discrete_laplace(scale, arr.shape, rng)
-    if np.abs(noise).max(initial=0) >= CENTRE_LIMIT:  # whatever x: says nothing about it
-        raise RuntimeError(f"discrete Laplace noise beyond 2^52 grid steps (probability below "
-                           f"e^-(2^52 / t) per coordinate at scale t = {float(scale):.4g} "
-                           "steps): choose a larger step")
-    return (grid + noise) * step
+    return (grid + bounded_noise(scale, arr.shape, rng)) * step
 
 
 __all__ = [
-    "CENTRE_LIMIT", "DEFAULT_STEP", "MAX_SCALE", "check_scale", "discrete_laplace_mechanism",
+    "CENTRE_LIMIT", "DEFAULT_STEP", "MAX_SCALE", "bounded_noise", "check_scale", "discrete_laplace_mechanism",
     "grid_centre", "grid_epsilon", "grid_scale",
     "grid_sensitivity", "noise_inflation", "sample_discrete_laplace",
 ]

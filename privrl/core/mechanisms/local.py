@@ -110,11 +110,7 @@ def laplace_gradient_parts(
         return gbar, gen.laplace(0.0, laplace_scale(clip, epsilon), size=gbar.shape)
     scale = dl.check_scale(laplace_grid_scale(clip, epsilon, gbar.shape[1], step), step)
     centre = dl.grid_centre(gbar, step)
-    units = dl.sample_discrete_laplace(scale, gbar.shape, gen)
-    if np.abs(units).max(initial=0) >= dl.CENTRE_LIMIT:  # whatever g: says nothing about it
-        raise RuntimeError("discrete Laplace noise beyond 2^52 grid steps (probability below "
-                           "e^-128): choose a larger step")
-    return centre * step, units * step
+    return centre * step, dl.bounded_noise(scale, gbar.shape, gen) * step
 
 
 def laplace_gradient_mechanism(
