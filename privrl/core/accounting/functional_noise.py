@@ -244,23 +244,12 @@ def calibrate_algorithm1(
                          f"satisfies Theorem 5 at epsilon = {epsilon:g}, delta = {delta:g} for "
                          f"{n_updates} updates of batch {B}; choose a smaller learning rate or "
                          "Lipschitz constant, or a larger epsilon")
-    for k in range(1, MAX_K):
-        sigma = theorem5_sigma(epsilon, d_gauss, n_updates, B, alpha, k, L)
-        beta = theorem5_beta(alpha, k, B)
-        if 2 * k > LEMMA8_CONSTANT * math.sqrt(beta) * sigma:
-            approx = approximation_delta(n_paths, k, beta, sigma)
-            if approx <= delta - d_gauss:
-                return {
-                    "k": k,
-                    "sigma": sigma,
-                    "beta": beta,
-                    "delta_gauss": d_gauss,
-                    "delta_approx": approx,
-                    "n_updates": n_updates,
-                    "n_paths": n_paths,
-                }
-    raise ValueError(f"alpha (lr) = {alpha:.4g}, L (lipschitz) = {L:.4g}: no k below {MAX_K} "
-                     "satisfies Theorem 5 for these parameters")
+    k = next(k for k in range(1, far + 1) if fits(k))  # fits(1) or fits(far): one does
+    sigma = theorem5_sigma(epsilon, d_gauss, n_updates, B, alpha, k, L)
+    beta = theorem5_beta(alpha, k, B)
+    return {"k": k, "sigma": sigma, "beta": beta, "delta_gauss": d_gauss,
+            "delta_approx": approximation_delta(n_paths, k, beta, sigma),
+            "n_updates": n_updates, "n_paths": n_paths}
 
 
 def _smallest_noise(eps_of: Callable[[float], float], epsilon: float, rtol: float = 1e-6) -> float:
