@@ -90,3 +90,15 @@ def test_a_chapter_opens_with_prose_not_set_up(path):
     assert "parameters" in code[0]["metadata"].get("tags", []), path.name
     for cell in code[:2]:
         assert "hide-input" in cell["metadata"].get("tags", []), f"{path.name}: {cell['id']}"
+
+
+def test_every_privacy_mutation_finds_its_code():
+    """Each mutation of ``benchmarks/mutate_privacy.py`` names code that occurs exactly once in
+    its file: one whose code has moved would be reported stale and test nothing."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import mutate_privacy
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    lost = {m.name: (ROOT / m.path).read_text().count(m.old) for m in mutate_privacy.MUTATIONS}
+    assert not {k: v for k, v in lost.items() if v != 1}
