@@ -194,8 +194,11 @@ def test_the_chapter_runs_end_to_end_with_its_checks_and_ledger():
 
 @pytest.mark.parametrize("name", ["dp_lsw", "dp_lsl"])
 def test_the_maps_smooth_releases_are_the_public_apis(name):
-    """DP-LSW / DP-LSL as the map runs them (core calls on the first-visit returns) give the
-    release of ``privrl.dp_lsw`` / ``privrl.dp_lsl`` on the same data, budget and seed."""
+    """DP-LSW / DP-LSL as the map runs them (core calls on the first-visit returns) have the
+    centre and noise scale of ``privrl.dp_lsw`` / ``privrl.dp_lsl`` on the same data and budget;
+    the api draws that normal exactly and rounds it to doubles (the same core call with
+    ``exact=True`` gives its release from the same seed), the map keeps the paper's
+    floating-point draw."""
     import privrl
     from privrl.core.algorithms import monte_carlo as mc
     from privrl.core.evaluation_domains import chain_data
@@ -210,12 +213,16 @@ def test_the_maps_smooth_releases_are_the_public_apis(name):
               return_bound=TINY.return_bound, rng=7, weights=rho)
     if name == "dp_lsw":
         ours = mc.dp_lsw(fv, phi, rho, budget, np.random.default_rng(7))
+        exact = mc.dp_lsw(fv, phi, rho, budget, 7, exact=True)
         api = privrl.dp_lsw(traj, **kw)
     else:
         lam = mc.lsl_regularization(phi, rho, 30, TINY.lsl_c, TINY.lsl_power)
         ours = mc.dp_lsl(fv, phi, rho, lam, budget, np.random.default_rng(7))
+        exact = mc.dp_lsl(fv, phi, rho, lam, budget, 7, exact=True)
         api = privrl.dp_lsl(traj, lam=lam, **kw)
-    assert np.array_equal(api.value, ours.theta)  # same centre, noise scale and draw
+    assert np.array_equal(exact.theta_nonprivate, ours.theta_nonprivate)
+    assert exact.sigma == ours.sigma
+    assert np.array_equal(api.value, exact.theta)  # same centre, noise scale and exact draw
     assert "sigma" not in api.parameters  # a function of the visit counts: not public
 
 
