@@ -13,10 +13,10 @@ r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019) and 
 * :func:`dp_lsw`, :func:`dp_lsl`: the least-squares fits of first-visit Monte Carlo returns
   (eqs. 3, 7-8) plus :math:`N(0, \sigma_X^2 I)` with :math:`\sigma_X` from a smooth bound on the
   local sensitivity (Lemma 1, Algorithms 1-2), each coordinate released as the double nearest to
-  the real sum (exact normal noise), so private on doubles. Their analysis assumes every return lies in an
-  interval of width :math:`F_{max}` (``return_bound``), :math:`[F_{low}, F_{low} + F_{max}]`
-  (``return_low``, default 0: non-negative rewards; :math:`-F_{max}` for non-positive ones):
-  returns outside are clipped to it, with a
+  the real sum (exact normal noise), so private on doubles. Their analysis assumes every return
+  lies in an interval of width :math:`F_{max}` (``return_bound``),
+  :math:`[F_{low}, F_{low} + F_{max}]` (``return_low``, default 0: non-negative rewards;
+  :math:`-F_{max}` for non-positive ones): returns outside are clipped to it, with a
   :class:`~privrl.core.validation.PrivacyLeakWarning` (``strict=True``: a ``ValueError``).
   Returns spread over :math:`[-F_{max}, F_{max}]` would need twice the noise: such a dataset
   is clipped, never released under the narrower analysis.

@@ -47,9 +47,10 @@ class TabularMDP:
             raise ValueError(f"absorbing must have shape ({n},)")
         if np.any(start[absorbing] > 0):
             raise ValueError("start must put no mass on absorbing states")
+        # read-only copies of our own: the caller's arrays may change after construction
         for name, value in (("P", P), ("rewards", self.rewards), ("start", start),
-                            ("absorbing", absorbing)):  # own read-only copies: the caller's
-            own = np.array(value, dtype=bool if name == "absorbing" else float)  # arrays may change
+                            ("absorbing", absorbing)):  # fmt: skip
+            own = np.array(value, dtype=bool if name == "absorbing" else float)
             own.setflags(write=False)
             object.__setattr__(self, name, own)
 

@@ -270,7 +270,7 @@ def discrete_laplace_mechanism(x: np.ndarray, sensitivity: float, epsilon: float
 
 
 __all__ = [
-    "CENTRE_LIMIT", "DEFAULT_STEP", "MAX_SCALE", "bounded_noise", "check_scale", "discrete_laplace_mechanism",
-    "grid_centre", "grid_epsilon", "grid_scale",
-    "grid_sensitivity", "noise_inflation", "sample_discrete_laplace",
+    "CENTRE_LIMIT", "DEFAULT_STEP", "MAX_SCALE", "bounded_noise", "check_scale",
+    "discrete_laplace_mechanism", "grid_centre", "grid_epsilon", "grid_scale", "grid_sensitivity",
+    "noise_inflation", "sample_discrete_laplace",
 ]

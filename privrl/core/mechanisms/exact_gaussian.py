@@ -31,8 +31,8 @@ Every uniform deviate is drawn lazily, 64 bits at a time from the generator, and
 so is :math:`x`. The rounding then draws further bits of :math:`x` until every real number still
 possible for :math:`\mu \pm \sigma(k + x)` rounds to the same double (integer arithmetic on the
 dyadic rationals :math:`\mu` and :math:`\sigma`, and Python's correctly rounded integer
-division). No
-floating-point operation enters the sample. About 15 microseconds a coordinate.
+division). No floating-point operation enters the sample. About 15 to 25 microseconds a
+coordinate on a 2.8 GHz Xeon, against nanoseconds for numpy's floating-point normal.
 
 Paper-independent code written by hand from Karney's description.
 """
@@ -48,29 +48,29 @@ from privrl.core.validation import check_array, check_positive
 
 #: Bits per lazily drawn digit of a uniform deviate.
 DIGIT_BITS = 64
+_DIGIT_MASK = (1 << DIGIT_BITS) - 1
 
 
 class _Uniform:
-    """A uniform deviate on (0, 1), drawn lazily: after ``n`` digits it lies in
+    """A uniform deviate on (0, 1), drawn lazily: after ``n`` digits (base 2^64) it lies in
     ``[value, value + 1) / 2^(64 n)``."""
 
-    __slots__ = ("_bits", "digits", "value")
+    __slots__ = ("_bits", "n", "value")
 
     def __init__(self, bits: np.random.BitGenerator) -> None:
         self._bits = bits
-        self.digits: list[int] = []
+        self.n = 0
         self.value = 0
 
     def digit(self, i: int) -> int:
-        """The ``i``-th digit (base 2^64), drawn if it is not yet."""
-        while len(self.digits) <= i:
+        """The ``i``-th digit, drawn if it is not yet."""
+        while self.n <= i:
             self.extend()
-        return self.digits[i]
+        return (self.value >> (DIGIT_BITS * (self.n - 1 - i))) & _DIGIT_MASK
 
     def extend(self) -> None:
-        d = int(self._bits.random_raw())
-        self.digits.append(d)
-        self.value = (self.value << DIGIT_BITS) | d
+        self.value = (self.value << DIGIT_BITS) | int(self._bits.random_raw())
+        self.n += 1
 
     def less(self, other: _Uniform) -> bool:
         """Whether this deviate is below ``other`` (equality has probability 0: it is never
@@ -151,10 +151,10 @@ def _rounded(mu: float, sigma: float, bits: np.random.BitGenerator) -> float:
     sign, k, x = _standard_normal(bits)
     mu_n, mu_d = mu.as_integer_ratio()
     s_n, s_d = sigma.as_integer_ratio()
-    if not x.digits:
+    if not x.n:
         x.extend()
     while True:
-        unit = 1 << (DIGIT_BITS * len(x.digits))  # x in [x.value, x.value + 1) / unit
+        unit = 1 << (DIGIT_BITS * x.n)  # x in [x.value, x.value + 1) / unit
         den = max(mu_d, s_d * unit)  # both are powers of two
         base = mu_n * (den // mu_d)
         step = sign * s_n * (den // (s_d * unit))
