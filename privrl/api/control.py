@@ -18,20 +18,22 @@ imported when it is called.
 
 from __future__ import annotations
 
-import warnings
+import math
 from typing import Literal
 
 import numpy as np
-from mpmath.libmp import NoConvergence
 
 from privrl.api.release import Release
 from privrl.core.accounting import dirichlet as dacc
 from privrl.core.accounting import dirichlet_calibration as dcal
 from privrl.core.accounting import functional_noise as fn
-from privrl.core.mechanisms.dirichlet import check_policy, dirichlet_mechanism
+from privrl.core.mechanisms.dirichlet import (
+    check_policy,
+    dirichlet_mechanism,
+    into_restricted_simplex,
+)
 from privrl.core.rng import SeedLike
 from privrl.core.validation import (
-    PrivacyLeakWarning,
     check_array,
     check_choice,
     check_delta,
@@ -91,52 +93,6 @@ def functional_q_learning(*, epsilon: float, delta: float, episodes: int, rng: S
                               k=cal["k"], n_updates=updates, n_paths=n_paths)
 
 
-def project_to_restricted_simplex(rows: np.ndarray, eta: float) -> np.ndarray:
-    r"""The Euclidean projection of each row onto :math:`\Delta_{m,\eta} = \{\pi: \pi_i \ge \eta,
-    \sum_i\pi_i = 1\}`: :math:`\eta + \max(\pi - \eta - \theta, 0)` with :math:`\theta` the
-    threshold that makes the row sum to 1 (the simplex projection of Duchi et al. 2008 at
-    total :math:`1 - m\eta`); every entry is at least ``eta``, exactly."""
-    m = rows.shape[1]
-    v = rows - eta
-    u = -np.sort(-v, axis=1)
-    cumulative = np.cumsum(u, axis=1) - (1.0 - m * eta)
-    j = np.arange(1, m + 1)
-    count = np.sum(u - cumulative / j > 0, axis=1)
-    theta = cumulative[np.arange(len(rows)), count - 1] / count
-    return eta + np.maximum(v - theta[:, None], 0.0)
-
-
-def _restricted(rows: np.ndarray, eta: float, strict: bool) -> np.ndarray:
-    """``rows`` if every entry is at least ``eta``; else their projection onto the restricted
-    simplex, with a warning (``strict``: a ``ValueError``) naming ``policy``."""
-    low = rows < eta
-    if not np.any(low):
-        return rows
-    message = (f"policy: {int(np.any(low, axis=1).sum())} of {len(rows)} rows have entries below "
-               f"eta = {eta:g} (down to {float(rows.min()):.4g}), outside the eta-restricted "
-               "simplex Theorem 1 assumes")
-    if strict:
-        raise ValueError(message)
-    warnings.warn(message + "; projected onto it", PrivacyLeakWarning, stacklevel=3)
-    return project_to_restricted_simplex(rows, eta)
-
-
-#: Advanced composition needs e^epsilon of each query, beyond a double near 709.78.
-MAX_COMPOSED_EPSILON = 700.0
-
-
-def _check_composable(ks: np.ndarray, m: int, eta: float, tau: float, lipschitz: float,
-                      b: float) -> None:
-    """A ``ValueError`` naming ``k`` when a query's epsilon (eq. 12) is beyond
-    :data:`MAX_COMPOSED_EPSILON`: the composition of several answers is then no number."""
-    worst = max(dacc.theorem1_epsilon(dacc.Theorem1Mechanism(float(x), m, eta, tau), lipschitz, b)
-                for x in np.unique(ks))
-    if worst > MAX_COMPOSED_EPSILON:
-        raise ValueError(f"k: one answer's epsilon is {worst:.4g}, beyond "
-                         f"{MAX_COMPOSED_EPSILON:g}, where composing answers overflows a double; "
-                         "give a smaller k (or answer one row)")
-
-
 def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b: float,
                              rng: SeedLike, k: float | object | None = None,
                              tau: float | None = None, epsilon: float | None = None,
@@ -178,16 +134,11 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     (True, 1e-05, 4.28)
     """
     pi = check_policy(policy)
-    rows = pi[None, :] if pi.ndim == 1 else pi
-    if rows.ndim != 2:
+    if pi.ndim > 2:
         raise ValueError(f"policy must have shape (m,) or (n, m), got {pi.shape}")
+    pi = into_restricted_simplex(pi, eta, strict)
+    rows = pi.reshape(-1, pi.shape[-1])
     n, m = rows.shape
-    eta = dacc.check_eta(eta, m)
-    if 1.0 - (m - 1) * eta == 1.0:  # the vertex (eq. 6) would not move off the corner
-        raise ValueError(f"eta = {eta!r} is so small that 1 - (m - 1) eta is 1 on doubles; give "
-                         "a larger eta")
-    rows = _restricted(rows, eta, strict)
-    pi = rows.reshape(pi.shape)
     composition = check_choice(composition, "composition", ("basic", "advanced"))
     targeted = epsilon is not None or delta is not None
     if targeted:
@@ -210,24 +161,24 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     ks = np.broadcast_to(k_given, rows.shape[:1])
     if np.any(ks <= 0) or np.any(ks > MAX_CONCENTRATION):
         raise ValueError(f"k must lie in (0, {MAX_CONCENTRATION:g}], got {k}")
-    if float(ks.min()) * eta == 0.0:
-        raise ValueError(f"k, eta: the Dirichlet parameter k eta = {float(ks.min())!r} x {eta!r} "
-                         "underflows to 0; give a larger k or eta")
     if n == 1:
         event = dacc.DirichletMechanismEvent(float(ks[0]), m, eta, tau, lipschitz, b)
         k_out = float(ks[0])
     else:
-        _check_composable(ks, m, eta, tau, lipschitz, b)
         event = dacc.TeacherQueriesEvent(tuple(float(x) for x in ks), m, eta, tau, lipschitz, b,
                                          composition, delta_slack)
         k_out = ks.copy()
-    delta_bound = _delta_bound(event, tau)
+    delta_bound = event.delta_bound
     if not delta_bound < 1:
         raise ValueError(f"k = {k}: Theorem 1 gives no guarantee at this concentration "
                          f"(its delta, eq. 6 at tau = {tau:g}, is 1)" if n == 1 else
                          f"policy: its {n} answers compose to delta 1 ({composition} "
                          "composition), no guarantee; answer fewer rows, or give a larger k or a "
                          "smaller tau")
+    if not math.isfinite(event.epsilon(delta_bound)):
+        raise ValueError(f"k: its {n} answers compose to an infinite epsilon ({composition} "
+                         "composition: e^epsilon of one answer is beyond a double); give a "
+                         "smaller k, composition='basic', or answer one row")
     if targeted and not (delta_bound <= delta and event.epsilon(delta) <= epsilon):
         raise RuntimeError(f"the Dirichlet calibration missed its target: ({event.epsilon(delta)!r}, "
                            f"{delta_bound!r}) for ({epsilon!r}, {delta!r})")
@@ -235,19 +186,6 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     extra = {} if n == 1 else {"composition": composition}
     return Release.from_event(value.reshape(pi.shape), event, delta if targeted else delta_bound,
                               k=k_out, tau=tau, eta=eta, lipschitz=lipschitz, b=b, **extra)
-
-
-def _delta_bound(event: dacc.DirichletMechanismEvent | dacc.TeacherQueriesEvent,
-                 tau: float) -> float:
-    """The event's delta; a ``ValueError`` naming ``tau`` where eq. (6)'s incomplete beta
-    functions do not converge (a threshold far above the mean of the vertex's small
-    coordinates, eta, at a large concentration)."""
-    try:
-        return event.delta_bound
-    except NoConvergence as err:
-        raise ValueError(f"tau: eq. (6)'s delta cannot be evaluated at tau = {tau:g} for this "
-                         "concentration (mpmath does not converge); a tau above eta gives a "
-                         "delta near 1 anyway: choose tau below eta") from err
 
 
 __all__ = ["dirichlet_teacher_answer", "functional_q_learning"]

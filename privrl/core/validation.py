@@ -171,7 +171,14 @@ def clip_to_bound(
     excess = float(np.max(np.maximum(values - high, low - values)[outside]))
     message = (f"{name}: {int(outside.sum())} of {values.size} values lie outside the bound "
                f"[{low:g}, {high:g}] the privacy analysis assumes (by up to {excess:.4g})")
+    warn_or_refuse(message, "clipped to it", strict)
+    return np.clip(values, low, high)
+
+
+def warn_or_refuse(message: str, remedy: str, strict: bool, stacklevel: int = 3) -> None:
+    """The boundary's one convention for data beyond a bound an analysis assumes: a
+    ``ValueError`` of ``message`` when ``strict``, else a :class:`PrivacyLeakWarning` of
+    ``message`` and the ``remedy`` applied (``stacklevel`` as seen from the caller)."""
     if strict:
         raise ValueError(message)
-    warnings.warn(message + "; clipped to it", PrivacyLeakWarning, stacklevel=3)
-    return np.clip(values, low, high)
+    warnings.warn(f"{message}; {remedy}", PrivacyLeakWarning, stacklevel=stacklevel + 1)

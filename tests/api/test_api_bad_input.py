@@ -183,9 +183,11 @@ def test_the_teacher_answer_takes_a_target_or_a_concentration():
         privrl.dirichlet_teacher_answer(**args, k=5.0, tau=0.01, composition="optimal")
 
 
-def test_a_threshold_where_eq_6_cannot_be_evaluated_names_tau():
-    """At k = 1e5 and tau = 1/2 (far above eta) mpmath's incomplete beta does not converge."""
-    with pytest.raises(ValueError, match="tau: eq. \\(6\\)'s delta cannot be evaluated"):
+def test_a_threshold_far_above_eta_is_no_guarantee():
+    """At k = 1e5 and tau = 1/2 (far above eta) mpmath's incomplete beta did not converge (a
+    NoConvergence turned into a ValueError naming tau); the series with a bounded tail
+    evaluates eq. (6) there: delta is 1, no guarantee."""
+    with pytest.raises(ValueError, match=r"k = 100000.0: Theorem 1 gives no guarantee"):
         privrl.dirichlet_teacher_answer([0.5, 0.5], k=1e5, tau=0.5, eta=0.05, lipschitz=0.5,
                                         b=0.1, rng=0)
 
@@ -313,7 +315,7 @@ def test_a_policy_below_eta_is_projected_onto_the_restricted_simplex_or_refused(
     projected (1-Lipschitz) with a warning, or refused with strict=True."""
     from scipy.optimize import minimize
 
-    from privrl.api.control import project_to_restricted_simplex
+    from privrl.core.mechanisms.dirichlet import project_to_restricted_simplex
 
     args = dict(k=1e5, tau=1e-9, eta=2e-6, lipschitz=0.5, b=0.1, rng=0)
     with pytest.warns(privrl.PrivacyLeakWarning, match=r"policy: 1 of 1 rows .* below eta"):
@@ -334,12 +336,15 @@ def test_a_policy_below_eta_is_projected_onto_the_restricted_simplex_or_refused(
 
 def test_answers_whose_composition_overflows_are_refused_naming_k():
     """Two rows at k = 2000 (eq. 12 gives 1641 per answer) raised an OverflowError inside
-    advanced composition (e^epsilon), even with composition="basic"."""
-    for composition in ("basic", "advanced"):
-        with pytest.raises(ValueError, match=r"k: one answer's epsilon is 1641, beyond 700"):
-            privrl.dirichlet_teacher_answer([[0.7, 0.3], [0.6, 0.4]], k=2000.0, tau=0.01,
-                                            eta=0.05, lipschitz=0.5, b=0.1, rng=0,
-                                            composition=composition)
+    advanced composition (e^epsilon), even with composition="basic". Advanced composition is
+    now infinite there, refused naming k; basic composes to the sum."""
+    args = dict(k=2000.0, tau=0.01, eta=0.05, lipschitz=0.5, b=0.1, rng=0)
+    with pytest.raises(ValueError, match=r"k: its 2 answers compose to an infinite epsilon"):
+        privrl.dirichlet_teacher_answer([[0.7, 0.3], [0.6, 0.4]], **args)
+    one = privrl.dirichlet_teacher_answer([0.7, 0.3], **args)
+    basic = privrl.dirichlet_teacher_answer([[0.7, 0.3], [0.6, 0.4]], composition="basic",
+                                            **args)
+    assert round(one.epsilon) == 1641 and basic.epsilon == pytest.approx(2 * one.epsilon)
 
 
 def test_gpope_checks_the_feature_count_before_building_its_statistics(chain):

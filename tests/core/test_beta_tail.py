@@ -72,6 +72,16 @@ def test_agrees_with_scipy_and_its_complement(a, b, x):
         assert c_low + low <= 1.0 + 1e-15 and c_high + high >= 1.0 - 1e-15
 
 
+def test_a_tiny_value_through_the_complement_is_tight():
+    """I_0.875(452, 1) = 0.875^452 = 6.1e-27 sums the complement series, which cancels against 1:
+    its tail stopped at 1e-40 absolute, 17 units in the last place wide (found by the property
+    test above); the tail now shrinks with the retry's digits."""
+    low, high = beta_cdf_bounds(452.0, 1.0, 0.875)
+    with mpmath.workdps(60):
+        exact = mpmath.mpf(0.875) ** 452
+    assert low <= exact <= high and high - low <= 1e-14 * high
+
+
 def test_ends_at_the_extremes_and_refuses_what_neither_series_reaches():
     assert beta_cdf_bounds(2.0, 3.0, 0.0) == (0.0, 0.0)
     assert beta_cdf_bounds(2.0, 3.0, 1.0) == (1.0, 1.0)

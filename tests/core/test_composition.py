@@ -59,3 +59,10 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="delta_total"):
         optimal_composition_epsilon(1.0, 0.1, 3, 0.2)
     assert np.isfinite(kairouz_composition(0.1, 0.0, 5, 0.5)[0])
+
+
+def test_advanced_composition_past_the_largest_exponential_is_infinite():
+    """e^epsilon beyond a double (epsilon above about 709.78) raised an OverflowError; the bound
+    is then infinite (and finite just below)."""
+    assert advanced_composition(700.0, 0.0, 2, 1e-5)[0] < math.inf
+    assert advanced_composition(710.0, 0.0, 2, 1e-5) == (math.inf, 1e-5)

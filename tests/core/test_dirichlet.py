@@ -18,8 +18,10 @@ from privrl.core.mechanisms.dirichlet import (
     check_policy,
     dirichlet_log_density,
     dirichlet_mechanism,
+    into_restricted_simplex,
     restrict_to_simplex,
 )
+from privrl.core.validation import PrivacyLeakWarning
 
 PI = np.array([0.1, 0.2, 0.3, 0.4])
 
@@ -210,13 +212,50 @@ def test_delta_bounds_at_m6_enclose_monte_carlo():
     assert acc.theorem1_delta_bound(m3) >= exact
 
 
-def test_incomplete_beta_is_rounded_up():
-    for a, b, x in [(0.5, 4.5, 1.84e-5), (4.5, 0.5, 1.84e-5), (0.5, 0.5, 0.3), (2.0, 3.0, 0.4)]:
-        value = acc.incomplete_beta_upper(a, b, x)
+def test_delta_bound_is_eq_6_rounded_up():
+    """The union bound of eq. (6) at the vertex, against mpmath at 80 digits: never below it and
+    within 1e-11 relative (exact for m = 2), including k eta well below 1 and tau near 1/m."""
+    for k, m, eta, tau in [(5.0, 2, 0.1, 4.61e-4), (5.0, 6, 0.1, 1.84e-5), (0.5, 3, 0.05, 0.3),
+                           (40.0, 4, 0.2, 0.25)]:
+        bound = acc.theorem1_delta_bound(acc.Theorem1Mechanism(k, m, eta, tau))
         with mpmath.workdps(80):
-            exact = mpmath.betainc(a, b, 0, x, regularized=True)
-            assert mpmath.mpf(value) >= exact
-            assert mpmath.mpf(value) <= exact * (1 + 1e-11)
+            v = [mpmath.mpf(eta)] * (m - 1) + [1 - (m - 1) * mpmath.mpf(eta)]
+            exact = min(1, sum(mpmath.betainc(k * x, k * (1 - x), 0, tau, regularized=True)
+                               for x in v))
+            assert mpmath.mpf(bound) >= exact
+            assert mpmath.mpf(bound) <= exact * (1 + 1e-11)
+
+
+def test_the_restricted_simplex_is_kept_exactly_or_entered_by_projection():
+    """Theorem 1 assumes every entry at least eta: an entry 1e-9 below is refused by the
+    mechanism (a tolerance of 1e-6 let it through before), and ``into_restricted_simplex``
+    projects it (warning) or refuses it (strict); a policy inside is returned unchanged."""
+    eta = 0.05
+    below = np.array([[eta - 1e-9, 1 - eta + 1e-9], [0.5, 0.5]])
+    with pytest.raises(ValueError, match="below eta"):
+        dirichlet_mechanism(below, 5.0, 0, eta=eta)
+    with pytest.warns(PrivacyLeakWarning, match=r"policy: 1 of 2 rows have entries below eta"):
+        inside = into_restricted_simplex(below, eta)
+    assert np.all(inside >= eta) and np.allclose(inside.sum(axis=1), 1.0)
+    assert np.array_equal(inside[1], below[1])
+    with pytest.raises(ValueError, match=r"policy: 1 of 2 rows"):
+        into_restricted_simplex(below, eta, strict=True)
+    assert into_restricted_simplex(below[1:], eta) is not None
+    np.testing.assert_array_equal(into_restricted_simplex(below[1:], eta), below[1:])
+    cube = np.random.default_rng(0).dirichlet(np.full(3, 0.3), size=(4, 5))
+    with pytest.warns(PrivacyLeakWarning):
+        projected = into_restricted_simplex(cube, 0.1)
+    assert projected.shape == cube.shape and np.all(projected >= 0.1)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: acc.Theorem1Mechanism(5.0, 2, 1e-300, 0.01), "eta = 1e-300 is so small"),
+    (lambda: acc.Theorem1Mechanism(5e-324, 2, 0.05, 0.01), "k, eta: the Dirichlet parameter"),
+    (lambda: dirichlet_mechanism(PI, 5e-324, 0, eta=0.05), "k, eta: the Dirichlet parameter"),
+])
+def test_a_mechanism_on_doubles_that_would_not_be_theorem_1s_is_refused(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
 
 
 def test_tau_by_bisection_meets_the_target_from_below():

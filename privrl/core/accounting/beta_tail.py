@@ -33,7 +33,8 @@ from privrl.core.validation import check_positive, check_probability
 
 #: Working precision (decimal digits) of the series and its prefactor.
 DPS = 50
-#: The series stops once its tail bound is below this fraction of the partial sum.
+#: The series stops once its tail bound is below this fraction of the partial sum (at
+#: :data:`DPS` digits; ten times :data:`DPS` fewer digits than the working precision at more).
 TAIL_TOLERANCE = 1e-40
 #: Relative widening of both bounds, far above the arithmetic's error at the working precision.
 MARGIN = 1e-30
@@ -64,9 +65,11 @@ def terms_needed(a: float, b: float, x: float) -> int:
     return MAX_TERMS + 1
 
 
-def _series(a: mpmath.mpf, b: mpmath.mpf, x: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
+def _series(
+    a: mpmath.mpf, b: mpmath.mpf, x: mpmath.mpf, tolerance: mpmath.mpf
+) -> tuple[mpmath.mpf, mpmath.mpf]:
     """Lower and upper bound on :math:`I_x(a, b)`, :math:`0 < x < 1`, from at most
-    :data:`MAX_TERMS` terms (a ``ValueError`` beyond)."""
+    :data:`MAX_TERMS` terms (a ``ValueError`` beyond), the tail below ``tolerance`` of the sum."""
     log_prefactor = (a * mpmath.log(x) + b * mpmath.log1p(-x) - mpmath.log(a)
                      - mpmath.loggamma(a) - mpmath.loggamma(b) + mpmath.loggamma(a + b))
     total, term = mpmath.mpf(0), mpmath.mpf(1)
@@ -74,7 +77,7 @@ def _series(a: mpmath.mpf, b: mpmath.mpf, x: mpmath.mpf) -> tuple[mpmath.mpf, mp
         total += term
         term *= (a + b + n) * x / (a + 1 + n)
         bound = max((a + b + n + 1) * x / (a + 2 + n), x)
-        if bound < 1 and term <= TAIL_TOLERANCE * (1 - bound) * total:
+        if bound < 1 and term <= tolerance * (1 - bound) * total:
             prefactor = mpmath.exp(log_prefactor)
             return prefactor * total, prefactor * (total + term / (1 - bound))
     raise ValueError(f"x = {float(x)!r}: the incomplete beta series of a = {float(a)!r}, "
@@ -94,11 +97,13 @@ def _up(value: mpmath.mpf) -> float:
 def _bounds(a: float, b: float, x: float, complement: bool, dps: int) -> tuple[float, float]:
     with mpmath.workdps(dps):
         ma, mb, mx = mpmath.mpf(a), mpmath.mpf(b), mpmath.mpf(x)
+        # a complement near 1 cancels: its tail must shrink with the digits, as its rounding does
+        tolerance = mpmath.mpf(TAIL_TOLERANCE) * mpmath.mpf(10) ** (DPS - dps)
         if complement:
-            low_c, high_c = _series(mb, ma, 1 - mx)  # 1 - x is exact at these digits
+            low_c, high_c = _series(mb, ma, 1 - mx, tolerance)  # 1 - x is exact at these digits
             low, high = 1 - high_c, 1 - low_c
         else:
-            low, high = _series(ma, mb, mx)
+            low, high = _series(ma, mb, mx, tolerance)
         low, high = max(low * (1 - MARGIN), mpmath.mpf(0)), min(high * (1 + MARGIN), 1)
         return _down(low), _up(high)
 
@@ -118,9 +123,13 @@ def beta_cdf_bounds(a: float, b: float, x: float) -> tuple[float, float]:
         raise ValueError(f"x = {x!r}: I_x(a, b) at a = {a!r}, b = {b!r} needs more than "
                          f"{MAX_TERMS} terms of either series")
     complement = other < direct
-    for dps in (DPS, 2 * DPS, 4 * DPS):
-        low, high = _bounds(a, b, x, complement, dps)
+    low, high = _bounds(a, b, x, complement, DPS)
+    for dps in (2 * DPS, 4 * DPS):
         if high - low <= WIDTH * high or not complement:
+            break
+        try:
+            low, high = _bounds(a, b, x, complement, dps)
+        except ValueError:  # the longer series exceeds MAX_TERMS: keep the wider, valid bounds
             break
     return low, high
 

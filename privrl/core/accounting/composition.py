@@ -56,10 +56,17 @@ def basic_composition(epsilon: float, delta: float, k: int) -> tuple[float, floa
 def advanced_composition(
     epsilon: float, delta: float, k: int, delta_slack: float
 ) -> tuple[float, float]:
-    """Advanced composition theorem of Dwork, Rothblum and Vadhan (2010)."""
+    r"""Advanced composition theorem of Dwork, Rothblum and Vadhan (2010):
+    :math:`\sqrt{2k\log(1/\delta')}\,\varepsilon + k\varepsilon(e^\varepsilon - 1)` at
+    :math:`k\delta + \delta'`; infinity where :math:`e^\varepsilon` is beyond a double (an
+    epsilon past about 709.78)."""
     epsilon, delta, k = _check(epsilon, delta, k)
     delta_slack = check_delta(delta_slack, "delta_slack")
-    eps_total = math.sqrt(2 * k * math.log(1 / delta_slack)) * epsilon + k * epsilon * math.expm1(epsilon)
+    try:
+        growth = math.expm1(epsilon)
+    except OverflowError:
+        growth = math.inf
+    eps_total = math.sqrt(2 * k * math.log(1 / delta_slack)) * epsilon + k * epsilon * growth
     return eps_total, min(1.0, k * delta + delta_slack)
 
 

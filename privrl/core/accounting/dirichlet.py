@@ -23,9 +23,9 @@ Delta of eq. (6), rigorously (:func:`theorem1_delta_bound`): each coordinate of
 :math:`\delta = \mathbb{P}(\cup_i\{X_i < \tau\}) \le \sum_i I_\tau(kv_i, k(1-v_i))`
 (union bound; :math:`I` the regularised incomplete beta). For m = 2 the two events are disjoint
 when :math:`\tau < 1/2` (:math:`X_1 < \tau` forces :math:`X_2 > 1 - \tau > \tau`), so the sum is
-exact. :math:`I` is evaluated by mpmath at two working precisions and rounded up by their
-difference plus a relative margin (:func:`incomplete_beta_upper`), so the float returned is
-never below the true value. :func:`tau_for_delta_bound` bisects :math:`\tau` so that this bound
+exact. :math:`I` is bounded from above by a positive series with its tail bounded
+(:func:`~privrl.core.accounting.beta_tail.beta_cdf_bounds`), so the float returned is never
+below the true value. :func:`tau_for_delta_bound` bisects :math:`\tau` so that this bound
 meets a target; :func:`theorem1_delta_lower` is a rigorous lower bound (second Bonferroni
 inequality, pairwise terms by quadrature with their error estimates added), for tests and to
 show the union bound's slack. Monte Carlo (:func:`theorem1_delta_mc`) stays as a cross-check.
@@ -58,11 +58,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import mpmath
 import numpy as np
 from scipy import integrate, stats
 from scipy.special import gammaln
 
+from privrl.core.accounting.beta_tail import beta_cdf_bounds
 from privrl.core.accounting.composition import advanced_composition
 from privrl.core.accounting.events import register_event
 from privrl.core.rng import SeedLike, as_generator, sample_dirichlet
@@ -83,10 +83,13 @@ symmetric PSD with Gershgorin rows :math:`2p_i(1-p_i) \le 1/2`; tight at :math:`
 
 def check_eta(eta: float, m: int) -> float:
     """Return ``eta`` after checking ``0 < eta < 1/m`` (otherwise the restricted simplex is a point
-    or empty)."""
+    or empty) and that the vertex ``1 - (m-1) eta`` (eq. 9) is below 1 on doubles."""
     eta = check_positive(eta, "eta")
     if not eta < 1.0 / m:
         raise ValueError(f"eta must lie in (0, 1/m) = (0, {1.0 / m:.6g}) for m = {m}, got {eta}")
+    if 1.0 - (m - 1) * eta == 1.0:
+        raise ValueError(f"eta = {eta!r} is so small that 1 - (m - 1) eta is 1 on doubles; give "
+                         "a larger eta")
     return eta
 
 
@@ -96,7 +99,8 @@ class Theorem1Mechanism:
     ``k``) on policies of the :math:`\eta`-restricted simplex :math:`\Delta_{m,\eta}` (eq. 1)
     over ``m`` actions, with the threshold :math:`\tau` of eq. (6) (outputs in
     :math:`\Delta_{m,\tau}`). Checked once here: :math:`k > 0`, :math:`m \ge 2`,
-    :math:`0 < \eta < 1/m`, :math:`0 < \tau \le 1/m`.
+    :math:`0 < \eta < 1/m` (:func:`check_eta`), :math:`k\eta > 0` on doubles,
+    :math:`0 < \tau \le 1/m`.
 
     The functions of Theorem 1 below (eq. 6's delta, eq. 12's epsilon, the log-ratio search) take
     it; :attr:`DirichletMechanismEvent.mechanism` is the one of a ledger entry."""
@@ -115,6 +119,9 @@ class Theorem1Mechanism:
         object.__setattr__(self, "m", m)
         object.__setattr__(self, "eta", check_eta(self.eta, m))
         object.__setattr__(self, "tau", tau)
+        if self.k * self.eta == 0.0:
+            raise ValueError(f"k, eta: the Dirichlet parameter k eta = {self.k!r} x {self.eta!r} "
+                             "underflows to 0; give a larger k or eta")
 
 
 def _unpack(mechanism: object) -> tuple[float, int, float, float]:
@@ -312,30 +319,6 @@ def theorem1_delta_integral(mechanism: Theorem1Mechanism) -> float:
     raise ValueError(f"numerical integration is implemented for m in (2, 3), got m = {m}")
 
 
-#: Relative margin added to every incomplete beta value on top of the difference between its
-#: evaluations at two working precisions (mpmath's error at 40 digits is far below it).
-BETAINC_MARGIN = 1e-12
-
-
-@functools.lru_cache(maxsize=65536)
-def incomplete_beta_upper(a: float, b: float, x: float) -> float:
-    r"""A float at least the regularised incomplete beta :math:`I_x(a, b) = \mathbb{P}(\mathrm{Beta}(a,
-    b) < x)`: mpmath at 40 and 60 significant digits, the larger plus their difference plus
-    :data:`BETAINC_MARGIN` relative, rounded up to the next double (at most 1)."""
-    a, b = check_positive(a, "a"), check_positive(b, "b")
-    x = check_probability(x, "x")
-    values = []
-    for dps in (40, 60):
-        with mpmath.workdps(dps):
-            values.append(mpmath.betainc(a, b, 0, x, regularized=True))
-    with mpmath.workdps(60):
-        hi = max(values) + abs(values[1] - values[0]) + BETAINC_MARGIN * max(values)
-        up = float(hi)
-        if mpmath.mpf(up) < hi:
-            up = math.nextafter(up, math.inf)
-    return min(1.0, up)
-
-
 def _coordinate_params(k: float, m: int, eta: float) -> list[tuple[float, float, int]]:
     """(a, b, multiplicity) of the Beta marginals of Dir(k v) at the vertex v: m - 1 coordinates
     Beta(k eta, k (1 - eta)) and one Beta(k (1 - (m-1) eta), k (m-1) eta)."""
@@ -346,9 +329,10 @@ def _coordinate_params(k: float, m: int, eta: float) -> list[tuple[float, float,
 def theorem1_delta_bound(mechanism: Theorem1Mechanism) -> float:
     r"""Rigorous upper bound on delta of eq. (6): :math:`\sum_i I_\tau(kv_i, k(1 - v_i))` at the
     vertex (union bound over coordinates, module docstring), exact for m = 2; each term from
-    :func:`incomplete_beta_upper`, the sum rounded up; at most 1."""
+    :func:`~privrl.core.accounting.beta_tail.beta_cdf_bounds`' upper bound, the sum rounded up;
+    at most 1."""
     k, m, eta, tau = _unpack(mechanism)
-    total = math.fsum(n * incomplete_beta_upper(a, b, tau) for a, b, n in _coordinate_params(k, m, eta))
+    total = math.fsum(n * beta_cdf_bounds(a, b, tau)[1] for a, b, n in _coordinate_params(k, m, eta))
     return min(1.0, math.nextafter(total, math.inf))
 
 
@@ -357,16 +341,13 @@ def theorem1_delta_lower(mechanism: Theorem1Mechanism) -> float:
     :math:`\mathbb{P}(X_i < \tau)` and the second Bonferroni inequality :math:`\sum_i P_i -
     \sum_{i<j} P_{ij}`. The pairwise :math:`P_{ij} = \int_0^\tau f_{X_i}(x)\,
     I_{\tau/(1-x)}(a_j, a_0 - a_i - a_j)\,dx` (given :math:`X_i = x`, :math:`X_j/(1 - x)` is
-    Beta) is computed by quadrature with its error estimate added; single terms are rounded down."""
+    Beta) is computed by quadrature with its error estimate added; single terms are
+    :func:`~privrl.core.accounting.beta_tail.beta_cdf_bounds`' lower bounds."""
     k, m, eta, tau = _unpack(mechanism)
     alpha = k * vertex_policy(m, eta)
     a0 = float(alpha.sum())
 
-    def single(a: float) -> float:
-        with mpmath.workdps(40):
-            return float(mpmath.betainc(a, a0 - a, 0, tau, regularized=True)) * (1 - 1e-9)
-
-    singles = [single(float(a)) for a in alpha]
+    singles = [beta_cdf_bounds(float(a), a0 - float(a), tau)[0] for a in alpha]
     pairs = 0.0  # for m = 2 the two events are disjoint (tau <= 1/2): no pairwise term
     for i in range(m if m > 2 else 0):
         for j in range(i + 1, m):

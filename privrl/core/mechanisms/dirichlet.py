@@ -20,7 +20,7 @@ from scipy.special import gammaln
 
 from privrl.core.accounting.dirichlet import check_eta
 from privrl.core.rng import SeedLike, sample_dirichlet
-from privrl.core.validation import check_array, check_positive
+from privrl.core.validation import check_array, check_positive, warn_or_refuse
 
 SIMPLEX_TOL = 1e-6
 
@@ -31,7 +31,8 @@ def check_policy(
     """Check that the last axis of ``policy`` lies on the simplex (with entries ``>= eta``).
 
     Returns a float64 array of the same shape. Raises ``ValueError`` on negative entries, rows not
-    summing to one (within ``tol``) or entries below ``eta`` (when ``eta`` is given).
+    summing to one (within ``tol``) or entries below ``eta`` (when ``eta`` is given; exactly,
+    with no tolerance: Theorem 1 assumes every entry at least ``eta``).
     """
     pi = check_array(policy, name, ndim=None)
     if pi.ndim == 0 or pi.shape[-1] < 2:
@@ -43,11 +44,45 @@ def check_policy(
         raise ValueError(f"{name} rows must sum to 1 (the unit simplex), got sums off by > {tol}")
     if eta is not None:
         eta = check_eta(eta, m)
-        if np.any(pi < eta - tol):
+        if np.any(pi < eta):
             raise ValueError(
                 f"{name} has entries below eta = {eta}: it is not in the eta-restricted simplex"
             )
     return pi
+
+
+def project_to_restricted_simplex(rows: np.ndarray, eta: float) -> np.ndarray:
+    r"""The Euclidean projection of each row (last axis) onto :math:`\Delta_{m,\eta}`:
+    :math:`\eta + \max(\pi - \eta - \theta, 0)` with :math:`\theta` the threshold that makes
+    the row sum to 1 (the simplex projection of Duchi et al. 2008 at total :math:`1 - m\eta`);
+    every entry is at least ``eta``, exactly. 1-Lipschitz, so a teacher composed with it keeps
+    its Lipschitz constant."""
+    shape = rows.shape
+    m = shape[-1]
+    v = rows.reshape(-1, m) - eta
+    u = -np.sort(-v, axis=1)
+    cumulative = np.cumsum(u, axis=1) - (1.0 - m * eta)
+    count = np.sum(u - cumulative / np.arange(1, m + 1) > 0, axis=1)
+    theta = cumulative[np.arange(len(v)), count - 1] / count
+    return (eta + np.maximum(v - theta[:, None], 0.0)).reshape(shape)
+
+
+def into_restricted_simplex(
+    policy: object, eta: float, strict: bool = False, name: str = "policy"
+) -> np.ndarray:
+    r"""``policy`` (on the simplex, :func:`check_policy`) if every entry is at least ``eta``;
+    else its rows projected onto :math:`\Delta_{m,\eta}` (:func:`project_to_restricted_simplex`)
+    with a warning (``strict``: a ``ValueError``) naming ``name``."""
+    pi = check_policy(policy, name=name)
+    eta = check_eta(eta, pi.shape[-1])
+    rows = pi.reshape(-1, pi.shape[-1])
+    low = np.any(rows < eta, axis=1)
+    if not np.any(low):
+        return pi
+    warn_or_refuse(f"{name}: {int(low.sum())} of {len(rows)} rows have entries below eta = "
+                   f"{eta:g} (down to {float(rows.min()):.4g}), outside the eta-restricted "
+                   "simplex Theorem 1 assumes", "projected onto it", strict)  # fmt: skip
+    return project_to_restricted_simplex(pi, eta)
 
 
 def restrict_to_simplex(policy: np.ndarray, eta: float) -> np.ndarray:
@@ -69,12 +104,16 @@ def dirichlet_mechanism(
     r"""Sample :math:`\mathrm{Dir}_k(\pi)` for every row of ``policy`` (vectorised).
 
     ``policy``: array (..., m) on the simplex (entries ``>= eta`` if ``eta`` is given); ``k``: a
-    positive scalar or an array broadcastable to ``policy.shape[:-1]``.
+    positive scalar or an array broadcastable to ``policy.shape[:-1]``, with ``k eta`` a
+    positive double (Theorem 1's smallest Dirichlet parameter).
     """
     pi = check_policy(policy, eta)
     k_arr = check_array(k, "k", ndim=None)
     if np.any(k_arr <= 0):
         raise ValueError(f"k must be > 0, got {k}")
+    if eta is not None and float(k_arr.min()) * eta == 0.0:
+        raise ValueError(f"k, eta: the Dirichlet parameter k eta = {float(k_arr.min())!r} x "
+                         f"{eta!r} underflows to 0; give a larger k or eta")
     try:
         rows = np.broadcast_shapes(k_arr.shape, pi.shape[:-1])
     except ValueError:
