@@ -26,7 +26,6 @@ by the run function's module, with the command and the reference returns). Comma
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,7 +33,13 @@ from typing import Any
 
 import numpy as np
 
-from privrl.chapter.records import SOURCE_ROOT, RunRecord, current_commit, git, results_dir
+from privrl.chapter.records import (
+    RunRecord,
+    code_dirty,
+    command_line,
+    current_commit,
+    results_dir,
+)
 from privrl.chapter.sweep import run_sweep
 from privrl.papers.gohari2021.curves import thresholds
 from privrl.papers.gohari2021.fast_student import run_agent_fast
@@ -84,7 +89,7 @@ def record_horizon(profile: GohariProfile, out_dir: str | Path, *, cache_dir: st
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     commit = current_commit()
-    dirty = bool(git(SOURCE_ROOT, "status", "--porcelain", "--untracked-files=no", "--", "privrl"))
+    dirty = code_dirty()
     started, t0 = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
     refs = measure_references(profile, np.random.default_rng(profile.seed + 1))
     runs = run_sweep(run_agent_fast, horizon_configs(profile), n_seeds=profile.n_trials,
@@ -117,8 +122,7 @@ def main(argv: list[str] | None = None) -> None:
     rec.add_argument("--out", default=None, help="directory (default book/measurements/results)")
     args = parser.parse_args(argv)
     profile = horizon_profile(n_trials=args.n_trials, epochs=args.epochs, seed=args.seed)
-    command = " ".join(["python -m privrl.papers.gohari2021.horizon",
-                        *(sys.argv[1:] if argv is None else argv)])  # fmt: skip
+    command = command_line("privrl.papers.gohari2021.horizon", argv)
     paths = record_horizon(profile, args.out or results_dir(), cache_dir=args.cache_dir,
                            executor=args.executor, command=command)  # fmt: skip
     print("wrote", *paths)

@@ -30,10 +30,9 @@ import numpy as np
 import pandas as pd
 
 from privrl.chapter.records import (
-    SOURCE_ROOT,
     RunRecord,
+    code_dirty,
     current_commit,
-    git,
     recorded_file,
 )
 from privrl.papers.gohari2021.curves import band95, speedup_table, thresholds
@@ -161,7 +160,7 @@ def record_paper_curves(profile: GohariProfile, out_dir: str | Path, *, executor
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     commit = current_commit()
-    dirty = bool(git(SOURCE_ROOT, "status", "--porcelain", "--untracked-files=no", "--", "privrl"))
+    dirty = code_dirty()
     started, t0 = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
     refs = measure_references(profile, np.random.default_rng(profile.seed + 1))
     runs = run_figure2(profile, executor=executor, cache_dir=cache_dir, progress=progress)
