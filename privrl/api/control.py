@@ -136,6 +136,7 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     pi = check_policy(policy)
     if pi.ndim > 2:
         raise ValueError(f"policy must have shape (m,) or (n, m), got {pi.shape}")
+    eta = dacc.check_eta(eta, pi.shape[-1])
     pi = into_restricted_simplex(pi, eta, strict)
     rows = pi.reshape(-1, pi.shape[-1])
     n, m = rows.shape
