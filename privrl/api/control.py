@@ -44,8 +44,8 @@ from privrl.core.validation import (
 
 #: Tolerance of Theorem 5's inversion in the event of a sigma calibrated for its target.
 THEOREM5_RTOL = 1e-12
-#: The largest Dirichlet concentration answered: eq. (6)'s delta underflows to 0 near 1e5 and its
-#: incomplete beta functions stop converging beyond (the epsilon there is above 1e4 anyway).
+#: The largest Dirichlet concentration answered: eq. (12)'s epsilon is above 1e4 there, no useful
+#: guarantee, and eq. (6)'s series grow with k (beta_tail refuses past its term limit).
 MAX_CONCENTRATION = 1e5
 
 
