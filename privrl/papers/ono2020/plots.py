@@ -44,8 +44,8 @@ METRICS = {
 }
 #: One colour per epsilon in every figure of the chapter (no noise: black, as a baseline).
 EPS_COLOURS = {1.0: "#332288", 2.0: "#88CCEE", 5.0: "#117733", 10.0: "#DDCC77", INF: "#000000"}
-#: One colour per buffer size (Figure 2).
-BUFFER_COLOURS = {1: "#CC6677", 100: "#44AA99"}
+#: One colour per buffer size (Figure 2), none of them a mechanism's (Laplace is pink, PRS navy).
+BUFFER_COLOURS = {1: "#999933", 100: "#44AA99"}
 PAPER_TABLES_LABEL = "paper: Tables 1-3"
 
 
