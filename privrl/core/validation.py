@@ -10,8 +10,11 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from typing import TypeVar, cast
 
 import numpy as np
+
+T = TypeVar("T")
 
 
 def _as_float(value: object, name: str) -> float:
@@ -143,11 +146,11 @@ def check_array(
     return arr
 
 
-def check_choice(value: object, name: str, choices: Sequence[object]) -> object:
-    """Return ``value`` after checking it is one of ``choices``."""
+def check_choice(value: object, name: str, choices: Sequence[T]) -> T:
+    """Return ``value`` after checking it is one of ``choices`` (typed as they are)."""
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
-    return value
+    return cast(T, value)
 
 
 class PrivacyLeakWarning(RuntimeWarning):
