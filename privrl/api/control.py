@@ -105,7 +105,7 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     product as ``lipschitz`` with ``b = 1`` if only it is known). Theorem 1 assumes every
     entry is at least :math:`\eta`: rows with an entry below are replaced by their Euclidean
     projection onto :math:`\Delta_{m,\eta}` (1-Lipschitz, so the teacher composed with it is
-    still ``lipschitz``-Lipschitz), with a :class:`~privrl.core.validation.PrivacyLeakWarning`
+    still ``lipschitz``-Lipschitz), with a :class:`~privrl.core.validation.ClippedDataWarning`
     (``strict=True``: a ``ValueError``).
 
     Give a target ``epsilon`` and ``delta`` (the concentration is then the largest found whose

@@ -17,7 +17,7 @@ r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019) and 
   lies in an interval of width :math:`F_{max}` (``return_bound``),
   :math:`[F_{low}, F_{low} + F_{max}]` (``return_low``, default 0: non-negative rewards;
   :math:`-F_{max}` for non-positive ones): returns outside are clipped to it, with a
-  :class:`~privrl.core.validation.PrivacyLeakWarning` (``strict=True``: a ``ValueError``).
+  :class:`~privrl.core.validation.ClippedDataWarning` (``strict=True``: a ``ValueError``).
   Returns spread over :math:`[-F_{max}, F_{max}]` would need twice the noise: such a dataset
   is clipped, never released under the narrower analysis.
 """
