@@ -8,6 +8,9 @@ returns a :class:`Release` with ``value``, ``epsilon``, ``delta``, ``event`` and
 its ``epsilon`` computed from the event (``event.epsilon(delta)``), never given. Where an
 analysis assumes a bound on the data, the release clips to it and warns
 (:class:`~privrl.core.validation.ClippedDataWarning`; ``strict=True`` raises instead).
+Every release draws its noise from fresh operating-system entropy unless ``rng`` is given: a
+seed reproduces a result, and a seed others know voids the guarantee (they regenerate the noise
+and subtract it).
 
 * :func:`gaussian_mechanism`: the Gaussian mechanism on a grid (exact discrete Gaussian noise),
   private on IEEE doubles;

@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from privrl.api.release import Release
+from privrl.api.release import Release, release_rng
 from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
 from privrl.core.accounting.subsampled import GridGpopeEvent, calibrate_grid_noise_multiplier
 from privrl.core.algorithms import gtd
@@ -47,7 +47,8 @@ def _check_trajectories(trajectories: object) -> Trajectories:
 
 
 def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations: int,
-          step_size: float, clip_norm: float, rng: SeedLike, features: object | None = None,
+          step_size: float, clip_norm: float, rng: SeedLike | None = None,
+          features: object | None = None,
           rho: object | None = None, epsilon: float | None = None,
           noise_multiplier: float | None = None, step: float | None = None) -> Release:
     r"""GPOPE (Algorithm 1): private GTD2 weights :math:`\theta` after ``iterations`` noisy steps,
@@ -116,7 +117,7 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     _check_iterate_bound(iterations * step_size * (clip_norm * gtd.CLIP_MARGIN
                                                    + NOISE_TAIL * noise.sigma), reach)
     stats = gtd.SaddlePointStats.from_trajectories(traj, gamma, phi, rho)
-    run = gtd.gpope(stats, iterations, step_size, clip_norm, 0.0, rng, grid=noise)
+    run = gtd.gpope(stats, iterations, step_size, clip_norm, 0.0, release_rng(rng), grid=noise)
     return Release.from_event(run.theta[0], event, delta, noise_multiplier=event.noise_multiplier,
                               noise_std=noise.sigma, step=noise.step, clip_norm=clip_norm,
                               iterations=iterations, n=n, step_size=step_size)
@@ -189,7 +190,7 @@ def _smooth_release(est: mc.PrivateEstimate, budget: mc.SmoothGaussianBudget, d:
 
 
 def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features: object,
-           epsilon: float, delta: float, return_bound: float, rng: SeedLike,
+           epsilon: float, delta: float, return_bound: float, rng: SeedLike | None = None,
            return_low: float = 0.0, weights: object | None = None,
            strict: bool = False) -> Release:
     r"""DP-LSW (Algorithm 1): the :math:`\rho`-weighted least-squares fit of the mean first-visit
@@ -223,12 +224,12 @@ def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     """
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
     budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
-    est = mc.dp_lsw(fv, phi, rho, budget, rng, strict=strict, exact=True)
+    est = mc.dp_lsw(fv, phi, rho, budget, release_rng(rng), strict=strict, exact=True)
     return _smooth_release(est, budget, phi.shape[1])
 
 
 def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features: object,
-           lam: float, epsilon: float, delta: float, return_bound: float, rng: SeedLike,
+           lam: float, epsilon: float, delta: float, return_bound: float, rng: SeedLike | None = None,
            return_low: float = 0.0, weights: object | None = None,
            strict: bool = False) -> Release:
     r"""DP-LSL (Algorithm 2): the ridge fit :math:`(\Phi^\top\Gamma_X\Phi +
@@ -251,7 +252,7 @@ def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
     budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
     lam = check_positive(lam, "lam")
-    est = mc.dp_lsl(fv, phi, rho, lam, budget, rng, strict=strict, exact=True)
+    est = mc.dp_lsl(fv, phi, rho, lam, budget, release_rng(rng), strict=strict, exact=True)
     return _smooth_release(est, budget, phi.shape[1], lam=lam)
 
 

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from privrl.api.release import Release
+from privrl.api.release import Release, release_rng
 from privrl.core.accounting.discrete_gaussian import (
     discrete_gaussian_event,
     required_noise_multiplier,
@@ -45,7 +45,8 @@ def _nonempty(value: np.ndarray) -> np.ndarray:
     return value
 
 
-def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: SeedLike,
+def gaussian_mechanism(value: object, *, sensitivity: float, delta: float,
+                       rng: SeedLike | None = None,
                        epsilon: float | None = None, sigma: float | None = None,
                        step: float | None = None) -> Release:
     r"""Release ``value`` (any shape, ``d`` coordinates) with ``(epsilon, delta)``-DP for an
@@ -99,13 +100,14 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: 
     if epsilon is not None and event.epsilon(delta) > epsilon:  # s >= (z G)^2 exactly
         raise RuntimeError(f"the Gaussian calibration missed its target: epsilon "
                            f"{event.epsilon(delta)!r} > {epsilon!r}")
-    noisy = noise.add(value, rng)
+    noisy = noise.add(value, release_rng(rng))
     return Release.from_event(noisy, event, delta, sigma=noise.sigma,
                               noise_multiplier=event.dp_event.noise_multiplier,
                               sensitivity=sensitivity, step=noise.step)
 
 
-def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float, rng: SeedLike,
+def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float,
+                      rng: SeedLike | None = None,
                       step: float = dl.DEFAULT_STEP) -> Release:
     r"""Release ``value`` (a number or a vector of ``d`` coordinates) with exactly
     ``epsilon``-DP for an :math:`\ell_1` ``sensitivity``: rounded to the grid ``step`` (a power of
@@ -129,7 +131,7 @@ def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float, rng:
     row = np.atleast_1d(arr)[None, :]
     d = row.shape[1]
     t = dl.check_scale(dl.grid_scale(sensitivity, epsilon, d, step), step)
-    noisy = dl.discrete_laplace_mechanism(row, sensitivity, epsilon, rng, step)[0]
+    noisy = dl.discrete_laplace_mechanism(row, sensitivity, epsilon, release_rng(rng), step)[0]
     event = GridLaplaceReportEvent(sensitivity=sensitivity, d=d, scale_numerator=t.numerator,
                                    scale_denominator=t.denominator, step=step)
     return Release.from_event(noisy.reshape(arr.shape), event, 0.0,

@@ -15,8 +15,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 from privrl.core.accounting.composed import ComposedEvent
 from privrl.core.accounting.events import PrivacyEvent
+from privrl.core.rng import SeedLike
 from privrl.core.validation import check_probability
 
 
@@ -95,3 +98,12 @@ def compose(releases: Sequence[Release], *, delta: float | None = None) -> Relea
 
 
 __all__ = ["Release", "compose"]
+
+
+def release_rng(rng: SeedLike | None) -> SeedLike:
+    """The randomness of a release: fresh operating-system entropy
+    (``numpy.random.SeedSequence()``) when ``rng`` is ``None``, the default of every release;
+    else ``rng``, to reproduce a result. A seed others know voids the guarantee: whoever knows it
+    regenerates the noise and subtracts it (``release(x, rng=0).value - release(0, rng=0).value``
+    recovers ``x``)."""
+    return np.random.SeedSequence() if rng is None else rng
