@@ -201,8 +201,10 @@ def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     ``trajectories``: integer states in ``[0, n_states)``; ``features`` :math:`\Phi` (N, d);
     ``weights`` :math:`\rho` (N,) (default uniform); every return must lie in the public
     interval ``[return_low, return_low + return_bound]`` of width :math:`F_{max}` (returns
-    outside are clipped, with a warning; ``strict=True`` raises). Neighbours differ in one
-    trajectory. The event is
+    outside are clipped, with a warning; ``strict=True`` raises). Neighbours: one trajectory
+    replaced by another (replace-one). Valid range: ``epsilon`` below
+    :func:`~privrl.core.accounting.smooth_sensitivity.lemma1_epsilon_limit` of ``delta`` (about
+    1,010 at :math:`10^{-5}`), where Lemma 1 can hold; above it a ``ValueError``. The event is
     :class:`~privrl.core.accounting.smooth_sensitivity.SmoothGaussianEvent` (Lemma 1's constants);
     ``parameters``: ``alpha``, ``beta``, ``return_bound``, ``return_low`` (not
     :math:`\sigma_X`: it is a function of the data's visit counts, and released without noise
@@ -237,7 +239,7 @@ def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     :math:`\sigma_X = \frac{2\alpha F_{max}\|\Phi\|}{\lambda - \|\rho\|_\infty\|\Phi\|^2}
     \sqrt{\Psi^\lambda_\beta(X)}`; needs ``lam`` :math:`> \|\rho\|_\infty\|\Phi\|^2`.
 
-    Arguments, clipping, event, ``parameters`` and the correctly rounded noise as :func:`dp_lsw`
+    Arguments, clipping, neighbours, valid range, event, ``parameters`` and the correctly rounded noise as :func:`dp_lsw`
     (plus ``lam``).
 
     >>> import numpy as np, privrl
