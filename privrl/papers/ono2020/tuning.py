@@ -209,6 +209,19 @@ def sensitivity_configs(scores: pd.DataFrame, chosen_arms: list[tuple[str, float
     return evaluation_configs(scores, private, "auc", budget=budget, trials=trials)
 
 
+def evaluated_at(trials: pd.DataFrame, scores: pd.DataFrame, criterion: str = "successes"
+                 ) -> pd.DataFrame:
+    """The rows of ``trials`` (an evaluation, :data:`TUNED_TRIALS_CSV`'s columns) of each tuned
+    arm at its step chosen under ``criterion`` (:func:`chosen_step`), and every row of an arm
+    ``scores`` did not tune (the non-private baseline); an arm not evaluated at that step has no
+    rows."""
+    steps = {arm: chosen_step(scores, arm, criterion)
+             for arm in set(scores[ARM_COLUMNS].itertuples(index=False, name=None))}
+    keep = [steps.get((mech, eps, buffer), step) == step for mech, eps, buffer, step in
+            trials[[*ARM_COLUMNS, "step_size"]].itertuples(index=False, name=None)]
+    return trials[np.asarray(keep, dtype=bool)].reset_index(drop=True)
+
+
 def tuning_frame(tuning: pd.DataFrame) -> pd.DataFrame:
     """The tidy tuning CSV: ``arm, mechanism, epsilon, buffer_size, step_size, trial, auc,
     first_success, env_steps`` (``trial`` numbered over the seeds)."""
