@@ -93,3 +93,15 @@ def test_a_release_cannot_state_a_guarantee_its_event_does_not_back():
             privrl.Release(1.0, bad, event)
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.epsilon = 0.001
+
+
+def test_gaussian_mechanism_carries_the_relation_it_is_given():
+    kw = dict(sensitivity=1.0, epsilon=1.0, delta=1e-6)
+    add = privrl.gaussian_mechanism(1.0, rng=0, **kw)
+    replace = privrl.gaussian_mechanism(1.0, rng=0, relation="replace-one", **kw)
+    assert (add.event.relation, replace.event.relation) == ("add/remove", "replace-one")
+    assert replace.epsilon == add.epsilon and replace.value == add.value
+    with pytest.raises(ValueError, match="different neighbouring relations"):
+        privrl.compose([add, replace])
+    with pytest.raises(ValueError, match="relation must be one of"):
+        privrl.gaussian_mechanism(1.0, rng=0, relation="swap", **kw)
