@@ -83,3 +83,20 @@ def test_a_composition_with_one_such_event_has_no_form():
     with pytest.raises(NotImplementedError):
         privrl.compose([gauss, lsw_like]).event.to_dp_event()
     assert math.isfinite(privrl.compose([gauss, lsw_like]).epsilon)
+
+
+def test_the_api_pages_autodoc_directives_name_importable_objects():
+    import importlib
+    import pathlib
+    import re
+
+    book = pathlib.Path(__file__).resolve().parents[2] / "book" / "api"
+    names = re.findall(r"\.\. auto(?:class|function|module):: (\S+)",
+                       "".join(p.read_text() for p in book.glob("*.md")))
+    assert "privrl.core.accounting.composed.ComposedEvent" in names
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            module, _, attribute = name.rpartition(".")
+            assert hasattr(importlib.import_module(module), attribute), name
