@@ -43,6 +43,7 @@ import functools
 import itertools
 import math
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 
@@ -179,6 +180,10 @@ class SmoothGaussianEvent:
 
     def epsilon(self, delta: float) -> float:
         return smooth_gaussian_epsilon(self.alpha, self.beta, delta, self.d)
+
+    def to_dp_event(self) -> NoReturn:
+        """None: noise calibrated to a data-dependent smooth bound (Lemma 1) has no dp-accounting event; raises ``NotImplementedError``."""
+        raise NotImplementedError("SmoothGaussianEvent: noise calibrated to a data-dependent smooth bound (Lemma 1) has no dp-accounting event")
 
 
 def _check_counts(counts: object, name: str = "counts") -> np.ndarray:
