@@ -107,21 +107,28 @@ def _entry(entry: Any, paper: str, where: str) -> ClaimSentence:
     return ClaimSentence(paper, Source(str(raw["file"]), line, quote), tuple(keys), reason, note)
 
 
-def coverage_markdown(name: str, start: str | os.PathLike[str] | None = None) -> str:
-    """The section listing how many of the paper's claim sentences the chapter decides and, for
-    the rest, each quote with its reason; empty when the paper has no data file."""
+def coverage_counts(name: str, start: str | os.PathLike[str] | None = None) -> tuple[int, int] | None:
+    """``(decided, total)`` claim sentences of paper ``name``; ``None`` without a data file."""
     try:
         sentences = paper_claims(name, start)
     except ValueError:
+        return None
+    return sum(s.decided for s in sentences), len(sentences)
+
+
+def coverage_markdown(name: str, start: str | os.PathLike[str] | None = None) -> str:
+    """A folded block (MyST dropdown) headed "N of M claim sentences decided" listing each
+    undecided sentence's quote with its reason; empty when the paper has no data file."""
+    counts = coverage_counts(name, start)
+    if counts is None:
         return ""
-    decided = sum(s.decided for s in sentences)
-    rows = [f"**{decided} of {len(sentences)} claim sentences decided.** The others:", ""]
-    for s in sentences:
+    rows = [f":::{{dropdown}} {counts[0]} of {counts[1]} claim sentences of the paper decided", ""]
+    for s in paper_claims(name, start):
         if not s.decided:
             why = f"{s.reason} ({s.note})" if s.note else s.reason
-            rows.append(f"- \u201c{s.source.quote}\u201d: {why}.")
-    return "\n".join(rows) + "\n"
+            rows.append(f"- \u201c{s.source.quote}\u201d (line {s.source.line}): {why}.")
+    return "\n".join([*rows, ":::"]) + "\n"
 
 
-__all__ = ["PAPER_CLAIMS", "REASONS", "ClaimSentence", "coverage_markdown", "load",
+__all__ = ["PAPER_CLAIMS", "REASONS", "ClaimSentence", "coverage_counts", "coverage_markdown", "load",
            "paper_claims", "paper_claims_path", "quote_matches"]

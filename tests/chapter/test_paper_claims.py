@@ -15,6 +15,7 @@ import yaml
 
 from privrl.chapter.paper_claims import (
     REASONS,
+    coverage_counts,
     coverage_markdown,
     load,
     paper_claims,
@@ -76,8 +77,9 @@ def test_coverage_counts_the_decided_and_lists_the_rest(tmp_path):
     sentences = paper_claims("balle2016", ROOT)
     text = coverage_markdown("balle2016", ROOT)
     decided = sum(bool(s.keys) for s in sentences)
-    assert text.startswith(f"**{decided} of {len(sentences)} claim sentences decided.**")
-    assert text.count("\n- ") == len(sentences) - decided
+    assert text.startswith(f":::{{dropdown}} {decided} of {len(sentences)} claim sentences")
+    assert text.count("\n- ") == len(sentences) - decided and text.endswith(":::\n")
+    assert coverage_counts("balle2016", ROOT) == (decided, len(sentences))
     assert coverage_markdown("nobody", ROOT) == ""
 
 
