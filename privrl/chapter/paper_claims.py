@@ -20,7 +20,8 @@ import yaml
 from privrl.chapter.paper_numbers import Source, paper_numbers_path
 
 PAPER_CLAIMS = Path("book") / "paper_claims"
-REASONS = ("not an empirical claim", "no set-up stated", "out of this book's reach")
+REASONS = ("not an empirical claim", "no set-up stated", "out of this book's reach",
+           "decidable here, no claim key yet")
 QUOTE_CHARS = (10, 400)
 
 
