@@ -240,3 +240,20 @@ def test_the_bottom_line_states_the_tuned_records_success_rates():
     shares = ", ".join(f"{100 * prs[eps]:.0f}%" for eps in (1.0, 2.0)) + f" and {100 * prs[5.0]:.0f}%"
     line = " ".join(front_matter("ono2020").bottom_line.split())
     assert f"PRS learns in {shares} of trials at epsilon = 1, 2 and 5" in line
+
+
+def test_the_bottom_line_counts_the_tuned_private_verdicts(book_summary):
+    """The bottom line's counts of the tuned private claims (finite epsilon) are the book's
+    verdicts: how many are reproduced, not reproduced and inconclusive."""
+    from collections import Counter
+
+    from privrl.chapter.front import front_matter
+
+    claims = book_summary("ono2020")["claims"]
+    private = [c for c in claims if c["key"].endswith("_reference_tuned")
+               and "baseline" not in c["key"] and "epsinf" not in c["key"]]
+    counts = Counter(c["verdict"] for c in private)
+    assert counts["reproduced"] == 0, counts
+    line = " ".join(front_matter("ono2020").bottom_line.split())
+    assert (f"none of the {len(private)} private claims is reproduced ({counts['not reproduced']} "
+            f"not reproduced, {counts['inconclusive']} inconclusive") in line
