@@ -59,7 +59,10 @@ def functional_q_learning(*, epsilon: float, delta: float, episodes: int,
     ``value`` is the trained Q network (a torch module); ``parameters``: ``gp_sigma``,
     ``gp_beta``, ``k``, ``n_updates``, ``n_paths`` (not the training returns: they are sums of
     the rewards without noise). The event is
-    :class:`~privrl.core.accounting.functional_noise.Theorem5Event`.
+    :class:`~privrl.core.accounting.functional_noise.Theorem5Event`. Valid range: ``epsilon``
+    below :func:`~privrl.core.accounting.functional_noise.theorem5_epsilon_limit` of half of
+    ``delta`` (about 13.3 at :math:`10^{-4}`), where Theorem 5 can hold; above it a
+    ``ValueError``.
 
     The Gaussian process's sample paths are drawn in floating point, as in the paper: the
     guarantee is the mathematics', not yet the doubles' (unlike

@@ -116,6 +116,38 @@ def theorem5_C(alpha: float, k: float, L: float, B: int) -> float:
     return c
 
 
+def theorem5_epsilon_limit(delta: float) -> float:
+    r"""The epsilon above which Theorem 5's Gaussian part cannot hold at ``delta``.
+
+    Its noise :math:`\sigma = \sqrt{2U\ln(e + \varepsilon/\delta)C}/\varepsilon` makes the
+    :math:`U` updates one Gaussian mechanism of sensitivity :math:`\Delta = \sqrt{UC}` (Lemma 6 at
+    equality, Proposition 4), so :math:`\Delta/\sigma = \mu = \varepsilon/\sqrt{2\ln(e +
+    \varepsilon/\delta)}` whatever :math:`U` and :math:`C`; two neighbours at that distance have
+    the exact privacy profile (Balle and Wang 2018)
+
+    .. math:: \delta(\varepsilon) = \Phi\Big(\frac{\mu}{2} - \frac{\varepsilon}{\mu}\Big)
+              - e^{\varepsilon}\,\Phi\Big(-\frac{\mu}{2} - \frac{\varepsilon}{\mu}\Big),
+
+    below ``delta`` for small epsilon and above it past the limit returned (about 13.6 at
+    :math:`10^{-5}`, 13.0 at :math:`10^{-3}`, 12.8 at 0.1): there the theorem's statement is
+    false, so :func:`calibrate_algorithm1` refuses it."""
+    from scipy import optimize, special
+
+    delta = check_delta(delta)
+
+    def excess(eps: float) -> float:
+        mu = eps / math.sqrt(2.0 * math.log(math.e + eps / delta))
+        first = special.log_ndtr(mu / 2.0 - eps / mu)
+        second = eps + special.log_ndtr(-mu / 2.0 - eps / mu)
+        profile = math.exp(first) * -math.expm1(second - first) if second < first else -1.0
+        return profile - delta
+
+    lo, hi = 1.0, 2.0
+    while excess(hi) <= 0.0:
+        lo, hi = hi, 2.0 * hi
+    return float(optimize.brentq(excess, lo, hi, xtol=1e-9, rtol=1e-12))
+
+
 def theorem5_sigma(
     epsilon: float, delta: float, n_updates: int, B: int, alpha: float, k: float, L: float
 ) -> float:
@@ -205,7 +237,8 @@ def calibrate_algorithm1(
     approximation term :math:`n_{\\rm paths} e^{-(2k - 8.68\\sqrt\\beta\\sigma)^2/2}`, so the total
     ``delta_gauss + delta_approx`` never exceeds ``delta``.
 
-    The theorem's condition holds when the gap :math:`g(k) = 2k - 8.68\\sqrt\\beta\\sigma =
+    Refuses an ``epsilon`` at or above :func:`theorem5_epsilon_limit` of the Gaussian part's
+    delta, where the theorem is false. The theorem's condition holds when the gap :math:`g(k) = 2k - 8.68\\sqrt\\beta\\sigma =
     2k - c\\sqrt{4\\alpha(k+1)/B + 1}` reaches :math:`\\sqrt{2\\ln(n_{\\rm paths}/\\delta_{\\rm
     approx})}`; :math:`g` is convex in :math:`k`, so when neither :math:`k = 1` nor the last
     :math:`k` searched fits (below :data:`MAX_K`, and below the first :math:`k` whose :math:`C`
@@ -217,6 +250,11 @@ def calibrate_algorithm1(
     if not 0 < delta_share < 1:
         raise ValueError(f"delta_share must lie in (0, 1), got {delta_share}")
     d_gauss = delta * delta_share
+    if epsilon >= theorem5_epsilon_limit(d_gauss):
+        raise ValueError(f"epsilon must lie below {theorem5_epsilon_limit(d_gauss):.6g} at the "
+                         f"Gaussian part's delta = {d_gauss:g}, where Theorem 5 can hold (got "
+                         f"{epsilon:g}): above it two neighbours at the theorem's sensitivity are "
+                         "told apart beyond (epsilon, delta)")
 
     def fits(k: int) -> bool:
         sigma = theorem5_sigma(epsilon, d_gauss, n_updates, B, alpha, k, L)
@@ -472,7 +510,8 @@ class Theorem5Event:
     :meth:`epsilon` at a total ``delta`` takes off the approximation term
     :math:`n_{\rm paths} e^{-(2k - 8.68\sqrt\beta\sigma)^2/2}` (:func:`approximation_delta`,
     with Theorem 5's :math:`\beta`) and inverts Theorem 5's noise condition at the remaining
-    Gaussian delta (:func:`theorem5_epsilon`, safe-side bisection to ``rtol``).
+    Gaussian delta (:func:`theorem5_epsilon`, safe-side bisection to ``rtol``); infinite where
+    that epsilon is at or above :func:`theorem5_epsilon_limit` (the theorem certifies nothing).
     """
 
     sigma: float
@@ -494,10 +533,11 @@ class Theorem5Event:
                 f"delta {delta:.3g} does not cover Theorem 5's approximation term "
                 f"{delta - gaussian_delta:.3g} over {self.n_paths} paths"
             )
-        return theorem5_epsilon(
+        epsilon = theorem5_epsilon(
             self.sigma, gaussian_delta, self.n_updates, self.batch_size, self.lr, self.k,
             self.lipschitz, rtol=self.rtol,
         )
+        return epsilon if epsilon < theorem5_epsilon_limit(gaussian_delta) else math.inf
 
     def to_dp_event(self) -> NoReturn:
         """None: Theorem 5's functional-noise guarantee has no dp-accounting event; raises ``NotImplementedError``."""
