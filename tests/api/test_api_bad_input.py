@@ -372,3 +372,18 @@ def test_edge_values_name_the_argument_a_user_gave(call, message):
     """These named an internal value (epsilons[0], bound, sigma, d, a, b) before."""
     with pytest.raises(ValueError, match=re.escape(message)):
         call()
+
+
+def test_functional_q_learning_without_torch_names_the_extra(monkeypatch):
+    """Without torch (its import made to fail), the error names the extra to install, not a bare
+    ``No module named 'torch'``."""
+    import sys
+
+    import privrl.core.algorithms as algorithms
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ModuleNotFoundError
+    monkeypatch.delitem(sys.modules, "privrl.core.algorithms.functional_q", raising=False)
+    monkeypatch.delattr(algorithms, "functional_q", raising=False)
+    with pytest.raises(ModuleNotFoundError,
+                       match=re.escape("install privrl[deep] for functional_q_learning")):
+        privrl.functional_q_learning(epsilon=1.0, delta=1e-3, episodes=3, rng=0)
