@@ -19,6 +19,7 @@ imported when it is called.
 from __future__ import annotations
 
 import math
+from types import ModuleType
 from typing import Literal
 
 import numpy as np
@@ -66,14 +67,15 @@ def functional_q_learning(*, epsilon: float, delta: float, episodes: int,
 
     The Gaussian process's sample paths are drawn in floating point, as in the paper: the
     guarantee is the mathematics', not yet the doubles' (unlike
-    :func:`~privrl.api.mechanisms.gaussian_mechanism`'s grid).
+    :func:`~privrl.api.mechanisms.gaussian_mechanism`'s grid). It needs torch: without it, a
+    ``ModuleNotFoundError`` says "install privrl[deep] for functional_q_learning".
 
     >>> import privrl
     >>> r = privrl.functional_q_learning(epsilon=1.0, delta=1e-3, episodes=3, rng=0)
     >>> r.epsilon <= 1.0, r.parameters["n_updates"]
     (True, 23)
     """
-    from privrl.core.algorithms import functional_q as fq  # torch, imported when called
+    fq = _functional_q()
     from privrl.core.envs.line import HORIZON
 
     delta = check_delta(delta)
@@ -95,6 +97,19 @@ def functional_q_learning(*, epsilon: float, delta: float, episodes: int,
                              THEOREM5_RTOL)
     return Release.from_event(run.net, event, delta, gp_sigma=cal["sigma"], gp_beta=cal["beta"],
                               k=cal["k"], n_updates=updates, n_paths=n_paths)
+
+
+def _functional_q() -> ModuleType:
+    """:mod:`privrl.core.algorithms.functional_q`, imported when called: it needs torch, the
+    ``deep`` extra, and without it the error says which extra to install."""
+    try:
+        from privrl.core.algorithms import functional_q
+    except ModuleNotFoundError as err:
+        if (err.name or "").split(".")[0] != "torch":
+            raise
+        raise ModuleNotFoundError(f"install privrl[deep] for functional_q_learning (it trains a "
+                                  f"torch network; {err})", name=err.name) from err
+    return functional_q
 
 
 def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b: float,

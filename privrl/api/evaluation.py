@@ -36,7 +36,13 @@ from privrl.core.algorithms import monte_carlo as mc
 from privrl.core.mechanisms.discrete_gaussian import GridGaussian
 from privrl.core.rng import SeedLike
 from privrl.core.trajectories import Trajectories
-from privrl.core.validation import check_array, check_delta, check_int, check_positive
+from privrl.core.validation import (
+    check_array,
+    check_delta,
+    check_int,
+    check_positive,
+    warn_or_refuse,
+)
 
 
 def _check_trajectories(trajectories: object) -> Trajectories:
@@ -50,7 +56,8 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
           step_size: float, clip_norm: float, rng: SeedLike | None = None,
           features: object | None = None,
           rho: object | None = None, epsilon: float | None = None,
-          noise_multiplier: float | None = None, step: float | None = None) -> Release:
+          noise_multiplier: float | None = None, step: float | None = None,
+          strict: bool = False) -> Release:
     r"""GPOPE (Algorithm 1): private GTD2 weights :math:`\theta` after ``iterations`` noisy steps,
     private on IEEE doubles.
 
@@ -75,7 +82,9 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     at epsilon 1, delta 1e-5): compare ``parameters["noise_multiplier"]``. ``parameters``:
     ``noise_multiplier`` (the event's), ``noise_std`` (:math:`\sqrt{s}\,\text{step} \ge 2Gz`),
     ``step``, ``clip_norm``, ``iterations``, ``n``, ``step_size`` (how many gradients the clip
-    shortened is a statistic of the data, not released). Huge data cannot make it
+    shortened is a statistic of the data, not released: a gradient beyond ``clip_norm`` is clipped
+    with a :class:`~privrl.core.validation.ClippedDataWarning` that says so and no more,
+    ``strict=True`` raises a ``ValueError`` instead). Huge data cannot make it
     fail: a gradient that overflows is clipped too (:func:`~privrl.core.algorithms.gtd.clip_rows`);
     public parameters under which the arithmetic would overflow whatever the data are refused
     (``features`` whose products overflow a double; a ``step_size`` with which the iterates
@@ -118,6 +127,9 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
                                                    + NOISE_TAIL * noise.sigma), reach)
     stats = gtd.SaddlePointStats.from_trajectories(traj, gamma, phi, rho)
     run = gtd.gpope(stats, iterations, step_size, clip_norm, 0.0, release_rng(rng), grid=noise)
+    if run.clipped_fraction > 0:
+        warn_or_refuse(f"clip_norm: gradients lie beyond the L2 norm clip_norm = {clip_norm:g} "
+                       "the privacy analysis assumes", "clipped to it", strict, stacklevel=2)
     return Release.from_event(run.theta[0], event, delta, noise_multiplier=event.noise_multiplier,
                               noise_std=noise.sigma, step=noise.step, clip_norm=clip_norm,
                               iterations=iterations, n=n, step_size=step_size)

@@ -9,10 +9,11 @@ gradient before submitting it, so a report is private against the server itself.
   coordinates, each clipped to :math:`[-C, C]` (eq. 23) and reported as a randomised sign with
   budget :math:`\varepsilon/\hat d` (the corrected eq. 24): :math:`\varepsilon`-LDP (Lemma 3).
 
-Clipping is part of both mechanisms (their sensitivity is the clip's), not a data assumption,
-so it is silent: how many reports it shortened is a statistic of the data, not released. Every
-row of the input is one agent's report; the guarantee (pure LDP, ``delta = 0``) holds for each
-row.
+Clipping is part of both mechanisms (their sensitivity is the clip's): an input beyond the clip
+is clipped with a :class:`~privrl.core.validation.ClippedDataWarning` naming ``clip``
+(``strict=True``: a ``ValueError`` instead); how many reports it shortened is a statistic of the
+data, neither in the message nor released. Every row of the input is one agent's report; the
+guarantee (pure LDP, ``delta = 0``) holds for each row.
 """
 
 from __future__ import annotations
@@ -24,8 +25,14 @@ from privrl.core.accounting.laplace import GridLaplaceReportEvent
 from privrl.core.accounting.local import BitFlipEvent
 from privrl.core.mechanisms import discrete_laplace as dl
 from privrl.core.mechanisms import local as loc
-from privrl.core.rng import SeedLike
-from privrl.core.validation import check_array, check_epsilon, check_int, check_positive
+from privrl.core.rng import SeedLike, as_generator
+from privrl.core.validation import (
+    check_array,
+    check_epsilon,
+    check_int,
+    check_positive,
+    warn_or_refuse,
+)
 
 
 def _gradients(gradients: object) -> np.ndarray:
@@ -37,12 +44,20 @@ def _gradients(gradients: object) -> np.ndarray:
     return g
 
 
+def _clipped(beyond: np.ndarray, message: str, strict: bool) -> None:
+    """The clip's warning (``strict``: a ``ValueError``) when any input lay ``beyond`` it."""
+    if np.any(beyond):
+        warn_or_refuse(message, "clipped to it", strict)
+
+
 def laplace_report(gradients: object, *, epsilon: float, clip: float,
                    rng: SeedLike | None = None,
-                   step: float = dl.DEFAULT_STEP) -> Release:
+                   step: float = dl.DEFAULT_STEP, strict: bool = False) -> Release:
     r"""Algorithm 2 on each row of ``gradients`` ((n, d), or one (d,) gradient): clip to
     :math:`\ell_1` norm ``clip / 2``, round to the grid ``step``, add exact discrete Laplace
     noise; each report exactly ``epsilon``-LDP (the exact epsilon :math:`L/t \le` ``epsilon``).
+    A gradient beyond the clip is clipped with a
+    :class:`~privrl.core.validation.ClippedDataWarning` (``strict=True``: a ``ValueError``).
 
     The event is :class:`~privrl.core.accounting.laplace.GridLaplaceReportEvent` (one report);
     ``parameters``: ``noise_scale``, ``clip``, ``step``.
@@ -58,6 +73,10 @@ def laplace_report(gradients: object, *, epsilon: float, clip: float,
     if clip / 2 == 0.0:
         raise ValueError(f"clip must be at least 2^-1073 (its half is the L1 bound), got {clip!r}")
     d = g.shape[1]
+    with np.errstate(over="ignore"):  # a norm beyond a double is beyond the clip
+        norms = np.abs(g).sum(axis=1)
+    _clipped(norms / (clip / 2) > 1.0, f"clip: gradients lie beyond the L1 norm clip / 2 = "
+             f"{clip / 2:g} the privacy analysis assumes", strict)
     value = loc.laplace_gradient_mechanism(g, epsilon, clip, release_rng(rng), step=step)
     t = loc.laplace_grid_scale(clip, epsilon, d, step)
     event = GridLaplaceReportEvent(sensitivity=clip, d=d, scale_numerator=t.numerator,
@@ -68,11 +87,13 @@ def laplace_report(gradients: object, *, epsilon: float, clip: float,
 
 def sign_report(gradients: object, *, epsilon: float, clip: float,
                 rng: SeedLike | None = None,
-                d_hat: int | None = None) -> Release:
+                d_hat: int | None = None, strict: bool = False) -> Release:
     r"""Algorithm 3 (PRS) on each row of ``gradients``: ``M^T u_tilde`` with ``M`` a fresh
     (``d_hat``, d) sparse projection (eq. 5), ``u_tilde`` the randomised signs of
     ``clip(M g, -C, C)`` (corrected eq. 24, budget ``epsilon / d_hat`` each); each report
-    ``epsilon``-LDP. ``d_hat`` defaults to :math:`\max(1, \min(d, \lfloor\varepsilon/2.5\rfloor))`.
+    ``epsilon``-LDP; a projected coordinate beyond ``[-C, C]`` is clipped with a
+    :class:`~privrl.core.validation.ClippedDataWarning` (``strict=True``: a ``ValueError``).
+    ``d_hat`` defaults to :math:`\max(1, \min(d, \lfloor\varepsilon/2.5\rfloor))`.
 
     The event is :class:`~privrl.core.accounting.local.BitFlipEvent` (``d_hat`` signs, each
     flipped with probability at least :math:`1/(e^{\varepsilon/\hat d} + 1)` rounded up to a
@@ -98,7 +119,12 @@ def sign_report(gradients: object, *, epsilon: float, clip: float,
     if flip >= 0.5:
         raise ValueError(f"epsilon: {epsilon:g} over d_hat = {d_hat} signs leaves each sign a "
                          "fair coin on doubles (no signal); give a larger epsilon")
-    value = loc.projected_random_sign(g, epsilon, clip, release_rng(rng), d_hat=d_hat)
+    gen = as_generator(release_rng(rng))
+    matrix = loc.random_projection(g.shape[0], d_hat, d, gen)  # drawn first, as the mechanism does
+    _clipped(np.abs(loc.projection(matrix, g)) > clip, f"clip: projected gradients lie beyond "
+             f"[-clip, clip] = [{-clip:g}, {clip:g}], the range the privacy analysis assumes",
+             strict)
+    value = loc.projected_random_sign(g, epsilon, clip, gen, matrix=matrix)
     return Release.from_event(value, BitFlipEvent(flip_probability=flip, bits=d_hat), 0.0,
                               d_hat=d_hat, flip_probability=flip, clip=clip)
 

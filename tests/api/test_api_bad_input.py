@@ -372,3 +372,66 @@ def test_edge_values_name_the_argument_a_user_gave(call, message):
     """These named an internal value (epsilons[0], bound, sigma, d, a, b) before."""
     with pytest.raises(ValueError, match=re.escape(message)):
         call()
+
+
+def test_functional_q_learning_without_torch_names_the_extra(monkeypatch):
+    """Without torch (its import made to fail), the error names the extra to install, not a bare
+    ``No module named 'torch'``."""
+    import sys
+
+    import privrl.core.algorithms as algorithms
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ModuleNotFoundError
+    monkeypatch.delitem(sys.modules, "privrl.core.algorithms.functional_q", raising=False)
+    monkeypatch.delattr(algorithms, "functional_q", raising=False)
+    with pytest.raises(ModuleNotFoundError,
+                       match=re.escape("install privrl[deep] for functional_q_learning")):
+        privrl.functional_q_learning(epsilon=1.0, delta=1e-3, episodes=3, rng=0)
+
+
+def _no_warning(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return call()
+
+
+def test_every_release_that_clips_warns_and_strict_raises(chain):
+    """GPOPE's gradients and the local reports' inputs beyond their clip: a ClippedDataWarning
+    whose message holds the public clip and nothing of the data (the same text for any data
+    beyond it), or with strict=True a ValueError naming the argument; within it, silence."""
+    def gp(clip_norm, **kw):
+        return privrl.gpope(chain, features=np.eye(5), gamma=0.9, noise_multiplier=1.0,
+                            delta=1e-5, iterations=5, step_size=0.1, clip_norm=clip_norm,
+                            rng=0, **kw)
+
+    cases = [  # (call with a clip, a clip that clips, one that does not, expected message)
+        (gp, 1e-3, 1e6, "clip_norm: gradients lie beyond the L2 norm clip_norm = 0.001 the "
+                        "privacy analysis assumes"),
+        (lambda c, **kw: privrl.laplace_report(np.ones((4, 3)), epsilon=1.0, clip=c, rng=0, **kw),
+         1.0, 6.0, "clip: gradients lie beyond the L1 norm clip / 2 = 0.5 the privacy analysis "
+                   "assumes"),
+        (lambda c, **kw: privrl.sign_report(np.ones((4, 3)), epsilon=1.0, clip=c, rng=0, **kw),
+         1.0, 100.0, "clip: projected gradients lie beyond [-clip, clip] = [-1, 1], the range "
+                     "the privacy analysis assumes"),
+    ]
+    for call, clips, fits, message in cases:
+        with pytest.warns(privrl.ClippedDataWarning) as caught:
+            call(clips)
+        assert [str(w.message) for w in caught] == [f"{message}; clipped to it"]
+        with pytest.raises(ValueError, match=re.escape(message)):
+            call(clips, strict=True)
+        _no_warning(lambda call=call, fits=fits: call(fits, strict=True))
+
+
+def test_a_clipped_report_is_the_report_of_the_clipped_input():
+    """The warning changes nothing released: the same seed gives the same report as before."""
+    g = np.array([[3.0, -1.0], [0.1, 0.1]])
+    with pytest.warns(privrl.ClippedDataWarning):
+        r = privrl.laplace_report(g, epsilon=1.0, clip=1.0, rng=3)
+    clipped = g / np.maximum(1.0, np.abs(g).sum(axis=1, keepdims=True) / 0.5)
+    assert np.array_equal(r.value, _no_warning(
+        lambda: privrl.laplace_report(clipped, epsilon=1.0, clip=1.0, rng=3)).value)
+    with pytest.warns(privrl.ClippedDataWarning):
+        s = privrl.sign_report(g * 100, epsilon=1.0, clip=1.0, rng=3)
+    from privrl.core.mechanisms import local as loc
+    assert np.array_equal(s.value, loc.projected_random_sign(g * 100, 1.0, 1.0, 3, d_hat=1))

@@ -52,7 +52,9 @@ __all__ = [
     "SaddlePointStats",
     "GPOPEResult",
     "clip_rows",
+    "clipped_gradients",
     "gpope",
+    "gradient_operator",
     "grid_gradient_sensitivity",
     "gtd2_reference",
     "mspbe",
@@ -274,11 +276,7 @@ def gpope(
     )
     gen = as_generator(rng)
     d = stats.dim
-    B = np.zeros((stats.n, 2 * d, 2 * d))
-    B[:, :d, d:] = -stats.A.transpose(0, 2, 1)
-    B[:, d:, :d] = stats.A
-    B[:, d:, d:] = stats.M
-    h = np.concatenate([np.zeros((stats.n, d)), -stats.b], axis=1)
+    B, h = gradient_operator(stats)
     x = np.zeros((n_trials, 2 * d))
     alphas = _step_sizes(iterations, schedule, t0)[:, None] * step[None, :]  # (T, K)
     std = (2.0 * clip_norm * z)[:, None] if np.any(z > 0) else None
@@ -288,9 +286,8 @@ def gpope(
     with np.errstate(over="ignore", invalid="ignore"):  # huge data: clip_rows, no warning
         for t in tqdm(range(iterations), disable=not progress, desc="GPOPE"):
             idx = gen.integers(stats.n, size=n_trials)
-            g = np.matmul(B[idx], x[:, :, None])[:, :, 0] + h[idx]
-            if not math.isinf(clip_norm):
-                n_clipped += clip_rows(g, clip_norm)
+            g, clipped = clipped_gradients(B, h, idx, x, clip_norm)
+            n_clipped += clipped
             if std is not None:
                 g += std * gen.standard_normal(g.shape)
             elif grid is not None:
@@ -309,6 +306,27 @@ def gpope(
         clipped_fraction=n_clipped / (iterations * n_trials),
         steps=None if steps is None else steps.transpose(1, 0, 2),
     )
+
+
+def gradient_operator(stats: SaddlePointStats) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(B, h)`` of each trajectory, shapes (n, 2d, 2d) and (n, 2d): its primal-dual gradient
+    (eq. 4.1) at :math:`x = (\theta, w)` is :math:`B_i x + h_i` (:func:`gpope`)."""
+    d = stats.dim
+    B = np.zeros((stats.n, 2 * d, 2 * d))
+    B[:, :d, d:] = -stats.A.transpose(0, 2, 1)
+    B[:, d:, :d] = stats.A
+    B[:, d:, d:] = stats.M
+    h = np.concatenate([np.zeros((stats.n, d)), -stats.b], axis=1)
+    return B, h
+
+
+def clipped_gradients(B: np.ndarray, h: np.ndarray, idx: np.ndarray, x: np.ndarray,
+                      clip_norm: float) -> tuple[np.ndarray, int]:
+    """The gradients of trajectories ``idx`` at iterates ``x`` (one row each; ``B, h`` from
+    :func:`gradient_operator`) clipped to ``clip_norm`` (:func:`clip_rows`; ``inf``: not
+    clipped), the value :func:`gpope` adds its noise to, and how many the clip shortened."""
+    g = np.matmul(B[idx], x[:, :, None])[:, :, 0] + h[idx]
+    return g, 0 if math.isinf(clip_norm) else clip_rows(g, clip_norm)
 
 
 def clip_rows(g: np.ndarray, clip_norm: float) -> int:

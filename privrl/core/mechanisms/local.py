@@ -220,6 +220,20 @@ def sign_probability(u_bar: np.ndarray, epsilon: float, d_hat: int, clip: float)
     return bit_flip_probability(np.asarray(u_bar, dtype=float) / clip, epsilon / d_hat)
 
 
+def projection(matrix: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """``u = M g`` for each row (``matrix`` (n, d_hat, d), ``g`` (n, d)), an entry that
+    overflows to NaN (inf - inf near the double range) counted as 0: a function of the row and
+    its matrix alone."""
+    u = np.einsum("nkd,nd->nk", matrix, g)
+    return np.where(np.isnan(u), 0.0, u)
+
+
+def clipped_projection(matrix: np.ndarray, g: np.ndarray, clip: float) -> np.ndarray:
+    """``u_bar = clip(M g, -C, C)`` (eq. 23): what :func:`projected_random_sign` randomises,
+    every entry in ``[-clip, clip]`` whatever ``g``."""
+    return np.clip(projection(matrix, g), -clip, clip)
+
+
 def projected_random_sign(
     g: np.ndarray,
     epsilon: float,
@@ -253,8 +267,7 @@ def projected_random_sign(
         if matrix.shape[0] != n or matrix.shape[2] != d:
             raise ValueError(f"matrix must have shape ({n}, d_hat, {d}), got {matrix.shape}")
         d_hat = matrix.shape[1]
-    u = np.einsum("nkd,nd->nk", matrix, g)
-    u_bar = np.clip(np.where(np.isnan(u), 0.0, u), -clip, clip)  # inf - inf near the double range
+    u_bar = clipped_projection(matrix, g, clip)
     p = sign_probability(u_bar, epsilon, d_hat, clip)
     u_tilde = np.where(gen.random(p.shape) < p, clip, -clip)
     return np.einsum("nkd,nk->nd", matrix, u_tilde)
