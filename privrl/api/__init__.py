@@ -36,13 +36,13 @@ from privrl.api.control import dirichlet_teacher_answer, functional_q_learning
 from privrl.api.evaluation import dp_lsl, dp_lsw, gpope
 from privrl.api.local import laplace_report, sign_report
 from privrl.api.mechanisms import gaussian_mechanism, laplace_mechanism
-from privrl.api.release import Release, compose
+from privrl.api.release import NEIGHBOURS, Release, compose
 from privrl.core.envs.tabular import TabularMDP
 from privrl.core.trajectories import Trajectories
 from privrl.core.validation import ClippedDataWarning
 
 __all__ = [
-    "ClippedDataWarning", "Release", "TabularMDP", "Trajectories", "compose",
+    "ClippedDataWarning", "NEIGHBOURS", "Release", "TabularMDP", "Trajectories", "compose",
     "dirichlet_teacher_answer", "dp_lsl", "dp_lsw", "functional_q_learning", "gaussian_mechanism",
     "gpope", "laplace_mechanism", "laplace_report", "sign_report",
 ]

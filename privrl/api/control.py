@@ -95,7 +95,8 @@ def functional_q_learning(*, epsilon: float, delta: float, episodes: int,
         raise RuntimeError(f"the run made {run.updates} updates, the calibration assumed {updates}")
     event = fn.Theorem5Event(cal["sigma"], updates, batch_size, lr, cal["k"], lipschitz, n_paths,
                              THEOREM5_RTOL)
-    return Release.from_event(run.net, event, delta, gp_sigma=cal["sigma"], gp_beta=cal["beta"],
+    return Release.from_event(run.net, event, delta, relation="reward function",
+                              gp_sigma=cal["sigma"], gp_beta=cal["beta"],
                               k=cal["k"], n_updates=updates, n_paths=n_paths)
 
 
@@ -137,6 +138,9 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     (advanced with ``delta_slack``: by default 1e-5, or half the target ``delta``). The release's
     ``delta`` is the target's, or the delta the guarantee of ``k`` and ``tau`` holds at.
     ``parameters``: ``k``, ``tau``, ``eta``, ``lipschitz``, ``b`` (and ``composition``).
+    Neighbours: observations ``b`` apart (relation ``"teacher observation"``). Valid range:
+    concentrations up to :data:`MAX_CONCENTRATION` (where eq. (6)'s series are computed), any
+    target epsilon > 0 and delta in (0, 1) the calibration meets, else a ``ValueError``.
 
     The Dirichlet sample is drawn in floating point, as in the paper: the guarantee is the
     mathematics', not yet the doubles' (unlike
@@ -205,6 +209,7 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     value = dirichlet_mechanism(rows, ks, release_rng(rng), eta=eta)
     extra = {} if n == 1 else {"composition": composition}
     return Release.from_event(value.reshape(pi.shape), event, delta if targeted else delta_bound,
+                              relation="teacher observation",
                               k=k_out, tau=tau, eta=eta, lipschitz=lipschitz, b=b, **extra)
 
 

@@ -66,7 +66,9 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     ratios (``None``: on-policy). Give ``epsilon`` (the noise multiplier :math:`z` is calibrated
     for this dataset's :math:`n` and ``iterations``) or ``noise_multiplier`` (the grid noise's,
     its standard deviation a hair above :math:`2Gz`; epsilon is computed). Replace-one neighbours
-    (one trajectory replaced).
+    (one trajectory replaced). Valid range: every ``epsilon`` > 0 and ``delta`` in (0, 1) (the
+    Rényi bound of Theorem 9 holds at every order); gradients beyond ``clip_norm`` are clipped
+    (the algorithm's step) with a warning, ``strict=True`` raises.
 
     Each clipped gradient (:math:`2d` coordinates, replace-one sensitivity :math:`2G`) is rounded
     to the grid ``step`` (a power of two; by default the noise is 2^19 to 2^20 grid units) and gets
@@ -130,7 +132,8 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     if run.clipped_fraction > 0:
         warn_or_refuse(f"clip_norm: gradients lie beyond the L2 norm clip_norm = {clip_norm:g} "
                        "the privacy analysis assumes", "clipped to it", strict, stacklevel=2)
-    return Release.from_event(run.theta[0], event, delta, noise_multiplier=event.noise_multiplier,
+    return Release.from_event(run.theta[0], event, delta, relation="replace-one trajectory",
+                              noise_multiplier=event.noise_multiplier,
                               noise_std=noise.sigma, step=noise.step, clip_norm=clip_norm,
                               iterations=iterations, n=n, step_size=step_size)
 
@@ -196,7 +199,8 @@ def _first_visit(traj: Trajectories, n_states: int, gamma: float, features: obje
 def _smooth_release(est: mc.PrivateEstimate, budget: mc.SmoothGaussianBudget, d: int,
                     **extra: float) -> Release:
     event = SmoothGaussianEvent.calibrated(budget.epsilon, budget.delta, d)
-    return Release.from_event(est.theta, event, budget.delta, alpha=event.alpha, beta=event.beta,
+    return Release.from_event(est.theta, event, budget.delta, relation="replace-one trajectory",
+                              alpha=event.alpha, beta=event.beta,
                               return_bound=budget.return_bound, return_low=budget.return_low,
                               **extra)
 

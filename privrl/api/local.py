@@ -59,6 +59,7 @@ def laplace_report(gradients: object, *, epsilon: float, clip: float,
     A gradient beyond the clip is clipped with a
     :class:`~privrl.core.validation.ClippedDataWarning` (``strict=True``: a ``ValueError``).
 
+    Neighbours: any two inputs of one report (local). Valid range: every ``epsilon`` > 0.
     The event is :class:`~privrl.core.accounting.laplace.GridLaplaceReportEvent` (one report);
     ``parameters``: ``noise_scale``, ``clip``, ``step``.
 
@@ -81,7 +82,7 @@ def laplace_report(gradients: object, *, epsilon: float, clip: float,
     t = loc.laplace_grid_scale(clip, epsilon, d, step)
     event = GridLaplaceReportEvent(sensitivity=clip, d=d, scale_numerator=t.numerator,
                                    scale_denominator=t.denominator, step=step)
-    return Release.from_event(value, event, 0.0, noise_scale=event.noise_scale, clip=clip,
+    return Release.from_event(value, event, 0.0, relation="local report", noise_scale=event.noise_scale, clip=clip,
                               step=step)
 
 
@@ -93,7 +94,9 @@ def sign_report(gradients: object, *, epsilon: float, clip: float,
     ``clip(M g, -C, C)`` (corrected eq. 24, budget ``epsilon / d_hat`` each); each report
     ``epsilon``-LDP; a projected coordinate beyond ``[-C, C]`` is clipped with a
     :class:`~privrl.core.validation.ClippedDataWarning` (``strict=True``: a ``ValueError``).
-    ``d_hat`` defaults to :math:`\max(1, \min(d, \lfloor\varepsilon/2.5\rfloor))`.
+    ``d_hat`` defaults to :math:`\max(1, \min(d, \lfloor\varepsilon/2.5\rfloor))`. Neighbours:
+    any two inputs of one report (local). Valid range: every ``epsilon`` > 0 (the flips are
+    exact to :math:`2^{-53}`, so the release's epsilon is capped as below).
 
     The event is :class:`~privrl.core.accounting.local.BitFlipEvent` (``d_hat`` signs, each
     flipped with probability at least :math:`1/(e^{\varepsilon/\hat d} + 1)` rounded up to a
@@ -126,6 +129,7 @@ def sign_report(gradients: object, *, epsilon: float, clip: float,
              strict)
     value = loc.projected_random_sign(g, epsilon, clip, gen, matrix=matrix)
     return Release.from_event(value, BitFlipEvent(flip_probability=flip, bits=d_hat), 0.0,
+                              relation="local report",
                               d_hat=d_hat, flip_probability=flip, clip=clip)
 
 

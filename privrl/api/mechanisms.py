@@ -23,7 +23,6 @@ from privrl.core.accounting.discrete_gaussian import (
     discrete_gaussian_event,
     required_noise_multiplier,
 )
-from privrl.core.accounting.events import RELATIONS
 from privrl.core.accounting.laplace import GridLaplaceReportEvent, check_step
 from privrl.core.mechanisms import discrete_gaussian as dg
 from privrl.core.mechanisms import discrete_laplace as dl
@@ -38,6 +37,20 @@ def _one_of(epsilon: object, other: object, other_name: str) -> None:
     if (epsilon is None) == (other is None):
         raise ValueError(f"epsilon, {other_name}: give exactly one (a target epsilon to calibrate "
                          f"the noise, or the {other_name} to compute epsilon from)")
+
+
+#: The relations a caller may state for the mechanisms' sensitivity: a key of
+#: :data:`~privrl.api.release.NEIGHBOURS` whose dp-accounting relation is one of ``RELATIONS``.
+MECHANISM_RELATIONS = ("add/remove", "replace-one", "replace-one trajectory")
+
+
+def _check_relation(relation: str) -> str:
+    """The dp-accounting relation (``"add/remove"`` or ``"replace-one"``) of ``relation``."""
+    if relation not in MECHANISM_RELATIONS:
+        raise ValueError(f"relation must be one of {list(MECHANISM_RELATIONS)}, got "
+                         f"{relation!r}")
+    kind = relation.split(" ")[0]
+    return kind
 
 
 def _nonempty(value: np.ndarray) -> np.ndarray:
@@ -67,7 +80,10 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float,
 
     ``relation`` names the neighbouring relation ``sensitivity`` was computed under
     (``"add/remove"``, the default, or ``"replace-one"``, of whatever unit the caller's datasets
-    hold); the event carries it, so :func:`~privrl.api.compose` refuses to mix relations.
+    hold, or ``"replace-one trajectory"`` to compose with the trajectory releases); the release
+    and its event carry it, so :func:`~privrl.api.compose` refuses to mix relations.
+    Valid range: ``epsilon`` up to :data:`MAX_GAUSSIAN_EPSILON` (the Rényi conversion holds
+    for every epsilon; beyond it the noise protects nothing), ``delta`` in (0, 1).
     ``step`` defaults to the power of two that puts the noise at 2^19 to 2^20 grid units.
     ``parameters``: ``sigma`` (:math:`\sqrt{s}\,\text{step}`, at least the one asked for),
     ``noise_multiplier``, ``sensitivity``, ``step``.
@@ -81,8 +97,7 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float,
     value = _nonempty(check_array(value, "value"))
     sensitivity = check_positive(sensitivity, "sensitivity")
     delta = check_delta(delta)
-    if relation not in RELATIONS:
-        raise ValueError(f"relation must be one of {sorted(RELATIONS)}, got {relation!r}")
+    kind = _check_relation(relation)
     _one_of(epsilon, sigma, "sigma")
     d = max(value.size, 1)
     if sigma is None:
@@ -102,19 +117,19 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float,
             raise ValueError(f"step: sigma {sigma:.6g} is more than 2^21 steps of {step:.6g}; "
                              "choose a larger step")
         noise = dg.GridGaussian.of_scale(Fraction(sigma) / Fraction(step), step)
-    event = discrete_gaussian_event(noise.variance, sensitivity, d, noise.step, relation)
+    event = discrete_gaussian_event(noise.variance, sensitivity, d, noise.step, kind)
     if epsilon is not None and event.epsilon(delta) > epsilon:  # s >= (z G)^2 exactly
         raise RuntimeError(f"the Gaussian calibration missed its target: epsilon "
                            f"{event.epsilon(delta)!r} > {epsilon!r}")
     noisy = noise.add(value, release_rng(rng))
-    return Release.from_event(noisy, event, delta, sigma=noise.sigma,
+    return Release.from_event(noisy, event, delta, relation=relation, sigma=noise.sigma,
                               noise_multiplier=event.dp_event.noise_multiplier,
                               sensitivity=sensitivity, step=noise.step)
 
 
 def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float,
                       rng: SeedLike | None = None,
-                      step: float = dl.DEFAULT_STEP) -> Release:
+                      step: float = dl.DEFAULT_STEP, relation: str = "add/remove") -> Release:
     r"""Release ``value`` (a number or a vector of ``d`` coordinates) with exactly
     ``epsilon``-DP for an :math:`\ell_1` ``sensitivity``: rounded to the grid ``step`` (a power of
     two) plus exact discrete Laplace noise of scale :math:`t \ge L/\varepsilon` grid units,
@@ -124,6 +139,8 @@ def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float,
     The event is :class:`~privrl.core.accounting.laplace.GridLaplaceReportEvent`; ``parameters``:
     ``noise_scale`` (:math:`t\,\text{step}` per coordinate, a hair above the continuous
     :math:`\Delta_1/\varepsilon`), ``sensitivity``, ``step``. Pure DP: ``delta`` is 0.
+    ``relation``: as :func:`gaussian_mechanism`'s (the release's, its epsilon the same under
+    either). Valid range: every ``epsilon`` > 0.
 
     >>> import privrl
     >>> r = privrl.laplace_mechanism(3.0, sensitivity=1.0, epsilon=0.5, rng=0)
@@ -132,6 +149,7 @@ def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float,
     """
     arr = _nonempty(check_array(value, "value", ndim=(0, 1)))
     sensitivity = check_positive(sensitivity, "sensitivity")
+    _check_relation(relation)
     epsilon = check_epsilon(epsilon)
     step = check_step(step)
     row = np.atleast_1d(arr)[None, :]
@@ -140,7 +158,7 @@ def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float,
     noisy = dl.discrete_laplace_mechanism(row, sensitivity, epsilon, release_rng(rng), step)[0]
     event = GridLaplaceReportEvent(sensitivity=sensitivity, d=d, scale_numerator=t.numerator,
                                    scale_denominator=t.denominator, step=step)
-    return Release.from_event(noisy.reshape(arr.shape), event, 0.0,
+    return Release.from_event(noisy.reshape(arr.shape), event, 0.0, relation=relation,
                               noise_scale=event.noise_scale, sensitivity=sensitivity, step=step)
 
 

@@ -22,11 +22,23 @@ from privrl.core.accounting.events import PrivacyEvent
 from privrl.core.rng import SeedLike
 from privrl.core.validation import check_probability
 
+#: The neighbouring relations a release's guarantee is stated under (:attr:`Release.relation`):
+#: which two datasets it keeps the outputs of close.
+NEIGHBOURS: Mapping[str, str] = MappingProxyType({
+    "add/remove": "one record added or removed (the caller's unit of data)",
+    "replace-one": "one record replaced by another (the caller's unit of data)",
+    "replace-one trajectory": "one trajectory of the batch replaced by any other",
+    "local report": "any two inputs of one report (local differential privacy)",
+    "reward function": "reward functions at most 1 apart in sup norm (Wang and Hegde, Theorem 5)",
+    "teacher observation": "observations b apart, answered by an L-Lipschitz teacher (Gohari et "
+                           "al., Theorem 1)",
+})
+
 
 @dataclass(frozen=True)
 class Release:
-    """A private release: ``value`` is ``(epsilon, delta)``-DP under the relation its function
-    documents. ``epsilon`` is not given but computed, ``event.epsilon(delta)``, so no release
+    """A private release: ``value`` is ``(epsilon, delta)``-DP under ``relation`` (a key of
+    :data:`NEIGHBOURS`). ``epsilon`` is not given but computed, ``event.epsilon(delta)``, so no release
     states a guarantee its event does not back; ``delta`` in [0, 1] (at 1 nothing is
     guaranteed). ``parameters`` is read-only and public: each entry is a function of the
     call's public arguments, never of the data (a statistic of the data without noise, such as
@@ -35,7 +47,7 @@ class Release:
 
     >>> from privrl.core.accounting.gaussian import GaussianEvent
     >>> event = GaussianEvent(sigma=2.0, sensitivity=1.0)
-    >>> r = Release.from_event(0.5, event, 1e-5, sigma=2.0)
+    >>> r = Release.from_event(0.5, event, 1e-5, relation="add/remove", sigma=2.0)
     >>> r.epsilon == r.event.epsilon(r.delta), r.parameters["sigma"]
     (True, 2.0)
     """
@@ -44,11 +56,19 @@ class Release:
     epsilon: float = field(init=False)
     delta: float
     event: PrivacyEvent
+    relation: str
     parameters: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.event, PrivacyEvent):
             raise ValueError(f"event must be a privacy event, got {type(self.event).__name__}")
+        if self.relation not in NEIGHBOURS:
+            raise ValueError(f"relation must be one of {sorted(NEIGHBOURS)}, got "
+                             f"{self.relation!r}")
+        event_relation = getattr(self.event, "relation", None)
+        if isinstance(event_relation, str) and not self.relation.startswith(event_relation):
+            raise ValueError(f"relation {self.relation!r} is not the event's "
+                             f"{event_relation!r}")
         object.__setattr__(self, "delta", check_probability(self.delta, "delta"))
         epsilon = float(self.event.epsilon(self.delta))
         if not epsilon >= 0.0:  # NaN too
@@ -58,10 +78,11 @@ class Release:
         object.__setattr__(self, "parameters", MappingProxyType(dict(self.parameters)))
 
     @classmethod
-    def from_event(cls, value: Any, event: PrivacyEvent, delta: float,
+    def from_event(cls, value: Any, event: PrivacyEvent, delta: float, *, relation: str,
                    **parameters: Any) -> Release:
-        """The release of ``value`` whose epsilon at ``delta`` is computed from ``event``."""
-        return cls(value, delta, event, parameters)
+        """The release of ``value`` under ``relation`` whose epsilon at ``delta`` is computed
+        from ``event``."""
+        return cls(value, delta, event, relation, parameters)
 
 
 def compose(releases: Sequence[Release], *, delta: float | None = None) -> Release:
@@ -91,11 +112,10 @@ def compose(releases: Sequence[Release], *, delta: float | None = None) -> Relea
                              f"{type(release).__name__}")
     if not releases:
         raise ValueError("releases: give at least one release")
-    relations = {(i, r.event.relation) for i, r in enumerate(releases)
-                 if isinstance(getattr(r.event, "relation", None), str)}
+    relations = {(i, r.relation) for i, r in enumerate(releases)}
     if len({relation for _, relation in relations}) > 1:
         named = ", ".join(f"releases[{i}]: {relation}" for i, relation in sorted(relations))
-        raise ValueError(f"releases: their events are under different neighbouring relations "
+        raise ValueError(f"releases: their guarantees are under different neighbouring relations "
                          f"({named}); no guarantee covers both")
     event = ComposedEvent(tuple(r.event for r in releases), tuple(r.delta for r in releases))
     delta = min(1.0, math.fsum(event.deltas)) if delta is None else check_probability(delta,
@@ -105,11 +125,11 @@ def compose(releases: Sequence[Release], *, delta: float | None = None) -> Relea
                          f"{math.fsum(event.deltas)!r} and no Renyi composition of these events "
                          "meets it; give a delta of at least that sum")
     return Release.from_event(tuple(r.value for r in releases), event, delta,
-                              epsilons=tuple(r.epsilon for r in releases), deltas=event.deltas,
+                              relation=releases[0].relation, epsilons=tuple(r.epsilon for r in releases), deltas=event.deltas,
                               basic_epsilon=event.basic_epsilon(delta))
 
 
-__all__ = ["Release", "compose"]
+__all__ = ["NEIGHBOURS", "Release", "compose"]
 
 
 def release_rng(rng: SeedLike | None) -> SeedLike:

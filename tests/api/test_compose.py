@@ -36,8 +36,10 @@ def test_gaussian_releases_compose_by_renyi_below_their_sum():
 
 
 def test_unlike_events_compose_by_their_sum_at_the_sum_of_their_deltas(chain):
-    laplace = privrl.laplace_mechanism(3.0, sensitivity=1.0, epsilon=0.5, rng=0)
-    gauss = _gaussians(1)[0]
+    laplace = privrl.laplace_mechanism(3.0, sensitivity=1.0, epsilon=0.5, rng=0,
+                                       relation="replace-one trajectory")
+    gauss = privrl.gaussian_mechanism([1.0, 2.0], sensitivity=1.0, epsilon=0.5, delta=1e-6, rng=0,
+                                      relation="replace-one trajectory")
     lsw = privrl.dp_lsw(chain, n_states=5, gamma=0.9, features=np.eye(5), epsilon=1.0,
                         delta=0.01, return_bound=1.0, rng=1)
     total = privrl.compose([laplace, gauss, lsw])
@@ -50,7 +52,8 @@ def test_unlike_events_compose_by_their_sum_at_the_sum_of_their_deltas(chain):
 
 def test_releases_under_different_relations_are_refused_naming_them():
     replace_one = privrl.Release.from_event(
-        0.0, DpAccountingEvent(dp_accounting.GaussianDpEvent(3.0), "rdp", "replace-one"), 1e-6)
+        0.0, DpAccountingEvent(dp_accounting.GaussianDpEvent(3.0), "rdp", "replace-one"), 1e-6,
+        relation="replace-one")
     runs = [*_gaussians(5), replace_one]
     with pytest.raises(ValueError, match=r"releases\[0\]: add/remove.*releases\[5\]: replace-one"):
         privrl.compose(runs, delta=1e-4)
@@ -82,15 +85,15 @@ def test_a_release_cannot_state_a_guarantee_its_event_does_not_back():
     from privrl.core.accounting.gaussian import GaussianEvent
 
     event = GaussianEvent(sigma=1.0, sensitivity=1.0)
-    r = privrl.Release(1.0, 1e-5, event)
+    r = privrl.Release(1.0, 1e-5, event, "add/remove")
     assert r.epsilon == event.epsilon(1e-5) > 4.0
     with pytest.raises(ValueError, match="event must be a privacy event"):
-        privrl.Release(1.0, 0.001, 1e-5, event)
+        privrl.Release(1.0, 0.001, 1e-5, event, "add/remove")
     with pytest.raises(TypeError):
-        privrl.Release(1.0, delta=1e-5, event=event, epsilon=0.001)
+        privrl.Release(1.0, delta=1e-5, event=event, relation="add/remove", epsilon=0.001)
     for bad in (float("nan"), 7.0, -1e-9):
         with pytest.raises(ValueError, match="delta"):
-            privrl.Release(1.0, bad, event)
+            privrl.Release(1.0, bad, event, "add/remove")
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.epsilon = 0.001
 
@@ -105,3 +108,23 @@ def test_gaussian_mechanism_carries_the_relation_it_is_given():
         privrl.compose([add, replace])
     with pytest.raises(ValueError, match="relation must be one of"):
         privrl.gaussian_mechanism(1.0, rng=0, relation="swap", **kw)
+
+
+def test_every_release_states_its_relation_and_compose_refuses_a_mix(chain):
+    """Each api release carries the neighbouring relation its guarantee is under (a key of
+    NEIGHBOURS); a relation the event contradicts is refused; trajectory releases compose with a
+    mechanism only when the caller states the mechanism's sensitivity under the same relation."""
+    from privrl.core.accounting.gaussian import GaussianEvent
+
+    lsw = privrl.dp_lsw(chain, n_states=5, gamma=0.9, features=np.eye(5), epsilon=1.0,
+                        delta=0.01, return_bound=1.0, rng=1)
+    report = privrl.laplace_report(np.ones((2, 3)) / 10, epsilon=1.0, clip=1.0, rng=0)
+    assert (lsw.relation, report.relation) == ("replace-one trajectory", "local report")
+    assert all(r in privrl.NEIGHBOURS for r in (lsw.relation, report.relation))
+    with pytest.raises(ValueError, match="different neighbouring relations"):
+        privrl.compose([lsw, _gaussians(1)[0]])
+    with pytest.raises(ValueError, match="relation must be one of"):
+        privrl.Release(1.0, 1e-5, GaussianEvent(sigma=1.0, sensitivity=1.0), "neighbours")
+    event = DpAccountingEvent(dp_accounting.GaussianDpEvent(3.0), "rdp", "replace-one")
+    with pytest.raises(ValueError, match="is not the event's"):
+        privrl.Release(1.0, 1e-5, event, "add/remove")

@@ -87,4 +87,4 @@ def test_a_release_refuses_an_event_whose_epsilon_is_not_a_non_negative_number()
             return self.sigma - 7.0  # -5 at sigma 2, NaN at sigma NaN
 
     with pytest.raises(ValueError, match=r"event: its epsilon at delta = 1e-05 is -5.0"):
-        privrl.Release(0.0, 1e-5, Odd(sigma=2.0, sensitivity=1.0))
+        privrl.Release(0.0, 1e-5, Odd(sigma=2.0, sensitivity=1.0), "add/remove")

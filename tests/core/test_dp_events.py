@@ -78,7 +78,7 @@ def test_events_without_a_dp_accounting_form_say_so(event):
 
 
 def test_a_composition_with_one_such_event_has_no_form():
-    lsw_like = privrl.Release.from_event(0.0, BitFlipEvent(0.3), 0.0)
+    lsw_like = privrl.Release.from_event(0.0, BitFlipEvent(0.3), 0.0, relation="add/remove")
     gauss = privrl.gaussian_mechanism(1.0, sensitivity=1.0, epsilon=1.0, delta=1e-6, rng=0)
     with pytest.raises(NotImplementedError):
         privrl.compose([gauss, lsw_like]).event.to_dp_event()
