@@ -273,7 +273,9 @@ def decide_interval(statistic: str, value: float, interval: tuple[float, float],
     else:
         verdict = "inconclusive"
         needed = trials_to_decide(value, (lo, hi), t, n_trials)
-        reason = f"the 95% interval contains {t:g}"
+        leans = (value < t) if threshold.direction == "less" else (value > t)
+        reason = (f"the 95% interval contains {t:g}; the estimate {value:.3g} leans "
+                  f"{'towards the claim' if leans else 'against the claim'}")
         if needed is None:
             reason += ("; the observed effect is too small for any practical number of trials "
                        f"(over {IMPRACTICAL_FACTOR} times these) to decide it")
@@ -300,13 +302,84 @@ def bootstrap_interval(
     return float(np.quantile(draws, alpha)), float(np.quantile(draws, 1 - alpha))
 
 
+def _mann_whitney_null(n: int, m: int) -> np.ndarray:
+    """Counts of the Mann-Whitney statistic U = 0 .. n m over the C(n + m, n) equally likely
+    rankings of two samples of sizes ``n`` and ``m`` (no ties): the recursion
+    c(n, m, u) = c(n - 1, m, u - m) + c(n, m - 1, u)."""
+    table = [[np.zeros(1, dtype=object) + 1 for _ in range(m + 1)] for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            counts = np.zeros(i * j + 1, dtype=object)
+            counts[j:j + len(table[i - 1][j])] += table[i - 1][j]
+            counts[:len(table[i][j - 1])] += table[i][j - 1]
+            table[i][j] = counts
+    return table[n][m]
+
+
+def rank_depth(n: int, m: int, level: float = 0.95) -> int | None:
+    """The largest k with P(U <= k - 1) <= (1 - level) / 2 under the null of
+    :func:`_mann_whitney_null`: the k-th smallest and k-th largest of the n m pairwise
+    differences bound a location shift with confidence at least ``level`` (Moses 1953; Lehmann
+    1975, section 2.6). ``None`` when no k reaches ``level`` (e.g. 3 against 3)."""
+    counts = _mann_whitney_null(n, m)
+    total = int(sum(counts))
+    tail, k = 0, 0
+    for c in counts:
+        if (tail + int(c)) / total > (1 - level) / 2:
+            break
+        tail, k = tail + int(c), k + 1
+    return k if k >= 1 else None
+
+
+def shift_interval(a_low: np.ndarray, a_high: np.ndarray, b_low: np.ndarray,
+                   b_high: np.ndarray, level: float = 0.95) -> tuple[float, float] | None:
+    """Distribution-free interval of the location shift of ``a`` over ``b`` (the Moses interval of
+    the Hodges-Lehmann estimator), at confidence at least ``level`` under the shift model, from
+    the k-th smallest of the pairwise differences ``a_low_i - b_high_j`` and the k-th largest of
+    ``a_high_i - b_low_j`` (:func:`rank_depth`). A value known only to lie in [low, high] (a
+    time censored at the budget: high = inf) enters with its bounds, so the interval contains
+    the one the unknown values would give. ``None`` when the sizes cannot reach ``level``."""
+    k = rank_depth(len(a_low), len(b_low), level)
+    if k is None:
+        return None
+    with np.errstate(invalid="ignore"):
+        low = np.sort(np.subtract.outer(a_low, b_high).ravel())
+        high = np.sort(np.subtract.outer(a_high, b_low).ravel())
+    low = np.nan_to_num(low, nan=-np.inf, posinf=np.inf, neginf=-np.inf)
+    high = np.nan_to_num(high, nan=np.inf, posinf=np.inf, neginf=-np.inf)
+    return float(low[k - 1]), float(high[-k])
+
+
+def hodges_lehmann(a: np.ndarray, b: np.ndarray) -> float:
+    """The Hodges-Lehmann estimate of the shift of ``a`` over ``b``: the median of the pairwise
+    differences."""
+    return float(np.median(np.subtract.outer(a, b)))
+
+
+def median_interval(x: np.ndarray, level: float = 0.95) -> tuple[float, float] | None:
+    """Distribution-free interval of the median of ``x`` from its order statistics: the k-th
+    smallest and k-th largest with k the largest whose binomial tail P(Bin(n, 1/2) <= k - 1) is at
+    most (1 - level) / 2; ``None`` when no k reaches ``level`` (n below 6 at 95%)."""
+    n = len(x)
+    k = int(stats.binom.ppf((1 - level) / 2, n, 0.5))  # P(Bin <= k) >= alpha/2 at this k
+    while k >= 1 and stats.binom.cdf(k - 1, n, 0.5) > (1 - level) / 2:
+        k -= 1
+    if k < 1:
+        return None
+    ordered = np.sort(x)
+    return float(ordered[k - 1]), float(ordered[n - k])
+
+
 def decide_difference(a: Sample, b: Sample, threshold: Threshold = Threshold(), *,
                       statistic: Literal["mean", "median"] = "mean",
                       floor: float | None = None, ceiling: float | None = None,
                       min_trials: int = MIN_TRIALS, seed: int = 0, evidence: str = "",
                       seconds_per_trial: float | None = None) -> Outcome:
-    """Claim "``stat(a) - stat(b)`` is ``threshold.direction`` than ``threshold.value``" with a
-    bootstrap 95% interval (threshold 0: ``a`` differs from ``b`` in that direction).
+    """Claim "``a`` exceeds ``b`` by ``threshold.direction`` than ``threshold.value``" (threshold
+    0: ``a`` differs from ``b`` in that direction): ``statistic="mean"``, the difference of means
+    with a percentile bootstrap 95% interval; ``"median"``, the Hodges-Lehmann shift with its
+    exact rank interval (:func:`shift_interval`; no bootstrap of medians over few trials), and
+    untestable where the sizes cannot reach 95%.
 
     Untestable when either arm has fewer than ``min_trials`` trials, or when every trial of both
     arms sits at ``floor`` (or at ``ceiling``): nothing separates the arms then.
@@ -322,9 +395,16 @@ def decide_difference(a: Sample, b: Sample, threshold: Threshold = Threshold(), 
     if n < min_trials:
         return untestable(f"too few trials (fewer than {min_trials} per arm)", n, evidence,
                           statistic=name)
-    stat = np.mean if statistic == "mean" else np.median
-    value = float(stat(xa) - stat(xb))
-    interval = bootstrap_interval(lambda u, v: stat(u) - stat(v), [xa, xb], seed=seed)
+    if statistic == "median":
+        name = f"shift of {a.label} over {b.label} (Hodges-Lehmann)"
+        shift = shift_interval(xa, xa, xb, xb)
+        if shift is None:
+            return untestable(f"too few trials for a 95% rank interval ({len(xa)} against "
+                              f"{len(xb)})", n, evidence, statistic=name)
+        return decide_interval(name, hodges_lehmann(xa, xb), shift, n, threshold,
+                               evidence=evidence, seconds_per_trial=seconds_per_trial)
+    value = float(np.mean(xa) - np.mean(xb))
+    interval = bootstrap_interval(lambda u, v: np.mean(u) - np.mean(v), [xa, xb], seed=seed)
     return decide_interval(name, value, interval, n, threshold, evidence=evidence,
                            seconds_per_trial=seconds_per_trial)
 
@@ -333,16 +413,23 @@ def decide_threshold(sample: Sample, threshold: Threshold, *,
                      statistic: Literal["mean", "median"] = "mean", min_trials: int = MIN_TRIALS,
                      seed: int = 0, evidence: str = "",
                      seconds_per_trial: float | None = None) -> Outcome:
-    """Claim "``stat(sample)`` is ``threshold.direction`` than ``threshold.value``", bootstrap
-    95% interval; untestable with fewer than ``min_trials`` trials."""
+    """Claim "``stat(sample)`` is ``threshold.direction`` than ``threshold.value``": the mean with
+    a percentile bootstrap 95% interval, or the median with its exact order-statistic interval
+    (:func:`median_interval`); untestable with fewer than ``min_trials`` trials."""
     x = sample.array()
     name = f"{statistic}({sample.label})"
     if len(x) < min_trials:
         return untestable(f"too few trials (fewer than {min_trials})", len(x), evidence,
                           statistic=name)
-    stat = np.mean if statistic == "mean" else np.median
-    interval = bootstrap_interval(stat, [x], seed=seed)
-    return decide_interval(name, float(stat(x)), interval, len(x), threshold, evidence=evidence,
+    if statistic == "median":
+        exact = median_interval(x)
+        if exact is None:
+            return untestable(f"too few trials for a 95% order-statistic interval ({len(x)})",
+                              len(x), evidence, statistic=name)
+        return decide_interval(name, float(np.median(x)), exact, len(x), threshold,
+                               evidence=evidence, seconds_per_trial=seconds_per_trial)
+    interval = bootstrap_interval(np.mean, [x], seed=seed)
+    return decide_interval(name, float(np.mean(x)), interval, len(x), threshold, evidence=evidence,
                            seconds_per_trial=seconds_per_trial)
 
 

@@ -209,3 +209,34 @@ def test_an_interval_containing_the_threshold_is_inconclusive_never_not_reproduc
     # Ono's PRS against Laplace at eps = 1: 4/20 against 5/20
     prs = decide_proportions(Count(4, 20), Count(5, 20, "b"), Threshold(0.0, "greater"))
     assert prs.verdict == "inconclusive"
+
+
+def test_an_inconclusive_verdict_says_which_way_its_estimate_leans():
+    from privrl.chapter.verdicts import Threshold, decide_interval
+
+    towards = decide_interval("s", 1.5, (0.5, 2.5), 10, Threshold(1.0, "greater"))
+    against = decide_interval("s", 0.8, (0.5, 2.5), 10, Threshold(1.0, "greater"))
+    below = decide_interval("s", 0.8, (0.5, 2.5), 10, Threshold(1.0, "less"))
+    assert {towards.verdict, against.verdict, below.verdict} == {"inconclusive"}
+    assert "the estimate 1.5 leans towards the claim" in towards.reason
+    assert "the estimate 0.8 leans against the claim" in against.reason
+    assert "leans towards the claim" in below.reason
+
+
+def test_rank_intervals_match_the_tables_and_refuse_what_cannot_reach_95_percent():
+    import numpy as np
+
+    from privrl.chapter.verdicts import median_interval, rank_depth, shift_interval
+
+    # Mann-Whitney two-sided 5% critical values (largest U with P(U <= u) <= 0.025): 2 at 5 v 5,
+    # 23 at 10 v 10, 127 at 20 v 20; the interval uses the (u + 1)-th difference
+    assert (rank_depth(5, 5), rank_depth(10, 10), rank_depth(20, 20)) == (3, 24, 128)
+    assert rank_depth(3, 3) is None and shift_interval(np.ones(3), np.ones(3), np.ones(3),
+                                                       np.ones(3)) is None
+    # the order-statistic interval of a median: the 6th and 15th of 20, none below 6 values
+    assert median_interval(np.arange(20.0)) == (5.0, 14.0)
+    assert median_interval(np.arange(5.0)) is None
+    # a location shift of 10 between samples far apart: the interval holds it exactly
+    a, b = np.arange(10.0) + 10.0, np.arange(10.0)
+    lo, hi = shift_interval(a, a, b, b)
+    assert lo <= 10.0 <= hi and lo > 0

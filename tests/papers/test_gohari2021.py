@@ -5,6 +5,7 @@ the paper profile's sweep on a Dask cluster (shortened)."""
 from __future__ import annotations
 
 import json
+import math
 import types
 
 import numpy as np
@@ -113,14 +114,39 @@ def test_time_to_threshold_known_crossings_and_censoring():
     assert t2.loc[("fast", 0), "steps"] == 300
 
 
-def test_speedup_ratio_of_medians_with_censored_runs():
+def test_time_to_converge_needs_full_windows_and_staying_above():
+    """A first roll-out above the threshold is not convergence: a partial window (the first
+    roll-outs) does not count, and a run that drops below again converges only from the last
+    crossing on; a run ending below is censored."""
+    rows = []
+    for seed, returns in enumerate([[9, 0, 0, 0, 9, 9, 9, 9], [0, 0, 9, 9, 0, 9, 9, 9],
+                                    [9, 9, 9, 9, 9, 9, 9, 0]]):
+        for e, r in enumerate(returns):
+            rows.append({"label": "a", "seed": seed, "epoch": e, "env_steps": 100 * (e + 1),
+                         "avg_return": float(r), "n_episodes": 1})
+    t = cv.time_to_threshold(pd.DataFrame(rows), 5.0, window=2).set_index("seed")
+    # seed 0: windows (9,0) (0,0) (0,0) (0,9) (9,9)...: means reach 9 from roll-out 5 on
+    assert t.loc[0, "steps"] == 600 and not t.loc[0, "censored"]
+    # seed 1: (0,0) (0,9)=4.5 (9,9) (9,0)=4.5 (0,9)=4.5 (9,9): from roll-out 6 on
+    assert t.loc[1, "steps"] == 700 and not t.loc[1, "censored"]
+    # seed 2 ends at (9, 0) = 4.5: below, censored at the budget
+    assert t.loc[2, "censored"] and t.loc[2, "steps"] == 800
+
+
+def test_speedup_is_the_hodges_lehmann_ratio_with_an_exact_rank_interval():
+    import itertools
+
     runs = _ramp_runs({"base": [4, 9, None, 7, 5], "fast": [1, 2, 3, 1, 2]})
     t = cv.time_to_threshold(runs, 5.0, window=1)
     s = cv.speedup(t, "base", "fast")
-    # medians: base (500, 1000, 2000 censored, 800, 600) -> 800; fast (200, 300, 400, 200, 300) -> 300
-    assert s["ratio"] == pytest.approx(800 / 300)
+    base, fast = [500, 1000, 2000, 800, 600], [200, 300, 400, 200, 300]
+    logs = sorted(math.log(a / b) for a, b in itertools.product(base, fast))
+    assert s["ratio"] == pytest.approx(math.exp(logs[12]))  # the median of 25 differences
+    # 5 against 5: the 3rd smallest / largest difference (P(U <= 2) = 4/252 <= 0.025); the
+    # censored base time (2,000 or more) has no upper bound, so 5 differences are infinite
+    assert s["lower"] == pytest.approx(math.exp(logs[2]))
+    assert s["upper"] == math.inf
     assert s["censored_baseline"] == 1 and s["censored_treated"] == 0 and s["n"] == 5
-    assert s["lower"] <= s["ratio"] <= s["upper"]
     claim = claims.decide_speedup(s)
     assert claim.verdict == "reproduced" and claim.interval[0] > 1
     slower = claims.decide_speedup(cv.speedup(t, "fast", "base"))
@@ -130,6 +156,24 @@ def test_speedup_ratio_of_medians_with_censored_runs():
     never = _ramp_runs({"b": [None] * 5, "f": [None] * 5})
     none = cv.speedup(cv.time_to_threshold(never, 5.0, 1), "b", "f")
     assert claims.decide_speedup(none).verdict == "untestable"
+
+
+def test_a_student_that_never_converges_is_not_faster():
+    """Censoring widens the rank interval without bound; the necessary condition (a share of
+    the student's runs converged within budget / threshold at least the baseline's within the
+    budget) still decides: 0 of 10 against 6 of 10 is not reproduced."""
+    runs = _ramp_runs({"base": [4, 9, 7, 5, 6, 8, None, None, None, None],
+                       "aware": [None] * 10})
+    t = cv.time_to_threshold(runs, 5.0, window=1)
+    s = cv.speedup(t, "base", "aware")
+    assert s["upper"] == math.inf and s["lower"] == 0.0
+    claim = claims.decide_speedup(s, 2.0, times=t)
+    assert claim.verdict == "not reproduced" and "0/10 against 6/10" in claim.reason
+    # the same counts where the student converges early enough leave the rank interval to decide
+    quick = _ramp_runs({"base": [4, 9, 7, 5, 6, 8, None, None, None, None],
+                        "aware": [1, 1, 2, 2, 1, 1, 2, 2, 1, 1]})
+    tq = cv.time_to_threshold(quick, 5.0, window=1)
+    assert claims.decide_speedup(cv.speedup(tq, "base", "aware"), 2.0, times=tq).verdict == "reproduced"
 
 
 def test_speedup_claims_go_through_the_one_rule_at_the_papers_magnitude():

@@ -35,9 +35,10 @@ from privrl.chapter.verdicts import (
     Threshold,
     decide_difference,
     decide_interval,
+    newcombe_interval,
     untestable,
 )
-from privrl.papers.gohari2021.curves import final_returns
+from privrl.papers.gohari2021.curves import final_returns, time_to_threshold
 from privrl.papers.gohari2021.diagnostics import UNION
 from privrl.papers.gohari2021.profile import AWARE, DESIGN_ROLLOUTS, UNAWARE
 from privrl.papers.gohari2021.recorded import (
@@ -99,21 +100,45 @@ def on_record(rec: RecordedAnalysis) -> Evidence:
 
 
 def decide_speedup(result: dict[str, Any], threshold: float = 1.0, note: str = NO_SIZE,
-                   min_trials: int = MIN_TRIALS) -> Outcome:
-    """"``treated`` reaches the threshold at least ``threshold`` times faster than ``baseline``",
-    by :func:`~privrl.chapter.verdicts.decide_interval` on the bootstrap interval of the ratio of
-    median times (direction greater). Untestable with fewer than ``min_trials`` seeds per arm or
-    when every run of both arms is censored. ``note`` says where the threshold comes from (in
-    the evidence)."""
+                   min_trials: int = MIN_TRIALS, times: pd.DataFrame | None = None) -> Outcome:
+    """"``treated`` converges at least ``threshold`` times sooner than ``baseline``", by
+    :func:`~privrl.chapter.verdicts.decide_interval` on the exact rank interval of the ratio of
+    times to converge (:func:`~privrl.papers.gohari2021.curves.speedup`, direction greater).
+
+    Censored runs widen that interval without bound, so ``times`` (every run's time to converge,
+    :func:`~privrl.papers.gohari2021.curves.time_to_threshold`) also decides a necessary
+    condition: if ``treated`` converged ``threshold`` times sooner (times scaled by
+    1/``threshold``), at least as large a share of its runs would converge within budget /
+    ``threshold`` as of ``baseline``'s within the budget; a Newcombe 95% interval of the
+    difference of the two shares entirely below 0 makes the claim not reproduced. Untestable
+    with fewer than ``min_trials`` seeds per arm, when the seeds cannot give a 95% rank interval,
+    or when every run of both arms is censored. ``note`` says where the threshold comes from."""
     n = result["n"]
-    name = f"median time ({result['baseline']}) / median time ({result['treated']})"
-    evidence = (f"threshold {threshold:g} ({note}); censored runs: "
+    name = (f"time ({result['baseline']}) / time ({result['treated']}) to converge "
+            "(Hodges-Lehmann, log scale)")
+    evidence = (f"threshold {threshold:g} ({note}); censored runs (never converged): "
                 f"{result['censored_baseline']} of {result['baseline']}, "
                 f"{result['censored_treated']} of {result['treated']}")
     if n < min_trials:
         return untestable(f"too few seeds (fewer than {min_trials} per arm)", n, evidence)
     if result["censored_baseline"] == result["censored_treated"] == n:
-        return untestable("no run of either arm reached the threshold", n, evidence)
+        return untestable("no run of either arm converged to the threshold", n, evidence)
+    if times is not None:
+        budget = float(times["steps"].max())
+        base = times[times["label"] == result["baseline"]]
+        treated = times[times["label"] == result["treated"]]
+        k_b = int((~base["censored"]).sum())
+        k_t = int(((~treated["censored"]) & (treated["steps"] <= budget / threshold)).sum())
+        lo, hi = newcombe_interval(k_t, len(treated), k_b, len(base))
+        if hi < 0:
+            share = (f"share of {result['treated']} converged within {budget / threshold:,.0f} "
+                     f"steps - share of {result['baseline']} within {budget:,.0f} (a necessary "
+                     "condition)")
+            return decide_interval(share, k_t / len(treated) - k_b / len(base), (lo, hi), n,
+                                   Threshold(0.0, "greater"), evidence=evidence,
+                                   detail=f"{k_t}/{len(treated)} against {k_b}/{len(base)}")
+    if np.isnan(result["lower"]):
+        return untestable("too few seeds for a 95% rank interval", n, evidence)
     return decide_interval(name, result["ratio"], (result["lower"], result["upper"]), n,
                            Threshold(threshold, "greater"), evidence=evidence)
 
@@ -141,7 +166,10 @@ def faster(treated: str, threshold: float = 1.0, note: str = NO_SIZE) -> Decide:
 
     def decide(ctx: Context, ev: Evidence) -> Outcome | None:
         head = ev.data.head(treated)
-        return None if head is None else decide_speedup(head, threshold, note)
+        if head is None:
+            return None
+        times = time_to_threshold(ev.data.runs, head["threshold"], ev.profile.smoothing_window)
+        return decide_speedup(head, threshold, note, times=times)
 
     return decide
 

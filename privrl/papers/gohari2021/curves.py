@@ -6,9 +6,11 @@ r"""Gohari et al. (2021): estimators on Figure 2's learning curves.
 * the speed-up behind "converge roughly 4 times faster" (Section 5): thresholds between a
   uniformly random policy and the teacher, :math:`X_q = R_{\rm random} + q (R_{\rm teacher} -
   R_{\rm random})`, both returns measured in the same run with the same episode cap
-  (:func:`thresholds`); a run's time to threshold is the first roll-out whose rolling-mean return
-  reaches :math:`X_q`, censored at the budget if none does (:func:`time_to_threshold`); the
-  speed-up is the ratio of median times with a bootstrap 95% interval (:func:`speedup`);
+  (:func:`thresholds`); a run's time to converge to :math:`X_q` is the first roll-out from which
+  its rolling-mean return over full windows stays at or above :math:`X_q` to the end of the run,
+  censored at the budget if it ends below (:func:`time_to_threshold`); the speed-up is the
+  ratio of times, the Hodges-Lehmann shift of log times with its exact rank 95% interval
+  (:func:`speedup`; censored times enter with their bounds);
 * final returns, the mean over the last tenth of a run (:func:`final_returns`).
 """
 
@@ -22,24 +24,26 @@ import pandas as pd
 from scipy import stats
 
 from privrl.chapter.plotting import summarise
-from privrl.chapter.verdicts import bootstrap_interval
+from privrl.chapter.verdicts import hodges_lehmann, shift_interval
 from privrl.core.validation import check_int
 
 FIGURE2_CURVE_COLUMNS = ("panel", "label", "env_steps", "center", "lower", "upper", "count")
 
 
-def smoothed_returns(runs: pd.DataFrame, window: int) -> pd.DataFrame:
+def smoothed_returns(runs: pd.DataFrame, window: int, full: bool = False) -> pd.DataFrame:
     """``runs`` with ``avg_return`` replaced, per run (label, seed), by the average return of the
-    episodes finished in the last ``window`` roll-outs (episode-weighted; NaN if none finished)."""
+    episodes finished in the last ``window`` roll-outs (episode-weighted; NaN if none finished;
+    ``full``: NaN too in the first ``window - 1`` roll-outs, whose windows are partial)."""
     window = check_int(window, "window", minimum=1)
     if window == 1:
         return runs
     runs = runs.sort_values(["label", "seed", "epoch"])
     total = runs["avg_return"].fillna(0.0) * runs["n_episodes"]
     keys = [runs["label"], runs["seed"]]
+    least = window if full else 1
 
     def rolling_sum(x: pd.Series) -> pd.Series:
-        return x.groupby(keys).transform(lambda c: c.rolling(window, min_periods=1).sum())
+        return x.groupby(keys).transform(lambda c: c.rolling(window, min_periods=least).sum())
 
     episodes = rolling_sum(runs["n_episodes"])
     return runs.assign(avg_return=rolling_sum(total) / episodes.where(episodes > 0))
@@ -83,33 +87,45 @@ def thresholds(r_random: float, r_teacher: float, quantiles: tuple[float, ...]) 
 
 
 def time_to_threshold(runs: pd.DataFrame, threshold: float, window: int) -> pd.DataFrame:
-    """Per run (label, seed): env steps of the first roll-out whose rolling mean return over
-    ``window`` roll-outs (episode-weighted, :func:`smoothed_returns`) reaches ``threshold``; runs
-    that never reach it are censored at their budget (last env steps, ``censored`` True)."""
-    smooth = smoothed_returns(runs, window)
+    """Per run (label, seed): env steps of the first roll-out from which the rolling mean return
+    over full windows of ``window`` roll-outs (episode-weighted, :func:`smoothed_returns`) stays
+    at or above ``threshold`` to the end of the run (a window without a finished episode keeps
+    the last mean); a run whose last mean is below it, or that has no full window, is censored
+    at its budget (last env steps, ``censored`` True: its time lies beyond)."""
+    smooth = smoothed_returns(runs, window, full=True)
     rows = []
     for (label, seed), g in smooth.groupby(["label", "seed"], sort=False):
         g = g.sort_values("epoch")
-        hit = g.loc[g["avg_return"] >= threshold, "env_steps"]
-        censored = hit.empty
+        mean = g["avg_return"].ffill().to_numpy(float)
+        below = ~(mean >= threshold)  # NaN (no full window yet) counts as below
+        censored = bool(below[-1])
+        first = int(np.flatnonzero(below)[-1]) + 1 if below.any() else 0
+        steps = g["env_steps"].to_numpy(float)
         rows.append({"label": label, "seed": seed, "censored": censored,
-                     "steps": float(g["env_steps"].max() if censored else hit.iloc[0])})  # fmt: skip
+                     "steps": float(steps[-1] if censored else steps[first])})
     return pd.DataFrame(rows)
 
 
-def speedup(times: pd.DataFrame, baseline: str, treated: str, seed: int = 0) -> dict[str, Any]:
-    """Ratio of median times to threshold (baseline / treated) with a percentile bootstrap 95%
-    interval over seeds (each arm resampled). Censored times enter at the budget, so a censored
-    baseline makes the ratio a lower bound and a censored treated arm an upper bound."""
-    a = times.loc[times["label"] == baseline, "steps"].to_numpy(float)
-    b = times.loc[times["label"] == treated, "steps"].to_numpy(float)
-    if len(a) == 0 or len(b) == 0:
+def speedup(times: pd.DataFrame, baseline: str, treated: str) -> dict[str, Any]:
+    """How many times sooner ``treated`` converges than ``baseline``: exp of the Hodges-Lehmann
+    shift of log times (baseline over treated), with the exact rank 95% interval
+    (:func:`~privrl.chapter.verdicts.shift_interval`; ``None`` bounds when the seeds cannot reach
+    95%). A censored time lies beyond the budget: it enters the interval with the budget as its
+    lower bound and no upper bound, so the interval holds whatever the censored times are."""
+    rows = {label: times[times["label"] == label] for label in (baseline, treated)}
+    if any(len(r) == 0 for r in rows.values()):
         raise ValueError(f"no times for {baseline!r} or {treated!r}")
-    lo, hi = bootstrap_interval(lambda u, v: np.median(u) / np.median(v), [a, b], seed=seed)
-    return {"baseline": baseline, "treated": treated, "ratio": float(np.median(a) / np.median(b)),
-            "lower": lo, "upper": hi, "n": int(min(len(a), len(b))),
-            "censored_baseline": int(times.loc[times["label"] == baseline, "censored"].sum()),
-            "censored_treated": int(times.loc[times["label"] == treated, "censored"].sum())}  # fmt: skip
+    logs = {label: np.log(r["steps"].to_numpy(float)) for label, r in rows.items()}
+    highs = {label: np.where(r["censored"].to_numpy(bool), np.inf, logs[label])
+             for label, r in rows.items()}
+    interval = shift_interval(logs[baseline], highs[baseline], logs[treated], highs[treated])
+    lower, upper = (np.nan, np.nan) if interval is None else (float(np.exp(interval[0])),
+                                                               float(np.exp(interval[1])))
+    return {"baseline": baseline, "treated": treated,
+            "ratio": float(np.exp(hodges_lehmann(logs[baseline], logs[treated]))),
+            "lower": lower, "upper": upper, "n": int(min(len(r) for r in rows.values())),
+            "censored_baseline": int(rows[baseline]["censored"].sum()),
+            "censored_treated": int(rows[treated]["censored"].sum())}
 
 
 def speedup_table(runs: pd.DataFrame, levels: dict[float, float], window: int,
