@@ -92,8 +92,10 @@ def test_the_horizon_record_is_read_named_and_scaled_as_itself(horizon):
 def test_claims_on_the_arms_it_ran_are_decided_and_the_others_are_not(horizon):
     decided = _decide(horizon)
     assert set(decided) == {f"{k}_horizon" for k in (
-        "speedup_aware", "aware_beats_small_ppo", "random_answers_harmless", "budget_respected",
-        "aware_beats_small_ppo_union_beyond", "random_answers_harmless_union_beyond")}
+        "small_ppo_below_teacher_sized", "speedup_aware", "aware_beats_small_ppo",
+        "random_answers_harmless", "budget_respected", "aware_beats_small_ppo_union_beyond",
+        "random_answers_harmless_union_beyond")}
+    assert decided["small_ppo_below_teacher_sized_horizon"].verdict == "reproduced"  # 700, 800
     # aware: X_0.5 at roll-out ~50 against PPO (64, 64)'s ~200: 4 times, above the paper's half
     assert decided["speedup_aware_horizon"].verdict == "reproduced"
     assert decided["speedup_aware_horizon"].value == pytest.approx(4.0, rel=0.15)

@@ -45,6 +45,7 @@ from privrl.papers.gohari2021.diagnostics import (
     first_spent_rollout,
     penalised_after_budget,
 )
+from privrl.papers.gohari2021.plots import speedup_display
 from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
 from privrl.papers.gohari2021.recorded import (
     HORIZON,
@@ -219,10 +220,13 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
     @staticmethod
     def _glue_recorded(ctx: Context, rec: RecordedAnalysis) -> None:
         """The recorded AirRaid run's speed-ups at X_0.5, references, threshold, size and cost."""
-        head = rec.speedup[rec.speedup["q"] == 0.5].set_index("treated")
+        head = rec.speedup[rec.speedup["q"] == 0.5]
+        shown = speedup_display(head).set_index("student")
+        head = head.set_index("treated")
         for name, label in (("ks", "kickstarting"), ("aware", AWARE)):
-            for col in ("ratio", "lower", "upper", "censored_baseline", "censored_treated"):
+            for col in ("ratio", "censored_baseline", "censored_treated"):
                 ctx.glue(f"rec_{name}_{col}", float(head.loc[label, col]))
+            ctx.glue(f"rec_{name}_interval", shown.loc[label, "95% interval"])
         ctx.glue("rec_r_random", rec.record["references"]["random"])
         ctx.glue("rec_r_teacher", rec.record["references"]["teacher"])
         ctx.glue("rec_threshold", float(head["threshold"].iloc[0]))

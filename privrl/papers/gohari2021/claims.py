@@ -190,6 +190,33 @@ def ends(a: str, b: str | None, direction: str, label_a: str, label_b: str | Non
     return decide
 
 
+def small_below_big(ctx: Context, ev: Evidence) -> Outcome | None:
+    """Figure 2(a)'s premise: the student-sized plain PPO ends below the teacher-sized one."""
+    big, small = ev.profile.baseline_labels()
+    return ends(small, big, "less", small, big)(ctx, ev)
+
+
+def less_variable(a: str, b: str | None, label_b: str) -> Decide:
+    """``a``'s final returns vary less from run to run than ``b``'s (``None``: the
+    teacher-sized plain PPO): the Hodges-Lehmann shift of the absolute deviations from each
+    arm's median (the Brown-Forsythe reading of a spread) below 0, with its exact rank
+    interval; nothing when the run lacks either arm."""
+
+    def decide(ctx: Context, ev: Evidence) -> Outcome | None:
+        other = ev.profile.baseline_labels()[0] if b is None else b
+        if not {a, other} <= set(ev.data.runs["label"]):
+            return None
+        spread = [np.abs(x - np.median(x)) for x in (ev.data.arm(a), ev.data.arm(other))]
+        return decide_difference(Sample(spread[0], f"|deviation| ({a})"),
+                                 Sample(spread[1], f"|deviation| ({label_b})"),
+                                 Threshold(0.0, "less"), statistic="median",
+                                 evidence="threshold 0 (no effect): the paper states no size; "
+                                          "absolute deviations of final returns from each arm's "
+                                          "median")
+
+    return decide
+
+
 def decide_budget(queries: pd.DataFrame) -> Outcome:
     """The teacher answers no query from its data beyond the schedule's allowance, in any
     private run (finite, positive allowance): per run, the queries answered in each roll-out
@@ -242,6 +269,9 @@ _AWARE_VS_UNAWARE = ("Section 5, fourth experiment, Figure 2(c) and (d): 'the pr
                      "students perform significantly worse'")
 _RESULT_II = ("Abstract, empirical result (ii): 'the student converges to a performance level "
               "that was not possible without the demonstrations'")
+_VARIANCE = ("Section 5, second experiment: 'the run-to-run variance of the kickstarting "
+             "algorithm is significantly lower than the teacher and the student who does not "
+             "benefit from kickstarting'")
 _REMARK = ("Section 4, Remark: 'the objective of the student will completely disregard the "
            "teacher demonstrations by (16) ... the teachers can generate completely random "
            "policies under (0, 0)-differential privacy without harming the student's "
@@ -252,11 +282,25 @@ _REMARK = ("Section 4, Remark: 'the objective of the student will completely dis
 #: ``<key>_union_beyond`` beside the paper's verdicts, never in their place). Each is decided on
 #: this run and on the recorded AirRaid run (keys ``<key>_airraid``).
 CLAIMS: tuple[ClaimSpec, ...] = (
+    ClaimSpec("small_ppo_below_teacher_sized",
+              "Plain PPO (32, 32) ends below plain PPO (64, 64), the teacher's size (Fig. 2a)",
+              "Section 5, first experiment, Figure 2(a): 'the agent with a smaller hidden layer "
+              "performs worse than the other agent'",
+              on_design(small_below_big, headline=False)),
     ClaimSpec("speedup_kickstarting",
               "Kickstarting (no privacy) reaches X_0.5 faster than the teacher-sized PPO (64, 64) "
               "(Fig. 2b)",
               "Section 5, second experiment, Figure 2(b): 'a significant improvement in the "
               "students' sample efficiency'", on_design(faster("kickstarting"), headline=True)),
+    ClaimSpec("kickstarting_less_variable_than_teacher_sized",
+              "Kickstarting's final returns vary less from run to run than plain PPO (64, 64)'s "
+              "(Fig. 2b)", _VARIANCE,
+              on_design(less_variable("kickstarting", None, "PPO (64, 64)"), headline=False)),
+    ClaimSpec("kickstarting_less_variable_than_small_ppo",
+              "Kickstarting's final returns vary less from run to run than plain PPO (32, 32)'s, "
+              "the student without kickstarting (Fig. 2b)", _VARIANCE,
+              on_design(less_variable("kickstarting", "PPO (32, 32)", "PPO (32, 32)"),
+                        headline=False)),
     ClaimSpec("speedup_aware",
               "The privacy-aware student (c = 0.3) reaches X_0.5 faster than the teacher-sized "
               "PPO (64, 64): 'roughly 4 times'; decided at half that magnitude, at least 2 times",
@@ -265,6 +309,13 @@ CLAIMS: tuple[ClaimSpec, ...] = (
               on_design(faster(AWARE, PAPER_SPEEDUP * SPEEDUP_FRACTION,
                                f"{PAPER_SPEEDUP * SPEEDUP_FRACTION:g}: half the paper's "
                                "'roughly 4 times'"), headline=True)),
+    ClaimSpec("lower_coefficient_worse",
+              "The privacy-aware student with the lower vanishing coefficient (c = 0.1) ends below "
+              "the one with c = 0.3 (Fig. 2c)",
+              "Section 5, third experiment: 'kickstarting with a lower vanishing coefficient "
+              "consumes a lower privacy budget and the resulting student has a lower performance'",
+              on_design(ends("aware, c = 0.1", AWARE, "less", "aware, c = 0.1", "aware, c = 0.3"),
+                        headline=False)),
     ClaimSpec("aware_beats_unaware",
               "At equal budget (c = 0.3) the privacy-aware student ends above the privacy-unaware "
               "one (Fig. 2c, d)", _AWARE_VS_UNAWARE,

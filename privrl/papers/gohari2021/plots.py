@@ -125,6 +125,25 @@ def _two_and_five(y: float, _pos: int) -> str:
     return f"{y:g}" if lead in (2, 5) else ""
 
 
+def speedup_display(speedup: pd.DataFrame) -> pd.DataFrame:
+    """The speed-up table for reading: the ratio of times to converge with its 95% interval in
+    words (an end the censored runs leave open is "unbounded"; "none at n seeds" where the
+    seeds cannot give a 95% rank interval) and the censored runs per arm."""
+    def interval(row: pd.Series) -> str:
+        if np.isnan(row["lower"]):
+            return f"none at {row['n']:.0f} seeds"
+        ends = [f"{v:.3g}" if np.isfinite(v) and v > 0 else ("0" if v == 0 else "unbounded")
+                for v in (row["lower"], row["upper"])]
+        return f"[{ends[0]}, {ends[1]}]"
+
+    return pd.DataFrame({
+        "threshold q": speedup["q"], "X_q": speedup["threshold"], "student": speedup["treated"],
+        "over": speedup["baseline"], "speed-up": speedup["ratio"],
+        "95% interval": speedup.apply(interval, axis=1), "seeds": speedup["n"],
+        "never converged (over)": speedup["censored_baseline"],
+        "never converged (student)": speedup["censored_treated"]})
+
+
 #: The speed-up axis: bounds beyond it (a censored run's unbounded end) are drawn at its edge
 #: with an arrowhead.
 SPEEDUP_AXIS = (0.01, 100.0)
