@@ -20,10 +20,10 @@ shared, and CPU time is far less sensitive to other processes' load than wall ti
 are single-threaded). The load average at the start is recorded.
 
 **Compile time is outside the timed part.** The compiled functions are cached on disk (numba
-``cache=True``); a warm-up call (a 2-trial, 18-submission training at each epsilon) loads them
-from the cache, or compiles them when there is none, before any clock starts:
-``warmup_wall_s`` is its wall time (measured: 4.3 s compiling from an empty cache, 0.14 s loading
-it in a new process).
+``cache=True``); a warm-up (a 20-trial, 450-submission training at each epsilon) loads them from
+the cache, or compiles them when there is none, before any clock starts, and grows the process
+to the timed runs' size (the first full-size training in a process otherwise takes about 0.1 CPU
+s more, whichever epsilon comes first): ``warmup_wall_s`` is its wall time.
 
 What the compiled path changes (measured, against the batched-numpy simulation this benchmark
 timed before, 0.103x at epsilon = 1 and 0.096x at epsilon = inf): there, all carts stepped as
@@ -33,15 +33,17 @@ average the rollout alone bounded the rate near 0.17x. Compiled, each episode is
 own and costs only its own steps (no waiting, no padding), and the gradient loop likewise;
 ``*_ns_per_step`` is the whole training's CPU time per env step. At epsilon = 1 each report
 adds 112 exact discrete Laplace integers: ``sampler_ns_per_sample`` is the inversion sampler the
-training uses (one 53-bit draw and one ``log`` per sample,
+training uses (one 53-bit draw and one ``log`` per sample, all of a wave at once,
 :func:`~privrl.core.mechanisms.discrete_laplace.sample_discrete_laplace_inversion`),
 ``cks_sampler_ns_per_sample`` the CKS sampler of the same law (about eight draws and as many
-exact Bernoulli decisions per sample), both measured in the same run on the training's scale.
+exact Bernoulli decisions per sample, one after the other), both measured in the same run on
+the training's scale, a wave per call.
 
-Measured (``benchmarks/results/ono2020.json``, load average 7.0 from other processes on the 2
-cores): 0.64 CPU s for 0.86 M env steps at epsilon = 1 (0.60x the vector environment's rate;
-0.36x with the CKS sampler, measured at load 2.4) and 0.45 CPU s for 1.06 M at epsilon = inf
-(1.04x); the inversion sampler takes 20 ns per sample, the CKS sampler 98 ns.
+Measured (``benchmarks/results/ono2020.json``, load average 3.1 from other processes on the 2
+cores): 0.44 CPU s for 0.86 M env steps at epsilon = 1, 0.61x the vector environment's rate
+(0.58x and 0.59x in the two runs just before; 0.36x with the CKS sampler), and 0.39 CPU s for
+1.06 M at epsilon = inf (0.86x); the inversion sampler takes 12 ns per sample, the CKS sampler
+92 ns.
 """
 
 from __future__ import annotations
@@ -65,14 +67,16 @@ from privrl.core.mechanisms.discrete_laplace import (
 )
 
 N_TRIALS, N_WORKERS = 20, 9
-Sampler = Callable[[Fraction, tuple[int, ...], int], np.ndarray]
+Sampler = Callable[[Fraction, tuple[int, ...], np.random.Generator], np.ndarray]
 
 
 def warm_up() -> float:
-    """Load (or compile) every compiled function before timing; returns the wall seconds."""
+    """Load (or compile) every compiled function and grow the process to the timed runs' size
+    before timing; returns the wall seconds."""
     start = time.perf_counter()
     for epsilon in (1.0, math.inf):
-        train_pgc_a3c(PGCA3CConfig(epsilon=epsilon, n_submissions=18), 2, 0)
+        cfg = PGCA3CConfig(epsilon=epsilon, n_submissions=450, stop_at_success=False)
+        train_pgc_a3c(cfg, N_TRIALS, 0)
     return time.perf_counter() - start
 
 
@@ -93,13 +97,15 @@ def bench_pgc(epsilon: float, n_submissions: int = 2000) -> dict[str, float]:
     }
 
 
-def bench_sampler(sample: Sampler, n_reports: int = 20_000) -> float:
+def bench_sampler(sample: Sampler, n_waves: int = 100) -> float:
     """CPU nanoseconds per exact discrete Laplace sample of ``sample`` at the training's scale
-    (C = 0.01, epsilon = 1, d = 112)."""
+    (C = 0.01, epsilon = 1, d = 112), drawn a wave (180 reports) per call as in training."""
     scale = grid_scale(0.01, 1.0, D)
+    gen = np.random.default_rng(0)
     start = time.process_time()
-    sample(scale, (n_reports, D), 0)
-    return (time.process_time() - start) / (n_reports * D) * 1e9
+    for _ in range(n_waves):
+        sample(scale, (N_TRIALS * N_WORKERS, D), gen)
+    return (time.process_time() - start) / (n_waves * N_TRIALS * N_WORKERS * D) * 1e9
 
 
 def bench_sb3(total_timesteps: int = 20_000) -> float:

@@ -7,7 +7,6 @@ import math
 from fractions import Fraction
 
 import mpmath
-import numba
 import numpy as np
 import pytest
 from cks_reference import ref_bits53
@@ -15,7 +14,6 @@ from scipy import stats
 
 from privrl.core.mechanisms.discrete_laplace import (
     _refine,
-    _sample_inversion,
     grid_scale,
     sample_discrete_laplace_inversion,
 )
@@ -44,37 +42,40 @@ def _ref_decide(scale: Fraction, draw: int, gen: np.random.Generator,
     return None if draw & 1 and y == 0 else (-y if draw & 1 else y)
 
 
+def _ref_sample(scale: Fraction, n: int, gen: np.random.Generator,
+                undecided: bool = False) -> list[int]:
+    """The inversion sampler's use of the stream: a pass draws one 53-bit draw per sample still
+    to fill, then refines the cells in index order; the -0 are drawn again in the next pass."""
+    out: list[int | None] = [None] * n
+    todo = list(range(n))
+    while todo:
+        draws = [ref_bits53(gen) for _ in todo]
+        for i, d in zip(todo, draws, strict=True):
+            out[i] = _ref_decide(scale, d, gen, undecided)
+        todo = [i for i in todo if out[i] is None]
+    return out
+
+
 @pytest.mark.parametrize("scale", [Fraction(5, 2), grid_scale(0.01, 1.0, 112), Fraction(1, 3),
                                    Fraction(12_345_678_901, 2**20)],
                          ids=["5/2", "grid-eps1", "1/3", "dyadic"])
 def test_inversion_sampler_equals_the_mpmath_reference_on_the_same_draws(scale):
-    """2,000 samples: the compiled sampler's double ``log`` decides every cell as the 200-bit
-    reference does, sample after sample (one draw each, the -0 rejected and drawn again)."""
+    """2,000 samples: the double ``log`` decides every cell as the 200-bit reference does,
+    sample after sample (one draw each; the -0 drawn again in a second pass)."""
     got = sample_discrete_laplace_inversion(scale, 2000, np.random.default_rng(7))
-    gen = np.random.default_rng(7)
-    expected = []
-    while len(expected) < 2000:
-        y = _ref_decide(scale, ref_bits53(gen), gen)
-        if y is not None:
-            expected.append(y)
-    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(got, _ref_sample(scale, 2000, np.random.default_rng(7)))
 
 
-def test_undecided_cells_are_refined_after_the_pass_in_index_order():
-    """At t = 2^50 + 1/8 the double's margin (about 2^-44 of z ~ 2^50) exceeds a grid unit, so
-    nearly every cell is left to :func:`_refine`: the 300 samples are the reference's on 300
-    first draws followed by each undecided sample's refining draws, in index order."""
-    scale = Fraction(2**53 + 1, 8)
-    out, undecided = np.empty(300, dtype=np.int64), np.empty((300, 2), dtype=np.uint64)
-    n = _sample_inversion(float(scale), out, undecided, np.random.default_rng(3))
-    assert n >= 290
-    left = set(undecided[:n, 0].tolist())
+@pytest.mark.parametrize("scale", [Fraction(5, 2), Fraction(2**53 + 1, 8)], ids=["5/2", "2^50"])
+def test_undecided_cells_are_refined_after_the_pass_in_index_order(monkeypatch, scale):
+    """With a margin of 2^10 no cell is decided in double precision: all 300 samples are refined
+    by :func:`_refine`, after the pass's first draws and in index order, and equal the
+    reference's on the same draws (at t = 5/2 with -0 refined, rejected and drawn again)."""
+    import privrl.core.mechanisms.discrete_laplace as dl
+
+    monkeypatch.setattr(dl, "_MARGIN", 2.0**10)
     got = sample_discrete_laplace_inversion(scale, 300, np.random.default_rng(3))
-    gen = np.random.default_rng(3)
-    draws = [ref_bits53(gen) for _ in range(300)]
-    expected = [_ref_decide(scale, d, gen, i in left) for i, d in enumerate(draws)]
-    assert None not in expected  # P(Y = 0) is about 2^-50
-    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(got, _ref_sample(scale, 300, np.random.default_rng(3), True))
 
 
 def test_refine_decides_a_cell_that_straddles_a_boundary():
@@ -90,20 +91,15 @@ def test_refine_decides_a_cell_that_straddles_a_boundary():
             assert abs(got) in (2, 3)
 
 
-@numba.njit(cache=True)
-def _compiled_log(x: np.ndarray) -> np.ndarray:
-    return np.array([math.log(v) for v in x])
-
-
 def test_the_double_log_is_far_more_accurate_than_the_samplers_margin():
-    """The margin ``(z + 1) 2^-44`` assumes the compiled ``log`` of ``j 2^-52`` within 2^-50 of
-    its value, relatively (a correctly rounded log is within 2^-53): 20,000 random ``j``, the
+    """The margin ``(z + 1) 2^-44`` assumes numpy's ``log`` of ``j 2^-52`` within 2^-50 of its
+    value, relatively (a correctly rounded log is within 2^-53): 20,000 random ``j``, the
     extremes and the values next to 1, against mpmath at 120 bits."""
     pick = np.random.default_rng(0)
     j = np.concatenate([pick.integers(1, 2**52, 10_000), 2**52 - pick.integers(1, 2**20, 5_000),
                         pick.integers(1, 2**20, 5_000), [1, 2, 2**52 - 1]])
     x = j.astype(float) * 2.0**-52
-    got = _compiled_log(x)
+    got = np.log(x)
     with mpmath.workprec(120):
         for v, g in zip(x.tolist(), got.tolist(), strict=True):
             exact = mpmath.log(mpmath.mpf(v))

@@ -215,7 +215,7 @@ def sample_discrete_laplace(scale: Fraction, size: int | tuple[int, ...], rng: S
     return out.reshape(shape)
 
 
-# --- the inversion sampler: one draw per sample --------------------------------------------------
+# --- the inversion sampler: one draw per sample, all drawn at once ---------------------------------
 # ``Y = floor(-t ln W)`` for ``W`` uniform on (0, 1] is geometric with ratio ``q = e^{-1/t}``
 # (``P(Y >= y) = P(W <= q^y) = q^y``). ``W`` is revealed 52 bits at a time; ``Y`` is returned
 # only once it is the same for every ``W`` of the revealed cell, so every output is the floor for
@@ -228,34 +228,35 @@ _MARGIN = 2.0**-44
 
 
 @numba.njit(cache=True)
-def _sample_inversion(t: float, out: np.ndarray, undecided: np.ndarray, gen: np.random.Generator) -> int:
-    """Fill ``out`` with discrete Laplace integers of scale ``t`` by inversion, one 53-bit draw
-    per sample (52 bits of ``W``, one sign bit, rejecting ``-0``); a sample whose cell of ``W``
-    the double ``log`` cannot decide is left to :func:`_refine`: its index and draw go into
-    ``undecided`` (rows ``[i, draw]``), and their number is returned."""
-    n_undecided = 0
+def _decide_inversion(t: float, relative_margin: float, u: np.ndarray, logs: np.ndarray,
+                      out: np.ndarray, undecided: np.ndarray, rejected: np.ndarray) -> tuple[int, int]:
+    """Sample ``i`` from its draw ``u[i] = k / 2^53`` (52 bits ``j`` of ``W``, the last bit the
+    sign) and ``logs[i] = ln(j 2^-52)``: ``out[i]`` if ``floor(z)`` is the same over the cell
+    within the margin; else ``i`` goes into ``undecided``, or into ``rejected`` for a ``-0``.
+    Returns the numbers of undecided and rejected samples."""
+    n_undecided = n_rejected = 0
     for i in range(out.size):
-        while True:
-            k = _bits53(gen)
-            j = k >> np.uint64(1)  # W in [j 2^-52, (j + 1) 2^-52)
-            negative = (k & np.uint64(1)) == 1
-            if j > 0:
-                high = -t * math.log(float(j) * 2.0**-52)  # z at the cell's low end of W
-                margin = (high + 1.0) * _MARGIN
-                y = math.floor(high - t / float(j) - margin)  # -t ln((j + 1)/j) >= -t / j
-                if y == math.floor(high + margin):
-                    if negative and y == 0:
-                        continue
+        k = np.uint64(u[i] * _TWO53)
+        j = k >> np.uint64(1)  # W in [j 2^-52, (j + 1) 2^-52)
+        if j > 0:
+            high = -t * logs[i]  # z at the cell's low end of W
+            margin = (high + 1.0) * relative_margin
+            y = math.floor(high - t / float(j) - margin)  # -t ln((j + 1)/j) >= -t / j
+            if y == math.floor(high + margin):
+                negative = (k & np.uint64(1)) == 1
+                if negative and y == 0:
+                    rejected[n_rejected] = i
+                    n_rejected += 1
+                else:
                     out[i] = -y if negative else y
-                    break
-            undecided[n_undecided, 0], undecided[n_undecided, 1] = i, k
-            n_undecided += 1
-            break
-    return n_undecided
+                continue
+        undecided[n_undecided] = i
+        n_undecided += 1
+    return n_undecided, n_rejected
 
 
 def _refine(scale: Fraction, draw: int, gen: np.random.Generator) -> int | None:
-    """The signed sample of an undecided 53-bit ``draw`` (:func:`_sample_inversion`), or ``None``
+    """The signed sample of an undecided 53-bit ``draw`` (:func:`_decide_inversion`), or ``None``
     for ``-0`` (rejected): 53 more bits of ``W`` at a time from ``gen`` until ``floor(-t ln W)``
     is the same at both ends of the cell, evaluated by mpmath 64 bits beyond the cell's
     precision with a margin of ``2^-32`` of that precision."""
@@ -275,18 +276,26 @@ def _refine(scale: Fraction, draw: int, gen: np.random.Generator) -> int | None:
 
 
 def _fill_inversion(scale: Fraction, out: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-    """Fill ``out`` by :func:`_sample_inversion`, refining its undecided samples in index order;
-    returns the indices of those refined to ``-0`` (rejected, to be drawn again)."""
-    undecided = np.empty((out.size, 2), dtype=np.uint64)
-    n = _sample_inversion(float(scale), out, undecided, gen)
-    rejected = []
-    for i, draw in undecided[:n].tolist():
-        y = _refine(scale, draw, gen)
+    """Fill ``out`` by inversion: one 53-bit draw per sample (``Generator.random`` for all at
+    once), ``ln W`` at the cells' low ends by numpy's ``log``, the decisions compiled
+    (:func:`_decide_inversion`), the undecided cells refined by :func:`_refine` in index order.
+    Returns the indices of the ``-0`` drawn, in order (rejected, to be drawn again)."""
+    u = gen.random(out.size)
+    logs = np.floor(u * 2.0**52)  # j
+    logs *= 2.0**-52  # j 2^-52, exactly
+    with np.errstate(divide="ignore"):  # j = 0: log 0 = -inf, undecided
+        np.log(logs, out=logs)
+    undecided, rejected = np.empty(out.size, np.int64), np.empty(out.size, np.int64)
+    n_undecided, n_rejected = _decide_inversion(float(scale), _MARGIN, u, logs, out, undecided,
+                                                rejected)
+    again = rejected[:n_rejected].tolist()
+    for i in undecided[:n_undecided].tolist():
+        y = _refine(scale, int(u[i] * _TWO53), gen)
         if y is None:
-            rejected.append(i)
+            again.append(i)
         else:
             out[i] = y
-    return np.array(rejected, dtype=np.int64)
+    return np.array(sorted(again), dtype=np.int64)
 
 
 def sample_discrete_laplace_inversion(scale: Fraction, size: int | tuple[int, ...],
@@ -295,7 +304,7 @@ def sample_discrete_laplace_inversion(scale: Fraction, size: int | tuple[int, ..
     :func:`sample_discrete_laplace`, from another use of the random stream) as an int64 array of
     shape ``size``: a fair sign and ``Y = floor(-t ln W)`` (geometric with ratio ``e^{-1/t}``),
     rejecting ``-0``; one 53-bit draw per sample but for the rare cells the double ``log``
-    cannot decide (module comment above :func:`_sample_inversion`). Fast for scales well below
+    cannot decide (module comment above :func:`_decide_inversion`). Fast for scales well below
     2^40 grid units; towards 2^45 most cells are undecided and refined in Python."""
     if not isinstance(scale, Fraction) or scale <= 0:
         raise ValueError(f"scale must be a positive Fraction, got {scale!r}")
