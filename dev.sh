@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The project's single entry script.
 #   bash dev.sh book   create/reuse .venv, install, execute every chapter (quick), build _build/html
-#   bash dev.sh test   create/reuse .venv, install, run the whole test suite (includes the book build
-#                      and the browser test; installs Debian's chromium first if it is missing)
+#   bash dev.sh test   create/reuse .venv, install, build the book once (the chapters two at a time),
+#                      then run the whole test suite on both cores against that build (the book and
+#                      browser tests read it); prints the 25 slowest tests and each stage's time, and
+#                      writes them to _build/test/timings.json (benchmarks/suite_times.py compares)
 #   bash dev.sh bench  create/reuse .venv, install, run every benchmark in benchmarks/
-# Extra arguments are passed on (e.g. `bash dev.sh book --only balle2016`, `bash dev.sh test -k sweep`).
+# Extra arguments are passed on (e.g. `bash dev.sh book --only balle2016`); `bash dev.sh test ARGS`
+# runs only pytest with ARGS (e.g. `-k sweep`), in one process, building the book only if a test
+# needs it.
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV="${PRIVRL_VENV:-.venv}"
@@ -39,6 +43,32 @@ ensure_chromium() {
   fi
 }
 
+# stage NAME CMD...: run CMD and keep its wall time for print_stages; a failing stage stops the
+# run after the times are printed, with the stage's exit code.
+STAGES=()
+stage() {
+  local name="$1" start rc=0
+  shift
+  echo "== dev.sh: stage $name" >&2
+  start=$(date +%s%N)
+  "$@" || rc=$?
+  STAGES+=("$name=$((($(date +%s%N) - start) / 1000000))")
+  if [ "$rc" -ne 0 ]; then
+    print_stages
+    echo "== dev.sh: stage $name failed (exit code $rc)" >&2
+    exit "$rc"
+  fi
+}
+
+# The stage times (milliseconds) into _build/test/timings.json beside the tests' own, and printed.
+print_stages() {
+  if [ -x "$VENV/bin/python" ]; then
+    "$VENV/bin/python" benchmarks/suite_times.py stages "$PRIVRL_TIMINGS" "${STAGES[@]}"
+  else
+    printf '%s\n' "${STAGES[@]}"
+  fi
+}
+
 cmd="${1:-}"
 shift || true
 case "$cmd" in
@@ -47,9 +77,22 @@ case "$cmd" in
     exec "$VENV/bin/privrl" book "$@"
     ;;
   test)
-    ensure_venv
-    ensure_chromium
-    exec "$VENV/bin/python" -m pytest -ra "$@"
+    if [ "$#" -gt 0 ]; then
+      ensure_venv
+      ensure_chromium
+      exec "$VENV/bin/python" -m pytest -ra "$@"
+    fi
+    out="_build/test"
+    rm -rf "$out" && mkdir -p "$out"
+    export PRIVRL_TIMINGS="$PWD/$out/timings.json"
+    stage install ensure_venv
+    stage browser ensure_chromium
+    # The book, once: every chapter executed (two at a time) and the site built; the book, page and
+    # browser tests read this build instead of making their own.
+    stage book "$VENV/bin/privrl" book --output "$out" --jobs 2
+    export PRIVRL_BUILT_BOOK="$PWD/$out/_build"
+    stage tests "$VENV/bin/python" -m pytest -ra -n 2 --durations=25 -p no:cacheprovider
+    print_stages
     ;;
   bench)
     ensure_venv

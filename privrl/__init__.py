@@ -21,7 +21,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 
 #: The names of :mod:`privrl.api` (its ``__all__``), re-exported lazily.
 API_NAMES = (
-    "PrivacyLeakWarning", "Release", "TabularMDP", "Trajectories", "compose",
+    "ClippedDataWarning", "Release", "TabularMDP", "Trajectories", "compose",
     "dirichlet_teacher_answer", "dp_lsl", "dp_lsw", "functional_q_learning", "gaussian_mechanism",
     "gpope", "laplace_mechanism", "laplace_report", "sign_report",
 )

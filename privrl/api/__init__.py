@@ -7,7 +7,10 @@ the noise itself, validates its inputs at the boundary (a ``ValueError`` naming 
 returns a :class:`Release` with ``value``, ``epsilon``, ``delta``, ``event`` and ``parameters``,
 its ``epsilon`` computed from the event (``event.epsilon(delta)``), never given. Where an
 analysis assumes a bound on the data, the release clips to it and warns
-(:class:`~privrl.core.validation.PrivacyLeakWarning`; ``strict=True`` raises instead).
+(:class:`~privrl.core.validation.ClippedDataWarning`; ``strict=True`` raises instead).
+Every release draws its noise from fresh operating-system entropy unless ``rng`` is given: a
+seed reproduces a result, and a seed others know voids the guarantee (they regenerate the noise
+and subtract it).
 
 * :func:`gaussian_mechanism`: the Gaussian mechanism on a grid (exact discrete Gaussian noise),
   private on IEEE doubles;
@@ -36,10 +39,10 @@ from privrl.api.mechanisms import gaussian_mechanism, laplace_mechanism
 from privrl.api.release import Release, compose
 from privrl.core.envs.tabular import TabularMDP
 from privrl.core.trajectories import Trajectories
-from privrl.core.validation import PrivacyLeakWarning
+from privrl.core.validation import ClippedDataWarning
 
 __all__ = [
-    "PrivacyLeakWarning", "Release", "TabularMDP", "Trajectories", "compose",
+    "ClippedDataWarning", "Release", "TabularMDP", "Trajectories", "compose",
     "dirichlet_teacher_answer", "dp_lsl", "dp_lsw", "functional_q_learning", "gaussian_mechanism",
     "gpope", "laplace_mechanism", "laplace_report", "sign_report",
 ]

@@ -23,7 +23,7 @@ from typing import Literal
 
 import numpy as np
 
-from privrl.api.release import Release
+from privrl.api.release import Release, release_rng
 from privrl.core.accounting import dirichlet as dacc
 from privrl.core.accounting import dirichlet_calibration as dcal
 from privrl.core.accounting import functional_noise as fn
@@ -49,7 +49,8 @@ THEOREM5_RTOL = 1e-12
 MAX_CONCENTRATION = 1e5
 
 
-def functional_q_learning(*, epsilon: float, delta: float, episodes: int, rng: SeedLike,
+def functional_q_learning(*, epsilon: float, delta: float, episodes: int,
+                          rng: SeedLike | None = None,
                           lr: float = 1e-2, batch_size: int = 128, lipschitz: float = 1.0) -> Release:
     r"""Algorithm 1 on the line MDP (the authors' protocol: an independent path per action and
     network, redrawn every episode), its noise calibrated by Theorem 5 to ``(epsilon, delta)``
@@ -83,7 +84,7 @@ def functional_q_learning(*, epsilon: float, delta: float, episodes: int, rng: S
     n_paths = episodes * fq.FunctionalNoiseConfig(1.0).paths_per_draw
     cal = fn.calibrate_algorithm1(epsilon, delta, updates, batch_size, lr, lipschitz, n_paths)
     privacy = fq.FunctionalNoiseConfig(cal["sigma"], cal["beta"])
-    run = fq.train_dqn(privacy, rng, episodes=episodes, lr=lr, batch_size=batch_size,
+    run = fq.train_dqn(privacy, release_rng(rng), episodes=episodes, lr=lr, batch_size=batch_size,
                        eval_episodes=1)  # its returns are not released
     if run.updates != updates:
         raise RuntimeError(f"the run made {run.updates} updates, the calibration assumed {updates}")
@@ -94,7 +95,7 @@ def functional_q_learning(*, epsilon: float, delta: float, episodes: int, rng: S
 
 
 def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b: float,
-                             rng: SeedLike, k: float | object | None = None,
+                             rng: SeedLike | None = None, k: float | object | None = None,
                              tau: float | None = None, epsilon: float | None = None,
                              delta: float | None = None,
                              composition: Literal["basic", "advanced"] = "advanced",
@@ -105,7 +106,7 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     product as ``lipschitz`` with ``b = 1`` if only it is known). Theorem 1 assumes every
     entry is at least :math:`\eta`: rows with an entry below are replaced by their Euclidean
     projection onto :math:`\Delta_{m,\eta}` (1-Lipschitz, so the teacher composed with it is
-    still ``lipschitz``-Lipschitz), with a :class:`~privrl.core.validation.PrivacyLeakWarning`
+    still ``lipschitz``-Lipschitz), with a :class:`~privrl.core.validation.ClippedDataWarning`
     (``strict=True``: a ``ValueError``).
 
     Give a target ``epsilon`` and ``delta`` (the concentration is then the largest found whose
@@ -183,7 +184,7 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     if targeted and not (delta_bound <= delta and event.epsilon(delta) <= epsilon):
         raise RuntimeError(f"the Dirichlet calibration missed its target: ({event.epsilon(delta)!r}, "
                            f"{delta_bound!r}) for ({epsilon!r}, {delta!r})")
-    value = dirichlet_mechanism(rows, ks, rng, eta=eta)
+    value = dirichlet_mechanism(rows, ks, release_rng(rng), eta=eta)
     extra = {} if n == 1 else {"composition": composition}
     return Release.from_event(value.reshape(pi.shape), event, delta if targeted else delta_bound,
                               k=k_out, tau=tau, eta=eta, lipschitz=lipschitz, b=b, **extra)

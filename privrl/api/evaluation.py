@@ -17,7 +17,7 @@ r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019) and 
   lies in an interval of width :math:`F_{max}` (``return_bound``),
   :math:`[F_{low}, F_{low} + F_{max}]` (``return_low``, default 0: non-negative rewards;
   :math:`-F_{max}` for non-positive ones): returns outside are clipped to it, with a
-  :class:`~privrl.core.validation.PrivacyLeakWarning` (``strict=True``: a ``ValueError``).
+  :class:`~privrl.core.validation.ClippedDataWarning` (``strict=True``: a ``ValueError``).
   Returns spread over :math:`[-F_{max}, F_{max}]` would need twice the noise: such a dataset
   is clipped, never released under the narrower analysis.
 """
@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from privrl.api.release import Release
+from privrl.api.release import Release, release_rng
 from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
 from privrl.core.accounting.subsampled import GridGpopeEvent, calibrate_grid_noise_multiplier
 from privrl.core.algorithms import gtd
@@ -47,7 +47,8 @@ def _check_trajectories(trajectories: object) -> Trajectories:
 
 
 def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations: int,
-          step_size: float, clip_norm: float, rng: SeedLike, features: object | None = None,
+          step_size: float, clip_norm: float, rng: SeedLike | None = None,
+          features: object | None = None,
           rho: object | None = None, epsilon: float | None = None,
           noise_multiplier: float | None = None, step: float | None = None) -> Release:
     r"""GPOPE (Algorithm 1): private GTD2 weights :math:`\theta` after ``iterations`` noisy steps,
@@ -116,7 +117,7 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     _check_iterate_bound(iterations * step_size * (clip_norm * gtd.CLIP_MARGIN
                                                    + NOISE_TAIL * noise.sigma), reach)
     stats = gtd.SaddlePointStats.from_trajectories(traj, gamma, phi, rho)
-    run = gtd.gpope(stats, iterations, step_size, clip_norm, 0.0, rng, grid=noise)
+    run = gtd.gpope(stats, iterations, step_size, clip_norm, 0.0, release_rng(rng), grid=noise)
     return Release.from_event(run.theta[0], event, delta, noise_multiplier=event.noise_multiplier,
                               noise_std=noise.sigma, step=noise.step, clip_norm=clip_norm,
                               iterations=iterations, n=n, step_size=step_size)
@@ -189,7 +190,7 @@ def _smooth_release(est: mc.PrivateEstimate, budget: mc.SmoothGaussianBudget, d:
 
 
 def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features: object,
-           epsilon: float, delta: float, return_bound: float, rng: SeedLike,
+           epsilon: float, delta: float, return_bound: float, rng: SeedLike | None = None,
            return_low: float = 0.0, weights: object | None = None,
            strict: bool = False) -> Release:
     r"""DP-LSW (Algorithm 1): the :math:`\rho`-weighted least-squares fit of the mean first-visit
@@ -200,8 +201,10 @@ def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     ``trajectories``: integer states in ``[0, n_states)``; ``features`` :math:`\Phi` (N, d);
     ``weights`` :math:`\rho` (N,) (default uniform); every return must lie in the public
     interval ``[return_low, return_low + return_bound]`` of width :math:`F_{max}` (returns
-    outside are clipped, with a warning; ``strict=True`` raises). Neighbours differ in one
-    trajectory. The event is
+    outside are clipped, with a warning; ``strict=True`` raises). Neighbours: one trajectory
+    replaced by another (replace-one). Valid range: ``epsilon`` below
+    :func:`~privrl.core.accounting.smooth_sensitivity.lemma1_epsilon_limit` of ``delta`` (about
+    1,010 at :math:`10^{-5}`), where Lemma 1 can hold; above it a ``ValueError``. The event is
     :class:`~privrl.core.accounting.smooth_sensitivity.SmoothGaussianEvent` (Lemma 1's constants);
     ``parameters``: ``alpha``, ``beta``, ``return_bound``, ``return_low`` (not
     :math:`\sigma_X`: it is a function of the data's visit counts, and released without noise
@@ -223,12 +226,12 @@ def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     """
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
     budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
-    est = mc.dp_lsw(fv, phi, rho, budget, rng, strict=strict, exact=True)
+    est = mc.dp_lsw(fv, phi, rho, budget, release_rng(rng), strict=strict, exact=True)
     return _smooth_release(est, budget, phi.shape[1])
 
 
 def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features: object,
-           lam: float, epsilon: float, delta: float, return_bound: float, rng: SeedLike,
+           lam: float, epsilon: float, delta: float, return_bound: float, rng: SeedLike | None = None,
            return_low: float = 0.0, weights: object | None = None,
            strict: bool = False) -> Release:
     r"""DP-LSL (Algorithm 2): the ridge fit :math:`(\Phi^\top\Gamma_X\Phi +
@@ -236,7 +239,7 @@ def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     :math:`\sigma_X = \frac{2\alpha F_{max}\|\Phi\|}{\lambda - \|\rho\|_\infty\|\Phi\|^2}
     \sqrt{\Psi^\lambda_\beta(X)}`; needs ``lam`` :math:`> \|\rho\|_\infty\|\Phi\|^2`.
 
-    Arguments, clipping, event, ``parameters`` and the correctly rounded noise as :func:`dp_lsw`
+    Arguments, clipping, neighbours, valid range, event, ``parameters`` and the correctly rounded noise as :func:`dp_lsw`
     (plus ``lam``).
 
     >>> import numpy as np, privrl
@@ -251,7 +254,7 @@ def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
     budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
     lam = check_positive(lam, "lam")
-    est = mc.dp_lsl(fv, phi, rho, lam, budget, rng, strict=strict, exact=True)
+    est = mc.dp_lsl(fv, phi, rho, lam, budget, release_rng(rng), strict=strict, exact=True)
     return _smooth_release(est, budget, phi.shape[1], lam=lam)
 
 

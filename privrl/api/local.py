@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privrl.api.release import Release
+from privrl.api.release import Release, release_rng
 from privrl.core.accounting.laplace import GridLaplaceReportEvent
 from privrl.core.accounting.local import BitFlipEvent
 from privrl.core.mechanisms import discrete_laplace as dl
@@ -37,7 +37,8 @@ def _gradients(gradients: object) -> np.ndarray:
     return g
 
 
-def laplace_report(gradients: object, *, epsilon: float, clip: float, rng: SeedLike,
+def laplace_report(gradients: object, *, epsilon: float, clip: float,
+                   rng: SeedLike | None = None,
                    step: float = dl.DEFAULT_STEP) -> Release:
     r"""Algorithm 2 on each row of ``gradients`` ((n, d), or one (d,) gradient): clip to
     :math:`\ell_1` norm ``clip / 2``, round to the grid ``step``, add exact discrete Laplace
@@ -57,7 +58,7 @@ def laplace_report(gradients: object, *, epsilon: float, clip: float, rng: SeedL
     if clip / 2 == 0.0:
         raise ValueError(f"clip must be at least 2^-1073 (its half is the L1 bound), got {clip!r}")
     d = g.shape[1]
-    value = loc.laplace_gradient_mechanism(g, epsilon, clip, rng, step=step)
+    value = loc.laplace_gradient_mechanism(g, epsilon, clip, release_rng(rng), step=step)
     t = loc.laplace_grid_scale(clip, epsilon, d, step)
     event = GridLaplaceReportEvent(sensitivity=clip, d=d, scale_numerator=t.numerator,
                                    scale_denominator=t.denominator, step=step)
@@ -65,7 +66,8 @@ def laplace_report(gradients: object, *, epsilon: float, clip: float, rng: SeedL
                               step=step)
 
 
-def sign_report(gradients: object, *, epsilon: float, clip: float, rng: SeedLike,
+def sign_report(gradients: object, *, epsilon: float, clip: float,
+                rng: SeedLike | None = None,
                 d_hat: int | None = None) -> Release:
     r"""Algorithm 3 (PRS) on each row of ``gradients``: ``M^T u_tilde`` with ``M`` a fresh
     (``d_hat``, d) sparse projection (eq. 5), ``u_tilde`` the randomised signs of
@@ -96,7 +98,7 @@ def sign_report(gradients: object, *, epsilon: float, clip: float, rng: SeedLike
     if flip >= 0.5:
         raise ValueError(f"epsilon: {epsilon:g} over d_hat = {d_hat} signs leaves each sign a "
                          "fair coin on doubles (no signal); give a larger epsilon")
-    value = loc.projected_random_sign(g, epsilon, clip, rng, d_hat=d_hat)
+    value = loc.projected_random_sign(g, epsilon, clip, release_rng(rng), d_hat=d_hat)
     return Release.from_event(value, BitFlipEvent(flip_probability=flip, bits=d_hat), 0.0,
                               d_hat=d_hat, flip_probability=flip, clip=clip)
 

@@ -18,11 +18,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from privrl.api.release import Release
+from privrl.api.release import Release, release_rng
 from privrl.core.accounting.discrete_gaussian import (
     discrete_gaussian_event,
     required_noise_multiplier,
 )
+from privrl.core.accounting.events import RELATIONS
 from privrl.core.accounting.laplace import GridLaplaceReportEvent, check_step
 from privrl.core.mechanisms import discrete_gaussian as dg
 from privrl.core.mechanisms import discrete_laplace as dl
@@ -45,9 +46,10 @@ def _nonempty(value: np.ndarray) -> np.ndarray:
     return value
 
 
-def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: SeedLike,
+def gaussian_mechanism(value: object, *, sensitivity: float, delta: float,
+                       rng: SeedLike | None = None,
                        epsilon: float | None = None, sigma: float | None = None,
-                       step: float | None = None) -> Release:
+                       step: float | None = None, relation: str = "add/remove") -> Release:
     r"""Release ``value`` (any shape, ``d`` coordinates) with ``(epsilon, delta)``-DP for an
     :math:`\ell_2` ``sensitivity`` of the whole ``value`` between neighbouring datasets, private
     on IEEE doubles: rounded to the grid ``step`` (a power of two) plus exact discrete Gaussian
@@ -63,6 +65,9 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: 
     Wang 2018) at ``delta = 1e-5``, more at large ``delta``; the continuous one is not private
     on real computers (Mironov 2012).
 
+    ``relation`` names the neighbouring relation ``sensitivity`` was computed under
+    (``"add/remove"``, the default, or ``"replace-one"``, of whatever unit the caller's datasets
+    hold); the event carries it, so :func:`~privrl.api.compose` refuses to mix relations.
     ``step`` defaults to the power of two that puts the noise at 2^19 to 2^20 grid units.
     ``parameters``: ``sigma`` (:math:`\sqrt{s}\,\text{step}`, at least the one asked for),
     ``noise_multiplier``, ``sensitivity``, ``step``.
@@ -76,6 +81,8 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: 
     value = _nonempty(check_array(value, "value"))
     sensitivity = check_positive(sensitivity, "sensitivity")
     delta = check_delta(delta)
+    if relation not in RELATIONS:
+        raise ValueError(f"relation must be one of {sorted(RELATIONS)}, got {relation!r}")
     _one_of(epsilon, sigma, "sigma")
     d = max(value.size, 1)
     if sigma is None:
@@ -95,17 +102,18 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float, rng: 
             raise ValueError(f"step: sigma {sigma:.6g} is more than 2^21 steps of {step:.6g}; "
                              "choose a larger step")
         noise = dg.GridGaussian.of_scale(Fraction(sigma) / Fraction(step), step)
-    event = discrete_gaussian_event(noise.variance, sensitivity, d, noise.step)
+    event = discrete_gaussian_event(noise.variance, sensitivity, d, noise.step, relation)
     if epsilon is not None and event.epsilon(delta) > epsilon:  # s >= (z G)^2 exactly
         raise RuntimeError(f"the Gaussian calibration missed its target: epsilon "
                            f"{event.epsilon(delta)!r} > {epsilon!r}")
-    noisy = noise.add(value, rng)
+    noisy = noise.add(value, release_rng(rng))
     return Release.from_event(noisy, event, delta, sigma=noise.sigma,
                               noise_multiplier=event.dp_event.noise_multiplier,
                               sensitivity=sensitivity, step=noise.step)
 
 
-def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float, rng: SeedLike,
+def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float,
+                      rng: SeedLike | None = None,
                       step: float = dl.DEFAULT_STEP) -> Release:
     r"""Release ``value`` (a number or a vector of ``d`` coordinates) with exactly
     ``epsilon``-DP for an :math:`\ell_1` ``sensitivity``: rounded to the grid ``step`` (a power of
@@ -129,7 +137,7 @@ def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float, rng:
     row = np.atleast_1d(arr)[None, :]
     d = row.shape[1]
     t = dl.check_scale(dl.grid_scale(sensitivity, epsilon, d, step), step)
-    noisy = dl.discrete_laplace_mechanism(row, sensitivity, epsilon, rng, step)[0]
+    noisy = dl.discrete_laplace_mechanism(row, sensitivity, epsilon, release_rng(rng), step)[0]
     event = GridLaplaceReportEvent(sensitivity=sensitivity, d=d, scale_numerator=t.numerator,
                                    scale_denominator=t.denominator, step=step)
     return Release.from_event(noisy.reshape(arr.shape), event, 0.0,

@@ -15,8 +15,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 from privrl.core.accounting.composed import ComposedEvent
 from privrl.core.accounting.events import PrivacyEvent
+from privrl.core.rng import SeedLike
 from privrl.core.validation import check_probability
 
 
@@ -68,7 +71,9 @@ def compose(releases: Sequence[Release], *, delta: float | None = None) -> Relea
     (:math:`\sum_i \varepsilon_i`, when ``delta`` covers :math:`\sum_i \delta_i`) and, when
     every event is a dp-accounting event under one relation, Rényi composition at ``delta``. It
     protects datasets that are neighbours under every release's relation. ``parameters``:
-    ``epsilons``, ``deltas`` (of the releases), ``basic_epsilon``.
+    ``epsilons``, ``deltas`` (of the releases), ``basic_epsilon``. Refuses (``ValueError``)
+    releases whose events state different relations, and a ``delta`` below the sum of their
+    deltas that no Rényi composition meets (the epsilon there would be infinite).
 
     >>> import privrl
     >>> runs = [privrl.gaussian_mechanism(1.0, sensitivity=1.0, epsilon=1.0,
@@ -86,12 +91,31 @@ def compose(releases: Sequence[Release], *, delta: float | None = None) -> Relea
                              f"{type(release).__name__}")
     if not releases:
         raise ValueError("releases: give at least one release")
+    relations = {(i, r.event.relation) for i, r in enumerate(releases)
+                 if isinstance(getattr(r.event, "relation", None), str)}
+    if len({relation for _, relation in relations}) > 1:
+        named = ", ".join(f"releases[{i}]: {relation}" for i, relation in sorted(relations))
+        raise ValueError(f"releases: their events are under different neighbouring relations "
+                         f"({named}); no guarantee covers both")
     event = ComposedEvent(tuple(r.event for r in releases), tuple(r.delta for r in releases))
     delta = min(1.0, math.fsum(event.deltas)) if delta is None else check_probability(delta,
                                                                                      "delta")
+    if not math.isfinite(event.epsilon(delta)) and delta < math.fsum(event.deltas):
+        raise ValueError(f"delta = {delta!r} is below the releases' total delta "
+                         f"{math.fsum(event.deltas)!r} and no Renyi composition of these events "
+                         "meets it; give a delta of at least that sum")
     return Release.from_event(tuple(r.value for r in releases), event, delta,
                               epsilons=tuple(r.epsilon for r in releases), deltas=event.deltas,
                               basic_epsilon=event.basic_epsilon(delta))
 
 
 __all__ = ["Release", "compose"]
+
+
+def release_rng(rng: SeedLike | None) -> SeedLike:
+    """The randomness of a release: fresh operating-system entropy
+    (``numpy.random.SeedSequence()``) when ``rng`` is ``None``, the default of every release;
+    else ``rng``, to reproduce a result. A seed others know voids the guarantee: whoever knows it
+    regenerates the noise and subtracts it (``release(x, rng=0).value - release(0, rng=0).value``
+    recovers ``x``)."""
+    return np.random.SeedSequence() if rng is None else rng

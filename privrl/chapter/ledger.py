@@ -148,7 +148,7 @@ class LedgerEntry:
     def problems(self, tolerance: float) -> list[str]:
         """What is wrong with this entry: its event does not give back its epsilon, or its
         cross-check lies more than ``tolerance`` (relative) above it. Empty when nothing is."""
-        out = []
+        out: list[str] = []
         again = self.recomputed_epsilon()
         if not self.guaranteed:
             return out

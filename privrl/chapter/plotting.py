@@ -82,10 +82,10 @@ def enforce_min_font(fig: Figure, min_pt: float = MIN_DISPLAY_PT,
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             labels = axis.get_ticklabels(which="both")
-            if labels and min(t.get_fontsize() for t in labels) < floor:
+            if labels and min(float(t.get_fontsize()) for t in labels) < floor:
                 ax.tick_params(axis="x" if axis is ax.xaxis else "y", which="both", labelsize=floor)
     for text in fig.findobj(Text):
-        if text.get_text() and text.get_fontsize() < floor:
+        if text.get_text() and float(text.get_fontsize()) < floor:
             text.set_fontsize(floor)
     return fig
 
@@ -99,7 +99,7 @@ def _svg_with_min_font(fig: Figure) -> str | None:
 def apply_house_style() -> bool:
     """Set :data:`HOUSE_STYLE`; inside a Jupyter kernel also make figures inline SVG with the
     font floor of :func:`enforce_min_font`. Returns whether the kernel's formatter was set."""
-    mpl.rcParams.update(HOUSE_STYLE)
+    mpl.rcParams.update(HOUSE_STYLE)  # type: ignore[arg-type]
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython comes with ipykernel
@@ -276,8 +276,8 @@ def legend_outside(fig_or_ax: Figure | Axes, max_entries: int = MAX_LEGEND_ENTRI
         raise ValueError(f"fig_or_ax: {len(entries)} legend entries, the legend takes 1 to "
                          f"{max_entries}: {list(entries)}")
     for ax in axes:
-        if ax.get_legend() is not None:
-            ax.get_legend().remove()
+        if (old := ax.get_legend()) is not None:
+            old.remove()
     handles, labels = list(entries.values()), list(entries)
     if isinstance(fig_or_ax, Figure):
         return fig_or_ax.legend(handles, labels, loc="outside right upper")

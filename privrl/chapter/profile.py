@@ -144,24 +144,3 @@ class ExperimentResult:
         if name not in self.tables:
             raise KeyError(f"no table {name!r}; tables: {sorted(self.tables)}")
         return self.tables[name]
-
-
-def resolve_profile(
-    profiles: Mapping[str, Mapping[str, Any]], profile: str, **overrides: Any
-) -> dict[str, Any]:
-    """Deprecated dict profiles (kept while chapters move to :class:`Profile`).
-
-    Return a copy of ``profiles[profile]`` with the non-``None`` ``overrides`` applied; an
-    override naming a key the profile does not have is an error.
-    """
-    import copy
-
-    if profile not in profiles:
-        raise ValueError(f"profile must be one of {sorted(profiles)}, got {profile!r}")
-    config = copy.deepcopy(dict(profiles[profile]))
-    for key, value in overrides.items():
-        if key not in config:
-            raise ValueError(f"unknown parameter {key!r} for this experiment; known: {sorted(config)}")
-        if value is not None:
-            config[key] = value
-    return config

@@ -27,6 +27,7 @@ import pandas as pd
 from privrl.chapter.decided import Decided, counts_text, decided_claims, deciding_runs
 from privrl.chapter.front import FrontMatter, front_matter
 from privrl.chapter.ledger import LedgerEntry
+from privrl.chapter.paper_claims import coverage_markdown
 from privrl.chapter.records import current_commit, recorded_run
 from privrl.chapter.verdicts import (
     Check,
@@ -199,7 +200,9 @@ class Report:
         to the chapter's "Departures from the paper" section), the runs that decided the
         verdicts with their scale and commit, the commands that rerun them and links to this
         run's results. No per-claim list (the claims table has it) and no staleness (the
-        reproducibility page has it). Display it with ``IPython.display.Markdown``; the book
+        reproducibility page has it). Below the box, outside it, the folded list of the paper's
+        claim sentences this chapter does not decide (:func:`privrl.chapter.paper_claims.
+        coverage_markdown`). Display it with ``IPython.display.Markdown``; the book
         renders Markdown output as MyST, so the ``{download}`` roles become links."""
         name = self.paper
         front = _front_matter(name)
@@ -225,7 +228,7 @@ class Report:
                   f"record). This run's results: {{download}}`{name}.results.csv "
                   f"<{name}.results.csv>`, {{download}}`{name}.summary.json <{name}.summary.json>`.",
                   ":::"]
-        return "\n".join(lines) + "\n"
+        return "\n".join(lines) + "\n" + coverage_markdown(name)
 
     def all_claims_frame(self) -> pd.DataFrame:
         """Every claim as decided on every evidence (this run's and each record's, keys with the

@@ -193,9 +193,9 @@ class Chapter:
                 claim = ev.decide(ctx, spec) if spec.on is None or ev.name in spec.on else None
                 if claim is not None:
                     ctx.claims[claim.key] = report.claim(claim)
-        for spec in self.errata:
-            if spec.applies(ctx):
-                item = spec.make(ctx)
+        for erratum in self.errata:
+            if erratum.applies(ctx):
+                item = erratum.make(ctx)
                 report.erratum(item.key, item.kind, item.statement, item.evidence)
         self.finish(ctx)
         ctx.extra["wall_time_s"] = time.perf_counter() - started

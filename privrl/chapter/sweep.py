@@ -87,8 +87,8 @@ def code_hash(func: Callable[..., Any]) -> str:
     ``privrl`` module that imports (transitively) and the files in ``privrl/data``."""
     module = func.__module__
     files = source_files(module)
-    if not files and module in sys.modules and getattr(sys.modules[module], "__file__", None):
-        files = [Path(sys.modules[module].__file__)]
+    if not files and (file := getattr(sys.modules.get(module), "__file__", None)):
+        files = [Path(file)]
     data = PACKAGE_DIR / "data"
     files += sorted(p for p in data.rglob("*") if p.is_file()) if data.is_dir() else []
     digest = hashlib.sha256()
@@ -125,7 +125,7 @@ def run_key(
 
 
 def _execute(
-    func: RunFunction, config: dict[str, Any], root_seed: int, index: int,
+    func: RunFunction, config: Mapping[str, Any], root_seed: int, index: int,
     checkpoint: Path | None = None,
 ) -> pd.DataFrame:
     kwargs = {} if checkpoint is None else {"checkpoint": checkpoint}
@@ -212,15 +212,16 @@ def run_sweep(
 
     def entry(t: int, suffix: str) -> Path:
         config, index = tasks[t]
+        assert cache is not None  # entries are asked for only with a cache
         return cache / f"{run_key(func, config, root_seed, index, code)}{suffix}"
 
-    def args(t: int) -> tuple[dict[str, Any], int, int, Path | None]:
+    def args(t: int) -> tuple[Mapping[str, Any], int, int, Path | None]:
         config, index = tasks[t]
         return config, root_seed, index, entry(t, ".ckpt") if checkpoints else None
 
     results: dict[int, pd.DataFrame] = {}
     pending: list[int] = []
-    starts = range(len(tasks))
+    starts = list(range(len(tasks)))
     if order == "seed":
         starts = sorted(starts, key=lambda t: tasks[t][1])
     for t in starts:

@@ -149,7 +149,7 @@ def _cell(value: Any, *, digits: int, decimals: int | None, epsilon: bool) -> st
         d = _error_decimals(value)
         return "[" + ", ".join(format_number(b, digits=digits, decimals=d) for b in bounds) + "]"
     if isinstance(value, Real):
-        return format_number(value, digits=digits, decimals=decimals, epsilon=epsilon)
+        return format_number(float(value), digits=digits, decimals=decimals, epsilon=epsilon)
     return str(value)
 
 
@@ -157,7 +157,7 @@ def _header(name: Any, headers: Mapping[Any, str]) -> str:
     if name in headers:
         return headers[name]
     if isinstance(name, Real) and not isinstance(name, bool):
-        return format_number(name)
+        return format_number(float(name))
     return str(name).replace("_", " ")
 
 

@@ -29,7 +29,7 @@ from privrl.core.algorithms.lstd import FeatureTransitions, model_saddle_point
 from privrl.core.algorithms.q_learning import epsilon_greedy, load_mountain_car_weights
 from privrl.core.envs import mountain_car as mc
 from privrl.core.envs.chain import chain_mdp, sample_trajectories, tabular_features
-from privrl.core.rng import as_generator
+from privrl.core.rng import SeedLike, as_generator
 from privrl.core.trajectories import Trajectories
 from privrl.core.validation import check_choice, check_int
 
@@ -94,13 +94,13 @@ def mountain_car_features(domain: str, traj: Trajectories, behaviour_probs: np.n
                               traj.terminated, settings.gamma, rho)
 
 
-def mountain_car_episodes(domain: str, n: int, rng: object) -> tuple[Trajectories, np.ndarray]:
+def mountain_car_episodes(domain: str, n: int, rng: SeedLike) -> tuple[Trajectories, np.ndarray]:
     """``n`` new behaviour episodes of a Mountain Car domain: (trajectories, behaviour probs)."""
     behaviour, _ = mountain_car_policies(domain)
     return mc.collect(behaviour, check_int(n, "n", 1), as_generator(rng), MC_MAX_STEPS)
 
 
-def mountain_car_collect(domain: str, n: int, rng: object) -> FeatureTransitions:
+def mountain_car_collect(domain: str, n: int, rng: SeedLike) -> FeatureTransitions:
     """:func:`mountain_car_episodes` in features (:func:`mountain_car_features`)."""
     traj, probs = mountain_car_episodes(domain, n, rng)
     return mountain_car_features(domain, traj, probs, MC_SETTINGS[domain])

@@ -10,8 +10,11 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from typing import TypeVar, cast
 
 import numpy as np
+
+T = TypeVar("T")
 
 
 def _as_float(value: object, name: str) -> float:
@@ -143,17 +146,17 @@ def check_array(
     return arr
 
 
-def check_choice(value: object, name: str, choices: Sequence[object]) -> object:
-    """Return ``value`` after checking it is one of ``choices``."""
+def check_choice(value: object, name: str, choices: Sequence[T]) -> T:
+    """Return ``value`` after checking it is one of ``choices`` (typed as they are)."""
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
-    return value
+    return cast(T, value)
 
 
-class PrivacyLeakWarning(RuntimeWarning):
-    """Data lay beyond a bound a privacy analysis assumes and were clipped to it (the name and
-    convention of diffprivlib's warning): the release keeps its guarantee, but it is computed from
-    the clipped data, not the data given."""
+class ClippedDataWarning(RuntimeWarning):
+    """Data lay beyond a public bound a privacy analysis assumes and were clipped (or projected)
+    to it: the release keeps its guarantee, but it is computed from the clipped data, not the data
+    given. The message names the bound only, never a statistic of the data."""
 
 
 def clip_to_bound(
@@ -162,23 +165,23 @@ def clip_to_bound(
     """``values`` clipped to ``[low, high]``, the bound a privacy analysis assumes of them.
 
     When no value lies outside, ``values`` itself is returned (nothing is copied or changed).
-    Otherwise a :class:`PrivacyLeakWarning` names ``name``, how many values were clipped and by
-    how much at most; with ``strict=True`` a ``ValueError`` is raised instead.
+    Otherwise a :class:`ClippedDataWarning` names ``name`` and the public bound, never how many
+    values were clipped or by how much (a message must not leak the data); with ``strict=True`` a
+    ``ValueError`` is raised instead.
     """
     outside = (values < low) | (values > high)
     if not np.any(outside):
         return values
-    excess = float(np.max(np.maximum(values - high, low - values)[outside]))
-    message = (f"{name}: {int(outside.sum())} of {values.size} values lie outside the bound "
-               f"[{low:g}, {high:g}] the privacy analysis assumes (by up to {excess:.4g})")
+    message = (f"{name}: values lie outside the bound [{low:g}, {high:g}] the privacy analysis "
+               "assumes")
     warn_or_refuse(message, "clipped to it", strict)
     return np.clip(values, low, high)
 
 
 def warn_or_refuse(message: str, remedy: str, strict: bool, stacklevel: int = 3) -> None:
     """The boundary's one convention for data beyond a bound an analysis assumes: a
-    ``ValueError`` of ``message`` when ``strict``, else a :class:`PrivacyLeakWarning` of
+    ``ValueError`` of ``message`` when ``strict``, else a :class:`ClippedDataWarning` of
     ``message`` and the ``remedy`` applied (``stacklevel`` as seen from the caller)."""
     if strict:
         raise ValueError(message)
-    warnings.warn(f"{message}; {remedy}", PrivacyLeakWarning, stacklevel=stacklevel + 1)
+    warnings.warn(f"{message}; {remedy}", ClippedDataWarning, stacklevel=stacklevel + 1)

@@ -92,7 +92,8 @@ def run_notebook(
     """Execute ``notebooks/<name>.ipynb`` with papermill into ``output_dir/<name>.ipynb``.
 
     The notebook runs with ``output_dir`` as working directory, so the tidy table and summary it
-    writes land beside it. Writes ``output_dir/<name>.run.json`` and returns the record.
+    writes land beside it. Writes ``output_dir/<name>.run.json`` (with ``cpu_time_s``, the
+    CPU seconds of the notebook and every process it started) and returns the record.
     Raises :class:`NotebookFailed` naming the notebook and cell if execution fails. ``known``:
     the notebook's parameter names when the caller has already read them (else read here).
     """
@@ -137,7 +138,8 @@ def run_notebook(
                              f"notebook {name!r} failed (exit code {proc.returncode})")
     record = RunRecord.now(
         notebook=name, profile=profile, parameters=params, wall_time_s=wall,
-        peak_memory_mb=usage.ru_maxrss / 1024, git_commit=git_commit, git_dirty=git_dirty)
+        peak_memory_mb=usage.ru_maxrss / 1024, git_commit=git_commit, git_dirty=git_dirty,
+        cpu_time_s=round(usage.ru_utime + usage.ru_stime, 2))
     record.write(output_dir / f"{name}.run.json")
     return record
 

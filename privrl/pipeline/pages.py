@@ -30,6 +30,7 @@ from typing import Any
 
 from privrl.chapter.decided import Decided, counts_text, decided_claims, deciding_runs
 from privrl.chapter.front import FrontMatter
+from privrl.chapter.paper_claims import coverage_counts
 from privrl.chapter.records import RecordedRun, format_duration
 from privrl.chapter.tables import format_number
 from privrl.chapter.verdicts import Claim
@@ -294,7 +295,8 @@ def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) 
 def landing_papers(summaries: Sequence[Summary], fronts: Mapping[str, FrontMatter]) -> str:
     """Markdown of the landing page's papers, one short block each, in book order: the title
     linked to its chapter, the counts of the decided claims and the bottom line (its front
-    matter, ``fronts`` by chapter name), then what the paper claims and every verdict folded
+    matter, ``fronts`` by chapter name) and how many of the paper's claim sentences the chapter
+    decides (:func:`privrl.chapter.paper_claims.coverage_counts`), then what the paper claims and every verdict folded
     (:func:`chapter_verdicts`; the chapter's summary box names the deciding runs), so that the
     page stays within three screens. A chapter without claims (the audits, a chapter beyond the
     papers) gets its sentences only."""
@@ -307,6 +309,8 @@ def landing_papers(summaries: Sequence[Summary], fronts: Mapping[str, FrontMatte
             text.append(front.claims)
         if rows:  # what the paper claims and the deciding runs: in the dropdown and the box
             text.append(f"**Verdicts: {counts_text(rows)}.**")
+        if (coverage := coverage_counts(name)) is not None:
+            text.append(f"Claim sentences decided: {coverage[0]} of {coverage[1]}.")
         if front is not None:
             text.append(f"**Bottom line:** {front.bottom_line}")
         lines += [" ".join(text), ""]

@@ -29,8 +29,8 @@ def _lsl(data, **kw):
 
 def test_returns_above_the_bound_are_clipped_with_a_warning():
     big = chain_data(30, 5, 12, seed=2, reward=5.0)
-    with pytest.warns(privrl.PrivacyLeakWarning,
-                      match=r"returns \(return_bound, return_low\).*by up to 4"):
+    with pytest.warns(privrl.ClippedDataWarning,
+                      match=r"returns \(return_bound, return_low\): values lie outside the bound \[0, 1\]"):
         clipped = _lsw(big)
     # the release is the one of the returns clipped to [0, 1], clipped here by hand
     fv = mc.first_visit_returns(big, 5, 0.9)
@@ -42,7 +42,7 @@ def test_returns_above_the_bound_are_clipped_with_a_warning():
     assert np.array_equal(clipped.value, expected)
     with pytest.raises(ValueError, match="return_bound"):
         _lsw(big, strict=True)
-    with pytest.warns(privrl.PrivacyLeakWarning):
+    with pytest.warns(privrl.ClippedDataWarning):
         privrl.dp_lsl(big, n_states=5, gamma=0.9, features=np.eye(5), lam=2.0, epsilon=1.0,
                       delta=0.1, return_bound=1.0, rng=0)
 
@@ -52,7 +52,7 @@ def test_returns_must_lie_in_an_interval_of_width_return_bound(chain):
     2 F_max and are clipped to [return_low, return_low + 1]; negative rewards need return_low."""
     negative = privrl.Trajectories(chain.observations, chain.actions, -chain.rewards,
                                    chain.lengths, chain.terminated)
-    with pytest.warns(privrl.PrivacyLeakWarning, match=r"\[0, 1\]"):
+    with pytest.warns(privrl.ClippedDataWarning, match=r"\[0, 1\]"):
         _lsw(negative)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -155,7 +155,7 @@ def test_mismatched_shapes_and_missing_targets(chain):
     with pytest.raises(ValueError, match="trajectories must be a privrl.Trajectories"):
         privrl.gpope(chain.observations, features=np.eye(5), gamma=0.9, epsilon=1.0,
                      delta=1e-5, iterations=2, step_size=0.1, clip_norm=1.0, rng=0)
-    with pytest.raises(ValueError, match="policy: 1 of 1 rows have entries below eta"):
+    with pytest.raises(ValueError, match="policy: entries lie below eta"):
         privrl.dirichlet_teacher_answer([0.99, 0.01], k=5.0, eta=0.05, tau=0.01,
                                         lipschitz=1.0, b=1.0, rng=0, strict=True)
 
@@ -304,7 +304,7 @@ def test_grid_limits_are_refused_before_any_draw_in_every_grid_release():
     with pytest.raises(ValueError, match=r"alpha \(lr\) = 5e-324"):
         privrl.functional_q_learning(epsilon=1.0, delta=1e-3, episodes=3, rng=0, lr=5e-324)
     # a sigma below 2^-1054 made the default step 0 (ZeroDivisionError): now the smallest double
-    with pytest.warns(privrl.PrivacyLeakWarning, match=r"x \(in grid steps\)"):  # 1 is 2^1074 steps
+    with pytest.warns(privrl.ClippedDataWarning, match=r"x \(in grid steps\)"):  # 1 is 2^1074 steps
         r = privrl.gaussian_mechanism(1.0, sensitivity=1e-320, sigma=5e-324, delta=1e-5, rng=0)
     assert r.parameters["step"] == 5e-324
 
@@ -318,9 +318,9 @@ def test_a_policy_below_eta_is_projected_onto_the_restricted_simplex_or_refused(
     from privrl.core.mechanisms.dirichlet import project_to_restricted_simplex
 
     args = dict(k=1e5, tau=1e-9, eta=2e-6, lipschitz=0.5, b=0.1, rng=0)
-    with pytest.warns(privrl.PrivacyLeakWarning, match=r"policy: 1 of 1 rows .* below eta"):
+    with pytest.warns(privrl.ClippedDataWarning, match=r"policy: entries lie below eta"):
         privrl.dirichlet_teacher_answer([1.01e-6, 1 - 1.01e-6], **args)
-    with pytest.raises(ValueError, match="policy: 1 of 1 rows"):
+    with pytest.raises(ValueError, match="policy: entries lie below eta"):
         privrl.dirichlet_teacher_answer([1.01e-6, 1 - 1.01e-6], strict=True, **args)
     rng = np.random.default_rng(0)
     for m in (2, 3, 5):

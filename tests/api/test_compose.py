@@ -44,16 +44,22 @@ def test_unlike_events_compose_by_their_sum_at_the_sum_of_their_deltas(chain):
     assert total.delta == pytest.approx(1e-6 + 0.01)
     assert total.epsilon == pytest.approx(laplace.epsilon + gauss.epsilon + lsw.epsilon,
                                           rel=1e-12)
-    assert privrl.compose([laplace, gauss, lsw], delta=0.005).epsilon == math.inf
+    with pytest.raises(ValueError, match=r"delta = 0.005 is below the releases' total delta"):
+        privrl.compose([laplace, gauss, lsw], delta=0.005)
 
 
-def test_renyi_needs_one_relation():
+def test_releases_under_different_relations_are_refused_naming_them():
     replace_one = privrl.Release.from_event(
         0.0, DpAccountingEvent(dp_accounting.GaussianDpEvent(3.0), "rdp", "replace-one"), 1e-6)
     runs = [*_gaussians(5), replace_one]
-    total = privrl.compose(runs, delta=1e-4)
-    assert total.epsilon == pytest.approx(sum(r.epsilon for r in runs), rel=1e-12)
-    assert total.event.renyi_epsilon(1e-4) == math.inf
+    with pytest.raises(ValueError, match=r"releases\[0\]: add/remove.*releases\[5\]: replace-one"):
+        privrl.compose(runs, delta=1e-4)
+
+
+def test_a_delta_renyi_meets_below_the_sum_of_deltas_is_kept():
+    runs = _gaussians(5)
+    total = privrl.compose(runs, delta=1e-7)
+    assert math.isfinite(total.epsilon)
 
 
 def test_bad_input_names_the_argument():
@@ -87,3 +93,15 @@ def test_a_release_cannot_state_a_guarantee_its_event_does_not_back():
             privrl.Release(1.0, bad, event)
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.epsilon = 0.001
+
+
+def test_gaussian_mechanism_carries_the_relation_it_is_given():
+    kw = dict(sensitivity=1.0, epsilon=1.0, delta=1e-6)
+    add = privrl.gaussian_mechanism(1.0, rng=0, **kw)
+    replace = privrl.gaussian_mechanism(1.0, rng=0, relation="replace-one", **kw)
+    assert (add.event.relation, replace.event.relation) == ("add/remove", "replace-one")
+    assert replace.epsilon == add.epsilon and replace.value == add.value
+    with pytest.raises(ValueError, match="different neighbouring relations"):
+        privrl.compose([add, replace])
+    with pytest.raises(ValueError, match="relation must be one of"):
+        privrl.gaussian_mechanism(1.0, rng=0, relation="swap", **kw)

@@ -72,7 +72,7 @@ def test_dp_lsw_never_releases_beyond_the_return_range(data, bound, share, gamma
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         r = privrl.dp_lsw(traj, **args)
-    warned = any(issubclass(w.category, privrl.PrivacyLeakWarning) for w in caught)
+    warned = any(issubclass(w.category, privrl.ClippedDataWarning) for w in caught)
     assert warned == beyond
     assert r.epsilon == r.event.epsilon(r.delta)
 
@@ -102,7 +102,7 @@ JUNK = st.one_of(
 def _only_value_errors(call) -> None:
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", privrl.PrivacyLeakWarning)
+            warnings.simplefilter("ignore", privrl.ClippedDataWarning)
             call()
     except ValueError:
         pass

@@ -59,7 +59,7 @@ def _same_guarantee(a: privrl.Release, b: privrl.Release) -> None:
     assert a.event == b.event and a.epsilon == b.epsilon and a.delta == b.delta
 
 
-@pytest.mark.filterwarnings("ignore::privrl.PrivacyLeakWarning")
+@pytest.mark.filterwarnings("ignore::privrl.ClippedDataWarning")
 @pytest.mark.parametrize("name", sorted(RELEASES))
 def test_policy_evaluation_parameters_do_not_depend_on_the_data(name):
     data, neighbour = _neighbours()

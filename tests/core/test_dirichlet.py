@@ -21,7 +21,7 @@ from privrl.core.mechanisms.dirichlet import (
     into_restricted_simplex,
     restrict_to_simplex,
 )
-from privrl.core.validation import PrivacyLeakWarning
+from privrl.core.validation import ClippedDataWarning
 
 PI = np.array([0.1, 0.2, 0.3, 0.4])
 
@@ -234,16 +234,16 @@ def test_the_restricted_simplex_is_kept_exactly_or_entered_by_projection():
     below = np.array([[eta - 1e-9, 1 - eta + 1e-9], [0.5, 0.5]])
     with pytest.raises(ValueError, match="below eta"):
         dirichlet_mechanism(below, 5.0, 0, eta=eta)
-    with pytest.warns(PrivacyLeakWarning, match=r"policy: 1 of 2 rows have entries below eta"):
+    with pytest.warns(ClippedDataWarning, match=r"policy: entries lie below eta = 0.05"):
         inside = into_restricted_simplex(below, eta)
     assert np.all(inside >= eta) and np.allclose(inside.sum(axis=1), 1.0)
     assert np.array_equal(inside[1], below[1])
-    with pytest.raises(ValueError, match=r"policy: 1 of 2 rows"):
+    with pytest.raises(ValueError, match=r"policy: entries lie below eta"):
         into_restricted_simplex(below, eta, strict=True)
     assert into_restricted_simplex(below[1:], eta) is not None
     np.testing.assert_array_equal(into_restricted_simplex(below[1:], eta), below[1:])
     cube = np.random.default_rng(0).dirichlet(np.full(3, 0.3), size=(4, 5))
-    with pytest.warns(PrivacyLeakWarning):
+    with pytest.warns(ClippedDataWarning):
         projected = into_restricted_simplex(cube, 0.1)
     assert projected.shape == cube.shape and np.all(projected >= 0.1)
 

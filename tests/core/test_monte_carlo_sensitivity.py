@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from privrl.core.algorithms import monte_carlo as mc
-from privrl.core.validation import PrivacyLeakWarning
+from privrl.core.validation import ClippedDataWarning
 
 N_STATES, M = 3, 6
 PATTERNS = [np.array(p, bool) for p in itertools.product([0, 1], repeat=N_STATES) if any(p)]
@@ -109,7 +109,7 @@ def test_bounded_returns_clips_visited_returns_only():
     visited = np.array([[True, False, True], [True, True, False]])
     fv = _fv(np.array([[2.0, 0.0, -0.5], [0.5, 0.25, 0.0]]), visited)
     budget = mc.SmoothGaussianBudget(1.0, 0.1, 1.0, 0.0)
-    with pytest.warns(PrivacyLeakWarning, match=r"2 of 4 values"):
+    with pytest.warns(ClippedDataWarning, match=r"values lie outside the bound"):
         out = mc.bounded_returns(fv, budget)
     np.testing.assert_array_equal(out.returns, [[1.0, 0.0, 0.0], [0.5, 0.25, 0.0]])
     np.testing.assert_array_equal(out.means, [0.75, 0.25, 0.0])

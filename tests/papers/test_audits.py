@@ -20,37 +20,56 @@ from privrl.papers.audits.profile import AuditsProfile
 from privrl.papers.audits.releases import AUDITS, LEDGER_LINKS, UNDETECTABLE, WEAKENINGS
 
 
+@pytest.fixture(scope="module")
+def audited(chapter_output) -> dict[str, pd.Series]:
+    """The audits chapter's quick run (every release and its weakened variant, the ``i``-th with
+    seeds ``2 i`` and ``2 i + 1``), by release: read from the book built for this test session,
+    so the suite does not run the audits twice."""
+    table = pd.read_csv(chapter_output("audits") / "audits.results.csv")
+    return {row.release: row for row in table.itertuples(index=False)}
+
+
 @pytest.mark.parametrize("name", list(AUDITS))
-def test_release_audit_and_its_weakened_variant(name):
-    """Quick size, seed 0: no audited lower bound exceeds its claim; every weakened variant's does,
-    but for those listed as undetectable (whose bound need not: it stays below their exact
-    epsilon, where one is known)."""
-    base = AUDITS[name]("quick", 0)
-    weak = AUDITS[name]("quick", 1, weakened=True)
-    assert base.epsilon_lower <= base.claimed_epsilon
+def test_release_audit_and_its_weakened_variant(name, audited):
+    """Quick size: no audited lower bound exceeds its claim; every weakened variant's does, but
+    for those listed as undetectable (whose bound need not: it stays below their exact epsilon,
+    where one is known)."""
+    row = audited[name]
+    assert row.epsilon_lower <= row.claimed_epsilon
     if name in UNDETECTABLE:
-        assert math.isnan(weak.exact_epsilon) or weak.epsilon_lower <= weak.exact_epsilon + 1e-9
+        assert math.isnan(row.weakened_exact_epsilon) or (
+            row.weakened_lower <= row.weakened_exact_epsilon + 1e-9)
     else:
-        assert weak.epsilon_lower > weak.claimed_epsilon
-    assert weak.claimed_epsilon == base.claimed_epsilon  # the weakened release keeps the claim
-    assert weak.release == f"{name} ({WEAKENINGS[name]})"
-    if not math.isnan(base.exact_epsilon):
-        assert base.epsilon_lower <= base.exact_epsilon + 1e-9
+        assert row.weakened_lower > row.claimed_epsilon  # the weakened release keeps the claim
+    assert row.weakening == WEAKENINGS[name]
+    if not math.isnan(row.exact_epsilon):
+        assert row.epsilon_lower <= row.exact_epsilon + 1e-9
+
+
+def test_the_chapters_rows_are_the_audits_at_their_seeds(audited):
+    """The table the tests read is the audits' own output: one release re-run at its seeds."""
+    i = list(AUDITS).index("pgc_bit_flip")
+    base, weak = AUDITS["pgc_bit_flip"]("quick", 2 * i), AUDITS["pgc_bit_flip"]("quick", 2 * i + 1,
+                                                                               weakened=True)
+    row = audited["pgc_bit_flip"]
+    assert (row.epsilon_lower, row.weakened_lower) == (base.epsilon_lower, weak.epsilon_lower)
+    assert weak.release == f"pgc_bit_flip ({WEAKENINGS['pgc_bit_flip']})"
+    assert weak.claimed_epsilon == base.claimed_epsilon == row.claimed_epsilon
 
 
 @pytest.mark.parametrize(
     "name, exact",
     [("pgc_laplace", 1.0), ("pgc_bit_flip", 1.0), ("pgc_laplace_rounds", 1.0), ("pgc_prs", 10.0)],
 )
-def test_local_reports_exact_ratio_equals_their_budget(name, exact):
+def test_local_reports_exact_ratio_equals_their_budget(name, exact, audited):
     """One report of a 2-round run of epsilon 2 is 1-LDP, the 3 reports of an agent at total
     epsilon 1 are 1-LDP together, a PRS report at epsilon 10 composes its 4 signs to 10: the
     exact worst-case ratio of each audited pair equals the budget (up to the grid's slack, below
     1e-6) and the claim is the ledger's event, the same number."""
-    result = AUDITS[name]("quick", 0)
-    assert result.exact_epsilon == pytest.approx(exact, rel=1e-6)
-    assert result.claimed_epsilon == pytest.approx(exact, rel=1e-6)
-    assert result.exact_epsilon <= result.claimed_epsilon + 1e-12
+    row = audited[name]
+    assert row.exact_epsilon == pytest.approx(exact, rel=1e-6)
+    assert row.claimed_epsilon == pytest.approx(exact, rel=1e-6)
+    assert row.exact_epsilon <= row.claimed_epsilon + 1e-12
 
 
 def test_dropping_one_composition_from_a_split_is_caught_for_the_local_reports():
@@ -66,7 +85,7 @@ def test_dropping_one_composition_from_a_split_is_caught_for_the_local_reports()
     assert prs.claimed_epsilon < prs.epsilon_lower <= prs.exact_epsilon
 
 
-def test_gp_update_audits_theorem5_over_a_composed_run():
+def test_gp_update_audits_theorem5_over_a_composed_run(audited):
     """U = 10 updates, each shifted by c with ||c||_H^2 = c^2 (beta/2 + 1) = C = 1 (Lemma 6); sigma
     from Theorem 5 for U = 10 at the chapter's (0.9, 5e-5) Gaussian part, so the claim is 0.9;
     the exact epsilon is one Gaussian of sensitivity sqrt(U C) = sqrt(10) (independent closed
@@ -78,30 +97,31 @@ def test_gp_update_audits_theorem5_over_a_composed_run():
     assert fn.theorem5_beta(0.5, 1, 4) == 1.0 and fn.theorem5_C(0.5, 1, 1 / math.sqrt(2), 4) == (
         pytest.approx(1.0))
     assert releases.gp_update_shift() ** 2 * 1.5 == pytest.approx(1.0)
-    base = AUDITS["gp_update"]("quick", 0)
+    row = audited["gp_update"]
     sigma = fn.theorem5_sigma(0.9, 5e-5, 10, *args)
     assert sigma == pytest.approx(math.sqrt(2 * 10 * math.log(math.e + 0.9 / 5e-5)) / 0.9)
-    assert base.claimed_epsilon == pytest.approx(0.9, rel=1e-5) and base.delta == 5e-5
-    assert base.exact_epsilon == pytest.approx(gaussian_epsilon(sigma, 5e-5, math.sqrt(10)))
-    assert base.epsilon_lower <= base.exact_epsilon < base.claimed_epsilon
-    weak = AUDITS["gp_update"]("quick", 1, weakened=True)
-    assert weak.exact_epsilon == pytest.approx(gaussian_epsilon(sigma / 2, 5e-5, math.sqrt(10)))
-    assert weak.claimed_epsilon < weak.epsilon_lower <= weak.exact_epsilon
+    assert row.claimed_epsilon == pytest.approx(0.9, rel=1e-5) and row.delta == 5e-5
+    assert row.exact_epsilon == pytest.approx(gaussian_epsilon(sigma, 5e-5, math.sqrt(10)))
+    assert row.epsilon_lower <= row.exact_epsilon < row.claimed_epsilon
+    assert row.weakened_exact_epsilon == pytest.approx(
+        gaussian_epsilon(sigma / 2, 5e-5, math.sqrt(10)))
+    assert row.claimed_epsilon < row.weakened_lower <= row.weakened_exact_epsilon
 
 
-def test_input_perturbation_audits_the_ledgers_event_over_t_rewards():
+def test_input_perturbation_audits_the_ledgers_event_over_t_rewards(audited):
     """T = 100 rewards each moved by 1 at the chapter's (0.9, 1e-4): the analytic calibration is
     exact, so the claim, the ledger's GaussianEvent and the exact epsilon agree at 0.9."""
     from privrl.core.accounting.gaussian import GaussianEvent
 
-    base = AUDITS["input_perturbation"]("quick", 0)
+    row = audited["input_perturbation"]
     sigma = releases.fn.input_perturbation_sigma(0.9, 1e-4, 100)
-    assert base.claimed_epsilon == GaussianEvent(sigma, 1.0, 100).epsilon(1e-4)
-    assert base.claimed_epsilon == pytest.approx(0.9, rel=1e-6)
-    assert base.exact_epsilon == pytest.approx(0.9, rel=1e-6) and base.delta == 1e-4
+    assert row.claimed_epsilon == pytest.approx(GaussianEvent(sigma, 1.0, 100).epsilon(1e-4),
+                                                rel=1e-15)
+    assert row.claimed_epsilon == pytest.approx(0.9, rel=1e-6)
+    assert row.exact_epsilon == pytest.approx(0.9, rel=1e-6) and row.delta == 1e-4
 
 
-def test_why_the_dirichlet_weakening_is_undetectable():
+def test_why_the_dirichlet_weakening_is_undetectable(audited):
     """The numbers UNDETECTABLE states: at k = 10 (the noise parameter halved) the largest privacy
     loss over pairs L b apart and outputs in the tau-restricted simplex is 2.66, and outputs
     outside it have probability <= 0.0041: within the claimed (4.46, 0.05)."""
@@ -116,19 +136,17 @@ def test_why_the_dirichlet_weakening_is_undetectable():
     delta = dir_acc.theorem1_delta_bound(weak_mechanism)
     assert delta == pytest.approx(0.0041, abs=5e-5) and delta < releases._DIR_DELTA
     assert "2.66" in UNDETECTABLE["dirichlet"] and "0.0041" in UNDETECTABLE["dirichlet"]
-    weak = AUDITS["dirichlet"]("quick", 1, weakened=True)
-    assert weak.epsilon_lower <= sup
+    assert audited["dirichlet"].weakened_lower <= sup
 
 
-def test_why_the_sampled_gpope_weakening_is_undetectable():
+def test_why_the_sampled_gpope_weakening_is_undetectable(audited):
     """The numbers UNDETECTABLE states: the audited pair attains the PLD epsilon, 1.66 at z = 4
     (n = 2, T = 10), 3.96 with z halved, against the RDP claim 3.10."""
-    base = AUDITS["gpope_sampled"]("quick", 0)
-    assert base.claimed_epsilon == pytest.approx(3.10, abs=0.005)
-    assert base.exact_epsilon == pytest.approx(1.66, abs=0.01)
-    weak = AUDITS["gpope_sampled"]("quick", 1, weakened=True)
-    assert weak.exact_epsilon == pytest.approx(3.96, abs=0.01)
-    assert weak.epsilon_lower < weak.claimed_epsilon < weak.exact_epsilon
+    row = audited["gpope_sampled"]
+    assert row.claimed_epsilon == pytest.approx(3.10, abs=0.005)
+    assert row.exact_epsilon == pytest.approx(1.66, abs=0.01)
+    assert row.weakened_exact_epsilon == pytest.approx(3.96, abs=0.01)
+    assert row.weakened_lower < row.claimed_epsilon < row.weakened_exact_epsilon
     for number in ("1.66", "3.10", "3.96"):
         assert number in UNDETECTABLE["gpope_sampled"]
 

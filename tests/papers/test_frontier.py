@@ -178,18 +178,21 @@ def test_every_release_of_the_map_meets_its_target_and_halving_fails(monkeypatch
     assert not _calls_meet_targets([(*c[:3], 0.5) for c in smooth], tables)
 
 
-def test_the_chapter_runs_end_to_end_with_its_checks_and_ledger():
-    result = chapter.run(TINY)
-    report = result.report
-    keys = {c.key for c in report.checks}
+@pytest.mark.slow
+def test_the_chapter_runs_end_to_end_with_its_checks_and_ledger(book_summary):
+    """The book's quick run of the chapter (built once per test session): every check passed,
+    GPOPE's entries (n, epsilon, accountant) and DP-LSW on both domains and DP-LSL on the chain per
+    epsilon made in this run, all under replace-one, and no verdict rows (no paper)."""
+    summary = book_summary("frontier")
+    checks = {c["key"]: c for c in summary["checks"]}
     assert {"gpope_meets_target", "gpope_noise_smallest", "pld_noise_below_rdp",
-            "gpope_noise_as_calibrated", "errors_finite", "replicates_per_point"} <= keys
-    own = [e for e in report.entries if "this run" in e.release]
-    # GPOPE: (n, epsilon, accountant); DP-LSW on both domains and DP-LSL on the chain per epsilon
-    assert len(own) == 2 * 2 * 2 + 3 * 2
-    assert {e.relation for e in report.entries} == {"replace-one"}
-    assert result.extra["map_source"] in (chapter.RECORDED, chapter.LIVE_RUN)
-    assert not report.claims  # no paper: no verdict rows
+            "gpope_noise_as_calibrated", "errors_finite", "replicates_per_point"} <= set(checks)
+    assert all(c["passed"] for c in checks.values())
+    cfg = summary["config"]
+    own = [e for e in summary["ledger"] if chapter.LIVE_RUN in e["release"]]
+    assert len(own) == len(cfg["sizes"]) * len(cfg["epsilons"]) * 2 + 3 * len(cfg["epsilons"])
+    assert {e["relation"] for e in summary["ledger"]} == {"replace-one"}
+    assert not summary["claims"]  # no paper: no verdict rows
 
 
 @pytest.mark.parametrize("name", ["dp_lsw", "dp_lsl"])

@@ -1,8 +1,9 @@
-"""The step-size choice of ono2020's private arms by a continuous score
-(:mod:`privrl.papers.ono2020.tuning`): the score is each trial's mean score per submission, the
-chosen step the highest mean, the tuning seeds are not the evaluation's, the deciding arms are
-evaluated at their chosen steps on the trials the claims named, and the claims are decided on the
-arms the recording holds and no others."""
+"""The step-size choice of ono2020's private arms (:mod:`privrl.papers.ono2020.tuning`): the
+chosen step has the most tuning successes within the paper's budget (ties to the mean score per
+submission, then the smaller step), the highest mean AUC is kept as a sensitivity reading, the
+evaluation's seeds are fresh (disjoint from the tuning's and every earlier record's), every arm
+is evaluated at its chosen step on the paper's 20 trials, and the claims are decided on the arms
+at the chosen steps and no others."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from privrl.chapter.skeleton import Context
 from privrl.chapter.sweep import seed_for
 from privrl.chapter.verdicts import bootstrap_interval
 from privrl.core.algorithms.a3c import DEFAULT_CLIP, train_pgc_a3c
-from privrl.papers.ono2020 import chapter, claims, plots, tuning
+from privrl.papers.ono2020 import chapter, claims, page, plots, tuning
 from privrl.papers.ono2020.profile import PAPER_CAP, REFERENCE, OnoProfile
 from privrl.papers.ono2020.reference import TUNING_SEED_OFFSET
 from privrl.papers.ono2020.trials import algorithm_config, run_first_success
@@ -47,32 +48,47 @@ def test_an_evaluation_batch_is_the_reference_records_run_function():
         run_first_success(config, seed_for(0, 2)).drop(columns="seconds"))
 
 
-def _tuning(aucs: dict[tuple[str, float, int, float], list[float]]) -> pd.DataFrame:
-    rows = [{"mechanism": m, "epsilon": e, "buffer_size": b, "eta": step, "trial": i, "auc": x}
+def _tuning(aucs: dict[tuple[str, float, int, float], list[float]],
+            wins: dict[tuple[str, float, int, float], int] | None = None) -> pd.DataFrame:
+    """Tuning trials with the given AUCs; the first ``wins[arm, step]`` of them succeed."""
+    wins = wins or {}
+    rows = [{"mechanism": m, "epsilon": e, "buffer_size": b, "eta": step, "trial": i, "auc": x,
+             "first_success": 100.0 if i < wins.get((m, e, b, step), 0) else INF}
             for (m, e, b, step), xs in aucs.items() for i, x in enumerate(xs)]
     return pd.DataFrame(rows)
 
 
-def test_the_chosen_step_has_the_highest_mean_score_ties_to_the_smaller_step():
+def test_the_chosen_step_has_the_most_successes_then_the_highest_mean_auc():
     rng = np.random.default_rng(0)
     prs = {("prs", 1.0, 100, s): list(mu + rng.normal(size=10))
            for s, mu in ((0.01, 20.0), (0.1, 60.0), (1.0, 59.0))}
     tie = {("laplace", 2.0, 1, s): [30.0] * 10 for s in (0.03, 0.3)}
-    scores = tuning.step_scores(_tuning({**prs, **tie}))
-    assert tuning.chosen_step(scores, ("prs", 1.0, 100)) == 0.1
+    more = {("laplace", 5.0, 1, s): [mu] * 10 for s, mu in ((0.01, 50.0), (0.1, 40.0),
+                                                            (1.0, 45.0))}
+    wins = {("prs", 1.0, 100, 0.01): 2, ("prs", 1.0, 100, 0.1): 1,
+            ("laplace", 5.0, 1, 0.1): 3, ("laplace", 5.0, 1, 1.0): 3}
+    scores = tuning.step_scores(_tuning({**prs, **tie, **more}, wins))
+    # most successes wins even against a far higher mean AUC; the AUC criterion disagrees
+    assert tuning.chosen_step(scores, ("prs", 1.0, 100)) == 0.01
+    assert tuning.chosen_step(scores, ("prs", 1.0, 100), "auc") == 0.1
+    # equal successes: the higher mean AUC; equal both: the smaller step
+    assert tuning.chosen_step(scores, ("laplace", 5.0, 1)) == 1.0
+    assert tuning.chosen_step(scores, ("laplace", 5.0, 1), "auc") == 0.01
     assert tuning.chosen_step(scores, ("laplace", 2.0, 1)) == 0.03
-    assert scores.groupby("arm").chosen.sum().to_dict() == {"laplace ε=2 |B|=1": 1,
-                                                            "prs ε=1 |B|=100": 1}
+    assert tuning.chosen_step(scores, ("laplace", 2.0, 1), "auc") == 0.03
+    assert (scores.groupby("arm")[["chosen", "chosen_auc"]].sum() == 1).all(axis=None)
     row = scores[(scores.arm == "prs ε=1 |B|=100") & (scores.step_size == 0.1)].iloc[0]
     x = np.array(prs[("prs", 1.0, 100, 0.1)])
-    assert row.n_trials == 10 and row.auc == pytest.approx(x.mean())
+    assert row.n_trials == 10 and row.successes == 1 and row.auc == pytest.approx(x.mean())
     assert (row.auc_lo, row.auc_hi) == pytest.approx(bootstrap_interval(np.mean, [x]))
     assert row.auc_lo < row.auc < row.auc_hi
     with pytest.raises(ValueError, match="no chosen step"):
         tuning.chosen_step(scores, ("prs", 5.0, 100))
+    with pytest.raises(ValueError, match="criterion"):
+        tuning.chosen_step(scores, ("prs", 1.0, 100), "median")
 
 
-def test_tuning_runs_every_private_arm_at_every_step_on_at_least_ten_trials():
+def test_tuning_runs_every_private_arm_at_every_step_at_the_papers_budget():
     profile = OnoProfile.paper()
     private = tuning.private_arms(profile)
     assert private == [("laplace", e, 1) for e in (1.0, 2.0, 5.0, 10.0)] + [
@@ -81,63 +97,83 @@ def test_tuning_runs_every_private_arm_at_every_step_on_at_least_ten_trials():
     assert len(configs) == 8 * len(profile.reference_steps)
     assert {c["trials_per_seed"] for c in configs} == {tuning.TUNING_TRIALS} and \
         tuning.TUNING_TRIALS >= 10
-    assert {c["n_submissions"] for c in configs} == {PAPER_CAP // 3}
+    assert {c["n_submissions"] for c in configs} == {PAPER_CAP}
     assert all(algorithm_config(c, False).clip_value == DEFAULT_CLIP[c["mechanism"]]
                for c in configs)  # the paper's clip kept
     with pytest.raises(ValueError, match="trials must be >= 10"):
         tuning.tuning_configs(profile, private, trials=9)
 
 
-def test_the_deciding_arms_get_the_trials_their_claims_named_plus_a_margin():
-    named = {("prs", 1.0, 100): 76, ("prs", 2.0, 100): 39, ("prs", 5.0, 100): 45,
-             ("laplace", 5.0, 1): 45, ("laplace", 1.0, 1): 48}
-    for arm, trials in named.items():
-        assert tuning.DECIDING_ARMS[arm] > trials
-    assert ("laplace", INF, 1) in tuning.DECIDING_ARMS  # the private claims' guard
+def test_the_evaluation_seeds_are_fresh():
+    """The evaluation's root is none of the tuning's, the earlier tuning's (reference and first
+    tuned records) or the earlier evaluations' (root ``profile.seed``: the reference record, the
+    paper record and the first tuned record), and its streams differ from all of theirs."""
+    for profile in (OnoProfile.paper(), OnoProfile.quick(seed=3)):
+        roots = tuning.seed_roots(profile)
+        earlier = {profile.seed, profile.seed + TUNING_SEED_OFFSET}
+        assert roots["evaluation"] not in earlier | {roots["tuning"]}
+        assert roots["tuning"] not in earlier
+        states = {}
+        for name, root in [("evaluation", roots["evaluation"]), ("tuning", roots["tuning"]),
+                           *(("earlier", r) for r in earlier)]:
+            for i in range(5):  # the first tuned record ran seed indices 0-4
+                states.setdefault(tuple(seed_for(root, i).generate_state(4)), set()).add(name)
+        assert all(len(names) == 1 for names in states.values())
+        assert len(states) == 5 * (2 + len(earlier))
 
 
 def test_evaluation_runs_each_arm_at_its_chosen_step_at_the_papers_budget():
-    scores = tuning.step_scores(_tuning({("prs", 1.0, 100, 0.3): [5.0] * 10,
-                                         ("prs", 1.0, 100, 1.0): [1.0] * 10}))
-    batches = tuning.evaluation_configs(scores, {("prs", 1.0, 100): 60, ("laplace", INF, 1): 20})
-    assert sorted(batches) == [1, 3]
-    (prs,), (base,) = batches[3], batches[1]
-    assert prs["eta"] == 0.3 and prs["n_submissions"] == PAPER_CAP
-    assert prs["trials_per_seed"] == base["trials_per_seed"] == tuning.EVAL_BATCH
+    aucs = {("prs", 1.0, 100, 0.3): [5.0] * 10, ("prs", 1.0, 100, 1.0): [1.0] * 10,
+            ("laplace", 1.0, 1, 0.1): [3.0] * 10, ("laplace", 1.0, 1, 1.0): [1.0] * 10}
+    scores = tuning.step_scores(_tuning(aucs, {("prs", 1.0, 100, 1.0): 1,
+                                               ("laplace", 1.0, 1, 0.1): 1}))
+    arms = [("laplace", INF, 1), ("prs", 1.0, 100), ("laplace", 1.0, 1)]
+    base, prs, lap = tuning.evaluation_configs(scores, arms)
+    assert (prs["eta"], lap["eta"]) == (1.0, 0.1) and prs["n_submissions"] == PAPER_CAP
+    assert {c["trials_per_seed"] for c in (base, prs, lap)} == {tuning.EVAL_TRIALS} == {20}
     assert base["eta"] == tuning.REFERENCE_BASELINE_STEP and base["clip"] == INF
-    with pytest.raises(ValueError, match="multiple of 20"):
-        tuning.evaluation_configs(scores, {("prs", 1.0, 100): 50})
+    (other,) = tuning.sensitivity_configs(scores, arms)  # only where the criteria differ
+    assert (other["mechanism"], other["eta"]) == ("prs", 0.3)
 
 
-def test_the_recorder_writes_the_tuning_and_the_evaluation_on_disjoint_seeds(tmp_path):
+def test_the_recorder_tunes_and_evaluates_on_disjoint_seeds(tmp_path):
     out = tmp_path / "measurements" / "results"
-    profile = OnoProfile.quick(reference_steps=(0.1, 1.0))
-    evaluation = {("laplace", INF, 1): 20, ("prs", 1.0, 100): 40}
-    record = tuning.record_tuned(profile, cache_dir=tmp_path / "cache", tune="deciding",
-                                 tuning_budget=60, evaluation=evaluation, budget=80,
-                                 directory=out, executor="serial", workers=1, progress=False)
+    profile = OnoProfile.quick(epsilons=(1.0, INF), reference_steps=(0.1, 1.0))
+    record = tuning.record_tuned(profile, cache_dir=tmp_path / "cache", tuning_budget=60,
+                                 budget=80, trials=4, directory=out, executor="serial",
+                                 workers=1, progress=False)
     saved = json.loads((tmp_path / "measurements" / tuning.TUNED_RECORD_JSON).read_text())
+    roots = tuning.seed_roots(profile)
     assert saved["profile"] == tuning.TUNED and record.parameters["tuning_trials"] == 10
-    assert saved["parameters"]["tuning_root_seed"] == profile.seed + TUNING_SEED_OFFSET
+    assert saved["parameters"]["tuning_root_seed"] == roots["tuning"]
+    assert saved["parameters"]["evaluation_root_seed"] == roots["evaluation"]
     assert saved["produced_by"] == ["privrl.papers.ono2020.tuning"]
     read = tuning.recorded_tuned_run(out)
     assert list(read["tuning"].columns[:2]) == ["arm", "mechanism"]
-    assert read["tuning"].groupby("step_size").size().to_dict() == {0.1: 10, 1.0: 10}
-    assert read["trials"].groupby("mechanism").size().to_dict() == {"laplace": 20, "prs": 40}
-    step = tuning.chosen_step(read["scores"], ("prs", 1.0, 100))
-    assert set(read["trials"].query("mechanism == 'prs'").step_size) == {step}
-    # the first tuning trials are not the evaluation's first trials at that step
-    evaluated = run_first_success({**tuning._config(("prs", 1.0, 100), step, 60, 10)},
-                                  seed_for(profile.seed + TUNING_SEED_OFFSET, 0))
-    same_seed = run_first_success({**tuning._config(("prs", 1.0, 100), step, 60, 10)},
-                                  seed_for(profile.seed, 0))
-    assert not evaluated.drop(columns="seconds").equals(same_seed.drop(columns="seconds"))
+    assert read["tuning"].groupby("step_size").size().to_dict() == {0.1: 20, 1.0: 20}
+    scores, trials = read["scores"], read["trials"]
+    for arm in tuning.private_arms(profile):
+        chosen = tuning.evaluated_at(trials, scores)
+        mine = chosen[(chosen.mechanism == arm[0]) & (chosen.epsilon == arm[1])]
+        assert len(mine) == 4 and set(mine.step_size) == {tuning.chosen_step(scores, arm)}
+        by_auc = tuning.evaluated_at(trials, scores, "auc")
+        mine = by_auc[(by_auc.mechanism == arm[0]) & (by_auc.epsilon == arm[1])]
+        assert len(mine) == 4 and set(mine.step_size) == {tuning.chosen_step(scores, arm, "auc")}
+    assert len(trials) == 4 * (3 + len(tuning.sensitivity_configs(scores, tuning.private_arms(
+        profile))))
+    # the evaluation's trials are not the tuning's: same arm and step, other streams
+    arm, step = ("prs", 1.0, 100), tuning.chosen_step(scores, ("prs", 1.0, 100))
+    evaluated = run_first_success(tuning._config(arm, step, 80, 4),
+                                  seed_for(roots["evaluation"], 0))
+    recorded = trials[(trials.mechanism == "prs") & (trials.step_size == step)]
+    np.testing.assert_array_equal(recorded.first_success, evaluated.first_success)
     assert tuning.recorded_tuned_run(tmp_path) is None
-    fig = plots.plot_tuning_curves(read["scores"])
-    (panel,) = [ax for ax in fig.axes if ax.get_visible()]
-    assert panel.get_legend() is None and f"chosen {step:g} (10 trials a step)" in panel.get_title()
+    fig = plots.plot_tuning_curves(scores)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_visible()]
+    assert len(titles) == 2 and all("tuning successes" in t for t in titles)
     assert {t.get_text() for t in fig.legends[0].get_texts()} == {
-        "mean AUC with its 95% interval", "the chosen step (highest mean)"}
+        "mean AUC with its 95% interval", "the chosen step (most tuning successes)",
+        "the step of highest mean AUC (sensitivity)"}
 
 
 def _trials(counts: dict[tuple[str, float], tuple[int, int]]) -> pd.DataFrame:
@@ -173,6 +209,25 @@ def test_the_claims_are_decided_on_the_recorded_arms_and_no_others():
     assert decided["prs_eps5_learns_reference_tuned"].verdict == "not reproduced"  # 15/60 < 0.45
 
 
+def test_the_sensitivity_reading_lists_the_claims_the_step_criterion_changes():
+    p = OnoProfile.quick()
+    ctx = Context(p, Report("ono2020", p.profile, seed=p.seed, config=p.as_dict()))
+    base = {("laplace", INF): (20, 20), ("laplace", 5.0): (18, 20)}
+    chosen = claims.TrialData(_trials({**base, ("prs", 1.0): (2, 20)}), pd.DataFrame(),
+                              PAPER_CAP, REFERENCE)
+    other = claims.TrialData(_trials({**base, ("prs", 1.0): (15, 20)}), pd.DataFrame(),
+                             PAPER_CAP, REFERENCE)
+    frame = claims.sensitivity(ctx, chosen, other)
+    assert frame.key.tolist() == ["prs_eps1_learns", "median_fst_prs_eps1"]
+    ratio = frame.set_index("key").loc["prs_eps1_learns"]
+    assert ratio.chosen.startswith("not reproduced: 0.1 [") and ratio.chosen.endswith("20 trials")
+    assert ratio.other.startswith("reproduced: 0.75 [")  # 15/20 against half of 0.85
+    table = page.sensitivity_table(frame)
+    assert list(table.columns) == list(page.SENSITIVITY_COLUMNS.values())
+    assert "not a verdict" in table.columns[2]
+    assert claims.sensitivity(ctx, chosen, chosen).empty
+
+
 def test_the_bottom_line_states_the_tuned_records_success_rates():
     """The front matter's bottom line is typed once from the tuned record: the share of trials
     in which PRS learns at epsilon = 1, 2 and 5 must be the record's, rounded to a percent."""
@@ -180,7 +235,7 @@ def test_the_bottom_line_states_the_tuned_records_success_rates():
 
     recorded = tuning.recorded_tuned_run()
     assert recorded is not None, "the tuned evaluation is recorded"
-    trials = recorded["trials"]
+    trials = tuning.evaluated_at(recorded["trials"], recorded["scores"])
     prs = trials[trials.mechanism == "prs"].groupby("epsilon").success.mean()
     shares = ", ".join(f"{100 * prs[eps]:.0f}%" for eps in (1.0, 2.0)) + f" and {100 * prs[5.0]:.0f}%"
     line = " ".join(front_matter("ono2020").bottom_line.split())

@@ -68,6 +68,11 @@ class ComposedEvent:
         except ValueError:  # an event the RDP accountant does not support
             return math.inf
 
+    def to_dp_event(self) -> dp_accounting.DpEvent:
+        """``ComposedDpEvent`` of the events' own forms (raises ``NotImplementedError`` as the
+        first event without one does)."""
+        return dp_accounting.ComposedDpEvent([e.to_dp_event() for e in self.events])
+
     def epsilon(self, delta: float) -> float:
         """The smaller of :meth:`basic_epsilon` and :meth:`renyi_epsilon` at ``delta``."""
         return min(self.basic_epsilon(delta), self.renyi_epsilon(delta))

@@ -57,6 +57,7 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 from scipy import integrate, stats
@@ -193,6 +194,10 @@ class DirichletMechanismEvent:
         if delta < self.delta_bound:
             return math.inf
         return theorem1_epsilon(self.mechanism, self.lipschitz, self.b)
+
+    def to_dp_event(self) -> NoReturn:
+        """None: the Dirichlet mechanism has no dp-accounting event; raises ``NotImplementedError``."""
+        raise NotImplementedError("DirichletMechanismEvent: the Dirichlet mechanism has no dp-accounting event")
 
 
 def theorem1_log_ratio_sup(
@@ -591,4 +596,8 @@ class TeacherQueriesEvent:
         if check_probability(delta, "delta") < budget[f"{self.composition}_delta"]:
             return math.inf
         return budget[f"{self.composition}_epsilon"]
+
+    def to_dp_event(self) -> NoReturn:
+        """None: composed Dirichlet teacher answers have no dp-accounting event; raises ``NotImplementedError``."""
+        raise NotImplementedError("TeacherQueriesEvent: composed Dirichlet teacher answers have no dp-accounting event")
 

@@ -74,13 +74,14 @@ def noise_multiplier(variance: int, grid_sensitivity: float) -> float:
     return z
 
 
-def discrete_gaussian_event(variance: int, sensitivity: float, d: int,
-                            step: float) -> DpAccountingEvent:
+def discrete_gaussian_event(variance: int, sensitivity: float, d: int, step: float,
+                            relation: str = "add/remove") -> DpAccountingEvent:
     """The ledger event of one grid Gaussian release of variance parameter ``variance`` (grid
-    units squared) on a ``d``-vector of l2 ``sensitivity``: dp-accounting's RDP epsilon of a
-    Gaussian of noise multiplier :func:`noise_multiplier` at :func:`grid_l2_sensitivity`."""
+    units squared) on a ``d``-vector of l2 ``sensitivity`` between neighbours under
+    ``relation``: dp-accounting's RDP epsilon of a Gaussian of noise multiplier
+    :func:`noise_multiplier` at :func:`grid_l2_sensitivity` (the same under either relation)."""
     z = noise_multiplier(variance, grid_l2_sensitivity(sensitivity, d, step))
-    return DpAccountingEvent(dp_accounting.GaussianDpEvent(z), "rdp", "add/remove")
+    return DpAccountingEvent(dp_accounting.GaussianDpEvent(z), "rdp", relation)
 
 
 def gaussian_rdp_epsilon(z: float, delta: float) -> float:

@@ -140,6 +140,10 @@ class DpAccountingEvent:
         account = rdp_epsilon if self.accountant == "rdp" else pld_epsilon
         return account(self.dp_event, delta, RELATIONS[self.relation])
 
+    def to_dp_event(self) -> dp_accounting.DpEvent:
+        """The wrapped ``DpEvent`` itself."""
+        return self.dp_event
+
 
 @register_event
 @dataclasses.dataclass(frozen=True)
@@ -156,6 +160,10 @@ class NoGuarantee:
 
     def epsilon(self, delta: float) -> float:
         return math.inf
+
+    def to_dp_event(self) -> dp_accounting.DpEvent:
+        """No ``DpEvent`` states an infinite loss: raises ``NotImplementedError`` with the reason."""
+        raise NotImplementedError(f"NoGuarantee has no DpEvent form: {self.reason}")
 
 
 def event_to_dict(event: PrivacyEvent) -> dict[str, Any]:

@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 import dp_accounting
 from absl import logging as absl_logging
@@ -498,6 +499,10 @@ class Theorem5Event:
             self.lipschitz, rtol=self.rtol,
         )
 
+    def to_dp_event(self) -> NoReturn:
+        """None: Theorem 5's functional-noise guarantee has no dp-accounting event; raises ``NotImplementedError``."""
+        raise NotImplementedError("Theorem5Event: Theorem 5's functional-noise guarantee has no dp-accounting event")
+
 
 @register_event
 @dataclass(frozen=True)
@@ -523,3 +528,7 @@ class OutputPerturbationEvent:
         delta0, slack = _delta_split(check_delta(delta), steps)
         eps0 = math.sqrt(2.0 * math.log(1.25 / delta0)) * sensitivity / std
         return kairouz_composition(eps0, delta0, steps, slack)[0]
+
+    def to_dp_event(self) -> NoReturn:
+        """None: output perturbation of a learned function has no dp-accounting event; raises ``NotImplementedError``."""
+        raise NotImplementedError("OutputPerturbationEvent: output perturbation of a learned function has no dp-accounting event")

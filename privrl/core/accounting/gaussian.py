@@ -99,3 +99,9 @@ class GaussianEvent:
     def epsilon(self, delta: float) -> float:
         count = check_int(self.compositions, "compositions", minimum=1)
         return gaussian_epsilon(self.sigma, delta, self.sensitivity * math.sqrt(count))
+
+    def to_dp_event(self) -> dp_accounting.DpEvent:
+        """``GaussianDpEvent(sigma / sensitivity)``, self-composed ``compositions`` times."""
+        count = check_int(self.compositions, "compositions", minimum=1)
+        event = dp_accounting.GaussianDpEvent(self.sigma / self.sensitivity)
+        return event if count == 1 else dp_accounting.SelfComposedDpEvent(event, count)

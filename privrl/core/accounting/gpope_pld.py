@@ -22,9 +22,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 
+import dp_accounting
+
 from privrl.core.accounting.calibration import calibrate_decreasing
 from privrl.core.accounting.events import register_event
-from privrl.core.accounting.subsampled import GpopeRun, gpope_pld_epsilon
+from privrl.core.accounting.subsampled import GpopeRun, gpope_event, gpope_pld_epsilon
 from privrl.core.validation import check_delta, check_epsilon, check_int, check_positive
 
 __all__ = ["GpopePldEvent", "calibrate_pld_noise_multiplier"]
@@ -38,6 +40,10 @@ class GpopePldEvent(GpopeRun):
 
     def epsilon(self, delta: float) -> float:
         return _pld_epsilon(self.noise_multiplier, self.n, self.iterations, check_delta(delta))
+
+    def to_dp_event(self) -> dp_accounting.DpEvent:
+        """:func:`~privrl.core.accounting.subsampled.gpope_event` (replace-one)."""
+        return gpope_event(self.noise_multiplier, self.n, self.iterations)
 
 
 @functools.lru_cache(maxsize=4096)

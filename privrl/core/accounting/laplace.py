@@ -20,6 +20,9 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import dp_accounting
+from dp_accounting import dp_event
+
 from privrl.core.accounting.composition import sequential_epsilon
 from privrl.core.accounting.events import register_event
 from privrl.core.validation import check_int, check_positive
@@ -84,6 +87,12 @@ class LaplaceReportEvent:
         reports = check_int(self.reports, "reports", minimum=1)
         return sequential_epsilon([per_report] * reports)
 
+    def to_dp_event(self) -> dp_accounting.DpEvent:
+        """``LaplaceDpEvent(scale / sensitivity)``, self-composed ``reports`` times."""
+        reports = check_int(self.reports, "reports", minimum=1)
+        event = dp_accounting.LaplaceDpEvent(self.scale / self.sensitivity)
+        return event if reports == 1 else dp_accounting.SelfComposedDpEvent(event, reports)
+
 
 @register_event
 @dataclass(frozen=True)
@@ -119,6 +128,14 @@ class GridLaplaceReportEvent:
         per_report = grid_laplace_epsilon(self.sensitivity, self.d, self.scale, self.step)
         reports = check_int(self.reports, "reports", minimum=1)
         return sequential_epsilon([per_report] * reports)
+
+    def to_dp_event(self) -> dp_accounting.DpEvent:
+        """``DiscreteLaplaceDpEvent(1 / t, L)`` (:func:`grid_sensitivity` ``L`` grid units),
+        self-composed ``reports`` times."""
+        reports = check_int(self.reports, "reports", minimum=1)
+        event = dp_event.DiscreteLaplaceDpEvent(
+            float(1 / self.scale), grid_sensitivity(self.sensitivity, self.d, self.step))
+        return event if reports == 1 else dp_accounting.SelfComposedDpEvent(event, reports)
 
 
 __all__ = [

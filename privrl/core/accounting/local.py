@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NoReturn
 
 from privrl.core.accounting.composition import sequential_epsilon
 from privrl.core.accounting.events import register_event
@@ -62,3 +63,8 @@ class BitFlipEvent:
     def epsilon(self, delta: float) -> float:
         bits = check_int(self.bits, "bits", minimum=1)
         return sequential_epsilon([bit_flip_epsilon(self.flip_probability)] * bits)
+
+    def to_dp_event(self) -> NoReturn:
+        """None: a local guarantee (each report on its own input), not a relation between
+        datasets dp-accounting composes; raises ``NotImplementedError``."""
+        raise NotImplementedError("BitFlipEvent: a local DP report has no dp-accounting event")

@@ -39,9 +39,11 @@ gives back the epsilon at any delta.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 
@@ -56,11 +58,49 @@ from privrl.core.validation import (
 )
 
 
+@functools.lru_cache(maxsize=256)
+def lemma1_epsilon_limit(delta: float) -> float:
+    r"""The epsilon above which Lemma 1 cannot hold at ``delta``.
+
+    Two neighbours the lemma admits with equal :math:`\sigma` (condition (b) with equality) and
+    means :math:`\sigma/\alpha` apart (condition (a) with equality) are two Gaussians whose exact
+    privacy profile (Balle and Wang 2018) at :math:`\mu = 1/\alpha = \varepsilon / (5c)`,
+    :math:`c = \sqrt{2\ln(2/\delta)}`, is
+
+    .. math:: \delta(\varepsilon) = \Phi\Big(\frac{\varepsilon}{10c} - 5c\Big)
+              - e^{\varepsilon}\,\Phi\Big(-\frac{\varepsilon}{10c} - 5c\Big);
+
+    it increases with :math:`\varepsilon` from below ``delta``, and the limit is where it reaches
+    ``delta`` (about 1,010 at :math:`10^{-5}`, 641 at :math:`10^{-3}`, 269 at 0.1). Above it
+    the pair is told apart beyond the stated guarantee, so a release is refused there."""
+    from scipy import optimize, special
+
+    delta = check_delta(delta)
+    c = math.sqrt(2.0 * math.log(2.0 / delta))
+
+    def excess(eps: float) -> float:
+        x = eps / (10.0 * c)
+        first = special.log_ndtr(x - 5.0 * c)
+        second = eps + special.log_ndtr(-x - 5.0 * c)
+        profile = math.exp(first) * -math.expm1(second - first) if second < first else -1.0
+        return profile - delta
+
+    hi = 100.0 * c * c
+    while excess(hi) <= 0.0:
+        hi *= 2.0
+    return float(optimize.brentq(excess, 1.0, hi, xtol=1e-9, rtol=1e-12))
+
+
 def smooth_gaussian_constants(epsilon: float, delta: float, d: int) -> tuple[float, float]:
-    r"""``(alpha, beta)`` of Lemma 1 for output dimension ``d``."""
+    r"""``(alpha, beta)`` of Lemma 1 for output dimension ``d``; refuses an ``epsilon`` at or
+    above :func:`lemma1_epsilon_limit`, where the lemma cannot hold."""
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     d = check_int(d, "d", minimum=1)
+    if epsilon >= lemma1_epsilon_limit(delta):
+        raise ValueError(f"epsilon must lie below {lemma1_epsilon_limit(delta):.6g} at delta = "
+                         f"{delta:g}, where Lemma 1 can hold (got {epsilon:g}): above it two "
+                         "neighbours the lemma admits are told apart beyond (epsilon, delta)")
     log_term = math.log(2.0 / delta)
     return 5.0 * math.sqrt(2.0 * log_term) / epsilon, epsilon / (4.0 * (d + log_term))
 
@@ -140,6 +180,10 @@ class SmoothGaussianEvent:
 
     def epsilon(self, delta: float) -> float:
         return smooth_gaussian_epsilon(self.alpha, self.beta, delta, self.d)
+
+    def to_dp_event(self) -> NoReturn:
+        """None: noise calibrated to a data-dependent smooth bound (Lemma 1) has no dp-accounting event; raises ``NotImplementedError``."""
+        raise NotImplementedError("SmoothGaussianEvent: noise calibrated to a data-dependent smooth bound (Lemma 1) has no dp-accounting event")
 
 
 def _check_counts(counts: object, name: str = "counts") -> np.ndarray:

@@ -215,6 +215,10 @@ class GpopeEvent(GpopeRun):
     def epsilon(self, delta: float) -> float:
         return gpope_epsilon(self.noise_multiplier, self.n, self.iterations, delta)
 
+    def to_dp_event(self) -> dp_accounting.DpEvent:
+        """:func:`gpope_event` (replace-one)."""
+        return gpope_event(self.noise_multiplier, self.n, self.iterations)
+
 
 #: The orders of the grid accountant: Theorem 9 holds at integer orders only.
 GRID_GPOPE_ORDERS: tuple[int, ...] = (*range(2, 257), 384, 512, 768, 1024)
@@ -295,6 +299,12 @@ class GridGpopeEvent(GpopeRun):
 
     def epsilon(self, delta: float) -> float:
         return grid_gpope_epsilon(self.noise_multiplier, self.n, self.iterations, delta)
+
+    def to_dp_event(self) -> dp_accounting.DpEvent:
+        """None exact: dp-accounting has no sampled discrete Gaussian; raises
+        ``NotImplementedError``."""
+        raise NotImplementedError("GridGpopeEvent: dp-accounting has no event for a sampled "
+                                  "discrete Gaussian; its epsilon is Theorem 9's bound")
 
 
 def gpope_tv_bound(noise_multiplier: float, n: int, iterations: int) -> float:

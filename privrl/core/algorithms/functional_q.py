@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -56,7 +56,7 @@ from privrl.core.rng import SeedLike, as_generator, torch_generator
 from privrl.core.validation import check_choice, check_int, check_nonnegative, check_positive
 
 
-def q_network(hidden: int = 16, n_actions: int = 2) -> nn.Module:
+def q_network(hidden: int = 16, n_actions: int = 2) -> nn.Sequential:
     """The MLP 1-16-16-2 with ReLU activations of the authors' DQN."""
     return nn.Sequential(
         nn.Linear(1, hidden),
@@ -109,7 +109,7 @@ def dpsgd_gradient(
     releases of the same clipped sum in one call: each returned tensor gets a leading axis of
     that size (the Audits chapter repeats one step ``10^5`` times this way)."""
     n = grads[0].shape[0]
-    sq = sum(g.reshape(n, -1).pow(2).sum(1) for g in grads)
+    sq = cast(torch.Tensor, sum(g.reshape(n, -1).pow(2).sum(1) for g in grads))
     scale = torch.clamp(clip / (torch.sqrt(sq) + 1e-12), max=1.0)
     batch = () if n_releases is None else (n_releases,)
     out = []
@@ -239,7 +239,7 @@ class _QNoise:
     def values(self, s: np.ndarray) -> np.ndarray:
         """Noise at states ``s`` (shape ``(len(s), n_actions)``); zeros for noiseless methods."""
         p = self.privacy
-        if isinstance(p, FunctionalNoiseConfig) and p.gp_sigma > 0:
+        if isinstance(p, FunctionalNoiseConfig) and p.gp_sigma > 0 and self.paths is not None:
             return self.paths(s)
         if isinstance(p, OutputPerturbation) and p.output_std > 0:
             return p.output_std * self.rng.standard_normal((len(s), self.n_actions))
@@ -322,11 +322,12 @@ def train_dqn(
     target.load_state_dict(net.state_dict())
     opt = torch.optim.RMSprop(net.parameters(), lr=lr)
     policy_noise = _QNoise(privacy, policy_rng)
-    functional = isinstance(privacy, FunctionalNoiseConfig)
-    shared = functional and privacy.target_path == "shared"
+    fn_cfg = privacy if isinstance(privacy, FunctionalNoiseConfig) else None
+    dp_cfg = privacy if isinstance(privacy, DPSGDConfig) else None
+    functional = fn_cfg is not None
+    shared = fn_cfg is not None and fn_cfg.target_path == "shared"
     target_noise = policy_noise if shared or not functional else _QNoise(privacy, target_rng)
-    dpsgd = isinstance(privacy, DPSGDConfig)
-    first_step = max(batch_size, privacy.warmup) if dpsgd else batch_size
+    first_step = max(batch_size, dp_cfg.warmup) if dp_cfg is not None else batch_size
     reward_std = privacy.reward_std if isinstance(privacy, InputPerturbation) else 0.0
     env = BatchedLineEnv(1, gen)
     mem_s, mem_r, mem_s2, mem_done = (np.zeros(replay_size) for _ in range(4))
@@ -343,15 +344,15 @@ def train_dqn(
             resets.append(step)
 
     for episode in tqdm(range(episodes), disable=not progress, desc=type(privacy).__name__):
-        if functional and privacy.path_reset == "episode":
+        if fn_cfg is not None and fn_cfg.path_reset == "episode":
             reset_paths()
         s = env.reset()
         total, dp_steps, max_rate = 0.0, 0, 0.0
         for _ in range(HORIZON):
             if (
-                functional
-                and privacy.path_reset == "updates"
-                and updates % privacy.reset_every_updates == 0
+                fn_cfg is not None
+                and fn_cfg.path_reset == "updates"
+                and updates % fn_cfg.reset_every_updates == 0
             ):
                 reset_paths()
             if gen.random() < epsilon_greedy_threshold(step):
@@ -371,7 +372,7 @@ def train_dqn(
             size = min(n_mem, replay_size)
             if size < first_step:
                 continue
-            if dpsgd and privacy.sampling == "poisson":
+            if dp_cfg is not None and dp_cfg.sampling == "poisson":
                 rates.append(batch_size / size)
                 dp_steps += 1
                 max_rate = max(max_rate, batch_size / size)
@@ -388,31 +389,31 @@ def train_dqn(
                 g_s, g_s2 = g_all[: len(idx)], g_all[len(idx) :]
             else:
                 g_s, g_s2 = policy_noise.values(bs), target_noise.values(bs2)
-            g_s = torch.as_tensor(g_s, dtype=torch.float32)
-            g_s2 = torch.as_tensor(g_s2, dtype=torch.float32)
+            t_s = torch.as_tensor(g_s, dtype=torch.float32)
+            t_s2 = torch.as_tensor(g_s2, dtype=torch.float32)
             with torch.no_grad():
                 q_next = (
-                    (target(torch.tensor(bs2, dtype=torch.float32)[:, None]) + g_s2).max(1).values
+                    (target(torch.tensor(bs2, dtype=torch.float32)[:, None]) + t_s2).max(1).values
                 )
                 y = torch.tensor(mem_r[idx], dtype=torch.float32) + gamma * q_next * torch.tensor(
                     1.0 - mem_done[idx], dtype=torch.float32
                 )
             opt.zero_grad()
-            if dpsgd:
+            if dp_cfg is not None:
                 noisy = dpsgd_gradient(
                     per_sample_gradients(net, ts, ta, y),
-                    privacy.clip,
-                    privacy.noise_multiplier,
+                    dp_cfg.clip,
+                    dp_cfg.noise_multiplier,
                     batch_size,
                     tgen,
                 )
                 for p, g in zip(net.parameters(), noisy, strict=True):
                     p.grad = g
             else:
-                q_pred = (net(ts) + g_s).gather(1, ta[:, None])[:, 0]
+                q_pred = (net(ts) + t_s).gather(1, ta[:, None])[:, 0]
                 nn.functional.smooth_l1_loss(q_pred, y).backward()
                 for p in net.parameters():
-                    p.grad.clamp_(-1.0, 1.0)
+                    cast(torch.Tensor, p.grad).clamp_(-1.0, 1.0)
             opt.step()
             updates += 1
         if episode % target_every == 0:

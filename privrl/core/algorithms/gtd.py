@@ -31,7 +31,7 @@ from tqdm import tqdm
 
 from privrl.core.algorithms.lstd import FeatureTransitions, check_transitions
 from privrl.core.mechanisms.discrete_gaussian import GridGaussian
-from privrl.core.rng import as_generator
+from privrl.core.rng import SeedLike, as_generator
 from privrl.core.trajectories import Trajectories, check_states
 from privrl.core.validation import (
     check_array,
@@ -144,7 +144,7 @@ class SaddlePointStats:
     @classmethod
     def from_trajectories(
         cls, traj: Trajectories, gamma: float, features: object | None = None,
-        rho: object | None = None,
+        rho: np.ndarray | None = None,
     ) -> SaddlePointStats:
         """The estimates (eq. 2.2) of a :class:`~privrl.core.trajectories.Trajectories` dataset:
         integer states with a feature matrix ``features`` (N, d) (:meth:`from_tabular`), or
@@ -210,7 +210,7 @@ def gpope(
     step_size: float | np.ndarray,
     clip_norm: float,
     noise_multiplier: float | np.ndarray,
-    rng: object,
+    rng: SeedLike,
     n_trials: int = 1,
     schedule: str = "constant",
     decay_offset: float | None = None,

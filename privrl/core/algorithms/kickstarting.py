@@ -33,10 +33,11 @@ student (Figure 2d); plain PPO is :func:`privrl.core.algorithms.ppo.train_ppo` w
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import torch
+from torch import nn
 
 from privrl.core.accounting.dirichlet import (
     RADII,
@@ -89,7 +90,7 @@ class Kickstarter:
         after_budget: Literal["random", "silent"] = "random",
     ) -> None:
         self.teacher = teacher
-        self.m = int(teacher.pi[-1].out_features)
+        self.m = int(cast(nn.Linear, teacher.pi[-1]).out_features)
         self.rng = as_generator(rng)
         self.private = bool(private)
         self.k0 = check_positive(k0, "k0")

@@ -327,7 +327,7 @@ def bounded_returns(fv: FirstVisitReturns, budget: SmoothGaussianBudget,
     r"""``fv`` with every first-visit return clipped to the budget's
     :math:`[F_{low}, F_{low} + F_{max}]`, the interval the sensitivity analysis of DP-LSW and
     DP-LSL assumes (Section 3.1); ``fv`` itself when none lies outside. Clipping warns
-    (:class:`~privrl.core.validation.PrivacyLeakWarning`), or raises a ``ValueError`` with
+    (:class:`~privrl.core.validation.ClippedDataWarning`), or raises a ``ValueError`` with
     ``strict=True``. Unvisited entries (stored as 0) are not returns and are left alone.
     Before any return is read, :meth:`SmoothGaussianBudget.check_sums` refuses a ``return_bound``
     whose sums over ``fv.m`` trajectories could leave the doubles (public under replace-one)."""

@@ -41,12 +41,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 import gymnasium as gym
 import numpy as np
 import pandas as pd
 import torch
+from gymnasium import spaces
 from torch import nn
 from tqdm import tqdm
 
@@ -214,7 +215,7 @@ def _aux_diagnostics(aux: Auxiliary, agent: ActorCritic, logp_all: torch.Tensor,
         if not term.requires_grad:
             return 0.0
         grads = torch.autograd.grad(term, params, retain_graph=True, allow_unused=True)
-        return float(torch.sqrt(sum((g**2).sum() for g in grads if g is not None)))
+        return float(torch.sqrt(cast(torch.Tensor, sum((g**2).sum() for g in grads if g is not None))))
 
     g_aux, g_clip = norm(extra), norm(surrogate)
     out = {"aux_grad_share": g_aux / (g_aux + g_clip) if g_aux + g_clip > 0 else 0.0}
@@ -247,8 +248,8 @@ def train_ppo(
     torch_gen_seed = int(rng.integers(2**62))
     torch.manual_seed(torch_gen_seed)
     envs = make_vec_env(env_fn, config.n_envs, config.max_episode_steps)
-    obs_dim = int(np.prod(envs.single_observation_space.shape))
-    n_actions = int(envs.single_action_space.n)
+    obs_dim = int(np.prod(cast(tuple[int, ...], envs.single_observation_space.shape)))
+    n_actions = int(cast(spaces.Discrete, envs.single_action_space).n)
     agent = ActorCritic(obs_dim, n_actions, config.hidden_sizes)
     pi_opt = torch.optim.Adam(agent.pi.parameters(), lr=config.pi_lr, fused=True)
     v_opt = torch.optim.Adam(agent.v.parameters(), lr=config.vf_lr, fused=True)

@@ -51,12 +51,13 @@ import math
 import os
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import gymnasium as gym
 import numpy as np
 import pandas as pd
 import torch
+from gymnasium import spaces
 from threadpoolctl import threadpool_limits
 
 from privrl.core.algorithms.ppo import ActorCritic, PPOConfig, advantages_and_targets
@@ -200,7 +201,7 @@ class _Env:
     def restore(self, state: Any) -> None:
         """Set the environment back to a :meth:`state`."""
         if state is not None:
-            self.env.unwrapped.restore_state(state)
+            self.env.unwrapped.restore_state(state)  # type: ignore[attr-defined]
 
 
 def train_ppo_fast(
@@ -245,7 +246,8 @@ def _train(
     torch.manual_seed(torch_gen_seed)
     envs = [_Env(env_fn, config.max_episode_steps) for _ in range(config.n_envs)]
     space = envs[0].env.observation_space
-    obs_dim, n_actions = int(np.prod(space.shape)), int(envs[0].env.action_space.n)
+    obs_dim = int(np.prod(cast(tuple[int, ...], space.shape)))
+    n_actions = int(cast(spaces.Discrete, envs[0].env.action_space).n)
     agent = ActorCritic(obs_dim, n_actions, config.hidden_sizes)
     pi, v = MLP.from_torch(agent.pi), MLP.from_torch(agent.v)
     pi_opt, v_opt = Adam(pi.flat, config.pi_lr), Adam(v.flat, config.vf_lr)
@@ -273,7 +275,8 @@ def _train(
     obs = reset_all()
     ep_ret = np.zeros(n_e)
     rows, elapsed, steps, start = [], 0.0, 0, 0
-    saved = load_checkpoint(checkpoint, identity) if checkpoint is not None else None
+    saved = (load_checkpoint(checkpoint, identity)
+             if checkpoint is not None and identity is not None else None)
     if saved is not None:  # every roll-out starts with a seeded reset (reset_each_epoch)
         pi.flat[:], v.flat[:] = saved["pi"], saved["v"]
         for opt, (m, v2, t) in zip((pi_opt, v_opt), saved["adam"], strict=True):
@@ -340,7 +343,8 @@ def _train(
                      "avg_return": float(np.mean(finished)) if finished else np.nan,
                      "n_episodes": len(finished), **update,
                      "wall_time": time.perf_counter() - t0, **info_row})  # fmt: skip
-        if checkpoint is not None and (epoch + 1) % every == 0 and epoch + 1 < epochs:
+        if (checkpoint is not None and identity is not None and (epoch + 1) % every == 0
+                and epoch + 1 < epochs):
             save_checkpoint(checkpoint, identity, state())
     for e in envs:
         e.env.close()
@@ -374,11 +378,11 @@ def _update(pi: MLP, v: MLP, pi_opt: Adam, v_opt: Adam, config: PPOConfig,
             if it == 0:
                 diag["entropy"] = float(-(probs * logp_all).sum(-1).mean())
             g_aux = None
-            if aux is not None:
+            if aux is not None and b_tgt is not None:
                 aux_loss, g_probs = aux.loss_and_grad(probs, b_tgt)
                 if g_probs is not None:
                     g_aux = g_probs * probs
-            if it == 0 and aux is not None:
+            if it == 0 and aux is not None and b_tgt is not None:
                 diag |= _aux_diagnostics(aux, pi, acts, probs, b_tgt, g_all, g_aux)
             if g_aux is not None:
                 g_all += g_aux

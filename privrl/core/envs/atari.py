@@ -64,7 +64,7 @@ class ReseedWithoutReload(gym.Wrapper):
         if seed is None or not self._seeded:
             self._seeded = self._seeded or seed is not None
             return self.env.reset(seed=seed, options=options)
-        self.env.unwrapped.seed_game(seed)
+        self.env.unwrapped.seed_game(seed)  # type: ignore[attr-defined]
         return self.env.reset(options=options)
 
 

@@ -99,7 +99,8 @@ def step_states(
     inner loop; :class:`BatchedCartPole` validates once.
     """
     force = np.where(actions == 1, FORCE_MAG, -FORCE_MAG)
-    new = np.stack(step_rows(*states.T, force, gravity), axis=1)
+    x, x_dot, theta, theta_dot = states.T
+    new = np.stack(step_rows(x, x_dot, theta, theta_dot, force, gravity), axis=1)
     return new, is_terminal(new[:, 0], new[:, 2])
 
 

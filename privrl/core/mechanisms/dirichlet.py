@@ -79,8 +79,7 @@ def into_restricted_simplex(
     low = np.any(rows < eta, axis=1)
     if not np.any(low):
         return pi
-    warn_or_refuse(f"{name}: {int(low.sum())} of {len(rows)} rows have entries below eta = "
-                   f"{eta:g} (down to {float(rows.min()):.4g}), outside the eta-restricted "
+    warn_or_refuse(f"{name}: entries lie below eta = {eta:g}, outside the eta-restricted "
                    "simplex Theorem 1 assumes", "projected onto it", strict)  # fmt: skip
     return project_to_restricted_simplex(pi, eta)
 

@@ -358,7 +358,7 @@ def bounded_noise(scale: Fraction, shape: tuple[int, ...], rng: SeedLike,
 def grid_centre(x: np.ndarray, step: float) -> np.ndarray:
     """``x`` rounded to the grid ``step``, in grid steps (integer-valued doubles), clamped to
     :data:`CENTRE_LIMIT` steps either side of 0 with a
-    :class:`~privrl.core.validation.PrivacyLeakWarning`. Clamping is 1-Lipschitz in every
+    :class:`~privrl.core.validation.ClippedDataWarning`. Clamping is 1-Lipschitz in every
     coordinate, so no sensitivity grows; noise below :data:`CENTRE_LIMIT` steps then leaves every
     sum below 2^53, an exact double. (Refusing such an ``x`` would say something about the
     data.)"""

@@ -41,6 +41,8 @@ are conditionally independent given the stored points).
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from privrl.core.rng import SeedLike, as_generator
@@ -302,7 +304,7 @@ class FunctionalNoise:
         return len(self.path)
 
     def __call__(self, states: object) -> np.ndarray:
-        return self.path(states)
+        return cast(np.ndarray, self.path(states))
 
 
 def dense_gp_sample(states: object, beta: float, sigma: float, rng: SeedLike) -> np.ndarray:

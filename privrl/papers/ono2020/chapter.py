@@ -37,6 +37,7 @@ from privrl.papers.ono2020.claims import (
     REFERENCE_PREFIX,
     TUNED_PREFIX,
     TrialData,
+    sensitivity,
 )
 from privrl.papers.ono2020.profile import PAPER, REFERENCE, OnoProfile
 from privrl.papers.ono2020.recorded import (
@@ -53,7 +54,7 @@ from privrl.papers.ono2020.tables import (
     success_ratio_curves,
     success_tables,
 )
-from privrl.papers.ono2020.tuning import recorded_tuned_run
+from privrl.papers.ono2020.tuning import evaluated_at, recorded_tuned_run
 
 #: Reports per agent of the multi-round extension in the ledger (section 3.2.1), at epsilon = 1.
 LEDGER_ROUNDS = 3
@@ -233,33 +234,39 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
 
     @staticmethod
     def load_tuned(ctx: Context) -> None:
-        """The recorded tuning by AUC and the arms evaluated at its steps
+        """The recorded tuning and the arms evaluated at its steps
         (:func:`.tuning.recorded_tuned_run`) as tables ``tuning`` (per trial), ``tuning_scores``
-        (per arm and step, the chosen step marked) and ``tuned_trials``, its record in
-        ``ctx.extra["recorded_tuned"]`` and ``rec_tuned_*`` values; nothing when none is
-        recorded."""
+        (per arm and step, the chosen steps marked), ``tuned_trials`` (the arms at the steps
+        with the most tuning successes, which decide) and ``tuned_sensitivity`` (the claims
+        whose outcome at the steps of highest mean AUC differs, :func:`.claims.sensitivity`),
+        its record in ``ctx.extra["recorded_tuned"]`` and ``rec_tuned_*`` values; nothing when
+        none is recorded."""
         tuned = recorded_tuned_run()
         if tuned is None:
             return
-        record, trials = tuned["record"], tuned["trials"]
+        record, scores = tuned["record"], tuned["scores"]
         params = record["parameters"]
         budget = int(params["n_submissions"])
-        ctx.tables.update(tuning=tuned["tuning"], tuning_scores=tuned["scores"],
-                          tuned_trials=trials)
+        trials = evaluated_at(tuned["trials"], scores)
+        by_auc = evaluated_at(tuned["trials"], scores, "auc")
+        ctx.tables.update(tuning=tuned["tuning"], tuning_scores=scores, tuned_trials=trials,
+                          tuned_sensitivity=sensitivity(
+                              ctx, TrialData(trials, pd.DataFrame(), budget, REFERENCE),
+                              TrialData(by_auc, pd.DataFrame(), budget, REFERENCE)))
         ctx.extra["recorded_tuned"] = record
         per_arm = trials.groupby(["mechanism", "epsilon"]).size()
         ctx.values.update(
             rec_tuned_budget=budget, rec_tuned_commit=record["git_commit"],
-            rec_tuned_source=f"recorded reference set-up at steps chosen by mean AUC on "
-                             f"{params['tuning_trials']} tuning trials per step of "
+            rec_tuned_source=f"recorded reference set-up at the steps with the most successes "
+                             f"on {params['tuning_trials']} tuning trials per step of "
                              f"{params['tuning_submissions']:,} submissions, "
-                             f"{per_arm.min()}-{per_arm.max()} evaluation trials per arm, "
-                             f"budget {budget:,}, commit {record['git_commit']}")
+                             f"{per_arm.min()}-{per_arm.max()} fresh evaluation trials per "
+                             f"arm, budget {budget:,}, commit {record['git_commit']}")
 
     def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
         """The trials and curves the claims are decided on: this run's, the recorded
         paper-profile run's, then the reference set-up's, live and recorded, and the recorded
-        arms at steps chosen by mean AUC (no curves: only the claims on its arms' trials;
+        arms at the steps with the most tuning successes (no curves: only the claims on its arms' trials;
         each absent when the run has none)."""
         t, v, live, paper = ctx.tables, ctx.values, ctx.profile, OnoProfile.paper()
         yield Evidence(LIVE, live, data=TrialData(t["trials"], t["curves"], live.n_submissions),

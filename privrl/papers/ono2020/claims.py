@@ -3,8 +3,8 @@
 Each learning claim (Tables 1-2 and Figure 2) is decided on this run's trials and, when a
 paper-profile run is recorded, on its trials (key ending ``_paper``, stamped with that run's
 profile and commit); then on the reference set-up, live and recorded, and on the recorded arms
-evaluated at steps chosen by mean AUC (:mod:`.tuning`; keys ending ``_reference_tuned``, only the
-claims whose arms it holds) (the evidence of
+evaluated at the steps with the most tuning successes within the paper's budget (:mod:`.tuning`;
+keys ending ``_reference_tuned``, only the claims whose arms it holds) (the evidence of
 :meth:`OnoChapter.evidence <privrl.papers.ono2020.chapter.OnoChapter.evidence>`). Every claim
 goes through the four-state rule (:func:`~privrl.chapter.verdicts.decide_interval`): a success
 ratio by its exact (Clopper-Pearson) 95% interval (:func:`~privrl.chapter.verdicts.decide_success_ratio`)
@@ -51,11 +51,12 @@ ON_REFERENCE = "_reference"
 #: What a claim on the reference set-up says first.
 REFERENCE_PREFIX = ("On the reference set-up (the paper's plus sampled actions and RMSProp, step "
                     "from a sweep; not the literal hyper-parameters): ")
-#: Suffix of the keys of claims decided on the recorded arms at steps chosen by mean AUC
-#: (:mod:`.tuning`), and what they say first.
+#: Suffix of the keys of claims decided on the recorded arms at the steps with the most tuning
+#: successes (:mod:`.tuning`), and what they say first.
 ON_TUNED = "_reference_tuned"
-TUNED_PREFIX = ("On the reference set-up, each private arm at the step of highest mean area under "
-                "its return curve over tuning trials (not the literal hyper-parameters): ")
+TUNED_PREFIX = ("On the reference set-up, each private arm at the step with the most successes "
+                "within the paper's budget over tuning trials (not the literal "
+                "hyper-parameters): ")
 
 
 @dataclass(frozen=True)
@@ -272,6 +273,32 @@ CLAIMS: tuple[ClaimSpec, ...] = (
     ClaimSpec("buffer_hurts_laplace", f"Buffering (|B| = 100) hurts Laplace {_BUFFERING}",
               _FIGURE2, private(buffering("laplace", "less"))),
 )
+
+
+def _reading(outcome: Outcome) -> str:
+    """``"not reproduced: 0.1 [0.0123, 0.317], 20 trials"``: a verdict with its statistic."""
+    if outcome.value is None or outcome.interval is None:
+        return f"{outcome.verdict}, {outcome.n_trials} trials"
+    lo, hi = outcome.interval
+    return (f"{outcome.verdict}: {outcome.value:.3g} [{lo:.3g}, {hi:.3g}], "
+            f"{outcome.n_trials} trials")
+
+
+def sensitivity(ctx: Context, chosen: TrialData, other: TrialData) -> pd.DataFrame:
+    """The claims whose outcome on ``other`` (the arms at the steps of the other criterion, a
+    sensitivity reading) differs from that on ``chosen`` (the arms at the steps the verdicts are
+    decided at): one row per such claim, its ``key`` and each outcome in words (verdict,
+    statistic, 95% interval, trials per arm); a claim whose arms either lacks is left out."""
+    rows = []
+    for spec in CLAIMS:
+        a, b = (spec.decide(ctx, Evidence("reference_tuned", ctx.profile, data=data))
+                for data in (chosen, other))
+        if a is None or b is None:
+            continue
+        if (a.verdict, a.value, a.interval, a.n_trials) != (b.verdict, b.value, b.interval,
+                                                            b.n_trials):
+            rows.append({"key": spec.key, "chosen": _reading(a), "other": _reading(b)})
+    return pd.DataFrame(rows, columns=["key", "chosen", "other"])
 
 
 def _failed_recorded(ctx: Context) -> list[Claim]:

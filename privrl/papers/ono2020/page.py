@@ -21,8 +21,8 @@ from privrl.chapter.verdicts import VERDICTS, Claim, Erratum
 from privrl.papers.ono2020.claims import ON_REFERENCE, ON_TUNED, RECORDED
 from privrl.papers.ono2020.profile import INF, PAPER
 
-#: The column of the reference set-up at steps chosen by mean AUC (:mod:`.tuning`).
-TUNED_COLUMN = "reference set-up, steps tuned by AUC"
+#: The column of the reference set-up at the steps with the most tuning successes (:mod:`.tuning`).
+TUNED_COLUMN = "reference set-up, tuned steps"
 #: Tables 1-3 by our metric: the paper's table number and what it shows.
 PAPER_TABLE_OF = {"median_fst": 1, "success_ratio": 2, "relative_auc": 3}
 #: The columns of Tables 1-3 in the paper's order.
@@ -113,7 +113,7 @@ def claims_side_by_side(claims: Sequence[Claim]) -> pd.DataFrame:
     """One row per claim of the paper: its key, statement and where the paper makes it, and its
     verdict on each recorded set-up (the paper's literal set-up, keys ending ``_paper``; the
     reference set-up, keys ending ``_reference_paper``; and, when recorded, the reference set-up
-    at steps chosen by mean AUC, keys ending ``_reference_tuned``, which decides where it is
+    at the steps with the most tuning successes, keys ending ``_reference_tuned``, which decides where it is
     recorded). A claim no record decided has no recorded verdict: "not recorded"."""
     by_key = {c.key: c for c in claims}
     bases = [c.key for c in claims if not c.key.endswith((RECORDED, ON_REFERENCE, ON_TUNED))]
@@ -188,26 +188,43 @@ def step_table_in_words(steps: pd.DataFrame) -> pd.DataFrame:
 
 
 def tuned_arms(trials: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
-    """The recorded evaluation at steps chosen by mean AUC (:mod:`.tuning`), one row per arm:
-    the arm in words, its chosen step with the tuning's mean AUC and 95% interval there
-    (``scores``: :func:`.tuning.step_scores`) and the evaluation's successes within the budget
-    (``trials``: the reference record's columns)."""
+    """The recorded evaluation at the steps with the most tuning successes (:mod:`.tuning`), one
+    row per arm: the arm in words, its chosen step with the tuning's successes and mean AUC (95%
+    interval) there (``scores``: :func:`.tuning.step_scores`), the step of highest mean AUC (the
+    sensitivity reading's) and the evaluation's successes within the budget at the chosen step
+    (``trials``: the reference record's columns, at the chosen steps)."""
     rows = []
     for (mech, eps, buffer), g in trials.groupby(["mechanism", "epsilon", "buffer_size"],
                                                  sort=False):
-        tuned = scores[scores.chosen & (scores.mechanism == mech) & (scores.epsilon == eps)
-                       & (scores.buffer_size == buffer)]
-        step = float(g.step_size.iloc[0])
-        row = {"arm": f"{in_words(mech)}, {_column(eps)}, |B| = {buffer}", "step": step}
-        if len(tuned) == 1:
-            t = tuned.iloc[0]
-            row["tuning: mean AUC [95% interval]"] = (
-                f"{t.auc:.3g} [{t.auc_lo:.3g}, {t.auc_hi:.3g}] on {int(t.n_trials)} trials")
+        arm = scores[(scores.mechanism == mech) & (scores.epsilon == eps)
+                     & (scores.buffer_size == buffer)]
+        row = {"arm": f"{in_words(mech)}, {_column(eps)}, |B| = {buffer}",
+               "step": float(g.step_size.iloc[0])}
+        if len(arm):
+            t, by_auc = arm[arm.chosen].iloc[0], arm[arm.chosen_auc].iloc[0]
+            row["tuning: successes, mean AUC [95% interval]"] = (
+                f"{int(t.successes)} of {int(t.n_trials)}, {t.auc:.3g} "
+                f"[{t.auc_lo:.3g}, {t.auc_hi:.3g}]")
+            row["step of highest mean AUC"] = f"{by_auc.step_size:g}"
         else:  # the non-private baseline keeps the reference record's step
-            row["tuning: mean AUC [95% interval]"] = "not tuned (the reference record's step)"
+            row["tuning: successes, mean AUC [95% interval]"] = ("not tuned (the reference "
+                                                                 "record's step)")
+            row["step of highest mean AUC"] = "-"
         row["evaluation: successes"] = f"{int(g.success.sum())} of {len(g)}"
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+#: The sensitivity table's columns (:func:`.claims.sensitivity`) on the page.
+SENSITIVITY_COLUMNS = {"key": "claim",
+                       "chosen": "verdict: steps with the most tuning successes",
+                       "other": "sensitivity reading (not a verdict): steps of highest mean AUC"}
+
+
+def sensitivity_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The claims whose outcome changes with the step criterion (:func:`.claims.sensitivity`),
+    columns in words (:data:`SENSITIVITY_COLUMNS`)."""
+    return frame[list(SENSITIVITY_COLUMNS)].rename(columns=SENSITIVITY_COLUMNS)
 
 
 def figure2_sentences(claims: Sequence[Claim]) -> str:

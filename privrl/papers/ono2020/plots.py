@@ -44,8 +44,8 @@ METRICS = {
 }
 #: One colour per epsilon in every figure of the chapter (no noise: black, as a baseline).
 EPS_COLOURS = {1.0: "#332288", 2.0: "#88CCEE", 5.0: "#117733", 10.0: "#DDCC77", INF: "#000000"}
-#: One colour per buffer size (Figure 2).
-BUFFER_COLOURS = {1: "#CC6677", 100: "#44AA99"}
+#: One colour per buffer size (Figure 2), none of them a mechanism's (Laplace is pink, PRS navy).
+BUFFER_COLOURS = {1: "#999933", 100: "#44AA99"}
 PAPER_TABLES_LABEL = "paper: Tables 1-3"
 
 
@@ -235,7 +235,8 @@ def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
     """The step-size tuning of the reference set-up's private arms
     (:func:`~privrl.papers.ono2020.tuning.step_scores`): per arm, the mean area under the return
     curve (mean score per submission) against the RMSProp step, with its bootstrap 95% interval,
-    and the chosen step (the highest mean) marked and named in the panel's title."""
+    the chosen step (the most tuning successes) marked and named with its successes in the
+    panel's title, and the step of highest mean AUC (the sensitivity reading's) marked."""
     arms = list(dict.fromkeys(scores.sort_values(["mechanism", "epsilon"]).arm))
     words = {r.arm: f"{in_words(r.mechanism)}, ε = {r.epsilon:g}" for r in scores.itertuples()}
     ncols = min(3, len(arms))
@@ -245,12 +246,16 @@ def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
         g = scores[scores.arm == label].sort_values("step_size")
         ax.errorbar(g.step_size, g.auc, yerr=[g.auc - g.auc_lo, g.auc_hi - g.auc], marker="o",
                     capsize=3, label="mean AUC with its 95% interval")
+        by_auc = g[g.chosen_auc]
+        ax.plot(by_auc.step_size, by_auc.auc, marker="o", ms=12, ls="none", mfc="none",
+                color="0.4", label="the step of highest mean AUC (sensitivity)")
         best = g[g.chosen]
         ax.plot(best.step_size, best.auc, marker="*", ms=14, ls="none", color="k",
-                label="the chosen step (highest mean)")
+                label="the chosen step (most tuning successes)")
         ax.set_xscale("log")
-        ax.set_title(f"{words[label]}\nchosen {best.step_size.iloc[0]:g} "
-                     f"({int(g.n_trials.min())} trials a step)", fontsize=9)
+        ax.set_title(f"{words[label]}\nchosen {best.step_size.iloc[0]:g}: "
+                     f"{int(best.successes.iloc[0])} of {int(best.n_trials.iloc[0])} "
+                     "tuning successes", fontsize=9)
         ax.set_xlabel("RMSProp step")
     for ax in axes.ravel()[len(arms):]:
         ax.set_visible(False)

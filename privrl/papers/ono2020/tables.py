@@ -90,13 +90,6 @@ def compare_with_paper(tables: pd.DataFrame, variant: str = "paper") -> pd.DataF
     return pd.DataFrame(rows)
 
 
-def paper_table(comparison: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """One of Tables 1-3 as printed: rows mechanism x (ours, paper), columns epsilon."""
-    sub = comparison[comparison.metric == metric]
-    wide = sub.pivot_table(index="mechanism", columns="epsilon", values=["ours", "paper"])
-    return wide.stack(level=0, future_stack=True).rename_axis(["mechanism", "source"])
-
-
 def deviation_table(tables: pd.DataFrame) -> pd.DataFrame:
     """Success ratios (exact 95% intervals) of the deviations beside the paper's algorithm at the
     same epsilon, each row labelled with what it changes."""

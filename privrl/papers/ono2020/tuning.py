@@ -1,35 +1,35 @@
-r"""ono2020, reference set-up: each private arm's step size chosen by a continuous score, and the
-arms the inconclusive claims name evaluated at it (issue 34).
+r"""ono2020, reference set-up: one protocol for every private arm's RMSProp step, chosen by the
+claims' own metric on tuning trials, and every arm evaluated at it on fresh trials.
 
-The reference set-up's sweep (:func:`.reference.chosen_steps`) picked each step on 5 tuning trials
-by most successes; with success rates of 0.2-0.5 at every step that choice is mostly noise. Here:
-
-* **Score.** A tuning trial runs the arm for :data:`TUNING_SUBMISSIONS` submissions without early
-  stop; its score is the area under its return curve divided by the budget, the mean score per
-  submission :math:`\frac1N\sum_{n=1}^N s_n` (eq. 25's per-episode score :math:`s_n`; a trial
-  that diverged scores 0 on the submissions it did not play). An arm's score at a step is the
-  mean over :data:`TUNING_TRIALS` (at least 10) trials, with its bootstrap 95% interval
-  (:func:`~privrl.chapter.verdicts.bootstrap_interval`); the step with the highest mean wins,
-  ties to the smaller step (:func:`step_scores`).
-* **Seeds.** The tuning trials' root seed is ``profile.seed +``
-  :data:`~privrl.papers.ono2020.reference.TUNING_SEED_OFFSET` (disjoint from the evaluation's root
-  ``profile.seed``).
 * **Arms.** Tables 1-3's private arms (Laplace |B| = 1 and PRS |B| = 100 at every finite epsilon,
-  :func:`private_arms`) over ``profile.reference_steps``.
-* **Evaluation.** The arms of the claims that stayed inconclusive at 20 trials
-  (:data:`DECIDING_ARMS`: PRS learns at epsilon = 1, 2, 5; Laplace beats PRS at epsilon = 5; the
-  median first success time of Laplace at epsilon = 1), plus the non-private baseline the private
-  claims are guarded by, each at its chosen step on the trials the claim named plus a margin, in
-  batches of :data:`EVAL_BATCH` trials per seed as the reference record (so a batch whose step is
-  unchanged repeats the reference record's trials).
+  :func:`private_arms`) over ``profile.reference_steps``; the non-private baseline, which guards
+  the private claims, at :data:`REFERENCE_BASELINE_STEP`.
+* **Tuning.** :data:`TUNING_TRIALS` trials per arm and step, each run for the paper's budget
+  :data:`TUNING_SUBMISSIONS` (90,000 submissions) without early stop; a trial *succeeds* when its
+  first success time (eq. 26) is within the budget, and its AUC is its mean score per submission
+  :math:`\frac1N\sum_{n=1}^N s_n` (eq. 25's :math:`s_n`; a diverged trial scores 0 on the
+  submissions it did not play).
+* **Rule.** Per arm, the step with the most tuning successes (the claims' metric: success within
+  the paper's budget); ties to the higher mean AUC, then to the smaller step
+  (:func:`step_scores`, column ``chosen``). The other criterion, the highest mean AUC (ties to the
+  smaller step, column ``chosen_auc``), is a sensitivity reading, never a verdict.
+* **Seeds.** Tuning root ``profile.seed +`` :data:`TUNING_ROOT_OFFSET`, evaluation root
+  ``profile.seed +`` :data:`EVALUATION_ROOT_OFFSET`: disjoint from each other, from every earlier
+  evaluation (root ``profile.seed``) and from the earlier tuning (``profile.seed +``
+  :data:`~privrl.papers.ono2020.reference.TUNING_SEED_OFFSET`), so the evaluation's trials were
+  never looked at before.
+* **Evaluation.** :data:`EVAL_TRIALS` trials per arm (the paper's count) of the paper's budget,
+  every arm at its chosen step; then the sensitivity arms, each private arm at its AUC-chosen
+  step where that differs, on the same seed (common random numbers: the two readings differ only
+  by the step).
 
 :func:`record_tuned` runs both through :func:`privrl.chapter.sweep.run_sweep` (resumable, keyed by
-the run functions' results versions) and writes :data:`TUNING_CSV` (tidy: arm, step, trial, AUC),
-:data:`TUNED_TRIALS_CSV` (the evaluation's trials, the reference record's columns) and the run
-record ``book/measurements/ono2020-tuned.json``::
+the run functions' results versions) and writes :data:`TUNING_CSV` (tidy: arm, step, trial, AUC,
+first success), :data:`TUNED_TRIALS_CSV` (the evaluation's trials, the reference record's columns)
+and the run record ``book/measurements/ono2020-tuned.json``::
 
-    python -m privrl.papers.ono2020.tuning record \\
-        --cache-dir book/measurements/cache/ono2020-tuned
+    python -m privrl.papers.ono2020.tuning record --workers 1 \\
+        --cache-dir book/measurements/cache/ono2020-tuned-v2
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ from privrl.papers.ono2020.profile import (
     REFERENCE,
     OnoProfile,
 )
-from privrl.papers.ono2020.reference import FIGURE2_EXTRA, TUNING_SEED_OFFSET, arms
+from privrl.papers.ono2020.reference import FIGURE2_EXTRA, arms
 from privrl.papers.ono2020.trials import algorithm_config, run_first_success
 
 #: The record's profile name: ``book/measurements/ono2020-tuned.json``.
@@ -66,30 +66,25 @@ TUNED = "tuned"
 TUNED_RECORD_JSON = f"{PAPER}-{TUNED}.json"
 TUNING_CSV = f"{PAPER}-tuning.csv"
 TUNED_TRIALS_CSV = f"{PAPER}-{TUNED}-trials.csv"
-#: Tuning trials per arm and step, and their budget (the reference record's tuning budget).
+#: Tuning trials per arm and step, and their budget (the paper's).
 TUNING_TRIALS = 10
-TUNING_SUBMISSIONS = PAPER_CAP // 3
-#: Evaluation trials per cached run (the reference record's ``trials_per_seed``).
-EVAL_BATCH = 20
-#: The evaluation's arms ``(mechanism, epsilon, |B|)`` and trials: the trials the inconclusive
-#: claims named at 20 (PRS at epsilon = 1, 2, 5: about 76, 39, 30; Laplace against PRS at
-#: epsilon = 5: about 45; Laplace's median first success time at epsilon = 1: about 48) plus a
-#: margin, in batches of :data:`EVAL_BATCH`; the non-private baseline guards every private claim.
-DECIDING_ARMS: dict[tuple[str, float, int], int] = {
-    ("laplace", INF, 1): 20,
-    ("prs", 1.0, 100): 100,
-    ("prs", 2.0, 100): 60,
-    ("prs", 5.0, 100): 60,
-    ("laplace", 5.0, 1): 60,
-    ("laplace", 1.0, 1): 60,
-}
+TUNING_SUBMISSIONS = PAPER_CAP
+#: Evaluation trials per arm (the paper's count), one cached run each.
+EVAL_TRIALS = 20
+#: Root seed offsets of the tuning and of the evaluation (module docstring, **Seeds**).
+TUNING_ROOT_OFFSET = 30_011
+EVALUATION_ROOT_OFFSET = 20_011
 #: A short run for the results-version probes.
 _PROBE = {"variant": REFERENCE, "mechanism": "laplace", "epsilon": 1.0, "buffer_size": 1,
           "eta": 0.1, "n_submissions": 30, "trials_per_seed": 2}
 ARM_COLUMNS = ["mechanism", "epsilon", "buffer_size"]
+#: The criteria of :func:`step_scores`: the verdicts' (most tuning successes) and the
+#: sensitivity reading's (highest mean AUC).
+CRITERIA = {"successes": "chosen", "auc": "chosen_auc"}
 #: The non-private arm's step: the reference record's chosen step (it succeeds 20/20 there; the
 #: private claims only need it as their guard).
 REFERENCE_BASELINE_STEP = 0.01
+BASELINE = ("laplace", INF, 1)
 
 
 def arm_label(mech: str, eps: float, buffer: int) -> str:
@@ -128,6 +123,12 @@ def private_arms(profile: OnoProfile) -> list[tuple[str, float, int]]:
     return [a for a in arms(profile) if math.isfinite(a[1]) and a not in FIGURE2_EXTRA]
 
 
+def seed_roots(profile: OnoProfile) -> dict[str, int]:
+    """The root seeds of the tuning and of the evaluation (module docstring, **Seeds**)."""
+    return {"tuning": profile.seed + TUNING_ROOT_OFFSET,
+            "evaluation": profile.seed + EVALUATION_ROOT_OFFSET}
+
+
 def _config(arm: tuple[str, float, int], eta: float, budget: int, trials: int) -> dict[str, Any]:
     mech, eps, buffer = arm
     out = {"variant": REFERENCE, "mechanism": mech, "epsilon": float(eps),
@@ -147,66 +148,78 @@ def tuning_configs(profile: OnoProfile, chosen_arms: list[tuple[str, float, int]
             for step in profile.reference_steps]
 
 
+def _first(frame: pd.DataFrame, keys: list[str], ascending: list[bool]) -> np.ndarray:
+    order = frame.sort_values([*ARM_COLUMNS, *keys], ascending=[True] * 3 + ascending)
+    first = order.index[~order.duplicated(ARM_COLUMNS).to_numpy()]
+    return frame.index.isin(first)
+
+
 def step_scores(tuning: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
-    """Per arm and step (``eta``): ``n_trials``, mean AUC ``auc`` with its bootstrap 95% interval
-    ``auc_lo``, ``auc_hi``, and ``chosen`` (True on the arm's highest mean, ties to the smaller
-    step)."""
+    """Per arm and step (``eta``): ``n_trials``, ``successes`` (finite ``first_success``: success
+    within the tuning budget), mean AUC ``auc`` with its bootstrap 95% interval ``auc_lo``,
+    ``auc_hi``; ``chosen`` (the arm's most successes, ties to the higher mean AUC, then to the
+    smaller step) and ``chosen_auc`` (the highest mean AUC, ties to the smaller step)."""
     rows = []
     for (mech, eps, buffer, step), g in tuning.groupby([*ARM_COLUMNS, "eta"]):
         auc = g["auc"].to_numpy(dtype=float)
         lo, hi = bootstrap_interval(np.mean, [auc], seed=seed)
         rows.append({"arm": arm_label(mech, eps, buffer), "mechanism": mech, "epsilon": eps,
                      "buffer_size": buffer, "step_size": step, "n_trials": auc.size,
+                     "successes": int(np.isfinite(g["first_success"].to_numpy(float)).sum()),
                      "auc": float(auc.mean()), "auc_lo": lo, "auc_hi": hi})
-    out = pd.DataFrame(rows).sort_values([*ARM_COLUMNS, "auc", "step_size"],
-                                         ascending=[True, True, True, False, True])
-    first = ~out.duplicated(ARM_COLUMNS)
-    return out.assign(chosen=first.to_numpy()).sort_values([*ARM_COLUMNS, "step_size"]
-                                                          ).reset_index(drop=True)
+    out = pd.DataFrame(rows).sort_values([*ARM_COLUMNS, "step_size"]).reset_index(drop=True)
+    return out.assign(
+        chosen=_first(out, ["successes", "auc", "step_size"], [False, False, True]),
+        chosen_auc=_first(out, ["auc", "step_size"], [False, True]))
 
 
-def chosen_step(scores: pd.DataFrame, arm: tuple[str, float, int]) -> float:
-    """The step :func:`step_scores` chose for ``arm``."""
+def chosen_step(scores: pd.DataFrame, arm: tuple[str, float, int],
+                criterion: str = "successes") -> float:
+    """The step :func:`step_scores` chose for ``arm`` under ``criterion`` (:data:`CRITERIA`)."""
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {criterion!r}")
     mech, eps, buffer = arm
-    row = scores[scores.chosen & (scores.mechanism == mech) & (scores.epsilon == eps)
-                 & (scores.buffer_size == buffer)]
+    row = scores[scores[CRITERIA[criterion]] & (scores.mechanism == mech)
+                 & (scores.epsilon == eps) & (scores.buffer_size == buffer)]
     if len(row) != 1:
         raise ValueError(f"arm: no chosen step for {arm_label(*arm)}")
     return float(row.step_size.iloc[0])
 
 
-def evaluation_configs(scores: pd.DataFrame, chosen_arms: dict[tuple[str, float, int], int],
-                       baseline_step: float = REFERENCE_BASELINE_STEP, budget: int = PAPER_CAP
-                       ) -> dict[int, list[dict[str, Any]]]:
-    """The evaluation batches by number of seeds: each arm of ``chosen_arms`` (arm -> trials, a
-    multiple of :data:`EVAL_BATCH`) at its chosen step (the non-private arm at
-    ``baseline_step``, the reference record's), :data:`EVAL_BATCH` trials per seed of ``budget``
-    submissions (the paper's)."""
-    out: dict[int, list[dict[str, Any]]] = {}
-    for arm, trials in chosen_arms.items():
-        if trials % EVAL_BATCH or trials < EVAL_BATCH:
-            raise ValueError(f"chosen_arms: trials of {arm_label(*arm)} must be a positive "
-                             f"multiple of {EVAL_BATCH}, got {trials}")
-        step = baseline_step if math.isinf(arm[1]) else chosen_step(scores, arm)
-        out.setdefault(trials // EVAL_BATCH, []).append(_config(arm, step, budget, EVAL_BATCH))
-    return out
+def evaluation_configs(scores: pd.DataFrame, chosen_arms: list[tuple[str, float, int]],
+                       criterion: str = "successes",
+                       baseline_step: float = REFERENCE_BASELINE_STEP,
+                       budget: int = PAPER_CAP, trials: int = EVAL_TRIALS
+                       ) -> list[dict[str, Any]]:
+    """Each of ``chosen_arms`` at its step chosen under ``criterion`` (the non-private arm at
+    ``baseline_step``, the reference record's): ``trials`` trials of ``budget`` submissions (the
+    paper's)."""
+    return [_config(arm, baseline_step if math.isinf(arm[1]) else
+                    chosen_step(scores, arm, criterion), budget, trials)
+            for arm in chosen_arms]
 
 
-def evaluate(batches: dict[int, list[dict[str, Any]]], root_seed: int, **sweep: Any
-             ) -> pd.DataFrame:
-    """The evaluation's trials of ``batches`` (:func:`evaluation_configs`), run seed by seed:
-    seed ``i`` of every arm that needs more than ``i`` seeds before seed ``i + 1`` of any, so a
-    recording stopped early has its arms equally far (``sweep``: options of
-    :func:`~privrl.chapter.sweep.run_sweep`, its cache among them)."""
-    done = []
-    for k in range(1, max(batches) + 1):
-        configs = [c for n, group in batches.items() if n >= k for c in group]
-        runs = run_sweep(run_tuned_trials, configs, k, root_seed,
-                         desc=f"ono2020 tuned evaluation, seed {k - 1}", **sweep)
-        last = {tuple(c[col] for col in ARM_COLUMNS) for c in batches.get(k, [])}
-        keys = zip(*(runs[col] for col in ARM_COLUMNS), strict=True)
-        done.append(runs[[key in last for key in keys]])
-    return pd.concat(done, ignore_index=True)
+def sensitivity_configs(scores: pd.DataFrame, chosen_arms: list[tuple[str, float, int]],
+                        budget: int = PAPER_CAP, trials: int = EVAL_TRIALS
+                        ) -> list[dict[str, Any]]:
+    """The private arms of ``chosen_arms`` whose AUC-chosen step differs from the chosen one, at
+    the AUC-chosen step (:func:`evaluation_configs`)."""
+    private = [a for a in chosen_arms if math.isfinite(a[1])
+               and chosen_step(scores, a, "auc") != chosen_step(scores, a)]
+    return evaluation_configs(scores, private, "auc", budget=budget, trials=trials)
+
+
+def evaluated_at(trials: pd.DataFrame, scores: pd.DataFrame, criterion: str = "successes"
+                 ) -> pd.DataFrame:
+    """The rows of ``trials`` (an evaluation, :data:`TUNED_TRIALS_CSV`'s columns) of each tuned
+    arm at its step chosen under ``criterion`` (:func:`chosen_step`), and every row of an arm
+    ``scores`` did not tune (the non-private baseline); an arm not evaluated at that step has no
+    rows."""
+    steps = {arm: chosen_step(scores, arm, criterion)
+             for arm in set(scores[ARM_COLUMNS].itertuples(index=False, name=None))}
+    keep = [steps.get((mech, eps, buffer), step) == step for mech, eps, buffer, step in
+            trials[[*ARM_COLUMNS, "step_size"]].itertuples(index=False, name=None)]
+    return trials[np.asarray(keep, dtype=bool)].reset_index(drop=True)
 
 
 def tuning_frame(tuning: pd.DataFrame) -> pd.DataFrame:
@@ -226,54 +239,55 @@ def trials_frame(trials: pd.DataFrame) -> pd.DataFrame:
                         trial=trials["seed"] * trials["trials_per_seed"] + trials["trial"])
     cols = ["variant", *ARM_COLUMNS, "step_size", "gravity", "trial", "first_success", "success",
             "env_steps"]
-    return out[cols].sort_values(["variant", *ARM_COLUMNS, "trial"]).reset_index(drop=True)
+    return out[cols].sort_values(["variant", *ARM_COLUMNS, "step_size", "trial"]
+                                 ).reset_index(drop=True)
 
 
-def record_tuned(profile: OnoProfile, *, cache_dir: Any, tune: str = "all",
-                 tuning_trials: int = TUNING_TRIALS, tuning_budget: int = TUNING_SUBMISSIONS,
-                 evaluation: dict[tuple[str, float, int], int] | None = None,
-                 budget: int = PAPER_CAP, directory: Path | None = None,
+def record_tuned(profile: OnoProfile, *, cache_dir: Any, tuning_trials: int = TUNING_TRIALS,
+                 tuning_budget: int = TUNING_SUBMISSIONS, budget: int = PAPER_CAP,
+                 trials: int = EVAL_TRIALS, directory: Path | None = None,
                  executor: Any = "process", workers: int = 2, progress: bool = True,
                  note: str = "", command: str = "") -> RunRecord:
-    """Tune (the private arms of ``evaluation``, default :data:`DECIDING_ARMS`, first; then with
-    ``tune="all"`` every private arm of ``profile``) on ``tuning_trials`` trials of
-    ``tuning_budget`` submissions, evaluate ``evaluation``'s arms at the chosen steps at
-    ``budget``, and write :data:`TUNING_CSV`, :data:`TUNED_TRIALS_CSV` into ``directory``
-    (default the book's recorded results) and the run record :data:`TUNED_RECORD_JSON` one
-    folder up."""
-    if tune not in ("deciding", "all"):
-        raise ValueError(f"tune must be 'deciding' or 'all', got {tune!r}")
+    """Tune every private arm of ``profile`` on ``tuning_trials`` trials of ``tuning_budget``
+    submissions, evaluate the baseline and every private arm at its chosen step, then the
+    sensitivity arms (:func:`sensitivity_configs`), ``trials`` trials of ``budget`` each, and
+    write :data:`TUNING_CSV`, :data:`TUNED_TRIALS_CSV` into ``directory`` (default the book's
+    recorded results) and the run record :data:`TUNED_RECORD_JSON` one folder up."""
     commit, start = current_commit(), time.perf_counter()
     dirty = records.code_dirty()
     kw = {"executor": executor, "cache_dir": cache_dir, "progress": progress,
           "max_workers": workers}
-    evaluation = DECIDING_ARMS if evaluation is None else evaluation
-    deciding = [a for a in evaluation if math.isfinite(a[1])]
-    later = [a for a in private_arms(profile) if a not in deciding] if tune == "all" else []
-    tuning = [run_sweep(run_tuning_trials,
-                        tuning_configs(profile, group, tuning_trials, tuning_budget), 1,
-                        profile.seed + TUNING_SEED_OFFSET, desc="ono2020 tuning", **kw)
-              for group in (deciding, later) if group]
-    tuning_all = pd.concat(tuning, ignore_index=True)
-    scores = step_scores(tuning_all)
-    trials = evaluate(evaluation_configs(scores, evaluation, budget=budget), profile.seed, **kw)
+    roots = seed_roots(profile)
+    private = private_arms(profile)
+    tuning = run_sweep(run_tuning_trials,
+                       tuning_configs(profile, private, tuning_trials, tuning_budget), 1,
+                       roots["tuning"], desc="ono2020 tuning", **kw)
+    scores = step_scores(tuning)
+    evaluated = [run_sweep(run_tuned_trials, configs, 1, roots["evaluation"], desc=desc, **kw)
+                 for configs, desc in (
+                     (evaluation_configs(scores, [BASELINE, *private], budget=budget,
+                                         trials=trials), "ono2020 tuned evaluation"),
+                     (sensitivity_configs(scores, private, budget=budget, trials=trials),
+                      "ono2020 sensitivity evaluation")) if configs]
+    runs = pd.concat(evaluated, ignore_index=True)
     record = RunRecord.now(
         notebook=PAPER, profile=TUNED,
         parameters={"profile": profile.profile, "seed": profile.seed,
                     "reference_steps": list(profile.reference_steps),
                     "tuning_trials": tuning_trials, "tuning_submissions": tuning_budget,
-                    "tuning_root_seed": profile.seed + TUNING_SEED_OFFSET,
-                    "n_submissions": budget, "trials_per_seed": EVAL_BATCH,
-                    "evaluation_trials": {arm_label(*a): n for a, n in evaluation.items()}},
+                    "tuning_root_seed": roots["tuning"],
+                    "evaluation_root_seed": roots["evaluation"],
+                    "n_submissions": budget, "trials_per_seed": trials,
+                    "rule": "most tuning successes, then mean AUC, then the smaller step"},
         wall_time_s=time.perf_counter() - start, git_commit=commit, git_dirty=dirty,
-        compute_s=round(float(tuning_all.seconds.sum() + trials.seconds.sum()), 1),
-        env_steps=int(tuning_all.env_steps.sum() + trials.env_steps.sum()),
+        compute_s=round(float(tuning.seconds.sum() + runs.seconds.sum()), 1),
+        env_steps=int(tuning.env_steps.sum() + runs.env_steps.sum()),
         workers=workers, note=note, command=command, files=[TUNING_CSV, TUNED_TRIALS_CSV],
         produced_by=[run_tuning_trials.__module__])
     directory = Path(directory) if directory is not None else records.results_dir()
     directory.mkdir(parents=True, exist_ok=True)
-    tuning_frame(tuning_all).to_csv(directory / TUNING_CSV, index=False)
-    trials_frame(trials).to_csv(directory / TUNED_TRIALS_CSV, index=False)
+    tuning_frame(tuning).to_csv(directory / TUNING_CSV, index=False)
+    trials_frame(runs).to_csv(directory / TUNED_TRIALS_CSV, index=False)
     record.write(directory.parent / TUNED_RECORD_JSON)
     return record
 
@@ -292,13 +306,9 @@ def main(argv: list[str] | None = None) -> None:
     """``record``: tune, evaluate and record (:func:`record_tuned`)."""
     parser = argparse.ArgumentParser(prog="python -m privrl.papers.ono2020.tuning")
     sub = parser.add_subparsers(dest="command", required=True)
-    rec = sub.add_parser("record", help="tune the private arms by AUC, evaluate the deciding "
-                         "arms at the chosen steps, and record both")
-    rec.add_argument("--tune", choices=("deciding", "all"), default="all",
-                     help="tune the deciding arms only, or every private arm")
+    rec = sub.add_parser("record", help="tune every private arm by tuning successes, evaluate "
+                         "every arm at its chosen step on fresh trials, and record both")
     rec.add_argument("--tuning-trials", type=int, default=TUNING_TRIALS)
-    rec.add_argument("--max-trials", type=int, default=None, help="evaluate every arm on at "
-                     "most this many trials (a multiple of 20: a record of what has landed)")
     rec.add_argument("--workers", type=int, default=2, help="worker processes")
     rec.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
     rec.add_argument("--out", default=None, help="results directory (default "
@@ -306,10 +316,8 @@ def main(argv: list[str] | None = None) -> None:
     rec.add_argument("--note", default="")
     args = parser.parse_args(argv)
     command = command_line("privrl.papers.ono2020.tuning", argv)
-    cap = args.max_trials or max(DECIDING_ARMS.values())
-    record = record_tuned(OnoProfile.paper(), cache_dir=args.cache_dir, tune=args.tune,
+    record = record_tuned(OnoProfile.paper(), cache_dir=args.cache_dir,
                           tuning_trials=args.tuning_trials,
-                          evaluation={arm: min(n, cap) for arm, n in DECIDING_ARMS.items()},
                           directory=Path(args.out) if args.out else None,
                           executor="process" if args.workers > 1 else "serial",
                           workers=args.workers, note=args.note, command=command)

@@ -1,7 +1,8 @@
 """Wang and Hegde (2019): the pair that decides "Algorithm 1 ends above input perturbation at
 epsilon = 0.45", recorded at :data:`PAIR_SEEDS` seeds per arm (issue 34).
 
-At the paper profile's 10 seeds the claim is inconclusive; about 49 seeds per arm decide it. The
+At the paper profile's 10 seeds the claim is inconclusive (its price then: about 49 seeds per arm);
+at 50 seeds per arm it stays inconclusive, about 324 per arm would decide it at that effect. The
 pair is the paper profile's two Figure 2 runs at :data:`~privrl.papers.wang2019.profile.CLAIM_EPSILON`
 (Algorithm 1 calibrated by Theorem 5 for the updates performed, and input perturbation, each with
 the noise of the calibration table :func:`~privrl.papers.wang2019.calibration.privacy_table`),
@@ -50,7 +51,7 @@ from privrl.papers.wang2019.runs import figure2_configs, figure2_table, run_lear
 PROFILE = "pair"
 PAIR_CSV = f"{PAPER}-{PROFILE}-curves.csv"
 RECORD_JSON = f"{PAPER}-{PROFILE}.json"
-#: Seeds per arm: about 49 decide the claim (its 10-seed verdict's price), plus a margin.
+#: Seeds per arm: the 10-seed verdict's price (about 49) plus a margin; they did not decide it.
 PAIR_SEEDS = 50
 #: The two arms (Figure 2 variants) the claim compares.
 PAIR_VARIANTS = ("functional", "input")

@@ -38,6 +38,8 @@ METHOD_LABELS = {"GPOPE": "GPOPE (gradient perturbation)", "DP-LSW": "DP-LSW (ou
                  "WIS-LSTD": "WIS-LSTD (non-private)", "GTD2": "GTD2 (noiseless)",
                  "zero": "zero estimate (no data)"}
 
+#: GPOPE's colour in every figure of the book (:func:`method_colours`).
+GPOPE_COLOUR = method_colours(["GPOPE"])["GPOPE"]
 
 #: Line styles that tell apart the variants of one method (its epsilons, or DP-LSW's grids).
 VARIANT_STYLES = ("-", "--", ":", "-.")
@@ -218,36 +220,41 @@ def zoom_numbers(shown: pd.DataFrame) -> dict[str, float | int | str]:
 
 def plot_steps(ax: Axes, sensitivity: pd.DataFrame, zero_mspbe: float) -> None:
     """Figure 1 b: GPOPE's MSPBE against the step size (mean, one standard deviation)."""
-    band_plot(ax, sensitivity, "step_size", "mspbe", err="std", marker="o", label="GPOPE")
+    band_plot(ax, sensitivity, "step_size", "mspbe", err="std", marker="o", label="GPOPE",
+              color=GPOPE_COLOUR)
     ax.axhline(zero_mspbe, color="gray", ls="--", label="zero estimate")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("step size")
     ax.set_ylabel("MSPBE")
-    ax.legend()
+    legend_outside(ax)
 
 
 def plot_schedules(ax: Axes, schedules: pd.DataFrame) -> None:
-    """MSPBE along GPOPE runs, constant and diminishing steps, for each total T."""
+    """MSPBE along GPOPE runs (GPOPE's colour), constant (solid) and diminishing (dashed) steps,
+    a marker per total T."""
+    totals = sorted(schedules.iterations.unique())
     for (T, sched), g in schedules.groupby(["iterations", "schedule"]):
-        band_plot(ax, g, "iteration", "mspbe", err="std", label=f"{sched} step, T = {T}",
-                  ls="-" if sched == "constant" else "--")
+        band_plot(ax, g, "iteration", "mspbe", err="std", label=f"{sched} step, T = {T:,}",
+                  ls="-" if sched == "constant" else "--", color=GPOPE_COLOUR,
+                  marker="os^vD"[totals.index(T) % 5], markevery=0.2)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("iteration")
     ax.set_ylabel("MSPBE")
-    ax.legend(fontsize=8)
+    legend_outside(ax)
 
 
 def plot_variance(ax: Axes, variance: pd.DataFrame) -> float:
     """Gradient variance against transitions used, with the 1/k law; returns the log-log slope."""
     slope = float(np.polyfit(np.log(variance.transitions), np.log(variance.variance), 1)[0])
-    ax.loglog(variance.transitions, variance.variance, "o-", label=f"measured (slope {slope:.2f})")
+    ax.loglog(variance.transitions, variance.variance, "o-", color=GPOPE_COLOUR,
+              label=f"GPOPE's gradient, measured\n(slope {slope:.2f})")
     ax.loglog(variance.transitions, variance.variance.iloc[0] / variance.transitions, "k--",
               label="1/k")
     ax.set_xlabel("transitions used per trajectory, k")
     ax.set_ylabel("total variance of the gradient")
-    ax.legend()
+    legend_outside(ax)
     return slope
 
 

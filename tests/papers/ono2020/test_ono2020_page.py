@@ -217,14 +217,15 @@ def test_errata_markdown_lists_each_erratum_in_words():
 def test_tuned_arms_name_each_arms_step_tuning_score_and_successes():
     scores = pd.DataFrame({"mechanism": ["prs", "prs"], "epsilon": [1.0, 1.0],
                            "buffer_size": [100, 100], "step_size": [0.01, 0.03],
-                           "n_trials": [10, 10], "auc": [0.2, 0.3], "auc_lo": [0.1, 0.25],
-                           "auc_hi": [0.3, 0.35], "chosen": [False, True]})
+                           "n_trials": [10, 10], "successes": [1, 3], "auc": [0.4, 0.3],
+                           "auc_lo": [0.1, 0.25], "auc_hi": [0.5, 0.35],
+                           "chosen": [False, True], "chosen_auc": [True, False]})
     trials = pd.DataFrame({"mechanism": ["prs"] * 3 + ["laplace"], "epsilon": [1.0] * 3 + [INF],
                            "buffer_size": [100] * 3 + [1], "step_size": [0.03] * 3 + [0.1],
                            "success": [True, False, True, True]})
     table = page.tuned_arms(trials, scores)
     assert table.to_dict("records")[0] == {
         "arm": "PRS, ε = 1, |B| = 100", "step": 0.03,
-        "tuning: mean AUC [95% interval]": "0.3 [0.25, 0.35] on 10 trials",
-        "evaluation: successes": "2 of 3"}
-    assert table.iloc[1]["tuning: mean AUC [95% interval]"].startswith("not tuned")
+        "tuning: successes, mean AUC [95% interval]": "3 of 10, 0.3 [0.25, 0.35]",
+        "step of highest mean AUC": "0.01", "evaluation: successes": "2 of 3"}
+    assert table.iloc[1]["tuning: successes, mean AUC [95% interval]"].startswith("not tuned")
