@@ -104,7 +104,7 @@ def reference_pgc_a3c(epsilon, clip, n_submissions, n_workers, seed, max_steps=2
         # eq. (21) as released on IEEE doubles: exact discrete Laplace integers of the grid scale
         # for sensitivity C (discrete_laplace, tested on its own), times the grid step
         scale = dl.grid_scale(clip, epsilon, grads.shape[1], dl.DEFAULT_STEP)
-        noise = dl.sample_discrete_laplace(scale, grads.shape, gen) * dl.DEFAULT_STEP
+        noise = dl.sample_discrete_laplace_inversion(scale, grads.shape, gen) * dl.DEFAULT_STEP
         for g, z in zip(grads, noise, strict=True):
             norm = np.abs(g).sum()
             clipped = g / max(1.0, norm / (clip / 2))

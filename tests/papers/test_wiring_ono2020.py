@@ -41,7 +41,8 @@ def test_randomise_passes_epsilon_over_rounds_and_clip(monkeypatch, mechanism, n
     calls = _spy(monkeypatch, name)
     cfg = a3c.PGCA3CConfig(mechanism=mechanism, epsilon=6.0, rounds=3, clip=0.7)
     a3c.randomise(np.ones((2, a3c.D)), cfg, np.random.default_rng(0))
-    assert calls == [dict(epsilon=2.0, clip=0.7, **({"d_hat": None} if mechanism == "prs" else {}))]
+    extra = {"d_hat": None} if mechanism == "prs" else {"inversion": True}
+    assert calls == [dict(epsilon=2.0, clip=0.7, **extra)]
 
 
 def test_laplace_report_is_clipped_to_half_C_with_noise_C_over_per_round_epsilon():
@@ -70,15 +71,16 @@ def test_train_pgc_a3c_reports_at_epsilon_over_rounds(monkeypatch):
 
 
 def _spy_sampler(monkeypatch):
-    """Record the discrete Laplace scale of every grid Laplace release (the innermost call)."""
+    """Record the discrete Laplace scale of every grid Laplace release (the innermost call, the
+    inversion sampler PGC-A3C draws with)."""
     calls = []
-    real = dl.sample_discrete_laplace
+    real = dl.sample_discrete_laplace_inversion
 
     def spy(scale, size, rng):
         calls.append((scale, tuple(size)))
         return real(scale, size, rng)
 
-    monkeypatch.setattr(dl, "sample_discrete_laplace", spy)
+    monkeypatch.setattr(dl, "sample_discrete_laplace_inversion", spy)
     return calls
 
 

@@ -299,11 +299,13 @@ def randomise(
     """Apply the configured mechanism with the per-submission budget ``epsilon / rounds``.
 
     Returns ``(report, clipped)``: the randomised submissions and, for Laplace, the clipped
-    gradients the noise was added to (``None`` for PRS, whose clipping acts on ``M g``).
+    gradients the noise was added to (``None`` for PRS, whose clipping acts on ``M g``). The
+    Laplace noise is drawn by the inversion sampler (one draw per coordinate; the exact law of
+    the grid release).
     """
     eps = per_round_epsilon(config.epsilon, config.rounds)
     if config.mechanism == "laplace":
-        clipped, noise = laplace_gradient_parts(grads, eps, config.clip_value, rng)
+        clipped, noise = laplace_gradient_parts(grads, eps, config.clip_value, rng, inversion=True)
         return clipped + noise, clipped
     return projected_random_sign(grads, eps, config.clip_value, rng, d_hat=config.d_hat), None
 

@@ -19,6 +19,13 @@ sample after sample: the random bits are the generator's (53 at a time, exactly,
 floating-point number enters the sampler and the distribution of the output given the input is
 exactly the one the analysis assumes.
 
+A second sampler of the same law, :func:`sample_discrete_laplace_inversion`, takes one draw per
+sample: a fair sign and :math:`Y = \lfloor -t \ln W \rfloor` (geometric with ratio
+:math:`e^{-1/t}`) for :math:`W` uniform, revealed 52 bits at a time; :math:`Y` is returned only
+once it is the same over the whole revealed cell of :math:`W`, decided by the double ``log`` with
+a margin :math:`2^{6}` times its error (tested), or else by mpmath on further bits. Every sample is
+thus the exact floor for the true :math:`W`: the law is exactly the discrete Laplace's.
+
 **Privacy, exactly.** Two inputs with :math:`\|x - x'\|_1 \le \Delta` round to grid points at most
 :math:`L = \lfloor \Delta/\text{step} \rfloor + d` apart in L1 grid units (rounding moves each of
 the ``d`` coordinates by at most half a step), and the discrete Laplace's probability ratio for a
@@ -39,6 +46,7 @@ import functools
 import math
 from fractions import Fraction
 
+import mpmath
 import numba
 import numpy as np
 
@@ -207,6 +215,111 @@ def sample_discrete_laplace(scale: Fraction, size: int | tuple[int, ...], rng: S
     return out.reshape(shape)
 
 
+# --- the inversion sampler: one draw per sample, all drawn at once ---------------------------------
+# ``Y = floor(-t ln W)`` for ``W`` uniform on (0, 1] is geometric with ratio ``q = e^{-1/t}``
+# (``P(Y >= y) = P(W <= q^y) = q^y``). ``W`` is revealed 52 bits at a time; ``Y`` is returned
+# only once it is the same for every ``W`` of the revealed cell, so every output is the floor for
+# the true ``W``, exactly. Deciding that in floating point takes a margin ``(z + 1) 2^-44`` around
+# ``z = -t ln W``, far above the error of the double ``log`` (below 2^-50 relative, tested in
+# ``tests/core/test_discrete_laplace_inversion.py``); an undecided cell (probability about
+# ``t 2^-43`` per sample) is refined in Python with mpmath at a precision 64 bits beyond the cell's.
+
+_MARGIN = 2.0**-44
+
+
+@numba.njit(cache=True)
+def _decide_inversion(t: float, relative_margin: float, u: np.ndarray, logs: np.ndarray,
+                      out: np.ndarray, undecided: np.ndarray, rejected: np.ndarray) -> tuple[int, int]:
+    """Sample ``i`` from its draw ``u[i] = k / 2^53`` (52 bits ``j`` of ``W``, the last bit the
+    sign) and ``logs[i] = ln(j 2^-52)``: ``out[i]`` if ``floor(z)`` is the same over the cell
+    within the margin; else ``i`` goes into ``undecided``, or into ``rejected`` for a ``-0``.
+    Returns the numbers of undecided and rejected samples."""
+    n_undecided = n_rejected = 0
+    for i in range(out.size):
+        k = np.uint64(u[i] * _TWO53)
+        j = k >> np.uint64(1)  # W in [j 2^-52, (j + 1) 2^-52)
+        if j > 0:
+            high = -t * logs[i]  # z at the cell's low end of W
+            margin = (high + 1.0) * relative_margin
+            y = math.floor(high - t / float(j) - margin)  # -t ln((j + 1)/j) >= -t / j
+            if y == math.floor(high + margin):
+                negative = (k & np.uint64(1)) == 1
+                if negative and y == 0:
+                    rejected[n_rejected] = i
+                    n_rejected += 1
+                else:
+                    out[i] = -y if negative else y
+                continue
+        undecided[n_undecided] = i
+        n_undecided += 1
+    return n_undecided, n_rejected
+
+
+def _refine(scale: Fraction, draw: int, gen: np.random.Generator) -> int | None:
+    """The signed sample of an undecided 53-bit ``draw`` (:func:`_decide_inversion`), or ``None``
+    for ``-0`` (rejected): 53 more bits of ``W`` at a time from ``gen`` until ``floor(-t ln W)``
+    is the same at both ends of the cell, evaluated by mpmath 64 bits beyond the cell's
+    precision with a margin of ``2^-32`` of that precision."""
+    w, bits = draw >> 1, 52
+    while True:
+        w, bits = (w << 53) | int(_bits53(gen)), bits + 53
+        if w == 0:
+            continue
+        with mpmath.workprec(bits + 64):
+            t = mpmath.mpf(scale.numerator) / scale.denominator
+            high = -t * mpmath.log(mpmath.ldexp(w, -bits))
+            low = -t * mpmath.log(mpmath.ldexp(w + 1, -bits))
+            margin = (high + 1) * mpmath.ldexp(1, -bits - 32)
+            y = int(mpmath.floor(high + margin))
+            if y == int(mpmath.floor(low - margin)):
+                return None if draw & 1 and y == 0 else (-y if draw & 1 else y)
+
+
+def _fill_inversion(scale: Fraction, out: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """Fill ``out`` by inversion: one 53-bit draw per sample (``Generator.random`` for all at
+    once), ``ln W`` at the cells' low ends by numpy's ``log``, the decisions compiled
+    (:func:`_decide_inversion`), the undecided cells refined by :func:`_refine` in index order.
+    Returns the indices of the ``-0`` drawn, in order (rejected, to be drawn again)."""
+    u = gen.random(out.size)
+    logs = np.floor(u * 2.0**52)  # j
+    logs *= 2.0**-52  # j 2^-52, exactly
+    with np.errstate(divide="ignore"):  # j = 0: log 0 = -inf, undecided
+        np.log(logs, out=logs)
+    undecided, rejected = np.empty(out.size, np.int64), np.empty(out.size, np.int64)
+    n_undecided, n_rejected = _decide_inversion(float(scale), _MARGIN, u, logs, out, undecided,
+                                                rejected)
+    again = rejected[:n_rejected].tolist()
+    for i in undecided[:n_undecided].tolist():
+        y = _refine(scale, int(u[i] * _TWO53), gen)
+        if y is None:
+            again.append(i)
+        else:
+            out[i] = y
+    return np.array(sorted(again), dtype=np.int64)
+
+
+def sample_discrete_laplace_inversion(scale: Fraction, size: int | tuple[int, ...],
+                                      rng: SeedLike) -> np.ndarray:
+    """Exact samples of the discrete Laplace distribution of scale ``t = scale`` (the law of
+    :func:`sample_discrete_laplace`, from another use of the random stream) as an int64 array of
+    shape ``size``: a fair sign and ``Y = floor(-t ln W)`` (geometric with ratio ``e^{-1/t}``),
+    rejecting ``-0``; one 53-bit draw per sample but for the rare cells the double ``log``
+    cannot decide (module comment above :func:`_decide_inversion`). Fast for scales well below
+    2^40 grid units; towards 2^45 most cells are undecided and refined in Python."""
+    if not isinstance(scale, Fraction) or scale <= 0:
+        raise ValueError(f"scale must be a positive Fraction, got {scale!r}")
+    gen = as_generator(rng)
+    shape = (size,) if isinstance(size, int) else tuple(size)
+    out = np.empty(math.prod(shape), dtype=np.int64)
+    again = _fill_inversion(scale, out, gen)
+    while again.size:  # the -0 of undecided cells, rejected: drawn again
+        part = np.empty(again.size, dtype=np.int64)
+        rejected = _fill_inversion(scale, part, gen)
+        out[again] = part
+        again = again[rejected]
+    return out.reshape(shape)
+
+
 #: Rounded values are clamped to this many grid steps either side of 0 (:func:`grid_centre`).
 CENTRE_LIMIT = 2**52
 #: The largest noise scale in grid steps :func:`check_scale` accepts: noise beyond
@@ -226,12 +339,15 @@ def check_scale(scale: Fraction, step: float) -> Fraction:
     return scale
 
 
-def bounded_noise(scale: Fraction, shape: tuple[int, ...], rng: SeedLike) -> np.ndarray:
-    """Exact discrete Laplace integers of ``scale`` steps (:func:`sample_discrete_laplace`), each
+def bounded_noise(scale: Fraction, shape: tuple[int, ...], rng: SeedLike,
+                  inversion: bool = False) -> np.ndarray:
+    """Exact discrete Laplace integers of ``scale`` steps (:func:`sample_discrete_laplace`, or
+    :func:`sample_discrete_laplace_inversion` with ``inversion``: the same law), each
     below :data:`CENTRE_LIMIT` in absolute value, so that a centre from :func:`grid_centre` plus
     the noise is an exact double; a ``RuntimeError`` otherwise, which depends on the noise alone
     (probability below :math:`e^{-128}` per coordinate at :data:`MAX_SCALE`)."""
-    noise = sample_discrete_laplace(scale, shape, rng)
+    sample = sample_discrete_laplace_inversion if inversion else sample_discrete_laplace
+    noise = sample(scale, shape, rng)
     if np.abs(noise).max(initial=0) >= CENTRE_LIMIT:  # whatever the data: says nothing about it
         raise RuntimeError(f"discrete Laplace noise beyond 2^52 grid steps (probability below "
                            f"e^-(2^52 / t) per coordinate at scale t = {float(scale):.4g} "
@@ -272,5 +388,5 @@ def discrete_laplace_mechanism(x: np.ndarray, sensitivity: float, epsilon: float
 __all__ = [
     "CENTRE_LIMIT", "DEFAULT_STEP", "MAX_SCALE", "bounded_noise", "check_scale",
     "discrete_laplace_mechanism", "grid_centre", "grid_epsilon", "grid_scale", "grid_sensitivity",
-    "noise_inflation", "sample_discrete_laplace",
+    "noise_inflation", "sample_discrete_laplace", "sample_discrete_laplace_inversion",
 ]

@@ -79,7 +79,7 @@ def laplace_grid_scale(clip: float, epsilon: float, d: int, step: float = dl.DEF
 
 def laplace_gradient_parts(
     g: np.ndarray, epsilon: float, clip: float, rng: SeedLike, clipped: bool = True,
-    floating_point: bool = False, step: float = dl.DEFAULT_STEP,
+    floating_point: bool = False, step: float = dl.DEFAULT_STEP, inversion: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Algorithm 2 in its two parts ``(gbar, noise)``; the submission is ``gbar + noise``
     (:func:`laplace_gradient_mechanism`).
@@ -96,7 +96,9 @@ def laplace_gradient_parts(
     ``epsilon = inf`` gives zero noise (and no rounding); ``clip = inf`` (no clipping) is allowed
     only then. ``clipped=False`` skips eq. (19) and keeps the noise scale of sensitivity ``clip``:
     that voids the guarantee (inputs of L1 norm ``C`` are ``2C`` apart); it is the Audits
-    chapter's weakened release, nothing else.
+    chapter's weakened release, nothing else. ``inversion`` draws the integers with
+    :func:`~privrl.core.mechanisms.discrete_laplace.sample_discrete_laplace_inversion` (the same
+    law, faster, another use of the random stream).
     """
     epsilon = check_epsilon(epsilon, allow_inf=True)
     clip = check_positive(clip, "clip", allow_inf=True)
@@ -110,7 +112,7 @@ def laplace_gradient_parts(
         return gbar, gen.laplace(0.0, laplace_scale(clip, epsilon), size=gbar.shape)
     scale = dl.check_scale(laplace_grid_scale(clip, epsilon, gbar.shape[1], step), step)
     centre = dl.grid_centre(gbar, step)
-    return centre * step, dl.bounded_noise(scale, gbar.shape, gen) * step
+    return centre * step, dl.bounded_noise(scale, gbar.shape, gen, inversion) * step
 
 
 def laplace_gradient_mechanism(
