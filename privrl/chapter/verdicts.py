@@ -273,9 +273,11 @@ def decide_interval(statistic: str, value: float, interval: tuple[float, float],
     else:
         verdict = "inconclusive"
         needed = trials_to_decide(value, (lo, hi), t, n_trials)
-        leans = (value < t) if threshold.direction == "less" else (value > t)
-        reason = (f"the 95% interval contains {t:g}; the estimate {value:.3g} leans "
-                  f"{'towards the claim' if leans else 'against the claim'}")
+        towards = (value < t) if threshold.direction == "less" else (value > t)
+        shown = f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+        lean = ("sits at the threshold" if value == t else
+                f"leans {'towards the claim' if towards else 'against the claim'}")
+        reason = f"the 95% interval contains {t:g}; the estimate {shown} {lean}"
         if needed is None:
             reason += ("; the observed effect is too small for any practical number of trials "
                        f"(over {IMPRACTICAL_FACTOR} times these) to decide it")

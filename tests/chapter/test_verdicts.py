@@ -240,3 +240,12 @@ def test_rank_intervals_match_the_tables_and_refuse_what_cannot_reach_95_percent
     a, b = np.arange(10.0) + 10.0, np.arange(10.0)
     lo, hi = shift_interval(a, a, b, b)
     assert lo <= 10.0 <= hi and lo > 0
+
+
+def test_an_estimate_on_the_threshold_sits_there_and_large_ones_read_whole():
+    from privrl.chapter.verdicts import Threshold, decide_interval
+
+    at = decide_interval("s", 0.05, (-0.2, 0.3), 20, Threshold(0.05, "greater"))
+    big = decide_interval("s", 90001.0, (14455.0, 90001.0), 20, Threshold(40477.0, "less"))
+    assert "the estimate 0.05 sits at the threshold" in at.reason
+    assert "the estimate 90,001 leans against the claim" in big.reason
