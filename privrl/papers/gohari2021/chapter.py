@@ -192,17 +192,21 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
                 yield on_record(ctx.extra[name])
 
     def finish(self, ctx: Context) -> None:
-        """The speed-up, threshold and reference returns the prose reads; the cost of the paper
-        profile (hours per run, per sweep and for the recorded design)."""
+        """The speed-up, threshold and reference returns and this run's seeds the prose reads; the
+        cost of the paper profile (hours per run, per sweep and for the recorded design; in
+        ``extra["cost"]`` with its source, :meth:`_rollout_cost`)."""
         head = ctx.tables["speedup"][ctx.tables["speedup"]["q"] == 0.5].set_index("treated", drop=False)
         ctx.glue("speedup_ks", float(head.loc["kickstarting", "ratio"]))
         ctx.glue("threshold", ctx.extra["thresholds"][0.5])
         ctx.glue("r_random", ctx.extra["references"]["random"])
         ctx.glue("r_teacher", ctx.extra["references"]["teacher"])
-        if "cost" in ctx.tables:
+        ctx.glue("run_seeds", float(ctx.profile.n_trials))
+        cost = self._rollout_cost(ctx)
+        if cost is not None:
+            per_rollout, source = cost
             paper = GohariProfile.paper(seed=ctx.profile.seed)
-            per_rollout = float(ctx.tables["cost"]["seconds per roll-out"].max())
             per_run = per_rollout * paper.epochs / 3600
+            ctx.extra["cost"] = {"source": source, "sec_rollout": per_rollout, "hours_run": per_run}
             n_cfg = len(unique_configs(figure2_configs(paper))[0])
             ctx.glue("sec_rollout", per_rollout)
             ctx.glue("hours_run", per_run)
@@ -216,6 +220,19 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
                      * design.n_trials / 3600)  # fmt: skip
         if "recorded" in ctx.extra:
             self._glue_recorded(ctx, ctx.extra["recorded"])
+
+    @staticmethod
+    def _rollout_cost(ctx: Context) -> tuple[float, str] | None:
+        """CPU seconds per roll-out at paper settings and where they come from: ``measured``
+        (``measure_cost``: the most expensive run, timed by this run) or ``recorded`` (the
+        recorded AirRaid design's CPU time summed over its runs, over its roll-outs); ``None``
+        without either."""
+        if "cost" in ctx.tables:
+            return float(ctx.tables["cost"]["seconds per roll-out"].max()), "measured"
+        rec = ctx.extra.get("recorded")
+        if rec is None or not rec.record.get("run_core_seconds"):
+            return None
+        return float(rec.record["run_core_seconds"]) / len(rec.runs), "recorded"
 
     @staticmethod
     def _glue_recorded(ctx: Context, rec: RecordedAnalysis) -> None:

@@ -1,7 +1,9 @@
 """Gohari et al. (2021): the chapter's typed profile and constants.
 
-``quick`` (the defaults): CartPole-v1, 24 roll-outs of 500 interactions in 4 environments, 3
-seeds, the (64, 64) teacher shipped in ``privrl/data/gohari2021/``. ``paper``
+``quick`` (the defaults): CartPole-v1, 24 roll-outs of 500 interactions in 4 environments, 2
+seeds, the (64, 64) teacher shipped in ``privrl/data/gohari2021/``, the runs on the numpy path
+(``runner``) and no timing of paper-scale roll-outs (``measure_cost``): a run of about a minute
+of CPU time. ``paper``
 (:attr:`GohariProfile.PAPER`): AirRaid RAM with Spinning Up's episode handling (roll-outs of
 1,000 interactions of one environment, 1,000-step episode cap, reset per roll-out,
 rewards-to-go value targets), 4,000 roll-outs, 30 seeds and the supplement's sweeps (Section 5).
@@ -40,11 +42,17 @@ class GohariProfile(PPOSchedule, Profile):
     these radii); what the teacher sends once its budget is spent (``after_budget``: ``random``
     policies, the paper's reading, or ``silent``; ``after_budget_arms``: the c = 0.3 aware student
     again under these readings); speed-up (``quantiles`` q of the thresholds, ``smoothing_window`` roll-outs,
-    ``eval_episodes`` for the random and teacher returns).
+    ``eval_episodes`` for the random and teacher returns); ``measure_cost``: time roll-outs at
+    paper settings (else the cost of the paper profile is the recorded design's); ``runner``:
+    the Figure 2 runs on ``torch`` (:func:`~privrl.papers.gohari2021.student.run_agent`) or on
+    ``numpy`` (:func:`~privrl.papers.gohari2021.fast_student.run_agent_fast`: the same maths and
+    draws, the same run to floating-point tolerance, about four times cheaper per CartPole
+    roll-out); ``None`` is numpy in the quick profile and torch in the paper profile (the
+    recorded design's), see :attr:`figure2_runner`.
     """
 
     env: Literal["cartpole", "airraid"] = "cartpole"
-    n_trials: int = 3
+    n_trials: int = 2
     epochs: int = 24
     steps_per_epoch: int = 500
     teacher_hidden: int = 64
@@ -70,7 +78,8 @@ class GohariProfile(PPOSchedule, Profile):
     quantiles: tuple[float, ...] = (0.25, 0.5, 0.75)
     smoothing_window: int = 3
     eval_episodes: int = 20
-    measure_cost: bool = True
+    measure_cost: bool = False
+    runner: Literal["torch", "numpy"] | None = None
 
     PAPER: ClassVar[dict[str, Any]] = {
         "env": "airraid",
@@ -120,6 +129,14 @@ class GohariProfile(PPOSchedule, Profile):
         check_choice(self.after_budget, "after_budget", AFTER_BUDGET)
         for arm in self.after_budget_arms:
             check_choice(arm, "after_budget_arms", AFTER_BUDGET)
+
+    @property
+    def figure2_runner(self) -> str:
+        """The implementation the Figure 2 runs take: ``runner``, or by default ``numpy`` in the
+        quick profile and ``torch`` in the paper profile."""
+        if self.runner is not None:
+            return self.runner
+        return "numpy" if self.profile == "quick" else "torch"
 
     def ppo_config(self, hidden: int) -> PPOConfig:
         """PPO of a (hidden, hidden) agent with this profile's episode handling."""

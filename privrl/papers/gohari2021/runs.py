@@ -21,6 +21,7 @@ import pandas as pd
 from privrl.chapter.sweep import run_sweep
 from privrl.core.accounting import dirichlet as acc
 from privrl.core.rng import SeedLike
+from privrl.papers.gohari2021.fast_student import run_agent_fast
 from privrl.papers.gohari2021.profile import AWARE, GohariProfile
 from privrl.papers.gohari2021.student import run_agent
 from privrl.papers.gohari2021.teacher import load_teacher, play
@@ -106,11 +107,14 @@ def run_figure2(
 ) -> pd.DataFrame:
     """All runs of ``configs`` (default :func:`figure2_configs`) over ``n_trials`` seeds, each
     distinct configuration once (tidy: one row per roll-out; duplicates copied under their own
-    label and panel). ``executor``: as :func:`privrl.chapter.sweep.run_sweep` (a pool, ``"serial"``,
-    a Dask scheduler address ``"tcp://HOST:8786"`` or a ``distributed.Client``)."""
+    label and panel), on the profile's runner (:attr:`GohariProfile.figure2_runner`: ``torch``,
+    :func:`.student.run_agent`, or ``numpy``, :func:`.fast_student.run_agent_fast`). ``executor``:
+    as :func:`privrl.chapter.sweep.run_sweep` (a pool, ``"serial"``, a Dask scheduler address
+    ``"tcp://HOST:8786"`` or a ``distributed.Client``)."""
     configs = figure2_configs(profile) if configs is None else configs
     unique, source = unique_configs(configs)
-    runs = run_sweep(run_agent, unique, n_seeds=profile.n_trials, root_seed=profile.seed,
+    func = run_agent_fast if profile.figure2_runner == "numpy" else run_agent
+    runs = run_sweep(func, unique, n_seeds=profile.n_trials, root_seed=profile.seed,
                      cache_dir=cache_dir, executor=executor, progress=progress,
                      desc="gohari2021 runs")  # fmt: skip
     by_label = dict(tuple(runs.groupby("label", sort=False)))

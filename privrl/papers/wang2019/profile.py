@@ -77,7 +77,7 @@ class WangProfile(Profile):
     """
 
     n_trials: int = 2
-    episodes: int = 20
+    episodes: int = 12
     gp_sigmas: tuple[float, ...] = (0.0, 1.0)
     gp_beta: float = 1.0
     protocol: Literal["authors", "earlier"] = "authors"
