@@ -90,7 +90,13 @@ def smooth_entry(method: str, domain: str, epsilon: float, delta: float, sigmas:
 def ledger_entries(profile: FrontierProfile, calibration: pd.DataFrame, points: pd.DataFrame,
                    source: str) -> Iterator[LedgerEntry]:
     """Every release of a run (``source``: "this run" or "recorded paper-profile run"): GPOPE
-    per calibration row, DP-LSW/DP-LSL per (domain, epsilon) of ``points``."""
+    per calibration row whose (n, epsilon, accountant, iterations) a release of ``points`` used
+    (the other rows calibrated iterations the tuning did not choose: no release), DP-LSW/DP-LSL
+    per (domain, epsilon) of ``points``."""
+    if "iterations" in points.columns:
+        used = points.loc[points.method == "GPOPE", ["n", "epsilon", "accountant", "iterations"]]
+        calibration = calibration.merge(used.astype({"iterations": int}).drop_duplicates(),
+                                        on=["n", "epsilon", "accountant", "iterations"])
     for row in calibration.itertuples():
         yield gpope_entry(row, profile.delta, tuple(profile.domains), source)
     smooth = points[points.method.isin(["DP-LSW", "DP-LSL"])]
