@@ -254,6 +254,22 @@ def _gpope_rows(config: dict[str, Any], stats: SaddlePointStats, n: int,
     return rows, thetas, floors
 
 
+def ssp_lstd_rows(config: dict[str, Any], stats: SaddlePointStats, n: int,
+                  gen: np.random.Generator) -> tuple[list[dict], list[np.ndarray], list[np.ndarray]]:
+    """**Hook for SSP-LSTD** (a private evaluator being added to :mod:`privrl.api` on another
+    branch, ``h-ssp``; not on main when the map was rebuilt, so no rows yet). When it lands, its
+    releases at ``n`` go here as (rows, thetas, floor thetas) like :func:`_gpope_rows`: one row
+    per epsilon (``method="SSP-LSTD"``, its accountant and noise), its floor the same statistics
+    without noise (LSTD on them). Its sensitivity needs bounded features, rewards and trajectory
+    length, to be enforced and declared per domain (the chain: one-hot features, rewards in
+    [0, 1], at most ``max_steps`` steps; Mountain Car: Fourier features in [-1, 1], rewards -1,
+    at most the simulator's step cap), with a :data:`~privrl.papers.frontier.analysis.CELLS`
+    entry per domain and a ledger entry per release; then bump :func:`run_frontier`'s results
+    version. (It draws nothing now, so the map's numbers do not depend on it.)"""
+    del config, stats, n, gen
+    return [], [], []
+
+
 @results_version("2", probe=PROBE, ignore=("seconds",))
 def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
     """One replicate of one domain (module text). ``config``: ``domain``, ``sizes``,
@@ -284,10 +300,10 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
                              step_size=np.nan, iterations=np.nan, clipped=np.nan))
         thetas += [reference_estimate(prefix(stats, n)), np.zeros(stats.dim)]
         floors += thetas[-2:]
-        more = _gpope_rows(config, stats, n, gen)
-        rows += more[0]
-        thetas += more[1]
-        floors += more[2]
+        for more in (_gpope_rows(config, stats, n, gen), ssp_lstd_rows(config, stats, n, gen)):
+            rows += more[0]
+            thetas += more[1]
+            floors += more[2]
         if fv is None:
             continue
         part = fv_prefix(fv, n)
@@ -377,4 +393,4 @@ def run_calibration(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.
 __all__ = ["CALIBRATORS", "NOISELESS", "PROBE", "TARGET_SEED", "VALUE_STATES", "clipped_rmse",
            "errors", "fv_prefix", "gpope_at", "mountain_car_target", "prefix",
            "reference_estimate", "replicate_data", "run_calibration", "run_frontier",
-           "run_tuning", "target_problem", "value_range", "value_states"]
+           "run_tuning", "ssp_lstd_rows", "target_problem", "value_range", "value_states"]
