@@ -219,6 +219,19 @@ def test_the_recorded_gpope_settings_lie_inside_their_grids():
     assert bad.empty, f"tuned at an undeclared grid edge:\n{bad.to_string()}"
 
 
+def test_privacy_cost_splits_the_error_into_the_floor_and_the_noise_on_top():
+    """log10(error / reference) = log10(error / own floor) + log10(floor / reference), each
+    paired over replicates; an old map without floors gives an empty table."""
+    pts = _points({"DP-LSW": [2.0, 1.0, 0.5]}, noise=0.0)
+    pts["floor_rmse"] = pts.rmse.where(pts.method != "DP-LSW", pts.rmse / 10)  # one decade
+    cost = analysis.privacy_cost(pts).set_index("n")
+    assert list(cost.label.unique()) == ["DP-LSW"] and list(cost.index) == [10, 100, 1000]
+    np.testing.assert_allclose(cost.own, 1.0, atol=1e-9)
+    np.testing.assert_allclose(cost.floor, [1.0, 0.0, -0.5], atol=1e-9)
+    np.testing.assert_allclose(cost.total, cost.own + cost.floor, atol=1e-9)
+    assert analysis.privacy_cost(pts.drop(columns="floor_rmse")).empty
+
+
 def _spy(monkeypatch) -> list[tuple]:
     calls: list[tuple] = []
     real = {name: getattr(trials, name) for name in ("gpope", "dp_lsw", "dp_lsl")}

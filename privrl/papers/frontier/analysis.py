@@ -14,6 +14,8 @@ geometric mean), and two methods are compared by the mean paired difference of t
 * :func:`price_of_privacy`: per (domain, method, epsilon), the smallest n at which the method's
   geometric-mean error is within 2x of the reference's at the same n (log-linear interpolation
   between grid sizes), with a 95% percentile-bootstrap interval over replicates.
+* :func:`privacy_cost`: the error in its parts, each method against its own noiseless floor
+  and its floor against the reference, with intervals (maps that carry the floors);
 * :func:`log_gap`: the paired :math:`\log_{10}` gap between two methods at every point (Xie's
   "orders of magnitude" is this gap between DP-LSW and GPOPE in MSPBE on Mountain Car).
 """
@@ -204,6 +206,36 @@ def log_gap(points: pd.DataFrame, worse: str, better: str, metric: str = "mspbe"
     return pd.DataFrame(rows)
 
 
+def privacy_cost(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
+    """The error in its parts, per (domain, label, n, epsilon) of a map whose points carry each
+    method's own noiseless floor (``floor_<metric>``; an empty frame otherwise): the paired
+    mean log10 of the method's error over its own floor (``own``, ``own_lo``, ``own_hi``: what
+    privacy costs on top of the method without noise, on the same data), of its floor over the
+    non-private reference (``floor``, ``floor_lo``, ``floor_hi``: what the method costs
+    without any privacy) and of its error over the reference (``total``, ``total_lo``,
+    ``total_hi`` = ``own + floor`` in the mean), each with its 95% Student-t interval over the
+    replicates. ``metric``: ``rmse``, ``rmse_clipped`` or ``mspbe``."""
+    floor = f"floor_{metric}"
+    if floor not in points.columns:
+        return pd.DataFrame()
+    frame = points.assign(label=[method_label(m, a) for m, a in
+                                 zip(points.method, points.accountant, strict=True)])
+    value = np.log10(np.maximum(frame[metric].to_numpy(float), 1e-300))
+    own = np.log10(np.maximum(frame[floor].to_numpy(float), 1e-300))
+    frame = frame.assign(value=value, own=own)
+    ref = frame[frame.method == "reference"].set_index(["domain", "n", "seed"]).value
+    private = frame[frame.epsilon.notna()].join(ref.rename("ref"), on=["domain", "n", "seed"])
+    rows = []
+    for (domain, label, n, eps), g in private.groupby(["domain", "label", "n", "epsilon"]):
+        row = dict(domain=domain, label=label, n=int(n), epsilon=float(eps), replicates=len(g))
+        for name, diff in (("own", g.value - g.own), ("floor", g.own - g.ref),
+                           ("total", g.value - g.ref)):
+            mean, lo, hi = t_interval(diff.to_numpy())
+            row.update({name: mean, f"{name}_lo": lo, f"{name}_hi": hi})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def winner_changes(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
     """The points whose winner differs when GPOPE is accounted by RDP instead of PLD (GPOPE's
     two labels read as one method), with both verdicts."""
@@ -217,7 +249,8 @@ def winner_changes(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
 
 __all__ = [
     "ACCOUNTANT", "CELLS", "DECIDERS", "GPOPE_PLD", "GPOPE_RDP", "LABELS", "PAPER_POINTS",
-    "RDP_DECIDERS", "log_errors", "log_gap", "method_label", "price_of_privacy", "t_interval",
+    "RDP_DECIDERS", "log_errors", "log_gap", "method_label", "price_of_privacy", "privacy_cost",
+    "t_interval",
     "winner_changes", "winners",
 ]
 
