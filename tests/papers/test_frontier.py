@@ -180,7 +180,7 @@ def test_edges_flag_settings_at_a_grid_end_and_declare_only_the_cap_or_learning_
     steps, its = (0.01, 0.1, 1.0), (100, 400, 1600)
     zero = {("chain", 10): 1.0}
     got = runs.edges(_chosen([0.1, 1.0, 0.01, 0.01, 0.1, 0.1], [400, 400, 400, 100, 100, 1600],
-                             [0.5, 0.5, 0.5, 0.995, 0.5, 0.5]), zero, steps, its)
+                             [0.5, 0.5, 0.5, 0.97, 0.5, 0.5]), zero, steps, its)
     assert list(got.edge) == ["", "step high", "step low", "step low; iterations low",
                               "iterations low", "iterations cap"]
     assert list(got.at_edge) == [False, True, True, True, True, True]

@@ -18,7 +18,8 @@ zero estimate and the best is the smallest step (learning nothing). Hence ``step
 (125, 500, 2,000, 8,000): the largest, 8,000, is the **compute cap** (32,000 would cost four
 times the map's CPU), declared where a tuned setting reaches it (GPOPE without noise everywhere,
 and the largest n at the largest epsilons); the smallest step or iterations is declared only
-where GPOPE there learns nothing (:func:`~privrl.papers.frontier.runs.edges`).
+where GPOPE there learns nothing (within 5% of the zero estimate's MSPBE, the spread of the
+tuning itself; :func:`~privrl.papers.frontier.runs.edges`).
 """
 
 from __future__ import annotations
