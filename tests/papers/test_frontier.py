@@ -179,14 +179,16 @@ def _chosen(step, iterations, mspbe, domain="chain", n=10):
 def test_edges_flag_settings_at_a_grid_end_and_declare_only_the_cap_or_learning_nothing():
     steps, its = (0.01, 0.1, 1.0), (100, 400, 1600)
     zero = {("chain", 10): 1.0}
-    got = runs.edges(_chosen([0.1, 1.0, 0.01, 0.01, 0.1, 0.1], [400, 400, 400, 100, 100, 1600],
-                             [0.5, 0.5, 0.5, 0.97, 0.5, 0.5]), zero, steps, its)
+    got = runs.edges(_chosen([0.1, 1.0, 0.01, 0.01, 0.1, 0.1, 0.01],
+                             [400, 400, 400, 100, 100, 1600, 1600],
+                             [0.5, 0.5, 0.5, 0.97, 0.5, 0.5, 0.5]), zero, steps, its)
     assert list(got.edge) == ["", "step high", "step low", "step low; iterations low",
-                              "iterations low", "iterations cap"]
-    assert list(got.at_edge) == [False, True, True, True, True, True]
-    assert list(got.learns_nothing) == [False, False, False, True, False, False]
-    # undeclared: the largest step; the smallest step or iterations where GPOPE learns something
-    assert list(got.at_edge_undeclared) == [False, True, True, False, True, False]
+                              "iterations low", "iterations cap", "step low; iterations cap"]
+    assert list(got.at_edge) == [False, True, True, True, True, True, True]
+    assert list(got.learns_nothing) == [False, False, False, True, False, False, False]
+    # undeclared, below the cap: the largest step; the smallest step or iterations where GPOPE
+    # learns something
+    assert list(got.at_edge_undeclared) == [False, True, True, False, True, False, False]
 
 
 def test_the_recorded_gpope_settings_lie_inside_their_grids():

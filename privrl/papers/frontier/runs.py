@@ -80,10 +80,12 @@ def edges(chosen: pd.DataFrame, zero: dict[tuple[str, int], float], step_grid: t
     ``"step high"``, ``"step low"``, ``"iterations low"``, ``"iterations cap"``, joined by
     ``"; "``, or ``""``), ``at_edge`` (``edge`` is not empty), ``learns_nothing`` (its mean
     MSPBE is at least the zero estimate's less :data:`ZERO_TOLERANCE` of it: the optimum is
-    the limit of a vanishing step, which no grid brackets) and ``at_edge_undeclared``: the
-    largest step, or the smallest step or iterations where GPOPE learns something (the
-    largest iterations value is the compute cap: declared). ``zero``: the zero estimate's
-    MSPBE per (domain, n)."""
+    the limit of a vanishing step, which no grid brackets) and ``at_edge_undeclared``: below
+    the compute cap (the largest iterations value, declared), the largest step, or the
+    smallest step or iterations where GPOPE learns something. ``zero``: the zero estimate's
+    MSPBE per (domain, n). A cell at the cap is declared whatever else lies at an edge: a
+    step at the end of its grid there stands in for the iterations the cap withholds (on
+    Mountain Car at n = 100, epsilon 1, the smallest step at 8,000 iterations)."""
     lo_s, hi_s = min(step_grid), max(step_grid)
     lo_t, hi_t = min(iterations_grid), max(iterations_grid)
     words, nothing, undeclared = [], [], []
@@ -101,8 +103,9 @@ def edges(chosen: pd.DataFrame, zero: dict[tuple[str, int], float], step_grid: t
         none = bool(r.mspbe >= (1 - ZERO_TOLERANCE) * floor)
         words.append("; ".join(found))
         nothing.append(none)
-        undeclared.append("step high" in found or (not none and (
-            "step low" in found or "iterations low" in found)))
+        capped = "iterations cap" in found
+        undeclared.append(not capped and ("step high" in found or (not none and (
+            "step low" in found or "iterations low" in found))))
     return chosen.assign(edge=words, at_edge=[bool(w) for w in words], learns_nothing=nothing,
                          at_edge_undeclared=undeclared)
 
