@@ -231,6 +231,15 @@ def test_privacy_cost_splits_the_error_into_the_floor_and_the_noise_on_top():
     np.testing.assert_allclose(cost.own, 1.0, atol=1e-9)
     np.testing.assert_allclose(cost.floor, [1.0, 0.0, -0.5], atol=1e-9)
     np.testing.assert_allclose(cost.total, cost.own + cost.floor, atol=1e-9)
+    np.testing.assert_allclose(cost.noiseless, cost.own, atol=1e-9)  # no tuning: the same
+    gp = _points({"GPOPE": [2.0, 1.0, 0.5]}, noise=0.0)
+    gp["floor_rmse"] = gp.rmse
+    free = gp[gp.method == "reference"].assign(method="GPOPE without noise",
+                                                 rmse=lambda t: t.rmse * 10 ** 0.25)
+    cost = analysis.privacy_cost(pd.concat([gp, free])).set_index("n")
+    np.testing.assert_allclose(cost.own, 0.0, atol=1e-9)  # same settings: no noise cost
+    np.testing.assert_allclose(cost.noiseless, [1.75, 0.75, 0.25], atol=1e-9)
+    np.testing.assert_allclose(cost.free, 0.25, atol=1e-9)
     assert analysis.privacy_cost(pts.drop(columns="floor_rmse")).empty
 
 

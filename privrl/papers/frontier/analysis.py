@@ -28,6 +28,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+#: GPOPE run without noise at its own tuned settings (its converged floor, to the compute cap).
+NOISELESS = "GPOPE without noise"
 #: The method labels of the map: GPOPE under each accountant, DP-LSW, DP-LSL.
 GPOPE_PLD, GPOPE_RDP = "GPOPE", "GPOPE (RDP)"
 LABELS: tuple[str, ...] = (GPOPE_PLD, GPOPE_RDP, "DP-LSW", "DP-LSL")
@@ -116,6 +118,8 @@ def winners(points: pd.DataFrame, metric: str = "rmse",
     ``replicates``, and the winner's paired log10 gap to the zero estimate (``vs_zero``,
     ``vs_zero_lo``, ``vs_zero_hi``; ``beats_zero`` when ``vs_zero_hi < 0``)."""
     logs = log_errors(points, metric)
+    floors = (log_errors(points.assign(**{metric: points[f"floor_{metric}"]}), metric)
+              if f"floor_{metric}" in points.columns else None)
     rows = []
     for (domain, n, eps), part in logs.groupby(level=["domain", "n", "epsilon"]):
         present = [c for c in deciders if c in part.columns and part[c].notna().any()
@@ -135,6 +139,10 @@ def winners(points: pd.DataFrame, metric: str = "rmse",
                 if "zero" in part.columns else (math.nan,) * 3)
         row.update(vs_zero=zero[0], vs_zero_lo=zero[1], vs_zero_hi=zero[2],
                    beats_zero=bool(zero[2] < 0))
+        if floors is not None:
+            own = t_interval((part[ranked[0]] - floors.loc[part.index, ranked[0]]).to_numpy())
+            row.update(own=own[0], own_lo=own[1], own_hi=own[2],
+                       within_2x_own=bool(own[2] < math.log10(2.0)))
         ratio = t_interval((part[ranked[0]] - part["reference"]).to_numpy())
         row.update(ratio=ratio[0], ratio_lo=ratio[1], ratio_hi=ratio[2],
                    frontier="within 10x" if ratio[2] < 1 else
@@ -162,12 +170,18 @@ def _crossing(sizes: np.ndarray, log_ratio: np.ndarray, threshold: float) -> flo
 
 
 def price_of_privacy(points: pd.DataFrame, metric: str = "rmse", factor: float = 2.0,
-                     n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+                     n_boot: int = 1000, seed: int = 0, against: str = "reference") -> pd.DataFrame:
     """Per (domain, label, epsilon): ``n_needed``, the smallest n whose geometric-mean error is
     within ``factor`` of the reference's at the same n, and its 95% percentile-bootstrap
     interval ``n_lo``, ``n_hi`` (``n_boot`` resamples of the replicates; ``inf``: not within
-    ``factor`` at the largest n; the smallest size: already within at it)."""
+    ``factor`` at the largest n; the smallest size: already within at it). ``against``:
+    ``"reference"`` (the non-private estimate) or ``"floor"`` (the method's own noiseless
+    version on the same data, ``floor_<metric>``: what privacy alone costs)."""
+    if against not in ("reference", "floor"):
+        raise ValueError(f"against must be 'reference' or 'floor', got {against!r}")
     logs = log_errors(points, metric)
+    if against == "floor":
+        floors = log_errors(points.assign(**{metric: points[f"floor_{metric}"]}), metric)
     rng = np.random.default_rng(seed)
     threshold = math.log10(factor)
     rows = []
@@ -178,7 +192,8 @@ def price_of_privacy(points: pd.DataFrame, metric: str = "rmse", factor: float =
         for label in LABELS:
             if label not in part.columns or not CELLS.get((_method(label), domain), (0,))[0]:
                 continue
-            gap = (part[label] - part["reference"]).unstack("n").reindex(
+            base = part["reference"] if against == "reference" else floors.loc[part.index, label]
+            gap = (part[label] - base).unstack("n").reindex(
                 index=seeds, columns=sizes, level="seed")
             gap = gap.droplevel([lvl for lvl in gap.index.names if lvl != "seed"])
             values = gap.to_numpy(float)
@@ -189,7 +204,8 @@ def price_of_privacy(points: pd.DataFrame, metric: str = "rmse", factor: float =
                              for d in draws])
             lo, hi = np.quantile(boot, [(1 - LEVEL) / 2, (1 + LEVEL) / 2], method="lower")
             rows.append(dict(domain=domain, label=label, epsilon=eps, n_needed=point,
-                             n_lo=float(lo), n_hi=float(hi), replicates=len(seeds)))
+                             n_lo=float(lo), n_hi=float(hi), replicates=len(seeds),
+                             against=against))
     return pd.DataFrame(rows)
 
 
@@ -223,13 +239,19 @@ def privacy_cost(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
     value = np.log10(np.maximum(frame[metric].to_numpy(float), 1e-300))
     own = np.log10(np.maximum(frame[floor].to_numpy(float), 1e-300))
     frame = frame.assign(value=value, own=own)
-    ref = frame[frame.method == "reference"].set_index(["domain", "n", "seed"]).value
-    private = frame[frame.epsilon.notna()].join(ref.rename("ref"), on=["domain", "n", "seed"])
+    keys = ["domain", "n", "seed"]
+    ref = frame[frame.method == "reference"].set_index(keys).value
+    private = frame[frame.epsilon.notna()].join(ref.rename("ref"), on=keys)
+    free = frame[frame.method == NOISELESS].set_index(keys).value.rename("free")
+    private = private.join(free, on=keys) if len(free) else private.assign(free=np.nan)
+    gpope = private.label.str.startswith("GPOPE")
+    private["free"] = private.free.where(gpope, private.own)
     rows = []
     for (domain, label, n, eps), g in private.groupby(["domain", "label", "n", "epsilon"]):
         row = dict(domain=domain, label=label, n=int(n), epsilon=float(eps), replicates=len(g))
         for name, diff in (("own", g.value - g.own), ("floor", g.own - g.ref),
-                           ("total", g.value - g.ref)):
+                           ("total", g.value - g.ref), ("noiseless", g.value - g.free),
+                           ("free", g.free - g.ref)):
             mean, lo, hi = t_interval(diff.to_numpy())
             row.update({name: mean, f"{name}_lo": lo, f"{name}_hi": hi})
         rows.append(row)
@@ -288,12 +310,17 @@ def findings(points: pd.DataFrame, n_boot: int = 1000) -> dict[str, object]:
                        gap_max_at=f"n = {int(hi.n):,}, epsilon = {hi.epsilon:g}",
                        gap_below_1=int((gap.gap_hi < 1).sum()), gap_points=len(gap))
     price = price_of_privacy(points, n_boot=n_boot)
+    out["reached_2x"] = int(np.isfinite(price.n_needed).sum())
+    out["price_rows"] = len(price)
+    if "floor_rmse" in points.columns:
+        own = price_of_privacy(points, n_boot=n_boot, against="floor")
+        out["reached_2x_own"] = int(np.isfinite(own.n_needed).sum())
+        out["within_2x_own"] = int(win.within_2x_own.sum())
+        price = pd.concat([own, price], ignore_index=True)
     price["n needed"] = [_fmt_n(v, largest) for v in price.n_needed]
     price["95% interval"] = [f"{_fmt_n(a, largest)} to {_fmt_n(b, largest)}"
                              for a, b in zip(price.n_lo, price.n_hi, strict=True)]
     out["price"] = price
-    out["reached_2x"] = int(np.isfinite(price.n_needed).sum())
-    out["price_rows"] = len(price)
     return out
 
 

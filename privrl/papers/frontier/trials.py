@@ -212,7 +212,8 @@ def gpope_at(config: dict[str, Any], stats: SaddlePointStats, n: int, gen: np.ra
                  n_trials=len(zs), schedule=config["schedule"])
 
 
-#: The label of GPOPE run without noise at its own tuned (iterations, step): its converged floor.
+#: The label of GPOPE run without noise at its own tuned (iterations, step): its converged floor
+#: (the same string as :data:`privrl.papers.frontier.analysis.NOISELESS`).
 NOISELESS = "GPOPE without noise"
 
 PROBE = {"domain": "chain", "sizes": (5, 10), "epsilons": (1.0,), "delta": 1e-5,
