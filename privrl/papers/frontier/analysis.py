@@ -99,6 +99,21 @@ def log_errors(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
     return wide.join(base, on=["domain", "n", "seed"])
 
 
+def own_noiseless(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame | None:
+    """:func:`log_errors` of each method's own noiseless version, indexed and labelled alike:
+    GPOPE's is GPOPE without noise at its own tuned settings (the step and iterations privacy
+    makes it choose are part of privacy's cost), DP-LSW's and DP-LSL's their least-squares fit
+    without noise on the same data (``floor_<metric>``). ``None`` on a map without floors."""
+    if f"floor_{metric}" not in points.columns:
+        return None
+    floors = log_errors(points.assign(**{metric: points[f"floor_{metric}"]}), metric)
+    if NOISELESS in floors.columns:
+        for label in (GPOPE_PLD, GPOPE_RDP):
+            if label in floors.columns:
+                floors[label] = floors[NOISELESS]
+    return floors
+
+
 def t_interval(diff: np.ndarray, level: float = LEVEL) -> tuple[float, float, float]:
     """(mean, lower, upper) of the Student-t interval of the mean of ``diff``."""
     diff = np.asarray(diff, float)
@@ -118,8 +133,7 @@ def winners(points: pd.DataFrame, metric: str = "rmse",
     ``replicates``, and the winner's paired log10 gap to the zero estimate (``vs_zero``,
     ``vs_zero_lo``, ``vs_zero_hi``; ``beats_zero`` when ``vs_zero_hi < 0``)."""
     logs = log_errors(points, metric)
-    floors = (log_errors(points.assign(**{metric: points[f"floor_{metric}"]}), metric)
-              if f"floor_{metric}" in points.columns else None)
+    floors = own_noiseless(points, metric)
     rows = []
     for (domain, n, eps), part in logs.groupby(level=["domain", "n", "epsilon"]):
         present = [c for c in deciders if c in part.columns and part[c].notna().any()
@@ -176,12 +190,12 @@ def price_of_privacy(points: pd.DataFrame, metric: str = "rmse", factor: float =
     interval ``n_lo``, ``n_hi`` (``n_boot`` resamples of the replicates; ``inf``: not within
     ``factor`` at the largest n; the smallest size: already within at it). ``against``:
     ``"reference"`` (the non-private estimate) or ``"floor"`` (the method's own noiseless
-    version on the same data, ``floor_<metric>``: what privacy alone costs)."""
+    version on the same data, :func:`own_noiseless`: what privacy alone costs)."""
     if against not in ("reference", "floor"):
         raise ValueError(f"against must be 'reference' or 'floor', got {against!r}")
     logs = log_errors(points, metric)
     if against == "floor":
-        floors = log_errors(points.assign(**{metric: points[f"floor_{metric}"]}), metric)
+        floors = own_noiseless(points, metric)
     rng = np.random.default_rng(seed)
     threshold = math.log10(factor)
     rows = []
@@ -271,7 +285,7 @@ def winner_changes(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
 
 __all__ = [
     "ACCOUNTANT", "CELLS", "DECIDERS", "GPOPE_PLD", "GPOPE_RDP", "LABELS", "PAPER_POINTS",
-    "RDP_DECIDERS", "log_errors", "log_gap", "method_label", "price_of_privacy", "privacy_cost",
+    "NOISELESS", "RDP_DECIDERS", "log_errors", "log_gap", "own_noiseless", "method_label", "price_of_privacy", "privacy_cost",
     "t_interval",
     "winner_changes", "winners",
 ]
@@ -325,3 +339,25 @@ def findings(points: pd.DataFrame, n_boot: int = 1000) -> dict[str, object]:
 
 
 __all__ += ["findings"]
+
+
+def tuning_findings(steps: pd.DataFrame) -> dict[str, object]:
+    """Counts of GPOPE's tuned settings (a steps table with its ``edge`` columns): private
+    tunings, at the compute cap, learning nothing (no better than the zero estimate), learning
+    something and of those at the cap, at an undeclared edge, and GPOPE without noise at the
+    cap; the cap itself."""
+    private = steps[steps.accountant != "none"]
+    free = steps[steps.accountant == "none"]
+    cap = private.edge.fillna("").str.contains("cap")
+    learns = ~private.learns_nothing.astype(bool)
+    return {"tunings": len(private), "tunings_at_cap": int(cap.sum()),
+            "tunings_learning": int(learns.sum()),
+            "tunings_learning_at_cap": int((learns & cap).sum()),
+            "tunings_learning_nothing": int((~learns).sum()),
+            "tunings_undeclared": int(steps.at_edge_undeclared.astype(bool).sum()),
+            "noiseless_cells": len(free),
+            "noiseless_at_cap": int(free.edge.fillna("").str.contains("cap").sum()),
+            "iterations_cap": f"{int(steps.iterations.max()):,}"}
+
+
+__all__ += ["tuning_findings"]

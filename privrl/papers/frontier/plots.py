@@ -3,12 +3,12 @@
 
 * :func:`plot_map` - the winner at every (n, epsilon) of each domain, decided or not, and where
   no method comes within 10x of the non-private error;
-* :func:`plot_price` - the price of privacy: the n each method needs to come within 2x of the
-  non-private error, against epsilon, with its interval;
+* :func:`plot_cost` - what privacy costs each method at one n against epsilon, over its own
+  noiseless version and over the non-private estimate, with intervals;
 * :func:`plot_errors` - geometric-mean error against n at one epsilon, every method with the
   reference and the zero estimate;
 * :func:`plot_gap` - the paired log10 gap between DP-LSW and GPOPE (RDP) on Mountain Car;
-* the map, the errors and the price of privacy are each drawn against both references: the
+* the map, the errors and the cost of privacy are each drawn against both references: the
   non-private estimate and each method's own noiseless version on the same data (its floor).
 """
 
@@ -87,41 +87,31 @@ def plot_map(win: pd.DataFrame) -> Figure:
     return fig
 
 
-def plot_price(price: pd.DataFrame, largest: int) -> Figure:
-    """One panel per domain and reference (rows: each method's own noiseless version, then the
-    non-private estimate, as ``price.against`` holds them): the n each method needs to come
-    within 2x of the reference, against epsilon, with its 95% bootstrap interval; a triangle at
-    the top where it is not within 2x by the largest n."""
-    domains = _domains(price)
-    refs = [a for a in ("floor", "reference") if a in set(price.get("against", ["reference"]))]
-    if "against" not in price.columns:
-        price = price.assign(against="reference")
-    fig, axes = new_figure(len(refs), len(domains), width=3.2, height=2.6)
-    top = 2.0 * largest
-    for row, against in enumerate(refs):
-        for ax, domain in zip(axes[row], domains, strict=True):
-            part = price[(price.domain == domain) & (price.against == against)]
-            for i, (label, g) in enumerate(part.groupby("label", sort=False)):
-                g = g.sort_values("epsilon")
-                x = g.epsilon.to_numpy(float) * (1 + 0.06 * (i - 1.5))  # side by side
-                y = np.minimum(g.n_needed.to_numpy(float), top)
-                lo = np.minimum(g.n_lo.to_numpy(float), top)
-                hi = np.minimum(g.n_hi.to_numpy(float), top)
-                reached = np.isfinite(g.n_needed.to_numpy(float))
-                colour = COLOURS[label]
-                ax.errorbar(x[reached], y[reached], yerr=[y[reached] - lo[reached],
-                                                          hi[reached] - y[reached]],
-                            marker="o", color=colour, capsize=2,
-                            label=WORDS[label] if row == 0 else None)
-                ax.plot(x[~reached], y[~reached], marker="^", linestyle="none", color=colour)
-            ax.axhline(largest, color="grey", linestyle=":", linewidth=1)
-            ax.set(xscale="log", yscale="log", ylim=(5, 4 * largest),
-                   title=_title(domain) if row == 0 else "",
-                   xlabel="epsilon" if row == len(refs) - 1 else "")
-        axes[row][0].set_ylabel("n for 2x of its own\nnoiseless version" if against == "floor"
-                                else "n for 2x of\nnon-private")
-    axes[0][-1].plot([], [], marker="^", linestyle="none", color="grey",
-                     label=f"not within 2x by n = {largest:,}")
+def plot_cost(cost: pd.DataFrame, n: int) -> Figure:
+    """One panel per domain: what privacy costs each method at ``n`` trajectories against
+    epsilon, as the paired log10 ratio of its error to its own noiseless version (solid; GPOPE:
+    GPOPE without noise at its own tuned settings) and to the non-private estimate (dashed),
+    with 95% intervals; ``cost`` from :func:`~privrl.papers.frontier.analysis.privacy_cost`.
+    (It replaces the n-needed-for-2x figure, which drew only "not within 2x" triangles: no
+    method comes within 2x of the non-private estimate anywhere on the map.)"""
+    part = cost[cost.n == n]
+    domains = _domains(part)
+    fig, axes = new_figure(1, len(domains), width=3.2, height=3.0)
+    for ax, domain in zip(axes[0], domains, strict=True):
+        here = part[part.domain == domain]
+        for i, (label, g) in enumerate(here.groupby("label", sort=False)):
+            g = g.sort_values("epsilon")
+            x = g.epsilon.to_numpy(float) * (1 + 0.05 * (i - 1.5))
+            for col, style, words in (("noiseless", "-", "over its own noiseless version"),
+                                      ("total", "--", "over non-private")):
+                y = g[col].to_numpy(float)
+                ax.errorbar(x, y, yerr=[y - g[f"{col}_lo"], g[f"{col}_hi"] - y], marker="o",
+                            markersize=3, capsize=2, color=COLOURS[label], linestyle=style,
+                            label=f"{WORDS[label]}, {words}")
+        ax.axhline(0.0, color="grey", linewidth=0.8)
+        ax.axhline(np.log10(2.0), color="grey", linestyle=":", linewidth=0.8)
+        ax.set(title=_title(domain), xscale="log", xlabel="epsilon")
+    axes[0][0].set_ylabel(f"log10 error ratio at n = {n:,}")
     legend_outside(fig)
     return fig
 
@@ -177,4 +167,4 @@ def plot_gap(gap: pd.DataFrame) -> Figure:
     return fig
 
 
-__all__ = ["COLOURS", "WORDS", "plot_errors", "plot_gap", "plot_map", "plot_price"]
+__all__ = ["COLOURS", "WORDS", "plot_cost", "plot_errors", "plot_gap", "plot_map"]

@@ -19,7 +19,8 @@ zero estimate and the best is the smallest step (learning nothing). Hence ``step
 four times the map's CPU). The recorded tuning (3 public datasets) shows what the cap costs: it
 is chosen by GPOPE without noise in all 12 (domain, n) cells and by 69 of the 120 private
 tunings, among them 66 of the 69 where GPOPE learns anything (a tuned MSPBE more than 5% below
-the zero estimate's); the other 51 learn nothing and sit at the smallest step or iterations.
+the zero estimate's); the other 51 learn nothing (37 of them at the smallest step or
+iterations).
 So wherever GPOPE learns, its error on the map is the error *within 8,000 iterations*, declared
 as such. An edge is declared where the cell is at the cap or where GPOPE learns nothing (within
 5% of the zero estimate's MSPBE, the spread of the tuning itself); any other edge fails the

@@ -9,8 +9,7 @@ accountant, iterations); ``frontier-paper-steps.csv``, its tuned (iterations, st
 without noise, flagged at a grid edge) and the run record
 (:class:`privrl.chapter.records.RunRecord`) one folder up, ``book/measurements/frontier-paper.json``.
 The map carries every method's own noiseless floor and GPOPE without noise at its own tuned
-settings, so there is no separate noiseless record any more
-(:mod:`privrl.papers.frontier.noiseless` only reads the earlier one).
+settings, so there is no separate noiseless record any more.
 """
 
 from __future__ import annotations
