@@ -23,7 +23,9 @@ and subtract it).
 * :func:`laplace_report`, :func:`sign_report`: Ono and Takahashi 2020 (local gradient reports);
 * :func:`dirichlet_teacher_answer`: Gohari et al. 2021 (the Dirichlet mechanism, its concentration
   calibrated to a target).
-* :func:`compose`: several releases on the same data as one release with one guarantee.
+* :func:`compose`: several releases on the same data as one release with one guarantee;
+* :func:`clip_values`: the values of released weights clipped to a public range (free
+  post-processing: the same guarantee).
 
 The data types: :class:`~privrl.core.trajectories.Trajectories` (a batch of trajectories) and
 :class:`~privrl.core.envs.tabular.TabularMDP` (a finite Markov reward process with its exact
@@ -36,13 +38,14 @@ from privrl.api.control import dirichlet_teacher_answer, functional_q_learning
 from privrl.api.evaluation import dp_lsl, dp_lsw, gpope
 from privrl.api.local import laplace_report, sign_report
 from privrl.api.mechanisms import gaussian_mechanism, laplace_mechanism
-from privrl.api.release import NEIGHBOURS, Release, compose
+from privrl.api.release import NEIGHBOURS, Release, clip_values, compose
 from privrl.core.envs.tabular import TabularMDP
 from privrl.core.trajectories import Trajectories
 from privrl.core.validation import ClippedDataWarning
 
 __all__ = [
-    "ClippedDataWarning", "NEIGHBOURS", "Release", "TabularMDP", "Trajectories", "compose",
+    "ClippedDataWarning", "NEIGHBOURS", "Release", "TabularMDP", "Trajectories", "clip_values",
+    "compose",
     "dirichlet_teacher_answer", "dp_lsl", "dp_lsw", "functional_q_learning", "gaussian_mechanism",
     "gpope", "laplace_mechanism", "laplace_report", "sign_report",
 ]

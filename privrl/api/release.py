@@ -129,7 +129,44 @@ def compose(releases: Sequence[Release], *, delta: float | None = None) -> Relea
                               basic_epsilon=event.basic_epsilon(delta))
 
 
-__all__ = ["NEIGHBOURS", "Release", "compose"]
+def clip_values(release: Release, features: Any, low: float, high: float) -> Release:
+    r"""Post-processing of a release of value-function weights :math:`\theta`: the values
+    :math:`V(s) = \phi(s)^\top\theta` of the states whose features are the rows of
+    ``features`` (shape (K, d), public), each clipped to ``[low, high]`` (public: the value
+    range the analysis assumes, e.g. :math:`[r_{min}, r_{max}]/(1-\gamma)` or the return bound
+    the release's sensitivity used). It reads nothing but the release and public inputs, so it
+    costs no privacy: the result carries the same ``event``, ``delta`` and ``relation`` (so the
+    same ``epsilon``), and ``parameters`` the release's plus ``low``, ``high``. Clipping to a
+    range that holds the true values never moves an estimate away from them.
+
+    >>> import numpy as np
+    >>> from privrl.core.accounting.gaussian import GaussianEvent
+    >>> event = GaussianEvent(sigma=2.0, sensitivity=1.0)
+    >>> weights = Release.from_event(np.array([3.0, -0.5]), event, 1e-5,
+    ...                              relation="replace-one trajectory")
+    >>> values = clip_values(weights, np.eye(2), 0.0, 1.0)
+    >>> values.value.tolist(), values.epsilon == weights.epsilon
+    ([1.0, 0.0], True)
+    """
+    if not isinstance(release, Release):
+        raise ValueError(f"release must be a privrl.Release, got {type(release).__name__}")
+    theta = np.asarray(release.value, dtype=float)
+    if theta.ndim != 1:
+        raise ValueError(f"release: its value must be a weight vector (1-d), got shape "
+                         f"{theta.shape}")
+    phi = np.asarray(features, dtype=float)
+    if phi.ndim != 2 or phi.shape[1] != theta.shape[0] or not np.isfinite(phi).all():
+        raise ValueError(f"features must be a finite (K, {theta.shape[0]}) array, got shape "
+                         f"{phi.shape}")
+    low, high = float(low), float(high)
+    if not (math.isfinite(low) and math.isfinite(high) and low <= high):
+        raise ValueError(f"low and high must be finite with low <= high, got {low!r}, {high!r}")
+    values = np.clip(phi @ theta, low, high)
+    return Release.from_event(values, release.event, release.delta, relation=release.relation,
+                              **{**release.parameters, "low": low, "high": high})
+
+
+__all__ = ["NEIGHBOURS", "Release", "clip_values", "compose"]
 
 
 def release_rng(rng: SeedLike | None) -> SeedLike:

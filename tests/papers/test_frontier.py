@@ -29,7 +29,7 @@ from privrl.papers.frontier import analysis, chapter, runs, trials
 from privrl.papers.frontier.profile import FrontierProfile
 
 TINY = FrontierProfile.quick(domains=("chain", "mountain_car_on"), sizes=(5, 12),
-                             epsilons=(0.5, 4.0), n_datasets=2, iterations=60,
+                             epsilons=(0.5, 4.0), n_datasets=2, iterations_grid=(30, 60),
                              step_grid=(0.1, 1.0), target_episodes=30, lsw_cells=3)
 
 
@@ -114,6 +114,132 @@ def test_price_of_privacy_interpolates_the_2x_crossing_on_log_n():
     assert math.isinf(never.n_needed.iloc[0]) and math.isinf(never.n_lo.iloc[0])
 
 
+def test_a_replicate_carries_each_methods_own_noiseless_floor_on_the_same_data():
+    """GPOPE's floor is GPOPE at the release's (iterations, step) without noise in the same call
+    (releases that share settings share it; GPOPE without noise at those settings is it);
+    DP-LSW / DP-LSL's is their least-squares fit of the same first-visit returns (sigma = 0),
+    recomputed here; a non-private row's floor is itself."""
+    from privrl.core.algorithms import monte_carlo as mc
+
+    seed = np.random.SeedSequence(3)
+    out = trials.run_frontier(trials.PROBE, seed)
+    own = out[out.method.isin(["reference", "zero", trials.NOISELESS])]
+    for col in ("mspbe", "rmse", "rmse_clipped"):
+        np.testing.assert_array_equal(own[f"floor_{col}"], own[col])
+    gp = out[out.method == "GPOPE"]
+    assert gp.groupby(["n", "iterations", "step_size"]).floor_rmse.nunique().max() == 1
+    free = out[(out.method == trials.NOISELESS) & (out.n == 10)].iloc[0]
+    pld = gp[(gp.n == 10) & (gp.accountant == "PLD")].iloc[0]
+    assert (free.step_size, free.iterations) == (pld.step_size, pld.iterations)
+    assert pld.floor_rmse == free.rmse and pld.rmse != pld.floor_rmse
+    _, fv, phi, rho, _ = trials.replicate_data(trials.PROBE, 10, np.random.SeedSequence(3))
+    problem = trials.target_problem(trials.PROBE)
+    for n in (5, 10):
+        part = mc.bounded_returns(trials.fv_prefix(fv, n),
+                                  mc.SmoothGaussianBudget(1.0, 1e-5, 1.0))
+        lam = mc.lsl_regularization(phi, rho, n, 1.0, 0.4)
+        for method, theta in (("DP-LSW", mc.lsw(part, phi, rho)),
+                              ("DP-LSL", mc.lsl(part, phi, rho, lam))):
+            row = out[(out.method == method) & (out.n == n)].iloc[0]
+            assert row.floor_rmse == pytest.approx(trials.errors(theta, problem)[1][0], rel=1e-12)
+            assert row.rmse > row.floor_rmse  # the noise on top
+    assert len(out) == 14
+
+
+def test_clipped_rmse_is_the_value_rmse_after_clipping_over_the_states_m_weights():
+    """The chain: over its states weighted by the occupancy its M uses, the unclipped value RMSE
+    is :func:`trials.errors`' exactly; clipping to the return range puts every value in it and
+    leaves weights whose values lie in it unchanged. Mountain Car: the public state sample is
+    weighted as the behaviour visits them (with all transitions sampled, it reproduces M)."""
+    cfg = TINY.domain_config("chain")
+    problem = trials.target_problem(cfg)
+    phi, w = trials.value_states(cfg)
+    star = saddle_point_solution(*problem)
+    thetas = star + np.random.default_rng(0).normal(scale=[[1e-3], [10.0]], size=(2, len(star)))
+    unclipped = np.sqrt(((thetas - star) @ phi.T) ** 2 @ w)
+    np.testing.assert_allclose(unclipped, trials.errors(thetas, problem)[1], rtol=1e-9)
+    low, high = trials.value_range(cfg)
+    assert (low, high) == (0.0, 1.0) and np.all((phi @ star >= -1e-9) & (phi @ star <= 1 + 1e-9))
+    clipped = trials.clipped_rmse(thetas, cfg, problem)
+    assert clipped[0] == pytest.approx(unclipped[0], rel=1e-9)  # values inside: unchanged
+    assert clipped[1] < unclipped[1] / 5 and clipped[1] <= 1.0
+    mc_cfg = {**TINY.domain_config("mountain_car_on"), "target_episodes": 8}
+    feats, weights = trials.value_states(mc_cfg)
+    A, b, M = trials.target_problem(mc_cfg)
+    assert trials.value_range(mc_cfg) == pytest.approx((-10.0, 0.0))
+    if len(feats) < trials.VALUE_STATES:  # every transition of the sample: M exactly
+        np.testing.assert_allclose(feats.T @ (weights[:, None] * feats), M, atol=1e-12)
+
+
+def _chosen(step, iterations, mspbe, domain="chain", n=10):
+    return pd.DataFrame({"domain": domain, "n": n, "epsilon": 1.0, "accountant": "PLD",
+                         "iterations": iterations, "step_size": step, "mspbe": mspbe})
+
+
+def test_edges_flag_settings_at_a_grid_end_and_declare_only_the_cap_or_learning_nothing():
+    steps, its = (0.01, 0.1, 1.0), (100, 400, 1600)
+    zero = {("chain", 10): 1.0}
+    got = runs.edges(_chosen([0.1, 1.0, 0.01, 0.01, 0.1, 0.1, 0.01],
+                             [400, 400, 400, 100, 100, 1600, 1600],
+                             [0.5, 0.5, 0.5, 0.97, 0.5, 0.5, 0.5]), zero, steps, its)
+    assert list(got.edge) == ["", "step high", "step low", "step low; iterations low",
+                              "iterations low", "iterations cap", "step low; iterations cap"]
+    assert list(got.at_edge) == [False, True, True, True, True, True, True]
+    assert list(got.learns_nothing) == [False, False, False, True, False, False, False]
+    # undeclared, below the cap: the largest step; the smallest step or iterations where GPOPE
+    # learns something
+    assert list(got.at_edge_undeclared) == [False, True, True, False, True, False, False]
+
+
+def test_the_recorded_gpope_settings_lie_inside_their_grids():
+    """Every tuned GPOPE setting of the record (private and without noise) lies strictly inside
+    its grids, or at an edge the record declares: the compute cap (the largest iterations
+    value) or the smallest step / iterations where GPOPE learns nothing (no better than the
+    zero estimate). Recomputed from the record's steps table and its profile's grids."""
+    import json
+
+    from privrl.chapter.records import results_dir
+    from privrl.papers.frontier.record import RECORD_JSON, recorded_tables
+
+    tables = recorded_tables()
+    assert tables is not None, "the paper-profile map is recorded"
+    steps = tables["steps"]
+    params = json.loads((results_dir().parent / RECORD_JSON).read_text())["parameters"]
+    zero = {}
+    for d in set(steps.domain):
+        problem = trials.target_problem(FrontierProfile.paper().domain_config(d))
+        zero.update({(d, int(n)): float(trials.errors(np.zeros((1, len(problem[1]))),
+                                                      problem)[0][0]) for n in steps.n})
+    again = runs.edges(steps.drop(columns=["edge", "at_edge", "learns_nothing",
+                                           "at_edge_undeclared"]),
+                       zero, tuple(params["step_grid"]), tuple(params["iterations_grid"]))
+    assert list(again.edge.fillna("")) == list(steps.edge.fillna(""))
+    bad = again[again.at_edge_undeclared]
+    assert bad.empty, f"tuned at an undeclared grid edge:\n{bad.to_string()}"
+
+
+def test_privacy_cost_splits_the_error_into_the_floor_and_the_noise_on_top():
+    """log10(error / reference) = log10(error / own floor) + log10(floor / reference), each
+    paired over replicates; an old map without floors gives an empty table."""
+    pts = _points({"DP-LSW": [2.0, 1.0, 0.5]}, noise=0.0)
+    pts["floor_rmse"] = pts.rmse.where(pts.method != "DP-LSW", pts.rmse / 10)  # one decade
+    cost = analysis.privacy_cost(pts).set_index("n")
+    assert list(cost.label.unique()) == ["DP-LSW"] and list(cost.index) == [10, 100, 1000]
+    np.testing.assert_allclose(cost.own, 1.0, atol=1e-9)
+    np.testing.assert_allclose(cost.floor, [1.0, 0.0, -0.5], atol=1e-9)
+    np.testing.assert_allclose(cost.total, cost.own + cost.floor, atol=1e-9)
+    np.testing.assert_allclose(cost.noiseless, cost.own, atol=1e-9)  # no tuning: the same
+    gp = _points({"GPOPE": [2.0, 1.0, 0.5]}, noise=0.0)
+    gp["floor_rmse"] = gp.rmse
+    free = gp[gp.method == "reference"].assign(method="GPOPE without noise",
+                                                 rmse=lambda t: t.rmse * 10 ** 0.25)
+    cost = analysis.privacy_cost(pd.concat([gp, free])).set_index("n")
+    np.testing.assert_allclose(cost.own, 0.0, atol=1e-9)  # same settings: no noise cost
+    np.testing.assert_allclose(cost.noiseless, [1.75, 0.75, 0.25], atol=1e-9)
+    np.testing.assert_allclose(cost.free, 0.25, atol=1e-9)
+    assert analysis.privacy_cost(pts.drop(columns="floor_rmse")).empty
+
+
 def _spy(monkeypatch) -> list[tuple]:
     calls: list[tuple] = []
     real = {name: getattr(trials, name) for name in ("gpope", "dp_lsw", "dp_lsl")}
@@ -136,18 +262,20 @@ def _spy(monkeypatch) -> list[tuple]:
 
 
 def _calls_meet_targets(calls: list[tuple], tables: dict[str, pd.DataFrame]) -> bool:
-    """Every noisy GPOPE trial's z is the one calibrated for its (n, epsilon, accountant) and
-    meets that target; every DP-LSW/DP-LSL call got the point's (epsilon, delta), the return
+    """Every noisy GPOPE trial's z is the one calibrated for its (n, epsilon, accountant,
+    iterations) and meets that target (a trial without noise releases nothing: the floors, the
+    tuning without noise); every DP-LSW/DP-LSL call got the point's (epsilon, delta), the return
     bound of its domain and no noise multiplier below 1."""
     cal = tables["calibration"]
     ok = True
     for call in calls:
         if call[0] == "GPOPE":
             _, n, T, zs = call
-            if T != TINY.iterations:
+            if T not in TINY.iterations_grid:
                 return False
-            for z in zs:
-                match = cal[(cal.n == n) & np.isclose(cal.z, z, rtol=0, atol=0)]
+            for z in zs[zs != 0]:
+                match = cal[(cal.n == n) & (cal.iterations == T)
+                            & np.isclose(cal.z, z, rtol=0, atol=0)]
                 if match.empty:
                     return False
                 row = match.iloc[0]
@@ -165,13 +293,17 @@ def test_every_release_of_the_map_meets_its_target_and_halving_fails(monkeypatch
     calls = _spy(monkeypatch)
     tables = runs.run_map(TINY, executor="serial", progress=False)
     gp = [c for c in calls if c[0] == "GPOPE"]
-    # per domain (2) and size (2): tuning runs (epsilon, accountant) x steps = 4 x 2 trials on
-    # one public dataset, the map 4 trials on each of the n_datasets replicates
-    assert sum(len(c[3]) for c in gp) == 2 * 2 * (4 * 2 + 4 * TINY.n_datasets)
+    # per domain (2) and size (2): tuning runs (epsilon, accountant) x iterations x steps
+    # = 4 x 2 x 2 noisy trials on one public dataset, the map 4 on each replicate
+    assert sum(int((c[3] > 0).sum()) for c in gp) == 2 * 2 * (4 * 2 * 2 + 4 * TINY.n_datasets)
+    # every map call of Algorithm 1 carries each of its releases' (iterations, step) without
+    # noise (their floors): the spy sees as many noiseless trials as distinct settings at least
+    assert all((c[3] == 0).any() for c in gp)
     assert {c[0] for c in calls} == {"GPOPE", "DP-LSW", "DP-LSL"}
     assert _calls_meet_targets(calls, tables)
     smooth = [c for c in calls if c[0] != "GPOPE"]
     assert not _calls_meet_targets([(*c[:3], c[3] / 2) for c in gp], tables)
+    assert not _calls_meet_targets([(*c[:2], c[2] * 2, c[3]) for c in gp], tables)
     assert not _calls_meet_targets(
         [(*c[:2], dataclasses.replace(c[2], epsilon=2 * c[2].epsilon), c[3]) for c in smooth],
         tables)
@@ -181,8 +313,9 @@ def test_every_release_of_the_map_meets_its_target_and_halving_fails(monkeypatch
 @pytest.mark.slow
 def test_the_chapter_runs_end_to_end_with_its_checks_and_ledger(book_summary):
     """The book's quick run of the chapter (built once per test session): every check passed,
-    GPOPE's entries (n, epsilon, accountant) and DP-LSW on both domains and DP-LSL on the chain per
-    epsilon made in this run, all under replace-one, and no verdict rows (no paper)."""
+    GPOPE's entries (n, epsilon, accountant, tuned iterations) and DP-LSW on both domains and
+    DP-LSL on the chain per epsilon made in this run, all under replace-one, and no verdict rows
+    (no paper)."""
     summary = book_summary("frontier")
     checks = {c["key"]: c for c in summary["checks"]}
     assert {"gpope_meets_target", "gpope_noise_smallest", "pld_noise_below_rdp",
@@ -190,7 +323,11 @@ def test_the_chapter_runs_end_to_end_with_its_checks_and_ledger(book_summary):
     assert all(c["passed"] for c in checks.values())
     cfg = summary["config"]
     own = [e for e in summary["ledger"] if chapter.LIVE_RUN in e["release"]]
-    assert len(own) == len(cfg["sizes"]) * len(cfg["epsilons"]) * 2 + 3 * len(cfg["epsilons"])
+    # GPOPE: one entry per (n, epsilon, accountant) and tuned iterations value (the two domains
+    # may tune different iterations), DP-LSW on both domains and DP-LSL on the chain per epsilon
+    cells = len(cfg["sizes"]) * len(cfg["epsilons"]) * 2
+    gp = [e for e in own if e["release"].startswith("GPOPE")]
+    assert cells <= len(gp) <= 2 * cells and len(own) == len(gp) + 3 * len(cfg["epsilons"])
     assert {e["relation"] for e in summary["ledger"]} == {"replace-one"}
     assert not summary["claims"]  # no paper: no verdict rows
 
@@ -229,30 +366,48 @@ def test_the_maps_smooth_releases_are_the_public_apis(name):
     assert "sigma" not in api.parameters  # a function of the visit counts: not public
 
 
+def _span(cost: pd.DataFrame, label: str, column: str) -> str:
+    """"low (its interval's lower end) to high (its interval's upper end)" of ``column`` of
+    :func:`analysis.privacy_cost` over every point of ``label``."""
+    g = cost[cost.label == label]
+    lo, hi = g.loc[g[column].idxmin()], g.loc[g[column].idxmax()]
+    return (f"{lo[column]:.2f} ({lo[f'{column}_lo']:.2f}) to "
+            f"{hi[column]:.2f} ({hi[f'{column}_hi']:.2f})")
+
+
 def test_the_bottom_line_states_the_recorded_maps_numbers():
     """The front matter's bottom line is typed once from the recorded map: it must keep saying
-    what the record says (counts, frontier, price of privacy, Xie's gap, PLD against RDP, and
-    GPOPE without noise on the chain)."""
+    what the record says (counts, frontier, what privacy costs each method against its own
+    noiseless version and against the non-private estimate, with intervals, clipping, Xie's
+    gap, PLD against RDP, the compute cap)."""
     from privrl.chapter.front import front_matter
-    from privrl.papers.frontier import analysis, noiseless
     from privrl.papers.frontier.record import recorded_tables
 
     tables = recorded_tables()
     assert tables is not None, "the paper-profile map is recorded"
-    f = analysis.findings(tables["points"], n_boot=200)
+    points = tables["points"]
+    f = analysis.findings(points, n_boot=200)
     line = " ".join(front_matter("frontier").bottom_line.split())
+    assert len(line.split()) <= 200
     assert f["within_10x"] == 0 and f["beyond_10x"] == f["points"] == 60
-    assert f["reached_2x"] == 0 and f["winner_changes_rdp"] == 0
-    assert f"of the {f['points']} points" in line  # so nothing within 2x either
-    assert (f"GPOPE wins {f['wins_GPOPE']} points" in line and f"DP-LSL {f['wins_DP-LSL']}" in line
-            and f"DP-LSW {f['wins_DP-LSW']}," in line)
-    assert f"beats the all-zero estimate at only {f['beats_zero']};" in line
+    assert f"of the non-private estimate at any of the {f['points']} points" in line
+    assert (f"GPOPE wins {f['wins_GPOPE']} points, DP-LSL {f['wins_DP-LSL']} and DP-LSW "
+            f"{f['wins_DP-LSW']};" in line)
+    assert f"beats the all-zero estimate at {f['beats_zero']}." in line
+    cost = analysis.privacy_cost(points)
+    assert (f"privacy costs GPOPE {_span(cost, 'GPOPE', 'noiseless')} over GPOPE without "
+            f"noise, DP-LSL {_span(cost, 'DP-LSL', 'noiseless')} and DP-LSW "
+            f"{_span(cost, 'DP-LSW', 'noiseless')} over their noiseless fits") in line
+    assert (f"GPOPE stays {_span(cost, 'GPOPE', 'total')} above, DP-LSL "
+            f"{_span(cost, 'DP-LSL', 'total')}, DP-LSW {_span(cost, 'DP-LSW', 'total')}.") in line
+    lsw = points[points.method == "DP-LSW"]
+    cut = (np.log10(lsw.rmse) - np.log10(lsw.rmse_clipped)).groupby(lsw.domain).mean()
+    assert (f"cuts DP-LSW's error by {cut['chain']:.1f} (chain) and "
+            f"{cut['mountain_car_on']:.1f} (Mountain Car) on average") in line
     assert f"({f['gap_min']:.1f} to {f['gap_max']:.1f} in log10 MSPBE)" in line
-    assert f["gap_below_1"] == 0 and "PLD accounting changes no winner" in line
-    free = noiseless.recorded_noiseless()
-    assert free is not None, "GPOPE without noise is recorded on the map's datasets"
-    chain = noiseless.optimisation_share(tables["points"], free).query("domain == 'chain'")
-    low, high = chain[noiseless.LABEL].min(), chain[noiseless.LABEL].max()
-    assert f"{low:.2f}" == f"{high:.2f}" and chain.share.min() > 0.9
-    assert (f"even GPOPE without noise stays at {low:.2f} RMSE (non-private: "
-            f"{chain.reference.max():.2f} or less)") in line
+    assert f["gap_below_1"] == 0 and f["winner_changes_rdp"] == 0
+    assert "PLD accounting changes no winner" in line
+    tuned = analysis.tuning_findings(tables["steps"])
+    assert tuned["tunings_learning_at_cap"] >= tuned["tunings_learning"] - 3
+    assert tuned["noiseless_at_cap"] == tuned["noiseless_cells"]
+    assert f"compute cap of {tuned['iterations_cap']} iterations" in line

@@ -14,6 +14,8 @@ geometric mean), and two methods are compared by the mean paired difference of t
 * :func:`price_of_privacy`: per (domain, method, epsilon), the smallest n at which the method's
   geometric-mean error is within 2x of the reference's at the same n (log-linear interpolation
   between grid sizes), with a 95% percentile-bootstrap interval over replicates.
+* :func:`privacy_cost`: the error in its parts, each method against its own noiseless floor
+  and its floor against the reference, with intervals (maps that carry the floors);
 * :func:`log_gap`: the paired :math:`\log_{10}` gap between two methods at every point (Xie's
   "orders of magnitude" is this gap between DP-LSW and GPOPE in MSPBE on Mountain Car).
 """
@@ -26,6 +28,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+#: GPOPE run without noise at its own tuned settings (its converged floor, to the compute cap).
+NOISELESS = "GPOPE without noise"
 #: The method labels of the map: GPOPE under each accountant, DP-LSW, DP-LSL.
 GPOPE_PLD, GPOPE_RDP = "GPOPE", "GPOPE (RDP)"
 LABELS: tuple[str, ...] = (GPOPE_PLD, GPOPE_RDP, "DP-LSW", "DP-LSL")
@@ -95,6 +99,21 @@ def log_errors(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
     return wide.join(base, on=["domain", "n", "seed"])
 
 
+def own_noiseless(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame | None:
+    """:func:`log_errors` of each method's own noiseless version, indexed and labelled alike:
+    GPOPE's is GPOPE without noise at its own tuned settings (the step and iterations privacy
+    makes it choose are part of privacy's cost), DP-LSW's and DP-LSL's their least-squares fit
+    without noise on the same data (``floor_<metric>``). ``None`` on a map without floors."""
+    if f"floor_{metric}" not in points.columns:
+        return None
+    floors = log_errors(points.assign(**{metric: points[f"floor_{metric}"]}), metric)
+    if NOISELESS in floors.columns:
+        for label in (GPOPE_PLD, GPOPE_RDP):
+            if label in floors.columns:
+                floors[label] = floors[NOISELESS]
+    return floors
+
+
 def t_interval(diff: np.ndarray, level: float = LEVEL) -> tuple[float, float, float]:
     """(mean, lower, upper) of the Student-t interval of the mean of ``diff``."""
     diff = np.asarray(diff, float)
@@ -114,6 +133,7 @@ def winners(points: pd.DataFrame, metric: str = "rmse",
     ``replicates``, and the winner's paired log10 gap to the zero estimate (``vs_zero``,
     ``vs_zero_lo``, ``vs_zero_hi``; ``beats_zero`` when ``vs_zero_hi < 0``)."""
     logs = log_errors(points, metric)
+    floors = own_noiseless(points, metric)
     rows = []
     for (domain, n, eps), part in logs.groupby(level=["domain", "n", "epsilon"]):
         present = [c for c in deciders if c in part.columns and part[c].notna().any()
@@ -133,6 +153,10 @@ def winners(points: pd.DataFrame, metric: str = "rmse",
                 if "zero" in part.columns else (math.nan,) * 3)
         row.update(vs_zero=zero[0], vs_zero_lo=zero[1], vs_zero_hi=zero[2],
                    beats_zero=bool(zero[2] < 0))
+        if floors is not None:
+            own = t_interval((part[ranked[0]] - floors.loc[part.index, ranked[0]]).to_numpy())
+            row.update(own=own[0], own_lo=own[1], own_hi=own[2],
+                       within_2x_own=bool(own[2] < math.log10(2.0)))
         ratio = t_interval((part[ranked[0]] - part["reference"]).to_numpy())
         row.update(ratio=ratio[0], ratio_lo=ratio[1], ratio_hi=ratio[2],
                    frontier="within 10x" if ratio[2] < 1 else
@@ -160,12 +184,18 @@ def _crossing(sizes: np.ndarray, log_ratio: np.ndarray, threshold: float) -> flo
 
 
 def price_of_privacy(points: pd.DataFrame, metric: str = "rmse", factor: float = 2.0,
-                     n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+                     n_boot: int = 1000, seed: int = 0, against: str = "reference") -> pd.DataFrame:
     """Per (domain, label, epsilon): ``n_needed``, the smallest n whose geometric-mean error is
     within ``factor`` of the reference's at the same n, and its 95% percentile-bootstrap
     interval ``n_lo``, ``n_hi`` (``n_boot`` resamples of the replicates; ``inf``: not within
-    ``factor`` at the largest n; the smallest size: already within at it)."""
+    ``factor`` at the largest n; the smallest size: already within at it). ``against``:
+    ``"reference"`` (the non-private estimate) or ``"floor"`` (the method's own noiseless
+    version on the same data, :func:`own_noiseless`: what privacy alone costs)."""
+    if against not in ("reference", "floor"):
+        raise ValueError(f"against must be 'reference' or 'floor', got {against!r}")
     logs = log_errors(points, metric)
+    if against == "floor":
+        floors = own_noiseless(points, metric)
     rng = np.random.default_rng(seed)
     threshold = math.log10(factor)
     rows = []
@@ -176,7 +206,8 @@ def price_of_privacy(points: pd.DataFrame, metric: str = "rmse", factor: float =
         for label in LABELS:
             if label not in part.columns or not CELLS.get((_method(label), domain), (0,))[0]:
                 continue
-            gap = (part[label] - part["reference"]).unstack("n").reindex(
+            base = part["reference"] if against == "reference" else floors.loc[part.index, label]
+            gap = (part[label] - base).unstack("n").reindex(
                 index=seeds, columns=sizes, level="seed")
             gap = gap.droplevel([lvl for lvl in gap.index.names if lvl != "seed"])
             values = gap.to_numpy(float)
@@ -187,7 +218,8 @@ def price_of_privacy(points: pd.DataFrame, metric: str = "rmse", factor: float =
                              for d in draws])
             lo, hi = np.quantile(boot, [(1 - LEVEL) / 2, (1 + LEVEL) / 2], method="lower")
             rows.append(dict(domain=domain, label=label, epsilon=eps, n_needed=point,
-                             n_lo=float(lo), n_hi=float(hi), replicates=len(seeds)))
+                             n_lo=float(lo), n_hi=float(hi), replicates=len(seeds),
+                             against=against))
     return pd.DataFrame(rows)
 
 
@@ -204,6 +236,42 @@ def log_gap(points: pd.DataFrame, worse: str, better: str, metric: str = "mspbe"
     return pd.DataFrame(rows)
 
 
+def privacy_cost(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
+    """The error in its parts, per (domain, label, n, epsilon) of a map whose points carry each
+    method's own noiseless floor (``floor_<metric>``; an empty frame otherwise): the paired
+    mean log10 of the method's error over its own floor (``own``, ``own_lo``, ``own_hi``: what
+    privacy costs on top of the method without noise, on the same data), of its floor over the
+    non-private reference (``floor``, ``floor_lo``, ``floor_hi``: what the method costs
+    without any privacy) and of its error over the reference (``total``, ``total_lo``,
+    ``total_hi`` = ``own + floor`` in the mean), each with its 95% Student-t interval over the
+    replicates. ``metric``: ``rmse``, ``rmse_clipped`` or ``mspbe``."""
+    floor = f"floor_{metric}"
+    if floor not in points.columns:
+        return pd.DataFrame()
+    frame = points.assign(label=[method_label(m, a) for m, a in
+                                 zip(points.method, points.accountant, strict=True)])
+    value = np.log10(np.maximum(frame[metric].to_numpy(float), 1e-300))
+    own = np.log10(np.maximum(frame[floor].to_numpy(float), 1e-300))
+    frame = frame.assign(value=value, own=own)
+    keys = ["domain", "n", "seed"]
+    ref = frame[frame.method == "reference"].set_index(keys).value
+    private = frame[frame.epsilon.notna()].join(ref.rename("ref"), on=keys)
+    free = frame[frame.method == NOISELESS].set_index(keys).value.rename("free")
+    private = private.join(free, on=keys) if len(free) else private.assign(free=np.nan)
+    gpope = private.label.str.startswith("GPOPE")
+    private["free"] = private.free.where(gpope, private.own)
+    rows = []
+    for (domain, label, n, eps), g in private.groupby(["domain", "label", "n", "epsilon"]):
+        row = dict(domain=domain, label=label, n=int(n), epsilon=float(eps), replicates=len(g))
+        for name, diff in (("own", g.value - g.own), ("floor", g.own - g.ref),
+                           ("total", g.value - g.ref), ("noiseless", g.value - g.free),
+                           ("free", g.free - g.ref)):
+            mean, lo, hi = t_interval(diff.to_numpy())
+            row.update({name: mean, f"{name}_lo": lo, f"{name}_hi": hi})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def winner_changes(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
     """The points whose winner differs when GPOPE is accounted by RDP instead of PLD (GPOPE's
     two labels read as one method), with both verdicts."""
@@ -217,7 +285,8 @@ def winner_changes(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
 
 __all__ = [
     "ACCOUNTANT", "CELLS", "DECIDERS", "GPOPE_PLD", "GPOPE_RDP", "LABELS", "PAPER_POINTS",
-    "RDP_DECIDERS", "log_errors", "log_gap", "method_label", "price_of_privacy", "t_interval",
+    "NOISELESS", "RDP_DECIDERS", "log_errors", "log_gap", "own_noiseless", "method_label", "price_of_privacy", "privacy_cost",
+    "t_interval",
     "winner_changes", "winners",
 ]
 
@@ -255,13 +324,40 @@ def findings(points: pd.DataFrame, n_boot: int = 1000) -> dict[str, object]:
                        gap_max_at=f"n = {int(hi.n):,}, epsilon = {hi.epsilon:g}",
                        gap_below_1=int((gap.gap_hi < 1).sum()), gap_points=len(gap))
     price = price_of_privacy(points, n_boot=n_boot)
+    out["reached_2x"] = int(np.isfinite(price.n_needed).sum())
+    out["price_rows"] = len(price)
+    if "floor_rmse" in points.columns:
+        own = price_of_privacy(points, n_boot=n_boot, against="floor")
+        out["reached_2x_own"] = int(np.isfinite(own.n_needed).sum())
+        out["within_2x_own"] = int(win.within_2x_own.sum())
+        price = pd.concat([own, price], ignore_index=True)
     price["n needed"] = [_fmt_n(v, largest) for v in price.n_needed]
     price["95% interval"] = [f"{_fmt_n(a, largest)} to {_fmt_n(b, largest)}"
                              for a, b in zip(price.n_lo, price.n_hi, strict=True)]
     out["price"] = price
-    out["reached_2x"] = int(np.isfinite(price.n_needed).sum())
-    out["price_rows"] = len(price)
     return out
 
 
 __all__ += ["findings"]
+
+
+def tuning_findings(steps: pd.DataFrame) -> dict[str, object]:
+    """Counts of GPOPE's tuned settings (a steps table with its ``edge`` columns): private
+    tunings, at the compute cap, learning nothing (no better than the zero estimate), learning
+    something and of those at the cap, at an undeclared edge, and GPOPE without noise at the
+    cap; the cap itself."""
+    private = steps[steps.accountant != "none"]
+    free = steps[steps.accountant == "none"]
+    cap = private.edge.fillna("").str.contains("cap")
+    learns = ~private.learns_nothing.astype(bool)
+    return {"tunings": len(private), "tunings_at_cap": int(cap.sum()),
+            "tunings_learning": int(learns.sum()),
+            "tunings_learning_at_cap": int((learns & cap).sum()),
+            "tunings_learning_nothing": int((~learns).sum()),
+            "tunings_undeclared": int(steps.at_edge_undeclared.astype(bool).sum()),
+            "noiseless_cells": len(free),
+            "noiseless_at_cap": int(free.edge.fillna("").str.contains("cap").sum()),
+            "iterations_cap": f"{int(steps.iterations.max()):,}"}
+
+
+__all__ += ["tuning_findings"]

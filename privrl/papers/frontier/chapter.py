@@ -7,8 +7,9 @@ noise against its target; every release is a ledger entry (:mod:`~privrl.papers.
 privacy`), those of the recorded paper-profile run too. The chapter makes no claims of its own
 (no paper to reproduce): its findings are computed (:func:`~privrl.papers.frontier.analysis.
 findings`) on the recorded paper-profile map when there is one, else on this run's, and glued;
-beside the recorded map, GPOPE without noise on its datasets when that is recorded
-(:mod:`~privrl.papers.frontier.noiseless`).
+the map carries every method's own noiseless floor and GPOPE without noise at its own tuned
+settings, so the error is split into its parts (:func:`~privrl.papers.frontier.analysis.
+privacy_cost`) on the same data.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pandas as pd
 
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.skeleton import Chapter, Context
-from privrl.papers.frontier import analysis, noiseless
+from privrl.papers.frontier import analysis
 from privrl.papers.frontier.checks import SWEEP_CHECKS
 from privrl.papers.frontier.privacy import ledger_entries
 from privrl.papers.frontier.profile import PAPER, FrontierProfile
@@ -53,26 +54,26 @@ class FrontierChapter(Chapter, name=PAPER, profile_type=FrontierProfile,
 
     def finish(self, ctx: Context) -> None:
         """Glue the findings of the map shown (recorded if there is one) and keep its tables in
-        ``extra``: ``map_points``, ``map_source``, ``winners``, ``price`` and, beside the
-        recorded map when GPOPE without noise is recorded on its datasets, ``optimisation``
-        (:func:`~privrl.papers.frontier.noiseless.optimisation_share`; ``None`` otherwise)."""
+        ``extra``: ``map_points``, ``map_source``, ``map_steps`` (GPOPE's tuned settings),
+        ``winners``, ``price`` (against each method's own noiseless version and the
+        non-private estimate) and ``cost`` (:func:`~privrl.papers.frontier.analysis.
+        privacy_cost`)."""
         recorded = ctx.extra.get("recorded")
         points: pd.DataFrame = (recorded["points"] if recorded is not None
                                 else ctx.tables["points"])
+        steps = recorded["steps"] if recorded is not None else ctx.tables["steps"]
         source = RECORDED if recorded is not None else LIVE_RUN
         found = analysis.findings(points)
         ctx.extra.update(map_points=points, map_source=source, price=found.pop("price"),
-                         winners=analysis.winners(points), profile=ctx.profile)
+                         winners=analysis.winners(points), profile=ctx.profile,
+                         map_steps=steps, cost=analysis.privacy_cost(points))
         ctx.glue("map_source", source)
         shown = FrontierProfile.paper() if recorded is not None else ctx.profile
         ctx.glue("target_episodes", f"{shown.target_episodes:,}")
         ctx.glue("quick_note", "" if recorded is not None or ctx.profile.profile == "paper"
                  else " (a quick slice: too small to decide anything; no recorded map yet)")
-        for key, value in found.items():
+        for key, value in {**found, **analysis.tuning_findings(steps)}.items():
             ctx.glue(re.sub(r"[^A-Za-z0-9_]+", "_", key).strip("_"), value)
-        free = noiseless.recorded_noiseless() if recorded is not None else None
-        share = None if free is None else noiseless.optimisation_share(points, free)
-        ctx.extra["optimisation"] = share
 
 
 run = FrontierChapter().run

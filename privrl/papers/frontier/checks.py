@@ -6,7 +6,7 @@ Sweep checks, on this run's tables:
   under its accountant for its n and T, and is the smallest one to 2% (z / 1.02 breaks it);
   PLD's z never above RDP's (the PLD figure is the tighter);
 * :func:`check_noise_used` - every GPOPE release of the map ran at the z calibrated for its
-  (n, epsilon, accountant), and every DP-LSW/DP-LSL release had positive noise;
+  (n, epsilon, accountant, iterations), and every DP-LSW/DP-LSL release had positive noise;
 * :func:`check_scores` - every error of the map is finite and non-negative, and the replicates
   per point are the profile's.
 """
@@ -33,17 +33,19 @@ def check_calibration(ctx: Context) -> None:
                      "noise multipliers (PLD and RDP)", float(max(over)), at_most=1.0)
     ctx.report.check("gpope_noise_smallest", "smallest epsilon / target at z / 1.02: the "
                      "calibrated z is the smallest to 2%", float(min(loose)), above=1.0)
-    wide = cal.pivot_table(index=["n", "epsilon"], columns="accountant", values="z")
-    ctx.report.check("pld_noise_below_rdp", "largest z(PLD) / z(RDP) over (n, epsilon)",
+    wide = cal.pivot_table(index=["n", "epsilon", "iterations"], columns="accountant",
+                           values="z")
+    ctx.report.check("pld_noise_below_rdp", "largest z(PLD) / z(RDP) over (n, epsilon, "
+                     "iterations)",
                      float((wide["PLD"] / wide["RDP"]).max()), at_most=1.0)
 
 
 def check_noise_used(ctx: Context) -> None:
     points, cal = ctx.tables["points"], ctx.tables["calibration"]
-    gp = points[points.method == "GPOPE"].merge(cal, on=["n", "epsilon", "accountant"],
-                                                how="left")
+    gp = points[points.method == "GPOPE"].merge(
+        cal, on=["n", "epsilon", "accountant", "iterations"], how="left")
     ctx.report.check("gpope_noise_as_calibrated", "largest |z used / z calibrated - 1| over "
-                     "every GPOPE release of the map", float(np.abs(gp.noise / gp.z - 1).max()),
+                     "every GPOPE release of the map (at its own iterations)", float(np.abs(gp.noise / gp.z - 1).max()),
                      at_most=0.0)
     smooth = points[points.method.isin(["DP-LSW", "DP-LSL"])]
     if len(smooth):
@@ -53,8 +55,9 @@ def check_noise_used(ctx: Context) -> None:
 
 def check_scores(ctx: Context) -> None:
     points = ctx.tables["points"]
-    errors = points[["mspbe", "rmse"]].to_numpy(float)
-    ctx.report.check("errors_finite", "every MSPBE and RMSE of the map is finite and >= 0",
+    errors = points[["mspbe", "rmse", "rmse_clipped", "floor_mspbe", "floor_rmse"]].to_numpy(float)
+    ctx.report.check("errors_finite", "every MSPBE and RMSE of the map (clipped, floors) is "
+                     "finite and >= 0",
                      bool(np.isfinite(errors).all() and (errors >= 0).all()))
     per_point = points.groupby(["domain", "n", "method", "accountant", "epsilon"],
                                dropna=False).seed.nunique()

@@ -3,13 +3,13 @@
 
 * :func:`plot_map` - the winner at every (n, epsilon) of each domain, decided or not, and where
   no method comes within 10x of the non-private error;
-* :func:`plot_price` - the price of privacy: the n each method needs to come within 2x of the
-  non-private error, against epsilon, with its interval;
+* :func:`plot_cost` - what privacy costs each method at one n against epsilon, over its own
+  noiseless version and over the non-private estimate, with intervals;
 * :func:`plot_errors` - geometric-mean error against n at one epsilon, every method with the
   reference and the zero estimate;
 * :func:`plot_gap` - the paired log10 gap between DP-LSW and GPOPE (RDP) on Mountain Car;
-* :func:`plot_optimisation` - GPOPE without noise beside GPOPE (PLD), the non-private reference
-  and the zero estimate against n (:func:`~privrl.papers.frontier.noiseless.optimisation_share`).
+* the map, the errors and the cost of privacy are each drawn against both references: the
+  non-private estimate and each method's own noiseless version on the same data (its floor).
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ from matplotlib.lines import Line2D
 
 from privrl.chapter.plotting import in_words, legend_outside, method_colours, new_figure
 from privrl.papers.frontier.analysis import LABELS, log_errors
-from privrl.papers.frontier.noiseless import LABEL as NOISELESS
+from privrl.papers.frontier.trials import NOISELESS
 
 #: Colours of every label the figures draw (one call: distinct and stable).
 COLOURS = method_colours([*LABELS, "reference", "zero", NOISELESS])
 #: The words of a label in a legend.
 WORDS = {"GPOPE": "GPOPE (PLD)", "GPOPE (RDP)": "GPOPE (RDP)", "DP-LSW": "DP-LSW",
          "DP-LSL": "DP-LSL", "reference": "non-private (LSTD / WIS-LSTD)",
-         "zero": "zero estimate", NOISELESS: "GPOPE without noise (best step)"}
+         "zero": "zero estimate", NOISELESS: "GPOPE without noise (tuned, at the cap)"}
 
 
 def _domains(frame: pd.DataFrame) -> list[str]:
@@ -48,7 +48,9 @@ def _short(n: int) -> str:
 def plot_map(win: pd.DataFrame) -> Figure:
     """One panel per domain: a square per (n, epsilon) in the winner's colour, filled where the
     win is decided (95% interval of the paired gap to the runner-up above 0), hollow where not;
-    a cross where even the winner is beyond 10x of the non-private error (interval above 10x)."""
+    a cross where even the winner is beyond 10x of the non-private error (interval above 10x);
+    a dot where privacy costs the winner less than 2x over its own noiseless version (interval
+    below 2x, on a map with floors)."""
     domains = _domains(win)
     fig, axes = new_figure(1, len(domains), width=3.2, height=3.0)
     for ax, domain in zip(axes[0], domains, strict=True):
@@ -61,6 +63,9 @@ def plot_map(win: pd.DataFrame) -> Figure:
                        facecolors=colour if r.decided else "none")
             if r.frontier == "beyond 10x":
                 ax.scatter(x, y, s=60, marker="x", color="black", linewidths=1.5)
+            if getattr(r, "within_2x_own", False):
+                ax.scatter(x, y, s=14, marker="o", color="white", edgecolors="black",
+                           linewidths=0.8, zorder=3)
         ax.set_xticks(range(len(sizes)), [_short(n) for n in sizes])
         ax.set_yticks(range(len(eps)), [f"{e:g}" for e in eps])
         ax.set(title=_title(domain), xlabel="trajectories n", xlim=(-0.6, len(sizes) - 0.4),
@@ -74,59 +79,73 @@ def plot_map(win: pd.DataFrame) -> Figure:
                        color="grey", label="hollow: not decided"),
                 Line2D([], [], marker="x", linestyle="none", color="black",
                        label="beyond 10x of non-private")]
+    if "within_2x_own" in win.columns:
+        handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="white",
+                              color="black", markersize=4,
+                              label="within 2x of its own noiseless version"))
     fig.legend(handles=handles, loc="outside right upper")
     return fig
 
 
-def plot_price(price: pd.DataFrame, largest: int) -> Figure:
-    """One panel per domain: the n each method needs to come within 2x of the non-private error,
-    against epsilon, with its 95% bootstrap interval; a triangle at the top where it is not
-    within 2x by the largest n."""
-    domains = _domains(price)
+def plot_cost(cost: pd.DataFrame, n: int) -> Figure:
+    """One panel per domain: what privacy costs each method at ``n`` trajectories against
+    epsilon, as the paired log10 ratio of its error to its own noiseless version (solid; GPOPE:
+    GPOPE without noise at its own tuned settings) and to the non-private estimate (dashed),
+    with 95% intervals; ``cost`` from :func:`~privrl.papers.frontier.analysis.privacy_cost`.
+    (It replaces the n-needed-for-2x figure, which drew only "not within 2x" triangles: no
+    method comes within 2x of the non-private estimate anywhere on the map.)"""
+    part = cost[cost.n == n]
+    domains = _domains(part)
     fig, axes = new_figure(1, len(domains), width=3.2, height=3.0)
-    top = 2.0 * largest
     for ax, domain in zip(axes[0], domains, strict=True):
-        part = price[price.domain == domain]
-        for i, (label, g) in enumerate(part.groupby("label", sort=False)):
+        here = part[part.domain == domain]
+        for i, (label, g) in enumerate(here.groupby("label", sort=False)):
             g = g.sort_values("epsilon")
-            x = g.epsilon.to_numpy(float) * (1 + 0.06 * (i - 1.5))  # side by side
-            y = np.minimum(g.n_needed.to_numpy(float), top)
-            lo = np.minimum(g.n_lo.to_numpy(float), top)
-            hi = np.minimum(g.n_hi.to_numpy(float), top)
-            reached = np.isfinite(g.n_needed.to_numpy(float))
-            colour = COLOURS[label]
-            ax.errorbar(x[reached], y[reached], yerr=[y[reached] - lo[reached],
-                                                      hi[reached] - y[reached]],
-                        marker="o", color=colour, capsize=2, label=WORDS[label])
-            ax.plot(x[~reached], y[~reached], marker="^", linestyle="none", color=colour,
-                    label=WORDS[label])
-        ax.axhline(largest, color="grey", linestyle=":", linewidth=1)
-        ax.set(title=_title(domain), xscale="log", yscale="log", xlabel="epsilon",
-               ylim=(5, 4 * largest))
-    axes[0][0].set_ylabel("trajectories needed for 2x")
-    axes[0][-1].plot([], [], marker="^", linestyle="none", color="grey",
-                     label=f"not within 2x by n = {largest:,}")
+            x = g.epsilon.to_numpy(float) * (1 + 0.05 * (i - 1.5))
+            for col, style, words in (("noiseless", "-", "over its own noiseless version"),
+                                      ("total", "--", "over non-private")):
+                y = g[col].to_numpy(float)
+                ax.errorbar(x, y, yerr=[y - g[f"{col}_lo"], g[f"{col}_hi"] - y], marker="o",
+                            markersize=3, capsize=2, color=COLOURS[label], linestyle=style,
+                            label=f"{WORDS[label]}, {words}")
+        ax.axhline(0.0, color="grey", linewidth=0.8)
+        ax.axhline(np.log10(2.0), color="grey", linestyle=":", linewidth=0.8)
+        ax.set(title=_title(domain), xscale="log", xlabel="epsilon")
+    axes[0][0].set_ylabel(f"log10 error ratio at n = {n:,}")
     legend_outside(fig)
     return fig
 
 
 def plot_errors(points: pd.DataFrame, epsilon: float, metric: str = "rmse") -> Figure:
     """One panel per domain: the geometric-mean error (over replicates) against n at
-    ``epsilon``, every method beside the non-private reference and the zero estimate."""
+    ``epsilon``, every method beside the non-private reference, the zero estimate and GPOPE
+    without noise at its own tuned settings (dashed), and, on a map with floors, each method's
+    own noiseless version on the same data (dotted, in its colour)."""
     logs = log_errors(points, metric)
     logs = logs[logs.index.get_level_values("epsilon") == epsilon]
+    floors = None
+    if f"floor_{metric}" in points.columns:
+        floors = log_errors(points.assign(**{metric: points[f"floor_{metric}"]}), metric)
+        floors = floors[floors.index.get_level_values("epsilon") == epsilon]
     domains = _domains(points)
     fig, axes = new_figure(1, len(domains), width=3.2, height=3.0)
     for ax, domain in zip(axes[0], domains, strict=True):
         part = logs[logs.index.get_level_values("domain") == domain]
         means = part.groupby(level="n").mean()
-        for label in [*LABELS, "reference", "zero"]:
+        for label in [*LABELS, "reference", "zero", NOISELESS]:
             if label in means.columns and means[label].notna().any():
                 ax.plot(means.index, 10 ** means[label], marker="o", color=COLOURS[label],
-                        linestyle="--" if label in ("reference", "zero") else "-",
+                        linestyle="--" if label in ("reference", "zero", NOISELESS) else "-",
                         label=WORDS[label])
+            if floors is not None and label in LABELS and label in floors.columns:
+                floor = floors[floors.index.get_level_values("domain") == domain]
+                floor = floor.groupby(level="n").mean()[label]
+                if floor.notna().any():
+                    ax.plot(floor.index, 10 ** floor, marker=".", color=COLOURS[label],
+                            linestyle=":", linewidth=1)
         ax.set(title=_title(domain), xscale="log", yscale="log", xlabel="trajectories n")
-    axes[0][0].set_ylabel("value RMSE" if metric == "rmse" else "MSPBE")
+    axes[0][0].set_ylabel({"rmse": "value RMSE", "rmse_clipped": "value RMSE, clipped"}
+                          .get(metric, "MSPBE"))
     legend_outside(fig)
     return fig
 
@@ -148,28 +167,4 @@ def plot_gap(gap: pd.DataFrame) -> Figure:
     return fig
 
 
-def plot_optimisation(table: pd.DataFrame) -> Figure:
-    """One panel per domain: the geometric-mean value RMSE against n of GPOPE without noise at
-    its best step, GPOPE (PLD) at the largest epsilon of ``table`` (solid) and the smallest
-    (dotted), the non-private reference and the zero estimate (dashed); ``table`` from
-    :func:`~privrl.papers.frontier.noiseless.optimisation_share`."""
-    domains = _domains(table)
-    private = [c for c in table.columns if c.startswith("GPOPE, epsilon = ")]
-    fig, axes = new_figure(1, len(domains), width=3.2, height=3.0)
-    for ax, domain in zip(axes[0], domains, strict=True):
-        part = table[table.domain == domain].sort_values("n")
-        for column, label, style in ((NOISELESS, NOISELESS, "-"),
-                                     *((c, "GPOPE", "-" if i == len(private) - 1 else ":")
-                                       for i, c in enumerate(private)),
-                                     ("reference", "reference", "--"), ("zero", "zero", "--")):
-            words = WORDS[label] if label != "GPOPE" else f"{WORDS[label]}, {column[7:]}"
-            ax.plot(part.n, part[column], marker="o", color=COLOURS[label], linestyle=style,
-                    label=words)
-        ax.set(title=_title(domain), xscale="log", yscale="log", xlabel="trajectories n")
-    axes[0][0].set_ylabel("value RMSE (geometric mean)")
-    legend_outside(fig)
-    return fig
-
-
-__all__ = ["COLOURS", "WORDS", "plot_errors", "plot_gap", "plot_map", "plot_optimisation",
-           "plot_price"]
+__all__ = ["COLOURS", "WORDS", "plot_cost", "plot_errors", "plot_gap", "plot_map"]

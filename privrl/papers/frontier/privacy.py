@@ -90,9 +90,19 @@ def smooth_entry(method: str, domain: str, epsilon: float, delta: float, sigmas:
 def ledger_entries(profile: FrontierProfile, calibration: pd.DataFrame, points: pd.DataFrame,
                    source: str) -> Iterator[LedgerEntry]:
     """Every release of a run (``source``: "this run" or "recorded paper-profile run"): GPOPE
-    per calibration row, DP-LSW/DP-LSL per (domain, epsilon) of ``points``."""
+    per calibration row whose (n, epsilon, accountant, iterations) a release of ``points`` used,
+    naming the domains that used it (the tuned iterations may differ between domains; rows of
+    iterations no tuning chose made no release), DP-LSW/DP-LSL per (domain, epsilon) of
+    ``points``."""
+    keys = ["n", "epsilon", "accountant", "iterations"]
+    if "iterations" in points.columns:  # one entry per calibration a release used, and where
+        used = (points.loc[points.method == "GPOPE", [*keys, "domain"]]
+                .astype({"iterations": int}).drop_duplicates()
+                .groupby(keys).domain.agg(lambda d: tuple(sorted(d))).reset_index())
+        calibration = calibration.merge(used, on=keys)
     for row in calibration.itertuples():
-        yield gpope_entry(row, profile.delta, tuple(profile.domains), source)
+        domains = getattr(row, "domain", tuple(profile.domains))
+        yield gpope_entry(row, profile.delta, domains, source)
     smooth = points[points.method.isin(["DP-LSW", "DP-LSL"])]
     for (method, domain, eps), part in smooth.groupby(["method", "domain", "epsilon"]):
         yield smooth_entry(str(method), str(domain), float(eps), profile.delta, part.noise,

@@ -4,6 +4,27 @@ The map (``PAPER``): three domains, epsilon 0.1 .. 10 and n 10 .. 10,000 on log 
 datasets per point, one delta. The quick profile is a small slice of it (two domains, two
 epsilons, n up to 100, 3 datasets) that runs in CI in a minute or two: it says so on the page and
 decides nothing.
+
+GPOPE's grids (``PAPER``) were fixed by a probe: the tuning at the paper settings on one public
+dataset (seed :data:`TUNING_SEED`) at n = 10 and 10,000, epsilon 0.1 and 10 (PLD) and without
+noise, on every domain, over steps 1e-4 .. 300 (3x) and 500 .. 32,000 iterations (4x). Without
+noise the best step is interior, 3 to 30 (100 on the chain at n = 10, level with 30), and 300
+diverges everywhere; the error still falls with iterations up to 32,000 at n = 10,000 (by 1.1
+decades of MSPBE on the chain and 0.4 on Mountain Car from 8,000 to 32,000). With noise the best
+step is 0.01 to 0.1 at 500 to 32,000 iterations (8,000 or more at n = 10,000; 500 on the chain
+at n = 10, epsilon 10), except at n = 10, epsilon 0.1, where every setting is no better than the
+zero estimate and the best is the smallest step (learning nothing). Hence ``step_grid`` 0.001 ..
+300 on a ~3x log grid (brackets every interior optimum the probe found) and ``iterations_grid``
+(125, 500, 2,000, 8,000): the largest, 8,000, is the **compute cap** (32,000 would cost about
+four times the map's CPU). The recorded tuning (3 public datasets) shows what the cap costs: it
+is chosen by GPOPE without noise in all 12 (domain, n) cells and by 69 of the 120 private
+tunings, among them 66 of the 69 where GPOPE learns anything (a tuned MSPBE more than 5% below
+the zero estimate's); the other 51 learn nothing (37 of them at the smallest step or
+iterations).
+So wherever GPOPE learns, its error on the map is the error *within 8,000 iterations*, declared
+as such. An edge is declared where the cell is at the cap or where GPOPE learns nothing (within
+5% of the zero estimate's MSPBE, the spread of the tuning itself); any other edge fails the
+record's test (:func:`~privrl.papers.frontier.runs.edges`).
 """
 
 from __future__ import annotations
@@ -23,9 +44,11 @@ TUNING_SEED = 90_103
 class FrontierProfile(Profile):
     """``n_datasets`` replicates of every domain of ``domains``; each a dataset of
     ``max(sizes)`` trajectories whose prefixes give the other sizes; every method at every
-    epsilon of ``epsilons`` at one ``delta``. GPOPE: ``iterations`` steps, diminishing schedule,
-    the step tuned per (domain, n, epsilon, accountant) over ``step_grid`` on ``tune_datasets``
-    public datasets. Chain: Balle's (N, stay, gamma, cap, return bound, DP-LSL's lambda schedule)
+    epsilon of ``epsilons`` at one ``delta``. GPOPE: diminishing schedule, its iterations and step
+    tuned *together* per (domain, n, epsilon, accountant) over ``iterations_grid`` x
+    ``step_grid`` on ``tune_datasets`` public datasets (its noise calibrated for each iterations
+    value: more iterations cost privacy), and GPOPE without noise tuned the same way (its
+    converged floor; the largest of ``iterations_grid`` is its compute cap). Chain: Balle's (N, stay, gamma, cap, return bound, DP-LSL's lambda schedule)
     with GPOPE's clip ``chain_clip_norm``; Mountain Car: Xie's settings, the full data
     ``target_episodes`` public episodes, DP-LSW on ``lsw_cells`` x ``lsw_cells`` grid cells."""
 
@@ -35,8 +58,8 @@ class FrontierProfile(Profile):
     delta: float = 1e-5
     n_datasets: int = 3
     tune_datasets: int = 1
-    iterations: int = 1000
-    step_grid: tuple[float, ...] = (0.001, 0.01, 0.1, 1.0)
+    iterations_grid: tuple[int, ...] = (100, 400)
+    step_grid: tuple[float, ...] = (0.01, 0.1, 1.0, 10.0)
     n_states: int = 40
     p_stay: float = 0.5
     gamma: float = 0.99
@@ -52,9 +75,9 @@ class FrontierProfile(Profile):
         "sizes": (10, 100, 1_000, 10_000),
         "epsilons": (0.1, 0.3, 1.0, 3.0, 10.0),
         "n_datasets": 30,
-        "tune_datasets": 1,
-        "iterations": 2_000,
-        "step_grid": (0.001, 0.01, 0.1, 0.3, 1.0, 3.0),
+        "tune_datasets": 3,
+        "iterations_grid": (125, 500, 2_000, 8_000),
+        "step_grid": (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0),
         "target_episodes": 20_000,
     }
 
@@ -62,11 +85,13 @@ class FrontierProfile(Profile):
         unknown = sorted(set(self.domains) - set(DOMAINS))
         if not self.domains or unknown:
             raise ValueError(f"domains must be some of {list(DOMAINS)}, got {self.domains}")
-        for name in ("sizes", "epsilons", "step_grid"):
+        for name in ("sizes", "epsilons", "step_grid", "iterations_grid"):
             values = getattr(self, name)
             if not values or min(values) <= 0 or len(set(values)) != len(values):
                 raise ValueError(f"{name} must be distinct positive values, got {values}")
-        for name in ("n_datasets", "tune_datasets", "iterations", "n_states", "max_steps",
+        if any(int(t) != t for t in self.iterations_grid):
+            raise ValueError(f"iterations_grid must be integers, got {self.iterations_grid}")
+        for name in ("n_datasets", "tune_datasets", "n_states", "max_steps",
                      "target_episodes", "lsw_cells"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -83,8 +108,8 @@ class FrontierProfile(Profile):
         """The plain dict the run functions take for ``domain``, without GPOPE's noise."""
         base = {"domain": domain, "sizes": tuple(sorted(self.sizes)),
                 "epsilons": tuple(self.epsilons), "delta": self.delta,
-                "iterations": self.iterations, "schedule": "diminishing",
-                "step_grid": tuple(self.step_grid)}
+                "iterations_grid": tuple(sorted(self.iterations_grid)),
+                "schedule": "diminishing", "step_grid": tuple(sorted(self.step_grid))}
         if domain == "chain":
             return {**base, "n_states": self.n_states, "p_stay": self.p_stay,
                     "gamma": self.gamma, "max_steps": self.max_steps,

@@ -1,14 +1,15 @@
 """The recorded paper-profile run of the Frontier chapter: recording it and reading it back.
 
-``python -m privrl.papers.frontier.record --cache-dir book/measurements/cache/frontier`` runs the
+``python -m privrl.papers.frontier.record --cache-dir book/measurements/cache/frontier-v2`` runs the
 map of the paper profile (:func:`privrl.papers.frontier.runs.run_map`, resumable through the sweep
 cache) and writes three tidy CSVs into ``book/measurements/results/``
 (:func:`privrl.chapter.records.results_dir`: ``frontier-paper-points.csv``, the error of every
 release of every replicate; ``frontier-paper-calibration.csv``, GPOPE's noise per (n, epsilon,
-accountant); ``frontier-paper-steps.csv``, its tuned steps) and the run record
+accountant, iterations); ``frontier-paper-steps.csv``, its tuned (iterations, step) with and
+without noise, flagged at a grid edge) and the run record
 (:class:`privrl.chapter.records.RunRecord`) one folder up, ``book/measurements/frontier-paper.json``.
-With ``--noiseless`` it records GPOPE without noise on the map's datasets instead
-(:func:`privrl.papers.frontier.noiseless.record_noiseless`).
+The map carries every method's own noiseless floor and GPOPE without noise at its own tuned
+settings, so there is no separate noiseless record any more.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import pandas as pd
 
 from privrl.chapter import records
 from privrl.chapter.records import RunRecord, current_commit
-from privrl.papers.frontier.noiseless import record_noiseless
 from privrl.papers.frontier.profile import PAPER, FrontierProfile
 from privrl.papers.frontier.runs import run_map
 
@@ -33,7 +33,7 @@ FILES: dict[str, str] = {name: f"{PAPER}-paper-{name}.csv"
                          for name in ("points", "calibration", "steps")}
 RECORD_JSON = f"{PAPER}-paper.json"
 COMMAND = ("python -m privrl.papers.frontier.record "
-           "--cache-dir book/measurements/cache/frontier --workers 2")
+           "--cache-dir book/measurements/cache/frontier-v2 --workers 1")
 
 
 def record_paper_run(profile: FrontierProfile, *, cache_dir: Any, directory: Path | None = None,
@@ -74,24 +74,14 @@ def recorded_tables(directory: Path | None = None) -> dict[str, pd.DataFrame] | 
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m privrl.papers.frontier.record``: record the paper profile's map (with
-    ``--noiseless``: GPOPE without noise on its datasets)."""
+    """``python -m privrl.papers.frontier.record``: record the paper profile's map."""
     parser = argparse.ArgumentParser(prog="python -m privrl.papers.frontier.record")
-    parser.add_argument("--noiseless", action="store_true",
-                        help="record GPOPE without noise on the map's datasets")
     parser.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--out", default=None,
                         help="results directory (default book/measurements/results)")
     parser.add_argument("--note", default="")
     args = parser.parse_args(argv)
-    if args.noiseless:
-        record = record_noiseless(FrontierProfile.paper(), cache_dir=args.cache_dir,
-                                  directory=Path(args.out) if args.out else None,
-                                  workers=args.workers,
-                                  command=records.command_line("privrl.papers.frontier.record", argv))
-        print(json.dumps(record.as_dict(), indent=1, default=str))
-        return
     record = record_paper_run(FrontierProfile.paper(), cache_dir=args.cache_dir,
                               directory=Path(args.out) if args.out else None,
                               workers=args.workers, note=args.note)

@@ -3,11 +3,14 @@
 Each step is a :func:`privrl.chapter.sweep.run_sweep` over a run function of
 :mod:`privrl.papers.frontier.trials`, so a recording killed at any point resumes from its cache:
 
-1. :func:`calibrations` - GPOPE's noise multiplier for every (n, epsilon) of the map under each
-   accountant (PLD and RDP), for the profile's delta and ``iterations`` steps;
-2. :func:`tuned_steps` - GPOPE's step per (domain, n, epsilon, accountant): the step of
-   ``step_grid`` with the smallest mean MSPBE on ``tune_datasets`` public datasets (seeds
-   :data:`~privrl.papers.frontier.profile.TUNING_SEED`, disjoint from the replicates');
+1. :func:`calibrations` - GPOPE's noise multiplier for every (n, epsilon, iterations) of the map
+   under each accountant (PLD and RDP), for the profile's delta: every value of
+   ``iterations_grid`` (more iterations, more noise for the same budget);
+2. :func:`tuned_settings` - GPOPE's (iterations, step) per (domain, n, epsilon, accountant), and
+   per (domain, n) without noise: the pair of ``iterations_grid`` x ``step_grid`` with the
+   smallest mean MSPBE on ``tune_datasets`` public datasets (seeds
+   :data:`~privrl.papers.frontier.profile.TUNING_SEED`, disjoint from the replicates'), each
+   flagged where it lies at an edge of a grid (:func:`edges`);
 3. :func:`run_map` - ``n_datasets`` replicates of every domain (:func:`trials.run_frontier`).
 """
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from privrl.chapter.sweep import run_sweep
@@ -22,66 +26,141 @@ from privrl.papers.frontier import trials
 from privrl.papers.frontier.profile import TUNING_SEED, FrontierProfile
 
 ACCOUNTANTS: tuple[str, ...] = ("PLD", "RDP")
+#: A tuned GPOPE *learns nothing* when its mean MSPBE over the tuning datasets is less than this
+#: fraction below the zero estimate's: within the spread of the tuning itself (on the chain at
+#: n = 10 and 100 one setting's MSPBE differs between the 3 public datasets by 4% to 10% of the
+#: zero estimate's, e.g. 0.92, 1.00 and 1.02 times it), so its optimum is no better than
+#: learning nothing, the limit of a vanishing step, which no grid brackets: the smallest step
+#: or iterations of a grid is no edge there.
+ZERO_TOLERANCE = 0.05
 
 
 def calibrations(profile: FrontierProfile, **sweep: Any) -> pd.DataFrame:
-    """``n, epsilon, accountant, iterations, z`` for every (n, epsilon) of the profile and each
-    of :data:`ACCOUNTANTS`."""
+    """``n, epsilon, accountant, iterations, z`` for every (n, epsilon) of the profile, every
+    value of its ``iterations_grid`` and each of :data:`ACCOUNTANTS`."""
     cfgs = [{"n": n, "epsilon": eps, "accountant": acct, "delta": profile.delta,
-             "iterations": profile.iterations}
-            for n in sorted(profile.sizes) for eps in profile.epsilons for acct in ACCOUNTANTS]
+             "iterations": T}
+            for n in sorted(profile.sizes) for eps in profile.epsilons
+            for T in sorted(profile.iterations_grid) for acct in ACCOUNTANTS]
     out = run_sweep(trials.run_calibration, cfgs, 1, 0, desc="frontier calibrate", **sweep)
     return out[["n", "epsilon", "accountant", "iterations", "z"]]
 
 
-def gpope_noise(calibration: pd.DataFrame, steps: pd.DataFrame | None = None
-                ) -> tuple[tuple[int, float, str, float, float], ...]:
-    """The ``gpope`` entry of a run config: ``(n, epsilon, accountant, z, step)`` per row of
-    ``calibration`` (``steps``: one domain's tuned steps; ``None``: step 1, for tuning)."""
+def tuning_noise(calibration: pd.DataFrame) -> tuple[tuple[int, float, str, int, float], ...]:
+    """The ``gpope`` entry of a tuning config: ``(n, epsilon, accountant, iterations, z)`` per
+    row of ``calibration``."""
+    return tuple((int(r.n), float(r.epsilon), str(r.accountant), int(r.iterations), float(r.z))
+                 for r in calibration.itertuples())
+
+
+def gpope_noise(calibration: pd.DataFrame, settings: pd.DataFrame
+                ) -> tuple[tuple[int, float, str, float, float, int], ...]:
+    """The ``gpope`` entry of a map config: ``(n, epsilon, accountant, z, step, iterations)``
+    per private row of one domain's tuned ``settings``, its z the one calibrated for its
+    (n, epsilon, accountant, iterations)."""
+    cal = calibration.set_index(["n", "epsilon", "accountant", "iterations"]).z
     rows = []
-    for r in calibration.itertuples():
-        step = 1.0
-        if steps is not None:
-            match = steps[(steps.n == r.n) & (steps.epsilon == r.epsilon)
-                          & (steps.accountant == r.accountant)]
-            step = float(match.step_size.iloc[0])
-        rows.append((int(r.n), float(r.epsilon), str(r.accountant), float(r.z), step))
+    for r in settings[settings.accountant != "none"].itertuples():
+        T = int(r.iterations)
+        z = float(cal.loc[(r.n, r.epsilon, r.accountant, T)])
+        rows.append((int(r.n), float(r.epsilon), str(r.accountant), z, float(r.step_size), T))
     return tuple(rows)
 
 
-def tuned_steps(profile: FrontierProfile, calibration: pd.DataFrame, **sweep: Any
-                ) -> pd.DataFrame:
-    """``domain, n, epsilon, accountant, step_size, mspbe``: the tuned step of each GPOPE
-    release (smallest mean MSPBE over the public tuning datasets)."""
-    cfgs = [{**profile.domain_config(d), "gpope": gpope_noise(calibration)}
+def noiseless_settings(settings: pd.DataFrame) -> tuple[tuple[int, float, int], ...]:
+    """The ``noiseless`` entry of a map config: ``(n, step, iterations)`` per row of one
+    domain's tuned ``settings`` without noise."""
+    return tuple((int(r.n), float(r.step_size), int(r.iterations))
+                 for r in settings[settings.accountant == "none"].itertuples())
+
+
+def edges(chosen: pd.DataFrame, zero: dict[tuple[str, int], float], step_grid: tuple[float, ...],
+          iterations_grid: tuple[int, ...]) -> pd.DataFrame:
+    """``chosen`` with ``edge`` (where the chosen setting lies at an end of its grid, in words:
+    ``"step high"``, ``"step low"``, ``"iterations low"``, ``"iterations cap"``, joined by
+    ``"; "``, or ``""``), ``at_edge`` (``edge`` is not empty), ``learns_nothing`` (its mean
+    MSPBE is at least the zero estimate's less :data:`ZERO_TOLERANCE` of it: the optimum is
+    the limit of a vanishing step, which no grid brackets) and ``at_edge_undeclared``: below
+    the compute cap (the largest iterations value, declared), the largest step, or the
+    smallest step or iterations where GPOPE learns something. ``zero``: the zero estimate's
+    MSPBE per (domain, n). A cell at the cap is declared whatever else lies at an edge: a
+    step at the end of its grid there stands in for the iterations the cap withholds (on
+    Mountain Car at n = 100, epsilon 1, the smallest step at 8,000 iterations)."""
+    lo_s, hi_s = min(step_grid), max(step_grid)
+    lo_t, hi_t = min(iterations_grid), max(iterations_grid)
+    words, nothing, undeclared = [], [], []
+    for r in chosen.itertuples():
+        found = []
+        if len(step_grid) > 1 and r.step_size >= hi_s:
+            found.append("step high")
+        if len(step_grid) > 1 and r.step_size <= lo_s:
+            found.append("step low")
+        if len(iterations_grid) > 1 and r.iterations <= lo_t:
+            found.append("iterations low")
+        if len(iterations_grid) > 1 and r.iterations >= hi_t:
+            found.append("iterations cap")
+        floor = zero[(r.domain, int(r.n))]
+        none = bool(r.mspbe >= (1 - ZERO_TOLERANCE) * floor)
+        words.append("; ".join(found))
+        nothing.append(none)
+        capped = "iterations cap" in found
+        undeclared.append(not capped and ("step high" in found or (not none and (
+            "step low" in found or "iterations low" in found))))
+    return chosen.assign(edge=words, at_edge=[bool(w) for w in words], learns_nothing=nothing,
+                         at_edge_undeclared=undeclared)
+
+
+def tuned_settings(profile: FrontierProfile, calibration: pd.DataFrame, **sweep: Any
+                   ) -> pd.DataFrame:
+    """``domain, n, epsilon, accountant, iterations, step_size, mspbe, edge, at_edge,
+    learns_nothing, at_edge_undeclared``: the tuned (iterations, step) of each GPOPE release and, with
+    ``accountant`` ``"none"`` and ``epsilon`` NaN, of GPOPE without noise per (domain, n) (the
+    smallest mean MSPBE over the public tuning datasets; :func:`edges`)."""
+    cfgs = [{**profile.domain_config(d), "gpope": tuning_noise(calibration)}
             for d in profile.domains]
     tuning = run_sweep(trials.run_tuning, cfgs, profile.tune_datasets, TUNING_SEED,
                        desc="frontier tune", **sweep)
+    tuning["epsilon"] = tuning.epsilon.fillna(-1.0)  # groupby keeps the noiseless rows
     keys = ["domain", "n", "epsilon", "accountant"]
-    mean = tuning.groupby([*keys, "step_size"])["mspbe"].mean().reset_index()
-    return mean.loc[mean.groupby(keys)["mspbe"].idxmin()].reset_index(drop=True)
+    mean = tuning.groupby([*keys, "iterations", "step_size"])["mspbe"].mean().reset_index()
+    chosen = mean.loc[mean.groupby(keys)["mspbe"].idxmin()].reset_index(drop=True)
+    chosen["epsilon"] = chosen.epsilon.where(chosen.epsilon >= 0)
+    zero = {}
+    for d in profile.domains:
+        problem = trials.target_problem(profile.domain_config(d))
+        dim = problem[0].shape[0]
+        zero[d] = float(trials.errors(np.zeros((1, dim)), problem)[0][0])
+    zeros = {(d, int(n)): zero[d] for d, n in zip(chosen.domain, chosen.n, strict=True)}
+    return edges(chosen, zeros, tuple(profile.step_grid), tuple(profile.iterations_grid))
 
 
-def map_configs(profile: FrontierProfile, calibration: pd.DataFrame, steps: pd.DataFrame
+def map_configs(profile: FrontierProfile, calibration: pd.DataFrame, settings: pd.DataFrame
                 ) -> list[dict[str, Any]]:
     """One :func:`trials.run_frontier` config per domain: its settings, every GPOPE release with
-    its calibrated z and tuned step."""
+    its tuned (iterations, step) and the z calibrated for them, and GPOPE without noise at its
+    own tuned settings."""
     return [{**profile.domain_config(d),
-             "gpope": gpope_noise(calibration, steps[steps.domain == d])}
+             "gpope": gpope_noise(calibration, settings[settings.domain == d]),
+             "noiseless": noiseless_settings(settings[settings.domain == d])}
             for d in profile.domains]
 
 
+#: The columns of the map's points table.
+POINTS = ["domain", "n", "method", "accountant", "epsilon", "noise", "step_size", "iterations",
+          "mspbe", "rmse", "rmse_clipped", "floor_mspbe", "floor_rmse", "floor_rmse_clipped",
+          "clipped", "seconds", "seed"]
+
+
 def run_map(profile: FrontierProfile, **sweep: Any) -> dict[str, pd.DataFrame]:
-    """The whole map: tables ``calibration``, ``steps`` and ``points`` (every replicate's rows,
-    with its ``seed``)."""
+    """The whole map: tables ``calibration``, ``steps`` (:func:`tuned_settings`) and ``points``
+    (every replicate's rows, with its ``seed``)."""
     calibration = calibrations(profile, **sweep)
-    steps = tuned_steps(profile, calibration, **sweep)
+    steps = tuned_settings(profile, calibration, **sweep)
     points = run_sweep(trials.run_frontier, map_configs(profile, calibration, steps),
                        profile.n_datasets, profile.seed, desc="frontier map",
                        **{"order": "seed", **sweep})
-    keep = ["domain", "n", "method", "accountant", "epsilon", "noise", "step_size", "mspbe",
-            "rmse", "clipped", "seconds", "seed"]
-    return {"calibration": calibration, "steps": steps, "points": points[keep]}
+    return {"calibration": calibration, "steps": steps, "points": points[POINTS]}
 
 
-__all__ = ["ACCOUNTANTS", "calibrations", "gpope_noise", "map_configs", "run_map", "tuned_steps"]
+__all__ = ["ACCOUNTANTS", "POINTS", "ZERO_TOLERANCE", "calibrations", "edges", "gpope_noise",
+           "map_configs", "noiseless_settings", "run_map", "tuned_settings", "tuning_noise"]

@@ -61,26 +61,74 @@ TARGET_SEED = 90_101
 TARGET_CHUNK = 5_000
 #: Trajectories per chunk when forming per-trajectory statistics.
 STATS_CHUNK = 1_000
+#: States of the fixed public sample the value RMSEs of Mountain Car are taken over (drawn
+#: uniformly over the transitions of the first chunk of the public target episodes, so weighted
+#: as the behaviour visits them).
+VALUE_STATES = 5_000
 #: GPOPE's accountants: the PLD one (an upper bound by Zhu, Dong and Wang 2022's dominating
 #: pair, the tightest) and the RDP one the paper's analysis uses.
 CALIBRATORS = {"PLD": calibrate_pld_noise_multiplier, "RDP": calibrate_noise_multiplier}
 
 
 @functools.lru_cache(maxsize=4)
-def mountain_car_target(domain: str, episodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(A, b, M) per transition of ``episodes`` public behaviour episodes of ``domain`` (seed
-    :data:`TARGET_SEED`, chunks of :data:`TARGET_CHUNK`): the full data's problem."""
+def _mountain_car_public(domain: str, episodes: int):
     chunks = [TARGET_CHUNK] * (episodes // TARGET_CHUNK)
     if episodes % TARGET_CHUNK:
         chunks.append(episodes % TARGET_CHUNK)
-    total = None
+    total, states = None, None
     for size, ss in zip(chunks, np.random.SeedSequence(TARGET_SEED).spawn(len(chunks)),
                         strict=True):
         traj, probs = mountain_car_episodes(domain, size, ss)
-        sums = transition_sums(mountain_car_features(domain, traj, probs, MC_SETTINGS[domain]))
+        data = mountain_car_features(domain, traj, probs, MC_SETTINGS[domain])
+        sums = transition_sums(data)
         total = sums if total is None else tuple(a + b for a, b in zip(total, sums, strict=True))
+        if states is None:  # the first chunk: every visited state, one row per transition
+            steps = np.arange(data.phi.shape[1] - 1)[None, :] < data.lengths[:, None]
+            visited = data.phi[:, :-1][steps]
+            pick = np.random.default_rng(TARGET_SEED).choice(
+                len(visited), size=min(VALUE_STATES, len(visited)), replace=False)
+            states = visited[np.sort(pick)]
     A, b, M, count = total
-    return A / count, b / count, M / count
+    return A / count, b / count, M / count, states
+
+
+def mountain_car_target(domain: str, episodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A, b, M) per transition of ``episodes`` public behaviour episodes of ``domain`` (seed
+    :data:`TARGET_SEED`, chunks of :data:`TARGET_CHUNK`): the full data's problem."""
+    return _mountain_car_public(domain, episodes)[:3]
+
+
+def value_states(config: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """(features (K, d), weights (K,) summing to 1): the fixed public states the value RMSEs are
+    taken over. The chain: its states, weighted by the occupancy its M uses (so the unclipped
+    RMSE over them is :func:`errors`' exactly); Mountain Car: :data:`VALUE_STATES` states of
+    the public target episodes, uniform over their transitions (the behaviour's visits, which
+    its M averages over), equal weights."""
+    if config["domain"] == "chain":
+        prob = chain_problem(config)
+        occ = prob["occupancy"]
+        return prob["Phi_td"], occ / occ.sum()
+    states = _mountain_car_public(config["domain"], config["target_episodes"])[3]
+    return states, np.full(len(states), 1.0 / len(states))
+
+
+def value_range(config: dict[str, Any]) -> tuple[float, float]:
+    r"""(low, high): the interval every value of ``config["domain"]`` lies in, the return bound
+    its DP-LSW / DP-LSL releases' sensitivity uses (:func:`_return_range`): the chain
+    :math:`[0, F_{max}]`, Mountain Car :math:`[-1/(1-\gamma), 0]`."""
+    bound, low = _return_range(config)
+    return low, low + bound
+
+
+def clipped_rmse(thetas: np.ndarray, config: dict[str, Any], problem) -> np.ndarray:
+    r"""The value RMSE of each row of ``thetas`` after free post-processing: every released value
+    :math:`\phi(s)^\top\theta` clipped to :func:`value_range`, against the target's (unclipped)
+    values, over :func:`value_states`."""
+    phi, w = value_states(config)
+    low, high = value_range(config)
+    star = saddle_point_solution(*problem)
+    values = np.clip(np.atleast_2d(thetas) @ phi.T, low, high)
+    return np.sqrt(np.maximum((values - phi @ star) ** 2 @ w, 0.0))
 
 
 def target_problem(config: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -155,51 +203,108 @@ def replicate_data(config: dict[str, Any], n: int, seed: np.random.SeedSequence)
 
 
 def gpope_at(config: dict[str, Any], stats: SaddlePointStats, n: int, gen: np.random.Generator,
-             steps: np.ndarray, zs: np.ndarray):
+             steps: np.ndarray, zs: np.ndarray, iterations: int | None = None):
     """GPOPE (Algorithm 1) on the first ``n`` trajectories, one trial per (step, noise
-    multiplier) pair of ``steps`` and ``zs``, with ``config``'s iterations, clip and schedule."""
-    return gpope(prefix(stats, n), config["iterations"], steps, config["clip_norm"], zs, gen,
+    multiplier) pair of ``steps`` and ``zs``, with ``iterations`` steps (default
+    ``config["iterations"]``) and ``config``'s clip and schedule."""
+    T = int(config["iterations"] if iterations is None else iterations)
+    return gpope(prefix(stats, n), T, steps, config["clip_norm"], zs, gen,
                  n_trials=len(zs), schedule=config["schedule"])
 
 
+#: The label of GPOPE run without noise at its own tuned (iterations, step): its converged floor
+#: (the same string as :data:`privrl.papers.frontier.analysis.NOISELESS`).
+NOISELESS = "GPOPE without noise"
+
 PROBE = {"domain": "chain", "sizes": (5, 10), "epsilons": (1.0,), "delta": 1e-5,
          "n_states": 10, "p_stay": 0.5, "gamma": 0.9, "max_steps": 50, "return_bound": 1.0,
-         "lsl_c": 1.0, "lsl_power": 0.4, "iterations": 50, "clip_norm": 0.05,
+         "lsl_c": 1.0, "lsl_power": 0.4, "clip_norm": 0.05,
          "schedule": "diminishing", "lsw_cells": 0, "target_episodes": 0,
-         "gpope": ((5, 1.0, "PLD", 20.0, 0.1), (10, 1.0, "PLD", 10.0, 0.1),
-                   (5, 1.0, "RDP", 25.0, 0.1), (10, 1.0, "RDP", 12.0, 0.1))}
+         "gpope": ((5, 1.0, "PLD", 20.0, 0.1, 50), (10, 1.0, "PLD", 10.0, 0.1, 30),
+                   (5, 1.0, "RDP", 25.0, 0.3, 50), (10, 1.0, "RDP", 12.0, 0.1, 50)),
+         "noiseless": ((5, 1.0, 50), (10, 0.1, 30))}
 
 
-@results_version("1", probe=PROBE, ignore=("seconds",))
+def _gpope_rows(config: dict[str, Any], stats: SaddlePointStats, n: int,
+                gen: np.random.Generator) -> tuple[list[dict], list[np.ndarray], list[np.ndarray]]:
+    """GPOPE's rows at ``n`` (module text of :func:`run_frontier`): one call of Algorithm 1 per
+    iterations value in use, its trials every private release at that value, the same
+    (iterations, step) without noise (each release's own floor) and GPOPE without noise at its
+    tuned settings. Returns (rows, thetas, floor thetas)."""
+    noisy = [g for g in config["gpope"] if g[0] == n]
+    free = [g for g in config.get("noiseless", ()) if g[0] == n]
+    rows, thetas, floors = [], [], []
+    for T in sorted({g[5] for g in noisy} | {g[2] for g in free}):
+        here = [g for g in noisy if g[5] == T]
+        settings = sorted({g[4] for g in here} | {g[1] for g in free if g[2] == T})
+        steps = np.array([g[4] for g in here] + settings, dtype=float)
+        zs = np.array([g[3] for g in here] + [0.0] * len(settings), dtype=float)
+        res = gpope_at(config, stats, n, gen, steps, zs, iterations=T)
+        floor = dict(zip(settings, res.theta[len(here):], strict=True))
+        for (_, eps, acct, z, step, _), theta in zip(here, res.theta[:len(here)], strict=True):
+            rows.append(dict(n=n, method="GPOPE", accountant=acct, epsilon=eps, noise=z,
+                             step_size=step, iterations=T, clipped=res.clipped_fraction))
+            thetas.append(theta)
+            floors.append(floor[step])
+        for _, step, _ in [g for g in free if g[2] == T]:
+            rows.append(dict(n=n, method=NOISELESS, accountant="none", epsilon=np.nan,
+                             noise=0.0, step_size=step, iterations=T,
+                             clipped=res.clipped_fraction))
+            thetas.append(floor[step])
+            floors.append(floor[step])
+    return rows, thetas, floors
+
+
+def ssp_lstd_rows(config: dict[str, Any], stats: SaddlePointStats, n: int,
+                  gen: np.random.Generator) -> tuple[list[dict], list[np.ndarray], list[np.ndarray]]:
+    """**Hook for SSP-LSTD** (a private evaluator being added to :mod:`privrl.api` on another
+    branch, ``h-ssp``; not on main when the map was rebuilt, so no rows yet). When it lands, its
+    releases at ``n`` go here as (rows, thetas, floor thetas) like :func:`_gpope_rows`: one row
+    per epsilon (``method="SSP-LSTD"``, its accountant and noise), its floor the same statistics
+    without noise (LSTD on them). Its sensitivity needs bounded features, rewards and trajectory
+    length, to be enforced and declared per domain (the chain: one-hot features, rewards in
+    [0, 1], at most ``max_steps`` steps; Mountain Car: Fourier features in [-1, 1], rewards -1,
+    at most the simulator's step cap), with a :data:`~privrl.papers.frontier.analysis.CELLS`
+    entry per domain and a ledger entry per release; then bump :func:`run_frontier`'s results
+    version. (It draws nothing now, so the map's numbers do not depend on it.)"""
+    del config, stats, n, gen
+    return [], [], []
+
+
+@results_version("2", probe=PROBE, ignore=("seconds",))
 def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
     """One replicate of one domain (module text). ``config``: ``domain``, ``sizes``,
-    ``epsilons``, ``delta``, ``gpope`` (tuples ``(n, epsilon, accountant, z, step)``), the GPOPE
-    settings ``iterations, clip_norm, schedule``, the chain's ``n_states, p_stay, gamma,
+    ``epsilons``, ``delta``, ``gpope`` (tuples ``(n, epsilon, accountant, z, step,
+    iterations)``: each private GPOPE release, its noise calibrated for its iterations),
+    ``noiseless`` (tuples ``(n, step, iterations)``: GPOPE without noise at its own tuned
+    settings), the GPOPE settings ``clip_norm, schedule``, the chain's ``n_states, p_stay, gamma,
     max_steps, return_bound, lsl_c, lsl_power``, Mountain Car's ``target_episodes`` and
     ``lsw_cells`` (0: no DP-LSW).
 
-    Rows: ``domain, n, method`` (``reference``, ``zero``, ``GPOPE``, ``DP-LSW``, ``DP-LSL``),
-    ``accountant, epsilon`` (NaN: non-private), ``noise`` (GPOPE's z,
-    DP-LSW/LSL's sigma_X, 0 for the reference), ``step_size``, ``mspbe``, ``rmse``,
-    ``clipped``, ``seconds`` (the replicate's CPU time, on every row; not a result)."""
+    Rows: ``domain, n, method`` (``reference``, ``zero``, ``GPOPE``, ``GPOPE without noise``,
+    ``DP-LSW``, ``DP-LSL``), ``accountant, epsilon`` (NaN: non-private), ``noise`` (GPOPE's z,
+    DP-LSW/LSL's sigma_X, 0 for the non-private rows), ``step_size``, ``iterations``,
+    ``mspbe``, ``rmse``, ``rmse_clipped`` (every value clipped to the value range: free
+    post-processing, :func:`clipped_rmse`), ``floor_mspbe``, ``floor_rmse``,
+    ``floor_rmse_clipped`` (the method's own noiseless estimate on the same data: GPOPE at the
+    release's (iterations, step) with z = 0; DP-LSW / DP-LSL with sigma = 0, their least-squares
+    fit of the first-visit returns; a non-private row's own error), ``clipped`` (GPOPE's clipped
+    gradient fraction), ``seconds`` (the replicate's CPU time, on every row; not a result)."""
     start = time.process_time()
     sizes = sorted(config["sizes"])
     stats, fv, Phi, rho, gen = replicate_data(config, sizes[-1], seed)
     problem = target_problem(config)
-    rows, thetas = [], []
+    rows, thetas, floors = [], [], []
     for n in sizes:
         for method in ("reference", "zero"):
             rows.append(dict(n=n, method=method, accountant="none", epsilon=np.nan, noise=0.0,
-                             step_size=np.nan, clipped=np.nan))
+                             step_size=np.nan, iterations=np.nan, clipped=np.nan))
         thetas += [reference_estimate(prefix(stats, n)), np.zeros(stats.dim)]
-        noisy = [g for g in config["gpope"] if g[0] == n]
-        if noisy:
-            res = gpope_at(config, stats, n, gen, np.array([g[4] for g in noisy]),
-                            np.array([g[3] for g in noisy]))
-            for (_, eps, acct, z, step), theta in zip(noisy, res.theta, strict=True):
-                rows.append(dict(n=n, method="GPOPE", accountant=acct, epsilon=eps, noise=z,
-                                 step_size=step, clipped=res.clipped_fraction))
-                thetas.append(theta)
+        floors += thetas[-2:]
+        for more in (_gpope_rows(config, stats, n, gen), ssp_lstd_rows(config, stats, n, gen)):
+            rows += more[0]
+            thetas += more[1]
+            floors += more[2]
         if fv is None:
             continue
         part = fv_prefix(fv, n)
@@ -207,16 +312,24 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
             budget = SmoothGaussianBudget(eps, config["delta"], *_return_range(config))
             est = dp_lsw(part, Phi, rho, budget, gen)
             rows.append(dict(n=n, method="DP-LSW", accountant="smooth sensitivity",
-                             epsilon=eps, noise=est.sigma, step_size=np.nan, clipped=np.nan))
+                             epsilon=eps, noise=est.sigma, step_size=np.nan, iterations=np.nan,
+                             clipped=np.nan))
             thetas.append(est.theta)
+            floors.append(est.theta_nonprivate)
             if config["domain"] == "chain":
                 lam = lsl_regularization(Phi, rho, n, config["lsl_c"], config["lsl_power"])
                 est = dp_lsl(part, Phi, rho, lam, budget, gen)
                 rows.append(dict(n=n, method="DP-LSL", accountant="smooth sensitivity",
-                                 epsilon=eps, noise=est.sigma, step_size=np.nan, clipped=np.nan))
+                                 epsilon=eps, noise=est.sigma, step_size=np.nan,
+                                 iterations=np.nan, clipped=np.nan))
                 thetas.append(est.theta)
+                floors.append(est.theta_nonprivate)
     out = pd.DataFrame(rows)
-    out["mspbe"], out["rmse"] = errors(np.vstack(thetas), problem)
+    thetas, floors = np.vstack(thetas), np.vstack(floors)
+    out["mspbe"], out["rmse"] = errors(thetas, problem)
+    out["rmse_clipped"] = clipped_rmse(thetas, config, problem)
+    out["floor_mspbe"], out["floor_rmse"] = errors(floors, problem)
+    out["floor_rmse_clipped"] = clipped_rmse(floors, config, problem)
     out.insert(0, "domain", config["domain"])
     out["seconds"] = time.process_time() - start
     return out
@@ -232,26 +345,32 @@ def _return_range(config: dict[str, Any]) -> tuple[float, float]:
     return bound, -bound
 
 
-@results_version("1", probe={**PROBE, "step_grid": (0.1, 1.0)})
+@results_version("2", probe={**PROBE, "step_grid": (0.1, 1.0), "iterations_grid": (20, 50),
+                             "gpope": ((5, 1.0, "PLD", 20, 20.0), (5, 1.0, "PLD", 50, 30.0),
+                                       (10, 1.0, "PLD", 20, 9.0), (10, 1.0, "PLD", 50, 12.0))})
 def run_tuning(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
-    """GPOPE at every noise of ``config["gpope"]`` (its step ignored) and every step of
-    ``config["step_grid"]`` on one **public** dataset (seeds disjoint from the replicates'),
-    each ``n`` a prefix. Rows: ``domain, n, epsilon, accountant, step_size, mspbe``."""
+    """GPOPE on one **public** dataset (seeds disjoint from the replicates'), each ``n`` a
+    prefix, at every (iterations, step) of ``config["iterations_grid"]`` x
+    ``config["step_grid"]``: with every noise of ``config["gpope"]`` (tuples ``(n, epsilon,
+    accountant, iterations, z)``: the noise calibrated for that many iterations) and without
+    noise (``epsilon`` NaN, ``accountant`` ``"none"``). One call of Algorithm 1 per (n,
+    iterations). Rows: ``domain, n, epsilon, accountant, iterations, step_size, mspbe``."""
     sizes = sorted(config["sizes"])
     stats, _, _, _, gen = replicate_data({**config, "lsw_cells": 0}, sizes[-1], seed)
     problem = target_problem(config)
     grid = np.asarray(config["step_grid"], dtype=float)
     frames = []
     for n in sizes:
-        noisy = [g for g in config["gpope"] if g[0] == n]
-        if not noisy:
-            continue
-        res = gpope_at(config, stats, n, gen, np.tile(grid, len(noisy)),
-                        np.repeat([g[3] for g in noisy], len(grid)))
-        frames.append(pd.DataFrame({
-            "n": n, "epsilon": np.repeat([g[1] for g in noisy], len(grid)),
-            "accountant": np.repeat([g[2] for g in noisy], len(grid)),
-            "step_size": np.tile(grid, len(noisy)), "mspbe": errors(res.theta, problem)[0]}))
+        for T in config["iterations_grid"]:
+            noisy = [g for g in config["gpope"] if g[0] == n and g[3] == T]
+            zs = [g[4] for g in noisy] + [0.0]
+            res = gpope_at(config, stats, n, gen, np.tile(grid, len(zs)),
+                           np.repeat(zs, len(grid)), iterations=T)
+            frames.append(pd.DataFrame({
+                "n": n, "epsilon": np.repeat([g[1] for g in noisy] + [np.nan], len(grid)),
+                "accountant": np.repeat([g[2] for g in noisy] + ["none"], len(grid)),
+                "iterations": T, "step_size": np.tile(grid, len(zs)),
+                "mspbe": errors(res.theta, problem)[0]}))
     out = pd.concat(frames, ignore_index=True)
     out.insert(0, "domain", config["domain"])
     return out
@@ -272,6 +391,7 @@ def run_calibration(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.
                           "z": calibrate(*args, rtol=1e-2)}])
 
 
-__all__ = ["CALIBRATORS", "PROBE", "TARGET_SEED", "errors", "fv_prefix", "gpope_at",
-           "mountain_car_target", "prefix", "reference_estimate", "replicate_data",
-           "run_calibration", "run_frontier", "run_tuning", "target_problem"]
+__all__ = ["CALIBRATORS", "NOISELESS", "PROBE", "TARGET_SEED", "VALUE_STATES", "clipped_rmse",
+           "errors", "fv_prefix", "gpope_at", "mountain_car_target", "prefix",
+           "reference_estimate", "replicate_data", "run_calibration", "run_frontier",
+           "run_tuning", "ssp_lstd_rows", "target_problem", "value_range", "value_states"]
