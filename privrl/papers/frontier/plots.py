@@ -168,3 +168,22 @@ def plot_gap(gap: pd.DataFrame) -> Figure:
 
 
 __all__ = ["COLOURS", "WORDS", "plot_cost", "plot_errors", "plot_gap", "plot_map"]
+
+
+def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
+    """What privacy costs at the map's largest n (:func:`~privrl.papers.frontier.analysis.
+    privacy_cost` rows), for reading: per domain, method and epsilon, each part of the error in
+    log10 value RMSE as "mean (95% interval)"."""
+    top = cost[cost.n == cost.n.max()]
+
+    def span(column: str) -> list[str]:
+        return [f"{m:.2f} ({lo:.2f} to {hi:.2f})" for m, lo, hi in
+                zip(top[column], top[f"{column}_lo"], top[f"{column}_hi"], strict=True)]
+
+    return pd.DataFrame({
+        "domain": top.domain.map(in_words).to_numpy(), "method": top.label.map(WORDS).to_numpy(),
+        "epsilon": top.epsilon.to_numpy(),
+        "over its own noiseless version": span("noiseless"),
+        "noise alone, at its settings": span("own"),
+        "noiseless version over non-private": span("free"),
+        "over non-private": span("total")})
