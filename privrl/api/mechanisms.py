@@ -81,7 +81,7 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float,
     ``relation`` names the neighbouring relation ``sensitivity`` was computed under
     (``"add/remove"``, the default, or ``"replace-one"``, of whatever unit the caller's datasets
     hold, or ``"replace-one trajectory"`` to compose with the trajectory releases); the release
-    and its event carry it, so :func:`~privrl.api.compose` refuses to mix relations.
+    and its event carry it, so :func:`~privrl.api.release.compose` refuses to mix relations.
     Valid range: ``epsilon`` up to :data:`MAX_GAUSSIAN_EPSILON` (the Rényi conversion holds
     for every epsilon; beyond it the noise protects nothing), ``delta`` in (0, 1).
     ``step`` defaults to the power of two that puts the noise at 2^19 to 2^20 grid units.

@@ -297,3 +297,26 @@ SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
                                        "random_answers_harmless_union_beyond_horizon"),
     },
 }
+
+
+def cost_sentence(cost: dict | None) -> str:
+    """The paper profile's cost in words: timed in this run (``cost["source"] == "measured"``),
+    the recorded AirRaid design's, or neither."""
+    if cost is None:
+        return ("The cost of the paper profile is neither measured in this run (`measure_cost`) "
+                "nor recorded.")
+    if cost["source"] == "measured":
+        return ("We time a few roll-outs of the most expensive run at paper settings, the "
+                "privacy-aware student kickstarted by the AirRaid teacher (a teacher query and a "
+                "Dirichlet draw per step), and of the teacher-sized PPO, in CPU seconds (a run of "
+                "four roll-outs minus a run of one, so that set-up costs cancel; the table gives "
+                "the step rate, interactions per CPU second). One paper-profile run of 4,000 "
+                f"roll-outs costs about {cost['hours_run']:.1f} core-hours "
+                f"({cost['sec_rollout']:.2f} CPU seconds per roll-out of 1,000 interactions on "
+                "the machine that built this page; the paper reports at most 9 s).")
+    return ("This run does not time roll-outs at paper settings (`measure_cost` is off in the "
+            "quick profile; `-p measure_cost=True` times them), so the cost is the recorded "
+            "AirRaid design's: its CPU time summed over its runs, over its roll-outs, "
+            f"{cost['sec_rollout']:.2f} CPU seconds per roll-out of 1,000 interactions (a mean "
+            "over its configurations; the paper reports at most 9 s). One paper-profile run of "
+            f"4,000 roll-outs costs about {cost['hours_run']:.1f} core-hours.")
