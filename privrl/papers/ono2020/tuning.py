@@ -92,7 +92,7 @@ def arm_label(mech: str, eps: float, buffer: int) -> str:
     return f"{mech} ε={eps:g} |B|={buffer}"
 
 
-@results_version("1", probe=_PROBE, ignore=("seconds",))
+@results_version("2", probe=_PROBE, ignore=("seconds",))
 def run_tuning_trials(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
     """Train ``config['trials_per_seed']`` trials for the whole budget (no early stop); one row
     per trial: ``auc`` (mean score per submission, module docstring), ``first_success`` (eq. 26),
@@ -109,7 +109,7 @@ def run_tuning_trials(config: dict[str, Any], seed: np.random.SeedSequence) -> p
     })  # fmt: skip
 
 
-@results_version("1", probe=_PROBE, ignore=("seconds",))
+@results_version("2", probe=_PROBE, ignore=("seconds",))
 def run_tuned_trials(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
     """An evaluation batch: :func:`~privrl.papers.ono2020.trials.run_first_success` (the same
     numbers) under a declared results version, so the multi-sitting cache survives edits that
