@@ -293,12 +293,12 @@ CLAIMS: tuple[ClaimSpec, ...] = (
               "Section 5, second experiment, Figure 2(b): 'a significant improvement in the "
               "students' sample efficiency'", on_design(faster("kickstarting"), headline=True)),
     ClaimSpec("kickstarting_less_variable_than_teacher_sized",
-              "Kickstarting's final returns vary less from run to run than plain PPO (64, 64)'s "
-              "(Fig. 2b)", _VARIANCE,
+              "The final returns of kickstarting vary less from run to run than those of plain "
+              "PPO (64, 64) (Fig. 2b)", _VARIANCE,
               on_design(less_variable("kickstarting", None, "PPO (64, 64)"), headline=False)),
     ClaimSpec("kickstarting_less_variable_than_small_ppo",
-              "Kickstarting's final returns vary less from run to run than plain PPO (32, 32)'s, "
-              "the student without kickstarting (Fig. 2b)", _VARIANCE,
+              "The final returns of kickstarting vary less from run to run than those of plain "
+              "PPO (32, 32), the student without kickstarting (Fig. 2b)", _VARIANCE,
               on_design(less_variable("kickstarting", "PPO (32, 32)", "PPO (32, 32)"),
                         headline=False)),
     ClaimSpec("speedup_aware",
