@@ -285,6 +285,9 @@ def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) 
     lines = [f"::::{{dropdown}} What {name} claims, and {verdicts}", ""]
     if front is not None:
         lines += [f"*What it claims:* {front.claims}", ""]
+    if (coverage := coverage_counts(name)) is not None:
+        lines += [f"*Claim sentences of the paper decided:* {coverage[0]} of {coverage[1]} (the "
+                  "others, each with its reason, below the chapter's summary box).", ""]
     say_run = len(deciding_runs(rows)) > 1
     for note, group in groups:
         if group:
@@ -295,9 +298,9 @@ def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) 
 def landing_papers(summaries: Sequence[Summary], fronts: Mapping[str, FrontMatter]) -> str:
     """Markdown of the landing page's papers, one short block each, in book order: the title
     linked to its chapter, the counts of the decided claims and the bottom line (its front
-    matter, ``fronts`` by chapter name) and how many of the paper's claim sentences the chapter
-    decides (:func:`privrl.chapter.paper_claims.coverage_counts`), then what the paper claims and every verdict folded
-    (:func:`chapter_verdicts`; the chapter's summary box names the deciding runs), so that the
+    matter, ``fronts`` by chapter name), then folded what the paper claims, how many of its claim
+    sentences the chapter decides (:func:`privrl.chapter.paper_claims.coverage_counts`) and every
+    verdict (:func:`chapter_verdicts`; the chapter's summary box names the deciding runs), so that the
     page stays within three screens. A chapter without claims (the audits, a chapter beyond the
     papers) gets its sentences only."""
     lines: list[str] = []
@@ -309,8 +312,6 @@ def landing_papers(summaries: Sequence[Summary], fronts: Mapping[str, FrontMatte
             text.append(front.claims)
         if rows:  # what the paper claims and the deciding runs: in the dropdown and the box
             text.append(f"**Verdicts: {counts_text(rows)}.**")
-        if (coverage := coverage_counts(name)) is not None:
-            text.append(f"Claim sentences decided: {coverage[0]} of {coverage[1]}.")
         if front is not None:
             text.append(f"**Bottom line:** {front.bottom_line}")
         lines += [" ".join(text), ""]

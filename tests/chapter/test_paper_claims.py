@@ -8,10 +8,10 @@ may run on over consecutive lines joined by one space); keys against each chapte
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 
 import pytest
 import yaml
+from seed_texts import ROOT, SEED_FILES, SEEDS, needs_seeds
 
 from privrl.chapter.paper_claims import (
     REASONS,
@@ -22,19 +22,7 @@ from privrl.chapter.paper_claims import (
     quote_matches,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-SEEDS = ROOT.parent / "shared" / "seeds"
-if not SEEDS.is_dir():
-    SEEDS = Path("/work/shared/seeds")
-SEED_FILES = {
-    "balle2016": {"004_487bd153e9f1f780.txt"},
-    "xie2019": {"001_c1f7640084b1acda.txt"},
-    "wang2019": {"000_472acef880a8d09a.txt", "000_472acef880a8d09a.fulltext.txt"},
-    "ono2020": {"002_fc5d72f368a5ccd6.txt"},
-    "gohari2021": {"003_a55dfa193dcfe9bc.txt"},
-}
 PAPERS = tuple(n for n in SEED_FILES if (ROOT / "book" / "paper_claims" / f"{n}.yml").exists())
-needs_seeds = pytest.mark.skipif(not SEEDS.is_dir(), reason=f"no seed texts at {SEEDS}")
 
 
 def _claim_keys(name: str) -> set[str]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from seed_texts import ROOT, SEED_FILES, SEEDS, needs_seeds
 
 from privrl.chapter.paper_numbers import (
     KINDS,
@@ -25,18 +26,9 @@ from privrl.chapter.paper_numbers import (
     paper_numbers,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-SEEDS = ROOT.parent / "shared" / "seeds"
 PAPERS = ("balle2016", "xie2019", "wang2019", "ono2020", "gohari2021")
-#: The seed text of each paper (wang2019: the fuller text of the NeurIPS PDF).
-SEED_FILES = {
-    "balle2016": {"004_487bd153e9f1f780.txt"},
-    "xie2019": {"001_c1f7640084b1acda.txt"},
-    "wang2019": {"000_472acef880a8d09a.fulltext.txt"},
-    "ono2020": {"002_fc5d72f368a5ccd6.txt"},
-    "gohari2021": {"003_a55dfa193dcfe9bc.txt"},
-}
-needs_seeds = pytest.mark.skipif(not SEEDS.is_dir(), reason=f"no seed texts at {SEEDS}")
+#: The seed text each paper's numbers cite (wang2019: the fuller text of the NeurIPS PDF).
+NUMBER_FILES = {**SEED_FILES, "wang2019": {"000_472acef880a8d09a.fulltext.txt"}}
 
 
 def _raw(name: str) -> list[dict]:
@@ -86,7 +78,7 @@ def test_every_entry_has_the_required_fields_and_a_unique_key(name):
 def test_every_quote_is_on_the_line_it_cites(name):
     for number in paper_numbers(name, ROOT):
         src = number.source
-        assert src.file in SEED_FILES[name], (number.key, src.file)
+        assert src.file in NUMBER_FILES[name], (number.key, src.file)
         lines = _seed_lines(src.file)
         assert src.line <= len(lines), (number.key, src.line, len(lines))
         assert src.quote in lines[src.line - 1], (number.key, src.line, src.quote)

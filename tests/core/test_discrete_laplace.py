@@ -19,7 +19,14 @@ from privrl.core.mechanisms.discrete_laplace import (
     grid_sensitivity,
     noise_inflation,
     sample_discrete_laplace,
+    sample_discrete_laplace_inversion,
 )
+
+#: The two exact samplers of the same law: Canonne, Kamath and Steinke's (CKS), and inversion
+#: (PGC-A3C's reports); each distribution test below holds for both.
+SAMPLERS = pytest.mark.parametrize("sampler", [sample_discrete_laplace,
+                                               sample_discrete_laplace_inversion],
+                                   ids=["cks", "inversion"])
 
 
 def _pmf(ks: np.ndarray, t: float) -> np.ndarray:
@@ -27,12 +34,13 @@ def _pmf(ks: np.ndarray, t: float) -> np.ndarray:
     return (1 - q) / (1 + q) * q ** np.abs(ks)
 
 
-def test_samples_follow_the_discrete_laplace_pmf():
+@SAMPLERS
+def test_samples_follow_the_discrete_laplace_pmf(sampler):
     """Chi-square goodness of fit at t = 5/2 over 200,000 samples (cells |k| <= 12 and the two
     tails). With 26 degrees of freedom the test rejects a sampler whose scale is off by 2% with
     probability above 0.99 (noncentral chi-square), and the exact sampler with probability 0.001."""
     t = Fraction(5, 2)
-    x = sample_discrete_laplace(t, 200_000, np.random.default_rng(1))
+    x = sampler(t, 200_000, np.random.default_rng(1))
     ks = np.arange(-12, 13)
     observed = np.array([(x < -12).sum(), *((x == k).sum() for k in ks), (x > 12).sum()])
     inner = _pmf(ks, 2.5)
@@ -102,14 +110,15 @@ def test_compiled_sampler_equals_the_exact_rational_reference(scale):
     assert len(set(expected)) > 20 or scale < 1
 
 
-def test_samples_at_the_training_scale_follow_the_discrete_laplace():
+@SAMPLERS
+def test_samples_at_the_training_scale_follow_the_discrete_laplace(sampler):
     """At the scale of PGC-A3C's reports (C = 0.01, epsilon = 1, t = 10,737,530 grid units),
     200,000 samples: chi-square of |K| in the ten deciles of its exact law (P(|K| >= m) =
     2 q^m / (1 + q), q = e^{-1/t}) and a binomial test of the sign. The chi-square test (9
     degrees of freedom, level 0.001) rejects a sampler whose scale is off by 2% with probability
     0.9999 (noncentral chi-square, noncentrality 70.7)."""
     t = grid_scale(0.01, 1.0, 112)
-    x = sample_discrete_laplace(t, 200_000, np.random.default_rng(11))
+    x = sampler(t, 200_000, np.random.default_rng(11))
     q = math.exp(-1 / float(t))
     edges = [math.ceil(-float(t) * math.log(1 - p)) for p in np.linspace(0.1, 0.9, 9)]
     tail = [2 * q**m / (1 + q) for m in edges]  # P(|K| >= m)

@@ -55,7 +55,11 @@ from absl import logging as absl_logging
 from privrl.core.accounting.calibration import bisect_safe, calibrate_decreasing
 from privrl.core.accounting.composition import kairouz_composition
 from privrl.core.accounting.events import pld_epsilon, rdp_epsilon, register_event
-from privrl.core.accounting.gaussian import analytic_gaussian_sigma, gaussian_epsilon
+from privrl.core.accounting.gaussian import (
+    analytic_gaussian_sigma,
+    gaussian_delta,
+    gaussian_epsilon,
+)
 from privrl.core.validation import (
     check_delta,
     check_epsilon,
@@ -123,7 +127,8 @@ def theorem5_epsilon_limit(delta: float) -> float:
     :math:`U` updates one Gaussian mechanism of sensitivity :math:`\Delta = \sqrt{UC}` (Lemma 6 at
     equality, Proposition 4), so :math:`\Delta/\sigma = \mu = \varepsilon/\sqrt{2\ln(e +
     \varepsilon/\delta)}` whatever :math:`U` and :math:`C`; two neighbours at that distance have
-    the exact privacy profile (Balle and Wang 2018)
+    the exact privacy profile (Balle and Wang 2018; :func:`~privrl.core.accounting.gaussian.
+    gaussian_delta`)
 
     .. math:: \delta(\varepsilon) = \Phi\Big(\frac{\mu}{2} - \frac{\varepsilon}{\mu}\Big)
               - e^{\varepsilon}\,\Phi\Big(-\frac{\mu}{2} - \frac{\varepsilon}{\mu}\Big),
@@ -131,16 +136,13 @@ def theorem5_epsilon_limit(delta: float) -> float:
     below ``delta`` for small epsilon and above it past the limit returned (about 13.6 at
     :math:`10^{-5}`, 13.0 at :math:`10^{-3}`, 12.8 at 0.1): there the theorem's statement is
     false, so :func:`calibrate_algorithm1` refuses it."""
-    from scipy import optimize, special
+    from scipy import optimize
 
     delta = check_delta(delta)
 
     def excess(eps: float) -> float:
         mu = eps / math.sqrt(2.0 * math.log(math.e + eps / delta))
-        first = special.log_ndtr(mu / 2.0 - eps / mu)
-        second = eps + special.log_ndtr(-mu / 2.0 - eps / mu)
-        profile = math.exp(first) * -math.expm1(second - first) if second < first else -1.0
-        return profile - delta
+        return gaussian_delta(1.0 / mu, eps) - delta
 
     lo, hi = 1.0, 2.0
     while excess(hi) <= 0.0:
