@@ -23,7 +23,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 API_NAMES = (
     "ClippedDataWarning", "Release", "TabularMDP", "Trajectories", "compose",
     "dirichlet_teacher_answer", "dp_lsl", "dp_lsw", "functional_q_learning", "gaussian_mechanism",
-    "gpope", "laplace_mechanism", "laplace_report", "sign_report",
+    "gpope", "laplace_mechanism", "laplace_report", "sign_report", "ssp_lstd",
 )
 
 __all__ = ["__version__", *API_NAMES]
