@@ -45,6 +45,7 @@ DG = ["tests/core/test_discrete_gaussian.py"]
 GRID_GPOPE = ["tests/core/test_grid_gpope_accounting.py"]
 DIRICHLET_CAL = ["tests/core/test_dirichlet_calibration.py"]
 COMPOSE = ["tests/api/test_compose.py"]
+SSP = ["tests/core/test_ssp_lstd.py", "tests/api/test_ssp_lstd_api.py"]
 
 
 @dataclass(frozen=True)
@@ -272,6 +273,22 @@ MUTATIONS: list[Mutation] = [
     M("teacher_budget_mean", "composition dropped", "privrl/core/accounting/dirichlet.py",
       "e_max, d_max = float(eps[used].max()), float(dlt[used].max())",
       "e_max, d_max = float(eps[used].mean()), float(dlt[used].max())", (*API, *GOHARI)),
+    M("ssp_lstd_noise", "noise halved", "privrl/core/algorithms/ssp_lstd.py",
+      "noisy = noise.add(grid.astype(float) * noise.step, rng)",
+      "noisy = GridGaussian(max(1, noise.m // 4), noise.t, noise.step).add("
+      "grid.astype(float) * noise.step, rng)", tuple(SSP)),
+    M("ssp_lstd_sensitivity", "noise halved", "privrl/core/algorithms/ssp_lstd.py",
+      "return 2.0 * big_l * f * math.hypot(f * (1.0 + g), r)",
+      "return 1.0 * big_l * f * math.hypot(f * (1.0 + g), r)", tuple(SSP)),
+    M("ssp_lstd_feature_clip", "clip loosened", "privrl/core/algorithms/ssp_lstd.py",
+      "over = norms > bound", "over = norms > 2 * bound", tuple(SSP)),
+    M("api_ssp_lstd_noise", "noise halved", "privrl/api/evaluation.py",
+      "est = ssp.ssp_lstd(data, bounds, noise, lam, release_rng(rng))",
+      "est = ssp.ssp_lstd(data, bounds, GridGaussian(max(1, noise.m // 4), noise.t, noise.step),"
+      " lam, release_rng(rng))", tuple(SSP)),
+    M("api_ssp_lstd_epsilon", "budget doubled", "privrl/api/evaluation.py",
+      "z = required_noise_multiplier(epsilon, delta)",
+      "z = required_noise_multiplier(2 * epsilon, delta)", tuple(SSP)),
     M("xie_calibration_epsilon", "budget doubled", "privrl/papers/xie2019/privacy.py",
       "return calibrate_noise_multiplier(self.target_epsilon, self.delta",
       "return calibrate_noise_multiplier(2 * self.target_epsilon, self.delta", tuple(XIE)),

@@ -24,7 +24,7 @@ API_NAMES = (
     "ClippedDataWarning", "NEIGHBOURS", "Release", "TabularMDP", "Trajectories", "clip_values",
     "compose",
     "dirichlet_teacher_answer", "dp_lsl", "dp_lsw", "functional_q_learning", "gaussian_mechanism",
-    "gpope", "laplace_mechanism", "laplace_report", "sign_report",
+    "gpope", "laplace_mechanism", "laplace_report", "sign_report", "ssp_lstd",
 )
 
 __all__ = ["__version__", *API_NAMES]

@@ -35,7 +35,7 @@ This layer sits directly above :mod:`privrl.core` and below :mod:`privrl.chapter
 """
 
 from privrl.api.control import dirichlet_teacher_answer, functional_q_learning
-from privrl.api.evaluation import dp_lsl, dp_lsw, gpope
+from privrl.api.evaluation import dp_lsl, dp_lsw, gpope, ssp_lstd
 from privrl.api.local import laplace_report, sign_report
 from privrl.api.mechanisms import gaussian_mechanism, laplace_mechanism
 from privrl.api.release import NEIGHBOURS, Release, clip_values, compose
@@ -47,5 +47,5 @@ __all__ = [
     "ClippedDataWarning", "NEIGHBOURS", "Release", "TabularMDP", "Trajectories", "clip_values",
     "compose",
     "dirichlet_teacher_answer", "dp_lsl", "dp_lsw", "functional_q_learning", "gaussian_mechanism",
-    "gpope", "laplace_mechanism", "laplace_report", "sign_report",
+    "gpope", "laplace_mechanism", "laplace_report", "sign_report", "ssp_lstd",
 ]

@@ -1,6 +1,6 @@
-r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019) and DP-LSW, DP-LSL
-(Balle, Gomrokchi, Precup 2016), each taking the dataset as one
-:class:`~privrl.core.trajectories.Trajectories`.
+r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019), DP-LSW, DP-LSL
+(Balle, Gomrokchi, Precup 2016) and SSP-LSTD (LSTD by sufficient-statistics perturbation), each
+taking the dataset as one :class:`~privrl.core.trajectories.Trajectories`.
 
 * :func:`gpope`: GTD2's primal-dual gradient (eq. 4.1) on one trajectory drawn uniformly per
   iteration, clipped to :math:`\ell_2` norm :math:`G`, rounded to a grid and perturbed by exact
@@ -20,6 +20,11 @@ r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019) and 
   :class:`~privrl.core.validation.ClippedDataWarning` (``strict=True``: a ``ValueError``).
   Returns spread over :math:`[-F_{max}, F_{max}]` would need twice the noise: such a dataset
   is clipped, never released under the narrower analysis.
+* :func:`ssp_lstd`: LSTD(0)'s statistics :math:`(\mathrm{vec}\,A, b)` summed over every
+  transition, released with exact discrete Gaussian noise on a grid calibrated to their
+  replace-one sensitivity :math:`2L\sqrt{F^4(1+\gamma)^2 + F^2R^2}` (feature norms, rewards and
+  trajectory lengths bounded at the boundary), then solved with a ridge :math:`\lambda` chosen
+  on public data (:mod:`privrl.core.algorithms.ssp_lstd`), private on doubles.
 """
 
 from __future__ import annotations
@@ -29,16 +34,19 @@ import math
 import numpy as np
 
 from privrl.api.release import Release, release_rng
+from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
 from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
 from privrl.core.accounting.subsampled import GridGpopeEvent, calibrate_grid_noise_multiplier
 from privrl.core.algorithms import gtd
 from privrl.core.algorithms import monte_carlo as mc
+from privrl.core.algorithms import ssp_lstd as ssp
 from privrl.core.mechanisms.discrete_gaussian import GridGaussian
 from privrl.core.rng import SeedLike
 from privrl.core.trajectories import Trajectories
 from privrl.core.validation import (
     check_array,
     check_delta,
+    check_epsilon,
     check_int,
     check_positive,
     warn_or_refuse,
@@ -274,4 +282,89 @@ def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     return _smooth_release(est, budget, phi.shape[1], lam=lam)
 
 
-__all__ = ["dp_lsl", "dp_lsw", "gpope"]
+#: The largest target epsilon of SSP-LSTD (as :data:`privrl.api.mechanisms.MAX_GAUSSIAN_EPSILON`).
+MAX_SSP_EPSILON = 700.0
+
+
+def ssp_lstd(trajectories: Trajectories, *, gamma: float, epsilon: float, delta: float,
+             feature_bound: float, reward_bound: float, max_length: int, lam: float,
+             features: object | None = None, rng: SeedLike | None = None,
+             strict: bool = False) -> Release:
+    r"""SSP-LSTD: LSTD(0) by sufficient-statistics perturbation, private on IEEE doubles.
+    Released: :math:`\hat\theta = (\tilde A + \lambda I)^{-1}\tilde b` (d,), the value estimates
+    being ``features @ value``.
+
+    :math:`A = \sum \phi(s)(\phi(s) - \gamma\phi(s'))^\top` and :math:`b = \sum\phi(s)r` over
+    every transition of every trajectory (every-visit; a terminal transition bootstraps from a
+    zero feature) are released together, :math:`d^2 + d` coordinates, with exact discrete
+    Gaussian noise on a grid at the noise multiplier the Gaussian mechanism needs for
+    ``(epsilon, delta)`` (:func:`~privrl.core.accounting.discrete_gaussian.required_noise_multiplier`,
+    as :func:`~privrl.api.mechanisms.gaussian_mechanism`), for the :math:`\ell_2` sensitivity
+    under replace-one trajectory
+
+    .. math:: \Delta_2 = 2L\sqrt{F^4(1+\gamma)^2 + F^2R^2}
+
+    (derived in :mod:`privrl.core.algorithms.ssp_lstd`: per transition
+    :math:`\|\phi(s)(\phi(s)-\gamma\phi(s'))^\top\|_F \le F^2(1+\gamma)` and
+    :math:`\|\phi(s)r\| \le FR`; at most :math:`L` transitions per trajectory; replacing one
+    trajectory moves the sums by at most twice one trajectory's contribution), accounted on
+    doubles with the margin :math:`1 + 2^{-30}`. Solving is post-processing.
+
+    ``trajectories``: integer states with ``features`` the (N, d) feature matrix, or feature
+    vectors (m, H + 1, d) as observations with ``features=None`` (as :func:`gpope`). The bounds
+    :math:`F` (``feature_bound``, on :math:`\|\phi(s)\|_2`), :math:`R` (``reward_bound``, on
+    :math:`|r|`) and :math:`L` (``max_length``, transitions per trajectory, at most 2^20) are
+    enforced: feature rows scaled to norm :math:`F`, rewards clipped to :math:`[-R, R]`,
+    trajectories truncated to their first :math:`L` transitions, each with a
+    :class:`~privrl.core.validation.ClippedDataWarning` (``strict=True``: a ``ValueError``).
+    ``lam`` :math:`> 0` is in the units of :math:`A` (a sum over transitions) and must be chosen
+    on public data or a priori. ``gamma`` in [0, 1]; ``epsilon`` at most 700.
+
+    The event is dp-accounting's ``GaussianDpEvent(sqrt(s) / G)`` under ``"replace-one"`` (RDP;
+    :func:`~privrl.core.accounting.discrete_gaussian.discrete_gaussian_event`, ``G`` the
+    sensitivity in grid units plus :math:`\sqrt{d^2+d}` for the rounding); ``parameters``:
+    ``sigma`` (the noise's standard deviation per coordinate, at least :math:`z\Delta_2`),
+    ``noise_multiplier``, ``sensitivity`` (:math:`\Delta_2` with its margin), ``step``,
+    ``feature_bound``, ``reward_bound``, ``max_length``, ``lam``, ``n``.
+
+    >>> import numpy as np, privrl
+    >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
+    ...     actions=np.zeros((2, 2), int), rewards=np.array([[0.0, 1.0], [1.0, 0.0]]),
+    ...     lengths=np.array([2, 1]), terminated=np.array([True, True]))
+    >>> r = privrl.ssp_lstd(data, features=np.eye(3), gamma=0.9, epsilon=1.0,
+    ...                     delta=1e-5, feature_bound=1.0, reward_bound=1.0,
+    ...                     max_length=2, lam=1.0, rng=0)
+    >>> r.epsilon <= 1.0, r.value.shape, r.event.relation
+    (True, (3,), 'replace-one')
+    >>> round(r.parameters["sensitivity"], 4)  # 2 L sqrt(F^4 (1 + gamma)^2 + F^2 R^2)
+    8.5884
+    """
+    traj = _check_trajectories(trajectories)
+    delta = check_delta(delta)
+    epsilon = check_epsilon(epsilon)
+    if epsilon > MAX_SSP_EPSILON:
+        raise ValueError(f"epsilon must be at most {MAX_SSP_EPSILON:g} for SSP-LSTD, got "
+                         f"{epsilon}")
+    lam = check_positive(lam, "lam")
+    bounds = ssp.SSPBounds(feature_bound, reward_bound, max_length, gamma)
+    phi = None if features is None else check_array(features, "features", ndim=2)
+    if phi is None and traj.observations.ndim != 3:
+        raise ValueError("features: give the (N, d) features of integer states, or "
+                         "observations of shape (m, H + 1, d)")
+    d = phi.shape[1] if phi is not None else int(traj.observations.shape[-1])
+    z = required_noise_multiplier(epsilon, delta)
+    noise, event = ssp.ssp_noise(z, bounds, d)
+    if event.epsilon(delta) > epsilon:  # s >= (z G)^2 exactly
+        raise RuntimeError(f"the SSP-LSTD calibration missed its target: epsilon "
+                           f"{event.epsilon(delta)!r} > {epsilon!r}")
+    data = ssp.bounded_transitions(traj, phi, bounds, strict=strict)
+    est = ssp.ssp_lstd(data, bounds, noise, lam, release_rng(rng))
+    return Release.from_event(est.theta, event, delta, relation="replace-one trajectory",
+                              sigma=noise.sigma, noise_multiplier=event.dp_event.noise_multiplier,
+                              sensitivity=bounds.sensitivity, step=noise.step,
+                              feature_bound=bounds.feature_bound,
+                              reward_bound=bounds.reward_bound, max_length=bounds.max_length,
+                              lam=lam, n=traj.n_trajectories)
+
+
+__all__ = ["dp_lsl", "dp_lsw", "gpope", "ssp_lstd"]

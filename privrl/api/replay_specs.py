@@ -22,6 +22,10 @@ Release by release (norm; statistic, with its sensitivity; targeted neighbours):
 * ``gpope``: L2, per row; every trajectory's clipped gradient on the grid at every iterate of a
   run on the dataset (:math:`2G(1+2^{-30})/\text{step} + \sqrt{2d}` per gradient); the same,
   rewards at :math:`\pm 1` and :math:`\pm 10^3`.
+* ``ssp_lstd``: L2; the exact integer sum of every trajectory's rounded contribution
+  :math:`(\mathrm{vec}\,A_i, b_i)` on the grid (:math:`\Delta_2/\text{step} + \sqrt{d^2+d}`,
+  :math:`\Delta_2 = 2L\sqrt{F^4(1+\gamma)^2 + F^2R^2}`); one trajectory replaced as for
+  ``dp_lsw``, rewards at :math:`\pm R` and :math:`\pm 10^3`.
 * ``laplace_report``: L1, per row; each input clipped to L1 norm :math:`C/2`, on the grid
   (:math:`\lfloor C/\text{step}\rfloor + d`); each input replaced by the extremes: each axis
   and the diagonal at :math:`\pm 10C`, its negation times 10, 0.
@@ -42,13 +46,14 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from privrl.api.evaluation import dp_lsl, dp_lsw, gpope, grid_gpope_noise
+from privrl.api.evaluation import dp_lsl, dp_lsw, gpope, grid_gpope_noise, ssp_lstd
 from privrl.api.local import laplace_report, sign_report
 from privrl.api.mechanisms import gaussian_mechanism, laplace_mechanism
 from privrl.core.accounting.discrete_gaussian import grid_l2_sensitivity
 from privrl.core.accounting.laplace import grid_sensitivity
 from privrl.core.algorithms import gtd
 from privrl.core.algorithms import monte_carlo as mc
+from privrl.core.algorithms import ssp_lstd as ssp
 from privrl.core.mechanisms import dirichlet as dm
 from privrl.core.mechanisms import local as loc
 from privrl.core.mechanisms.discrete_laplace import grid_centre
@@ -213,6 +218,30 @@ def gpope_spec(traj: Trajectories, *, features: object, gamma: float, iterations
     return ReplaySpec("gpope", statistic, sensitivity, "l2", "replace-one (one trajectory)",
                       lambda d: trajectory_neighbours(d, phi.shape[0], (1.0, -1.0, 1e3, -1e3)),
                       rows=True)
+
+
+def ssp_lstd_spec(traj: Trajectories, *, features: object, gamma: float, epsilon: float,
+                  delta: float, feature_bound: float, reward_bound: float, max_length: int,
+                  lam: float) -> ReplaySpec:
+    """:func:`~privrl.api.evaluation.ssp_lstd` (integer states with ``features``): the bounded
+    transitions' rounded contributions summed on the noise's grid
+    (:func:`~privrl.core.algorithms.ssp_lstd.grid_statistics`), against the grid sensitivity of
+    :math:`\\Delta_2` with its margin."""
+    release = ssp_lstd(traj, features=features, gamma=gamma, epsilon=epsilon, delta=delta,
+                       feature_bound=feature_bound, reward_bound=reward_bound,
+                       max_length=max_length, lam=lam, rng=FROZEN_SEED)
+    phi = np.asarray(features, dtype=float)
+    bounds = ssp.SSPBounds(feature_bound, reward_bound, max_length, gamma)
+    step = release.parameters["step"]
+    coordinates = phi.shape[1] ** 2 + phi.shape[1]
+
+    def statistic(data: Trajectories) -> np.ndarray:
+        return ssp.grid_statistics(ssp.bounded_transitions(data, phi, bounds), step).astype(float)
+
+    sensitivity = grid_l2_sensitivity(bounds.sensitivity, coordinates, step)
+    rewards = (reward_bound, -reward_bound, 1e3, -1e3)
+    return ReplaySpec("ssp_lstd", statistic, sensitivity, "l2", "replace-one (one trajectory)",
+                      lambda d: trajectory_neighbours(d, phi.shape[0], rewards))
 
 
 def _report_neighbours(g: np.ndarray, clip: float) -> Iterator[np.ndarray]:

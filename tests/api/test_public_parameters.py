@@ -43,6 +43,9 @@ RELEASES = {
     "dp_lsl": lambda x: privrl.dp_lsl(x, lam=40.0, **CHAIN),
     "gpope": lambda x: privrl.gpope(x, features=np.eye(6), gamma=0.9, epsilon=2.0, delta=1e-3,
                                     iterations=2000, step_size=0.1, clip_norm=1.0, rng=3),
+    "ssp_lstd": lambda x: privrl.ssp_lstd(x, features=np.eye(6), gamma=0.9, epsilon=1.0,
+                                          delta=1e-5, feature_bound=1.0, reward_bound=1.0,
+                                          max_length=12, lam=10.0, rng=3),
 }
 GRADIENTS = {
     "laplace_report": lambda g: privrl.laplace_report(g, epsilon=1.0, clip=1.0, rng=3),
