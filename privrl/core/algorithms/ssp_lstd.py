@@ -76,7 +76,7 @@ from privrl.core.validation import (
 
 __all__ = [
     "MAX_LENGTH", "SSPBounds", "SSPEstimate", "bounded_transitions", "grid_statistics",
-    "solve", "ssp_lstd", "ssp_noise", "ssp_sensitivity", "stack", "sufficient_statistics",
+    "noisy_statistics", "on_grid", "solve", "ssp_lstd", "ssp_noise", "ssp_sensitivity", "stack", "sufficient_statistics",
     "trajectory_statistics", "unstack",
 ]
 
@@ -243,6 +243,12 @@ def sufficient_statistics(data: FeatureTransitions) -> tuple[np.ndarray, np.ndar
     return unstack(np.asarray(total), d)
 
 
+def on_grid(rows: np.ndarray, step: float) -> np.ndarray:
+    """Each trajectory's contribution (a row of :func:`trajectory_statistics`) rounded to the grid
+    ``step``, in grid units (int64)."""
+    return np.rint(np.asarray(rows) / step).astype(np.int64)
+
+
 def grid_statistics(data: FeatureTransitions, step: float) -> np.ndarray:
     """The sum, exact in integers (int64), of every trajectory's contribution rounded to the grid
     ``step`` (a power of two), in grid units: replace-one moves it by the difference of two
@@ -250,8 +256,7 @@ def grid_statistics(data: FeatureTransitions, step: float) -> np.ndarray:
     d = data.phi.shape[2]
     total = np.zeros(d * d + d, dtype=np.int64)
     for c in _chunks(data):
-        rows = trajectory_statistics(data, c)
-        total += np.rint(rows / step).astype(np.int64).sum(axis=0)
+        total += on_grid(trajectory_statistics(data, c), step).sum(axis=0)
     return total
 
 
@@ -278,6 +283,16 @@ def ssp_noise(z: float, bounds: SSPBounds, d: int, step: float | None = None,
     event = discrete_gaussian_event(noise.variance, bounds.sensitivity, coordinates, noise.step,
                                     relation)
     return noise, event
+
+
+def noisy_statistics(grid: np.ndarray, n: int, bounds: SSPBounds, noise: GridGaussian,
+                     rng: SeedLike) -> np.ndarray:
+    """The release :math:`(\\mathrm{vec}\\,\\tilde A, \\tilde b)`: ``grid``, the exact grid sums
+    (:func:`grid_statistics`) of ``n`` trajectories whose bounds are enforced, in the value's
+    units with ``noise`` added on its grid (exact: the sums stay below 2^52 grid units, checked
+    from ``n`` and ``bounds``)."""
+    _check_grid_room(bounds, n, noise.step)
+    return noise.add(np.asarray(grid).astype(float) * noise.step, rng)
 
 
 def solve(A: np.ndarray, b: np.ndarray, lam: float) -> np.ndarray:
@@ -310,8 +325,6 @@ def ssp_lstd(data: FeatureTransitions, bounds: SSPBounds, noise: GridGaussian, l
         raise ValueError("data must be a FeatureTransitions")
     lam = check_positive(lam, "lam")
     d = data.phi.shape[2]
-    _check_grid_room(bounds, data.n, noise.step)
-    grid = grid_statistics(data, noise.step)
-    noisy = noise.add(grid.astype(float) * noise.step, rng)  # exact: grid sums below 2^52
+    noisy = noisy_statistics(grid_statistics(data, noise.step), data.n, bounds, noise, rng)
     A, b = unstack(noisy, d)
     return SSPEstimate(solve(A, b, lam), A, b)

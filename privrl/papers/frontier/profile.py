@@ -50,7 +50,9 @@ class FrontierProfile(Profile):
     value: more iterations cost privacy), and GPOPE without noise tuned the same way (its
     converged floor; the largest of ``iterations_grid`` is its compute cap). Chain: Balle's (N, stay, gamma, cap, return bound, DP-LSL's lambda schedule)
     with GPOPE's clip ``chain_clip_norm``; Mountain Car: Xie's settings, the full data
-    ``target_episodes`` public episodes, DP-LSW on ``lsw_cells`` x ``lsw_cells`` grid cells."""
+    ``target_episodes`` public episodes, DP-LSW on ``lsw_cells`` x ``lsw_cells`` grid cells.
+    SSP-LSTD (on-policy domains): its ridge tuned per (domain, n, epsilon) over ``lam_grid`` on
+    the same public datasets."""
 
     domains: tuple[str, ...] = ("chain", "mountain_car_on")
     sizes: tuple[int, ...] = (10, 30, 100)
@@ -70,6 +72,7 @@ class FrontierProfile(Profile):
     chain_clip_norm: float = 0.05
     target_episodes: int = 2_000
     lsw_cells: int = 10
+    lam_grid: tuple[float, ...] = (1.0, 100.0, 1e4, 1e6, 1e8)
     PAPER = {
         "domains": DOMAINS,
         "sizes": (10, 100, 1_000, 10_000),
@@ -79,13 +82,14 @@ class FrontierProfile(Profile):
         "iterations_grid": (125, 500, 2_000, 8_000),
         "step_grid": (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0),
         "target_episodes": 20_000,
+        "lam_grid": tuple(c * 10.0**e for e in range(-1, 9) for c in (1.0, 3.0)),
     }
 
     def validate(self) -> None:
         unknown = sorted(set(self.domains) - set(DOMAINS))
         if not self.domains or unknown:
             raise ValueError(f"domains must be some of {list(DOMAINS)}, got {self.domains}")
-        for name in ("sizes", "epsilons", "step_grid", "iterations_grid"):
+        for name in ("sizes", "epsilons", "step_grid", "iterations_grid", "lam_grid"):
             values = getattr(self, name)
             if not values or min(values) <= 0 or len(set(values)) != len(values):
                 raise ValueError(f"{name} must be distinct positive values, got {values}")

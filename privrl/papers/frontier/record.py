@@ -6,7 +6,8 @@ cache) and writes three tidy CSVs into ``book/measurements/results/``
 (:func:`privrl.chapter.records.results_dir`: ``frontier-paper-points.csv``, the error of every
 release of every replicate; ``frontier-paper-calibration.csv``, GPOPE's noise per (n, epsilon,
 accountant, iterations); ``frontier-paper-steps.csv``, its tuned (iterations, step) with and
-without noise, flagged at a grid edge) and the run record
+without noise, flagged at a grid edge; ``frontier-paper-lams.csv``, SSP-LSTD's tuned ridge) and
+the run record
 (:class:`privrl.chapter.records.RunRecord`) one folder up, ``book/measurements/frontier-paper.json``.
 The map carries every method's own noiseless floor and GPOPE without noise at its own tuned
 settings, so there is no separate noiseless record any more.
@@ -30,7 +31,7 @@ from privrl.papers.frontier.runs import run_map
 
 #: The CSVs of the record, by table name, in the results folder.
 FILES: dict[str, str] = {name: f"{PAPER}-paper-{name}.csv"
-                         for name in ("points", "calibration", "steps")}
+                         for name in ("points", "calibration", "steps", "lams")}
 RECORD_JSON = f"{PAPER}-paper.json"
 COMMAND = ("python -m privrl.papers.frontier.record "
            "--cache-dir book/measurements/cache/frontier-v2 --workers 1")

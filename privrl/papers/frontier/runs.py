@@ -11,7 +11,10 @@ Each step is a :func:`privrl.chapter.sweep.run_sweep` over a run function of
    smallest mean MSPBE on ``tune_datasets`` public datasets (seeds
    :data:`~privrl.papers.frontier.profile.TUNING_SEED`, disjoint from the replicates'), each
    flagged where it lies at an edge of a grid (:func:`edges`);
-3. :func:`run_map` - ``n_datasets`` replicates of every domain (:func:`trials.run_frontier`).
+3. :func:`tuned_lams` - SSP-LSTD's ridge per (domain, n, epsilon) on the on-policy domains, the
+   value of ``lam_grid`` with the smallest mean MSPBE on the same public datasets;
+4. :func:`run_map` - ``n_datasets`` replicates of every domain (:func:`trials.run_frontier`) and
+   of SSP-LSTD on the on-policy ones (:func:`trials.run_ssp_lstd`, the same datasets).
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ from privrl.papers.frontier import trials
 from privrl.papers.frontier.profile import TUNING_SEED, FrontierProfile
 
 ACCOUNTANTS: tuple[str, ...] = ("PLD", "RDP")
+#: The domains SSP-LSTD runs on: on-policy LSTD (off-policy, its statistics would carry
+#: products of importance ratios, unbounded, so no finite sensitivity).
+SSP_DOMAINS: tuple[str, ...] = ("chain", "mountain_car_on")
 #: A tuned GPOPE *learns nothing* when its mean MSPBE over the tuning datasets is less than this
 #: fraction below the zero estimate's: within the spread of the tuning itself (on the chain at
 #: n = 10 and 100 one setting's MSPBE differs between the 3 public datasets by 4% to 10% of the
@@ -110,6 +116,13 @@ def edges(chosen: pd.DataFrame, zero: dict[tuple[str, int], float], step_grid: t
                          at_edge_undeclared=undeclared)
 
 
+def zero_mspbe(profile: FrontierProfile, domain: str) -> float:
+    """The MSPBE of the zero estimate on ``domain``'s target problem (what learning nothing
+    scores)."""
+    problem = trials.target_problem(profile.domain_config(domain))
+    return float(trials.errors(np.zeros((1, problem[0].shape[0])), problem)[0][0])
+
+
 def tuned_settings(profile: FrontierProfile, calibration: pd.DataFrame, **sweep: Any
                    ) -> pd.DataFrame:
     """``domain, n, epsilon, accountant, iterations, step_size, mspbe, edge, at_edge,
@@ -125,11 +138,7 @@ def tuned_settings(profile: FrontierProfile, calibration: pd.DataFrame, **sweep:
     mean = tuning.groupby([*keys, "iterations", "step_size"])["mspbe"].mean().reset_index()
     chosen = mean.loc[mean.groupby(keys)["mspbe"].idxmin()].reset_index(drop=True)
     chosen["epsilon"] = chosen.epsilon.where(chosen.epsilon >= 0)
-    zero = {}
-    for d in profile.domains:
-        problem = trials.target_problem(profile.domain_config(d))
-        dim = problem[0].shape[0]
-        zero[d] = float(trials.errors(np.zeros((1, dim)), problem)[0][0])
+    zero = {d: zero_mspbe(profile, d) for d in profile.domains}
     zeros = {(d, int(n)): zero[d] for d, n in zip(chosen.domain, chosen.n, strict=True)}
     return edges(chosen, zeros, tuple(profile.step_grid), tuple(profile.iterations_grid))
 
@@ -145,22 +154,68 @@ def map_configs(profile: FrontierProfile, calibration: pd.DataFrame, settings: p
             for d in profile.domains]
 
 
+def ssp_configs(profile: FrontierProfile, lams: dict[tuple[str, int, float], tuple[float, ...]]
+                ) -> list[dict[str, Any]]:
+    """One :func:`trials.run_ssp_lstd` config per on-policy domain of ``profile``, with the
+    ridges ``lams[(domain, n, epsilon)]`` at each (n, epsilon)."""
+    return [{**profile.domain_config(d), "floor_lam": min(profile.lam_grid),
+             "ssp_lams": tuple((n, eps, lam) for n in sorted(profile.sizes)
+                               for eps in profile.epsilons for lam in lams[(d, n, eps)])}
+            for d in profile.domains if d in SSP_DOMAINS]
+
+
+def tuned_lams(profile: FrontierProfile, **sweep: Any) -> pd.DataFrame:
+    """``domain, n, epsilon, lam, mspbe, edge, at_edge, learns_nothing``: SSP-LSTD's ridge per
+    (domain, n, epsilon), the value of ``lam_grid`` with the smallest mean MSPBE over the
+    public tuning datasets (seeds :data:`TUNING_SEED`), flagged at an end of the grid
+    (``"lam high"``: the estimate shrunk towards zero, ``"lam low"``: towards plain LSTD on
+    the noisy statistics) and where it learns nothing (within :data:`ZERO_TOLERANCE` of the zero
+    estimate's MSPBE)."""
+    grid = tuple(sorted(profile.lam_grid))
+    every = {(d, n, eps): grid for d in profile.domains for n in profile.sizes
+             for eps in profile.epsilons}
+    cfgs = ssp_configs(profile, every)
+    if not cfgs:
+        return pd.DataFrame(columns=["domain", "n", "epsilon", "lam", "mspbe", "edge",
+                                     "at_edge", "learns_nothing"])
+    tuning = run_sweep(trials.run_ssp_lstd, cfgs, profile.tune_datasets, TUNING_SEED,
+                       desc="frontier tune SSP-LSTD", **sweep)
+    keys = ["domain", "n", "epsilon"]
+    mean = tuning.groupby([*keys, "lam"])["mspbe"].mean().reset_index()
+    chosen = mean.loc[mean.groupby(keys)["mspbe"].idxmin()].reset_index(drop=True)
+    zero = {d: zero_mspbe(profile, d) for d in set(chosen.domain)}
+    words = [("lam high" if r.lam >= grid[-1] else "lam low" if r.lam <= grid[0] else "")
+             for r in chosen.itertuples()]
+    nothing = [bool(r.mspbe >= (1 - ZERO_TOLERANCE) * zero[r.domain])
+               for r in chosen.itertuples()]
+    return chosen.assign(edge=words, at_edge=[bool(w) for w in words], learns_nothing=nothing)
+
+
 #: The columns of the map's points table.
 POINTS = ["domain", "n", "method", "accountant", "epsilon", "noise", "step_size", "iterations",
           "mspbe", "rmse", "rmse_clipped", "floor_mspbe", "floor_rmse", "floor_rmse_clipped",
-          "clipped", "seconds", "seed"]
+          "clipped", "lam", "seconds", "seed"]
 
 
 def run_map(profile: FrontierProfile, **sweep: Any) -> dict[str, pd.DataFrame]:
-    """The whole map: tables ``calibration``, ``steps`` (:func:`tuned_settings`) and ``points``
-    (every replicate's rows, with its ``seed``)."""
+    """The whole map: tables ``calibration``, ``steps`` (:func:`tuned_settings`), ``lams``
+    (:func:`tuned_lams`) and ``points`` (every replicate's rows, with its ``seed``; ``lam``:
+    SSP-LSTD's ridge, NaN on the other rows)."""
     calibration = calibrations(profile, **sweep)
     steps = tuned_settings(profile, calibration, **sweep)
+    lams = tuned_lams(profile, **sweep)
     points = run_sweep(trials.run_frontier, map_configs(profile, calibration, steps),
                        profile.n_datasets, profile.seed, desc="frontier map",
                        **{"order": "seed", **sweep})
-    return {"calibration": calibration, "steps": steps, "points": points[POINTS]}
+    chosen = {(r.domain, int(r.n), float(r.epsilon)): (float(r.lam),) for r in lams.itertuples()}
+    cfgs = ssp_configs(profile, chosen)
+    if cfgs:
+        ssp_points = run_sweep(trials.run_ssp_lstd, cfgs, profile.n_datasets, profile.seed,
+                               desc="frontier map SSP-LSTD", **{"order": "seed", **sweep})
+        points = pd.concat([points, ssp_points], ignore_index=True)
+    points = points.reindex(columns=POINTS)
+    return {"calibration": calibration, "steps": steps, "lams": lams, "points": points}
 
 
-__all__ = ["ACCOUNTANTS", "POINTS", "ZERO_TOLERANCE", "calibrations", "edges", "gpope_noise",
+__all__ = ["ACCOUNTANTS", "POINTS", "SSP_DOMAINS", "ssp_configs", "tuned_lams", "zero_mspbe", "ZERO_TOLERANCE", "calibrations", "edges", "gpope_noise",
            "map_configs", "noiseless_settings", "run_map", "tuned_settings", "tuning_noise"]

@@ -31,8 +31,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
 from privrl.core.accounting.gpope_pld import calibrate_pld_noise_multiplier
 from privrl.core.accounting.subsampled import calibrate_noise_multiplier
+from privrl.core.algorithms import ssp_lstd as ssp
 from privrl.core.algorithms.gtd import SaddlePointStats, gpope, mspbe, saddle_point_solution
 from privrl.core.algorithms.lstd import FeatureTransitions, transition_sums
 from privrl.core.algorithms.monte_carlo import (
@@ -43,7 +45,10 @@ from privrl.core.algorithms.monte_carlo import (
     first_visit_returns,
     lsl_regularization,
 )
+from privrl.core.envs.mountain_car import fourier_features
 from privrl.core.evaluation_domains import (
+    MC_FOURIER_ORDER,
+    MC_MAX_STEPS,
     MC_SETTINGS,
     cell_features,
     cell_trajectories,
@@ -54,6 +59,7 @@ from privrl.core.evaluation_domains import (
 )
 from privrl.core.results_version import results_version
 from privrl.core.rng import as_generator
+from privrl.core.trajectories import Trajectories
 
 #: Root seed of the public full-data sample of Mountain Car (never a replicate's seed).
 TARGET_SEED = 90_101
@@ -255,22 +261,6 @@ def _gpope_rows(config: dict[str, Any], stats: SaddlePointStats, n: int,
     return rows, thetas, floors
 
 
-def ssp_lstd_rows(config: dict[str, Any], stats: SaddlePointStats, n: int,
-                  gen: np.random.Generator) -> tuple[list[dict], list[np.ndarray], list[np.ndarray]]:
-    """**Hook for SSP-LSTD** (a private evaluator being added to :mod:`privrl.api` on another
-    branch, ``h-ssp``; not on main when the map was rebuilt, so no rows yet). When it lands, its
-    releases at ``n`` go here as (rows, thetas, floor thetas) like :func:`_gpope_rows`: one row
-    per epsilon (``method="SSP-LSTD"``, its accountant and noise), its floor the same statistics
-    without noise (LSTD on them). Its sensitivity needs bounded features, rewards and trajectory
-    length, to be enforced and declared per domain (the chain: one-hot features, rewards in
-    [0, 1], at most ``max_steps`` steps; Mountain Car: Fourier features in [-1, 1], rewards -1,
-    at most the simulator's step cap), with a :data:`~privrl.papers.frontier.analysis.CELLS`
-    entry per domain and a ledger entry per release; then bump :func:`run_frontier`'s results
-    version. (It draws nothing now, so the map's numbers do not depend on it.)"""
-    del config, stats, n, gen
-    return [], [], []
-
-
 @results_version("2", probe=PROBE, ignore=("seconds",))
 def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
     """One replicate of one domain (module text). ``config``: ``domain``, ``sizes``,
@@ -301,10 +291,10 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
                              step_size=np.nan, iterations=np.nan, clipped=np.nan))
         thetas += [reference_estimate(prefix(stats, n)), np.zeros(stats.dim)]
         floors += thetas[-2:]
-        for more in (_gpope_rows(config, stats, n, gen), ssp_lstd_rows(config, stats, n, gen)):
-            rows += more[0]
-            thetas += more[1]
-            floors += more[2]
+        more = _gpope_rows(config, stats, n, gen)
+        rows += more[0]
+        thetas += more[1]
+        floors += more[2]
         if fv is None:
             continue
         part = fv_prefix(fv, n)
@@ -324,6 +314,101 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
                                  iterations=np.nan, clipped=np.nan))
                 thetas.append(est.theta)
                 floors.append(est.theta_nonprivate)
+    out = pd.DataFrame(rows)
+    thetas, floors = np.vstack(thetas), np.vstack(floors)
+    out["mspbe"], out["rmse"] = errors(thetas, problem)
+    out["rmse_clipped"] = clipped_rmse(thetas, config, problem)
+    out["floor_mspbe"], out["floor_rmse"] = errors(floors, problem)
+    out["floor_rmse_clipped"] = clipped_rmse(floors, config, problem)
+    out.insert(0, "domain", config["domain"])
+    out["seconds"] = time.process_time() - start
+    return out
+
+
+def ssp_bounds(config: dict[str, Any]) -> ssp.SSPBounds:
+    r"""SSP-LSTD's public bounds on ``config["domain"]`` (on-policy domains only): the chain's
+    one-hot features (:math:`F = 1`), rewards in {0, 1} (:math:`R = 1`) and trajectories capped
+    at ``max_steps`` (:math:`L`); Mountain Car's Fourier features of order
+    :data:`~privrl.core.evaluation_domains.MC_FOURIER_ORDER`, every coordinate a cosine
+    (:math:`F = \sqrt{d}`, :math:`d = 36`), rewards -1 (:math:`R = 1`), episodes capped at
+    :data:`~privrl.core.evaluation_domains.MC_MAX_STEPS`. Each holds by construction; the
+    release enforces it all the same."""
+    if config["domain"] == "chain":
+        return ssp.SSPBounds(1.0, 1.0, int(config["max_steps"]), float(config["gamma"]))
+    if config["domain"] != "mountain_car_on":
+        raise ValueError(f"SSP-LSTD is on-policy LSTD: no bounds for {config['domain']!r}")
+    d = (MC_FOURIER_ORDER + 1) ** 2
+    return ssp.SSPBounds(float(np.sqrt(d)), 1.0, MC_MAX_STEPS, MC_SETTINGS[config["domain"]].gamma)
+
+
+def ssp_contributions(config: dict[str, Any], n: int, seed: np.random.SeedSequence
+                      ) -> tuple[np.ndarray, int, np.random.Generator]:
+    """(contributions (n, d^2 + d), d, generator of the noise) of one replicate's dataset: the
+    same ``n`` trajectories :func:`replicate_data` draws from ``seed`` (its first child), with
+    :func:`ssp_bounds` enforced, each trajectory's :math:`(\\mathrm{vec}\\,A_i, b_i)`
+    (:func:`~privrl.core.algorithms.ssp_lstd.trajectory_statistics`, in chunks of
+    :data:`STATS_CHUNK`); the generator from a child of ``seed`` none of the other methods
+    uses (the third)."""
+    bounds = ssp_bounds(config)
+    if config["domain"] == "chain":
+        prob, traj, _, _ = chain_data(config, n, seed)
+        phi = prob["Phi_td"]
+    else:
+        data_ss, _ = seed.spawn(2)
+        traj, _ = mountain_car_episodes(config["domain"], n, data_ss)
+        phi = None
+    rows = []
+    for lo in range(0, n, STATS_CHUNK):
+        part = traj.subset(slice(lo, min(lo + STATS_CHUNK, n)))
+        if phi is None:  # Mountain Car: the observations in features
+            part = Trajectories(fourier_features(part.observations, MC_FOURIER_ORDER),
+                                part.actions, part.rewards, part.lengths, part.terminated)
+        rows.append(ssp.trajectory_statistics(ssp.bounded_transitions(part, phi, bounds,
+                                                                       strict=True)))
+    dim = phi.shape[1] if phi is not None else (MC_FOURIER_ORDER + 1) ** 2
+    return np.concatenate(rows), dim, as_generator(seed.spawn(1)[0])
+
+
+SSP_PROBE = {"domain": "chain", "sizes": (5, 10), "epsilons": (1.0, 10.0), "delta": 1e-5,
+             "n_states": 10, "p_stay": 0.5, "gamma": 0.9, "max_steps": 50, "return_bound": 1.0,
+             "floor_lam": 0.1,
+             "ssp_lams": ((5, 1.0, 10.0), (5, 10.0, 1.0), (10, 1.0, 100.0), (10, 10.0, 3.0))}
+
+
+@results_version("1", probe=SSP_PROBE, ignore=("seconds",))
+def run_ssp_lstd(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
+    r"""SSP-LSTD (:mod:`privrl.core.algorithms.ssp_lstd`) on one replicate of an on-policy
+    domain: at each ``n`` of ``config["sizes"]`` (prefixes of one dataset, the one
+    :func:`run_frontier` draws from the same seed) and each epsilon of ``config["epsilons"]``,
+    one release of :math:`(\mathrm{vec}\,A, b)` under replace-one trajectory with the noise
+    multiplier of one Gaussian release at (epsilon, ``delta``) for :func:`ssp_bounds`, solved
+    with every ridge :math:`\lambda` of ``config["ssp_lams"]`` (tuples ``(n, epsilon, lam)``:
+    the whole grid on the public tuning datasets, the tuned value on the map); solving is
+    post-processing, so all of them share one noise draw. Its floor: the same grid sums without
+    noise solved with ``config["floor_lam"]`` (the smallest ridge of the grid: LSTD on the same
+    data, so the ridge privacy forces counts as privacy's cost). Rows as :func:`run_frontier`'s (``method`` ``SSP-LSTD``,
+    ``accountant`` ``RDP``, ``noise`` the multiplier) with ``lam``."""
+    start = time.process_time()
+    sizes = sorted(config["sizes"])
+    contributions, dim, gen = ssp_contributions(config, sizes[-1], seed)
+    bounds, problem = ssp_bounds(config), target_problem(config)
+    rows, thetas, floors = [], [], []
+    for eps in config["epsilons"]:
+        z = required_noise_multiplier(eps, config["delta"])
+        noise, _ = ssp.ssp_noise(z, bounds, dim)
+        sums = np.cumsum(ssp.on_grid(contributions, noise.step), axis=0)
+        for n in sizes:
+            lams = [g[2] for g in config["ssp_lams"] if g[0] == n and g[1] == eps]
+            if not lams:
+                continue
+            A, b = ssp.unstack(ssp.noisy_statistics(sums[n - 1], n, bounds, noise, gen), dim)
+            floor = ssp.solve(*ssp.unstack(sums[n - 1] * noise.step, dim), config["floor_lam"])
+            for lam in lams:
+                rows.append(dict(n=n, method="SSP-LSTD", accountant="RDP", epsilon=eps,
+                                 noise=z, step_size=np.nan, iterations=np.nan, clipped=0.0,
+                                 lam=lam))
+                thetas.append(ssp.solve(A, b, lam))
+                floors.append(floor)
     out = pd.DataFrame(rows)
     thetas, floors = np.vstack(thetas), np.vstack(floors)
     out["mspbe"], out["rmse"] = errors(thetas, problem)
@@ -394,4 +479,4 @@ def run_calibration(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.
 __all__ = ["CALIBRATORS", "NOISELESS", "PROBE", "TARGET_SEED", "VALUE_STATES", "clipped_rmse",
            "errors", "fv_prefix", "gpope_at", "mountain_car_target", "prefix",
            "reference_estimate", "replicate_data", "run_calibration", "run_frontier",
-           "run_tuning", "ssp_lstd_rows", "target_problem", "value_range", "value_states"]
+           "run_ssp_lstd", "run_tuning", "ssp_bounds", "ssp_contributions", "target_problem", "value_range", "value_states"]
