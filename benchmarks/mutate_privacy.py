@@ -46,6 +46,7 @@ GRID_GPOPE = ["tests/core/test_grid_gpope_accounting.py"]
 DIRICHLET_CAL = ["tests/core/test_dirichlet_calibration.py"]
 COMPOSE = ["tests/api/test_compose.py"]
 SSP = ["tests/core/test_ssp_lstd.py", "tests/api/test_ssp_lstd_api.py"]
+FRONTIER = ["tests/papers/test_frontier.py"]
 
 
 @dataclass(frozen=True)
@@ -274,9 +275,9 @@ MUTATIONS: list[Mutation] = [
       "e_max, d_max = float(eps[used].max()), float(dlt[used].max())",
       "e_max, d_max = float(eps[used].mean()), float(dlt[used].max())", (*API, *GOHARI)),
     M("ssp_lstd_noise", "noise halved", "privrl/core/algorithms/ssp_lstd.py",
-      "noisy = noise.add(grid.astype(float) * noise.step, rng)",
-      "noisy = GridGaussian(max(1, noise.m // 4), noise.t, noise.step).add("
-      "grid.astype(float) * noise.step, rng)", tuple(SSP)),
+      "return noise.add(np.asarray(grid).astype(float) * noise.step, rng)",
+      "return GridGaussian(max(1, noise.m // 4), noise.t, noise.step).add("
+      "np.asarray(grid).astype(float) * noise.step, rng)", tuple(SSP)),
     M("ssp_lstd_sensitivity", "noise halved", "privrl/core/algorithms/ssp_lstd.py",
       "return 2.0 * big_l * f * math.hypot(f * (1.0 + g), r)",
       "return 1.0 * big_l * f * math.hypot(f * (1.0 + g), r)", tuple(SSP)),
@@ -289,6 +290,13 @@ MUTATIONS: list[Mutation] = [
     M("api_ssp_lstd_epsilon", "budget doubled", "privrl/api/evaluation.py",
       "z = required_noise_multiplier(epsilon, delta)",
       "z = required_noise_multiplier(2 * epsilon, delta)", tuple(SSP)),
+    M("frontier_ssp_noise", "noise halved", "privrl/papers/frontier/trials.py",
+      'z = required_noise_multiplier(eps, config["delta"])',
+      'z = 0.5 * required_noise_multiplier(eps, config["delta"])', tuple(FRONTIER)),
+    M("frontier_ssp_bounds", "clip loosened", "privrl/papers/frontier/trials.py",
+      "return ssp.SSPBounds(1.0, 1.0, int(config[\"max_steps\"]), float(config[\"gamma\"]))",
+      "return ssp.SSPBounds(0.5, 1.0, int(config[\"max_steps\"]), float(config[\"gamma\"]))",
+      tuple(FRONTIER)),
     M("xie_calibration_epsilon", "budget doubled", "privrl/papers/xie2019/privacy.py",
       "return calibrate_noise_multiplier(self.target_epsilon, self.delta",
       "return calibrate_noise_multiplier(2 * self.target_epsilon, self.delta", tuple(XIE)),

@@ -2,7 +2,7 @@
 computations, and the noise of every release at its call site.
 
 Halving a method's noise at its call site in :mod:`privrl.papers.frontier.trials` (GPOPE's z,
-DP-LSW's or DP-LSL's budget or noise multiplier) fails
+DP-LSW's or DP-LSL's budget or noise multiplier, SSP-LSTD's noise or its bounds) fails
 :func:`test_every_release_of_the_map_meets_its_target_and_halving_fails`: the spy records what
 each call received, and the test recomputes each release's epsilon from it.
 """
@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from privrl.core.accounting.discrete_gaussian import discrete_gaussian_event
 from privrl.core.accounting.gpope_pld import GpopePldEvent, calibrate_pld_noise_multiplier
 from privrl.core.accounting.subsampled import (
     GpopeEvent,
@@ -24,13 +26,19 @@ from privrl.core.accounting.subsampled import (
 )
 from privrl.core.algorithms.gtd import SaddlePointStats, saddle_point_solution
 from privrl.core.algorithms.lstd import lstd, wis_lstd
+from privrl.core.algorithms.ssp_lstd import SSPBounds
 from privrl.core.evaluation_domains import mountain_car_collect
+from privrl.core.mechanisms.discrete_gaussian import GridGaussian
 from privrl.papers.frontier import analysis, chapter, runs, trials
 from privrl.papers.frontier.profile import FrontierProfile
 
 TINY = FrontierProfile.quick(domains=("chain", "mountain_car_on"), sizes=(5, 12),
                              epsilons=(0.5, 4.0), n_datasets=2, iterations_grid=(30, 60),
                              step_grid=(0.1, 1.0), target_episodes=30, lsw_cells=3)
+#: SSP-LSTD's bounds on the chain and on Mountain Car (independently of trials.ssp_bounds):
+#: one-hot features, rewards in {0, 1}, the chain's cap; Fourier features of order 5 (36
+#: cosines: norm at most 6), rewards -1, 200 steps.
+SSP_BOUNDS = (SSPBounds(1.0, 1.0, TINY.max_steps, TINY.gamma), SSPBounds(6.0, 1.0, 200, 0.9))
 
 
 def test_pld_calibration_meets_its_target_is_the_smallest_and_below_rdp():
@@ -255,6 +263,13 @@ def _spy(monkeypatch) -> list[tuple]:
             return real[name.lower().replace("-", "_")](fv, phi, rho, *rest, **kw)
         return call
 
+    real_ssp = trials.ssp.noisy_statistics
+
+    def noisy_statistics(grid, n, bounds, noise, rng):
+        calls.append(("SSP-LSTD", n, bounds, noise, len(grid)))
+        return real_ssp(grid, n, bounds, noise, rng)
+
+    monkeypatch.setattr(trials.ssp, "noisy_statistics", noisy_statistics)
     monkeypatch.setattr(trials, "gpope", gpope)
     monkeypatch.setattr(trials, "dp_lsw", smooth("DP-LSW"))
     monkeypatch.setattr(trials, "dp_lsl", smooth("DP-LSL"))
@@ -281,6 +296,13 @@ def _calls_meet_targets(calls: list[tuple], tables: dict[str, pd.DataFrame]) -> 
                 row = match.iloc[0]
                 event = (GpopePldEvent if row.accountant == "PLD" else GpopeEvent)(z, n, T)
                 ok &= event.epsilon(TINY.delta) <= row.epsilon
+        elif call[0] == "SSP-LSTD":
+            _, _, bounds, noise, coordinates = call
+            ok &= bounds in SSP_BOUNDS  # the domain's bounds, not looser ones
+            event = discrete_gaussian_event(noise.variance, bounds.sensitivity, coordinates,
+                                            noise.step)
+            # one Gaussian release at one of the map's epsilons, calibrated to 2%
+            ok &= any(0.98 * e <= event.epsilon(TINY.delta) <= e for e in TINY.epsilons)
         else:
             _, _, budget, multiplier = call
             ok &= (budget.epsilon in TINY.epsilons and budget.delta == TINY.delta
@@ -299,9 +321,18 @@ def test_every_release_of_the_map_meets_its_target_and_halving_fails(monkeypatch
     # every map call of Algorithm 1 carries each of its releases' (iterations, step) without
     # noise (their floors): the spy sees as many noiseless trials as distinct settings at least
     assert all((c[3] == 0).any() for c in gp)
-    assert {c[0] for c in calls} == {"GPOPE", "DP-LSW", "DP-LSL"}
+    assert {c[0] for c in calls} == {"GPOPE", "DP-LSW", "DP-LSL", "SSP-LSTD"}
     assert _calls_meet_targets(calls, tables)
-    smooth = [c for c in calls if c[0] != "GPOPE"]
+    smooth = [c for c in calls if c[0] in ("DP-LSW", "DP-LSL")]
+    ssp = [c for c in calls if c[0] == "SSP-LSTD"]
+    # SSP-LSTD: tuning (2 domains x 2 n x 2 epsilon, one noise for every ridge) and the map
+    assert len(ssp) == 2 * 2 * 2 * (1 + TINY.n_datasets)
+    halved = [(*c[:3], GridGaussian.of_scale(Fraction(math.isqrt(c[3].variance) // 2),
+                                             c[3].step), c[4]) for c in ssp]
+    assert not _calls_meet_targets(halved, tables)
+    looser = [(*c[:2], dataclasses.replace(c[2], feature_bound=c[2].feature_bound / 2), *c[3:])
+              for c in ssp]
+    assert not _calls_meet_targets(looser, tables)
     assert not _calls_meet_targets([(*c[:3], c[3] / 2) for c in gp], tables)
     assert not _calls_meet_targets([(*c[:2], c[2] * 2, c[3]) for c in gp], tables)
     assert not _calls_meet_targets(

@@ -75,7 +75,8 @@ from privrl.core.validation import (
 )
 
 __all__ = [
-    "MAX_LENGTH", "SSPBounds", "SSPEstimate", "bounded_transitions", "grid_statistics",
+    "MAX_LENGTH", "SSPBounds", "SSPEstimate", "bounded_transitions", "extremal_pair",
+    "grid_statistics",
     "noisy_statistics", "on_grid", "solve", "ssp_lstd", "ssp_noise", "ssp_sensitivity", "stack", "sufficient_statistics",
     "trajectory_statistics", "unstack",
 ]
@@ -218,6 +219,23 @@ def trajectory_statistics(data: FeatureTransitions, index: slice | np.ndarray = 
     a_i = np.einsum("kti,ktj->kij", cur, target).reshape(part.n, d * d)
     b_i = np.einsum("kti,kt->ki", cur, part.rewards)
     return np.concatenate([a_i, b_i], axis=1)
+
+
+def extremal_pair(bounds: SSPBounds, d: int) -> tuple[FeatureTransitions, FeatureTransitions]:
+    r"""The pair of one-trajectory datasets of the module text whose contributions differ by
+    :math:`\Delta_2/\sqrt 2` exactly (``d`` >= 2 features): a walk of :math:`L` transitions
+    alternating between features :math:`\pm Fe_1`, rewards :math:`\pm R` in step, never
+    terminated, against the same walk along :math:`e_2`."""
+    d = check_int(d, "d", minimum=2)
+    big_l, f, r = bounds.max_length, bounds.feature_bound, bounds.reward_bound
+    sign = np.where(np.arange(big_l + 1) % 2 == 0, 1.0, -1.0)
+
+    def walk(axis: int) -> FeatureTransitions:
+        phi = np.zeros((1, big_l + 1, d))
+        phi[0, :, axis] = f * sign
+        return FeatureTransitions(phi, (r * sign[:-1])[None, :], [big_l], [False], bounds.gamma)
+
+    return walk(0), walk(1)
 
 
 def stack(A: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -32,18 +32,22 @@ from scipy import stats
 NOISELESS = "GPOPE without noise"
 #: The method labels of the map: GPOPE under each accountant, DP-LSW, DP-LSL.
 GPOPE_PLD, GPOPE_RDP = "GPOPE", "GPOPE (RDP)"
-LABELS: tuple[str, ...] = (GPOPE_PLD, GPOPE_RDP, "DP-LSW", "DP-LSL")
+#: LSTD by sufficient-statistics perturbation (:mod:`privrl.core.algorithms.ssp_lstd`), the
+#: evaluator none of the papers has.
+SSP = "SSP-LSTD"
+LABELS: tuple[str, ...] = (GPOPE_PLD, GPOPE_RDP, "DP-LSW", "DP-LSL", SSP)
 #: The labels that may win a point: each method under its tightest accountant that is an upper
 #: bound (GPOPE's PLD figure rests on Zhu, Dong and Wang 2022's dominating pair; its RDP figure
 #: is looser). :data:`RDP_DECIDERS`: the same with GPOPE under RDP, as Xie et al. account it.
-DECIDERS: tuple[str, ...] = (GPOPE_PLD, "DP-LSW", "DP-LSL")
-RDP_DECIDERS: tuple[str, ...] = (GPOPE_RDP, "DP-LSW", "DP-LSL")
+DECIDERS: tuple[str, ...] = (GPOPE_PLD, "DP-LSW", "DP-LSL", SSP)
+RDP_DECIDERS: tuple[str, ...] = (GPOPE_RDP, "DP-LSW", "DP-LSL", SSP)
 #: Accountant of each label, in words.
 ACCOUNTANT: dict[str, str] = {
     GPOPE_PLD: "PLD (upper bound: dominating pair of Zhu, Dong and Wang 2022)",
     GPOPE_RDP: "RDP (sampling without replacement; Xie et al.'s analysis)",
     "DP-LSW": "smooth sensitivity (Balle et al. 2016, Lemma 1)",
     "DP-LSL": "smooth sensitivity (Balle et al. 2016, Lemma 1)",
+    SSP: "RDP of one discrete Gaussian release (Canonne, Kamath and Steinke 2020)",
 }
 #: Whether each (method, domain) guarantee holds, and why (the map shows only cells that hold).
 CELLS: dict[tuple[str, str], tuple[bool, str]] = {
@@ -63,6 +67,12 @@ CELLS: dict[tuple[str, str], tuple[bool, str]] = {
                                            "guarantee privacy for continuous states"),
     ("DP-LSL", "mountain_car_off"): (False, "continuous states (Xie et al.) and no off-policy "
                                             "estimator"),
+    (SSP, "chain"): (True, "one-hot features (F = 1), rewards in {0, 1}, at most 200 steps"),
+    (SSP, "mountain_car_on"): (True, "Fourier features of norm at most 6, rewards -1, at most "
+                                     "200 steps"),
+    (SSP, "mountain_car_off"): (False, "off-policy LSTD weights each transition by a product "
+                                       "of importance ratios, unbounded: no finite "
+                                       "sensitivity"),
 }
 #: Where the papers' own comparisons sit: (paper, domain, epsilon, sizes) [paper settings; the
 #: chain's delta is 0.1 in both papers, the map's is one delta for all].
@@ -76,7 +86,7 @@ LEVEL = 0.95
 
 def method_label(method: str, accountant: str) -> str:
     """The map's label of a row: ``GPOPE`` (PLD), ``GPOPE (RDP)``, ``DP-LSW``, ``DP-LSL``,
-    ``reference``, ``zero``."""
+    ``SSP-LSTD``, ``reference``, ``zero``."""
     if method == "GPOPE":
         return GPOPE_PLD if accountant == "PLD" else GPOPE_RDP
     return method
@@ -103,7 +113,8 @@ def own_noiseless(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame | 
     """:func:`log_errors` of each method's own noiseless version, indexed and labelled alike:
     GPOPE's is GPOPE without noise at its own tuned settings (the step and iterations privacy
     makes it choose are part of privacy's cost), DP-LSW's and DP-LSL's their least-squares fit
-    without noise on the same data (``floor_<metric>``). ``None`` on a map without floors."""
+    without noise on the same data, SSP-LSTD's the same statistics without noise at the
+    smallest ridge of its grid (``floor_<metric>``). ``None`` on a map without floors."""
     if f"floor_{metric}" not in points.columns:
         return None
     floors = log_errors(points.assign(**{metric: points[f"floor_{metric}"]}), metric)
@@ -284,7 +295,7 @@ def winner_changes(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
 
 
 __all__ = [
-    "ACCOUNTANT", "CELLS", "DECIDERS", "GPOPE_PLD", "GPOPE_RDP", "LABELS", "PAPER_POINTS",
+    "ACCOUNTANT", "CELLS", "DECIDERS", "GPOPE_PLD", "GPOPE_RDP", "LABELS", "PAPER_POINTS", "SSP",
     "NOISELESS", "RDP_DECIDERS", "log_errors", "log_gap", "own_noiseless", "method_label", "price_of_privacy", "privacy_cost",
     "t_interval",
     "winner_changes", "winners",
@@ -361,3 +372,18 @@ def tuning_findings(steps: pd.DataFrame) -> dict[str, object]:
 
 
 __all__ += ["tuning_findings"]
+
+
+def lam_findings(lams: pd.DataFrame) -> dict[str, object]:
+    """Counts of SSP-LSTD's tuned ridges (a lams table of :func:`~privrl.papers.frontier.runs.
+    tuned_lams`): tunings, at the grid's top (the estimate shrunk towards zero), at its bottom
+    (plain LSTD on the noisy statistics), learning nothing, and the grid's ends."""
+    edge = lams.edge.fillna("")
+    return {"ssp_tunings": len(lams), "ssp_lam_high": int((edge == "lam high").sum()),
+            "ssp_lam_low": int((edge == "lam low").sum()),
+            "ssp_learning_nothing": int(lams.learns_nothing.astype(bool).sum()),
+            "ssp_lam_high_learning": int(((edge == "lam high")
+                                          & ~lams.learns_nothing.astype(bool)).sum())}
+
+
+__all__ += ["lam_findings"]

@@ -55,24 +55,26 @@ class FrontierChapter(Chapter, name=PAPER, profile_type=FrontierProfile,
     def finish(self, ctx: Context) -> None:
         """Glue the findings of the map shown (recorded if there is one) and keep its tables in
         ``extra``: ``map_points``, ``map_source``, ``map_steps`` (GPOPE's tuned settings),
-        ``winners``, ``price`` (against each method's own noiseless version and the
+        ``map_lams`` (SSP-LSTD's tuned ridges), ``winners``, ``price`` (against each method's own noiseless version and the
         non-private estimate) and ``cost`` (:func:`~privrl.papers.frontier.analysis.
         privacy_cost`)."""
         recorded = ctx.extra.get("recorded")
         points: pd.DataFrame = (recorded["points"] if recorded is not None
                                 else ctx.tables["points"])
         steps = recorded["steps"] if recorded is not None else ctx.tables["steps"]
+        lams = recorded["lams"] if recorded is not None else ctx.tables["lams"]
         source = RECORDED if recorded is not None else LIVE_RUN
         found = analysis.findings(points)
         ctx.extra.update(map_points=points, map_source=source, price=found.pop("price"),
                          winners=analysis.winners(points), profile=ctx.profile,
-                         map_steps=steps, cost=analysis.privacy_cost(points))
+                         map_steps=steps, map_lams=lams, cost=analysis.privacy_cost(points))
         ctx.glue("map_source", source)
         shown = FrontierProfile.paper() if recorded is not None else ctx.profile
         ctx.glue("target_episodes", f"{shown.target_episodes:,}")
         ctx.glue("quick_note", "" if recorded is not None or ctx.profile.profile == "paper"
                  else " (a quick slice: too small to decide anything; no recorded map yet)")
-        for key, value in {**found, **analysis.tuning_findings(steps)}.items():
+        for key, value in {**found, **analysis.tuning_findings(steps),
+                           **analysis.lam_findings(lams)}.items():
             ctx.glue(re.sub(r"[^A-Za-z0-9_]+", "_", key).strip("_"), value)
 
 

@@ -6,9 +6,12 @@ Sweep checks, on this run's tables:
   under its accountant for its n and T, and is the smallest one to 2% (z / 1.02 breaks it);
   PLD's z never above RDP's (the PLD figure is the tighter);
 * :func:`check_noise_used` - every GPOPE release of the map ran at the z calibrated for its
-  (n, epsilon, accountant, iterations), and every DP-LSW/DP-LSL release had positive noise;
+  (n, epsilon, accountant, iterations), every DP-LSW/DP-LSL release had positive noise, and
+  every SSP-LSTD release ran at the multiplier of one Gaussian release at its (epsilon, delta);
 * :func:`check_scores` - every error of the map is finite and non-negative, and the replicates
-  per point are the profile's.
+  per point are the profile's;
+* :func:`check_ssp_sensitivity` - SSP-LSTD's sensitivity against its derivation's extremal pair
+  (tight to 1/sqrt(2)) and random trajectories within the bounds.
 """
 
 from __future__ import annotations
@@ -16,8 +19,14 @@ from __future__ import annotations
 import numpy as np
 
 from privrl.chapter.skeleton import Context
+from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
 from privrl.core.accounting.gpope_pld import GpopePldEvent
 from privrl.core.accounting.subsampled import GpopeEvent
+from privrl.core.algorithms import ssp_lstd as ssp
+from privrl.core.algorithms.lstd import FeatureTransitions
+from privrl.papers.frontier.privacy import FEATURE_DIMS
+from privrl.papers.frontier.runs import SSP_DOMAINS
+from privrl.papers.frontier.trials import ssp_bounds
 
 EVENTS = {"PLD": GpopePldEvent, "RDP": GpopeEvent}
 
@@ -51,6 +60,13 @@ def check_noise_used(ctx: Context) -> None:
     if len(smooth):
         ctx.report.check("smooth_noise_positive", "smallest sigma_X of DP-LSW and DP-LSL",
                          float(smooth.noise.min()), above=0.0)
+    ssp = points[points.method == "SSP-LSTD"]
+    if len(ssp):
+        target = [required_noise_multiplier(e, ctx.profile.delta) for e in ssp.epsilon]
+        ctx.report.check("ssp_noise_as_calibrated", "largest |z used / z of one Gaussian "
+                         "release at (epsilon, delta) - 1| over every SSP-LSTD release",
+                         float(np.abs(ssp.noise.to_numpy() / np.array(target) - 1).max()),
+                         at_most=0.0)
 
 
 def check_scores(ctx: Context) -> None:
@@ -65,6 +81,40 @@ def check_scores(ctx: Context) -> None:
                      int(per_point.min()), at_least=ctx.profile.n_datasets)
 
 
-SWEEP_CHECKS = (check_calibration, check_noise_used, check_scores)
+def check_ssp_sensitivity(ctx: Context) -> None:
+    """SSP-LSTD's sensitivity (:func:`~privrl.core.algorithms.ssp_lstd.ssp_sensitivity`) checked
+    against neighbours on each SSP domain's bounds: the extremal pair of the derivation moves
+    :math:`(\\mathrm{vec}\\,A, b)` by :math:`\\Delta_2/\\sqrt 2` (the bound is tight to that
+    factor), and no pair among 500 random trajectories within the bounds (features on the
+    sphere of radius F, rewards in [-R, R], L transitions) moves it by more than
+    :math:`\\Delta_2`."""
+    rng = np.random.default_rng(0)
+    tight, random = [], []
+    for domain in ctx.profile.domains:
+        if domain not in SSP_DOMAINS:
+            continue
+        bounds, d = ssp_bounds(ctx.profile.domain_config(domain)), FEATURE_DIMS[domain]
+        one, other = (ssp.trajectory_statistics(x)[0] for x in ssp.extremal_pair(bounds, d))
+        tight.append(float(np.linalg.norm(one - other)) / bounds.exact_sensitivity)
+        phi = rng.normal(size=(500, bounds.max_length + 1, d))
+        phi *= bounds.feature_bound / np.linalg.norm(phi, axis=2, keepdims=True)
+        rewards = rng.uniform(-bounds.reward_bound, bounds.reward_bound,
+                              size=(500, bounds.max_length))
+        rows = ssp.trajectory_statistics(FeatureTransitions(
+            phi, rewards, np.full(500, bounds.max_length), np.zeros(500, bool), bounds.gamma))
+        norms = np.linalg.norm(rows, axis=1)
+        random.append(2 * float(norms.max()) / bounds.exact_sensitivity)  # >= any pair's move
+    if tight:
+        ctx.report.check("ssp_sensitivity_tight", "smallest change of (vec A, b) / Delta_2 on "
+                         "the derivation's extremal pair (1 / sqrt(2) = 0.7071)",
+                         min(tight), at_least=1 / np.sqrt(2) - 1e-9)
+        ctx.report.check("ssp_sensitivity_bound", "largest change of (vec A, b) / Delta_2 over "
+                         "the extremal pair and 500 random trajectories within the bounds "
+                         "(twice the largest contribution)", max(max(tight), max(random)),
+                         at_most=1.0)
 
-__all__ = ["SWEEP_CHECKS", "check_calibration", "check_noise_used", "check_scores"]
+
+SWEEP_CHECKS = (check_calibration, check_noise_used, check_scores, check_ssp_sensitivity)
+
+__all__ = ["SWEEP_CHECKS", "check_calibration", "check_noise_used", "check_scores",
+           "check_ssp_sensitivity"]

@@ -27,7 +27,7 @@ from privrl.papers.frontier.trials import NOISELESS
 COLOURS = method_colours([*LABELS, "reference", "zero", NOISELESS])
 #: The words of a label in a legend.
 WORDS = {"GPOPE": "GPOPE (PLD)", "GPOPE (RDP)": "GPOPE (RDP)", "DP-LSW": "DP-LSW",
-         "DP-LSL": "DP-LSL", "reference": "non-private (LSTD / WIS-LSTD)",
+         "DP-LSL": "DP-LSL", "SSP-LSTD": "SSP-LSTD (beyond the papers)", "reference": "non-private (LSTD / WIS-LSTD)",
          "zero": "zero estimate", NOISELESS: "GPOPE without noise (tuned, at the cap)"}
 
 

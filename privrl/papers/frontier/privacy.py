@@ -1,4 +1,4 @@
-"""The Frontier chapter's releases as ledger entries: one relation, one (epsilon, delta) per point.
+r"""The Frontier chapter's releases as ledger entries: one relation, one (epsilon, delta) per point.
 
 Every method is calibrated to the point's (epsilon, delta) for neighbouring datasets that differ
 in one trajectory (replace-one; Xie et al.'s Definition 1 and Balle et al.'s neighbouring batches
@@ -12,7 +12,11 @@ are both this relation, so no conversion is needed):
 * DP-LSW and DP-LSL: Lemma 1 of Balle et al. (smooth sensitivity,
   :class:`~privrl.core.accounting.smooth_sensitivity.SmoothGaussianEvent`, epsilon by
   construction; no independent cross-check applies:
-  :data:`~privrl.chapter.ledger.LEMMA1_CROSS_CHECK` names what tests the release).
+  :data:`~privrl.chapter.ledger.LEMMA1_CROSS_CHECK` names what tests the release);
+* SSP-LSTD: one grid Gaussian on :math:`(\mathrm{vec}\,A, b)` at the noise multiplier of one
+  Gaussian release, its event dp-accounting's ``GaussianDpEvent``
+  (:func:`~privrl.chapter.ledger.ssp_lstd_ledger_entry`, cross-checked by dp-accounting's RDP
+  accountant on its own orders).
 """
 
 from __future__ import annotations
@@ -21,7 +25,14 @@ from collections.abc import Iterator
 
 import pandas as pd
 
-from privrl.chapter.ledger import LEMMA1_CROSS_CHECK, CrossCheck, LedgerEntry
+from privrl.api.release import Release
+from privrl.chapter.ledger import (
+    LEMMA1_CROSS_CHECK,
+    CrossCheck,
+    LedgerEntry,
+    ssp_lstd_ledger_entry,
+)
+from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
 from privrl.core.accounting.gpope_pld import GpopePldEvent
 from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
 from privrl.core.accounting.subsampled import (
@@ -29,7 +40,9 @@ from privrl.core.accounting.subsampled import (
     gpope_epsilon,
     gpope_pld_epsilon,
 )
+from privrl.core.algorithms import ssp_lstd as ssp
 from privrl.papers.frontier.profile import PAPER, FrontierProfile
+from privrl.papers.frontier.trials import ssp_bounds
 
 #: Output dimension of DP-LSW/DP-LSL per domain: the chain's tabular features, Mountain Car's
 #: order-5 Fourier basis in two dimensions.
@@ -87,13 +100,32 @@ def smooth_entry(method: str, domain: str, epsilon: float, delta: float, sigmas:
         audit="audits:dp_lsw" if method == "DP-LSW" else "audits:dp_lsl")
 
 
+def ssp_entry(profile: FrontierProfile, domain: str, epsilon: float, releases: int,
+              source: str) -> LedgerEntry:
+    """The ledger entry of SSP-LSTD on ``domain`` at ``epsilon`` (``releases`` of them, one per
+    replicate and n): the noise the map draws (:func:`~privrl.core.algorithms.ssp_lstd.ssp_noise`
+    at the multiplier of one Gaussian release at (epsilon, delta) for the domain's bounds) and
+    its event."""
+    bounds = ssp_bounds(profile.domain_config(domain))
+    z = required_noise_multiplier(epsilon, profile.delta)
+    noise, event = ssp.ssp_noise(z, bounds, FEATURE_DIMS[domain])
+    release = Release.from_event(
+        None, event, profile.delta, relation="replace-one trajectory", sigma=noise.sigma,
+        noise_multiplier=event.dp_event.noise_multiplier, sensitivity=bounds.sensitivity,
+        feature_bound=bounds.feature_bound, reward_bound=bounds.reward_bound,
+        max_length=bounds.max_length)
+    return ssp_lstd_ledger_entry(
+        release, paper=PAPER, name=f"SSP-LSTD value-function weights, {domain}, epsilon "
+                                   f"{epsilon:g}, {source}: {releases} releases")
+
+
 def ledger_entries(profile: FrontierProfile, calibration: pd.DataFrame, points: pd.DataFrame,
                    source: str) -> Iterator[LedgerEntry]:
     """Every release of a run (``source``: "this run" or "recorded paper-profile run"): GPOPE
     per calibration row whose (n, epsilon, accountant, iterations) a release of ``points`` used,
     naming the domains that used it (the tuned iterations may differ between domains; rows of
     iterations no tuning chose made no release), DP-LSW/DP-LSL per (domain, epsilon) of
-    ``points``."""
+    ``points``, SSP-LSTD per (domain, epsilon) of ``points``."""
     keys = ["n", "epsilon", "accountant", "iterations"]
     if "iterations" in points.columns:  # one entry per calibration a release used, and where
         used = (points.loc[points.method == "GPOPE", [*keys, "domain"]]
@@ -107,6 +139,9 @@ def ledger_entries(profile: FrontierProfile, calibration: pd.DataFrame, points: 
     for (method, domain, eps), part in smooth.groupby(["method", "domain", "epsilon"]):
         yield smooth_entry(str(method), str(domain), float(eps), profile.delta, part.noise,
                            source)
+    for (domain, eps), part in points[points.method == "SSP-LSTD"].groupby(["domain",
+                                                                             "epsilon"]):
+        yield ssp_entry(profile, str(domain), float(eps), len(part), source)
 
 
-__all__ = ["FEATURE_DIMS", "gpope_entry", "ledger_entries", "smooth_entry"]
+__all__ = ["FEATURE_DIMS", "gpope_entry", "ledger_entries", "smooth_entry", "ssp_entry"]
