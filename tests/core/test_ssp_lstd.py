@@ -258,3 +258,13 @@ def test_bounds_validation(kw, match):
     args = {"feature_bound": 1.0, "reward_bound": 1.0, "max_length": 5, "gamma": 0.9, **kw}
     with pytest.raises(ValueError, match=match):
         ssp.SSPBounds(**args)
+
+
+@pytest.mark.parametrize("gamma", [0.0, 0.9, 1.0])
+def test_the_extremal_pair_moves_the_statistics_by_delta_over_sqrt_2(gamma):
+    """The derivation's extremal pair: the two walks' contributions differ by exactly
+    Delta_2 / sqrt(2) (and each walk alone is within the bounds, so nothing is clipped)."""
+    bounds = ssp.SSPBounds(1.5, 0.7, 9, gamma)
+    one, other = (ssp.trajectory_statistics(x)[0] for x in ssp.extremal_pair(bounds, 3))
+    assert np.isclose(np.linalg.norm(one - other), bounds.exact_sensitivity / np.sqrt(2),
+                      rtol=1e-12)

@@ -344,21 +344,24 @@ def test_every_release_of_the_map_meets_its_target_and_halving_fails(monkeypatch
 @pytest.mark.slow
 def test_the_chapter_runs_end_to_end_with_its_checks_and_ledger(book_summary):
     """The book's quick run of the chapter (built once per test session): every check passed,
-    GPOPE's entries (n, epsilon, accountant, tuned iterations) and DP-LSW on both domains and
-    DP-LSL on the chain per epsilon made in this run, all under replace-one, and no verdict rows
+    GPOPE's entries (n, epsilon, accountant, tuned iterations), DP-LSW and SSP-LSTD on both
+    domains and DP-LSL on the chain per epsilon made in this run, all under replace-one, and no verdict rows
     (no paper)."""
     summary = book_summary("frontier")
     checks = {c["key"]: c for c in summary["checks"]}
     assert {"gpope_meets_target", "gpope_noise_smallest", "pld_noise_below_rdp",
-            "gpope_noise_as_calibrated", "errors_finite", "replicates_per_point"} <= set(checks)
+            "gpope_noise_as_calibrated", "errors_finite", "replicates_per_point",
+            "ssp_noise_as_calibrated", "ssp_sensitivity_tight",
+            "ssp_sensitivity_bound"} <= set(checks)
     assert all(c["passed"] for c in checks.values())
     cfg = summary["config"]
     own = [e for e in summary["ledger"] if chapter.LIVE_RUN in e["release"]]
     # GPOPE: one entry per (n, epsilon, accountant) and tuned iterations value (the two domains
-    # may tune different iterations), DP-LSW on both domains and DP-LSL on the chain per epsilon
+    # may tune different iterations), DP-LSW and SSP-LSTD on both domains and DP-LSL on the
+    # chain per epsilon
     cells = len(cfg["sizes"]) * len(cfg["epsilons"]) * 2
     gp = [e for e in own if e["release"].startswith("GPOPE")]
-    assert cells <= len(gp) <= 2 * cells and len(own) == len(gp) + 3 * len(cfg["epsilons"])
+    assert cells <= len(gp) <= 2 * cells and len(own) == len(gp) + 5 * len(cfg["epsilons"])
     assert {e["relation"] for e in summary["ledger"]} == {"replace-one"}
     assert not summary["claims"]  # no paper: no verdict rows
 
