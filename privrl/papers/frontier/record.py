@@ -50,7 +50,8 @@ def record_paper_run(profile: FrontierProfile, *, cache_dir: Any, directory: Pat
         parameters={k: list(v) if isinstance(v, tuple) else v
                     for k, v in dataclasses.asdict(profile).items()},
         wall_time_s=time.perf_counter() - start, git_commit=commit, git_dirty=dirty,
-        compute_s=round(float(points.groupby(["domain", "seed"]).seconds.first().sum()), 1),
+        compute_s=round(float(points.assign(ssp=points.method == "SSP-LSTD")
+                              .groupby(["domain", "seed", "ssp"]).seconds.first().sum()), 1),
         workers=workers, note=note, command=COMMAND, files=sorted(FILES.values()),
         produced_by=["privrl.papers.frontier.runs"])
     directory = Path(directory) if directory is not None else records.results_dir()
