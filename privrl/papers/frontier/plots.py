@@ -102,12 +102,14 @@ def plot_cost(cost: pd.DataFrame, n: int) -> Figure:
         for i, (label, g) in enumerate(here.groupby("label", sort=False)):
             g = g.sort_values("epsilon")
             x = g.epsilon.to_numpy(float) * (1 + 0.05 * (i - 1.5))
-            for col, style, words in (("noiseless", "-", "over its own noiseless version"),
-                                      ("total", "--", "over non-private")):
+            for col, style in (("noiseless", "-"), ("total", "--")):
                 y = g[col].to_numpy(float)
                 ax.errorbar(x, y, yerr=[y - g[f"{col}_lo"], g[f"{col}_hi"] - y], marker="o",
                             markersize=3, capsize=2, color=COLOURS[label], linestyle=style,
-                            label=f"{WORDS[label]}, {words}")
+                            label=WORDS[label] if style == "-" else None)
+        for style, words in (("-", "solid: over its own noiseless version"),
+                             ("--", "dashed: over the non-private estimate")):
+            ax.plot([], [], color="grey", linestyle=style, label=words)
         ax.axhline(0.0, color="grey", linewidth=0.8)
         ax.axhline(np.log10(2.0), color="grey", linestyle=":", linewidth=0.8)
         ax.set(title=_title(domain), xscale="log", xlabel="epsilon")
