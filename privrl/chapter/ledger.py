@@ -170,13 +170,14 @@ class LedgerEntry:
         return out
 
 
-def ssp_lstd_ledger_entry(release: Any, *, paper: str, name: str, audit: str = "") -> LedgerEntry:
+def ssp_lstd_ledger_entry(release: Any, *, paper: str, name: str) -> LedgerEntry:
     """The ledger entry of one :func:`privrl.api.ssp_lstd` release (``release`` its
     :class:`~privrl.api.release.Release`): the grid Gaussian on :math:`(\\mathrm{vec}\\,A, b)`
     under replace-one trajectory, its event the release's own (dp-accounting's
     ``GaussianDpEvent`` by RDP), cross-checked by dp-accounting's RDP accountant on its own
     default orders (an independent choice of orders: the same order of magnitude, never
-    below the true loss of the Rényi curve it composes)."""
+    below the true loss of the Rényi curve it composes); its audit the Audits chapter's
+    ``ssp_lstd`` (:func:`privrl.papers.audits.releases.audit_ssp_lstd`)."""
     import dp_accounting
     from dp_accounting.rdp import RdpAccountant
 
@@ -197,4 +198,4 @@ def ssp_lstd_ledger_entry(release: Any, *, paper: str, name: str, audit: str = "
         event=release.event,
         cross_check=CrossCheck("upper bound", "dp-accounting's RDP accountant on its default "
                                "orders", rdp),
-        audit=audit)
+        audit="audits:ssp_lstd")

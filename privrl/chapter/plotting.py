@@ -339,6 +339,7 @@ IN_WORDS: dict[str, str] = {
     "pgc_bit_flip": "PGC, bit flip",
     "pgc_prs": "PGC, PRS",
     "dirichlet": "Dirichlet mechanism",
+    "ssp_lstd": "SSP-LSTD",
 }
 
 

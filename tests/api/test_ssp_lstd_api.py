@@ -163,10 +163,11 @@ def test_event_composes_in_dp_accountings_accountants(chain):
 
 
 def test_ledger_entry(chain):
-    """The ledger entry of a release recomputes its epsilon from the event and its cross-check
-    (dp-accounting's RDP on its default orders) is within 1%."""
+    """The ledger entry of a release recomputes its epsilon from the event, its cross-check
+    (dp-accounting's RDP on its default orders) is within 1%, and it names its audit."""
     r = _release(chain, rng=0)
     entry = ssp_lstd_ledger_entry(r, paper="frontier", name="SSP-LSTD weights, chain")
     assert entry.problems(tolerance=0.01) == []
     assert entry.relation == "replace-one" and entry.unit == "trajectory"
     assert entry.as_dict()["event"]["relation"] == "replace-one"
+    assert entry.audit == "audits:ssp_lstd"

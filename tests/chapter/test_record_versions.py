@@ -25,7 +25,7 @@ def test_declared_versions_are_those_of_the_run_functions_in_the_closure():
     assert declared_versions([PAIR]) == {RUN: "1"}
     frontier = declared_versions(["privrl.papers.frontier.runs"])  # through its imports
     assert set(frontier) == {f"privrl.papers.frontier.trials.{f}"
-                             for f in ("run_calibration", "run_frontier", "run_tuning")}
+                             for f in ("run_calibration", "run_frontier", "run_ssp_lstd", "run_tuning")}
     assert declared_versions(["privrl.papers.ono2020.runs"]) == {}
 
 

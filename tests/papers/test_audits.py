@@ -368,3 +368,31 @@ def test_recorded_audits_read_the_saved_rows_for_the_figure():
     assert frame.to_dict("records") == saved
     assert plots.recorded_audits(None) is None
     assert plots.recorded_audits({"summary": {"checks": []}}) is None
+
+
+def test_ssp_lstd_audits_the_api_release_on_a_pair_near_its_sensitivity(audited):
+    """SSP-LSTD (issue 53), quick size (2 x 500,000 runs per input and half): the claim is the
+    epsilon of privrl.ssp_lstd's release at (1, 1e-5) on the audited bounds (F = 1, R = 10,
+    L = 2, gamma = 0.9); the pair's exact grid sums differ by 2 L sqrt(gamma^2 F^4 + F^2 R^2),
+    0.986 of Delta_2; the exact epsilon of that shift (0.90) is below the claim and, with the
+    noise multiplier halved (1.94), above it, where the audit finds it (power: 1.45 at seed 33)."""
+    import numpy as np
+
+    import privrl
+    from privrl.core.algorithms import ssp_lstd as ssp
+
+    row = audited["ssp_lstd"]
+    bounds, features = releases._SSP_BOUNDS, releases._SSP_FEATURES
+    x, xp = releases._ssp_pair()
+    api = privrl.ssp_lstd(x, features=features, gamma=0.9, epsilon=1.0, delta=1e-5,
+                          feature_bound=1.0, reward_bound=10.0, max_length=2, lam=1.0, rng=0,
+                          strict=True)
+    assert row.claimed_epsilon == pytest.approx(api.epsilon, rel=1e-12) and row.delta == 1e-5
+    step = api.parameters["step"]
+    shift = np.linalg.norm(releases._ssp_grid(xp, step) - releases._ssp_grid(x, step)) * step
+    assert shift == pytest.approx(4.0 * math.sqrt(0.81 + 100.0), rel=1e-6)
+    assert shift / bounds.exact_sensitivity == pytest.approx(0.986, abs=5e-4)
+    assert shift <= ssp.ssp_sensitivity(1.0, 10.0, 2, 0.9)
+    assert row.n_samples == 500_000
+    assert row.epsilon_lower <= row.exact_epsilon < row.claimed_epsilon < row.weakened_exact_epsilon
+    assert row.claimed_epsilon < row.weakened_lower <= row.weakened_exact_epsilon

@@ -153,3 +153,25 @@ def test_dirichlet_samples_at_the_claimed_concentration(monkeypatch, weakened, k
     with pytest.raises(Seen):
         releases.audit_dirichlet("quick", 0, weakened=weakened)
     assert seen["args"][1] == k and seen["kwargs"] == {"eta": 0.1}
+
+
+@pytest.mark.parametrize("weakened, multiplier", [(False, 1.0), (True, 0.5)])
+def test_ssp_lstd_adds_the_api_noise_to_the_exact_grid_sums(monkeypatch, weakened, multiplier):
+    """The audit releases the library's noisy statistics (ssp_lstd.noisy_statistics) of the
+    exact grid sums of the bounded trajectory, with the noise ssp_noise gives at the multiplier
+    privrl.ssp_lstd uses for (1, 1e-5) (weakened: half of it), for the audited bounds, d = 2."""
+    from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
+    from privrl.core.algorithms import ssp_lstd as ssp
+
+    seen = _first_call(monkeypatch, releases.ssp, "noisy_statistics")
+    with pytest.raises(Seen):
+        releases.audit_ssp_lstd("quick", 0, weakened=weakened)
+    monkeypatch.undo()
+    grid, n, bounds, noise, _ = seen["args"]
+    z = required_noise_multiplier(1.0, 1e-5)
+    assert bounds == releases._SSP_BOUNDS and n == 1
+    assert noise == ssp.ssp_noise(multiplier * z, bounds, 2)[0]
+    x, _ = releases._ssp_pair()
+    data = ssp.bounded_transitions(x, releases._SSP_FEATURES, bounds, strict=True)
+    batch = min(au.audit_release.__kwdefaults__["batch_size"], releases.sample_size("quick", "large"))
+    assert grid.shape == (batch, 6) and (grid == ssp.grid_statistics(data, noise.step)).all()

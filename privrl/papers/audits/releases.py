@@ -44,7 +44,11 @@ statistic of them) observed, white-box:
   with its d_hat = 4 signs composed, the chapter's largest composition;
 * ``dirichlet``: Gohari et al. 2021, one teacher release ``Dir_k(f(X))`` for two observations
   whose teacher outputs are ``L b`` apart at the worst-case vertex of the eta-restricted simplex
-  (Theorem 1).
+  (Theorem 1);
+* ``ssp_lstd``: SSP-LSTD (LSTD by sufficient-statistics perturbation, issue 53), the release of
+  its noisy statistics ``(vec A, b)`` (the solve is post-processing) on the library's grid
+  Gaussian, replace-one trajectory, on a pair whose statistics differ by 0.986 of the
+  sensitivity ``Delta_2`` of ``privrl.core.algorithms.ssp_lstd``.
 
 The weakened variants that no audit of this size can flag are listed in :data:`UNDETECTABLE`, with
 why.
@@ -64,10 +68,12 @@ import torch
 from privrl.core import audit as au
 from privrl.core.accounting import dirichlet as dir_acc
 from privrl.core.accounting import functional_noise as fn
+from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
 from privrl.core.accounting.gaussian import GaussianEvent, gaussian_epsilon
 from privrl.core.accounting.local import BitFlipEvent, GridLaplaceReportEvent, per_round_epsilon
 from privrl.core.accounting.subsampled import gpope_epsilon, gpope_pld_epsilon
 from privrl.core.algorithms import monte_carlo as mc
+from privrl.core.algorithms import ssp_lstd as ssp
 from privrl.core.algorithms.functional_q import dpsgd_gradient
 from privrl.core.algorithms.gtd import SaddlePointStats, gpope
 from privrl.core.algorithms.lstd import FeatureTransitions
@@ -110,6 +116,7 @@ WEAKENINGS: dict[str, str] = {
     "pgc_bit_flip": "per-report budget doubled",
     "pgc_prs": "one composition dropped (epsilon / 3 per sign, 4 signs)",
     "dirichlet": "noise parameter halved (concentration k = 10 for the claimed k = 5)",
+    "ssp_lstd": "noise multiplier halved",
 }
 
 #: The audits whose weakened variant (a realistic factor: noise halved) no audit of this size can
@@ -704,6 +711,74 @@ def audit_dirichlet(size: str = "quick", seed: int = 0, weakened: bool = False) 
                 n_samples=sample_size(size), score=log_ratio)
 
 
+# --------------------------------------------------------------------------- SSP-LSTD (issue 53)
+#: The audited bounds: F = 1, R = 10 (rewards large against features, so that a pair can move
+#: the statistics by nearly all of Delta_2: :func:`_ssp_pair`), L = 2, gamma 0.9.
+_SSP_BOUNDS = ssp.SSPBounds(feature_bound=1.0, reward_bound=10.0, max_length=2, gamma=0.9)
+#: Two integer states of features +F e_1 and -F e_1 (d = 2 features: d^2 + d = 6 coordinates).
+_SSP_FEATURES = np.array([[1.0, 0.0], [-1.0, 0.0]])
+
+
+def _ssp_pair() -> tuple[Trajectories, Trajectories]:
+    r"""One trajectory of L = 2 transitions, never terminated, replaced by another: states 0, 1, 0
+    (features :math:`F e_1, -F e_1, F e_1`) with rewards :math:`R, -R` in step with the feature's
+    sign, so every transition adds :math:`F^2(1+\gamma)e_1e_1^\top` to :math:`A` and
+    :math:`FRe_1` to :math:`b`; against states 0, 0, 0 with rewards :math:`-R, -R`, each
+    transition adding :math:`F^2(1-\gamma)e_1e_1^\top` and :math:`-FRe_1`. The statistics
+    differ by :math:`2L\sqrt{\gamma^2F^4 + F^2R^2}` (:math:`A_{11}` by :math:`2L\gamma F^2`,
+    :math:`b_1` by :math:`2LFR`), 0.986 of :math:`\Delta_2 = 2L\sqrt{F^4(1+\gamma)^2 +
+    F^2R^2}` at these bounds (the pair of
+    :func:`~privrl.core.algorithms.ssp_lstd.extremal_pair` reaches :math:`1/\sqrt 2` of it)."""
+    r = _SSP_BOUNDS.reward_bound
+    return (
+        Trajectories(observations=[[0, 1, 0]], actions=[[0, 0]], rewards=[[r, -r]], lengths=[2],
+                     terminated=[False]),
+        Trajectories(observations=[[0, 0, 0]], actions=[[0, 0]], rewards=[[-r, -r]],
+                     lengths=[2], terminated=[False]),
+    )
+
+
+def _ssp_grid(traj: Trajectories, step: float) -> np.ndarray:
+    """The exact grid sums (:func:`~privrl.core.algorithms.ssp_lstd.grid_statistics`) of
+    ``traj`` with the audited bounds enforced (strictly: the pair is within them)."""
+    data = ssp.bounded_transitions(traj, _SSP_FEATURES, _SSP_BOUNDS, strict=True)
+    return ssp.grid_statistics(data, step)
+
+
+def audit_ssp_lstd(size: str = "quick", seed: int = 0, weakened: bool = False) -> au.AuditResult:
+    """SSP-LSTD's release of its noisy statistics ``(vec A, b)`` (the solve is post-processing):
+    the library's code from trajectories on (``bounded_transitions``, ``grid_statistics``,
+    ``noisy_statistics``), at the noise of :func:`privrl.api.ssp_lstd` for (1, 1e-5)
+    (``ssp_noise`` at ``required_noise_multiplier``), on the pair of :func:`_ssp_pair`. The claim
+    is the release's event (``ssp_noise``'s ``GaussianDpEvent(sqrt(s) / G)`` by RDP), the score
+    the exact log-likelihood ratio up to an increasing map (both inputs have the same grid
+    Gaussian noise, so it is the projection of the release on the difference of the two exact
+    grid sums); the exact epsilon is the Gaussian's of that shift (``gaussian_epsilon``: the
+    discrete Gaussian's, at some 6.7e5 grid units, differs from it by O(1/s), far below the
+    audit's resolution). Weakened: the noise multiplier halved (``ssp_noise`` at z / 2, the claim
+    kept)."""
+    z = required_noise_multiplier(EPSILON, DELTA)
+    d = _SSP_FEATURES.shape[1]
+    claimed = ssp.ssp_noise(z, _SSP_BOUNDS, d)[1].epsilon(DELTA)
+    noise, _ = ssp.ssp_noise(z / 2 if weakened else z, _SSP_BOUNDS, d)
+    x, xp = _ssp_pair()
+    direction = (_ssp_grid(xp, noise.step) - _ssp_grid(x, noise.step)) * noise.step
+
+    def release(traj: Trajectories, n: int, rng: np.random.Generator) -> np.ndarray:
+        grid = _ssp_grid(traj, noise.step)
+        return ssp.noisy_statistics(np.tile(grid, (n, 1)), traj.n_trajectories, _SSP_BOUNDS,
+                                    noise, rng)
+
+    def log_ratio(y: np.ndarray) -> np.ndarray:
+        """exact log-likelihood ratio, up to an increasing map (the released (vec A, b)
+        projected on the difference of the pair's grid sums)"""
+        return y @ direction
+
+    exact = gaussian_epsilon(noise.sigma, DELTA, float(np.linalg.norm(direction)))
+    return _run("ssp_lstd", release, x, xp, claimed, DELTA, seed, weakened,
+                n_samples=sample_size(size, "large"), score=log_ratio, exact_epsilon=exact)
+
+
 #: Every audit set-up, in the book's order.
 AUDITS: dict[str, Callable[..., au.AuditResult]] = {
     "gaussian": audit_gaussian,
@@ -722,6 +797,7 @@ AUDITS: dict[str, Callable[..., au.AuditResult]] = {
     "pgc_bit_flip": audit_pgc_bit_flip,
     "pgc_prs": audit_pgc_prs,
     "dirichlet": audit_dirichlet,
+    "ssp_lstd": audit_ssp_lstd,
 }
 
 #: The audits of each chapter's releases: a chapter's ledger entry for such a release names its
@@ -733,4 +809,5 @@ LEDGER_LINKS: dict[str, tuple[str, ...]] = {
     "ono2020": ("pgc_laplace", "pgc_laplace_dense", "pgc_laplace_rounds", "pgc_bit_flip",
                 "pgc_prs"),
     "gohari2021": ("dirichlet",),
+    "frontier": ("ssp_lstd",),
 }
