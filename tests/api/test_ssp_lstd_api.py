@@ -15,7 +15,7 @@ from dp_accounting.pld import PLDAccountant
 from dp_accounting.rdp import RdpAccountant
 
 import privrl
-from privrl.chapter.ledger import ssp_lstd_ledger_entry
+from privrl.chapter.ssp_ledger import ssp_lstd_ledger_entry
 from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
 from privrl.core.algorithms import ssp_lstd as ssp
 

@@ -15,7 +15,7 @@ are both this relation, so no conversion is needed):
   :data:`~privrl.chapter.ledger.LEMMA1_CROSS_CHECK` names what tests the release);
 * SSP-LSTD: one grid Gaussian on :math:`(\mathrm{vec}\,A, b)` at the noise multiplier of one
   Gaussian release, its event dp-accounting's ``GaussianDpEvent``
-  (:func:`~privrl.chapter.ledger.ssp_lstd_ledger_entry`, cross-checked by dp-accounting's RDP
+  (:func:`~privrl.chapter.ssp_ledger.ssp_lstd_ledger_entry`, cross-checked by dp-accounting's RDP
   accountant on its own orders).
 """
 
@@ -26,12 +26,8 @@ from collections.abc import Iterator
 import pandas as pd
 
 from privrl.api.release import Release
-from privrl.chapter.ledger import (
-    LEMMA1_CROSS_CHECK,
-    CrossCheck,
-    LedgerEntry,
-    ssp_lstd_ledger_entry,
-)
+from privrl.chapter.ledger import LEMMA1_CROSS_CHECK, CrossCheck, LedgerEntry
+from privrl.chapter.ssp_ledger import ssp_lstd_ledger_entry
 from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
 from privrl.core.accounting.gpope_pld import GpopePldEvent
 from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
