@@ -11,9 +11,12 @@ run function, or the call it makes to the release), with
 * the value before the noise **recorded at the noise draw**: the function that adds the noise
   (e.g. ``smooth_gaussian_release``) or forms the value it is added to (GPOPE's
   ``clipped_gradients``, PRS's ``clipped_projection``) is wrapped for the run; the wrapper passes
-  the call through unchanged and keeps its arguments or result (record and replay). Where a
-  release is a value plus noise of a scale that does not depend on the data, drawn from the
-  frozen seed, the difference of two outputs is the difference of the values (``differenced``).
+  the call through unchanged and keeps its arguments or result (record and replay). The exact
+  discrete Laplace draw is frozen at 0 instead (:data:`FROZEN_LAPLACE`: its compiled sampler
+  takes seconds to compile and its draw is no part of the value). Where a release is a value
+  plus noise of a scale that does not depend on the data, drawn from the frozen seed, the
+  difference of two outputs is the difference of the values (the Audits chapter's
+  ``gp_update`` and ``input_perturbation``).
 
 The sensitivity each spec checks against is the one the chapter's noise is calibrated to, read
 where the chapter states it: its ledger event or calibration (Lemma 1's :math:`\alpha`, GPOPE's
@@ -83,7 +86,9 @@ from privrl.papers.gohari2021 import runs as gohari_runs
 from privrl.papers.gohari2021.profile import GohariProfile
 from privrl.papers.gohari2021.teacher import load_teacher, play, teacher_lipschitz
 from privrl.papers.ono2020 import chapter as ono_chapter
+from privrl.papers.ono2020 import runs as ono_runs
 from privrl.papers.ono2020 import trials as ono_trials
+from privrl.papers.ono2020.profile import OnoProfile
 from privrl.papers.wang2019 import calibration as wang_calibration
 from privrl.papers.wang2019 import runs as wang_runs
 from privrl.papers.wang2019.profile import WangProfile
@@ -496,12 +501,9 @@ def ono2020() -> list[ChapterRelease]:
     config of ``runs.table_configs``) and the call ``a3c.randomise(grads, config, rng)`` that
     ``train_pgc_a3c`` makes for every wave (the training itself is not run: its compiled roll-out
     takes 14 s to compile; the reports' inputs are any gradients under the local relation).
-    Laplace: the clipped input on the grid (``laplace_gradient_parts``) against the L1
-    sensitivity of the ledger's grid event; PRS: the clipped projection (``clipped_projection``,
+    Laplace: the clipped input on the grid (``laplace_gradient_parts``, its discrete Laplace draw
+    frozen at 0: :data:`FROZEN_LAPLACE`) against the L1 sensitivity of the ledger's grid event; PRS: the clipped projection (``clipped_projection``,
     its matrix drawn from the frozen seed) against 2C in Linf, C the PRS clip the ledger states."""
-    from privrl.papers.ono2020 import runs as ono_runs
-    from privrl.papers.ono2020.profile import OnoProfile
-
     g = report_inputs()
     out = []
     for config in ono_runs.table_configs(OnoProfile()):
