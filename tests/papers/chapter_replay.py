@@ -62,12 +62,14 @@ from scipy.linalg import solve_triangular
 from privrl.core import audit as core_audit
 from privrl.core import evaluation_domains as ed
 from privrl.core.accounting import functional_noise as fn
+from privrl.core.accounting.discrete_gaussian import grid_l2_sensitivity
 from privrl.core.accounting.laplace import grid_sensitivity
 from privrl.core.accounting.local import per_round_epsilon
 from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
 from privrl.core.algorithms import a3c, gtd, kickstarting, kickstarting_fast
 from privrl.core.algorithms import functional_q as fq
 from privrl.core.algorithms import monte_carlo as mc
+from privrl.core.algorithms import ssp_lstd as ssp
 from privrl.core.envs import chain as chain_env
 from privrl.core.envs import mountain_car as mcar
 from privrl.core.mechanisms import discrete_laplace as dl
@@ -375,6 +377,12 @@ def public_problem(dim: int) -> Callable[..., Any]:
     return lambda original, *args, **kwargs: (np.eye(dim), np.zeros(dim), np.eye(dim))
 
 
+def public_states(dim: int) -> Callable[..., Any]:
+    """A stand-in for the public states the value RMSEs are taken over (one state, weight 1): like
+    :func:`public_problem`, it scores estimates after the noise only."""
+    return lambda original, *args, **kwargs: (np.eye(dim)[:1], np.ones(1))
+
+
 def xie2019_mountain_car() -> list[ChapterRelease]:
     """GPOPE on Mountain Car on-policy (``domains.run_domain_trial``: noiseless GTD2 and GPOPE in
     one gpope call, its settings' G = 1, T cut from 5,000 to 10) and DP-LSW on its grid cells
@@ -414,8 +422,8 @@ def xie2019_mountain_car() -> list[ChapterRelease]:
 
 #: The frontier's chain cut down: 10 states, episodes of at most 20 steps, releases at n = 5 (a
 #: prefix) and n = 10, T = 10.
-FRONTIER = FrontierProfile.quick(n_states=10, max_steps=20, sizes=(5, 10), iterations=10,
-                                 epsilons=(1.0,))
+FRONTIER = FrontierProfile.quick(n_states=10, max_steps=20, sizes=(5, 10),
+                                 iterations_grid=(10,), epsilons=(1.0,))
 
 
 def frontier() -> list[ChapterRelease]:
@@ -425,7 +433,8 @@ def frontier() -> list[ChapterRelease]:
     moves only the n = 10 releases)."""
     p = FRONTIER
     config = {**p.domain_config("chain"),
-              "gpope": tuple((n, 1.0, acct, 2.0, 0.1) for n in p.sizes for acct in ("PLD", "RDP"))}
+              "gpope": tuple((n, 1.0, acct, 2.0, 0.1, 10) for n in p.sizes
+                             for acct in ("PLD", "RDP"))}
     prob = xie_chain.chain_problem(config)
     data = chain_env.sample_trajectories(prob["mdp"], max(p.sizes), 2, p.max_steps)
     rewards = bound_rewards(0.0, p.return_bound, p.gamma, data.horizon)
@@ -442,7 +451,44 @@ def frontier() -> list[ChapterRelease]:
     names = [f"{m} (chain, n = {n})" for n in p.sizes for m in ("DP-LSW", "DP-LSL")]
     out += [smooth_release("frontier", name, run, k, alpha, neighbours, data)
             for k, name in enumerate(names)]
-    return out + frontier_mountain_car()
+    return out + frontier_mountain_car() + [frontier_ssp_lstd()]
+
+
+def frontier_ssp_lstd() -> ChapterRelease:
+    """SSP-LSTD as the map runs it (``trials.run_ssp_lstd``) on the chain at n = 5 and 10, one
+    ridge each: the exact grid sums of the bounded contributions at every call of the noise
+    (``ssp_lstd.noisy_statistics``, one row per release), against the grid sensitivity of
+    :math:`\\Delta_2` with its margin, which its noise is calibrated to. Neighbours stay in the
+    chain's rewards {0, 1}: the map enforces its bounds strictly (a reward beyond them raises)."""
+    p = FRONTIER
+    config = {**p.domain_config("chain"), "floor_lam": 0.1,
+              "ssp_lams": tuple((n, 1.0, 1.0) for n in p.sizes)}
+    prob = xie_chain.chain_problem(config)
+    data = chain_env.sample_trajectories(prob["mdp"], max(p.sizes), 2, p.max_steps)
+    bounds = frontier_trials.ssp_bounds(config)
+    coordinates = prob["Phi_td"].shape[1] ** 2 + prob["Phi_td"].shape[1]
+    steps: list[float] = []
+
+    def sums(d: Trajectories) -> np.ndarray:
+        rows: list[np.ndarray] = []
+
+        def call(original: Callable[..., Any], grid: np.ndarray, *args: Any) -> Any:
+            rows.append(np.asarray(grid, dtype=float).copy())
+            steps.append(args[2].step)
+            return original(grid, *args)
+
+        with wrapped((ed, "sample_trajectories", returning(d, d.n_trajectories)),
+                     (ssp, "noisy_statistics", call)):
+            frontier_trials.run_ssp_lstd(config, np.random.SeedSequence(FROZEN_SEED))
+        return np.vstack(rows)
+
+    sums(data)
+    sensitivity = grid_l2_sensitivity(bounds.sensitivity, coordinates, steps[0])
+    spec = ReplaySpec("frontier: SSP-LSTD (chain, n = 5 and 10)", sums, sensitivity, "l2",
+                      "replace-one (one trajectory)",
+                      lambda d: chain_neighbours(d, p.n_states, (1.0, 0.0), (0, -1)),
+                      rows=True)
+    return ChapterRelease("frontier", spec, data)
 
 
 def frontier_mountain_car() -> list[ChapterRelease]:
@@ -451,13 +497,14 @@ def frontier_mountain_car() -> list[ChapterRelease]:
     for."""
     p, domain = FRONTIER, "mountain_car_on"
     config = {**p.domain_config(domain), "sizes": (MC_N,), "lsw_cells": 5,
-              "gpope": ((MC_N, p.epsilons[0], "PLD", 2.0, 0.1),)}
+              "gpope": ((MC_N, p.epsilons[0], "PLD", 2.0, 0.1, 10),)}
     data = mountain_car_data(domain)
     dim = mcar.fourier_features(np.zeros((1, 2))).shape[-1]
 
     def run(d: tuple[Trajectories, np.ndarray]) -> None:
-        with wrapped(injected_mountain_car(d), (frontier_trials, "target_problem",
-                                                public_problem(dim))):
+        with wrapped(injected_mountain_car(d),
+                     (frontier_trials, "target_problem", public_problem(dim)),
+                     (frontier_trials, "value_states", public_states(dim))):
             frontier_trials.run_frontier(config, np.random.SeedSequence(FROZEN_SEED))
 
     alpha = SmoothGaussianEvent.calibrated(p.epsilons[0], p.delta, dim).alpha
