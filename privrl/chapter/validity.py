@@ -36,8 +36,8 @@ RANDOM_PLAY = "threshold beyond random play"
 BOOTSTRAP = "interval valid at its sample size"
 TUNED_APART = "tuned apart from the deciding trials, by one rule"
 OPTIMISER = "optimiser reaches its target"
-#: Random play "reaches" a threshold when a smoothed random-play return is at or above it with
-#: probability above this (:func:`random_play_reach`).
+#: Random play "reaches" a threshold when it would meet it in a run with probability above this
+#: (:func:`random_play_reach`).
 RANDOM_PLAY_LEVEL = 0.001
 #: Fewest samples per arm for a percentile bootstrap interval of a median or a ratio (below it
 #: the percentile interval's coverage falls well short of its nominal level).
@@ -52,32 +52,38 @@ def invalid(condition: str, what: str, evidence: str = "") -> Outcome:
     return untestable(f"invalid measurement ({condition}): {what}", evidence=evidence)
 
 
-def random_play_reach(mean: float, sd: float, measured: int, episodes: int,
+def random_play_reach(mean: float, sd: float, measured: int, episodes: int, windows: int = 1,
                       level: float = RANDOM_PLAY_LEVEL) -> float:
-    r"""The return a smoothed random-play return exceeds with probability at most ``level``: the
-    upper one-sided prediction bound of the mean of ``episodes`` fresh random-play episodes,
-    :math:`\bar R + t_{1-\alpha,\,n-1}\, s \sqrt{1/k + 1/n}`, from ``measured`` (n) episodes of
-    mean ``mean`` and standard deviation ``sd`` (normal approximation; k = ``episodes``)."""
-    if measured < 2 or episodes < 1:
-        raise ValueError(f"random_play_reach: needs measured >= 2 and episodes >= 1, got "
-                         f"{measured} and {episodes}")
-    t = float(stats.t.ppf(1 - level, measured - 1))
+    r"""The return random play's smoothed return exceeds, in any of ``windows`` windows of a run,
+    with probability at most ``level`` (union bound: at most :math:`\alpha` = ``level`` /
+    ``windows`` in each): the upper one-sided prediction bound of the mean of ``episodes`` fresh
+    random-play episodes, :math:`\bar R + t_{1-\alpha,\,n-1}\, s \sqrt{1/k + 1/n}`, from
+    ``measured`` (n) episodes of mean ``mean`` and standard deviation ``sd`` (normal
+    approximation; k = ``episodes``). ``windows`` is 1 for a metric that counts only the run's
+    last window (reached and held to the end), the number of windows for one that counts the
+    first window to reach the threshold."""
+    if measured < 2 or episodes < 1 or windows < 1:
+        raise ValueError(f"random_play_reach: needs measured >= 2, episodes >= 1 and windows >= "
+                         f"1, got {measured}, {episodes} and {windows}")
+    t = float(stats.t.ppf(1 - level / windows, measured - 1))
     return mean + t * sd * math.sqrt(1 / episodes + 1 / measured)
 
 
 def threshold_beyond_random_play(threshold: float, mean: float, sd: float, measured: int,
-                                 episodes: int, level: float = RANDOM_PLAY_LEVEL
-                                 ) -> Outcome | None:
+                                 episodes: int, windows: int = 1,
+                                 level: float = RANDOM_PLAY_LEVEL) -> Outcome | None:
     """Condition 1, for a return threshold (higher is better): the time to reach ``threshold``
     measures learning only if uniformly random play, smoothed as the learners' returns are (a
     mean over at least ``episodes`` episodes: the fewest a full smoothing window holds), does
-    not reach it: ``threshold`` must lie above :func:`random_play_reach` of random play's
-    ``measured`` episodes (``mean``, ``sd``). Otherwise untestable."""
-    reach = random_play_reach(mean, sd, measured, episodes, level)
+    not reach it in a run's ``windows`` windows: ``threshold`` must lie above
+    :func:`random_play_reach` of random play's ``measured`` episodes (``mean``, ``sd``).
+    Otherwise untestable."""
+    reach = random_play_reach(mean, sd, measured, episodes, windows, level)
     if threshold > reach:
         return None
+    over = "" if windows == 1 else f" in one of {windows:,} windows"
     return invalid(RANDOM_PLAY, f"random play reaches the threshold {threshold:,.4g}: a mean of "
-                   f"{episodes} random-play episodes exceeds {reach:,.4g} with probability "
+                   f"{episodes} random-play episodes exceeds {reach:,.4g}{over} with probability "
                    f"{level:g} (random play's mean {mean:,.4g}, standard deviation {sd:,.4g}, "
                    f"over {measured} episodes)")
 

@@ -72,6 +72,12 @@ def test_a_threshold_random_play_reaches_is_untestable():
     assert claim.evidence == "threshold 2"
     # more episodes per window narrow random play's spread: the same threshold passes
     assert v.threshold_beyond_random_play(700.0, 500.0, 230.0, 1000, 1000) is None
+    # a metric that counts the first of many windows to reach it (union bound over them)
+    assert v.random_play_reach(500.0, 230.0, 30, 10, windows=1000) > reach
+    assert v.threshold_beyond_random_play(900.0, 500.0, 230.0, 30, 10, windows=1) is None
+    many = v.threshold_beyond_random_play(900.0, 500.0, 230.0, 30, 10, windows=1000)
+    _refused(many, v.RANDOM_PLAY)
+    assert "in one of 1,000 windows" in many.reason
 
 
 @pytest.mark.parametrize("statistic, n, refused", [("median", 19, True), ("ratio", 5, True),

@@ -123,7 +123,9 @@ def random_play_condition(threshold: float, references: dict[str, float],
     """Validity condition 1 (:func:`~privrl.chapter.validity.threshold_beyond_random_play`) for
     a time to ``threshold``: random play's measured ``references`` (mean ``random``, standard
     error ``random_se`` over ``episodes`` episodes), smoothed over :func:`fewest_episodes` of
-    ``profile``, must not reach it."""
+    ``profile``, must not reach it in one window (time to converge credits a run only if its
+    smoothed return holds the threshold to the end, so random play would have to reach it in
+    its last window)."""
     n = int(references["episodes"])
     return threshold_beyond_random_play(threshold, references["random"],
                                         references["random_se"] * np.sqrt(n), n,

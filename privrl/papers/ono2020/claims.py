@@ -15,8 +15,9 @@ difference of average scores (eq. 25) by a bootstrap interval against "no effect
 gives no magnitude). A private claim (finite epsilon) is untestable when the non-private
 baseline on the same trials is decided not reproduced (:func:`private`): the stated set-up then
 does not learn at all, which is its own finding (erratum ``learning_not_reproduced``). A claim on
-tuned arms (the reference set-up's) is untestable where an arm is decided on seeds its tuning
-looked at, or the arms it compares were tuned by different rules
+success (eq. 26) is untestable where random play would reach the target score within the budget
+(:func:`random_play_condition`), and a claim on tuned arms (the reference set-up's) where an arm
+is decided on seeds its tuning looked at, or the arms it compares were tuned by different rules
 (:meth:`TrialData.validity`, :func:`privrl.chapter.validity.tuned_apart`).
 """
 
@@ -30,7 +31,7 @@ import pandas as pd
 
 from privrl.chapter.evidence import Evidence
 from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec
-from privrl.chapter.validity import Tuning, tuned_apart
+from privrl.chapter.validity import Tuning, threshold_beyond_random_play, tuned_apart
 from privrl.chapter.verdicts import (
     Claim,
     Count,
@@ -44,6 +45,8 @@ from privrl.chapter.verdicts import (
     decide_threshold,
     untestable,
 )
+from privrl.core.algorithms.a3c import PGCA3CConfig
+from privrl.papers.ono2020.measures import RANDOM_PLAY_EPISODES, random_play_scores
 from privrl.papers.ono2020.profile import AMBIGUITIES, INF, PAPER_CAP, PAPER_TABLES
 from privrl.papers.ono2020.tables import arm
 from privrl.papers.ono2020.trials import censored
@@ -89,12 +92,22 @@ class TrialData:
         return all(len(self.arm(mech, eps)) for mech, eps in arms)
 
     def validity(self, *arms: tuple[str, float]) -> Validity:
-        """The validity conditions of a claim on the trials of ``arms`` (mechanism, epsilon):
-        tuned apart from the trials that decide it, by one rule
-        (:func:`~privrl.chapter.validity.tuned_apart`); none on untuned arms."""
-        if self.tuning is None:
-            return []
-        return [tuned_apart([self.tuning[arm] for arm in arms])]
+        """The validity conditions of a claim on the successes of ``arms`` (mechanism,
+        epsilon) within this budget: random play does not succeed
+        (:func:`random_play_condition`) and, on tuned arms, they were tuned apart from the trials
+        that decide them, by one rule (:func:`~privrl.chapter.validity.tuned_apart`)."""
+        tuned = [] if self.tuning is None else [tuned_apart([self.tuning[a] for a in arms])]
+        return [random_play_condition(self.cap), *tuned]
+
+
+def random_play_condition(budget: int) -> Outcome | None:
+    """Validity condition 1 (:func:`~privrl.chapter.validity.threshold_beyond_random_play`) for
+    success, eq. (26): uniformly random actions (:func:`.measures.random_play_scores`) must not
+    reach the target score as a mean of a window of submissions in any of the ``budget``
+    windows of a trial (a trial succeeds at its first such window)."""
+    mean, sd, _ = random_play_scores()
+    return threshold_beyond_random_play(PGCA3CConfig.target, mean, sd, RANDOM_PLAY_EPISODES,
+                                        PGCA3CConfig.window, windows=budget)
 
 
 #: A decider returns ``None`` on evidence that lacks its arms (:meth:`TrialData.has`).
