@@ -21,7 +21,10 @@
     opposite. The claim then states how many trials would decide it at the observed effect
     (:func:`trials_to_decide`) and, given the cost of a trial, what that would cost;
   - ``untestable`` when the run cannot decide: fewer trials than the test needs, both arms at a
-    floor or ceiling (0 of N against 0 of N), or a profile too small for the claim.
+    floor or ceiling (0 of N against 0 of N), a profile too small for the claim, or a measurement
+    that fails a validity condition of :mod:`privrl.chapter.validity` (every decider takes the
+    evaluated conditions as ``validity=[...]`` and refuses on the first that fails, before
+    deciding: :func:`refusal`).
 
 * An :class:`Erratum` is a place where a paper is wrong, ambiguous, or not reproduced, with its
   evidence; the book's errata page is generated from them.
@@ -236,6 +239,27 @@ def untestable(reason: str, n_trials: int = 0, evidence: str = "", *, statistic:
                    threshold=threshold)
 
 
+#: The evaluated validity conditions a decider receives (:mod:`privrl.chapter.validity`): each
+#: ``None`` (the measurement passes it) or the untestable outcome of the condition it fails.
+Validity = Sequence[Outcome | None]
+
+
+def refusal(validity: Validity, n_trials: int, evidence: str = "", *,
+            statistic: str = "") -> Outcome | None:
+    """The first failed condition of ``validity`` as the decider's untestable outcome: the
+    condition's reason, the decider's ``statistic`` and ``n_trials``, its ``evidence`` followed by
+    the condition's; ``None`` when every condition holds. A failed condition must be untestable."""
+    for failed in validity:
+        if failed is None:
+            continue
+        if failed.verdict != "untestable":
+            raise ValueError(f"a failed validity condition is untestable, got {failed.verdict!r}: "
+                             f"{failed.reason}")
+        both = "; ".join(e for e in (evidence, failed.evidence) if e)
+        return untestable(failed.reason, n_trials, both, statistic=statistic)
+    return None
+
+
 def trials_to_decide(value: float, interval: tuple[float, float], threshold: float,
                      n_trials: int) -> int | None:
     """Trials per arm that would decide a claim at the observed effect: the 95% interval's
@@ -255,11 +279,15 @@ def trials_to_decide(value: float, interval: tuple[float, float], threshold: flo
 
 def decide_interval(statistic: str, value: float, interval: tuple[float, float], n_trials: int,
                     threshold: Threshold, *, detail: str = "", evidence: str = "",
-                    seconds_per_trial: float | None = None) -> Outcome:
+                    seconds_per_trial: float | None = None, validity: Validity = ()) -> Outcome:
     """The one rule (module docstring): "``statistic`` is ``threshold.direction`` than
     ``threshold.value``", decided on its 95% ``interval``. ``detail`` is added to the reason
     (e.g. "4/20 against 5/20"); ``seconds_per_trial`` (CPU seconds of one more trial of every
-    arm) prices an inconclusive claim's missing trials."""
+    arm) prices an inconclusive claim's missing trials; untestable on a failed ``validity``
+    condition (:func:`refusal`)."""
+    refused = refusal(validity, n_trials, evidence, statistic=statistic)
+    if refused is not None:
+        return refused
     lo, hi = (float(v) for v in interval)
     t = float(threshold.value)
     claimed = hi < t if threshold.direction == "less" else lo > t
@@ -376,20 +404,25 @@ def decide_difference(a: Sample, b: Sample, threshold: Threshold = Threshold(), 
                       statistic: Literal["mean", "median"] = "mean",
                       floor: float | None = None, ceiling: float | None = None,
                       min_trials: int = MIN_TRIALS, seed: int = 0, evidence: str = "",
-                      seconds_per_trial: float | None = None) -> Outcome:
+                      seconds_per_trial: float | None = None,
+                      validity: Validity = ()) -> Outcome:
     """Claim "``a`` exceeds ``b`` by ``threshold.direction`` than ``threshold.value``" (threshold
     0: ``a`` differs from ``b`` in that direction): ``statistic="mean"``, the difference of means
     with a percentile bootstrap 95% interval; ``"median"``, the Hodges-Lehmann shift with its
     exact rank interval (:func:`shift_interval`; no bootstrap of medians over few trials), and
     untestable where the sizes cannot reach 95%.
 
-    Untestable when either arm has fewer than ``min_trials`` trials, or when every trial of both
-    arms sits at ``floor`` (or at ``ceiling``): nothing separates the arms then.
+    Untestable on a failed ``validity`` condition (:func:`refusal`), when either arm has fewer
+    than ``min_trials`` trials, or when every trial of both arms sits at ``floor`` (or at
+    ``ceiling``): nothing separates the arms then.
     """
     check_choice(statistic, "statistic", ("mean", "median"))
     xa, xb = a.array(), b.array()
     n = int(min(len(xa), len(xb)))
     name = f"{statistic}({a.label}) - {statistic}({b.label})"
+    refused = refusal(validity, n, evidence, statistic=name)
+    if refused is not None:
+        return refused
     for bound, word in ((floor, "floor"), (ceiling, "ceiling")):
         if bound is not None and n > 0 and np.all(xa == bound) and np.all(xb == bound):
             return untestable(f"both arms at the {word} ({bound:g}) in every trial", n, evidence,
@@ -414,12 +447,17 @@ def decide_difference(a: Sample, b: Sample, threshold: Threshold = Threshold(), 
 def decide_threshold(sample: Sample, threshold: Threshold, *,
                      statistic: Literal["mean", "median"] = "mean", min_trials: int = MIN_TRIALS,
                      seed: int = 0, evidence: str = "",
-                     seconds_per_trial: float | None = None) -> Outcome:
+                     seconds_per_trial: float | None = None,
+                     validity: Validity = ()) -> Outcome:
     """Claim "``stat(sample)`` is ``threshold.direction`` than ``threshold.value``": the mean with
     a percentile bootstrap 95% interval, or the median with its exact order-statistic interval
-    (:func:`median_interval`); untestable with fewer than ``min_trials`` trials."""
+    (:func:`median_interval`); untestable on a failed ``validity`` condition (:func:`refusal`),
+    with fewer than ``min_trials`` trials, or where the order statistics cannot reach 95%."""
     x = sample.array()
     name = f"{statistic}({sample.label})"
+    refused = refusal(validity, len(x), evidence, statistic=name)
+    if refused is not None:
+        return refused
     if len(x) < min_trials:
         return untestable(f"too few trials (fewer than {min_trials})", len(x), evidence,
                           statistic=name)
@@ -467,16 +505,20 @@ def newcombe_interval(k_a: int, n_a: int, k_b: int, n_b: int, level: float = 0.9
 
 def decide_proportions(a: Count, b: Count, threshold: Threshold = Threshold(), *,
                        min_trials: int = MIN_TRIALS, evidence: str = "",
-                       seconds_per_trial: float | None = None) -> Outcome:
+                       seconds_per_trial: float | None = None,
+                       validity: Validity = ()) -> Outcome:
     """Claim "rate(``a``) - rate(``b``) is ``threshold.direction`` than ``threshold.value``"
     (Newcombe 95% interval of the difference; threshold 0 for no effect).
 
-    Untestable when both arms are at 0 of N or both at N of N, or either arm has fewer than
-    ``min_trials`` trials.
+    Untestable on a failed ``validity`` condition (:func:`refusal`), when both arms are at 0 of
+    N or both at N of N, or either arm has fewer than ``min_trials`` trials.
     """
     (ka, na), (kb, nb) = (a.successes, a.trials), (b.successes, b.trials)
     name = f"rate({a.label}) - rate({b.label})"
     n = min(na, nb)
+    refused = refusal(validity, n, evidence, statistic=name)
+    if refused is not None:
+        return refused
     if n < min_trials:
         return untestable(f"too few trials (fewer than {min_trials} per arm)", n, evidence,
                           statistic=name)
@@ -491,7 +533,7 @@ def decide_proportions(a: Count, b: Count, threshold: Threshold = Threshold(), *
 
 def decide_success_ratio(count: Count, threshold: float, *, budget: int, full_budget: int,
                          unit: str = "steps", min_trials: int = MIN_TRIALS,
-                         evidence: str = "") -> Outcome:
+                         evidence: str = "", validity: Validity = ()) -> Outcome:
     """Claim "the success ratio exceeds ``threshold``", with its exact (Clopper-Pearson) 95% interval.
 
     Success is defined at the paper's budget ``full_budget`` (of ``unit``); the run measured it at
@@ -499,9 +541,12 @@ def decide_success_ratio(count: Count, threshold: float, *, budget: int, full_bu
     not reproduced; containing it: inconclusive); untestable with fewer than ``min_trials``
     trials. At a smaller budget the measured ratio bounds the full-budget one from below, so it
     can reproduce the claim but not refute it: an interval that does not lie above ``threshold``
-    is then untestable.
+    is then untestable. Untestable first on a failed ``validity`` condition (:func:`refusal`).
     """
     k, n = count.successes, count.trials
+    refused = refusal(validity, n, evidence, statistic="success ratio")
+    if refused is not None:
+        return refused
     if n < min_trials:
         return untestable(f"too few trials (fewer than {min_trials})", n, evidence)
     lo, hi = clopper_pearson(k, n)

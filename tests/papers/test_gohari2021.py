@@ -176,6 +176,38 @@ def test_a_student_that_never_converges_is_not_faster():
     assert claims.decide_speedup(cv.speedup(tq, "base", "aware"), 2.0, times=tq).verdict == "reproduced"
 
 
+@pytest.mark.parametrize("random_mean, verdict", [(0.0, "reproduced"), (4.0, "untestable")])
+def test_a_speedup_to_a_threshold_random_play_reaches_is_untestable(random_mean, verdict):
+    """Validity condition 1 on the speed-up claim: kickstarting converges to X_0.5 = 5 in 1-3
+    roll-outs against 4-9 for PPO (64, 64), reproduced while random play (sd 1, 30 episodes;
+    the quick profile has no episode cap, so a window may average a single episode) stays far
+    below 5; with random play at 4 a single random episode reaches 5 and the claim says
+    untestable, naming the condition."""
+    runs = _ramp_runs({"PPO (64, 64)": [4, 9, 7, 5, 6, 8, 4, 9, 7, 5],
+                       "kickstarting": [1, 2, 3, 1, 2, 1, 2, 3, 1, 2]})
+    profile = GohariProfile.quick(smoothing_window=1)
+    assert claims.fewest_episodes(profile) == 1
+    _, speed = cv.speedup_table(runs, {0.5: 5.0}, 1, "PPO (64, 64)", ("kickstarting",))
+    references = {"random": random_mean, "random_se": 1 / math.sqrt(30), "episodes": 30}
+    spec = next(s for s in claims.CLAIMS if s.key == "speedup_kickstarting")
+    ev = Evidence(LIVE, profile, data=claims.Runs(runs, speed, None, references))
+    claim = ev.decide(_context(profile), spec)
+    assert claim.verdict == verdict
+    if verdict == "untestable":
+        assert claim.reason.startswith("invalid measurement (threshold beyond random play): "
+                                       "random play reaches the threshold 5")
+    with pytest.raises(ValueError, match="random play"):
+        Evidence(LIVE, profile, data=claims.Runs(runs, speed, None)).decide(_context(profile),
+                                                                           spec)
+
+
+def test_a_smoothing_window_averages_at_least_its_steps_over_the_episode_cap():
+    paper = GohariProfile.paper()
+    assert claims.fewest_episodes(paper) == 10  # 10 roll-outs of 1,000 steps, episodes <= 1,000
+    assert claims.fewest_episodes(GohariProfile.paper(smoothing_window=1, n_envs=2,
+                                                      steps_per_epoch=3000)) == 2
+
+
 def test_speedup_claims_go_through_the_one_rule_at_the_papers_magnitude():
     result = {"baseline": "b", "treated": "t", "n": 10, "censored_baseline": 0, "censored_treated": 0}
     at = lambda ratio, lo, hi, **kw: claims.decide_speedup(  # noqa: E731

@@ -442,3 +442,19 @@ def test_the_action_selection_ambiguity_names_every_variant_that_samples():
     sampling = [v for v, c in VARIANTS.items() if c.get("action_selection") == "sample"]
     assert len(sampling) == 5
     assert all((v if v != "reference" else "the reference set-up") in text for v in sampling)
+
+
+def test_random_play_never_reaches_the_target_score():
+    """Validity condition 1 for success (eq. 26): 1,000 episodes of uniformly random actions
+    score 22 +- 11 steps, none above 134 of the 200 (target 195); a mean of 10 random
+    episodes stays below 43 in every window of a 90,000-submission trial but with probability
+    0.001, so the success claims at every budget pass the condition."""
+    from privrl.chapter.validity import random_play_reach
+    from privrl.papers.ono2020.measures import RANDOM_PLAY_EPISODES, random_play_scores
+
+    mean, sd, largest = random_play_scores()
+    assert 15 < mean < 30 and largest < a3c.PGCA3CConfig.target
+    reach = random_play_reach(mean, sd, RANDOM_PLAY_EPISODES, a3c.PGCA3CConfig.window, PAPER_CAP)
+    assert reach < 50
+    for budget in (OnoProfile.quick().n_submissions, PAPER_CAP):
+        assert claims.random_play_condition(budget) is None

@@ -17,6 +17,7 @@ import pytest
 from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
 from privrl.chapter.sweep import seed_for
+from privrl.chapter.validity import Tuning
 from privrl.chapter.verdicts import bootstrap_interval
 from privrl.core.algorithms.a3c import DEFAULT_CLIP, train_pgc_a3c
 from privrl.papers.ono2020 import chapter, claims, page, plots, tuning
@@ -186,6 +187,13 @@ def _trials(counts: dict[tuple[str, float], tuple[int, int]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _apart(trials: pd.DataFrame, rule: str = "most tuning successes") -> dict:
+    """Every arm of ``trials`` tuned by ``rule`` on seed (1, 0), decided on seed (2, 0)."""
+    return {(m, e): Tuning(f"{m} {e}", rule, frozenset({(1, 0)}), frozenset({(2, 0)}))
+            for m, e in trials[["mechanism", "epsilon"]].drop_duplicates().itertuples(
+                index=False)}
+
+
 def test_the_claims_are_decided_on_the_recorded_arms_and_no_others():
     p = OnoProfile.quick()
     ctx = Context(p, Report("ono2020", p.profile, seed=p.seed, config=p.as_dict()))
@@ -194,6 +202,7 @@ def test_the_claims_are_decided_on_the_recorded_arms_and_no_others():
                                             ("laplace", 5.0): (50, 60), ("prs", 5.0): (15, 60)}))
     ctx.values.update(rec_tuned_commit="abc123", rec_tuned_budget=PAPER_CAP,
                       rec_tuned_source="recorded tuned arms")
+    ctx.extra["tuned_tuning"] = _apart(ctx.tables["tuned_trials"])
     evidence = {ev.name: ev for ev in chapter.OnoChapter().evidence(ctx)}
     ev = evidence["reference_tuned"]
     decided = {c.key: c for spec in claims.CLAIMS if (c := ev.decide(ctx, spec)) is not None}
@@ -257,3 +266,50 @@ def test_the_bottom_line_counts_the_tuned_private_verdicts(book_summary):
     line = " ".join(front_matter("ono2020").bottom_line.split())
     assert (f"none of the {len(private)} private claims is reproduced ({counts['not reproduced']} "
             f"not reproduced, {counts['inconclusive']} inconclusive") in line
+
+
+def test_a_tuned_arm_decided_on_seeds_its_tuning_saw_is_untestable():
+    """Validity condition 3 on the tuned evidence: the same counts are decided while the arms'
+    deciding seeds are fresh, and untestable, naming the condition, once an arm's deciding seed
+    is one its tuning looked at or the arms compared were tuned by different rules."""
+    p = OnoProfile.quick()
+    ctx = Context(p, Report("ono2020", p.profile, seed=p.seed, config=p.as_dict()))
+    trials = _trials({("laplace", INF): (20, 20), ("laplace", 5.0): (50, 60),
+                      ("prs", 5.0): (15, 60)})
+    key = "laplace_beats_prs_eps5"
+    spec = next(s for s in claims.CLAIMS if s.key == key)
+
+    def decided(how: dict) -> claims.Outcome:
+        data = claims.TrialData(trials, pd.DataFrame(), PAPER_CAP, REFERENCE, how)
+        return spec.decide(ctx, claims.Evidence("reference_tuned", p, data=data))
+
+    fresh = _apart(trials)
+    assert decided(fresh).verdict == "reproduced"
+    seen = Tuning("prs 5", "most tuning successes", frozenset({(1, 0), (2, 0)}),
+                  frozenset({(2, 0)}))
+    peeked = decided({**fresh, ("prs", 5.0): seen})
+    assert peeked.verdict == "untestable" and peeked.reason.startswith(
+        "invalid measurement (tuned apart from the deciding trials, by one rule): prs 5 is "
+        "decided on 1 of 1 seeds that were looked at before")
+    other = decided({**fresh, ("prs", 5.0): _apart(trials, "highest mean AUC")[("prs", 5.0)]})
+    assert other.verdict == "untestable" and "tuned by different rules" in other.reason
+
+
+def test_the_recorded_tuned_arms_are_decided_on_seeds_never_looked_at():
+    """On the records: the reference set-up's arms were swept under root 10,007 and decided
+    under root 0; the tuned record's private arms were tuned under 30,011 after the reference
+    set-up's sweep and evaluation were seen, and decided under 20,011; its baseline stands at
+    the reference set-up's step. Every arm passes condition 3."""
+    from privrl.chapter.validity import tuned_apart
+
+    p = OnoProfile.paper()
+    ctx = Context(p, Report("ono2020", p.profile, seed=p.seed, config=p.as_dict()))
+    chapter.OnoChapter.load_recorded(ctx)
+    reference, tuned = ctx.extra["rec_reference_tuning"], ctx.extra["tuned_tuning"]
+    assert {t.deciding for t in reference.values()} == {frozenset({(0, 0)})}
+    assert {t.looked_at for t in reference.values()} == {frozenset({(TUNING_SEED_OFFSET, 0)})}
+    roots = tuning.seed_roots(p)
+    assert {t.deciding for t in tuned.values()} == {frozenset({(roots["evaluation"], 0)})}
+    assert tuned[("prs", 1.0)].looked_at == {(0, 0), (TUNING_SEED_OFFSET, 0), (roots["tuning"], 0)}
+    assert tuned[("laplace", INF)].rule == reference[("laplace", INF)].rule
+    assert all(tuned_apart([t]) is None for t in [*reference.values(), *tuned.values()])

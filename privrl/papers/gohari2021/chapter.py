@@ -186,7 +186,8 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
         """This run's Figure 2 runs, then the recorded AirRaid design's and the record's at the
         paper's horizon (each when there is one)."""
         p, t = ctx.profile, ctx.tables
-        yield Evidence(LIVE, p, data=Runs(t["runs"], t["speedup"], query_table(t["runs"], p)))
+        yield Evidence(LIVE, p, data=Runs(t["runs"], t["speedup"], query_table(t["runs"], p),
+                                          ctx.extra["references"]))
         for name in ("recorded", "horizon"):
             if name in ctx.extra:
                 yield on_record(ctx.extra[name])

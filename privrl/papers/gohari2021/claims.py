@@ -5,9 +5,10 @@ AirRaid design (:mod:`privrl.papers.gohari2021.recorded`: 10 of the paper's 30 s
 4,000 roll-outs), whose claims carry that record's profile (``design``) and commit, and, keyed
 ``*_horizon``, on the record of the deciding arms at the paper's 4,000 roll-outs (profile
 ``horizon``; a claim whose arms that record did not run is not decided there). Every claim goes through :func:`privrl.chapter.verdicts.decide_interval`: a speed-up on
-the bootstrap interval of the ratio of median times to threshold against the paper's magnitude
+the exact rank interval of the ratio of times to converge against the paper's magnitude
 (:func:`decide_speedup`: 1, "no effect", where the paper states no size; 2 for "roughly 4 times",
-half the stated magnitude), an end-of-run comparison on the difference of median final returns
+half the stated magnitude), untestable where random play reaches the threshold on the smoothing
+used (:func:`random_play_condition`), an end-of-run comparison on the difference of median final returns
 (:func:`privrl.chapter.verdicts.decide_difference`, "no effect": the paper states no size), the
 budget on the exact count of data-dependent queries past the schedule's allowance, on this run
 and on the recorded run when it has the queries columns (:func:`decide_budget`). The statements
@@ -27,6 +28,7 @@ import pandas as pd
 
 from privrl.chapter.evidence import Evidence
 from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec
+from privrl.chapter.validity import threshold_beyond_random_play
 from privrl.chapter.verdicts import (
     MIN_TRIALS,
     Claim,
@@ -34,14 +36,16 @@ from privrl.chapter.verdicts import (
     Outcome,
     Sample,
     Threshold,
+    Validity,
     decide_difference,
     decide_interval,
     decide_proportions,
+    refusal,
     untestable,
 )
 from privrl.papers.gohari2021.curves import final_returns, time_to_threshold
 from privrl.papers.gohari2021.diagnostics import UNION
-from privrl.papers.gohari2021.profile import AWARE, DESIGN_ROLLOUTS, UNAWARE
+from privrl.papers.gohari2021.profile import AWARE, DESIGN_ROLLOUTS, UNAWARE, GohariProfile
 from privrl.papers.gohari2021.recorded import (
     DESIGN,
     HORIZON,
@@ -63,12 +67,15 @@ NO_SIZE = "1: no effect, the paper states no size"
 @dataclasses.dataclass(frozen=True)
 class Runs:
     """What a claim is decided on: Figure 2's runs (tidy, one row per roll-out), their speed-up
-    table (``None``: not computed) and the teacher's answered queries against its allowance
-    (``None``: a record without them)."""
+    table (``None``: not computed), the teacher's answered queries against its allowance
+    (``None``: a record without them) and the returns of random play and the teacher the
+    thresholds were placed between (:func:`~privrl.papers.gohari2021.runs.measure_references`;
+    needed with a speed-up table)."""
 
     runs: pd.DataFrame
     speedup: pd.DataFrame | None
     queries: pd.DataFrame | None
+    references: dict[str, float] | None = None
 
     def arm(self, label: str) -> np.ndarray:
         """Final returns (:func:`~privrl.papers.gohari2021.curves.final_returns`) of ``label``'s runs."""
@@ -96,12 +103,38 @@ def on_record(rec: RecordedAnalysis) -> Evidence:
     suffix = SUFFIXES[rec.name]
     return Evidence(suffix.removeprefix("_"), rec.profile, rec.commit, source=rec.source,
                     suffix=suffix, where=f" (on the {RECORD_WORDS[rec.name]}: {rec.scale})",
-                    data=Runs(rec.runs, rec.speedup, rec.queries), record=rec.name,
+                    data=Runs(rec.runs, rec.speedup, rec.queries, rec.record["references"]),
+                    record=rec.name,
                     scale=rec.scale)  # fmt: skip
 
 
+def fewest_episodes(profile: GohariProfile) -> int:
+    """The fewest episodes a full smoothing window of ``profile`` averages over: each of its
+    ``n_envs`` environments plays ``smoothing_window * steps_per_epoch / n_envs`` steps in a
+    window and an episode lasts at most ``max_episode_steps``; 1 without a cap."""
+    if profile.max_episode_steps is None:
+        return 1
+    per_env = profile.smoothing_window * profile.steps_per_epoch // profile.n_envs
+    return max(1, per_env // profile.max_episode_steps * profile.n_envs)
+
+
+def random_play_condition(threshold: float, references: dict[str, float],
+                          profile: GohariProfile) -> Outcome | None:
+    """Validity condition 1 (:func:`~privrl.chapter.validity.threshold_beyond_random_play`) for
+    a time to ``threshold``: random play's measured ``references`` (mean ``random``, standard
+    error ``random_se`` over ``episodes`` episodes), smoothed over :func:`fewest_episodes` of
+    ``profile``, must not reach it in one window (time to converge credits a run only if its
+    smoothed return holds the threshold to the end, so random play would have to reach it in
+    its last window)."""
+    n = int(references["episodes"])
+    return threshold_beyond_random_play(threshold, references["random"],
+                                        references["random_se"] * np.sqrt(n), n,
+                                        fewest_episodes(profile))
+
+
 def decide_speedup(result: dict[str, Any], threshold: float = 1.0, note: str = NO_SIZE,
-                   min_trials: int = MIN_TRIALS, times: pd.DataFrame | None = None) -> Outcome:
+                   min_trials: int = MIN_TRIALS, times: pd.DataFrame | None = None,
+                   validity: Validity = ()) -> Outcome:
     """"``treated`` converges at least ``threshold`` times sooner than ``baseline``", by
     :func:`~privrl.chapter.verdicts.decide_interval` on the exact rank interval of the ratio of
     times to converge (:func:`~privrl.papers.gohari2021.curves.speedup`, direction greater).
@@ -112,14 +145,18 @@ def decide_speedup(result: dict[str, Any], threshold: float = 1.0, note: str = N
     1/``threshold``), at least as large a share of its runs would converge within budget /
     ``threshold`` as of ``baseline``'s within the budget; a Newcombe 95% interval of the
     difference of the two shares entirely below 0 makes the claim not reproduced. Untestable
-    with fewer than ``min_trials`` seeds per arm, when the seeds cannot give a 95% rank interval,
-    or when every run of both arms is censored. ``note`` says where the threshold comes from."""
+    on a failed ``validity`` condition (e.g. :func:`random_play_condition`), with fewer than
+    ``min_trials`` seeds per arm, when the seeds cannot give a 95% rank interval, or when every
+    run of both arms is censored. ``note`` says where the threshold comes from."""
     n = result["n"]
     name = (f"time ({result['baseline']}) / time ({result['treated']}) to converge "
             "(Hodges-Lehmann, log scale)")
     evidence = (f"threshold {threshold:g} ({note}); censored runs (never converged): "
                 f"{result['censored_baseline']} of {result['baseline']}, "
                 f"{result['censored_treated']} of {result['treated']}")
+    refused = refusal(validity, n, evidence, statistic=name)
+    if refused is not None:
+        return refused
     if n < min_trials:
         return untestable(f"too few seeds (fewer than {min_trials} per arm)", n, evidence)
     if result["censored_baseline"] == result["censored_treated"] == n:
@@ -161,15 +198,20 @@ def on_design(decide: Decide, headline: bool) -> Decide:
 
 
 def faster(treated: str, threshold: float = 1.0, note: str = NO_SIZE) -> Decide:
-    """``treated`` reaches X_0.5 faster than the teacher-sized PPO (:func:`decide_speedup`);
-    nothing on a run without ``treated``."""
+    """``treated`` reaches X_0.5 faster than the teacher-sized PPO (:func:`decide_speedup`),
+    where random play does not reach X_0.5 (:func:`random_play_condition`); nothing on a run
+    without ``treated``."""
 
     def decide(ctx: Context, ev: Evidence) -> Outcome | None:
         head = ev.data.head(treated)
         if head is None:
             return None
+        if ev.data.references is None:
+            raise ValueError("a speed-up needs the returns of random play its thresholds sit "
+                             "above (Runs.references)")
         times = time_to_threshold(ev.data.runs, head["threshold"], ev.profile.smoothing_window)
-        return decide_speedup(head, threshold, note, times=times)
+        valid = random_play_condition(head["threshold"], ev.data.references, ev.profile)
+        return decide_speedup(head, threshold, note, times=times, validity=[valid])
 
     return decide
 

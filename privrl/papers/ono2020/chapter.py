@@ -11,6 +11,7 @@ claims and errata (:mod:`.claims`), then the checks that read the sweep and the 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Iterator
 
@@ -47,6 +48,13 @@ from privrl.papers.ono2020.recorded import (
 )
 from privrl.papers.ono2020.reference import chosen_steps, sweep_reference
 from privrl.papers.ono2020.runs import sweep_diagnostics, sweep_figure2, sweep_tables
+from privrl.papers.ono2020.seeds import (
+    reference_looks,
+    reference_rule,
+    reference_tunings,
+    tuned_rule,
+    tuned_tunings,
+)
 from privrl.papers.ono2020.tables import (
     compare_with_paper,
     failure_summary,
@@ -194,13 +202,18 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
         reference = sweep_reference(profile, **kw)
         ctx.tables.update(reference_tables(reference, profile.reference_submissions,
                                            prefix="reference_"))
+        ctx.extra["reference_tuning"] = reference_tunings(
+            reference["tuning"], reference["trials"], profile.seed, dataclasses.asdict(profile))
         self.load_recorded(ctx)
 
     @staticmethod
     def load_recorded(ctx: Context) -> None:
         """The recorded paper-profile run (:func:`.recorded.recorded_paper_run`) as tables
         ``paper_*``, its record in ``ctx.extra["recorded"]`` and its budget, commit and
-        description in ``ctx.values`` (``rec_*``); nothing when none is recorded."""
+        description in ``ctx.values`` (``rec_*``); then the recorded reference set-up's tables
+        (``rec_reference_*``) and how its arms were tuned (``ctx.extra["rec_reference_tuning"]``,
+        :func:`.seeds.reference_tunings`) and the tuned record (:meth:`load_tuned`); nothing
+        when none is recorded."""
         recorded = recorded_paper_run()
         if recorded is None:
             return
@@ -226,21 +239,30 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
             int(record["parameters"]["tuning_submissions"])), "curves": reference["curves"]}
         ctx.tables.update(reference_tables(runs, budget, prefix="rec_reference_"))
         ctx.extra["recorded_reference"] = record
+        params = record["parameters"]
+        ctx.extra["rec_reference_tuning"] = reference_tunings(
+            reference["sweep"], reference["trials"], int(params["seed"]), params)
         ctx.values.update(
             rec_reference_budget=budget, rec_reference_commit=record["git_commit"],
             rec_reference_source=f"recorded reference set-up run, commit "
                                  f"{record['git_commit']}, budget {budget:,}")
-        OnoChapter.load_tuned(ctx)
+        OnoChapter.load_tuned(ctx, reference_looks(reference["sweep"], reference["trials"],
+                                                   int(params["seed"]), params),
+                              reference_rule(int(params["tuning_trials"]),
+                                             int(params["tuning_submissions"])))
 
     @staticmethod
-    def load_tuned(ctx: Context) -> None:
+    def load_tuned(ctx: Context, reference: tuple, rule: str) -> None:
         """The recorded tuning and the arms evaluated at its steps
         (:func:`.tuning.recorded_tuned_run`) as tables ``tuning`` (per trial), ``tuning_scores``
         (per arm and step, the chosen steps marked), ``tuned_trials`` (the arms at the steps
         with the most tuning successes, which decide) and ``tuned_sensitivity`` (the claims
         whose outcome at the steps of highest mean AUC differs, :func:`.claims.sensitivity`),
-        its record in ``ctx.extra["recorded_tuned"]`` and ``rec_tuned_*`` values; nothing when
-        none is recorded."""
+        how its arms were tuned (``ctx.extra["tuned_tuning"]``, :func:`.seeds.tuned_tunings`:
+        looked at on their tuning and on the ``reference`` set-up's seeds,
+        :func:`.seeds.reference_looks`; the baseline by the reference set-up's ``rule``), its
+        record in ``ctx.extra["recorded_tuned"]`` and ``rec_tuned_*`` values; nothing when none
+        is recorded."""
         tuned = recorded_tuned_run()
         if tuned is None:
             return
@@ -249,11 +271,16 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
         budget = int(params["n_submissions"])
         trials = evaluated_at(tuned["trials"], scores)
         by_auc = evaluated_at(tuned["trials"], scores, "auc")
+        how = {criterion: tuned_tunings(tuned["tuning"], frame, params, reference, rule,
+                                        tuned_rule(params, criterion))
+               for criterion, frame in (("successes", trials), ("auc", by_auc))}
         ctx.tables.update(tuning=tuned["tuning"], tuning_scores=scores, tuned_trials=trials,
                           tuned_sensitivity=sensitivity(
-                              ctx, TrialData(trials, pd.DataFrame(), budget, REFERENCE),
-                              TrialData(by_auc, pd.DataFrame(), budget, REFERENCE)))
+                              ctx, TrialData(trials, pd.DataFrame(), budget, REFERENCE,
+                                             how["successes"]),
+                              TrialData(by_auc, pd.DataFrame(), budget, REFERENCE, how["auc"])))
         ctx.extra["recorded_tuned"] = record
+        ctx.extra["tuned_tuning"] = how["successes"]
         per_arm = trials.groupby(["mechanism", "epsilon"]).size()
         ctx.values.update(
             rec_tuned_budget=budget, rec_tuned_commit=record["git_commit"],
@@ -278,18 +305,21 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
             yield Evidence("reference", live, suffix=ON_REFERENCE, prefix=REFERENCE_PREFIX,
                            source=f"live {live.profile} run, reference set-up",
                            data=TrialData(t["reference_trials"], t["reference_curves"],
-                                          live.reference_submissions, REFERENCE))
+                                          live.reference_submissions, REFERENCE,
+                                          ctx.extra["reference_tuning"]))
         if "rec_reference_trials" in t:
             yield Evidence("reference_paper", paper, v["rec_reference_commit"],
                            suffix=ON_REFERENCE + RECORDED, prefix=REFERENCE_PREFIX,
                            source=v["rec_reference_source"],
                            data=TrialData(t["rec_reference_trials"], t["rec_reference_curves"],
-                                          v["rec_reference_budget"], REFERENCE))
+                                          v["rec_reference_budget"], REFERENCE,
+                                          ctx.extra["rec_reference_tuning"]))
         if "tuned_trials" in t:
             yield Evidence("reference_tuned", paper, v["rec_tuned_commit"], suffix=ON_TUNED,
                            prefix=TUNED_PREFIX, source=v["rec_tuned_source"],
                            data=TrialData(t["tuned_trials"], pd.DataFrame(columns=["submission"]),
-                                          v["rec_tuned_budget"], REFERENCE))
+                                          v["rec_tuned_budget"], REFERENCE,
+                                          ctx.extra["tuned_tuning"]))
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """Every report's local epsilon for both mechanisms at each finite epsilon of the

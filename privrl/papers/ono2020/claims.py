@@ -14,12 +14,16 @@ of success ratios by Newcombe's interval against half the printed difference (Ta
 difference of average scores (eq. 25) by a bootstrap interval against "no effect" (Figure 2
 gives no magnitude). A private claim (finite epsilon) is untestable when the non-private
 baseline on the same trials is decided not reproduced (:func:`private`): the stated set-up then
-does not learn at all, which is its own finding (erratum ``learning_not_reproduced``).
+does not learn at all, which is its own finding (erratum ``learning_not_reproduced``). A claim on
+success (eq. 26) is untestable where random play would reach the target score within the budget
+(:func:`random_play_condition`), and a claim on tuned arms (the reference set-up's) where an arm
+is decided on seeds its tuning looked at, or the arms it compares were tuned by different rules
+(:meth:`TrialData.validity`, :func:`privrl.chapter.validity.tuned_apart`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,18 +31,22 @@ import pandas as pd
 
 from privrl.chapter.evidence import Evidence
 from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec
+from privrl.chapter.validity import Tuning, threshold_beyond_random_play, tuned_apart
 from privrl.chapter.verdicts import (
     Claim,
     Count,
     Outcome,
     Sample,
     Threshold,
+    Validity,
     decide_difference,
     decide_proportions,
     decide_success_ratio,
     decide_threshold,
     untestable,
 )
+from privrl.core.algorithms.a3c import PGCA3CConfig
+from privrl.papers.ono2020.measures import RANDOM_PLAY_EPISODES, random_play_scores
 from privrl.papers.ono2020.profile import AMBIGUITIES, INF, PAPER_CAP, PAPER_TABLES
 from privrl.papers.ono2020.tables import arm
 from privrl.papers.ono2020.trials import censored
@@ -62,13 +70,16 @@ TUNED_PREFIX = ("On the reference set-up, each private arm at the step with the 
 @dataclass(frozen=True)
 class TrialData:
     """What a claim is decided on: the trials of Tables 1-3, the curves of Figure 2, the budget
-    ``cap`` they ran at, and the set-up whose arms are read (``paper``, or the reference set-up
-    :data:`~privrl.papers.ono2020.trials.REFERENCE`)."""
+    ``cap`` they ran at, the set-up whose arms are read (``paper``, or the reference set-up
+    :data:`~privrl.papers.ono2020.trials.REFERENCE`) and, where its arms' steps were tuned, how
+    each arm of the trials was tuned (``tuning``, by (mechanism, epsilon):
+    :mod:`privrl.papers.ono2020.seeds`; ``None``: the paper's stated hyper-parameters)."""
 
     trials: pd.DataFrame
     curves: pd.DataFrame
     cap: int
     variant: str = "paper"
+    tuning: Mapping[tuple[str, float], Tuning] | None = None
 
     def arm(self, mech: str, eps: float) -> pd.DataFrame:
         """The trials of (mechanism, epsilon) of this set-up."""
@@ -79,6 +90,24 @@ class TrialData:
         recording of chosen arms, :mod:`.tuning`, holds only some: a claim on an arm it lacks
         is not decided on it)."""
         return all(len(self.arm(mech, eps)) for mech, eps in arms)
+
+    def validity(self, *arms: tuple[str, float]) -> Validity:
+        """The validity conditions of a claim on the successes of ``arms`` (mechanism,
+        epsilon) within this budget: random play does not succeed
+        (:func:`random_play_condition`) and, on tuned arms, they were tuned apart from the trials
+        that decide them, by one rule (:func:`~privrl.chapter.validity.tuned_apart`)."""
+        tuned = [] if self.tuning is None else [tuned_apart([self.tuning[a] for a in arms])]
+        return [random_play_condition(self.cap), *tuned]
+
+
+def random_play_condition(budget: int) -> Outcome | None:
+    """Validity condition 1 (:func:`~privrl.chapter.validity.threshold_beyond_random_play`) for
+    success, eq. (26): uniformly random actions (:func:`.measures.random_play_scores`) must not
+    reach the target score as a mean of a window of submissions in any of the ``budget``
+    windows of a trial (a trial succeeds at its first such window)."""
+    mean, sd, _ = random_play_scores()
+    return threshold_beyond_random_play(PGCA3CConfig.target, mean, sd, RANDOM_PLAY_EPISODES,
+                                        PGCA3CConfig.window, windows=budget)
 
 
 #: A decider returns ``None`` on evidence that lacks its arms (:meth:`TrialData.has`).
@@ -114,7 +143,8 @@ def success_ratio(mech: str, eps: float) -> Decide:
                "(Table 2)")
         return decide_success_ratio(Count(int(trials["success"].sum()), len(trials)), threshold,
                                     budget=ev.data.cap, full_budget=PAPER_CAP,
-                                    unit="submissions", evidence=why)
+                                    unit="submissions", evidence=why,
+                                    validity=ev.data.validity((mech, eps)))
     return decide
 
 
@@ -135,7 +165,8 @@ def median_fst(mech: str, eps: float) -> Decide:
             return untestable(f"the profile's budget ({cap:,}) is below the threshold "
                               f"({threshold:,.0f})", len(fst), why)
         return decide_threshold(Sample(fst, "FST (censored at the budget)"),
-                                Threshold(threshold, "less"), statistic="median", evidence=why)
+                                Threshold(threshold, "less"), statistic="median", evidence=why,
+                                validity=ev.data.validity((mech, eps)))
     return decide
 
 
@@ -155,7 +186,8 @@ def succeeds_more_often(eps: float, better: str, worse: str) -> Decide:
                f"{_count(ratios[(worse, eps)])})")
         return decide_proportions(Count(int(a.success.sum()), len(a), better),
                                   Count(int(b.success.sum()), len(b), worse),
-                                  Threshold(threshold, "greater"), evidence=why)
+                                  Threshold(threshold, "greater"), evidence=why,
+                                  validity=ev.data.validity((better, eps), (worse, eps)))
     return decide
 
 

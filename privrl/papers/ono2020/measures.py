@@ -1,9 +1,11 @@
 """What the chapter measures of the mechanisms and the environment before training: exact
 worst-case ratios (Lemmas 2-3, corrected eq. 24), empirical output frequencies, PRS's shrinkage,
-the moment of the random projection (eq. 5) and the batched CartPole against gymnasium's."""
+the moment of the random projection (eq. 5), the batched CartPole against gymnasium's, and the
+scores of uniformly random play (:func:`random_play_scores`)."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import gymnasium as gym
@@ -109,3 +111,22 @@ def cartpole_matches_gymnasium(rng: np.random.Generator, n: int = 3, steps: int 
         if batch.done.all():
             break
     return same
+
+
+#: Episodes of random play :func:`random_play_scores` measures, and their seed (a property of the
+#: environment, not of a run: drawn apart from every run's stream).
+RANDOM_PLAY_EPISODES, RANDOM_PLAY_SEED = 1000, 20_200
+
+
+@functools.lru_cache(maxsize=1)
+def random_play_scores() -> tuple[float, float, float]:
+    """Mean, standard deviation and largest score (steps balanced, eq. 25's s_n) of
+    :data:`RANDOM_PLAY_EPISODES` episodes of uniformly random actions on the batched CartPole,
+    each with a gravity drawn as the paper's agents' are (at most 200 steps)."""
+    rng = np.random.default_rng(RANDOM_PLAY_SEED)
+    batch = BatchedCartPole(sample_gravities(RANDOM_PLAY_EPISODES, rng))
+    batch.reset(rng)
+    while not batch.done.all():
+        batch.step(rng.integers(0, 2, size=RANDOM_PLAY_EPISODES))
+    scores = batch.steps.astype(float)
+    return float(scores.mean()), float(scores.std(ddof=1)), float(scores.max())
