@@ -1,0 +1,69 @@
+"""Where each verdict was decided, for the claims tables of the chapters: the record (or this
+run), its commit, the trials per arm and the scale.
+
+:func:`record_of` finds the record that decided a claim (``book/measurements/<paper>-<name>.json``
+with the claim's commit; of several, the one named by the claim's profile); :func:`decided_on`
+writes the cell ("record balle2016-paper (commit a65852d3efed): 20 trials per arm, paper
+scale") and :func:`claims_table` the table a chapter shows under its deciding figure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from privrl.chapter.decided import Decided
+from privrl.chapter.records import MEASUREMENTS, SOURCE_ROOT, find_root
+
+
+def _measurements() -> Path:
+    """``book/measurements`` of the book at or above the working directory, else of the source
+    tree."""
+    try:
+        root = find_root()
+    except ValueError:
+        root = SOURCE_ROOT
+    return root / MEASUREMENTS if (root / MEASUREMENTS).is_dir() else SOURCE_ROOT / MEASUREMENTS
+
+
+def record_of(paper: str, d: Decided, directory: Path | None = None) -> str | None:
+    """The name (``<paper>-<profile>``) of the record that decided ``d``: among the paper's
+    records in ``directory`` (default: :func:`_measurements`) those whose commit is the deciding
+    claim's, the one named by its profile, else the only one; ``None`` for a verdict of this
+    run or when no record (or more than one, none named by the profile) carries the commit."""
+    if not d.recorded:
+        return None
+    folder = directory or _measurements()
+    names = sorted(p.stem for p in folder.glob(f"{paper}-*.json")
+                   if json.loads(p.read_text()).get("git_commit") == d.claim.commit)
+    named = f"{paper}-{d.claim.profile}"
+    if named in names:
+        return named
+    return names[0] if len(names) == 1 else None
+
+
+def decided_on(paper: str, d: Decided, directory: Path | None = None) -> str:
+    """The "decided on" cell of ``d``: the record's name (or "this run") and commit, the trials
+    per arm and the scale, e.g. "record balle2016-paper (commit a65852d3efed): 20 trials per
+    arm, paper scale" (plain text: a table cell renders no Markdown)."""
+    record = record_of(paper, d, directory)
+    run = (f"record {record}" if record else "recorded run" if d.recorded
+           else f"this run ({d.claim.profile} profile)")
+    n = d.claim.n_trials
+    return f"{run} (commit {d.claim.commit}): {n} trial{'s' * (n != 1)} per arm, {d.scale}"
+
+
+def claims_table(paper: str, decided: Sequence[Decided]) -> pd.DataFrame:
+    """The decided claims of chapter ``paper`` as its claims table: key, claim, verdict,
+    evidence (statistic, 95% interval, trials and reason) and "decided on"."""
+    return pd.DataFrame(
+        [{"key": d.key, "claim": d.claim.statement, "verdict": d.claim.verdict,
+          "evidence": d.claim.evidence_text(), "decided on": decided_on(paper, d)}
+         for d in decided],
+        columns=["key", "claim", "verdict", "evidence", "decided on"])
+
+
+__all__ = ["claims_table", "decided_on", "record_of"]
