@@ -2,7 +2,7 @@
 run), its commit, the trials per arm and the scale.
 
 :func:`record_of` finds the record that decided a claim (``book/measurements/<paper>-<name>.json``
-with the claim's commit; of several, the one named by the claim's profile); :func:`decided_on`
+with the claim's commit); :func:`decided_on`
 writes the cell ("record balle2016-paper (commit a65852d3efed): 20 trials per arm, paper
 scale") and :func:`claims_table` the table a chapter shows under its deciding figure.
 """
@@ -30,18 +30,16 @@ def _measurements() -> Path:
 
 
 def record_of(paper: str, d: Decided, directory: Path | None = None) -> str | None:
-    """The name (``<paper>-<profile>``) of the record that decided ``d``: among the paper's
-    records in ``directory`` (default: :func:`_measurements`) those whose commit is the deciding
-    claim's, the one named by its profile, else the only one; ``None`` for a verdict of this
-    run or when no record (or more than one, none named by the profile) carries the commit."""
+    """The name (``<paper>-<profile>``) of the record that decided ``d``: the one record of the
+    paper in ``directory`` (default: :func:`_measurements`) whose commit is the deciding
+    claim's; ``None`` for a verdict of this run, or when no record or several carry the commit
+    (a claim's profile does not tell two records of one commit apart: ono2020's records of
+    its two set-ups are both read as paper profiles)."""
     if not d.recorded:
         return None
     folder = directory or _measurements()
-    names = sorted(p.stem for p in folder.glob(f"{paper}-*.json")
-                   if json.loads(p.read_text()).get("git_commit") == d.claim.commit)
-    named = f"{paper}-{d.claim.profile}"
-    if named in names:
-        return named
+    names = [p.stem for p in folder.glob(f"{paper}-*.json")
+             if json.loads(p.read_text()).get("git_commit") == d.claim.commit]
     return names[0] if len(names) == 1 else None
 
 
