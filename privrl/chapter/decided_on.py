@@ -10,7 +10,7 @@ scale") and :func:`claims_table` the table a chapter shows under its deciding fi
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -43,23 +43,29 @@ def record_of(paper: str, d: Decided, directory: Path | None = None) -> str | No
     return names[0] if len(names) == 1 else None
 
 
-def decided_on(paper: str, d: Decided, directory: Path | None = None) -> str:
+def decided_on(paper: str, d: Decided, scale: str = "", directory: Path | None = None) -> str:
     """The "decided on" cell of ``d``: the record's name (or "this run") and commit, the trials
-    per arm and the scale, e.g. "record balle2016-paper (commit a65852d3efed): 20 trials per
-    arm, paper scale" (plain text: a table cell renders no Markdown)."""
+    per arm and the scale (``scale``, else the deciding claim's), e.g. "record balle2016-paper
+    (commit a65852d3efed): 20 trials per arm, paper scale" (plain text: a table cell renders no
+    Markdown)."""
     record = record_of(paper, d, directory)
     run = (f"record {record}" if record else "recorded run" if d.recorded
            else f"this run ({d.claim.profile} profile)")
     n = d.claim.n_trials
-    return f"{run} (commit {d.claim.commit}): {n} trial{'s' * (n != 1)} per arm, {d.scale}"
+    return (f"{run} (commit {d.claim.commit}): {n} trial{'s' * (n != 1)} per arm, "
+            f"{scale or d.scale}")
 
 
-def claims_table(paper: str, decided: Sequence[Decided]) -> pd.DataFrame:
+def claims_table(paper: str, decided: Sequence[Decided],
+                 scales: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The decided claims of chapter ``paper`` as its claims table: key, claim, verdict,
-    evidence (statistic, 95% interval, trials and reason) and "decided on"."""
+    evidence (statistic, 95% interval, trials and reason) and "decided on" (with the scale
+    ``scales`` gives a key, where its record ran the claim's arms smaller than the rest)."""
+    scales = scales or {}
     return pd.DataFrame(
         [{"key": d.key, "claim": d.claim.statement, "verdict": d.claim.verdict,
-          "evidence": d.claim.evidence_text(), "decided on": decided_on(paper, d)}
+          "evidence": d.claim.evidence_text(),
+          "decided on": decided_on(paper, d, scales.get(d.key, ""))}
          for d in decided],
         columns=["key", "claim", "verdict", "evidence", "decided on"])
 
