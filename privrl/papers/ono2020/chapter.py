@@ -237,7 +237,8 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
         """The recorded tuning and the arms evaluated at its steps
         (:func:`.tuning.recorded_tuned_run`) as tables ``tuning`` (per trial), ``tuning_scores``
         (per arm and step, the chosen steps marked), ``tuned_trials`` (the arms at the steps
-        with the most tuning successes, which decide) and ``tuned_sensitivity`` (the claims
+        with the most tuning successes, which decide), ``tuned_tables`` (their Tables 1-3) and
+        ``tuned_sensitivity`` (the claims
         whose outcome at the steps of highest mean AUC differs, :func:`.claims.sensitivity`),
         its record in ``ctx.extra["recorded_tuned"]`` and ``rec_tuned_*`` values; nothing when
         none is recorded."""
@@ -250,6 +251,7 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
         trials = evaluated_at(tuned["trials"], scores)
         by_auc = evaluated_at(tuned["trials"], scores, "auc")
         ctx.tables.update(tuning=tuned["tuning"], tuning_scores=scores, tuned_trials=trials,
+                          tuned_tables=success_tables(trials, budget, reference=REFERENCE),
                           tuned_sensitivity=sensitivity(
                               ctx, TrialData(trials, pd.DataFrame(), budget, REFERENCE),
                               TrialData(by_auc, pd.DataFrame(), budget, REFERENCE)))
