@@ -52,6 +52,7 @@ from privrl.papers.xie2019.claims import (
     Points,
     decide_diminishing_beats_constant,
 )
+from privrl.papers.xie2019.points import PAPER_POINTS as PAPER_POINTS_CSV
 from privrl.papers.xie2019.points import (
     PAPER_SCHEDULES,
     paper_points,
@@ -166,8 +167,8 @@ def record_schedules(executor: Any = None, root: Path | None = None) -> Path:
     (:func:`~privrl.papers.xie2019.runs.run_theorem23_alone`), held to the record: the claim
     ``diminishing_beats_constant`` decided again on them must give the recorded verdict, value,
     interval and trials exactly (else ``ValueError``, nothing written). The run record (both
-    copies) then names the file in its ``files`` and says how it was made under
-    ``added_files``. Returns the CSV's path."""
+    copies) then names it and the record's points in its ``files`` and says how the table was
+    made under ``added_files``. Returns the CSV's path."""
     root = root or find_root()
     profile = XieProfile.paper()
     recorded = {c.key: c for c in recorded_claims(PAPER, root=root)}
@@ -186,7 +187,8 @@ def record_schedules(executor: Any = None, root: Path | None = None) -> Path:
                          f"as {want}: not the record's runs, nothing written")
     path = write_paper_schedules(schedules, recorded_summary_path(root, PAPER, "paper").parent
                                  / PAPER_SCHEDULES)
-    added = {"commit": current_commit(root), "command": command_line(__name__),
+    added = {"commit": current_commit(root),
+             "command": command_line("privrl.papers.xie2019.chapter", ["record-schedules"]),
              "wall_time_s": round(seconds, 2),
              "evidence": (f"the runs of Theorems 2-3 at the record's profile and seeds; "
                           f"diminishing_beats_constant decided again on them gives the record's "
@@ -195,7 +197,7 @@ def record_schedules(executor: Any = None, root: Path | None = None) -> Path:
     for file in (record_path(root, PAPER, "paper"), recorded_summary_path(root, PAPER, "paper")):
         payload = json.loads(file.read_text())
         record = payload["record"] if "record" in payload else payload
-        record["files"] = sorted({*(record.get("files") or []), PAPER_SCHEDULES})
+        record["files"] = sorted({*(record.get("files") or []), PAPER_POINTS_CSV, PAPER_SCHEDULES})
         record.setdefault("added_files", {})[PAPER_SCHEDULES] = added
         file.write_text(json.dumps(payload, indent=2) + "\n")
     return path

@@ -15,7 +15,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -23,6 +24,7 @@ import pandas as pd
 from matplotlib.lines import Line2D
 
 from privrl.chapter.figures import Exhibit, by_label
+from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.plotting import (
     band_plot,
     in_words,
@@ -31,8 +33,8 @@ from privrl.chapter.plotting import (
     method_colours,
     summarise,
 )
-from privrl.papers.xie2019.figure2 import FIGURE2
-from privrl.papers.xie2019.points import PAPER_SCHEDULES
+from privrl.papers.xie2019.figure2 import FIGURE2, off_on_table
+from privrl.papers.xie2019.points import PAPER_POINTS, PAPER_SCHEDULES
 from privrl.papers.xie2019.profile import PAPER, XieProfile
 
 if TYPE_CHECKING:
@@ -291,9 +293,25 @@ def plot_schedules_decided(schedules: pd.DataFrame) -> Figure:
     return fig
 
 
-#: The figure the step-schedule claim is decided on, drawn from the record that decides it (the
-#: paper profile's runs of Theorems 2-3).
+def _chain_figure(data: Mapping[str, Any]) -> Figure:
+    """Figure 1 a from the recorded points, the paper's "order of magnitude" marked."""
+    order = paper_number(PAPER, "chain_order_of_magnitude").value
+    return figure_by_epsilon(data["points"], ("chain",), width=4.6, height=3.4,
+                             order_of_magnitude=order)
+
+
+#: The recorded paper-profile run's figures and table that its claims are decided on, each
+#: drawn from the record's files: Figures 1 a and 2 (its points), GPOPE off-policy against
+#: on-policy (:func:`~privrl.papers.xie2019.figure2.off_on_table` of its points, at the paper
+#: profile's seed) and Theorems 2-3 (its runs of the step schedules).
 EXHIBITS: dict[str, Exhibit] = by_label(
+    Exhibit("fig-xie2019-paper-chain", f"{PAPER}-paper", {"points": PAPER_POINTS}, "_paper",
+            _chain_figure),
+    Exhibit("fig-xie2019-paper-mountain-car", f"{PAPER}-paper", {"points": PAPER_POINTS},
+            "_paper",
+            lambda data: figure_by_epsilon(data["points"], ("mountain_car_on", "mountain_car_off"))),
+    Exhibit("xie2019-off-on-record", f"{PAPER}-paper", {"points": PAPER_POINTS}, "_paper",
+            lambda data: off_on_table(data["points"], XieProfile.paper().seed)),
     Exhibit("fig-xie2019-schedules-record", f"{PAPER}-paper", {"schedules": PAPER_SCHEDULES},
             "_paper", lambda data: plot_schedules_decided(data["schedules"])),
 )
