@@ -1,10 +1,10 @@
 """Where each verdict was decided, for the claims tables of the chapters: the record (or this
-run), its commit, the trials per arm and the scale.
+run), the trials per arm and the scale.
 
 :func:`record_of` finds the record that decided a claim (``book/measurements/<paper>-<name>.json``
-with the claim's commit); :func:`decided_on`
-writes the cell ("record balle2016-paper (commit a65852d3efed): 20 trials per arm, paper
-scale") and :func:`claims_table` the table a chapter shows under its deciding figure.
+with the claim's commit); :func:`decided_on` writes the cell ("record balle2016-paper: 20 trials
+per arm, paper scale"; the summary box and the reproducibility page give the record's commit)
+and :func:`claims_table` the table a chapter shows beside its deciding figure.
 """
 
 from __future__ import annotations
@@ -44,16 +44,15 @@ def record_of(paper: str, d: Decided, directory: Path | None = None) -> str | No
 
 
 def decided_on(paper: str, d: Decided, scale: str = "", directory: Path | None = None) -> str:
-    """The "decided on" cell of ``d``: the record's name (or "this run") and commit, the trials
-    per arm and the scale (``scale``, else the deciding claim's), e.g. "record balle2016-paper
-    (commit a65852d3efed): 20 trials per arm, paper scale" (plain text: a table cell renders no
-    Markdown)."""
+    """The "decided on" cell of ``d``: the record's name (or, when no one record is known, the
+    commit of the recorded run; or "this run"), the trials per arm and the scale (``scale``,
+    else the deciding claim's), e.g. "record balle2016-paper: 20 trials per arm, paper scale"
+    (plain text: a table cell renders no Markdown)."""
     record = record_of(paper, d, directory)
-    run = (f"record {record}" if record else "recorded run" if d.recorded
-           else f"this run ({d.claim.profile} profile)")
+    run = (f"record {record}" if record else f"recorded run of commit {d.claim.commit}"
+           if d.recorded else f"this run ({d.claim.profile} profile)")
     n = d.claim.n_trials
-    return (f"{run} (commit {d.claim.commit}): {n} trial{'s' * (n != 1)} per arm, "
-            f"{scale or d.scale}")
+    return f"{run}: {n} trial{'s' * (n != 1)} per arm, {scale or d.scale}"
 
 
 def claims_table(paper: str, decided: Sequence[Decided],
