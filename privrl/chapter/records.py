@@ -53,7 +53,8 @@ RESULTS = MEASUREMENTS / "results"
 #: formats numbers for the page; a record stores them unformatted).
 NON_COMPUTING: tuple[str, ...] = ("privrl.pipeline", "privrl.chapter.plotting",
                                   "privrl.chapter.tables", "privrl.chapter.records",
-                                  "privrl.chapter.front")
+                                  "privrl.chapter.front", "privrl.chapter.figures",
+                                  "privrl.chapter.decided_on")
 #: The top package's own ``__init__`` computes no number either: it holds the version and
 #: re-exports :mod:`privrl.api` lazily, by name (an edit of the API list made every record stale;
 #: ``tests/chapter/test_record_versions.py`` holds that it imports no ``privrl`` module).

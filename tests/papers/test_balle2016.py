@@ -8,10 +8,11 @@ import pandas as pd
 import pytest
 
 from privrl.chapter.evidence import LIVE, Evidence
+from privrl.chapter.records import recorded_claims
 from privrl.chapter.report import Report
 from privrl.chapter.sentences import sentences_frame
 from privrl.chapter.skeleton import Context
-from privrl.papers.balle2016 import chapter, rate, runs
+from privrl.papers.balle2016 import chapter, plots, rate, runs
 from privrl.papers.balle2016.claims import CLAIMS, ERRATA
 from privrl.papers.balle2016.profile import METHODS, PAPER_BATCHES, BalleProfile
 
@@ -139,8 +140,16 @@ def test_run_records_checks_claims_ledger_and_errata(tiny_result):
     assert len(report.entries) == 4
     keys = {e.key for e in report.errata}
     assert {"reward_placement", "equations_missing", "rate_m2_far_beyond_range"} <= keys
+    # the errata follow the verdicts the book reports (the record's, beside this quick run) and
+    # cite the numbers of the run that decided them
+    decided = {d.key: d.claim for d in report.decided()}
+    not_reproduced = {k: c for k, c in decided.items() if c.verdict == "not reproduced"}
     assert {k for k in keys if k.endswith("_not_reproduced")} == {
-        f"{c.key}_not_reproduced" for c in live if c.verdict == "not reproduced"}
+        f"{k}_not_reproduced" for k in not_reproduced}
+    for e in report.errata:
+        if e.key.endswith("_not_reproduced"):
+            claim = not_reproduced[e.key.removesuffix("_not_reproduced")]
+            assert e.evidence.endswith(claim.evidence_text()) and claim.key in e.evidence
     assert {e.cross_check.kind for e in report.entries} == {"empirical"}
     assert all(e.recomputed_epsilon() == pytest.approx(e.epsilon, rel=1e-9) for e in report.entries)
     assert set(tiny_result.tables) == {"figure1", "smooth_bounds", "neighbours", "arbitrary",
@@ -183,3 +192,20 @@ def test_figure1_sentences_stand_beside_their_verdicts():
     assert "noise introduced by the DP mechanism decreases" in table["the paper says"][row]
     with pytest.raises(ValueError, match="lsl_schedule_paper"):
         sentences_frame("balle2016", plots.FIGURE1_SENTENCES, claims[claims.key != "lsl_schedule_paper"])
+
+
+def test_the_decided_figure_draws_the_table_that_decided_the_recorded_claims():
+    """The record's per-trial table, which the figure beside the verdicts draws, decides every
+    claim again to the record's verdict, statistic, interval and trials, to the last bit."""
+    exhibit = plots.EXHIBITS["fig-balle2016-decided"]
+    data = exhibit.read()
+    recorded = recorded_claims("balle2016")
+    if data is None or not recorded:
+        pytest.skip("no recorded paper-profile run")
+    again = _decide(data["figure1"], BalleProfile.paper())
+    assert data["figure1"].groupby("m")["seed"].nunique().eq(20).all()
+    for claim in recorded:
+        key = claim.key.removesuffix(exhibit.suffix)
+        got = again[key]
+        assert (got.verdict, got.value, got.interval, got.n_trials) == (
+            claim.verdict, claim.value, claim.interval, claim.n_trials), key

@@ -310,3 +310,26 @@ def test_an_untestable_privacy_cost_claim_still_carries_the_gates_caveat():
     ev = Evidence(LIVE, XieProfile.quick(), data=claims.Points(pts, "Caveat (this quick run)"))
     outcome = claims.decide_privacy_cost_shrinks(None, ev)
     assert outcome.verdict == "untestable" and outcome.evidence == "Caveat (this quick run)"
+
+
+def test_the_schedules_figure_draws_the_runs_that_decided_the_recorded_claim():
+    """The recorded Theorems 2-3 table, which the figure beside the verdict draws, decides
+    "a diminishing step ends below a constant one" again to the record's verdict, statistic,
+    interval and trials, to the last bit; the run record names the file."""
+    from privrl.chapter.records import recorded_claims, recorded_run
+    from privrl.papers.xie2019 import plots
+
+    exhibit = plots.EXHIBITS["fig-xie2019-schedules-record"]
+    data = exhibit.read()
+    recorded = {c.key: c for c in recorded_claims("xie2019")}
+    if data is None or not recorded:
+        pytest.skip("no recorded paper-profile run with its schedules")
+    profile = XieProfile.paper()
+    ctx = Context(profile, Report("xie2019", "paper"), tables={"schedules": data["schedules"]})
+    again = claims.decide_diminishing_beats_constant(ctx, Evidence(LIVE, profile))
+    claim = recorded["diminishing_beats_constant" + exhibit.suffix]
+    assert (again.verdict, again.value, again.interval, again.n_trials) == (
+        claim.verdict, claim.value, claim.interval, claim.n_trials)
+    assert data["schedules"].groupby(["iterations", "schedule"])["seed"].nunique().eq(
+        profile.schedule_trials).all()
+    assert points.PAPER_SCHEDULES in recorded_run("xie2019").record["files"]

@@ -15,9 +15,11 @@ from typing import Literal
 
 import numpy as np
 
+from privrl.chapter.decided import decided_claims
 from privrl.chapter.evidence import Evidence
-from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec, not_reproduced_when
+from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec
 from privrl.chapter.verdicts import (
+    Claim,
     Outcome,
     Sample,
     Threshold,
@@ -170,8 +172,15 @@ CLAIMS: tuple[ClaimSpec, ...] = (
 )
 
 
+def _deciding(ctx: Context, key: str) -> Claim | None:
+    """The claim the book reports for ``key`` (:func:`privrl.chapter.decided.decided_claims`:
+    the recorded paper-scale run's where there is one, else this run's)."""
+    return next((d.claim for d in decided_claims(ctx.claims.values()) if d.key == key), None)
+
+
 def _not_reproduced(spec: ClaimSpec) -> ErratumSpec:
-    """The erratum recorded when claim ``spec`` is decided *not reproduced*."""
+    """The erratum recorded when claim ``spec`` is decided *not reproduced* on the run that
+    decides it (the record's, beside a quick run), citing that run's numbers."""
 
     def statement(ctx: Context) -> str:
         p = ctx.profile
@@ -179,11 +188,17 @@ def _not_reproduced(spec: ClaimSpec) -> ErratumSpec:
                 f"{p.delta:g} in the paper's range of batch sizes")
 
     def evidence(ctx: Context) -> str:
-        claim = ctx.claims[spec.key]
-        return f"claim {claim.key} ({claim.profile} profile): {claim.evidence_text()}"
+        claim = _deciding(ctx, spec.key)
+        assert claim is not None  # the erratum applies only to a decided claim
+        return (f"claim {claim.key} ({claim.scale}, {claim.profile} profile, commit "
+                f"{claim.commit}): {claim.evidence_text()}")
+
+    def when(ctx: Context) -> bool:
+        claim = _deciding(ctx, spec.key)
+        return claim is not None and claim.verdict == "not reproduced"
 
     return ErratumSpec(f"{spec.key}_not_reproduced", "not reproduced", statement, evidence,
-                       when=not_reproduced_when(spec.key))
+                       when=when)
 
 
 ERRATA: tuple[ErratumSpec, ...] = (

@@ -1,5 +1,7 @@
-"""The figures of the chapter: the paper's Figure 1 (four panels) and the noise rate of Theorem 11,
-and the table setting the paper's Figure 1 sentences beside the verdicts they got.
+"""The figures of the chapter: the paper's Figure 1 (four panels), what its claims are decided on
+(:func:`plot_decided`, drawn from the record that decides them: :data:`EXHIBITS`) and the noise
+rate of Theorem 11, and the table setting the paper's Figure 1 sentences beside the verdicts they
+got.
 
 Every figure keeps one colour per method (:func:`~privrl.chapter.plotting.method_colours`) and its
 legends beside the data (:func:`~privrl.chapter.plotting.legend_outside`)."""
@@ -7,10 +9,24 @@ legends beside the data (:func:`~privrl.chapter.plotting.legend_outside`)."""
 from __future__ import annotations
 
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
-from privrl.chapter.plotting import band_plot, legend_outside, method_colours, new_figure
-from privrl.papers.balle2016.profile import METHODS, PAPER_BATCHES, BalleProfile
+from privrl.chapter.figures import Exhibit, by_label
+from privrl.chapter.plotting import (
+    band_plot,
+    legend_outside,
+    method_colours,
+    new_figure,
+)
+from privrl.papers.balle2016.profile import (
+    METHODS,
+    PAPER,
+    PAPER_BATCHES,
+    SAME_ACCURACY_FACTOR,
+    BalleProfile,
+)
 
 #: One colour per method, the same in every figure of the chapter.
 COLOURS = method_colours(METHODS)
@@ -58,6 +74,57 @@ def plot_figure1(df: pd.DataFrame, profile: BalleProfile) -> Figure:
     return fig
 
 
+def _compared(ax: Axes, sizes: tuple[int, int]) -> None:
+    """The smallest and the largest batch size, the two the claims compare, as grey lines."""
+    for m in sizes:
+        ax.axvline(m, color="grey", lw=1.0, ls="-", alpha=0.6, zorder=0)
+
+
+def plot_decided(df: pd.DataFrame) -> Figure:
+    """What the claims of Section 6 are decided on, one panel per quantity they compare (mean
+    over the trials of ``df``, standard-error bands; colour = method, line style =
+    representation; grey lines: the smallest and the largest batch size, the two the claims
+    compare): (a) RMSE of LSW and LSL; (b) RMSE of every method on aggregated features, with
+    the factor :data:`~privrl.papers.balle2016.profile.SAME_ACCURACY_FACTOR` above each
+    non-private one that "the same solution" is read as (dotted); (c) the DP noise scale
+    sigma_X on aggregated features; (d) the excess empirical risk of DP-LSW and DP-LSL. One
+    legend below the panels."""
+    fig, grid = new_figure(2, 2, width=3.4, height=2.6)
+    (ax_a, ax_b), (ax_c, ax_d) = grid
+    main = df[df["default_c"]]
+    agg = main[main["features"] == "aggregated"]
+    for (feat, meth), g in main[main["method"].isin(["LSW", "LSL"])].groupby(["features",
+                                                                               "method"]):
+        band_plot(ax_a, g, "m", "rmse", color=COLOURS[meth], ls=FEATURE_STYLES[feat])
+    for meth, g in agg.groupby("method"):
+        band_plot(ax_b, g, "m", "rmse", color=COLOURS[meth], ls=FEATURE_STYLES["aggregated"])
+    for meth in ("LSW", "LSL"):
+        level = agg[agg["method"] == meth].groupby("m")["rmse"].mean() * SAME_ACCURACY_FACTOR
+        ax_b.plot(level.index, level.to_numpy(), color=COLOURS[meth], ls=":", lw=1.4)
+    for meth, g in agg[agg["method"].isin(["DP-LSW", "DP-LSL"])].groupby("method"):
+        band_plot(ax_c, g, "m", "sigma", color=COLOURS[meth], ls=FEATURE_STYLES["aggregated"])
+    private = main[main["method"].isin(["DP-LSW", "DP-LSL"])]
+    for (feat, meth), g in private.groupby(["features", "method"]):
+        band_plot(ax_d, g, "m", "excess_risk", color=COLOURS[meth], ls=FEATURE_STYLES[feat])
+    sizes = (int(df["m"].min()), int(df["m"].max()))
+    titles = ("(a) Non-private LSW and LSL", "(b) Every method, aggregated",
+              "(c) DP noise scale, aggregated", "(d) Excess empirical risk")
+    ylabels = ("RMSE of the estimate", "RMSE of the estimate", r"noise scale $\sigma_X$",
+               "excess empirical risk")
+    for ax, title, ylabel in zip((ax_a, ax_b, ax_c, ax_d), titles, ylabels, strict=True):
+        _compared(ax, sizes)
+        ax.set(xscale="log", yscale="log", title=title, ylabel=ylabel,
+               xlabel="batch size m (trajectories)")
+    handles = [Line2D([], [], color=COLOURS[m], label=m) for m in METHODS]
+    handles += [Line2D([], [], color="black", ls=FEATURE_STYLES[f], label=f"{f} features")
+                for f in ("tabular", "aggregated")]
+    handles += [Line2D([], [], color="black", ls=":",
+                       label=f"{SAME_ACCURACY_FACTOR:g} x non-private RMSE (same solution)"),
+                Line2D([], [], color="grey", alpha=0.6, label="batch sizes compared")]
+    fig.legend(handles=handles, loc="outside lower center", ncol=3)
+    return fig
+
+
 def plot_noise_rate(rate: pd.DataFrame) -> Figure:
     """DP-LSW's noise variance d sigma_X^2 against m (Theorem 11), the paper's range shaded."""
     fig, axes = new_figure(1, 1, width=6.4, height=3.2)
@@ -84,6 +151,14 @@ FIGURE1_SENTENCES: dict[str, tuple[str, ...]] = {
     "fig1_noise_decreases": ("dp_noise_decreases",),
 }
 
+#: The figure the claims are decided on, drawn from the record that decides them (the paper
+#: profile's per-trial table: 20 trials per batch size).
+EXHIBITS: dict[str, Exhibit] = by_label(
+    Exhibit("fig-balle2016-decided", f"{PAPER}-paper",
+            {"figure1": f"{PAPER}-paper-results.csv"}, "_paper",
+            lambda data: plot_decided(data["figure1"])),
+)
 
 
-__all__ = ["COLOURS", "FIGURE1_SENTENCES", "plot_figure1", "plot_noise_rate"]
+__all__ = ["COLOURS", "EXHIBITS", "FIGURE1_SENTENCES", "plot_decided", "plot_figure1",
+           "plot_noise_rate"]

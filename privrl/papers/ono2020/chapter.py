@@ -256,7 +256,8 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
         """The recorded tuning and the arms evaluated at its steps
         (:func:`.tuning.recorded_tuned_run`) as tables ``tuning`` (per trial), ``tuning_scores``
         (per arm and step, the chosen steps marked), ``tuned_trials`` (the arms at the steps
-        with the most tuning successes, which decide) and ``tuned_sensitivity`` (the claims
+        with the most tuning successes, which decide), ``tuned_tables`` (their Tables 1-3) and
+        ``tuned_sensitivity`` (the claims
         whose outcome at the steps of highest mean AUC differs, :func:`.claims.sensitivity`),
         how its arms were tuned (``ctx.extra["tuned_tuning"]``, :func:`.seeds.tuned_tunings`:
         looked at on their tuning and on the ``reference`` set-up's seeds,
@@ -275,6 +276,7 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
                                         tuned_rule(params, criterion))
                for criterion, frame in (("successes", trials), ("auc", by_auc))}
         ctx.tables.update(tuning=tuned["tuning"], tuning_scores=scores, tuned_trials=trials,
+                          tuned_tables=success_tables(trials, budget, reference=REFERENCE),
                           tuned_sensitivity=sensitivity(
                               ctx, TrialData(trials, pd.DataFrame(), budget, REFERENCE,
                                              how["successes"]),

@@ -12,6 +12,8 @@ the number of submissions at which that curve reaches one half.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,6 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from privrl.chapter.figures import Exhibit, by_label
 from privrl.chapter.plotting import (
     band_plot,
     in_words,
@@ -29,9 +32,13 @@ from privrl.chapter.plotting import (
     new_figure,
 )
 from privrl.core.algorithms.a3c import DEFAULT_CLIP
+from privrl.papers.ono2020.claims import ON_TUNED
 from privrl.papers.ono2020.page import TABLE_EPSILONS as EPSILONS
 from privrl.papers.ono2020.page import paper_cell
 from privrl.papers.ono2020.profile import INF, PAPER_CAP, TARGET, eps_label
+from privrl.papers.ono2020.tables import success_tables
+from privrl.papers.ono2020.trials import REFERENCE
+from privrl.papers.ono2020.tuning import TUNED_FILES, TUNED_RECORD_JSON, decided_trials
 
 MECHANISMS = ("laplace", "prs")
 #: Buffer size of each mechanism in Tables 1-3 and Figure 3 (section 4.1).
@@ -94,6 +101,17 @@ def plot_tables(tables: pd.DataFrame, variant: str, budget: int) -> Figure:
     fig.supxlabel("ε (local privacy budget of one report)")
     legend_outside(fig)
     return fig
+
+
+def plot_tuned_tables(recorded: Mapping[str, Any]) -> Figure:
+    """Tables 1-3 on the reference set-up from the record that decides its claims (frames of
+    :data:`~privrl.papers.ono2020.tuning.TUNED_FILES` and the run record): each private arm at
+    its step with the most tuning successes, the baseline at its own
+    (:func:`~privrl.papers.ono2020.tuning.decided_trials`), at the record's budget
+    (:func:`plot_tables`)."""
+    budget = int(recorded["record"]["parameters"]["n_submissions"])
+    tables = success_tables(decided_trials(recorded), budget, reference=REFERENCE)
+    return plot_tables(tables, REFERENCE, budget)
 
 
 def _draw_ours(ax: Axes, rows: pd.DataFrame, metric: str, offset: float, colour: str,
@@ -263,3 +281,11 @@ def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
         row[0].set_ylabel("mean score\nper submission")
     legend_below(fig)
     return fig
+
+
+#: The figure the reference set-up's claims are decided on, drawn from the record that decides
+#: them (each private arm at its tuned step, 20 fresh trials per arm).
+EXHIBITS: dict[str, Exhibit] = by_label(
+    Exhibit("fig-ono2020-tables-tuned", TUNED_RECORD_JSON.removesuffix(".json"), TUNED_FILES,
+            ON_TUNED, plot_tuned_tables),
+)

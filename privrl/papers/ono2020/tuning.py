@@ -38,6 +38,7 @@ import argparse
 import json
 import math
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -292,14 +293,29 @@ def record_tuned(profile: OnoProfile, *, cache_dir: Any, tuning_trials: int = TU
     return record
 
 
+#: The recorded files, by the name :func:`recorded_tuned_run` gives their frames.
+TUNED_FILES = {"trials": TUNED_TRIALS_CSV, "tuning": TUNING_CSV}
+
+
+def recorded_scores(tuning: pd.DataFrame) -> pd.DataFrame:
+    """:func:`step_scores` of the recorded tuning (:data:`TUNING_CSV`'s columns)."""
+    return step_scores(tuning.rename(columns={"step_size": "eta"}))
+
+
 def recorded_tuned_run(directory: Path | None = None) -> dict[str, Any] | None:
     """The recorded tuning and evaluation: ``{"tuning", "scores", "trials", "record"}``, or
     ``None`` when none is recorded (:func:`privrl.chapter.records.read_recorded`)."""
-    out = records.read_recorded({"trials": TUNED_TRIALS_CSV, "tuning": TUNING_CSV},
-                                TUNED_RECORD_JSON, directory)
+    out = records.read_recorded(TUNED_FILES, TUNED_RECORD_JSON, directory)
     if out is not None:
-        out["scores"] = step_scores(out["tuning"].rename(columns={"step_size": "eta"}))
+        out["scores"] = recorded_scores(out["tuning"])
     return out
+
+
+def decided_trials(recorded: Mapping[str, Any]) -> pd.DataFrame:
+    """The evaluation trials the claims are decided on, from the recorded frames
+    (:data:`TUNED_FILES`): each private arm at its step with the most tuning successes, the
+    non-private baseline at its own (:func:`evaluated_at`)."""
+    return evaluated_at(recorded["trials"], recorded_scores(recorded["tuning"]))
 
 
 def main(argv: list[str] | None = None) -> None:

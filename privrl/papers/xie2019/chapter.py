@@ -16,27 +16,58 @@ entry and erratum of the chapter:
 * claims and errata (:mod:`~privrl.papers.xie2019.claims`).
 
 ``python -m privrl.papers.xie2019.chapter train-policies`` retrains the Mountain Car and HIV
-policies the domains evaluate.
+policies the domains evaluate; ``record-schedules`` writes the recorded paper-profile run's
+Theorems 2-3 table beside its points (:func:`record_schedules`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 from privrl.chapter.evidence import LIVE, Evidence, recorded_verdicts
 from privrl.chapter.ledger import LedgerEntry
-from privrl.chapter.records import recorded_run
+from privrl.chapter.records import (
+    command_line,
+    current_commit,
+    find_root,
+    record_path,
+    recorded_claims,
+    recorded_run,
+    recorded_summary_path,
+)
+from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.papers.xie2019 import domains
 from privrl.papers.xie2019.checks import CHECKS, check_convergence_gates, check_figure2
-from privrl.papers.xie2019.claims import CLAIMS, ERRATA, PAPER_POINTS, Points
-from privrl.papers.xie2019.points import paper_points, read_paper_points
+from privrl.papers.xie2019.claims import (
+    CLAIMS,
+    ERRATA,
+    PAPER_POINTS,
+    Points,
+    decide_diminishing_beats_constant,
+)
+from privrl.papers.xie2019.points import PAPER_POINTS as PAPER_POINTS_CSV
+from privrl.papers.xie2019.points import (
+    PAPER_SCHEDULES,
+    paper_points,
+    read_paper_points,
+    write_paper_schedules,
+)
 from privrl.papers.xie2019.privacy import all_releases, ledger_entry, lsw_ledger_entries
 from privrl.papers.xie2019.profile import PAPER, XieProfile
-from privrl.papers.xie2019.runs import run_chain, run_domain, run_mc_lsw, run_theorem23
+from privrl.papers.xie2019.runs import (
+    run_chain,
+    run_domain,
+    run_mc_lsw,
+    run_theorem23,
+    run_theorem23_alone,
+)
 
 
 class XieChapter(Chapter, name=PAPER, profile_type=XieProfile, checks=CHECKS,
@@ -128,14 +159,61 @@ class XieChapter(Chapter, name=PAPER, profile_type=XieProfile, checks=CHECKS,
 run = XieChapter().run
 
 
+def record_schedules(executor: Any = None, root: Path | None = None) -> Path:
+    """Write the Theorems 2-3 table of the recorded paper-profile run (``xie2019-paper``, which
+    keeps its verdicts and points but not that table) as
+    :data:`~privrl.papers.xie2019.points.PAPER_SCHEDULES`, for the figure its verdict is
+    decided on: the runs again at the record's profile and seeds
+    (:func:`~privrl.papers.xie2019.runs.run_theorem23_alone`), held to the record: the claim
+    ``diminishing_beats_constant`` decided again on them must give the recorded verdict, value,
+    interval and trials exactly (else ``ValueError``, nothing written). The run record (both
+    copies) then names it and the record's points in its ``files`` and says how the table was
+    made under ``added_files``. Returns the CSV's path."""
+    root = root or find_root()
+    profile = XieProfile.paper()
+    recorded = {c.key: c for c in recorded_claims(PAPER, root=root)}
+    claim = recorded.get("diminishing_beats_constant_paper")
+    if claim is None:
+        raise ValueError(f"no recorded paper-profile claim diminishing_beats_constant under {root}")
+    started = time.perf_counter()
+    schedules = run_theorem23_alone(profile, executor=executor)
+    seconds = time.perf_counter() - started
+    ctx = Context(profile, Report(PAPER, profile.profile), tables={"schedules": schedules})
+    again = decide_diminishing_beats_constant(ctx, Evidence(LIVE, profile))
+    got = (again.verdict, again.value, again.interval, again.n_trials)
+    want = (claim.verdict, claim.value, claim.interval, claim.n_trials)
+    if got != want:
+        raise ValueError(f"the schedules decide diminishing_beats_constant as {got}, the record "
+                         f"as {want}: not the record's runs, nothing written")
+    path = write_paper_schedules(schedules, recorded_summary_path(root, PAPER, "paper").parent
+                                 / PAPER_SCHEDULES)
+    added = {"commit": current_commit(root),
+             "command": command_line("privrl.papers.xie2019.chapter", ["record-schedules"]),
+             "wall_time_s": round(seconds, 2),
+             "evidence": (f"the runs of Theorems 2-3 at the record's profile and seeds; "
+                          f"diminishing_beats_constant decided again on them gives the record's "
+                          f"{claim.statistic} = {claim.value!r}, 95% interval "
+                          f"{list(claim.interval or ())!r}, n = {claim.n_trials}, exactly")}
+    for file in (record_path(root, PAPER, "paper"), recorded_summary_path(root, PAPER, "paper")):
+        payload = json.loads(file.read_text())
+        record = payload["record"] if "record" in payload else payload
+        record["files"] = sorted({*(record.get("files") or []), PAPER_POINTS_CSV, PAPER_SCHEDULES})
+        record.setdefault("added_files", {})[PAPER_SCHEDULES] = added
+        file.write_text(json.dumps(payload, indent=2) + "\n")
+    return path
+
+
 def main(argv: list[str] | None = None) -> None:
     """``python -m privrl.papers.xie2019.chapter train-policies [--seed S]``: retrain and store the
-    Mountain Car and HIV policies the domains evaluate."""
+    Mountain Car and HIV policies the domains evaluate; ``record-schedules``: the recorded run's
+    Theorems 2-3 table (:func:`record_schedules`)."""
     parser = argparse.ArgumentParser(prog="python -m privrl.papers.xie2019.chapter")
-    parser.add_argument("command", choices=["train-policies"])
+    parser.add_argument("command", choices=["train-policies", "record-schedules"])
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    if args.command == "train-policies":
+    if args.command == "record-schedules":
+        print(record_schedules(executor="serial"))
+    elif args.command == "train-policies":
         from privrl.core.algorithms.q_learning import train_and_save_all
 
         for path in train_and_save_all(args.seed):
@@ -146,4 +224,4 @@ if __name__ == "__main__":
     main()
 
 
-__all__ = ["XieChapter", "main", "run"]
+__all__ = ["XieChapter", "main", "record_schedules", "run"]

@@ -8,17 +8,23 @@
   Car, with :func:`zoom_numbers` (what the panel shows at its largest n, for the prose);
 * :func:`plot_steps` - Figure 1 b: MSPBE against the step size at a fixed n;
 * :func:`plot_schedules` - Theorems 2 and 3: constant against diminishing steps along a run;
+  :func:`plot_schedules_decided` - the same beside each trial's final MSPBE at the largest T,
+  what the claim is decided on, drawn from the record (:data:`EXHIBITS`);
 * :func:`plot_variance` - the gradient variance against the transitions used per trajectory.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
 
+from privrl.chapter.figures import Exhibit, by_label
+from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.plotting import (
     band_plot,
     in_words,
@@ -27,7 +33,9 @@ from privrl.chapter.plotting import (
     method_colours,
     summarise,
 )
-from privrl.papers.xie2019.figure2 import FIGURE2
+from privrl.papers.xie2019.figure2 import FIGURE2, off_on_table
+from privrl.papers.xie2019.points import PAPER_POINTS, PAPER_SCHEDULES
+from privrl.papers.xie2019.profile import PAPER, XieProfile
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -236,13 +244,85 @@ def plot_schedules(ax: Axes, schedules: pd.DataFrame) -> None:
     totals = sorted(schedules.iterations.unique())
     for (T, sched), g in schedules.groupby(["iterations", "schedule"]):
         band_plot(ax, g, "iteration", "mspbe", err="std", label=f"{sched} step, T = {T:,}",
-                  ls="-" if sched == "constant" else "--", color=GPOPE_COLOUR,
+                  ls=SCHEDULE_STYLES[sched], color=GPOPE_COLOUR,
                   marker="os^vD"[totals.index(T) % 5], markevery=0.2)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("iteration")
     ax.set_ylabel("MSPBE")
     legend_outside(ax)
+
+
+#: Line style of each step schedule (:func:`plot_schedules`).
+SCHEDULE_STYLES = {"constant": "-", "diminishing": "--"}
+
+
+def plot_schedules_decided(schedules: pd.DataFrame) -> Figure:
+    """What "a diminishing step ends below a constant one" is decided on: (left) MSPBE along the
+    GPOPE runs at every total T (:func:`plot_schedules`); (right) each trial's final MSPBE at
+    the largest T, constant and diminishing step on the same dataset joined by a grey line, and
+    the mean of each schedule (a black bar). One legend below the panels: the schedules' line
+    styles, the totals' markers, a trial and a mean."""
+    fig, (ax_run, ax_end) = plt.subplots(1, 2, figsize=(7.0, 3.6),
+                                         gridspec_kw={"width_ratios": [1.6, 1.0]})
+    plot_schedules(ax_run, schedules)
+    ax_run.get_legend().remove()
+    totals = sorted(schedules.iterations.unique())
+    T = int(totals[-1])
+    end = schedules[(schedules.iterations == T) & (schedules.iteration == T)]
+    paired = end.pivot(index="seed", columns="schedule", values="mspbe")[list(SCHEDULE_STYLES)]
+    xs = np.arange(len(SCHEDULE_STYLES))
+    for _, row in paired.iterrows():
+        ax_end.plot(xs, row.to_numpy(), color="0.75", lw=0.8, zorder=1)
+    for x, sched in zip(xs, SCHEDULE_STYLES, strict=True):
+        ax_end.plot(np.full(len(paired), x), paired[sched], ".", ms=7, color=GPOPE_COLOUR,
+                    zorder=2)
+        ax_end.hlines(paired[sched].mean(), x - 0.25, x + 0.25, color="black", lw=2.0, zorder=3)
+    ax_end.set_xticks(xs, [f"{s}\nstep" for s in SCHEDULE_STYLES])
+    ax_end.set_xlim(-0.5, len(xs) - 0.5)
+    ax_end.set_ylabel(f"final MSPBE at T = {T:,}")
+    ax_end.set_title(f"{len(paired)} trials at T = {T:,}", fontsize=10)
+    handles = [Line2D([], [], color=GPOPE_COLOUR, ls=ls, label=f"GPOPE, {sched} step")
+               for sched, ls in SCHEDULE_STYLES.items()]
+    handles += [Line2D([], [], color=GPOPE_COLOUR, ls="none", marker="os^vD"[i % 5],
+                       label=f"T = {t:,} iterations") for i, t in enumerate(totals)]
+    handles += [Line2D([], [], color=GPOPE_COLOUR, ls="none", marker=".", ms=7,
+                       label=f"one trial at T = {T:,}"),
+                Line2D([], [], color="black", lw=2.0, label="mean over the trials")]
+    fig.legend(handles=handles, loc="outside lower center", ncol=3)
+    return fig
+
+
+def _chain_figure(data: Mapping[str, Any]) -> Figure:
+    """Figure 1 a from the recorded points, the paper's "order of magnitude" marked."""
+    order = paper_number(PAPER, "chain_order_of_magnitude").value
+    return figure_by_epsilon(data["points"], ("chain",), width=4.6, height=3.4,
+                             order_of_magnitude=order)
+
+
+#: The recorded paper-profile run's figures and table that its claims are decided on, each
+#: drawn from the record's files: Figures 1 a and 2 (its points), GPOPE off-policy against
+#: on-policy (:func:`~privrl.papers.xie2019.figure2.off_on_table` of its points, at the paper
+#: profile's seed) and Theorems 2-3 (its runs of the step schedules).
+EXHIBITS: dict[str, Exhibit] = by_label(
+    Exhibit("fig-xie2019-paper-chain", f"{PAPER}-paper", {"points": PAPER_POINTS}, "_paper",
+            _chain_figure),
+    Exhibit("fig-xie2019-paper-mountain-car", f"{PAPER}-paper", {"points": PAPER_POINTS},
+            "_paper",
+            lambda data: figure_by_epsilon(data["points"], ("mountain_car_on", "mountain_car_off"))),
+    Exhibit("xie2019-off-on-record", f"{PAPER}-paper", {"points": PAPER_POINTS}, "_paper",
+            lambda data: off_on_table(data["points"], XieProfile.paper().seed)),
+    Exhibit("fig-xie2019-schedules-record", f"{PAPER}-paper", {"schedules": PAPER_SCHEDULES},
+            "_paper", lambda data: plot_schedules_decided(data["schedules"])),
+)
+
+
+def record_scales(profile: XieProfile) -> dict[str, str]:
+    """The scale of the claims the recorded run decided on fewer trials than the paper's (the
+    "decided on" column): the step schedules, at ``schedule_trials`` of the ``n_trials``."""
+    return {"diminishing_beats_constant":
+            f"{profile.schedule_trials} of the paper's {profile.n_trials} trials, T = "
+            f"{max(profile.schedule_iterations):,} iterations"}
 
 
 def plot_variance(ax: Axes, variance: pd.DataFrame) -> float:
@@ -270,6 +350,7 @@ SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
 
 
 
-__all__ = ["METHOD_LABELS", "SENTENCES", "ZOOM_DOMAIN", "ZOOM_METHODS", "figure_by_epsilon",
-           "mark_order_of_magnitude", "plot_points", "plot_schedules", "plot_steps",
-           "plot_variance", "plot_zoom", "split_method", "zoom_numbers"]
+__all__ = ["EXHIBITS", "METHOD_LABELS", "SCHEDULE_STYLES", "SENTENCES", "ZOOM_DOMAIN",
+           "ZOOM_METHODS", "figure_by_epsilon", "mark_order_of_magnitude", "plot_points",
+           "plot_schedules", "plot_schedules_decided", "plot_steps", "plot_variance", "plot_zoom",
+           "record_scales", "split_method", "zoom_numbers"]

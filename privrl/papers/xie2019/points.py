@@ -4,7 +4,8 @@ A run's tables become one table ``domain, method, n, epsilon, trial, mspbe``
 (:func:`paper_points`; LSW and DP-LSW on a Mountain Car grid of k cells a side are labelled
 ``"LSW kxk"``, ``"DP-LSW kxk"``). The paper profile's points are written by :func:`write_paper_points` to
 ``book/measurements/results/xie2019-paper-points.csv`` and read back by
-:func:`read_paper_points`, so a quick-profile chapter can show the recorded paper-scale figures.
+:func:`read_paper_points`, so a quick-profile chapter can show the recorded paper-scale figures;
+the runs of Theorems 2-3 likewise (:func:`write_paper_schedules`, :data:`PAPER_SCHEDULES`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ POINT_DOMAINS = ("chain", "mountain_car_on", "mountain_car_off", "hiv")
 POINT_METHODS = ("GPOPE", "DP-LSW", "DP-LSL", "LSTD", "WIS-LSTD", "GTD2")
 #: File name of the recorded paper-profile points in the results folder.
 PAPER_POINTS = "xie2019-paper-points.csv"
+#: File name of the recorded paper-profile runs of Theorems 2-3 (the chapter's ``schedules``
+#: table, its columns :data:`SCHEDULE_COLUMNS`) in the results folder.
+PAPER_SCHEDULES = "xie2019-paper-schedules.csv"
+SCHEDULE_COLUMNS = ("iterations", "schedule", "seed", "iteration", "mspbe", "step_size", "z")
 
 
 def paper_points(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -82,6 +87,18 @@ def read_paper_points(path: str | Path | None = None) -> pd.DataFrame | None:
     return pd.read_csv(found) if found is not None and found.exists() else None
 
 
+def write_paper_schedules(schedules: pd.DataFrame, path: str | Path | None = None) -> Path:
+    """Write the ``schedules`` table's :data:`SCHEDULE_COLUMNS` as CSV, by default as
+    :data:`PAPER_SCHEDULES` in :func:`~privrl.chapter.records.results_dir`; returns the path."""
+    missing = [c for c in SCHEDULE_COLUMNS if c not in schedules.columns]
+    if missing:
+        raise ValueError(f"schedules: missing columns {missing}")
+    path = results_dir() / PAPER_SCHEDULES if path is None else Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    schedules[list(SCHEDULE_COLUMNS)].to_csv(path, index=False)
+    return path
+
+
 def summarise_points(points: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard deviation of the MSPBE per (domain, method, n, epsilon), as plotted."""
     keys = ["domain", "method", "n", "epsilon"]
@@ -90,6 +107,7 @@ def summarise_points(points: pd.DataFrame) -> pd.DataFrame:
 
 
 __all__ = [
-    "PAPER_POINTS", "POINT_COLUMNS", "POINT_DOMAINS", "POINT_METHODS", "lsw_label", "paper_points",
-    "read_paper_points", "summarise_points", "write_paper_points",
+    "PAPER_POINTS", "PAPER_SCHEDULES", "POINT_COLUMNS", "POINT_DOMAINS", "POINT_METHODS",
+    "SCHEDULE_COLUMNS", "lsw_label", "paper_points", "read_paper_points", "summarise_points",
+    "write_paper_points", "write_paper_schedules",
 ]

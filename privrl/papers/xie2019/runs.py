@@ -7,7 +7,8 @@ dataset), with the GPOPE noise calibrated here, in the parent, for each release
 
 * :func:`run_chain` - Figure 1 a and b: the step size tuned per ``n`` on public seeds, then GPOPE
   against DP-LSW, DP-LSL and LSTD on ``n_trials`` fresh datasets;
-* :func:`run_theorem23` - Theorems 2 and 3: constant against diminishing steps;
+* :func:`run_theorem23` - Theorems 2 and 3: constant against diminishing steps (and
+  :func:`run_theorem23_alone`, with its step tuned without the rest of the chain);
 * :func:`run_domain` - Figures 2-4: Mountain Car on- and off-policy and HIV;
 * :func:`run_mc_lsw` - Figure 2 a's output perturbation V1: DP-LSW on a grid partition of
   on-policy Mountain Car (our reading, :mod:`privrl.papers.xie2019.mc_lsw`).
@@ -32,20 +33,32 @@ def _sweep(func: Callable[..., pd.DataFrame], configs: list[dict[str, Any]], n_s
                      **sweep)
 
 
-def run_chain(profile: XieProfile, **sweep: Any) -> dict[str, pd.DataFrame]:
-    """Figure 1 a, b: tune the step per n on public seeds, then compare on the private seeds."""
-    base = chain_config(profile)
-    sizes = sorted(set(profile.chain_sizes))
-    cfgs = []
-    T = profile.chain_iterations
-    for n in sizes:
-        rel = Release("chain", n, T, profile.epsilon, profile.delta, profile.clip_norm)
-        cfgs.append({**base, "n": n, "iterations": T, "z": rel.noise_multiplier})
+def _chain_configs(profile: XieProfile, sizes: list[int]) -> list[dict[str, Any]]:
+    """The chain's configuration at each ``n`` of ``sizes``, its noise calibrated for
+    ``chain_iterations`` at the profile's budget."""
+    base, T = chain_config(profile), profile.chain_iterations
+    return [{**base, "n": n, "iterations": T,
+             "z": Release("chain", n, T, profile.epsilon, profile.delta,
+                          profile.clip_norm).noise_multiplier} for n in sizes]
+
+
+def _tune(profile: XieProfile, cfgs: list[dict[str, Any]], **sweep: Any
+          ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The chain's step tuning on public seeds (``tune_trials`` of them, root seed offset by
+    :data:`CHAIN_TUNING_OFFSET`) and the best step of each method per ``n`` (a pivot: index n,
+    a column per method). A run's seed depends on its index only, so the tuning at one ``n``
+    is the same alone as among all sizes."""
     tuning = _sweep(chain.run_chain_steps, cfgs, profile.tune_trials,
                     profile.seed + CHAIN_TUNING_OFFSET, "tune", **sweep)
     mean = tuning.groupby(["method", "n", "step_size"])["mspbe"].mean().reset_index()
     best = mean.loc[mean.groupby(["method", "n"])["mspbe"].idxmin()]
-    best = best.pivot(index="n", columns="method", values="step_size")
+    return tuning, best.pivot(index="n", columns="method", values="step_size")
+
+
+def run_chain(profile: XieProfile, **sweep: Any) -> dict[str, pd.DataFrame]:
+    """Figure 1 a, b: tune the step per n on public seeds, then compare on the private seeds."""
+    cfgs = _chain_configs(profile, sorted(set(profile.chain_sizes)))
+    tuning, best = _tune(profile, cfgs, **sweep)
     compare = _sweep(chain.run_chain_compare,
                      [{**c, "step_size": float(best.loc[c["n"], "GPOPE"]),
                        "gate_step": float(best.loc[c["n"], "GTD2"])} for c in cfgs],
@@ -66,6 +79,13 @@ def run_theorem23(profile: XieProfile, step_size: float, **sweep: Any) -> pd.Dat
             for T in profile.schedule_iterations]
     return _sweep(chain.run_schedules, cfgs, profile.schedule_trials, profile.seed,
                   "schedules", **sweep)
+
+
+def run_theorem23_alone(profile: XieProfile, **sweep: Any) -> pd.DataFrame:
+    """:func:`run_theorem23` as the chapter's sweep runs it, without the rest of the chain: GPOPE's
+    step tuned at ``n = sensitivity_n`` alone (:func:`_tune`), then the schedules at it."""
+    _, best = _tune(profile, _chain_configs(profile, [profile.sensitivity_n]), **sweep)
+    return run_theorem23(profile, float(best.loc[profile.sensitivity_n, "GPOPE"]), **sweep)
 
 
 def run_domain(profile: XieProfile, domain: str, **sweep: Any) -> pd.DataFrame:
@@ -98,4 +118,4 @@ def run_mc_lsw(profile: XieProfile, **sweep: Any) -> pd.DataFrame:
                   **sweep)
 
 
-__all__ = ["run_chain", "run_domain", "run_mc_lsw", "run_theorem23"]
+__all__ = ["run_chain", "run_domain", "run_mc_lsw", "run_theorem23", "run_theorem23_alone"]

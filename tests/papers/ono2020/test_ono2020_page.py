@@ -130,14 +130,14 @@ def _notebook_labels() -> set[str]:
 
 def test_every_decided_claim_has_its_evidence_label_on_the_page():
     """Each claim key of both set-ups (without the record's suffix) maps to a label the notebook
-    defines, a key of the tuned record (``_reference_tuned``) to its section, and every
-    departure links one."""
+    defines, a key of the tuned record (``_reference_tuned``) to the figure drawn from that
+    record, and every departure links one."""
     fm = front_matter("ono2020")
     keys = {spec.key for spec in CLAIMS} | {spec.key + ON_REFERENCE for spec in CLAIMS}
     tuned = {k for k in fm.evidence if k.endswith(ON_TUNED)}
     assert set(fm.evidence) - tuned == keys
     assert {k.removesuffix(ON_TUNED) for k in tuned} <= {spec.key for spec in CLAIMS}
-    assert {fm.evidence[k] for k in tuned} == {"ono2020-tuning"}
+    assert {fm.evidence[k] for k in tuned} == {"fig-ono2020-tables-tuned"}
     labels = _notebook_labels()
     assert set(fm.evidence.values()) <= labels
     assert fm.departures and all(d.link in labels for d in fm.departures)

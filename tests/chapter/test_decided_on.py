@@ -1,0 +1,43 @@
+"""Where each verdict was decided (:mod:`privrl.chapter.decided_on`): the record, the trials per
+arm and the scale, for the claims tables."""
+
+from __future__ import annotations
+
+import json
+
+from privrl.chapter.decided import decided_claims
+from privrl.chapter.decided_on import claims_table, decided_on, record_of
+from privrl.chapter.verdicts import Claim
+
+
+def _claim(key: str, profile: str, commit: str, n: int = 20) -> Claim:
+    return Claim(verdict="reproduced", statistic="mean", value=1.0, interval=(0.5, 1.5),
+                 n_trials=n, reason="why", key=key, statement=f"claim {key}", profile=profile,
+                 commit=commit)
+
+
+def test_a_verdict_names_the_one_record_with_its_commit(tmp_path):
+    for name, commit in (("toy-paper", "rec1"), ("toy-other", "rec2"), ("toy-third", "rec2")):
+        (tmp_path / f"{name}.json").write_text(json.dumps({"git_commit": commit}))
+    rows = {d.key: d for d in decided_claims([
+        _claim("a", "quick", "live", 5), _claim("a_paper", "paper", "rec1"),
+        _claim("b_paper", "paper", "rec2"), _claim("c", "quick", "live", 1)])}
+    assert record_of("toy", rows["a"], tmp_path) == "toy-paper"
+    assert record_of("toy", rows["b"], tmp_path) is None  # two records share the commit
+    assert record_of("toy", rows["c"], tmp_path) is None  # this run's verdict
+    assert decided_on("toy", rows["a"], directory=tmp_path) == (
+        "record toy-paper: 20 trials per arm, paper scale")
+    assert decided_on("toy", rows["b"], "10 of 30 seeds", tmp_path) == (
+        "recorded run of commit rec2: 20 trials per arm, 10 of 30 seeds")
+    assert decided_on("toy", rows["c"], directory=tmp_path) == (
+        "this run (quick profile): 1 trial per arm, quick run (CI scale)")
+
+
+def test_the_claims_table_has_a_decided_on_column_and_takes_a_scale_per_key():
+    rows = decided_claims([_claim("a", "quick", "live", 5), _claim("b", "quick", "live", 5)])
+    table = claims_table("toy", rows, {"b": "5 of the paper's 100 trials"})
+    assert list(table.columns) == ["key", "claim", "verdict", "evidence", "decided on"]
+    assert table["decided on"].tolist() == [
+        "this run (quick profile): 5 trials per arm, quick run (CI scale)",
+        "this run (quick profile): 5 trials per arm, 5 of the paper's 100 trials"]
+    assert table["evidence"].iloc[0].startswith("mean = 1, 95% interval [0.5, 1.5], n = 5")
