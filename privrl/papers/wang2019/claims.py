@@ -316,7 +316,8 @@ ERRATA: tuple[ErratumSpec, ...] = (
         "sqrt(C) that Lemma 6 gives for it; Figure 2 reports at that epsilon runs of the "
         "authors' code, which takes RMSprop steps.",
         "RMSprop's first step moves every weight with a nonzero gradient by about 10 alpha "
-        "whatever the gradient's size. Between rewards r and r - 1 everywhere, the first update "
+        "whatever the gradient's size. Between rewards r and r + 1 or r - 1 everywhere (the larger "
+        "move), the first update "
         "of the quick profile's 'functional (T/B)' run (epsilon 0.9, k = 46, sqrt(C) = 0.122) "
         "moves Q by 5.63 in the RKHS norm read on 201 states, 46.1 x sqrt(C); one SGD step at "
         "alpha = 0.01 from the same state moves it by 0.307 x sqrt(C), but SGD with the "
@@ -324,8 +325,9 @@ ERRATA: tuple[ErratumSpec, ...] = (
         "sqrt(C) (a ReLU network's gradients grow with its weights; no L fixed by the "
         "architecture bounds them). At the 'functional' calibration (sigma 45.7) the Huber "
         "loss's derivative saturates and the first update moves Q by 0.0882 x sqrt(C): no excess "
-        "measured, none excluded. So every Algorithm 1 ledger entry's epsilon rests on a premise "
-        "the recorded runs do not meet, and Figure 2's comparisons at a common epsilon hold "
+        "measured, none excluded. At epsilon 0.45 the first updates move Q by 6.18 x sqrt(C) "
+        "(T/B) and 0 x sqrt(C) (sigma 135). So every Algorithm 1 ledger entry's epsilon rests "
+        "on a premise the recorded runs do not meet, and Figure 2's comparisons at a common epsilon hold "
         "Algorithm 1 to a nominal one (tests/papers/test_replay_chapters.py, "
         "tests/papers/test_wang2019_update_premise.py).",
     ),
