@@ -898,7 +898,8 @@ WANG_VIOLATIONS: dict[str, str] = {
         "the first RMSprop update moves the Q function far beyond Theorem 5's sqrt(C) (RKHS norm "
         "on the grid 5.6 against 0.122 for rewards 1 lower everywhere): RMSprop's first step "
         "moves every weight by about 10 lr whatever the gradient's size, and Lemma 6's premise "
-        "(an update moves Q by at most v L in sup norm) does not hold for the network"),
+        "(an update moves Q by at most v L in sup norm) does not hold for the network (erratum "
+        "update_premise of privrl.papers.wang2019.claims)"),
 }
 
 

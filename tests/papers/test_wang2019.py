@@ -127,6 +127,11 @@ def test_ledger_entries_carry_events_and_the_steps_taken(small):
     assert all(e.problems(0.01) == [] for e in entries)
     assert {e.audit for e in entries} == {"audits:gp_update", "", "audits:input_perturbation",
                                           "audits:dpsgd_run"}
+    algorithm1 = [e for e in entries if e.release.startswith("Q function trained by functional")]
+    assert len(algorithm1) == 2 and all(  # "functional" and "functional (T/B)" at epsilon 0.9
+        "rests on Lemma 6's premise" in e.accountant and "erratum update_premise" in e.accountant
+        for e in algorithm1)
+    assert all("premise" not in e.accountant for e in entries if e not in algorithm1)
     calibration.with_steps_taken(table, 0.9, 0.61)
     dpsgd = [e for e in chapter.Wang2019Chapter().releases(ctx) if e.relation == "add/remove"]
     assert [e.cross_check.epsilon for e in dpsgd] == [0.61]

@@ -67,6 +67,18 @@ OUTPUT_REASON = (
 )
 
 
+#: What Algorithm 1's epsilon rests on (erratum ``update_premise``), and what the runs' updates
+#: were measured to do against it, by calibration (the method of the calibration table's row).
+UPDATE_PREMISE = ("; the epsilon rests on Lemma 6's premise that one update moves Q by at most "
+                  "v L (an SGD step of rate alpha, L fixed), which the runs' RMSprop steps do not "
+                  "meet: {measured} (erratum update_premise)")
+MEASURED = {
+    "functional": "not established for them, though the quick profile's first update, measured, "
+                  "stays within sqrt(C)",
+    "functional (T/B)": "the quick profile's first update, measured, moves Q beyond sqrt(C)",
+}
+
+
 def no_guarantee(entry: LedgerEntry) -> LedgerEntry:
     """Output perturbation's entry as what it is: no finite guarantee for the released Q function
     under neighbouring reward functions (epsilon = inf, event ``NoGuarantee``); the calibrated
@@ -103,14 +115,16 @@ class Wang2019Chapter(Chapter, name=PAPER, profile_type=WangProfile, checks=CHEC
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """One entry per row of the calibration table: the Q function trained by that method at
         that target epsilon, with the row's event and cross-check; output perturbation's entries
-        say "no guarantee" (:func:`no_guarantee`)."""
+        say "no guarantee" (:func:`no_guarantee`); Algorithm 1's accountant says which premise its
+        epsilon rests on and that the runs do not meet it (:data:`UPDATE_PREMISE`)."""
         for row in ctx.tables["privacy"].itertuples():
-            noise = f"{row.parameter} = {row.value:.4g}"
+            noise, accountant = f"{row.parameter} = {row.value:.4g}", row.accountant
             if row.method.startswith("functional"):
                 noise += (
                     f", gp_beta = {row.gp_beta:.3g}, k = {row.k}, calibrated for "
                     f"{row.calibrated_updates} updates; {row.compositions} performed"
                 )
+                accountant += UPDATE_PREMISE.format(measured=MEASURED[row.method])
             relation, unit = row.relation.split(" ", 1)
             entry = LedgerEntry(
                 paper=PAPER,
@@ -123,7 +137,7 @@ class Wang2019Chapter(Chapter, name=PAPER, profile_type=WangProfile, checks=CHEC
                 epsilon=float(row.epsilon),
                 delta=float(row.delta),
                 compositions=int(row.compositions),
-                accountant=row.accountant,
+                accountant=accountant,
                 event=row.event,
                 cross_check=row.cross_check,
                 audit=AUDITS.get(row.method.split()[0], ""),

@@ -308,6 +308,30 @@ ERRATA: tuple[ErratumSpec, ...] = (
         "the updates performed (ledger).",
     ),
     ErratumSpec(
+        "update_premise",
+        "unsupported",
+        "Theorem 5's proof bounds one update (line 21: one SGD step of learning rate alpha) by "
+        "||Q - Q0||_inf <= alpha L (2 + g(s') - g(s)) / B, L being 'the Lipschitz constant which "
+        "only depends on the network architecture', and calibrates sigma to the RKHS bound "
+        "sqrt(C) that Lemma 6 gives for it; Figure 2 reports at that epsilon runs of the "
+        "authors' code, which takes RMSprop steps.",
+        "RMSprop's first step moves every weight with a nonzero gradient by about 10 alpha "
+        "whatever the gradient's size. Between rewards r and r + 1 or r - 1 everywhere (the larger "
+        "move), the first update "
+        "of the quick profile's 'functional (T/B)' run (epsilon 0.9, k = 46, sqrt(C) = 0.122) "
+        "moves Q by 5.63 in the RKHS norm read on 201 states, 46.1 x sqrt(C); one SGD step at "
+        "alpha = 0.01 from the same state moves it by 0.307 x sqrt(C), but SGD with the "
+        "chapter's L = 1 is no remedy: in a run trained by SGD, update 470 moves it by 1.27 x "
+        "sqrt(C) (a ReLU network's gradients grow with its weights; no L fixed by the "
+        "architecture bounds them). At the 'functional' calibration (sigma 45.7) the Huber "
+        "loss's derivative saturates and the first update moves Q by 0.0882 x sqrt(C): no excess "
+        "measured, none excluded. At epsilon 0.45 the first updates move Q by 6.18 x sqrt(C) "
+        "(T/B) and 0 x sqrt(C) (sigma 135). So every Algorithm 1 ledger entry's epsilon rests "
+        "on a premise the recorded runs do not meet, and Figure 2's comparisons at a common epsilon hold "
+        "Algorithm 1 to a nominal one (tests/papers/test_replay_chapters.py, "
+        "tests/papers/test_wang2019_update_premise.py).",
+    ),
+    ErratumSpec(
         "union_bound_paths",
         "ambiguous",
         "Theorem 5's approximation term counts J resamplings, but every resampling draws one path "
