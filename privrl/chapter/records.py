@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
+import functools
 import importlib
 import json
 import os
@@ -266,9 +267,17 @@ def computes_numbers(module: str) -> bool:
 
 def imported_modules(path: Path, module: str) -> set[str]:
     """``privrl`` modules that ``path`` (the source of ``module``) imports, with their packages;
-    ``from privrl.x import y`` also names ``privrl.x.y``, which may be a module."""
-    tree = ast.parse(path.read_text(), filename=str(path))
+    ``from privrl.x import y`` also names ``privrl.x.y``, which may be a module. A text is
+    parsed once per process: a chapter's claims ask for the closures of its records dozens of
+    times in one run."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    return set(_imports(path.read_text(), str(path), package))
+
+
+@functools.lru_cache(maxsize=4096)
+def _imports(text: str, where: str, package: str) -> frozenset[str]:
+    """:func:`imported_modules` of the source ``text`` (of file ``where``) in ``package``."""
+    tree = ast.parse(text, filename=where)
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -287,7 +296,7 @@ def imported_modules(path: Path, module: str) -> set[str]:
             if name == "privrl" or name.startswith("privrl."):
                 parts = name.split(".")
                 found.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
-    return found
+    return frozenset(found)
 
 
 def module_file(module: str, root: Path = SOURCE_ROOT) -> Path | None:
