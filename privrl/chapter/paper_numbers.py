@@ -19,6 +19,7 @@ directory, else in the source tree.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -110,10 +111,18 @@ def paper_number(name: str, key: str, start: str | os.PathLike[str] | None = Non
 
 def load(path: str | os.PathLike[str], name: str | None = None) -> list[PaperNumber]:
     """Read and validate one data file. Raises ``ValueError`` naming the file and the field
-    (``numbers[3].source.line``) of the first entry that breaks the format."""
+    (``numbers[3].source.line``) of the first entry that breaks the format. A text is parsed
+    once per process: a figure of a paper's table asks for its numbers cell by cell."""
     path = Path(path)
+    return list(_parse(path.read_text(encoding="utf-8"), str(path), name))
+
+
+@functools.lru_cache(maxsize=64)
+def _parse(text: str, where: str, name: str | None) -> tuple[PaperNumber, ...]:
+    """:func:`load` of the file ``where`` whose text is ``text``."""
+    path = Path(where)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(text)
     except yaml.YAMLError as err:
         raise ValueError(f"{path}: not YAML ({err})") from err
     if not isinstance(data, dict):
@@ -132,7 +141,7 @@ def load(path: str | os.PathLike[str], name: str | None = None) -> list[PaperNum
             raise ValueError(f"{path}: numbers[{i}].key {number.key!r} is not unique")
         seen.add(number.key)
         out.append(number)
-    return out
+    return tuple(out)
 
 
 def _entry(entry: Any, paper: str, where: str) -> PaperNumber:
