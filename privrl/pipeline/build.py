@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -81,6 +81,44 @@ def notebook_parameters(source: str | os.PathLike[str]) -> list[str]:
     return list(papermill.inspect_notebook(str(source)))
 
 
+#: The executor of a chapter's sweeps at the quick profile, unless one is given: in-process.
+#: A pool's workers each import torch and the library (seconds of CPU apiece) for sweeps of a
+#: few seconds, and ``privrl book`` already runs chapters side by side.
+QUICK_EXECUTOR = "serial"
+
+
+def run_parameters(name: str, profile: str, parameters: dict[str, Any],
+                   known: Collection[str]) -> dict[str, Any]:
+    """The parameters notebook ``name`` (whose parameters cell defines ``known``) runs with:
+    ``parameters`` and the ``profile``, and at the quick profile ``executor`` =
+    :data:`QUICK_EXECUTOR` when the notebook has that parameter and ``parameters`` do not set it.
+    Raises ``ValueError`` for a name the notebook does not define (papermill would ignore it)."""
+    params = {**parameters, "profile": profile}
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {unknown} for notebook {name!r} (a typo would be "
+                         f"ignored by papermill); its parameters: {sorted(known)}")
+    if profile == "quick" and "executor" in known:
+        params.setdefault("executor", QUICK_EXECUTOR)
+    return params
+
+
+#: The numeric libraries' threads in a quick-profile chapter, unless the caller's environment
+#: sets them: one. ``privrl book`` runs chapters side by side, and a second BLAS or OpenMP thread
+#: per chapter only contends for the same cores (the Audits chapter's run took a fifth more CPU
+#: time with two).
+QUICK_THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def run_environment(profile: str, environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment a chapter at ``profile`` runs in: ``environ`` without ``MPLBACKEND`` (the
+    kernel must use matplotlib's inline backend so figures become outputs; test runners set a
+    non-interactive one), and at the quick profile :data:`QUICK_THREADS` where ``environ``
+    does not set them."""
+    env = {k: v for k, v in environ.items() if k != "MPLBACKEND"}
+    return {**QUICK_THREADS, **env} if profile == "quick" else env
+
+
 def run_notebook(
     name: str,
     output_dir: str | os.PathLike[str],
@@ -89,7 +127,8 @@ def run_notebook(
     root: Path | None = None,
     known: Collection[str] | None = None,
 ) -> RunRecord:
-    """Execute ``notebooks/<name>.ipynb`` with papermill into ``output_dir/<name>.ipynb``.
+    """Execute ``notebooks/<name>.ipynb`` with papermill into ``output_dir/<name>.ipynb``, with
+    the parameters of :func:`run_parameters`.
 
     The notebook runs with ``output_dir`` as working directory, so the tidy table and summary it
     writes land beside it. Writes ``output_dir/<name>.run.json`` (with ``cpu_time_s``, the
@@ -103,12 +142,8 @@ def run_notebook(
     if not source.exists():
         known = sorted(p.stem for p in (root / "notebooks").glob("*.ipynb"))
         raise ValueError(f"unknown notebook {name!r}; known: {known}")
-    params = {**(parameters or {}), "profile": profile}
     known = notebook_parameters(source) if known is None else known
-    unknown = sorted(set(params) - set(known))
-    if unknown:
-        raise ValueError(f"unknown parameter(s) {unknown} for notebook {name!r} (a typo would be "
-                         f"ignored by papermill); its parameters: {sorted(known)}")
+    params = run_parameters(name, profile, parameters or {}, known)
     output_dir = Path(output_dir).resolve()
     output_dir.mkdir(parents=True, exist_ok=True)
     target = output_dir / f"{name}.ipynb"
@@ -120,9 +155,7 @@ def run_notebook(
     git_commit = git(root, "rev-parse", "--short=12", "HEAD") or "unknown"
     git_dirty = code_dirty(root)
     start = time.perf_counter()
-    # The kernel must use matplotlib's inline backend so figures become outputs: drop a
-    # non-interactive MPLBACKEND (e.g. Agg, set by test runners) inherited from the caller.
-    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    env = run_environment(profile, os.environ)
     # The notebook runs in output_dir, which may lie outside the repository (a temporary build
     # folder): point git at the repository so Report stamps claims with the commit of the code.
     git_dir = git(root, "rev-parse", "--absolute-git-dir")

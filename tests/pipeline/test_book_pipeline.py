@@ -12,7 +12,14 @@ import nbformat
 import pytest
 
 from privrl.chapter.records import recorded_summary
-from privrl.pipeline.build import NotebookFailed, build_book, chapter_notebooks, run_notebook
+from privrl.pipeline.build import (
+    NotebookFailed,
+    build_book,
+    chapter_notebooks,
+    run_environment,
+    run_notebook,
+    run_parameters,
+)
 from privrl.pipeline.cli import main, parse_parameters, record_run
 from privrl.pipeline.site_check import BookDebris
 
@@ -102,6 +109,25 @@ def tiny_book(tmp_path: Path) -> Path:
 def test_chapter_list_of_the_real_book():
     assert chapter_notebooks(ROOT) == ["balle2016", "xie2019", "wang2019", "ono2020", "gohari2021",
                                       "frontier", "audits"]
+
+
+def test_quick_runs_sweep_in_process_unless_an_executor_is_given():
+    known = ["profile", "seed", "executor"]
+    assert run_parameters("x", "quick", {}, known) == {"profile": "quick", "executor": "serial"}
+    given = run_parameters("x", "quick", {"executor": "tcp://host:8786"}, known)
+    assert given["executor"] == "tcp://host:8786"
+    assert run_parameters("x", "paper", {}, known) == {"profile": "paper"}
+    assert run_parameters("x", "quick", {}, ["profile"]) == {"profile": "quick"}
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['scael'\]"):
+        run_parameters("x", "quick", {"scael": 2.0}, known)
+
+
+def test_quick_runs_one_thread_per_chapter_unless_the_caller_says_otherwise():
+    quick = run_environment("quick", {"MPLBACKEND": "Agg", "PATH": "/bin"})
+    assert quick["OMP_NUM_THREADS"] == quick["OPENBLAS_NUM_THREADS"] == "1"
+    assert "MPLBACKEND" not in quick and quick["PATH"] == "/bin"
+    assert run_environment("quick", {"OMP_NUM_THREADS": "2"})["OMP_NUM_THREADS"] == "2"
+    assert run_environment("paper", {"PATH": "/bin"}) == {"PATH": "/bin"}
 
 
 @pytest.mark.slow
