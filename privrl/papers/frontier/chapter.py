@@ -20,6 +20,7 @@ from collections.abc import Iterator
 import pandas as pd
 
 from privrl.chapter.ledger import LedgerEntry
+from privrl.chapter.records import recorded_run
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.papers.frontier import analysis
 from privrl.papers.frontier.checks import SWEEP_CHECKS
@@ -38,10 +39,21 @@ class FrontierChapter(Chapter, name=PAPER, profile_type=FrontierProfile,
 
     def sweep(self, ctx: Context) -> None:
         """This run's map (tables ``calibration``, ``steps``, ``points``) and, beside a run of
-        another profile, the recorded paper-profile map (``extra["recorded"]``)."""
-        ctx.tables.update(run_map(ctx.profile, **ctx.sweep_options))
-        recorded = recorded_tables() if ctx.profile.profile != "paper" else None
+        another profile, the recorded paper-profile map (``extra["recorded"]``). A current record
+        at the profile's delta gives the noise multipliers it calibrated
+        (:func:`~privrl.papers.frontier.runs.calibrations`; ``extra["calibration_source"]`` says
+        whence); the sweep check ``check_calibration`` holds them to their targets either way."""
+        p = ctx.profile
+        recorded = recorded_tables() if p.profile != "paper" else None
+        run = recorded_run(PAPER, "paper") if recorded is not None else None
+        reuse = (run is not None and run.stale is False
+                 and run.record["parameters"]["delta"] == p.delta)
+        known = recorded["calibration"] if reuse else None
+        ctx.tables.update(run_map(p, known, **ctx.sweep_options))
         ctx.extra["recorded"] = recorded
+        ctx.extra["calibration_source"] = (
+            f"read from the recorded paper-profile run (commit `{run.commit}`) where it has them, "
+            "else calibrated by this run" if reuse else "calibrated by this run")
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """This run's releases and, when the map shown is the recorded one, its releases."""

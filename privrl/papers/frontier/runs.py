@@ -41,15 +41,29 @@ SSP_DOMAINS: tuple[str, ...] = ("chain", "mountain_car_on")
 ZERO_TOLERANCE = 0.05
 
 
-def calibrations(profile: FrontierProfile, **sweep: Any) -> pd.DataFrame:
+#: The columns of a calibration table (the last, ``z``, calibrated for the others).
+CALIBRATION_COLUMNS: tuple[str, ...] = ("n", "epsilon", "accountant", "iterations", "z")
+
+
+def calibrations(profile: FrontierProfile, known: pd.DataFrame | None = None,
+                 **sweep: Any) -> pd.DataFrame:
     """``n, epsilon, accountant, iterations, z`` for every (n, epsilon) of the profile, every
-    value of its ``iterations_grid`` and each of :data:`ACCOUNTANTS`."""
+    value of its ``iterations_grid`` and each of :data:`ACCOUNTANTS`: the rows of ``known`` (a
+    calibration table of :func:`trials.run_calibration` at the profile's delta, e.g. a current
+    record's) as they are, the others calibrated here."""
     cfgs = [{"n": n, "epsilon": eps, "accountant": acct, "delta": profile.delta,
              "iterations": T}
             for n in sorted(profile.sizes) for eps in profile.epsilons
             for T in sorted(profile.iterations_grid) for acct in ACCOUNTANTS]
-    out = run_sweep(trials.run_calibration, cfgs, 1, 0, desc="frontier calibrate", **sweep)
-    return out[["n", "epsilon", "accountant", "iterations", "z"]]
+    columns, keys = list(CALIBRATION_COLUMNS), list(CALIBRATION_COLUMNS[:-1])
+    wanted = pd.DataFrame(cfgs)[keys]
+    parts = [] if known is None else [wanted.merge(known[columns], on=keys)]
+    done = {row for part in parts for row in part[keys].itertuples(index=False, name=None)}
+    missing = [c for c in cfgs if tuple(c[k] for k in keys) not in done]
+    if missing:
+        parts.append(run_sweep(trials.run_calibration, missing, 1, 0, desc="frontier calibrate",
+                               **sweep)[columns])
+    return wanted.merge(pd.concat(parts, ignore_index=True), on=keys)[columns]
 
 
 def tuning_noise(calibration: pd.DataFrame) -> tuple[tuple[int, float, str, int, float], ...]:
@@ -197,11 +211,13 @@ POINTS = ["domain", "n", "method", "accountant", "epsilon", "noise", "step_size"
           "clipped", "lam", "seconds", "seed"]
 
 
-def run_map(profile: FrontierProfile, **sweep: Any) -> dict[str, pd.DataFrame]:
-    """The whole map: tables ``calibration``, ``steps`` (:func:`tuned_settings`), ``lams``
+def run_map(profile: FrontierProfile, known: pd.DataFrame | None = None,
+            **sweep: Any) -> dict[str, pd.DataFrame]:
+    """The whole map: tables ``calibration`` (``known`` rows as they are, :func:`calibrations`),
+    ``steps`` (:func:`tuned_settings`), ``lams``
     (:func:`tuned_lams`) and ``points`` (every replicate's rows, with its ``seed``; ``lam``:
     SSP-LSTD's ridge, NaN on the other rows)."""
-    calibration = calibrations(profile, **sweep)
+    calibration = calibrations(profile, known, **sweep)
     steps = tuned_settings(profile, calibration, **sweep)
     lams = tuned_lams(profile, **sweep)
     points = run_sweep(trials.run_frontier, map_configs(profile, calibration, steps),
@@ -217,5 +233,7 @@ def run_map(profile: FrontierProfile, **sweep: Any) -> dict[str, pd.DataFrame]:
     return {"calibration": calibration, "steps": steps, "lams": lams, "points": points}
 
 
-__all__ = ["ACCOUNTANTS", "POINTS", "SSP_DOMAINS", "ssp_configs", "tuned_lams", "zero_mspbe", "ZERO_TOLERANCE", "calibrations", "edges", "gpope_noise",
-           "map_configs", "noiseless_settings", "run_map", "tuned_settings", "tuning_noise"]
+__all__ = ["ACCOUNTANTS", "CALIBRATION_COLUMNS", "POINTS", "SSP_DOMAINS", "ZERO_TOLERANCE",
+           "calibrations", "edges", "gpope_noise", "map_configs", "noiseless_settings",
+           "run_map", "ssp_configs", "tuned_lams", "tuned_settings", "tuning_noise",
+           "zero_mspbe"]
