@@ -341,6 +341,34 @@ def test_every_release_of_the_map_meets_its_target_and_halving_fails(monkeypatch
     assert not _calls_meet_targets([(*c[:3], 0.5) for c in smooth], tables)
 
 
+def test_known_noise_multipliers_are_taken_as_they_are_and_the_rest_calibrated(monkeypatch):
+    """calibrations(known=...) takes a known table's rows at the profile's (n, epsilon,
+    accountant, iterations) as they are, calibrates the others, in the profile's order."""
+    asked = []
+
+    def sweep(func, cfgs, *args, **kwargs):
+        asked.extend(cfgs)
+        return pd.DataFrame([{**c, "z": 7.0} for c in cfgs])
+
+    monkeypatch.setattr(runs, "run_sweep", sweep)
+    known = pd.DataFrame({"n": [5, 12, 5], "epsilon": [0.5, 4.0, 4.0], "accountant": "PLD",
+                          "iterations": [60, 60, 61], "z": [1.5, 2.5, 3.5]})
+    cal = runs.calibrations(TINY, known)
+    assert list(cal.columns) == list(runs.CALIBRATION_COLUMNS) and len(cal) == 16
+    pld = cal[cal.accountant == "PLD"].set_index(["n", "epsilon", "iterations"]).z
+    assert pld[(5, 0.5, 60)] == 1.5 and pld[(12, 4.0, 60)] == 2.5
+    assert pld[(5, 4.0, 60)] == 7.0  # a row at an iterations value off the grid is not taken
+    taken = {(5, 0.5, "PLD", 60), (12, 4.0, "PLD", 60)}
+    every = {(n, e, a, T) for n in TINY.sizes for e in TINY.epsilons
+             for a in runs.ACCOUNTANTS for T in TINY.iterations_grid}
+    assert {(c["n"], c["epsilon"], c["accountant"], c["iterations"]) for c in asked} == (
+        every - taken)
+    keys = ["n", "epsilon", "accountant", "iterations"]
+    assert (cal.z[~cal.set_index(keys).index.isin(list(taken))] == 7.0).all()
+    assert cal[keys].equals(
+        runs.calibrations(TINY)[keys])  # the profile's order
+
+
 @pytest.mark.slow
 def test_the_chapter_runs_end_to_end_with_its_checks_and_ledger(book_summary):
     """The book's quick run of the chapter (built once per test session): every check passed,
