@@ -56,7 +56,7 @@ def check_jl_moment(ctx: Context) -> None:
 
 def check_prs_shrinkage(ctx: Context) -> None:
     """The shrinkage lemma: an unclipped report has mean ``d_hat tanh(eps/(2 d_hat)) g``."""
-    shrink = prs_shrinkage_table(ctx.rng)
+    shrink = prs_shrinkage_table(ctx.rng, ctx.profile.shrinkage_samples)
     ctx.tables["shrinkage"] = shrink
     ctx.report.check("prs_shrinkage", "largest |measured - d_hat tanh(eps/(2 d_hat))| in "
                      "standard errors",

@@ -68,8 +68,9 @@ def empirical_ldp_table(rng: np.random.Generator, n: int = 100_000) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
-def prs_shrinkage_table(rng: np.random.Generator, n: int = 200_000) -> pd.DataFrame:
-    """Measured ``E[M^T u_tilde] . g / |g|^2`` against ``d_hat tanh(epsilon / (2 d_hat))``."""
+def prs_shrinkage_table(rng: np.random.Generator, n: int) -> pd.DataFrame:
+    """Measured ``E[M^T u_tilde] . g / |g|^2`` (mean of ``n`` reports) against
+    ``d_hat tanh(epsilon / (2 d_hat))``."""
     rows = []
     for eps in (1.0, 5.0, 10.0):
         d_hat = loc.default_projection_dim(eps, a3c.D)

@@ -116,8 +116,10 @@ class OnoProfile(Profile):
     #: the grid above.
     reference_steps: tuple[float, ...] = (1e-2, 3e-2, 1e-1, 3e-1, 1.0)
     reference_submissions: int = 3000
-    tuning_trials: int = 2
+    tuning_trials: int = 1
     tuning_submissions: int = 2000
+    #: Reports of PRS's shrinkage check per epsilon (its threshold is in standard errors).
+    shrinkage_samples: int = 50_000
 
     PAPER: ClassVar[dict[str, Any]] = {
         "n_trials": 20,
@@ -130,13 +132,14 @@ class OnoProfile(Profile):
         "reference_submissions": PAPER_CAP,
         "tuning_trials": 5,
         "tuning_submissions": PAPER_CAP // 3,
+        "shrinkage_samples": 200_000,
     }
 
     def validate(self) -> None:
         for name in ("n_trials", "trials_per_seed", "n_submissions", "fig2_trials",
                      "fig2_submissions", "record_every", "diagnostic_trials",
                      "diagnostic_submissions", "diagnostic_every", "reference_submissions",
-                     "tuning_trials", "tuning_submissions"):
+                     "tuning_trials", "tuning_submissions", "shrinkage_samples"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.n_trials % self.trials_per_seed:
