@@ -4,6 +4,7 @@ the paper profile's sweep on a Dask cluster (shortened)."""
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import types
@@ -55,6 +56,19 @@ def test_lipschitz_lower_bound_sits_between_slopes_and_certificate(env):
     h = 1e-3
     slopes = np.linalg.norm(_f(teacher, eta, obs + h * u) - _f(teacher, eta, obs), axis=1) / h
     assert slopes.max() <= lower * 1.01
+
+
+def test_lipschitz_lower_bound_is_the_largest_norm_of_autograds_jacobian(cartpole_teacher):
+    teacher, _ = cartpole_teacher
+    eta, m = 0.1, int(teacher.pi[-1].out_features)
+    obs = np.random.default_rng(2).normal(size=(40, teacher.pi[0].in_features))
+    x = torch.as_tensor(obs, dtype=torch.float64)
+    net = copy.deepcopy(teacher.pi).double()
+    jac = torch.func.vmap(torch.func.jacrev(
+        lambda o: (1.0 - m * eta) * torch.softmax(net(o), dim=-1) + eta))(x)
+    expected = float(torch.linalg.matrix_norm(jac, ord=2).max())
+    assert teach.teacher_lipschitz_lower_bound(teacher, eta, obs) == pytest.approx(expected,
+                                                                                   rel=1e-12)
 
 
 def test_lipschitz_lower_bound_rejects_wrong_shapes(cartpole_teacher):

@@ -66,19 +66,32 @@ def teacher_lipschitz_lower_bound(
 ) -> float:
     r"""Largest spectral norm of the Jacobian of :math:`f = (1 - m\eta)\,\mathrm{softmax}(\text{net})
     + \eta` over ``observations`` (n, d): a *lower* bound on the Lipschitz constant (no local slope
-    exceeds it), to show how loose the certified bound of :func:`teacher_lipschitz` is."""
-    x = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+    exceeds it), to show how loose the certified bound of :func:`teacher_lipschitz` is.
+
+    The chain rule through the tanh MLP :math:`z_1 = W_1 x + b_1`, :math:`h_i = \tanh z_i`,
+    :math:`z_{i+1} = W_{i+1} h_i + b_{i+1}`, :math:`p = \mathrm{softmax}(z_L)`, in float64:
+    :math:`J = (1 - m\eta)(\mathrm{diag}(p) - p p^\top) W_L \prod_i \mathrm{diag}(1 - h_i^2)
+    W_i`."""
+    x = np.asarray(observations, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] != teacher.pi[0].in_features or len(x) == 0:
         raise ValueError(
-            f"observations must have shape (n, {teacher.pi[0].in_features}), got {tuple(x.shape)}"
+            f"observations must have shape (n, {teacher.pi[0].in_features}), got {x.shape}"
         )
-    m = int(teacher.pi[-1].out_features)
-
-    def f(obs: torch.Tensor) -> torch.Tensor:
-        return (1.0 - m * eta) * torch.softmax(teacher.pi(obs), dim=-1) + eta
-
-    jac = torch.func.vmap(torch.func.jacrev(f))(x)
-    return float(torch.linalg.matrix_norm(jac.detach(), ord=2).max())
+    linear = [m for m in teacher.pi if isinstance(m, torch.nn.Linear)]
+    weights = [m.weight.detach().double().numpy() for m in linear]
+    biases = [m.bias.detach().double().numpy() for m in linear]
+    z = x @ weights[0].T + biases[0]
+    jac = np.broadcast_to(weights[0], (len(x), *weights[0].shape))
+    for w, b in zip(weights[1:], biases[1:], strict=True):
+        h = np.tanh(z)
+        jac = np.einsum("oh,nhd->nod", w, (1.0 - h**2)[:, :, None] * jac)
+        z = h @ w.T + b
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    m = len(biases[-1])
+    softmax = p[:, :, None] * np.eye(m) - p[:, :, None] * p[:, None, :]
+    jac = (1.0 - m * eta) * np.einsum("nok,nkd->nod", softmax, jac)
+    return float(np.linalg.norm(jac, ord=2, axis=(1, 2)).max())
 
 
 def play(
