@@ -122,9 +122,10 @@ def test_quick_runs_sweep_in_process_unless_an_executor_is_given():
         run_parameters("x", "quick", {"scael": 2.0}, known)
 
 
-def test_quick_runs_one_thread_per_chapter_unless_the_caller_says_otherwise():
+def test_quick_runs_one_thread_and_keeps_freed_memory_unless_the_caller_says_otherwise():
     quick = run_environment("quick", {"MPLBACKEND": "Agg", "PATH": "/bin"})
     assert quick["OMP_NUM_THREADS"] == quick["OPENBLAS_NUM_THREADS"] == "1"
+    assert "glibc.malloc.mmap_threshold" in quick["GLIBC_TUNABLES"]
     assert "MPLBACKEND" not in quick and quick["PATH"] == "/bin"
     assert run_environment("quick", {"OMP_NUM_THREADS": "2"})["OMP_NUM_THREADS"] == "2"
     assert run_environment("paper", {"PATH": "/bin"}) == {"PATH": "/bin"}
