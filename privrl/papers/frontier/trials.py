@@ -231,6 +231,23 @@ PROBE = {"domain": "chain", "sizes": (5, 10), "epsilons": (1.0,), "delta": 1e-5,
          "noiseless": ((5, 1.0, 50), (10, 0.1, 30))}
 
 
+def scored(rows: list[dict], thetas: list[np.ndarray], floors: list[np.ndarray],
+           config: dict[str, Any], problem: tuple[np.ndarray, np.ndarray, np.ndarray],
+           start: float) -> pd.DataFrame:
+    """A replicate's ``rows`` with each release's errors (MSPBE, value RMSE, RMSE clipped to the
+    value range) and its floor's, against ``problem``; ``domain`` first and ``seconds`` (the
+    CPU time since ``start``) last."""
+    out = pd.DataFrame(rows)
+    thetas_, floors_ = np.vstack(thetas), np.vstack(floors)
+    out["mspbe"], out["rmse"] = errors(thetas_, problem)
+    out["rmse_clipped"] = clipped_rmse(thetas_, config, problem)
+    out["floor_mspbe"], out["floor_rmse"] = errors(floors_, problem)
+    out["floor_rmse_clipped"] = clipped_rmse(floors_, config, problem)
+    out.insert(0, "domain", config["domain"])
+    out["seconds"] = time.process_time() - start
+    return out
+
+
 def _gpope_rows(config: dict[str, Any], stats: SaddlePointStats, n: int,
                 gen: np.random.Generator) -> tuple[list[dict], list[np.ndarray], list[np.ndarray]]:
     """GPOPE's rows at ``n`` (module text of :func:`run_frontier`): one call of Algorithm 1 per
@@ -314,15 +331,7 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
                                  iterations=np.nan, clipped=np.nan))
                 thetas.append(est.theta)
                 floors.append(est.theta_nonprivate)
-    out = pd.DataFrame(rows)
-    thetas, floors = np.vstack(thetas), np.vstack(floors)
-    out["mspbe"], out["rmse"] = errors(thetas, problem)
-    out["rmse_clipped"] = clipped_rmse(thetas, config, problem)
-    out["floor_mspbe"], out["floor_rmse"] = errors(floors, problem)
-    out["floor_rmse_clipped"] = clipped_rmse(floors, config, problem)
-    out.insert(0, "domain", config["domain"])
-    out["seconds"] = time.process_time() - start
-    return out
+    return scored(rows, thetas, floors, config, problem, start)
 
 
 def ssp_bounds(config: dict[str, Any]) -> ssp.SSPBounds:
@@ -409,15 +418,7 @@ def run_ssp_lstd(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
                                  lam=lam))
                 thetas.append(ssp.solve(A, b, lam))
                 floors.append(floor)
-    out = pd.DataFrame(rows)
-    thetas, floors = np.vstack(thetas), np.vstack(floors)
-    out["mspbe"], out["rmse"] = errors(thetas, problem)
-    out["rmse_clipped"] = clipped_rmse(thetas, config, problem)
-    out["floor_mspbe"], out["floor_rmse"] = errors(floors, problem)
-    out["floor_rmse_clipped"] = clipped_rmse(floors, config, problem)
-    out.insert(0, "domain", config["domain"])
-    out["seconds"] = time.process_time() - start
-    return out
+    return scored(rows, thetas, floors, config, problem, start)
 
 
 def _return_range(config: dict[str, Any]) -> tuple[float, float]:
