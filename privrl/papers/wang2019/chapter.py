@@ -73,9 +73,10 @@ UPDATE_PREMISE = ("; the epsilon rests on Lemma 6's premise that one update move
                   "v L (an SGD step of rate alpha, L fixed), which the runs' RMSprop steps do not "
                   "meet: {measured} (erratum update_premise)")
 MEASURED = {
-    "functional": "not established for them, though the quick profile's first update, measured, "
-                  "stays within sqrt(C)",
-    "functional (T/B)": "the quick profile's first update, measured, moves Q beyond sqrt(C)",
+    "functional": "not established for them, though the first update at this target, measured "
+                  "with the quick profile's other settings, stays within sqrt(C)",
+    "functional (T/B)": "the first update at this target, measured with the quick profile's "
+                        "other settings, moves Q beyond sqrt(C)",
 }
 
 
