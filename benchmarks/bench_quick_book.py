@@ -10,6 +10,9 @@ depend on the other jobs of a shared machine; CPU seconds much less). Target: at
 
     .venv/bin/python benchmarks/bench_quick_book.py [NAME ...]            # compare
     .venv/bin/python benchmarks/bench_quick_book.py --record LABEL [NAME ...]   # and append
+
+``--keep DIR`` keeps each run in ``DIR/NAME`` (the quick runs the re-stamp tool compares,
+``python -m privrl.pipeline.restamp --after DIR``), else they go to a temporary folder.
 """
 
 from __future__ import annotations
@@ -72,11 +75,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="chapters (default: every chapter)")
     parser.add_argument("--record", metavar="LABEL", help="append this run to the results file")
+    parser.add_argument("--keep", metavar="DIR", type=Path,
+                        help="keep each chapter's run in DIR/NAME (default: a temporary folder)")
     args = parser.parse_args(argv)
     names = args.names or chapter_names()
     load = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory() as tmp:
-        chapters = {name: run_chapter(name, Path(tmp)) for name in names}
+    if args.keep:
+        chapters = {name: run_chapter(name, args.keep) for name in names}
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            chapters = {name: run_chapter(name, Path(tmp)) for name in names}
     run = {"label": args.record or "", "commit": git_commit(),
            "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
            "machine": {**machine(), "load_average_1min_at_start": round(load, 2)},
