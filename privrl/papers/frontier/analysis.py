@@ -352,23 +352,36 @@ def findings(points: pd.DataFrame, n_boot: int = 1000) -> dict[str, object]:
 __all__ += ["findings"]
 
 
-def tuning_findings(steps: pd.DataFrame) -> dict[str, object]:
-    """Counts of GPOPE's tuned settings (a steps table with its ``edge`` columns): private
-    tunings, at the compute cap, learning nothing (no better than the zero estimate), learning
-    something and of those at the cap, at an undeclared edge, and GPOPE without noise at the
-    cap; the cap itself."""
+def _listed(values: list[int]) -> str:
+    """``[125, 500, 2000]`` as ``"125, 500 or 2,000"``."""
+    words = [f"{v:,}" for v in values]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def tuning_findings(steps: pd.DataFrame, iterations_grid: tuple[int, ...]) -> dict[str, object]:
+    """Counts of GPOPE's tuned settings (a steps table with its ``edge`` columns, tuned over
+    ``iterations_grid``): private tunings, at the compute cap (the largest of
+    ``iterations_grid``), learning nothing (no better than the zero estimate), learning
+    something and of those at the cap and strictly inside the iterations grid (bracketed),
+    learning nothing and of those at the smallest step or iterations, at an undeclared edge,
+    and GPOPE without noise at the cap; the cap and the grid in words."""
     private = steps[steps.accountant != "none"]
     free = steps[steps.accountant == "none"]
     cap = private.edge.fillna("").str.contains("cap")
+    low = private.edge.fillna("").str.contains("low")
+    inside = ~private.edge.fillna("").str.contains("iterations")
     learns = ~private.learns_nothing.astype(bool)
+    grid = sorted(int(t) for t in iterations_grid)
     return {"tunings": len(private), "tunings_at_cap": int(cap.sum()),
             "tunings_learning": int(learns.sum()),
             "tunings_learning_at_cap": int((learns & cap).sum()),
+            "tunings_learning_inside": int((learns & inside).sum()),
             "tunings_learning_nothing": int((~learns).sum()),
+            "tunings_learning_nothing_low": int((~learns & low).sum()),
             "tunings_undeclared": int(steps.at_edge_undeclared.astype(bool).sum()),
             "noiseless_cells": len(free),
             "noiseless_at_cap": int(free.edge.fillna("").str.contains("cap").sum()),
-            "iterations_cap": f"{int(steps.iterations.max()):,}"}
+            "iterations_cap": f"{grid[-1]:,}", "iterations_grid": _listed(grid)}
 
 
 __all__ += ["tuning_findings"]

@@ -75,6 +75,8 @@ class FrontierChapter(Chapter, name=PAPER, profile_type=FrontierProfile,
                                 else ctx.tables["points"])
         steps = recorded["steps"] if recorded is not None else ctx.tables["steps"]
         lams = recorded["lams"] if recorded is not None else ctx.tables["lams"]
+        calibration = (recorded["calibration"] if recorded is not None
+                       else ctx.tables["calibration"])
         source = RECORDED if recorded is not None else LIVE_RUN
         found = analysis.findings(points)
         ctx.extra.update(map_points=points, map_source=source, price=found.pop("price"),
@@ -85,8 +87,8 @@ class FrontierChapter(Chapter, name=PAPER, profile_type=FrontierProfile,
         ctx.glue("target_episodes", f"{shown.target_episodes:,}")
         ctx.glue("quick_note", "" if recorded is not None or ctx.profile.profile == "paper"
                  else " (a quick slice: too small to decide anything; no recorded map yet)")
-        for key, value in {**found, **analysis.tuning_findings(steps),
-                           **analysis.lam_findings(lams)}.items():
+        tuned = analysis.tuning_findings(steps, tuple(calibration.iterations.unique()))
+        for key, value in {**found, **tuned, **analysis.lam_findings(lams)}.items():
             ctx.glue(re.sub(r"[^A-Za-z0-9_]+", "_", key).strip("_"), value)
 
 
