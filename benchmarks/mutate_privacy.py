@@ -35,7 +35,7 @@ GOHARI = ["tests/core/test_dirichlet.py", "tests/core/test_kickstarting.py", "te
 WANG = ["tests/core/test_functional_noise.py", "tests/core/test_functional_q.py",
         "tests/core/test_gaussian_process.py", "tests/papers/test_wiring_wang2019.py"]
 BALLE = ["tests/core/test_monte_carlo.py", "tests/core/test_smooth_sensitivity.py",
-         "tests/papers/test_wiring_balle2016.py"]
+         "tests/papers/test_wiring_balle2016.py", "tests/papers/test_release_equivalence.py"]
 XIE = ["tests/core/test_gtd.py", "tests/core/test_subsampled_accounting.py", "tests/papers/test_wiring_xie2019.py"]
 CORE = ["tests/core/test_mechanisms.py", "tests/core/test_gaussian_accounting.py",
         "tests/core/test_calibration_safety.py"]
@@ -174,7 +174,7 @@ MUTATIONS: list[Mutation] = [
       (*BALLE, *AUDIT)),
     M("balle_experiment_epsilon", "budget doubled", "privrl/papers/balle2016/runs.py",
       "priv = dp_lsl(fv, Phi, rho, lam, budget, noise)",
-      ("priv = dp_lsl(fv, Phi, rho, lam, SmoothGaussianBudget(2 * budget.epsilon, budget.delta,"
+      ("priv = dp_lsl(fv, Phi, rho, lam, type(budget)(2 * budget.epsilon, budget.delta,"
        " budget.return_bound), noise)"),
       tuple(BALLE)),
     M("gpope_noise_std", "noise halved", "privrl/core/algorithms/gtd.py",
@@ -223,14 +223,14 @@ MUTATIONS: list[Mutation] = [
     M("grid_gpope_sampling", "budget doubled", "privrl/core/accounting/subsampled.py",
       "higher = j * math.log(q)", "higher = (j + 1) * math.log(q)", (*GRID_GPOPE, *XIE)),
     M("api_dp_lsw_epsilon", "budget doubled", "privrl/api/evaluation.py",
-      "    est = mc.dp_lsw(fv, phi, rho, budget, release_rng(rng), strict=strict, exact=True)",
-      "    est = mc.dp_lsw(fv, phi, rho, budget, release_rng(rng), noise_multiplier=0.5, strict=strict,"
-      " exact=True)",
+      "    est = mc.dp_lsw(fv, phi, rho, noise.budget, release_rng(rng), strict=strict, exact=True)",
+      "    est = mc.dp_lsw(fv, phi, rho, noise.budget, release_rng(rng), noise_multiplier=0.5,"
+      " strict=strict, exact=True)",
       tuple(API)),
     M("api_dp_lsl_epsilon", "noise halved", "privrl/api/evaluation.py",
-      "    est = mc.dp_lsl(fv, phi, rho, lam, budget, release_rng(rng), strict=strict, exact=True)",
-      "    est = mc.dp_lsl(fv, phi, rho, lam, budget, release_rng(rng), noise_multiplier=0.5, strict=strict,"
-      " exact=True)",
+      "    est = mc.dp_lsl(fv, phi, rho, lam, noise.budget, release_rng(rng), strict=strict, exact=True)",
+      "    est = mc.dp_lsl(fv, phi, rho, lam, noise.budget, release_rng(rng), noise_multiplier=0.5,"
+      " strict=strict, exact=True)",
       tuple(API)),
     M("exact_gaussian_scale", "noise halved", "privrl/core/mechanisms/exact_gaussian.py",
       "    s_n, s_d = sigma.as_integer_ratio()", "    s_n, s_d = (sigma / 2).as_integer_ratio()",

@@ -30,6 +30,7 @@ taking the dataset as one :class:`~privrl.core.trajectories.Trajectories`.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -204,9 +205,37 @@ def _first_visit(traj: Trajectories, n_states: int, gamma: float, features: obje
     return fv, phi, rho
 
 
-def _smooth_release(est: mc.PrivateEstimate, budget: mc.SmoothGaussianBudget, d: int,
+@dataclass(frozen=True)
+class SmoothGaussianNoise:
+    r"""The calibration of DP-LSW and DP-LSL (Lemma 1, Algorithms 1-2): ``budget`` (the target
+    :math:`(\varepsilon, \delta)` and the return interval, validated) and ``event`` (Lemma 1's
+    :math:`(\alpha, \beta)` in dimension :math:`d`). The noise scale of a release is
+    :math:`\sigma_X = \alpha \cdot` (a smooth bound of the data), :meth:`sigma`."""
+
+    budget: mc.SmoothGaussianBudget
+    event: SmoothGaussianEvent
+
+    def sigma(self, fv: mc.FirstVisitReturns, phi: np.ndarray, rho: np.ndarray,
+              lam: float | None = None) -> float:
+        r""":math:`\sigma_X` of DP-LSW on ``fv`` (``lam=None``), else of DP-LSL at ``lam``."""
+        if lam is None:
+            return mc.dp_lsw_sigma(fv.counts, phi, rho, self.budget)
+        return mc.dp_lsl_sigma(fv.counts, fv.m, phi, rho, lam, self.budget)
+
+
+def smooth_gaussian_noise(*, epsilon: float, delta: float, return_bound: float, d: int,
+                          return_low: float = 0.0) -> SmoothGaussianNoise:
+    """The calibration :func:`dp_lsw` and :func:`dp_lsl` release with, for output dimension
+    ``d``, returns in ``[return_low, return_low + return_bound]`` and target
+    ``(epsilon, delta)``: its event's epsilon at ``delta`` is ``epsilon`` (Lemma 1 inverted)."""
+    budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
+    return SmoothGaussianNoise(budget, SmoothGaussianEvent.calibrated(budget.epsilon,
+                                                                      budget.delta, d))
+
+
+def _smooth_release(est: mc.PrivateEstimate, noise: SmoothGaussianNoise,
                     **extra: float) -> Release:
-    event = SmoothGaussianEvent.calibrated(budget.epsilon, budget.delta, d)
+    budget, event = noise.budget, noise.event
     return Release.from_event(est.theta, event, budget.delta, relation="replace-one trajectory",
                               alpha=event.alpha, beta=event.beta,
                               return_bound=budget.return_bound, return_low=budget.return_low,
@@ -249,9 +278,10 @@ def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     (1.0, (3,))
     """
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
-    budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
-    est = mc.dp_lsw(fv, phi, rho, budget, release_rng(rng), strict=strict, exact=True)
-    return _smooth_release(est, budget, phi.shape[1])
+    noise = smooth_gaussian_noise(epsilon=epsilon, delta=delta, return_bound=return_bound,
+                                  d=phi.shape[1], return_low=return_low)
+    est = mc.dp_lsw(fv, phi, rho, noise.budget, release_rng(rng), strict=strict, exact=True)
+    return _smooth_release(est, noise)
 
 
 def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features: object,
@@ -276,10 +306,11 @@ def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     (1.0, 2.0)
     """
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
-    budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
+    noise = smooth_gaussian_noise(epsilon=epsilon, delta=delta, return_bound=return_bound,
+                                  d=phi.shape[1], return_low=return_low)
     lam = check_positive(lam, "lam")
-    est = mc.dp_lsl(fv, phi, rho, lam, budget, release_rng(rng), strict=strict, exact=True)
-    return _smooth_release(est, budget, phi.shape[1], lam=lam)
+    est = mc.dp_lsl(fv, phi, rho, lam, noise.budget, release_rng(rng), strict=strict, exact=True)
+    return _smooth_release(est, noise, lam=lam)
 
 
 #: The largest target epsilon of SSP-LSTD (as :data:`privrl.api.mechanisms.MAX_GAUSSIAN_EPSILON`).
@@ -367,4 +398,5 @@ def ssp_lstd(trajectories: Trajectories, *, gamma: float, epsilon: float, delta:
                               lam=lam, n=traj.n_trajectories)
 
 
-__all__ = ["dp_lsl", "dp_lsw", "gpope", "ssp_lstd"]
+__all__ = ["SmoothGaussianNoise", "dp_lsl", "dp_lsw", "gpope", "grid_gpope_noise",
+           "smooth_gaussian_noise", "ssp_lstd"]

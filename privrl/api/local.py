@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from privrl.api.mechanisms import grid_laplace_event
 from privrl.api.release import Release, release_rng
-from privrl.core.accounting.laplace import GridLaplaceReportEvent
 from privrl.core.accounting.local import BitFlipEvent
 from privrl.core.mechanisms import discrete_laplace as dl
 from privrl.core.mechanisms import local as loc
@@ -79,9 +79,7 @@ def laplace_report(gradients: object, *, epsilon: float, clip: float,
     _clipped(norms / (clip / 2) > 1.0, f"clip: gradients lie beyond the L1 norm clip / 2 = "
              f"{clip / 2:g} the privacy analysis assumes", strict)
     value = loc.laplace_gradient_mechanism(g, epsilon, clip, release_rng(rng), step=step)
-    t = loc.laplace_grid_scale(clip, epsilon, d, step)
-    event = GridLaplaceReportEvent(sensitivity=clip, d=d, scale_numerator=t.numerator,
-                                   scale_denominator=t.denominator, step=step)
+    event = grid_laplace_event(clip, epsilon, d, step)
     return Release.from_event(value, event, 0.0, relation="local report", noise_scale=event.noise_scale, clip=clip,
                               step=step)
 
@@ -112,7 +110,26 @@ def sign_report(gradients: object, *, epsilon: float, clip: float,
     g = _gradients(gradients)
     epsilon = check_epsilon(epsilon)
     clip = check_positive(clip, "clip")
-    d = g.shape[1]
+    event = sign_report_event(epsilon, g.shape[1], d_hat)
+    d_hat, flip = event.bits, event.flip_probability
+    gen = as_generator(release_rng(rng))
+    # drawn first, as the mechanism does
+    matrix = loc.random_projection(g.shape[0], d_hat, g.shape[1], gen)
+    _clipped(np.abs(loc.projection(matrix, g)) > clip, f"clip: projected gradients lie beyond "
+             f"[-clip, clip] = [{-clip:g}, {clip:g}], the range the privacy analysis assumes",
+             strict)
+    value = loc.projected_random_sign(g, epsilon, clip, gen, matrix=matrix)
+    return Release.from_event(value, event, 0.0, relation="local report",
+                              d_hat=d_hat, flip_probability=flip, clip=clip)
+
+
+def sign_report_event(epsilon: float, d: int, d_hat: int | None = None) -> BitFlipEvent:
+    r"""The calibration of :func:`sign_report` for gradients of ``d`` coordinates: ``d_hat``
+    signs (default :math:`\max(1, \min(d, \lfloor\varepsilon/2.5\rfloor))`, at most ``d``),
+    each flipped with probability :func:`~privrl.core.mechanisms.local.flip_floor` of
+    :math:`\varepsilon/\hat d` (budget ``epsilon / d_hat`` each, the corrected eq. 24); a
+    ``ValueError`` when a sign would be a fair coin on doubles."""
+    epsilon = check_epsilon(epsilon)
     d_hat = loc.default_projection_dim(epsilon, d) if d_hat is None else d_hat
     d_hat = check_int(d_hat, "d_hat", minimum=1)
     if d_hat > d:
@@ -122,15 +139,7 @@ def sign_report(gradients: object, *, epsilon: float, clip: float,
     if flip >= 0.5:
         raise ValueError(f"epsilon: {epsilon:g} over d_hat = {d_hat} signs leaves each sign a "
                          "fair coin on doubles (no signal); give a larger epsilon")
-    gen = as_generator(release_rng(rng))
-    matrix = loc.random_projection(g.shape[0], d_hat, d, gen)  # drawn first, as the mechanism does
-    _clipped(np.abs(loc.projection(matrix, g)) > clip, f"clip: projected gradients lie beyond "
-             f"[-clip, clip] = [{-clip:g}, {clip:g}], the range the privacy analysis assumes",
-             strict)
-    value = loc.projected_random_sign(g, epsilon, clip, gen, matrix=matrix)
-    return Release.from_event(value, BitFlipEvent(flip_probability=flip, bits=d_hat), 0.0,
-                              relation="local report",
-                              d_hat=d_hat, flip_probability=flip, clip=clip)
+    return BitFlipEvent(flip_probability=flip, bits=d_hat)
 
 
-__all__ = ["laplace_report", "sign_report"]
+__all__ = ["laplace_report", "sign_report", "sign_report_event"]

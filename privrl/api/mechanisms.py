@@ -153,13 +153,23 @@ def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float,
     epsilon = check_epsilon(epsilon)
     step = check_step(step)
     row = np.atleast_1d(arr)[None, :]
-    d = row.shape[1]
-    t = dl.check_scale(dl.grid_scale(sensitivity, epsilon, d, step), step)
+    event = grid_laplace_event(sensitivity, epsilon, row.shape[1], step)
     noisy = dl.discrete_laplace_mechanism(row, sensitivity, epsilon, release_rng(rng), step)[0]
-    event = GridLaplaceReportEvent(sensitivity=sensitivity, d=d, scale_numerator=t.numerator,
-                                   scale_denominator=t.denominator, step=step)
     return Release.from_event(noisy.reshape(arr.shape), event, 0.0, relation=relation,
                               noise_scale=event.noise_scale, sensitivity=sensitivity, step=step)
 
 
-__all__ = ["gaussian_mechanism", "laplace_mechanism"]
+def grid_laplace_event(sensitivity: float, epsilon: float, d: int, step: float = dl.DEFAULT_STEP,
+                       reports: int = 1) -> GridLaplaceReportEvent:
+    r"""The calibration of :func:`laplace_mechanism` (and of each
+    :func:`~privrl.api.local.laplace_report`): ``reports`` releases of ``d`` coordinates of
+    :math:`\ell_1` ``sensitivity`` on the grid ``step``, each with discrete Laplace noise of the
+    smallest scale :math:`t` (grid units, :func:`~privrl.core.mechanisms.discrete_laplace.grid_scale`)
+    whose exact epsilon :math:`L/t` is at most ``epsilon``; a ``ValueError`` names ``step`` when
+    :math:`t` leaves the exact range."""
+    t = dl.check_scale(dl.grid_scale(sensitivity, epsilon, d, step), step)
+    return GridLaplaceReportEvent(sensitivity=sensitivity, d=d, scale_numerator=t.numerator,
+                                  scale_denominator=t.denominator, step=step, reports=reports)
+
+
+__all__ = ["gaussian_mechanism", "grid_laplace_event", "laplace_mechanism"]

@@ -166,9 +166,9 @@ class Report:
                **fields: Any) -> LedgerEntry:
         """Record a ledger entry (an entry, or its fields with ``paper`` filled in).
 
-        Raises :class:`CheckFailed` when the entry's event does not give back its epsilon, or its
-        cross-check finds an epsilon more than ``tolerance`` (relative) above the reported one:
-        the book would understate the loss.
+        Raises :class:`CheckFailed` when its cross-check finds an epsilon more than
+        ``tolerance`` (relative) above the entry's (its event's): the book would understate the
+        loss.
         """
         if entry is None:
             entry = LedgerEntry(paper=fields.pop("paper", self.paper), **fields)

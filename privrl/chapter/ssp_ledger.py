@@ -29,7 +29,7 @@ def ssp_lstd_ledger_entry(release: Any, *, paper: str, name: str) -> LedgerEntry
         noise=(f"sigma = {p['sigma']:.4g} (z = {p['noise_multiplier']:.4g}, sensitivity "
                f"2 L sqrt(F^4 (1 + gamma)^2 + F^2 R^2) = {p['sensitivity']:.4g} at F = "
                f"{p['feature_bound']:g}, R = {p['reward_bound']:g}, L = {p['max_length']})"),
-        epsilon=release.epsilon, delta=release.delta, compositions=1,
+        delta=release.delta, compositions=1,
         accountant="dp-accounting RDP of GaussianDpEvent(sqrt(s) / G) (the discrete Gaussian's "
                    "Renyi curve, Canonne, Kamath and Steinke 2020)",
         event=release.event,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import dp_accounting
 import pytest
@@ -55,7 +55,7 @@ class Demo(Chapter):
     def releases(self, ctx: Context):
         ctx.values["order"].append("releases")
         eps = EVENT.epsilon(1e-6)
-        yield LedgerEntry("demo", "theta", "Gaussian", "add/remove", "record", "z = 2", eps, 1e-6,
+        yield LedgerEntry("demo", "theta", "Gaussian", "add/remove", "record", "z = 2", 1e-6,
                           1, "dp-accounting PLD", EVENT, CrossCheck("upper bound", "RDP", eps))
 
     def evidence(self, ctx: Context):
@@ -168,14 +168,14 @@ def test_the_checks_share_one_generator_seeded_by_the_profile():
     assert draws[0] == draws[1] != draws[2]
 
 
-def test_a_release_whose_event_disagrees_with_its_epsilon_fails_the_run():
+def test_a_release_whose_cross_check_exceeds_its_events_epsilon_fails_the_run():
     class Doubled(Demo):
         def releases(self, ctx: Context):
             (entry,) = super().releases(ctx)
-            yield LedgerEntry(**{**entry.__dict__, "epsilon": 2 * entry.epsilon,
-                                 "cross_check": CrossCheck("upper bound", "RDP", None)})
+            yield replace(entry, cross_check=CrossCheck("upper bound", "RDP",
+                                                                    2 * entry.epsilon))
 
-    with pytest.raises(CheckFailed, match="its event gives"):
+    with pytest.raises(CheckFailed, match="cross-check"):
         Doubled().run(DemoProfile.quick())
 
 

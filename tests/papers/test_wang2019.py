@@ -136,9 +136,11 @@ def test_ledger_entries_carry_events_and_the_steps_taken(small):
     dpsgd = [e for e in chapter.Wang2019Chapter().releases(ctx) if e.relation == "add/remove"]
     assert [e.cross_check.epsilon for e in dpsgd] == [0.61]
     assert dpsgd[0].cross_check.method == calibration.STEPS_TAKEN
-    # a doubled budget in the entry is caught by its event
-    with pytest.raises(Exception, match="event gives"):
-        ctx.report.ledger(dataclasses.replace(entries[0], epsilon=2 * entries[0].epsilon))
+    # every entry's epsilon is its calibration row's event's; none can be stated beside it
+    for entry, row in zip(entries, table.itertuples(), strict=True):
+        assert entry.epsilon == (row.event.epsilon(row.delta) if entry.guaranteed else math.inf)
+    with pytest.raises(ValueError, match="epsilon"):
+        dataclasses.replace(entries[0], epsilon=2 * entries[0].epsilon)
 
 
 def _synthetic_curves(effect: float, n_seeds: int = 8, released: float | None = None,

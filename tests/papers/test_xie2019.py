@@ -156,9 +156,13 @@ def test_release_ledger_entry_is_tight_and_raises_on_understatement():
     assert row["epsilon_pld"] == gpope_pld_epsilon(row["noise_multiplier"], 1000, 2000, 0.1)
     assert row["epsilon_pld"] <= row["epsilon"]
     assert entry.accountant.endswith(f"{privacy.PLD_BESIDE} {row['epsilon_pld']:.4g}")
-    # an entry that understated epsilon by more than 1% is refused
+    # an entry whose event understates epsilon by more than 1% is refused (its epsilon is the
+    # event's: none is stated beside it)
+    weaker = GpopeEvent(2 * tight_row["noise_multiplier"], 300, 5000)
     with pytest.raises(CheckFailed):
-        report.ledger(replace(entry, epsilon=0.9 * entry.epsilon))
+        report.ledger(replace(tight_entry, event=weaker))
+    with pytest.raises(ValueError, match="epsilon"):
+        replace(entry, epsilon=0.9 * entry.epsilon)
     with pytest.raises(CheckFailed, match="upper bound"):
         report.ledger(replace(entry, cross_check=CrossCheck("upper bound", "x", 1.1 * entry.epsilon)))
 

@@ -56,7 +56,7 @@ def _summary(paper: str = "demo") -> dict:
         dp_accounting.GaussianDpEvent(32.0), 100), "rdp", "replace-one")
     report.ledger(LedgerEntry(
         paper=paper, release="Q table | every round", mechanism="Gaussian", relation="replace-one",
-        unit="transition", noise="sigma = 3.2", epsilon=event.epsilon(1e-5), delta=1e-5,
+        unit="transition", noise="sigma = 3.2", delta=1e-5,
         compositions=100, accountant="RDP", event=event,
         cross_check=CrossCheck("upper bound", "dp-accounting PLD", 0.98), audit="audit_q"))
     report.erratum("eq24", "wrong", "Eq. (24) mixes eps/k and eps/d", "bit flip tested eps-LDP")

@@ -65,6 +65,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from privrl.api.evaluation import smooth_gaussian_noise
 from privrl.core import audit as au
 from privrl.core.accounting import dirichlet as dir_acc
 from privrl.core.accounting import functional_noise as fn
@@ -197,7 +198,8 @@ def _one_step_trajectories(starts: list[int], rewards: list[float]) -> Trajector
 
 
 _LS_STATES, _LS_GAMMA, _LS_FMAX = 3, 0.9, 1.0
-_LS_BUDGET = mc.SmoothGaussianBudget(EPSILON, DELTA, _LS_FMAX)
+_LS_BUDGET = smooth_gaussian_noise(epsilon=EPSILON, delta=DELTA, return_bound=_LS_FMAX,
+                                   d=_LS_STATES).budget
 _LS_PHI, _LS_RHO = np.eye(_LS_STATES), np.array([0.45, 0.45, 0.1])
 _LS_STARTS, _LS_STARTS_PRIME = [0, 1], [1, 1]
 _LS_M = len(_LS_STARTS)

@@ -18,11 +18,7 @@ import numpy as np
 from privrl.chapter.evidence import Evidence, recorded_verdicts
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.skeleton import Chapter, Context
-from privrl.core.accounting.smooth_sensitivity import (
-    SmoothGaussianEvent,
-    smooth_gaussian_constants,
-    smooth_gaussian_tv_bound,
-)
+from privrl.core.accounting.smooth_sensitivity import smooth_gaussian_tv_bound
 from privrl.papers.balle2016.checks import CHECKS
 from privrl.papers.balle2016.claims import CLAIMS, ERRATA
 from privrl.papers.balle2016.privacy import SCAN_FLOOR
@@ -48,14 +44,15 @@ class Balle2016(Chapter, name=PAPER, profile_type=BalleProfile, checks=CHECKS, c
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """One entry per (algorithm, features): every DP-LSW / DP-LSL estimate released in Figure
-        1, its noise calibrated by Lemma 1 (:class:`SmoothGaussianEvent`, epsilon by
+        1, its noise calibrated by Lemma 1 (the api's
+        :func:`~privrl.api.evaluation.smooth_gaussian_noise`, epsilon by
         construction), cross-checked empirically by the Monte Carlo privacy loss at the worst
         neighbouring pair found (check ``privacy_loss``)."""
         p, df = ctx.profile, ctx.tables["figure1"]
         for loss in ctx.tables["privacy_loss"].to_dict("records"):
             method, feat = loss["method"], loss["features"]
             d = p.features()[feat].shape[1]
-            event = SmoothGaussianEvent.calibrated(p.epsilon, p.delta, d)
+            event = p.noise(d).event
             sig = df[(df["method"] == method) & (df["features"] == feat)]["sigma"]
             yield LedgerEntry(
                 paper=PAPER,
@@ -66,7 +63,7 @@ class Balle2016(Chapter, name=PAPER, profile_type=BalleProfile, checks=CHECKS, c
                 noise=(f"alpha = {event.alpha:.4g}, beta = {event.beta:.4g}, F = "
                        f"{p.return_bound:g}; sigma_X from {sig.min():.3g} to {sig.max():.3g} over "
                        "the releases"),
-                epsilon=p.epsilon, delta=p.delta, compositions=1, accountant=ACCOUNTANT,
+                delta=p.delta, compositions=1, accountant=ACCOUNTANT,
                 event=event,
                 at_delta_zero=(f"(0, {smooth_gaussian_tv_bound(event.alpha, event.beta, d):.2g})-DP "
                                "by total variation: Pinsker's inequality on Lemma 1's conditions "
@@ -91,7 +88,8 @@ class Balle2016(Chapter, name=PAPER, profile_type=BalleProfile, checks=CHECKS, c
         """The numbers the prose reads (glued, and in ``extra["numbers"]``) and the ``rmse`` table."""
         p, df, rate = ctx.profile, ctx.tables["figure1"], ctx.tables["noise_rate"]
         nc = ctx.tables["neighbours"]
-        alpha, beta = smooth_gaussian_constants(p.epsilon, p.delta, p.n_states)
+        tabular = p.noise(p.n_states).event
+        alpha, beta = tabular.alpha, tabular.beta
         numbers = {
             "epsilon": p.epsilon, "delta": p.delta, "return_bound": p.return_bound,
             "rmax_bound": 1 / (1 - p.gamma), "n_states": p.n_states, "n_trials": p.n_trials,

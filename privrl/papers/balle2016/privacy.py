@@ -24,13 +24,9 @@ from privrl.core.accounting.smooth_sensitivity import (
     lsw_phi,
     lsw_smooth_bound,
     lsw_smooth_bound_bruteforce,
-    smooth_gaussian_constants,
 )
 from privrl.core.algorithms.monte_carlo import (
     FirstVisitReturns,
-    SmoothGaussianBudget,
-    dp_lsl_sigma,
-    dp_lsw_sigma,
     first_visit_returns,
     lsl,
     lsl_regularization,
@@ -65,7 +61,7 @@ def smooth_bound_check(profile: BalleProfile, rng: SeedLike, n_cases: int = 200)
     for m in (10, 100, 1000):
         fv = profile.sample(m, gen)
         for d in {Phi.shape[1] for Phi in profile.features().values()}:
-            _, beta = smooth_gaussian_constants(profile.epsilon, profile.delta, d)
+            beta = profile.noise(d).event.beta
             loop_w = max(math.exp(-k * beta) * float(lsw_phi(fv.counts, rho, k)[0])
                          for k in range(2 * m + 2))
             loop_l = max(math.exp(-k * beta) * float(lsl_psi(fv.counts, m, rho, 1.0, 2.0, k)[0]) ** 2
@@ -99,13 +95,12 @@ def _replacement_pool(profile: BalleProfile, gen: np.random.Generator, size: int
 
 def _estimate(fv: FirstVisitReturns, Phi: np.ndarray, profile: BalleProfile,
               method: str) -> tuple[np.ndarray, float]:
-    """(non-private estimate, sigma_X) of ``method`` on ``fv`` with the profile's privacy knobs."""
-    rho = profile.rho()
-    budget = SmoothGaussianBudget(profile.epsilon, profile.delta, profile.return_bound)
+    """(non-private estimate, sigma_X) of ``method`` on ``fv`` with the profile's calibration."""
+    rho, noise = profile.rho(), profile.noise(Phi.shape[1])
     if method == "DP-LSW":
-        return lsw(fv, Phi, rho), dp_lsw_sigma(fv.counts, Phi, rho, budget)
+        return lsw(fv, Phi, rho), noise.sigma(fv, Phi, rho)
     lam = lsl_regularization(Phi, rho, fv.m, profile.lsl_c, profile.lsl_power)
-    return lsl(fv, Phi, rho, lam), dp_lsl_sigma(fv.counts, fv.m, Phi, rho, lam, budget)
+    return lsl(fv, Phi, rho, lam), noise.sigma(fv, Phi, rho, lam)
 
 
 def neighbour_check(profile: BalleProfile, rng: SeedLike, m: int = 30) -> pd.DataFrame:
@@ -137,8 +132,8 @@ def neighbour_check(profile: BalleProfile, rng: SeedLike, m: int = 30) -> pd.Dat
                 i, j = int(gen.integers(0, m)), int(gen.integers(0, pool.n_trajectories))
             fvy = first_visit_returns(X.replace(i, pool, j), profile.n_states, profile.gamma)
             for (feat, alg), (tx, sx) in at_x.items():
-                alpha, beta = smooth_gaussian_constants(profile.epsilon, profile.delta,
-                                                        maps[feat].shape[1])
+                event = profile.noise(maps[feat].shape[1]).event
+                alpha, beta = event.alpha, event.beta
                 ty, sy = _estimate(fvy, maps[feat], profile, alg)
                 a, bb = lemma1_conditions(tx, ty, sx, sy, alpha, beta)
                 a2, b2 = lemma1_conditions(ty, tx, sy, sx, alpha, beta)
@@ -229,7 +224,7 @@ def privacy_loss_check(profile: BalleProfile, rng: SeedLike, m: int = 30) -> pd.
                   for i in range(m) for j in range(pool.n_trajectories)]
     rows = []
     for features, Phi in profile.features().items():
-        alpha, _ = smooth_gaussian_constants(eps, dl, Phi.shape[1])
+        alpha = profile.noise(Phi.shape[1]).event.alpha
         for method in ("DP-LSW", "DP-LSL"):
             mu_x, s_x = _estimate(fvx, Phi, profile, method)
             at_y = [_estimate(fvy, Phi, profile, method) for fvy in neighbours]

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from privrl.api.evaluation import SmoothGaussianNoise, smooth_gaussian_noise
 from privrl.chapter.profile import Profile
 from privrl.core.algorithms.monte_carlo import FirstVisitReturns, first_visit_returns
 from privrl.core.envs import chain
@@ -120,6 +121,14 @@ class BalleProfile(Profile):
             "tabular": chain.tabular_features(self.n_states),
             "aggregated": chain.aggregated_features(self.n_states, self.group),
         }
+
+    def noise(self, d: int) -> SmoothGaussianNoise:
+        """The calibration of every DP-LSW / DP-LSL release of the chapter in dimension ``d``:
+        the api's (:func:`~privrl.api.evaluation.smooth_gaussian_noise`, that of
+        :func:`privrl.dp_lsw`) at the profile's (epsilon, delta) and returns in
+        ``[0, return_bound]``; the one place the chapter reads its privacy target."""
+        return smooth_gaussian_noise(epsilon=self.epsilon, delta=self.delta,
+                                     return_bound=self.return_bound, d=d)
 
     def sample(self, m: int, rng: SeedLike) -> FirstVisitReturns:
         """First-visit returns of a fresh batch of ``m`` chain trajectories."""

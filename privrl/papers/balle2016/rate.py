@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privrl.core.algorithms.monte_carlo import SmoothGaussianBudget, dp_lsw_sigma
+from privrl.core.algorithms.monte_carlo import dp_lsw_sigma
 from privrl.papers.balle2016.profile import BalleProfile
 
 
@@ -22,10 +22,10 @@ def expected_counts(profile: BalleProfile, m: int) -> np.ndarray:
 def noise_rate(profile: BalleProfile, batch_sizes: np.ndarray) -> pd.DataFrame:
     """DP-LSW's noise scale sigma_X and variance d sigma_X^2 at the expected counts, per batch size."""
     rho = profile.rho()
-    budget = SmoothGaussianBudget(profile.epsilon, profile.delta, profile.return_bound)
     rows = []
     for feat, Phi in profile.features().items():
         d = Phi.shape[1]
+        budget = profile.noise(d).budget
         for m in batch_sizes:
             s = dp_lsw_sigma(expected_counts(profile, int(m)), Phi, rho, budget)
             rows.append(dict(features=feat, m=int(m), method="DP-LSW", sigma=s, noise_var=d * s**2))

@@ -19,7 +19,6 @@ import pandas as pd
 from privrl.chapter.sweep import run_sweep
 from privrl.core.algorithms.monte_carlo import (
     FirstVisitReturns,
-    SmoothGaussianBudget,
     dp_lsl,
     dp_lsw,
     lsl_loss,
@@ -39,7 +38,7 @@ def _release_rows(
     1) if ``c`` is None, else LSL and DP-LSL (Section 3.2, Algorithm 2) at the lambda of
     constant ``c``."""
     rho, V = cfg.rho(), cfg.mdp().true_values(cfg.gamma)
-    budget = SmoothGaussianBudget(cfg.epsilon, cfg.delta, cfg.return_bound)
+    budget = cfg.noise(Phi.shape[1]).budget
     if c is None:
         names = ("LSW", "DP-LSW")
         priv = dp_lsw(fv, Phi, rho, budget, noise)

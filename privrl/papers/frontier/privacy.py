@@ -69,7 +69,7 @@ def gpope_entry(row: pd.Series, delta: float, domains: tuple[str, ...], source: 
         mechanism="GPOPE (Xie et al. 2019, Algorithm 1): one trajectory sampled without "
                   "replacement per step, gradient clipped to G, Gaussian noise of sd 2 G z",
         relation="replace-one", unit="trajectory", noise=f"z = {z:.4g}",
-        epsilon=event.epsilon(delta), delta=delta, compositions=T,
+        delta=delta, compositions=T,
         accountant=("PLD (dp-accounting, pessimistic; dominating pair of Zhu, Dong and Wang "
                     "2022)" + rdp if pld else "privrl RDP, sampling without replacement"),
         event=event, cross_check=cross, audit="audits:gpope")
@@ -89,7 +89,7 @@ def smooth_entry(method: str, domain: str, epsilon: float, delta: float, sigmas:
         relation="replace-one", unit="trajectory",
         noise=(f"alpha = {event.alpha:.4g}, beta = {event.beta:.4g}; sigma_X from "
                f"{sigmas.min():.3g} to {sigmas.max():.3g}"),
-        epsilon=event.epsilon(delta), delta=delta, compositions=1,
+        delta=delta, compositions=1,
         accountant="Lemma 1 of Balle et al. 2016 (smooth sensitivity, by construction)",
         event=event,
         cross_check=LEMMA1_CROSS_CHECK,

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privrl.api.evaluation import smooth_gaussian_noise
 from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
 from privrl.core.accounting.gpope_pld import calibrate_pld_noise_multiplier
 from privrl.core.accounting.subsampled import calibrate_noise_multiplier
@@ -39,7 +40,6 @@ from privrl.core.algorithms.gtd import SaddlePointStats, gpope, mspbe, saddle_po
 from privrl.core.algorithms.lstd import FeatureTransitions, transition_sums
 from privrl.core.algorithms.monte_carlo import (
     FirstVisitReturns,
-    SmoothGaussianBudget,
     dp_lsl,
     dp_lsw,
     first_visit_returns,
@@ -316,7 +316,9 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
             continue
         part = fv_prefix(fv, n)
         for eps in config["epsilons"]:
-            budget = SmoothGaussianBudget(eps, config["delta"], *_return_range(config))
+            bound, low = _return_range(config)
+            budget = smooth_gaussian_noise(epsilon=eps, delta=config["delta"], return_bound=bound,
+                                           d=Phi.shape[1], return_low=low).budget
             est = dp_lsw(part, Phi, rho, budget, gen)
             rows.append(dict(n=n, method="DP-LSW", accountant="smooth sensitivity",
                              epsilon=eps, noise=est.sigma, step_size=np.nan, iterations=np.nan,

@@ -164,7 +164,7 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
             noise=f"k = {p.k0:g}, eta = {p.eta:g}, tau = {p.tau:.3g}, b = {p.b:.3g} (b-adjacent: "
                   f"||X - X'||_2 <= b, Definition 1), certified L = {teacher['L']:.3g}; Monte Carlo "
                   f"cross-check of delta: {teacher['d_q_mc']:.4f} (95% upper {teacher['d_q_mc_upper']:.4f})",
-            epsilon=teacher["eps_q"], delta=teacher["d_q"], compositions=1, accountant=ACCOUNTANT,
+            delta=teacher["d_q"], compositions=1, accountant=ACCOUNTANT,
             event=teacher["event"],
             cross_check=_maximisation("m", teacher["sup_ratio"]),
             audit="audits:dirichlet", at_delta_zero=AT_DELTA_ZERO,
@@ -176,7 +176,7 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
                   f"the paper states none of them); delta between {pair.delta_lower:.4f} (rigorous lower "
                   f"bound) and {pair.delta:.4f}; Monte Carlo cross-check {pair.delta_mc:.4f} (95% upper "
                   f"{pair.delta_mc_upper:.4f})",
-            epsilon=pair.epsilon, delta=pair.delta, compositions=1, accountant=ACCOUNTANT,
+            delta=pair.delta, compositions=1, accountant=ACCOUNTANT,
             event=theory.paper_pair_event(pair),
             cross_check=_maximisation("6", ctx.values["pair_sup_ratio"]),
             audit="audits:dirichlet", at_delta_zero=AT_DELTA_ZERO,

@@ -17,14 +17,12 @@ from collections.abc import Iterable, Iterator
 
 import pandas as pd
 
+from privrl.api.local import sign_report_event
+from privrl.api.mechanisms import grid_laplace_event
 from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.skeleton import Chapter, Context
-from privrl.core.accounting.local import (
-    BitFlipEvent,
-    GridLaplaceReportEvent,
-    per_round_epsilon,
-)
+from privrl.core.accounting.local import GridLaplaceReportEvent, per_round_epsilon
 from privrl.core.algorithms import a3c
 from privrl.core.mechanisms import discrete_laplace as dl
 from privrl.core.mechanisms import local as loc
@@ -70,23 +68,10 @@ LEDGER_ROUNDS = 3
 
 def laplace_event(epsilon: float, reports: int = 1) -> GridLaplaceReportEvent:
     """The event of ``reports`` Laplace reports at target ``epsilon`` each, as PGC-A3C releases
-    them (Algorithm 2 on the grid, ``d = a3c.D``, clip C): its scale is the mechanism's own
-    (:func:`~privrl.core.mechanisms.local.laplace_grid_scale`)."""
-    clip = a3c.DEFAULT_CLIP["laplace"]
-    t = loc.laplace_grid_scale(clip, epsilon, a3c.D)
-    return GridLaplaceReportEvent(sensitivity=clip, d=a3c.D, scale_numerator=t.numerator,
-                                  scale_denominator=t.denominator, step=dl.DEFAULT_STEP,
-                                  reports=reports)
-
-
-def exact_grid_epsilon(epsilon: float) -> float:
-    """The exact epsilon of one grid Laplace report at target ``epsilon`` from
-    :mod:`~privrl.core.mechanisms.discrete_laplace` alone (grid_scale, grid_epsilon at the
-    sensitivity C over ``a3c.D`` coordinates): what the ledger reports, so that a mechanism whose
-    scale differs from it is caught by its event."""
-    clip = a3c.DEFAULT_CLIP["laplace"]
-    scale = dl.grid_scale(clip, epsilon, a3c.D, dl.DEFAULT_STEP)
-    return dl.grid_epsilon(clip, a3c.D, scale, dl.DEFAULT_STEP)
+    them (Algorithm 2 on the grid, ``d = a3c.D``, clip C): the api's calibration of a report
+    (:func:`~privrl.api.mechanisms.grid_laplace_event`, that of :func:`privrl.api.laplace_report`)."""
+    return grid_laplace_event(a3c.DEFAULT_CLIP["laplace"], epsilon, a3c.D, dl.DEFAULT_STEP,
+                              reports)
 
 
 def _grid_noise(epsilon: float) -> str:
@@ -107,7 +92,7 @@ def laplace_releases(epsilon: float) -> Iterator[LedgerEntry]:
         paper=PAPER, release=f"one gradient report (Laplace, C = {clip:g}, target epsilon = {epsilon:g})",
         mechanism="Laplace (Alg. 2) on a 2^-30 grid, exact discrete Laplace noise",
         relation="replace-one", unit="report", noise=_grid_noise(epsilon),
-        epsilon=exact_grid_epsilon(epsilon), delta=0.0, compositions=1,
+        delta=0.0, compositions=1,
         accountant="Lemma 2 on the grid: L1 clip to C/2 (eq. 19), sensitivity C (eq. 20), plus "
                    "half a step per coordinate of rounding; exact epsilon L/t",
         event=laplace_event(epsilon),
@@ -122,15 +107,15 @@ def prs_releases(epsilon: float) -> Iterator[LedgerEntry]:
     each flipped with probability at least ``1/(e^(epsilon/d_hat) + 1)`` (rounded up to the
     uniforms' grid, ``flip_floor``), cross-checked by the
     exact worst-case log-likelihood ratio over extreme inputs."""
-    d_hat = loc.default_projection_dim(epsilon, a3c.D)
-    flip = loc.flip_floor(epsilon / d_hat)
+    event = sign_report_event(epsilon, a3c.D)  # the api's calibration of privrl.sign_report
+    d_hat = event.bits
     yield LedgerEntry(
         paper=PAPER, release=f"one gradient report (PRS, d_hat = {d_hat}, C = 1)",
         mechanism="projected random sign (Alg. 3, corrected eq. 24)", relation="replace-one",
         unit="report", noise=f"bit flip with epsilon/d_hat = {epsilon / d_hat:.4g} per sign",
-        epsilon=epsilon, delta=0.0, compositions=d_hat,
+        delta=0.0, compositions=d_hat,
         accountant="Lemma 3: d_hat signs, each epsilon/d_hat",
-        event=BitFlipEvent(flip_probability=flip, bits=d_hat),
+        event=event,
         cross_check=CrossCheck("upper bound", "exact worst-case log-likelihood ratio by "
                                "enumeration of extreme inputs",
                                loc.prs_worst_log_ratio(epsilon, d_hat)),
@@ -144,12 +129,11 @@ def multi_round_releases(epsilon: float = 1.0, rounds: int = LEDGER_ROUNDS
     ``epsilon``, by sequential composition (Theorem 1)."""
     eps_round = per_round_epsilon(epsilon, rounds)
     clip = a3c.DEFAULT_CLIP["laplace"]
-    exact_round = exact_grid_epsilon(eps_round)
     worst_round = loc.laplace_worst_log_ratio(eps_round, clip, a3c.D)
     yield LedgerEntry(
         paper=PAPER, release=f"one of {rounds} reports of an agent (Laplace, multi-round, "
         "sec. 3.2.1)", mechanism="Laplace (Alg. 2) on a 2^-30 grid, exact discrete Laplace noise",
-        relation="replace-one", unit="report", noise=_grid_noise(eps_round), epsilon=exact_round,
+        relation="replace-one", unit="report", noise=_grid_noise(eps_round),
         delta=0.0, compositions=1,
         accountant=f"per-round target epsilon/T = {epsilon:g}/{rounds}; exact epsilon L/t",
         event=laplace_event(eps_round),
@@ -160,7 +144,7 @@ def multi_round_releases(epsilon: float = 1.0, rounds: int = LEDGER_ROUNDS
         paper=PAPER, release=f"all {rounds} reports of an agent (Laplace, multi-round, "
         "sec. 3.2.1)", mechanism="Laplace (Alg. 2) on a 2^-30 grid, exact discrete Laplace noise",
         relation="replace-one", unit="user", noise=f"{_grid_noise(eps_round)}, in each of "
-        f"{rounds} reports", epsilon=rounds * exact_round, delta=0.0, compositions=rounds,
+        f"{rounds} reports", delta=0.0, compositions=rounds,
         accountant="sequential composition (Theorem 1) of the exact per-report epsilons",
         event=laplace_event(eps_round, reports=rounds),
         cross_check=CrossCheck("upper bound", "sum of the exact per-round worst-case ratios",

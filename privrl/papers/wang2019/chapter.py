@@ -15,7 +15,6 @@ function's greedy return beside them, and the errata (:mod:`~privrl.papers.wang2
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor
@@ -91,7 +90,7 @@ def no_guarantee(entry: LedgerEntry) -> LedgerEntry:
     check = CrossCheck(entry.cross_check.kind, "none for the released Q function; the per-value "
                        f"calibration's {entry.cross_check.method} gives epsilon "
                        f"{entry.cross_check.epsilon:.3g} for each queried value")
-    return replace(entry, epsilon=math.inf, event=NoGuarantee(OUTPUT_REASON),
+    return replace(entry, event=NoGuarantee(OUTPUT_REASON),
                    accountant=f"none applies (per queried value: {entry.accountant})",
                    cross_check=check, private_under=per_value)
 
@@ -135,7 +134,6 @@ class Wang2019Chapter(Chapter, name=PAPER, profile_type=WangProfile, checks=CHEC
                 relation=relation,
                 unit=unit,
                 noise=noise,
-                epsilon=float(row.epsilon),
                 delta=float(row.delta),
                 compositions=int(row.compositions),
                 accountant=accountant,

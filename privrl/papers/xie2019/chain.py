@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privrl.api.evaluation import smooth_gaussian_noise
 from privrl.core.algorithms.gtd import SaddlePointStats, gpope, mspbe, saddle_point_solution
 from privrl.core.algorithms.monte_carlo import (
-    SmoothGaussianBudget,
     dp_lsl,
     dp_lsw,
     first_visit_returns,
@@ -81,7 +81,8 @@ def run_chain_compare(config: dict[str, Any], seed: np.random.SeedSequence) -> p
     thetas["GTD2"] = gpope(stats, config["iterations"], config["gate_step"], config["clip_norm"],
                            0.0, gen, schedule=GATE_SCHEDULE).theta[0]
     fv = first_visit_returns(traj, prob["mdp"].n_states, config["gamma"])
-    budget = SmoothGaussianBudget(config["epsilon"], config["delta"], config["return_bound"])
+    budget = smooth_gaussian_noise(epsilon=config["epsilon"], delta=config["delta"],
+                                   return_bound=config["return_bound"], d=Phi.shape[1]).budget
     thetas["DP-LSW"] = dp_lsw(fv, Phi, rho, budget, gen).theta
     lam = lsl_regularization(Phi, rho, n, config["lsl_c"], config["lsl_power"])
     thetas["DP-LSL"] = dp_lsl(fv, Phi, rho, lam, budget, gen).theta

@@ -26,10 +26,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from privrl.api.evaluation import smooth_gaussian_noise
 from privrl.core.algorithms.gtd import mspbe
 from privrl.core.algorithms.lstd import lstd
 from privrl.core.algorithms.monte_carlo import (
-    SmoothGaussianBudget,
     dp_lsw,
     first_visit_returns,
     lsw,
@@ -77,7 +77,9 @@ def run_lsw_trial(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame:
         rows.append(dict(method="LSW", grid=cells, epsilon=np.nan, sigma=0.0,
                          theta=lsw(fv, Phi, rho)))
         for eps in config["epsilons"]:
-            budget = SmoothGaussianBudget(eps, config["delta"], return_bound(), -return_bound())
+            budget = smooth_gaussian_noise(epsilon=eps, delta=config["delta"],
+                                           return_bound=return_bound(), d=Phi.shape[1],
+                                           return_low=-return_bound()).budget
             est = dp_lsw(fv, Phi, rho, budget, gen)
             rows.append(dict(method="DP-LSW", grid=cells, epsilon=eps, sigma=est.sigma,
                              theta=est.theta))

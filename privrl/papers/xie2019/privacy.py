@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privrl.api.evaluation import smooth_gaussian_noise
 from privrl.chapter.ledger import LARGE_DELTA, LEMMA1_CROSS_CHECK, CrossCheck, LedgerEntry
 from privrl.core.accounting.gaussian import gaussian_epsilon
-from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
 from privrl.core.accounting.subsampled import (
     GpopeEvent,
     calibrate_noise_multiplier,
@@ -137,7 +137,7 @@ def ledger_entry(release: Release, row: Mapping[str, Any]) -> LedgerEntry:
                   "gradient clipped to G, Gaussian noise",
         relation="replace-one", unit="trajectory",
         noise=f"z = {z:.4g} (sigma = 2 G z = {2 * release.clip_norm * z:.4g})",
-        epsilon=float(row["epsilon"]), delta=float(row["delta"]), compositions=T,
+        delta=float(row["delta"]), compositions=T,
         accountant=f"{GPOPE_ACCOUNTANT}; {PLD_BESIDE} {float(row['epsilon_pld']):.4g}",
         event=GpopeEvent(z, n, T),
         cross_check=pld_cross_check(float(row["epsilon_pld"])),
@@ -154,7 +154,9 @@ def lsw_ledger_entries(profile: XieProfile, lsw: pd.DataFrame) -> list[LedgerEnt
     dl = profile.domain_delta
     dp = lsw[lsw.method == "DP-LSW"]
     for (grid, eps), part in dp.groupby(["grid", "epsilon"]):
-        event = SmoothGaussianEvent.calibrated(float(eps), dl, d)
+        event = smooth_gaussian_noise(epsilon=float(eps), delta=dl, d=d,
+                                      return_bound=mc_lsw.return_bound(),
+                                      return_low=-mc_lsw.return_bound()).event
         entries.append(LedgerEntry(
             paper=PAPER, release=f"DP-LSW value-function weights, Mountain Car on-policy, grid "
                                  f"{grid}x{grid} (our reading): {len(part)} releases",
@@ -164,7 +166,7 @@ def lsw_ledger_entries(profile: XieProfile, lsw: pd.DataFrame) -> list[LedgerEnt
             noise=(f"alpha = {event.alpha:.4g}, beta = {event.beta:.4g}, F = "
                    f"{mc_lsw.return_bound():g}; sigma_X from {part.sigma.min():.3g} to "
                    f"{part.sigma.max():.3g}"),
-            epsilon=event.epsilon(dl), delta=dl, compositions=1,
+            delta=dl, compositions=1,
             accountant="Lemma 1 of Balle et al. 2016 (smooth sensitivity, by construction)",
             event=event,
             cross_check=LEMMA1_CROSS_CHECK,

@@ -33,7 +33,7 @@ class ToyChapter(Chapter, name=PAPER, profile_type=ToyProfile, checks=CHECKS, cl
         p, n = ctx.profile, max(ctx.profile.sizes)
         scale = 1 / (n * p.epsilon)
         yield LedgerEntry(PAPER, f"the mean of n = {n} records", "Laplace", "replace-one",
-                          "record", f"b = {scale:.3g}", p.epsilon, 0.0, 1,
+                          "record", f"b = {scale:.3g}", 0.0, 1,
                           "Laplace mechanism: sensitivity / b", LaplaceReportEvent(1 / n, scale),
                           CrossCheck("upper bound", "Dwork and Roth 2014, Thm 3.6", p.epsilon))
 

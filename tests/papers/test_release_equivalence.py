@@ -1,0 +1,139 @@
+"""One model of a release: each chapter release, made through the api's calibration, has the noise
+scale and epsilon the api's own release call gives for the chapter's arguments.
+
+* balle2016: every DP-LSW / DP-LSL release of Figure 1's trial (``runs.run_batch``) has the
+  sigma_X of :func:`privrl.api.evaluation.smooth_gaussian_noise` on the same batch, and every
+  ledger entry the event (and epsilon) of :func:`privrl.dp_lsw` / :func:`privrl.dp_lsl` at the
+  profile's target; noise halved at the sweep's call site is caught.
+* ono2020: each ledger entry's event is the one :func:`privrl.laplace_report` /
+  :func:`privrl.sign_report` return at the chapter's clip and dimension, and the report the
+  chapter's mechanism draws is the api's draw.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import privrl
+from privrl.api.evaluation import smooth_gaussian_noise
+from privrl.chapter.report import Report
+from privrl.chapter.skeleton import Context
+from privrl.core.accounting.local import per_round_epsilon
+from privrl.core.algorithms import a3c
+from privrl.core.algorithms import monte_carlo as mc
+from privrl.core.envs.chain import sample_trajectories
+from privrl.core.mechanisms import local as loc
+from privrl.core.rng import as_generator
+from privrl.papers.balle2016 import chapter as balle_chapter
+from privrl.papers.balle2016 import runs as balle_runs
+from privrl.papers.balle2016.profile import TRIAL_KEYS, BalleProfile
+from privrl.papers.ono2020 import chapter as ono_chapter
+from privrl.papers.ono2020.profile import OnoProfile
+
+BALLE = BalleProfile.quick(n_states=10, n_trials=2, batch_sizes=(20, 40), reg_batch_sizes=(),
+                           epsilon=0.5, delta=0.05)
+M = 40
+
+
+def _balle_trial() -> tuple:
+    """One Figure 1 trial at ``M`` (the chapter's path) and the batch it drew."""
+    config = {**{k: getattr(BALLE, k) for k in TRIAL_KEYS}, "m": M, "reg_sweep": False,
+              "reg_log10_min": BALLE.reg_log10_min, "reg_log10_max": BALLE.reg_log10_max,
+              "reg_n": BALLE.reg_n}
+    table = balle_runs.run_batch(config, np.random.SeedSequence(7))
+    traj = sample_trajectories(BALLE.mdp(), M, as_generator(np.random.SeedSequence(7).spawn(2)[0]), BALLE.max_steps)
+    return table, traj
+
+
+def _api_sigmas(traj) -> dict[tuple[str, str], float]:
+    """sigma_X by the api's calibration, called with the chapter's arguments."""
+    fv = mc.first_visit_returns(traj, BALLE.n_states, BALLE.gamma)
+    rho, out = BALLE.rho(), {}
+    for feat, phi in BALLE.features().items():
+        noise = smooth_gaussian_noise(epsilon=0.5, delta=0.05, return_bound=BALLE.return_bound,
+                                      d=phi.shape[1])
+        lam = mc.lsl_regularization(phi, rho, M, BALLE.lsl_c, BALLE.lsl_power)
+        out[(feat, "DP-LSW")] = noise.sigma(fv, phi, rho)
+        out[(feat, "DP-LSL")] = noise.sigma(fv, phi, rho, lam)
+    return out
+
+
+def _sigmas_agree(table, traj) -> bool:
+    expected = _api_sigmas(traj)
+    private = table[table.method.isin(["DP-LSW", "DP-LSL"])]
+    assert len(private) == len(expected) == 4
+    return all(math.isclose(row.sigma, expected[(row.features, row.method)], rel_tol=1e-12)
+               for row in private.itertuples())
+
+
+def test_balle_releases_have_the_apis_noise_scale():
+    table, traj = _balle_trial()
+    assert _sigmas_agree(table, traj)
+
+
+def test_halving_balles_noise_at_the_call_site_is_caught(monkeypatch):
+    for name in ("dp_lsw", "dp_lsl"):
+        monkeypatch.setattr(balle_runs, name, functools.partial(getattr(mc, name),
+                                                                noise_multiplier=0.5))
+    table, traj = _balle_trial()
+    assert not _sigmas_agree(table, traj)
+
+
+def test_balle_ledger_entries_carry_the_apis_event_and_epsilon():
+    table, traj = _balle_trial()
+    loss = [{"method": meth, "features": feat, "pairs_searched": 1, "m": M,
+             "delta_upper": 0.0, "epsilon_empirical": 0.25}
+            for feat in BALLE.features() for meth in ("DP-LSW", "DP-LSL")]
+    ctx = Context(BALLE, Report("balle2016", "quick"))
+    ctx.tables["figure1"] = table
+    ctx.tables["privacy_loss"] = pd.DataFrame(loss)
+    entries = list(balle_chapter.Balle2016().releases(ctx))
+    assert len(entries) == 4
+    for entry, row in zip(entries, loss, strict=True):
+        phi = BALLE.features()[row["features"]]
+        call = privrl.dp_lsw if row["method"] == "DP-LSW" else functools.partial(
+            privrl.dp_lsl, lam=mc.lsl_regularization(phi, BALLE.rho(), M, BALLE.lsl_c,
+                                                     BALLE.lsl_power))
+        release = call(traj, n_states=BALLE.n_states, gamma=BALLE.gamma, features=phi,
+                       epsilon=0.5, delta=0.05, return_bound=BALLE.return_bound,
+                       weights=BALLE.rho(), rng=0)
+        assert entry.event == release.event
+        assert entry.epsilon == release.epsilon and entry.delta == release.delta
+        assert entry.epsilon == pytest.approx(0.5, rel=1e-9)
+
+
+def _ono_entries(epsilon: float) -> list:
+    ctx = Context(OnoProfile.quick(epsilons=[epsilon]), Report("ono2020", "quick"))
+    return list(ono_chapter.OnoChapter().releases(ctx))
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 5.0, 10.0])
+def test_ono_ledger_events_are_the_apis_reports(epsilon: float):
+    laplace, prs, one_round, all_rounds = _ono_entries(epsilon)
+    clip = a3c.DEFAULT_CLIP["laplace"]
+    gradients = np.zeros((1, a3c.D))
+    report = privrl.laplace_report(gradients, epsilon=epsilon, clip=clip, rng=0)
+    assert laplace.event == report.event and laplace.epsilon == report.epsilon
+    signs = privrl.sign_report(gradients, epsilon=epsilon, clip=a3c.DEFAULT_CLIP["prs"], rng=0)
+    assert prs.event == signs.event and prs.epsilon == signs.epsilon
+    rounds = ono_chapter.LEDGER_ROUNDS
+    per_round = privrl.laplace_report(gradients, epsilon=per_round_epsilon(1.0, rounds),
+                                      clip=clip, rng=0)
+    assert one_round.event == per_round.event and one_round.epsilon == per_round.epsilon
+    total = privrl.compose([per_round] * rounds)
+    assert all_rounds.epsilon == pytest.approx(total.epsilon, rel=1e-12)
+
+
+def test_ono_mechanism_draws_the_apis_report():
+    """The chapter's mechanism (Algorithm 2 as PGC-A3C calls it) and the api's report draw the
+    same report from the same seed: one noise scale."""
+    clip, epsilon = a3c.DEFAULT_CLIP["laplace"], 2.0
+    g = np.random.default_rng(1).normal(size=(3, a3c.D)) * 1e-5
+    chapter = loc.laplace_gradient_mechanism(g, epsilon, clip, np.random.SeedSequence(5))
+    api = privrl.laplace_report(g, epsilon=epsilon, clip=clip, rng=np.random.SeedSequence(5))
+    np.testing.assert_array_equal(chapter, api.value)
