@@ -4,7 +4,11 @@ run), the trials per arm and the scale.
 :func:`record_of` finds the record that decided a claim (``book/measurements/<paper>-<name>.json``
 with the claim's commit); :func:`decided_on` writes the cell ("record balle2016-paper: 20 trials
 per arm, paper scale"; the summary box and the reproducibility page give the record's commit)
-and :func:`claims_table` the table a chapter shows beside its deciding figure.
+and :func:`claims_table` the table a chapter shows beside its deciding figure, laid out for
+reading by :func:`claims_for_reading`: the claim the wide column with its key small beneath it,
+the verdict, the evidence sentence (statistic, 95% interval, trials, and the reason: for an
+inconclusive verdict, which way the estimate leans and how many trials would decide it) and
+where it was decided.
 """
 
 from __future__ import annotations
@@ -15,8 +19,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from privrl.chapter.decided import Decided
+from privrl.chapter.decided import Decided, base_key
 from privrl.chapter.records import MEASUREMENTS, SOURCE_ROOT, find_root
+from privrl.chapter.tables import Table, format_table
+from privrl.chapter.verdicts import Claim
+
+#: Each column's share of the text column in a claims table laid out for reading (the key is
+#: written beneath its claim).
+CLAIMS_WIDTHS: dict[str, float] = {"claim": 0.36, "verdict": 0.13, "evidence": 0.33,
+                                   "decided on": 0.18}
 
 
 def _measurements() -> Path:
@@ -69,4 +80,18 @@ def claims_table(paper: str, decided: Sequence[Decided],
         columns=["key", "claim", "verdict", "evidence", "decided on"])
 
 
-__all__ = ["claims_table", "decided_on", "record_of"]
+def every_record(claims: Sequence[Claim]) -> list[Decided]:
+    """Each claim decided on a record (not on this run: profile ``quick``) as a row of its own,
+    for a chapter that sets its records' verdicts side by side (the verdict the book reports
+    is :func:`~privrl.chapter.decided.decided_claims`'s)."""
+    return [Decided(base_key(c.key), c) for c in claims if c.profile != "quick"]
+
+
+def claims_for_reading(frame: pd.DataFrame) -> Table:
+    """A claims table (:func:`claims_table`'s columns) laid out for reading: each column its
+    share of :data:`CLAIMS_WIDTHS`, the key small beneath its claim."""
+    return format_table(frame, beneath={"claim": "key"}, widths=CLAIMS_WIDTHS)
+
+
+__all__ = ["CLAIMS_WIDTHS", "claims_for_reading", "claims_table", "decided_on", "every_record",
+           "record_of"]

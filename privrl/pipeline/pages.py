@@ -28,11 +28,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
-from privrl.chapter.decided import Decided, counts_text, decided_claims, deciding_runs
+from privrl.chapter.decided import Decided, counts_text, decided_claims
+from privrl.chapter.decided_on import CLAIMS_WIDTHS, decided_on
 from privrl.chapter.front import FrontMatter
 from privrl.chapter.paper_claims import coverage_counts
 from privrl.chapter.records import RecordedRun, format_duration
-from privrl.chapter.tables import format_number
+from privrl.chapter.tables import BENEATH_CLASS, FIXED_CLASS, format_number
 from privrl.chapter.verdicts import Claim
 from privrl.core.accounting.events import event_from_dict
 
@@ -126,16 +127,14 @@ def _cross_check_cell(entry: dict[str, Any]) -> str:
 def _wrapped(header: Sequence[str], rows: list[list[str]], *, breaks: str = "") -> list[str]:
     """A Markdown table in a MyST ``{table}`` of class :data:`WRAP_CLASS`: its cells wrap
     (``book/_static/privrl.css``), so it fits the text column; ``breaks``: a class letting long
-    words break anywhere, in the first column (:data:`KEYS_CLASS`: claim keys) or in every cell
-    (:data:`ANYWHERE_CLASS`: the ledger's code names)."""
+    words break anywhere in every cell (:data:`ANYWHERE_CLASS`: the ledger's code names)."""
     return [":::{table}", f":class: {WRAP_CLASS} {breaks}".rstrip(), "",
             *_table(header, rows), ":::"]
 
 
 #: The class of the generated pages' tables, whose cells wrap to fit the column; of those whose
-#: first column holds claim keys; of those whose every cell may break a long word anywhere.
+#: every cell may break a long word anywhere.
 WRAP_CLASS = "privrl-wrap"
-KEYS_CLASS = "privrl-keys"
 ANYWHERE_CLASS = "privrl-anywhere"
 
 
@@ -200,7 +199,7 @@ def decided(summary: Summary) -> list[Decided]:
     return decided_claims(claim_of(c) for c in records(summary, "claims"))
 
 
-def _key_cell(name: str, row: Decided, front: FrontMatter | None) -> str:
+def _key_link(name: str, row: Decided, front: FrontMatter | None) -> str:
     """The row's key, linked to the figure or table that decided it (the front matter's
     ``evidence`` label of the deciding claim's own key, e.g. with a record's suffix, else of the
     row's key), else to its chapter."""
@@ -240,32 +239,33 @@ def _verdict_cell(d: Decided) -> str:
     return text
 
 
-def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str,
-           say_run: bool) -> list[str]:
-    """One table of a chapter's verdicts: a prefix its statements share, the reasons three or
-    more rows give and (``say_run``) the run that decided them, when one run decided every
-    row, are said once, above or below the table."""
+#: The landing page's verdict tables: their columns and each one's share of the text column
+#: (the claim the widest, its key small beneath it; :data:`privrl.chapter.decided_on.CLAIMS_WIDTHS`).
+VERDICT_COLUMNS = tuple(CLAIMS_WIDTHS)
+
+
+def _claim_cell(name: str, d: Decided, front: FrontMatter | None, prefix: str) -> str:
+    """The claim's words (less the group's shared ``prefix``) and, small beneath them, its key
+    linked to the figure or table that decided it."""
+    return (cell(d.claim.statement.removeprefix(prefix))
+            + f'<br><small class="{BENEATH_CLASS}">{_key_link(name, d, front)}</small>')
+
+
+def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str) -> list[str]:
+    """One table of a chapter's verdicts, laid out for reading: the claim (a prefix its
+    statements share said once, above the table) with its key beneath, the verdict, the
+    evidence sentence in the cell and where it was decided (the record, trials per arm and
+    scale: :func:`privrl.chapter.decided_on.decided_on`)."""
     prefix = _shared_prefix([d.claim.statement for d in rows])
     if prefix and prefix.removesuffix(": ") not in note:
         note = (note + " " if note else "") + f"*{prefix.removesuffix(': ')}.*"
-    reasons = [d.claim.reason for d in rows]
-    marks = {r: f"({chr(ord('a') + i)})" for i, r in enumerate(
-        dict.fromkeys(r for r in reasons if reasons.count(r) >= SHARED))}
-    runs = deciding_runs(rows)
-    header = ["key", "claim", "verdict", "evidence"] + (["decided on"] if len(runs) > 1 else [])
-    table = []
-    for d in rows:
-        reason = marks.get(d.claim.reason) or cell(d.claim.reason)
-        table.append([
-            _key_cell(name, d, front), cell(d.claim.statement.removeprefix(prefix)),
-            _verdict_cell(d), cell(_numbers(d.claim)) + "; " + reason,
-            *([f"{cell(d.scale)}, `{d.claim.commit}`"] if len(runs) > 1 else [])])
+    table = [[_claim_cell(name, d, front, prefix), _verdict_cell(d),
+              cell(_numbers(d.claim)) + "; " + cell(d.claim.reason), cell(decided_on(name, d))]
+             for d in rows]
     lines = [note, ""] if note else []
-    if len(runs) == 1 and say_run:
-        lines += ["Decided on " + deciding_runs(rows, counted=False)[0] + ".", ""]
-    lines += _wrapped(header, table, breaks=KEYS_CLASS)
-    lines += [""] + [f"{m} {cell(r)}" + ("" if i == len(marks) - 1 else "\\")
-                     for i, (r, m) in enumerate(marks.items())] if marks else []
+    widths = " ".join(f"{100 * CLAIMS_WIDTHS[c]:.0f}" for c in VERDICT_COLUMNS)
+    lines += [":::{table}", f":class: {WRAP_CLASS} {FIXED_CLASS}", f":widths: {widths}", "",
+              *_table(VERDICT_COLUMNS, table), ":::"]
     return [*lines, ""]
 
 
@@ -288,10 +288,9 @@ def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) 
     if (coverage := coverage_counts(name)) is not None:
         lines += [f"*Claim sentences of the paper decided:* {coverage[0]} of {coverage[1]} (the "
                   "others, each with its reason, below the chapter's summary box).", ""]
-    say_run = len(deciding_runs(rows)) > 1
     for note, group in groups:
         if group:
-            lines += _group(name, group, front, note, say_run)
+            lines += _group(name, group, front, note)
     return [*lines, "::::"]
 
 

@@ -6,7 +6,13 @@ from __future__ import annotations
 import json
 
 from privrl.chapter.decided import decided_claims
-from privrl.chapter.decided_on import claims_table, decided_on, record_of
+from privrl.chapter.decided_on import (
+    claims_for_reading,
+    claims_table,
+    decided_on,
+    every_record,
+    record_of,
+)
 from privrl.chapter.verdicts import Claim
 
 
@@ -41,3 +47,17 @@ def test_the_claims_table_has_a_decided_on_column_and_takes_a_scale_per_key():
         "this run (quick profile): 5 trials per arm, quick run (CI scale)",
         "this run (quick profile): 5 trials per arm, 5 of the paper's 100 trials"]
     assert table["evidence"].iloc[0].startswith("mean = 1, 95% interval [0.5, 1.5], n = 5")
+
+
+def test_claims_for_reading_writes_the_key_beneath_its_claim_and_the_claim_widest():
+    rows = decided_claims([_claim("a", "quick", "live", 5)])
+    table = claims_for_reading(claims_table("toy", rows))
+    assert list(table.frame.columns) == ["claim", "verdict", "evidence", "decided on"]
+    assert table.beneath == {"claim": ("a",)}
+    assert max(table.widths, key=table.widths.get) == "claim"
+
+
+def test_every_record_keeps_each_records_row_and_leaves_this_run_out():
+    rows = every_record([_claim("a", "quick", "live"), _claim("a_paper", "paper", "r1"),
+                         _claim("a_pair", "paper", "r2")])
+    assert [(d.key, d.claim.key) for d in rows] == [("a", "a_paper"), ("a", "a_pair")]
