@@ -17,21 +17,22 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
+from privrl.chapter.colours import check_legend, colour, words
 from privrl.chapter.plotting import (
     legend_below,
     legend_outside,
     mark_paper,
-    method_colours,
     new_figure,
 )
 from privrl.papers.gohari2021 import theory
 from privrl.papers.gohari2021.profile import AWARE, UNAWARE
 
-#: Every configuration Figure 2 and the diagnostics draw, one colour each in every figure.
+#: Every configuration Figure 2 and the diagnostics draw, each in its colour of the book
+#: (:mod:`privrl.chapter.colours`) in every figure.
 CONFIGS = ("PPO (64, 64)", "PPO (32, 32)", "kickstarting", "aware, c = 0.1", AWARE,
            UNAWARE, "unaware, c = 0.9", f"{AWARE}, union radius", f"{AWARE}, printed radius",
            f"{AWARE}, teacher silent after budget")
-COLOURS = method_colours(CONFIGS)
+COLOURS = {c: colour(c) for c in CONFIGS}
 
 
 def panel_labels(curves: pd.DataFrame, panel: str, student_label: str) -> list[str]:
@@ -103,12 +104,12 @@ def plot_figure2(curves: pd.DataFrame, titles: dict[str, str], student_hidden: i
         labels = panel_labels(curves, panel, student)
         for label in labels:
             g = curves[curves["label"] == label].sort_values("env_steps")
-            colour = COLOURS.get(label)
-            (line,) = ax.plot(g["env_steps"], g["center"], color=colour, label=label)
-            ax.fill_between(g["env_steps"], g["lower"], g["upper"], color=line.get_color(),
+            ax.plot(g["env_steps"], g["center"], color=colour(label), label=label)
+            ax.fill_between(g["env_steps"], g["lower"], g["upper"], color=colour(label),
                             alpha=0.2, lw=0)
         ax.set(xlabel="environment steps", ylabel="average return per episode",
                title=titles.get(panel, text))
+        check_legend(zip(*ax.get_legend_handles_labels(), strict=True))
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=1, fontsize=8,
                   frameon=False)
     for ax in axes.flat[len(panels):]:
@@ -167,12 +168,12 @@ def plot_speedup(speedup: pd.DataFrame, stated: float):
         lower = g["lower"].fillna(bottom).clip(bottom, top)
         upper = g["upper"].fillna(top).clip(bottom, top)
         err = np.vstack([ratio - lower, upper - ratio])
-        colour = COLOURS.get(label)
+        drawn = colour(label)
         x = g["q"] + offset
-        ax.errorbar(x, ratio, yerr=err, fmt="o", capsize=3, color=colour,
+        ax.errorbar(x, ratio, yerr=err, fmt="o", capsize=3, color=drawn,
                     label=f"{label} over PPO (64, 64)")
-        ax.plot(x[upper >= top], upper[upper >= top], "^", color=colour, ms=6)
-        ax.plot(x[lower <= bottom], lower[lower <= bottom], "v", color=colour, ms=6)
+        ax.plot(x[upper >= top], upper[upper >= top], "^", color=drawn, ms=6)
+        ax.plot(x[lower <= bottom], lower[lower <= bottom], "v", color=drawn, ms=6)
     ax.axhline(1.0, color="grey", lw=0.8, ls=":", label="no speed-up")
     mark_paper(ax, y=stated, orientation="hline", label="paper: 'roughly 4 times' (Section 5)")
     ax.set_yscale("log")
@@ -216,7 +217,7 @@ def plot_diagnostics(diagnostics: pd.DataFrame, labels: list[str], first_spent: 
     for ax, (col, name) in zip(axes.flat, DIAGNOSTICS, strict=True):
         for label in labels:
             g = diagnostics[diagnostics["label"] == label].groupby("epoch")[col].median()
-            ax.plot(g.index, g.to_numpy(), lw=1, c=COLOURS.get(label), label=label)
+            ax.plot(g.index, g.to_numpy(), lw=1, c=colour(label), label=label)
         ax.axvline(first_spent, c="gray", ls=":", lw=0.8)
         ax.set(xlabel="roll-out")
         ax.set_title(name, fontsize=9)
@@ -246,7 +247,8 @@ def plot_radii(radii: pd.DataFrame, informed: np.ndarray, lam: float):
     fig, ax = new_figure(1, 1, width=5.0)
     ax = ax[0, 0]
     for kind, g in radii.groupby("radius", sort=False):
-        ax.loglog(g["k"], g["alpha"], "o-", ms=3, label=kind)
+        ax.loglog(g["k"], g["alpha"], "o-", ms=3, color=colour(f"radius {kind}"),
+                  label=words(f"radius {kind}"))
     ax.axhline(theory.SIMPLEX_DIAMETER, c="k", ls=":", label="sqrt(2), the simplex's diameter")
     for k in informed:
         ax.axvline(k, c="gray", lw=0.5, alpha=0.5)
@@ -264,8 +266,8 @@ def plot_times(times: pd.DataFrame, labels: tuple[str, ...]):
         g = times[times["label"] == label]
         x = g["q"] + (j - (len(labels) - 1) / 2) * 0.03
         hit = ~g["censored"]
-        (line,) = ax.plot(x[hit], g.loc[hit, "steps"], "o", c=COLOURS.get(label), label=label)
-        ax.plot(x[~hit], g.loc[~hit, "steps"], "o", mfc="none", c=line.get_color(),
+        ax.plot(x[hit], g.loc[hit, "steps"], "o", c=colour(label), label=label)
+        ax.plot(x[~hit], g.loc[~hit, "steps"], "o", mfc="none", c=colour(label),
                 label=f"{label}, censored at the budget" if (~hit).any() else None)  # fmt: skip
     ax.set(xlabel="threshold q (fraction of the way from random play to the teacher)",
            ylabel="environment steps to reach X_q")  # fmt: skip
