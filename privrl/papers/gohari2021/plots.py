@@ -11,6 +11,7 @@ sentences a figure is evidence for are quoted under it with
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,8 @@ from privrl.chapter.plotting import (
     new_figure,
 )
 from privrl.papers.gohari2021 import theory
-from privrl.papers.gohari2021.profile import AWARE, UNAWARE
+from privrl.papers.gohari2021.claims import random_play_condition
+from privrl.papers.gohari2021.profile import AWARE, UNAWARE, GohariProfile
 
 #: Every configuration Figure 2 and the diagnostics draw, each in its colour of the book
 #: (:mod:`privrl.chapter.colours`) in every figure.
@@ -126,11 +128,30 @@ def _two_and_five(y: float, _pos: int) -> str:
     return f"{y:g}" if lead in (2, 5) else ""
 
 
-def speedup_display(speedup: pd.DataFrame) -> pd.DataFrame:
+def refused_thresholds(speedup: pd.DataFrame, references: Mapping[str, float],
+                       profile: GohariProfile) -> frozenset[float]:
+    """The thresholds q of ``speedup`` at which no time to converge may decide anything:
+    random play (its measured ``references``) reaches X_q within one window of ``profile``
+    (validity condition 1, :func:`~privrl.papers.gohari2021.claims.random_play_condition`)."""
+    levels = speedup.groupby("q")["threshold"].first()
+    return frozenset(float(q) for q, x in levels.items()
+                     if random_play_condition(float(x), dict(references), profile) is not None)
+
+
+#: The words of a speed-up at a refused threshold (:func:`refused_thresholds`).
+REFUSED = "refused: random play reaches X_q"
+
+
+def speedup_display(speedup: pd.DataFrame,
+                    refused: Collection[float] = frozenset()) -> pd.DataFrame:
     """The speed-up table for reading: the ratio of times to converge with its 95% interval in
     words (an end the censored runs leave open is "unbounded"; "none at n seeds" where the
-    seeds cannot give a 95% rank interval) and the censored runs per arm."""
+    seeds cannot give a 95% rank interval) and the censored runs per arm; at a ``refused``
+    threshold (:func:`refused_thresholds`) the speed-up says it decides nothing
+    (:data:`REFUSED`), without a ratio or an interval."""
     def interval(row: pd.Series) -> str:
+        if float(row["q"]) in refused:
+            return "none"
         if np.isnan(row["lower"]):
             return f"none at {row['n']:.0f} seeds"
         ends = [f"{v:.3g}" if np.isfinite(v) and v > 0 else ("0" if v == 0 else "unbounded")
@@ -139,7 +160,9 @@ def speedup_display(speedup: pd.DataFrame) -> pd.DataFrame:
 
     return pd.DataFrame({
         "threshold q": speedup["q"], "X_q": speedup["threshold"], "student": speedup["treated"],
-        "over": speedup["baseline"], "speed-up": speedup["ratio"],
+        "over": speedup["baseline"],
+        "speed-up": [REFUSED if float(q) in refused else r
+                     for q, r in zip(speedup["q"], speedup["ratio"], strict=True)],
         "95% interval": speedup.apply(interval, axis=1), "seeds": speedup["n"],
         "never converged (over)": speedup["censored_baseline"],
         "never converged (student)": speedup["censored_treated"]})
@@ -150,13 +173,16 @@ def speedup_display(speedup: pd.DataFrame) -> pd.DataFrame:
 SPEEDUP_AXIS = (0.01, 100.0)
 
 
-def plot_speedup(speedup: pd.DataFrame, stated: float):
+def plot_speedup(speedup: pd.DataFrame, stated: float,
+                 refused: Collection[float] = frozenset()):
     """The speed-up (how many times sooner a student converges than the teacher-sized PPO: the
     Hodges-Lehmann ratio of times to converge) of each treated configuration at each threshold
     q, with its exact rank 95% interval, on a log scale; an end the censored runs leave
     unbounded (0 or infinite) is drawn at the axis edge (:data:`SPEEDUP_AXIS`) with an
     arrowhead. The paper's "roughly 4 times" (``stated``) is a dashed black level, no speed-up
-    (1) a grey one."""
+    (1) a grey one. A ``refused`` threshold (:func:`refused_thresholds`: random play reaches
+    it) is shaded grey and drawn without its ratios: it decides nothing."""
+    speedup = speedup[~speedup["q"].astype(float).isin(list(refused))]
     fig, axes = new_figure(1, 1, width=6.0, height=3.2)
     ax = axes[0, 0]
     bottom, top = SPEEDUP_AXIS
@@ -176,13 +202,16 @@ def plot_speedup(speedup: pd.DataFrame, stated: float):
         ax.plot(x[lower <= bottom], lower[lower <= bottom], "v", color=drawn, ms=6)
     ax.axhline(1.0, color="grey", lw=0.8, ls=":", label="no speed-up")
     mark_paper(ax, y=stated, orientation="hline", label="paper: 'roughly 4 times' (Section 5)")
+    for q in refused:
+        ax.axvspan(q - 0.04, q + 0.04, color="0.85", lw=0,
+                   label=REFUSED)
     ax.set_yscale("log")
     ax.set_ylim(bottom / 1.5, top * 1.5)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
     ax.yaxis.set_minor_formatter(FuncFormatter(_two_and_five))
     ax.set(xlabel="threshold q (0: random play, 1: the teacher)",
            ylabel="speed-up (ratio of times\nto converge)",
-           xticks=sorted(speedup["q"].unique()))
+           xticks=sorted({*speedup["q"].unique(), *refused}))
     legend_below(fig, ncol=2)
     return fig
 
