@@ -14,6 +14,7 @@ where it was decided.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -21,7 +22,7 @@ import pandas as pd
 
 from privrl.chapter.decided import Decided, base_key
 from privrl.chapter.records import MEASUREMENTS, SOURCE_ROOT, find_root
-from privrl.chapter.tables import Table, format_table
+from privrl.chapter.tables import Table, format_number, format_table
 from privrl.chapter.verdicts import Claim
 
 #: Each column's share of the text column in a claims table laid out for reading (the key is
@@ -66,6 +67,25 @@ def decided_on(paper: str, d: Decided, scale: str = "", directory: Path | None =
     return f"{run}: {n} trial{'s' * (n != 1)} per arm, {scale or d.scale}"
 
 
+def _bound(x: float) -> str:
+    """An interval's end as the tables write a number; an end the data leave open (infinite)
+    is "unbounded"."""
+    return "unbounded" if math.isinf(x) else format_number(x)
+
+
+def evidence_sentence(claim: Claim) -> str:
+    """The evidence of ``claim`` in one sentence for a claims table: statistic, estimate and 95%
+    interval (numbers as the tables write them, an open end "unbounded"), trials per arm and
+    the reason (for an inconclusive verdict: which way the estimate leans and how many trials
+    would decide it); the reason alone, with its trials, for a claim without a statistic."""
+    if claim.value is None:
+        return f"{claim.reason} (n = {claim.n_trials})"
+    interval = ("" if claim.interval is None else
+                ", 95% interval [" + ", ".join(_bound(float(x)) for x in claim.interval) + "]")
+    return (f"{claim.statistic} = {format_number(float(claim.value))}{interval}, "
+            f"n = {claim.n_trials}; {claim.reason}")
+
+
 def claims_table(paper: str, decided: Sequence[Decided],
                  scales: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The decided claims of chapter ``paper`` as its claims table: key, claim, verdict,
@@ -74,7 +94,7 @@ def claims_table(paper: str, decided: Sequence[Decided],
     scales = scales or {}
     return pd.DataFrame(
         [{"key": d.key, "claim": d.claim.statement, "verdict": d.claim.verdict,
-          "evidence": d.claim.evidence_text(),
+          "evidence": evidence_sentence(d.claim),
           "decided on": decided_on(paper, d, scales.get(d.key, ""))}
          for d in decided],
         columns=["key", "claim", "verdict", "evidence", "decided on"])
@@ -93,5 +113,5 @@ def claims_for_reading(frame: pd.DataFrame) -> Table:
     return format_table(frame, beneath={"claim": "key"}, widths=CLAIMS_WIDTHS)
 
 
-__all__ = ["CLAIMS_WIDTHS", "claims_for_reading", "claims_table", "decided_on", "every_record",
-           "record_of"]
+__all__ = ["CLAIMS_WIDTHS", "claims_for_reading", "claims_table", "decided_on",
+           "evidence_sentence", "every_record", "record_of"]

@@ -12,8 +12,10 @@
   trailing zeros kept; an interval cell ``(low, high)`` likewise: ``(0.1234, 0.5678)`` is
   ``[0.12, 0.57]`` and ``(0.1, 0.15)`` is ``[0.100, 0.150]``;
 * epsilon = inf, in a column of privacy settings (``epsilon_columns``; by default the columns named
-  ``epsilon`` or ``eps``), is ``no noise``; inf elsewhere is ``∞`` (``-∞``): an epsilon computed
-  by an accountant that is inf means no finite guarantee, not no noise;
+  ``epsilon`` or ``eps``), is ``no noise``; inf elsewhere is the caller's words for it
+  (``infinite``, per column: "not reached" for a time never reached, "no guarantee" for an
+  accountant's epsilon) or ``∞`` (``-∞``): an epsilon computed by an accountant that is inf
+  means no finite guarantee, not no noise;
 * a missing value (``None``, NaN) is the caller's text (``missing``, one text or one per column),
   or its row is dropped (``drop_missing``); a missing value with neither is a ``ValueError``:
   never ``nan``;
@@ -213,7 +215,8 @@ def format_table(df: pd.DataFrame, *, precision: int | Mapping[str, int] | None 
                  missing: str | Mapping[str, str] | None = None, drop_missing: bool = False,
                  epsilon_columns: Collection[str] | None = None,
                  beneath: Mapping[str, str] | None = None,
-                 widths: Mapping[str, float] | None = None) -> Table:
+                 widths: Mapping[str, float] | None = None,
+                 infinite: Mapping[str, str] | None = None) -> Table:
     """``df`` formatted for reading (rules in the module docstring).
 
     ``precision``: significant digits, for every column or per column (default
@@ -224,7 +227,8 @@ def format_table(df: pd.DataFrame, *, precision: int | Mapping[str, int] | None 
     noise (default: the columns named ``epsilon`` or ``eps``); ``beneath``: column -> the column
     written small under its cells (left out as a column of its own); ``widths``: column -> its
     share of the text column (every shown column, adding up to 1), for a table laid out for
-    reading."""
+    reading; ``infinite``: column -> the words for an infinite value in it (outside the
+    ``epsilon_columns``)."""
     if missing is not None and drop_missing:
         raise ValueError("missing: give a text for missing values or drop_missing=True, not both")
     if isinstance(precision, int) and precision < 1:
@@ -240,7 +244,10 @@ def format_table(df: pd.DataFrame, *, precision: int | Mapping[str, int] | None 
     holes = frame.map(_is_missing)
     if drop_missing:
         frame, holes = frame[~holes.any(axis=1)], holes[~holes.any(axis=1)]
-    beneath = dict(beneath or {})
+    beneath, infinite = dict(beneath or {}), dict(infinite or {})
+    for column in infinite:
+        if column not in frame.columns:
+            raise ValueError(f"infinite: no column {column!r} (columns: {list(frame.columns)})")
     for shown, under in beneath.items():
         if shown not in frame.columns or under not in frame.columns:
             raise ValueError(f"beneath: no column {shown!r} or {under!r} "
@@ -257,6 +264,10 @@ def format_table(df: pd.DataFrame, *, precision: int | Mapping[str, int] | None 
         for i, value in enumerate(frame[column]):
             if holes[column].iloc[i]:
                 cells.append(text)
+                continue
+            if (column in infinite and isinstance(value, Real) and not isinstance(value, bool)
+                    and math.isinf(value)):
+                cells.append(infinite[column])
                 continue
             decimals = _error_decimals(frame[errors[column]].iloc[i]) if column in errors else None
             cells.append(_cell(value, digits=digits, decimals=decimals,

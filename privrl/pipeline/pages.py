@@ -29,7 +29,7 @@ from dataclasses import fields
 from typing import Any
 
 from privrl.chapter.decided import Decided, counts_text, decided_claims
-from privrl.chapter.decided_on import CLAIMS_WIDTHS, decided_on
+from privrl.chapter.decided_on import CLAIMS_WIDTHS, decided_on, evidence_sentence
 from privrl.chapter.front import FrontMatter
 from privrl.chapter.paper_claims import coverage_counts
 from privrl.chapter.records import RecordedRun, format_duration
@@ -222,14 +222,6 @@ def _shared_prefix(statements: Sequence[str]) -> str:
     return best if counts.get(best, 0) >= SHARED else ""
 
 
-def _numbers(c: Claim) -> str:
-    if c.value is None:
-        return f"n = {c.n_trials}"
-    interval = (", 95% interval [" + ", ".join(number(x) for x in c.interval) + "]"
-                if c.interval is not None else "")
-    return f"{c.statistic} = {number(c.value)}{interval}, n = {c.n_trials}"
-
-
 def _verdict_cell(d: Decided) -> str:
     text = f"**{d.claim.verdict}**"
     if d.rerun_agrees is True:
@@ -260,8 +252,7 @@ def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str)
     if prefix and prefix.removesuffix(": ") not in note:
         note = (note + " " if note else "") + f"*{prefix.removesuffix(': ')}.*"
     table = [[_claim_cell(name, d, front, prefix), _verdict_cell(d),
-              cell(_numbers(d.claim)) + "; " + cell(d.claim.reason), cell(decided_on(name, d))]
-             for d in rows]
+              cell(evidence_sentence(d.claim)), cell(decided_on(name, d))] for d in rows]
     lines = [note, ""] if note else []
     widths = " ".join(f"{100 * CLAIMS_WIDTHS[c]:.0f}" for c in VERDICT_COLUMNS)
     lines += [":::{table}", f":class: {WRAP_CLASS} {FIXED_CLASS}", f":widths: {widths}", "",
@@ -342,7 +333,7 @@ def errata_entries(summaries: Sequence[Summary]) -> str:
                     cell(e.get("evidence"))]
                    for e in records(s, "errata") if not restates_a_claim(e, keys)]
         refuted += [[chapter_link(name) + f": `{d.key}`", cell(d.claim.statement),
-                     cell(d.claim.evidence_text()), cell(d.scale) + f", `{d.claim.commit}`"]
+                     cell(evidence_sentence(d.claim)), cell(d.scale) + f", `{d.claim.commit}`"]
                     for d in rows if d.claim.verdict == "not reproduced"]
     lines = ["## Errata recorded by the chapters", ""]
     lines += (_wrapped(("paper", "kind", "what", "evidence"), errata) if errata

@@ -11,6 +11,7 @@ from privrl.chapter.decided_on import (
     claims_table,
     decided_on,
     every_record,
+    evidence_sentence,
     record_of,
 )
 from privrl.chapter.verdicts import Claim
@@ -61,3 +62,14 @@ def test_every_record_keeps_each_records_row_and_leaves_this_run_out():
     rows = every_record([_claim("a", "quick", "live"), _claim("a_paper", "paper", "r1"),
                          _claim("a_pair", "paper", "r2")])
     assert [(d.key, d.claim.key) for d in rows] == [("a", "a_paper"), ("a", "a_pair")]
+
+
+def test_the_evidence_sentence_writes_numbers_as_the_tables_do_and_an_open_end_unbounded():
+    claim = Claim(verdict="reproduced", statistic="speed-up", value=19.478, n_trials=10,
+                  interval=(16.59, float("inf")), reason="the 95% interval lies on the claimed "
+                  "side of 1", key="k", statement="s", profile="design", commit="c")
+    assert evidence_sentence(claim) == ("speed-up = 19.5, 95% interval [16.6, unbounded], "
+                                        "n = 10; the 95% interval lies on the claimed side of 1")
+    bare = Claim(verdict="untestable", statistic="", value=None, interval=None, n_trials=3,
+                 reason="too few trials", key="k", statement="s", profile="quick", commit="c")
+    assert evidence_sentence(bare) == "too few trials (n = 3)"

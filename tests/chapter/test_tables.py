@@ -156,3 +156,12 @@ def test_a_table_laid_out_for_reading_has_fixed_shares_and_a_column_beneath_anot
         format_table(frame, beneath={"claim": "key"}, widths={"claim": 0.5, "verdict": 0.3})
     with pytest.raises(ValueError, match="beneath"):
         format_table(frame, beneath={"claim": "nothing"})
+
+
+def test_an_infinite_value_is_written_in_the_columns_words():
+    frame = pd.DataFrame({"median time": [12.0, math.inf], "epsilon": [math.inf, 1.0]})
+    table = format_table(frame, infinite={"median time": "not reached"})
+    assert table.frame["median time"].tolist() == ["12", "not reached"]
+    assert table.frame["epsilon"].tolist() == ["no noise", "1"]
+    with pytest.raises(ValueError, match="infinite: no column 'x'"):
+        format_table(frame, infinite={"x": "never"})

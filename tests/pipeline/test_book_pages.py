@@ -132,7 +132,7 @@ def test_landing_gives_each_paper_its_sentences_counts_and_folded_verdicts():
     # the claim first (a pipe in a statement stays in its cell), the key beneath it
     assert rows[0].startswith("| A \\| B converges faster than C<br><small")
     assert "95% interval [" in rows[0] and "n = 6" in rows[0]
-    assert rows[2].endswith("| n = 10; both arms score 0 | this run (quick profile): 10 trials "
+    assert rows[2].endswith("| both arms score 0 (n = 10) | this run (quick profile): 10 trials "
                             "per arm, quick run (CI scale) |")
     assert ":class: privrl-wrap privrl-fixed\n:widths: 36 13 33 18" in text
     assert "**{doc}`../notebooks/old`.**" in text  # a chapter without claims: its title only
@@ -172,8 +172,8 @@ def test_shared_statement_openings_are_said_once_per_group_and_reasons_in_every_
     text = landing_papers([summary], {})
     assert "*On the set-up X (why).*" in text and text.count("On the set-up X") == 1
     assert "| claim 0<br><small" in text and "(a)" not in text  # no footnote letters
-    assert text.count("n = 10; both arms score 0 |") == 4
-    assert "n = 10; own reason |" in text
+    assert text.count("| both arms score 0 (n = 10) |") == 4
+    assert "| own reason (n = 10) |" in text
 
 
 def test_errata_quote_the_decided_claims_not_the_quick_runs():
