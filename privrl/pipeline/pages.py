@@ -260,14 +260,46 @@ def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str)
     return [*lines, ""]
 
 
-def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) -> list[str]:
-    """A chapter's verdict tables, folded in one dropdown: the paper's claims, grouped by a
-    shared statement prefix (e.g. ono2020's reference set-up), then the rows beyond it."""
+#: The note above the claims decided on the paper's own set-up, where others are decided on
+#: another (a shared statement prefix: ono2020's reference set-up).
+OWN_SET_UP = "On the paper's own set-up (its stated hyper-parameters)"
+
+
+def _set_ups(rows: list[Decided]) -> list[tuple[str, list[Decided]]]:
+    """The paper's claims (rows beyond it left out) by the set-up they were decided on: one
+    group without a note, or, where three or more statements share an opening (another
+    set-up, e.g. ono2020's reference set-up), those decided on the paper's own set-up
+    (:data:`OWN_SET_UP`) and those whose statement opens with the other's name (the shared
+    opening up to its first comma or parenthesis), each with its set-up's name."""
     claims = [d for d in rows if not d.beyond]
-    plain = _shared_prefix([d.claim.statement for d in claims])
-    groups = [("", [d for d in claims if not (plain and d.claim.statement.startswith(plain))])]
-    if plain:
-        groups.append(("", [d for d in claims if d.claim.statement.startswith(plain)]))
+    shared = _shared_prefix([d.claim.statement for d in claims])
+    if not shared:
+        return [("", claims)]
+    name = shared.split(",")[0].split(" (")[0].removesuffix(": ")  # "On the reference set-up"
+    other = [d for d in claims if d.claim.statement.startswith(name)]
+    own = [d for d in claims if not d.claim.statement.startswith(name)]
+    return [(OWN_SET_UP, own), (name, other)]
+
+
+def verdicts_text(rows: list[Decided]) -> str:
+    """The counts of a chapter's verdicts (:func:`~privrl.chapter.decided.counts_text`), each
+    claim of the paper counted once per set-up it was decided on, the set-up named
+    (:func:`_set_ups`): "On the paper's own set-up ...: 24 claims: ...; On the reference
+    set-up: 24 claims: ..."."""
+    groups = _set_ups(rows)
+    beyond = len([d for d in rows if d.beyond])
+    extra = f" (and {beyond} row{'s' * (beyond != 1)} beyond the paper)" if beyond else ""
+    if len(groups) == 1:
+        return counts_text(rows)
+    return "; ".join(f"{name}: {counts_text(group)}" for name, group in groups if group) + extra
+
+
+def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) -> list[str]:
+    """A chapter's verdict tables, folded in one dropdown: the paper's claims by the set-up
+    they were decided on (:func:`_set_ups`: ono2020's own and reference set-ups, each headed
+    by its name), then the rows beyond it."""
+    groups = [(f"*{note}.*" if note == OWN_SET_UP else "", group)
+              for note, group in _set_ups(rows)]
     beyond = [d for d in rows if d.beyond]
     if beyond:
         groups.append(("**Beyond the paper**: our own metrics, set-ups and neighbouring "
@@ -301,7 +333,7 @@ def landing_papers(summaries: Sequence[Summary], fronts: Mapping[str, FrontMatte
         if front is not None and not rows:
             text.append(front.claims)
         if rows:  # what the paper claims and the deciding runs: in the dropdown and the box
-            text.append(f"**Verdicts: {counts_text(rows)}.**")
+            text.append(f"**Verdicts: {verdicts_text(rows)}.**")
         if front is not None:
             text.append(f"**Bottom line:** {front.bottom_line}")
         lines += [" ".join(text), ""]

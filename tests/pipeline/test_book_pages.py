@@ -170,8 +170,13 @@ def test_shared_statement_openings_are_said_once_per_group_and_reasons_in_every_
     summary["claims"] = [{**base, "key": f"k{i}", "statement": f"On the set-up X (why): claim {i}"}
                          for i in range(4)] + [{**base, "key": "other", "reason": "own reason"}]
     text = landing_papers([summary], {})
-    assert "*On the set-up X (why).*" in text and text.count("On the set-up X") == 1
+    assert "*On the set-up X (why).*" in text and text.count("On the set-up X (why)") == 1
     assert "| claim 0<br><small" in text and "(a)" not in text  # no footnote letters
+    # each claim counted once on the set-up it was decided on, the set-up named, and each
+    # group of rows headed by its set-up
+    assert ("**Verdicts: On the paper's own set-up (its stated hyper-parameters): 1 claim: 1 "
+            "untestable; On the set-up X: 4 claims: 4 untestable.**") in text
+    assert text.index("*On the paper's own set-up") < text.index("| own reason")
     assert text.count("| both arms score 0 (n = 10) |") == 4
     assert "| own reason (n = 10) |" in text
 
