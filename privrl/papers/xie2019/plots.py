@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from privrl.chapter.colours import colour
+from privrl.chapter.colours import colour, words
 from privrl.chapter.figures import Exhibit, by_label
 from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.plotting import (
@@ -228,9 +228,9 @@ def zoom_numbers(shown: pd.DataFrame) -> dict[str, float | int | str]:
 
 def plot_steps(ax: Axes, sensitivity: pd.DataFrame, zero_mspbe: float) -> None:
     """Figure 1 b: GPOPE's MSPBE against the step size (mean, one standard deviation)."""
-    band_plot(ax, sensitivity, "step_size", "mspbe", err="std", marker="o", label="GPOPE",
+    band_plot(ax, sensitivity, "step_size", "mspbe", err="std", marker="o", label=words("GPOPE"),
               color=GPOPE_COLOUR)
-    ax.axhline(zero_mspbe, color="gray", ls="--", label="zero estimate")
+    ax.axhline(zero_mspbe, color=colour("zero"), ls="--", label=words("zero"))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("step size")
