@@ -55,16 +55,33 @@ def record_of(paper: str, d: Decided, directory: Path | None = None) -> str | No
     return names[0] if len(names) == 1 else None
 
 
+#: The run-record parameters that give a run's horizon, with their unit in words.
+HORIZONS: dict[str, str] = {"n_submissions": "submissions", "episodes": "episodes",
+                            "epochs": "roll-outs"}
+
+
+def horizon(record: str, directory: Path | None = None) -> str:
+    """The horizon of each trial of ``record`` in words ("90,000 submissions"), read from its
+    run record's parameters (the first of :data:`HORIZONS` it has); "" when it states none."""
+    path = (directory or _measurements()) / f"{record}.json"
+    parameters = json.loads(path.read_text()).get("parameters", {})
+    return next((f"{int(parameters[k]):,} {unit}" for k, unit in HORIZONS.items()
+                 if k in parameters), "")
+
+
 def decided_on(paper: str, d: Decided, scale: str = "", directory: Path | None = None) -> str:
     """The "decided on" cell of ``d``: the record's name (or, when no one record is known, the
-    commit of the recorded run; or "this run"), the trials per arm and the scale (``scale``,
-    else the deciding claim's), e.g. "record balle2016-paper: 20 trials per arm, paper scale"
-    (plain text: a table cell renders no Markdown)."""
+    commit of the recorded run; or "this run"), the trials per arm, each trial's horizon where
+    the record states it and the scale does not say it (:func:`horizon`), and the scale
+    (``scale``, else the deciding claim's), e.g. "record ono2020-tuned: 20 trials per arm x
+    90,000 submissions, paper scale" (plain text: a table cell renders no Markdown)."""
     record = record_of(paper, d, directory)
     run = (f"record {record}" if record else f"recorded run of commit {d.claim.commit}"
            if d.recorded else f"this run ({d.claim.profile} profile)")
-    n = d.claim.n_trials
-    return f"{run}: {n} trial{'s' * (n != 1)} per arm, {scale or d.scale}"
+    n, scale = d.claim.n_trials, scale or d.scale
+    long = horizon(record, directory) if record else ""
+    long = f" x {long}" if long and long.split()[-1] not in scale else ""
+    return f"{run}: {n} trial{'s' * (n != 1)} per arm{long}, {scale}"
 
 
 def _bound(x: float) -> str:
@@ -113,5 +130,5 @@ def claims_for_reading(frame: pd.DataFrame) -> Table:
     return format_table(frame, beneath={"claim": "key"}, widths=CLAIMS_WIDTHS)
 
 
-__all__ = ["CLAIMS_WIDTHS", "claims_for_reading", "claims_table", "decided_on",
-           "evidence_sentence", "every_record", "record_of"]
+__all__ = ["CLAIMS_WIDTHS", "HORIZONS", "claims_for_reading", "claims_table", "decided_on",
+           "evidence_sentence", "every_record", "horizon", "record_of"]

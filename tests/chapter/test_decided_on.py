@@ -12,6 +12,7 @@ from privrl.chapter.decided_on import (
     decided_on,
     every_record,
     evidence_sentence,
+    horizon,
     record_of,
 )
 from privrl.chapter.verdicts import Claim
@@ -73,3 +74,19 @@ def test_the_evidence_sentence_writes_numbers_as_the_tables_do_and_an_open_end_u
     bare = Claim(verdict="untestable", statistic="", value=None, interval=None, n_trials=3,
                  reason="too few trials", key="k", statement="s", profile="quick", commit="c")
     assert evidence_sentence(bare) == "too few trials (n = 3)"
+
+
+def test_decided_on_names_each_trials_horizon_where_the_record_states_it(tmp_path):
+    (tmp_path / "toy-tuned.json").write_text(json.dumps(
+        {"git_commit": "rec1", "parameters": {"n_submissions": 90000}}))
+    (tmp_path / "toy-design.json").write_text(json.dumps(
+        {"git_commit": "rec2", "parameters": {"epochs": 450}}))
+    rows = {d.key: d for d in decided_claims([_claim("a_tuned", "paper", "rec1"),
+                                              _claim("b_paper", "paper", "rec2")])}
+    assert horizon("toy-tuned", tmp_path) == "90,000 submissions"
+    assert decided_on("toy", rows["a"], directory=tmp_path) == (
+        "record toy-tuned: 20 trials per arm x 90,000 submissions, paper scale")
+    # a scale that already says the horizon is not told it twice
+    assert decided_on("toy", rows["b"], "10 of 30 seeds, 450 of its 4,000 roll-outs",
+                      tmp_path) == ("record toy-design: 20 trials per arm, 10 of 30 seeds, "
+                                    "450 of its 4,000 roll-outs")
