@@ -27,7 +27,7 @@ from privrl.chapter.verdicts import Claim
 
 #: Each column's share of the text column in a claims table laid out for reading (the key is
 #: written beneath its claim).
-CLAIMS_WIDTHS: dict[str, float] = {"claim": 0.4, "verdict": 0.13, "evidence": 0.29,
+CLAIMS_WIDTHS: dict[str, float] = {"claim": 0.38, "verdict": 0.17, "evidence": 0.27,
                                    "decided on": 0.18}
 
 

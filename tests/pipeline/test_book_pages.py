@@ -134,7 +134,7 @@ def test_landing_gives_each_paper_its_sentences_counts_and_folded_verdicts():
     assert "95% interval [" in rows[0] and "n = 6" in rows[0]
     assert rows[2].endswith("| both arms score 0 (n = 10) | this run (quick profile): 10 trials "
                             "per arm, quick run (CI scale) |")
-    assert ":class: privrl-wrap privrl-fixed\n:widths: 40 13 29 18" in text
+    assert ":class: privrl-wrap privrl-fixed\n:widths: 38 17 27 18" in text
     assert "**{doc}`../notebooks/old`.**" in text  # a chapter without claims: its title only
 
 
