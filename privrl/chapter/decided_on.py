@@ -27,8 +27,8 @@ from privrl.chapter.verdicts import Claim
 
 #: Each column's share of the text column in a claims table laid out for reading (the key is
 #: written beneath its claim).
-CLAIMS_WIDTHS: dict[str, float] = {"claim": 0.38, "verdict": 0.17, "evidence": 0.27,
-                                   "decided on": 0.18}
+CLAIMS_WIDTHS: dict[str, float] = {"claim": 0.4, "verdict": 0.17, "evidence": 0.28,
+                                   "decided on": 0.15}
 
 
 def _measurements() -> Path:
@@ -124,6 +124,12 @@ def every_record(claims: Sequence[Claim]) -> list[Decided]:
     return [Decided(base_key(c.key), c) for c in claims if c.profile != "quick"]
 
 
+def on_run(claims: Sequence[Claim], profile: str) -> list[Decided]:
+    """Each claim decided on this run (of ``profile``), as a row of its own: the chapter's
+    section on its own run sets them beside the verdicts the book reports."""
+    return [Decided(c.key, c) for c in claims if c.profile == profile]
+
+
 def claims_for_reading(frame: pd.DataFrame) -> Table:
     """A claims table (:func:`claims_table`'s columns) laid out for reading: each column its
     share of :data:`CLAIMS_WIDTHS`, the key small beneath its claim."""
@@ -131,4 +137,4 @@ def claims_for_reading(frame: pd.DataFrame) -> Table:
 
 
 __all__ = ["CLAIMS_WIDTHS", "HORIZONS", "claims_for_reading", "claims_table", "decided_on",
-           "evidence_sentence", "every_record", "horizon", "record_of"]
+           "evidence_sentence", "every_record", "horizon", "on_run", "record_of"]

@@ -262,7 +262,7 @@ def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str)
 
 #: The note above the claims decided on the paper's own set-up, where others are decided on
 #: another (a shared statement prefix: ono2020's reference set-up).
-OWN_SET_UP = "On the paper's own set-up (its stated hyper-parameters)"
+OWN_SET_UP = "On the paper's set-up"
 
 
 def _set_ups(rows: list[Decided]) -> list[tuple[str, list[Decided]]]:

@@ -13,6 +13,7 @@ from privrl.chapter.decided_on import (
     every_record,
     evidence_sentence,
     horizon,
+    on_run,
     record_of,
 )
 from privrl.chapter.verdicts import Claim
@@ -60,9 +61,11 @@ def test_claims_for_reading_writes_the_key_beneath_its_claim_and_the_claim_wides
 
 
 def test_every_record_keeps_each_records_row_and_leaves_this_run_out():
-    rows = every_record([_claim("a", "quick", "live"), _claim("a_paper", "paper", "r1"),
-                         _claim("a_pair", "paper", "r2")])
+    claims = [_claim("a", "quick", "live"), _claim("a_paper", "paper", "r1"),
+              _claim("a_pair", "paper", "r2")]
+    rows = every_record(claims)
     assert [(d.key, d.claim.key) for d in rows] == [("a", "a_paper"), ("a", "a_pair")]
+    assert [d.claim.key for d in on_run(claims, "quick")] == ["a"]
 
 
 def test_the_evidence_sentence_writes_numbers_as_the_tables_do_and_an_open_end_unbounded():

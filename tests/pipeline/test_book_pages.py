@@ -134,7 +134,7 @@ def test_landing_gives_each_paper_its_sentences_counts_and_folded_verdicts():
     assert "95% interval [" in rows[0] and "n = 6" in rows[0]
     assert rows[2].endswith("| both arms score 0 (n = 10) | this run (quick profile): 10 trials "
                             "per arm, quick run (CI scale) |")
-    assert ":class: privrl-wrap privrl-fixed\n:widths: 38 17 27 18" in text
+    assert ":class: privrl-wrap privrl-fixed\n:widths: 40 17 28 15" in text
     assert "**{doc}`../notebooks/old`.**" in text  # a chapter without claims: its title only
 
 
@@ -174,9 +174,9 @@ def test_shared_statement_openings_are_said_once_per_group_and_reasons_in_every_
     assert "| claim 0<br><small" in text and "(a)" not in text  # no footnote letters
     # each claim counted once on the set-up it was decided on, the set-up named, and each
     # group of rows headed by its set-up
-    assert ("**Verdicts: On the paper's own set-up (its stated hyper-parameters): 1 claim: 1 "
-            "untestable; On the set-up X: 4 claims: 4 untestable.**") in text
-    assert text.index("*On the paper's own set-up") < text.index("| own reason")
+    assert ("**Verdicts: On the paper's set-up: 1 claim: 1 untestable; On the set-up X: 4 "
+            "claims: 4 untestable.**") in text
+    assert text.index("*On the paper's set-up.*") < text.index("| own reason")
     assert text.count("| both arms score 0 (n = 10) |") == 4
     assert "| own reason (n = 10) |" in text
 
