@@ -231,9 +231,12 @@ def _verdict_cell(d: Decided) -> str:
     return text
 
 
-#: The landing page's verdict tables: their columns and each one's share of the text column
-#: (the claim the widest, its key small beneath it; :data:`privrl.chapter.decided_on.CLAIMS_WIDTHS`).
+#: The landing page's verdict tables: their columns (the claim the widest, its key small beneath
+#: it), and their class, whose columns take the shares of
+#: :data:`privrl.chapter.decided_on.CLAIMS_WIDTHS` (``book/_static/privrl.css``: MyST's table
+#: directive writes no column widths).
 VERDICT_COLUMNS = tuple(CLAIMS_WIDTHS)
+CLAIMS_CLASS = "privrl-claims"
 
 
 def _claim_cell(name: str, d: Decided, front: FrontMatter | None, prefix: str) -> str:
@@ -254,8 +257,7 @@ def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str)
     table = [[_claim_cell(name, d, front, prefix), _verdict_cell(d),
               cell(evidence_sentence(d.claim)), cell(decided_on(name, d))] for d in rows]
     lines = [note, ""] if note else []
-    widths = " ".join(f"{100 * CLAIMS_WIDTHS[c]:.0f}" for c in VERDICT_COLUMNS)
-    lines += [":::{table}", f":class: {WRAP_CLASS} {FIXED_CLASS}", f":widths: {widths}", "",
+    lines += [":::{table}", f":class: {WRAP_CLASS} {FIXED_CLASS} {CLAIMS_CLASS}", "",
               *_table(VERDICT_COLUMNS, table), ":::"]
     return [*lines, ""]
 
@@ -283,22 +285,21 @@ def _set_ups(rows: list[Decided]) -> list[tuple[str, list[Decided]]]:
 
 def verdicts_text(rows: list[Decided]) -> str:
     """The counts of a chapter's verdicts (:func:`~privrl.chapter.decided.counts_text`), each
-    claim of the paper counted once per set-up it was decided on, the set-up named
-    (:func:`_set_ups`): "On the paper's own set-up ...: 24 claims: ...; On the reference
-    set-up: 24 claims: ..."."""
+    claim of the paper counted once: where its claims are decided on two set-ups
+    (:func:`_set_ups`), on the one the chapter names (ono2020's reference set-up: "on the
+    reference set-up, 24 claims: ..."), the paper's own set-up counted in the dropdown."""
     groups = _set_ups(rows)
-    beyond = len([d for d in rows if d.beyond])
-    extra = f" (and {beyond} row{'s' * (beyond != 1)} beyond the paper)" if beyond else ""
     if len(groups) == 1:
         return counts_text(rows)
-    return "; ".join(f"{name}: {counts_text(group)}" for name, group in groups if group) + extra
+    name, group = groups[-1]
+    return f"{name[0].lower()}{name[1:]}, " + counts_text(group + [d for d in rows if d.beyond])
 
 
 def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) -> list[str]:
     """A chapter's verdict tables, folded in one dropdown: the paper's claims by the set-up
     they were decided on (:func:`_set_ups`: ono2020's own and reference set-ups, each headed
     by its name), then the rows beyond it."""
-    groups = [(f"*{note}.*" if note == OWN_SET_UP else "", group)
+    groups = [(f"*{note}: {counts_text(group)}.*" if note == OWN_SET_UP else "", group)
               for note, group in _set_ups(rows)]
     beyond = [d for d in rows if d.beyond]
     if beyond:

@@ -134,8 +134,17 @@ def test_landing_gives_each_paper_its_sentences_counts_and_folded_verdicts():
     assert "95% interval [" in rows[0] and "n = 6" in rows[0]
     assert rows[2].endswith("| both arms score 0 (n = 10) | this run (quick profile): 10 trials "
                             "per arm, quick run (CI scale) |")
-    assert ":class: privrl-wrap privrl-fixed\n:widths: 40 17 28 15" in text
+    assert ":class: privrl-wrap privrl-fixed privrl-claims\n" in text
     assert "**{doc}`../notebooks/old`.**" in text  # a chapter without claims: its title only
+
+
+def test_the_stylesheet_gives_the_landing_claims_columns_the_claims_tables_shares():
+    from privrl.chapter.decided_on import CLAIMS_WIDTHS
+    from privrl.chapter.records import SOURCE_ROOT
+
+    css = (SOURCE_ROOT / "book/_static/privrl.css").read_text()
+    shares = re.findall(r"table\.privrl-claims th:nth-child\((\d)\) \{ width: (\d+)%; \}", css)
+    assert [int(w) for _, w in sorted(shares)] == [round(100 * w) for w in CLAIMS_WIDTHS.values()]
 
 
 def test_landing_decides_on_the_record_and_checks_the_quick_rerun_only_where_it_can():
@@ -172,11 +181,11 @@ def test_shared_statement_openings_are_said_once_per_group_and_reasons_in_every_
     text = landing_papers([summary], {})
     assert "*On the set-up X (why).*" in text and text.count("On the set-up X (why)") == 1
     assert "| claim 0<br><small" in text and "(a)" not in text  # no footnote letters
-    # each claim counted once on the set-up it was decided on, the set-up named, and each
-    # group of rows headed by its set-up
-    assert ("**Verdicts: On the paper's set-up: 1 claim: 1 untestable; On the set-up X: 4 "
-            "claims: 4 untestable.**") in text
-    assert text.index("*On the paper's set-up.*") < text.index("| own reason")
+    # each claim counted once, on the set-up the chapter names, and each group of rows headed
+    # by its set-up (the paper's own with its counts)
+    assert "**Verdicts: on the set-up X, 4 claims: 4 untestable.**" in text
+    assert text.index("*On the paper's set-up: 1 claim: 1 untestable.*") < text.index(
+        "| own reason")
     assert text.count("| both arms score 0 (n = 10) |") == 4
     assert "| own reason (n = 10) |" in text
 
