@@ -7,16 +7,15 @@ the font size; light grid), constrained layout, and, inside a Jupyter kernel, SV
 text is enlarged where a wide figure would be scaled below that floor (:func:`enforce_min_font`).
 Helpers: :func:`axis_label` / :func:`label_axes` (axes in words with units), :func:`new_figure`,
 :func:`band_plot` / :func:`plot_bands` (a centre line over seeds with an uncertainty band), and for
-figures a referee can read (issue 35): :func:`method_colours` (one colour per method name in every
-figure), :func:`legend_outside` (a legend of at most 8 entries beside the data, never on it) and
+figures a referee can read (issue 35): :func:`legend_outside` (a legend of at most 8 entries beside
+the data, never on it; like :func:`legend_below`, it holds every entry that names a method to the
+method's colour, :func:`privrl.chapter.colours.check_legend`) and
 :func:`in_words` (a code name, e.g. a panel's domain, in words), and :func:`mark_paper` (a
 number the paper states, drawn beside ours in one style on every figure).
 """
 
 from __future__ import annotations
 
-import zlib
-from collections.abc import Iterable
 from typing import Any, Literal
 
 import matplotlib as mpl
@@ -28,6 +27,7 @@ from matplotlib.figure import Figure
 from matplotlib.legend import Legend
 from matplotlib.text import Text
 
+from privrl.chapter.colours import check_legend
 from privrl.core.validation import check_choice
 
 Err = Literal["se", "std", "quantile"]
@@ -225,39 +225,8 @@ def plot_bands(
     return ax
 
 
-#: Ten colours told apart under the common colour-vision deficiencies: Paul Tol's "muted" scheme
-#: (nine colours) and black, kept for baselines (no privacy, zero estimate).
-PALETTE: tuple[str, ...] = ("#332288", "#CC6677", "#117733", "#DDCC77", "#88CCEE", "#882255",
-                            "#44AA99", "#999933", "#AA4499", "#000000")
-#: The book's method names (lower case) and their :data:`PALETTE` slots: names drawn together
-#: never share a slot, and a method has its slot in every chapter's figures.
-METHOD_SLOTS: dict[str, int] = {
-    "gpope": 0, "dp-lsw": 1, "dp-lsl": 2, "lstd": 3, "wis-lstd": 4, "gtd2": 5, "zero": 9,
-    "functional": 0, "output": 1, "input": 2, "dpsgd": 3, "none": 9, "non-private": 9,
-    "prs": 0, "laplace": 1,
-}
 #: Most entries a legend may have (issue 35: "at most 8 entries per legend").
 MAX_LEGEND_ENTRIES = 8
-
-
-def method_colours(labels: Iterable[str]) -> dict[str, str]:
-    """A colour of :data:`PALETTE` for each distinct label, distinct within the call (at most
-    ten labels, else ``ValueError``) and stable across figures: a name of :data:`METHOD_SLOTS`
-    (any case) takes its slot; another name the slot of its CRC-32, in sorted order. A name whose
-    slot is taken by another name of the same call takes the next free slot, the only case in
-    which a name's colour depends on its company."""
-    names = sorted(set(labels))
-    if len(names) > len(PALETTE):
-        raise ValueError(f"labels: {len(names)} names, at most {len(PALETTE)} colours tell apart")
-    known = [n for n in names if n.lower() in METHOD_SLOTS]
-    others = [n for n in names if n.lower() not in METHOD_SLOTS]
-    taken: dict[int, str] = {}
-    for name in known + others:
-        slot = METHOD_SLOTS.get(name.lower(), zlib.crc32(name.encode()) % len(PALETTE))
-        while slot in taken:
-            slot = (slot + 1) % len(PALETTE)
-        taken[slot] = name
-    return {name: PALETTE[slot] for slot, name in taken.items()}
 
 
 def legend_outside(fig_or_ax: Figure | Axes, max_entries: int = MAX_LEGEND_ENTRIES) -> Legend:
@@ -275,6 +244,7 @@ def legend_outside(fig_or_ax: Figure | Axes, max_entries: int = MAX_LEGEND_ENTRI
     if not entries or len(entries) > max_entries:
         raise ValueError(f"fig_or_ax: {len(entries)} legend entries, the legend takes 1 to "
                          f"{max_entries}: {list(entries)}")
+    check_legend((h, label) for label, h in entries.items())
     for ax in axes:
         if (old := ax.get_legend()) is not None:
             old.remove()
@@ -286,6 +256,17 @@ def legend_outside(fig_or_ax: Figure | Axes, max_entries: int = MAX_LEGEND_ENTRI
 
 
 
+def legend_of(fig: Figure, handles: list[Any], *, loc: str = "outside lower center",
+              ncol: int = 1) -> Legend:
+    """One legend of hand-made ``handles`` (each labelled) for ``fig`` at ``loc`` (outside the
+    data), held to the book's colours (:func:`privrl.chapter.colours.check_legend`). Raises
+    ``ValueError`` for none or more than :data:`MAX_LEGEND_ENTRIES` handles."""
+    if not 1 <= len(handles) <= MAX_LEGEND_ENTRIES:
+        raise ValueError(f"handles: {len(handles)} legend entries, at most {MAX_LEGEND_ENTRIES}")
+    check_legend((h, h.get_label()) for h in handles)
+    return fig.legend(handles=handles, loc=loc, ncol=ncol)
+
+
 def legend_below(fig: Figure, ncol: int = 2) -> Legend:
     """One legend under the axes of ``fig`` (outside the data; the axes keep their width), each
     label once. Raises ``ValueError`` for none or more than :data:`MAX_LEGEND_ENTRIES` entries."""
@@ -295,6 +276,7 @@ def legend_below(fig: Figure, ncol: int = 2) -> Legend:
             entries.setdefault(label, handle)
     if not 1 <= len(entries) <= MAX_LEGEND_ENTRIES:
         raise ValueError(f"fig: {len(entries)} legend entries, at most {MAX_LEGEND_ENTRIES}")
+    check_legend((h, label) for label, h in entries.items())
     return fig.legend(list(entries.values()), list(entries), loc="outside lower center",
                       ncol=ncol)
 

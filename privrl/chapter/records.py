@@ -55,7 +55,7 @@ RESULTS = MEASUREMENTS / "results"
 NON_COMPUTING: tuple[str, ...] = ("privrl.pipeline", "privrl.chapter.plotting",
                                   "privrl.chapter.tables", "privrl.chapter.records",
                                   "privrl.chapter.front", "privrl.chapter.figures",
-                                  "privrl.chapter.decided_on")
+                                  "privrl.chapter.decided_on", "privrl.chapter.colours")
 #: The top package's own ``__init__`` computes no number either: it holds the version and
 #: re-exports :mod:`privrl.api` lazily, by name (an edit of the API list made every record stale;
 #: ``tests/chapter/test_record_versions.py`` holds that it imports no ``privrl`` module).

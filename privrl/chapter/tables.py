@@ -12,15 +12,21 @@
   trailing zeros kept; an interval cell ``(low, high)`` likewise: ``(0.1234, 0.5678)`` is
   ``[0.12, 0.57]`` and ``(0.1, 0.15)`` is ``[0.100, 0.150]``;
 * epsilon = inf, in a column of privacy settings (``epsilon_columns``; by default the columns named
-  ``epsilon`` or ``eps``), is ``no noise``; inf elsewhere is ``∞`` (``-∞``): an epsilon computed
-  by an accountant that is inf means no finite guarantee, not no noise;
+  ``epsilon`` or ``eps``), is ``no noise``; inf elsewhere is the caller's words for it
+  (``infinite``, per column: "not reached" for a time never reached, "no guarantee" for an
+  accountant's epsilon) or ``∞`` (``-∞``): an epsilon computed by an accountant that is inf
+  means no finite guarantee, not no noise;
 * a missing value (``None``, NaN) is the caller's text (``missing``, one text or one per column),
   or its row is dropped (``drop_missing``); a missing value with neither is a ``ValueError``:
   never ``nan``;
 * headers are words: ``headers`` maps code names to words; any other name has its underscores
   written as spaces, and a numeric name (a pivoted epsilon) is formatted as a number;
 * no cell is cut; the HTML table is wrapped in a horizontal scroll box (:data:`SCROLL_CLASS`,
-  ``overflow-x: auto``) when its widest cells add up to more than :data:`COLUMN_CHARS` characters.
+  ``overflow-x: auto``) when its widest cells add up to more than :data:`COLUMN_CHARS` characters;
+* a table laid out for reading (``widths``: each column's share of the text column, a claims
+  table's claim the widest) takes the column's width and wraps its cells between words
+  (:data:`FIXED_CLASS`), so it never scrolls; a column shown ``beneath`` another (a claim's key
+  under its claim) is written small on the cell's last line, not as a column of its own.
 
 The index is not shown: a caller who needs it calls ``reset_index()`` first.
 """
@@ -30,7 +36,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any
 
@@ -47,27 +53,61 @@ COLUMN_CHARS = 90
 SCROLL_CLASS = "privrl-scroll"
 #: The class of every formatted table.
 TABLE_CLASS = "privrl-table"
+#: The class of a table laid out for reading: fixed column shares, cells wrapped between words.
+FIXED_CLASS = "privrl-fixed"
+#: The class of the small text written beneath a cell's own (a claim's key).
+BENEATH_CLASS = "privrl-beneath"
 NO_NOISE = "no noise"
 
 
 @dataclass(frozen=True)
 class Table:
-    """A formatted table: ``frame`` holds the cells as strings, its columns the headers."""
+    """A formatted table: ``frame`` holds the cells as strings, its columns the headers;
+    ``beneath`` maps a header to the small texts written under its cells, row by row, and
+    ``widths`` each header to its share of the text column (a table laid out for reading)."""
 
     frame: pd.DataFrame
+    beneath: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    widths: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for header, notes in self.beneath.items():
+            if header not in self.frame.columns or len(notes) != len(self.frame):
+                raise ValueError(f"beneath: {header!r} must be a column with one text a row")
+        if self.widths and (set(self.widths) != set(self.frame.columns)
+                            or not math.isclose(sum(self.widths.values()), 1.0)):
+            raise ValueError(f"widths: a share for each of {list(self.frame.columns)}, "
+                             f"adding up to 1, got {dict(self.widths)}")
 
     @property
     def wide(self) -> bool:
-        """Whether the widest cell of each column adds up to more than :data:`COLUMN_CHARS`."""
+        """Whether the widest cell of each column adds up to more than :data:`COLUMN_CHARS` (a
+        table laid out for reading, with ``widths``, wraps its cells instead: never wide)."""
+        if self.widths:
+            return False
         widths = [max([len(str(c)), *map(len, self.frame[c])]) + 2 for c in self.frame.columns]
         return sum(widths) > COLUMN_CHARS
 
+    def _td(self, header: str, i: int, value: str) -> str:
+        notes = self.beneath.get(header)
+        small = (f'<br><small class="{BENEATH_CLASS}">{html.escape(notes[i])}</small>'
+                 if notes and notes[i] else "")
+        return f"<td>{html.escape(value)}{small}</td>"
+
     def to_html(self) -> str:
-        """The table as HTML, every cell escaped, in a scroll box when :attr:`wide`."""
-        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in self.frame.columns)
-        rows = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row) + "</tr>"
-                       for row in self.frame.itertuples(index=False))
-        table = (f'<table class="{TABLE_CLASS}"><thead><tr>{head}</tr></thead>'
+        """The table as HTML, every cell escaped, in a scroll box when :attr:`wide`; with
+        ``widths``, a fixed layout over the column's width (class :data:`FIXED_CLASS`)."""
+        columns = list(self.frame.columns)
+        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+        rows = "".join("<tr>" + "".join(self._td(c, i, v) for c, v in zip(columns, row,
+                                                                            strict=True))
+                       + "</tr>" for i, row in enumerate(self.frame.itertuples(index=False)))
+        cols, classes = "", TABLE_CLASS
+        if self.widths:
+            classes += f" {FIXED_CLASS}"
+            cols = "<colgroup>" + "".join(f'<col style="width: {100 * self.widths[c]:.0f}%">'
+                                          for c in columns) + "</colgroup>"
+        table = (f'<table class="{classes}">{cols}<thead><tr>{head}</tr></thead>'
                  f"<tbody>{rows}</tbody></table>")
         if self.wide:
             return f'<div class="{SCROLL_CLASS}" style="overflow-x: auto">{table}</div>'
@@ -75,12 +115,21 @@ class Table:
 
     def to_markdown(self) -> str:
         """The table as a MyST pipe table, so that roles in its cells (a ``{ref}`` link) are
-        rendered; a pipe in a cell is escaped."""
+        rendered; a pipe in a cell is escaped. A text ``beneath`` a cell follows it on its
+        last line, small (inline HTML)."""
         def row(cells: Iterable[Any]) -> str:
             return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
 
-        return "\n".join([row(self.frame.columns), row("---" for _ in self.frame.columns),
-                          *(row(r) for r in self.frame.itertuples(index=False))]) + "\n"
+        def below(header: str, i: int, value: str) -> str:
+            notes = self.beneath.get(header)
+            return (f'{value}<br><small class="{BENEATH_CLASS}">{notes[i]}</small>'
+                    if notes and notes[i] else value)
+
+        columns = list(self.frame.columns)
+        body = ([below(c, i, v) for c, v in zip(columns, r, strict=True)]
+                for i, r in enumerate(self.frame.itertuples(index=False)))
+        return "\n".join([row(columns), row("---" for _ in columns),
+                          *(row(r) for r in body)]) + "\n"
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -164,7 +213,10 @@ def _header(name: Any, headers: Mapping[Any, str]) -> str:
 def format_table(df: pd.DataFrame, *, precision: int | Mapping[str, int] | None = None,
                  errors: Mapping[str, str] | None = None, headers: Mapping[Any, str] | None = None,
                  missing: str | Mapping[str, str] | None = None, drop_missing: bool = False,
-                 epsilon_columns: Collection[str] | None = None) -> Table:
+                 epsilon_columns: Collection[str] | None = None,
+                 beneath: Mapping[str, str] | None = None,
+                 widths: Mapping[str, float] | None = None,
+                 infinite: Mapping[str, str] | None = None) -> Table:
     """``df`` formatted for reading (rules in the module docstring).
 
     ``precision``: significant digits, for every column or per column (default
@@ -172,7 +224,11 @@ def format_table(df: pd.DataFrame, *, precision: int | Mapping[str, int] | None 
     standard error, which sets the value's decimals row by row; ``headers``: code name -> words;
     ``missing``: the text shown for a missing value (one, or per column); ``drop_missing``: drop
     the rows with a missing value instead; ``epsilon_columns``: the columns where inf means no
-    noise (default: the columns named ``epsilon`` or ``eps``)."""
+    noise (default: the columns named ``epsilon`` or ``eps``); ``beneath``: column -> the column
+    written small under its cells (left out as a column of its own); ``widths``: column -> its
+    share of the text column (every shown column, adding up to 1), for a table laid out for
+    reading; ``infinite``: column -> the words for an infinite value in it (outside the
+    ``epsilon_columns``)."""
     if missing is not None and drop_missing:
         raise ValueError("missing: give a text for missing values or drop_missing=True, not both")
     if isinstance(precision, int) and precision < 1:
@@ -188,6 +244,14 @@ def format_table(df: pd.DataFrame, *, precision: int | Mapping[str, int] | None 
     holes = frame.map(_is_missing)
     if drop_missing:
         frame, holes = frame[~holes.any(axis=1)], holes[~holes.any(axis=1)]
+    beneath, infinite = dict(beneath or {}), dict(infinite or {})
+    for column in infinite:
+        if column not in frame.columns:
+            raise ValueError(f"infinite: no column {column!r} (columns: {list(frame.columns)})")
+    for shown, under in beneath.items():
+        if shown not in frame.columns or under not in frame.columns:
+            raise ValueError(f"beneath: no column {shown!r} or {under!r} "
+                             f"(columns: {list(frame.columns)})")
     out = {}
     for column in frame.columns:
         digits = (precision.get(column, SIGNIFICANT_DIGITS) if isinstance(precision, Mapping)
@@ -201,8 +265,15 @@ def format_table(df: pd.DataFrame, *, precision: int | Mapping[str, int] | None 
             if holes[column].iloc[i]:
                 cells.append(text)
                 continue
+            if (column in infinite and isinstance(value, Real) and not isinstance(value, bool)
+                    and math.isinf(value)):
+                cells.append(infinite[column])
+                continue
             decimals = _error_decimals(frame[errors[column]].iloc[i]) if column in errors else None
             cells.append(_cell(value, digits=digits, decimals=decimals,
                                epsilon=column in epsilon_columns))
         out[_header(column, headers)] = cells
-    return Table(pd.DataFrame(out, dtype=object))
+    notes = {_header(shown, headers): tuple(out.pop(_header(under, headers)))
+             for shown, under in beneath.items()}
+    shares = {_header(c, headers): w for c, w in (widths or {}).items()}
+    return Table(pd.DataFrame(out, dtype=object), notes, shares)

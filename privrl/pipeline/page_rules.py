@@ -26,6 +26,11 @@ every page of a built site, served offline (:mod:`privrl.pipeline.browser`). The
   admonition with ``:class: summary-box``), has at most :data:`MAX_SUMMARY_WORDS` words, its
   title included (words: runs of non-space characters of its text, block elements apart;
   MathJax's formulas count no word).
+* ``summary-first``: a page's summary box starts within its first screen (its top at most the
+  viewport's height, :data:`VIEWPORT`, below the top of the page).
+* ``claim-width``: in a claims table (a table with a "claim" and a "verdict" header cell) the
+  claim column is at least :data:`MIN_CLAIM_PX` wide, folded tables opened (issue 51: the claim
+  got 110 px beside a key column that took the width).
 
 Command line (a report, not enforced)::
 
@@ -51,6 +56,8 @@ MAX_SCREENS = 3
 #: The class of a chapter's summary box, and the box's word limit.
 SUMMARY_BOX = "summary-box"
 MAX_SUMMARY_WORDS = 200
+#: The narrowest a claims table's claim column may be, in CSS px at :data:`VIEWPORT`'s width.
+MIN_CLAIM_PX = 250
 #: An image or SVG smaller than this (CSS px) on either side is an icon, not a figure.
 MIN_FIGURE_PX = 50
 #: The rules, by name, in words.
@@ -62,6 +69,8 @@ RULES = {
                "folded, every table within the column",
     "code-fits": "no code block scrolls sideways",
     "summary-words": f"every summary box has at most {MAX_SUMMARY_WORDS} words",
+    "summary-first": "every summary box starts within the page's first screen",
+    "claim-width": f"a claims table's claim column is at least {MIN_CLAIM_PX} px wide",
 }
 
 
@@ -111,7 +120,8 @@ MEASURE = r"""async ([boxClass, minFigure]) => {
     clone.querySelectorAll("mjx-assistive-mml, script, style").forEach(e => e.remove());
     clone.querySelectorAll("p, div, li, dt, dd, tr, td, th, br, h1, h2, h3, h4, h5, h6")
       .forEach(e => e.after(" "));
-    return {el: describe(box), words: words(clone.textContent).split(" ").filter(Boolean).length};
+    return {el: describe(box), words: words(clone.textContent).split(" ").filter(Boolean).length,
+            top: Math.round(box.getBoundingClientRect().top + window.scrollY)};
   });
   const bad = new RegExp(["(^|[^A-Za-z0-9_])(nan|NaN|NAN|-?inf|-?Inf)(?![A-Za-z0-9_])",
     "(^|[\\[(,\\s])None([\\]),]|$)", "(\\.\\.\\.|\u2026)$"].join("|"));
@@ -121,6 +131,13 @@ MEASURE = r"""async ([boxClass, minFigure]) => {
     return m && {el: describe(c.closest("table")), text: text, at: m.index, match: m[0]};
   }).filter(Boolean);
   document.querySelectorAll("details").forEach(d => { d.open = true; });
+  out.claims = Array.from(column.querySelectorAll("table")).map(t => {
+    const heads = Array.from(t.querySelectorAll("th")).map(th => words(th.textContent));
+    const at = heads.findIndex(h => /^claim$/i.test(h));
+    if (at < 0 || !heads.some(h => /^verdict$/i.test(h))) { return null; }
+    return {el: describe(t), width: Math.round(t.querySelectorAll("th")[at]
+      .getBoundingClientRect().width)};
+  }).filter(Boolean);
   const style = getComputedStyle(column);
   const box = column.getBoundingClientRect();
   const left = box.left + parseFloat(style.paddingLeft);
@@ -163,6 +180,7 @@ def page_violations(page: Any, name: str, *, landing: bool = False) -> list[Viol
     if width != VIEWPORT["width"]:
         raise ValueError(f"page: viewport must be {VIEWPORT['width']} px wide, got {width}")
     got = page.evaluate(MEASURE, [SUMMARY_BOX, MIN_FIGURE_PX])
+    screen = VIEWPORT["height"]
     found = [Violation(name, "fits-column", w["el"],
                        f"{w['width']} px in a {w['column']} px column")
              for w in got["wide"] if not w["scrolled"]]
@@ -185,6 +203,11 @@ def page_violations(page: Any, name: str, *, landing: bool = False) -> list[Viol
                   for w in got["wide"] if w["scrolled"]]
     found += [Violation(name, "summary-words", b["el"], f"{b['words']} words")
               for b in got["boxes"] if b["words"] > MAX_SUMMARY_WORDS]
+    found += [Violation(name, "summary-first", b["el"], f"starts at {b['top']} px > {screen} px")
+              for b in got["boxes"] if b["top"] > screen]
+    found += [Violation(name, "claim-width", c["el"],
+                        f"claim column {c['width']} px < {MIN_CLAIM_PX} px")
+              for c in got["claims"] if c["width"] < MIN_CLAIM_PX]
     return found
 
 

@@ -28,11 +28,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
-from privrl.chapter.decided import Decided, counts_text, decided_claims, deciding_runs
+from privrl.chapter.decided import Decided, counts_text, decided_claims
+from privrl.chapter.decided_on import CLAIMS_WIDTHS, decided_on, evidence_sentence
 from privrl.chapter.front import FrontMatter
 from privrl.chapter.paper_claims import coverage_counts
 from privrl.chapter.records import RecordedRun, format_duration
-from privrl.chapter.tables import format_number
+from privrl.chapter.tables import BENEATH_CLASS, FIXED_CLASS, format_number
 from privrl.chapter.verdicts import Claim
 from privrl.core.accounting.events import event_from_dict
 
@@ -126,16 +127,14 @@ def _cross_check_cell(entry: dict[str, Any]) -> str:
 def _wrapped(header: Sequence[str], rows: list[list[str]], *, breaks: str = "") -> list[str]:
     """A Markdown table in a MyST ``{table}`` of class :data:`WRAP_CLASS`: its cells wrap
     (``book/_static/privrl.css``), so it fits the text column; ``breaks``: a class letting long
-    words break anywhere, in the first column (:data:`KEYS_CLASS`: claim keys) or in every cell
-    (:data:`ANYWHERE_CLASS`: the ledger's code names)."""
+    words break anywhere in every cell (:data:`ANYWHERE_CLASS`: the ledger's code names)."""
     return [":::{table}", f":class: {WRAP_CLASS} {breaks}".rstrip(), "",
             *_table(header, rows), ":::"]
 
 
 #: The class of the generated pages' tables, whose cells wrap to fit the column; of those whose
-#: first column holds claim keys; of those whose every cell may break a long word anywhere.
+#: every cell may break a long word anywhere.
 WRAP_CLASS = "privrl-wrap"
-KEYS_CLASS = "privrl-keys"
 ANYWHERE_CLASS = "privrl-anywhere"
 
 
@@ -200,7 +199,7 @@ def decided(summary: Summary) -> list[Decided]:
     return decided_claims(claim_of(c) for c in records(summary, "claims"))
 
 
-def _key_cell(name: str, row: Decided, front: FrontMatter | None) -> str:
+def _key_link(name: str, row: Decided, front: FrontMatter | None) -> str:
     """The row's key, linked to the figure or table that decided it (the front matter's
     ``evidence`` label of the deciding claim's own key, e.g. with a record's suffix, else of the
     row's key), else to its chapter."""
@@ -223,14 +222,6 @@ def _shared_prefix(statements: Sequence[str]) -> str:
     return best if counts.get(best, 0) >= SHARED else ""
 
 
-def _numbers(c: Claim) -> str:
-    if c.value is None:
-        return f"n = {c.n_trials}"
-    interval = (", 95% interval [" + ", ".join(number(x) for x in c.interval) + "]"
-                if c.interval is not None else "")
-    return f"{c.statistic} = {number(c.value)}{interval}, n = {c.n_trials}"
-
-
 def _verdict_cell(d: Decided) -> str:
     text = f"**{d.claim.verdict}**"
     if d.rerun_agrees is True:
@@ -240,43 +231,76 @@ def _verdict_cell(d: Decided) -> str:
     return text
 
 
-def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str,
-           say_run: bool) -> list[str]:
-    """One table of a chapter's verdicts: a prefix its statements share, the reasons three or
-    more rows give and (``say_run``) the run that decided them, when one run decided every
-    row, are said once, above or below the table."""
+#: The landing page's verdict tables: their columns (the claim the widest, its key small beneath
+#: it), and their class, whose columns take the shares of
+#: :data:`privrl.chapter.decided_on.CLAIMS_WIDTHS` (``book/_static/privrl.css``: MyST's table
+#: directive writes no column widths).
+VERDICT_COLUMNS = tuple(CLAIMS_WIDTHS)
+CLAIMS_CLASS = "privrl-claims"
+
+
+def _claim_cell(name: str, d: Decided, front: FrontMatter | None, prefix: str) -> str:
+    """The claim's words (less the group's shared ``prefix``) and, small beneath them, its key
+    linked to the figure or table that decided it."""
+    return (cell(d.claim.statement.removeprefix(prefix))
+            + f'<br><small class="{BENEATH_CLASS}">{_key_link(name, d, front)}</small>')
+
+
+def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str) -> list[str]:
+    """One table of a chapter's verdicts, laid out for reading: the claim (a prefix its
+    statements share said once, above the table) with its key beneath, the verdict, the
+    evidence sentence in the cell and where it was decided (the record, trials per arm and
+    scale: :func:`privrl.chapter.decided_on.decided_on`)."""
     prefix = _shared_prefix([d.claim.statement for d in rows])
     if prefix and prefix.removesuffix(": ") not in note:
         note = (note + " " if note else "") + f"*{prefix.removesuffix(': ')}.*"
-    reasons = [d.claim.reason for d in rows]
-    marks = {r: f"({chr(ord('a') + i)})" for i, r in enumerate(
-        dict.fromkeys(r for r in reasons if reasons.count(r) >= SHARED))}
-    runs = deciding_runs(rows)
-    header = ["key", "claim", "verdict", "evidence"] + (["decided on"] if len(runs) > 1 else [])
-    table = []
-    for d in rows:
-        reason = marks.get(d.claim.reason) or cell(d.claim.reason)
-        table.append([
-            _key_cell(name, d, front), cell(d.claim.statement.removeprefix(prefix)),
-            _verdict_cell(d), cell(_numbers(d.claim)) + "; " + reason,
-            *([f"{cell(d.scale)}, `{d.claim.commit}`"] if len(runs) > 1 else [])])
+    table = [[_claim_cell(name, d, front, prefix), _verdict_cell(d),
+              cell(evidence_sentence(d.claim)), cell(decided_on(name, d))] for d in rows]
     lines = [note, ""] if note else []
-    if len(runs) == 1 and say_run:
-        lines += ["Decided on " + deciding_runs(rows, counted=False)[0] + ".", ""]
-    lines += _wrapped(header, table, breaks=KEYS_CLASS)
-    lines += [""] + [f"{m} {cell(r)}" + ("" if i == len(marks) - 1 else "\\")
-                     for i, (r, m) in enumerate(marks.items())] if marks else []
+    lines += [":::{table}", f":class: {WRAP_CLASS} {FIXED_CLASS} {CLAIMS_CLASS}", "",
+              *_table(VERDICT_COLUMNS, table), ":::"]
     return [*lines, ""]
 
 
-def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) -> list[str]:
-    """A chapter's verdict tables, folded in one dropdown: the paper's claims, grouped by a
-    shared statement prefix (e.g. ono2020's reference set-up), then the rows beyond it."""
+#: The note above the claims decided on the paper's own set-up, where others are decided on
+#: another (a shared statement prefix: ono2020's reference set-up).
+OWN_SET_UP = "On the paper's set-up"
+
+
+def _set_ups(rows: list[Decided]) -> list[tuple[str, list[Decided]]]:
+    """The paper's claims (rows beyond it left out) by the set-up they were decided on: one
+    group without a note, or, where three or more statements share an opening (another
+    set-up, e.g. ono2020's reference set-up), those decided on the paper's own set-up
+    (:data:`OWN_SET_UP`) and those whose statement opens with the other's name (the shared
+    opening up to its first comma or parenthesis), each with its set-up's name."""
     claims = [d for d in rows if not d.beyond]
-    plain = _shared_prefix([d.claim.statement for d in claims])
-    groups = [("", [d for d in claims if not (plain and d.claim.statement.startswith(plain))])]
-    if plain:
-        groups.append(("", [d for d in claims if d.claim.statement.startswith(plain)]))
+    shared = _shared_prefix([d.claim.statement for d in claims])
+    if not shared:
+        return [("", claims)]
+    name = shared.split(",")[0].split(" (")[0].removesuffix(": ")  # "On the reference set-up"
+    other = [d for d in claims if d.claim.statement.startswith(name)]
+    own = [d for d in claims if not d.claim.statement.startswith(name)]
+    return [(OWN_SET_UP, own), (name, other)]
+
+
+def verdicts_text(rows: list[Decided]) -> str:
+    """The counts of a chapter's verdicts (:func:`~privrl.chapter.decided.counts_text`), each
+    claim of the paper counted once: where its claims are decided on two set-ups
+    (:func:`_set_ups`), on the one the chapter names (ono2020's reference set-up: "on the
+    reference set-up, 24 claims: ..."), the paper's own set-up counted in the dropdown."""
+    groups = _set_ups(rows)
+    if len(groups) == 1:
+        return counts_text(rows)
+    name, group = groups[-1]
+    return f"{name[0].lower()}{name[1:]}, " + counts_text(group + [d for d in rows if d.beyond])
+
+
+def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) -> list[str]:
+    """A chapter's verdict tables, folded in one dropdown: the paper's claims by the set-up
+    they were decided on (:func:`_set_ups`: ono2020's own and reference set-ups, each headed
+    by its name), then the rows beyond it."""
+    groups = [(f"*{note}: {counts_text(group)}.*" if note == OWN_SET_UP else "", group)
+              for note, group in _set_ups(rows)]
     beyond = [d for d in rows if d.beyond]
     if beyond:
         groups.append(("**Beyond the paper**: our own metrics, set-ups and neighbouring "
@@ -288,10 +312,9 @@ def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) 
     if (coverage := coverage_counts(name)) is not None:
         lines += [f"*Claim sentences of the paper decided:* {coverage[0]} of {coverage[1]} (the "
                   "others, each with its reason, below the chapter's summary box).", ""]
-    say_run = len(deciding_runs(rows)) > 1
     for note, group in groups:
         if group:
-            lines += _group(name, group, front, note, say_run)
+            lines += _group(name, group, front, note)
     return [*lines, "::::"]
 
 
@@ -311,7 +334,7 @@ def landing_papers(summaries: Sequence[Summary], fronts: Mapping[str, FrontMatte
         if front is not None and not rows:
             text.append(front.claims)
         if rows:  # what the paper claims and the deciding runs: in the dropdown and the box
-            text.append(f"**Verdicts: {counts_text(rows)}.**")
+            text.append(f"**Verdicts: {verdicts_text(rows)}.**")
         if front is not None:
             text.append(f"**Bottom line:** {front.bottom_line}")
         lines += [" ".join(text), ""]
@@ -343,7 +366,7 @@ def errata_entries(summaries: Sequence[Summary]) -> str:
                     cell(e.get("evidence"))]
                    for e in records(s, "errata") if not restates_a_claim(e, keys)]
         refuted += [[chapter_link(name) + f": `{d.key}`", cell(d.claim.statement),
-                     cell(d.claim.evidence_text()), cell(d.scale) + f", `{d.claim.commit}`"]
+                     cell(evidence_sentence(d.claim)), cell(d.scale) + f", `{d.claim.commit}`"]
                     for d in rows if d.claim.verdict == "not reproduced"]
     lines = ["## Errata recorded by the chapters", ""]
     lines += (_wrapped(("paper", "kind", "what", "evidence"), errata) if errata

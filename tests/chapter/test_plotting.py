@@ -140,27 +140,12 @@ def _min_delta_e(palette) -> float:
 
 
 def test_the_palette_stays_apart_under_colour_blindness():
-    from privrl.chapter.plotting import PALETTE
+    from privrl.chapter.colours import GREY, PALETTE
 
     assert len(set(PALETTE)) == 10
     assert _min_delta_e(PALETTE) > 15  # CIE76 difference under every simulated deficiency
     assert _min_delta_e([*PALETTE[:9], "#777777"]) < 2  # a mid grey would not: the test can fail
-
-
-def test_method_colours_are_distinct_and_the_same_in_every_figure():
-    from privrl.chapter.plotting import PALETTE, method_colours
-
-    xie = method_colours(["GPOPE", "DP-LSW", "DP-LSL", "LSTD", "WIS-LSTD", "GTD2", "zero"])
-    assert len(set(xie.values())) == 7
-    assert method_colours(["DP-LSW", "GPOPE"]) == {k: xie[k] for k in ("DP-LSW", "GPOPE")}
-    assert method_colours(["gpope"])["gpope"] == xie["GPOPE"]  # any case
-    names = [f"method {i}" for i in range(10)]
-    colours = method_colours(names)
-    assert sorted(colours.values()) == sorted(PALETTE)
-    assert method_colours(reversed(names)) == colours  # order of the labels does not matter
-    assert method_colours(["method 3", "method 3"]) == method_colours(["method 3"])
-    with pytest.raises(ValueError, match="labels: 11 names"):
-        method_colours([f"method {i}" for i in range(11)])
+    assert _min_delta_e([*PALETTE, GREY]) > 10  # the eleventh colour, pale grey, stays apart
 
 
 def _overlaps(a, b) -> bool:

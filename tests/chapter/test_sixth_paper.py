@@ -44,10 +44,13 @@ def test_the_toy_chapter_runs_through_the_skeleton_into_the_books_pages():
     assert (claim.key, claim.verdict, claim.profile) == ("error_shrinks", "reproduced", "quick")
     assert claim.commit == report.commit and claim.source == "Section 3, Figure 1"
     assert claim.scale == "quick run (CI scale)"
-    # the landing page: one row, its key linked to its chapter, decided on this run
+    # the landing page: one row, its claim with its key beneath, linked to its chapter,
+    # decided on this run
     landing = landing_papers([summary], {})
     row = next(line for line in landing.splitlines() if "error shrinks" in line)
-    assert row.startswith("| {doc}`error_shrinks <../notebooks/toy2024>` |")
+    assert row.startswith("| The private mean's error shrinks as n grows<br><small class="
+                          '"privrl-beneath">{doc}`error_shrinks <../notebooks/toy2024>`</small> |')
+    assert row.endswith("| this run (quick profile): 20 trials per arm, quick run (CI scale) |")
     assert "**reproduced**" in row
     assert "**Verdicts: 1 claim: 1 reproduced.**" in landing
     assert "What toy2024 claims, and its verdict\n" in landing  # the run is named in the box

@@ -139,3 +139,29 @@ def test_a_table_as_markdown_keeps_roles_and_escapes_pipes():
     table = Table(pd.DataFrame({"a": ["|B| = 1"], "b": ["{ref}`x`"]}, dtype=object))
     assert table.to_markdown().splitlines() == [
         "| a | b |", "| --- | --- |", "| \\|B\\| = 1 | {ref}`x` |"]
+
+
+def test_a_table_laid_out_for_reading_has_fixed_shares_and_a_column_beneath_another():
+    frame = pd.DataFrame({"claim": ["A claim " * 30], "key": ["a_key"], "verdict": ["reproduced"]})
+    table = format_table(frame, beneath={"claim": "key"}, widths={"claim": 0.7, "verdict": 0.3})
+    assert list(table.frame.columns) == ["claim", "verdict"] and not table.wide
+    html = table.to_html()
+    assert html.startswith('<table class="privrl-table privrl-fixed"><colgroup>'
+                           '<col style="width: 70%"><col style="width: 30%"></colgroup>')
+    assert '<br><small class="privrl-beneath">a_key</small></td>' in html
+    assert table.to_markdown().splitlines()[2].startswith(
+        '| A claim A claim') and '<br><small class="privrl-beneath">a_key</small> |' in (
+        table.to_markdown())
+    with pytest.raises(ValueError, match="widths"):
+        format_table(frame, beneath={"claim": "key"}, widths={"claim": 0.5, "verdict": 0.3})
+    with pytest.raises(ValueError, match="beneath"):
+        format_table(frame, beneath={"claim": "nothing"})
+
+
+def test_an_infinite_value_is_written_in_the_columns_words():
+    frame = pd.DataFrame({"median time": [12.0, math.inf], "epsilon": [math.inf, 1.0]})
+    table = format_table(frame, infinite={"median time": "not reached"})
+    assert table.frame["median time"].tolist() == ["12", "not reached"]
+    assert table.frame["epsilon"].tolist() == ["no noise", "1"]
+    with pytest.raises(ValueError, match="infinite: no column 'x'"):
+        format_table(frame, infinite={"x": "never"})

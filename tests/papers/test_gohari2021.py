@@ -878,3 +878,25 @@ def test_the_union_arm_label_is_the_one_the_runs_give_it():
 
     labels = {c["label"] for c in rn.figure2_configs(GohariProfile.quick(radius_arms=("union",)))}
     assert dg.UNION in labels
+
+
+def test_a_threshold_random_play_reaches_is_refused_in_the_speedup_table_and_figure():
+    """Validity condition 1 on the committed horizon record: X_0.25 (694) is within random
+    play's reach (a mean of 10 of its episodes exceeds 788.5 with probability 0.001), so its
+    rows decide nothing: the table says refused without a ratio, the figure draws no ratio there
+    and shades it."""
+    from privrl.chapter.records import SOURCE_ROOT
+
+    record = json.loads((SOURCE_ROOT / "book/measurements/gohari2021-horizon.json").read_text())
+    curves = pd.read_csv(SOURCE_ROOT / "book/measurements/results/gohari2021-horizon-curves.csv")
+    analysis = recorded.recorded_analysis(curves, record)
+    refused = plots.refused_thresholds(analysis.speedup, record["references"], analysis.profile)
+    assert refused == {0.25}
+    shown = plots.speedup_display(analysis.speedup, refused)
+    at = shown[shown["threshold q"] == 0.25]
+    assert set(at["speed-up"]) == {plots.REFUSED} and set(at["95% interval"]) == {"none"}
+    assert (shown[shown["threshold q"] != 0.25]["speed-up"] != plots.REFUSED).all()
+    (ax,) = plots.plot_speedup(analysis.speedup, 4.0, refused).axes
+    drawn = {round(float(x), 2) for line in ax.lines for x in line.get_xdata()
+             if line.get_label() != "no speed-up" and len(line.get_xdata()) < 10}
+    assert 0.25 not in drawn and 0.5 in drawn

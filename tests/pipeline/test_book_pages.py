@@ -99,7 +99,14 @@ def test_ledger_numbers_never_show_nan_or_inf():
 
 
 def _rows(text: str) -> list[str]:
-    return [line for line in text.splitlines() if line.startswith("| {")]
+    """The rows of the landing page's verdict tables (header and rule left out)."""
+    return [line for line in text.splitlines() if line.startswith("| ")
+            and not line.startswith(("| claim | verdict", "|---"))]
+
+
+def _key(row: str) -> str:
+    """The key link written small beneath a row's claim."""
+    return re.search(r'<small class="privrl-beneath">(.*?)</small>', row).group(1)
 
 
 FRONT = FrontMatter("demo", "A is faster than C and solves the task.", "A is not faster.",
@@ -117,15 +124,27 @@ def test_landing_gives_each_paper_its_sentences_counts_and_folded_verdicts():
     assert "*What it claims:* A is faster than C and solves the task." in text
     assert text.count("::::") == 2
     rows = _rows(text)
-    assert [r.split(" | ")[0] for r in rows] == [
-        "| {ref}`faster <fig-demo-speed>`",  # the key, linked to the figure that decided it
-        "| {doc}`better <../notebooks/demo>`", "| {doc}`floor <../notebooks/demo>`"]
-    assert [r.split(" | ")[2] for r in rows] == [
+    assert [_key(r) for r in rows] == [
+        "{ref}`faster <fig-demo-speed>`",  # the key, linked to the figure that decided it
+        "{doc}`better <../notebooks/demo>`", "{doc}`floor <../notebooks/demo>`"]
+    assert [r.split(" | ")[1] for r in rows] == [
         "**reproduced**", "**not reproduced**", "**untestable**"]
-    assert "A \\| B converges faster than C" in rows[0]  # a pipe in a statement stays in its cell
+    # the claim first (a pipe in a statement stays in its cell), the key beneath it
+    assert rows[0].startswith("| A \\| B converges faster than C<br><small")
     assert "95% interval [" in rows[0] and "n = 6" in rows[0]
-    assert rows[2].endswith("| n = 10; both arms score 0 |")
+    assert rows[2].endswith("| both arms score 0 (n = 10) | this run (quick profile): 10 trials "
+                            "per arm, quick run (CI scale) |")
+    assert ":class: privrl-wrap privrl-fixed privrl-claims\n" in text
     assert "**{doc}`../notebooks/old`.**" in text  # a chapter without claims: its title only
+
+
+def test_the_stylesheet_gives_the_landing_claims_columns_the_claims_tables_shares():
+    from privrl.chapter.decided_on import CLAIMS_WIDTHS
+    from privrl.chapter.records import SOURCE_ROOT
+
+    css = (SOURCE_ROOT / "book/_static/privrl.css").read_text()
+    shares = re.findall(r"table\.privrl-claims th:nth-child\((\d)\) \{ width: (\d+)%; \}", css)
+    assert [int(w) for _, w in sorted(shares)] == [round(100 * w) for w in CLAIMS_WIDTHS.values()]
 
 
 def test_landing_decides_on_the_record_and_checks_the_quick_rerun_only_where_it_can():
@@ -139,7 +158,7 @@ def test_landing_decides_on_the_record_and_checks_the_quick_rerun_only_where_it_
     rows = _rows(text)
     assert len(rows) == 3  # one row per claim, not one per run
     assert "**Verdicts: 3 claims: 2 reproduced, 1 inconclusive.**" in text
-    assert [r.split(" | ")[2] for r in rows] == [
+    assert [r.split(" | ")[1] for r in rows] == [
         "**reproduced** (quick rerun agrees)", "**reproduced** (quick rerun: not reproduced)",
         "**inconclusive**"]  # the quick run's floor is untestable: it checks nothing
     assert "3 claims: 2 reproduced, 1 inconclusive" in text
@@ -147,21 +166,28 @@ def test_landing_decides_on_the_record_and_checks_the_quick_rerun_only_where_it_
     front = FrontMatter("demo", "A is faster.", "A is.", {"faster": "fig-demo-speed",
                                                           "better_paper": "fig-demo-record"}, ())
     rows = _rows(landing_papers([summary], {"demo": front}))
-    assert [r.split(" | ")[0] for r in rows] == [
-        "| {ref}`faster <fig-demo-speed>`", "| {ref}`better <fig-demo-record>`",
-        "| {doc}`floor <../notebooks/demo>`"]
+    assert [_key(r) for r in rows] == [
+        "{ref}`faster <fig-demo-speed>`", "{ref}`better <fig-demo-record>`",
+        "{doc}`floor <../notebooks/demo>`"]
+    # decided on: the record's commit (no record file of "demo"), trials per arm and scale
+    assert rows[0].endswith("| recorded run of commit abc123: 6 trials per arm, 10 of 30 seeds |")
 
 
-def test_shared_statement_openings_and_reasons_are_said_once_per_group():
+def test_shared_statement_openings_are_said_once_per_group_and_reasons_in_every_cell():
     summary = _summary()
     base = summary["claims"][2]  # untestable: "both arms score 0"
     summary["claims"] = [{**base, "key": f"k{i}", "statement": f"On the set-up X (why): claim {i}"}
                          for i in range(4)] + [{**base, "key": "other", "reason": "own reason"}]
     text = landing_papers([summary], {})
-    assert "*On the set-up X (why).*" in text and text.count("On the set-up X") == 1
-    assert "| claim 0 |" in text and "(a) both arms score 0" in text
-    assert text.count("both arms score 0") == 1 and "n = 10; (a) |" in text
-    assert "n = 10; own reason |" in text
+    assert "*On the set-up X (why).*" in text and text.count("On the set-up X (why)") == 1
+    assert "| claim 0<br><small" in text and "(a)" not in text  # no footnote letters
+    # each claim counted once, on the set-up the chapter names, and each group of rows headed
+    # by its set-up (the paper's own with its counts)
+    assert "**Verdicts: on the set-up X, 4 claims: 4 untestable.**" in text
+    assert text.index("*On the paper's set-up: 1 claim: 1 untestable.*") < text.index(
+        "| own reason")
+    assert text.count("| both arms score 0 (n = 10) |") == 4
+    assert "| own reason (n = 10) |" in text
 
 
 def test_errata_quote_the_decided_claims_not_the_quick_runs():

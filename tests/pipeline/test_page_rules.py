@@ -35,6 +35,16 @@ def _summary(words: int) -> str:
             + " ".join(["word"] * (words - 1)) + "</p></div>")
 
 
+def _claims(claim_px: int | None = None) -> str:
+    """A 20-row claims table over the column, its claim the widest cell, or (``claim_px``) its
+    claim column squeezed to that width."""
+    table = _table(20, ("A claim of the paper, in the paper's words, " * 3, "reproduced"),
+                   ("claim", "verdict")).replace("<table>", '<table style="width: 100%">')
+    if claim_px is None:
+        return table
+    return table.replace("<th>claim</th>", f'<th style="width: {claim_px}px">claim</th>')
+
+
 WIDE_TABLE = _table(2, ("x" * 4,) * 12, ("column",) * 12).replace(
     "<table>", '<table style="width: 1500px">')
 #: A wide table as a chapter writes it (:func:`privrl.chapter.tables.format_table`): its own
@@ -59,8 +69,7 @@ GOOD = {
             "Ledger.</p></figcaption></figure>"),
     "icon": ('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><circle r="8" cx="8"'
              ' cy="8"/></svg>'),
-    "verdicts": ("<details><summary>Every verdict</summary>"
-                 + _table(20, ("claim", "reproduced"), ("claim", "verdict")) + "</details>"),
+    "verdicts": "<details><summary>Every verdict</summary>" + _claims() + "</details>",
     "filler": '<div style="height: 300px"></div>',
     "code": ("<pre>x = 1</pre>" '<div class="cell"><pre style="white-space: pre-wrap">'
              + "x = 1  # " * 30 + "</pre></div>"),
@@ -83,11 +92,13 @@ BROKEN = [
     ("None cell", "table", _table(1, ("None", "2")), "clean-cells"),
     ("cut cell", "table", _table(1, ("the quick brown fox jumps...", "2")), "clean-cells"),
     ("landing too tall", "filler", '<div style="height: 2800px"></div>', "landing"),
-    ("verdict table open", "verdicts", _table(20, ("claim", "reproduced"), ("claim", "verdict")),
-     "landing"),
+    ("verdict table open", "verdicts", _claims(), "landing"),
     ("landing table scrolls", "wide", GOOD["wide"], "landing"),
     ("summary too long", "summary", _summary(MAX_SUMMARY_WORDS + 1), "summary-words"),
     ("code scrolls sideways", "code", "<pre>" + "x = 1  # " * 30 + "</pre>", "code-fits"),
+    ("summary below the first screen", "summary",
+     '<div style="height: 1000px"></div>' + _summary(MAX_SUMMARY_WORDS), "summary-first"),
+    ("claim column squeezed", "verdicts", _claims(claim_px=110), "claim-width"),
 ]
 
 
@@ -157,6 +168,12 @@ def test_violations_name_the_element_and_the_measured_value(site, context):
     assert cell.element.startswith("table") and cell.value == "'nan' in 'nan'"
     (cell,) = _violations(context, site[0], f"broken-{by_case['interval to inf']}.html")
     assert cell.value == "'inf' in '[0.5, inf)'"
+    (late,) = _violations(context, site[0], f"broken-{by_case['summary below the first screen']}"
+                                            ".html")
+    assert late.value.startswith("starts at 10") and late.value.endswith(
+        f" px > {VIEWPORT['height']} px")  # 1,000 px of filler and the box's margin
+    (claim,) = _violations(context, site[0], f"broken-{by_case['claim column squeezed']}.html")
+    assert claim.element.startswith("table") and claim.value.endswith(" px < 250 px")
 
 
 def test_a_page_narrower_than_the_readers_window_is_refused(site, browser):
@@ -178,4 +195,4 @@ def test_the_site_report_lists_every_page_and_checks_the_landing_page_only(site,
     assert f"broken-{tall}.html" not in out  # not the landing page: its height is not limited
     assert "good.html" not in out and "landing.html" not in out
     assert ("totals: fits-column 2, numbered-caption 2, clean-cells 4, landing 0, "
-            "code-fits 1, summary-words 1 (15 pages)") in out
+            "code-fits 1, summary-words 1, summary-first 1, claim-width 1 (17 pages)") in out

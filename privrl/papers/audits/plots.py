@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privrl.chapter.colours import colour, words
 from privrl.chapter.plotting import in_words, legend_outside
 from privrl.papers.audits.releases import UNDETECTABLE
 from privrl.papers.audits.tables import SAVED_COLUMNS
@@ -35,12 +36,13 @@ def plot_audits(table: pd.DataFrame, ax: Any) -> None:
     if "epsilon_upper" in table:
         hi = cap(table.epsilon_upper)
         ax.errorbar(lo, y + 0.15, xerr=[np.zeros_like(lo), hi - lo], fmt="o", capsize=2,
-                    color="#332288", label="audited lower bound\n(line: to its interval's end)")
+                    color=colour("audited"),
+                    label=f"{words('audited')}\n(line: to its interval's end)")
     else:
-        ax.plot(lo, y + 0.15, "o", color="#332288", label="audited lower bound")
+        ax.plot(lo, y + 0.15, "o", color=colour("audited"), label=words("audited"))
     ax.scatter(cap(table.claimed_epsilon), y, marker="|", s=200, color="k", label="claimed epsilon")
-    ax.scatter(cap(table.weakened_lower), y - 0.15, marker="x", color="#CC6677",
-               label="weakened variant's\nlower bound")
+    ax.scatter(cap(table.weakened_lower), y - 0.15, marker="x", color=colour("weakened"),
+               label=words("weakened"))
     ax.set_yticks(y, [in_words(r) for r in table.release])
     ax.set_xscale("log")
     ax.set_xlabel("epsilon (log scale; 0 shown at 0.01)")

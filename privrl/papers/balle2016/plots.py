@@ -3,8 +3,8 @@
 rate of Theorem 11, and the table setting the paper's Figure 1 sentences beside the verdicts they
 got.
 
-Every figure keeps one colour per method (:func:`~privrl.chapter.plotting.method_colours`) and its
-legends beside the data (:func:`~privrl.chapter.plotting.legend_outside`)."""
+Every figure draws a method in its colour and words of the book (:mod:`privrl.chapter.colours`) and
+keeps its legends outside the data (:func:`~privrl.chapter.plotting.legend_outside`)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from privrl.chapter.colours import colour, words
 from privrl.chapter.figures import Exhibit, by_label
-from privrl.chapter.plotting import (
-    band_plot,
-    legend_outside,
-    method_colours,
-    new_figure,
-)
+from privrl.chapter.plotting import band_plot, legend_of, legend_outside, new_figure
 from privrl.papers.balle2016.profile import (
     METHODS,
     PAPER,
@@ -28,8 +24,6 @@ from privrl.papers.balle2016.profile import (
     BalleProfile,
 )
 
-#: One colour per method, the same in every figure of the chapter.
-COLOURS = method_colours(METHODS)
 #: Line style of each representation (and, in panel 2, of each batch size).
 FEATURE_STYLES = {"tabular": "-", "aggregated": "--"}
 BATCH_STYLES = ("-", "--")
@@ -43,25 +37,25 @@ def plot_figure1(df: pd.DataFrame, profile: BalleProfile) -> Figure:
     ax1, ax2, ax3, ax4 = grid.ravel()
     d = df[df["method"].isin(["LSW", "LSL"]) & df["default_c"]]
     for (feat, meth), g in d.groupby(["features", "method"]):
-        band_plot(ax1, g, "m", "rmse", label=f"{meth}, {feat}", color=COLOURS[meth],
+        band_plot(ax1, g, "m", "rmse", label=f"{words(meth)}, {feat}", color=colour(meth),
                   ls=FEATURE_STYLES[feat])
     ax1.set(title="(1) Non-private LSW and LSL")
     tab = df[(df["features"] == "tabular") & df["m"].isin(profile.reg_batch_sizes)]
     styles = dict(zip(sorted(profile.reg_batch_sizes), BATCH_STYLES, strict=False))
     for (m, meth), g in tab[tab["c"].notna()].groupby(["m", "method"]):
-        band_plot(ax2, g, "c", "rmse", label=f"{meth}, m = {m}", color=COLOURS[meth],
+        band_plot(ax2, g, "c", "rmse", label=f"{words(meth)}, m = {m}", color=colour(meth),
                   ls=styles.get(m, ":"))
     for (m, meth), g in tab[tab["c"].isna()].groupby(["m", "method"]):
         ax2.axhline(g["rmse"].mean(), ls=":" if styles.get(m) == "-" else (0, (1, 4)), lw=1.4,
-                    color=COLOURS[meth], label=f"{meth}, m = {m} (no c)")
+                    color=colour(meth), label=f"{words(meth)}, m = {m} (no c)")
     ax2.set(title="(2) Regularisation of LSL (tabular)", xlabel="regularisation constant c")
     d = df[(df["features"] == "aggregated") & df["default_c"]]
     for meth, g in d.groupby("method"):
-        band_plot(ax3, g, "m", "rmse", label=meth, color=COLOURS[meth])
+        band_plot(ax3, g, "m", "rmse", label=words(meth), color=colour(meth))
     ax3.set(title="(3) All methods (aggregated)")
     d = df[df["method"].isin(["DP-LSW", "DP-LSL"]) & df["default_c"]]
     for (feat, meth), g in d.groupby(["features", "method"]):
-        band_plot(ax4, g, "m", "excess_risk", label=f"{meth}, {feat}", color=COLOURS[meth],
+        band_plot(ax4, g, "m", "excess_risk", label=f"{words(meth)}, {feat}", color=colour(meth),
                   ls=FEATURE_STYLES[feat])
     ax4.set(title="(4) Excess empirical risk", ylabel="excess empirical risk")
     for ax in (ax1, ax3, ax4):
@@ -95,17 +89,17 @@ def plot_decided(df: pd.DataFrame) -> Figure:
     agg = main[main["features"] == "aggregated"]
     for (feat, meth), g in main[main["method"].isin(["LSW", "LSL"])].groupby(["features",
                                                                                "method"]):
-        band_plot(ax_a, g, "m", "rmse", color=COLOURS[meth], ls=FEATURE_STYLES[feat])
+        band_plot(ax_a, g, "m", "rmse", color=colour(meth), ls=FEATURE_STYLES[feat])
     for meth, g in agg.groupby("method"):
-        band_plot(ax_b, g, "m", "rmse", color=COLOURS[meth], ls=FEATURE_STYLES["aggregated"])
+        band_plot(ax_b, g, "m", "rmse", color=colour(meth), ls=FEATURE_STYLES["aggregated"])
     for meth in ("LSW", "LSL"):
         level = agg[agg["method"] == meth].groupby("m")["rmse"].mean() * SAME_ACCURACY_FACTOR
-        ax_b.plot(level.index, level.to_numpy(), color=COLOURS[meth], ls=":", lw=1.4)
+        ax_b.plot(level.index, level.to_numpy(), color=colour(meth), ls=":", lw=1.4)
     for meth, g in agg[agg["method"].isin(["DP-LSW", "DP-LSL"])].groupby("method"):
-        band_plot(ax_c, g, "m", "sigma", color=COLOURS[meth], ls=FEATURE_STYLES["aggregated"])
+        band_plot(ax_c, g, "m", "sigma", color=colour(meth), ls=FEATURE_STYLES["aggregated"])
     private = main[main["method"].isin(["DP-LSW", "DP-LSL"])]
     for (feat, meth), g in private.groupby(["features", "method"]):
-        band_plot(ax_d, g, "m", "excess_risk", color=COLOURS[meth], ls=FEATURE_STYLES[feat])
+        band_plot(ax_d, g, "m", "excess_risk", color=colour(meth), ls=FEATURE_STYLES[feat])
     sizes = (int(df["m"].min()), int(df["m"].max()))
     titles = ("(a) Non-private LSW and LSL", "(b) Every method, aggregated",
               "(c) DP noise scale, aggregated", "(d) Excess empirical risk")
@@ -115,13 +109,13 @@ def plot_decided(df: pd.DataFrame) -> Figure:
         _compared(ax, sizes)
         ax.set(xscale="log", yscale="log", title=title, ylabel=ylabel,
                xlabel="batch size m (trajectories)")
-    handles = [Line2D([], [], color=COLOURS[m], label=m) for m in METHODS]
+    handles = [Line2D([], [], color=colour(m), label=words(m)) for m in METHODS]
     handles += [Line2D([], [], color="black", ls=FEATURE_STYLES[f], label=f"{f} features")
                 for f in ("tabular", "aggregated")]
     handles += [Line2D([], [], color="black", ls=":",
                        label=f"{SAME_ACCURACY_FACTOR:g} x non-private RMSE (same solution)"),
                 Line2D([], [], color="grey", alpha=0.6, label="batch sizes compared")]
-    fig.legend(handles=handles, loc="outside lower center", ncol=3)
+    legend_of(fig, handles, ncol=3)
     return fig
 
 
@@ -130,8 +124,8 @@ def plot_noise_rate(rate: pd.DataFrame) -> Figure:
     fig, axes = new_figure(1, 1, width=6.4, height=3.2)
     ax = axes[0, 0]
     for feat, g in rate.groupby("features"):
-        ax.loglog(g["m"], g["noise_var"], marker="o", ms=2, color=COLOURS["DP-LSW"],
-                  ls=FEATURE_STYLES.get(feat, ":"), label=f"DP-LSW, {feat}")
+        ax.loglog(g["m"], g["noise_var"], marker="o", ms=2, color=colour("DP-LSW"),
+                  ls=FEATURE_STYLES.get(feat, ":"), label=f"{words('DP-LSW')}, {feat}")
     ax.axvspan(min(PAPER_BATCHES), max(PAPER_BATCHES), color="grey", alpha=0.2,
                label="paper's batch sizes")
     ax.set(xlabel="batch size m (trajectories)",
@@ -160,5 +154,5 @@ EXHIBITS: dict[str, Exhibit] = by_label(
 )
 
 
-__all__ = ["COLOURS", "EXHIBITS", "FIGURE1_SENTENCES", "plot_decided", "plot_figure1",
+__all__ = ["EXHIBITS", "FIGURE1_SENTENCES", "plot_decided", "plot_figure1",
            "plot_noise_rate"]

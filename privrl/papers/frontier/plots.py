@@ -19,12 +19,14 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from privrl.chapter.plotting import in_words, legend_outside, method_colours, new_figure
+from privrl.chapter.colours import colour, epsilon_colour
+from privrl.chapter.plotting import in_words, legend_of, legend_outside, new_figure
 from privrl.papers.frontier.analysis import LABELS, log_errors
 from privrl.papers.frontier.trials import NOISELESS
 
-#: Colours of every label the figures draw (one call: distinct and stable).
-COLOURS = method_colours([*LABELS, "reference", "zero", NOISELESS])
+#: The colour of every label the figures draw: its method's in every chapter
+#: (:mod:`privrl.chapter.colours`; GPOPE under the PLD accountant is GPOPE's).
+COLOURS = {label: colour(label) for label in (*LABELS, "reference", "zero", NOISELESS)}
 #: The words of a label in a legend.
 WORDS = {"GPOPE": "GPOPE (PLD)", "GPOPE (RDP)": "GPOPE (RDP)", "DP-LSW": "DP-LSW",
          "DP-LSL": "DP-LSL", "SSP-LSTD": "SSP-LSTD (beyond the papers)", "reference": "non-private (LSTD / WIS-LSTD)",
@@ -83,7 +85,7 @@ def plot_map(win: pd.DataFrame) -> Figure:
         handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="white",
                               color="black", markersize=4,
                               label="within 2x of its own noiseless version"))
-    fig.legend(handles=handles, loc="outside right upper")
+    legend_of(fig, handles, loc="outside right upper")
     return fig
 
 
@@ -157,12 +159,10 @@ def plot_gap(gap: pd.DataFrame) -> Figure:
     one line per epsilon, with its 95% interval."""
     fig, axes = new_figure(width=4.2, height=3.0)
     ax = axes[0][0]
-    colours = method_colours([f"epsilon = {e:g}" for e in sorted(gap.epsilon.unique())])
     for eps, g in gap.groupby("epsilon"):
         g = g.sort_values("n")
-        name = f"epsilon = {eps:g}"
         ax.errorbar(g.n, g.gap, yerr=[g.gap - g.gap_lo, g.gap_hi - g.gap], marker="o",
-                    capsize=2, color=colours[name], label=name)
+                    capsize=2, color=epsilon_colour(float(eps)), label=f"ε = {eps:g}")
     ax.axhline(1.0, color="black", linestyle="--", linewidth=1.0, label="one order of magnitude")
     ax.set(xscale="log", xlabel="trajectories n", ylabel="log10 MSPBE gap")
     legend_outside(ax)

@@ -11,27 +11,30 @@ sentences a figure is evidence for are quoted under it with
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
+from privrl.chapter.colours import check_legend, colour, words
 from privrl.chapter.plotting import (
     legend_below,
     legend_outside,
     mark_paper,
-    method_colours,
     new_figure,
 )
 from privrl.papers.gohari2021 import theory
-from privrl.papers.gohari2021.profile import AWARE, UNAWARE
+from privrl.papers.gohari2021.claims import random_play_condition
+from privrl.papers.gohari2021.profile import AWARE, UNAWARE, GohariProfile
 
-#: Every configuration Figure 2 and the diagnostics draw, one colour each in every figure.
+#: Every configuration Figure 2 and the diagnostics draw, each in its colour of the book
+#: (:mod:`privrl.chapter.colours`) in every figure.
 CONFIGS = ("PPO (64, 64)", "PPO (32, 32)", "kickstarting", "aware, c = 0.1", AWARE,
            UNAWARE, "unaware, c = 0.9", f"{AWARE}, union radius", f"{AWARE}, printed radius",
            f"{AWARE}, teacher silent after budget")
-COLOURS = method_colours(CONFIGS)
+COLOURS = {c: colour(c) for c in CONFIGS}
 
 
 def panel_labels(curves: pd.DataFrame, panel: str, student_label: str) -> list[str]:
@@ -103,12 +106,12 @@ def plot_figure2(curves: pd.DataFrame, titles: dict[str, str], student_hidden: i
         labels = panel_labels(curves, panel, student)
         for label in labels:
             g = curves[curves["label"] == label].sort_values("env_steps")
-            colour = COLOURS.get(label)
-            (line,) = ax.plot(g["env_steps"], g["center"], color=colour, label=label)
-            ax.fill_between(g["env_steps"], g["lower"], g["upper"], color=line.get_color(),
+            ax.plot(g["env_steps"], g["center"], color=colour(label), label=label)
+            ax.fill_between(g["env_steps"], g["lower"], g["upper"], color=colour(label),
                             alpha=0.2, lw=0)
         ax.set(xlabel="environment steps", ylabel="average return per episode",
                title=titles.get(panel, text))
+        check_legend(zip(*ax.get_legend_handles_labels(), strict=True))
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=1, fontsize=8,
                   frameon=False)
     for ax in axes.flat[len(panels):]:
@@ -125,11 +128,30 @@ def _two_and_five(y: float, _pos: int) -> str:
     return f"{y:g}" if lead in (2, 5) else ""
 
 
-def speedup_display(speedup: pd.DataFrame) -> pd.DataFrame:
+def refused_thresholds(speedup: pd.DataFrame, references: Mapping[str, float],
+                       profile: GohariProfile) -> frozenset[float]:
+    """The thresholds q of ``speedup`` at which no time to converge may decide anything:
+    random play (its measured ``references``) reaches X_q within one window of ``profile``
+    (validity condition 1, :func:`~privrl.papers.gohari2021.claims.random_play_condition`)."""
+    levels = speedup.groupby("q")["threshold"].first()
+    return frozenset(float(q) for q, x in levels.items()
+                     if random_play_condition(float(x), dict(references), profile) is not None)
+
+
+#: The words of a speed-up at a refused threshold (:func:`refused_thresholds`).
+REFUSED = "refused: random play reaches X_q"
+
+
+def speedup_display(speedup: pd.DataFrame,
+                    refused: Collection[float] = frozenset()) -> pd.DataFrame:
     """The speed-up table for reading: the ratio of times to converge with its 95% interval in
     words (an end the censored runs leave open is "unbounded"; "none at n seeds" where the
-    seeds cannot give a 95% rank interval) and the censored runs per arm."""
+    seeds cannot give a 95% rank interval) and the censored runs per arm; at a ``refused``
+    threshold (:func:`refused_thresholds`) the speed-up says it decides nothing
+    (:data:`REFUSED`), without a ratio or an interval."""
     def interval(row: pd.Series) -> str:
+        if float(row["q"]) in refused:
+            return "none"
         if np.isnan(row["lower"]):
             return f"none at {row['n']:.0f} seeds"
         ends = [f"{v:.3g}" if np.isfinite(v) and v > 0 else ("0" if v == 0 else "unbounded")
@@ -138,7 +160,9 @@ def speedup_display(speedup: pd.DataFrame) -> pd.DataFrame:
 
     return pd.DataFrame({
         "threshold q": speedup["q"], "X_q": speedup["threshold"], "student": speedup["treated"],
-        "over": speedup["baseline"], "speed-up": speedup["ratio"],
+        "over": speedup["baseline"],
+        "speed-up": [REFUSED if float(q) in refused else r
+                     for q, r in zip(speedup["q"], speedup["ratio"], strict=True)],
         "95% interval": speedup.apply(interval, axis=1), "seeds": speedup["n"],
         "never converged (over)": speedup["censored_baseline"],
         "never converged (student)": speedup["censored_treated"]})
@@ -149,13 +173,16 @@ def speedup_display(speedup: pd.DataFrame) -> pd.DataFrame:
 SPEEDUP_AXIS = (0.01, 100.0)
 
 
-def plot_speedup(speedup: pd.DataFrame, stated: float):
+def plot_speedup(speedup: pd.DataFrame, stated: float,
+                 refused: Collection[float] = frozenset()):
     """The speed-up (how many times sooner a student converges than the teacher-sized PPO: the
     Hodges-Lehmann ratio of times to converge) of each treated configuration at each threshold
     q, with its exact rank 95% interval, on a log scale; an end the censored runs leave
     unbounded (0 or infinite) is drawn at the axis edge (:data:`SPEEDUP_AXIS`) with an
     arrowhead. The paper's "roughly 4 times" (``stated``) is a dashed black level, no speed-up
-    (1) a grey one."""
+    (1) a grey one. A ``refused`` threshold (:func:`refused_thresholds`: random play reaches
+    it) is shaded grey and drawn without its ratios: it decides nothing."""
+    speedup = speedup[~speedup["q"].astype(float).isin(list(refused))]
     fig, axes = new_figure(1, 1, width=6.0, height=3.2)
     ax = axes[0, 0]
     bottom, top = SPEEDUP_AXIS
@@ -167,21 +194,24 @@ def plot_speedup(speedup: pd.DataFrame, stated: float):
         lower = g["lower"].fillna(bottom).clip(bottom, top)
         upper = g["upper"].fillna(top).clip(bottom, top)
         err = np.vstack([ratio - lower, upper - ratio])
-        colour = COLOURS.get(label)
+        drawn = colour(label)
         x = g["q"] + offset
-        ax.errorbar(x, ratio, yerr=err, fmt="o", capsize=3, color=colour,
+        ax.errorbar(x, ratio, yerr=err, fmt="o", capsize=3, color=drawn,
                     label=f"{label} over PPO (64, 64)")
-        ax.plot(x[upper >= top], upper[upper >= top], "^", color=colour, ms=6)
-        ax.plot(x[lower <= bottom], lower[lower <= bottom], "v", color=colour, ms=6)
+        ax.plot(x[upper >= top], upper[upper >= top], "^", color=drawn, ms=6)
+        ax.plot(x[lower <= bottom], lower[lower <= bottom], "v", color=drawn, ms=6)
     ax.axhline(1.0, color="grey", lw=0.8, ls=":", label="no speed-up")
     mark_paper(ax, y=stated, orientation="hline", label="paper: 'roughly 4 times' (Section 5)")
+    for q in refused:
+        ax.axvspan(q - 0.04, q + 0.04, color="0.85", lw=0,
+                   label=REFUSED)
     ax.set_yscale("log")
     ax.set_ylim(bottom / 1.5, top * 1.5)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
     ax.yaxis.set_minor_formatter(FuncFormatter(_two_and_five))
     ax.set(xlabel="threshold q (0: random play, 1: the teacher)",
            ylabel="speed-up (ratio of times\nto converge)",
-           xticks=sorted(speedup["q"].unique()))
+           xticks=sorted({*speedup["q"].unique(), *refused}))
     legend_below(fig, ncol=2)
     return fig
 
@@ -216,7 +246,7 @@ def plot_diagnostics(diagnostics: pd.DataFrame, labels: list[str], first_spent: 
     for ax, (col, name) in zip(axes.flat, DIAGNOSTICS, strict=True):
         for label in labels:
             g = diagnostics[diagnostics["label"] == label].groupby("epoch")[col].median()
-            ax.plot(g.index, g.to_numpy(), lw=1, c=COLOURS.get(label), label=label)
+            ax.plot(g.index, g.to_numpy(), lw=1, c=colour(label), label=label)
         ax.axvline(first_spent, c="gray", ls=":", lw=0.8)
         ax.set(xlabel="roll-out")
         ax.set_title(name, fontsize=9)
@@ -246,7 +276,8 @@ def plot_radii(radii: pd.DataFrame, informed: np.ndarray, lam: float):
     fig, ax = new_figure(1, 1, width=5.0)
     ax = ax[0, 0]
     for kind, g in radii.groupby("radius", sort=False):
-        ax.loglog(g["k"], g["alpha"], "o-", ms=3, label=kind)
+        ax.loglog(g["k"], g["alpha"], "o-", ms=3, color=colour(f"radius {kind}"),
+                  label=words(f"radius {kind}"))
     ax.axhline(theory.SIMPLEX_DIAMETER, c="k", ls=":", label="sqrt(2), the simplex's diameter")
     for k in informed:
         ax.axvline(k, c="gray", lw=0.5, alpha=0.5)
@@ -264,8 +295,8 @@ def plot_times(times: pd.DataFrame, labels: tuple[str, ...]):
         g = times[times["label"] == label]
         x = g["q"] + (j - (len(labels) - 1) / 2) * 0.03
         hit = ~g["censored"]
-        (line,) = ax.plot(x[hit], g.loc[hit, "steps"], "o", c=COLOURS.get(label), label=label)
-        ax.plot(x[~hit], g.loc[~hit, "steps"], "o", mfc="none", c=line.get_color(),
+        ax.plot(x[hit], g.loc[hit, "steps"], "o", c=colour(label), label=label)
+        ax.plot(x[~hit], g.loc[~hit, "steps"], "o", mfc="none", c=colour(label),
                 label=f"{label}, censored at the budget" if (~hit).any() else None)  # fmt: skip
     ax.set(xlabel="threshold q (fraction of the way from random play to the teacher)",
            ylabel="environment steps to reach X_q")  # fmt: skip

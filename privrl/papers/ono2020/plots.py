@@ -2,9 +2,10 @@
 score, eq. 25), Figure 3 (success ratio, eq. 27) and the per-report statistics of training.
 
 House style (:mod:`privrl.chapter.plotting`): constrained layout (no figure calls
-``tight_layout``), one legend per figure outside the data, one colour per mechanism (Laplace,
-PRS) and per epsilon in every figure of the chapter, and the numbers the paper prints (Tables
-1-3, ``book/paper_numbers/ono2020.yml``) drawn as hollow black diamonds where they map to a point:
+``tight_layout``), one legend per figure outside the data, each mechanism (Laplace, PRS), arm and
+epsilon in its colour of the book (:mod:`privrl.chapter.colours`), and the numbers the paper
+prints (Tables 1-3, ``book/paper_numbers/ono2020.yml``) drawn as hollow black diamonds where they
+map to a point:
 a Table 2 success ratio is Figure 3's curve at the budget, a Table 1 median first success time
 the number of submissions at which that curve reaches one half.
 """
@@ -21,6 +22,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from privrl.chapter.colours import colour as book_colour
+from privrl.chapter.colours import epsilon_colour
 from privrl.chapter.figures import Exhibit, by_label
 from privrl.chapter.plotting import (
     band_plot,
@@ -28,14 +31,13 @@ from privrl.chapter.plotting import (
     legend_below,
     legend_outside,
     mark_paper,
-    method_colours,
     new_figure,
 )
 from privrl.core.algorithms.a3c import DEFAULT_CLIP
 from privrl.papers.ono2020.claims import ON_TUNED
 from privrl.papers.ono2020.page import TABLE_EPSILONS as EPSILONS
 from privrl.papers.ono2020.page import paper_cell
-from privrl.papers.ono2020.profile import INF, PAPER_CAP, TARGET, eps_label
+from privrl.papers.ono2020.profile import PAPER_CAP, TARGET, eps_label
 from privrl.papers.ono2020.tables import success_tables
 from privrl.papers.ono2020.trials import REFERENCE
 from privrl.papers.ono2020.tuning import TUNED_FILES, TUNED_RECORD_JSON, decided_trials
@@ -49,18 +51,12 @@ METRICS = {
     "median_fst": "median first success time (Table 1)",
     "relative_auc": "AUC relative to no noise (Table 3)",
 }
-#: One colour per epsilon in every figure of the chapter (no noise: black, as a baseline).
-EPS_COLOURS = {1.0: "#332288", 2.0: "#88CCEE", 5.0: "#117733", 10.0: "#DDCC77", INF: "#000000"}
-#: One colour per buffer size (Figure 2), none of them a mechanism's (Laplace is pink, PRS navy).
-BUFFER_COLOURS = {1: "#999933", 100: "#44AA99"}
 PAPER_TABLES_LABEL = "paper: Tables 1-3"
 
 
 def mechanism_colours() -> dict[str, str]:
-    """Laplace and PRS in their colours of every chapter (:func:`method_colours`)."""
-    words = {m: in_words(m) for m in MECHANISMS}
-    colours = method_colours(words.values())
-    return {m: colours[w] for m, w in words.items()}
+    """Laplace and PRS in their colours of the book (:mod:`privrl.chapter.colours`)."""
+    return {m: book_colour(m) for m in MECHANISMS}
 
 
 def _eps_ticks(ax: Axes) -> None:
@@ -152,7 +148,7 @@ def plot_figure2(curves: pd.DataFrame) -> Figure:
         rows = curves[curves.mechanism == mech]
         for size, g in rows.groupby("buffer_size"):
             band_plot(ax, g, "submission", "avg_score", label=f"|B| = {size}",
-                      color=BUFFER_COLOURS.get(int(size)))
+                      color=book_colour(f"buffer {int(size)}"))
         ax.axhline(TARGET, color="k", ls=":", lw=1, label="target 195")
         ax.set_title(f"{in_words(mech)}, ε = 1")
         ax.set_xlabel("submissions")
@@ -174,7 +170,7 @@ def plot_figure3(success_curves: pd.DataFrame, variant: str = "paper",
     for ax, mech in zip(axes[0], MECHANISMS, strict=True):
         for eps, g in rows[rows.mechanism == mech].groupby("epsilon"):
             ax.step(g.submission, g.success_ratio, where="post", label=eps_label(eps),
-                    color=EPS_COLOURS.get(float(eps)))
+                    color=epsilon_colour(float(eps)))
         if budget == PAPER_CAP:
             _mark_tables_on_curves(ax, mech)
         ax.set_title(f"{in_words(mech)} (|B| = {TABLE_BUFFER[mech]})")
@@ -219,7 +215,7 @@ def plot_failure(diagnostics: pd.DataFrame) -> Figure:
     for eps, g in paper_rows.groupby("epsilon"):
         mean = g.groupby("submission").mean(numeric_only=True)
         label = f"paper's set-up, {eps_label(eps)}"
-        colour = EPS_COLOURS.get(float(eps))
+        colour = epsilon_colour(float(eps))
         ax_norm.plot(mean.index, mean["raw_norm_q50"], label=label, color=colour)
         ax_norm.fill_between(mean.index, mean["raw_norm_q10"], mean["raw_norm_q90"],
                              color=colour, alpha=0.2, lw=0)
@@ -227,13 +223,12 @@ def plot_failure(diagnostics: pd.DataFrame) -> Figure:
         ax_share.plot(mean.index, mean["actor_share"], label=label, color=colour)
         ax_major.plot(mean.index, mean["majority_fraction"], label=label, color=colour)
     deviations = diagnostics[diagnostics.variant != "paper"]
-    colours = method_colours(deviations.variant.unique())
     end = diagnostics.submission.max()
     for variant, g in deviations.groupby("variant"):
         mean = g.groupby("submission").mean(numeric_only=True)["majority_fraction"].dropna()
         if mean.empty:  # nothing to draw: no entry in the legend
             continue
-        ax_major.plot(mean.index, mean.to_numpy(), ls="--", color=colours[variant],
+        ax_major.plot(mean.index, mean.to_numpy(), ls="--", color=book_colour(variant),
                       label=_deviation_label(variant, mean.index.max(), end))
     ax_norm.axhline(DEFAULT_CLIP["laplace"] / 2, color="grey", ls=":", label="clip C/2 = 0.005")
     ax_norm.set_yscale("log")

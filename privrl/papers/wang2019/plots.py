@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from privrl.chapter.colours import colour, words
 from privrl.chapter.plotting import (
     legend_below,
     legend_outside,
     mark_paper,
-    method_colours,
     new_figure,
 )
 from privrl.papers.wang2019.profile import FINAL_EPISODES
@@ -39,17 +39,12 @@ RETURN_LABELS = {
 }
 #: Figure 2's methods (the curves' ``variant``) in words, in drawing order: what each arm's
 #: privacy is (output perturbation's release has none; the usual DP-SGD protects a transition).
-VARIANT_WORDS = {
-    "functional": "Algorithm 1 (functional noise)",
-    "functional (T/B)": "Algorithm 1, calibrated for T/B updates",
-    "input": "input perturbation",
-    "dpsgd (reward fn)": "DP-SGD (reward function)",
-    "dpsgd": "DP-SGD (one transition)",
-    "output": "output perturbation: no guarantee",
-}
-NON_PRIVATE = "non-private"
-#: One colour per method in every figure of the chapter (the non-private reference is black).
-COLOURS = method_colours([*VARIANT_WORDS, "none"])
+VARIANT_WORDS = {v: words(v) for v in ("functional", "functional (T/B)", "input",
+                                        "dpsgd (reward fn)", "dpsgd", "output")}
+NON_PRIVATE = words("none")
+#: Each method's colour of the book (:mod:`privrl.chapter.colours`; the non-private reference is
+#: black).
+COLOURS = {v: colour(v) for v in (*VARIANT_WORDS, "none")}
 
 
 def _band(wide: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.Series]:
@@ -141,14 +136,14 @@ def plot_final_sigma(curves: pd.DataFrame, protocol: str, small_sigma: float):
     "especially when sigma < 0.4" is marked at ``small_sigma``."""
     fig1 = curves[curves.sigma.notna() & (curves.protocol == protocol)]
     fig, axes = new_figure(1, 2, width=3.3, height=2.8, sharey=True, layout="constrained")
-    styles = {"every": ("#332288", "o-", "paths redrawn every episode"),
-              "never": ("#CC6677", "s--", "paths never redrawn (J = 1)")}
+    styles = {r: (colour(f"resample {r}"), fmt, words(f"resample {r}"))
+              for r, fmt in (("every", "o-"), ("never", "s--"))}
     for ax, column in zip(axes.flat, ("train_return", "eval_return"), strict=True):
         final = final_returns(fig1, ["sigma", "resample"], column)
-        for resample, (colour, fmt, label) in styles.items():
+        for resample, (drawn, fmt, label) in styles.items():
             rows = final[final["resample"] == resample].groupby("sigma")[column]
             points = np.array([(s, *_mean_ci(g)) for s, g in rows])
-            ax.errorbar(points[:, 0], points[:, 1], yerr=points[:, 2], fmt=fmt, color=colour,
+            ax.errorbar(points[:, 0], points[:, 1], yerr=points[:, 2], fmt=fmt, color=drawn,
                         capsize=3, ms=4, label=label)
         mark_paper(ax, x=small_sigma, orientation="vline",
                    label=f"paper: converges 'especially when sigma < {small_sigma:g}'")

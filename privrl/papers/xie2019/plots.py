@@ -23,14 +23,15 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
+from privrl.chapter.colours import colour, words
 from privrl.chapter.figures import Exhibit, by_label
 from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.plotting import (
     band_plot,
     in_words,
+    legend_of,
     legend_outside,
     mark_paper,
-    method_colours,
     summarise,
 )
 from privrl.papers.xie2019.figure2 import FIGURE2, off_on_table
@@ -46,8 +47,8 @@ METHOD_LABELS = {"GPOPE": "GPOPE (gradient perturbation)", "DP-LSW": "DP-LSW (ou
                  "WIS-LSTD": "WIS-LSTD (non-private)", "GTD2": "GTD2 (noiseless)",
                  "zero": "zero estimate (no data)"}
 
-#: GPOPE's colour in every figure of the book (:func:`method_colours`).
-GPOPE_COLOUR = method_colours(["GPOPE"])["GPOPE"]
+#: GPOPE's colour in every figure of the book (:mod:`privrl.chapter.colours`).
+GPOPE_COLOUR = colour("GPOPE")
 
 #: Line styles that tell apart the variants of one method (its epsilons, or DP-LSW's grids).
 VARIANT_STYLES = ("-", "--", ":", "-.")
@@ -71,15 +72,14 @@ LEGEND_INCHES = 2.2
 def _styled(t: pd.DataFrame, by_epsilon: bool, labels: dict[str, str] | None = None
             ) -> pd.DataFrame:
     """``t`` with a legend ``label`` (``labels``, default :data:`METHOD_LABELS`), a ``colour``
-    per method (:func:`method_colours`) and a ``variant`` rank per method (its epsilon when
+    per method (its colour of the book, :func:`privrl.chapter.colours.colour`) and a ``variant`` rank per method (its epsilon when
     ``by_epsilon``, else its grid)."""
     labels = METHOD_LABELS if labels is None else labels
     t = t.copy()
     parts = [split_method(m) for m in t.method]
     t["base"] = [b for b, _ in parts]
     t["grid"] = [v for _, v in parts]
-    colours = method_colours(t.base)
-    t["colour"] = t.base.map(colours)
+    t["colour"] = t.base.map(colour)
     eps = [("" if np.isnan(e) or not by_epsilon else f", ε = {e:g}") for e in t.epsilon]
     t["label"] = [labels.get(b, b) + (f", {g} grid" if g else "") + e
                   for b, g, e in zip(t.base, t.grid, eps, strict=True)]
@@ -228,9 +228,9 @@ def zoom_numbers(shown: pd.DataFrame) -> dict[str, float | int | str]:
 
 def plot_steps(ax: Axes, sensitivity: pd.DataFrame, zero_mspbe: float) -> None:
     """Figure 1 b: GPOPE's MSPBE against the step size (mean, one standard deviation)."""
-    band_plot(ax, sensitivity, "step_size", "mspbe", err="std", marker="o", label="GPOPE",
+    band_plot(ax, sensitivity, "step_size", "mspbe", err="std", marker="o", label=words("GPOPE"),
               color=GPOPE_COLOUR)
-    ax.axhline(zero_mspbe, color="gray", ls="--", label="zero estimate")
+    ax.axhline(zero_mspbe, color=colour("zero"), ls="--", label=words("zero"))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("step size")
@@ -289,7 +289,7 @@ def plot_schedules_decided(schedules: pd.DataFrame) -> Figure:
     handles += [Line2D([], [], color=GPOPE_COLOUR, ls="none", marker=".", ms=7,
                        label=f"one trial at T = {T:,}"),
                 Line2D([], [], color="black", lw=2.0, label="mean over the trials")]
-    fig.legend(handles=handles, loc="outside lower center", ncol=3)
+    legend_of(fig, handles, ncol=3)
     return fig
 
 
