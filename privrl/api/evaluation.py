@@ -116,12 +116,13 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     step_size = check_positive(step_size, "step_size")
     if (epsilon is None) == (noise_multiplier is None):
         raise ValueError("epsilon, noise_multiplier: give exactly one")
-    if rho is not None and np.any(check_array(rho, "rho") < 0):
+    rho = None if rho is None else check_array(rho, "rho")
+    if rho is not None and np.any(rho < 0):
         raise ValueError("rho must be non-negative: importance ratios pi(a|s) / mu(a|s)")
     phi = None if features is None else check_array(features, "features", ndim=2)
     reach = _feature_reach(phi)
     n = traj.n_trajectories
-    if noise_multiplier is None:
+    if epsilon is not None:
         z = calibrate_grid_noise_multiplier(epsilon, delta, n, iterations)
     else:
         z = check_positive(noise_multiplier, "noise_multiplier")

@@ -125,7 +125,8 @@ def trajectory_neighbours(traj: Trajectories, n_states: int,
             for states in patterns:
                 for r in rewards:
                     other = Trajectories(states[None, :], np.zeros((1, horizon), np.int64),
-                                         np.full((1, horizon), float(r)), [length], [terminated])
+                                         np.full((1, horizon), float(r)), np.array([length]),
+                                         np.array([terminated]))
                     yield traj.replace(i, other)
 
 

@@ -125,7 +125,8 @@ def _departure(raw: Any, where: str) -> Departure:
     link = raw.get("link")
     if link is not None and (not isinstance(link, str) or not _LABEL.match(link)):
         raise ValueError(f"{where}: link must be a MyST label, got {link!r}")
-    return Departure(*(_text(raw.get(f), f"{where}.{f}") for f in DEPARTURE_FIELDS), link=link)
+    what, paper, ours, reason = (_text(raw.get(f), f"{where}.{f}") for f in DEPARTURE_FIELDS)
+    return Departure(what, paper, ours, reason, link)
 
 
 __all__ = ["Departure", "FrontMatter", "front_matter", "front_matter_path", "load"]

@@ -292,6 +292,7 @@ def decide_interval(statistic: str, value: float, interval: tuple[float, float],
     t = float(threshold.value)
     claimed = hi < t if threshold.direction == "less" else lo > t
     opposite = lo > t if threshold.direction == "less" else hi < t
+    verdict: Verdict
     needed = None
     if claimed:
         verdict, reason = "reproduced", f"the 95% interval lies on the claimed side of {t:g}"

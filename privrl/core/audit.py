@@ -112,7 +112,7 @@ class AuditResult:
 
 
 def clopper_pearson_bounds(
-    k: np.ndarray, n: int, confidence: float = 0.95
+    k: np.ndarray | int, n: int, confidence: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided Clopper-Pearson interval of ``k`` successes in ``n`` trials (vectorised)."""
     k = np.asarray(k, dtype=float)
@@ -124,7 +124,8 @@ def clopper_pearson_bounds(
 
 
 def epsilon_candidates(
-    p_x: np.ndarray, p_xp: np.ndarray, q_x: np.ndarray, q_xp: np.ndarray, delta: float
+    p_x: np.ndarray | float, p_xp: np.ndarray | float, q_x: np.ndarray | float,
+    q_xp: np.ndarray | float, delta: float
 ) -> np.ndarray:
     r"""The four epsilons forced by the DP inequalities on a region ``S`` and its complement,
     stacked on a new first axis (floored at 0).

@@ -88,7 +88,7 @@ def _run(theta: np.ndarray, gravity: np.ndarray, alpha: np.ndarray, sample: bool
             s = obs[n]
             _observe(s, x, x_dot, ang, ang_dot)
             if explore > 0.0 and gen.random() < explore:
-                a = gen.integers(0, N_ACTIONS)
+                a = int(gen.integers(0, N_ACTIONS))
             else:
                 l0, l1 = _policy_logits(th, s)
                 if sample:

@@ -233,7 +233,8 @@ def extremal_pair(bounds: SSPBounds, d: int) -> tuple[FeatureTransitions, Featur
     def walk(axis: int) -> FeatureTransitions:
         phi = np.zeros((1, big_l + 1, d))
         phi[0, :, axis] = f * sign
-        return FeatureTransitions(phi, (r * sign[:-1])[None, :], [big_l], [False], bounds.gamma)
+        return FeatureTransitions(phi, (r * sign[:-1])[None, :], np.array([big_l]),
+                                  np.array([False]), bounds.gamma)
 
     return walk(0), walk(1)
 
