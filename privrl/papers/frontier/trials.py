@@ -314,12 +314,21 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
                                  iterations=np.nan, clipped=np.nan))
                 thetas.append(est.theta)
                 floors.append(est.theta_nonprivate)
+    return _error_table(rows, thetas, floors, config, problem, start)
+
+
+def _error_table(rows: list[dict[str, Any]], thetas: list[np.ndarray], floors: list[np.ndarray],
+                 config: dict[str, Any], problem: tuple[np.ndarray, np.ndarray, np.ndarray],
+                 start: float) -> pd.DataFrame:
+    """``rows`` with the errors (:func:`errors`, :func:`clipped_rmse`) of each row's estimate
+    ``thetas[i]`` and of its noiseless floor ``floors[i]``, the domain, and the CPU seconds
+    since ``start`` (``time.process_time``)."""
     out = pd.DataFrame(rows)
-    thetas, floors = np.vstack(thetas), np.vstack(floors)
-    out["mspbe"], out["rmse"] = errors(thetas, problem)
-    out["rmse_clipped"] = clipped_rmse(thetas, config, problem)
-    out["floor_mspbe"], out["floor_rmse"] = errors(floors, problem)
-    out["floor_rmse_clipped"] = clipped_rmse(floors, config, problem)
+    estimates, noiseless = np.vstack(thetas), np.vstack(floors)
+    out["mspbe"], out["rmse"] = errors(estimates, problem)
+    out["rmse_clipped"] = clipped_rmse(estimates, config, problem)
+    out["floor_mspbe"], out["floor_rmse"] = errors(noiseless, problem)
+    out["floor_rmse_clipped"] = clipped_rmse(noiseless, config, problem)
     out.insert(0, "domain", config["domain"])
     out["seconds"] = time.process_time() - start
     return out
@@ -409,15 +418,7 @@ def run_ssp_lstd(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
                                  lam=lam))
                 thetas.append(ssp.solve(A, b, lam))
                 floors.append(floor)
-    out = pd.DataFrame(rows)
-    thetas, floors = np.vstack(thetas), np.vstack(floors)
-    out["mspbe"], out["rmse"] = errors(thetas, problem)
-    out["rmse_clipped"] = clipped_rmse(thetas, config, problem)
-    out["floor_mspbe"], out["floor_rmse"] = errors(floors, problem)
-    out["floor_rmse_clipped"] = clipped_rmse(floors, config, problem)
-    out.insert(0, "domain", config["domain"])
-    out["seconds"] = time.process_time() - start
-    return out
+    return _error_table(rows, thetas, floors, config, problem, start)
 
 
 def _return_range(config: dict[str, Any]) -> tuple[float, float]:

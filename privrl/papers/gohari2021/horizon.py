@@ -26,26 +26,18 @@ by the run function's module, with the command and the reference returns). Comma
 from __future__ import annotations
 
 import argparse
-import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from privrl.chapter.records import (
-    RunRecord,
-    code_dirty,
     command_line,
-    current_commit,
     results_dir,
 )
 from privrl.chapter.sweep import run_sweep
-from privrl.papers.gohari2021.curves import thresholds
 from privrl.papers.gohari2021.fast_student import run_agent_fast
 from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
-from privrl.papers.gohari2021.recorded import paper_curves
-from privrl.papers.gohari2021.runs import after_budget_label, figure2_configs, measure_references
+from privrl.papers.gohari2021.recorded import Recording, add_recording_arguments, paper_curves
+from privrl.papers.gohari2021.runs import after_budget_label, figure2_configs
 
 #: The record's profile name: ``book/measurements/gohari2021-horizon.json``.
 PROFILE = "horizon"
@@ -86,25 +78,14 @@ def record_horizon(profile: GohariProfile, out_dir: str | Path, *, cache_dir: st
     ``cache_dir``), write :data:`HORIZON_CSV` into ``out_dir`` (the book's
     ``book/measurements/results``) and the run record :data:`RECORD_JSON` into the folder above
     it; returns both paths."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    commit = current_commit()
-    dirty = code_dirty()
-    started, t0 = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
-    refs = measure_references(profile, np.random.default_rng(profile.seed + 1))
+    rec = Recording.begin(profile, out_dir)
     runs = run_sweep(run_agent_fast, horizon_configs(profile), n_seeds=profile.n_trials,
                      root_seed=profile.seed, cache_dir=cache_dir, executor=executor,
                      progress=progress, desc="gohari2021 horizon", order="seed")  # fmt: skip
-    csv = out / HORIZON_CSV
+    csv = rec.out / HORIZON_CSV
     paper_curves(runs, profile).to_csv(csv, index=False)
-    record = RunRecord.now(
-        notebook=NAME, profile=PROFILE, parameters=profile.as_dict(),
-        wall_time_s=time.perf_counter() - t0, git_commit=commit, git_dirty=dirty, started=started,
-        run_core_seconds=float(runs.groupby(["label", "seed"])["wall_time"].max().sum()),
-        references=refs, thresholds=thresholds(refs["random"], refs["teacher"], profile.quantiles),
-        command=command, files=[f"{out.name}/{csv.name}"], produced_by=[run_agent_fast.__module__],
-    )  # fmt: skip
-    return csv, record.write(out.parent / RECORD_JSON)
+    return csv, rec.write(rec.out.parent / RECORD_JSON, profile, PROFILE, csv, runs, command,
+                          run_agent_fast.__module__)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -113,13 +94,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m privrl.papers.gohari2021.horizon")
     sub = parser.add_subparsers(dest="command", required=True)
     rec = sub.add_parser("record", help="run the deciding arms at the paper's horizon")
-    rec.add_argument("--n-trials", type=int, default=5)
-    rec.add_argument("--epochs", type=int, default=4000)
-    rec.add_argument("--seed", type=int, default=0)
-    rec.add_argument("--executor", default="process",
-                     help="'process', 'serial' or a Dask scheduler address tcp://HOST:8786")  # fmt: skip
+    add_recording_arguments(rec, n_trials=5, epochs=4000)
     rec.add_argument("--cache-dir", required=True, help="the resumable cache of finished runs")
-    rec.add_argument("--out", default=None, help="directory (default book/measurements/results)")
     args = parser.parse_args(argv)
     profile = horizon_profile(n_trials=args.n_trials, epochs=args.epochs, seed=args.seed)
     command = command_line("privrl.papers.gohari2021.horizon", argv)
