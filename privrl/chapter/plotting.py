@@ -7,7 +7,7 @@ the font size; light grid), constrained layout, and, inside a Jupyter kernel, SV
 text is enlarged where a wide figure would be scaled below that floor (:func:`enforce_min_font`).
 Helpers: :func:`axis_label` / :func:`label_axes` (axes in words with units), :func:`new_figure`,
 :func:`band_plot` / :func:`plot_bands` (a centre line over seeds with an uncertainty band), and for
-figures a referee can read (issue 35): :func:`method_colours` (one colour per method name in every
+figures a referee can read: :func:`method_colours` (one colour per method name in every
 figure), :func:`legend_outside` (a legend of at most 8 entries beside the data, never on it) and
 :func:`in_words` (a code name, e.g. a panel's domain, in words), and :func:`mark_paper` (a
 number the paper states, drawn beside ours in one style on every figure).
@@ -236,7 +236,7 @@ METHOD_SLOTS: dict[str, int] = {
     "functional": 0, "output": 1, "input": 2, "dpsgd": 3, "none": 9, "non-private": 9,
     "prs": 0, "laplace": 1,
 }
-#: Most entries a legend may have (issue 35: "at most 8 entries per legend").
+#: Most entries a legend may have.
 MAX_LEGEND_ENTRIES = 8
 
 
