@@ -16,9 +16,8 @@ read it; the verdict counts are never typed here, they come from the decided cla
         reason: "the paper gives no count; 20 decides every claim"
         link: balle2016-errata      # optional: a MyST label (erratum, ablation, section)
 
-The file is found the way :mod:`privrl.chapter.paper_numbers` finds its data: in the book at or
-above the working directory, else in the source tree. Unknown or missing fields raise a
-``ValueError`` naming the file and the field.
+The file is found as :mod:`privrl.chapter.paper_numbers` finds its data; unknown or missing
+fields raise a ``ValueError`` naming the file and the field.
 """
 
 from __future__ import annotations
