@@ -87,7 +87,7 @@ AT_DELTA_ZERO = ("no finite epsilon: the log-density ratio of two Dirichlet rele
                  "outside Delta_{m,tau}")
 
 
-#: Seeds per configuration of the recorded AirRaid design (issue 25: at least 10; the paper: 30).
+#: Seeds per configuration of the recorded AirRaid design (the paper: 30).
 DESIGN_SEEDS = 10
 
 class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECKS, claims=CLAIMS,
@@ -131,7 +131,7 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
 
     @staticmethod
     def _diagnose(ctx: Context, runs: pd.DataFrame) -> None:
-        """Issue 25's per roll-out diagnostics of the students and plain PPO, their summary over
+        """The per roll-out diagnostics of the students and plain PPO, their summary over
         the informed and the spent roll-outs of the c = 0.3 schedule, the paragraph that states
         them (:func:`after_budget_finding`) and (for the erratum ``random_answers_pull``) the
         penalised fraction after the budget of each radius."""

@@ -1,25 +1,18 @@
 """Gohari et al. (2021) at the paper's horizon: the recorder of the deciding arms at 4,000
-roll-outs of 1,000 interactions (issue 34), on the numpy run function
-:func:`~privrl.papers.gohari2021.fast_student.run_agent_fast` (the same runs as today's
-:func:`~privrl.papers.gohari2021.student.run_agent`, tested step by step, about half the CPU time).
+roll-outs of 1,000 interactions, on the numpy run function
+:func:`~privrl.papers.gohari2021.fast_student.run_agent_fast`.
 
 Arms (:func:`horizon_configs`): plain PPO (32, 32) and (64, 64) (Figure 2a; the speed-up's
 reference), the privacy-aware student at c = 0.3 with random answers after the budget (arm a,
-the profile's radius ``"mc"``), with the teacher silent after the budget (arm b) and with the
-union radius (arm c); every other setting is the paper profile's (AirRaid RAM, one environment,
-episodes capped at 1,000, a reset per roll-out, rewards-to-go, 80 + 80 update iterations).
+radius ``"mc"``), with the teacher silent after the budget (arm b) and with the union radius
+(arm c); every other setting is the paper profile's.
 
-:func:`record_horizon` runs them through :func:`privrl.chapter.sweep.run_sweep` with a cache
-folder (resumable: a finished run is kept, and a run in flight resumes from its checkpoint
-``<key>.ckpt``, saved every 25 roll-outs, so a sitting that ends loses at most 25 roll-outs per
-run in flight; commit the cache, checkpoints included, between sittings) and writes
-``gohari2021-horizon-curves.csv``
-(:data:`HORIZON_CSV`, the design record's columns, :func:`~privrl.papers.gohari2021.recorded.paper_curves`)
-into the book's recorded results and its run record ``book/measurements/gohari2021-horizon.json``
-(:data:`RECORD_JSON`, a :class:`~privrl.chapter.records.RunRecord` of profile ``horizon``, produced
-by the run function's module, with the command and the reference returns). Command::
+:func:`record_horizon` runs them through :func:`privrl.chapter.sweep.run_sweep` with a resumable
+cache folder (finished runs kept, runs in flight resumed from their checkpoints) and writes
+:data:`HORIZON_CSV` (:func:`~privrl.papers.gohari2021.recorded.paper_curves`) into the book's
+recorded results and the run record :data:`RECORD_JSON`. Command::
 
-    python -m privrl.papers.gohari2021.horizon record --n-trials 5 --epochs 4000 \\
+    python -m privrl.papers.gohari2021.horizon record --n-trials 5 --epochs 4000 \
         --cache-dir book/measurements/cache/gohari2021-horizon
 """
 
