@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The project's single entry script.
 #   bash dev.sh book   create/reuse .venv, install, execute every chapter (quick), build _build/html
-#   bash dev.sh test   create/reuse .venv, install, build the book once (the chapters two at a time),
-#                      then run the whole test suite on both cores against that build (the book and
-#                      browser tests read it); prints the 25 slowest tests and each stage's time, and
-#                      writes them to _build/test/timings.json (benchmarks/suite_times.py compares)
+#   bash dev.sh test   create/reuse .venv, install, check the format and types, build the book
+#                      once (the chapters two at a time), then run the whole test suite on both
+#                      cores against that build (the book and browser tests read it); prints the 25
+#                      slowest tests and each stage's time, and writes them to
+#                      _build/test/timings.json (benchmarks/suite_times.py compares)
 #   bash dev.sh bench  create/reuse .venv, install, run every benchmark in benchmarks/
 # Extra arguments are passed on (e.g. `bash dev.sh book --only balle2016`); `bash dev.sh test ARGS`
 # runs only pytest with ARGS (e.g. `-k sweep`), in one process, building the book only if a test
@@ -86,6 +87,10 @@ case "$cmd" in
     rm -rf "$out" && mkdir -p "$out"
     export PRIVRL_TIMINGS="$PWD/$out/timings.json"
     stage install ensure_venv
+    # The formatter's check ([tool.ruff.format]), then the type checker on the API, the core and
+    # the chapter layer ([tool.mypy] in pyproject.toml).
+    stage lint "$VENV/bin/ruff" format --check privrl tests benchmarks
+    stage types "$VENV/bin/python" -m mypy
     stage browser ensure_chromium
     # The book, once: every chapter executed (two at a time) and the site built; the book, page and
     # browser tests read this build instead of making their own.

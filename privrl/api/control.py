@@ -185,6 +185,8 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     ks = np.broadcast_to(k_given, rows.shape[:1])
     if np.any(ks <= 0) or np.any(ks > MAX_CONCENTRATION):
         raise ValueError(f"k must lie in (0, {MAX_CONCENTRATION:g}], got {k}")
+    event: dacc.DirichletMechanismEvent | dacc.TeacherQueriesEvent
+    k_out: float | np.ndarray
     if n == 1:
         event = dacc.DirichletMechanismEvent(float(ks[0]), m, eta, tau, lipschitz, b)
         k_out = float(ks[0])
@@ -203,12 +205,13 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
         raise ValueError(f"k: its {n} answers compose to an infinite epsilon ({composition} "
                          "composition: e^epsilon of one answer is beyond a double); give a "
                          "smaller k, composition='basic', or answer one row")
-    if targeted and not (delta_bound <= delta and event.epsilon(delta) <= epsilon):
+    if (epsilon is not None and delta is not None
+            and not (delta_bound <= delta and event.epsilon(delta) <= epsilon)):
         raise RuntimeError(f"the Dirichlet calibration missed its target: ({event.epsilon(delta)!r}, "
                            f"{delta_bound!r}) for ({epsilon!r}, {delta!r})")
     value = dirichlet_mechanism(rows, ks, release_rng(rng), eta=eta)
     extra = {} if n == 1 else {"composition": composition}
-    return Release.from_event(value.reshape(pi.shape), event, delta if targeted else delta_bound,
+    return Release.from_event(value.reshape(pi.shape), event, delta_bound if delta is None else delta,
                               relation="teacher observation",
                               k=k_out, tau=tau, eta=eta, lipschitz=lipschitz, b=b, **extra)
 

@@ -1,30 +1,20 @@
 r"""Private policy evaluation as releases: GPOPE (Xie, Thomas, Miklau 2019), DP-LSW, DP-LSL
-(Balle, Gomrokchi, Precup 2016) and SSP-LSTD (LSTD by sufficient-statistics perturbation), each
-taking the dataset as one :class:`~privrl.core.trajectories.Trajectories`.
+(Balle, Gomrokchi, Precup 2016) and SSP-LSTD, each taking one
+:class:`~privrl.core.trajectories.Trajectories`.
 
-* :func:`gpope`: GTD2's primal-dual gradient (eq. 4.1) on one trajectory drawn uniformly per
-  iteration, clipped to :math:`\ell_2` norm :math:`G`, rounded to a grid and perturbed by exact
-  discrete Gaussian noise of scale about :math:`2Gz` (the paper's :math:`N(0, (2Gz)^2 I)`, made
-  private on doubles); :math:`T` iterations on :math:`n` trajectories are accounted under
-  replace-one by Theorem 9 of Wang, Balle and Kasiviswanathan 2019 for sampling one trajectory
-  without replacement (:class:`~privrl.core.accounting.subsampled.GridGpopeEvent`). The noise
-  multiplier :math:`z` is calibrated to the target epsilon from the dataset's own :math:`n` and
-  :math:`T` (or given, and epsilon computed).
-* :func:`dp_lsw`, :func:`dp_lsl`: the least-squares fits of first-visit Monte Carlo returns
-  (eqs. 3, 7-8) plus :math:`N(0, \sigma_X^2 I)` with :math:`\sigma_X` from a smooth bound on the
-  local sensitivity (Lemma 1, Algorithms 1-2), each coordinate released as the double nearest to
-  the real sum (exact normal noise), so private on doubles. Their analysis assumes every return
-  lies in an interval of width :math:`F_{max}` (``return_bound``),
-  :math:`[F_{low}, F_{low} + F_{max}]` (``return_low``, default 0: non-negative rewards;
-  :math:`-F_{max}` for non-positive ones): returns outside are clipped to it, with a
+* :func:`gpope`: GTD2's primal-dual gradient (eq. 4.1) on one trajectory drawn per iteration,
+  clipped to :math:`\ell_2` norm :math:`G`, on a grid, plus exact discrete Gaussian noise of scale
+  about :math:`2Gz`; accounted under replace-one by Theorem 9 of Wang, Balle and
+  Kasiviswanathan 2019 (:class:`~privrl.core.accounting.subsampled.GridGpopeEvent`), :math:`z`
+  calibrated to the target epsilon from the data's :math:`n` and :math:`T` (or given).
+* :func:`dp_lsw`, :func:`dp_lsl`: the least-squares fits of first-visit returns (eqs. 3, 7-8)
+  plus :math:`N(0, \sigma_X^2 I)`, :math:`\sigma_X` from a smooth bound (Lemma 1, Algorithms
+  1-2), each coordinate the double nearest to the real sum. Returns are clipped to
+  :math:`[F_{low}, F_{low} + F_{max}]` (``return_low``, ``return_bound``) with a
   :class:`~privrl.core.validation.ClippedDataWarning` (``strict=True``: a ``ValueError``).
-  Returns spread over :math:`[-F_{max}, F_{max}]` would need twice the noise: such a dataset
-  is clipped, never released under the narrower analysis.
-* :func:`ssp_lstd`: LSTD(0)'s statistics :math:`(\mathrm{vec}\,A, b)` summed over every
-  transition, released with exact discrete Gaussian noise on a grid calibrated to their
-  replace-one sensitivity :math:`2L\sqrt{F^4(1+\gamma)^2 + F^2R^2}` (feature norms, rewards and
-  trajectory lengths bounded at the boundary), then solved with a ridge :math:`\lambda` chosen
-  on public data (:mod:`privrl.core.algorithms.ssp_lstd`), private on doubles.
+* :func:`ssp_lstd`: LSTD(0)'s :math:`(\mathrm{vec}\,A, b)` with exact discrete Gaussian noise on
+  a grid for sensitivity :math:`2L\sqrt{F^4(1+\gamma)^2 + F^2R^2}`, solved with a public ridge
+  :math:`\lambda` (:mod:`privrl.core.algorithms.ssp_lstd`).
 """
 
 from __future__ import annotations
@@ -117,12 +107,13 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     step_size = check_positive(step_size, "step_size")
     if (epsilon is None) == (noise_multiplier is None):
         raise ValueError("epsilon, noise_multiplier: give exactly one")
-    if rho is not None and np.any(check_array(rho, "rho") < 0):
+    rho = None if rho is None else check_array(rho, "rho")
+    if rho is not None and np.any(rho < 0):
         raise ValueError("rho must be non-negative: importance ratios pi(a|s) / mu(a|s)")
     phi = None if features is None else check_array(features, "features", ndim=2)
     reach = _feature_reach(phi)
     n = traj.n_trajectories
-    if noise_multiplier is None:
+    if epsilon is not None:
         z = calibrate_grid_noise_multiplier(epsilon, delta, n, iterations)
     else:
         z = check_positive(noise_multiplier, "noise_multiplier")

@@ -1,42 +1,23 @@
-r"""The replay spec of every release of :mod:`privrl.api`: its value before the noise, the
-sensitivity the noise is calibrated to, the norm, the relation and targeted neighbours, for the
-replay audit (:func:`privrl.core.replay.replay_audit`; run on each in
-``tests/api/test_replay_releases.py``).
+r"""The replay spec of every release of :mod:`privrl.api` for :func:`privrl.core.replay.replay_audit`:
+its value before the noise, sensitivity, norm, relation and targeted neighbours.
 
-Each statistic is composed of the functions the release itself calls before its noise, each
-sensitivity is the one its event is computed from, and the public parameters (a grid step, a
-noise) are read from a release made with the same arguments. Every random draw before the noise
-is frozen at a fixed seed.
+A statistic is composed of the functions the release calls before its noise, its sensitivity is
+the one its event is computed from, public parameters (grid step, noise) are read from a release
+made with the same arguments, and random draws before the noise are frozen. By release (norm;
+statistic and sensitivity):
 
-Release by release (norm; statistic, with its sensitivity; targeted neighbours):
+* ``gaussian_mechanism`` (L2), ``laplace_mechanism`` (L1): the value on the grid, in steps
+  (:math:`\Delta/\text{step}+\sqrt d`; :math:`\lfloor\Delta/\text{step}\rfloor + d`);
+* ``dp_lsw``, ``dp_lsl`` (L2): the fit of the clipped first-visit returns (:math:`\sigma_X/\alpha`);
+* ``gpope`` (L2 per row): each clipped gradient on the grid at every iterate
+  (:math:`2G(1+2^{-30})/\text{step} + \sqrt{2d}`);
+* ``ssp_lstd`` (L2): the integer sum of the rounded :math:`(\mathrm{vec}\,A_i, b_i)`
+  (:math:`\Delta_2/\text{step} + \sqrt{d^2+d}`);
+* ``laplace_report`` (L1 per row, :math:`\lfloor C/\text{step}\rfloor + d`), ``sign_report``
+  (Linf per row, :math:`2C`), ``dirichlet_teacher_answer`` (L2 per row, :math:`Lb`).
 
-* ``gaussian_mechanism``: L2; the value on the grid, in steps
-  (:math:`\Delta/\text{step}+\sqrt d`); the value moved by the sensitivity along each axis and
-  the diagonal, both ways.
-* ``laplace_mechanism``: L1; the same (:math:`\lfloor\Delta/\text{step}\rfloor + d`); the same
-  in L1.
-* ``dp_lsw``, ``dp_lsl``: L2; the least-squares fit of the clipped first-visit returns
-  (:math:`\sigma_X/\alpha` at the dataset, Lemma 1 (a)); one trajectory replaced, the first or
-  the last, by the longest or the shortest, rewards at either end of the return interval and
-  beyond, states at the edges.
-* ``gpope``: L2, per row; every trajectory's clipped gradient on the grid at every iterate of a
-  run on the dataset (:math:`2G(1+2^{-30})/\text{step} + \sqrt{2d}` per gradient); the same,
-  rewards at :math:`\pm 1` and :math:`\pm 10^3`.
-* ``ssp_lstd``: L2; the exact integer sum of every trajectory's rounded contribution
-  :math:`(\mathrm{vec}\,A_i, b_i)` on the grid (:math:`\Delta_2/\text{step} + \sqrt{d^2+d}`,
-  :math:`\Delta_2 = 2L\sqrt{F^4(1+\gamma)^2 + F^2R^2}`); one trajectory replaced as for
-  ``dp_lsw``, rewards at :math:`\pm R` and :math:`\pm 10^3`.
-* ``laplace_report``: L1, per row; each input clipped to L1 norm :math:`C/2`, on the grid
-  (:math:`\lfloor C/\text{step}\rfloor + d`); each input replaced by the extremes: each axis
-  and the diagonal at :math:`\pm 10C`, its negation times 10, 0.
-* ``sign_report``: Linf, per row; each projection clipped to :math:`[-C, C]`, its matrix frozen
-  (:math:`2C`); the same.
-* ``dirichlet_teacher_answer``: L2, per row; each row in the restricted simplex (:math:`Lb`);
-  each row moved :math:`Lb` in L2 between two actions, or towards a vertex.
-
-Not audited: ``functional_q_learning``. It takes no data (its dataset, the line MDP's reward
-function, is fixed inside the release), and its sensitivity is Theorem 5's bound on the
-RKHS norm of a whole training run's change, not a norm of one value the noise is added to.
+``functional_q_learning`` is not audited: it takes no data, and Theorem 5 bounds the RKHS norm
+of a whole run's change, not one value the noise is added to.
 """
 
 from __future__ import annotations
@@ -125,7 +106,8 @@ def trajectory_neighbours(traj: Trajectories, n_states: int,
             for states in patterns:
                 for r in rewards:
                     other = Trajectories(states[None, :], np.zeros((1, horizon), np.int64),
-                                         np.full((1, horizon), float(r)), [length], [terminated])
+                                         np.full((1, horizon), float(r)), np.array([length]),
+                                         np.array([terminated]))
                     yield traj.replace(i, other)
 
 

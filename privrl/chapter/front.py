@@ -16,9 +16,8 @@ read it; the verdict counts are never typed here, they come from the decided cla
         reason: "the paper gives no count; 20 decides every claim"
         link: balle2016-errata      # optional: a MyST label (erratum, ablation, section)
 
-The file is found the way :mod:`privrl.chapter.paper_numbers` finds its data: in the book at or
-above the working directory, else in the source tree. Unknown or missing fields raise a
-``ValueError`` naming the file and the field.
+The file is found as :mod:`privrl.chapter.paper_numbers` finds its data; unknown or missing
+fields raise a ``ValueError`` naming the file and the field.
 """
 
 from __future__ import annotations
@@ -125,7 +124,8 @@ def _departure(raw: Any, where: str) -> Departure:
     link = raw.get("link")
     if link is not None and (not isinstance(link, str) or not _LABEL.match(link)):
         raise ValueError(f"{where}: link must be a MyST label, got {link!r}")
-    return Departure(*(_text(raw.get(f), f"{where}.{f}") for f in DEPARTURE_FIELDS), link=link)
+    what, paper, ours, reason = (_text(raw.get(f), f"{where}.{f}") for f in DEPARTURE_FIELDS)
+    return Departure(what, paper, ours, reason, link)
 
 
 __all__ = ["Departure", "FrontMatter", "front_matter", "front_matter_path", "load"]

@@ -7,7 +7,7 @@ the font size; light grid), constrained layout, and, inside a Jupyter kernel, SV
 text is enlarged where a wide figure would be scaled below that floor (:func:`enforce_min_font`).
 Helpers: :func:`axis_label` / :func:`label_axes` (axes in words with units), :func:`new_figure`,
 :func:`band_plot` / :func:`plot_bands` (a centre line over seeds with an uncertainty band), and for
-figures a referee can read (issue 35): :func:`legend_outside` (a legend of at most 8 entries beside
+figures a referee can read: :func:`legend_outside` (a legend of at most 8 entries beside
 the data, never on it; like :func:`legend_below`, it holds every entry that names a method to the
 method's colour, :func:`privrl.chapter.colours.check_legend`) and
 :func:`in_words` (a code name, e.g. a panel's domain, in words), and :func:`mark_paper` (a
@@ -225,7 +225,7 @@ def plot_bands(
     return ax
 
 
-#: Most entries a legend may have (issue 35: "at most 8 entries per legend").
+#: Most entries a legend may have.
 MAX_LEGEND_ENTRIES = 8
 
 

@@ -14,7 +14,8 @@ writing a paper-scale run, the book pipeline judging whether a record is stale) 
   editing it neither invalidates a sweep's cache nor makes a recorded run stale.
 * **Staleness.** A recorded run is *stale* when a file of its chapter's closure
   (:func:`experiment_sources`) differs between the recorded commit and the source tree
-  (:func:`changed_since`, :func:`recorded_run`).
+  (:func:`changed_since`, :func:`recorded_run`) as code: its syntax tree without docstrings
+  (:func:`code_of`), so formatting, comments and docstrings never make a record stale.
 """
 
 from __future__ import annotations
@@ -457,9 +458,41 @@ def format_duration(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
 
 
+_DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def code_of(source: str) -> str:
+    """The code of a Python source as a run executes it: ``ast.dump`` of its syntax tree with
+    the docstrings of the module, its classes and functions removed (comments, formatting and
+    line numbers are not in the dump); the source itself when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    for node in ast.walk(tree):
+        if not isinstance(node, _DOCUMENTED) or not node.body:
+            continue
+        first = node.body[0]
+        if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)):
+            node.body = node.body[1:]
+    return ast.dump(tree)
+
+
+def _code_differs(commit: str, path: str, root: Path) -> bool:
+    """Whether ``path`` (relative to ``root``) differs as code (:func:`code_of`) between
+    ``commit`` and the working tree; a file absent on either side differs."""
+    before = git(root, "show", f"{commit}:{path}")
+    file = root / path
+    if before is None or not file.is_file():
+        return True
+    return code_of(before) != code_of(file.read_text())
+
+
 def changed_since(commit: str, files: list[Path], root: Path = SOURCE_ROOT
                   ) -> tuple[bool | None, tuple[str, ...], str]:
-    """Whether any of ``files`` differs between ``commit`` and the working tree of ``root``.
+    """Whether any of ``files`` differs as code (:func:`code_of`: formatting, comments and
+    docstrings aside) between ``commit`` and the working tree of ``root``.
 
     Returns ``(stale, changed files, reason in words)``; ``stale`` is ``None`` when git cannot
     answer (not a repository, or ``commit`` unknown to it).
@@ -469,7 +502,8 @@ def changed_since(commit: str, files: list[Path], root: Path = SOURCE_ROOT
     diff = git(root, "diff", "--name-only", commit, "--", *map(str, files))
     if diff is None:
         return None, (), "git diff failed"
-    changed = tuple(line for line in diff.splitlines() if line.strip())
+    changed = tuple(line for line in diff.splitlines()
+                    if line.strip() and _code_differs(commit, line, root))
     if changed:
         return True, changed, f"changed since {commit}: {', '.join(changed)}"
     return False, (), f"experiment code unchanged since {commit}"
@@ -529,7 +563,7 @@ def recorded_claims(name: str, profile: str = "paper", suffix: str = "_paper",
 
 __all__ = [
     "KEY_PACKAGES", "MEASUREMENTS", "PACKAGE_DIR", "RESULTS", "RecordedRun", "RunRecord", "SOURCE_ROOT", "changed_since",
-    "command_line", "computes_numbers", "current_commit", "declared_versions", "experiment_sources", "find_root", "format_duration",
+    "code_of", "command_line", "computes_numbers", "current_commit", "declared_versions", "experiment_sources", "find_root", "format_duration",
     "git", "imported_modules", "package_versions", "module_closure", "module_file", "read_recorded", "record_path", "recorded_claims",
     "recorded_file", "recorded_run", "recorded_summary", "recorded_summary_path", "versions_changed", "results_dir",
 ]

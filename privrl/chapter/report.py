@@ -54,13 +54,6 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def show_profile(name: str, profile: str, config: Mapping[str, Any]) -> None:
-    """Print which profile a notebook runs and its full configuration (first output of a chapter)."""
-    print(f"privrl: notebook {name!r}, profile {profile!r}")
-    for key, value in config.items():
-        print(f"  {key} = {value!r}")
-
-
 def save_results(
     name: str,
     table: pd.DataFrame,
@@ -280,4 +273,4 @@ class Report:
         return save_results(self.paper, table, self.summary(**extra), directory)
 
 
-__all__ = ["CheckFailed", "Report", "save_results", "show_profile"]
+__all__ = ["CheckFailed", "Report", "save_results"]

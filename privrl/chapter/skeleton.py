@@ -1,36 +1,23 @@
 """One skeleton for every chapter: :meth:`Chapter.run` is written once, a paper fills it in.
 
-A chapter's run always takes the same steps (the order below is the order they run in):
+A run takes these steps, in this order:
 
 1. validate the typed profile (:class:`~privrl.chapter.profile.Profile`);
-2. make the :class:`~privrl.chapter.report.Report` and :meth:`Chapter.prepare` what the run
-   starts from (e.g. retrain the policies data are collected with, when the profile asks);
-3. run the chapter's **checks**: named functions ``check(ctx)``, in the order listed, each
-   recording its numeric checks through ``ctx.report.check`` (which raises on failure) and its
-   tables in ``ctx.tables``;
-4. run the **sweep** (:meth:`Chapter.sweep`: the multi-seed experiments, through
-   :func:`privrl.chapter.sweep.run_sweep`), then the **sweep checks**: named check functions that
-   need its results (convergence gates, diagnostics of the runs);
-5. record the **releases** in the privacy ledger (:meth:`Chapter.releases` yields
-   :class:`~privrl.chapter.ledger.LedgerEntry` objects, each with its event);
-6. gather the **evidence** (:meth:`Chapter.evidence`: this run's data and the recorded runs',
-   each an :class:`~privrl.chapter.evidence.Evidence`) and decide the **claims** on it: for each
-   evidence in turn, each :class:`~privrl.chapter.evidence.ClaimSpec` (the paper's statement,
-   where the paper makes it, and a function deciding it through :mod:`privrl.chapter.verdicts`)
-   that is decided on it (:meth:`Evidence.decide <privrl.chapter.evidence.Evidence.decide>`);
-7. record the **errata**: :class:`ErratumSpec` objects, each with the condition under which it
-   applies and its evidence filled from the run's numbers;
-8. :meth:`Chapter.finish` (glue the prose's numbers), time the run, return an
-   :class:`~privrl.chapter.profile.ExperimentResult`.
+2. make the :class:`~privrl.chapter.report.Report`; :meth:`Chapter.prepare`;
+3. run the **checks** (``check(ctx)`` functions, in order, recording through
+   ``ctx.report.check``, which raises on failure);
+4. run the **sweep** (:meth:`Chapter.sweep`, :func:`~privrl.chapter.sweep.run_sweep`), its checks;
+5. record the **releases** in the privacy ledger (:meth:`Chapter.releases`, each
+   :class:`~privrl.chapter.ledger.LedgerEntry` with its event);
+6. decide each :class:`~privrl.chapter.evidence.ClaimSpec` on each
+   :class:`~privrl.chapter.evidence.Evidence` of :meth:`Chapter.evidence`;
+7. record the **errata** (:class:`ErratumSpec`: a condition and its evidence);
+8. :meth:`Chapter.finish`; return an :class:`~privrl.chapter.profile.ExperimentResult`.
 
-A paper supplies data and small functions: its profile class, its checks, claims and errata as
-declarative tuples, stated once as keywords of the class statement (``class XieChapter(Chapter,
-name=PAPER, profile_type=XieProfile, checks=CHECKS, claims=CLAIMS, errata=ERRATA)``), and the
-methods :meth:`~Chapter.sweep`, :meth:`~Chapter.releases` and :meth:`~Chapter.finish` (and,
-where needed, :meth:`~Chapter.prepare` and :meth:`~Chapter.evidence`).
-Everything a step computes for a later one goes through the :class:`Context` (``tables``,
-``values``, ``evidence``, ``claims``, the checks' ``rng``; :attr:`Context.sweep_options` for the
-sweep's functions); ``extra`` holds only what the notebook shows.
+A paper states its profile type, checks, claims and errata as keywords of the class statement
+and supplies :meth:`~Chapter.sweep`, :meth:`~Chapter.releases`, :meth:`~Chapter.finish` (and, where
+needed, :meth:`~Chapter.prepare`, :meth:`~Chapter.evidence`); steps pass values through the
+:class:`Context`.
 """
 
 from __future__ import annotations

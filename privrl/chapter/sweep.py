@@ -1,30 +1,19 @@
 """Run a grid of (config, seed) through any :class:`concurrent.futures.Executor`, cached.
 
-* Seeds: run ``(config, i)`` receives ``SeedSequence(root_seed, spawn_key=(i,))``, the i-th child
-  of ``SeedSequence(root_seed).spawn``. Results therefore do not depend on the executor, the
-  number of workers or the order in which runs finish, and seed ``i`` is shared by every config
-  (common random numbers, which sharpen comparisons between methods).
-* Cache: each finished run is pickled to ``cache_dir/<func>/<key>.pkl`` where ``key`` hashes
-  (function, config, root seed, seed index, code). ``code`` is the results version the run
-  function declares (:func:`privrl.core.results_version.results_version`, kept honest by a probe
-  test), so a multi-sitting recording survives edits that change no number; for an undeclared
-  function it is a hash of the source of its module, of every ``privrl`` module it imports
-  (transitively, read from the import statements) and of the package's data files, so editing
-  any code a run depends on recomputes it instead of returning a stale result. Files are written
-  to a temporary name and renamed, so a killed sweep leaves no partial file, and a rerun skips
-  what is done.
-* Checkpoints: a run function that declares ``checkpoints=True`` in its results version is
-  called, when there is a cache folder, as ``func(config, seed, checkpoint=PATH)`` with PATH
-  ``cache_dir/<func>/<key>.ckpt`` (the key of its cache entry): it saves its progress there and a
-  rerun resumes a killed run from it (same result); the file is deleted once the run's result
-  is cached. Without a cache folder, and for other functions, runs are called as
-  ``func(config, seed)``. The file is written by the process that runs the function (with a
-  remote cluster, at that path on the worker).
-* Executors: a local process pool by default; a Dask distributed cluster through
-  ``Client(scheduler).get_executor()`` when ``scheduler`` (an address or a ``Client``) is given,
-  or when ``executor`` is a scheduler address (``"tcp://HOST:8786"``: what a notebook's
-  ``executor`` parameter and ``privrl run --scheduler`` pass); ``executor="serial"`` runs
-  in-process (handy in notebooks and tests).
+* Seeds: run ``(config, i)`` receives ``SeedSequence(root_seed, spawn_key=(i,))``, so results do
+  not depend on the executor or the order runs finish, and seed ``i`` is shared by every config
+  (common random numbers).
+* Cache: each finished run is pickled to ``cache_dir/<func>/<key>.pkl``, ``key`` a hash of
+  function, config, root seed, seed index and code: the run function's results version
+  (:func:`privrl.core.results_version.results_version`), else a hash of the source of its module,
+  of every ``privrl`` module it imports (transitively) and of the package's data files. Files are
+  written under a temporary name and renamed; a rerun skips what is done.
+* Checkpoints: a run function declaring ``checkpoints=True`` is called with a cache folder as
+  ``func(config, seed, checkpoint=PATH)``, PATH ``cache_dir/<func>/<key>.ckpt``, from which a
+  rerun resumes a killed run (same result); the file goes once the result is cached.
+* Executors: a local process pool by default; a Dask cluster when ``scheduler`` (an address or a
+  ``Client``) is given or ``executor`` is an address (``"tcp://HOST:8786"``);
+  ``executor="serial"`` runs in-process.
 """
 
 from __future__ import annotations

@@ -1,34 +1,23 @@
-"""Tables for reading: a data frame written as the book shows it (issue 35).
+"""Tables for reading: a data frame written as the book shows it.
 
-:func:`format_table` returns a :class:`Table`, every cell a string, shown in a notebook as HTML
+:func:`format_table` returns a :class:`Table`, every cell a string, shown as HTML
 (:meth:`Table.to_html`):
 
-* a number keeps :data:`SIGNIFICANT_DIGITS` significant digits (``precision``), never cutting into
-  its integer part, without trailing zeros (``5787.010142`` is ``5787``, ``0.0123456`` is
-  ``0.0123``); numbers of five integer digits or more get thousands separators (``90,000``); below
-  ``1e-4`` a number is written ``1.23e-7``;
-* a value with a stated uncertainty (``errors``: its interval column, or its standard-error
-  column) is rounded to two significant digits of the interval's width (or of the error),
-  trailing zeros kept; an interval cell ``(low, high)`` likewise: ``(0.1234, 0.5678)`` is
-  ``[0.12, 0.57]`` and ``(0.1, 0.15)`` is ``[0.100, 0.150]``;
-* epsilon = inf, in a column of privacy settings (``epsilon_columns``; by default the columns named
-  ``epsilon`` or ``eps``), is ``no noise``; inf elsewhere is the caller's words for it
-  (``infinite``, per column: "not reached" for a time never reached, "no guarantee" for an
-  accountant's epsilon) or ``∞`` (``-∞``): an epsilon computed by an accountant that is inf
-  means no finite guarantee, not no noise;
-* a missing value (``None``, NaN) is the caller's text (``missing``, one text or one per column),
-  or its row is dropped (``drop_missing``); a missing value with neither is a ``ValueError``:
-  never ``nan``;
-* headers are words: ``headers`` maps code names to words; any other name has its underscores
-  written as spaces, and a numeric name (a pivoted epsilon) is formatted as a number;
-* no cell is cut; the HTML table is wrapped in a horizontal scroll box (:data:`SCROLL_CLASS`,
-  ``overflow-x: auto``) when its widest cells add up to more than :data:`COLUMN_CHARS` characters;
-* a table laid out for reading (``widths``: each column's share of the text column, a claims
-  table's claim the widest) takes the column's width and wraps its cells between words
-  (:data:`FIXED_CLASS`), so it never scrolls; a column shown ``beneath`` another (a claim's key
-  under its claim) is written small on the cell's last line, not as a column of its own.
-
-The index is not shown: a caller who needs it calls ``reset_index()`` first.
+* a number keeps :data:`SIGNIFICANT_DIGITS` significant digits, never cutting into its integer
+  part, without trailing zeros; five integer digits or more get thousands separators; below
+  ``1e-4`` it is written ``1.23e-7``;
+* a value with an uncertainty (``errors``: its interval or standard-error column), and an
+  interval cell ``(low, high)``, is rounded to two significant digits of the width (or error);
+* inf in a column of privacy settings (``epsilon_columns``, default ``epsilon``, ``eps``) is
+  ``no noise``, elsewhere ``∞``: an accountant's inf epsilon means no finite guarantee;
+* a missing value is the caller's text (``missing``) or its row is dropped (``drop_missing``);
+  with neither, a ``ValueError``: never ``nan``;
+* headers are words (``headers``, else underscores as spaces; a numeric name as a number);
+* no cell is cut: a table wider than :data:`COLUMN_CHARS` characters scrolls
+  (:data:`SCROLL_CLASS`), unless laid out for reading (``widths``: each column's share of the
+  text column; :data:`FIXED_CLASS`), when its cells wrap between words; a column shown
+  ``beneath`` another (a claim's key) is written small on that cell's last line.
+The index is not shown.
 """
 
 from __future__ import annotations

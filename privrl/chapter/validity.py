@@ -12,9 +12,8 @@ decider's statistic and trials stated).
 1. :func:`threshold_beyond_random_play`: a threshold metric (time to reach a return) measures
    learning only if random play does not reach its threshold on the smoothing used.
 2. :func:`bootstrap_valid`: a percentile bootstrap interval of a median or of a ratio needs at
-   least :data:`MIN_BOOTSTRAP_PER_ARM` samples per arm. (The deciders' exact intervals, the
-   Hodges-Lehmann shift's rank interval and a median's order-statistic interval, refuse by
-   themselves where the sample sizes cannot reach 95%.)
+   least :data:`MIN_BOOTSTRAP_PER_ARM` samples per arm (exact intervals refuse by themselves
+   where the sample sizes cannot reach 95%).
 3. :func:`tuned_apart`: a tuned arm is decided on trials its tuning never looked at, and the arms
    a claim compares are tuned by one rule.
 4. :func:`optimiser_reaches_target`: an optimiser's output is used only where its own noiseless

@@ -1,33 +1,23 @@
 """Checks that fail, claims with four states, errata: what a chapter's verdicts are made of.
 
-* A :class:`Check` is a numeric statement the chapter relies on (a closed form against a solver, a
-  bound against its brute force, a budget against its target). :meth:`Report.check
-  <privrl.chapter.report.Report.check>` records it and raises :class:`CheckFailed` when it fails, so
-  papermill, ``privrl book``, the test suite and CI fail with it. Nothing prints PASS or FAIL.
-* A :class:`Claim` is a headline claim of a paper, re-decided on this run's data, with one of
-  four verdicts (:data:`Verdict`) against the claim's **threshold** (the paper's own magnitude,
-  or "no effect" where the paper states none) and its evidence: statistic, 95% interval, trials,
-  profile, commit, and where the paper makes the claim. A decider returns the :class:`Outcome`
-  (verdict, statistic, interval, trials); :meth:`privrl.chapter.evidence.Evidence.decide`
-  attaches the claim's key, statement, source and provenance. One rule, :func:`decide_interval`,
-  decides every claim of every chapter; the deciders below (:func:`decide_difference`,
+* A :class:`Check` is a numeric statement the chapter relies on; :meth:`Report.check
+  <privrl.chapter.report.Report.check>` records it and raises :class:`CheckFailed` when it fails.
+* A :class:`Claim` is a paper's headline claim re-decided on this run's data, with its statistic,
+  95% interval, trials, profile, commit and source. Deciders (:func:`decide_difference`,
   :func:`decide_proportions`, :func:`decide_threshold`, :func:`decide_success_ratio`) compute an
-  interval and call it, the claimed side given by a :class:`Threshold`:
+  interval and call the one rule, :func:`decide_interval`, against a :class:`Threshold` (the
+  paper's magnitude, or no effect):
 
-  - ``reproduced`` when the 95% interval lies entirely on the claimed side of the threshold;
-  - ``not reproduced`` when it lies entirely on the other side: the data exclude the paper's
-    claimed effect;
-  - ``inconclusive`` when it contains the threshold: the data cannot tell the claim from its
-    opposite. The claim then states how many trials would decide it at the observed effect
-    (:func:`trials_to_decide`) and, given the cost of a trial, what that would cost;
-  - ``untestable`` when the run cannot decide: fewer trials than the test needs, both arms at a
-    floor or ceiling (0 of N against 0 of N), a profile too small for the claim, or a measurement
-    that fails a validity condition of :mod:`privrl.chapter.validity` (every decider takes the
-    evaluated conditions as ``validity=[...]`` and refuses on the first that fails, before
-    deciding: :func:`refusal`).
+  - ``reproduced``: the 95% interval lies on the claimed side of the threshold;
+  - ``not reproduced``: it lies on the other side (the data exclude the claimed effect);
+  - ``inconclusive``: it contains the threshold; the claim states the trials that would decide
+    it at the observed effect (:func:`trials_to_decide`) and their cost;
+  - ``untestable``: too few trials, both arms at a floor or ceiling, a profile too small, or a
+    failed validity condition (``validity=[...]``, :mod:`privrl.chapter.validity`,
+    :func:`refusal`).
 
-* An :class:`Erratum` is a place where a paper is wrong, ambiguous, or not reproduced, with its
-  evidence; the book's errata page is generated from them.
+* An :class:`Erratum` is a place where a paper is wrong, ambiguous or not reproduced, with its
+  evidence.
 """
 
 from __future__ import annotations
@@ -292,6 +282,7 @@ def decide_interval(statistic: str, value: float, interval: tuple[float, float],
     t = float(threshold.value)
     claimed = hi < t if threshold.direction == "less" else lo > t
     opposite = lo > t if threshold.direction == "less" else hi < t
+    verdict: Verdict
     needed = None
     if claimed:
         verdict, reason = "reproduced", f"the 95% interval lies on the claimed side of {t:g}"

@@ -1,42 +1,22 @@
 r"""Black-box privacy audits: an empirical lower bound on the epsilon of a release.
 
-Method (Jagielski, Ullman, Oprea 2020 :cite:`jagielski2020`; Bichsel et al. 2021, DP-Sniper
-:cite:`bichsel2021`; Steinke, Nasr, Jagielski 2023 :cite:`steinke2023`). A mechanism :math:`M` is
-:math:`(\varepsilon, \delta)`-DP for a neighbouring pair :math:`(X, X')` only if every set
-:math:`S` of outputs satisfies :math:`P(M(X) \in S) \le e^\varepsilon P(M(X') \in S) + \delta`
-and the same with :math:`X, X'` swapped. Read as a test of :math:`H_0: X` against
-:math:`H_1: X'` with rejection region :math:`S`, false positive rate :math:`\alpha = P(M(X)\in S)`
-and false negative rate :math:`\beta = P(M(X') \notin S)`, this is
+Method (Jagielski, Ullman, Oprea 2020 :cite:`jagielski2020`; Bichsel et al. 2021
+:cite:`bichsel2021`; Steinke, Nasr, Jagielski 2023 :cite:`steinke2023`). If :math:`M` is
+:math:`(\varepsilon, \delta)`-DP on the pair :math:`(X, X')`, every rejection region :math:`S`
+with false positive rate :math:`\alpha = P(M(X)\in S)` and false negative rate
+:math:`\beta = P(M(X') \notin S)` satisfies (Kairouz, Oh, Viswanath 2015)
 
 .. math:: \alpha + e^\varepsilon \beta \ge 1 - \delta, \qquad \beta + e^\varepsilon \alpha \ge 1 - \delta,
 
-(Kairouz, Oh, Viswanath 2015), and the same for the complement of :math:`S`. Hence any test
-gives :math:`\varepsilon \ge \max\{\ln\tfrac{1 - \delta - \alpha}{\beta},
-\ln\tfrac{1 - \delta - \beta}{\alpha}\}`.
-
-:func:`audit_release`:
-
-1. runs the release end to end ``n_samples`` times on each input of the pair, twice (a
-   *selection* half and an *evaluation* half), drawing in batches (the release function receives
-   the batch size and returns one row per run);
-2. maps every output to a real score: the log-likelihood ratio where the caller knows the output
-   density (the optimal test by Neyman-Pearson), otherwise a score fitted on the selection half
-   (``"linear"``: Fisher's discriminant, a 1-d projection; ``"quadratic"``: the same on the outputs
-   and their squares, for releases whose noise scale depends on the data), DP-Sniper style;
-3. chooses the threshold, the side of the rejection region and which of the two inequalities to
-   test, maximising the lower bound on the selection half (a finite grid of score quantiles);
-4. on the evaluation half only, counts the outputs in the chosen region and bounds
-   :math:`P(M(X)\in S)` and :math:`P(M(X')\in S)` by two-sided 95% Clopper-Pearson intervals; the
-   audited lower bound is the chosen inequality evaluated at the pessimistic ends (it uses one
-   one-sided end of each interval, each failing with probability at most 2.5%, so the bound holds
-   with probability at least 95%).
-
-The estimate (empirical rates) and the optimistic end (the other interval ends) are reported too:
-``interval = (epsilon_lower, epsilon_upper)`` is the range of epsilons consistent with the
-observed rates of *this* test. An audit can only refute a claim (a lower bound above the claimed
-epsilon proves a bug in the analysis or the code for this pair); a lower bound below the claim
-proves nothing about other pairs, other tests or rarer events than ``1/n_samples``. Its power is
-shown by auditing a deliberately weakened copy of the release (noise halved, clip removed).
+so :math:`\varepsilon \ge \max\{\ln\tfrac{1 - \delta - \alpha}{\beta},
+\ln\tfrac{1 - \delta - \beta}{\alpha}\}`. :func:`audit_release` runs the release ``n_samples``
+times on each input, twice; scores every output (the log-likelihood ratio where known, else a
+score fitted on the first half: ``"linear"`` or ``"quadratic"`` Fisher discriminant); chooses
+threshold, side and inequality on the first half; and on the second bounds both rates by
+two-sided 95% Clopper-Pearson intervals: the chosen inequality at their pessimistic ends holds
+with probability at least 95%. ``interval = (epsilon_lower, epsilon_upper)`` spans the epsilons
+consistent with the observed rates. An audit can only refute a claim (a lower bound above it);
+a bound below proves nothing about other pairs, tests, or events rarer than ``1/n_samples``.
 """
 
 from __future__ import annotations
@@ -112,7 +92,7 @@ class AuditResult:
 
 
 def clopper_pearson_bounds(
-    k: np.ndarray, n: int, confidence: float = 0.95
+    k: np.ndarray | int, n: int, confidence: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided Clopper-Pearson interval of ``k`` successes in ``n`` trials (vectorised)."""
     k = np.asarray(k, dtype=float)
@@ -124,7 +104,8 @@ def clopper_pearson_bounds(
 
 
 def epsilon_candidates(
-    p_x: np.ndarray, p_xp: np.ndarray, q_x: np.ndarray, q_xp: np.ndarray, delta: float
+    p_x: np.ndarray | float, p_xp: np.ndarray | float, q_x: np.ndarray | float,
+    q_xp: np.ndarray | float, delta: float
 ) -> np.ndarray:
     r"""The four epsilons forced by the DP inequalities on a region ``S`` and its complement,
     stacked on a new first axis (floored at 0).

@@ -1,42 +1,23 @@
 r"""Replay audits: the value a release adds its noise to, replayed on a dataset and on its
 neighbours, against the sensitivity its noise is calibrated to.
 
-A release computes a value from the data, its *statistic* :math:`f`, then adds noise calibrated
-to a *sensitivity* :math:`\Delta`: a bound, in one norm, on :math:`\|f(D) - f(D')\|` for any two
-datasets that are neighbours under the release's relation. :func:`replay_audit` replays the
-statistic of a :class:`ReplaySpec` on a dataset :math:`D` and on neighbours :math:`D'` (the
-spec's targeted neighbours, or any given, e.g. drawn by hypothesis) with every random draw the
-statistic depends on frozen (the spec's statistic closes over one fixed draw: a projection
-matrix, the iterates left by earlier noisy steps), and fails with :class:`ReplayAuditError`
+A release adds noise calibrated to a sensitivity :math:`\Delta \ge \|f(D) - f(D')\|` of its
+statistic :math:`f` over neighbours :math:`D, D'`. :func:`replay_audit` replays the statistic of
+a :class:`ReplaySpec` on :math:`D` and on neighbours :math:`D'` (the spec's targeted ones, or
+any given) with every random draw frozen, and raises :class:`ReplayAuditError`
 
-1. when the statistic moves further than the sensitivity,
-   :math:`\|f(D) - f(D')\| > \Delta\,(1 + 10^{-9})` (for a statistic whose rows are separate
-   invocations of the noise, each row against :math:`\Delta`; a sensitivity that depends on
-   :math:`D`, as a smooth bound's local sensitivity does, is read at :math:`D`), or when its
-   shape changes (the shape of a release is public);
-2. when the control flow differs: the sequence of lines executed in privrl's code (and in the
-   file defining the statistic) while computing :math:`f(D)` is not the one of :math:`f(D')`.
+1. when :math:`\|f(D) - f(D')\| > \Delta\,(1 + 10^{-9})` (row by row for a statistic whose rows
+   are separate invocations of the noise; a data-dependent :math:`\Delta` read at :math:`D`) or
+   the shape changes;
+2. when the lines executed in privrl's code (and the statistic's file) differ between
+   :math:`f(D)` and :math:`f(D')`: before the noise a release may loop over the data's public
+   length but not branch on its values, except where it clipped its data
+   (:class:`~privrl.core.validation.ClippedDataWarning`) or the spec states why
+   (``data_dependent_flow``).
 
-**The control-flow rule.** Before the noise, a release's code must be data-oblivious: it may
-loop over the data's length (its number of trajectories, the padded horizon, the number of
-reports), which every relation here keeps (replace-one keeps the number of trajectories and a
-neighbour is padded to the same horizon; a local report's neighbour replaces one input of the
-same dimension), but must not branch on a data value. Two exceptions, neither hiding a change of
-the value, which is checked in every case: a run that clipped its data (a
-:class:`~privrl.core.validation.ClippedDataWarning`: clipping into the domain the analysis
-assumes is the one data-dependent branch the library takes before the noise, and it tells the
-data holder, never the recipient), and a spec that states why its control flow depends on the
-data by design (``data_dependent_flow``). A difference says where the data may leak beside the
-noise (through time, an exception, a side effect) or that the statistic computed is not one
-function of the data; the value check says whether the noise covers the change.
-
-Caches of functions of public parameters are filled by one untraced run on :math:`D` first, so
-that the traces compare the computation, not the cache. The audit is as strong as its
-neighbours: the targeted ones of each spec (the longest trajectory with rewards at the bounds and
-states at the edges, inputs at the extremes of the clip) and the tests' hypothesis strategies.
-It runs in the tests on every release of :mod:`privrl.api` (``tests/api/test_replay_releases.py``),
-whose specs are :mod:`privrl.api.replay_specs`. The empirical audits of :mod:`privrl.core.audit`
-test the whole release, noise included; this one tests the analysis' premise in the code.
+Caches of functions of public parameters are filled by one untraced run on :math:`D` first. The
+audit is as strong as its neighbours; :mod:`privrl.core.audit` tests the whole release, noise
+included, this one the analysis' premise in the code.
 """
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ def check_array(
     try:
         if kind in "SU?":
             raise ValueError
-        arr = np.asarray(value, dtype=dtype)
+        arr: np.ndarray = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be array-like of {dtype.__name__} (a number, a list or "
                          "an array, not strings or ragged lists)") from None

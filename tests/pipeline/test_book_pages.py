@@ -14,7 +14,13 @@ import pytest
 
 from privrl.chapter.front import Departure, FrontMatter
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
-from privrl.chapter.records import changed_since, experiment_sources, recorded_claims, recorded_run
+from privrl.chapter.records import (
+    changed_since,
+    code_of,
+    experiment_sources,
+    recorded_claims,
+    recorded_run,
+)
 from privrl.chapter.report import Report
 from privrl.chapter.tables import format_number
 from privrl.chapter.verdicts import (
@@ -290,6 +296,29 @@ def test_a_record_is_stale_once_an_imported_module_changes(repo: Path):
     stale, changed, reason = changed_since(commit, files, repo)
     assert stale is True and changed == ("privrl/core/rng.py",) and "privrl/core/rng.py" in reason
     assert changed_since("0" * 12, files, repo)[0] is None
+
+
+def test_formatting_comments_and_docstrings_leave_a_record_current(repo: Path):
+    """Staleness compares code (records.code_of): reformatting, a comment or a docstring of the
+    module, a class or a function changes no number; a changed constant does."""
+    files = experiment_sources("demo", repo)
+    helpers = repo / "privrl" / "papers" / "demo" / "helpers.py"
+    source = ('"""Helpers."""\nfrom privrl.core.validation import check\n\n\nclass K:\n'
+              '    """A class."""\n\n    def f(self, x):\n        """Twice x."""\n'
+              "        return 2 * x\n")
+    helpers.write_text(source)
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "helpers")
+    commit = _git(repo, "rev-parse", "--short=12", "HEAD")
+    helpers.write_text(source.replace("return 2 * x", "return (2*x)  # doubled")
+                       .replace("\n\n\nclass", "\nclass"))
+    assert changed_since(commit, files, repo)[0] is False
+    helpers.write_text(source.replace('"""Helpers."""', '"""Other helpers,\n\non two lines."""')
+                       .replace('"""A class."""', "'Another.'")
+                       .replace('        """Twice x."""\n', ""))
+    assert changed_since(commit, files, repo)[0] is False
+    helpers.write_text(source.replace("2 * x", "3 * x"))
+    assert changed_since(commit, files, repo)[:2] == (True, ("privrl/papers/demo/helpers.py",))
+    assert code_of("x = (") == "x = ("  # a file that does not parse is compared as text
 
 
 def test_recorded_run_reads_record_and_summary(repo: Path):

@@ -17,8 +17,7 @@ direct series is slow for :math:`x` near 1, the other for :math:`x` near 0). Eve
 mpmath at :data:`DPS` digits (more if the complement cancels), the prefactor by log-gamma; the
 bounds are widened by :data:`MARGIN` relative and rounded outwards to doubles. Unlike
 ``mpmath.betainc``, which raises ``NoConvergence`` for shape parameters in the tens of
-thousands near the mean, this ends within :data:`MAX_TERMS` terms or raises a ``ValueError``
-before summing (about :math:`\sqrt{200\,a}` terms near the mean).
+thousands near the mean, this ends within :data:`MAX_TERMS` terms or raises a ``ValueError``.
 """
 
 from __future__ import annotations

@@ -58,11 +58,11 @@ class ComposedEvent:
         :class:`DpAccountingEvent` under one relation and the accountant supports them, else
         infinity."""
         delta = check_probability(delta, "delta")
-        relations = {getattr(e, "relation", None) for e in self.events}
-        if not (all(isinstance(e, DpAccountingEvent) for e in self.events)
-                and len(relations) == 1 and 0 < delta < 1):
+        events = [e for e in self.events if isinstance(e, DpAccountingEvent)]
+        relations = {e.relation for e in events}
+        if not (len(events) == len(self.events) and len(relations) == 1 and 0 < delta < 1):
             return math.inf
-        composed = dp_accounting.ComposedDpEvent([e.dp_event for e in self.events])
+        composed = dp_accounting.ComposedDpEvent([e.dp_event for e in events])
         try:
             return rdp_epsilon(composed, delta, RELATIONS[relations.pop()])
         except ValueError:  # an event the RDP accountant does not support

@@ -1,54 +1,23 @@
-r"""Privacy of the Dirichlet mechanism composed with an :math:`L`-Lipschitz teacher (Gohari et al.
-2021, Theorem 1), the teacher's budget over a run, and Lipschitz certificates of MLP teachers.
+r"""The Dirichlet mechanism on an :math:`L`-Lipschitz teacher (Gohari et al. 2021): its privacy.
 
-Theorem 1: for :math:`f: \mathbb{R}^d \to \Delta_{m,\eta}` :math:`L`-Lipschitz (2-norms),
-observations :math:`b`-adjacent when :math:`\|X - X'\|_2 \le b`, and a threshold :math:`\tau > 0`,
-:math:`\mathrm{Dir}_k \circ f` is :math:`(\varepsilon, \delta)`-DP with
+Theorem 1: for :math:`f: \mathbb{R}^d \to \Delta_{m,\eta}` :math:`L`-Lipschitz, observations
+:math:`b`-adjacent (:math:`\|X - X'\|_2 \le b`) and :math:`\tau > 0`, :math:`\mathrm{Dir}_k \circ f`
+(a :class:`Theorem1Mechanism` :math:`(k, m, \eta, \tau)`; ledger event
+:class:`DirichletMechanismEvent`) is :math:`(\varepsilon, \delta)`-DP with
 
-* eq. (6): :math:`\delta = 1 - \mathbb{P}(\mathrm{Dir}_k(v) \in \Delta_{m,\tau})` at the vertex
-  :math:`v = (\eta, \dots, \eta, 1 - (m-1)\eta)` of :math:`\Delta_{m,\eta}`, i.e.
-  :math:`\delta = \mathbb{P}(\min_i X_i < \tau)` for :math:`X \sim \mathrm{Dir}(kv)`;
+* eq. (6): :math:`\delta = \mathbb{P}(\min_i X_i < \tau)`, :math:`X \sim \mathrm{Dir}(kv)` at the
+  vertex :math:`v = (\eta, \dots, \eta, 1 - (m-1)\eta)`, bounded above rigorously by the union
+  bound :math:`\sum_i I_\tau(kv_i, k(1-v_i))` (exact for m = 2, :math:`\tau < 1/2`;
+  :func:`theorem1_delta_bound`, :func:`tau_for_delta_bound`), below by
+  :func:`theorem1_delta_lower`, by Monte Carlo in :func:`theorem1_delta_mc`;
 * eq. (12): :math:`\varepsilon = \sqrt{m} L b k \log(1/\tau) + (m-1)\log\Gamma(k\eta)
-  + \log\Gamma(k(1-(m-1)\eta)) - m \log\Gamma(k/m)`.
+  + \log\Gamma(k(1-(m-1)\eta)) - m \log\Gamma(k/m)` (eqs. 19, 22-25).
 
-The first term of (12) is eq. (19) (Cauchy-Schwarz with :math:`|\log z_i| \le \log(1/\tau)`), the
-Gamma terms are eq. (25) (the convex :math:`\sum_i\log\Gamma(k\pi_i)` is minimal at the uniform
-policy, eq. 22, and maximal at a vertex, eq. 24). The functions of the theorem take its
-mechanism :math:`(k, m, \eta, \tau)` as one :class:`Theorem1Mechanism`. A ledger entry stores
-one release as a :class:`DirichletMechanismEvent`, which recomputes eq. (12) and refuses a delta
-below eq. (6).
-
-Delta of eq. (6), rigorously (:func:`theorem1_delta_bound`): each coordinate of
-:math:`X \sim \mathrm{Dir}(kv)` is :math:`X_i \sim \mathrm{Beta}(kv_i, k(1 - v_i))`, so
-:math:`\delta = \mathbb{P}(\cup_i\{X_i < \tau\}) \le \sum_i I_\tau(kv_i, k(1-v_i))`
-(union bound; :math:`I` the regularised incomplete beta). For m = 2 the two events are disjoint
-when :math:`\tau < 1/2` (:math:`X_1 < \tau` forces :math:`X_2 > 1 - \tau > \tau`), so the sum is
-exact. :math:`I` is bounded from above by a positive series with its tail bounded
-(:func:`~privrl.core.accounting.beta_tail.beta_cdf_bounds`), so the float returned is never
-below the true value. :func:`tau_for_delta_bound` bisects :math:`\tau` so that this bound
-meets a target; :func:`theorem1_delta_lower` is a rigorous lower bound (second Bonferroni
-inequality, pairwise terms by quadrature with their error estimates added), for tests and to
-show the union bound's slack. Monte Carlo (:func:`theorem1_delta_mc`) stays as a cross-check.
-
-Lemma 1 (eq. 14) as printed claims :math:`\mathbb{P}(\|\mathrm{Dir}_k(\pi) - \pi\|_2 \ge
-\sqrt{\log(1/\beta)/(2(k+1))}) \le \beta`. That radius is the one-sided tail of a single
-coordinate: each :math:`X_i \sim \mathrm{Beta}(k\pi_i, k(1-\pi_i))` is sub-Gaussian with variance
-proxy :math:`1/(4(k+1))` (Marchal and Arbel 2017). A radius that does hold for the 2-norm follows
-from a union bound over the :math:`m` coordinates (two-sided): if every
-:math:`|X_i - \pi_i| < r/\sqrt{m}` then :math:`\|X - \pi\|_2 < r`, so
-:math:`r = \sqrt{m \log(2m/\beta) / (2(k+1))}` (:func:`lemma1_union_radius`), about 3 times
-the 95% quantile. Two tighter radii that hold:
-
-* proven (:func:`lemma1_subgaussian_radius`): :math:`X - \pi` lies in the (m-1)-dimensional
-  sum-zero subspace and is :math:`\sigma^2`-sub-Gaussian in every direction with
-  :math:`\sigma^2 = 1/(4(k+1))` (Marchal and Arbel 2017); the norm bound of Hsu, Kakade and Zhang
-  (2012, Theorem 1) with :math:`\Sigma` the projection on that subspace gives
-  :math:`\mathbb{P}(\|X - \pi\|_2^2 > \sigma^2(d + 2\sqrt{d t} + 2t)) \le e^{-t}`,
-  :math:`d = m - 1`, :math:`t = \log(1/\beta)`;
-* Monte Carlo (:func:`lemma1_mc_radius`): the largest, over candidate policies of
-  :math:`\Delta_{m,\eta}` (uniform, vertex, random), of an upper confidence bound on the
-  :math:`(1-\beta)` quantile of :math:`\|X - \pi\|_2` (order statistic; exact binomial
-  confidence). It is tight but is not a proof for policies outside the candidates.
+Lemma 1 (eq. 14) as printed, radius :math:`\sqrt{\log(1/\beta)/(2(k+1))}`, is one coordinate's
+one-sided tail, not the 2-norm's. Radii that hold: the union bound over coordinates
+:math:`\sqrt{m \log(2m/\beta) / (2(k+1))}` (:func:`lemma1_union_radius`); sub-Gaussian with
+:math:`\sigma^2 = 1/(4(k+1))` on the sum-zero subspace and Hsu, Kakade and Zhang (2012)
+(:func:`lemma1_subgaussian_radius`); Monte Carlo (:func:`lemma1_mc_radius`, not a proof).
 """
 
 from __future__ import annotations

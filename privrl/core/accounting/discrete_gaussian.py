@@ -1,26 +1,19 @@
 r"""The privacy of the grid Gaussian release (:mod:`privrl.core.mechanisms.discrete_gaussian`).
 
 The release rounds a ``d``-vector to the grid :math:`\text{step}\,\mathbb{Z}` and adds a
-multivariate discrete Gaussian :math:`\mathcal{N}_\mathbb{Z}(0, s)^d` (variance parameter ``s``
-in grid units squared, an integer).
+multivariate discrete Gaussian :math:`\mathcal{N}_\mathbb{Z}(0, s)^d` (``s`` an integer, in grid
+units squared).
 
-* **Grid sensitivity.** Two inputs at most :math:`\Delta` apart in :math:`\ell_2` round to grid
-  points whose difference :math:`v \in \mathbb{Z}^d` has :math:`|v_i| \le |x_i - x'_i|/\text{step}
-  + 1`, so :math:`\|v\|_2 \le G = \Delta/\text{step} + \sqrt d` (:func:`grid_l2_sensitivity`,
-  rounded up).
+* **Grid sensitivity.** Inputs at most :math:`\Delta` apart in :math:`\ell_2` round to grid
+  points whose difference :math:`v` has :math:`|v_i| \le |x_i - x'_i|/\text{step} + 1`, so
+  :math:`\|v\|_2 \le G = \Delta/\text{step} + \sqrt d` (:func:`grid_l2_sensitivity`, rounded up).
 * **Privacy.** The multivariate discrete Gaussian is :math:`\rho`-zCDP with
-  :math:`\rho = \|v\|_2^2 / (2s)` (Canonne, Kamath and Steinke 2020, the multivariate discrete
-  Gaussian's concentrated DP): the Rényi divergence of every order :math:`\alpha` is at most
-  :math:`\alpha G^2/(2s)`, the curve of the continuous Gaussian mechanism with noise multiplier
-  :math:`z = \sqrt{s}/G`. Its :math:`(\varepsilon, \delta)` is therefore at most the one
-  ``dp-accounting``'s RDP accountant gives a ``GaussianDpEvent(z)`` (:func:`discrete_gaussian_event`,
-  the conversion of CKS 2020 as dp-accounting implements it). That bound is a little looser than
-  the continuous Gaussian's exact profile (Balle and Wang 2018): at :math:`\delta = 10^{-5}` the
-  noise multiplier is 6% to 12% larger for :math:`\varepsilon` from 10 down to 0.05, and up to
-  46% larger at :math:`\delta = 0.1` (tests/core/test_discrete_gaussian.py holds the ratio).
-
-No event type of its own: the guarantee *is* a dp-accounting RDP event, stored as
-:class:`~privrl.core.accounting.events.DpAccountingEvent`.
+  :math:`\rho = \|v\|_2^2/(2s)` (Canonne, Kamath and Steinke 2020): Rényi divergence at most
+  :math:`\alpha G^2/(2s)`, the curve of the Gaussian mechanism of noise multiplier
+  :math:`z = \sqrt{s}/G`, so its :math:`(\varepsilon, \delta)` is at most dp-accounting's RDP
+  figure for ``GaussianDpEvent(z)`` (:func:`discrete_gaussian_event`), stored as a
+  :class:`~privrl.core.accounting.events.DpAccountingEvent` (a little looser than the continuous
+  Gaussian's exact profile, Balle and Wang 2018).
 """
 
 from __future__ import annotations

@@ -90,9 +90,12 @@ def register_event(cls: type) -> type:
 
 @runtime_checkable
 class PrivacyEvent(Protocol):
-    """What a ledger entry stores: an event that recomputes its epsilon at a given delta."""
+    """What a ledger entry stores: an event that recomputes its epsilon at a given delta and
+    states its dp-accounting form (``NotImplementedError`` where it has none)."""
 
     def epsilon(self, delta: float) -> float: ...
+
+    def to_dp_event(self) -> dp_accounting.DpEvent: ...
 
 
 def _dp_event_to_dict(event: dp_accounting.DpEvent) -> dict[str, Any]:
@@ -169,7 +172,7 @@ class NoGuarantee:
 def event_to_dict(event: PrivacyEvent) -> dict[str, Any]:
     """A JSON-ready description of ``event`` from which :func:`event_from_dict` rebuilds it."""
     name = type(event).__name__
-    if _EVENT_TYPES.get(name) is not type(event):
+    if _EVENT_TYPES.get(name) is not type(event) or not dataclasses.is_dataclass(event):
         raise ValueError(f"{name} is not a registered privacy event (use @register_event)")
     out: dict[str, Any] = {"event": name}
     for f in dataclasses.fields(event):

@@ -1,45 +1,23 @@
 r"""Privacy calibration of Q-learning with functional noise (Wang and Hegde 2019) and its baselines.
 
-Theorem 5. With :math:`v = 4\alpha(k+1)/B`, kernel bandwidth :math:`\beta = 1/v` and
-:math:`C(\alpha, k, L, B) = (v^2 + v) L^2` (a bound on :math:`\|Q - Q'\|^2_{\mathcal H}` for one
-update, Lemma 6), Algorithm 1 run for :math:`U` noisy updates is
+Theorem 5. With :math:`v = 4\alpha(k+1)/B`, bandwidth :math:`\beta = 1/v` and
+:math:`C(\alpha, k, L, B) = (v^2 + v) L^2` (Lemma 6), Algorithm 1 with :math:`U` noisy updates is
 
 .. math:: \big(\varepsilon,\; \delta + J e^{-(2k - 8.68\sqrt\beta\,\sigma)^2/2}\big)\text{-DP}
     \quad\text{if}\quad 2k > 8.68\sqrt\beta\,\sigma \;\text{ and }\;
     \sigma \ge \sqrt{2 U \ln(e + \varepsilon/\delta)\, C(\alpha, k, L, B)} / \varepsilon
 
-with respect to reward functions with :math:`\|r - r'\|_\infty \le 1`. The paper's Algorithm 1
-makes one SGD step per batch of :math:`B` new samples, so :math:`U = T/B`; the authors' DQN makes
-one step per sample once the memory holds a batch, :math:`U = T - B + 1`, and every step's
-batch carries rewards that all differ under neighbouring reward functions, so every step is a
-full-sensitivity release: :func:`calibrate_algorithm1` takes ``n_updates`` = the number of noisy
-updates actually performed. The approximation term is a union bound (Lemma 8) over every sample
-path drawn: ``n_paths`` = resamplings :math:`J` times paths per resampling (one per action, and
-per network when the target network has its own path), not :math:`J`. The generic alternative the
-paper improves on composes :math:`T/B` Gaussian-process mechanisms (Proposition 4, each
-:math:`\sigma \ge \sqrt{2\ln(1.25/\delta_0)}\,\|f\|_{\mathcal H}/\varepsilon_0`) with the
-composition theorem of Kairouz, Oh and Viswanath (2015); :func:`generic_sigma` solves for the
-per-step :math:`(\varepsilon_0, \delta_0)` numerically.
-
-Baselines of Figure 2, all at the same :math:`(\varepsilon, \delta)`:
-
-* output perturbation (Balle, Gomrokchi, Precup 2016, applied to the Q function): i.i.d. Gaussian
-  noise on each Q output, per-update sensitivity :math:`\Delta = 4\alpha L(k+1)/B` (the same
-  update bound as Theorem 5), classic Gaussian mechanism per update, Kairouz composition over
-  :math:`T/B` updates. Pointwise noise does not protect a function-valued release; as the paper
-  says, it is shown for utility only.
-* input perturbation (Venkitasubramaniam 2013): Gaussian noise on every observed reward. All
-  :math:`T` rewards may change by up to 1, so the :math:`\ell_2` sensitivity of the reward
-  vector is :math:`\sqrt T`; analytic Gaussian mechanism (Balle and Wang 2018).
-* DP-SGD (Abadi et al. 2016): per-sample clipping to norm :math:`c` and Gaussian noise
-  :math:`z c`; :math:`z` from the RDP accountant of dp-accounting with a Poisson-sampled Gaussian
-  event (rate :math:`B / N_{\rm replay}`) composed over the number of gradient steps. This is a
-  per-transition (record-level) guarantee, the one the method itself provides.
-
-The guarantees as ledger events: :class:`Theorem5Event` (Algorithm 1), :class:`OutputPerturbationEvent`
-(output perturbation), :func:`dpsgd_steps_event` (DP-SGD, a dp-accounting event); input
-perturbation is a :class:`~privrl.core.accounting.gaussian.GaussianEvent`. Every calibration here
-is on the safe side (:mod:`privrl.core.accounting.calibration`).
+for reward functions with :math:`\|r - r'\|_\infty \le 1`. :func:`calibrate_algorithm1` takes
+``n_updates`` = the noisy updates performed (:math:`T/B` in the paper, :math:`T - B + 1` in the
+authors' DQN) and ``n_paths`` = every sample path drawn (Lemma 8's union bound).
+:func:`generic_sigma`: the :math:`T/B`-fold composition (Kairouz, Oh and Viswanath 2015) of
+Proposition 4's mechanism. Baselines of Figure 2, at the same :math:`(\varepsilon, \delta)`:
+output perturbation (sensitivity :math:`4\alpha L(k+1)/B` per update, Kairouz composition;
+:class:`OutputPerturbationEvent`), input perturbation (every reward, :math:`\ell_2` sensitivity
+:math:`\sqrt T`, analytic Gaussian mechanism; a
+:class:`~privrl.core.accounting.gaussian.GaussianEvent`) and DP-SGD (Poisson rate
+:math:`B / N_{\rm replay}`, RDP; :func:`dpsgd_steps_event`, per transition). Algorithm 1's
+event is :class:`Theorem5Event`; calibrations err on the safe side.
 """
 
 from __future__ import annotations

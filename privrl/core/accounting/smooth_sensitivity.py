@@ -1,40 +1,23 @@
-r"""The smooth-sensitivity Gaussian framework (Nissim, Raskhodnikova and Smith 2007) as used by
-Balle, Gomrokchi and Precup (2016).
+r"""Smooth-sensitivity Gaussian noise (Nissim et al. 2007) as used by Balle et al. (2016).
 
-**Lemma 1** (Balle et al. 2016; Nissim et al. 2011). Let :math:`\mu_X \in \mathbb{R}^d` and
-:math:`\sigma_X > 0`, and release :math:`\mu_X + N(0, \sigma_X^2 I_d)`. With
+**Lemma 1.** The release :math:`\mu_X + N(0, \sigma_X^2 I_d)` is :math:`(\varepsilon, \delta)`-DP
+with :math:`\alpha = 5\sqrt{2\ln(2/\delta)}/\varepsilon`,
+:math:`\beta = \varepsilon/(4(d + \ln(2/\delta)))` if for all neighbours (a)
+:math:`\|\mu_X - \mu_{X'}\|_2 \le \sigma_X / \alpha` and (b)
+:math:`\sigma_X^2 \le e^{\beta} \sigma_{X'}^2`. [constants: code; statement: inferred]
 
-.. math:: \alpha = \frac{5\sqrt{2\ln(2/\delta)}}{\varepsilon}, \qquad
-          \beta = \frac{\varepsilon}{4(d + \ln(2/\delta))},
+**Lemma 4.** A local sensitivity bounded by :math:`g(\mathbf{m}_X)` of the visit counts, each
+moved at most one by a trajectory, gives :math:`S(X) = \max_{k \ge 0} e^{-k\beta}
+\max_{\|\mathbf{m}' - \mathbf{m}_X\|_\infty \le k} g(\mathbf{m}') \le e^{\beta} S(X')`. The two
+smooth bounds (squared) [code]:
 
-the release is :math:`(\varepsilon, \delta)`-DP if for all neighbouring :math:`X, X'`:
-(a) :math:`\|\mu_X - \mu_{X'}\|_2 \le \sigma_X / \alpha` and
-(b) :math:`\sigma_X^2 \le e^{\beta} \sigma_{X'}^2`. [constants: code; statement: inferred]
-
-**Lemma 4** (Nissim et al. 2007). If the local sensitivity is bounded by a function
-:math:`g(\mathbf{m}_X)` of the *signature* (visit counts) and one trajectory changes each count by
-at most one, then :math:`S(X) = \max_{k \ge 0} e^{-k\beta} \max_{\|\mathbf{m}' -
-\mathbf{m}_X\|_\infty \le k} g(\mathbf{m}')` satisfies :math:`S(X) \le e^{\beta} S(X')`.
-
-The two smooth bounds of the paper (squared, as they enter the variance):
-
-* DP-LSW: :math:`\Psi_\beta(X) = \max_{k=0..\max_s m_{X,s}} e^{-k\beta}\varphi_k(X)`,
-  :math:`\varphi_k(X) = \sum_s \rho_s / \max(m_{X,s} - k, 1)^2` [code];
-* DP-LSL: :math:`\Psi^\lambda_\beta(X) = \max_{k=0..m} e^{-k\beta}\psi_k(X)^2`,
+* DP-LSW: :math:`\Psi_\beta(X) = \max_{k} e^{-k\beta}\sum_s \rho_s / \max(m_{X,s} - k, 1)^2`;
+* DP-LSL: :math:`\Psi^\lambda_\beta(X) = \max_{k \le m} e^{-k\beta}\psi_k(X)^2`,
   :math:`\psi_k(X) = \frac{\|\Phi\|\,\|\rho\|_\infty}{\sqrt{2\lambda}}
-  \sqrt{\sum_s \rho_s \min(m_{X,s} + k, m)} + \|\rho\|_2` [code].
+  \sqrt{\sum_s \rho_s \min(m_{X,s} + k, m)} + \|\rho\|_2`;
 
-The release itself, :math:`\mu_X + N(0, \sigma_X^2 I_d)`, is
-:func:`privrl.core.mechanisms.smooth_sensitivity.smooth_gaussian_release`; this module only computes
-constants, bounds and privacy losses (it imports no mechanism).
-
-Both are computed for all k at once in :math:`O(N \cdot K)` numpy work (K the range of k);
-``*_bruteforce`` variants enumerate every count vector of the neighbourhood (tiny N only) and
-exist to test Lemma 5 / Lemma 9 (the maximiser over the neighbourhood is the shifted signature).
-
-:class:`SmoothGaussianEvent` is the guarantee of such a release as a ledger event: the constants
-(alpha, beta) of Lemma 1 the noise was calibrated with, from which :func:`smooth_gaussian_epsilon`
-gives back the epsilon at any delta.
+computed for all k in :math:`O(N K)` (``*_bruteforce``: Lemmas 5 and 9's check). :class:`SmoothGaussianEvent` keeps Lemma 1's (alpha, beta): the epsilon at any
+delta (:func:`smooth_gaussian_epsilon`).
 """
 
 from __future__ import annotations

@@ -1,68 +1,23 @@
 r"""Privacy accounting of GPOPE (Xie, Thomas, Miklau 2019, Algorithm 1) with Google's dp-accounting.
 
-One GPOPE iteration samples **one** trajectory out of the ``n`` in the dataset (sampling without
-replacement of a batch of size 1, so :math:`q = 1/n`), clips its primal-dual gradient to
-:math:`\ell_2` norm :math:`G` and adds :math:`N(0, s^2 I)`. Two datasets are adjacent when one
-trajectory is *replaced* by another (Definition 1 of the paper), so the dataset size ``n`` is
-public and the relation is ``NeighboringRelation.REPLACE_ONE``.
+An iteration samples one of the ``n`` trajectories (without replacement, :math:`q = 1/n`), clips
+its primal-dual gradient to :math:`\ell_2` norm :math:`G` and adds :math:`N(0, s^2 I)`; datasets
+are adjacent when one trajectory is replaced (Definition 1), so the sensitivity is :math:`2G` and
+:math:`s = 2Gz` for noise multiplier :math:`z` (:func:`noise_std`). A run of ``T`` iterations is
+``SelfComposedDpEvent(SampledWithoutReplacementDpEvent(n, 1, GaussianDpEvent(z)), T)`` under
+``REPLACE_ONE``, accounted by RDP (Wang, Balle, Kasiviswanathan 2019, Theorem 27); the PLD
+accountant supports it only at ``n = 1`` (:func:`gpope_pld_supported`).
 
-**Noise scaling (our decision, documented in the chapter).** Under replace-one, two clipped
-gradients can point in opposite directions, so the :math:`\ell_2`-sensitivity of the clipped
-gradient is :math:`2G`. dp-accounting's ``GaussianDpEvent(z)`` means noise standard deviation
-:math:`z` times the sensitivity, hence GPOPE adds noise of standard deviation
-:math:`s = 2 G z` (:func:`noise_std`). The whole run is
-
-.. code-block:: python
-
-    SelfComposedDpEvent(SampledWithoutReplacementDpEvent(n, 1, GaussianDpEvent(z)), T)
-
-accounted with the RDP accountant (Wang, Balle, Kasiviswanathan 2019, Thm 27 for the subsampled
-Gaussian under replace-one). dp-accounting's PLD accountant does **not** support
-``SampledWithoutReplacementDpEvent`` (nor a Gaussian under ``REPLACE_ONE``);
-:func:`gpope_pld_supported` checks that at run time, and the PLD column is reported only for the
-full-batch case ``n = 1`` (where the event reduces to a Gaussian of sensitivity ratio ``1/z`` and
-the exact closed form :func:`privrl.core.accounting.gaussian.gaussian_epsilon` applies) and for the
-Poisson shortcut.
-
-**Tight accounting beside it** (:func:`gpope_pld_epsilon`, beyond the paper). dp-accounting's PLD
-accountant (0.6) supports a ``PoissonSampledDpEvent`` of a Gaussian, also under ``REPLACE_ONE``,
-but not ``SampledWithoutReplacementDpEvent``. Its ``REPLACE_ONE`` Poisson pair is centred (the
-other records at the midpoint of the replaced pair, ``q N(-1) + (1-q) N(0)`` against
-``q N(1) + (1-q) N(0)`` with noise multiplier ``2z`` in units of the half-distance ``G``), and
-that pair is *not* a worst case here: when the other trajectories' clipped gradients equal the
-replacing one's, a GPOPE step is ``(1 - q) N(-G) + q N(G)`` against ``N(-G)``, whose privacy loss
-grows twice as fast in the tail. That pair is exactly the Poisson-subsampled Gaussian's remove
-pair at rate ``q = 1/n`` with sensitivity ``2G`` and noise multiplier ``z`` under
-``ADD_OR_REMOVE_ONE`` (its swap the add pair), so :func:`gpope_pld_epsilon` computes
-``SelfComposedDpEvent(PoissonSampledDpEvent(1/n, GaussianDpEvent(z)), T)`` under
-``ADD_OR_REMOVE_ONE``. Stated relation: that epsilon is *attained* by a GPOPE pair (so GPOPE's
-epsilon is at least it, and the RDP figure is at least it: a test), and it is GPOPE's epsilon
-exactly if those remove/add pairs dominate the without-replacement replace-one step for every
-order, as Zhu, Dong and Wang (2022) show for sampling without replacement (by advanced joint
-convexity, Balle et al. 2018, the step's hockey-stick divergence at every ``e^eps >= 1`` is at
-most the remove pair's). The RDP figure stays the one the chapter reports and decides with.
-
-**On the grid** (:class:`GridGpopeEvent`, what ``privrl.gpope`` releases). Floating-point Gaussian
-noise is not private on real computers (Mironov 2012), so the library's GPOPE rounds each clipped
-gradient to a grid and adds exact discrete Gaussian integers
-(:mod:`privrl.core.mechanisms.discrete_gaussian`). The discrete Gaussian meets the Rényi curve
-:math:`\varepsilon(\alpha) = \alpha/(2z^2)` of a Gaussian of noise multiplier :math:`z` (Canonne,
-Kamath and Steinke 2020), but Theorem 27 of Wang, Balle and Kasiviswanathan 2019, which
-dp-accounting uses for sampling without replacement, is proven for the continuous Gaussian only.
-Their general Theorem 9 holds for any mechanism with that curve (:func:`wor_rdp_general`, capped
-at the unsampled curve). Its price depends on how many iterations see each trajectory. The noise
-multiplier meeting a target is the same within 0.1% at the xie2019 chapter's delta 0.1 and
-1,000 trajectories, 4% larger at epsilon 1, delta 1e-5 and 10,000 iterations on 300
-trajectories, 11% at 1,000 iterations on 100 and 12% at epsilon 0.1 (2,000 on 1,000); but about
-50 times larger at 10,000 iterations on 100 trajectories, where Theorem 9's higher terms give
-little amplification (tests/core/test_grid_gpope_accounting.py holds these figures).
-
-Two comparison points shown in the chapter:
-
-* the *common shortcut*: Poisson sampling with rate ``1/n`` under add/remove with sensitivity ``G``
-  (so the same noise std ``s`` is a noise multiplier ``s / G = 2z``); it under-states epsilon;
-* Theorem 1's form :math:`\sigma \propto \sqrt{T \log(1/\delta)}/(n \varepsilon)` with unknown
-  constants (:func:`theorem1_sigma`).
+* :func:`gpope_pld_epsilon`: Poisson sampling at ``1/n``, sensitivity ``2G``, multiplier ``z``,
+  add/remove: attained by a GPOPE pair (a lower bound), GPOPE's epsilon where those pairs
+  dominate the without-replacement step (Zhu, Dong and Wang 2022).
+* :class:`GridGpopeEvent` (what ``privrl.gpope`` releases): gradients rounded to a grid and exact
+  discrete Gaussian noise, whose Rényi curve :math:`\alpha/(2z^2)` (Canonne, Kamath and Steinke
+  2020) is amplified by the general Theorem 9 of Wang et al. (:func:`wor_rdp_general`, capped at
+  the unsampled curve).
+* Comparison points: the common shortcut (Poisson rate ``1/n``, add/remove, sensitivity ``G``,
+  multiplier ``2z``; it under-states epsilon) and Theorem 1's
+  :math:`\sigma \propto \sqrt{T \log(1/\delta)}/(n \varepsilon)` (:func:`theorem1_sigma`).
 """
 
 from __future__ import annotations

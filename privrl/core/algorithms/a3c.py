@@ -1,62 +1,23 @@
 """PGC-A3C: locally private asynchronous advantage actor-critic (Ono and Takahashi 2020, Alg. 1).
 
-Setting. A central aggregator holds global parameters ``theta`` (d = 112). Each agent copies
-``theta``, runs ONE CartPole episode under its private gravity ``psi_n``, computes the gradient of
-its empirical loss (eqs. 15-18), randomises it with an epsilon-LDP mechanism (Laplace, Alg. 2, or
-PRS, Alg. 3) and submits it once. The aggregator stores submissions in a buffer ``B`` and, when
-``|B|`` reach ``buffer_size``, applies ``theta <- theta - eta * mean(B)`` (eq. 22).
-
-Network (section 4): two bias-free ReLU layers sharing the trunk ``theta_c`` (16 x 4):
-``h = relu(theta_c s)``, ``pi(.|s) = softmax(theta_p h)`` (``theta_p`` 2 x 16),
-``V(s) = theta_v h`` (``theta_v`` 1 x 16). The flat parameter vector is
-``[theta_c.ravel(), theta_p.ravel(), theta_v.ravel()]``. Initialisation: Glorot uniform (the
-TensorFlow 1.14 default for dense layers; the paper does not state it).
-
-Loss of an episode of length ``T`` (eqs. 15-18), with ``lambda`` and ``beta`` as in the paper::
+An aggregator holds ``theta`` (d = 112); each agent copies it, plays ONE CartPole episode under
+its private gravity ``psi_n``, randomises the gradient of its loss (eqs. 15-18) with an
+epsilon-LDP mechanism (Laplace, Alg. 2, or PRS, Alg. 3) and submits it once; every
+``buffer_size`` submissions ``theta <- theta - eta * mean(B)`` (eq. 22). Network (section 4):
+``h = relu(theta_c s)`` (16 x 4, no bias), ``pi(.|s) = softmax(theta_p h)``, ``V(s) = theta_v h``;
+flat ``[theta_c, theta_p, theta_v]``, Glorot-uniform initialisation (ours). Loss of an episode::
 
     L = sum_{t<T} [ -log pi(a_t|s_t) A_t  - beta H(pi(.|s_t))  + lambda (Vhat_t - V(s_t))^2 ]
     Vhat_t = sum_{j=t}^{T-1} gamma^{j-t} r_j + gamma^{T-t} V(s_T),   A_t = Vhat_t - V(s_t)
 
-As in A3C, the advantage ``A_t`` and the target ``Vhat_t`` are constants for differentiation
-(stop-gradient). ``V(s_T) = 0`` when the pole fell (terminal state; the paper's R gives 0 there)
-and is bootstrapped when the episode was cut at 200 steps. Eq. (18) prints ``V(s_T)`` without the
-factor ``gamma^{T-t}`` that eq. (12) has; we use eq. (12)'s discounted form in both.
+with ``A_t``, ``Vhat_t`` held constant, ``V(s_T) = 0`` at a fall and bootstrapped at the 200-step
+cut (eq. 12's discounted form; eq. 18 omits ``gamma^{T-t}``). Acting: greedy with probability
+``1 - alpha``, else uniform, ``alpha = max(0, 0.5 - n/1800)`` at submission ``n``.
 
-Acting: with probability ``1 - alpha`` the greedy action ``argmax_a pi(a|s)`` (Algorithm 1), else
-a uniformly random action, ``alpha = max(0, 0.5 - n/1800)`` for submission ``n``.
-
-Asynchrony (9 threads in the paper), simulated in *waves*. **The staleness model** (the same
-since the first version; only the order in which the simulation handles events changed):
-
-1. Each trial on its own: its submissions ``0, 1, 2, ...`` come in waves of ``W = n_workers``
-   consecutive indices, wave ``i`` holding ``iW, ..., iW + W - 1`` (the last wave may be short).
-2. The ``W`` workers of wave ``i`` all copy ``theta`` after the aggregator has received exactly
-   the submissions ``0, ..., iW - 1`` (all earlier waves, none of this one), each runs one
-   episode with the fresh randomness of its submission index (gravity, initial state,
-   exploration), and their reports reach the aggregator in worker order. So submission ``n``
-   was computed on parameters that miss exactly ``n mod W`` submissions received before it
-   (its *staleness*; at most ``W - 1 = 8``), and wave ``i + 1`` starts only after wave ``i``
-   has been received.
-3. Trials do not interact: nothing of one trial depends on another's events.
-
-The distribution of every trial's trajectory is therefore fixed by 1-3 and the per-submission
-randomness. The simulation runs wave ``i`` of every running trial in one pass: each trial's
-workers copy its parameters, every episode of the pass is played by a compiled loop
-(:mod:`privrl.core.algorithms.a3c_rollout`, numba) that costs only that episode's own steps (no
-episode waits for the longest one, nothing is padded), the per-episode gradients are computed in a
-compiled loop on the episodes laid end to end (:func:`flat_episode_gradients`; torch autograd
-and two numpy forms in ``tests/core/a3c_reference.py`` check it in ``tests/core/test_a3c.py``),
-randomised in one call and submitted trial by trial in worker order. A trial's pass depends on
-the other trials only through the order of the random draws (one generator, drawn episode after
-episode in the order trial, worker; then the noise), never through their events.
-``TrainingResult.staleness`` records, per submission, how many submissions the aggregator
-received between the worker's copy and its report, counted from the simulation's events
-(tested to be ``n mod W``). With one trial the draws come in the order that
-``tests/papers/test_ono2020.py`` replays with gymnasium and torch.
-
-The compiled functions are cached on disk (numba ``cache=True``, in ``__pycache__`` beside the
-source): a new process loads them instead of compiling them again (compiling all of them takes a
-few seconds once).
+Asynchrony in waves of ``W = n_workers``: the workers of wave ``i`` (submissions ``iW, ...,
+iW + W - 1``) copy ``theta`` once the aggregator holds submissions ``0, ..., iW - 1`` and report
+in worker order, so submission ``n`` misses ``n mod W`` (``TrainingResult.staleness``); trials
+never interact; episodes play compiled (:mod:`~privrl.core.algorithms.a3c_rollout`).
 """
 
 from __future__ import annotations

@@ -1,26 +1,18 @@
 """Compiled CartPole episodes of PGC-A3C's agents (Ono and Takahashi 2020, Algorithm 1, section 4).
 
-Each episode runs on its own in a compiled loop (numba), so it costs only its own steps: no
-episode waits for a longer one, and nothing is padded. Episode ``e`` plays the bias-free policy
-of ``theta[e]`` (the layout of :func:`privrl.core.algorithms.a3c.unpack`: ``theta_c`` 16 x 4
-row-major, then ``theta_p`` 2 x 16, then ``theta_v``; ``h = relu(theta_c s)``, logits
-``theta_p h``) on CartPole with gravity ``gravity[e]`` (:func:`~privrl.core.envs.cartpole.step_cart`,
-gymnasium's dynamics in float64 with float32 observations), from ``U(-0.05, 0.05)^4``, until the
-pole falls or ``max_steps`` steps.
+Each episode runs on its own in a compiled loop (numba), costing only its own steps. Episode
+``e`` plays the bias-free policy of ``theta[e]`` (layout of
+:func:`privrl.core.algorithms.a3c.unpack`; ``h = relu(theta_c s)``, logits ``theta_p h``, the
+float32 observation read as float64) on CartPole with gravity ``gravity[e]``
+(:func:`~privrl.core.envs.cartpole.step_cart`), from ``U(-0.05, 0.05)^4``, until the pole falls
+or ``max_steps`` steps. At each step: with probability ``alpha[e]`` a uniform action, else the
+greedy one (action 1 iff its logit is larger; ``sample=True``: ``a ~ pi(.|s_t)``, the
+``as_practised`` deviation).
 
-Acting at step ``t`` (Algorithm 1 with the alpha schedule): with probability ``alpha[e]`` a
-uniformly random action, otherwise the greedy ``argmax_a pi(a|s_t)`` (action 1 iff its logit is
-larger; ``sample=True``: ``a ~ pi(.|s_t)``, the labelled deviation of the ``as_practised``
-variants). The policy reads the float32 observation as float64, as the network does in
-:func:`~privrl.core.algorithms.a3c.flat_episode_gradients`.
-
-**Draws**, from the generator's own bit stream, episode after episode and within one in this
-order (``tests/papers/test_ono2020.py`` replays them with gymnasium and torch): the initial state
-(four ``uniform(-0.05, 0.05)``, in the order ``x, x_dot, theta, theta_dot``); then per step, if
-``alpha[e] > 0``, one ``random()`` (explore iff it is below ``alpha[e]``), if exploring one
-``integers(0, 2)`` (the action), else with ``sample`` one ``random()`` ``u`` (action 1 iff
-``u (1 + exp(l_0 - l_1)) < 1``, probability ``sigmoid(l_1 - l_0)``). Nothing else is drawn: an
-episode uses only the randomness of its own steps.
+**Draws**, from the generator's bit stream, episode after episode: the initial state (four
+``uniform(-0.05, 0.05)``: ``x, x_dot, theta, theta_dot``); per step, if ``alpha[e] > 0``, one
+``random()`` (explore iff below ``alpha[e]``), if exploring one ``integers(0, 2)``, else with
+``sample`` one ``random()`` ``u`` (action 1 iff ``u (1 + exp(l_0 - l_1)) < 1``). Nothing else.
 """
 
 from __future__ import annotations
@@ -88,7 +80,7 @@ def _run(theta: np.ndarray, gravity: np.ndarray, alpha: np.ndarray, sample: bool
             s = obs[n]
             _observe(s, x, x_dot, ang, ang_dot)
             if explore > 0.0 and gen.random() < explore:
-                a = gen.integers(0, N_ACTIONS)
+                a = int(gen.integers(0, N_ACTIONS))
             else:
                 l0, l1 = _policy_logits(th, s)
                 if sample:

@@ -1,41 +1,23 @@
 r"""Deep Q-learning with functional noise (Wang and Hegde 2019, Algorithm 1) and its baselines.
 
-The learner is the DQN of the authors' code (``wangbx66/differentially-private-q-learning``,
-``dpql.py``): MLP 1-16-16-2 (ReLU), RMSprop, replay memory of 10,000 transitions, batches of 128
-drawn without replacement, :math:`\gamma = 0.999`, :math:`\epsilon`-greedy exploration
-:math:`0.05 + 0.85 e^{-t/200}`, one gradient step per environment step once the memory holds a
-batch, gradients clamped elementwise to :math:`[-1, 1]`, target network copied after episodes
-0, 10, 20, ... How privacy enters is one config object per method, each with its own noise
-parameter:
+The learner is the authors' DQN (``dpql.py``): MLP 1-16-16-2, RMSprop, replay memory 10,000,
+batches of 128, :math:`\gamma = 0.999`, :math:`\epsilon`-greedy :math:`0.05 + 0.85 e^{-t/200}`,
+a step per environment step, gradients clamped to :math:`[-1, 1]`, target copied every 10
+episodes. Privacy is one config object per method:
 
-:class:`FunctionalNoiseConfig` (Algorithm 1, amplitude ``gp_sigma``, bandwidth ``gp_beta``)
-    every Q output is perturbed by a Gaussian-process sample path, one independent path per action:
-    :math:`\tilde Q(s, a) = Q_\theta(s, a) + \hat g_a(s)` when acting (line 11) and in the
-    prediction (line 20); the TD target (line 19) is
-    :math:`y = r + \gamma \max_a (Q_{\theta^-}(s', a) + \hat g^-_a(s'))`. **Authors' protocol
-    (default):** the target network has its own path :math:`\hat g^-`, independent of the policy
-    network's, and both are redrawn at the start of every episode (``path_reset="episode"``).
-    ``target_path="shared"`` with ``path_reset="updates"`` is this package's earlier reading
-    (:data:`EARLIER_READING`): one path for both networks, redrawn every ``reset_every_updates``
-    gradient steps. ``path_reset="never"`` is the paper's :math:`J = 1`.
-:class:`OutputPerturbation` (``output_std``; Balle et al. 2016 style)
-    i.i.d. Gaussian noise on each Q output, wherever it is used.
-:class:`InputPerturbation` (``reward_std``; Venkitasubramaniam 2013)
-    every observed reward is replaced by :math:`r + N(0, \mathtt{reward\_std}^2)`.
-:class:`DPSGDConfig` (``noise_multiplier``, ``clip``, ``warmup``; Abadi et al. 2016)
-    Poisson-sampled batches (rate ``batch_size / len(replay)``, recorded for every step), per-sample
-    gradients clipped to ``clip``, Gaussian noise ``noise_multiplier * clip`` added to their sum,
-    divided by ``batch_size``; steps start once the memory holds ``warmup`` transitions.
-:class:`NoPrivacy`
-    plain DQN.
+* :class:`FunctionalNoiseConfig` (``gp_sigma``, ``gp_beta``): every Q output perturbed by one
+  Gaussian-process path per action, :math:`\tilde Q(s, a) = Q_\theta(s, a) + \hat g_a(s)`
+  (lines 11, 20), target :math:`y = r + \gamma \max_a (Q_{\theta^-}(s', a) + \hat g^-_a(s'))`
+  (line 19); by default the target's own path, both redrawn every episode (the authors'
+  protocol; :data:`EARLIER_READING`: one shared path redrawn every ``reset_every_updates``;
+  ``path_reset="never"``: :math:`J = 1`);
+* :class:`OutputPerturbation` (``output_std``): i.i.d. Gaussian noise on each Q output;
+* :class:`InputPerturbation` (``reward_std``): :math:`r + N(0, \mathtt{reward\_std}^2)`;
+* :class:`DPSGDConfig`: Poisson batches, per-sample clip, noise ``noise_multiplier * clip``;
+* :class:`NoPrivacy`: plain DQN.
 
-Each run reports two returns per episode: the **training return** (undiscounted reward of the
-training episode, acting :math:`\epsilon`-greedily on the noisy :math:`Q + g`: what the authors'
-code records and the paper's Figure 1 plots) and the **evaluation return** of the released
-function (greedy on :math:`Q_\theta` plus the release noise: a fresh path for Algorithm 1, fresh
-i.i.d. noise for output perturbation, none for the other methods) on fixed evaluation episodes
-(the same start states and step noise every time). The calibrations are in
-:mod:`privrl.core.accounting.functional_noise`.
+A run reports per episode the training return (acting on the noisy :math:`Q + g`, Figure 1) and
+the evaluation return of the released function on fixed evaluation episodes.
 """
 
 from __future__ import annotations

@@ -10,15 +10,14 @@ Saddle point (Liu et al. 2015; Xie et al. eq. 2.1). With importance ratio
     \min_\theta \max_w\ \langle b - A\theta, w\rangle - \tfrac12 w^\top M w ,
 
 whose value at the inner maximum is :math:`\tfrac12\,\mathrm{MSPBE}(\theta) = \tfrac12\|b - A\theta\|^2_{M^{-1}}`.
-Per-trajectory estimates (eq. 2.2) average the per-transition terms over **all** transitions of
-one trajectory (:class:`SaddlePointStats`). The primal-dual gradient (eq. 4.1) is
+Per-trajectory estimates (eq. 2.2, :class:`SaddlePointStats`); the primal-dual gradient (eq. 4.1):
 
 .. math:: g = \big(-\hat A^\top w,\; -(\hat b - \hat A\theta - \hat M w)\big), \qquad (\theta, w) \leftarrow (\theta, w) - \alpha_t g .
 
 GPOPE (:func:`gpope`) samples one trajectory uniformly out of ``n`` per iteration, clips ``g`` to
 :math:`\ell_2` norm ``G`` and adds :math:`N(0, (2Gz)^2 I)` with ``z`` the noise multiplier of
-:mod:`privrl.core.accounting.subsampled` (replace-one sensitivity of a clipped gradient is ``2G``).
-A terminal transition bootstraps from :math:`\phi_{t+1} = 0`.
+:mod:`privrl.core.accounting.subsampled` (replace-one sensitivity ``2G``); a terminal transition
+bootstraps from :math:`\phi_{t+1} = 0`.
 """
 
 from __future__ import annotations

@@ -1,34 +1,20 @@
 r"""Privacy-preserving kickstarting (Gohari et al. 2021, section 4): a PPO student pulled towards a
 teacher's policy released through the Dirichlet mechanism.
 
-The student maximises the augmented objective (17)
-:math:`\tilde J(\theta) = J(\theta) - \mathbb{E}_{s \sim d^{\pi_\theta},\, \pi^t \sim \mathrm{Dir}_k}
-[\phi_\lambda(s, \pi^t)]` with (16)
-:math:`\phi_\lambda(s, \pi^t) = \|\pi_\theta(s) - \pi^t(s)\|_2 \, \mathbb{1}\{\|\pi_\theta(s) -
-\pi^t(s)\|_2 > \alpha_\lambda\}` and (15) :math:`\alpha_\lambda = \lambda\, r(k, \beta)`, where
-:math:`r` is the radius of Lemma 1 as printed (``radius="printed"``) or one that holds
-(``"union"``, ``"subgaussian"`` (proven) or ``"mc"`` (Monte Carlo); see
-:mod:`privrl.core.accounting.dirichlet`). PPO adds
-``weight`` times the batch mean of :math:`\phi_\lambda` to its policy loss (weight 1 in the paper).
-
-Teacher queries: at the start of roll-out (PPO epoch) :math:`t` the concentration is
-:math:`k_t = k_0 c^t` (``coefficient`` :math:`c`, the paper's vanishing coefficient); every state
-the student visits is one query answered with :math:`\mathrm{Dir}_{k_t}(f(s))`, where
-:math:`f(s) = (1 - m\eta)\,\mathrm{softmax}(\text{teacher}(s)) + \eta \in \Delta_{m,\eta}`. Once
-:math:`k_t < k_{\min}` the teacher's budget is spent and it answers with policies drawn uniformly
-from the simplex, independent of its data ((0, 0)-DP): ``after_budget="random"``, the reading of
-Section 4 ("the teachers can generate completely random policies") and Section 5 ("once the
-teachers expend their privacy budget and share completely random policies"). The alternative
-``after_budget="silent"`` stops answering instead (no targets, no penalty: :math:`k = 0` read as
-"no demonstration"). Per-query :math:`(\varepsilon_t, \delta_t)` are Theorem 1's (eq. 12 and the
-rigorous bound on eq. 6, :func:`~privrl.core.accounting.dirichlet.theorem1_delta_bound`).
-
-Diagnostics (:meth:`Kickstarter.diagnostics`, logged by PPO per roll-out): the fraction of the
-roll-out's queries whose penalty (16) is non-zero at the roll-out policy.
-
-Baselines: ``private=False`` shares the exact teacher policy (kickstarting without privacy,
-Figure 2b, with :math:`\lambda = 0`); ``lam=0`` with ``private=True`` is the privacy-unaware
-student (Figure 2d); plain PPO is :func:`privrl.core.algorithms.ppo.train_ppo` without ``aux``.
+The student maximises (17) :math:`\tilde J(\theta) = J(\theta) - \mathbb{E}[\phi_\lambda(s,
+\pi^t)]` with (16) :math:`\phi_\lambda(s, \pi^t) = \|\pi_\theta(s) - \pi^t(s)\|_2 \,
+\mathbb{1}\{\|\pi_\theta(s) - \pi^t(s)\|_2 > \alpha_\lambda\}` and (15)
+:math:`\alpha_\lambda = \lambda\, r(k, \beta)`, :math:`r` Lemma 1's radius as printed
+(``radius="printed"``) or one that holds (``"union"``, ``"subgaussian"``, ``"mc"``;
+:mod:`privrl.core.accounting.dirichlet`); PPO adds ``weight`` times the batch mean of
+:math:`\phi_\lambda` to its policy loss. At roll-out :math:`t` the concentration is
+:math:`k_t = k_0 c^t`; each visited state is a query answered with :math:`\mathrm{Dir}_{k_t}(f(s))`,
+:math:`f(s) = (1 - m\eta)\,\mathrm{softmax}(\text{teacher}(s)) + \eta`, of Theorem 1's
+:math:`(\varepsilon_t, \delta_t)`. Once :math:`k_t < k_{\min}` the budget is spent: uniform random
+policies, (0, 0)-DP (``after_budget="random"``, Sections 4 and 5), or no answer
+(``"silent"``). Baselines: ``private=False`` (Figure 2b, :math:`\lambda = 0`), ``lam=0`` with
+``private=True`` (the unaware student, Figure 2d), plain PPO without ``aux``.
+:meth:`Kickstarter.diagnostics`: the fraction of a roll-out's queries with a non-zero penalty.
 """
 
 from __future__ import annotations

@@ -1,41 +1,23 @@
 r"""First-visit Monte Carlo policy evaluation with linear function approximation: LSW, LSL and
 their differentially private versions DP-LSW, DP-LSL (Balle, Gomrokchi and Precup 2016).
 
-Notation: dataset :math:`X` of :math:`m` trajectories over :math:`N` states, features
-:math:`\Phi \in \mathbb{R}^{N\times d}`, regression weights :math:`\rho` (:math:`\Gamma =
-\mathrm{diag}(\rho)`).
+:math:`m` trajectories, features :math:`\Phi \in \mathbb{R}^{N\times d}`, weights :math:`\rho`
+(:math:`\Gamma = \mathrm{diag}(\rho)`), :math:`\bar F_{X,s}` the mean first-visit return of the
+:math:`m_{X,s}` trajectories visiting :math:`s` (0 if none).
 
-* First-visit return :math:`F_{i,s} = \sum_{t \ge t_{i,s}} \gamma^{t - t_{i,s}} r_{i,t}`;
-  :math:`m_{X,s}` = number of trajectories visiting :math:`s`; :math:`\bar F_{X,s}` their mean
-  (0 if none).
-* LSW (eq. 3): :math:`\theta_X = \arg\min_\theta \sum_s \rho_s(\bar F_{X,s} - \phi_s^\top\theta)^2
-  = (\Gamma^{1/2}\Phi)^+\Gamma^{1/2}\bar F_X`.
-* LSL (eq. 7-8): :math:`\theta^\lambda_X = \arg\min_\theta \frac1m\sum_i\sum_{s\in x_i}
-  \rho_s(F_{i,s} - \phi_s^\top\theta)^2 + \frac{\lambda}{2m}\|\theta\|^2 = (\Phi^\top\Gamma_X\Phi +
-  \frac{\lambda}{2m}I)^{-1}\Phi^\top\Gamma_X\bar F_X`, :math:`\Gamma_X = \mathrm{diag}(\rho_s
-  m_{X,s}/m)`.
+* LSW (eq. 3): :math:`\theta_X = (\Gamma^{1/2}\Phi)^+\Gamma^{1/2}\bar F_X`.
+* LSL (eq. 7-8): :math:`\theta^\lambda_X = (\Phi^\top\Gamma_X\Phi + \frac{\lambda}{2m}I)^{-1}
+  \Phi^\top\Gamma_X\bar F_X`, :math:`\Gamma_X = \mathrm{diag}(\rho_s m_{X,s}/m)`.
 * DP-LSW (Algorithm 1): :math:`\theta_X + N(0,\sigma_X^2 I)`, :math:`\sigma_X = \alpha F_{max}
   \|(\Gamma^{1/2}\Phi)^+\|_2\sqrt{\Psi_\beta(X)}`.
 * DP-LSL (Algorithm 2): :math:`\theta^\lambda_X + N(0,\sigma_X^2 I)`, :math:`\sigma_X =
   \frac{2\alpha F_{max}\|\Phi\|}{\lambda - \|\rho\|_\infty\|\Phi\|^2}\sqrt{\Psi^\lambda_\beta(X)}`.
 
-:math:`F_{max}` (``return_bound``) is the public width of an interval
-:math:`[F_{low}, F_{low} + F_{max}]` (``return_low``, default 0) holding every return, at most
-:math:`R_{max}/(1-\gamma)` for rewards in :math:`[0, R_{max}]`; the paper allows any smaller
-public bound (Section 3.1). The noise scales above make Lemma 1's condition (a) hold when one
-trajectory's returns move by at most :math:`F_{max}`, i.e. for returns in an interval of width
-:math:`F_{max}`: for returns in :math:`[-F_{max}, F_{max}]` (width :math:`2F_{max}`) a
-replace-one neighbour moves :math:`\theta` by up to twice as much and the guarantee fails
-(``tests/core/test_monte_carlo_sensitivity.py`` finds such a neighbour by brute force). The
-interval must also hold 0, :math:`-F_{max} \le F_{low} \le 0`: a state no trajectory visits has
-mean 0, so a state losing its only visitor moves its mean by :math:`|\bar F_{X,s}|`, at most
-:math:`F_{max}` only then (for returns in :math:`[3, 4]` a neighbour moves :math:`\theta` by
-3.3 :math:`\sigma_X/\alpha` in DP-LSW and 1.4 in DP-LSL; the same test). Both releases take
-their budget :math:`(\varepsilon, \delta, F_{max}, F_{low})` as one :class:`SmoothGaussianBudget`.
-
-The features fix a public bound on each noise scale (:math:`\Psi_\beta(X) \le \sum_s\rho_s`):
-features for which it is not a positive double are refused whatever the data
-(:func:`dp_lsw_sigma`, :func:`dp_lsl_sigma`).
+Every return lies in the public :math:`[F_{low}, F_{low} + F_{max}]` with
+:math:`-F_{max} \le F_{low} \le 0` (``return_low``, ``return_bound``; Lemma 1 (a) needs width
+:math:`F_{max}` and 0 inside, the mean of an unvisited state), taken as one
+:class:`SmoothGaussianBudget` with :math:`(\varepsilon, \delta)`. Features whose public bound on
+a noise scale (:math:`\Psi_\beta(X) \le \sum_s\rho_s`) is not a positive double are refused.
 """
 
 from __future__ import annotations

@@ -1,39 +1,23 @@
 r"""Proximal policy optimisation (Schulman et al. 2017) for discrete actions, after Spinning Up.
 
-One epoch collects ``steps_per_epoch`` interactions from ``n_envs`` gymnasium environments
-(``SAME_STEP`` autoreset), computes GAE(:math:`\gamma, \lambda`) advantages (Schulman et al.
-2016), then takes up to ``train_pi_iters`` full-batch Adam steps on the clipped surrogate
+An epoch collects ``steps_per_epoch`` interactions from ``n_envs`` environments (``SAME_STEP``
+autoreset), computes GAE(:math:`\gamma, \lambda`) advantages, then takes up to
+``train_pi_iters`` full-batch Adam steps on
 
 .. math:: L(\theta) = -\mathbb{E}\big[\min(r_t(\theta) A_t,\ \mathrm{clip}(r_t(\theta), 1-\epsilon,
    1+\epsilon) A_t)\big] + \text{aux}(\theta),
 
-stopping before a step once the approximate KL exceeds ``1.5 * target_kl``, and
-``train_v_iters`` steps on the squared error of the value function, with separate learning rates.
-Hyper-parameter defaults are Spinning Up's ``ppo`` (the library of Gohari et al. 2021): 4000 steps
-per epoch, gamma 0.99, lambda 0.97, clip 0.2, pi lr 3e-4, vf lr 1e-3, 80 + 80 iterations, target
-KL 0.01, tanh MLPs.
+stopping once the approximate KL exceeds ``1.5 * target_kl``, and ``train_v_iters`` steps on the
+value error. Defaults are Spinning Up's ``ppo`` (Gohari et al. 2021's library): 4000 steps, gamma
+0.99, lambda 0.97, clip 0.2, learning rates 3e-4 and 1e-3, 80 + 80 iterations, target KL 0.01,
+tanh MLPs. ``PPOConfig.spinning_up()`` also takes its episode handling (one environment, a
+1000-step cap, a reset every epoch, rewards-to-go value targets); the class defaults are the
+vectorised variant (GAE-:math:`\lambda` returns as targets). An episode cut by a time limit or
+the epoch is bootstrapped with :math:`\gamma V(s_{\rm final})`, a terminal state is not.
 
-Episode handling. Spinning Up's ``ppo`` steps one environment, caps episodes at ``max_ep_len =
-1000`` interactions, resets the environment at the end of every epoch (a trajectory cut by the
-epoch is bootstrapped with :math:`V(s_T)`) and fits the value function to rewards-to-go
-:math:`\hat R_t = \sum_{l \ge 0} \gamma^l r_{t+l}` (bootstrapped at cuts). These are options
-here: ``n_envs=1, max_episode_steps=1000, reset_each_epoch=True, value_targets="rewards-to-go"``
-reproduces it (``PPOConfig.spinning_up()``). The class defaults keep the vectorised variant
-(``n_envs`` copies, no extra cap, no reset, GAE-:math:`\lambda` returns :math:`A_t + V(s_t)` as
-value targets). Either way an episode cut by a time limit or the epoch is bootstrapped with
-:math:`\gamma V(s_{\rm final})`; a true terminal state is not (Spinning Up also bootstraps a
-terminal state that falls on the last step of an epoch; we do not). The update takes the policy
-and value steps in one loop with one backward pass (disjoint networks, so each optimiser gets
-exactly its own gradient), which gives the same updates as Spinning Up's two loops.
-
-``aux`` is an optional :class:`Auxiliary` (e.g. kickstarting) that sees each epoch's start, adds
-per-step targets to the buffer and a term to the policy loss.
-
-Diagnostics logged per epoch, at the roll-out policy (the first policy step): ``entropy``, the
-batch mean of the policy's entropy (nats); with ``aux``, ``aux_grad_share``
-:math:`= \|\nabla\text{aux}\| / (\|\nabla\text{aux}\| + \|\nabla L^{\rm clip}\|)`, the
-auxiliary term's share of the policy-gradient norm (two extra backward passes per epoch), and
-whatever the auxiliary's optional ``diagnostics(probs, targets)`` returns.
+``aux`` (:class:`Auxiliary`) adds a policy-loss term. Logged per epoch: ``entropy`` and, with ``aux``,
+``aux_grad_share`` :math:`= \|\nabla\text{aux}\| / (\|\nabla\text{aux}\| + \|\nabla L^{\rm
+clip}\|)` and the auxiliary's ``diagnostics(probs, targets)``.
 """
 
 from __future__ import annotations

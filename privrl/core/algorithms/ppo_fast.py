@@ -1,47 +1,23 @@
-r"""PPO of :mod:`privrl.core.algorithms.ppo`, the same maths in numpy: a faster path for small
-networks on one or a few environments (Gohari et al. 2021 at the paper's 4,000 roll-outs).
+r"""PPO of :mod:`privrl.core.algorithms.ppo`, the same maths in numpy, for small networks on one or
+a few environments.
 
-:func:`train_ppo_fast` takes the steps of :func:`~privrl.core.algorithms.ppo.train_ppo` in the
-same order with the same random draws, so that on the same seed it takes the same actions and
-logs the same per-roll-out values to floating-point tolerance (tested step by step against it):
+:func:`train_ppo_fast` takes :func:`~privrl.core.algorithms.ppo.train_ppo`'s steps in the same
+order with the same random draws, so on the same seed it takes the same actions and logs the same
+values to floating-point tolerance: the numpy generator draws the torch seed, then each
+roll-out's reset seed; the networks are torch's initialised under that seed; actions follow
+torch's ``multinomial(p, 1)`` (:math:`\arg\max_i p_i/q_i`, :math:`q \sim \mathrm{Exp}(1)` from the
+torch generator); environments step with ``SAME_STEP`` autoreset, the ``TimeLimit`` cap and seeded
+resets of :func:`~privrl.core.algorithms.ppo.make_vec_env`; the update is PPO's (clipped
+surrogate, KL stop at ``1.5 * target_kl``, value MSE, a hand-written backward pass, torch's Adam).
+An auxiliary term (:class:`FastAuxiliary`) answers a roll-out's queries at once and returns its
+loss and gradient in the policy's probabilities.
 
-* the run's numpy generator draws the torch seed, then each roll-out's reset seed; the networks
-  are torch's :class:`~privrl.core.algorithms.ppo.ActorCritic` initialised under that seed, their
-  weights taken once (float32, torch's layout);
-* action sampling is torch's one-sample ``torch.multinomial(p, 1)`` fast path,
-  :math:`a = \arg\max_i p_i / q_i` with :math:`q \sim \mathrm{Exp}(1)` drawn by
-  ``exponential_`` from the torch generator, here one draw of the whole roll-out's :math:`q`
-  (the same numbers as one draw per step);
-* the environments are stepped directly with ``SAME_STEP`` autoreset (an episode that ends is
-  reset in the same step, its last observation kept as ``final_obs``), the optional
-  ``TimeLimit`` cap and seeded resets (copy ``i`` reset with ``seed + i``) of
-  :func:`~privrl.core.algorithms.ppo.make_vec_env`;
-* the policy's forward pass runs per step in numpy; the values :math:`V(s_t)`,
-  :math:`V(s_{\rm final})` of cut episodes and :math:`V(s_T)`, and the auxiliary's targets, are
-  computed in one batch after the roll-out (nothing in the roll-out depends on them);
-* the update is PPO's (module docstring of :mod:`~privrl.core.algorithms.ppo`): clipped
-  surrogate, KL early stop at ``1.5 * target_kl``, value MSE, with a hand-written backward pass
-  of the tanh MLPs (``torch.minimum`` splits the gradient of a tie in half, ``clamp`` passes it
-  on the closed interval) and torch's Adam rule (:class:`Adam`).
-
-An auxiliary term (:class:`FastAuxiliary`, e.g.
-:class:`~privrl.core.algorithms.kickstarting_fast.FastKickstarter`) answers a roll-out's queries
-at once and returns its loss with its gradient with respect to the policy's probabilities.
-
-Checkpoints (``checkpoint=PATH``): every ``checkpoint_every`` roll-outs the run writes to PATH
-(:func:`~privrl.core.checkpoint.save_checkpoint`, atomic) all that the rest of it depends on:
-both networks' weights, both Adam optimisers' moments and step counts, the numpy generator's
-bit-generator state (the reset seeds; the auxiliary's draws when it shares the generator), the
-torch generator's state (the action draws), the auxiliary's :meth:`FastAuxiliary.state`, the
-roll-outs done, the env-step counter, the log rows and the wall time so far. A run started with
-an existing PATH of the same run (``run_id``, the PPO config, ``epochs`` and the generator's state
-on entry must match, else ``ValueError``) restores it and continues from the next roll-out: the
-same log, bit for bit, as a run never interrupted, except ``wall_time``, which continues from the
-saved value (it counts the roll-outs kept, not those lost to the interruption). The
-environments: the seeded reset that starts every roll-out restores them (so a checkpoint needs
-``reset_each_epoch=True``), except an ale-py emulator's generator of sticky actions, which that
-reset leaves running (:class:`~privrl.core.envs.atari.ReseedWithoutReload`): the emulator's state
-is saved with its generator.
+Checkpoints (``checkpoint=PATH``, every ``checkpoint_every`` roll-outs, atomic) hold all the rest
+of the run depends on (weights, Adam moments, both generators' states, the auxiliary's
+:meth:`FastAuxiliary.state`, counters, log, wall time); a run started on an existing PATH of the
+same run (``run_id``, config, ``epochs``, generator state, else ``ValueError``) continues to the
+same log, bit for bit, but ``wall_time``. It needs ``reset_each_epoch=True``; an ale-py
+emulator's sticky-action generator is saved with its state.
 """
 
 from __future__ import annotations

@@ -1,54 +1,23 @@
-r"""LSTD by sufficient-statistics perturbation (SSP-LSTD): LSTD(0)'s linear system released with
-Gaussian noise, then solved.
+r"""SSP-LSTD: LSTD(0)'s linear system released with Gaussian noise, then solved.
 
-**The statistics.** Over every transition :math:`(s_t, r_t, s_{t+1})` of every trajectory
-(*every-visit*: each transition counts, as in :func:`~privrl.core.algorithms.lstd.lstd`; a
-terminal transition bootstraps from a zero feature),
+Over every transition (every-visit; a terminal one bootstraps from a zero feature)
 
 .. math:: A = \sum_i \sum_{t < L_i} \phi(s_t)\big(\phi(s_t) - \gamma\phi(s_{t+1})\big)^\top,
-   \qquad b = \sum_i \sum_{t < L_i} \phi(s_t)\,r_t,
+   \qquad b = \sum_i \sum_{t < L_i} \phi(s_t)\,r_t;
 
-a sum over trajectories of one contribution :math:`(A_i, b_i)` each. The release is the stacked
-vector :math:`(\mathrm{vec}\,A, b)` of :math:`d^2 + d` coordinates plus Gaussian noise, and
-:math:`\hat\theta = (\tilde A + \lambda I)^{-1}\tilde b` (post-processing).
+the release is :math:`(\mathrm{vec}\,A, b)` plus Gaussian noise and
+:math:`\hat\theta = (\tilde A + \lambda I)^{-1}\tilde b` (post-processing; :math:`\lambda > 0`
+chosen on public data). With :math:`\|\phi\|_2 \le F`, :math:`|r| \le R`, at most :math:`L`
+transitions and :math:`0 \le \gamma \le 1` enforced, a transition's terms have norms at most
+:math:`F^2(1+\gamma)` and :math:`FR`, so under replace-one trajectory
 
-**The sensitivity** under replace-one trajectory, with the public bounds enforced on the data:
-:math:`\|\phi(s)\|_2 \le F` (``feature_bound``), :math:`|r| \le R` (``reward_bound``), at most
-:math:`L` transitions per trajectory (``max_length``), :math:`0 \le \gamma \le 1`:
+.. math:: \Delta_2 = 2L\sqrt{F^4(1+\gamma)^2 + F^2R^2}\quad(\text{:func:`ssp_sensitivity`}),
 
-1. one transition: :math:`\|\phi(s)(\phi(s) - \gamma\phi(s'))^\top\|_F = \|\phi(s)\|_2
-   \|\phi(s) - \gamma\phi(s')\|_2 \le F(F + \gamma F) = F^2(1 + \gamma)` (a rank-one matrix's
-   Frobenius norm is the product of the norms; :math:`\phi(s') = 0` at a terminal transition
-   only lowers it) and :math:`\|\phi(s)r\|_2 \le FR`;
-2. one trajectory: by the triangle inequality over its at most :math:`L` transitions,
-   :math:`\|A_i\|_F \le LF^2(1+\gamma)` and :math:`\|b_i\|_2 \le LFR`, so
-   :math:`\|(\mathrm{vec}\,A_i, b_i)\|_2 \le L\sqrt{F^4(1+\gamma)^2 + F^2R^2}`;
-3. replace-one: the sums differ by :math:`(\mathrm{vec}\,A_i, b_i) - (\mathrm{vec}\,A'_i,
-   b'_i)`, of norm at most twice that:
-
-.. math:: \Delta_2 = 2L\sqrt{F^4(1+\gamma)^2 + F^2R^2}\quad(\text{:func:`ssp_sensitivity`}).
-
-It is attained within a factor :math:`\sqrt 2`: a trajectory alternating between states of
-features :math:`\pm F e_1` with rewards :math:`\pm R` in step (each transition contributes
-:math:`F^2(1+\gamma)e_1e_1^\top` and :math:`FRe_1`) against the same walk along :math:`e_2`
-gives :math:`\sqrt2\,L\sqrt{F^4(1+\gamma)^2 + F^2R^2}`; with the second walk's rewards negated,
-more (tests/core/test_ssp_lstd.py searches small MDPs by brute force).
-
-**On doubles.** Each trajectory's contribution is computed in floating point and rounded to the
-noise's grid :math:`\text{step}\,\mathbb{Z}` (a power of two), and the rounded contributions are
-summed exactly, in integers. Replace-one changes that integer sum by the difference of two rounded
-contributions, at most :math:`\Delta/\text{step} + \sqrt{d^2+d}` grid units in :math:`\ell_2`,
-the grid sensitivity of :mod:`privrl.core.accounting.discrete_gaussian`; exact discrete Gaussian
-noise on the grid then meets the Rényi curve of a Gaussian of noise multiplier
-:math:`\sqrt{s}/G` (:class:`~privrl.core.mechanisms.discrete_gaussian.GridGaussian`, as
-:func:`privrl.api.gaussian_mechanism`). :math:`\Delta` is taken with the margin
-:data:`~privrl.core.algorithms.gtd.CLIP_MARGIN` (:math:`1 + 2^{-30}`), which covers the
-floating-point error of a contribution (relative :math:`(L + 2d + 8)u`, :math:`u = 2^{-53}`, for
-``max_length`` and :math:`d` up to :math:`2^{20}`) and of the clip of a feature to norm
-:math:`F`.
-
-**The regulariser** :math:`\lambda > 0` (in the units of :math:`A`, a sum over transitions) must
-be chosen on public data or a priori: chosen on the private data, it would leak them.
+within :math:`\sqrt 2` of attained (:func:`extremal_pair`). Each contribution is rounded to the
+noise's grid and summed exactly in integers; exact discrete Gaussian noise there meets the Rényi
+curve of a Gaussian of multiplier :math:`\sqrt{s}/G` (grid sensitivity of
+:mod:`privrl.core.accounting.discrete_gaussian`, :math:`\Delta` with the margin
+:data:`~privrl.core.algorithms.gtd.CLIP_MARGIN` for the contributions' rounding error).
 """
 
 from __future__ import annotations
@@ -233,7 +202,8 @@ def extremal_pair(bounds: SSPBounds, d: int) -> tuple[FeatureTransitions, Featur
     def walk(axis: int) -> FeatureTransitions:
         phi = np.zeros((1, big_l + 1, d))
         phi[0, :, axis] = f * sign
-        return FeatureTransitions(phi, (r * sign[:-1])[None, :], [big_l], [False], bounds.gamma)
+        return FeatureTransitions(phi, (r * sign[:-1])[None, :], np.array([big_l]),
+                                  np.array([False]), bounds.gamma)
 
     return walk(0), walk(1)
 

@@ -17,6 +17,8 @@ rollouts of PGC-A3C (:mod:`privrl.core.algorithms.a3c_rollout`), which ``tests/c
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import cast
 
 import numba
 import numpy as np
@@ -85,8 +87,9 @@ def is_terminal(x: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 #: :func:`step_rows` and :func:`is_terminal` compiled (numba) for one cart's float64 state, for
 #: compiled rollouts (:mod:`privrl.core.algorithms.a3c_rollout`): one source for the dynamics.
-step_cart = numba.njit(cache=True)(step_rows)
-terminal_cart = numba.njit(cache=True)(is_terminal)
+step_cart = cast(Callable[..., tuple[float, float, float, float]],
+                 numba.njit(cache=True)(step_rows))
+terminal_cart = cast(Callable[[float, float], bool], numba.njit(cache=True)(is_terminal))
 
 
 def step_states(

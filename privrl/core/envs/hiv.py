@@ -16,9 +16,8 @@ State :math:`x = (T_1, T_2, T_1^*, T_2^*, V, E)`; action :math:`(\epsilon_1, \ep
 
 Reward per 5-day step: :math:`-(0.1 V + 2\cdot 10^4 \epsilon_1^2 + 2\cdot 10^3 \epsilon_2^2 - 10^3 E)`
 at the end of the step. Observation: :math:`\log_{10} x`. Episodes: 200 steps from the unhealthy
-steady state (163573, 5, 11945, 46, 63919, 24). The ODE is stiff; each step is integrated with
-scipy's LSODA (:class:`HIVTreatmentEnv`) or, for many patients at once, with BDF on the stacked
-state and a block-diagonal Jacobian sparsity pattern (:func:`batched_step`).
+steady state (163573, 5, 11945, 46, 63919, 24). Each stiff step is integrated by LSODA
+(:class:`HIVTreatmentEnv`) or, for many patients, BDF on the stacked state (:func:`batched_step`).
 """
 
 from __future__ import annotations

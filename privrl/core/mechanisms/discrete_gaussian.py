@@ -1,37 +1,21 @@
 r"""A Gaussian mechanism that is private on IEEE doubles: discrete Gaussian noise on a grid.
 
-Floating-point Gaussian noise, like floating-point Laplace noise, releases doubles whose low bits
-depend on the input (Mironov 2012): the analysis of the continuous Gaussian does not hold for it.
-This module releases values on a grid instead, as :mod:`~privrl.core.mechanisms.discrete_laplace`
-does for the Laplace mechanism:
+Floating-point Gaussian noise leaks through its low bits (Mironov 2012). As
+:mod:`~privrl.core.mechanisms.discrete_laplace` does for Laplace:
 
-1. the input is rounded to the grid :math:`\text{step}\,\mathbb{Z}` (``step`` a power of two, so
-   ``x / step`` and the rounding are exact);
-2. each coordinate gets integer noise :math:`K \sim \mathcal{N}_\mathbb{Z}(0, s)`,
-   :math:`P(K = k) \propto e^{-k^2/(2s)}`, the discrete Gaussian of variance parameter
-   :math:`s = m\,t` (two integers, :func:`grid_variance`);
-3. the output is :math:`\text{step}\,(\mathrm{round}(x/\text{step}) + K)`, exactly representable
-   while :math:`|\mathrm{round}(x/\text{step}) + K| < 2^{53}` (checked).
-
-**The sampler** is Canonne, Kamath and Steinke 2020, Algorithm 3, exactly: draw
-:math:`Y` discrete Laplace of integer scale :math:`t` (their Algorithm 2, the compiled sampler of
-:mod:`~privrl.core.mechanisms.discrete_laplace`), keep it with probability
-:math:`\exp(-(|Y| - s/t)^2/(2s)) = \exp(-(|Y| - m)^2/(2mt))` (their Algorithm 1, an exact
-Bernoulli of a rational exponent), else draw again. With :math:`s = mt` the exponent is a ratio of
-integers below :math:`2^{63}`, so no floating-point number enters the sampler. Any :math:`t`
-gives the discrete Gaussian; :math:`t = \lfloor\sqrt{s_0}\rfloor + 1` for the target
-:math:`s_0` keeps the acceptance rate high.
-
-**The step** is by default the power of two with :math:`2^{19} \le \sigma/\text{step} < 2^{20}`
-(:func:`default_step`): fine enough that rounding adds :math:`\sqrt d` grid units to a sensitivity
-of some :math:`10^5` grid units, small enough that every product stays in 64 bits (the scale is
-capped at :math:`2^{21}` grid units).
+1. the input is rounded to the grid :math:`\text{step}\,\mathbb{Z}` (``step`` a power of two;
+   by default :math:`2^{19} \le \sigma/\text{step} < 2^{20}`, :func:`default_step`);
+2. each coordinate gets :math:`K \sim \mathcal{N}_\mathbb{Z}(0, s)`,
+   :math:`P(K = k) \propto e^{-k^2/(2s)}`, :math:`s = m\,t` (two integers, :func:`grid_variance`),
+   sampled exactly (Canonne, Kamath and Steinke 2020, Algorithm 3: a discrete Laplace :math:`Y`
+   of scale :math:`t` kept with probability :math:`\exp(-(|Y| - m)^2/(2mt))`, an exact Bernoulli
+   of a rational exponent below :math:`2^{63}`);
+3. the output is :math:`\text{step}\,(\mathrm{round}(x/\text{step}) + K)`, exact while
+   :math:`|\mathrm{round}(x/\text{step}) + K| < 2^{53}` (checked).
 
 **Privacy** is :mod:`privrl.core.accounting.discrete_gaussian`'s: rounded neighbours are at most
 :math:`G = \Delta/\text{step} + \sqrt d` apart in :math:`\ell_2`, and the discrete Gaussian meets
 the Rényi curve of a continuous Gaussian of noise multiplier :math:`\sqrt{s}/G`.
-
-Paper-independent code written by hand, on the compiled exact primitives of the Laplace grid.
 """
 
 from __future__ import annotations

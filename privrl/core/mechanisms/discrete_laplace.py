@@ -1,43 +1,23 @@
 r"""A Laplace mechanism that is private on IEEE doubles: discrete Laplace noise on a grid.
 
-Textbook floating-point Laplace noise, ``x + b * log(U)``, is not differentially private on a real
-computer: the set of doubles it can output depends on ``x``, and an observer who sees the raw
-output can tell neighbouring inputs apart (Mironov 2012, "On significance of the least significant
-bits for differential privacy"). This module releases values on a grid instead:
+Floating-point Laplace noise is not private on a real computer (Mironov 2012). Here:
 
-1. the input is rounded to the grid :math:`\text{step}\,\mathbb{Z}` (``step`` a power of two, so
-   ``x / step`` and the rounding are exact);
-2. integer noise :math:`K` with :math:`P(K = k) \propto e^{-|k|/t}` (the discrete Laplace
-   distribution of scale :math:`t`) is added to each coordinate;
-3. the output is :math:`\text{step}\,(\mathrm{round}(x/\text{step}) + K)`, exactly representable
-   as a double while :math:`|\mathrm{round}(x/\text{step}) + K| < 2^{53}` (checked).
+1. the input is rounded to the grid :math:`\text{step}\,\mathbb{Z}` (``step`` a power of two);
+2. integer noise :math:`K`, :math:`P(K = k) \propto e^{-|k|/t}` (discrete Laplace of scale
+   :math:`t`), is added to each coordinate, sampled exactly with integer arithmetic (Canonne,
+   Kamath and Steinke 2020, Algorithms 1 and 2; or :func:`sample_discrete_laplace_inversion`:
+   a fair sign and :math:`\lfloor -t \ln W \rfloor`, decided exactly on revealed bits of
+   :math:`W`);
+3. the output is :math:`\text{step}\,(\mathrm{round}(x/\text{step}) + K)`, exact while
+   :math:`|\mathrm{round}(x/\text{step}) + K| < 2^{53}` (checked).
 
-The noise is sampled exactly, with integer arithmetic only (Canonne, Kamath and Steinke 2020,
-"The discrete Gaussian for differential privacy", Algorithms 1 and 2), compiled (numba) and drawn
-sample after sample: the random bits are the generator's (53 at a time, exactly, from
-``Generator.random()``) and every decision is an exact comparison of integers, so no
-floating-point number enters the sampler and the distribution of the output given the input is
-exactly the one the analysis assumes.
-
-A second sampler of the same law, :func:`sample_discrete_laplace_inversion`, takes one draw per
-sample: a fair sign and :math:`Y = \lfloor -t \ln W \rfloor` (geometric with ratio
-:math:`e^{-1/t}`) for :math:`W` uniform, revealed 52 bits at a time; :math:`Y` is returned only
-once it is the same over the whole revealed cell of :math:`W`, decided by the double ``log`` with
-a margin :math:`2^{6}` times its error (tested), or else by mpmath on further bits. Every sample is
-thus the exact floor for the true :math:`W`: the law is exactly the discrete Laplace's.
-
-**Privacy, exactly.** Two inputs with :math:`\|x - x'\|_1 \le \Delta` round to grid points at most
-:math:`L = \lfloor \Delta/\text{step} \rfloor + d` apart in L1 grid units (rounding moves each of
-the ``d`` coordinates by at most half a step), and the discrete Laplace's probability ratio for a
-shift of :math:`L` is at most :math:`e^{L/t}`. So the release is :math:`\varepsilon`-DP with
-:math:`\varepsilon = L / t` (:func:`grid_epsilon`), computed in exact rational arithmetic by
-:mod:`privrl.core.accounting.laplace`, the one place the grid's epsilon is written. The scale
-is :func:`grid_scale`: :math:`t = L/\varepsilon_{\rm target}` rounded *up* to a dyadic rational, so
-the exact epsilon never exceeds the target; the price is a noise scale :math:`t\,\text{step}`
-slightly above the continuous :math:`\Delta/\varepsilon` (:func:`noise_inflation`, about
-:math:`1 + d\,\text{step}/\Delta`).
-
-Paper-specific code written by hand (no maintained library offers a fast exact sampler).
+**Privacy.** Inputs with :math:`\|x - x'\|_1 \le \Delta` round to grid points at most
+:math:`L = \lfloor \Delta/\text{step} \rfloor + d` apart, so the release is
+:math:`\varepsilon`-DP with :math:`\varepsilon = L/t` (:func:`grid_epsilon`, exact rational
+arithmetic in :mod:`privrl.core.accounting.laplace`). :func:`grid_scale` rounds
+:math:`t = L/\varepsilon_{\rm target}` up to a dyadic rational, so the exact epsilon never exceeds
+the target (noise scale :math:`t\,\text{step}`, about :math:`1 + d\,\text{step}/\Delta` times
+the continuous :math:`\Delta/\varepsilon`: :func:`noise_inflation`).
 """
 
 from __future__ import annotations

@@ -1,40 +1,21 @@
 r"""The Gaussian release :math:`\mu + \sigma Z` correctly rounded to a double, for any :math:`\mu`
 and :math:`\sigma` (a data-dependent scale included), private on IEEE doubles.
 
-Floating-point Gaussian noise releases doubles whose low bits depend on the input (Mironov
-2012), and a grid (:mod:`~privrl.core.mechanisms.discrete_gaussian`) needs a public step, which a
-scale computed from the data (smooth sensitivity, Lemma 1 of Balle et al. 2016) does not give.
-This module releases, for each coordinate, the double nearest to the *real number*
-:math:`\mu + \sigma Z` with :math:`Z \sim N(0, 1)` drawn exactly (IEEE 754 round to nearest, ties
-to even, beyond the largest double to :math:`\pm\infty`; a zero is unsigned). The output is a
-function of the real-valued release alone, so it carries that release's guarantee by
-post-processing: no property of floating point enters the privacy argument.
+Floating-point Gaussian noise leaks through its low bits (Mironov 2012) and a grid
+(:mod:`~privrl.core.mechanisms.discrete_gaussian`) needs a public step. This module releases, per
+coordinate, the double nearest (round to nearest, ties to even, :math:`\pm\infty` beyond the
+range, zero unsigned) to the real :math:`\mu + \sigma Z`, :math:`Z \sim N(0, 1)` drawn exactly:
+a function of the real release alone, so private by post-processing.
 
-**The sampler** is Karney (2016), "Sampling exactly from the normal distribution", Algorithm N:
-
-1. draw :math:`k \ge 0` with probability :math:`(1 - e^{-1/2}) e^{-k/2}` (Algorithm G: count the
-   successes of Bernoulli(:math:`e^{-1/2}`) before the first failure);
-2. accept with probability :math:`e^{-k(k-1)/2}` (:math:`k(k-1)` Bernoulli(:math:`e^{-1/2}`)
-   trials), else restart: :math:`k` now has weight :math:`e^{-k^2/2}`;
-3. draw a uniform deviate :math:`x \in (0, 1)`;
-4. accept with probability :math:`e^{-x(2k + x)/2}` (:math:`k + 1` trials of Algorithm B,
-   Bernoulli(:math:`e^{-x(2k+x)/(2k+2)}`)), else restart: :math:`k + x` now has density
-   proportional to :math:`e^{-(k+x)^2/2}`;
-5. return :math:`\pm(k + x)` with a fair sign.
-
-Bernoulli(:math:`e^{-t}`) is von Neumann's: the length :math:`n` of the run
-:math:`t > z_1 > z_2 > \dots` of uniform deviates is even with probability
-:math:`\sum_n (-1)^n t^n / n! = e^{-t}` (Algorithm B adds to each step an independent coin of
-probability :math:`q = (2k+x)/(2k+2)`, giving :math:`e^{-xq}`).
-
-Every uniform deviate is drawn lazily, 64 bits at a time from the generator, and compared exactly;
-so is :math:`x`. The rounding then draws further bits of :math:`x` until every real number still
-possible for :math:`\mu \pm \sigma(k + x)` rounds to the same double (integer arithmetic on the
-dyadic rationals :math:`\mu` and :math:`\sigma`, and Python's correctly rounded integer
-division). No floating-point operation enters the sample. About 15 to 25 microseconds a
-coordinate on a 2.8 GHz Xeon, against nanoseconds for numpy's floating-point normal.
-
-Paper-independent code written by hand from Karney's description.
+The sampler is Karney (2016), Algorithm N: (1) :math:`k \ge 0` with probability
+:math:`(1 - e^{-1/2}) e^{-k/2}` (Algorithm G); (2) accept with probability :math:`e^{-k(k-1)/2}`;
+(3) a uniform :math:`x \in (0, 1)`; (4) accept with probability :math:`e^{-x(2k + x)/2}`
+(Algorithm B); (5) return :math:`\pm(k + x)` with a fair sign. Bernoulli(:math:`e^{-t}`) is von
+Neumann's: the run :math:`t > z_1 > z_2 > \dots` of uniforms has even length with probability
+:math:`e^{-t}`. Uniform deviates are drawn lazily, 64 bits at a time, and compared exactly; the
+rounding draws further bits of :math:`x` until every real still possible for
+:math:`\mu \pm \sigma(k + x)` rounds to one double (integer arithmetic on the dyadic :math:`\mu`,
+:math:`\sigma`). No floating-point operation enters the sample.
 """
 
 from __future__ import annotations

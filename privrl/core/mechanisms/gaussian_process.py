@@ -1,42 +1,23 @@
 r"""Gaussian-process (Ornstein-Uhlenbeck) functional noise on :math:`[0, 1]` (Wang and Hegde 2019).
 
-The noise of Algorithm 1 is a sample path :math:`g \sim \mathcal G(0, \sigma^2 K)` with kernel
-
-.. math:: K(x, y) = \exp(-\beta |x - y|), \qquad \operatorname{Cov}(g(x), g(y)) = \sigma^2 e^{-\beta|x-y|}.
-
-This is the stationary Ornstein-Uhlenbeck process, which is Markov: given the stored values, a new
-point depends only on its two sorted neighbours :math:`s_l < s < s_r`. With
-:math:`d_1 = s - s_l`, :math:`d_2 = s_r - s` (the paper's Equation (2), Appendix A)
+The noise of Algorithm 1 is a path :math:`g \sim \mathcal G(0, \sigma^2 K)`,
+:math:`K(x, y) = \exp(-\beta |x - y|)`, the stationary OU process: Markov, so a new point
+:math:`s_l < s < s_r` depends on its stored neighbours only (Equation (2), Appendix A), with
+:math:`d_1 = s - s_l`, :math:`d_2 = s_r - s`
 
 .. math::
     \mathbb E[g(s) \mid \cdot] = \frac{\sinh(\beta d_2) g(s_l) + \sinh(\beta d_1) g(s_r)}
         {\sinh(\beta(d_1 + d_2))}, \qquad
-    \operatorname{Var}[g(s) \mid \cdot] = \frac{2\sigma^2 \sinh(\beta d_1)\sinh(\beta d_2)}
-        {\sinh(\beta(d_1+d_2))}
+    \operatorname{Var}[g(s) \mid \cdot] = \frac{\sigma^2 (1-e^{-2\beta d_1})(1-e^{-2\beta d_2})}
+        {1-e^{-2\beta(d_1+d_2)}};
 
-evaluated in the numerically stable equivalent form
-:math:`\sigma^2 (1-e^{-2\beta d_1})(1-e^{-2\beta d_2})/(1-e^{-2\beta(d_1+d_2)})` (the tests
-check against dense GP conditioning). Beyond the stored range with nearest stored point at
-distance :math:`d`: mean :math:`e^{-\beta d} g(s_{\text{nearest}})`, variance
-:math:`\sigma^2(1 - e^{-2\beta d})`. The authors' code anchors points beyond the *right* end on the
-*leftmost* stored value (an erratum); here the anchor is always the nearest stored point.
-
-RKHS (Lemma 6): the reproducing kernel Hilbert space of :math:`K` is the Sobolev space
-:math:`H^1[0,1]` with norm
-
-.. math:: \|f\|_{\mathcal H}^2 = \frac{1}{2}\Big(\beta \int_0^1 f^2 + \frac{1}{\beta}\int_0^1 f'^2
-    + f(0)^2 + f(1)^2\Big),
-
-so that for :math:`\|f\|_\infty \le c` and Lipschitz constant :math:`L`,
-:math:`\|f\|_{\mathcal H}^2 \le (1 + \beta/2) c^2 + L^2/(2\beta)` (the bound used in the proof of
-Theorem 5). :func:`rkhs_norm_squared` evaluates the norm numerically on a grid.
-
-Batched queries (Proposition 9) run in :math:`O(N \log N)`: the batch is sorted, points already
-stored are looked up, and new points are generated (i) beyond the stored range by a vectorised
-forward OU recursion (Doob's representation :math:`X_\tau = e^{-\beta\tau}(x_0 + \sigma
-W(e^{2\beta\tau}) - \sigma W(1))`, a cumulative sum), and (ii) inside gaps between stored points
-in rounds, each round drawing the leftmost new point of every gap at once (points in different gaps
-are conditionally independent given the stored points).
+beyond the stored range, mean :math:`e^{-\beta d} g(s_{\text{nearest}})` and variance
+:math:`\sigma^2(1 - e^{-2\beta d})` (anchored on the nearest point; the authors' code anchors
+the right end on the leftmost value, an erratum). RKHS (Lemma 6): :math:`H^1[0,1]` with
+:math:`\|f\|_{\mathcal H}^2 = \frac{1}{2}(\beta \int f^2 + \frac{1}{\beta}\int f'^2 + f(0)^2 +
+f(1)^2) \le (1 + \beta/2) c^2 + L^2/(2\beta)` for :math:`\|f\|_\infty \le c`, Lipschitz
+:math:`L` (:func:`rkhs_norm_squared`). Batched queries (Proposition 9) run in
+:math:`O(N \log N)` (a forward recursion beyond the range, rounds of one point per gap inside).
 """
 
 from __future__ import annotations

@@ -1,32 +1,21 @@
 """Local randomisers for gradient submissions (Ono and Takahashi 2020, section 3.1).
 
-Every function takes a *batch* of gradients ``g`` of shape ``(n, d)`` (one row per agent) and
-randomises each row independently, so one call serves all agents of all trials of an experiment.
+Every function randomises each row of a batch ``g`` of shape ``(n, d)`` independently.
 
-* :func:`laplace_gradient_mechanism` -- Algorithm 2: L1 clipping to ``C/2`` (eq. 19), so any two
-  clipped gradients differ by at most ``C`` in L1 (eq. 20), then Laplace noise of scale about
-  ``C/epsilon`` per coordinate (eq. 21). By default the report is released on a power-of-two
-  grid with exact discrete Laplace noise (:mod:`privrl.core.mechanisms.discrete_laplace`): it is
-  epsilon-LDP on IEEE doubles, with an exact epsilon (:func:`laplace_grid_scale`,
-  ``GridLaplaceReportEvent``) at most the target and a noise scale a factor
-  ``1 + about d step / C`` above ``C/epsilon``. ``floating_point=True`` gives the textbook
-  ``x + Laplace(C/epsilon)`` on doubles, whose density ratio is ``exp(epsilon ||gbar -
-  gbar'||_1 / C) <= e^epsilon`` on the reals but which is *not* private on real computers
-  (the set of doubles it can output depends on the input; Mironov 2012).
-* :func:`bit_flip` -- eq. (4): ``x in [-1, 1]`` is reported as ``+1`` with probability
-  ``1/(e^eps + 1) + (x + 1)/2 (e^eps - 1)/(e^eps + 1)``; the probabilities of either output lie in
-  ``[1/(e^eps+1), e^eps/(e^eps+1)]``, whose ratio is ``e^eps``: epsilon-LDP. On doubles the
-  sign is ``+1`` when a uniform ``U = k 2^-53`` (numpy's ``Generator.random``) falls below ``p``,
-  which happens with probability exactly ``ceil(p 2^53) 2^-53`` (:func:`realised_probability`);
-  ``p`` is clamped to ``[q, 1 - q]`` with ``q = K 2^-53`` the smallest such multiple with
-  ``(1 - q)/q <= e^eps`` (:func:`flip_floor`), so the signs as drawn are epsilon-LDP (without the
-  clamp, ``p`` rounds to 1 beyond ``eps = 37`` and the ratio is infinite).
-* :func:`projected_random_sign` -- Algorithm 3 (PRS): a fresh sparse random projection ``M``
-  (eq. 5, ``d_hat x d``, drawn independently of the gradient), ``u = M g``, element-wise clipping
-  to ``[-C, C]`` (eq. 23), a bit flip of each ``u_bar_i / C`` with budget ``epsilon / d_hat``
-  (the corrected eq. 24, see :func:`sign_probability`), output ``M^T u_tilde``. The ``d_hat``
-  signs compose to epsilon-LDP; ``M`` carries no information on ``g`` and ``M^T`` is
-  post-processing.
+* :func:`laplace_gradient_mechanism` (Algorithm 2): L1 clipping to ``C/2`` (eq. 19; clipped
+  gradients differ by at most ``C``, eq. 20), then Laplace noise of scale about ``C/epsilon``
+  (eq. 21), by default on a power-of-two grid with exact discrete Laplace noise: epsilon-LDP on
+  doubles with an exact epsilon at most the target (:func:`laplace_grid_scale`,
+  ``GridLaplaceReportEvent``). ``floating_point=True`` is the textbook form, not private on real
+  computers (Mironov 2012).
+* :func:`bit_flip` (eq. 4): ``x in [-1, 1]`` reported ``+1`` with probability
+  ``1/(e^eps + 1) + (x + 1)/2 (e^eps - 1)/(e^eps + 1)``, epsilon-LDP; on doubles that probability
+  is realised exactly as ``ceil(p 2^53) 2^-53`` (:func:`realised_probability`) and clamped to
+  ``[q, 1 - q]`` with ``(1 - q)/q <= e^eps`` (:func:`flip_floor`).
+* :func:`projected_random_sign` (Algorithm 3, PRS): a fresh sparse projection ``M`` (eq. 5),
+  ``u = M g`` clipped to ``[-C, C]`` (eq. 23), a bit flip of each ``u_bar_i / C`` at
+  ``epsilon / d_hat`` (the corrected eq. 24, :func:`sign_probability`), output ``M^T u_tilde``:
+  the ``d_hat`` signs compose to epsilon-LDP, ``M^T`` is post-processing.
 """
 
 from __future__ import annotations

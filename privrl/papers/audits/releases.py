@@ -45,7 +45,7 @@ statistic of them) observed, white-box:
 * ``dirichlet``: Gohari et al. 2021, one teacher release ``Dir_k(f(X))`` for two observations
   whose teacher outputs are ``L b`` apart at the worst-case vertex of the eta-restricted simplex
   (Theorem 1);
-* ``ssp_lstd``: SSP-LSTD (LSTD by sufficient-statistics perturbation, issue 53), the release of
+* ``ssp_lstd``: SSP-LSTD (LSTD by sufficient-statistics perturbation), the release of
   its noisy statistics ``(vec A, b)`` (the solve is post-processing) on the library's grid
   Gaussian, replace-one trajectory, on a pair whose statistics differ by 0.986 of the
   sensitivity ``Delta_2`` of ``privrl.core.algorithms.ssp_lstd``.
@@ -713,7 +713,7 @@ def audit_dirichlet(size: str = "quick", seed: int = 0, weakened: bool = False) 
                 n_samples=sample_size(size), score=log_ratio)
 
 
-# --------------------------------------------------------------------------- SSP-LSTD (issue 53)
+# --------------------------------------------------------------------------- SSP-LSTD
 #: The audited bounds: F = 1, R = 10 (rewards large against features, so that a pair can move
 #: the statistics by nearly all of Delta_2: :func:`_ssp_pair`), L = 2, gamma 0.9.
 _SSP_BOUNDS = ssp.SSPBounds(feature_bound=1.0, reward_bound=10.0, max_length=2, gamma=0.9)
@@ -803,7 +803,7 @@ AUDITS: dict[str, Callable[..., au.AuditResult]] = {
 }
 
 #: The audits of each chapter's releases: a chapter's ledger entry for such a release names its
-#: audit as ``LedgerEntry(audit="audits:<name>")`` (issue 11, item 6).
+#: audit as ``LedgerEntry(audit="audits:<name>")``.
 LEDGER_LINKS: dict[str, tuple[str, ...]] = {
     "balle2016": ("dp_lsw", "dp_lsl"),
     "xie2019": ("gpope", "gpope_sampled"),

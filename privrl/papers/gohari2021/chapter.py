@@ -50,6 +50,7 @@ from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
 from privrl.papers.gohari2021.recorded import (
     HORIZON,
     RecordedAnalysis,
+    add_recording_arguments,
     load_paper_curves,
     record_paper_curves,
     recorded_analysis,
@@ -86,7 +87,7 @@ AT_DELTA_ZERO = ("no finite epsilon: the log-density ratio of two Dirichlet rele
                  "outside Delta_{m,tau}")
 
 
-#: Seeds per configuration of the recorded AirRaid design (issue 25: at least 10; the paper: 30).
+#: Seeds per configuration of the recorded AirRaid design (the paper: 30).
 DESIGN_SEEDS = 10
 
 class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECKS, claims=CLAIMS,
@@ -130,7 +131,7 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
 
     @staticmethod
     def _diagnose(ctx: Context, runs: pd.DataFrame) -> None:
-        """Issue 25's per roll-out diagnostics of the students and plain PPO, their summary over
+        """The per roll-out diagnostics of the students and plain PPO, their summary over
         the informed and the spent roll-outs of the c = 0.3 schedule, the paragraph that states
         them (:func:`after_budget_finding`) and (for the erratum ``random_answers_pull``) the
         penalised fraction after the budget of each radius."""
@@ -272,17 +273,12 @@ def main(argv: list[str] | None = None) -> None:
     tt.add_argument("--keep", choices=["best", "last"], default="best",
                     help="save the best checkpoint (100-roll-out average return) or the last")  # fmt: skip
     rc = sub.add_parser("record-curves", help="run Figure 2 at paper settings and record the curves")
-    rc.add_argument("--n-trials", type=int, default=6)
-    rc.add_argument("--epochs", type=int, default=450)
-    rc.add_argument("--seed", type=int, default=0)
-    rc.add_argument("--executor", default="process",
-                    help="'process', 'serial' or a Dask scheduler address tcp://HOST:8786")  # fmt: skip
+    add_recording_arguments(rc, n_trials=6, epochs=450)
     rc.add_argument("--radius-arms", nargs="*", default=["union"],
                     help="the c = 0.3 aware student again with these radii of Lemma 1 (arm c)")  # fmt: skip
     rc.add_argument("--after-budget-arms", nargs="*", default=["silent"],
                     help="the c = 0.3 aware student again with the teacher silent after its budget (arm b)")  # fmt: skip
     rc.add_argument("--cache-dir", default=None)
-    rc.add_argument("--out", default=None, help="directory (default book/measurements/results)")
     args = parser.parse_args(argv)
     if args.command == "record-curves":
         profile = GohariProfile.paper(n_trials=args.n_trials, epochs=args.epochs, seed=args.seed,

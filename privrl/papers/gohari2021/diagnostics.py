@@ -1,4 +1,4 @@
-"""Gohari et al. (2021): why the private students learn or do not (issue 25), from the per
+"""Gohari et al. (2021): why the private students learn or do not, from the per
 roll-out diagnostics PPO logs (:mod:`privrl.core.algorithms.ppo`,
 :meth:`privrl.core.algorithms.kickstarting.Kickstarter.diagnostics`).
 

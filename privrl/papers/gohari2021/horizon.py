@@ -1,51 +1,36 @@
 """Gohari et al. (2021) at the paper's horizon: the recorder of the deciding arms at 4,000
-roll-outs of 1,000 interactions (issue 34), on the numpy run function
-:func:`~privrl.papers.gohari2021.fast_student.run_agent_fast` (the same runs as today's
-:func:`~privrl.papers.gohari2021.student.run_agent`, tested step by step, about half the CPU time).
+roll-outs of 1,000 interactions, on the numpy run function
+:func:`~privrl.papers.gohari2021.fast_student.run_agent_fast`.
 
 Arms (:func:`horizon_configs`): plain PPO (32, 32) and (64, 64) (Figure 2a; the speed-up's
 reference), the privacy-aware student at c = 0.3 with random answers after the budget (arm a,
-the profile's radius ``"mc"``), with the teacher silent after the budget (arm b) and with the
-union radius (arm c); every other setting is the paper profile's (AirRaid RAM, one environment,
-episodes capped at 1,000, a reset per roll-out, rewards-to-go, 80 + 80 update iterations).
+radius ``"mc"``), with the teacher silent after the budget (arm b) and with the union radius
+(arm c); every other setting is the paper profile's.
 
-:func:`record_horizon` runs them through :func:`privrl.chapter.sweep.run_sweep` with a cache
-folder (resumable: a finished run is kept, and a run in flight resumes from its checkpoint
-``<key>.ckpt``, saved every 25 roll-outs, so a sitting that ends loses at most 25 roll-outs per
-run in flight; commit the cache, checkpoints included, between sittings) and writes
-``gohari2021-horizon-curves.csv``
-(:data:`HORIZON_CSV`, the design record's columns, :func:`~privrl.papers.gohari2021.recorded.paper_curves`)
-into the book's recorded results and its run record ``book/measurements/gohari2021-horizon.json``
-(:data:`RECORD_JSON`, a :class:`~privrl.chapter.records.RunRecord` of profile ``horizon``, produced
-by the run function's module, with the command and the reference returns). Command::
+:func:`record_horizon` runs them through :func:`privrl.chapter.sweep.run_sweep` with a resumable
+cache folder (finished runs kept, runs in flight resumed from their checkpoints) and writes
+:data:`HORIZON_CSV` (:func:`~privrl.papers.gohari2021.recorded.paper_curves`) into the book's
+recorded results and the run record :data:`RECORD_JSON`. Command::
 
-    python -m privrl.papers.gohari2021.horizon record --n-trials 5 --epochs 4000 \\
+    python -m privrl.papers.gohari2021.horizon record --n-trials 5 --epochs 4000 \
         --cache-dir book/measurements/cache/gohari2021-horizon
 """
 
 from __future__ import annotations
 
 import argparse
-import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from privrl.chapter.records import (
-    RunRecord,
-    code_dirty,
     command_line,
-    current_commit,
     results_dir,
 )
 from privrl.chapter.sweep import run_sweep
-from privrl.papers.gohari2021.curves import thresholds
 from privrl.papers.gohari2021.fast_student import run_agent_fast
 from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
-from privrl.papers.gohari2021.recorded import paper_curves
-from privrl.papers.gohari2021.runs import after_budget_label, figure2_configs, measure_references
+from privrl.papers.gohari2021.recorded import Recording, add_recording_arguments, paper_curves
+from privrl.papers.gohari2021.runs import after_budget_label, figure2_configs
 
 #: The record's profile name: ``book/measurements/gohari2021-horizon.json``.
 PROFILE = "horizon"
@@ -86,25 +71,14 @@ def record_horizon(profile: GohariProfile, out_dir: str | Path, *, cache_dir: st
     ``cache_dir``), write :data:`HORIZON_CSV` into ``out_dir`` (the book's
     ``book/measurements/results``) and the run record :data:`RECORD_JSON` into the folder above
     it; returns both paths."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    commit = current_commit()
-    dirty = code_dirty()
-    started, t0 = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
-    refs = measure_references(profile, np.random.default_rng(profile.seed + 1))
+    rec = Recording.begin(profile, out_dir)
     runs = run_sweep(run_agent_fast, horizon_configs(profile), n_seeds=profile.n_trials,
                      root_seed=profile.seed, cache_dir=cache_dir, executor=executor,
                      progress=progress, desc="gohari2021 horizon", order="seed")  # fmt: skip
-    csv = out / HORIZON_CSV
+    csv = rec.out / HORIZON_CSV
     paper_curves(runs, profile).to_csv(csv, index=False)
-    record = RunRecord.now(
-        notebook=NAME, profile=PROFILE, parameters=profile.as_dict(),
-        wall_time_s=time.perf_counter() - t0, git_commit=commit, git_dirty=dirty, started=started,
-        run_core_seconds=float(runs.groupby(["label", "seed"])["wall_time"].max().sum()),
-        references=refs, thresholds=thresholds(refs["random"], refs["teacher"], profile.quantiles),
-        command=command, files=[f"{out.name}/{csv.name}"], produced_by=[run_agent_fast.__module__],
-    )  # fmt: skip
-    return csv, record.write(out.parent / RECORD_JSON)
+    return csv, rec.write(rec.out.parent / RECORD_JSON, profile, PROFILE, csv, runs, command,
+                          run_agent_fast.__module__)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -113,13 +87,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m privrl.papers.gohari2021.horizon")
     sub = parser.add_subparsers(dest="command", required=True)
     rec = sub.add_parser("record", help="run the deciding arms at the paper's horizon")
-    rec.add_argument("--n-trials", type=int, default=5)
-    rec.add_argument("--epochs", type=int, default=4000)
-    rec.add_argument("--seed", type=int, default=0)
-    rec.add_argument("--executor", default="process",
-                     help="'process', 'serial' or a Dask scheduler address tcp://HOST:8786")  # fmt: skip
+    add_recording_arguments(rec, n_trials=5, epochs=4000)
     rec.add_argument("--cache-dir", required=True, help="the resumable cache of finished runs")
-    rec.add_argument("--out", default=None, help="directory (default book/measurements/results)")
     args = parser.parse_args(argv)
     profile = horizon_profile(n_trials=args.n_trials, epochs=args.epochs, seed=args.seed)
     command = command_line("privrl.papers.gohari2021.horizon", argv)

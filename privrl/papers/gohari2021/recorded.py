@@ -19,6 +19,7 @@ and no privacy-unaware arm.
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from dataclasses import dataclass
@@ -149,6 +150,57 @@ def record_json(results: Path, name: str = DESIGN) -> Path:
     return results.parent / f"{NAME}-{name}.json"
 
 
+@dataclass(frozen=True)
+class Recording:
+    """A recording begun (:meth:`begin`): its output folder, the code it runs (``commit``,
+    uncommitted changes ``dirty``), when it started (``started`` in ISO time, ``t0`` of
+    ``perf_counter``) and the reference returns ``refs`` of random play and the teacher."""
+
+    out: Path
+    commit: str
+    dirty: bool
+    started: str
+    t0: float
+    refs: dict[str, float]
+
+    @classmethod
+    def begin(cls, profile: GohariProfile, out_dir: str | Path) -> Recording:
+        """Make ``out_dir`` and measure ``profile``'s reference returns (seed ``seed + 1``)."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        commit, dirty = current_commit(), code_dirty()
+        started, t0 = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
+        refs = measure_references(profile, np.random.default_rng(profile.seed + 1))
+        return cls(out, commit, dirty, started, t0, refs)
+
+    def write(self, path: Path, profile: GohariProfile, label: str, csv: Path, runs: pd.DataFrame,
+              command: str, produced_by: str, **extra: Any) -> Path:
+        """Write to ``path`` the run record of profile ``label``: ``profile``'s parameters, the
+        wall time until now, core time of ``runs``, reference returns, thresholds, ``command``,
+        the file ``csv`` and the module ``produced_by`` that computed it, and ``extra``."""
+        record = RunRecord.now(
+            notebook=NAME, profile=label, parameters=profile.as_dict(),
+            wall_time_s=time.perf_counter() - self.t0, git_commit=self.commit,
+            git_dirty=self.dirty, started=self.started,
+            run_core_seconds=float(runs.groupby(["label", "seed"])["wall_time"].max().sum()),
+            references=self.refs,
+            thresholds=thresholds(self.refs["random"], self.refs["teacher"], profile.quantiles),
+            command=command, files=[f"{self.out.name}/{csv.name}"], produced_by=[produced_by],
+            **extra)
+        return record.write(path)
+
+
+def add_recording_arguments(parser: argparse.ArgumentParser, n_trials: int, epochs: int) -> None:
+    """The options of a recorder's command: seeds, roll-outs, root seed, executor, output."""
+    parser.add_argument("--n-trials", type=int, default=n_trials)
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--executor", default="process",
+                        help="'process', 'serial' or a Dask scheduler address tcp://HOST:8786")
+    parser.add_argument("--out", default=None,
+                        help="directory (default book/measurements/results)")
+
+
 def record_paper_curves(profile: GohariProfile, out_dir: str | Path, *, executor: Any = None,
                         cache_dir: str | Path | None = None, progress: bool = True,
                         command: str = "") -> tuple[Path, Path]:  # fmt: skip
@@ -157,25 +209,12 @@ def record_paper_curves(profile: GohariProfile, out_dir: str | Path, *, executor
     :class:`~privrl.chapter.records.RunRecord` of profile :data:`DESIGN` whose extra fields are
     the scale (:func:`scale_of`), the start time, core time of the runs, reference returns,
     thresholds, the command, the files and the module that produced the table)."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    commit = current_commit()
-    dirty = code_dirty()
-    started, t0 = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
-    refs = measure_references(profile, np.random.default_rng(profile.seed + 1))
+    rec = Recording.begin(profile, out_dir)
     runs = run_figure2(profile, executor=executor, cache_dir=cache_dir, progress=progress)
-    wall = time.perf_counter() - t0
-    csv = out / CURVES_CSV
+    csv = rec.out / CURVES_CSV
     paper_curves(runs, profile).to_csv(csv, index=False)
-    run_seconds = float(runs.groupby(["label", "seed"])["wall_time"].max().sum())
-    record = RunRecord.now(
-        notebook=NAME, profile=DESIGN, scale=scale_of(profile), parameters=profile.as_dict(),
-        wall_time_s=wall,
-        git_commit=commit, git_dirty=dirty, started=started, run_core_seconds=run_seconds,
-        references=refs, thresholds=thresholds(refs["random"], refs["teacher"], profile.quantiles),
-        command=command, files=[f"{out.name}/{csv.name}"], produced_by=[run_figure2.__module__],
-    )  # fmt: skip
-    return csv, record.write(record_json(out))
+    return csv, rec.write(record_json(rec.out), profile, DESIGN, csv, runs, command,
+                          run_figure2.__module__, scale=scale_of(profile))
 
 
 def _legacy_record(path: Path) -> dict[str, Any]:

@@ -37,7 +37,7 @@ RUN_KEYS = (
 def figure2_configs(profile: GohariProfile) -> list[dict[str, Any]]:
     """Runs of Figure 2 (panels a-d), the radius and after-budget arms (panel ``deciding``:
     the c = 0.3 aware student with another radius or with the teacher ``silent`` after its budget;
-    issue 25's arms (c) and (b)) and, with ``supplement``, the supplement's
+    arms (c) and (b)) and, with ``supplement``, the supplement's
     lambda and coefficient sweeps (duplicates by content are removed by :func:`run_figure2`)."""
     base = {k: getattr(profile, k) for k in RUN_KEYS}
     s, t = profile.student_hidden, profile.teacher_hidden

@@ -1,4 +1,4 @@
-"""The chapter page's presentation (issue 35): Tables 1-3 as the paper prints them beside ours,
+"""The chapter page's presentation: Tables 1-3 as the paper prints them beside ours,
 the claims of both recorded set-ups side by side, their verdict counts, and a formatted table as
 MyST Markdown. Nothing here computes a number a claim or
 a record depends on: it reads the decided claims, the tables of :mod:`.tables` and the paper's

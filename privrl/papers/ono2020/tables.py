@@ -122,7 +122,7 @@ def ablation_table(reference: pd.DataFrame, paper: pd.DataFrame | None = None) -
 
 
 #: The non-private baseline matches the paper's 20/20 when it succeeds in at least this fraction
-#: of its trials (18 of 20, issue 24's bar).
+#: of its trials (18 of 20).
 MATCHES_PAPER = 0.9
 
 

@@ -34,7 +34,7 @@ INF = math.inf
 #: sampled from pi in the non-random branch of the epsilon-greedy rule and RMSProp at the
 #: aggregator (its step size chosen per arm by a sweep); its non-private arm is not clipped.
 REFERENCE = "reference"
-#: RMSProp's step of the ablation's non-private arms (the rate measured in issue 24).
+#: RMSProp's step of the ablation's non-private arms.
 ABLATION_STEP = 5e-3
 #: The deviations from the paper (each one change, or the named set), never the paper's. The
 #: ``ablation_*`` arms are non-private and differ from the reference set-up by one change each

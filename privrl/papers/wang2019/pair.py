@@ -1,5 +1,5 @@
 """Wang and Hegde (2019): the pair that decides "Algorithm 1 ends above input perturbation at
-epsilon = 0.45", recorded at :data:`PAIR_SEEDS` seeds per arm (issue 34).
+epsilon = 0.45", recorded at :data:`PAIR_SEEDS` seeds per arm.
 
 At the paper profile's 10 seeds the claim is inconclusive (its price then: about 49 seeds per arm);
 at 50 seeds per arm it stays inconclusive, about 324 per arm would decide it at that effect. The
