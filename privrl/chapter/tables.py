@@ -9,7 +9,8 @@
 * a value with an uncertainty (``errors``: its interval or standard-error column), and an
   interval cell ``(low, high)``, is rounded to two significant digits of the width (or error);
 * inf in a column of privacy settings (``epsilon_columns``, default ``epsilon``, ``eps``) is
-  ``no noise``, elsewhere ``∞``: an accountant's inf epsilon means no finite guarantee;
+  ``no noise``, elsewhere the caller's words (``infinite``, e.g. "not reached", "no guarantee")
+  or ``∞``: an accountant's inf epsilon means no finite guarantee;
 * a missing value is the caller's text (``missing``) or its row is dropped (``drop_missing``);
   with neither, a ``ValueError``: never ``nan``;
 * headers are words (``headers``, else underscores as spaces; a numeric name as a number);
