@@ -87,17 +87,29 @@ def _reloading() -> gym.Env:
     gym.register_envs(ale_py)
     env = gym.make("AirRaid-v0", obs_type="ram")
     space = gym.spaces.Box(0.0, 1.0, shape=env.observation_space.shape, dtype=np.float32)
-    return gym.wrappers.TransformObservation(env, lambda o: np.asarray(o, dtype=np.float32) / 255.0, space)
+    return gym.wrappers.TransformObservation(
+        env, lambda o: np.asarray(o, dtype=np.float32) / 255.0, space
+    )
 
 
 def _ale_vector(n: int) -> gym.vector.VectorEnv:
     from ale_py.vector_env import AtariVectorEnv
 
     return AtariVectorEnv(
-        "air_raid", n, num_threads=n, repeat_action_probability=0.25, frameskip=3, stack_num=1,
-        grayscale=True, img_height=84, img_width=84, noop_max=0, reward_clipping=False,
-        use_fire_reset=False, max_num_frames_per_episode=3 * CAP,
-    )  # fmt: skip
+        "air_raid",
+        n,
+        num_threads=n,
+        repeat_action_probability=0.25,
+        frameskip=3,
+        stack_num=1,
+        grayscale=True,
+        img_height=84,
+        img_width=84,
+        noop_max=0,
+        reward_clipping=False,
+        use_fire_reset=False,
+        max_num_frames_per_episode=3 * CAP,
+    )
 
 
 def _paths() -> dict[str, Callable[[], tuple[gym.vector.VectorEnv, list[int]]]]:
@@ -106,7 +118,10 @@ def _paths() -> dict[str, Callable[[], tuple[gym.vector.VectorEnv, list[int]]]]:
         "single_reload": lambda: (make_vec_env(_reloading, 1, CAP), []),
     }
     for n in N_ENVS:
-        paths[f"sync_{n}"] = lambda n=n: (gym.vector.SyncVectorEnv([_capped] * n, autoreset_mode=SAME_STEP), [])
+        paths[f"sync_{n}"] = lambda n=n: (
+            gym.vector.SyncVectorEnv([_capped] * n, autoreset_mode=SAME_STEP),
+            [],
+        )
 
         def make_async(n: int = n) -> tuple[gym.vector.VectorEnv, list[int]]:
             env = gym.vector.AsyncVectorEnv([_capped] * n, autoreset_mode=SAME_STEP)
@@ -121,9 +136,11 @@ def bench_reset(repeats: int = 5) -> dict[str, float]:
     """CPU seconds of one reset: ale-py's seeded reset (reloads the ROM), the chapter's seeded
     reset (:class:`~privrl.core.envs.atari.ReseedWithoutReload`) and an unseeded one."""
     out = {}
-    for name, make, seed in (("reset_seeded_reload_cpu_s", _reloading, 1),
-                             ("reset_seeded_chapter_cpu_s", make_airraid, 1),
-                             ("reset_unseeded_cpu_s", make_airraid, None)):  # fmt: skip
+    for name, make, seed in (
+        ("reset_seeded_reload_cpu_s", _reloading, 1),
+        ("reset_seeded_chapter_cpu_s", make_airraid, 1),
+        ("reset_unseeded_cpu_s", make_airraid, None),
+    ):
         env = make()
         env.reset(seed=0)
         t0 = time.process_time()
@@ -157,12 +174,18 @@ def main() -> dict:
             best[name] = (min(best[name][0], wall), min(best[name][1], cpu))
     for env, _ in envs.values():
         env.close()
-    rate = {name: {"rollouts_per_wall_s": ROLLOUTS / w, "rollouts_per_cpu_s": ROLLOUTS / c}
-            for name, (w, c) in best.items()}  # fmt: skip
+    rate = {
+        name: {"rollouts_per_wall_s": ROLLOUTS / w, "rollouts_per_cpu_s": ROLLOUTS / c}
+        for name, (w, c) in best.items()
+    }
     base = rate["single_reload"]
-    ratios = {name: {"wall": r["rollouts_per_wall_s"] / base["rollouts_per_wall_s"],
-                     "cpu": r["rollouts_per_cpu_s"] / base["rollouts_per_cpu_s"]}
-              for name, r in rate.items()}  # fmt: skip
+    ratios = {
+        name: {
+            "wall": r["rollouts_per_wall_s"] / base["rollouts_per_wall_s"],
+            "cpu": r["rollouts_per_cpu_s"] / base["rollouts_per_cpu_s"],
+        }
+        for name, r in rate.items()
+    }
     emulator_cpu = 1.0 / rate["single"]["rollouts_per_cpu_s"]
     full_cpu = bench_rollout()
     out = {

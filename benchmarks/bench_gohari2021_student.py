@@ -90,10 +90,13 @@ def main() -> dict:
         "cpus": os.cpu_count(),
         "emulator_cpu_s_per_rollout": emulator_per_rollout(profile),
         "cpu_s_per_rollout_and_update": {
-            label: {"today": best[label, "today"], "fast": best[label, "fast"],
-                    "ratio_today_over_fast": best[label, "today"] / best[label, "fast"]}
+            label: {
+                "today": best[label, "today"],
+                "fast": best[label, "fast"],
+                "ratio_today_over_fast": best[label, "today"] / best[label, "fast"],
+            }
             for label in labels
-        },  # fmt: skip
+        },
         "load_average_1min": os.getloadavg()[0],
     }
     return write_result("gohari2021_student.json", out)

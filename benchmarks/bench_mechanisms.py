@@ -47,22 +47,31 @@ def main() -> dict:
         "d": D,
         "load_average": os.getloadavg()[0],
         "warmup_wall_s": warmup,
-        "gaussian_grid_s": best_of(lambda: privrl.gaussian_mechanism(
-            value, sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=gen), REPEATS),
+        "gaussian_grid_s": best_of(
+            lambda: privrl.gaussian_mechanism(
+                value, sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=gen
+            ),
+            REPEATS,
+        ),
         "gaussian_float_s": best_of(lambda: value + gen.normal(0.0, sigma, size=D), REPEATS),
-        "laplace_grid_s": best_of(lambda: privrl.laplace_mechanism(
-            value, sensitivity=1.0, epsilon=1.0, rng=gen), REPEATS),
+        "laplace_grid_s": best_of(
+            lambda: privrl.laplace_mechanism(value, sensitivity=1.0, epsilon=1.0, rng=gen), REPEATS
+        ),
         "laplace_float_s": best_of(lambda: value + gen.laplace(0.0, b, size=D), REPEATS),
     }
     out["gaussian_ratio"] = out["gaussian_grid_s"] / out["gaussian_float_s"]
     out["laplace_ratio"] = out["laplace_grid_s"] / out["laplace_float_s"]
     out["gaussian_ns_per_coordinate"] = out["gaussian_grid_s"] / D * 1e9
     out["gaussian_target_met"] = out["gaussian_ratio"] <= GAUSSIAN_TARGET
-    print(f"Gaussian: grid {out['gaussian_grid_s']:.3f} s, floating point "
-          f"{out['gaussian_float_s']:.3f} s: {out['gaussian_ratio']:.1f}x (target <= "
-          f"{GAUSSIAN_TARGET:g}x)")
-    print(f"Laplace:  grid {out['laplace_grid_s']:.3f} s, floating point "
-          f"{out['laplace_float_s']:.3f} s: {out['laplace_ratio']:.1f}x")
+    print(
+        f"Gaussian: grid {out['gaussian_grid_s']:.3f} s, floating point "
+        f"{out['gaussian_float_s']:.3f} s: {out['gaussian_ratio']:.1f}x (target <= "
+        f"{GAUSSIAN_TARGET:g}x)"
+    )
+    print(
+        f"Laplace:  grid {out['laplace_grid_s']:.3f} s, floating point "
+        f"{out['laplace_float_s']:.3f} s: {out['laplace_ratio']:.1f}x"
+    )
     return write_result("mechanisms.json", out)
 
 

@@ -44,30 +44,42 @@ def chapter_names() -> list[str]:
 
 def run_chapter(name: str, folder: Path) -> dict[str, float]:
     """One quick run of ``name`` into ``folder``: its CPU and wall seconds and peak memory."""
-    subprocess.run([sys.executable, "-m", "privrl.pipeline.cli", "run", name, "-o",
-                    str(folder / name)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "privrl.pipeline.cli", "run", name, "-o", str(folder / name)],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     record = json.loads((folder / name / f"{name}.run.json").read_text())
-    return {"cpu_s": record["cpu_time_s"], "wall_s": round(record["wall_time_s"], 1),
-            "peak_memory_mb": round(record["peak_memory_mb"])}
+    return {
+        "cpu_s": record["cpu_time_s"],
+        "wall_s": round(record["wall_time_s"], 1),
+        "peak_memory_mb": round(record["peak_memory_mb"]),
+    }
 
 
 def report(run: dict, reference: dict | None) -> str:
     """The run's chapters as text, each with its CPU ratio against ``reference``."""
     ref = (reference or {}).get("chapters", {})
-    lines = [f"machine: {run['machine']}",
-             "chapter        CPU s   vs last   wall s   peak MB   target"]
+    lines = [
+        f"machine: {run['machine']}",
+        "chapter        CPU s   vs last   wall s   peak MB   target",
+    ]
     for name, c in run["chapters"].items():
         before = ref.get(name, {}).get("cpu_s")
         ratio = f"{c['cpu_s'] / before:.2f}x" if before else ""
         verdict = "within" if c["cpu_s"] <= TARGET_CPU_S else "OVER"
-        lines.append(f"{name:<12} {c['cpu_s']:>7.1f}   {ratio:>7}   {c['wall_s']:>6.1f}   "
-                     f"{c['peak_memory_mb']:>7}   {verdict} {TARGET_CPU_S:.0f}")
+        lines.append(
+            f"{name:<12} {c['cpu_s']:>7.1f}   {ratio:>7}   {c['wall_s']:>6.1f}   "
+            f"{c['peak_memory_mb']:>7}   {verdict} {TARGET_CPU_S:.0f}"
+        )
     return "\n".join(lines)
 
 
 def git_commit() -> str:
-    out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        ["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    )
     return out.stdout.strip() or "unknown"
 
 
@@ -75,8 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="chapters (default: every chapter)")
     parser.add_argument("--record", metavar="LABEL", help="append this run to the results file")
-    parser.add_argument("--keep", metavar="DIR", type=Path,
-                        help="keep each chapter's run in DIR/NAME (default: a temporary folder)")
+    parser.add_argument(
+        "--keep",
+        metavar="DIR",
+        type=Path,
+        help="keep each chapter's run in DIR/NAME (default: a temporary folder)",
+    )
     args = parser.parse_args(argv)
     names = args.names or chapter_names()
     load = os.getloadavg()[0]
@@ -85,10 +101,13 @@ def main(argv: list[str] | None = None) -> int:
     else:
         with tempfile.TemporaryDirectory() as tmp:
             chapters = {name: run_chapter(name, Path(tmp)) for name in names}
-    run = {"label": args.record or "", "commit": git_commit(),
-           "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-           "machine": {**machine(), "load_average_1min_at_start": round(load, 2)},
-           "chapters": chapters}
+    run = {
+        "label": args.record or "",
+        "commit": git_commit(),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "machine": {**machine(), "load_average_1min_at_start": round(load, 2)},
+        "chapters": chapters,
+    }
     recorded = json.loads(RESULTS.read_text())["runs"] if RESULTS.exists() else []
     print(report(run, recorded[-1] if recorded else None))
     if args.record:

@@ -54,8 +54,9 @@ def main() -> None:
     )
     tr, _ = mc.collect(lambda s: np.full((len(s), 3), 1 / 3), 300, 1)
     mc_stats = SaddlePointStats.from_features(
-        FeatureTransitions(mc.fourier_features(tr.observations), tr.rewards, tr.lengths,
-                           tr.terminated, 0.9)
+        FeatureTransitions(
+            mc.fourier_features(tr.observations), tr.rewards, tr.lengths, tr.terminated, 0.9
+        )
     )
     results: dict[str, object] = {}
     for name, stats in (("chain_d40", chain_stats), ("mountain_car_d36", mc_stats)):

@@ -42,15 +42,21 @@ def machine() -> dict[str, object]:
                 model = line.split(":", 1)[1].strip()
                 break
     mem_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return {"cpu": model, "cores": os.cpu_count(), "memory_gib": round(mem_gib, 1),
-            "load_average_1min": round(os.getloadavg()[0], 2)}
+    return {
+        "cpu": model,
+        "cores": os.cpu_count(),
+        "memory_gib": round(mem_gib, 1),
+        "load_average_1min": round(os.getloadavg()[0], 2),
+    }
 
 
 def assert_statements(tests: Path = ROOT / "tests") -> int:
     """``assert`` statements in the test files (a test that loses one shows here)."""
-    return sum(isinstance(node, ast.Assert)
-               for path in tests.rglob("*.py")
-               for node in ast.walk(ast.parse(path.read_text())))
+    return sum(
+        isinstance(node, ast.Assert)
+        for path in tests.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+    )
 
 
 def chapters(build: Path) -> dict[str, dict[str, float]]:
@@ -93,20 +99,27 @@ def report(run: dict, reference: dict | None) -> str:
     for name, s in run.get("stages_s", {}).items():
         target = TARGETS.get(name)
         verdict = "" if target is None else ("within" if s <= target else "OVER") + f" {target}"
-        lines.append(f"{name:<16} {s:>7.1f}   {_ratio(s, ref.get('stages_s', {}).get(name)):>7}"
-                     f"   {verdict}")
+        lines.append(
+            f"{name:<16} {s:>7.1f}   {_ratio(s, ref.get('stages_s', {}).get(name)):>7}   {verdict}"
+        )
     lines.append("chapter          wall s    CPU s   vs last   peak MB")
     for name, c in run.get("chapters", {}).items():
         cpu = c.get("cpu_s")
-        flag = "" if cpu is None or cpu <= CHAPTER_CPU_TARGET else f"  OVER {CHAPTER_CPU_TARGET:.0f}"
+        flag = (
+            "" if cpu is None or cpu <= CHAPTER_CPU_TARGET else f"  OVER {CHAPTER_CPU_TARGET:.0f}"
+        )
         before = ref.get("chapters", {}).get(name, {}).get("cpu_s")
-        lines.append(f"{name:<16} {c['wall_s']:>6.1f} {cpu or float('nan'):>8.1f}   "
-                     f"{_ratio(cpu, before):>7}   {c['peak_memory_mb']:>7}{flag}")
+        lines.append(
+            f"{name:<16} {c['wall_s']:>6.1f} {cpu or float('nan'):>8.1f}   "
+            f"{_ratio(cpu, before):>7}   {c['peak_memory_mb']:>7}{flag}"
+        )
     modules = run.get("test_modules_s", {})
     slow = sorted(modules.items(), key=lambda kv: -kv[1])[:15]
     lines.append("test module (15 slowest)                                  seconds   vs last")
     for name, s in slow:
-        lines.append(f"{name:<56} {s:>8.1f}   {_ratio(s, ref.get('test_modules_s', {}).get(name)):>7}")
+        lines.append(
+            f"{name:<56} {s:>8.1f}   {_ratio(s, ref.get('test_modules_s', {}).get(name)):>7}"
+        )
     for key in ("tests", "assert_statements"):
         if key in run:
             lines.append(f"{key}: {run[key]} (last recorded: {ref.get(key, 'none')})")

@@ -21,10 +21,23 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 
 #: The names of :mod:`privrl.api` (its ``__all__``), re-exported lazily.
 API_NAMES = (
-    "ClippedDataWarning", "NEIGHBOURS", "Release", "TabularMDP", "Trajectories", "clip_values",
+    "ClippedDataWarning",
+    "NEIGHBOURS",
+    "Release",
+    "TabularMDP",
+    "Trajectories",
+    "clip_values",
     "compose",
-    "dirichlet_teacher_answer", "dp_lsl", "dp_lsw", "functional_q_learning", "gaussian_mechanism",
-    "gpope", "laplace_mechanism", "laplace_report", "sign_report", "ssp_lstd",
+    "dirichlet_teacher_answer",
+    "dp_lsl",
+    "dp_lsw",
+    "functional_q_learning",
+    "gaussian_mechanism",
+    "gpope",
+    "laplace_mechanism",
+    "laplace_report",
+    "sign_report",
+    "ssp_lstd",
 )
 
 __all__ = ["__version__", *API_NAMES]

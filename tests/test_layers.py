@@ -17,9 +17,11 @@ def test_import_contracts_hold():
 
 
 def test_importing_the_accountants_does_not_load_torch():
-    code = ("import sys, privrl.core.accounting, privrl.core.accounting.dirichlet, privrl.core.accounting.subsampled, "
-            "privrl.core.accounting.functional_noise, privrl.core.accounting.local; "
-            "assert 'torch' not in sys.modules, 'torch was imported'")
+    code = (
+        "import sys, privrl.core.accounting, privrl.core.accounting.dirichlet, privrl.core.accounting.subsampled, "
+        "privrl.core.accounting.functional_noise, privrl.core.accounting.local; "
+        "assert 'torch' not in sys.modules, 'torch was imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -29,10 +31,17 @@ def test_every_module_of_a_layered_package_is_in_its_contract():
     import tomllib
 
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
-    listed = {name.strip() for c in contracts["contracts"] if c["type"] == "layers"
-              for layer in c["layers"] for name in layer.split("|")}
+    listed = {
+        name.strip()
+        for c in contracts["contracts"]
+        if c["type"] == "layers"
+        for layer in c["layers"]
+        for name in layer.split("|")
+    }
     for package in ("chapter", "pipeline", "api", "core"):
         folder = ROOT / "privrl" / package
-        modules = {f"privrl.{package}.{p.stem}" for p in folder.glob("*.py") if p.stem != "__init__"}
+        modules = {
+            f"privrl.{package}.{p.stem}" for p in folder.glob("*.py") if p.stem != "__init__"
+        }
         modules |= {f"privrl.{package}.{p.parent.name}" for p in folder.glob("*/__init__.py")}
         assert modules <= listed, sorted(modules - listed)

@@ -19,7 +19,9 @@ MAX_LINE = 100
 def test_ruff_check_passes():
     result = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "privrl", "tests", "benchmarks", "notebooks"],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -29,31 +31,43 @@ def test_sources_hold_no_control_characters():
     becomes a backspace and ``eta``): the rendered maths loses its letters. No source, page or
     notebook holds one (tabs and carriage returns included)."""
     suffixes = {".py", ".md", ".yml", ".bib", ".ipynb", ".css"}
-    found = [f"{p.relative_to(ROOT)}:{n}" for top in ("privrl", "tests", "benchmarks", "book",
-                                                        "notebooks")
-             for p in sorted((ROOT / top).rglob("*")) if p.suffix in suffixes
-             and "measurements" not in p.parts and "_build" not in p.parts
-             for n, line in enumerate(p.read_text().splitlines(), 1)
-             if any(ord(c) < 32 for c in line)]
+    found = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for top in ("privrl", "tests", "benchmarks", "book", "notebooks")
+        for p in sorted((ROOT / top).rglob("*"))
+        if p.suffix in suffixes and "measurements" not in p.parts and "_build" not in p.parts
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if any(ord(c) < 32 for c in line)
+    ]
     assert not found, f"control characters at {found}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebooks_are_thin(path):
     cells = json.loads(path.read_text())["cells"]
-    code = [line for c in cells if c["cell_type"] == "code"
-            for line in "".join(c["source"]).splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    code = [
+        line
+        for c in cells
+        if c["cell_type"] == "code"
+        for line in "".join(c["source"]).splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     assert len(code) < MAX_CODE_LINES, f"{path.name}: {len(code)} code lines"
     long = [line for line in code if len(line) > MAX_LINE]
     assert not long, f"{path.name} has lines over {MAX_LINE} characters: {long}"
     defs = [line for line in code if line.lstrip().startswith(("def ", "class ", "lambda "))]
     assert not defs, f"{path.name} defines {defs}: definitions belong in the library"
-    printed = [line for line in code if any(w in line for w in ('"PASS', '"FAIL', "'PASS", "HOLDS"))]
+    printed = [
+        line for line in code if any(w in line for w in ('"PASS', '"FAIL', "'PASS", "HOLDS"))
+    ]
     assert not printed, f"{path.name} prints a verdict instead of recording a check: {printed}"
     echoed = [line for line in code if line.startswith("report.save(")]
-    assert not echoed, f"{path.name} echoes the saved paths (a PosixPath tuple on the page): {echoed}"
-    assert not any(c.get("outputs") for c in cells if c["cell_type"] == "code"), \
+    assert not echoed, (
+        f"{path.name} echoes the saved paths (a PosixPath tuple on the page): {echoed}"
+    )
+    assert not any(c.get("outputs") for c in cells if c["cell_type"] == "code"), (
         f"{path.name} is committed with outputs"
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
@@ -62,15 +76,19 @@ def test_figure_cells_show_only_their_figure(path):
     table displayed in the same cell makes a second target of the same name, which fails the
     strict book build ("Duplicate explicit target name"). Tables go in a cell of their own."""
     for cell in json.loads(path.read_text())["cells"]:
-        if cell["cell_type"] != "code" or "figure" not in cell.get("metadata", {}).get("mystnb", {}):
+        if cell["cell_type"] != "code" or "figure" not in cell.get("metadata", {}).get(
+            "mystnb", {}
+        ):
             continue
         source = "".join(cell["source"])
         name = cell["metadata"]["mystnb"]["figure"].get("name")
-        assert "display(" not in source and "print(" not in source, \
+        assert "display(" not in source and "print(" not in source, (
             f"{path.name}: figure cell {name} also displays or prints something"
+        )
         last = source.rstrip().splitlines()[-1]
-        assert last.startswith((" ", "\t")) or last.endswith(";") or last.strip() == "plt.show()", \
+        assert last.startswith((" ", "\t")) or last.endswith(";") or last.strip() == "plt.show()", (
             f"{path.name}: figure cell {name} ends in an expression whose value would be shown too"
+        )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
@@ -78,7 +96,9 @@ def test_every_cell_has_a_unique_id(path):
     """nbformat 4.5 cells carry an ``id`` (a cell added by hand without one warns in every build,
     and will be an error in a later nbformat)."""
     ids = [c.get("id") for c in json.loads(path.read_text())["cells"]]
-    assert None not in ids, f"{path.name}: cells {[i for i, x in enumerate(ids) if x is None]} lack an id"
+    assert None not in ids, (
+        f"{path.name}: cells {[i for i, x in enumerate(ids) if x is None]} lack an id"
+    )
     assert len(set(ids)) == len(ids), f"{path.name}: repeated cell ids"
 
 

@@ -30,8 +30,21 @@ from privrl.core.trajectories import Trajectories
 from privrl.core.validation import ClippedDataWarning
 
 __all__ = [
-    "ClippedDataWarning", "NEIGHBOURS", "Release", "TabularMDP", "Trajectories", "clip_values",
+    "ClippedDataWarning",
+    "NEIGHBOURS",
+    "Release",
+    "TabularMDP",
+    "Trajectories",
+    "clip_values",
     "compose",
-    "dirichlet_teacher_answer", "dp_lsl", "dp_lsw", "functional_q_learning", "gaussian_mechanism",
-    "gpope", "laplace_mechanism", "laplace_report", "sign_report", "ssp_lstd",
+    "dirichlet_teacher_answer",
+    "dp_lsl",
+    "dp_lsw",
+    "functional_q_learning",
+    "gaussian_mechanism",
+    "gpope",
+    "laplace_mechanism",
+    "laplace_report",
+    "sign_report",
+    "ssp_lstd",
 ]

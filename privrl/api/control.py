@@ -50,9 +50,16 @@ THEOREM5_RTOL = 1e-12
 MAX_CONCENTRATION = 1e5
 
 
-def functional_q_learning(*, epsilon: float, delta: float, episodes: int,
-                          rng: SeedLike | None = None,
-                          lr: float = 1e-2, batch_size: int = 128, lipschitz: float = 1.0) -> Release:
+def functional_q_learning(
+    *,
+    epsilon: float,
+    delta: float,
+    episodes: int,
+    rng: SeedLike | None = None,
+    lr: float = 1e-2,
+    batch_size: int = 128,
+    lipschitz: float = 1.0,
+) -> Release:
     r"""Algorithm 1 on the line MDP (the authors' protocol: an independent path per action and
     network, redrawn every episode), its noise calibrated by Theorem 5 to ``(epsilon, delta)``
     for the :math:`U = 50\,\text{episodes} - \text{batch\_size} + 1` updates it makes.
@@ -84,20 +91,32 @@ def functional_q_learning(*, epsilon: float, delta: float, episodes: int,
     lr, lipschitz = check_positive(lr, "lr"), check_positive(lipschitz, "lipschitz")
     updates = episodes * HORIZON - batch_size + 1
     if updates < 1:
-        raise ValueError(f"episodes: {episodes} episodes of {HORIZON} steps never fill a batch of "
-                         f"{batch_size}; give more episodes or a smaller batch_size")
+        raise ValueError(
+            f"episodes: {episodes} episodes of {HORIZON} steps never fill a batch of "
+            f"{batch_size}; give more episodes or a smaller batch_size"
+        )
     n_paths = episodes * fq.FunctionalNoiseConfig(1.0).paths_per_draw
     cal = fn.calibrate_algorithm1(epsilon, delta, updates, batch_size, lr, lipschitz, n_paths)
     privacy = fq.FunctionalNoiseConfig(cal["sigma"], cal["beta"])
-    run = fq.train_dqn(privacy, release_rng(rng), episodes=episodes, lr=lr, batch_size=batch_size,
-                       eval_episodes=1)  # its returns are not released
+    run = fq.train_dqn(
+        privacy, release_rng(rng), episodes=episodes, lr=lr, batch_size=batch_size, eval_episodes=1
+    )  # its returns are not released
     if run.updates != updates:
         raise RuntimeError(f"the run made {run.updates} updates, the calibration assumed {updates}")
-    event = fn.Theorem5Event(cal["sigma"], updates, batch_size, lr, cal["k"], lipschitz, n_paths,
-                             THEOREM5_RTOL)
-    return Release.from_event(run.net, event, delta, relation="reward function",
-                              gp_sigma=cal["sigma"], gp_beta=cal["beta"],
-                              k=cal["k"], n_updates=updates, n_paths=n_paths)
+    event = fn.Theorem5Event(
+        cal["sigma"], updates, batch_size, lr, cal["k"], lipschitz, n_paths, THEOREM5_RTOL
+    )
+    return Release.from_event(
+        run.net,
+        event,
+        delta,
+        relation="reward function",
+        gp_sigma=cal["sigma"],
+        gp_beta=cal["beta"],
+        k=cal["k"],
+        n_updates=updates,
+        n_paths=n_paths,
+    )
 
 
 def _functional_q() -> ModuleType:
@@ -108,17 +127,28 @@ def _functional_q() -> ModuleType:
     except ModuleNotFoundError as err:
         if (err.name or "").split(".")[0] != "torch":
             raise
-        raise ModuleNotFoundError(f"install privrl[deep] for functional_q_learning (it trains a "
-                                  f"torch network; {err})", name=err.name) from err
+        raise ModuleNotFoundError(
+            f"install privrl[deep] for functional_q_learning (it trains a torch network; {err})",
+            name=err.name,
+        ) from err
     return functional_q
 
 
-def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b: float,
-                             rng: SeedLike | None = None, k: float | object | None = None,
-                             tau: float | None = None, epsilon: float | None = None,
-                             delta: float | None = None,
-                             composition: Literal["basic", "advanced"] = "advanced",
-                             delta_slack: float | None = None, strict: bool = False) -> Release:
+def dirichlet_teacher_answer(
+    policy: object,
+    *,
+    eta: float,
+    lipschitz: float,
+    b: float,
+    rng: SeedLike | None = None,
+    k: float | object | None = None,
+    tau: float | None = None,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    composition: Literal["basic", "advanced"] = "advanced",
+    delta_slack: float | None = None,
+    strict: bool = False,
+) -> Release:
     r"""Answer each row of ``policy`` (the teacher's action probabilities :math:`f(x)` on the
     :math:`\eta`-restricted simplex, (m,) or (n, m)) with a sample of :math:`\mathrm{Dir}_k(f(x))`
     (eq. 5), for an ``lipschitz``-Lipschitz teacher and observations ``b`` apart (give the
@@ -167,8 +197,10 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     targeted = epsilon is not None or delta is not None
     if targeted:
         if k is not None or tau is not None:
-            raise ValueError("k, tau, epsilon, delta: give a target (epsilon, delta) or a "
-                             "concentration and threshold (k, tau), not both")
+            raise ValueError(
+                "k, tau, epsilon, delta: give a target (epsilon, delta) or a "
+                "concentration and threshold (k, tau), not both"
+            )
         if epsilon is None or delta is None:
             raise ValueError("epsilon, delta: give both (the target the concentration meets)")
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
@@ -180,8 +212,9 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
     delta_slack = 1e-5 if delta_slack is None else delta_slack
     k_given = check_array(k, "k", ndim=(0, 1))
     if k_given.ndim == 1 and k_given.shape[0] != n:
-        raise ValueError(f"k must be one concentration or one per row of policy ({n}), got "
-                         f"{k_given.shape[0]}")
+        raise ValueError(
+            f"k must be one concentration or one per row of policy ({n}), got {k_given.shape[0]}"
+        )
     ks = np.broadcast_to(k_given, rows.shape[:1])
     if np.any(ks <= 0) or np.any(ks > MAX_CONCENTRATION):
         raise ValueError(f"k must lie in (0, {MAX_CONCENTRATION:g}], got {k}")
@@ -191,29 +224,49 @@ def dirichlet_teacher_answer(policy: object, *, eta: float, lipschitz: float, b:
         event = dacc.DirichletMechanismEvent(float(ks[0]), m, eta, tau, lipschitz, b)
         k_out = float(ks[0])
     else:
-        event = dacc.TeacherQueriesEvent(tuple(float(x) for x in ks), m, eta, tau, lipschitz, b,
-                                         composition, delta_slack)
+        event = dacc.TeacherQueriesEvent(
+            tuple(float(x) for x in ks), m, eta, tau, lipschitz, b, composition, delta_slack
+        )
         k_out = ks.copy()
     delta_bound = event.delta_bound
     if not delta_bound < 1:
-        raise ValueError(f"k = {k}: Theorem 1 gives no guarantee at this concentration "
-                         f"(its delta, eq. 6 at tau = {tau:g}, is 1)" if n == 1 else
-                         f"policy: its {n} answers compose to delta 1 ({composition} "
-                         "composition), no guarantee; answer fewer rows, or give a larger k or a "
-                         "smaller tau")
+        raise ValueError(
+            f"k = {k}: Theorem 1 gives no guarantee at this concentration "
+            f"(its delta, eq. 6 at tau = {tau:g}, is 1)"
+            if n == 1
+            else f"policy: its {n} answers compose to delta 1 ({composition} "
+            "composition), no guarantee; answer fewer rows, or give a larger k or a "
+            "smaller tau"
+        )
     if not math.isfinite(event.epsilon(delta_bound)):
-        raise ValueError(f"k: its {n} answers compose to an infinite epsilon ({composition} "
-                         "composition: e^epsilon of one answer is beyond a double); give a "
-                         "smaller k, composition='basic', or answer one row")
-    if (epsilon is not None and delta is not None
-            and not (delta_bound <= delta and event.epsilon(delta) <= epsilon)):
-        raise RuntimeError(f"the Dirichlet calibration missed its target: ({event.epsilon(delta)!r}, "
-                           f"{delta_bound!r}) for ({epsilon!r}, {delta!r})")
+        raise ValueError(
+            f"k: its {n} answers compose to an infinite epsilon ({composition} "
+            "composition: e^epsilon of one answer is beyond a double); give a "
+            "smaller k, composition='basic', or answer one row"
+        )
+    if (
+        epsilon is not None
+        and delta is not None
+        and not (delta_bound <= delta and event.epsilon(delta) <= epsilon)
+    ):
+        raise RuntimeError(
+            f"the Dirichlet calibration missed its target: ({event.epsilon(delta)!r}, "
+            f"{delta_bound!r}) for ({epsilon!r}, {delta!r})"
+        )
     value = dirichlet_mechanism(rows, ks, release_rng(rng), eta=eta)
     extra = {} if n == 1 else {"composition": composition}
-    return Release.from_event(value.reshape(pi.shape), event, delta_bound if delta is None else delta,
-                              relation="teacher observation",
-                              k=k_out, tau=tau, eta=eta, lipschitz=lipschitz, b=b, **extra)
+    return Release.from_event(
+        value.reshape(pi.shape),
+        event,
+        delta_bound if delta is None else delta,
+        relation="teacher observation",
+        k=k_out,
+        tau=tau,
+        eta=eta,
+        lipschitz=lipschitz,
+        b=b,
+        **extra,
+    )
 
 
 __all__ = ["dirichlet_teacher_answer", "functional_q_learning"]

@@ -46,17 +46,28 @@ from privrl.core.validation import (
 
 def _check_trajectories(trajectories: object) -> Trajectories:
     if not isinstance(trajectories, Trajectories):
-        raise ValueError("trajectories must be a privrl.Trajectories, got "
-                         f"{type(trajectories).__name__}")
+        raise ValueError(
+            f"trajectories must be a privrl.Trajectories, got {type(trajectories).__name__}"
+        )
     return trajectories
 
 
-def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations: int,
-          step_size: float, clip_norm: float, rng: SeedLike | None = None,
-          features: object | None = None,
-          rho: object | None = None, epsilon: float | None = None,
-          noise_multiplier: float | None = None, step: float | None = None,
-          strict: bool = False) -> Release:
+def gpope(
+    trajectories: Trajectories,
+    *,
+    gamma: float,
+    delta: float,
+    iterations: int,
+    step_size: float,
+    clip_norm: float,
+    rng: SeedLike | None = None,
+    features: object | None = None,
+    rho: object | None = None,
+    epsilon: float | None = None,
+    noise_multiplier: float | None = None,
+    step: float | None = None,
+    strict: bool = False,
+) -> Release:
     r"""GPOPE (Algorithm 1): private GTD2 weights :math:`\theta` after ``iterations`` noisy steps,
     private on IEEE doubles.
 
@@ -118,24 +129,43 @@ def gpope(trajectories: Trajectories, *, gamma: float, delta: float, iterations:
     else:
         z = check_positive(noise_multiplier, "noise_multiplier")
     if phi is None and traj.observations.ndim != 3:
-        raise ValueError("features: give the (N, d) features of integer states, or "
-                         "observations of shape (m, H + 1, d)")
+        raise ValueError(
+            "features: give the (N, d) features of integer states, or "
+            "observations of shape (m, H + 1, d)"
+        )
     dim = phi.shape[1] if phi is not None else int(traj.observations.shape[-1])
     noise, event = grid_gpope_noise(z, clip_norm, dim, n, iterations, step)  # before any (d, d)
     if epsilon is not None and event.epsilon(delta) > epsilon:  # s >= (z G_Z)^2 exactly
-        raise RuntimeError(f"the GPOPE calibration missed its target: epsilon "
-                           f"{event.epsilon(delta)!r} > {epsilon!r}")
-    _check_iterate_bound(iterations * step_size * (clip_norm * gtd.CLIP_MARGIN
-                                                   + NOISE_TAIL * noise.sigma), reach)
+        raise RuntimeError(
+            f"the GPOPE calibration missed its target: epsilon "
+            f"{event.epsilon(delta)!r} > {epsilon!r}"
+        )
+    _check_iterate_bound(
+        iterations * step_size * (clip_norm * gtd.CLIP_MARGIN + NOISE_TAIL * noise.sigma), reach
+    )
     stats = gtd.SaddlePointStats.from_trajectories(traj, gamma, phi, rho)
     run = gtd.gpope(stats, iterations, step_size, clip_norm, 0.0, release_rng(rng), grid=noise)
     if run.clipped_fraction > 0:
-        warn_or_refuse(f"clip_norm: gradients lie beyond the L2 norm clip_norm = {clip_norm:g} "
-                       "the privacy analysis assumes", "clipped to it", strict, stacklevel=2)
-    return Release.from_event(run.theta[0], event, delta, relation="replace-one trajectory",
-                              noise_multiplier=event.noise_multiplier,
-                              noise_std=noise.sigma, step=noise.step, clip_norm=clip_norm,
-                              iterations=iterations, n=n, step_size=step_size)
+        warn_or_refuse(
+            f"clip_norm: gradients lie beyond the L2 norm clip_norm = {clip_norm:g} "
+            "the privacy analysis assumes",
+            "clipped to it",
+            strict,
+            stacklevel=2,
+        )
+    return Release.from_event(
+        run.theta[0],
+        event,
+        delta,
+        relation="replace-one trajectory",
+        noise_multiplier=event.noise_multiplier,
+        noise_std=noise.sigma,
+        step=noise.step,
+        clip_norm=clip_norm,
+        iterations=iterations,
+        n=n,
+        step_size=step_size,
+    )
 
 
 #: Standard deviations of grid noise per coordinate and step that :func:`gpope`'s bound on its
@@ -153,8 +183,10 @@ def _feature_reach(phi: np.ndarray | None) -> float:
     peak = float(np.max(np.abs(phi), initial=0.0))
     reach = 3.0 * phi.shape[1] * peak * peak
     if not math.isfinite(reach):
-        raise ValueError(f"features: entries up to {peak:.4g} overflow GPOPE's products of "
-                         "features (3 d max|features|^2 is not a double); rescale them")
+        raise ValueError(
+            f"features: entries up to {peak:.4g} overflow GPOPE's products of "
+            "features (3 d max|features|^2 is not a double); rescale them"
+        )
     return reach
 
 
@@ -164,13 +196,16 @@ def _check_iterate_bound(iterate_bound: float, reach: float) -> None:
     :data:`NOISE_TAIL` noise standard deviations)) bounds every coordinate of the iterates,
     and ``reach`` (:func:`_feature_reach`) times it the gradients."""
     if not math.isfinite(iterate_bound * max(reach, 1.0)):
-        raise ValueError(f"step_size: the iterates could reach {iterate_bound:.4g} (iterations x "
-                         f"step_size x the clipped gradient and its noise) and their gradients "
-                         f"{reach:.4g} times that, beyond a double; choose a smaller step_size")
+        raise ValueError(
+            f"step_size: the iterates could reach {iterate_bound:.4g} (iterations x "
+            f"step_size x the clipped gradient and its noise) and their gradients "
+            f"{reach:.4g} times that, beyond a double; choose a smaller step_size"
+        )
 
 
-def grid_gpope_noise(z: float, clip_norm: float, dim: int, n: int, iterations: int,
-                     step: float | None = None) -> tuple[GridGaussian, GridGpopeEvent]:
+def grid_gpope_noise(
+    z: float, clip_norm: float, dim: int, n: int, iterations: int, step: float | None = None
+) -> tuple[GridGaussian, GridGpopeEvent]:
     """The grid noise :func:`gpope` adds to each clipped gradient (``2 dim`` coordinates for
     ``dim`` features) at noise multiplier at least ``z``, and the event of ``iterations`` such
     steps on ``n`` trajectories: :meth:`GridGaussian.for_multiplier` at the clipped gradient's
@@ -181,15 +216,17 @@ def grid_gpope_noise(z: float, clip_norm: float, dim: int, n: int, iterations: i
     return noise, event
 
 
-def _first_visit(traj: Trajectories, n_states: int, gamma: float, features: object,
-                 weights: object | None) -> tuple[mc.FirstVisitReturns, np.ndarray, np.ndarray]:
+def _first_visit(
+    traj: Trajectories, n_states: int, gamma: float, features: object, weights: object | None
+) -> tuple[mc.FirstVisitReturns, np.ndarray, np.ndarray]:
     """The first-visit returns, ``features`` and ``weights`` of DP-LSW and DP-LSL, checked: the
     features (one row per state) before anything of size ``n_states`` is allocated."""
     n_states = check_int(n_states, "n_states", minimum=1)
     phi = check_array(features, "features", ndim=2)
     if phi.shape[0] != n_states:
-        raise ValueError(f"features must have n_states = {n_states} rows (one per state), got "
-                         f"{phi.shape[0]}")
+        raise ValueError(
+            f"features must have n_states = {n_states} rows (one per state), got {phi.shape[0]}"
+        )
     rho = np.full(n_states, 1.0 / n_states) if weights is None else weights
     rho = check_array(rho, "weights", shape=(n_states,))
     fv = mc.first_visit_returns(_check_trajectories(traj), n_states, gamma)
@@ -206,37 +243,56 @@ class SmoothGaussianNoise:
     budget: mc.SmoothGaussianBudget
     event: SmoothGaussianEvent
 
-    def sigma(self, fv: mc.FirstVisitReturns, phi: np.ndarray, rho: np.ndarray,
-              lam: float | None = None) -> float:
+    def sigma(
+        self, fv: mc.FirstVisitReturns, phi: np.ndarray, rho: np.ndarray, lam: float | None = None
+    ) -> float:
         r""":math:`\sigma_X` of DP-LSW on ``fv`` (``lam=None``), else of DP-LSL at ``lam``."""
         if lam is None:
             return mc.dp_lsw_sigma(fv.counts, phi, rho, self.budget)
         return mc.dp_lsl_sigma(fv.counts, fv.m, phi, rho, lam, self.budget)
 
 
-def smooth_gaussian_noise(*, epsilon: float, delta: float, return_bound: float, d: int,
-                          return_low: float = 0.0) -> SmoothGaussianNoise:
+def smooth_gaussian_noise(
+    *, epsilon: float, delta: float, return_bound: float, d: int, return_low: float = 0.0
+) -> SmoothGaussianNoise:
     """The calibration :func:`dp_lsw` and :func:`dp_lsl` release with, for output dimension
     ``d``, returns in ``[return_low, return_low + return_bound]`` and target
     ``(epsilon, delta)``: its event's epsilon at ``delta`` is ``epsilon`` (Lemma 1 inverted)."""
     budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
-    return SmoothGaussianNoise(budget, SmoothGaussianEvent.calibrated(budget.epsilon,
-                                                                      budget.delta, d))
+    return SmoothGaussianNoise(
+        budget, SmoothGaussianEvent.calibrated(budget.epsilon, budget.delta, d)
+    )
 
 
-def _smooth_release(est: mc.PrivateEstimate, noise: SmoothGaussianNoise,
-                    **extra: float) -> Release:
+def _smooth_release(est: mc.PrivateEstimate, noise: SmoothGaussianNoise, **extra: float) -> Release:
     budget, event = noise.budget, noise.event
-    return Release.from_event(est.theta, event, budget.delta, relation="replace-one trajectory",
-                              alpha=event.alpha, beta=event.beta,
-                              return_bound=budget.return_bound, return_low=budget.return_low,
-                              **extra)
+    return Release.from_event(
+        est.theta,
+        event,
+        budget.delta,
+        relation="replace-one trajectory",
+        alpha=event.alpha,
+        beta=event.beta,
+        return_bound=budget.return_bound,
+        return_low=budget.return_low,
+        **extra,
+    )
 
 
-def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features: object,
-           epsilon: float, delta: float, return_bound: float, rng: SeedLike | None = None,
-           return_low: float = 0.0, weights: object | None = None,
-           strict: bool = False) -> Release:
+def dp_lsw(
+    trajectories: Trajectories,
+    *,
+    n_states: int,
+    gamma: float,
+    features: object,
+    epsilon: float,
+    delta: float,
+    return_bound: float,
+    rng: SeedLike | None = None,
+    return_low: float = 0.0,
+    weights: object | None = None,
+    strict: bool = False,
+) -> Release:
     r"""DP-LSW (Algorithm 1): the :math:`\rho`-weighted least-squares fit of the mean first-visit
     returns, :math:`(\Gamma^{1/2}\Phi)^+\Gamma^{1/2}\bar F_X` (eq. 3), plus
     :math:`N(0, \sigma_X^2 I)` with :math:`\sigma_X = \alpha F_{max}\|(\Gamma^{1/2}\Phi)^+\|_2
@@ -269,16 +325,32 @@ def dp_lsw(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     (1.0, (3,))
     """
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
-    noise = smooth_gaussian_noise(epsilon=epsilon, delta=delta, return_bound=return_bound,
-                                  d=phi.shape[1], return_low=return_low)
+    noise = smooth_gaussian_noise(
+        epsilon=epsilon,
+        delta=delta,
+        return_bound=return_bound,
+        d=phi.shape[1],
+        return_low=return_low,
+    )
     est = mc.dp_lsw(fv, phi, rho, noise.budget, release_rng(rng), strict=strict, exact=True)
     return _smooth_release(est, noise)
 
 
-def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features: object,
-           lam: float, epsilon: float, delta: float, return_bound: float, rng: SeedLike | None = None,
-           return_low: float = 0.0, weights: object | None = None,
-           strict: bool = False) -> Release:
+def dp_lsl(
+    trajectories: Trajectories,
+    *,
+    n_states: int,
+    gamma: float,
+    features: object,
+    lam: float,
+    epsilon: float,
+    delta: float,
+    return_bound: float,
+    rng: SeedLike | None = None,
+    return_low: float = 0.0,
+    weights: object | None = None,
+    strict: bool = False,
+) -> Release:
     r"""DP-LSL (Algorithm 2): the ridge fit :math:`(\Phi^\top\Gamma_X\Phi +
     \frac{\lambda}{2m}I)^{-1}\Phi^\top\Gamma_X\bar F_X` (eqs. 7-8) plus :math:`N(0,\sigma_X^2 I)`,
     :math:`\sigma_X = \frac{2\alpha F_{max}\|\Phi\|}{\lambda - \|\rho\|_\infty\|\Phi\|^2}
@@ -297,8 +369,13 @@ def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features:
     (1.0, 2.0)
     """
     fv, phi, rho = _first_visit(trajectories, n_states, gamma, features, weights)
-    noise = smooth_gaussian_noise(epsilon=epsilon, delta=delta, return_bound=return_bound,
-                                  d=phi.shape[1], return_low=return_low)
+    noise = smooth_gaussian_noise(
+        epsilon=epsilon,
+        delta=delta,
+        return_bound=return_bound,
+        d=phi.shape[1],
+        return_low=return_low,
+    )
     lam = check_positive(lam, "lam")
     est = mc.dp_lsl(fv, phi, rho, lam, noise.budget, release_rng(rng), strict=strict, exact=True)
     return _smooth_release(est, noise, lam=lam)
@@ -308,10 +385,20 @@ def dp_lsl(trajectories: Trajectories, *, n_states: int, gamma: float, features:
 MAX_SSP_EPSILON = 700.0
 
 
-def ssp_lstd(trajectories: Trajectories, *, gamma: float, epsilon: float, delta: float,
-             feature_bound: float, reward_bound: float, max_length: int, lam: float,
-             features: object | None = None, rng: SeedLike | None = None,
-             strict: bool = False) -> Release:
+def ssp_lstd(
+    trajectories: Trajectories,
+    *,
+    gamma: float,
+    epsilon: float,
+    delta: float,
+    feature_bound: float,
+    reward_bound: float,
+    max_length: int,
+    lam: float,
+    features: object | None = None,
+    rng: SeedLike | None = None,
+    strict: bool = False,
+) -> Release:
     r"""SSP-LSTD: LSTD(0) by sufficient-statistics perturbation, private on IEEE doubles.
     Released: :math:`\hat\theta = (\tilde A + \lambda I)^{-1}\tilde b` (d,), the value estimates
     being ``features @ value``.
@@ -365,29 +452,48 @@ def ssp_lstd(trajectories: Trajectories, *, gamma: float, epsilon: float, delta:
     delta = check_delta(delta)
     epsilon = check_epsilon(epsilon)
     if epsilon > MAX_SSP_EPSILON:
-        raise ValueError(f"epsilon must be at most {MAX_SSP_EPSILON:g} for SSP-LSTD, got "
-                         f"{epsilon}")
+        raise ValueError(f"epsilon must be at most {MAX_SSP_EPSILON:g} for SSP-LSTD, got {epsilon}")
     lam = check_positive(lam, "lam")
     bounds = ssp.SSPBounds(feature_bound, reward_bound, max_length, gamma)
     phi = None if features is None else check_array(features, "features", ndim=2)
     if phi is None and traj.observations.ndim != 3:
-        raise ValueError("features: give the (N, d) features of integer states, or "
-                         "observations of shape (m, H + 1, d)")
+        raise ValueError(
+            "features: give the (N, d) features of integer states, or "
+            "observations of shape (m, H + 1, d)"
+        )
     d = phi.shape[1] if phi is not None else int(traj.observations.shape[-1])
     z = required_noise_multiplier(epsilon, delta)
     noise, event = ssp.ssp_noise(z, bounds, d)
     if event.epsilon(delta) > epsilon:  # s >= (z G)^2 exactly
-        raise RuntimeError(f"the SSP-LSTD calibration missed its target: epsilon "
-                           f"{event.epsilon(delta)!r} > {epsilon!r}")
+        raise RuntimeError(
+            f"the SSP-LSTD calibration missed its target: epsilon "
+            f"{event.epsilon(delta)!r} > {epsilon!r}"
+        )
     data = ssp.bounded_transitions(traj, phi, bounds, strict=strict)
     est = ssp.ssp_lstd(data, bounds, noise, lam, release_rng(rng))
-    return Release.from_event(est.theta, event, delta, relation="replace-one trajectory",
-                              sigma=noise.sigma, noise_multiplier=event.dp_event.noise_multiplier,
-                              sensitivity=bounds.sensitivity, step=noise.step,
-                              feature_bound=bounds.feature_bound,
-                              reward_bound=bounds.reward_bound, max_length=bounds.max_length,
-                              lam=lam, n=traj.n_trajectories)
+    return Release.from_event(
+        est.theta,
+        event,
+        delta,
+        relation="replace-one trajectory",
+        sigma=noise.sigma,
+        noise_multiplier=event.dp_event.noise_multiplier,
+        sensitivity=bounds.sensitivity,
+        step=noise.step,
+        feature_bound=bounds.feature_bound,
+        reward_bound=bounds.reward_bound,
+        max_length=bounds.max_length,
+        lam=lam,
+        n=traj.n_trajectories,
+    )
 
 
-__all__ = ["SmoothGaussianNoise", "dp_lsl", "dp_lsw", "gpope", "grid_gpope_noise",
-           "smooth_gaussian_noise", "ssp_lstd"]
+__all__ = [
+    "SmoothGaussianNoise",
+    "dp_lsl",
+    "dp_lsw",
+    "gpope",
+    "grid_gpope_noise",
+    "smooth_gaussian_noise",
+    "ssp_lstd",
+]

@@ -39,8 +39,10 @@ def _gradients(gradients: object) -> np.ndarray:
     g = check_array(gradients, "gradients", ndim=(1, 2))
     g = g[None, :] if g.ndim == 1 else g
     if 0 in g.shape:
-        raise ValueError(f"gradients must hold at least one gradient of at least one coordinate, "
-                         f"got shape {g.shape}")
+        raise ValueError(
+            f"gradients must hold at least one gradient of at least one coordinate, "
+            f"got shape {g.shape}"
+        )
     return g
 
 
@@ -50,9 +52,15 @@ def _clipped(beyond: np.ndarray, message: str, strict: bool) -> None:
         warn_or_refuse(message, "clipped to it", strict)
 
 
-def laplace_report(gradients: object, *, epsilon: float, clip: float,
-                   rng: SeedLike | None = None,
-                   step: float = dl.DEFAULT_STEP, strict: bool = False) -> Release:
+def laplace_report(
+    gradients: object,
+    *,
+    epsilon: float,
+    clip: float,
+    rng: SeedLike | None = None,
+    step: float = dl.DEFAULT_STEP,
+    strict: bool = False,
+) -> Release:
     r"""Algorithm 2 on each row of ``gradients`` ((n, d), or one (d,) gradient): clip to
     :math:`\ell_1` norm ``clip / 2``, round to the grid ``step``, add exact discrete Laplace
     noise; each report exactly ``epsilon``-LDP (the exact epsilon :math:`L/t \le` ``epsilon``).
@@ -76,17 +84,34 @@ def laplace_report(gradients: object, *, epsilon: float, clip: float,
     d = g.shape[1]
     with np.errstate(over="ignore"):  # a norm beyond a double is beyond the clip
         norms = np.abs(g).sum(axis=1)
-    _clipped(norms / (clip / 2) > 1.0, f"clip: gradients lie beyond the L1 norm clip / 2 = "
-             f"{clip / 2:g} the privacy analysis assumes", strict)
+    _clipped(
+        norms / (clip / 2) > 1.0,
+        f"clip: gradients lie beyond the L1 norm clip / 2 = "
+        f"{clip / 2:g} the privacy analysis assumes",
+        strict,
+    )
     value = loc.laplace_gradient_mechanism(g, epsilon, clip, release_rng(rng), step=step)
     event = grid_laplace_event(clip, epsilon, d, step)
-    return Release.from_event(value, event, 0.0, relation="local report", noise_scale=event.noise_scale, clip=clip,
-                              step=step)
+    return Release.from_event(
+        value,
+        event,
+        0.0,
+        relation="local report",
+        noise_scale=event.noise_scale,
+        clip=clip,
+        step=step,
+    )
 
 
-def sign_report(gradients: object, *, epsilon: float, clip: float,
-                rng: SeedLike | None = None,
-                d_hat: int | None = None, strict: bool = False) -> Release:
+def sign_report(
+    gradients: object,
+    *,
+    epsilon: float,
+    clip: float,
+    rng: SeedLike | None = None,
+    d_hat: int | None = None,
+    strict: bool = False,
+) -> Release:
     r"""Algorithm 3 (PRS) on each row of ``gradients``: ``M^T u_tilde`` with ``M`` a fresh
     (``d_hat``, d) sparse projection (eq. 5), ``u_tilde`` the randomised signs of
     ``clip(M g, -C, C)`` (corrected eq. 24, budget ``epsilon / d_hat`` each); each report
@@ -115,12 +140,16 @@ def sign_report(gradients: object, *, epsilon: float, clip: float,
     gen = as_generator(release_rng(rng))
     # drawn first, as the mechanism does
     matrix = loc.random_projection(g.shape[0], d_hat, g.shape[1], gen)
-    _clipped(np.abs(loc.projection(matrix, g)) > clip, f"clip: projected gradients lie beyond "
-             f"[-clip, clip] = [{-clip:g}, {clip:g}], the range the privacy analysis assumes",
-             strict)
+    _clipped(
+        np.abs(loc.projection(matrix, g)) > clip,
+        f"clip: projected gradients lie beyond "
+        f"[-clip, clip] = [{-clip:g}, {clip:g}], the range the privacy analysis assumes",
+        strict,
+    )
     value = loc.projected_random_sign(g, epsilon, clip, gen, matrix=matrix)
-    return Release.from_event(value, event, 0.0, relation="local report",
-                              d_hat=d_hat, flip_probability=flip, clip=clip)
+    return Release.from_event(
+        value, event, 0.0, relation="local report", d_hat=d_hat, flip_probability=flip, clip=clip
+    )
 
 
 def sign_report_event(epsilon: float, d: int, d_hat: int | None = None) -> BitFlipEvent:
@@ -133,12 +162,16 @@ def sign_report_event(epsilon: float, d: int, d_hat: int | None = None) -> BitFl
     d_hat = loc.default_projection_dim(epsilon, d) if d_hat is None else d_hat
     d_hat = check_int(d_hat, "d_hat", minimum=1)
     if d_hat > d:
-        raise ValueError(f"d_hat must be at most the gradients' dimension d = {d} (the "
-                         f"projection compresses), got {d_hat}")
+        raise ValueError(
+            f"d_hat must be at most the gradients' dimension d = {d} (the "
+            f"projection compresses), got {d_hat}"
+        )
     flip = loc.flip_floor(epsilon / d_hat)
     if flip >= 0.5:
-        raise ValueError(f"epsilon: {epsilon:g} over d_hat = {d_hat} signs leaves each sign a "
-                         "fair coin on doubles (no signal); give a larger epsilon")
+        raise ValueError(
+            f"epsilon: {epsilon:g} over d_hat = {d_hat} signs leaves each sign a "
+            "fair coin on doubles (no signal); give a larger epsilon"
+        )
     return BitFlipEvent(flip_probability=flip, bits=d_hat)
 
 

@@ -35,8 +35,10 @@ MAX_GAUSSIAN_EPSILON = 700.0
 
 def _one_of(epsilon: object, other: object, other_name: str) -> None:
     if (epsilon is None) == (other is None):
-        raise ValueError(f"epsilon, {other_name}: give exactly one (a target epsilon to calibrate "
-                         f"the noise, or the {other_name} to compute epsilon from)")
+        raise ValueError(
+            f"epsilon, {other_name}: give exactly one (a target epsilon to calibrate "
+            f"the noise, or the {other_name} to compute epsilon from)"
+        )
 
 
 #: The relations a caller may state for the mechanisms' sensitivity: a key of
@@ -47,8 +49,7 @@ MECHANISM_RELATIONS = ("add/remove", "replace-one", "replace-one trajectory")
 def _check_relation(relation: str) -> str:
     """The dp-accounting relation (``"add/remove"`` or ``"replace-one"``) of ``relation``."""
     if relation not in MECHANISM_RELATIONS:
-        raise ValueError(f"relation must be one of {list(MECHANISM_RELATIONS)}, got "
-                         f"{relation!r}")
+        raise ValueError(f"relation must be one of {list(MECHANISM_RELATIONS)}, got {relation!r}")
     kind = relation.split(" ")[0]
     return kind
 
@@ -59,10 +60,17 @@ def _nonempty(value: np.ndarray) -> np.ndarray:
     return value
 
 
-def gaussian_mechanism(value: object, *, sensitivity: float, delta: float,
-                       rng: SeedLike | None = None,
-                       epsilon: float | None = None, sigma: float | None = None,
-                       step: float | None = None, relation: str = "add/remove") -> Release:
+def gaussian_mechanism(
+    value: object,
+    *,
+    sensitivity: float,
+    delta: float,
+    rng: SeedLike | None = None,
+    epsilon: float | None = None,
+    sigma: float | None = None,
+    step: float | None = None,
+    relation: str = "add/remove",
+) -> Release:
     r"""Release ``value`` (any shape, ``d`` coordinates) with ``(epsilon, delta)``-DP for an
     :math:`\ell_2` ``sensitivity`` of the whole ``value`` between neighbouring datasets, private
     on IEEE doubles: rounded to the grid ``step`` (a power of two) plus exact discrete Gaussian
@@ -103,33 +111,54 @@ def gaussian_mechanism(value: object, *, sensitivity: float, delta: float,
     if sigma is None:
         epsilon = check_epsilon(epsilon)
         if epsilon > MAX_GAUSSIAN_EPSILON:
-            raise ValueError(f"epsilon must be at most {MAX_GAUSSIAN_EPSILON:g} for the Gaussian "
-                             f"mechanism, got {epsilon}")
+            raise ValueError(
+                f"epsilon must be at most {MAX_GAUSSIAN_EPSILON:g} for the Gaussian "
+                f"mechanism, got {epsilon}"
+            )
         z = required_noise_multiplier(epsilon, delta)
         if not math.isfinite(z * sensitivity):
-            raise ValueError(f"sensitivity: the noise scale {z:.4g} x {sensitivity:.4g} is beyond "
-                             "a double; rescale the value")
+            raise ValueError(
+                f"sensitivity: the noise scale {z:.4g} x {sensitivity:.4g} is beyond "
+                "a double; rescale the value"
+            )
         noise = dg.GridGaussian.for_multiplier(z, sensitivity, d, step)
     else:
         sigma = check_positive(sigma, "sigma")
         step = check_step(step) if step is not None else dg.default_step(sigma)
         if Fraction(sigma) / Fraction(step) > dg.MAX_GRID_SIGMA:
-            raise ValueError(f"step: sigma {sigma:.6g} is more than 2^21 steps of {step:.6g}; "
-                             "choose a larger step")
+            raise ValueError(
+                f"step: sigma {sigma:.6g} is more than 2^21 steps of {step:.6g}; "
+                "choose a larger step"
+            )
         noise = dg.GridGaussian.of_scale(Fraction(sigma) / Fraction(step), step)
     event = discrete_gaussian_event(noise.variance, sensitivity, d, noise.step, kind)
     if epsilon is not None and event.epsilon(delta) > epsilon:  # s >= (z G)^2 exactly
-        raise RuntimeError(f"the Gaussian calibration missed its target: epsilon "
-                           f"{event.epsilon(delta)!r} > {epsilon!r}")
+        raise RuntimeError(
+            f"the Gaussian calibration missed its target: epsilon "
+            f"{event.epsilon(delta)!r} > {epsilon!r}"
+        )
     noisy = noise.add(value, release_rng(rng))
-    return Release.from_event(noisy, event, delta, relation=relation, sigma=noise.sigma,
-                              noise_multiplier=event.dp_event.noise_multiplier,
-                              sensitivity=sensitivity, step=noise.step)
+    return Release.from_event(
+        noisy,
+        event,
+        delta,
+        relation=relation,
+        sigma=noise.sigma,
+        noise_multiplier=event.dp_event.noise_multiplier,
+        sensitivity=sensitivity,
+        step=noise.step,
+    )
 
 
-def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float,
-                      rng: SeedLike | None = None,
-                      step: float = dl.DEFAULT_STEP, relation: str = "add/remove") -> Release:
+def laplace_mechanism(
+    value: object,
+    *,
+    sensitivity: float,
+    epsilon: float,
+    rng: SeedLike | None = None,
+    step: float = dl.DEFAULT_STEP,
+    relation: str = "add/remove",
+) -> Release:
     r"""Release ``value`` (a number or a vector of ``d`` coordinates) with exactly
     ``epsilon``-DP for an :math:`\ell_1` ``sensitivity``: rounded to the grid ``step`` (a power of
     two) plus exact discrete Laplace noise of scale :math:`t \ge L/\varepsilon` grid units,
@@ -155,12 +184,20 @@ def laplace_mechanism(value: object, *, sensitivity: float, epsilon: float,
     row = np.atleast_1d(arr)[None, :]
     event = grid_laplace_event(sensitivity, epsilon, row.shape[1], step)
     noisy = dl.discrete_laplace_mechanism(row, sensitivity, epsilon, release_rng(rng), step)[0]
-    return Release.from_event(noisy.reshape(arr.shape), event, 0.0, relation=relation,
-                              noise_scale=event.noise_scale, sensitivity=sensitivity, step=step)
+    return Release.from_event(
+        noisy.reshape(arr.shape),
+        event,
+        0.0,
+        relation=relation,
+        noise_scale=event.noise_scale,
+        sensitivity=sensitivity,
+        step=step,
+    )
 
 
-def grid_laplace_event(sensitivity: float, epsilon: float, d: int, step: float = dl.DEFAULT_STEP,
-                       reports: int = 1) -> GridLaplaceReportEvent:
+def grid_laplace_event(
+    sensitivity: float, epsilon: float, d: int, step: float = dl.DEFAULT_STEP, reports: int = 1
+) -> GridLaplaceReportEvent:
     r"""The calibration of :func:`laplace_mechanism` (and of each
     :func:`~privrl.api.local.laplace_report`): ``reports`` releases of ``d`` coordinates of
     :math:`\ell_1` ``sensitivity`` on the grid ``step``, each with discrete Laplace noise of the
@@ -168,8 +205,14 @@ def grid_laplace_event(sensitivity: float, epsilon: float, d: int, step: float =
     whose exact epsilon :math:`L/t` is at most ``epsilon``; a ``ValueError`` names ``step`` when
     :math:`t` leaves the exact range."""
     t = dl.check_scale(dl.grid_scale(sensitivity, epsilon, d, step), step)
-    return GridLaplaceReportEvent(sensitivity=sensitivity, d=d, scale_numerator=t.numerator,
-                                  scale_denominator=t.denominator, step=step, reports=reports)
+    return GridLaplaceReportEvent(
+        sensitivity=sensitivity,
+        d=d,
+        scale_numerator=t.numerator,
+        scale_denominator=t.denominator,
+        step=step,
+        reports=reports,
+    )
 
 
 __all__ = ["gaussian_mechanism", "grid_laplace_event", "laplace_mechanism"]

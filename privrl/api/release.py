@@ -24,15 +24,17 @@ from privrl.core.validation import check_probability
 
 #: The neighbouring relations a release's guarantee is stated under (:attr:`Release.relation`):
 #: which two datasets it keeps the outputs of close.
-NEIGHBOURS: Mapping[str, str] = MappingProxyType({
-    "add/remove": "one record added or removed (the caller's unit of data)",
-    "replace-one": "one record replaced by another (the caller's unit of data)",
-    "replace-one trajectory": "one trajectory of the batch replaced by any other",
-    "local report": "any two inputs of one report (local differential privacy)",
-    "reward function": "reward functions at most 1 apart in sup norm (Wang and Hegde, Theorem 5)",
-    "teacher observation": "observations b apart, answered by an L-Lipschitz teacher (Gohari et "
-                           "al., Theorem 1)",
-})
+NEIGHBOURS: Mapping[str, str] = MappingProxyType(
+    {
+        "add/remove": "one record added or removed (the caller's unit of data)",
+        "replace-one": "one record replaced by another (the caller's unit of data)",
+        "replace-one trajectory": "one trajectory of the batch replaced by any other",
+        "local report": "any two inputs of one report (local differential privacy)",
+        "reward function": "reward functions at most 1 apart in sup norm (Wang and Hegde, Theorem 5)",
+        "teacher observation": "observations b apart, answered by an L-Lipschitz teacher (Gohari et "
+        "al., Theorem 1)",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -63,23 +65,24 @@ class Release:
         if not isinstance(self.event, PrivacyEvent):
             raise ValueError(f"event must be a privacy event, got {type(self.event).__name__}")
         if self.relation not in NEIGHBOURS:
-            raise ValueError(f"relation must be one of {sorted(NEIGHBOURS)}, got "
-                             f"{self.relation!r}")
+            raise ValueError(f"relation must be one of {sorted(NEIGHBOURS)}, got {self.relation!r}")
         event_relation = getattr(self.event, "relation", None)
         if isinstance(event_relation, str) and not self.relation.startswith(event_relation):
-            raise ValueError(f"relation {self.relation!r} is not the event's "
-                             f"{event_relation!r}")
+            raise ValueError(f"relation {self.relation!r} is not the event's {event_relation!r}")
         object.__setattr__(self, "delta", check_probability(self.delta, "delta"))
         epsilon = float(self.event.epsilon(self.delta))
         if not epsilon >= 0.0:  # NaN too
-            raise ValueError(f"event: its epsilon at delta = {self.delta!r} is {epsilon!r}, not a "
-                             "non-negative number")
+            raise ValueError(
+                f"event: its epsilon at delta = {self.delta!r} is {epsilon!r}, not a "
+                "non-negative number"
+            )
         object.__setattr__(self, "epsilon", epsilon)
         object.__setattr__(self, "parameters", MappingProxyType(dict(self.parameters)))
 
     @classmethod
-    def from_event(cls, value: Any, event: PrivacyEvent, delta: float, *, relation: str,
-                   **parameters: Any) -> Release:
+    def from_event(
+        cls, value: Any, event: PrivacyEvent, delta: float, *, relation: str, **parameters: Any
+    ) -> Release:
         """The release of ``value`` under ``relation`` whose epsilon at ``delta`` is computed
         from ``event``."""
         return cls(value, delta, event, relation, parameters)
@@ -104,29 +107,42 @@ def compose(releases: Sequence[Release], *, delta: float | None = None) -> Relea
     (10.0, 3.15)
     """
     if isinstance(releases, Release) or not isinstance(releases, Sequence):
-        raise ValueError("releases must be a sequence of privrl.Release, got "
-                         f"{type(releases).__name__}")
+        raise ValueError(
+            f"releases must be a sequence of privrl.Release, got {type(releases).__name__}"
+        )
     for i, release in enumerate(releases):
         if not isinstance(release, Release):
-            raise ValueError(f"releases[{i}] must be a privrl.Release, got "
-                             f"{type(release).__name__}")
+            raise ValueError(
+                f"releases[{i}] must be a privrl.Release, got {type(release).__name__}"
+            )
     if not releases:
         raise ValueError("releases: give at least one release")
     relations = {(i, r.relation) for i, r in enumerate(releases)}
     if len({relation for _, relation in relations}) > 1:
         named = ", ".join(f"releases[{i}]: {relation}" for i, relation in sorted(relations))
-        raise ValueError(f"releases: their guarantees are under different neighbouring relations "
-                         f"({named}); no guarantee covers both")
+        raise ValueError(
+            f"releases: their guarantees are under different neighbouring relations "
+            f"({named}); no guarantee covers both"
+        )
     event = ComposedEvent(tuple(r.event for r in releases), tuple(r.delta for r in releases))
-    delta = min(1.0, math.fsum(event.deltas)) if delta is None else check_probability(delta,
-                                                                                     "delta")
+    delta = (
+        min(1.0, math.fsum(event.deltas)) if delta is None else check_probability(delta, "delta")
+    )
     if not math.isfinite(event.epsilon(delta)) and delta < math.fsum(event.deltas):
-        raise ValueError(f"delta = {delta!r} is below the releases' total delta "
-                         f"{math.fsum(event.deltas)!r} and no Renyi composition of these events "
-                         "meets it; give a delta of at least that sum")
-    return Release.from_event(tuple(r.value for r in releases), event, delta,
-                              relation=releases[0].relation, epsilons=tuple(r.epsilon for r in releases), deltas=event.deltas,
-                              basic_epsilon=event.basic_epsilon(delta))
+        raise ValueError(
+            f"delta = {delta!r} is below the releases' total delta "
+            f"{math.fsum(event.deltas)!r} and no Renyi composition of these events "
+            "meets it; give a delta of at least that sum"
+        )
+    return Release.from_event(
+        tuple(r.value for r in releases),
+        event,
+        delta,
+        relation=releases[0].relation,
+        epsilons=tuple(r.epsilon for r in releases),
+        deltas=event.deltas,
+        basic_epsilon=event.basic_epsilon(delta),
+    )
 
 
 def clip_values(release: Release, features: Any, low: float, high: float) -> Release:
@@ -152,18 +168,25 @@ def clip_values(release: Release, features: Any, low: float, high: float) -> Rel
         raise ValueError(f"release must be a privrl.Release, got {type(release).__name__}")
     theta = np.asarray(release.value, dtype=float)
     if theta.ndim != 1:
-        raise ValueError(f"release: its value must be a weight vector (1-d), got shape "
-                         f"{theta.shape}")
+        raise ValueError(
+            f"release: its value must be a weight vector (1-d), got shape {theta.shape}"
+        )
     phi = np.asarray(features, dtype=float)
     if phi.ndim != 2 or phi.shape[1] != theta.shape[0] or not np.isfinite(phi).all():
-        raise ValueError(f"features must be a finite (K, {theta.shape[0]}) array, got shape "
-                         f"{phi.shape}")
+        raise ValueError(
+            f"features must be a finite (K, {theta.shape[0]}) array, got shape {phi.shape}"
+        )
     low, high = float(low), float(high)
     if not (math.isfinite(low) and math.isfinite(high) and low <= high):
         raise ValueError(f"low and high must be finite with low <= high, got {low!r}, {high!r}")
     values = np.clip(phi @ theta, low, high)
-    return Release.from_event(values, release.event, release.delta, relation=release.relation,
-                              **{**release.parameters, "low": low, "high": high})
+    return Release.from_event(
+        values,
+        release.event,
+        release.delta,
+        relation=release.relation,
+        **{**release.parameters, "low": low, "high": high},
+    )
 
 
 __all__ = ["NEIGHBOURS", "Release", "clip_values", "compose"]

@@ -61,22 +61,34 @@ def _moved(value: np.ndarray, distance: float, norm: str) -> Iterator[np.ndarray
         yield (flat + distance * u).reshape(value.shape)
 
 
-def _value_spec(name: str, value: object, step: float, sensitivity: float, grid: float,
-                norm: str, relation: str) -> ReplaySpec:
+def _value_spec(
+    name: str, value: object, step: float, sensitivity: float, grid: float, norm: str, relation: str
+) -> ReplaySpec:
     return ReplaySpec(
-        name, lambda v: grid_centre(np.asarray(v, dtype=float), step), grid, norm,  # type: ignore[arg-type]
+        name,
+        lambda v: grid_centre(np.asarray(v, dtype=float), step),
+        grid,
+        norm,  # type: ignore[arg-type]
         f"values at most the sensitivity {sensitivity:g} apart in {norm} ({relation})",
-        lambda v: _moved(np.asarray(v, dtype=float), sensitivity, norm))
+        lambda v: _moved(np.asarray(v, dtype=float), sensitivity, norm),
+    )
 
 
-def gaussian_mechanism_spec(value: object, *, sensitivity: float, epsilon: float,
-                            delta: float, relation: str = "add/remove") -> ReplaySpec:
+def gaussian_mechanism_spec(
+    value: object, *, sensitivity: float, epsilon: float, delta: float, relation: str = "add/remove"
+) -> ReplaySpec:
     """:func:`~privrl.api.mechanisms.gaussian_mechanism`: ``value`` rounded to its grid
     (:func:`~privrl.core.mechanisms.discrete_laplace.grid_centre`, as
     :func:`~privrl.core.mechanisms.discrete_gaussian.discrete_gaussian_mechanism` rounds it)."""
     arr = np.asarray(value, dtype=float)
-    step = gaussian_mechanism(arr, sensitivity=sensitivity, epsilon=epsilon, delta=delta,
-                              relation=relation, rng=FROZEN_SEED).parameters["step"]
+    step = gaussian_mechanism(
+        arr,
+        sensitivity=sensitivity,
+        epsilon=epsilon,
+        delta=delta,
+        relation=relation,
+        rng=FROZEN_SEED,
+    ).parameters["step"]
     grid = grid_l2_sensitivity(sensitivity, arr.size, step)
     return _value_spec("gaussian_mechanism", arr, step, sensitivity, grid, "l2", relation)
 
@@ -84,30 +96,41 @@ def gaussian_mechanism_spec(value: object, *, sensitivity: float, epsilon: float
 def laplace_mechanism_spec(value: object, *, sensitivity: float, epsilon: float) -> ReplaySpec:
     """:func:`~privrl.api.mechanisms.laplace_mechanism`: ``value`` rounded to its grid."""
     arr = np.asarray(value, dtype=float)
-    step = laplace_mechanism(arr, sensitivity=sensitivity, epsilon=epsilon,
-                             rng=FROZEN_SEED).parameters["step"]
+    step = laplace_mechanism(
+        arr, sensitivity=sensitivity, epsilon=epsilon, rng=FROZEN_SEED
+    ).parameters["step"]
     grid = float(grid_sensitivity(sensitivity, max(arr.size, 1), step))
-    return _value_spec("laplace_mechanism", arr, step, sensitivity, grid, "l1",
-                       "the caller's relation")
+    return _value_spec(
+        "laplace_mechanism", arr, step, sensitivity, grid, "l1", "the caller's relation"
+    )
 
 
-def trajectory_neighbours(traj: Trajectories, n_states: int,
-                          rewards: Sequence[float]) -> Iterator[Trajectories]:
+def trajectory_neighbours(
+    traj: Trajectories, n_states: int, rewards: Sequence[float]
+) -> Iterator[Trajectories]:
     """Replace-one neighbours at the edges: the first or last trajectory replaced by the longest
     (ending in a terminal state or truncated) or the shortest, every reward one of ``rewards``,
     its states all the first, all the last, alternating between them, or every state in
     turn."""
     m, horizon = traj.n_trajectories, traj.horizon
     t = np.arange(horizon + 1)
-    patterns = [np.zeros(horizon + 1, np.int64), np.full(horizon + 1, n_states - 1),
-                np.where(t % 2 == 0, 0, n_states - 1), t % n_states]
+    patterns = [
+        np.zeros(horizon + 1, np.int64),
+        np.full(horizon + 1, n_states - 1),
+        np.where(t % 2 == 0, 0, n_states - 1),
+        t % n_states,
+    ]
     for i in sorted({0, m - 1}):
         for length, terminated in ((horizon, True), (horizon, False), (1, True)):
             for states in patterns:
                 for r in rewards:
-                    other = Trajectories(states[None, :], np.zeros((1, horizon), np.int64),
-                                         np.full((1, horizon), float(r)), np.array([length]),
-                                         np.array([terminated]))
+                    other = Trajectories(
+                        states[None, :],
+                        np.zeros((1, horizon), np.int64),
+                        np.full((1, horizon), float(r)),
+                        np.array([length]),
+                        np.array([terminated]),
+                    )
                     yield traj.replace(i, other)
 
 
@@ -117,9 +140,16 @@ def _at_bounds(low: float, high: float, gamma: float, horizon: int) -> list[floa
     return [low * scale, high * scale, 10.0 * (abs(high) + 1.0) * scale]
 
 
-def _smooth_spec(name: str, traj: Trajectories, n_states: int, gamma: float, features: object,
-                 weights: object | None, budget: mc.SmoothGaussianBudget,
-                 lam: float | None) -> ReplaySpec:
+def _smooth_spec(
+    name: str,
+    traj: Trajectories,
+    n_states: int,
+    gamma: float,
+    features: object,
+    weights: object | None,
+    budget: mc.SmoothGaussianBudget,
+    lam: float | None,
+) -> ReplaySpec:
     phi = np.asarray(features, dtype=float)
     rho = np.full(n_states, 1.0 / n_states) if weights is None else np.asarray(weights, float)
     alpha, _ = budget.constants(phi.shape[1])
@@ -130,59 +160,123 @@ def _smooth_spec(name: str, traj: Trajectories, n_states: int, gamma: float, fea
 
     def sensitivity(data: Trajectories) -> float:  # Lemma 1 (a): sigma_X / alpha
         counts = mc.first_visit_returns(data, n_states, gamma).counts
-        sigma = (mc.dp_lsw_sigma(counts, phi, rho, budget) if lam is None
-                 else mc.dp_lsl_sigma(counts, data.n_trajectories, phi, rho, lam, budget))
+        sigma = (
+            mc.dp_lsw_sigma(counts, phi, rho, budget)
+            if lam is None
+            else mc.dp_lsl_sigma(counts, data.n_trajectories, phi, rho, lam, budget)
+        )
         return sigma / alpha
 
     low, high = budget.return_range
     rewards = _at_bounds(low, high, gamma, traj.horizon)
-    return ReplaySpec(name, statistic, sensitivity, "l2", "replace-one (one trajectory)",
-                      lambda d: trajectory_neighbours(d, n_states, rewards))
+    return ReplaySpec(
+        name,
+        statistic,
+        sensitivity,
+        "l2",
+        "replace-one (one trajectory)",
+        lambda d: trajectory_neighbours(d, n_states, rewards),
+    )
 
 
-def dp_lsw_spec(traj: Trajectories, *, n_states: int, gamma: float, features: object,
-                epsilon: float, delta: float, return_bound: float, return_low: float = 0.0,
-                weights: object | None = None) -> ReplaySpec:
+def dp_lsw_spec(
+    traj: Trajectories,
+    *,
+    n_states: int,
+    gamma: float,
+    features: object,
+    epsilon: float,
+    delta: float,
+    return_bound: float,
+    return_low: float = 0.0,
+    weights: object | None = None,
+) -> ReplaySpec:
     """:func:`~privrl.api.evaluation.dp_lsw`: the fit before the noise, against the local
     sensitivity bound :math:`\\sigma_X/\\alpha` its noise is calibrated to (read at each
     dataset replayed)."""
-    dp_lsw(traj, n_states=n_states, gamma=gamma, features=features, epsilon=epsilon,
-           delta=delta, return_bound=return_bound, return_low=return_low, weights=weights,
-           rng=FROZEN_SEED)  # the arguments are valid
+    dp_lsw(
+        traj,
+        n_states=n_states,
+        gamma=gamma,
+        features=features,
+        epsilon=epsilon,
+        delta=delta,
+        return_bound=return_bound,
+        return_low=return_low,
+        weights=weights,
+        rng=FROZEN_SEED,
+    )  # the arguments are valid
     budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
     return _smooth_spec("dp_lsw", traj, n_states, gamma, features, weights, budget, None)
 
 
-def dp_lsl_spec(traj: Trajectories, *, n_states: int, gamma: float, features: object,
-                lam: float, epsilon: float, delta: float, return_bound: float,
-                return_low: float = 0.0, weights: object | None = None) -> ReplaySpec:
+def dp_lsl_spec(
+    traj: Trajectories,
+    *,
+    n_states: int,
+    gamma: float,
+    features: object,
+    lam: float,
+    epsilon: float,
+    delta: float,
+    return_bound: float,
+    return_low: float = 0.0,
+    weights: object | None = None,
+) -> ReplaySpec:
     """:func:`~privrl.api.evaluation.dp_lsl`, as :func:`dp_lsw_spec`."""
-    dp_lsl(traj, n_states=n_states, gamma=gamma, features=features, lam=lam, epsilon=epsilon,
-           delta=delta, return_bound=return_bound, return_low=return_low, weights=weights,
-           rng=FROZEN_SEED)
+    dp_lsl(
+        traj,
+        n_states=n_states,
+        gamma=gamma,
+        features=features,
+        lam=lam,
+        epsilon=epsilon,
+        delta=delta,
+        return_bound=return_bound,
+        return_low=return_low,
+        weights=weights,
+        rng=FROZEN_SEED,
+    )
     budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
     return _smooth_spec("dp_lsl", traj, n_states, gamma, features, weights, budget, lam)
 
 
-def gpope_spec(traj: Trajectories, *, features: object, gamma: float, iterations: int,
-               step_size: float, clip_norm: float, noise_multiplier: float,
-               delta: float = 1e-5) -> ReplaySpec:
+def gpope_spec(
+    traj: Trajectories,
+    *,
+    features: object,
+    gamma: float,
+    iterations: int,
+    step_size: float,
+    clip_norm: float,
+    noise_multiplier: float,
+    delta: float = 1e-5,
+) -> ReplaySpec:
     """:func:`~privrl.api.evaluation.gpope` (integer states with ``features``): at each iterate
     of a run on ``traj`` (its sampled trajectories and noise frozen: the transcript the later
     steps depend on), the gradient of every trajectory clipped and on the grid
     (:func:`~privrl.core.algorithms.gtd.clipped_gradients`, then the grid noise's rounding);
     each row is one noisy step, bounded by the grid sensitivity of one clipped gradient."""
-    release = gpope(traj, features=features, gamma=gamma, noise_multiplier=noise_multiplier,
-                    delta=delta, iterations=iterations, step_size=step_size,
-                    clip_norm=clip_norm, rng=FROZEN_SEED)
+    release = gpope(
+        traj,
+        features=features,
+        gamma=gamma,
+        noise_multiplier=noise_multiplier,
+        delta=delta,
+        iterations=iterations,
+        step_size=step_size,
+        clip_norm=clip_norm,
+        rng=FROZEN_SEED,
+    )
     phi = np.asarray(features, dtype=float)
     dim = phi.shape[1]
     noise, _ = grid_gpope_noise(noise_multiplier, clip_norm, dim, traj.n_trajectories, iterations)
     if noise.step != release.parameters["step"]:
         raise RuntimeError("gpope_spec: its grid is not the release's")
     stats = gtd.SaddlePointStats.from_trajectories(traj, gamma, phi)
-    run = gtd.gpope(stats, iterations, step_size, clip_norm, 0.0, FROZEN_SEED, grid=noise,
-                    record_steps=True)
+    run = gtd.gpope(
+        stats, iterations, step_size, clip_norm, 0.0, FROZEN_SEED, grid=noise, record_steps=True
+    )
     steps = np.asarray(run.steps)[0]  # (iterations, 2 dim): every noisy step of the run
     iterates = np.concatenate([np.zeros((1, 2 * dim)), -step_size * np.cumsum(steps, axis=0)[:-1]])
     n = traj.n_trajectories
@@ -195,23 +289,48 @@ def gpope_spec(traj: Trajectories, *, features: object, gamma: float, iterations
             g, _ = gtd.clipped_gradients(B, h, everyone, at, clip_norm)
         return grid_centre(g, noise.step)
 
-    sensitivity = grid_l2_sensitivity(gtd.grid_gradient_sensitivity(clip_norm, dim), 2 * dim,
-                                      noise.step)
-    return ReplaySpec("gpope", statistic, sensitivity, "l2", "replace-one (one trajectory)",
-                      lambda d: trajectory_neighbours(d, phi.shape[0], (1.0, -1.0, 1e3, -1e3)),
-                      rows=True)
+    sensitivity = grid_l2_sensitivity(
+        gtd.grid_gradient_sensitivity(clip_norm, dim), 2 * dim, noise.step
+    )
+    return ReplaySpec(
+        "gpope",
+        statistic,
+        sensitivity,
+        "l2",
+        "replace-one (one trajectory)",
+        lambda d: trajectory_neighbours(d, phi.shape[0], (1.0, -1.0, 1e3, -1e3)),
+        rows=True,
+    )
 
 
-def ssp_lstd_spec(traj: Trajectories, *, features: object, gamma: float, epsilon: float,
-                  delta: float, feature_bound: float, reward_bound: float, max_length: int,
-                  lam: float) -> ReplaySpec:
+def ssp_lstd_spec(
+    traj: Trajectories,
+    *,
+    features: object,
+    gamma: float,
+    epsilon: float,
+    delta: float,
+    feature_bound: float,
+    reward_bound: float,
+    max_length: int,
+    lam: float,
+) -> ReplaySpec:
     """:func:`~privrl.api.evaluation.ssp_lstd` (integer states with ``features``): the bounded
     transitions' rounded contributions summed on the noise's grid
     (:func:`~privrl.core.algorithms.ssp_lstd.grid_statistics`), against the grid sensitivity of
     :math:`\\Delta_2` with its margin."""
-    release = ssp_lstd(traj, features=features, gamma=gamma, epsilon=epsilon, delta=delta,
-                       feature_bound=feature_bound, reward_bound=reward_bound,
-                       max_length=max_length, lam=lam, rng=FROZEN_SEED)
+    release = ssp_lstd(
+        traj,
+        features=features,
+        gamma=gamma,
+        epsilon=epsilon,
+        delta=delta,
+        feature_bound=feature_bound,
+        reward_bound=reward_bound,
+        max_length=max_length,
+        lam=lam,
+        rng=FROZEN_SEED,
+    )
     phi = np.asarray(features, dtype=float)
     bounds = ssp.SSPBounds(feature_bound, reward_bound, max_length, gamma)
     step = release.parameters["step"]
@@ -222,16 +341,25 @@ def ssp_lstd_spec(traj: Trajectories, *, features: object, gamma: float, epsilon
 
     sensitivity = grid_l2_sensitivity(bounds.sensitivity, coordinates, step)
     rewards = (reward_bound, -reward_bound, 1e3, -1e3)
-    return ReplaySpec("ssp_lstd", statistic, sensitivity, "l2", "replace-one (one trajectory)",
-                      lambda d: trajectory_neighbours(d, phi.shape[0], rewards))
+    return ReplaySpec(
+        "ssp_lstd",
+        statistic,
+        sensitivity,
+        "l2",
+        "replace-one (one trajectory)",
+        lambda d: trajectory_neighbours(d, phi.shape[0], rewards),
+    )
 
 
 def _report_neighbours(g: np.ndarray, clip: float) -> Iterator[np.ndarray]:
     """Each report's input replaced by the extremes."""
     g = np.atleast_2d(np.asarray(g, dtype=float))
     for i in range(len(g)):
-        for x in [*(10.0 * clip * u for u in _directions(g.shape[1])), -10.0 * g[i],
-                  np.zeros(g.shape[1])]:
+        for x in [
+            *(10.0 * clip * u for u in _directions(g.shape[1])),
+            -10.0 * g[i],
+            np.zeros(g.shape[1]),
+        ]:
             other = g.copy()
             other[i] = x
             yield other
@@ -243,23 +371,37 @@ def laplace_report_spec(gradients: object, *, epsilon: float, clip: float) -> Re
     g = np.atleast_2d(np.asarray(gradients, dtype=float))
     step = laplace_report(g, epsilon=epsilon, clip=clip, rng=FROZEN_SEED).parameters["step"]
     grid = float(grid_sensitivity(clip, g.shape[1], step))
-    return ReplaySpec("laplace_report", lambda x: grid_centre(loc.clip_l1(x, clip / 2.0), step),
-                      grid, "l1", "local: one report's input replaced by any other",
-                      lambda x: _report_neighbours(x, clip), rows=True)
+    return ReplaySpec(
+        "laplace_report",
+        lambda x: grid_centre(loc.clip_l1(x, clip / 2.0), step),
+        grid,
+        "l1",
+        "local: one report's input replaced by any other",
+        lambda x: _report_neighbours(x, clip),
+        rows=True,
+    )
 
 
-def sign_report_spec(gradients: object, *, epsilon: float, clip: float,
-                     d_hat: int | None = None) -> ReplaySpec:
+def sign_report_spec(
+    gradients: object, *, epsilon: float, clip: float, d_hat: int | None = None
+) -> ReplaySpec:
     """:func:`~privrl.api.local.sign_report`: each input's projection clipped to ``[-C, C]``
     (:func:`~privrl.core.mechanisms.local.clipped_projection`), its matrix frozen; each sign's
     budget is calibrated to inputs :math:`2C` apart."""
     g = np.atleast_2d(np.asarray(gradients, dtype=float))
-    d_hat = sign_report(g, epsilon=epsilon, clip=clip, d_hat=d_hat,
-                        rng=FROZEN_SEED).parameters["d_hat"]
+    d_hat = sign_report(g, epsilon=epsilon, clip=clip, d_hat=d_hat, rng=FROZEN_SEED).parameters[
+        "d_hat"
+    ]
     matrix = loc.random_projection(g.shape[0], d_hat, g.shape[1], FROZEN_SEED)
-    return ReplaySpec("sign_report", lambda x: loc.clipped_projection(matrix, x, clip),
-                      2.0 * clip, "linf", "local: one report's input replaced by any other",
-                      lambda x: _report_neighbours(x, clip), rows=True)
+    return ReplaySpec(
+        "sign_report",
+        lambda x: loc.clipped_projection(matrix, x, clip),
+        2.0 * clip,
+        "linf",
+        "local: one report's input replaced by any other",
+        lambda x: _report_neighbours(x, clip),
+        rows=True,
+    )
 
 
 def _policy_neighbours(policy: np.ndarray, radius: float) -> Iterator[np.ndarray]:
@@ -280,23 +422,35 @@ def _policy_neighbours(policy: np.ndarray, radius: float) -> Iterator[np.ndarray
         yield (rows + t * towards).reshape(policy.shape)
 
 
-def dirichlet_teacher_answer_spec(policy: object, *, eta: float, lipschitz: float,
-                                  b: float) -> ReplaySpec:
+def dirichlet_teacher_answer_spec(
+    policy: object, *, eta: float, lipschitz: float, b: float
+) -> ReplaySpec:
     """:func:`~privrl.api.control.dirichlet_teacher_answer`: each row of the teacher's policy in
     the restricted simplex (:func:`~privrl.core.mechanisms.dirichlet.into_restricted_simplex`,
     1-Lipschitz), for observations ``b`` apart and an ``lipschitz``-Lipschitz teacher: rows at
     most ``lipschitz * b`` apart in L2, the distance Theorem 1 is calibrated to."""
     pi = dm.check_policy(policy)
     radius = lipschitz * b
-    return ReplaySpec("dirichlet_teacher_answer",
-                      lambda p: dm.into_restricted_simplex(p, eta).reshape(-1, pi.shape[-1]),
-                      radius, "l2", f"each row's observation b = {b:g} apart (a "
-                      f"{lipschitz:g}-Lipschitz teacher)",
-                      lambda p: _policy_neighbours(np.asarray(p, dtype=float), radius), rows=True)
+    return ReplaySpec(
+        "dirichlet_teacher_answer",
+        lambda p: dm.into_restricted_simplex(p, eta).reshape(-1, pi.shape[-1]),
+        radius,
+        "l2",
+        f"each row's observation b = {b:g} apart (a {lipschitz:g}-Lipschitz teacher)",
+        lambda p: _policy_neighbours(np.asarray(p, dtype=float), radius),
+        rows=True,
+    )
 
 
 __all__ = [
-    "FROZEN_SEED", "dirichlet_teacher_answer_spec", "dp_lsl_spec", "dp_lsw_spec",
-    "gaussian_mechanism_spec", "gpope_spec", "laplace_mechanism_spec", "laplace_report_spec",
-    "sign_report_spec", "trajectory_neighbours",
+    "FROZEN_SEED",
+    "dirichlet_teacher_answer_spec",
+    "dp_lsl_spec",
+    "dp_lsw_spec",
+    "gaussian_mechanism_spec",
+    "gpope_spec",
+    "laplace_mechanism_spec",
+    "laplace_report_spec",
+    "sign_report_spec",
+    "trajectory_neighbours",
 ]

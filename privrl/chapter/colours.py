@@ -28,8 +28,18 @@ from matplotlib.colors import to_hex
 
 #: Ten colours told apart under the common colour-vision deficiencies: Paul Tol's "muted" scheme
 #: (nine colours) and black, kept for baselines (no privacy, zero estimate).
-PALETTE: tuple[str, ...] = ("#332288", "#CC6677", "#117733", "#DDCC77", "#88CCEE", "#882255",
-                            "#44AA99", "#999933", "#AA4499", "#000000")
+PALETTE: tuple[str, ...] = (
+    "#332288",
+    "#CC6677",
+    "#117733",
+    "#DDCC77",
+    "#88CCEE",
+    "#882255",
+    "#44AA99",
+    "#999933",
+    "#AA4499",
+    "#000000",
+)
 INDIGO, ROSE, GREEN, SAND, CYAN, WINE, TEAL, OLIVE, PURPLE, BLACK = PALETTE
 #: An eleventh colour, for a chapter that draws more than ten methods (gohari2021): Tol's pale
 #: grey (a mid grey would be taken for a colour of the palette under a colour-vision deficiency).
@@ -91,8 +101,9 @@ LOOKS: dict[str, Look] = {
     "unaware, c = 0.9": Look("unaware, c = 0.9", WINE),
     "aware, c = 0.3, union radius": Look("aware, c = 0.3, union radius", SAND),
     "aware, c = 0.3, printed radius": Look("aware, c = 0.3, printed radius", PURPLE),
-    "aware, c = 0.3, teacher silent after budget":
-        Look("aware, c = 0.3, teacher silent after budget", OLIVE),
+    "aware, c = 0.3, teacher silent after budget": Look(
+        "aware, c = 0.3, teacher silent after budget", OLIVE
+    ),
     "radius union": Look("union bound radius (Lemma 1)", SAND),
     "radius printed": Look("radius as printed (Lemma 1)", PURPLE),
     "radius subgaussian": Look("sub-Gaussian radius", TEAL),
@@ -106,16 +117,41 @@ LOOKS: dict[str, Look] = {
 CHAPTERS: dict[str, tuple[str, ...]] = {
     "balle2016": ("LSW", "LSL", "DP-LSW", "DP-LSL"),
     "xie2019": ("GPOPE", "DP-LSW", "DP-LSL", "LSW", "LSTD", "WIS-LSTD", "GTD2", "zero"),
-    "frontier": ("GPOPE", "GPOPE (RDP)", "GPOPE without noise", "DP-LSW", "DP-LSL", "SSP-LSTD",
-                 "reference", "zero"),
-    "wang2019": ("functional", "functional (T/B)", "input", "dpsgd (reward fn)", "dpsgd",
-                 "output", "none", "resample every", "resample never"),
-    "ono2020": ("prs", "laplace", "buffer 1", "buffer 100", "no_clip", "clip100",
-                "adam_sample"),
-    "gohari2021": ("PPO (64, 64)", "PPO (32, 32)", "kickstarting", "aware, c = 0.1",
-                   "aware, c = 0.3", "unaware, c = 0.3", "unaware, c = 0.9",
-                   "aware, c = 0.3, union radius", "aware, c = 0.3, printed radius",
-                   "aware, c = 0.3, teacher silent after budget", "radius subgaussian"),
+    "frontier": (
+        "GPOPE",
+        "GPOPE (RDP)",
+        "GPOPE without noise",
+        "DP-LSW",
+        "DP-LSL",
+        "SSP-LSTD",
+        "reference",
+        "zero",
+    ),
+    "wang2019": (
+        "functional",
+        "functional (T/B)",
+        "input",
+        "dpsgd (reward fn)",
+        "dpsgd",
+        "output",
+        "none",
+        "resample every",
+        "resample never",
+    ),
+    "ono2020": ("prs", "laplace", "buffer 1", "buffer 100", "no_clip", "clip100", "adam_sample"),
+    "gohari2021": (
+        "PPO (64, 64)",
+        "PPO (32, 32)",
+        "kickstarting",
+        "aware, c = 0.1",
+        "aware, c = 0.3",
+        "unaware, c = 0.3",
+        "unaware, c = 0.9",
+        "aware, c = 0.3, union radius",
+        "aware, c = 0.3, printed radius",
+        "aware, c = 0.3, teacher silent after budget",
+        "radius subgaussian",
+    ),
     "audits": ("audited", "weakened"),
 }
 
@@ -154,9 +190,12 @@ def named(label: str, looks: Mapping[str, Look] = LOOKS) -> str | None:
     """The code name of the method a legend ``label`` names: the look whose words open the
     label, followed by its end or a character that is neither a letter nor a digit, the longest
     such; ``None`` when no look's words open it."""
-    found = [(len(lk.words), name) for name, lk in looks.items()
-             if label.startswith(lk.words)
-             and (len(label) == len(lk.words) or not label[len(lk.words)].isalnum())]
+    found = [
+        (len(lk.words), name)
+        for name, lk in looks.items()
+        if label.startswith(lk.words)
+        and (len(label) == len(lk.words) or not label[len(lk.words)].isalnum())
+    ]
     return max(found)[1] if found else None
 
 
@@ -188,9 +227,23 @@ def check_legend(entries: Iterable[tuple[Any, str]], looks: Mapping[str, Look] =
         if name is not None and drawn is not None and drawn != looks[name].colour.lower():
             wrong.append(f"{label!r} in {drawn}, {name!r} is {looks[name].colour}")
     if wrong:
-        raise ValueError("legend: a method drawn in another colour than its own: "
-                         + "; ".join(wrong))
+        raise ValueError(
+            "legend: a method drawn in another colour than its own: " + "; ".join(wrong)
+        )
 
 
-__all__ = ["CHAPTERS", "EPSILON_MAP", "GREY", "LOOKS", "PALETTE", "Look", "check_legend",
-           "colour", "epsilon_colour", "handle_colour", "look", "named", "words"]
+__all__ = [
+    "CHAPTERS",
+    "EPSILON_MAP",
+    "GREY",
+    "LOOKS",
+    "PALETTE",
+    "Look",
+    "check_legend",
+    "colour",
+    "epsilon_colour",
+    "handle_colour",
+    "look",
+    "named",
+    "words",
+]

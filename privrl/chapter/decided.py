@@ -31,8 +31,9 @@ BEYOND = "_beyond"
 
 def _rank(key: str) -> int:
     """The precedence of the record that decided ``key`` (:data:`RECORDED_SUFFIXES`)."""
-    return next((i for i, s in enumerate(RECORDED_SUFFIXES) if key.endswith(s)),
-                len(RECORDED_SUFFIXES))
+    return next(
+        (i for i, s in enumerate(RECORDED_SUFFIXES) if key.endswith(s)), len(RECORDED_SUFFIXES)
+    )
 
 
 def base_key(key: str) -> str:
@@ -91,8 +92,10 @@ def decided_claims(claims: Iterable[Claim]) -> list[Decided]:
             raise ValueError(f"claims: {base!r} is decided twice on the same run")
         if held is None or _rank(c.key) < _rank(held.key):
             runs[base][on_record] = c
-    return [Decided(k, r[True], r.get(False)) if True in r else Decided(k, r[False])
-            for k, r in runs.items()]
+    return [
+        Decided(k, r[True], r.get(False)) if True in r else Decided(k, r[False])
+        for k, r in runs.items()
+    ]
 
 
 def verdict_counts(decided: Iterable[Decided]) -> dict[Verdict, int]:
@@ -119,10 +122,23 @@ def deciding_runs(decided: list[Decided], *, counted: bool = True) -> list[str]:
     for d in decided:
         run = (d.recorded, d.claim.commit, d.scale)
         runs[run] = runs.get(run, 0) + 1
-    return [("the record" if recorded else "this run") + f" of commit `{commit}` ({scale}"
-            + (f"; {n} row{'s' * (n != 1)})" if counted else ")")
-            for (recorded, commit, scale), n in runs.items()]
+    return [
+        ("the record" if recorded else "this run")
+        + f" of commit `{commit}` ({scale}"
+        + (f"; {n} row{'s' * (n != 1)})" if counted else ")")
+        for (recorded, commit, scale), n in runs.items()
+    ]
 
 
-__all__ = ["BEYOND", "PAPER_SCALE", "QUICK_SCALE", "RECORDED_SUFFIXES", "Decided", "base_key",
-           "counts_text", "decided_claims", "deciding_runs", "verdict_counts"]
+__all__ = [
+    "BEYOND",
+    "PAPER_SCALE",
+    "QUICK_SCALE",
+    "RECORDED_SUFFIXES",
+    "Decided",
+    "base_key",
+    "counts_text",
+    "decided_claims",
+    "deciding_runs",
+    "verdict_counts",
+]

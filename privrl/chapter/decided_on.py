@@ -27,8 +27,12 @@ from privrl.chapter.verdicts import Claim
 
 #: Each column's share of the text column in a claims table laid out for reading (the key is
 #: written beneath its claim).
-CLAIMS_WIDTHS: dict[str, float] = {"claim": 0.4, "verdict": 0.17, "evidence": 0.28,
-                                   "decided on": 0.15}
+CLAIMS_WIDTHS: dict[str, float] = {
+    "claim": 0.4,
+    "verdict": 0.17,
+    "evidence": 0.28,
+    "decided on": 0.15,
+}
 
 
 def _measurements() -> Path:
@@ -50,14 +54,20 @@ def record_of(paper: str, d: Decided, directory: Path | None = None) -> str | No
     if not d.recorded:
         return None
     folder = directory or _measurements()
-    names = [p.stem for p in folder.glob(f"{paper}-*.json")
-             if json.loads(p.read_text()).get("git_commit") == d.claim.commit]
+    names = [
+        p.stem
+        for p in folder.glob(f"{paper}-*.json")
+        if json.loads(p.read_text()).get("git_commit") == d.claim.commit
+    ]
     return names[0] if len(names) == 1 else None
 
 
 #: The run-record parameters that give a run's horizon, with their unit in words.
-HORIZONS: dict[str, str] = {"n_submissions": "submissions", "episodes": "episodes",
-                            "epochs": "roll-outs"}
+HORIZONS: dict[str, str] = {
+    "n_submissions": "submissions",
+    "episodes": "episodes",
+    "epochs": "roll-outs",
+}
 
 
 def horizon(record: str, directory: Path | None = None) -> str:
@@ -65,8 +75,9 @@ def horizon(record: str, directory: Path | None = None) -> str:
     run record's parameters (the first of :data:`HORIZONS` it has); "" when it states none."""
     path = (directory or _measurements()) / f"{record}.json"
     parameters = json.loads(path.read_text()).get("parameters", {})
-    return next((f"{int(parameters[k]):,} {unit}" for k, unit in HORIZONS.items()
-                 if k in parameters), "")
+    return next(
+        (f"{int(parameters[k]):,} {unit}" for k, unit in HORIZONS.items() if k in parameters), ""
+    )
 
 
 def decided_on(paper: str, d: Decided, scale: str = "", directory: Path | None = None) -> str:
@@ -76,8 +87,13 @@ def decided_on(paper: str, d: Decided, scale: str = "", directory: Path | None =
     (``scale``, else the deciding claim's), e.g. "record ono2020-tuned: 20 trials per arm x
     90,000 submissions, paper scale" (plain text: a table cell renders no Markdown)."""
     record = record_of(paper, d, directory)
-    run = (f"record {record}" if record else f"recorded run of commit {d.claim.commit}"
-           if d.recorded else f"this run ({d.claim.profile} profile)")
+    run = (
+        f"record {record}"
+        if record
+        else f"recorded run of commit {d.claim.commit}"
+        if d.recorded
+        else f"this run ({d.claim.profile} profile)"
+    )
     n, scale = d.claim.n_trials, scale or d.scale
     long = horizon(record, directory) if record else ""
     long = f" x {long}" if long and long.split()[-1] not in scale else ""
@@ -97,24 +113,37 @@ def evidence_sentence(claim: Claim) -> str:
     would decide it); the reason alone, with its trials, for a claim without a statistic."""
     if claim.value is None:
         return f"{claim.reason} (n = {claim.n_trials})"
-    interval = ("" if claim.interval is None else
-                ", 95% interval [" + ", ".join(_bound(float(x)) for x in claim.interval) + "]")
-    return (f"{claim.statistic} = {format_number(float(claim.value))}{interval}, "
-            f"n = {claim.n_trials}; {claim.reason}")
+    interval = (
+        ""
+        if claim.interval is None
+        else ", 95% interval [" + ", ".join(_bound(float(x)) for x in claim.interval) + "]"
+    )
+    return (
+        f"{claim.statistic} = {format_number(float(claim.value))}{interval}, "
+        f"n = {claim.n_trials}; {claim.reason}"
+    )
 
 
-def claims_table(paper: str, decided: Sequence[Decided],
-                 scales: Mapping[str, str] | None = None) -> pd.DataFrame:
+def claims_table(
+    paper: str, decided: Sequence[Decided], scales: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """The decided claims of chapter ``paper`` as its claims table: key, claim, verdict,
     evidence (statistic, 95% interval, trials and reason) and "decided on" (with the scale
     ``scales`` gives a key, where its record ran the claim's arms smaller than the rest)."""
     scales = scales or {}
     return pd.DataFrame(
-        [{"key": d.key, "claim": d.claim.statement, "verdict": d.claim.verdict,
-          "evidence": evidence_sentence(d.claim),
-          "decided on": decided_on(paper, d, scales.get(d.key, ""))}
-         for d in decided],
-        columns=["key", "claim", "verdict", "evidence", "decided on"])
+        [
+            {
+                "key": d.key,
+                "claim": d.claim.statement,
+                "verdict": d.claim.verdict,
+                "evidence": evidence_sentence(d.claim),
+                "decided on": decided_on(paper, d, scales.get(d.key, "")),
+            }
+            for d in decided
+        ],
+        columns=["key", "claim", "verdict", "evidence", "decided on"],
+    )
 
 
 def every_record(claims: Sequence[Claim]) -> list[Decided]:
@@ -136,5 +165,15 @@ def claims_for_reading(frame: pd.DataFrame) -> Table:
     return format_table(frame, beneath={"claim": "key"}, widths=CLAIMS_WIDTHS)
 
 
-__all__ = ["CLAIMS_WIDTHS", "HORIZONS", "claims_for_reading", "claims_table", "decided_on",
-           "evidence_sentence", "every_record", "horizon", "on_run", "record_of"]
+__all__ = [
+    "CLAIMS_WIDTHS",
+    "HORIZONS",
+    "claims_for_reading",
+    "claims_table",
+    "decided_on",
+    "evidence_sentence",
+    "every_record",
+    "horizon",
+    "on_run",
+    "record_of",
+]

@@ -90,12 +90,16 @@ class Evidence:
         if outcome is None:
             return None
         parts = (self.source, outcome.evidence, self.notes.get(spec.key, ""))
-        return Claim.of(outcome, evidence="; ".join(p for p in parts if p),
-                        key=spec.key + self.suffix, statement=self.prefix + spec.says(self.profile),
-                        source=spec.source + self.where,
-                        profile=self.record or self.profile.profile,
-                        commit=self.commit or ctx.report.commit,
-                        scale=self.scale_of(ctx.report.paper))
+        return Claim.of(
+            outcome,
+            evidence="; ".join(p for p in parts if p),
+            key=spec.key + self.suffix,
+            statement=self.prefix + spec.says(self.profile),
+            source=spec.source + self.where,
+            profile=self.record or self.profile.profile,
+            commit=self.commit or ctx.report.commit,
+            scale=self.scale_of(ctx.report.paper),
+        )
 
 
 def recorded_verdicts(name: str, profile: Profile, live: Profile) -> Evidence | None:
@@ -106,8 +110,9 @@ def recorded_verdicts(name: str, profile: Profile, live: Profile) -> Evidence | 
     if live.profile == profile.profile or run is None:
         return None
     claims = {c.key: c for c in recorded_claims(name, profile.profile, "")}
-    return Evidence(profile.profile, profile, run.commit, suffix=f"_{profile.profile}",
-                    verdicts=claims)
+    return Evidence(
+        profile.profile, profile, run.commit, suffix=f"_{profile.profile}", verdicts=claims
+    )
 
 
 @dataclass(frozen=True)

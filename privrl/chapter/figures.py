@@ -78,8 +78,9 @@ def notebook_exhibits(notebook: str | Path) -> dict[str, str]:
     for cell in cells:
         source = "".join(cell["source"])
         if cell["cell_type"] == "markdown":
-            pending = [m["label"] for m in _TARGET.finditer(source)
-                       if not source[m.end():].strip()]
+            pending = [
+                m["label"] for m in _TARGET.finditer(source) if not source[m.end() :].strip()
+            ]
             continue
         shown = _SHOWS.search(source)
         name = cell.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("name")

@@ -64,9 +64,18 @@ class FrontMatter:
     def departures_frame(self) -> pd.DataFrame:
         """The departures as a table for the page (the link as a MyST reference)."""
         return pd.DataFrame(
-            [{"what": d.what, "paper": d.paper, "ours": d.ours, "reason": d.reason,
-              "see": f"{{ref}}`{d.link}`" if d.link else ""} for d in self.departures],
-            columns=["what", "paper", "ours", "reason", "see"])
+            [
+                {
+                    "what": d.what,
+                    "paper": d.paper,
+                    "ours": d.ours,
+                    "reason": d.reason,
+                    "see": f"{{ref}}`{d.link}`" if d.link else "",
+                }
+                for d in self.departures
+            ],
+            columns=["what", "paper", "ours", "reason", "see"],
+        )
 
 
 def front_matter_path(name: str, start: str | os.PathLike[str] | None = None) -> Path:
@@ -104,9 +113,16 @@ def load(path: str | os.PathLike[str], name: str) -> FrontMatter:
     for key, label in evidence.items():
         if not isinstance(label, str) or not _LABEL.match(label):
             raise ValueError(f"{where}: evidence[{key!r}] must be a MyST label, got {label!r}")
-    return FrontMatter(name, text["claims"], text["bottom_line"], dict(evidence),
-                       tuple(_departure(d, f"{where}: departures[{i}]")
-                             for i, d in enumerate(raw.get("departures") or [])))
+    return FrontMatter(
+        name,
+        text["claims"],
+        text["bottom_line"],
+        dict(evidence),
+        tuple(
+            _departure(d, f"{where}: departures[{i}]")
+            for i, d in enumerate(raw.get("departures") or [])
+        ),
+    )
 
 
 def _text(value: Any, where: str) -> str:

@@ -33,7 +33,13 @@ from privrl.core.validation import check_choice, check_delta, check_epsilon, che
 
 RELATIONS: tuple[str, ...] = ("add/remove", "replace-one")
 UNITS: tuple[str, ...] = (
-    "transition", "trajectory", "episode", "user", "report", "reward function", "observation",
+    "transition",
+    "trajectory",
+    "episode",
+    "user",
+    "report",
+    "reward function",
+    "observation",
     "record",
 )
 CROSS_CHECK_KINDS: tuple[str, ...] = ("upper bound", "empirical")
@@ -66,10 +72,12 @@ class CrossCheck:
 #: independent figure applies: recomputing Lemma 1 from the event's (alpha, beta, d, delta) gives
 #: back its epsilon by construction, so it is no check; what tests the release is named instead.
 LEMMA1_CROSS_CHECK = CrossCheck(
-    "upper bound", "none independent: recomputing Lemma 1 from (alpha, beta, d, delta) gives the "
+    "upper bound",
+    "none independent: recomputing Lemma 1 from (alpha, beta, d, delta) gives the "
     "calibrated epsilon back by construction; its conditions (a) and (b) are tested on "
     "neighbouring pairs in the balle2016 chapter and in tests/core/test_monte_carlo_sensitivity.py, "
-    "and the release is audited in the Audits chapter")
+    "and the release is audited in the Audits chapter",
+)
 
 
 @dataclass(frozen=True)
@@ -113,19 +121,25 @@ class LedgerEntry:
         object.__setattr__(self, "delta", check_delta(self.delta, "delta", allow_zero=True))
         object.__setattr__(self, "compositions", check_int(self.compositions, "compositions", 1))
         if not isinstance(self.event, PrivacyEvent):
-            raise ValueError(f"ledger entry {self.release!r}: event must be a privacy event with "
-                             f"an epsilon(delta) method, got {self.event!r}")
+            raise ValueError(
+                f"ledger entry {self.release!r}: event must be a privacy event with "
+                f"an epsilon(delta) method, got {self.event!r}"
+            )
         epsilon = check_epsilon(self.recomputed_epsilon(), "epsilon", allow_inf=True)
         object.__setattr__(self, "epsilon", epsilon)
         if math.isinf(self.epsilon) != isinstance(self.event, NoGuarantee):
-            raise ValueError(f"ledger entry {self.release!r}: epsilon = inf goes with a NoGuarantee "
-                             "event, and a NoGuarantee event with epsilon = inf")
+            raise ValueError(
+                f"ledger entry {self.release!r}: epsilon = inf goes with a NoGuarantee "
+                "event, and a NoGuarantee event with epsilon = inf"
+            )
         if not isinstance(self.cross_check, CrossCheck):
             raise ValueError(f"ledger entry {self.release!r}: cross_check must be a CrossCheck")
         if self.delta >= LARGE_DELTA and self.guaranteed and not self.at_delta_zero.strip():
-            raise ValueError(f"ledger entry {self.release!r}: delta = {self.delta:g} >= "
-                             f"{LARGE_DELTA:g}; state what the release is at delta = 0 "
-                             "(at_delta_zero)")
+            raise ValueError(
+                f"ledger entry {self.release!r}: delta = {self.delta:g} >= "
+                f"{LARGE_DELTA:g}; state what the release is at delta = 0 "
+                "(at_delta_zero)"
+            )
 
     @property
     def guaranteed(self) -> bool:
@@ -153,9 +167,11 @@ class LedgerEntry:
         if not self.guaranteed:
             return out
         if not self.cross_check.vacuous and self.cross_check_gap() > tolerance:
-            out.append(f"reports epsilon {self.epsilon:.6g} but its {self.cross_check.kind} "
-                       f"cross-check ({self.cross_check.method}) gives "
-                       f"{self.cross_check.epsilon:.6g}")
+            out.append(
+                f"reports epsilon {self.epsilon:.6g} but its {self.cross_check.kind} "
+                f"cross-check ({self.cross_check.method}) gives "
+                f"{self.cross_check.epsilon:.6g}"
+            )
         return out
 
     def as_dict(self) -> dict[str, Any]:

@@ -20,8 +20,12 @@ import yaml
 from privrl.chapter.paper_numbers import Source, paper_numbers_path
 
 PAPER_CLAIMS = Path("book") / "paper_claims"
-REASONS = ("not an empirical claim", "no set-up stated", "out of this book's reach",
-           "decidable here, no claim key yet")
+REASONS = (
+    "not an empirical claim",
+    "no set-up stated",
+    "out of this book's reach",
+    "decidable here, no claim key yet",
+)
 QUOTE_CHARS = (10, 400)
 
 
@@ -108,7 +112,9 @@ def _entry(entry: Any, paper: str, where: str) -> ClaimSentence:
     return ClaimSentence(paper, Source(str(raw["file"]), line, quote), tuple(keys), reason, note)
 
 
-def coverage_counts(name: str, start: str | os.PathLike[str] | None = None) -> tuple[int, int] | None:
+def coverage_counts(
+    name: str, start: str | os.PathLike[str] | None = None
+) -> tuple[int, int] | None:
     """``(decided, total)`` claim sentences of paper ``name``; ``None`` without a data file."""
     try:
         sentences = paper_claims(name, start)
@@ -131,5 +137,14 @@ def coverage_markdown(name: str, start: str | os.PathLike[str] | None = None) ->
     return "\n".join([*rows, ":::"]) + "\n"
 
 
-__all__ = ["PAPER_CLAIMS", "REASONS", "ClaimSentence", "coverage_counts", "coverage_markdown", "load",
-           "paper_claims", "paper_claims_path", "quote_matches"]
+__all__ = [
+    "PAPER_CLAIMS",
+    "REASONS",
+    "ClaimSentence",
+    "coverage_counts",
+    "coverage_markdown",
+    "load",
+    "paper_claims",
+    "paper_claims_path",
+    "quote_matches",
+]

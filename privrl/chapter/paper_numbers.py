@@ -92,8 +92,10 @@ def paper_numbers_path(name: str, start: str | os.PathLike[str] | None = None) -
         path = root / PAPER_NUMBERS / f"{name}.yml"
         if path.exists():
             return path
-    raise ValueError(f"name: no {PAPER_NUMBERS / (name + '.yml')} at or above "
-                     f"{start or Path.cwd()} nor in {SOURCE_ROOT}")
+    raise ValueError(
+        f"name: no {PAPER_NUMBERS / (name + '.yml')} at or above "
+        f"{start or Path.cwd()} nor in {SOURCE_ROOT}"
+    )
 
 
 def paper_numbers(name: str, start: str | os.PathLike[str] | None = None) -> list[PaperNumber]:
@@ -176,10 +178,19 @@ def _entry(entry: Any, paper: str, where: str) -> PaperNumber:
     written = entry.get("written_as")
     if written is not None and written not in source.quote:
         raise ValueError(f"{where}.written_as: {written!r} is not in the quote")
-    return PaperNumber(paper=paper, key=key, what=entry["what"], value=value,
-                       setting=dict(entry["setting"]), where=entry["where"], source=source,
-                       kind=kind, unit=entry.get("unit"), note=entry.get("note"),
-                       written_as=written)
+    return PaperNumber(
+        paper=paper,
+        key=key,
+        what=entry["what"],
+        value=value,
+        setting=dict(entry["setting"]),
+        where=entry["where"],
+        source=source,
+        kind=kind,
+        unit=entry.get("unit"),
+        note=entry.get("note"),
+        written_as=written,
+    )
 
 
 def _number(x: Any, where: str) -> float:
@@ -221,6 +232,13 @@ def _source(raw: Any, where: str) -> Source:
 
 
 __all__ = [
-    "KINDS", "PAPER_NUMBERS", "PaperNumber", "Range", "Source", "load", "paper_number",
-    "paper_numbers", "paper_numbers_path",
+    "KINDS",
+    "PAPER_NUMBERS",
+    "PaperNumber",
+    "Range",
+    "Source",
+    "load",
+    "paper_number",
+    "paper_numbers",
+    "paper_numbers_path",
 ]

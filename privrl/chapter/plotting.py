@@ -71,8 +71,9 @@ def display_scale(fig: Figure, display_width_px: float = DISPLAY_WIDTH_PX) -> fl
     return min(1.0, display_width_px / width_px)
 
 
-def enforce_min_font(fig: Figure, min_pt: float = MIN_DISPLAY_PT,
-                     display_width_px: float = DISPLAY_WIDTH_PX) -> Figure:
+def enforce_min_font(
+    fig: Figure, min_pt: float = MIN_DISPLAY_PT, display_width_px: float = DISPLAY_WIDTH_PX
+) -> Figure:
     """Enlarge every text of ``fig`` (titles, labels, tick labels, legends, annotations) that the
     book would show below ``min_pt`` points, i.e. whose size times :func:`display_scale` is
     below ``min_pt``. Returns ``fig``; the layout engine makes room at the next draw."""
@@ -123,8 +124,15 @@ def axis_label(quantity: str, unit: str | None = None) -> str:
     return f"{quantity} ({unit})" if unit else quantity
 
 
-def label_axes(ax: plt.Axes, x: str, y: str, *, x_unit: str | None = None,
-               y_unit: str | None = None, title: str | None = None) -> plt.Axes:
+def label_axes(
+    ax: plt.Axes,
+    x: str,
+    y: str,
+    *,
+    x_unit: str | None = None,
+    y_unit: str | None = None,
+    title: str | None = None,
+) -> plt.Axes:
     """Label both axes in words with units (:func:`axis_label`), and optionally the title."""
     ax.set_xlabel(axis_label(x, x_unit))
     ax.set_ylabel(axis_label(y, y_unit))
@@ -242,8 +250,10 @@ def legend_outside(fig_or_ax: Figure | Axes, max_entries: int = MAX_LEGEND_ENTRI
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             entries.setdefault(label, handle)
     if not entries or len(entries) > max_entries:
-        raise ValueError(f"fig_or_ax: {len(entries)} legend entries, the legend takes 1 to "
-                         f"{max_entries}: {list(entries)}")
+        raise ValueError(
+            f"fig_or_ax: {len(entries)} legend entries, the legend takes 1 to "
+            f"{max_entries}: {list(entries)}"
+        )
     check_legend((h, label) for label, h in entries.items())
     for ax in axes:
         if (old := ax.get_legend()) is not None:
@@ -251,13 +261,14 @@ def legend_outside(fig_or_ax: Figure | Axes, max_entries: int = MAX_LEGEND_ENTRI
     handles, labels = list(entries.values()), list(entries)
     if isinstance(fig_or_ax, Figure):
         return fig_or_ax.legend(handles, labels, loc="outside right upper")
-    return fig_or_ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0),
-                            borderaxespad=0.0)
+    return fig_or_ax.legend(
+        handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0
+    )
 
 
-
-def legend_of(fig: Figure, handles: list[Any], *, loc: str = "outside lower center",
-              ncol: int = 1) -> Legend:
+def legend_of(
+    fig: Figure, handles: list[Any], *, loc: str = "outside lower center", ncol: int = 1
+) -> Legend:
     """One legend of hand-made ``handles`` (each labelled) for ``fig`` at ``loc`` (outside the
     data), held to the book's colours (:func:`privrl.chapter.colours.check_legend`). Raises
     ``ValueError`` for none or more than :data:`MAX_LEGEND_ENTRIES` handles."""
@@ -277,8 +288,8 @@ def legend_below(fig: Figure, ncol: int = 2) -> Legend:
     if not 1 <= len(entries) <= MAX_LEGEND_ENTRIES:
         raise ValueError(f"fig: {len(entries)} legend entries, at most {MAX_LEGEND_ENTRIES}")
     check_legend((h, label) for label, h in entries.items())
-    return fig.legend(list(entries.values()), list(entries), loc="outside lower center",
-                      ncol=ncol)
+    return fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncol=ncol)
+
 
 #: Code names the chapters draw (domains, methods, releases, variants) in words.
 IN_WORDS: dict[str, str] = {
@@ -339,12 +350,24 @@ def in_words(code_name: str) -> str:
 
 #: How a number the paper states is drawn on every figure: a hollow black marker (a point) or a
 #: dashed black line (a level), labelled "paper" (or "paper: <what>") in the legend.
-PAPER_STYLE: dict[str, Any] = {"color": "black", "markerfacecolor": "none", "marker": "D",
-                               "markersize": 7, "linestyle": "none", "zorder": 5}
+PAPER_STYLE: dict[str, Any] = {
+    "color": "black",
+    "markerfacecolor": "none",
+    "marker": "D",
+    "markersize": 7,
+    "linestyle": "none",
+    "zorder": 5,
+}
 
 
-def mark_paper(ax: Axes, x: Any = None, y: Any = None, *, label: str = "paper",
-               orientation: Literal["point", "hline", "vline"] = "point") -> None:
+def mark_paper(
+    ax: Axes,
+    x: Any = None,
+    y: Any = None,
+    *,
+    label: str = "paper",
+    orientation: Literal["point", "hline", "vline"] = "point",
+) -> None:
     """Draw a number the paper states (read from ``book/paper_numbers``, see
     :mod:`privrl.chapter.paper_numbers`) on ``ax`` in :data:`PAPER_STYLE`: hollow black
     diamonds at ``(x, y)`` (scalars or sequences of one length), or a dashed black level at

@@ -39,7 +39,9 @@ def _coerce(name: str, value: Any, annotation: Any) -> Any:
                 return _coerce(name, value, option)
             except ValueError as err:
                 errors.append(str(err))
-        raise ValueError(errors[0] if len(errors) == 1 else f"{name}: {value!r} fits none of {args}")
+        raise ValueError(
+            errors[0] if len(errors) == 1 else f"{name}: {value!r} fits none of {args}"
+        )
     if origin is typing.Literal:
         if value not in args:
             raise ValueError(f"{name} must be one of {list(args)}, got {value!r}")
@@ -51,13 +53,17 @@ def _coerce(name: str, value: Any, annotation: Any) -> Any:
             return tuple(_coerce(f"{name}[{i}]", v, args[0]) for i, v in enumerate(value))
         if len(args) != len(value):
             raise ValueError(f"{name} must have {len(args)} entries, got {len(value)}")
-        return tuple(_coerce(f"{name}[{i}]", v, a) for i, (v, a) in enumerate(zip(value, args, strict=True)))
+        return tuple(
+            _coerce(f"{name}[{i}]", v, a) for i, (v, a) in enumerate(zip(value, args, strict=True))
+        )
     if annotation is bool:
         if not isinstance(value, bool):
             raise ValueError(f"{name} must be true or false, got {value!r}")
         return value
     if annotation is int:
-        if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, float) and value.is_integer())):
+        if isinstance(value, bool) or not (
+            isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+        ):
             raise ValueError(f"{name} must be an integer, got {value!r}")
         return int(value)
     if annotation is float:
@@ -123,7 +129,9 @@ class Profile:
         names = {f.name for f in dataclasses.fields(cls)} - {"profile"}
         unknown = sorted(set(parameters) - names)
         if unknown:
-            raise ValueError(f"unknown parameter(s) {unknown} for {cls.__name__}; known: {sorted(names)}")
+            raise ValueError(
+                f"unknown parameter(s) {unknown} for {cls.__name__}; known: {sorted(names)}"
+            )
         values = dict(cls.PAPER) if profile == "paper" else {}
         values.update({k: v for k, v in parameters.items() if v is not None})
         return cls(profile=profile, **values)

@@ -53,10 +53,16 @@ MEASUREMENTS = Path("book") / "measurements"
 RESULTS = MEASUREMENTS / "results"
 #: Modules (and packages: every module under them) that compute no number of a run (``tables``
 #: formats numbers for the page; a record stores them unformatted).
-NON_COMPUTING: tuple[str, ...] = ("privrl.pipeline", "privrl.chapter.plotting",
-                                  "privrl.chapter.tables", "privrl.chapter.records",
-                                  "privrl.chapter.front", "privrl.chapter.figures",
-                                  "privrl.chapter.decided_on", "privrl.chapter.colours")
+NON_COMPUTING: tuple[str, ...] = (
+    "privrl.pipeline",
+    "privrl.chapter.plotting",
+    "privrl.chapter.tables",
+    "privrl.chapter.records",
+    "privrl.chapter.front",
+    "privrl.chapter.figures",
+    "privrl.chapter.decided_on",
+    "privrl.chapter.colours",
+)
 #: The top package's own ``__init__`` computes no number either: it holds the version and
 #: re-exports :mod:`privrl.api` lazily, by name (an edit of the API list made every record stale;
 #: ``tests/chapter/test_record_versions.py`` holds that it imports no ``privrl`` module).
@@ -65,13 +71,16 @@ INERT_PACKAGES: tuple[str, ...] = ("privrl",)
 
 # --- the repository and git -------------------------------------------------------------------
 
+
 def find_root(start: str | os.PathLike[str] | None = None) -> Path:
     """The repository root: the nearest folder at or above ``start`` holding ``_config.yml``."""
     here = Path(start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         if (folder / "_config.yml").exists() and (folder / "notebooks").is_dir():
             return folder
-    raise ValueError(f"no privrl book (a folder with _config.yml and notebooks/) at or above {here}")
+    raise ValueError(
+        f"no privrl book (a folder with _config.yml and notebooks/) at or above {here}"
+    )
 
 
 def git(root: str | os.PathLike[str], *args: str) -> str | None:
@@ -109,8 +118,18 @@ def code_dirty(root: str | os.PathLike[str] = SOURCE_ROOT) -> bool:
 
 #: Packages whose versions a run record states.
 KEY_PACKAGES: tuple[str, ...] = (
-    "privrl", "numpy", "scipy", "pandas", "torch", "gymnasium", "ale-py", "dp-accounting",
-    "dask", "papermill", "jupyter-book", "myst-nb",
+    "privrl",
+    "numpy",
+    "scipy",
+    "pandas",
+    "torch",
+    "gymnasium",
+    "ale-py",
+    "dp-accounting",
+    "dask",
+    "papermill",
+    "jupyter-book",
+    "myst-nb",
 )
 
 
@@ -148,9 +167,18 @@ class RunRecord:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def now(cls, *, notebook: str, profile: str, parameters: dict[str, Any], wall_time_s: float,
-            git_commit: str, git_dirty: bool, peak_memory_mb: float | None = None,
-            **extra: Any) -> RunRecord:
+    def now(
+        cls,
+        *,
+        notebook: str,
+        profile: str,
+        parameters: dict[str, Any],
+        wall_time_s: float,
+        git_commit: str,
+        git_dirty: bool,
+        peak_memory_mb: float | None = None,
+        **extra: Any,
+    ) -> RunRecord:
         """A record of a run that finished now, on this machine; a record ``produced_by``
         modules whose code closure declares results versions also keeps them
         (``results_versions``, :func:`declared_versions`), by which its staleness is judged."""
@@ -160,13 +188,21 @@ class RunRecord:
             declared = declared_versions(extra["produced_by"])
             if declared:
                 extra["results_versions"] = declared
-        return cls(notebook=notebook, profile=profile, parameters=dict(parameters),
-                   wall_time_s=round(float(wall_time_s), 2),
-                   peak_memory_mb=round(float(peak_memory_mb), 1), git_commit=git_commit,
-                   git_dirty=bool(git_dirty), python=platform.python_version(),
-                   machine=platform.machine(), cpus=os.cpu_count() or 1,
-                   finished_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                   versions=package_versions(), extra=extra)
+        return cls(
+            notebook=notebook,
+            profile=profile,
+            parameters=dict(parameters),
+            wall_time_s=round(float(wall_time_s), 2),
+            peak_memory_mb=round(float(peak_memory_mb), 1),
+            git_commit=git_commit,
+            git_dirty=bool(git_dirty),
+            python=platform.python_version(),
+            machine=platform.machine(),
+            cpus=os.cpu_count() or 1,
+            finished_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            versions=package_versions(),
+            extra=extra,
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """The record as written: ``extra``'s keys at the top level beside the others."""
@@ -188,6 +224,7 @@ def command_line(module: str, argv: list[str] | None = None) -> str:
 
 
 # --- recorded results -------------------------------------------------------------------------
+
 
 def record_path(root: Path, name: str, profile: str) -> Path:
     """Where ``privrl run NAME --profile PROFILE --record`` keeps the run record."""
@@ -227,8 +264,9 @@ def recorded_file(filename: str, start: str | os.PathLike[str] | None = None) ->
     return None
 
 
-def read_recorded(files: dict[str, str], record_json: str, directory: Path | None = None
-                  ) -> dict[str, Any] | None:
+def read_recorded(
+    files: dict[str, str], record_json: str, directory: Path | None = None
+) -> dict[str, Any] | None:
     """A recorded run's CSVs ``files`` (name -> file in ``book/measurements/results/``, read as
     frames) and, under ``"record"``, its run record ``record_json`` one folder up (``{}`` when
     absent); ``None`` when the first CSV is absent (looked up with :func:`recorded_file` unless
@@ -248,7 +286,9 @@ def read_recorded(files: dict[str, str], record_json: str, directory: Path | Non
     return out
 
 
-def recorded_summary(name: str, profile: str, start: str | os.PathLike[str] | None = None) -> dict | None:
+def recorded_summary(
+    name: str, profile: str, start: str | os.PathLike[str] | None = None
+) -> dict | None:
     """The recorded summary of a run of another profile (e.g. the paper-scale run shown in a
     quick-profile chapter), or ``None`` if none was recorded (looked up as :func:`recorded_file`)."""
     path = recorded_file(f"{name}-{profile}.json", start)
@@ -257,11 +297,13 @@ def recorded_summary(name: str, profile: str, start: str | os.PathLike[str] | No
 
 # --- code closures ----------------------------------------------------------------------------
 
+
 def computes_numbers(module: str) -> bool:
     """False for the modules that compute no number of a run (:data:`NON_COMPUTING`,
     :data:`INERT_PACKAGES`, and the ``plots`` module of a paper's chapter)."""
-    if module in INERT_PACKAGES or (module.startswith("privrl.papers.")
-                                    and module.endswith(".plots")):
+    if module in INERT_PACKAGES or (
+        module.startswith("privrl.papers.") and module.endswith(".plots")
+    ):
         return False
     return not any(module == m or module.startswith(m + ".") for m in NON_COMPUTING)
 
@@ -339,13 +381,17 @@ def chapter_modules(name: str, root: Path = SOURCE_ROOT) -> list[str]:
     if not (folder / "__init__.py").is_file():
         raise ValueError(f"name: no chapter package privrl/papers/{name}/ under {root}")
     modules = [f"privrl.papers.{name}"]
-    modules += [f"privrl.papers.{name}.{p.stem}" for p in sorted(folder.glob("*.py"))
-                if p.name != "__init__.py"]
+    modules += [
+        f"privrl.papers.{name}.{p.stem}"
+        for p in sorted(folder.glob("*.py"))
+        if p.name != "__init__.py"
+    ]
     return [m for m in modules if computes_numbers(m)]
 
 
-def experiment_sources(name: str, root: Path = SOURCE_ROOT,
-                       produced_by: Iterable[str] | None = None) -> list[Path]:
+def experiment_sources(
+    name: str, root: Path = SOURCE_ROOT, produced_by: Iterable[str] | None = None
+) -> list[Path]:
     """The files of chapter ``name`` (``privrl/papers/<name>/``), or of the modules
     ``produced_by`` when given (the modules whose code computed a recorded table, e.g. the run
     functions of a sweep), and of every ``privrl`` module they import, transitively (packages'
@@ -364,12 +410,16 @@ def declared_versions(produced_by: Iterable[str], root: Path = SOURCE_ROOT) -> d
     for module, path in closure.items():
         if "@results_version(" in path.read_text():
             importlib.import_module(module)
-    return {name: run.tag for name, run in sorted(REGISTRY.items())
-            if name.rpartition(".")[0] in closure}
+    return {
+        name: run.tag
+        for name, run in sorted(REGISTRY.items())
+        if name.rpartition(".")[0] in closure
+    }
 
 
-def versions_changed(recorded: dict[str, str], produced_by: Iterable[str],
-                     root: Path = SOURCE_ROOT) -> tuple[bool | None, tuple[str, ...], str]:
+def versions_changed(
+    recorded: dict[str, str], produced_by: Iterable[str], root: Path = SOURCE_ROOT
+) -> tuple[bool | None, tuple[str, ...], str]:
     """Whether a record's results versions (``recorded``, by function) differ from the ones its
     ``produced_by`` modules declare now: ``(stale, changed functions, reason in words)``;
     ``stale`` is ``None`` when a module cannot be imported (a missing dependency); any other
@@ -378,17 +428,31 @@ def versions_changed(recorded: dict[str, str], produced_by: Iterable[str],
         now = declared_versions(produced_by, root)
     except ImportError as err:
         return None, (), f"its run functions could not be imported ({err})"
-    changed = tuple(name for name in sorted(set(recorded) | set(now))
-                    if recorded.get(name) != now.get(name))
+    changed = tuple(
+        name for name in sorted(set(recorded) | set(now)) if recorded.get(name) != now.get(name)
+    )
     if changed:
-        return True, changed, "results version changed since it was recorded: " + ", ".join(
-            f"{n} ({recorded.get(n, 'none')} -> {now.get(n, 'none')})" for n in changed)
+        return (
+            True,
+            changed,
+            "results version changed since it was recorded: "
+            + ", ".join(
+                f"{n} ({recorded.get(n, 'none')} -> {now.get(n, 'none')})" for n in changed
+            ),
+        )
     tags = ", ".join(f"{n.rpartition('.')[2]} {t}" for n, t in sorted(recorded.items()))
-    return False, (), (f"results versions unchanged ({tags}), each held to its probe by "
-                       "tests/chapter/test_results_versions.py")
+    return (
+        False,
+        (),
+        (
+            f"results versions unchanged ({tags}), each held to its probe by "
+            "tests/chapter/test_results_versions.py"
+        ),
+    )
 
 
 # --- staleness of recorded runs -----------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class RecordedRun:
@@ -444,11 +508,15 @@ class RecordedRun:
         """One sentence for a page: commit, date, wall time, machine and whether the code that
         produced it changed since (e.g. "commit `abc`, 2026-11-25, wall time 24.5 min on 2 CPUs,
         x86_64, Python 3.11.7; current (...)")."""
-        state = {True: "**stale**: the experiment code changed since it was recorded",
-                 False: "current: the experiment code is unchanged since it was recorded",
-                 None: "staleness unknown"}[self.stale]
-        return (f"commit `{self.commit}`, {self.date}, wall time {self.wall_time_text} on "
-                f"{self.machine}; {state} ({self.stale_reason})")
+        state = {
+            True: "**stale**: the experiment code changed since it was recorded",
+            False: "current: the experiment code is unchanged since it was recorded",
+            None: "staleness unknown",
+        }[self.stale]
+        return (
+            f"commit `{self.commit}`, {self.date}, wall time {self.wall_time_text} on "
+            f"{self.machine}; {state} ({self.stale_reason})"
+        )
 
 
 def format_duration(seconds: float) -> str:
@@ -473,8 +541,11 @@ def code_of(source: str) -> str:
         if not isinstance(node, _DOCUMENTED) or not node.body:
             continue
         first = node.body[0]
-        if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-                and isinstance(first.value.value, str)):
+        if (
+            isinstance(first, ast.Expr)
+            and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)
+        ):
             node.body = node.body[1:]
     return ast.dump(tree)
 
@@ -489,8 +560,9 @@ def _code_differs(commit: str, path: str, root: Path) -> bool:
     return code_of(before) != code_of(file.read_text())
 
 
-def changed_since(commit: str, files: list[Path], root: Path = SOURCE_ROOT
-                  ) -> tuple[bool | None, tuple[str, ...], str]:
+def changed_since(
+    commit: str, files: list[Path], root: Path = SOURCE_ROOT
+) -> tuple[bool | None, tuple[str, ...], str]:
     """Whether any of ``files`` differs as code (:func:`code_of`: formatting, comments and
     docstrings aside) between ``commit`` and the working tree of ``root``.
 
@@ -502,15 +574,17 @@ def changed_since(commit: str, files: list[Path], root: Path = SOURCE_ROOT
     diff = git(root, "diff", "--name-only", commit, "--", *map(str, files))
     if diff is None:
         return None, (), "git diff failed"
-    changed = tuple(line for line in diff.splitlines()
-                    if line.strip() and _code_differs(commit, line, root))
+    changed = tuple(
+        line for line in diff.splitlines() if line.strip() and _code_differs(commit, line, root)
+    )
     if changed:
         return True, changed, f"changed since {commit}: {', '.join(changed)}"
     return False, (), f"experiment code unchanged since {commit}"
 
 
-def recorded_run(name: str, profile: str = "paper", root: Path | None = None,
-                 source_root: Path = SOURCE_ROOT) -> RecordedRun | None:
+def recorded_run(
+    name: str, profile: str = "paper", root: Path | None = None, source_root: Path = SOURCE_ROOT
+) -> RecordedRun | None:
     """The recorded run of ``name`` at ``profile`` (record + summary) and whether it is stale,
     or ``None`` when no run was recorded.
 
@@ -530,8 +604,9 @@ def recorded_run(name: str, profile: str = "paper", root: Path | None = None,
         return None
     commit = str(record.get("git_commit", "unknown"))
     if record.get("results_versions") and record.get("produced_by"):
-        stale, changed, reason = versions_changed(record["results_versions"],
-                                                  record["produced_by"], source_root)
+        stale, changed, reason = versions_changed(
+            record["results_versions"], record["produced_by"], source_root
+        )
     else:
         try:
             files = experiment_sources(name, source_root, record.get("produced_by"))
@@ -540,13 +615,23 @@ def recorded_run(name: str, profile: str = "paper", root: Path | None = None,
         else:
             stale, changed, reason = changed_since(commit, files, source_root)
     if record.get("git_dirty") and stale is False:
-        stale, reason = None, (f"recorded at {commit} with uncommitted changes in the tree: whether "
-                               "they touched the experiment code is not known")
+        stale, reason = (
+            None,
+            (
+                f"recorded at {commit} with uncommitted changes in the tree: whether "
+                "they touched the experiment code is not known"
+            ),
+        )
     return RecordedRun(name, profile, record, summary, stale, changed, reason)
 
 
-def recorded_claims(name: str, profile: str = "paper", suffix: str = "_paper",
-                    root: Path | None = None, source_root: Path = SOURCE_ROOT) -> list[Claim]:
+def recorded_claims(
+    name: str,
+    profile: str = "paper",
+    suffix: str = "_paper",
+    root: Path | None = None,
+    source_root: Path = SOURCE_ROOT,
+) -> list[Claim]:
     """The claims a recorded run of ``name`` decided (from its saved summary), for a chapter to
     list beside its live claims: keyed ``<key><suffix>`` and stamped with the recorded run's
     profile and commit. Empty when no run (or no summary) was recorded."""
@@ -556,14 +641,49 @@ def recorded_claims(name: str, profile: str = "paper", suffix: str = "_paper",
     claims = []
     for c in run.summary.get("claims", []):
         interval = tuple(c["interval"]) if c.get("interval") is not None else None
-        claims.append(Claim(**{**c, "key": f"{c['key']}{suffix}", "interval": interval,
-                               "profile": profile, "commit": run.commit}))
+        claims.append(
+            Claim(
+                **{
+                    **c,
+                    "key": f"{c['key']}{suffix}",
+                    "interval": interval,
+                    "profile": profile,
+                    "commit": run.commit,
+                }
+            )
+        )
     return claims
 
 
 __all__ = [
-    "KEY_PACKAGES", "MEASUREMENTS", "PACKAGE_DIR", "RESULTS", "RecordedRun", "RunRecord", "SOURCE_ROOT", "changed_since",
-    "code_of", "command_line", "computes_numbers", "current_commit", "declared_versions", "experiment_sources", "find_root", "format_duration",
-    "git", "imported_modules", "package_versions", "module_closure", "module_file", "read_recorded", "record_path", "recorded_claims",
-    "recorded_file", "recorded_run", "recorded_summary", "recorded_summary_path", "versions_changed", "results_dir",
+    "KEY_PACKAGES",
+    "MEASUREMENTS",
+    "PACKAGE_DIR",
+    "RESULTS",
+    "RecordedRun",
+    "RunRecord",
+    "SOURCE_ROOT",
+    "changed_since",
+    "code_of",
+    "command_line",
+    "computes_numbers",
+    "current_commit",
+    "declared_versions",
+    "experiment_sources",
+    "find_root",
+    "format_duration",
+    "git",
+    "imported_modules",
+    "package_versions",
+    "module_closure",
+    "module_file",
+    "read_recorded",
+    "record_path",
+    "recorded_claims",
+    "recorded_file",
+    "recorded_run",
+    "recorded_summary",
+    "recorded_summary_path",
+    "versions_changed",
+    "results_dir",
 ]

@@ -109,8 +109,13 @@ class Report:
     interval, trials), so prose and tables read the same object.
     """
 
-    def __init__(self, paper: str, profile: str, seed: int | None = None,
-                 config: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        paper: str,
+        profile: str,
+        seed: int | None = None,
+        config: Mapping[str, Any] | None = None,
+    ) -> None:
         if not paper.isidentifier():
             raise ValueError(f"paper must be a notebook name such as 'xie2019', got {paper!r}")
         self.paper = paper
@@ -155,8 +160,9 @@ class Report:
         self.glue(f"claim_{claim.key}_evidence", claim.evidence_text())
         return claim
 
-    def ledger(self, entry: LedgerEntry | None = None, /, *, tolerance: float = 0.01,
-               **fields: Any) -> LedgerEntry:
+    def ledger(
+        self, entry: LedgerEntry | None = None, /, *, tolerance: float = 0.01, **fields: Any
+    ) -> LedgerEntry:
         """Record a ledger entry (an entry, or its fields with ``paper`` filled in).
 
         Raises :class:`CheckFailed` when its cross-check finds an epsilon more than
@@ -169,7 +175,9 @@ class Report:
             raise ValueError("give a LedgerEntry or its fields, not both")
         problems = entry.problems(tolerance)
         if problems:
-            raise CheckFailed(f"{self.paper}: ledger entry {entry.release!r} " + "; ".join(problems))
+            raise CheckFailed(
+                f"{self.paper}: ledger entry {entry.release!r} " + "; ".join(problems)
+            )
         self.entries.append(entry)
         return entry
 
@@ -207,20 +215,27 @@ class Report:
             lines += [f"**Verdicts.** {counts_text(decided)}.", ""]
         if front is not None:
             n = len(front.departures)
-            lines += ["**Departures from the paper:** "
-                      + (f"[{n}](#{DEPARTURES_ANCHOR})." if n else "none listed."), ""]
+            lines += [
+                "**Departures from the paper:** "
+                + (f"[{n}](#{DEPARTURES_ANCHOR})." if n else "none listed."),
+                "",
+            ]
         runs = deciding_runs(decided)
         if runs:
             lines += ["**Decided on** " + "; ".join(runs) + ".", ""]
         profiles = dict.fromkeys(d.claim.profile for d in decided if d.recorded)
-        recorded = next((run for p in (*profiles, "paper")
-                         if (run := recorded_run(name, p)) is not None), None)
+        recorded = next(
+            (run for p in (*profiles, "paper") if (run := recorded_run(name, p)) is not None), None
+        )
         command = (recorded.record.get("command") if recorded is not None else None) or (
-            f"privrl run {name} --profile paper --record")
-        lines += [f"**Rerun:** `privrl run {name}` (this page, quick) and `{command}` (the "
-                  f"record). This run's results: {{download}}`{name}.results.csv "
-                  f"<{name}.results.csv>`, {{download}}`{name}.summary.json <{name}.summary.json>`.",
-                  ":::"]
+            f"privrl run {name} --profile paper --record"
+        )
+        lines += [
+            f"**Rerun:** `privrl run {name}` (this page, quick) and `{command}` (the "
+            f"record). This run's results: {{download}}`{name}.results.csv "
+            f"<{name}.results.csv>`, {{download}}`{name}.summary.json <{name}.summary.json>`.",
+            ":::",
+        ]
         return "\n".join(lines) + "\n" + coverage_markdown(name)
 
     def all_claims_frame(self) -> pd.DataFrame:
@@ -228,39 +243,86 @@ class Report:
         record's suffix), for a page that sets them side by side: key, claim, verdict,
         evidence, profile, scale. The verdicts the book reports are :meth:`claims_frame`'s."""
         return pd.DataFrame(
-            [{"key": c.key, "claim": c.statement, "verdict": c.verdict,
-              "evidence": c.evidence_text(), "profile": c.profile, "scale": c.scale}
-             for c in self.claims],
-            columns=["key", "claim", "verdict", "evidence", "profile", "scale"])
+            [
+                {
+                    "key": c.key,
+                    "claim": c.statement,
+                    "verdict": c.verdict,
+                    "evidence": c.evidence_text(),
+                    "profile": c.profile,
+                    "scale": c.scale,
+                }
+                for c in self.claims
+            ],
+            columns=["key", "claim", "verdict", "evidence", "profile", "scale"],
+        )
 
     def claims_frame(self) -> pd.DataFrame:
         """The decided claims (:meth:`decided`) as a table for the page: key (without a
         record's suffix), claim, verdict, scale, evidence and the paper's source."""
         return pd.DataFrame(
-            [{"key": d.key, "claim": d.claim.statement, "verdict": d.claim.verdict,
-              "scale": d.scale, "evidence": d.claim.evidence_text(), "source": d.claim.source}
-             for d in self.decided()],
-            columns=["key", "claim", "verdict", "scale", "evidence", "source"])
+            [
+                {
+                    "key": d.key,
+                    "claim": d.claim.statement,
+                    "verdict": d.claim.verdict,
+                    "scale": d.scale,
+                    "evidence": d.claim.evidence_text(),
+                    "source": d.claim.source,
+                }
+                for d in self.decided()
+            ],
+            columns=["key", "claim", "verdict", "scale", "evidence", "source"],
+        )
 
     def ledger_frame(self) -> pd.DataFrame:
         """The ledger entries as a table for the page."""
-        cols = ["release", "mechanism", "relation", "noise", "epsilon", "delta", "compositions",
-                "accountant", "recomputed_epsilon", "cross_check", "cross_check_epsilon"]
-        rows = [{**e.as_dict(), "relation": e.relation_text,
-                 "cross_check": f"{e.cross_check.kind}: {e.cross_check.method}",
-                 "cross_check_epsilon": e.cross_check.epsilon} for e in self.entries]
+        cols = [
+            "release",
+            "mechanism",
+            "relation",
+            "noise",
+            "epsilon",
+            "delta",
+            "compositions",
+            "accountant",
+            "recomputed_epsilon",
+            "cross_check",
+            "cross_check_epsilon",
+        ]
+        rows = [
+            {
+                **e.as_dict(),
+                "relation": e.relation_text,
+                "cross_check": f"{e.cross_check.kind}: {e.cross_check.method}",
+                "cross_check_epsilon": e.cross_check.epsilon,
+            }
+            for e in self.entries
+        ]
         return pd.DataFrame(rows, columns=cols)
 
     def summary(self, **extra: Any) -> dict[str, Any]:
         """Everything recorded, as the JSON-ready summary a chapter saves."""
-        reserved = {"paper", "profile", "seed", "commit", "config", "checks", "claims", "ledger",
-                    "errata"}
+        reserved = {
+            "paper",
+            "profile",
+            "seed",
+            "commit",
+            "config",
+            "checks",
+            "claims",
+            "ledger",
+            "errata",
+        }
         clash = sorted(reserved & set(extra))
         if clash:
             raise ValueError(f"summary keys {clash} are reserved")
         return {
-            "paper": self.paper, "profile": self.profile, "seed": self.seed,
-            "commit": self.commit, "config": self.config,
+            "paper": self.paper,
+            "profile": self.profile,
+            "seed": self.seed,
+            "commit": self.commit,
+            "config": self.config,
             "checks": [asdict(c) for c in self.checks],
             "claims": [c.as_dict() for c in self.claims],
             "ledger": [e.as_dict() for e in self.entries],
@@ -268,7 +330,9 @@ class Report:
             **extra,
         }
 
-    def save(self, table: pd.DataFrame, directory: str | Path = ".", **extra: Any) -> tuple[Path, Path]:
+    def save(
+        self, table: pd.DataFrame, directory: str | Path = ".", **extra: Any
+    ) -> tuple[Path, Path]:
         """Write ``<paper>.results.csv`` and ``<paper>.summary.json`` (see :func:`save_results`)."""
         return save_results(self.paper, table, self.summary(**extra), directory)
 

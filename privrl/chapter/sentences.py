@@ -27,15 +27,20 @@ def paper_claims(name: str, pairs: Mapping[str, Sequence[str]], claims: Iterable
     lines = []
     for key, claim_keys in pairs.items():
         number = paper_number(name, key)
-        verdicts = "; ".join(f"*{decided[k].verdict}* (`{k}`)" for k in claim_keys
-                             if k in decided) or "not decided by this run"
-        lines.append(f"- The paper ({number.where}, line {number.source.line}): "
-                     f"\"...{number.source.quote}\" Our verdict: {verdicts}.")
+        verdicts = (
+            "; ".join(f"*{decided[k].verdict}* (`{k}`)" for k in claim_keys if k in decided)
+            or "not decided by this run"
+        )
+        lines.append(
+            f"- The paper ({number.where}, line {number.source.line}): "
+            f'"...{number.source.quote}" Our verdict: {verdicts}.'
+        )
     return "\n".join(lines)
 
 
-def sentences_frame(name: str, sentences: Mapping[str, Sequence[str]], claims: pd.DataFrame,
-                    suffix: str = "_paper") -> pd.DataFrame:
+def sentences_frame(
+    name: str, sentences: Mapping[str, Sequence[str]], claims: pd.DataFrame, suffix: str = "_paper"
+) -> pd.DataFrame:
     """Table: each sentence of paper ``name`` (``sentences``: key of its paper numbers -> the
     claims that decide it), quoted with where it says it, beside the verdicts of those claims
     read from ``claims`` (columns ``key``, ``verdict``) keyed ``<claim><suffix>``;
@@ -48,10 +53,13 @@ def sentences_frame(name: str, sentences: Mapping[str, Sequence[str]], claims: p
         missing = [k + suffix for k in keys if k + suffix not in verdicts]
         if missing:
             raise ValueError(f"claims: no verdict for {missing}")
-        rows.append({"the paper says": f"\u201c{number.source.quote}\u201d",
-                     "where": number.where,
-                     "verdict": "; ".join(f"{k}: {verdicts[k + suffix]}" for k in keys)
-                     or NOT_DECIDED})
+        rows.append(
+            {
+                "the paper says": f"\u201c{number.source.quote}\u201d",
+                "where": number.where,
+                "verdict": "; ".join(f"{k}: {verdicts[k + suffix]}" for k in keys) or NOT_DECIDED,
+            }
+        )
     return pd.DataFrame(rows)
 
 

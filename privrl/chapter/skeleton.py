@@ -127,8 +127,9 @@ class Chapter:
         unknown keyword, or a chapter left without ``name`` or ``profile_type``, is an error."""
         unknown = sorted(set(declared) - set(DECLARED))
         if unknown:
-            raise TypeError(f"{cls.__name__}: unknown chapter attribute(s) {unknown}; "
-                            f"known: {list(DECLARED)}")
+            raise TypeError(
+                f"{cls.__name__}: unknown chapter attribute(s) {unknown}; known: {list(DECLARED)}"
+            )
         super().__init_subclass__()
         for key, value in declared.items():
             setattr(cls, key, value)
@@ -155,17 +156,26 @@ class Chapter:
     def finish(self, ctx: Context) -> None:
         """Step 8: the numbers the prose reads (``ctx.glue``) and the notebook's ``extra``."""
 
-    def run(self, profile: Profile, *, executor: Any = None, cache_dir: str | Path | None = None,
-            progress: bool = False) -> ExperimentResult:
+    def run(
+        self,
+        profile: Profile,
+        *,
+        executor: Any = None,
+        cache_dir: str | Path | None = None,
+        progress: bool = False,
+    ) -> ExperimentResult:
         """Run the chapter at ``profile`` (steps 1-8 of the module docstring)."""
         if not isinstance(profile, self.profile_type):
             kind = self.profile_type.__name__
-            raise ValueError(f"profile must be a {kind} ({kind}.quick() or {kind}.paper()), "
-                             f"got {type(profile).__name__}")
+            raise ValueError(
+                f"profile must be a {kind} ({kind}.quick() or {kind}.paper()), "
+                f"got {type(profile).__name__}"
+            )
         started = time.perf_counter()
         report = Report(self.name, profile.profile, seed=profile.seed, config=profile.as_dict())
-        ctx = Context(profile, report, executor, cache_dir, progress,
-                      rng=np.random.default_rng(profile.seed))
+        ctx = Context(
+            profile, report, executor, cache_dir, progress, rng=np.random.default_rng(profile.seed)
+        )
         self.prepare(ctx)
         for check in self.checks:
             check(ctx)
@@ -189,5 +199,12 @@ class Chapter:
         return ExperimentResult(tables=ctx.tables, report=report, extra=ctx.extra)
 
 
-__all__ = ["DECLARED", "Chapter", "ClaimSpec", "Context", "ErratumSpec", "Evidence",
-           "not_reproduced_when"]
+__all__ = [
+    "DECLARED",
+    "Chapter",
+    "ClaimSpec",
+    "Context",
+    "ErratumSpec",
+    "Evidence",
+    "not_reproduced_when",
+]

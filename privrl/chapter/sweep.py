@@ -95,7 +95,10 @@ def cache_code(func: Callable[..., Any]) -> str:
 
 
 def run_key(
-    func: Callable[..., Any], config: Mapping[str, Any], root_seed: int, index: int,
+    func: Callable[..., Any],
+    config: Mapping[str, Any],
+    root_seed: int,
+    index: int,
     code: str | None = None,
 ) -> str:
     """Hash identifying one run: function, config, root seed, seed index and :func:`cache_code`."""
@@ -114,7 +117,10 @@ def run_key(
 
 
 def _execute(
-    func: RunFunction, config: Mapping[str, Any], root_seed: int, index: int,
+    func: RunFunction,
+    config: Mapping[str, Any],
+    root_seed: int,
+    index: int,
     checkpoint: Path | None = None,
 ) -> pd.DataFrame:
     kwargs = {} if checkpoint is None else {"checkpoint": checkpoint}
@@ -146,7 +152,9 @@ def _make_executor(
     if scheduler is not None:
         from distributed import Client
 
-        client = scheduler if isinstance(scheduler, Client) else stack.enter_context(Client(scheduler))
+        client = (
+            scheduler if isinstance(scheduler, Client) else stack.enter_context(Client(scheduler))
+        )
         return client.get_executor()
     if executor is None or executor == "process":
         workers = max_workers or os.cpu_count() or 1
@@ -157,8 +165,10 @@ def _make_executor(
         return None
     if isinstance(executor, Executor):
         return executor
-    raise ValueError("executor must be 'process', 'serial', a Dask scheduler address "
-                     f"(tcp://HOST:PORT) or an Executor, got {executor!r}")
+    raise ValueError(
+        "executor must be 'process', 'serial', a Dask scheduler address "
+        f"(tcp://HOST:PORT) or an Executor, got {executor!r}"
+    )
 
 
 def run_sweep(
@@ -228,8 +238,11 @@ def run_sweep(
         results[t] = frame
 
     bar = tqdm(
-        total=len(tasks), initial=len(tasks) - len(pending), desc=desc or func.__name__,
-        disable=not progress, unit="run",
+        total=len(tasks),
+        initial=len(tasks) - len(pending),
+        desc=desc or func.__name__,
+        disable=not progress,
+        unit="run",
     )
     with ExitStack() as stack, bar:
         pool = _make_executor(stack, executor, scheduler, max_workers) if pending else None

@@ -64,10 +64,14 @@ class Table:
         for header, notes in self.beneath.items():
             if header not in self.frame.columns or len(notes) != len(self.frame):
                 raise ValueError(f"beneath: {header!r} must be a column with one text a row")
-        if self.widths and (set(self.widths) != set(self.frame.columns)
-                            or not math.isclose(sum(self.widths.values()), 1.0)):
-            raise ValueError(f"widths: a share for each of {list(self.frame.columns)}, "
-                             f"adding up to 1, got {dict(self.widths)}")
+        if self.widths and (
+            set(self.widths) != set(self.frame.columns)
+            or not math.isclose(sum(self.widths.values()), 1.0)
+        ):
+            raise ValueError(
+                f"widths: a share for each of {list(self.frame.columns)}, "
+                f"adding up to 1, got {dict(self.widths)}"
+            )
 
     @property
     def wide(self) -> bool:
@@ -80,8 +84,11 @@ class Table:
 
     def _td(self, header: str, i: int, value: str) -> str:
         notes = self.beneath.get(header)
-        small = (f'<br><small class="{BENEATH_CLASS}">{html.escape(notes[i])}</small>'
-                 if notes and notes[i] else "")
+        small = (
+            f'<br><small class="{BENEATH_CLASS}">{html.escape(notes[i])}</small>'
+            if notes and notes[i]
+            else ""
+        )
         return f"<td>{html.escape(value)}{small}</td>"
 
     def to_html(self) -> str:
@@ -89,16 +96,22 @@ class Table:
         ``widths``, a fixed layout over the column's width (class :data:`FIXED_CLASS`)."""
         columns = list(self.frame.columns)
         head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-        rows = "".join("<tr>" + "".join(self._td(c, i, v) for c, v in zip(columns, row,
-                                                                            strict=True))
-                       + "</tr>" for i, row in enumerate(self.frame.itertuples(index=False)))
+        rows = "".join(
+            "<tr>" + "".join(self._td(c, i, v) for c, v in zip(columns, row, strict=True)) + "</tr>"
+            for i, row in enumerate(self.frame.itertuples(index=False))
+        )
         cols, classes = "", TABLE_CLASS
         if self.widths:
             classes += f" {FIXED_CLASS}"
-            cols = "<colgroup>" + "".join(f'<col style="width: {100 * self.widths[c]:.0f}%">'
-                                          for c in columns) + "</colgroup>"
-        table = (f'<table class="{classes}">{cols}<thead><tr>{head}</tr></thead>'
-                 f"<tbody>{rows}</tbody></table>")
+            cols = (
+                "<colgroup>"
+                + "".join(f'<col style="width: {100 * self.widths[c]:.0f}%">' for c in columns)
+                + "</colgroup>"
+            )
+        table = (
+            f'<table class="{classes}">{cols}<thead><tr>{head}</tr></thead>'
+            f"<tbody>{rows}</tbody></table>"
+        )
         if self.wide:
             return f'<div class="{SCROLL_CLASS}" style="overflow-x: auto">{table}</div>'
         return table
@@ -107,27 +120,38 @@ class Table:
         """The table as a MyST pipe table, so that roles in its cells (a ``{ref}`` link) are
         rendered; a pipe in a cell is escaped. A text ``beneath`` a cell follows it on its
         last line, small (inline HTML)."""
+
         def row(cells: Iterable[Any]) -> str:
             return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
 
         def below(header: str, i: int, value: str) -> str:
             notes = self.beneath.get(header)
-            return (f'{value}<br><small class="{BENEATH_CLASS}">{notes[i]}</small>'
-                    if notes and notes[i] else value)
+            return (
+                f'{value}<br><small class="{BENEATH_CLASS}">{notes[i]}</small>'
+                if notes and notes[i]
+                else value
+            )
 
         columns = list(self.frame.columns)
-        body = ([below(c, i, v) for c, v in zip(columns, r, strict=True)]
-                for i, r in enumerate(self.frame.itertuples(index=False)))
-        return "\n".join([row(columns), row("---" for _ in columns),
-                          *(row(r) for r in body)]) + "\n"
+        body = (
+            [below(c, i, v) for c, v in zip(columns, r, strict=True)]
+            for i, r in enumerate(self.frame.itertuples(index=False))
+        )
+        return (
+            "\n".join([row(columns), row("---" for _ in columns), *(row(r) for r in body)]) + "\n"
+        )
 
     def _repr_html_(self) -> str:
         return self.to_html()
 
 
 def _is_missing(value: Any) -> bool:
-    return (value is None or value is pd.NA or value is pd.NaT
-            or (isinstance(value, float) and math.isnan(value)))
+    return (
+        value is None
+        or value is pd.NA
+        or value is pd.NaT
+        or (isinstance(value, float) and math.isnan(value))
+    )
 
 
 def _decimals_for(width: float, digits: int) -> int:
@@ -147,8 +171,13 @@ def _fixed(x: float, decimals: int, *, keep_zeros: bool = False) -> str:
     return "0" if text.lstrip("-").strip("0.") == "" and not keep_zeros else text
 
 
-def format_number(x: float, *, digits: int = SIGNIFICANT_DIGITS, decimals: int | None = None,
-                  epsilon: bool = False) -> str:
+def format_number(
+    x: float,
+    *,
+    digits: int = SIGNIFICANT_DIGITS,
+    decimals: int | None = None,
+    epsilon: bool = False,
+) -> str:
     """One number as :func:`format_table` writes it: ``digits`` significant digits, or
     ``decimals`` when an uncertainty fixes them; inf is ``no noise`` when ``epsilon``, else ∞."""
     if math.isinf(x):
@@ -165,8 +194,11 @@ def format_number(x: float, *, digits: int = SIGNIFICANT_DIGITS, decimals: int |
 
 
 def _interval(cell: Any) -> tuple[float, float] | None:
-    if isinstance(cell, (tuple, list)) and len(cell) == 2 and all(isinstance(v, Real)
-                                                                  for v in cell):
+    if (
+        isinstance(cell, (tuple, list))
+        and len(cell) == 2
+        and all(isinstance(v, Real) for v in cell)
+    ):
         return float(cell[0]), float(cell[1])
     return None
 
@@ -200,13 +232,19 @@ def _header(name: Any, headers: Mapping[Any, str]) -> str:
     return str(name).replace("_", " ")
 
 
-def format_table(df: pd.DataFrame, *, precision: int | Mapping[str, int] | None = None,
-                 errors: Mapping[str, str] | None = None, headers: Mapping[Any, str] | None = None,
-                 missing: str | Mapping[str, str] | None = None, drop_missing: bool = False,
-                 epsilon_columns: Collection[str] | None = None,
-                 beneath: Mapping[str, str] | None = None,
-                 widths: Mapping[str, float] | None = None,
-                 infinite: Mapping[str, str] | None = None) -> Table:
+def format_table(
+    df: pd.DataFrame,
+    *,
+    precision: int | Mapping[str, int] | None = None,
+    errors: Mapping[str, str] | None = None,
+    headers: Mapping[Any, str] | None = None,
+    missing: str | Mapping[str, str] | None = None,
+    drop_missing: bool = False,
+    epsilon_columns: Collection[str] | None = None,
+    beneath: Mapping[str, str] | None = None,
+    widths: Mapping[str, float] | None = None,
+    infinite: Mapping[str, str] | None = None,
+) -> Table:
     """``df`` formatted for reading (rules in the module docstring).
 
     ``precision``: significant digits, for every column or per column (default
@@ -240,30 +278,43 @@ def format_table(df: pd.DataFrame, *, precision: int | Mapping[str, int] | None 
             raise ValueError(f"infinite: no column {column!r} (columns: {list(frame.columns)})")
     for shown, under in beneath.items():
         if shown not in frame.columns or under not in frame.columns:
-            raise ValueError(f"beneath: no column {shown!r} or {under!r} "
-                             f"(columns: {list(frame.columns)})")
+            raise ValueError(
+                f"beneath: no column {shown!r} or {under!r} (columns: {list(frame.columns)})"
+            )
     out = {}
     for column in frame.columns:
-        digits = (precision.get(column, SIGNIFICANT_DIGITS) if isinstance(precision, Mapping)
-                  else precision or SIGNIFICANT_DIGITS)
+        digits = (
+            precision.get(column, SIGNIFICANT_DIGITS)
+            if isinstance(precision, Mapping)
+            else precision or SIGNIFICANT_DIGITS
+        )
         text = missing.get(column) if isinstance(missing, Mapping) else missing
         if holes[column].any() and text is None:
-            raise ValueError(f"missing: column {column!r} has {int(holes[column].sum())} missing "
-                             "values; give the text that explains them, or drop_missing=True")
+            raise ValueError(
+                f"missing: column {column!r} has {int(holes[column].sum())} missing "
+                "values; give the text that explains them, or drop_missing=True"
+            )
         cells = []
         for i, value in enumerate(frame[column]):
             if holes[column].iloc[i]:
                 cells.append(text)
                 continue
-            if (column in infinite and isinstance(value, Real) and not isinstance(value, bool)
-                    and math.isinf(value)):
+            if (
+                column in infinite
+                and isinstance(value, Real)
+                and not isinstance(value, bool)
+                and math.isinf(value)
+            ):
                 cells.append(infinite[column])
                 continue
             decimals = _error_decimals(frame[errors[column]].iloc[i]) if column in errors else None
-            cells.append(_cell(value, digits=digits, decimals=decimals,
-                               epsilon=column in epsilon_columns))
+            cells.append(
+                _cell(value, digits=digits, decimals=decimals, epsilon=column in epsilon_columns)
+            )
         out[_header(column, headers)] = cells
-    notes = {_header(shown, headers): tuple(out.pop(_header(under, headers)))
-             for shown, under in beneath.items()}
+    notes = {
+        _header(shown, headers): tuple(out.pop(_header(under, headers)))
+        for shown, under in beneath.items()
+    }
     shares = {_header(c, headers): w for c, w in (widths or {}).items()}
     return Table(pd.DataFrame(out, dtype=object), notes, shares)

@@ -51,8 +51,14 @@ def invalid(condition: str, what: str, evidence: str = "") -> Outcome:
     return untestable(f"invalid measurement ({condition}): {what}", evidence=evidence)
 
 
-def random_play_reach(mean: float, sd: float, measured: int, episodes: int, windows: int = 1,
-                      level: float = RANDOM_PLAY_LEVEL) -> float:
+def random_play_reach(
+    mean: float,
+    sd: float,
+    measured: int,
+    episodes: int,
+    windows: int = 1,
+    level: float = RANDOM_PLAY_LEVEL,
+) -> float:
     r"""The return random play's smoothed return exceeds, in any of ``windows`` windows of a run,
     with probability at most ``level`` (union bound: at most :math:`\alpha` = ``level`` /
     ``windows`` in each): the upper one-sided prediction bound of the mean of ``episodes`` fresh
@@ -62,15 +68,23 @@ def random_play_reach(mean: float, sd: float, measured: int, episodes: int, wind
     last window (reached and held to the end), the number of windows for one that counts the
     first window to reach the threshold."""
     if measured < 2 or episodes < 1 or windows < 1:
-        raise ValueError(f"random_play_reach: needs measured >= 2, episodes >= 1 and windows >= "
-                         f"1, got {measured}, {episodes} and {windows}")
+        raise ValueError(
+            f"random_play_reach: needs measured >= 2, episodes >= 1 and windows >= "
+            f"1, got {measured}, {episodes} and {windows}"
+        )
     t = float(stats.t.ppf(1 - level / windows, measured - 1))
     return mean + t * sd * math.sqrt(1 / episodes + 1 / measured)
 
 
-def threshold_beyond_random_play(threshold: float, mean: float, sd: float, measured: int,
-                                 episodes: int, windows: int = 1,
-                                 level: float = RANDOM_PLAY_LEVEL) -> Outcome | None:
+def threshold_beyond_random_play(
+    threshold: float,
+    mean: float,
+    sd: float,
+    measured: int,
+    episodes: int,
+    windows: int = 1,
+    level: float = RANDOM_PLAY_LEVEL,
+) -> Outcome | None:
     """Condition 1, for a return threshold (higher is better): the time to reach ``threshold``
     measures learning only if uniformly random play, smoothed as the learners' returns are (a
     mean over at least ``episodes`` episodes: the fewest a full smoothing window holds), does
@@ -81,10 +95,13 @@ def threshold_beyond_random_play(threshold: float, mean: float, sd: float, measu
     if threshold > reach:
         return None
     over = "" if windows == 1 else f" in one of {windows:,} windows"
-    return invalid(RANDOM_PLAY, f"random play reaches the threshold {threshold:,.4g}: a mean of "
-                   f"{episodes} random-play episodes exceeds {reach:,.4g}{over} with probability "
-                   f"{level:g} (random play's mean {mean:,.4g}, standard deviation {sd:,.4g}, "
-                   f"over {measured} episodes)")
+    return invalid(
+        RANDOM_PLAY,
+        f"random play reaches the threshold {threshold:,.4g}: a mean of "
+        f"{episodes} random-play episodes exceeds {reach:,.4g}{over} with probability "
+        f"{level:g} (random play's mean {mean:,.4g}, standard deviation {sd:,.4g}, "
+        f"over {measured} episodes)",
+    )
 
 
 def bootstrap_valid(statistic: str, n_per_arm: int) -> Outcome | None:
@@ -93,8 +110,11 @@ def bootstrap_valid(statistic: str, n_per_arm: int) -> Outcome | None:
     :data:`MIN_BOOTSTRAP_PER_ARM` samples in its smallest arm (``n_per_arm``), else untestable;
     a mean's is not restricted here."""
     if statistic in FRAGILE_STATISTICS and n_per_arm < MIN_BOOTSTRAP_PER_ARM:
-        return invalid(BOOTSTRAP, f"a percentile bootstrap of a {statistic} over {n_per_arm} "
-                       f"samples per arm (it needs at least {MIN_BOOTSTRAP_PER_ARM})")
+        return invalid(
+            BOOTSTRAP,
+            f"a percentile bootstrap of a {statistic} over {n_per_arm} "
+            f"samples per arm (it needs at least {MIN_BOOTSTRAP_PER_ARM})",
+        )
     return None
 
 
@@ -120,18 +140,25 @@ def tuned_apart(arms: Sequence[Tuning]) -> Outcome | None:
     for tuning in arms:
         shared = tuning.looked_at & tuning.deciding
         if shared:
-            return invalid(TUNED_APART, f"{tuning.arm} is decided on {len(shared)} of "
-                           f"{len(tuning.deciding)} seeds that were looked at before "
-                           f"(its tuning or an earlier evaluation): {sorted(map(str, shared))}")
+            return invalid(
+                TUNED_APART,
+                f"{tuning.arm} is decided on {len(shared)} of "
+                f"{len(tuning.deciding)} seeds that were looked at before "
+                f"(its tuning or an earlier evaluation): {sorted(map(str, shared))}",
+            )
     rules = {tuning.rule for tuning in arms}
     if len(rules) > 1:
-        return invalid(TUNED_APART, "the arms compared were tuned by different rules: "
-                       + "; ".join(f"{t.arm} by '{t.rule}'" for t in arms))
+        return invalid(
+            TUNED_APART,
+            "the arms compared were tuned by different rules: "
+            + "; ".join(f"{t.arm} by '{t.rule}'" for t in arms),
+        )
     return None
 
 
-def optimiser_reaches_target(noiseless_error: float, target_error: float, factor: float, *,
-                             optimiser: str, target: str) -> Outcome | None:
+def optimiser_reaches_target(
+    noiseless_error: float, target_error: float, factor: float, *, optimiser: str, target: str
+) -> Outcome | None:
     """Condition 4: an ``optimiser``'s output (an estimate at its tuned settings, e.g. GPOPE's
     iterations and step) is used only where its own noiseless run reaches its ``target`` (the
     error the optimisation aims at, e.g. the non-private LSTD's) within ``factor``: errors,
@@ -142,14 +169,27 @@ def optimiser_reaches_target(noiseless_error: float, target_error: float, factor
     if noiseless_error <= factor * target_error:
         return None
     times = noiseless_error / target_error if target_error > 0 else math.inf
-    return invalid(OPTIMISER, f"{optimiser} without noise ends at an error of "
-                   f"{noiseless_error:.4g}, {times:.3g} times {target}'s {target_error:.4g} "
-                   f"(allowed: {factor:g} times)")
+    return invalid(
+        OPTIMISER,
+        f"{optimiser} without noise ends at an error of "
+        f"{noiseless_error:.4g}, {times:.3g} times {target}'s {target_error:.4g} "
+        f"(allowed: {factor:g} times)",
+    )
 
 
 __all__ = [
-    "BOOTSTRAP", "FRAGILE_STATISTICS", "MIN_BOOTSTRAP_PER_ARM", "OPTIMISER", "RANDOM_PLAY",
-    "RANDOM_PLAY_LEVEL", "TUNED_APART", "Tuning", "bootstrap_valid", "invalid",
-    "optimiser_reaches_target", "random_play_reach", "threshold_beyond_random_play",
+    "BOOTSTRAP",
+    "FRAGILE_STATISTICS",
+    "MIN_BOOTSTRAP_PER_ARM",
+    "OPTIMISER",
+    "RANDOM_PLAY",
+    "RANDOM_PLAY_LEVEL",
+    "TUNED_APART",
+    "Tuning",
+    "bootstrap_valid",
+    "invalid",
+    "optimiser_reaches_target",
+    "random_play_reach",
+    "threshold_beyond_random_play",
     "tuned_apart",
 ]

@@ -63,8 +63,13 @@ class Check:
     passed: bool
 
     def describe(self) -> str:
-        bound = "" if self.bound is None else f" {self.relation} {self.bound:.6g}" if isinstance(
-            self.bound, float) else f" {self.relation} {self.bound}"
+        bound = (
+            ""
+            if self.bound is None
+            else f" {self.relation} {self.bound:.6g}"
+            if isinstance(self.bound, float)
+            else f" {self.relation} {self.bound}"
+        )
         obs = f"{self.observed:.6g}" if isinstance(self.observed, float) else str(self.observed)
         return f"{self.statement}: observed {obs}{bound}"
 
@@ -87,9 +92,11 @@ def make_check(
         raise ValueError(f"check {key!r}: give one bound, got {sorted(given)}")
     if not given:
         if not isinstance(observed, bool | np.bool_):
-            raise ValueError(f"check {key!r}: a check without a bound needs a boolean observed value")
+            raise ValueError(
+                f"check {key!r}: a check without a bound needs a boolean observed value"
+            )
         return Check(key, statement, bool(observed), "is", True, bool(observed))
-    (relation, bound), = given.items()
+    ((relation, bound),) = given.items()
     bound = float(_plain(bound))
     try:
         value = float(observed)
@@ -97,7 +104,9 @@ def make_check(
         raise ValueError(f"check {key!r}: observed must be a number, got {observed!r}") from None
     if math.isnan(value) or math.isnan(bound):
         return Check(key, statement, value, relation, bound, False)
-    passed = {"<=": value <= bound, ">=": value >= bound, "<": value < bound, ">": value > bound}[relation]
+    passed = {"<=": value <= bound, ">=": value >= bound, "<": value < bound, ">": value > bound}[
+        relation
+    ]
     return Check(key, statement, value, relation, bound, bool(passed))
 
 
@@ -156,8 +165,10 @@ class Claim(Outcome):
         if self.value is None:
             return f"{self.reason} (n = {self.n_trials})"
         lo, hi = self.interval if self.interval is not None else (math.nan, math.nan)
-        return (f"{self.statistic} = {self.value:.3g}, 95% interval [{lo:.3g}, {hi:.3g}], "
-                f"n = {self.n_trials}; {self.reason}")
+        return (
+            f"{self.statistic} = {self.value:.3g}, 95% interval [{lo:.3g}, {hi:.3g}], "
+            f"n = {self.n_trials}; {self.reason}"
+        )
 
 
 @dataclass(frozen=True)
@@ -216,17 +227,34 @@ class Count:
         check_int(self.successes, f"{self.label}: successes", 0)
         check_int(self.trials, f"{self.label}: trials", 0)
         if self.successes > self.trials:
-            raise ValueError(f"{self.label}: successes must not exceed trials, got "
-                             f"{self.successes} > {self.trials}")
+            raise ValueError(
+                f"{self.label}: successes must not exceed trials, got "
+                f"{self.successes} > {self.trials}"
+            )
 
 
-def untestable(reason: str, n_trials: int = 0, evidence: str = "", *, statistic: str = "",
-               value: float | None = None, interval: tuple[float, float] | None = None,
-               threshold: float | None = None) -> Outcome:
+def untestable(
+    reason: str,
+    n_trials: int = 0,
+    evidence: str = "",
+    *,
+    statistic: str = "",
+    value: float | None = None,
+    interval: tuple[float, float] | None = None,
+    threshold: float | None = None,
+) -> Outcome:
     """A claim this run cannot decide, with the reason (too few trials, both arms at a floor,
     a profile too small) and, where one was computed, the statistic."""
-    return Outcome("untestable", statistic, value, interval, int(n_trials), reason, evidence,
-                   threshold=threshold)
+    return Outcome(
+        "untestable",
+        statistic,
+        value,
+        interval,
+        int(n_trials),
+        reason,
+        evidence,
+        threshold=threshold,
+    )
 
 
 #: The evaluated validity conditions a decider receives (:mod:`privrl.chapter.validity`): each
@@ -234,8 +262,9 @@ def untestable(reason: str, n_trials: int = 0, evidence: str = "", *, statistic:
 Validity = Sequence[Outcome | None]
 
 
-def refusal(validity: Validity, n_trials: int, evidence: str = "", *,
-            statistic: str = "") -> Outcome | None:
+def refusal(
+    validity: Validity, n_trials: int, evidence: str = "", *, statistic: str = ""
+) -> Outcome | None:
     """The first failed condition of ``validity`` as the decider's untestable outcome: the
     condition's reason, the decider's ``statistic`` and ``n_trials``, its ``evidence`` followed by
     the condition's; ``None`` when every condition holds. A failed condition must be untestable."""
@@ -243,15 +272,18 @@ def refusal(validity: Validity, n_trials: int, evidence: str = "", *,
         if failed is None:
             continue
         if failed.verdict != "untestable":
-            raise ValueError(f"a failed validity condition is untestable, got {failed.verdict!r}: "
-                             f"{failed.reason}")
+            raise ValueError(
+                f"a failed validity condition is untestable, got {failed.verdict!r}: "
+                f"{failed.reason}"
+            )
         both = "; ".join(e for e in (evidence, failed.evidence) if e)
         return untestable(failed.reason, n_trials, both, statistic=statistic)
     return None
 
 
-def trials_to_decide(value: float, interval: tuple[float, float], threshold: float,
-                     n_trials: int) -> int | None:
+def trials_to_decide(
+    value: float, interval: tuple[float, float], threshold: float, n_trials: int
+) -> int | None:
     """Trials per arm that would decide a claim at the observed effect: the 95% interval's
     half-width shrinks as ``1 / sqrt(n)``, so it stops containing ``threshold`` once
     ``n >= n_trials (w / d)^2``, where ``w`` is the half-width on the threshold's side and
@@ -267,9 +299,18 @@ def trials_to_decide(value: float, interval: tuple[float, float], threshold: flo
     return None if needed > IMPRACTICAL_FACTOR * n_trials else needed
 
 
-def decide_interval(statistic: str, value: float, interval: tuple[float, float], n_trials: int,
-                    threshold: Threshold, *, detail: str = "", evidence: str = "",
-                    seconds_per_trial: float | None = None, validity: Validity = ()) -> Outcome:
+def decide_interval(
+    statistic: str,
+    value: float,
+    interval: tuple[float, float],
+    n_trials: int,
+    threshold: Threshold,
+    *,
+    detail: str = "",
+    evidence: str = "",
+    seconds_per_trial: float | None = None,
+    validity: Validity = (),
+) -> Outcome:
     """The one rule (module docstring): "``statistic`` is ``threshold.direction`` than
     ``threshold.value``", decided on its 95% ``interval``. ``detail`` is added to the reason
     (e.g. "4/20 against 5/20"); ``seconds_per_trial`` (CPU seconds of one more trial of every
@@ -287,19 +328,26 @@ def decide_interval(statistic: str, value: float, interval: tuple[float, float],
     if claimed:
         verdict, reason = "reproduced", f"the 95% interval lies on the claimed side of {t:g}"
     elif opposite:
-        verdict, reason = ("not reproduced", f"the 95% interval lies on the other side of "
-                                             f"{t:g}: it excludes the claimed effect")
+        verdict, reason = (
+            "not reproduced",
+            f"the 95% interval lies on the other side of {t:g}: it excludes the claimed effect",
+        )
     else:
         verdict = "inconclusive"
         needed = trials_to_decide(value, (lo, hi), t, n_trials)
         towards = (value < t) if threshold.direction == "less" else (value > t)
         shown = f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
-        lean = ("sits at the threshold" if value == t else
-                f"leans {'towards the claim' if towards else 'against the claim'}")
+        lean = (
+            "sits at the threshold"
+            if value == t
+            else f"leans {'towards the claim' if towards else 'against the claim'}"
+        )
         reason = f"the 95% interval contains {t:g}; the estimate {shown} {lean}"
         if needed is None:
-            reason += ("; the observed effect is too small for any practical number of trials "
-                       f"(over {IMPRACTICAL_FACTOR} times these) to decide it")
+            reason += (
+                "; the observed effect is too small for any practical number of trials "
+                f"(over {IMPRACTICAL_FACTOR} times these) to decide it"
+            )
         else:
             reason += f"; about {needed} trials per arm would decide it at the observed effect"
             if seconds_per_trial is not None:
@@ -307,8 +355,17 @@ def decide_interval(statistic: str, value: float, interval: tuple[float, float],
                 reason += f" ({hours:.2g} more CPU hours)"
     if detail:
         reason = f"{reason} ({detail})"
-    return Outcome(verdict, statistic, float(value), (lo, hi), int(n_trials), reason, evidence,
-                   threshold=t, trials_to_decide=needed)
+    return Outcome(
+        verdict,
+        statistic,
+        float(value),
+        (lo, hi),
+        int(n_trials),
+        reason,
+        evidence,
+        threshold=t,
+        trials_to_decide=needed,
+    )
 
 
 def bootstrap_interval(
@@ -331,8 +388,8 @@ def _mann_whitney_null(n: int, m: int) -> np.ndarray:
     for i in range(1, n + 1):
         for j in range(1, m + 1):
             counts = np.zeros(i * j + 1, dtype=object)
-            counts[j:j + len(table[i - 1][j])] += table[i - 1][j]
-            counts[:len(table[i][j - 1])] += table[i][j - 1]
+            counts[j : j + len(table[i - 1][j])] += table[i - 1][j]
+            counts[: len(table[i][j - 1])] += table[i][j - 1]
             table[i][j] = counts
     return table[n][m]
 
@@ -352,8 +409,13 @@ def rank_depth(n: int, m: int, level: float = 0.95) -> int | None:
     return k if k >= 1 else None
 
 
-def shift_interval(a_low: np.ndarray, a_high: np.ndarray, b_low: np.ndarray,
-                   b_high: np.ndarray, level: float = 0.95) -> tuple[float, float] | None:
+def shift_interval(
+    a_low: np.ndarray,
+    a_high: np.ndarray,
+    b_low: np.ndarray,
+    b_high: np.ndarray,
+    level: float = 0.95,
+) -> tuple[float, float] | None:
     """Distribution-free interval of the location shift of ``a`` over ``b`` (the Moses interval of
     the Hodges-Lehmann estimator), at confidence at least ``level`` under the shift model, from
     the k-th smallest of the pairwise differences ``a_low_i - b_high_j`` and the k-th largest of
@@ -391,12 +453,20 @@ def median_interval(x: np.ndarray, level: float = 0.95) -> tuple[float, float] |
     return float(ordered[k - 1]), float(ordered[n - k])
 
 
-def decide_difference(a: Sample, b: Sample, threshold: Threshold = Threshold(), *,
-                      statistic: Literal["mean", "median"] = "mean",
-                      floor: float | None = None, ceiling: float | None = None,
-                      min_trials: int = MIN_TRIALS, seed: int = 0, evidence: str = "",
-                      seconds_per_trial: float | None = None,
-                      validity: Validity = ()) -> Outcome:
+def decide_difference(
+    a: Sample,
+    b: Sample,
+    threshold: Threshold = Threshold(),
+    *,
+    statistic: Literal["mean", "median"] = "mean",
+    floor: float | None = None,
+    ceiling: float | None = None,
+    min_trials: int = MIN_TRIALS,
+    seed: int = 0,
+    evidence: str = "",
+    seconds_per_trial: float | None = None,
+    validity: Validity = (),
+) -> Outcome:
     """Claim "``a`` exceeds ``b`` by ``threshold.direction`` than ``threshold.value``" (threshold
     0: ``a`` differs from ``b`` in that direction): ``statistic="mean"``, the difference of means
     with a percentile bootstrap 95% interval; ``"median"``, the Hodges-Lehmann shift with its
@@ -416,30 +486,50 @@ def decide_difference(a: Sample, b: Sample, threshold: Threshold = Threshold(), 
         return refused
     for bound, word in ((floor, "floor"), (ceiling, "ceiling")):
         if bound is not None and n > 0 and np.all(xa == bound) and np.all(xb == bound):
-            return untestable(f"both arms at the {word} ({bound:g}) in every trial", n, evidence,
-                              statistic=name)
+            return untestable(
+                f"both arms at the {word} ({bound:g}) in every trial", n, evidence, statistic=name
+            )
     if n < min_trials:
-        return untestable(f"too few trials (fewer than {min_trials} per arm)", n, evidence,
-                          statistic=name)
+        return untestable(
+            f"too few trials (fewer than {min_trials} per arm)", n, evidence, statistic=name
+        )
     if statistic == "median":
         name = f"shift of {a.label} over {b.label} (Hodges-Lehmann)"
         shift = shift_interval(xa, xa, xb, xb)
         if shift is None:
-            return untestable(f"too few trials for a 95% rank interval ({len(xa)} against "
-                              f"{len(xb)})", n, evidence, statistic=name)
-        return decide_interval(name, hodges_lehmann(xa, xb), shift, n, threshold,
-                               evidence=evidence, seconds_per_trial=seconds_per_trial)
+            return untestable(
+                f"too few trials for a 95% rank interval ({len(xa)} against {len(xb)})",
+                n,
+                evidence,
+                statistic=name,
+            )
+        return decide_interval(
+            name,
+            hodges_lehmann(xa, xb),
+            shift,
+            n,
+            threshold,
+            evidence=evidence,
+            seconds_per_trial=seconds_per_trial,
+        )
     value = float(np.mean(xa) - np.mean(xb))
     interval = bootstrap_interval(lambda u, v: np.mean(u) - np.mean(v), [xa, xb], seed=seed)
-    return decide_interval(name, value, interval, n, threshold, evidence=evidence,
-                           seconds_per_trial=seconds_per_trial)
+    return decide_interval(
+        name, value, interval, n, threshold, evidence=evidence, seconds_per_trial=seconds_per_trial
+    )
 
 
-def decide_threshold(sample: Sample, threshold: Threshold, *,
-                     statistic: Literal["mean", "median"] = "mean", min_trials: int = MIN_TRIALS,
-                     seed: int = 0, evidence: str = "",
-                     seconds_per_trial: float | None = None,
-                     validity: Validity = ()) -> Outcome:
+def decide_threshold(
+    sample: Sample,
+    threshold: Threshold,
+    *,
+    statistic: Literal["mean", "median"] = "mean",
+    min_trials: int = MIN_TRIALS,
+    seed: int = 0,
+    evidence: str = "",
+    seconds_per_trial: float | None = None,
+    validity: Validity = (),
+) -> Outcome:
     """Claim "``stat(sample)`` is ``threshold.direction`` than ``threshold.value``": the mean with
     a percentile bootstrap 95% interval, or the median with its exact order-statistic interval
     (:func:`median_interval`); untestable on a failed ``validity`` condition (:func:`refusal`),
@@ -450,18 +540,37 @@ def decide_threshold(sample: Sample, threshold: Threshold, *,
     if refused is not None:
         return refused
     if len(x) < min_trials:
-        return untestable(f"too few trials (fewer than {min_trials})", len(x), evidence,
-                          statistic=name)
+        return untestable(
+            f"too few trials (fewer than {min_trials})", len(x), evidence, statistic=name
+        )
     if statistic == "median":
         exact = median_interval(x)
         if exact is None:
-            return untestable(f"too few trials for a 95% order-statistic interval ({len(x)})",
-                              len(x), evidence, statistic=name)
-        return decide_interval(name, float(np.median(x)), exact, len(x), threshold,
-                               evidence=evidence, seconds_per_trial=seconds_per_trial)
+            return untestable(
+                f"too few trials for a 95% order-statistic interval ({len(x)})",
+                len(x),
+                evidence,
+                statistic=name,
+            )
+        return decide_interval(
+            name,
+            float(np.median(x)),
+            exact,
+            len(x),
+            threshold,
+            evidence=evidence,
+            seconds_per_trial=seconds_per_trial,
+        )
     interval = bootstrap_interval(np.mean, [x], seed=seed)
-    return decide_interval(name, float(np.mean(x)), interval, len(x), threshold, evidence=evidence,
-                           seconds_per_trial=seconds_per_trial)
+    return decide_interval(
+        name,
+        float(np.mean(x)),
+        interval,
+        len(x),
+        threshold,
+        evidence=evidence,
+        seconds_per_trial=seconds_per_trial,
+    )
 
 
 def clopper_pearson(successes: int, trials: int, level: float = 0.95) -> tuple[float, float]:
@@ -483,21 +592,31 @@ def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def newcombe_interval(k_a: int, n_a: int, k_b: int, n_b: int, level: float = 0.95) -> tuple[float, float]:
+def newcombe_interval(
+    k_a: int, n_a: int, k_b: int, n_b: int, level: float = 0.95
+) -> tuple[float, float]:
     """Newcombe's hybrid score interval (method 10) of the difference of proportions p_a - p_b."""
     z = float(stats.norm.ppf(1 - (1 - level) / 2))
     pa, pb = k_a / n_a, k_b / n_b
     la, ua = _wilson(k_a, n_a, z)
     lb, ub = _wilson(k_b, n_b, z)
     d = pa - pb
-    return (d - math.sqrt((pa - la) ** 2 + (ub - pb) ** 2),
-            d + math.sqrt((ua - pa) ** 2 + (pb - lb) ** 2))
+    return (
+        d - math.sqrt((pa - la) ** 2 + (ub - pb) ** 2),
+        d + math.sqrt((ua - pa) ** 2 + (pb - lb) ** 2),
+    )
 
 
-def decide_proportions(a: Count, b: Count, threshold: Threshold = Threshold(), *,
-                       min_trials: int = MIN_TRIALS, evidence: str = "",
-                       seconds_per_trial: float | None = None,
-                       validity: Validity = ()) -> Outcome:
+def decide_proportions(
+    a: Count,
+    b: Count,
+    threshold: Threshold = Threshold(),
+    *,
+    min_trials: int = MIN_TRIALS,
+    evidence: str = "",
+    seconds_per_trial: float | None = None,
+    validity: Validity = (),
+) -> Outcome:
     """Claim "rate(``a``) - rate(``b``) is ``threshold.direction`` than ``threshold.value``"
     (Newcombe 95% interval of the difference; threshold 0 for no effect).
 
@@ -511,20 +630,37 @@ def decide_proportions(a: Count, b: Count, threshold: Threshold = Threshold(), *
     if refused is not None:
         return refused
     if n < min_trials:
-        return untestable(f"too few trials (fewer than {min_trials} per arm)", n, evidence,
-                          statistic=name)
+        return untestable(
+            f"too few trials (fewer than {min_trials} per arm)", n, evidence, statistic=name
+        )
     if ka == kb == 0 or (ka == na and kb == nb):
         at = "0 of N" if ka == 0 else "N of N"
-        return untestable(f"both arms at {at} ({ka}/{na} against {kb}/{nb})", n, evidence,
-                          statistic=name)
-    return decide_interval(name, ka / na - kb / nb, newcombe_interval(ka, na, kb, nb), n,
-                           threshold, detail=f"{ka}/{na} against {kb}/{nb}", evidence=evidence,
-                           seconds_per_trial=seconds_per_trial)
+        return untestable(
+            f"both arms at {at} ({ka}/{na} against {kb}/{nb})", n, evidence, statistic=name
+        )
+    return decide_interval(
+        name,
+        ka / na - kb / nb,
+        newcombe_interval(ka, na, kb, nb),
+        n,
+        threshold,
+        detail=f"{ka}/{na} against {kb}/{nb}",
+        evidence=evidence,
+        seconds_per_trial=seconds_per_trial,
+    )
 
 
-def decide_success_ratio(count: Count, threshold: float, *, budget: int, full_budget: int,
-                         unit: str = "steps", min_trials: int = MIN_TRIALS,
-                         evidence: str = "", validity: Validity = ()) -> Outcome:
+def decide_success_ratio(
+    count: Count,
+    threshold: float,
+    *,
+    budget: int,
+    full_budget: int,
+    unit: str = "steps",
+    min_trials: int = MIN_TRIALS,
+    evidence: str = "",
+    validity: Validity = (),
+) -> Outcome:
     """Claim "the success ratio exceeds ``threshold``", with its exact (Clopper-Pearson) 95% interval.
 
     Success is defined at the paper's budget ``full_budget`` (of ``unit``); the run measured it at
@@ -542,11 +678,25 @@ def decide_success_ratio(count: Count, threshold: float, *, budget: int, full_bu
         return untestable(f"too few trials (fewer than {min_trials})", n, evidence)
     lo, hi = clopper_pearson(k, n)
     if budget < full_budget and lo <= threshold:
-        return untestable(f"budget {budget:,} < {full_budget:,}: a success ratio at this budget "
-                          f"only bounds the paper's from below ({k}/{n})", n, evidence,
-                          statistic="success ratio", value=k / n, interval=(lo, hi),
-                          threshold=threshold)
-    detail = f"{k}/{n}" + (f", already at a budget of {budget:,} {unit}" if budget < full_budget
-                           else "")
-    return decide_interval("success ratio", k / n, (lo, hi), n, Threshold(threshold, "greater"),
-                           detail=detail, evidence=evidence)
+        return untestable(
+            f"budget {budget:,} < {full_budget:,}: a success ratio at this budget "
+            f"only bounds the paper's from below ({k}/{n})",
+            n,
+            evidence,
+            statistic="success ratio",
+            value=k / n,
+            interval=(lo, hi),
+            threshold=threshold,
+        )
+    detail = f"{k}/{n}" + (
+        f", already at a budget of {budget:,} {unit}" if budget < full_budget else ""
+    )
+    return decide_interval(
+        "success ratio",
+        k / n,
+        (lo, hi),
+        n,
+        Threshold(threshold, "greater"),
+        detail=detail,
+        evidence=evidence,
+    )

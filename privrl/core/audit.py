@@ -104,8 +104,11 @@ def clopper_pearson_bounds(
 
 
 def epsilon_candidates(
-    p_x: np.ndarray | float, p_xp: np.ndarray | float, q_x: np.ndarray | float,
-    q_xp: np.ndarray | float, delta: float
+    p_x: np.ndarray | float,
+    p_xp: np.ndarray | float,
+    q_x: np.ndarray | float,
+    q_xp: np.ndarray | float,
+    delta: float,
 ) -> np.ndarray:
     r"""The four epsilons forced by the DP inequalities on a region ``S`` and its complement,
     stacked on a new first axis (floored at 0).
@@ -269,6 +272,7 @@ def audit_release(
         statistic = f"{score} Fisher discriminant fitted on the selection half"
     else:
         raise ValueError(f"score must be a callable, 'linear' or 'quadratic', got {score!r}")
+
     def scores(outputs: np.ndarray) -> np.ndarray:
         raw = np.asarray(score_fn(outputs), float)
         return raw if resolution is None else np.round(raw / resolution) * resolution

@@ -49,6 +49,8 @@ def load_checkpoint(
     theirs = saved["identity"]
     differ = sorted(k for k in identity.keys() | theirs.keys() if identity.get(k) != theirs.get(k))
     if differ:
-        raise ValueError(f"checkpoint {path} belongs to another run: its {', '.join(differ)} "
-                         "differ from this run's (delete it or pass another path)")
+        raise ValueError(
+            f"checkpoint {path} belongs to another run: its {', '.join(differ)} "
+            "differ from this run's (delete it or pass another path)"
+        )
     return saved["state"]

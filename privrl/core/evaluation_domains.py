@@ -54,10 +54,22 @@ class DomainSettings:
 
 
 MC_SETTINGS: dict[str, DomainSettings] = {
-    "mountain_car_on": DomainSettings(gamma=0.9, step_size=3.0, schedule="diminishing",
-                                      iterations=5_000, clip_norm=1.0, heldout=2000),
-    "mountain_car_off": DomainSettings(gamma=0.9, step_size=3.0, schedule="diminishing",
-                                       iterations=5_000, clip_norm=1.0, heldout=2000),
+    "mountain_car_on": DomainSettings(
+        gamma=0.9,
+        step_size=3.0,
+        schedule="diminishing",
+        iterations=5_000,
+        clip_norm=1.0,
+        heldout=2000,
+    ),
+    "mountain_car_off": DomainSettings(
+        gamma=0.9,
+        step_size=3.0,
+        schedule="diminishing",
+        iterations=5_000,
+        clip_norm=1.0,
+        heldout=2000,
+    ),
 }
 
 
@@ -79,8 +91,9 @@ def mountain_car_policies(domain: str) -> tuple[Policy, Policy]:
     return behaviour, uniform
 
 
-def mountain_car_features(domain: str, traj: Trajectories, behaviour_probs: np.ndarray,
-                          settings: DomainSettings) -> FeatureTransitions:
+def mountain_car_features(
+    domain: str, traj: Trajectories, behaviour_probs: np.ndarray, settings: DomainSettings
+) -> FeatureTransitions:
     """Behaviour trajectories of a Mountain Car domain in Fourier features, with the
     target/behaviour ratios off-policy and the rewards scaled by ``settings``."""
     _, target = mountain_car_policies(domain)
@@ -90,8 +103,14 @@ def mountain_car_features(domain: str, traj: Trajectories, behaviour_probs: np.n
         dim = states.shape[-1]
         pt = target(states[:, :-1].reshape(-1, dim)).reshape(*behaviour_probs.shape, -1)
         rho = np.take_along_axis(pt, traj.actions[..., None], axis=-1)[..., 0] / behaviour_probs
-    return FeatureTransitions(phi, traj.rewards * settings.reward_scale, traj.lengths,
-                              traj.terminated, settings.gamma, rho)
+    return FeatureTransitions(
+        phi,
+        traj.rewards * settings.reward_scale,
+        traj.lengths,
+        traj.terminated,
+        settings.gamma,
+        rho,
+    )
 
 
 def mountain_car_episodes(domain: str, n: int, rng: SeedLike) -> tuple[Trajectories, np.ndarray]:
@@ -119,8 +138,16 @@ def _chain_problem(n_states: int, p_stay: float, gamma: float, max_steps: int) -
         dist = dist @ mdp.P
     occupancy[mdp.absorbing] = 0.0
     A, b, M = model_saddle_point(mdp.P, mdp.R, Phi_td, occupancy, gamma)
-    return dict(mdp=mdp, Phi=Phi, Phi_td=Phi_td, A=A, b=b, M=M, V=mdp.true_values(gamma),
-                occupancy=occupancy)
+    return dict(
+        mdp=mdp,
+        Phi=Phi,
+        Phi_td=Phi_td,
+        A=A,
+        b=b,
+        M=M,
+        V=mdp.true_values(gamma),
+        occupancy=occupancy,
+    )
 
 
 def chain_problem(config: dict[str, Any]) -> dict[str, Any]:
@@ -128,8 +155,9 @@ def chain_problem(config: dict[str, Any]) -> dict[str, Any]:
     features (``Phi``; ``Phi_td`` with the absorbing row zeroed), exact ``A, b, M``, true values
     ``V`` and the ``occupancy`` weighting ``D`` of the MSPBE (expected visits of each
     non-absorbing state in one trajectory, start uniform, capped at ``max_steps``)."""
-    return _chain_problem(config["n_states"], config["p_stay"], config["gamma"],
-                          config["max_steps"])
+    return _chain_problem(
+        config["n_states"], config["p_stay"], config["gamma"], config["max_steps"]
+    )
 
 
 def chain_data(config: dict[str, Any], n: int, seed: np.random.SeedSequence):
@@ -139,8 +167,14 @@ def chain_data(config: dict[str, Any], n: int, seed: np.random.SeedSequence):
     prob = chain_problem(config)
     data_ss, alg_ss = seed.spawn(2)
     traj = sample_trajectories(prob["mdp"], n, as_generator(data_ss), config["max_steps"])
-    stats = SaddlePointStats.from_tabular(traj.observations, prob["Phi_td"], traj.rewards,
-                                          traj.lengths, traj.terminated, config["gamma"])
+    stats = SaddlePointStats.from_tabular(
+        traj.observations,
+        prob["Phi_td"],
+        traj.rewards,
+        traj.lengths,
+        traj.terminated,
+        config["gamma"],
+    )
     return prob, traj, stats, as_generator(alg_ss)
 
 
@@ -165,13 +199,29 @@ def cell_features(cells: int) -> np.ndarray:
 
 def cell_trajectories(traj: Trajectories, cells: int) -> Trajectories:
     """``traj`` with each observation replaced by its cell (integer states)."""
-    return Trajectories(observations=cell_index(traj.observations, cells), actions=traj.actions,
-                        rewards=traj.rewards, lengths=traj.lengths, terminated=traj.terminated)
+    return Trajectories(
+        observations=cell_index(traj.observations, cells),
+        actions=traj.actions,
+        rewards=traj.rewards,
+        lengths=traj.lengths,
+        terminated=traj.terminated,
+    )
 
 
 __all__ = [
-    "DomainSettings", "MC_BEHAVIOUR_EPSILON", "MC_FOURIER_ORDER", "MC_MAX_STEPS", "MC_SETTINGS",
-    "MOUNTAIN_CAR_DOMAINS", "cell_features", "cell_index", "cell_trajectories", "chain_data",
-    "chain_problem", "mountain_car_collect", "mountain_car_episodes", "mountain_car_features",
+    "DomainSettings",
+    "MC_BEHAVIOUR_EPSILON",
+    "MC_FOURIER_ORDER",
+    "MC_MAX_STEPS",
+    "MC_SETTINGS",
+    "MOUNTAIN_CAR_DOMAINS",
+    "cell_features",
+    "cell_index",
+    "cell_trajectories",
+    "chain_data",
+    "chain_problem",
+    "mountain_car_collect",
+    "mountain_car_episodes",
+    "mountain_car_features",
     "mountain_car_policies",
 ]

@@ -101,8 +101,9 @@ def distances(a: np.ndarray, b: np.ndarray, norm: Norm, rows: bool = False) -> n
         return np.linalg.norm(flat, NORMS[norm], axis=1)
 
 
-def traced(statistic: Callable[[Any], Any], data: Any,
-           roots: tuple[str, ...]) -> tuple[np.ndarray, tuple[tuple[str, int], ...], bool]:
+def traced(
+    statistic: Callable[[Any], Any], data: Any, roots: tuple[str, ...]
+) -> tuple[np.ndarray, tuple[tuple[str, int], ...], bool]:
     """``statistic(data)`` as an array, the lines it executed in files under ``roots`` (in
     order, calls included), and whether it warned that it clipped its data."""
     lines: list[tuple[str, int]] = []
@@ -132,8 +133,10 @@ def traced(statistic: Callable[[Any], Any], data: Any,
 
 def _where(lines: tuple[tuple[str, int], ...], other: tuple[tuple[str, int], ...]) -> str:
     """Where two traces part: the first line that differs, on each side."""
-    i = next((k for k, (x, y) in enumerate(zip(lines, other, strict=False)) if x != y),
-             min(len(lines), len(other)))
+    i = next(
+        (k for k, (x, y) in enumerate(zip(lines, other, strict=False)) if x != y),
+        min(len(lines), len(other)),
+    )
 
     def at(trace: tuple[tuple[str, int], ...]) -> str:
         if i >= len(trace):
@@ -144,8 +147,9 @@ def _where(lines: tuple[tuple[str, int], ...], other: tuple[tuple[str, int], ...
     return f"line {i} of the trace: {at(lines)} on the dataset, {at(other)} on the neighbour"
 
 
-def replay_audit(spec: ReplaySpec, data: Any,
-                 neighbours: Iterable[Any] | None = None) -> ReplayReport:
+def replay_audit(
+    spec: ReplaySpec, data: Any, neighbours: Iterable[Any] | None = None
+) -> ReplayReport:
     """Replay ``spec.statistic`` on ``data`` and on each neighbour (``spec.neighbours(data)``
     unless given) and check the value and the control flow (module text); a
     :class:`ReplayAuditError` names the first neighbour that fails and why."""
@@ -165,14 +169,17 @@ def replay_audit(spec: ReplaySpec, data: Any,
         value, lines, clipped = traced(spec.statistic, other, roots)
         pairs += 1
         if value.shape != base.shape:
-            raise ReplayAuditError(f"{spec.name}: neighbour {k} changed the statistic's shape "
-                                   f"from {base.shape} to {value.shape}")
+            raise ReplayAuditError(
+                f"{spec.name}: neighbour {k} changed the statistic's shape "
+                f"from {base.shape} to {value.shape}"
+            )
         move = float(np.max(distances(base, value, spec.norm, spec.rows), initial=0.0))
         if not move <= bound * (1.0 + RTOL):
             raise ReplayAuditError(
                 f"{spec.name}: neighbour {k} ({spec.relation}) moved the statistic by {move!r} "
                 f"in {spec.norm}{' (one row)' if spec.rows else ''}, beyond the sensitivity "
-                f"{bound!r} its noise is calibrated to")
+                f"{bound!r} its noise is calibrated to"
+            )
         worst = max(worst, move / bound if bound > 0 else 0.0)
         if check_flow and not (clipped or base_clipped):
             flow_checked += 1
@@ -180,11 +187,18 @@ def replay_audit(spec: ReplaySpec, data: Any,
                 raise ReplayAuditError(
                     f"{spec.name}: the control flow before the noise depends on the data: "
                     f"neighbour {k} ({spec.relation}) executes other lines, "
-                    f"{_where(base_lines, lines)}")
+                    f"{_where(base_lines, lines)}"
+                )
     return ReplayReport(spec.name, pairs, worst, flow_checked)
 
 
 __all__ = [
-    "NORMS", "RTOL", "ReplayAuditError", "ReplayReport", "ReplaySpec", "distances",
-    "replay_audit", "traced",
+    "NORMS",
+    "RTOL",
+    "ReplayAuditError",
+    "ReplayReport",
+    "ReplaySpec",
+    "distances",
+    "replay_audit",
+    "traced",
 ]

@@ -41,8 +41,14 @@ class VersionedRun:
     checkpoints: bool = False
 
 
-def results_version(tag: str, *, probe: Mapping[str, Any], seed_index: int = 0,
-                    ignore: tuple[str, ...] = (), checkpoints: bool = False) -> Callable[[F], F]:
+def results_version(
+    tag: str,
+    *,
+    probe: Mapping[str, Any],
+    seed_index: int = 0,
+    ignore: tuple[str, ...] = (),
+    checkpoints: bool = False,
+) -> Callable[[F], F]:
     """Declare ``tag`` as the results version of the decorated run function (module docstring);
     ``probe``: a configuration small enough for a unit test, ``seed_index``: the seed it runs at,
     ``ignore``: returned columns that are not results (e.g. ``("wall_time",)``),
@@ -57,8 +63,9 @@ def results_version(tag: str, *, probe: Mapping[str, Any], seed_index: int = 0,
         name = f"{func.__module__}.{func.__qualname__}"
         func.results_version = tag  # type: ignore[attr-defined]
         func.checkpoints = bool(checkpoints)  # type: ignore[attr-defined]
-        REGISTRY[name] = VersionedRun(name, tag, dict(probe), int(seed_index), tuple(ignore),
-                                      bool(checkpoints))
+        REGISTRY[name] = VersionedRun(
+            name, tag, dict(probe), int(seed_index), tuple(ignore), bool(checkpoints)
+        )
         return func
 
     return declare

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 
-def check_states(states: object, lengths: np.ndarray, n_states: int,
-                 name: str = "observations") -> np.ndarray:
+def check_states(
+    states: object, lengths: np.ndarray, n_states: int, name: str = "observations"
+) -> np.ndarray:
     """``states`` (m, H + 1) after checking they are integer state indices and that every real
     one (``t <= lengths[i]``: the visited states and the state reached last) lies in
     ``[0, n_states)``; padding past a trajectory's end is not checked.
@@ -29,15 +30,19 @@ def check_states(states: object, lengths: np.ndarray, n_states: int,
     would wrap around in numpy and give wrong statistics silently."""
     obs = np.asarray(states)
     if obs.ndim != 2 or obs.dtype.kind not in "iu":
-        raise ValueError(f"{name} must be integer state indices of shape (m, H + 1), got dtype "
-                         f"{obs.dtype} and shape {obs.shape}")
+        raise ValueError(
+            f"{name} must be integer state indices of shape (m, H + 1), got dtype "
+            f"{obs.dtype} and shape {obs.shape}"
+        )
     if obs.shape[0] != len(lengths):
         raise ValueError(f"{name} has {obs.shape[0]} rows, expected {len(lengths)}")
     real = np.arange(obs.shape[1])[None, :] <= np.asarray(lengths)[:, None]
     bad = real & ((obs < 0) | (obs >= n_states))
     if np.any(bad):
-        raise ValueError(f"{name} must lie in [0, {n_states}) (the rows of the features), got "
-                         f"{obs[bad].min()} .. {obs[bad].max()} at {int(bad.sum())} positions")
+        raise ValueError(
+            f"{name} must lie in [0, {n_states}) (the rows of the features), got "
+            f"{obs[bad].min()} .. {obs[bad].max()} at {int(bad.sum())} positions"
+        )
     return obs
 
 
@@ -75,8 +80,10 @@ class Trajectories:
                 raise ValueError(f"trajectories: {name} must be an array, got a scalar")
             object.__setattr__(self, name, value)
         if self.terminated.ndim != 1 or not np.all((self.terminated == 0) | (self.terminated == 1)):
-            raise ValueError("trajectories: terminated must be a 1-d array of booleans (or 0/1), "
-                             f"got {self.terminated!r}")
+            raise ValueError(
+                "trajectories: terminated must be a 1-d array of booleans (or 0/1), "
+                f"got {self.terminated!r}"
+            )
         object.__setattr__(self, "terminated", self.terminated.astype(bool))
         m = len(self.lengths)
         if m == 0:
@@ -86,7 +93,9 @@ class Trajectories:
         horizon = self.actions.shape[1] if self.actions.ndim > 1 else 0
         for name in ("observations", "actions", "rewards", "terminated"):
             if len(getattr(self, name)) != m:
-                raise ValueError(f"trajectories: {name} has {len(getattr(self, name))} rows, expected {m}")
+                raise ValueError(
+                    f"trajectories: {name} has {len(getattr(self, name))} rows, expected {m}"
+                )
         if self.rewards.shape[:2] != self.actions.shape[:2]:
             raise ValueError("trajectories: rewards and actions must have the same (m, H) shape")
         if self.observations.ndim < 2 or self.observations.shape[1] != horizon + 1:

@@ -130,8 +130,10 @@ def check_array(
             raise ValueError
         arr: np.ndarray = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be array-like of {dtype.__name__} (a number, a list or "
-                         "an array, not strings or ragged lists)") from None
+        raise ValueError(
+            f"{name} must be array-like of {dtype.__name__} (a number, a list or "
+            "an array, not strings or ragged lists)"
+        ) from None
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
@@ -172,8 +174,9 @@ def clip_to_bound(
     outside = (values < low) | (values > high)
     if not np.any(outside):
         return values
-    message = (f"{name}: values lie outside the bound [{low:g}, {high:g}] the privacy analysis "
-               "assumes")
+    message = (
+        f"{name}: values lie outside the bound [{low:g}, {high:g}] the privacy analysis assumes"
+    )
     warn_or_refuse(message, "clipped to it", strict)
     return np.clip(values, low, high)
 

@@ -20,8 +20,15 @@ from pathlib import Path
 from typing import Any
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 REDIRECT = re.compile(r'<meta http-equiv="Refresh" content="0; url=([^"]+)"', re.IGNORECASE)
@@ -71,7 +78,8 @@ def launch(playwright: Any) -> Any:
     Raises ``FileNotFoundError`` naming the install command when :data:`CHROMIUM` is missing."""
     if not CHROMIUM.exists():
         raise FileNotFoundError(
-            f"{CHROMIUM} is missing: `apt-get install chromium` (bash dev.sh does it as root)")
+            f"{CHROMIUM} is missing: `apt-get install chromium` (bash dev.sh does it as root)"
+        )
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
 
 

@@ -50,6 +50,8 @@ from privrl.pipeline.pages import (
 from privrl.pipeline.site_check import check_html
 
 PROFILES = ("quick", "paper")
+
+
 class NotebookFailed(RuntimeError):
     """A chapter notebook raised: the message names the notebook and the failing cell."""
 
@@ -87,8 +89,9 @@ def notebook_parameters(source: str | os.PathLike[str]) -> list[str]:
 QUICK_EXECUTOR = "serial"
 
 
-def run_parameters(name: str, profile: str, parameters: dict[str, Any],
-                   known: Collection[str]) -> dict[str, Any]:
+def run_parameters(
+    name: str, profile: str, parameters: dict[str, Any], known: Collection[str]
+) -> dict[str, Any]:
     """The parameters notebook ``name`` (whose parameters cell defines ``known``) runs with:
     ``parameters`` and the ``profile``, and at the quick profile ``executor`` =
     :data:`QUICK_EXECUTOR` when the notebook has that parameter and ``parameters`` do not set it.
@@ -96,8 +99,10 @@ def run_parameters(name: str, profile: str, parameters: dict[str, Any],
     params = {**parameters, "profile": profile}
     unknown = sorted(set(params) - set(known))
     if unknown:
-        raise ValueError(f"unknown parameter(s) {unknown} for notebook {name!r} (a typo would be "
-                         f"ignored by papermill); its parameters: {sorted(known)}")
+        raise ValueError(
+            f"unknown parameter(s) {unknown} for notebook {name!r} (a typo would be "
+            f"ignored by papermill); its parameters: {sorted(known)}"
+        )
     if profile == "quick" and "executor" in known:
         params.setdefault("executor", QUICK_EXECUTOR)
     return params
@@ -111,9 +116,12 @@ def run_parameters(name: str, profile: str, parameters: dict[str, Any],
 #: in again (the Audits chapter's run: 39 CPU-s, 17 of them in the kernel, against 25 with these
 #: thresholds, its peak memory 4% higher). Neither changes a number.
 QUICK_ENVIRONMENT = {
-    "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-    "GLIBC_TUNABLES": ("glibc.malloc.mmap_threshold=4294967296:"
-                       "glibc.malloc.trim_threshold=4294967296"),
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "GLIBC_TUNABLES": (
+        "glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=4294967296"
+    ),
 }
 
 
@@ -154,8 +162,16 @@ def run_notebook(
     output_dir = Path(output_dir).resolve()
     output_dir.mkdir(parents=True, exist_ok=True)
     target = output_dir / f"{name}.ipynb"
-    cmd = [sys.executable, "-m", "privrl.pipeline.build", "execute", str(source), str(target),
-           json.dumps(params), str(output_dir)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "privrl.pipeline.build",
+        "execute",
+        str(source),
+        str(target),
+        json.dumps(params),
+        str(output_dir),
+    ]
     # The code that runs is the tree as it is now: a long run must not record a commit made
     # (or an edit left) while it was running. Dirty means uncommitted changes to code (the
     # package or the notebooks), not to measurement files another run just wrote.
@@ -174,12 +190,21 @@ def run_notebook(
     proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
     if proc.returncode != 0:
-        raise NotebookFailed(stderr.strip().splitlines()[-1] if stderr.strip() else
-                             f"notebook {name!r} failed (exit code {proc.returncode})")
+        raise NotebookFailed(
+            stderr.strip().splitlines()[-1]
+            if stderr.strip()
+            else f"notebook {name!r} failed (exit code {proc.returncode})"
+        )
     record = RunRecord.now(
-        notebook=name, profile=profile, parameters=params, wall_time_s=wall,
-        peak_memory_mb=usage.ru_maxrss / 1024, git_commit=git_commit, git_dirty=git_dirty,
-        cpu_time_s=round(usage.ru_utime + usage.ru_stime, 2))
+        notebook=name,
+        profile=profile,
+        parameters=params,
+        wall_time_s=wall,
+        peak_memory_mb=usage.ru_maxrss / 1024,
+        git_commit=git_commit,
+        git_dirty=git_dirty,
+        cpu_time_s=round(usage.ru_utime + usage.ru_stime, 2),
+    )
     record.write(output_dir / f"{name}.run.json")
     return record
 
@@ -192,8 +217,13 @@ def _execute(source: str, target: str, params_json: str, cwd: str) -> int:
     name = Path(source).stem
     try:
         papermill.execute_notebook(
-            source, target, parameters=json.loads(params_json), kernel_name="python3",
-            cwd=cwd, progress_bar=False, log_output=False,
+            source,
+            target,
+            parameters=json.loads(params_json),
+            kernel_name="python3",
+            cwd=cwd,
+            progress_bar=False,
+            log_output=False,
         )
     except PapermillExecutionError as err:
         print(
@@ -246,8 +276,9 @@ def front_matters(src: Path, names: list[str]) -> dict[str, FrontMatter]:
     return {name: load(path, name) for name, path in paths.items() if path.exists()}
 
 
-def write_generated_pages(src: Path, names: list[str], records: list[RunRecord],
-                          measured: list[RecordedRun]) -> None:
+def write_generated_pages(
+    src: Path, names: list[str], records: list[RunRecord], measured: list[RecordedRun]
+) -> None:
     """Write the generated pages into the staged book ``src`` (see :mod:`privrl.pipeline.pages`)."""
     summaries = read_summaries(src / "notebooks", names)
     (src / VERDICT_TABLE).parent.mkdir(parents=True, exist_ok=True)
@@ -269,7 +300,11 @@ def _stage(root: Path, src: Path, names: list[str]) -> None:
     def prune(node: Any) -> Any:
         if isinstance(node, dict):
             f = node.get("file")
-            if isinstance(f, str) and f.startswith("notebooks/") and f.removeprefix("notebooks/") not in keep:
+            if (
+                isinstance(f, str)
+                and f.startswith("notebooks/")
+                and f.removeprefix("notebooks/") not in keep
+            ):
                 return None
             out = {}
             for k, v in node.items():
@@ -324,8 +359,11 @@ def build_book(
         print(f"privrl book: executing {name} ({profile} profile) ...", flush=True)
         own = {k: v for k, v in (parameters or {}).items() if k in known[name]}
         record = run_notebook(name, src / "notebooks", profile, own, root, known[name])
-        print(f"privrl book: {name} done in {format_duration(record.wall_time_s)}, "
-              f"peak {record.peak_memory_mb:.0f} MB", flush=True)
+        print(
+            f"privrl book: {name} done in {format_duration(record.wall_time_s)}, "
+            f"peak {record.peak_memory_mb:.0f} MB",
+            flush=True,
+        )
         return record
 
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(names)))) as pool:
@@ -342,7 +380,9 @@ def build_book(
     print("privrl book: building HTML ...", flush=True)
     result = subprocess.run(cmd, cwd=root)
     if result.returncode != 0:
-        raise RuntimeError(f"jupyter-book build failed (exit code {result.returncode}); see the log above")
+        raise RuntimeError(
+            f"jupyter-book build failed (exit code {result.returncode}); see the log above"
+        )
     html = build / "html"
     check_html(html)
     print(f"privrl book: done, open {html / 'index.html'}")
@@ -352,7 +392,10 @@ def build_book(
 def main(argv: list[str]) -> int:
     if len(argv) == 5 and argv[0] == "execute":
         return _execute(*argv[1:])
-    print("usage: python -m privrl.pipeline.build execute SOURCE TARGET PARAMS_JSON CWD", file=sys.stderr)
+    print(
+        "usage: python -m privrl.pipeline.build execute SOURCE TARGET PARAMS_JSON CWD",
+        file=sys.stderr,
+    )
     return 2
 
 

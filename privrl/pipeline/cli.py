@@ -49,8 +49,10 @@ def with_scheduler(params: dict[str, Any], scheduler: str | None) -> dict[str, A
     if scheduler is None:
         return params
     if not is_scheduler_address(scheduler):
-        raise ValueError(f"--scheduler must be a Dask scheduler address such as tcp://HOST:8786, "
-                         f"got {scheduler!r}")
+        raise ValueError(
+            f"--scheduler must be a Dask scheduler address such as tcp://HOST:8786, "
+            f"got {scheduler!r}"
+        )
     if "executor" in params:
         raise ValueError("give either --scheduler or -p executor=..., not both")
     return {**params, "executor": scheduler}
@@ -67,8 +69,7 @@ def record_run(
     results = Path(output) / f"{name}.results.csv"
     written = []
     if results.exists():
-        dest = recorded_summary_path(root, name, profile).with_name(
-            f"{name}-{profile}-results.csv")
+        dest = recorded_summary_path(root, name, profile).with_name(f"{name}-{profile}-results.csv")
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(results, dest)
         record = {**record, "files": [*record.get("files", []), dest.name]}
@@ -152,7 +153,9 @@ def main(argv: list[str] | None = None) -> int:
             record = run_notebook(args.name, args.output, args.profile, params, root)
             print(json.dumps(record.as_dict(), indent=2))
             if args.record:
-                for dest in record_run(root, args.name, args.profile, args.output, record.as_dict()):
+                for dest in record_run(
+                    root, args.name, args.profile, args.output, record.as_dict()
+                ):
                     print(f"recorded in {dest.relative_to(root)}")
             return 0
         build_book(root, args.output, args.profile, args.only, params, args.jobs)

@@ -66,7 +66,7 @@ RULES = {
     "numbered-caption": "every figure has a numbered caption",
     "clean-cells": "no table cell shows nan, inf, None or a value cut with '...'",
     "landing": f"the landing page is at most {MAX_SCREENS} screens tall, its verdict table "
-               "folded, every table within the column",
+    "folded, every table within the column",
     "code-fits": "no code block scrolls sideways",
     "summary-words": f"every summary box has at most {MAX_SUMMARY_WORDS} words",
     "summary-first": "every summary box starts within the page's first screen",
@@ -181,33 +181,68 @@ def page_violations(page: Any, name: str, *, landing: bool = False) -> list[Viol
         raise ValueError(f"page: viewport must be {VIEWPORT['width']} px wide, got {width}")
     got = page.evaluate(MEASURE, [SUMMARY_BOX, MIN_FIGURE_PX])
     screen = VIEWPORT["height"]
-    found = [Violation(name, "fits-column", w["el"],
-                       f"{w['width']} px in a {w['column']} px column")
-             for w in got["wide"] if not w["scrolled"]]
-    found += [Violation(name, "code-fits", c["el"], f"{c['width']} px of code in {c['shown']} px")
-              for c in got["code"]]
-    found += [Violation(name, "numbered-caption", f["el"],
-                        f"caption {f['caption'][:60]!r}" if f["caption"] else "no caption")
-              for f in got["uncaptioned"]]
-    found += [Violation(name, "clean-cells", c["el"], _shown_at(c["text"], c["at"], c["match"]))
-              for c in got["cells"]]
+    found = [
+        Violation(name, "fits-column", w["el"], f"{w['width']} px in a {w['column']} px column")
+        for w in got["wide"]
+        if not w["scrolled"]
+    ]
+    found += [
+        Violation(name, "code-fits", c["el"], f"{c['width']} px of code in {c['shown']} px")
+        for c in got["code"]
+    ]
+    found += [
+        Violation(
+            name,
+            "numbered-caption",
+            f["el"],
+            f"caption {f['caption'][:60]!r}" if f["caption"] else "no caption",
+        )
+        for f in got["uncaptioned"]
+    ]
+    found += [
+        Violation(name, "clean-cells", c["el"], _shown_at(c["text"], c["at"], c["match"]))
+        for c in got["cells"]
+    ]
     if landing:
         limit = MAX_SCREENS * got["screen"]
         if got["height"] > limit:
-            found.append(Violation(name, "landing", "page height",
-                                   f"{got['height']} px > {MAX_SCREENS} x {got['screen']} px"))
-        found += [Violation(name, "landing", t["el"], f"verdict table unfolded, {t['rows']} rows")
-                  for t in got["verdictTables"]]
-        found += [Violation(name, "landing", w["el"],
-                            f"{w['width']} px in a {w['column']} px column: scrolls sideways")
-                  for w in got["wide"] if w["scrolled"]]
-    found += [Violation(name, "summary-words", b["el"], f"{b['words']} words")
-              for b in got["boxes"] if b["words"] > MAX_SUMMARY_WORDS]
-    found += [Violation(name, "summary-first", b["el"], f"starts at {b['top']} px > {screen} px")
-              for b in got["boxes"] if b["top"] > screen]
-    found += [Violation(name, "claim-width", c["el"],
-                        f"claim column {c['width']} px < {MIN_CLAIM_PX} px")
-              for c in got["claims"] if c["width"] < MIN_CLAIM_PX]
+            found.append(
+                Violation(
+                    name,
+                    "landing",
+                    "page height",
+                    f"{got['height']} px > {MAX_SCREENS} x {got['screen']} px",
+                )
+            )
+        found += [
+            Violation(name, "landing", t["el"], f"verdict table unfolded, {t['rows']} rows")
+            for t in got["verdictTables"]
+        ]
+        found += [
+            Violation(
+                name,
+                "landing",
+                w["el"],
+                f"{w['width']} px in a {w['column']} px column: scrolls sideways",
+            )
+            for w in got["wide"]
+            if w["scrolled"]
+        ]
+    found += [
+        Violation(name, "summary-words", b["el"], f"{b['words']} words")
+        for b in got["boxes"]
+        if b["words"] > MAX_SUMMARY_WORDS
+    ]
+    found += [
+        Violation(name, "summary-first", b["el"], f"starts at {b['top']} px > {screen} px")
+        for b in got["boxes"]
+        if b["top"] > screen
+    ]
+    found += [
+        Violation(name, "claim-width", c["el"], f"claim column {c['width']} px < {MIN_CLAIM_PX} px")
+        for c in got["claims"]
+        if c["width"] < MIN_CLAIM_PX
+    ]
     return found
 
 
@@ -253,15 +288,17 @@ def report(found: dict[str, list[Violation]]) -> str:
         if counts:
             lines.append(f"  {rel}: " + ", ".join(f"{r} {counts[r]}" for r in RULES if counts[r]))
     totals = Counter(v.rule for violations in found.values() for v in violations)
-    lines.append("totals: " + ", ".join(f"{r} {totals[r]}" for r in RULES)
-                 + f" ({len(found)} pages)")
+    lines.append(
+        "totals: " + ", ".join(f"{r} {totals[r]}" for r in RULES) + f" ({len(found)} pages)"
+    )
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print :func:`report` for a built site; returns 0 (the rules are not enforced yet)."""
-    parser = argparse.ArgumentParser(prog="python -m privrl.pipeline.page_rules",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m privrl.pipeline.page_rules", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("html", type=Path, help="the built site's HTML folder (_build/html)")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright

@@ -78,16 +78,23 @@ def chapter_link(paper: str) -> str:
 
 
 def _table(header: Sequence[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
-            *("| " + " | ".join(r) + " |" for r in rows)]
+    return [
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(r) + " |" for r in rows),
+    ]
 
 
 def _missing(summaries: Sequence[Summary], key: str, what: str) -> list[str]:
     names = [s.get("paper", "?") for s in summaries if not records(s, key)]
     if not names:
         return []
-    return ["", f"Chapters whose summary records no {what} yet: "
-            + ", ".join(chapter_link(n) for n in names) + "."]
+    return [
+        "",
+        f"Chapters whose summary records no {what} yet: "
+        + ", ".join(chapter_link(n) for n in names)
+        + ".",
+    ]
 
 
 LEDGER_COLUMNS = ("release", "mechanism", "epsilon (delta)", "accountant", "cross-check, audit")
@@ -109,9 +116,11 @@ def epsilon_cell(entry: dict[str, Any]) -> str:
         under = entry.get("private_under")
         return "**no guarantee**" + (f" (private under: {cell(under)})" if under else "")
     at_zero = entry.get("at_delta_zero")
-    return (f"{number(value)} ({number(entry.get('delta'))}); from its event: "
-            f"{number(recompute_epsilon(entry))}"
-            + (f"; at delta = 0: {cell(at_zero)}" if at_zero else ""))
+    return (
+        f"{number(value)} ({number(entry.get('delta'))}); from its event: "
+        f"{number(recompute_epsilon(entry))}"
+        + (f"; at delta = 0: {cell(at_zero)}" if at_zero else "")
+    )
 
 
 def _cross_check_cell(entry: dict[str, Any]) -> str:
@@ -128,8 +137,13 @@ def _wrapped(header: Sequence[str], rows: list[list[str]], *, breaks: str = "") 
     """A Markdown table in a MyST ``{table}`` of class :data:`WRAP_CLASS`: its cells wrap
     (``book/_static/privrl.css``), so it fits the text column; ``breaks``: a class letting long
     words break anywhere in every cell (:data:`ANYWHERE_CLASS`: the ledger's code names)."""
-    return [":::{table}", f":class: {WRAP_CLASS} {breaks}".rstrip(), "",
-            *_table(header, rows), ":::"]
+    return [
+        ":::{table}",
+        f":class: {WRAP_CLASS} {breaks}".rstrip(),
+        "",
+        *_table(header, rows),
+        ":::",
+    ]
 
 
 #: The class of the generated pages' tables, whose cells wrap to fit the column; of those whose
@@ -147,16 +161,19 @@ def ledger_page(summaries: Sequence[Summary]) -> str:
         for e in records(s, "ledger"):
             chapter = s.get("paper", "?")
             paper = e.get("paper") or chapter
-            rows.append([
-                chapter_link(chapter) + ("" if paper == chapter else f" ({cell(paper)})")
-                + f": {cell(e.get('release'))}",
-                f"{cell(e.get('mechanism'))}, {cell(e.get('noise'))}; "
-                f"{cell(e.get('relation', '?'))} {cell(e.get('unit', '?'))}",
-                epsilon_cell(e),
-                f"{cell(e.get('accountant'))}, {number(e.get('compositions'))} "
-                "composition" + ("" if e.get("compositions") == 1 else "s"),
-                _cross_check_cell(e) + f"; audit: {cell(e.get('audit')) or 'none yet'}",
-            ])
+            rows.append(
+                [
+                    chapter_link(chapter)
+                    + ("" if paper == chapter else f" ({cell(paper)})")
+                    + f": {cell(e.get('release'))}",
+                    f"{cell(e.get('mechanism'))}, {cell(e.get('noise'))}; "
+                    f"{cell(e.get('relation', '?'))} {cell(e.get('unit', '?'))}",
+                    epsilon_cell(e),
+                    f"{cell(e.get('accountant'))}, {number(e.get('compositions'))} "
+                    "composition" + ("" if e.get("compositions") == 1 else "s"),
+                    _cross_check_cell(e) + f"; audit: {cell(e.get('audit')) or 'none yet'}",
+                ]
+            )
     lines = [
         "(privacy-ledger)=",
         "# Privacy ledger",
@@ -177,8 +194,11 @@ def ledger_page(summaries: Sequence[Summary]) -> str:
         "is typed by hand.",
         "",
     ]
-    lines += (_wrapped(LEDGER_COLUMNS, rows, breaks=ANYWHERE_CLASS) if rows
-              else ["No chapter records a ledger entry yet."])
+    lines += (
+        _wrapped(LEDGER_COLUMNS, rows, breaks=ANYWHERE_CLASS)
+        if rows
+        else ["No chapter records a ledger entry yet."]
+    )
     lines += _missing(summaries, "ledger", "ledger entry")
     return "\n".join(lines) + "\n"
 
@@ -242,8 +262,10 @@ CLAIMS_CLASS = "privrl-claims"
 def _claim_cell(name: str, d: Decided, front: FrontMatter | None, prefix: str) -> str:
     """The claim's words (less the group's shared ``prefix``) and, small beneath them, its key
     linked to the figure or table that decided it."""
-    return (cell(d.claim.statement.removeprefix(prefix))
-            + f'<br><small class="{BENEATH_CLASS}">{_key_link(name, d, front)}</small>')
+    return (
+        cell(d.claim.statement.removeprefix(prefix))
+        + f'<br><small class="{BENEATH_CLASS}">{_key_link(name, d, front)}</small>'
+    )
 
 
 def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str) -> list[str]:
@@ -254,11 +276,23 @@ def _group(name: str, rows: list[Decided], front: FrontMatter | None, note: str)
     prefix = _shared_prefix([d.claim.statement for d in rows])
     if prefix and prefix.removesuffix(": ") not in note:
         note = (note + " " if note else "") + f"*{prefix.removesuffix(': ')}.*"
-    table = [[_claim_cell(name, d, front, prefix), _verdict_cell(d),
-              cell(evidence_sentence(d.claim)), cell(decided_on(name, d))] for d in rows]
+    table = [
+        [
+            _claim_cell(name, d, front, prefix),
+            _verdict_cell(d),
+            cell(evidence_sentence(d.claim)),
+            cell(decided_on(name, d)),
+        ]
+        for d in rows
+    ]
     lines = [note, ""] if note else []
-    lines += [":::{table}", f":class: {WRAP_CLASS} {FIXED_CLASS} {CLAIMS_CLASS}", "",
-              *_table(VERDICT_COLUMNS, table), ":::"]
+    lines += [
+        ":::{table}",
+        f":class: {WRAP_CLASS} {FIXED_CLASS} {CLAIMS_CLASS}",
+        "",
+        *_table(VERDICT_COLUMNS, table),
+        ":::",
+    ]
     return [*lines, ""]
 
 
@@ -299,19 +333,29 @@ def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) 
     """A chapter's verdict tables, folded in one dropdown: the paper's claims by the set-up
     they were decided on (:func:`_set_ups`: ono2020's own and reference set-ups, each headed
     by its name), then the rows beyond it."""
-    groups = [(f"*{note}: {counts_text(group)}.*" if note == OWN_SET_UP else "", group)
-              for note, group in _set_ups(rows)]
+    groups = [
+        (f"*{note}: {counts_text(group)}.*" if note == OWN_SET_UP else "", group)
+        for note, group in _set_ups(rows)
+    ]
     beyond = [d for d in rows if d.beyond]
     if beyond:
-        groups.append(("**Beyond the paper**: our own metrics, set-ups and neighbouring "
-                       "relations, decided beside the paper's claims (never counted).", beyond))
+        groups.append(
+            (
+                "**Beyond the paper**: our own metrics, set-ups and neighbouring "
+                "relations, decided beside the paper's claims (never counted).",
+                beyond,
+            )
+        )
     verdicts = "its verdict" if len(rows) == 1 else f"its {len(rows)} verdicts claim by claim"
     lines = [f"::::{{dropdown}} What {name} claims, and {verdicts}", ""]
     if front is not None:
         lines += [f"*What it claims:* {front.claims}", ""]
     if (coverage := coverage_counts(name)) is not None:
-        lines += [f"*Claim sentences of the paper decided:* {coverage[0]} of {coverage[1]} (the "
-                  "others, each with its reason, below the chapter's summary box).", ""]
+        lines += [
+            f"*Claim sentences of the paper decided:* {coverage[0]} of {coverage[1]} (the "
+            "others, each with its reason, below the chapter's summary box).",
+            "",
+        ]
     for note, group in groups:
         if group:
             lines += _group(name, group, front, note)
@@ -362,24 +406,49 @@ def errata_entries(summaries: Sequence[Summary]) -> str:
     for s in summaries:
         name, rows = s.get("paper", "?"), decided(s)
         keys = [d.key for d in rows]
-        errata += [[chapter_link(name), cell(e.get("kind")), cell(e.get("statement")),
-                    cell(e.get("evidence"))]
-                   for e in records(s, "errata") if not restates_a_claim(e, keys)]
-        refuted += [[chapter_link(name) + f": `{d.key}`", cell(d.claim.statement),
-                     cell(evidence_sentence(d.claim)), cell(d.scale) + f", `{d.claim.commit}`"]
-                    for d in rows if d.claim.verdict == "not reproduced"]
+        errata += [
+            [
+                chapter_link(name),
+                cell(e.get("kind")),
+                cell(e.get("statement")),
+                cell(e.get("evidence")),
+            ]
+            for e in records(s, "errata")
+            if not restates_a_claim(e, keys)
+        ]
+        refuted += [
+            [
+                chapter_link(name) + f": `{d.key}`",
+                cell(d.claim.statement),
+                cell(evidence_sentence(d.claim)),
+                cell(d.scale) + f", `{d.claim.commit}`",
+            ]
+            for d in rows
+            if d.claim.verdict == "not reproduced"
+        ]
     lines = ["## Errata recorded by the chapters", ""]
-    lines += (_wrapped(("paper", "kind", "what", "evidence"), errata) if errata
-              else ["No chapter records an erratum yet."])
+    lines += (
+        _wrapped(("paper", "kind", "what", "evidence"), errata)
+        if errata
+        else ["No chapter records an erratum yet."]
+    )
     lines += _missing(summaries, "errata", "erratum")
-    lines += ["", "## Claims not reproduced", "",
-              "Every headline claim whose verdict is *not reproduced*: the 95% interval of its",
-              "statistic lies on the other side of the paper's threshold, so the data exclude the",
-              "paper's claimed effect. Each is decided as on the landing page: on the paper-scale",
-              "record where there is one (its scale and commit beside it), else on this build's",
-              "run. Claims the data cannot decide are *inconclusive*, not listed here.", ""]
-    lines += (_wrapped(("claim", "statement", "evidence", "decided on"), refuted) if refuted
-              else ["No claim is decided *not reproduced* in this build."])
+    lines += [
+        "",
+        "## Claims not reproduced",
+        "",
+        "Every headline claim whose verdict is *not reproduced*: the 95% interval of its",
+        "statistic lies on the other side of the paper's threshold, so the data exclude the",
+        "paper's claimed effect. Each is decided as on the landing page: on the paper-scale",
+        "record where there is one (its scale and commit beside it), else on this build's",
+        "run. Claims the data cannot decide are *inconclusive*, not listed here.",
+        "",
+    ]
+    lines += (
+        _wrapped(("claim", "statement", "evidence", "decided on"), refuted)
+        if refuted
+        else ["No claim is decided *not reproduced* in this build."]
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -397,11 +466,20 @@ def reproducibility_page(records_: Sequence[Any], measured: Sequence[RecordedRun
         "## This build",
         "",
     ]
-    rows = [[r.notebook, r.profile, format_duration(r.wall_time_s), f"{r.peak_memory_mb:.0f} MB",
-             f"`{r.git_commit}`" + (" (modified)" if r.git_dirty else ""),
-             f"{r.cpus} CPUs, {r.machine}, Python {r.python}"] for r in records_]
-    lines += _table(("notebook", "profile", "wall time", "peak memory", "git commit", "machine"),
-                    rows)
+    rows = [
+        [
+            r.notebook,
+            r.profile,
+            format_duration(r.wall_time_s),
+            f"{r.peak_memory_mb:.0f} MB",
+            f"`{r.git_commit}`" + (" (modified)" if r.git_dirty else ""),
+            f"{r.cpus} CPUs, {r.machine}, Python {r.python}",
+        ]
+        for r in records_
+    ]
+    lines += _table(
+        ("notebook", "profile", "wall time", "peak memory", "git commit", "machine"), rows
+    )
     if records_:
         lines += ["", "Versions of the key packages in this build:", ""]
         lines += _table(("package", "version"), [[k, v] for k, v in records_[0].versions.items()])
@@ -416,12 +494,34 @@ def reproducibility_page(records_: Sequence[Any], measured: Sequence[RecordedRun
         "",
     ]
     if measured:
-        rows = [[m.name, m.profile, _parameters(m.record.get("parameters", {})),
-                 m.wall_time_text, f"{float(m.record.get('peak_memory_mb', math.nan)):.0f} MB",
-                 f"`{m.commit}`", m.machine, m.date,
-                 f"**{m.status}**: {cell(m.stale_reason)}"] for m in measured]
-        lines += _table(("notebook", "profile", "parameters", "wall time", "peak memory",
-                         "git commit", "machine", "date", "code since"), rows)
+        rows = [
+            [
+                m.name,
+                m.profile,
+                _parameters(m.record.get("parameters", {})),
+                m.wall_time_text,
+                f"{float(m.record.get('peak_memory_mb', math.nan)):.0f} MB",
+                f"`{m.commit}`",
+                m.machine,
+                m.date,
+                f"**{m.status}**: {cell(m.stale_reason)}",
+            ]
+            for m in measured
+        ]
+        lines += _table(
+            (
+                "notebook",
+                "profile",
+                "parameters",
+                "wall time",
+                "peak memory",
+                "git commit",
+                "machine",
+                "date",
+                "code since",
+            ),
+            rows,
+        )
     else:
         lines.append("No run of another profile has been recorded yet.")
     return "\n".join(lines) + "\n"
@@ -443,5 +543,14 @@ def _value(value: Any) -> str:
     return number(value)
 
 
-__all__ = ["chapter_verdicts", "claim_of", "decided", "errata_entries", "landing_papers",
-           "ledger_page", "records", "reproducibility_page", "restates_a_claim"]
+__all__ = [
+    "chapter_verdicts",
+    "claim_of",
+    "decided",
+    "errata_entries",
+    "landing_papers",
+    "ledger_page",
+    "records",
+    "reproducibility_page",
+    "restates_a_claim",
+]

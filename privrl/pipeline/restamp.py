@@ -34,8 +34,16 @@ import pandas as pd
 
 from privrl.chapter.records import find_root, record_path, recorded_summary_path
 
-LEDGER_NUMBERS = ("release", "mechanism", "relation", "unit", "noise", "epsilon", "delta",
-                  "compositions")
+LEDGER_NUMBERS = (
+    "release",
+    "mechanism",
+    "relation",
+    "unit",
+    "noise",
+    "epsilon",
+    "delta",
+    "compositions",
+)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -52,8 +60,10 @@ def compare(before: Path, after: Path, name: str, tables_only: bool = False) -> 
     diffs: list[str] = []
     for folder in (before, after):
         if not (folder / f"{name}.summary.json").exists():
-            raise FileNotFoundError(f"no quick run of {name!r} in {folder} ({name}.summary.json "
-                                    "missing): nothing to compare")
+            raise FileNotFoundError(
+                f"no quick run of {name!r} in {folder} ({name}.summary.json "
+                "missing): nothing to compare"
+            )
     if tables_only:
         return _compare_tables(before, after, name)
     a = json.loads((before / f"{name}.summary.json").read_text())
@@ -66,8 +76,10 @@ def compare(before: Path, after: Path, name: str, tables_only: bool = False) -> 
         for key in left.keys() & right.keys():
             for field in sorted((left[key].keys() | right[key].keys()) - {"commit"}):
                 if not _same(left[key].get(field), right[key].get(field)):
-                    diffs.append(f"{part}[{key}].{field}: {left[key].get(field)!r} -> "
-                                 f"{right[key].get(field)!r}")
+                    diffs.append(
+                        f"{part}[{key}].{field}: {left[key].get(field)!r} -> "
+                        f"{right[key].get(field)!r}"
+                    )
     for part in ("checks", "claims", "errata"):
         left = [d["key"] for d in a.get(part, [])]
         right = [d["key"] for d in b.get(part, [])]
@@ -77,8 +89,11 @@ def compare(before: Path, after: Path, name: str, tables_only: bool = False) -> 
     if len(ledger_a) != len(ledger_b):
         diffs.append(f"ledger: {len(ledger_a)} entries before, {len(ledger_b)} after")
     for ea, eb in zip(ledger_a, ledger_b, strict=False):
-        diffs += [f"ledger[{ea.get('release')!r}].{f}: {ea.get(f)!r} -> {eb.get(f)!r}"
-                  for f in LEDGER_NUMBERS if not _same(ea.get(f), eb.get(f))]
+        diffs += [
+            f"ledger[{ea.get('release')!r}].{f}: {ea.get(f)!r} -> {eb.get(f)!r}"
+            for f in LEDGER_NUMBERS
+            if not _same(ea.get(f), eb.get(f))
+        ]
     return diffs + _compare_tables(before, after, name)
 
 
@@ -94,13 +109,22 @@ def _compare_tables(before: Path, after: Path, name: str) -> list[str]:
         if list(left.columns) != list(right.columns) or len(left) != len(right):
             diffs.append("results.csv: other columns or rows")
         else:
-            diffs += [f"results.csv column {col!r} differs" for col in left.columns
-                      if not left[col].equals(right[col])]
+            diffs += [
+                f"results.csv column {col!r} differs"
+                for col in left.columns
+                if not left[col].equals(right[col])
+            ]
     return diffs
 
 
-def restamp(root: Path, name: str, commit: str, evidence: str,
-            produced_by: list[str] | None = None, profile: str = "paper") -> list[Path]:
+def restamp(
+    root: Path,
+    name: str,
+    commit: str,
+    evidence: str,
+    produced_by: list[str] | None = None,
+    profile: str = "paper",
+) -> list[Path]:
     """Set the recorded ``profile`` run's ``git_commit`` to ``commit``, keeping the old one and
     ``evidence`` under ``restamped``, in its run record and in its saved summary (where there is
     one); with ``produced_by``, also name the modules whose code computed the recorded tables
@@ -111,8 +135,11 @@ def restamp(root: Path, name: str, commit: str, evidence: str,
             continue
         data = json.loads(path.read_text())
         record = data["record"] if "record" in data else data
-        record["restamped"] = {"recorded_at": record.get("git_commit"), "evidence": evidence,
-                               **({"earlier": record["restamped"]} if "restamped" in record else {})}
+        record["restamped"] = {
+            "recorded_at": record.get("git_commit"),
+            "evidence": evidence,
+            **({"earlier": record["restamped"]} if "restamped" in record else {}),
+        }
         record["git_commit"] = commit
         if produced_by:
             record["produced_by"] = produced_by
@@ -123,23 +150,40 @@ def restamp(root: Path, name: str, commit: str, evidence: str,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("names", nargs="+", metavar="NAME[:PROFILE]",
-                        help="chapters whose recorded run to re-stamp (profile: paper unless "
-                             "given, e.g. ono2020:reference)")
+    parser.add_argument(
+        "names",
+        nargs="+",
+        metavar="NAME[:PROFILE]",
+        help="chapters whose recorded run to re-stamp (profile: paper unless "
+        "given, e.g. ono2020:reference)",
+    )
     parser.add_argument("--before", required=True, help="folder of quick runs of the old tree")
     parser.add_argument("--after", required=True, help="folder of quick runs of the new tree")
     parser.add_argument("--commit", required=True, help="the commit the --after runs ran on")
     parser.add_argument("--old-tree", required=True, help="the commit the --before runs ran on")
-    parser.add_argument("--accept", action="append", default=[], metavar="REGEX",
-                        help="a difference to accept (matched against its description); the "
-                             "evidence lists every accepted difference")
-    parser.add_argument("--note", default="",
-                        help="further evidence in words, added to the evidence kept")
-    parser.add_argument("--tables-only", action="store_true",
-                        help="compare the results tables only (records with produced_by)")
-    parser.add_argument("--produced-by", action="append", default=[],
-                        metavar="NAME[:PROFILE]=MODULE,...",
-                        help="the modules whose code computed that record's tables")
+    parser.add_argument(
+        "--accept",
+        action="append",
+        default=[],
+        metavar="REGEX",
+        help="a difference to accept (matched against its description); the "
+        "evidence lists every accepted difference",
+    )
+    parser.add_argument(
+        "--note", default="", help="further evidence in words, added to the evidence kept"
+    )
+    parser.add_argument(
+        "--tables-only",
+        action="store_true",
+        help="compare the results tables only (records with produced_by)",
+    )
+    parser.add_argument(
+        "--produced-by",
+        action="append",
+        default=[],
+        metavar="NAME[:PROFILE]=MODULE,...",
+        help="the modules whose code computed that record's tables",
+    )
     args = parser.parse_args(argv)
     producers = {n: m.split(",") for n, m in (item.split("=", 1) for item in args.produced_by)}
     root = find_root()
@@ -156,21 +200,26 @@ def main(argv: list[str] | None = None) -> int:
             continue
         summary = json.loads((after / f"{name}.summary.json").read_text())
         if args.tables_only:
-            evidence = (f"the code that produced the recorded tables computes the same: the results "
-                        f"table of the quick profile run on {args.old_tree} and on {args.commit} "
-                        "agree exactly (the chapter's claims are decided anew on every build)")
+            evidence = (
+                f"the code that produced the recorded tables computes the same: the results "
+                f"table of the quick profile run on {args.old_tree} and on {args.commit} "
+                "agree exactly (the chapter's claims are decided anew on every build)"
+            )
         else:
-            evidence = (f"refactor without numeric change: the quick profile run on {args.old_tree} "
-                        f"and on {args.commit} agree exactly ({len(summary.get('checks', []))} "
-                        f"checks, {len(summary.get('claims', []))} claims, "
-                        f"{len(summary.get('ledger', []))} ledger entries, "
-                        f"{len(summary.get('errata', []))} errata, the results table)")
+            evidence = (
+                f"refactor without numeric change: the quick profile run on {args.old_tree} "
+                f"and on {args.commit} agree exactly ({len(summary.get('checks', []))} "
+                f"checks, {len(summary.get('claims', []))} claims, "
+                f"{len(summary.get('ledger', []))} ledger entries, "
+                f"{len(summary.get('errata', []))} errata, the results table)"
+            )
         if accepted:
             evidence += "; accepted differences: " + "; ".join(accepted)
         if args.note:
             evidence += f"; {args.note}"
-        for path in restamp(root, name, args.commit, evidence, producers.get(item),
-                            profile or "paper"):
+        for path in restamp(
+            root, name, args.commit, evidence, producers.get(item), profile or "paper"
+        ):
             print(f"{name}: re-stamped {path.relative_to(root)}")
     return 1 if failed else 0
 

@@ -17,8 +17,20 @@ from pathlib import Path
 
 #: Text that must not appear in a page's text content: unparsed MyST and Python reprs.
 TEXT_MARKERS: tuple[str, ...] = (
-    "```{", ":::{", "{cite}`", "{cite:", "{glue", "{prf:", "{doc}`", "{ref}`", "{numref}`",
-    "{eq}`", "{download}`", "PosixPath(", "<module ", " object at 0x",
+    "```{",
+    ":::{",
+    "{cite}`",
+    "{cite:",
+    "{glue",
+    "{prf:",
+    "{doc}`",
+    "{ref}`",
+    "{numref}`",
+    "{eq}`",
+    "{download}`",
+    "PosixPath(",
+    "<module ",
+    " object at 0x",
 )
 #: A URL a page must not load code or styles from (the book reads offline).
 REMOTE = re.compile(r"^(https?:)?//", re.IGNORECASE)
@@ -55,9 +67,9 @@ class _PageParser(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
         if tag == "script" and REMOTE.match(a.get("src", "")):
-            self.remote.append(f"<script src=\"{a['src']}\">")
+            self.remote.append(f'<script src="{a["src"]}">')
         if tag == "link" and "stylesheet" in a.get("rel", "") and REMOTE.match(a.get("href", "")):
-            self.remote.append(f"<link rel=\"stylesheet\" href=\"{a['href']}\">")
+            self.remote.append(f'<link rel="stylesheet" href="{a["href"]}">')
         if tag in ("script", "style"):
             self._skip += 1
             self._in_script = tag == "script"
@@ -85,7 +97,7 @@ def scan_page(html: str, page: str) -> list[Finding]:
     for marker in TEXT_MARKERS:
         start = 0
         while (i := text.find(marker, start)) >= 0:
-            snippet = " ".join(text[max(0, i - SNIPPET // 2): i + SNIPPET].split())
+            snippet = " ".join(text[max(0, i - SNIPPET // 2) : i + SNIPPET].split())
             found.append(Finding(page, f"raw {marker.strip()!r}", snippet))
             start = i + len(marker)
     return found
@@ -111,8 +123,10 @@ def check_html(html_dir: str | Path, limit: int = 40) -> None:
     if found:
         shown = "\n  ".join(map(str, found[:limit]))
         more = f"\n  ... and {len(found) - limit} more" if len(found) > limit else ""
-        raise BookDebris(f"the built book at {html_dir} has {len(found)} piece(s) of raw MyST, "
-                         f"Python reprs or remote scripts:\n  {shown}{more}")
+        raise BookDebris(
+            f"the built book at {html_dir} has {len(found)} piece(s) of raw MyST, "
+            f"Python reprs or remote scripts:\n  {shown}{more}"
+        )
 
 
 __all__ = ["BookDebris", "Finding", "TEXT_MARKERS", "check_html", "scan_html", "scan_page"]

@@ -25,8 +25,11 @@ def _drop_thebe(app: Sphinx) -> None:
         for listener in list(listeners):
             if getattr(listener.handler, "__module__", "") == THEBE:
                 app.disconnect(listener.id)
-    app.registry.css_files = [(name, attrs) for name, attrs in app.registry.css_files
-                              if not str(name).startswith("sphinx-thebe")]
+    app.registry.css_files = [
+        (name, attrs)
+        for name, attrs in app.registry.css_files
+        if not str(name).startswith("sphinx-thebe")
+    ]
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -7,8 +7,9 @@ import numpy as np
 import privrl
 
 
-def chain_data(m: int, n_states: int, horizon: int, seed: int, reward: float = 1.0
-               ) -> privrl.Trajectories:
+def chain_data(
+    m: int, n_states: int, horizon: int, seed: int, reward: float = 1.0
+) -> privrl.Trajectories:
     """``m`` walks on a chain of ``n_states`` (stay or advance by one, the last state absorbing),
     reward ``reward`` on entering the last state; every trajectory ends there or at ``horizon``."""
     rng = np.random.default_rng(seed)
@@ -24,5 +25,6 @@ def chain_data(m: int, n_states: int, horizon: int, seed: int, reward: float = 1
                 rewards[i, t] = reward
                 lengths[i], terminated[i] = t + 1, True
                 break
-    return privrl.Trajectories(obs, np.zeros((m, horizon), dtype=np.int64), rewards, lengths,
-                               terminated)
+    return privrl.Trajectories(
+        obs, np.zeros((m, horizon), dtype=np.int64), rewards, lengths, terminated
+    )

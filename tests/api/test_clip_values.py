@@ -14,8 +14,17 @@ DATA = chain_data(60, 6, 12, seed=1)
 
 
 def _weights() -> privrl.Release:
-    return privrl.gpope(DATA, features=np.eye(6), gamma=0.9, epsilon=2.0, delta=1e-3,
-                        iterations=50, step_size=0.1, clip_norm=1.0, rng=3)
+    return privrl.gpope(
+        DATA,
+        features=np.eye(6),
+        gamma=0.9,
+        epsilon=2.0,
+        delta=1e-3,
+        iterations=50,
+        step_size=0.1,
+        clip_norm=1.0,
+        rng=3,
+    )
 
 
 def test_clipped_values_keep_the_guarantee_and_lie_in_the_range():
@@ -40,9 +49,15 @@ def test_clipping_never_moves_a_value_away_from_a_truth_in_the_range():
     assert np.all(np.abs(clipped - truth) <= np.abs(phi @ weights.value - truth) + 1e-12)
 
 
-@pytest.mark.parametrize("bad", [
-    dict(features=np.eye(5)), dict(features=np.full((2, 6), np.nan)), dict(low=1.0, high=0.0),
-    dict(low=-np.inf)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(features=np.eye(5)),
+        dict(features=np.full((2, 6), np.nan)),
+        dict(low=1.0, high=0.0),
+        dict(low=-np.inf),
+    ],
+)
 def test_bad_input_is_refused_naming_it(bad):
     kw = dict(features=np.eye(6), low=0.0, high=1.0) | bad
     with pytest.raises(ValueError, match="features|low"):

@@ -15,16 +15,20 @@ from privrl.core.accounting.events import DpAccountingEvent
 
 
 def _gaussians(k: int) -> list[privrl.Release]:
-    return [privrl.gaussian_mechanism([1.0, 2.0], sensitivity=1.0, epsilon=0.5, delta=1e-6, rng=i)
-            for i in range(k)]
+    return [
+        privrl.gaussian_mechanism([1.0, 2.0], sensitivity=1.0, epsilon=0.5, delta=1e-6, rng=i)
+        for i in range(k)
+    ]
 
 
 def test_gaussian_releases_compose_by_renyi_below_their_sum():
     runs = _gaussians(20)
     total = privrl.compose(runs, delta=1e-4)
     accountant = dp_accounting.rdp.RdpAccountant(
-        [1 + x / 20 for x in range(1, 100)] + [6.0 + x for x in range(59)]
-        + [float(2**k) for k in range(6, 13)])
+        [1 + x / 20 for x in range(1, 100)]
+        + [6.0 + x for x in range(59)]
+        + [float(2**k) for k in range(6, 13)]
+    )
     for r in runs:
         accountant.compose(dp_accounting.GaussianDpEvent(r.parameters["noise_multiplier"]))
     renyi = accountant.get_epsilon(1e-4)
@@ -36,24 +40,41 @@ def test_gaussian_releases_compose_by_renyi_below_their_sum():
 
 
 def test_unlike_events_compose_by_their_sum_at_the_sum_of_their_deltas(chain):
-    laplace = privrl.laplace_mechanism(3.0, sensitivity=1.0, epsilon=0.5, rng=0,
-                                       relation="replace-one trajectory")
-    gauss = privrl.gaussian_mechanism([1.0, 2.0], sensitivity=1.0, epsilon=0.5, delta=1e-6, rng=0,
-                                      relation="replace-one trajectory")
-    lsw = privrl.dp_lsw(chain, n_states=5, gamma=0.9, features=np.eye(5), epsilon=1.0,
-                        delta=0.01, return_bound=1.0, rng=1)
+    laplace = privrl.laplace_mechanism(
+        3.0, sensitivity=1.0, epsilon=0.5, rng=0, relation="replace-one trajectory"
+    )
+    gauss = privrl.gaussian_mechanism(
+        [1.0, 2.0],
+        sensitivity=1.0,
+        epsilon=0.5,
+        delta=1e-6,
+        rng=0,
+        relation="replace-one trajectory",
+    )
+    lsw = privrl.dp_lsw(
+        chain,
+        n_states=5,
+        gamma=0.9,
+        features=np.eye(5),
+        epsilon=1.0,
+        delta=0.01,
+        return_bound=1.0,
+        rng=1,
+    )
     total = privrl.compose([laplace, gauss, lsw])
     assert total.delta == pytest.approx(1e-6 + 0.01)
-    assert total.epsilon == pytest.approx(laplace.epsilon + gauss.epsilon + lsw.epsilon,
-                                          rel=1e-12)
+    assert total.epsilon == pytest.approx(laplace.epsilon + gauss.epsilon + lsw.epsilon, rel=1e-12)
     with pytest.raises(ValueError, match=r"delta = 0.005 is below the releases' total delta"):
         privrl.compose([laplace, gauss, lsw], delta=0.005)
 
 
 def test_releases_under_different_relations_are_refused_naming_them():
     replace_one = privrl.Release.from_event(
-        0.0, DpAccountingEvent(dp_accounting.GaussianDpEvent(3.0), "rdp", "replace-one"), 1e-6,
-        relation="replace-one")
+        0.0,
+        DpAccountingEvent(dp_accounting.GaussianDpEvent(3.0), "rdp", "replace-one"),
+        1e-6,
+        relation="replace-one",
+    )
     runs = [*_gaussians(5), replace_one]
     with pytest.raises(ValueError, match=r"releases\[0\]: add/remove.*releases\[5\]: replace-one"):
         privrl.compose(runs, delta=1e-4)
@@ -116,8 +137,16 @@ def test_every_release_states_its_relation_and_compose_refuses_a_mix(chain):
     mechanism only when the caller states the mechanism's sensitivity under the same relation."""
     from privrl.core.accounting.gaussian import GaussianEvent
 
-    lsw = privrl.dp_lsw(chain, n_states=5, gamma=0.9, features=np.eye(5), epsilon=1.0,
-                        delta=0.01, return_bound=1.0, rng=1)
+    lsw = privrl.dp_lsw(
+        chain,
+        n_states=5,
+        gamma=0.9,
+        features=np.eye(5),
+        epsilon=1.0,
+        delta=0.01,
+        return_bound=1.0,
+        rng=1,
+    )
     report = privrl.laplace_report(np.ones((2, 3)) / 10, epsilon=1.0, clip=1.0, rng=0)
     assert (lsw.relation, report.relation) == ("replace-one trajectory", "local report")
     assert all(r in privrl.NEIGHBOURS for r in (lsw.relation, report.relation))

@@ -7,8 +7,14 @@ import importlib
 
 import pytest
 
-MODULES = ("privrl.api.release", "privrl.api.mechanisms", "privrl.api.evaluation",
-           "privrl.api.local", "privrl.api.control", "privrl.core.trajectories")
+MODULES = (
+    "privrl.api.release",
+    "privrl.api.mechanisms",
+    "privrl.api.evaluation",
+    "privrl.api.local",
+    "privrl.api.control",
+    "privrl.core.trajectories",
+)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -17,14 +17,16 @@ EPSILON, DELTA, N = 1.0, 1e-5, 200_000
 
 def _audit(sensitivity: float) -> au.AuditResult:
     def release(value: float, n: int, rng: np.random.Generator) -> np.ndarray:
-        r = privrl.gaussian_mechanism(np.full((n, 1), value), sensitivity=sensitivity,
-                                      epsilon=EPSILON, delta=DELTA, rng=rng)
+        r = privrl.gaussian_mechanism(
+            np.full((n, 1), value), sensitivity=sensitivity, epsilon=EPSILON, delta=DELTA, rng=rng
+        )
         # the claim is per run: each row is one release of a 1-vector, whose grid sensitivity
         # is the same as the batch's per row (sqrt(d) of the batch only adds noise)
         return r.value
 
-    return au.audit_release(release, 0.0, 1.0, claimed_epsilon=EPSILON, delta=DELTA,
-                            n_samples=N, rng=11, score="linear")
+    return au.audit_release(
+        release, 0.0, 1.0, claimed_epsilon=EPSILON, delta=DELTA, n_samples=N, rng=11, score="linear"
+    )
 
 
 def test_the_grid_gaussian_release_passes_its_audit_and_half_its_noise_does_not():

@@ -31,15 +31,19 @@ def _stats(n: int, canary: float) -> SaddlePointStats:
     phi[:, 0, 0] = 1.0
     rewards = np.full((n, 1), -CANARY)
     rewards[0, 0] = canary
-    return SaddlePointStats.from_features(FeatureTransitions(
-        phi, rewards, np.ones(n, dtype=int), np.ones(n, dtype=bool), 0.9))
+    return SaddlePointStats.from_features(
+        FeatureTransitions(phi, rewards, np.ones(n, dtype=int), np.ones(n, dtype=bool), 0.9)
+    )
 
 
 def _audit(n: int, noise_divisor: float) -> au.AuditResult:
     noise, event = grid_gpope_noise(Z, CLIP, 1, n, T)
     claimed = event.epsilon(DELTA)
-    used = noise if noise_divisor == 1 else type(noise).of_scale(
-        math.sqrt(noise.variance) / noise_divisor, noise.step)
+    used = (
+        noise
+        if noise_divisor == 1
+        else type(noise).of_scale(math.sqrt(noise.variance) / noise_divisor, noise.step)
+    )
     q, sigma = 1.0 / n, used.sigma
 
     def release(stats: SaddlePointStats, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -53,9 +57,16 @@ def _audit(n: int, noise_divisor: float) -> au.AuditResult:
         mixed = np.logaddexp(math.log(q) + far, math.log1p(-q) + near) if n > 1 else far
         return (near - mixed).sum(axis=1)
 
-    return au.audit_release(release, _stats(n, CANARY), _stats(n, -CANARY),
-                            claimed_epsilon=claimed, delta=DELTA, n_samples=N, rng=5,
-                            score=log_ratio)
+    return au.audit_release(
+        release,
+        _stats(n, CANARY),
+        _stats(n, -CANARY),
+        claimed_epsilon=claimed,
+        delta=DELTA,
+        n_samples=N,
+        rng=5,
+        score=log_ratio,
+    )
 
 
 @pytest.mark.parametrize(("n", "divisor"), [(1, 2.0), (2, 4.0)])

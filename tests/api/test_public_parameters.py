@@ -12,8 +12,9 @@ import privrl
 from privrl.core.algorithms import monte_carlo as mc
 
 
-def _replace(data: privrl.Trajectories, i: int, other: privrl.Trajectories,
-             j: int) -> privrl.Trajectories:
+def _replace(
+    data: privrl.Trajectories, i: int, other: privrl.Trajectories, j: int
+) -> privrl.Trajectories:
     """``data`` with its trajectory ``i`` replaced by ``other``'s ``j`` (a replace-one
     neighbour)."""
     parts = []
@@ -31,29 +32,53 @@ def _neighbours() -> tuple[privrl.Trajectories, privrl.Trajectories]:
     other = chain_data(300, 6, 12, seed=2, reward=1e6)
     rare = int(np.argmin(mc.first_visit_returns(data, 6, 0.9).counts))
     i = next(k for k in range(300) if rare in data.observations[k, : data.lengths[k]])
-    j = next(k for k in range(300) if rare not in other.observations[k, : other.lengths[k] + 1]
-             and other.rewards[k].max() > 0)
+    j = next(
+        k
+        for k in range(300)
+        if rare not in other.observations[k, : other.lengths[k] + 1] and other.rewards[k].max() > 0
+    )
     return data, _replace(data, i, other, j)
 
 
-CHAIN = dict(n_states=6, gamma=0.9, features=np.eye(6), epsilon=1.0, delta=0.1,
-             return_bound=1.0, rng=3)
+CHAIN = dict(
+    n_states=6, gamma=0.9, features=np.eye(6), epsilon=1.0, delta=0.1, return_bound=1.0, rng=3
+)
 RELEASES = {
     "dp_lsw": lambda x: privrl.dp_lsw(x, **CHAIN),
     "dp_lsl": lambda x: privrl.dp_lsl(x, lam=40.0, **CHAIN),
-    "gpope": lambda x: privrl.gpope(x, features=np.eye(6), gamma=0.9, epsilon=2.0, delta=1e-3,
-                                    iterations=2000, step_size=0.1, clip_norm=1.0, rng=3),
-    "ssp_lstd": lambda x: privrl.ssp_lstd(x, features=np.eye(6), gamma=0.9, epsilon=1.0,
-                                          delta=1e-5, feature_bound=1.0, reward_bound=1.0,
-                                          max_length=12, lam=10.0, rng=3),
+    "gpope": lambda x: privrl.gpope(
+        x,
+        features=np.eye(6),
+        gamma=0.9,
+        epsilon=2.0,
+        delta=1e-3,
+        iterations=2000,
+        step_size=0.1,
+        clip_norm=1.0,
+        rng=3,
+    ),
+    "ssp_lstd": lambda x: privrl.ssp_lstd(
+        x,
+        features=np.eye(6),
+        gamma=0.9,
+        epsilon=1.0,
+        delta=1e-5,
+        feature_bound=1.0,
+        reward_bound=1.0,
+        max_length=12,
+        lam=10.0,
+        rng=3,
+    ),
 }
 GRADIENTS = {
     "laplace_report": lambda g: privrl.laplace_report(g, epsilon=1.0, clip=1.0, rng=3),
     "sign_report": lambda g: privrl.sign_report(g, epsilon=5.0, clip=1.0, rng=3),
-    "laplace_mechanism": lambda g: privrl.laplace_mechanism(g[0], sensitivity=1.0, epsilon=1.0,
-                                                            rng=3),
-    "gaussian_mechanism": lambda g: privrl.gaussian_mechanism(g[0], sensitivity=1.0, epsilon=1.0,
-                                                              delta=1e-5, rng=3),
+    "laplace_mechanism": lambda g: privrl.laplace_mechanism(
+        g[0], sensitivity=1.0, epsilon=1.0, rng=3
+    ),
+    "gaussian_mechanism": lambda g: privrl.gaussian_mechanism(
+        g[0], sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=3
+    ),
 }
 
 
@@ -77,8 +102,10 @@ def test_report_and_mechanism_parameters_do_not_depend_on_the_data(name):
 
 def test_dirichlet_parameters_do_not_depend_on_the_policy():
     args = dict(k=100.0, tau=0.01, eta=0.05, lipschitz=0.5, b=0.1, rng=3)
-    _same_guarantee(privrl.dirichlet_teacher_answer([0.7, 0.3], **args),
-                    privrl.dirichlet_teacher_answer([0.05, 0.95], **args))
+    _same_guarantee(
+        privrl.dirichlet_teacher_answer([0.7, 0.3], **args),
+        privrl.dirichlet_teacher_answer([0.05, 0.95], **args),
+    )
 
 
 def test_a_release_refuses_an_event_whose_epsilon_is_not_a_non_negative_number():

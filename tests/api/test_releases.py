@@ -37,8 +37,7 @@ def _std_close(samples: np.ndarray, expected: float) -> None:
 
 
 def test_gaussian_mechanism_noise_and_epsilon():
-    r = privrl.gaussian_mechanism(np.zeros(20_000), sensitivity=2.0, epsilon=0.8, delta=1e-5,
-                                  rng=0)
+    r = privrl.gaussian_mechanism(np.zeros(20_000), sensitivity=2.0, epsilon=0.8, delta=1e-5, rng=0)
     sigma, step, z = (r.parameters[k] for k in ("sigma", "step", "noise_multiplier"))
     # the guarantee: the Gaussian's Rényi curve at noise multiplier sigma / G, G the sensitivity
     # in grid units after rounding (Delta / step + sqrt(d)), by dp-accounting's RDP accountant
@@ -73,8 +72,17 @@ def test_gpope_noise_and_epsilon():
     data = chain_data(40, 100, 6, seed=3)
     draws = []
     for seed in range(40):
-        r = privrl.gpope(data, features=np.eye(100), gamma=0.9, epsilon=1.0, delta=1e-5,
-                         iterations=1, step_size=1.0, clip_norm=0.5, rng=seed)
+        r = privrl.gpope(
+            data,
+            features=np.eye(100),
+            gamma=0.9,
+            epsilon=1.0,
+            delta=1e-5,
+            iterations=1,
+            step_size=1.0,
+            clip_norm=0.5,
+            rng=seed,
+        )
         draws.append(r.value)
     z, std, step = (r.parameters[k] for k in ("noise_multiplier", "noise_std", "step"))
     assert r.epsilon == r.event.epsilon(r.delta) == grid_gpope_epsilon(z, 40, 1, 1e-5)
@@ -85,8 +93,17 @@ def test_gpope_noise_and_epsilon():
     values = np.concatenate(draws)
     assert np.all(values / step == np.rint(values / step))  # on the grid, exactly
     _std_close(values, std)
-    given = privrl.gpope(data, features=np.eye(100), gamma=0.9, noise_multiplier=z / 2,
-                         delta=1e-5, iterations=1, step_size=1.0, clip_norm=0.5, rng=0)
+    given = privrl.gpope(
+        data,
+        features=np.eye(100),
+        gamma=0.9,
+        noise_multiplier=z / 2,
+        delta=1e-5,
+        iterations=1,
+        step_size=1.0,
+        clip_norm=0.5,
+        rng=0,
+    )
     assert given.epsilon > 1.5
 
 
@@ -108,8 +125,18 @@ def test_smooth_sensitivity_releases(method):
     release = getattr(privrl, method)
     noise = []
     for seed in range(100):
-        r = release(data, n_states=40, gamma=0.9, features=phi, weights=rho, epsilon=1.0,
-                    delta=0.1, return_bound=1.0, rng=seed, **extra)
+        r = release(
+            data,
+            n_states=40,
+            gamma=0.9,
+            features=phi,
+            weights=rho,
+            epsilon=1.0,
+            delta=0.1,
+            return_bound=1.0,
+            rng=seed,
+            **extra,
+        )
         noise.append(r.value - centre)
     assert "sigma" not in r.parameters  # a function of the visit counts: data
     alpha, beta = r.parameters["alpha"], r.parameters["beta"]
@@ -144,11 +171,13 @@ def test_dirichlet_teacher_answer_variance_and_epsilon():
     pi, k, m, eta, tau, lip, b = np.array([0.6, 0.3, 0.1]), 40.0, 3, 0.05, 0.01, 0.5, 0.1
     one = privrl.dirichlet_teacher_answer(pi, k=k, eta=eta, tau=tau, lipschitz=lip, b=b, rng=0)
     gamma_terms = (m - 1) * gammaln(k * eta) + gammaln(k * (1 - (m - 1) * eta)) - m * gammaln(k / m)
-    assert one.epsilon == pytest.approx(math.sqrt(m) * lip * b * k * math.log(1 / tau)
-                                        + gamma_terms, rel=1e-12)
+    assert one.epsilon == pytest.approx(
+        math.sqrt(m) * lip * b * k * math.log(1 / tau) + gamma_terms, rel=1e-12
+    )
     assert one.epsilon == one.event.epsilon(one.delta)
-    many = privrl.dirichlet_teacher_answer(np.tile(pi, (6000, 1)), k=k, eta=eta, tau=1e-4,
-                                           lipschitz=lip, b=b, rng=1)
+    many = privrl.dirichlet_teacher_answer(
+        np.tile(pi, (6000, 1)), k=k, eta=eta, tau=1e-4, lipschitz=lip, b=b, rng=1
+    )
     x = many.value[:, 0]
     assert np.var(x) == pytest.approx(0.6 * 0.4 / (k + 1), rel=0.06)
     assert many.epsilon == many.event.epsilon(many.delta)
@@ -159,24 +188,39 @@ def test_dirichlet_teacher_answer_at_a_target():
     most the target's (eq. 12 and eq. 6's bound recomputed for the k and tau it reports), the
     answers have the spread of that k, and several rows share a composed target."""
     pi = np.array([0.6, 0.3, 0.1])
-    one = privrl.dirichlet_teacher_answer(pi, epsilon=40.0, delta=1e-5, eta=0.05,
-                                          lipschitz=0.5, b=0.1, rng=0)
+    one = privrl.dirichlet_teacher_answer(
+        pi, epsilon=40.0, delta=1e-5, eta=0.05, lipschitz=0.5, b=0.1, rng=0
+    )
     k, tau = one.parameters["k"], one.parameters["tau"]
     mech = dacc.Theorem1Mechanism(k, 3, 0.05, tau)
     assert one.delta == 1e-5 and dacc.theorem1_delta_bound(mech) <= 1e-5
     assert one.epsilon == dacc.theorem1_epsilon(mech, 0.5, 0.1) <= 40.0
     assert one.epsilon > 39.0
     # 6,000 queries at 50 each: Theorem 1's epsilons are large, their basic sum larger
-    rows = privrl.dirichlet_teacher_answer(np.tile(pi, (6000, 1)), epsilon=3e5, delta=1e-3,
-                                           eta=0.05, lipschitz=0.5, b=0.1, rng=1,
-                                           composition="basic")
+    rows = privrl.dirichlet_teacher_answer(
+        np.tile(pi, (6000, 1)),
+        epsilon=3e5,
+        delta=1e-3,
+        eta=0.05,
+        lipschitz=0.5,
+        b=0.1,
+        rng=1,
+        composition="basic",
+    )
     assert 2.9e5 < rows.epsilon <= 3e5 and rows.delta == 1e-3
     k = rows.parameters["k"][0]
     assert np.all(rows.parameters["k"] == k) and rows.event.delta_bound <= 1e-3
     assert np.var(rows.value[:, 0]) == pytest.approx(0.6 * 0.4 / (k + 1), rel=0.06)
     # advanced composition pays only for small per-query epsilons: two actions near uniform
-    advanced = privrl.dirichlet_teacher_answer(np.tile([0.5, 0.5], (50, 1)), epsilon=5.0,
-                                               delta=1e-4, eta=0.45, lipschitz=0.01, b=0.1, rng=2)
+    advanced = privrl.dirichlet_teacher_answer(
+        np.tile([0.5, 0.5], (50, 1)),
+        epsilon=5.0,
+        delta=1e-4,
+        eta=0.45,
+        lipschitz=0.01,
+        b=0.1,
+        rng=2,
+    )
     budget = advanced.event.budget()
     assert 4.9 < advanced.epsilon == budget["advanced_epsilon"] <= 5.0
     assert budget["advanced_delta"] <= 1e-4 and advanced.event.delta_slack == 5e-5
@@ -195,16 +239,28 @@ def test_teacher_composition_uses_the_largest_query():
     budget = dacc.teacher_budget(eps, dlt, 1e-5)
     assert (budget["advanced_epsilon"], budget["advanced_delta"]) == expected
     assert budget["basic_epsilon"] == pytest.approx(sum(eps), rel=1e-12)
-    r = privrl.dirichlet_teacher_answer(np.tile([0.6, 0.4], (4, 1)), k=list(ks), eta=0.05,
-                                        tau=1e-3, lipschitz=0.5, b=0.1, rng=0)
+    r = privrl.dirichlet_teacher_answer(
+        np.tile([0.6, 0.4], (4, 1)), k=list(ks), eta=0.05, tau=1e-3, lipschitz=0.5, b=0.1, rng=0
+    )
     assert (r.epsilon, r.delta) == expected and expected[1] < 1
     with pytest.raises(ValueError, match="policy: its 4 answers compose to delta 1"):
-        privrl.dirichlet_teacher_answer(np.tile([0.6, 0.4], (4, 1)), k=list(ks), eta=0.05,
-                                        tau=0.01, lipschitz=0.5, b=0.1, rng=0)
-    with pytest.raises(ValueError, match=r"k must be one concentration or one per row of "
-                                         r"policy \(4\), got 3"):
-        privrl.dirichlet_teacher_answer(np.tile([0.6, 0.4], (4, 1)), k=list(ks[:3]), eta=0.05,
-                                        tau=1e-3, lipschitz=0.5, b=0.1, rng=0)
+        privrl.dirichlet_teacher_answer(
+            np.tile([0.6, 0.4], (4, 1)), k=list(ks), eta=0.05, tau=0.01, lipschitz=0.5, b=0.1, rng=0
+        )
+    with pytest.raises(
+        ValueError,
+        match=r"k must be one concentration or one per row of "
+        r"policy \(4\), got 3",
+    ):
+        privrl.dirichlet_teacher_answer(
+            np.tile([0.6, 0.4], (4, 1)),
+            k=list(ks[:3]),
+            eta=0.05,
+            tau=1e-3,
+            lipschitz=0.5,
+            b=0.1,
+            rng=0,
+        )
 
 
 @pytest.mark.parametrize("report", ["laplace_report", "sign_report"])
@@ -245,6 +301,7 @@ def test_functional_q_learning_runs_with_the_calibrated_noise(monkeypatch):
     cal = fn.calibrate_algorithm1(1.0, 1e-3, 3 * HORIZON - 128 + 1, 128, 1e-2, 1.0, 3 * 4)
     assert seen["privacy"].gp_sigma == cal["sigma"] and seen["privacy"].gp_beta == cal["beta"]
     assert seen["privacy"].target_path == "independent" and seen["privacy"].path_reset == "episode"
-    event = fn.Theorem5Event(cal["sigma"], 3 * HORIZON - 128 + 1, 128, 1e-2, cal["k"], 1.0, 12,
-                             1e-12)
+    event = fn.Theorem5Event(
+        cal["sigma"], 3 * HORIZON - 128 + 1, 128, 1e-2, cal["k"], 1.0, 12, 1e-12
+    )
     assert r.epsilon == r.event.epsilon(r.delta) == event.epsilon(1e-3) <= 1.0

@@ -21,8 +21,16 @@ from privrl.core.algorithms import ssp_lstd as ssp
 
 REPLACE = dp_accounting.NeighboringRelation.REPLACE_ONE
 ADD = dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
-ARGS = dict(features=np.eye(5), gamma=0.9, epsilon=1.0, delta=1e-5, feature_bound=1.0,
-            reward_bound=1.0, max_length=12, lam=10.0)
+ARGS = dict(
+    features=np.eye(5),
+    gamma=0.9,
+    epsilon=1.0,
+    delta=1e-5,
+    feature_bound=1.0,
+    reward_bound=1.0,
+    max_length=12,
+    lam=10.0,
+)
 
 
 def _release(data: privrl.Trajectories, **kw) -> privrl.Release:
@@ -41,7 +49,12 @@ def test_contract(chain):
     assert p["sigma"] == pytest.approx(required_noise_multiplier(1.0, 1e-5) * delta2, rel=1e-4)
     assert p["noise_multiplier"] == r.event.to_dp_event().noise_multiplier
     assert (p["feature_bound"], p["reward_bound"], p["max_length"], p["lam"], p["n"]) == (
-        1.0, 1.0, 12, 10.0, 60)
+        1.0,
+        1.0,
+        12,
+        10.0,
+        60,
+    )
 
 
 def test_release_is_the_cores_run_at_the_same_seed(chain):
@@ -59,8 +72,13 @@ def _one_step(m: int, seed: int) -> privrl.Trajectories:
     reward 0: A = diag(counts) (gamma = 0), b = 0."""
     starts = np.arange(m) % 3
     obs = np.stack([starts, np.full(m, 3)], axis=1)
-    return privrl.Trajectories(obs, np.zeros((m, 1), dtype=np.int64), np.zeros((m, 1)),
-                               np.ones(m, dtype=np.int64), np.ones(m, dtype=bool))
+    return privrl.Trajectories(
+        obs,
+        np.zeros((m, 1), dtype=np.int64),
+        np.zeros((m, 1)),
+        np.ones(m, dtype=np.int64),
+        np.ones(m, dtype=bool),
+    )
 
 
 def test_released_values_carry_the_calibrated_noise():
@@ -73,27 +91,52 @@ def test_released_values_carry_the_calibrated_noise():
     m, lam = 9000, 1.0
     data = _one_step(m, 0)
     features = np.vstack([np.eye(3), np.zeros((1, 3))])
-    thetas = np.array([privrl.ssp_lstd(data, features=features, gamma=0.0, epsilon=1.0,
-                                       delta=1e-5, feature_bound=1.0, reward_bound=1.0,
-                                       max_length=1, lam=lam, rng=seed).value
-                       for seed in range(400)])
+    thetas = np.array(
+        [
+            privrl.ssp_lstd(
+                data,
+                features=features,
+                gamma=0.0,
+                epsilon=1.0,
+                delta=1e-5,
+                feature_bound=1.0,
+                reward_bound=1.0,
+                max_length=1,
+                lam=lam,
+                rng=seed,
+            ).value
+            for seed in range(400)
+        ]
+    )
     sigma = required_noise_multiplier(1.0, 1e-5) * 2.0 * math.sqrt(2.0)
     scaled = thetas * (m / 3 + lam) / sigma
     assert float(np.sqrt(np.mean(scaled**2))) == pytest.approx(1.0, rel=0.10)
     assert abs(float(scaled.mean())) < 0.15
 
 
-@pytest.mark.parametrize("kw, match", [
-    ({"epsilon": 0.0}, "epsilon"), ({"epsilon": -1.0}, "epsilon"),
-    ({"epsilon": float("nan")}, "epsilon"), ({"epsilon": 701.0}, "epsilon"),
-    ({"delta": 0.0}, "delta"), ({"delta": 1.0}, "delta"),
-    ({"gamma": 1.5}, "gamma"), ({"gamma": -0.5}, "gamma"),
-    ({"lam": 0.0}, "lam"), ({"lam": -1.0}, "lam"),
-    ({"feature_bound": 0.0}, "feature_bound"), ({"reward_bound": 0.0}, "reward_bound"),
-    ({"max_length": 0}, "max_length"), ({"max_length": 2.5}, "max_length"),
-    ({"features": np.eye(3)}, "observations"), ({"features": np.ones(5)}, "features"),
-    ({"features": None}, "features"), ({"features": [["a"] * 5] * 5}, "features"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": -1.0}, "epsilon"),
+        ({"epsilon": float("nan")}, "epsilon"),
+        ({"epsilon": 701.0}, "epsilon"),
+        ({"delta": 0.0}, "delta"),
+        ({"delta": 1.0}, "delta"),
+        ({"gamma": 1.5}, "gamma"),
+        ({"gamma": -0.5}, "gamma"),
+        ({"lam": 0.0}, "lam"),
+        ({"lam": -1.0}, "lam"),
+        ({"feature_bound": 0.0}, "feature_bound"),
+        ({"reward_bound": 0.0}, "reward_bound"),
+        ({"max_length": 0}, "max_length"),
+        ({"max_length": 2.5}, "max_length"),
+        ({"features": np.eye(3)}, "observations"),
+        ({"features": np.ones(5)}, "features"),
+        ({"features": None}, "features"),
+        ({"features": [["a"] * 5] * 5}, "features"),
+    ],
+)
 def test_bad_arguments_are_named(chain, kw, match):
     with pytest.raises(ValueError, match=match):
         _release(chain, **kw)
@@ -134,10 +177,12 @@ def test_feature_observations(chain):
     """Feature vectors as observations (features=None), as gpope takes them: the same release
     as the feature matrix indexed by the states."""
     obs = np.eye(5)[chain.observations]
-    as_features = privrl.Trajectories(obs, chain.actions, chain.rewards, chain.lengths,
-                                      chain.terminated)
-    np.testing.assert_array_equal(_release(as_features, features=None, rng=2).value,
-                                  _release(chain, rng=2).value)
+    as_features = privrl.Trajectories(
+        obs, chain.actions, chain.rewards, chain.lengths, chain.terminated
+    )
+    np.testing.assert_array_equal(
+        _release(as_features, features=None, rng=2).value, _release(chain, rng=2).value
+    )
 
 
 def test_event_composes_in_dp_accountings_accountants(chain):
@@ -152,8 +197,11 @@ def test_event_composes_in_dp_accountings_accountants(chain):
     r = _release(chain, rng=0)
     rdp = RdpAccountant(neighboring_relation=REPLACE).compose(r.event.to_dp_event())
     assert rdp.get_epsilon(1e-5) == pytest.approx(r.epsilon, rel=0.01)
-    pld = PLDAccountant(ADD, value_discretization_interval=1e-4).compose(
-        r.event.to_dp_event()).get_epsilon(1e-5)
+    pld = (
+        PLDAccountant(ADD, value_discretization_interval=1e-4)
+        .compose(r.event.to_dp_event())
+        .get_epsilon(1e-5)
+    )
     assert 0.8 * r.epsilon < pld <= r.epsilon
     runs = [_release(chain, rng=i) for i in range(5)]
     total = privrl.compose(runs, delta=1e-4)

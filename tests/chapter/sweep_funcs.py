@@ -28,7 +28,9 @@ def slow_logged(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame:
         fh.write(f"{config['tag']}-{seed.spawn_key[0]}\n")
         fh.flush()
         os.fsync(fh.fileno())
-    return pd.DataFrame({"value": [value], "pid": [os.getpid()], "log_exists": [Path(config["log"]).exists()]})
+    return pd.DataFrame(
+        {"value": [value], "pid": [os.getpid()], "log_exists": [Path(config["log"]).exists()]}
+    )
 
 
 @results_version("1", probe={"mu": 0.5, "n": 3}, ignore=("pid",))

@@ -45,7 +45,7 @@ def test_epsilon_levels_are_shades_of_one_ramp_darker_with_epsilon_and_no_noise_
     levels = [0.1, 0.3, 1.0, 2.0, 3.0, 5.0, 10.0]
     shades = [epsilon_colour(e) for e in levels]
     assert len(set(shades)) == len(shades)
-    brightness = [sum(int(s[i:i + 2], 16) for i in (1, 3, 5)) for s in shades]
+    brightness = [sum(int(s[i : i + 2], 16) for i in (1, 3, 5)) for s in shades]
     assert brightness == sorted(brightness, reverse=True)
     assert epsilon_colour(float("inf")) == BLACK
     assert not set(shades) & {look.colour.lower() for look in LOOKS.values()}
@@ -82,8 +82,11 @@ def _legend_entries(fig: Figure) -> list[tuple[str, str]]:
     from privrl.chapter.colours import handle_colour
 
     legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]
-    return [(text.get_text(), handle_colour(handle)) for legend in legends
-            for handle, text in zip(legend.legend_handles, legend.get_texts(), strict=True)]
+    return [
+        (text.get_text(), handle_colour(handle))
+        for legend in legends
+        for handle, text in zip(legend.legend_handles, legend.get_texts(), strict=True)
+    ]
 
 
 @pytest.mark.parametrize("chapter", ["balle2016", "xie2019", "ono2020"])

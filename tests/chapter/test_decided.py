@@ -14,17 +14,31 @@ from privrl.chapter.decided import (
 from privrl.chapter.verdicts import Claim
 
 
-def _claim(key: str, verdict: str, profile: str = "quick", commit: str = "live00",
-           scale: str = "") -> Claim:
-    return Claim(verdict=verdict, statistic="", value=None, interval=None, n_trials=5,
-                 reason="why", key=key, statement=f"claim {key}", profile=profile,
-                 commit=commit, scale=scale)
+def _claim(
+    key: str, verdict: str, profile: str = "quick", commit: str = "live00", scale: str = ""
+) -> Claim:
+    return Claim(
+        verdict=verdict,
+        statistic="",
+        value=None,
+        interval=None,
+        n_trials=5,
+        reason="why",
+        key=key,
+        statement=f"claim {key}",
+        profile=profile,
+        commit=commit,
+        scale=scale,
+    )
 
 
 RECORD = {"profile": "paper", "commit": "rec000", "scale": "paper scale"}
 CLAIMS = [
-    _claim("a", "not reproduced"), _claim("b", "untestable"), _claim("c_beyond", "reproduced"),
-    _claim("a_paper", "reproduced", **RECORD), _claim("b_paper", "inconclusive", **RECORD),
+    _claim("a", "not reproduced"),
+    _claim("b", "untestable"),
+    _claim("c_beyond", "reproduced"),
+    _claim("a_paper", "reproduced", **RECORD),
+    _claim("b_paper", "inconclusive", **RECORD),
     _claim("c_beyond_paper", "not reproduced", **RECORD),
     _claim("d_reference", "inconclusive"),
     _claim("d_reference_paper", "reproduced", **RECORD),
@@ -50,10 +64,15 @@ def test_one_verdict_per_key_the_records_where_there_is_one_with_the_rerun_besid
 
 def test_counts_leave_out_the_rows_beyond_the_paper_and_say_so():
     rows = decided_claims(CLAIMS)
-    assert verdict_counts(rows) == {"reproduced": 4, "not reproduced": 0, "inconclusive": 1,
-                                    "untestable": 0}
+    assert verdict_counts(rows) == {
+        "reproduced": 4,
+        "not reproduced": 0,
+        "inconclusive": 1,
+        "untestable": 0,
+    }
     assert counts_text(rows) == (
-        "5 claims: 4 reproduced, 1 inconclusive (and 1 row beyond the paper)")
+        "5 claims: 4 reproduced, 1 inconclusive (and 1 row beyond the paper)"
+    )
     assert counts_text(decided_claims([_claim("e", "reproduced")])) == "1 claim: 1 reproduced"
 
 
@@ -61,9 +80,11 @@ def test_the_deciding_runs_are_named_with_their_scale_and_commit():
     assert deciding_runs(decided_claims(CLAIMS)) == [
         "the record of commit `rec000` (paper scale; 4 rows)",
         "this run of commit `live00` (quick run (CI scale); 1 row)",
-        "the record of commit `rec111` (10 of 30 seeds; 1 row)"]
+        "the record of commit `rec111` (10 of 30 seeds; 1 row)",
+    ]
     assert deciding_runs(decided_claims(CLAIMS[:3]), counted=False) == [
-        "this run of commit `live00` (quick run (CI scale))"]
+        "this run of commit `live00` (quick run (CI scale))"
+    ]
 
 
 def test_a_key_decided_twice_on_one_run_is_an_error():
@@ -75,10 +96,13 @@ def test_a_key_decided_twice_on_one_run_is_an_error():
 def test_a_record_made_to_decide_a_claim_takes_precedence_over_the_paper_record(order):
     """wang2019's 50-seed pair decides over the 10-seed paper record, ono2020's tuned
     evaluation over the reference record, whatever order the claims come in."""
-    claims = [_claim("g", "inconclusive"), _claim("g_paper", "inconclusive", **RECORD),
-              _claim("g_pair", "reproduced", "paper", "rec222", "50 seeds per arm"),
-              _claim("h_reference_paper", "reproduced", **RECORD),
-              _claim("h_reference_tuned", "not reproduced", "paper", "rec333")][::order]
+    claims = [
+        _claim("g", "inconclusive"),
+        _claim("g_paper", "inconclusive", **RECORD),
+        _claim("g_pair", "reproduced", "paper", "rec222", "50 seeds per arm"),
+        _claim("h_reference_paper", "reproduced", **RECORD),
+        _claim("h_reference_tuned", "not reproduced", "paper", "rec333"),
+    ][::order]
     by_key = {d.key: d for d in decided_claims(claims)}
     assert set(by_key) == {"g", "h_reference"}
     assert by_key["g"].claim.key == "g_pair" and by_key["g"].rerun.key == "g"
@@ -93,9 +117,13 @@ def test_a_record_at_the_papers_horizon_decides_over_a_shorter_design(order):
     claim the horizon record did not decide stays the design's."""
     design = {"profile": "design", "commit": "rec111", "scale": "10 of 30 seeds, 450 of 4,000"}
     horizon = {"profile": "horizon", "commit": "rec444", "scale": "5 of 30 seeds, 4,000 of 4,000"}
-    claims = [_claim("i", "untestable"), _claim("i_airraid", "inconclusive", **design),
-              _claim("i_horizon", "reproduced", **horizon), _claim("j", "untestable"),
-              _claim("j_airraid", "not reproduced", **design)][::order]
+    claims = [
+        _claim("i", "untestable"),
+        _claim("i_airraid", "inconclusive", **design),
+        _claim("i_horizon", "reproduced", **horizon),
+        _claim("j", "untestable"),
+        _claim("j_airraid", "not reproduced", **design),
+    ][::order]
     by_key = {d.key: d for d in decided_claims(claims)}
     assert set(by_key) == {"i", "j"}
     assert by_key["i"].claim.key == "i_horizon" and by_key["i"].scale == horizon["scale"]

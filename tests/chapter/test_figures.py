@@ -16,17 +16,24 @@ def _recorded(tmp_path: Path) -> Path:
     """A book's measurements: a run record and one results CSV."""
     results = tmp_path / "book" / "measurements" / "results"
     results.mkdir(parents=True)
-    pd.DataFrame({"x": [1, 2], "y": [3.0, 4.0]}).to_csv(results / "toy-paper-results.csv",
-                                                         index=False)
-    (results.parent / "toy-paper.json").write_text(json.dumps(
-        {"git_commit": "abc", "files": ["toy-paper-results.csv"]}))
+    pd.DataFrame({"x": [1, 2], "y": [3.0, 4.0]}).to_csv(
+        results / "toy-paper-results.csv", index=False
+    )
+    (results.parent / "toy-paper.json").write_text(
+        json.dumps({"git_commit": "abc", "files": ["toy-paper-results.csv"]})
+    )
     return results
 
 
 def test_an_exhibit_draws_its_records_files_and_nothing_when_none_is_recorded(tmp_path):
     results = _recorded(tmp_path)
-    exhibit = Exhibit("fig-toy", "toy-paper", {"rows": "toy-paper-results.csv"}, "_paper",
-                      lambda data: data["rows"].assign(commit=data["record"]["git_commit"]))
+    exhibit = Exhibit(
+        "fig-toy",
+        "toy-paper",
+        {"rows": "toy-paper-results.csv"},
+        "_paper",
+        lambda data: data["rows"].assign(commit=data["record"]["git_commit"]),
+    )
     drawn = exhibit.draw(exhibit.read(results))
     assert drawn["y"].tolist() == [3.0, 4.0] and set(drawn["commit"]) == {"abc"}
     assert exhibit.read(tmp_path) is None  # no such file there
@@ -56,5 +63,9 @@ def test_notebook_exhibits_reads_which_labelled_cell_draws_which_exhibit(tmp_pat
     ]
     path = tmp_path / "toy.ipynb"
     path.write_text(json.dumps({"cells": cells}))
-    assert notebook_exhibits(path) == {"fig-a": "fig-a", "fig-quick": "", "tab-b": "tab-b",
-                                       "fig-d": "fig-a"}
+    assert notebook_exhibits(path) == {
+        "fig-a": "fig-a",
+        "fig-quick": "",
+        "tab-b": "tab-b",
+        "fig-d": "fig-a",
+    }

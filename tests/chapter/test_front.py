@@ -17,8 +17,9 @@ departures:
 """
 
 
-@pytest.mark.parametrize("path", sorted((SOURCE_ROOT / CHAPTERS).glob("*.yml")),
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", sorted((SOURCE_ROOT / CHAPTERS).glob("*.yml")), ids=lambda p: p.stem
+)
 def test_every_front_matter_loads(path: Path) -> None:
     fm = front_matter(path.stem)
     assert fm.claims and fm.bottom_line
@@ -32,14 +33,19 @@ def test_front_matter_reads_fields(tmp_path: Path) -> None:
     assert fm.departures_frame().loc[0, "see"] == "{ref}`toy-errata`"
 
 
-@pytest.mark.parametrize("broken, field", [
-    (GOOD.replace("claims:", "claim:"), "claim"),
-    (GOOD.replace('bottom_line: "X holds at the paper\'s scale."', 'bottom_line: ""'),
-     "bottom_line"),
-    (GOOD.replace("fig-toy-x", "'not a label'"), "evidence"),
-    (GOOD.replace("reason:", "why:"), "why"),
-    (GOOD.replace("link: toy-errata", "link: '#x'"), "link"),
-])
+@pytest.mark.parametrize(
+    "broken, field",
+    [
+        (GOOD.replace("claims:", "claim:"), "claim"),
+        (
+            GOOD.replace('bottom_line: "X holds at the paper\'s scale."', 'bottom_line: ""'),
+            "bottom_line",
+        ),
+        (GOOD.replace("fig-toy-x", "'not a label'"), "evidence"),
+        (GOOD.replace("reason:", "why:"), "why"),
+        (GOOD.replace("link: toy-errata", "link: '#x'"), "link"),
+    ],
+)
 def test_malformed_front_matter_is_refused(tmp_path: Path, broken: str, field: str) -> None:
     (tmp_path / "toy.yml").write_text(broken)
     with pytest.raises(ValueError, match=field):

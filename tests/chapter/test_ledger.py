@@ -17,11 +17,20 @@ NONE = NoGuarantee("only each queried value is private; the released function is
 
 
 def _entry(**kw) -> LedgerEntry:
-    base = dict(paper="demo", release="Q function", mechanism="output perturbation",
-                relation="replace-one", unit="reward function", noise="sigma = 2", delta=1e-5,
-                compositions=1, accountant="none applies", event=NONE,
-                cross_check=CrossCheck("upper bound", "none: no finite guarantee", None),
-                private_under="replace-one reward function, each queried value alone")
+    base = dict(
+        paper="demo",
+        release="Q function",
+        mechanism="output perturbation",
+        relation="replace-one",
+        unit="reward function",
+        noise="sigma = 2",
+        delta=1e-5,
+        compositions=1,
+        accountant="none applies",
+        event=NONE,
+        cross_check=CrossCheck("upper bound", "none: no finite guarantee", None),
+        private_under="replace-one reward function, each queried value alone",
+    )
     return LedgerEntry(**{**base, **kw})
 
 
@@ -34,12 +43,15 @@ def test_a_release_without_guarantee_is_recorded_and_shown_as_such():
     assert event_from_dict(saved["event"]) == NONE
     page = ledger_page([summary])
     row = next(line for line in page.splitlines() if line.startswith("| {doc}"))
-    assert "**no guarantee** (private under: replace-one reward function, each queried value " \
-           "alone)" in row
+    assert (
+        "**no guarantee** (private under: replace-one reward function, each queried value "
+        "alone)" in row
+    )
 
 
 def test_infinite_epsilon_and_no_guarantee_go_together():
     assert _entry().epsilon == math.inf  # computed from the NoGuarantee event
+
     class Unbounded:
         def epsilon(self, delta: float) -> float:
             return math.inf
@@ -52,11 +64,21 @@ def test_infinite_epsilon_and_no_guarantee_go_together():
 
 def test_a_large_delta_needs_the_release_at_delta_zero_and_a_vacuous_check_is_shown():
     event = DpAccountingEvent(dp_accounting.GaussianDpEvent(3.0), "rdp", "replace-one")
-    base = dict(paper="demo", release="theta", mechanism="Gaussian", relation="replace-one",
-                unit="trajectory", noise="sigma = 3", delta=0.1,
-                compositions=1, accountant="RDP", event=event,
-                cross_check=CrossCheck("empirical", "Monte Carlo scan", 1e-5,
-                                       vacuous="the scan stopped at its floor"))
+    base = dict(
+        paper="demo",
+        release="theta",
+        mechanism="Gaussian",
+        relation="replace-one",
+        unit="trajectory",
+        noise="sigma = 3",
+        delta=0.1,
+        compositions=1,
+        accountant="RDP",
+        event=event,
+        cross_check=CrossCheck(
+            "empirical", "Monte Carlo scan", 1e-5, vacuous="the scan stopped at its floor"
+        ),
+    )
     with pytest.raises(ValueError, match="at delta = 0"):
         LedgerEntry(**base)
     report = Report("demo", "quick")

@@ -74,20 +74,24 @@ def test_coverage_counts_the_decided_and_lists_the_rest(tmp_path):
 SOURCE = {"file": "seed.txt", "line": 3, "quote": "converges faster than the other"}
 
 
-@pytest.mark.parametrize(("entry", "field"), [
-    ({"source": SOURCE}, r"sentences\[0\]\.keys"),
-    ({"source": SOURCE, "keys": ["a"], "reason": REASONS[0]}, r"sentences\[0\]\.keys"),
-    ({"source": SOURCE, "reason": "too hard"}, r"sentences\[0\]\.reason"),
-    ({"source": SOURCE, "reason": REASONS[2]}, r"sentences\[0\]\.note"),
-    ({"source": {**SOURCE, "line": 0}, "keys": ["a"]}, r"sentences\[0\]\.source\.line"),
-    ({"source": {**SOURCE, "quote": "short"}, "keys": ["a"]}, r"sentences\[0\]\.source\.quote"),
-    ({"source": SOURCE, "keys": ["a"], "where": "x"}, r"sentences\[0\]\.where"),
-])
+@pytest.mark.parametrize(
+    ("entry", "field"),
+    [
+        ({"source": SOURCE}, r"sentences\[0\]\.keys"),
+        ({"source": SOURCE, "keys": ["a"], "reason": REASONS[0]}, r"sentences\[0\]\.keys"),
+        ({"source": SOURCE, "reason": "too hard"}, r"sentences\[0\]\.reason"),
+        ({"source": SOURCE, "reason": REASONS[2]}, r"sentences\[0\]\.note"),
+        ({"source": {**SOURCE, "line": 0}, "keys": ["a"]}, r"sentences\[0\]\.source\.line"),
+        ({"source": {**SOURCE, "quote": "short"}, "keys": ["a"]}, r"sentences\[0\]\.source\.quote"),
+        ({"source": SOURCE, "keys": ["a"], "where": "x"}, r"sentences\[0\]\.where"),
+    ],
+)
 def test_the_loader_names_the_broken_field(tmp_path, entry, field):
     path = tmp_path / "demo.yml"
     path.write_text(yaml.safe_dump({"paper": "demo", "sentences": [entry]}))
     with pytest.raises(ValueError, match=rf"demo\.yml: {field}"):
         load(path, "demo")
-    path.write_text(yaml.safe_dump({"paper": "demo", "sentences": [{"source": SOURCE,
-                                                                    "keys": ["a"]}]}))
+    path.write_text(
+        yaml.safe_dump({"paper": "demo", "sentences": [{"source": SOURCE, "keys": ["a"]}]})
+    )
     assert load(path, "demo")[0].keys == ("a",)

@@ -92,7 +92,10 @@ def test_a_number_written_in_digits_is_in_its_quote(name):
             continue
         for x in _finite_numbers(number.value):
             assert any(f in number.source.quote for f in _digit_forms(x)), (
-                number.key, x, number.source.quote)
+                number.key,
+                x,
+                number.source.quote,
+            )
 
 
 def test_a_claim_without_number_names_its_figure_and_has_no_value():
@@ -133,8 +136,12 @@ def test_paper_number_finds_a_key_and_names_a_missing_one():
 # --- the loader rejects broken files, naming the field and the file ---------------------------
 
 GOOD = {
-    "key": "n_runs", "what": "Runs.", "value": 20, "setting": {"domain": "chain"},
-    "where": "Section 6", "kind": "stated_setting",
+    "key": "n_runs",
+    "what": "Runs.",
+    "value": 20,
+    "setting": {"domain": "chain"},
+    "where": "Section 6",
+    "kind": "stated_setting",
     "source": {"file": "seed.txt", "line": 3, "quote": "over 20 independent runs"},
 }
 
@@ -150,22 +157,25 @@ def test_the_loader_reads_a_good_file(tmp_path):
     assert (number.paper, number.key, number.value, number.source.line) == ("demo", "n_runs", 20, 3)
 
 
-@pytest.mark.parametrize(("change", "field"), [
-    ({"what": None}, r"numbers\[0\]\.what"),
-    ({"source": {**GOOD["source"], "line": 0}}, r"numbers\[0\]\.source\.line"),
-    ({"source": {**GOOD["source"], "line": "12"}}, r"numbers\[0\]\.source\.line"),
-    ({"source": {**GOOD["source"], "quote": "20 runs"}}, r"numbers\[0\]\.source\.quote"),
-    ({"source": {**GOOD["source"], "file": "../seed.txt"}}, r"numbers\[0\]\.source\.file"),
-    ({"kind": "result"}, r"numbers\[0\]\.kind"),
-    ({"key": "NRuns"}, r"numbers\[0\]\.key"),
-    ({"value": None}, r"numbers\[0\]\.note"),
-    ({"value": {"low": 2, "high": 1}}, r"numbers\[0\]\.value"),
-    ({"value": "twenty"}, r"numbers\[0\]\.value"),
-    ({"written_as": "thirty"}, r"numbers\[0\]\.written_as"),
-    ({"kind": "claim_without_number"}, r"numbers\[0\]\.value"),
-    ({"kind": "claim_without_number", "value": None, "note": "n"}, r"numbers\[0\]\.where"),
-    ({"pages": 3}, r"numbers\[0\]\.pages"),
-])
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"what": None}, r"numbers\[0\]\.what"),
+        ({"source": {**GOOD["source"], "line": 0}}, r"numbers\[0\]\.source\.line"),
+        ({"source": {**GOOD["source"], "line": "12"}}, r"numbers\[0\]\.source\.line"),
+        ({"source": {**GOOD["source"], "quote": "20 runs"}}, r"numbers\[0\]\.source\.quote"),
+        ({"source": {**GOOD["source"], "file": "../seed.txt"}}, r"numbers\[0\]\.source\.file"),
+        ({"kind": "result"}, r"numbers\[0\]\.kind"),
+        ({"key": "NRuns"}, r"numbers\[0\]\.key"),
+        ({"value": None}, r"numbers\[0\]\.note"),
+        ({"value": {"low": 2, "high": 1}}, r"numbers\[0\]\.value"),
+        ({"value": "twenty"}, r"numbers\[0\]\.value"),
+        ({"written_as": "thirty"}, r"numbers\[0\]\.written_as"),
+        ({"kind": "claim_without_number"}, r"numbers\[0\]\.value"),
+        ({"kind": "claim_without_number", "value": None, "note": "n"}, r"numbers\[0\]\.where"),
+        ({"pages": 3}, r"numbers\[0\]\.pages"),
+    ],
+)
 def test_the_loader_names_the_broken_field_and_the_file(tmp_path, change, field):
     entry = {**GOOD, **change}
     entry = {k: v for k, v in entry.items() if not (k == "what" and v is None)}

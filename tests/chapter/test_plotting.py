@@ -15,8 +15,12 @@ from privrl.chapter.plotting import band_plot, new_figure, plot_bands, summarise
 
 def _runs() -> pd.DataFrame:
     rng = np.random.default_rng(0)
-    rows = [{"algo": a, "seed": s, "x": x, "y": x * (1 + (a == "b")) + rng.normal()}
-            for a in "ab" for s in range(5) for x in range(4)]  # fmt: skip
+    rows = [
+        {"algo": a, "seed": s, "x": x, "y": x * (1 + (a == "b")) + rng.normal()}
+        for a in "ab"
+        for s in range(5)
+        for x in range(4)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -110,12 +114,21 @@ def test_band_plot_labels_axes_in_words():
 # Machado, Oliveira and Fernandes (2009), severity 1: linear-RGB matrices simulating protanopia,
 # deuteranopia and tritanopia.
 CVD = {
-    "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216],
-                   [-0.003882, -0.048116, 1.051998]],
-    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
-                     [-0.011820, 0.042940, 0.968881]],
-    "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602],
-                   [0.004733, 0.691367, 0.303900]],
+    "protanopia": [
+        [0.152286, 1.052583, -0.204868],
+        [0.114503, 0.786281, 0.099216],
+        [-0.003882, -0.048116, 1.051998],
+    ],
+    "deuteranopia": [
+        [0.367322, 0.860646, -0.227968],
+        [0.280085, 0.672501, 0.047413],
+        [-0.011820, 0.042940, 0.968881],
+    ],
+    "tritanopia": [
+        [1.255528, -0.076749, -0.178779],
+        [-0.078411, 0.930809, 0.147602],
+        [0.004733, 0.691367, 0.303900],
+    ],
 }
 
 
@@ -126,8 +139,11 @@ def _lab(hex_colour: str, sim) -> np.ndarray:
     c = np.array(to_rgb(hex_colour))
     lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
     lin = np.clip(np.asarray(sim) @ lin, 0, 1)
-    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
-                    [0.0193, 0.1192, 0.9505]]) @ lin / np.array([0.95047, 1.0, 1.08883])
+    xyz = (
+        np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+        @ lin
+        / np.array([0.95047, 1.0, 1.08883])
+    )
     f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16 / 116)
     return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
 
@@ -135,8 +151,11 @@ def _lab(hex_colour: str, sim) -> np.ndarray:
 def _min_delta_e(palette) -> float:
     import itertools
 
-    return min(float(np.linalg.norm(_lab(a, sim) - _lab(b, sim)))
-               for sim in [np.eye(3), *CVD.values()] for a, b in itertools.combinations(palette, 2))
+    return min(
+        float(np.linalg.norm(_lab(a, sim) - _lab(b, sim)))
+        for sim in [np.eye(3), *CVD.values()]
+        for a, b in itertools.combinations(palette, 2)
+    )
 
 
 def test_the_palette_stays_apart_under_colour_blindness():

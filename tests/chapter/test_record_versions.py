@@ -24,8 +24,10 @@ RUN = f"{PAIR}.run_pair_curve"
 def test_declared_versions_are_those_of_the_run_functions_in_the_closure():
     assert declared_versions([PAIR]) == {RUN: "1"}
     frontier = declared_versions(["privrl.papers.frontier.runs"])  # through its imports
-    assert set(frontier) == {f"privrl.papers.frontier.trials.{f}"
-                             for f in ("run_calibration", "run_frontier", "run_ssp_lstd", "run_tuning")}
+    assert set(frontier) == {
+        f"privrl.papers.frontier.trials.{f}"
+        for f in ("run_calibration", "run_frontier", "run_ssp_lstd", "run_tuning")
+    }
     assert declared_versions(["privrl.papers.ono2020.runs"]) == {}
 
 
@@ -39,7 +41,8 @@ def test_a_changed_or_missing_tag_makes_the_record_stale():
 
 
 def test_a_module_that_cannot_be_imported_leaves_staleness_unknown_and_a_broken_one_raises(
-        monkeypatch):
+    monkeypatch,
+):
     def missing(*args):
         raise ModuleNotFoundError("No module named 'numba'")
 
@@ -56,8 +59,15 @@ def test_a_module_that_cannot_be_imported_leaves_staleness_unknown_and_a_broken_
 
 
 def test_a_record_keeps_its_versions_and_is_judged_by_them(tmp_path: Path):
-    record = RunRecord.now(notebook="wang2019", profile="pair", parameters={}, wall_time_s=1.0,
-                           git_commit="0" * 12, git_dirty=False, produced_by=[PAIR]).as_dict()
+    record = RunRecord.now(
+        notebook="wang2019",
+        profile="pair",
+        parameters={},
+        wall_time_s=1.0,
+        git_commit="0" * 12,
+        git_dirty=False,
+        produced_by=[PAIR],
+    ).as_dict()
     assert record["results_versions"] == {RUN: "1"}
     results = tmp_path / "book" / "measurements" / "results"
     results.mkdir(parents=True)
@@ -65,8 +75,9 @@ def test_a_record_keeps_its_versions_and_is_judged_by_them(tmp_path: Path):
     run = recorded_run("wang2019", "pair", root=tmp_path, source_root=SOURCE_ROOT)
     # a commit unknown to git would leave a closure diff undecided: the tags decide it
     assert run.stale is False and "results versions unchanged (run_pair_curve 1)" in run.provenance
-    (results / "wang2019-pair.json").write_text(json.dumps(
-        {"record": {**record, "results_versions": {RUN: "0"}}, "summary": {}}))
+    (results / "wang2019-pair.json").write_text(
+        json.dumps({"record": {**record, "results_versions": {RUN: "0"}}, "summary": {}})
+    )
     assert recorded_run("wang2019", "pair", root=tmp_path, source_root=SOURCE_ROOT).stale is True
 
 
@@ -74,7 +85,8 @@ def test_a_records_command_line_can_be_pasted_back():
     from privrl.chapter.records import command_line
 
     assert command_line("privrl.papers.x", ["record", "--note", "two words"]) == (
-        "python -m privrl.papers.x record --note 'two words'")
+        "python -m privrl.papers.x record --note 'two words'"
+    )
 
 
 def test_the_top_package_is_inert_and_outside_every_closure():
@@ -85,9 +97,14 @@ def test_the_top_package_is_inert_and_outside_every_closure():
     import ast
 
     tree = ast.parse((SOURCE_ROOT / "privrl" / "__init__.py").read_text())
-    imported = [n for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)
-                for n in ([a.name for a in node.names] if isinstance(node, ast.Import)
-                          else [node.module or ""])]
+    imported = [
+        n
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for n in (
+            [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        )
+    ]
     assert not [n for n in imported if n == "privrl" or n.startswith("privrl.")], imported
     assert not records.computes_numbers("privrl")
     assert records.computes_numbers("privrl.core") and records.computes_numbers("privrl.api")

@@ -66,7 +66,9 @@ def as_record(frame: pd.DataFrame) -> dict[str, list]:
 def mismatches(frame: pd.DataFrame, recorded: dict[str, list]) -> list[str]:
     """How ``frame`` differs from a recorded probe frame (empty when it matches)."""
     now = as_record(frame)
-    problems = [f"columns {sorted(set(now) ^ set(recorded))} differ"] if set(now) != set(recorded) else []
+    problems = (
+        [f"columns {sorted(set(now) ^ set(recorded))} differ"] if set(now) != set(recorded) else []
+    )
     for col in sorted(set(now) & set(recorded)):
         a, b = now[col], recorded[col]
         if len(a) != len(b):
@@ -95,10 +97,13 @@ def test_a_declared_results_version_returns_its_recorded_probe(name):
     assert entry is not None and entry["tag"] == versioned.tag, (
         f"{name} declares results version {versioned.tag!r} but {RECORDED.name} records "
         f"{None if entry is None else entry['tag']!r}: record it "
-        "(python tests/chapter/test_results_versions.py record)")
+        "(python tests/chapter/test_results_versions.py record)"
+    )
     problems = mismatches(run_probe(versioned), entry["frame"])
-    assert not problems, (f"{name} changed its results under the unchanged tag {versioned.tag!r} "
-                          f"(its cached runs would mix with new ones): {problems}; bump the tag")
+    assert not problems, (
+        f"{name} changed its results under the unchanged tag {versioned.tag!r} "
+        f"(its cached runs would mix with new ones): {problems}; bump the tag"
+    )
 
 
 def test_the_recorded_probes_are_exactly_the_declared_functions():
@@ -122,8 +127,15 @@ def test_a_changed_number_under_an_unchanged_tag_is_caught():
 
 def record() -> None:
     """Write every declared function's probe frame under its tag."""
-    entries = {name: {"tag": v.tag, "probe": v.probe, "seed_index": v.seed_index,
-                      "frame": as_record(run_probe(v))} for name, v in sorted(declared().items())}
+    entries = {
+        name: {
+            "tag": v.tag,
+            "probe": v.probe,
+            "seed_index": v.seed_index,
+            "frame": as_record(run_probe(v)),
+        }
+        for name, v in sorted(declared().items())
+    }
     RECORDED.write_text(json.dumps(entries, indent=1, default=repr) + "\n")
     print(f"recorded {len(entries)} probes in {RECORDED}")
 

@@ -29,10 +29,19 @@ def test_the_guide_lists_the_toy_chapters_files_and_every_registration():
     guide = _guide()
     listed = set(re.findall(r"`privrl/papers/NAME/(\w+\.py)`", guide))
     assert listed == {p.name for p in TOY.glob("*.py")} | {"plots.py"}  # the toy draws nothing
-    for registration in ("notebooks/NAME.ipynb", "_toc.yml", "book/references/NAME.bib",
-                         "_config.yml", "book/intro.md", "README.md", "pyproject.toml",
-                         "tests/papers/test_NAME.py", "tests/papers/test_wiring_NAME.py",
-                         "tests/chapter/toy2024/", "privrl/core/"):
+    for registration in (
+        "notebooks/NAME.ipynb",
+        "_toc.yml",
+        "book/references/NAME.bib",
+        "_config.yml",
+        "book/intro.md",
+        "README.md",
+        "pyproject.toml",
+        "tests/papers/test_NAME.py",
+        "tests/papers/test_wiring_NAME.py",
+        "tests/chapter/toy2024/",
+        "privrl/core/",
+    ):
         assert f"`{registration}" in guide, registration
 
 
@@ -48,8 +57,10 @@ def test_the_toy_chapter_runs_through_the_skeleton_into_the_books_pages():
     # decided on this run
     landing = landing_papers([summary], {})
     row = next(line for line in landing.splitlines() if "error shrinks" in line)
-    assert row.startswith("| The private mean's error shrinks as n grows<br><small class="
-                          '"privrl-beneath">{doc}`error_shrinks <../notebooks/toy2024>`</small> |')
+    assert row.startswith(
+        "| The private mean's error shrinks as n grows<br><small class="
+        '"privrl-beneath">{doc}`error_shrinks <../notebooks/toy2024>`</small> |'
+    )
     assert row.endswith("| this run (quick profile): 20 trials per arm, quick run (CI scale) |")
     assert "**reproduced**" in row
     assert "**Verdicts: 1 claim: 1 reproduced.**" in landing
@@ -67,7 +78,10 @@ def test_the_toy_chapter_runs_through_the_skeleton_into_the_books_pages():
 
 def test_halving_the_toy_releases_noise_fails_its_check(monkeypatch):
     real = checks.laplace_mechanism
-    monkeypatch.setattr(checks, "laplace_mechanism",
-                        lambda value, sensitivity, eps, rng: real(value, sensitivity / 2, eps, rng))
+    monkeypatch.setattr(
+        checks,
+        "laplace_mechanism",
+        lambda value, sensitivity, eps, rng: real(value, sensitivity / 2, eps, rng),
+    )
     with pytest.raises(CheckFailed, match="noise_sd"):
         run(ToyProfile.quick())

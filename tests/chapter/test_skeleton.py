@@ -41,8 +41,13 @@ class Demo(Chapter):
     claims = (ClaimSpec("small", "The values are below one", "Figure 1", decide_small),)
     errata = (
         ErratumSpec("always", "ambiguous", "A statement", "{n} trials"),
-        ErratumSpec("small_not_reproduced", "not reproduced", "Not small",
-                    lambda ctx: ctx.claims["small"].evidence_text(), not_reproduced_when("small")),
+        ErratumSpec(
+            "small_not_reproduced",
+            "not reproduced",
+            "Not small",
+            lambda ctx: ctx.claims["small"].evidence_text(),
+            not_reproduced_when("small"),
+        ),
     )
 
     def prepare(self, ctx: Context) -> None:
@@ -55,8 +60,19 @@ class Demo(Chapter):
     def releases(self, ctx: Context):
         ctx.values["order"].append("releases")
         eps = EVENT.epsilon(1e-6)
-        yield LedgerEntry("demo", "theta", "Gaussian", "add/remove", "record", "z = 2", 1e-6,
-                          1, "dp-accounting PLD", EVENT, CrossCheck("upper bound", "RDP", eps))
+        yield LedgerEntry(
+            "demo",
+            "theta",
+            "Gaussian",
+            "add/remove",
+            "record",
+            "z = 2",
+            1e-6,
+            1,
+            "dp-accounting PLD",
+            EVENT,
+            CrossCheck("upper bound", "RDP", eps),
+        )
 
     def evidence(self, ctx: Context):
         ctx.values["order"].append("evidence")
@@ -104,13 +120,22 @@ def test_a_claim_decided_again_on_a_recorded_run_is_keyed_and_stamped_by_its_evi
     recorded = DemoProfile.paper(shift=2.0)
 
     class Recorded(Demo):
-        claims = (ClaimSpec("small", lambda p: f"{p.n_trials} values are below one", "Fig. 1",
-                            decide_small),)
+        claims = (
+            ClaimSpec(
+                "small", lambda p: f"{p.n_trials} values are below one", "Fig. 1", decide_small
+            ),
+        )
 
         def evidence(self, ctx: Context):
             yield from super().evidence(ctx)
-            yield Evidence("paper", recorded, "abc123", source="recorded run", suffix="_paper",
-                           where=" (recorded)")
+            yield Evidence(
+                "paper",
+                recorded,
+                "abc123",
+                source="recorded run",
+                suffix="_paper",
+                where=" (recorded)",
+            )
             yield None  # a source this run does not have
             yield Evidence("design", recorded, "def456", suffix="_design", record="design")
 
@@ -136,10 +161,14 @@ def test_every_verdict_names_its_scale_the_records_own_words_where_it_states_the
     from privrl.chapter.records import RecordedRun
 
     words = "10 of the paper's 30 seeds, 450 of its 4,000 roll-outs"
-    run = RecordedRun("demo", "paper", {"git_commit": "abc123", "scale": words}, None, False, (),
-                      "")
-    monkeypatch.setattr(evidence_module, "recorded_run",
-                        lambda name, profile: run if (name, profile) == ("demo", "paper") else None)
+    run = RecordedRun(
+        "demo", "paper", {"git_commit": "abc123", "scale": words}, None, False, (), ""
+    )
+    monkeypatch.setattr(
+        evidence_module,
+        "recorded_run",
+        lambda name, profile: run if (name, profile) == ("demo", "paper") else None,
+    )
     recorded = DemoProfile.paper(shift=2.0)
 
     class Scaled(Demo):
@@ -151,7 +180,10 @@ def test_every_verdict_names_its_scale_the_records_own_words_where_it_states_the
     live, paper, given = Scaled().run(DemoProfile.quick()).report.claims
     assert (live.scale, paper.scale, given.scale) == ("quick run (CI scale)", words, "one seed")
     assert (live.verdict, paper.verdict, given.verdict) == (
-        "reproduced", "not reproduced", "not reproduced")
+        "reproduced",
+        "not reproduced",
+        "not reproduced",
+    )
     (own,) = Demo().run(DemoProfile.paper()).report.claims
     assert own.scale == "paper scale" and own.profile == "paper"
 
@@ -172,16 +204,21 @@ def test_a_release_whose_cross_check_exceeds_its_events_epsilon_fails_the_run():
     class Doubled(Demo):
         def releases(self, ctx: Context):
             (entry,) = super().releases(ctx)
-            yield replace(entry, cross_check=CrossCheck("upper bound", "RDP",
-                                                                    2 * entry.epsilon))
+            yield replace(entry, cross_check=CrossCheck("upper bound", "RDP", 2 * entry.epsilon))
 
     with pytest.raises(CheckFailed, match="cross-check"):
         Doubled().run(DemoProfile.quick())
 
 
 def test_the_declarative_attributes_given_as_class_keywords_are_the_class_attributes():
-    class Stated(Chapter, name="stated", profile_type=DemoProfile, checks=Demo.checks,
-                 claims=Demo.claims, errata=Demo.errata):
+    class Stated(
+        Chapter,
+        name="stated",
+        profile_type=DemoProfile,
+        checks=Demo.checks,
+        claims=Demo.claims,
+        errata=Demo.errata,
+    ):
         prepare, sweep, releases, finish = Demo.prepare, Demo.sweep, Demo.releases, Demo.finish
 
     assert (Stated.name, Stated.profile_type, Stated.sweep_checks) == ("stated", DemoProfile, ())
@@ -193,9 +230,12 @@ def test_the_declarative_attributes_given_as_class_keywords_are_the_class_attrib
 
 def test_a_chapter_with_an_unknown_keyword_or_without_a_name_is_an_error():
     with pytest.raises(TypeError, match=r"unknown chapter attribute\(s\) \['claim'\]"):
+
         class Misspelt(Chapter, name="x", profile_type=DemoProfile, claim=()):
             pass
+
     with pytest.raises(TypeError, match=r"needs \['name'\]"):
+
         class Nameless(Chapter, profile_type=DemoProfile):
             pass
 

@@ -33,34 +33,61 @@ def test_labels_and_order():
 
 
 def test_same_numbers_whatever_the_executor(tmp_path):
-    serial = run_sweep(noisy_mean, CONFIGS, n_seeds=4, root_seed=3, executor="serial", progress=False)
-    threads = run_sweep(noisy_mean, CONFIGS, n_seeds=4, root_seed=3,
-                        executor=ThreadPoolExecutor(3), progress=False)
-    procs = run_sweep(noisy_mean, CONFIGS, n_seeds=4, root_seed=3, executor="process",
-                      max_workers=2, progress=False)
+    serial = run_sweep(
+        noisy_mean, CONFIGS, n_seeds=4, root_seed=3, executor="serial", progress=False
+    )
+    threads = run_sweep(
+        noisy_mean, CONFIGS, n_seeds=4, root_seed=3, executor=ThreadPoolExecutor(3), progress=False
+    )
+    procs = run_sweep(
+        noisy_mean,
+        CONFIGS,
+        n_seeds=4,
+        root_seed=3,
+        executor="process",
+        max_workers=2,
+        progress=False,
+    )
     pd.testing.assert_frame_equal(serial, threads)
     pd.testing.assert_frame_equal(serial, procs)
-    other_root = run_sweep(noisy_mean, CONFIGS, n_seeds=4, root_seed=4, executor="serial", progress=False)
+    other_root = run_sweep(
+        noisy_mean, CONFIGS, n_seeds=4, root_seed=4, executor="serial", progress=False
+    )
     assert not serial["value"].equals(other_root["value"])
 
 
 @pytest.mark.slow
 def test_dask_local_cluster_gives_the_same_numbers(monkeypatch):
     distributed = pytest.importorskip("distributed")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
-    serial = run_sweep(noisy_mean, CONFIGS, n_seeds=4, root_seed=3, executor="serial", progress=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
-        dask = run_sweep(noisy_mean, CONFIGS, n_seeds=4, root_seed=3,
-                         scheduler=cluster.scheduler_address, progress=False)
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    )
+    serial = run_sweep(
+        noisy_mean, CONFIGS, n_seeds=4, root_seed=3, executor="serial", progress=False
+    )
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        dask = run_sweep(
+            noisy_mean,
+            CONFIGS,
+            n_seeds=4,
+            root_seed=3,
+            scheduler=cluster.scheduler_address,
+            progress=False,
+        )
     pd.testing.assert_frame_equal(serial, dask)
 
 
 def test_cache_hits_skip_work(tmp_path):
     log = tmp_path / "log.txt"
     cfg = [{"tag": "a", "sleep": 0.0, "log": str(log)}]
-    first = run_sweep(slow_logged, cfg, n_seeds=3, cache_dir=tmp_path / "c", executor="serial", progress=False)
-    second = run_sweep(slow_logged, cfg, n_seeds=3, cache_dir=tmp_path / "c", executor="serial", progress=False)
+    first = run_sweep(
+        slow_logged, cfg, n_seeds=3, cache_dir=tmp_path / "c", executor="serial", progress=False
+    )
+    second = run_sweep(
+        slow_logged, cfg, n_seeds=3, cache_dir=tmp_path / "c", executor="serial", progress=False
+    )
     assert log.read_text().splitlines() == ["a-0", "a-1", "a-2"]
     pd.testing.assert_frame_equal(first, second)
 
@@ -87,14 +114,21 @@ def test_killed_sweep_resumes_without_losing_or_repeating(tmp_path):
     assert not list(cache.rglob(".tmp-*")), "no partial file may be left behind"
     logged_before = log.read_text().splitlines()
 
-    resumed = run_sweep(slow_logged, cfg, n_seeds=8, cache_dir=cache, executor="serial", progress=False)
+    resumed = run_sweep(
+        slow_logged, cfg, n_seeds=8, cache_dir=cache, executor="serial", progress=False
+    )
     logged_after = log.read_text().splitlines()
-    new_runs = logged_after[len(logged_before):]
+    new_runs = logged_after[len(logged_before) :]
     # every run cached before the kill is not executed again
     assert len(new_runs) == 8 - len(done_before)
     assert len(set(logged_after)) == 8  # and nothing is lost
-    fresh = run_sweep(slow_logged, [{**cfg[0], "log": str(tmp_path / "other.txt"), "sleep": 0.0}],
-                      n_seeds=8, executor="serial", progress=False)
+    fresh = run_sweep(
+        slow_logged,
+        [{**cfg[0], "log": str(tmp_path / "other.txt"), "sleep": 0.0}],
+        n_seeds=8,
+        executor="serial",
+        progress=False,
+    )
     assert resumed["value"].tolist() == fresh["value"].tolist()
 
 
@@ -107,7 +141,7 @@ def test_bad_inputs():
         run_sweep(noisy_mean, CONFIGS, n_seeds=1, executor="gpu", progress=False)
 
 
-STALE_MODULE = '''
+STALE_MODULE = """
 import pandas as pd
 
 from privrl.core.validation import check_int
@@ -115,9 +149,9 @@ from privrl.core.validation import check_int
 
 def run(config, seed):
     return pd.DataFrame({{"value": [{value}]}})
-'''
+"""
 
-VERSIONED_MODULE = '''
+VERSIONED_MODULE = """
 import pandas as pd
 
 from privrl.core.results_version import results_version
@@ -126,9 +160,9 @@ from privrl.core.results_version import results_version
 @results_version("{tag}", probe={{}})
 def run(config, seed):
     return pd.DataFrame({{"value": [{value}]}})
-'''
+"""
 
-STALE_DRIVER = '''
+STALE_DRIVER = """
 import sys
 sys.path.insert(0, sys.argv[1])
 import stalemod
@@ -136,7 +170,7 @@ from privrl.chapter.sweep import run_sweep
 df = run_sweep(stalemod.run, {{"a": 1}}, n_seeds=1, cache_dir=sys.argv[2], executor="serial",
                progress=False)
 print(df["value"].iloc[0])
-'''
+"""
 
 
 def test_editing_the_run_function_recomputes_instead_of_returning_a_stale_cache(tmp_path):
@@ -148,8 +182,12 @@ def test_editing_the_run_function_recomputes_instead_of_returning_a_stale_cache(
 
     def run_with(value: int) -> str:
         (src / "stalemod.py").write_text(STALE_MODULE.format(value=value))
-        out = subprocess.run([sys.executable, str(driver), str(src), str(cache)],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, str(driver), str(src), str(cache)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return out.stdout.strip()
 
     assert run_with(1) == "1"
@@ -168,8 +206,12 @@ def test_a_declared_results_version_keys_the_cache_instead_of_the_code(tmp_path)
 
     def run_with(tag: str, value: int) -> str:
         (src / "stalemod.py").write_text(VERSIONED_MODULE.format(tag=tag, value=value))
-        out = subprocess.run([sys.executable, str(driver), str(src), str(cache)],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, str(driver), str(src), str(cache)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return out.stdout.strip()
 
     assert run_with("1", 1) == "1"
@@ -188,13 +230,15 @@ def test_a_checkpointing_run_resumes_mid_run_and_its_checkpoint_goes_once_cached
     assert list(whole["checkpoint"]) == ["None"] * 10  # no cache folder: called without one
     monkeypatch.setenv("PRIVRL_TEST_STOP_AFTER", "3")
     with pytest.raises(Stopped):
-        run_sweep(resumable_count, config, n_seeds=2, cache_dir=cache, executor="serial",
-                  progress=False)
+        run_sweep(
+            resumable_count, config, n_seeds=2, cache_dir=cache, executor="serial", progress=False
+        )
     ckpt = list(cache.rglob("*.ckpt"))
     assert len(ckpt) == 1 and not list(cache.rglob("*.pkl"))
     monkeypatch.delenv("PRIVRL_TEST_STOP_AFTER")
-    resumed = run_sweep(resumable_count, config, n_seeds=2, cache_dir=cache, executor="serial",
-                        progress=False)
+    resumed = run_sweep(
+        resumable_count, config, n_seeds=2, cache_dir=cache, executor="serial", progress=False
+    )
     pd.testing.assert_frame_equal(resumed[["value", "seed"]], whole[["value", "seed"]])
     assert list(resumed.groupby("seed")["started_at"].first()) == [3, 0]
     paths = [Path(p) for p in resumed.groupby("seed")["checkpoint"].first()]
@@ -206,22 +250,34 @@ def test_a_checkpointing_run_resumes_mid_run_and_its_checkpoint_goes_once_cached
 def test_seed_order_starts_seed_zero_of_every_config_first(tmp_path):
     log = tmp_path / "log.txt"
     configs = [{"tag": t, "sleep": 0.0, "log": str(log)} for t in ("a", "b")]
-    for order, expected in (("config", ["a-0", "a-1", "b-0", "b-1"]),
-                            ("seed", ["a-0", "b-0", "a-1", "b-1"])):
+    for order, expected in (
+        ("config", ["a-0", "a-1", "b-0", "b-1"]),
+        ("seed", ["a-0", "b-0", "a-1", "b-1"]),
+    ):
         log.write_text("")
-        df = run_sweep(slow_logged, configs, n_seeds=2, executor="serial", progress=False,
-                       order=order)
+        df = run_sweep(
+            slow_logged, configs, n_seeds=2, executor="serial", progress=False, order=order
+        )
         assert log.read_text().split() == expected
-        assert list(zip(df["tag"], df["seed"], strict=True)) == [("a", 0), ("a", 1), ("b", 0), ("b", 1)]
+        assert list(zip(df["tag"], df["seed"], strict=True)) == [
+            ("a", 0),
+            ("a", 1),
+            ("b", 0),
+            ("b", 1),
+        ]
     with pytest.raises(ValueError, match="order"):
-        run_sweep(slow_logged, configs, n_seeds=1, executor="serial", progress=False, order="random")
+        run_sweep(
+            slow_logged, configs, n_seeds=1, executor="serial", progress=False, order="random"
+        )
 
 
 def test_code_hash_follows_privrl_imports_transitively():
     from privrl.chapter.sweep import source_files
 
-    files = {p.as_posix().split("privrl/", 1)[-1]
-             for p in source_files("privrl.papers.balle2016.chapter")}
+    files = {
+        p.as_posix().split("privrl/", 1)[-1]
+        for p in source_files("privrl.papers.balle2016.chapter")
+    }
     assert "papers/balle2016/chapter.py" in files
     assert "core/algorithms/monte_carlo.py" in files  # imported by the experiment
     assert "core/validation.py" in files  # imported by what it imports
@@ -229,10 +285,13 @@ def test_code_hash_follows_privrl_imports_transitively():
     assert not any(f.startswith("pipeline/") for f in files)
 
 
-@pytest.mark.parametrize("module, run_file", [
-    ("privrl.papers.gohari2021.student", "papers/gohari2021/student.py"),
-    ("privrl.papers.ono2020.trials", "papers/ono2020/trials.py"),
-])
+@pytest.mark.parametrize(
+    "module, run_file",
+    [
+        ("privrl.papers.gohari2021.student", "papers/gohari2021/student.py"),
+        ("privrl.papers.ono2020.trials", "papers/ono2020/trials.py"),
+    ],
+)
 def test_the_long_runs_cache_survives_edits_to_profile_claims_and_chapter(module, run_file):
     """The runs that take hours (AirRaid curves, the PGC-A3C sweeps) hash only the core layer and
     their own module: editing the profile, the claims, the chapter layer or the book keeps them."""
@@ -240,7 +299,17 @@ def test_the_long_runs_cache_survives_edits_to_profile_claims_and_chapter(module
 
     files = {p.as_posix().split("privrl/", 1)[-1] for p in source_files(module)}
     assert run_file in files and any(f.startswith("core/algorithms/") for f in files)
-    outside = sorted(f for f in files if not f.startswith("core/")
-                     and f not in (run_file, "__init__.py", "papers/__init__.py",
-                                   "papers/gohari2021/__init__.py", "papers/gohari2021/teacher.py"))
+    outside = sorted(
+        f
+        for f in files
+        if not f.startswith("core/")
+        and f
+        not in (
+            run_file,
+            "__init__.py",
+            "papers/__init__.py",
+            "papers/gohari2021/__init__.py",
+            "papers/gohari2021/teacher.py",
+        )
+    )
     assert not outside, f"{module}'s cache key also hashes {outside}"

@@ -11,56 +11,72 @@ import pytest
 from privrl.chapter.tables import COLUMN_CHARS, Table, format_number, format_table
 
 
-@pytest.mark.parametrize("x, text", [
-    (5787.010142, "5787"),        # never cut into the integer part
-    (0.0123456, "0.0123"),
-    (123.456, "123"),
-    (3.14159, "3.14"),
-    (0.5, "0.5"),                 # no trailing zeros without an uncertainty
-    (2.0, "2"),
-    (90000, "90,000"),            # thousands separated from five digits on
-    (1234, "1234"),
-    (12345.678, "12,346"),
-    (-12345.6, "-12,346"),
-    (1e6, "1,000,000"),
-    (1.2345e-7, "1.23e-7"),
-    (-1e-5, "-1e-5"),
-    (0.0, "0"),
-    (np.float64(3.14159), "3.14"),
-    (np.int64(7), "7"),
-    (math.inf, "∞"),
-    (-math.inf, "-∞"),
-])
+@pytest.mark.parametrize(
+    "x, text",
+    [
+        (5787.010142, "5787"),  # never cut into the integer part
+        (0.0123456, "0.0123"),
+        (123.456, "123"),
+        (3.14159, "3.14"),
+        (0.5, "0.5"),  # no trailing zeros without an uncertainty
+        (2.0, "2"),
+        (90000, "90,000"),  # thousands separated from five digits on
+        (1234, "1234"),
+        (12345.678, "12,346"),
+        (-12345.6, "-12,346"),
+        (1e6, "1,000,000"),
+        (1.2345e-7, "1.23e-7"),
+        (-1e-5, "-1e-5"),
+        (0.0, "0"),
+        (np.float64(3.14159), "3.14"),
+        (np.int64(7), "7"),
+        (math.inf, "∞"),
+        (-math.inf, "-∞"),
+    ],
+)
 def test_numbers_keep_three_significant_digits(x, text):
     assert format_number(x) == text
 
 
 def test_digits_decimals_and_no_noise():
     assert format_number(3.14159, digits=5) == "3.1416"
-    assert format_number(0.1, decimals=3) == "0.100"        # an uncertainty fixed the decimals
-    assert format_number(-0.0001, decimals=2) == "0.00"     # no negative zero
+    assert format_number(0.1, decimals=3) == "0.100"  # an uncertainty fixed the decimals
+    assert format_number(-0.0001, decimals=2) == "0.00"  # no negative zero
     assert format_number(5787.0, decimals=-2) == "5800"
     assert format_number(math.inf, epsilon=True) == "no noise"
     assert format_number(-math.inf, epsilon=True) == "-∞"
 
 
 def _ledger() -> pd.DataFrame:
-    return pd.DataFrame({
-        "method": ["GPOPE", "DP-LSW", "none"],
-        "epsilon": [1.0, 0.5, math.inf],
-        "mean": [0.123456, 12.3456, 5787.01],
-        "ci": [(0.1, 0.15), (10.0, 14.8), (5000.0, 6500.0)],
-        "epsilon_pld": [1.234, np.nan, math.inf],
-        "decided": [True, False, np.True_],
-        "n": [20, 8, 90000],
-    })
+    return pd.DataFrame(
+        {
+            "method": ["GPOPE", "DP-LSW", "none"],
+            "epsilon": [1.0, 0.5, math.inf],
+            "mean": [0.123456, 12.3456, 5787.01],
+            "ci": [(0.1, 0.15), (10.0, 14.8), (5000.0, 6500.0)],
+            "epsilon_pld": [1.234, np.nan, math.inf],
+            "decided": [True, False, np.True_],
+            "n": [20, 8, 90000],
+        }
+    )
 
 
 def test_a_table_for_reading():
-    table = format_table(_ledger(), errors={"mean": "ci"}, headers={"n": "trials"},
-                         missing={"epsilon_pld": "not DP-SGD"})
-    assert list(table.frame.columns) == ["method", "epsilon", "mean", "ci", "epsilon pld",
-                                         "decided", "trials"]
+    table = format_table(
+        _ledger(),
+        errors={"mean": "ci"},
+        headers={"n": "trials"},
+        missing={"epsilon_pld": "not DP-SGD"},
+    )
+    assert list(table.frame.columns) == [
+        "method",
+        "epsilon",
+        "mean",
+        "ci",
+        "epsilon pld",
+        "decided",
+        "trials",
+    ]
     assert table.frame.to_numpy().tolist() == [
         ["GPOPE", "1", "0.123", "[0.100, 0.150]", "1.23", "yes", "20"],
         ["DP-LSW", "0.5", "12.3", "[10.0, 14.8]", "not DP-SGD", "no", "8"],
@@ -79,7 +95,10 @@ def test_missing_values_are_explained_or_dropped_never_nan():
     with pytest.raises(ValueError, match="missing: column 'value' has 1 missing values"):
         format_table(df.iloc[:2])
     assert format_table(df, missing="not run").frame.to_numpy().tolist() == [
-        ["a", "1.5"], ["b", "not run"], ["not run", "2.5"]]
+        ["a", "1.5"],
+        ["b", "not run"],
+        ["not run", "2.5"],
+    ]
     assert format_table(df, drop_missing=True).frame.to_numpy().tolist() == [["a", "1.5"]]
     with pytest.raises(ValueError, match="missing: give a text"):
         format_table(df, missing="x", drop_missing=True)
@@ -90,8 +109,9 @@ def test_headers_in_words_and_pivoted_numbers():
     assert list(format_table(df).frame.columns) == ["1", "2"]
     df = pd.DataFrame({"mountain_car_off": [1]})
     assert list(format_table(df).frame.columns) == ["mountain car off"]
-    assert list(format_table(df, headers={"mountain_car_off": "Mountain Car, off-policy"})
-                .frame.columns) == ["Mountain Car, off-policy"]
+    assert list(
+        format_table(df, headers={"mountain_car_off": "Mountain Car, off-policy"}).frame.columns
+    ) == ["Mountain Car, off-policy"]
 
 
 def test_no_cell_is_cut_and_html_is_escaped():
@@ -105,7 +125,8 @@ def test_no_cell_is_cut_and_html_is_escaped():
 def test_a_narrow_table_is_plain_html():
     assert format_table(pd.DataFrame({"a": [1]})).to_html() == (
         '<table class="privrl-table"><thead><tr><th>a</th></tr></thead>'
-        "<tbody><tr><td>1</td></tr></tbody></table>")
+        "<tbody><tr><td>1</td></tr></tbody></table>"
+    )
 
 
 def test_a_wide_table_scrolls_in_its_own_box():
@@ -114,8 +135,9 @@ def test_a_wide_table_scrolls_in_its_own_box():
     assert not format_table(narrow).wide
     table = format_table(wide)
     assert table.wide
-    assert table.to_html().startswith('<div class="privrl-scroll" style="overflow-x: auto">'
-                                      '<table class="privrl-table">')
+    assert table.to_html().startswith(
+        '<div class="privrl-scroll" style="overflow-x: auto"><table class="privrl-table">'
+    )
     assert table._repr_html_() == table.to_html()
 
 
@@ -138,7 +160,10 @@ def test_formatting_is_outside_every_records_code_closure():
 def test_a_table_as_markdown_keeps_roles_and_escapes_pipes():
     table = Table(pd.DataFrame({"a": ["|B| = 1"], "b": ["{ref}`x`"]}, dtype=object))
     assert table.to_markdown().splitlines() == [
-        "| a | b |", "| --- | --- |", "| \\|B\\| = 1 | {ref}`x` |"]
+        "| a | b |",
+        "| --- | --- |",
+        "| \\|B\\| = 1 | {ref}`x` |",
+    ]
 
 
 def test_a_table_laid_out_for_reading_has_fixed_shares_and_a_column_beneath_another():
@@ -146,12 +171,14 @@ def test_a_table_laid_out_for_reading_has_fixed_shares_and_a_column_beneath_anot
     table = format_table(frame, beneath={"claim": "key"}, widths={"claim": 0.7, "verdict": 0.3})
     assert list(table.frame.columns) == ["claim", "verdict"] and not table.wide
     html = table.to_html()
-    assert html.startswith('<table class="privrl-table privrl-fixed"><colgroup>'
-                           '<col style="width: 70%"><col style="width: 30%"></colgroup>')
+    assert html.startswith(
+        '<table class="privrl-table privrl-fixed"><colgroup>'
+        '<col style="width: 70%"><col style="width: 30%"></colgroup>'
+    )
     assert '<br><small class="privrl-beneath">a_key</small></td>' in html
     assert table.to_markdown().splitlines()[2].startswith(
-        '| A claim A claim') and '<br><small class="privrl-beneath">a_key</small> |' in (
-        table.to_markdown())
+        "| A claim A claim"
+    ) and '<br><small class="privrl-beneath">a_key</small> |' in (table.to_markdown())
     with pytest.raises(ValueError, match="widths"):
         format_table(frame, beneath={"claim": "key"}, widths={"claim": 0.5, "verdict": 0.3})
     with pytest.raises(ValueError, match="beneath"):

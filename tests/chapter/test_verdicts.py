@@ -54,29 +54,48 @@ def test_check_needs_one_bound_or_a_boolean():
 def test_difference_claim_four_states():
     rng = np.random.default_rng(0)
     a, b = rng.normal(0, 1, 40), rng.normal(2, 1, 40)
-    assert decide_difference(Sample(a, "a"), Sample(b, "b"), Threshold(0.0, "less")).verdict == "reproduced"
-    assert decide_difference(Sample(a, "a"), Sample(b, "b"), Threshold(0.0, "greater")).verdict == "not reproduced"
-    same = decide_difference(Sample(a, "a"), Sample(rng.normal(0, 1, 40), "b"), Threshold(0.0, "less"))
+    assert (
+        decide_difference(Sample(a, "a"), Sample(b, "b"), Threshold(0.0, "less")).verdict
+        == "reproduced"
+    )
+    assert (
+        decide_difference(Sample(a, "a"), Sample(b, "b"), Threshold(0.0, "greater")).verdict
+        == "not reproduced"
+    )
+    same = decide_difference(
+        Sample(a, "a"), Sample(rng.normal(0, 1, 40), "b"), Threshold(0.0, "less")
+    )
     assert same.verdict == "inconclusive" and same.interval[0] < 0 < same.interval[1]
     assert same.trials_to_decide is not None and same.trials_to_decide > 40
     few = decide_difference(Sample(a[:3], "a"), Sample(b[:3], "b"), Threshold(0.0, "less"))
     assert few.verdict == "untestable" and "too few" in few.reason
-    floor = decide_difference(Sample(np.zeros(20), "a"), Sample(np.zeros(20), "b"), Threshold(0.0, "less"), floor=0.0)
+    floor = decide_difference(
+        Sample(np.zeros(20), "a"), Sample(np.zeros(20), "b"), Threshold(0.0, "less"), floor=0.0
+    )
     assert floor.verdict == "untestable" and "floor" in floor.reason
 
 
 def test_proportion_claims_zero_against_zero_is_untestable():
     c = decide_proportions(Count(0, 20), Count(0, 20, "b"), Threshold(0.0, "greater"))
     assert c.verdict == "untestable"
-    assert decide_proportions(Count(18, 20), Count(2, 20, "b"), Threshold(0.0, "greater")).verdict == "reproduced"
-    assert decide_proportions(Count(3, 20), Count(2, 20, "b"), Threshold(0.0, "greater")).verdict == "inconclusive"
-    assert decide_proportions(Count(2, 20), Count(18, 20, "b"), Threshold(0.0, "greater")).verdict == "not reproduced"
+    assert (
+        decide_proportions(Count(18, 20), Count(2, 20, "b"), Threshold(0.0, "greater")).verdict
+        == "reproduced"
+    )
+    assert (
+        decide_proportions(Count(3, 20), Count(2, 20, "b"), Threshold(0.0, "greater")).verdict
+        == "inconclusive"
+    )
+    assert (
+        decide_proportions(Count(2, 20), Count(18, 20, "b"), Threshold(0.0, "greater")).verdict
+        == "not reproduced"
+    )
 
 
 def test_exact_intervals_against_known_values():
     # Clopper-Pearson 95% for 0/10: upper = 1 - 0.025**(1/10)
     lo, hi = clopper_pearson(0, 10)
-    assert lo == 0 and hi == pytest.approx(1 - 0.025 ** 0.1, rel=1e-9)
+    assert lo == 0 and hi == pytest.approx(1 - 0.025**0.1, rel=1e-9)
     # Newcombe (1998) Table II example: 56/70 vs 48/80 -> (0.0524, 0.3339)
     lo, hi = newcombe_interval(56, 70, 48, 80)
     assert (lo, hi) == pytest.approx((0.0524, 0.3339), abs=5e-4)
@@ -93,32 +112,50 @@ _EPSILON = _EVENT.epsilon(1e-5)
 
 
 def _entry(**kw):
-    base = dict(paper="demo", release="theta", mechanism="Gaussian", relation="replace-one",
-                unit="trajectory", noise="sigma = 4", delta=1e-5,
-                compositions=1, accountant="dp-accounting RDP", event=_EVENT,
-                cross_check=CrossCheck("upper bound", "dp-accounting PLD", 0.999 * _EPSILON))
+    base = dict(
+        paper="demo",
+        release="theta",
+        mechanism="Gaussian",
+        relation="replace-one",
+        unit="trajectory",
+        noise="sigma = 4",
+        delta=1e-5,
+        compositions=1,
+        accountant="dp-accounting RDP",
+        event=_EVENT,
+        cross_check=CrossCheck("upper bound", "dp-accounting PLD", 0.999 * _EPSILON),
+    )
     return LedgerEntry(**{**base, **kw})
 
 
 def test_success_ratio_claim_four_states_and_a_short_budget():
     """At the full budget the exact interval decides; at a smaller one a ratio is a lower bound,
     so it can reproduce the claim but not refute it; below 5 trials nothing is decided."""
+
     def decide(k, n, budget=100):
-        return decide_success_ratio(Count(k, n), 0.5, budget=budget, full_budget=100,
-                                    unit="submissions")
+        return decide_success_ratio(
+            Count(k, n), 0.5, budget=budget, full_budget=100, unit="submissions"
+        )
 
     full = decide(20, 20)
     assert full.verdict == "reproduced" and full.value == 1.0
     assert full.reason == "the 95% interval lies on the claimed side of 0.5 (20/20)"
-    assert decide(20, 20, budget=10).reason == ("the 95% interval lies on the claimed side of 0.5 "
-                                                "(20/20, already at a budget of 10 submissions)")
+    assert decide(20, 20, budget=10).reason == (
+        "the 95% interval lies on the claimed side of 0.5 "
+        "(20/20, already at a budget of 10 submissions)"
+    )
     none = decide(0, 20)
-    assert none.verdict == "not reproduced" and none.interval == pytest.approx((0.0, 0.16843),
-                                                                               abs=1e-4)
+    assert none.verdict == "not reproduced" and none.interval == pytest.approx(
+        (0.0, 0.16843), abs=1e-4
+    )
     assert "other side of 0.5" in none.reason
     assert "contains 0.5" in decide(10, 20).reason and decide(10, 20).verdict == "inconclusive"
     short = decide(0, 20, budget=10)
-    assert short.verdict == "untestable" and short.value == 0.0 and "bounds the paper's" in short.reason
+    assert (
+        short.verdict == "untestable"
+        and short.value == 0.0
+        and "bounds the paper's" in short.reason
+    )
     few = decide(4, 4)
     assert few.verdict == "untestable" and few.value is None and few.n_trials == 4
     with pytest.raises(ValueError):
@@ -147,8 +184,9 @@ def test_summary_round_trips_through_json(tmp_path):
     report = Report("demo", "quick", seed=3, config={"n": 2})
     report.check("ok", "fine", True)
     outcome = decide_proportions(Count(18, 20), Count(2, 20, "b"), Threshold(0.0, "greater"))
-    report.claim(Claim(**asdict(outcome), key="c", statement="a more", profile="quick",
-                       commit=report.commit))
+    report.claim(
+        Claim(**asdict(outcome), key="c", statement="a more", profile="quick", commit=report.commit)
+    )
     report.ledger(_entry())
     report.erratum("e", "wrong", "the lemma's tail", "Monte Carlo tail 0.103 > 0.05")
     _, path = report.save(pd.DataFrame({"x": [1]}), tmp_path, headline=1.5)
@@ -188,21 +226,31 @@ def test_typed_profile_validates_and_rejects_unknown_parameters():
 
 def test_an_interval_containing_the_threshold_is_inconclusive_never_not_reproduced():
     # Wang's resetting claim on the recorded run: difference 0.07, interval [-2.37, 2.52], 10 seeds
-    claim = decide_interval("mean diff", 0.07, (-2.37, 2.52), 10, Threshold(0.0, "greater"),
-                            seconds_per_trial=3600)
+    claim = decide_interval(
+        "mean diff", 0.07, (-2.37, 2.52), 10, Threshold(0.0, "greater"), seconds_per_trial=3600
+    )
     assert claim.verdict == "inconclusive"
     # the interval's half-width 2.44 must shrink below 0.07: n >= 10 (2.44 / 0.07)^2 = 12,150
     # trials, over 100 times the 10 run: no practical number of trials decides it
     assert claim.trials_to_decide is None and "too small" in claim.reason
-    decidable = decide_interval("d", 1.0, (-0.5, 2.5), 10, Threshold(0.0, "greater"),
-                                seconds_per_trial=3600)
+    decidable = decide_interval(
+        "d", 1.0, (-0.5, 2.5), 10, Threshold(0.0, "greater"), seconds_per_trial=3600
+    )
     assert decidable.trials_to_decide == math.ceil(10 * (1.5 / 1.0) ** 2)  # 23
     assert "about 23 trials" in decidable.reason and "13 more CPU hours" in decidable.reason
     # on the other side of the threshold: the data exclude the claimed effect
-    assert decide_interval("d", -1.0, (-1.5, -0.5), 10, Threshold(0.0, "greater")).verdict == "not reproduced"
-    assert decide_interval("d", 1.0, (0.5, 1.5), 10, Threshold(0.0, "greater")).verdict == "reproduced"
+    assert (
+        decide_interval("d", -1.0, (-1.5, -0.5), 10, Threshold(0.0, "greater")).verdict
+        == "not reproduced"
+    )
+    assert (
+        decide_interval("d", 1.0, (0.5, 1.5), 10, Threshold(0.0, "greater")).verdict == "reproduced"
+    )
     # a paper's magnitude as threshold: "about 4x" read as at least 2x
-    assert decide_interval("ratio", 3.0, (2.5, 3.5), 10, Threshold(2.0, "greater")).verdict == "reproduced"
+    assert (
+        decide_interval("ratio", 3.0, (2.5, 3.5), 10, Threshold(2.0, "greater")).verdict
+        == "reproduced"
+    )
     zero = decide_interval("d", 0.0, (-1.0, 1.0), 10, Threshold(0.0, "greater"))
     assert zero.verdict == "inconclusive" and zero.trials_to_decide is None
     # Ono's PRS against Laplace at eps = 1: 4/20 against 5/20
@@ -230,8 +278,10 @@ def test_rank_intervals_match_the_tables_and_refuse_what_cannot_reach_95_percent
     # Mann-Whitney two-sided 5% critical values (largest U with P(U <= u) <= 0.025): 2 at 5 v 5,
     # 23 at 10 v 10, 127 at 20 v 20; the interval uses the (u + 1)-th difference
     assert (rank_depth(5, 5), rank_depth(10, 10), rank_depth(20, 20)) == (3, 24, 128)
-    assert rank_depth(3, 3) is None and shift_interval(np.ones(3), np.ones(3), np.ones(3),
-                                                       np.ones(3)) is None
+    assert (
+        rank_depth(3, 3) is None
+        and shift_interval(np.ones(3), np.ones(3), np.ones(3), np.ones(3)) is None
+    )
     # the order-statistic interval of a median: the 6th and 15th of 20, none below 6 values
     assert median_interval(np.arange(20.0)) == (5.0, 14.0)
     assert median_interval(np.arange(5.0)) is None

@@ -40,9 +40,9 @@ def pad(ep: Episodes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, n
     actions = np.zeros((n_ep, horizon), dtype=np.int64)
     starts = np.cumsum(ep.lengths) - ep.lengths
     for e, (start, n) in enumerate(zip(starts, ep.lengths, strict=True)):
-        obs[e, :n] = ep.obs[start:start + n]
+        obs[e, :n] = ep.obs[start : start + n]
         obs[e, n] = ep.last_obs[e]
-        actions[e, :n] = ep.actions[start:start + n]
+        actions[e, :n] = ep.actions[start : start + n]
     rewards = (np.arange(horizon)[None, :] < ep.lengths[:, None]).astype(np.float64)
     return obs, actions, rewards, ep.lengths.copy(), ep.terminated.copy()
 

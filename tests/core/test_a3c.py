@@ -68,8 +68,9 @@ def test_truncated_episode_bootstraps():
     """An episode cut by the time limit must use V(s_T); gradients differ from the terminal case."""
     rng = np.random.default_rng(1)
     theta = a3c.init_parameters(1, rng) * 3
-    obs, actions, rewards, lengths, term = pad(a3c.rollout(theta, np.full(1, 9.8), np.ones(1), rng,
-                                                           5))
+    obs, actions, rewards, lengths, term = pad(
+        a3c.rollout(theta, np.full(1, 9.8), np.ones(1), rng, 5)
+    )
     g_term = episode_gradients(
         theta, obs, actions, rewards, lengths, np.ones(1, bool), 0.99, 0.5, 0.01
     ).grad
@@ -129,9 +130,13 @@ def test_seeds_give_identical_tables():
     from privrl.papers.ono2020 import chapter as exp
 
     profile = exp.OnoProfile.quick(
-        seed=3, n_trials=2, trials_per_seed=1, epsilons=[1.0, math.inf], n_submissions=30,
+        seed=3,
+        n_trials=2,
+        trials_per_seed=1,
+        epsilons=[1.0, math.inf],
+        n_submissions=30,
         variants=["paper"],
-    )  # fmt: skip
+    )
     a = exp.sweep_tables(profile, executor="serial")
     b = exp.sweep_tables(profile, executor="serial")
     cols = ["mechanism", "epsilon", "seed", "trial", "first_success", "env_steps"]
@@ -171,8 +176,17 @@ def test_compiled_gradients_equal_autograd_and_both_numpy_forms(split):
         np.testing.assert_allclose(flat.loss, ref.loss, rtol=1e-12)
         np.testing.assert_allclose(flat.entropy, ref.entropy, rtol=1e-12)
     for e in range(7):
-        tl, tg = _torch_loss(theta[e], obs[e], actions[e], rewards[e], int(lengths[e]),
-                             bool(term[e]), 0.99, 0.5, 0.01)  # fmt: skip
+        tl, tg = _torch_loss(
+            theta[e],
+            obs[e],
+            actions[e],
+            rewards[e],
+            int(lengths[e]),
+            bool(term[e]),
+            0.99,
+            0.5,
+            0.01,
+        )
         assert flat.loss[e] == pytest.approx(tl, rel=1e-10)
         np.testing.assert_allclose(flat.grad[e], tg, rtol=1e-9, atol=1e-10)
     if split:
@@ -189,8 +203,18 @@ def test_compiled_gradients_equal_the_numpy_forms_on_rolled_out_episodes():
     theta = a3c.init_parameters(12, rng) * 3
     ep = a3c.rollout(theta, np.full(12, 9.8), np.full(12, 0.5), rng, 200)
     a = episode_gradients(theta, *pad(ep)[:3], ep.lengths, ep.terminated, 0.99, 0.5, 0.01)
-    args = (theta, ep.obs, ep.last_obs, ep.actions, np.ones(ep.actions.size), ep.lengths,
-            ep.terminated, 0.99, 0.5, 0.01)
+    args = (
+        theta,
+        ep.obs,
+        ep.last_obs,
+        ep.actions,
+        np.ones(ep.actions.size),
+        ep.lengths,
+        ep.terminated,
+        0.99,
+        0.5,
+        0.01,
+    )
     b = a3c.flat_episode_gradients(*args, split=True)
     c = numpy_flat_episode_gradients(*args, split=True)
     for f in ("loss", "grad", "actor", "critic", "entropy"):
@@ -206,14 +230,24 @@ def test_flat_gradients_reject_lengths_that_do_not_fit():
     args = (np.zeros(5, dtype=int), np.ones(5))
     for lengths in ([2, 2], [5, 0]):
         with pytest.raises(ValueError, match="lengths"):
-            a3c.flat_episode_gradients(theta, obs, last, *args, np.array(lengths),
-                                       np.ones(2, bool), 0.99, 0.5, 0.01)  # fmt: skip
+            a3c.flat_episode_gradients(
+                theta, obs, last, *args, np.array(lengths), np.ones(2, bool), 0.99, 0.5, 0.01
+            )
     # shapes that do not fit (the compiled loop would read past them): a clear error instead
     for bad in ({"theta": theta[:1]}, {"obs": obs[:, :3]}, {"last": last[:1]}):
         kw = {"theta": theta, "obs": obs, "last": last, **bad}
         with pytest.raises(ValueError, match="must fit"):
-            a3c.flat_episode_gradients(kw["theta"], kw["obs"], kw["last"], *args,
-                                       np.array([2, 3]), np.ones(2, bool), 0.99, 0.5, 0.01)
+            a3c.flat_episode_gradients(
+                kw["theta"],
+                kw["obs"],
+                kw["last"],
+                *args,
+                np.array([2, 3]),
+                np.ones(2, bool),
+                0.99,
+                0.5,
+                0.01,
+            )
 
 
 def test_staleness_of_every_submission_is_n_mod_w():
@@ -230,8 +264,9 @@ def test_staleness_of_every_submission_is_n_mod_w():
 def test_buffer_updates_after_every_full_buffer_out_of_step(optimizer):
     """|B| = 4 with waves of 9 and trials out of step: each trial's parameters change after
     submissions 3, 7, 11, ... and only then."""
-    cfg = a3c.PGCA3CConfig(epsilon=1.0, buffer_size=4, n_submissions=50, optimizer=optimizer,
-                           stop_at_success=False)  # fmt: skip
+    cfg = a3c.PGCA3CConfig(
+        epsilon=1.0, buffer_size=4, n_submissions=50, optimizer=optimizer, stop_at_success=False
+    )
     res = a3c.train_pgc_a3c(cfg, 4, 1, record_reports=True)
     applied = ~np.isnan(res.reports["update_norm"])
     expected = (np.arange(50) + 1) % 4 == 0
@@ -243,8 +278,9 @@ def test_buffer_updates_after_every_full_buffer_out_of_step(optimizer):
 def test_first_success_found_during_training_matches_eq26_on_the_scores(stop):
     """Trials out of step find their first success time (eq. 26) wave by wave; it equals eq. 26
     on the full score rows, and with early stop a trial plays no submission after that wave."""
-    cfg = a3c.PGCA3CConfig(epsilon=math.inf, target=25.0, window=5, n_submissions=300,
-                           stop_at_success=stop)  # fmt: skip
+    cfg = a3c.PGCA3CConfig(
+        epsilon=math.inf, target=25.0, window=5, n_submissions=300, stop_at_success=stop
+    )
     res = a3c.train_pgc_a3c(cfg, 6, 2)
     expected = a3c.first_success_time(res.scores, cfg.window, cfg.target)
     assert np.isfinite(expected).sum() >= 2 and not np.isfinite(expected).all()
@@ -263,17 +299,21 @@ def test_adaptive_aggregator_matches_torch(optimizer):
     on the mean of each full buffer, over a sequence of 12 reports with |B| = 3."""
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(5)
-    cfg = a3c.PGCA3CConfig(epsilon=1.0, buffer_size=3, n_submissions=12, optimizer=optimizer,
-                           eta=0.01)
+    cfg = a3c.PGCA3CConfig(
+        epsilon=1.0, buffer_size=3, n_submissions=12, optimizer=optimizer, eta=0.01
+    )
     theta = rng.normal(size=(1, a3c.D))
     reports = rng.normal(size=(12, a3c.D))
     agg = a3c._Aggregator(theta.copy(), cfg)
     for n in range(0, 12, 4):
-        agg.submit(np.array([0]), np.array([n]), reports[None, n:n + 4])
+        agg.submit(np.array([0]), np.array([n]), reports[None, n : n + 4])
     param = torch.nn.Parameter(torch.tensor(theta[0]))
-    opt = (torch.optim.Adam([param], lr=0.01) if optimizer == "adam"
-           else torch.optim.RMSprop([param], lr=0.01, alpha=0.99))
+    opt = (
+        torch.optim.Adam([param], lr=0.01)
+        if optimizer == "adam"
+        else torch.optim.RMSprop([param], lr=0.01, alpha=0.99)
+    )
     for k in range(4):
-        param.grad = torch.tensor(reports[3 * k:3 * k + 3].mean(axis=0))
+        param.grad = torch.tensor(reports[3 * k : 3 * k + 3].mean(axis=0))
         opt.step()
     np.testing.assert_allclose(agg.theta[0], param.detach().numpy(), rtol=1e-10, atol=1e-12)

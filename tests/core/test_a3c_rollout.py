@@ -53,13 +53,14 @@ def test_rollout_equals_gymnasium_step_by_step(sample):
     gen = np.random.default_rng(3)
     start = 0
     for e in range(12):
-        obs, actions, terminated = _reference_episode(theta[e], gravity[e], alpha[e], gen, 60,
-                                                      sample)
+        obs, actions, terminated = _reference_episode(
+            theta[e], gravity[e], alpha[e], gen, 60, sample
+        )
         n = len(actions)
         assert ep.lengths[e] == n and ep.terminated[e] == terminated
-        np.testing.assert_array_equal(ep.obs[start:start + n], obs[:-1])
+        np.testing.assert_array_equal(ep.obs[start : start + n], obs[:-1])
         np.testing.assert_array_equal(ep.last_obs[e], obs[-1])
-        np.testing.assert_array_equal(ep.actions[start:start + n], actions)
+        np.testing.assert_array_equal(ep.actions[start : start + n], actions)
         start += n
     assert ep.terminated.any() and not ep.terminated.all()  # some fell, some were cut
     assert len(set(ep.lengths)) > 3
@@ -93,14 +94,23 @@ def test_an_episode_costs_its_own_steps():
     assert ep.lengths.min() < ep.lengths.max()
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"theta": np.zeros((2, 111))}, "112 columns"),
-    ({"gravity": -1.0}, "gravity"),
-    ({"alpha": 1.5}, "alpha"),
-    ({"max_steps": 0}, "max_steps"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"theta": np.zeros((2, 111))}, "112 columns"),
+        ({"gravity": -1.0}, "gravity"),
+        ({"alpha": 1.5}, "alpha"),
+        ({"max_steps": 0}, "max_steps"),
+    ],
+)
 def test_rollout_rejects_bad_input(kwargs, match):
-    args = {"theta": np.zeros((2, a3c.D)), "gravity": 9.8, "alpha": 0.5, "rng": 0,
-            "max_steps": 10, **kwargs}
+    args = {
+        "theta": np.zeros((2, a3c.D)),
+        "gravity": 9.8,
+        "alpha": 0.5,
+        "rng": 0,
+        "max_steps": 10,
+        **kwargs,
+    }
     with pytest.raises(ValueError, match=match):
         rollout(**args)

@@ -82,7 +82,9 @@ def test_frame_skips_and_sticky_actions_keep_their_distribution():
     frames = np.concatenate([_episode(env, s, steps=100)[1] for s in range(30)])
     counts = np.array([(frames == k).sum() for k in (2, 3, 4)])
     assert counts.sum() >= 2900 and stats.chisquare(counts).pvalue > 1e-3
-    no_sticky = ReseedWithoutReload(gym.make("AirRaid-v0", obs_type="ram", repeat_action_probability=0.0))
+    no_sticky = ReseedWithoutReload(
+        gym.make("AirRaid-v0", obs_type="ram", repeat_action_probability=0.0)
+    )
     with_sticky = ReseedWithoutReload(gym.make("AirRaid-v0", obs_type="ram"))
     for env in (no_sticky, with_sticky):
         _episode(env, 3)  # the first seeded reset reloads

@@ -64,8 +64,14 @@ def test_gaussian_no_false_alarm():
     """Sigma calibrated to (1, 1e-5): audited lower bound 0.64 (interval up to 0.97) <= 1."""
     sigma = gaussian_noise_scale(EPS, DELTA, 1.0)
     res = audit_release(
-        _gaussian_release(sigma), 0.0, 1.0, claimed_epsilon=EPS, delta=DELTA,
-        n_samples=100_000, rng=1, score=lambda z: z[:, 0],
+        _gaussian_release(sigma),
+        0.0,
+        1.0,
+        claimed_epsilon=EPS,
+        delta=DELTA,
+        n_samples=100_000,
+        rng=1,
+        score=lambda z: z[:, 0],
     )
     assert res.epsilon_lower <= res.epsilon_estimate <= res.epsilon_upper
     assert 0.3 < res.epsilon_lower < EPS
@@ -76,8 +82,14 @@ def test_gaussian_power_halved_noise():
     """Sigma halved (true epsilon 2.3 at 1e-5): audited lower bound 1.32 > claimed 1."""
     sigma = gaussian_noise_scale(EPS, DELTA, 1.0) / 2
     res = audit_release(
-        _gaussian_release(sigma), 0.0, 1.0, claimed_epsilon=EPS, delta=DELTA,
-        n_samples=100_000, rng=1, score="linear",
+        _gaussian_release(sigma),
+        0.0,
+        1.0,
+        claimed_epsilon=EPS,
+        delta=DELTA,
+        n_samples=100_000,
+        rng=1,
+        score="linear",
     )
     assert res.epsilon_lower > EPS
     assert res.epsilon_lower == pytest.approx(1.32, abs=0.01)
@@ -86,14 +98,30 @@ def test_gaussian_power_halved_noise():
 
 def test_audit_rejects_bad_input():
     with pytest.raises(ValueError, match="score"):
-        audit_release(_gaussian_release(1.0), 0.0, 1.0, claimed_epsilon=1, delta=0, n_samples=100,
-                      rng=0, score="cubic")
+        audit_release(
+            _gaussian_release(1.0),
+            0.0,
+            1.0,
+            claimed_epsilon=1,
+            delta=0,
+            n_samples=100,
+            rng=0,
+            score="cubic",
+        )
     with pytest.raises(ValueError, match="n_samples"):
-        audit_release(_gaussian_release(1.0), 0.0, 1.0, claimed_epsilon=1, delta=0, n_samples=1,
-                      rng=0)
+        audit_release(
+            _gaussian_release(1.0), 0.0, 1.0, claimed_epsilon=1, delta=0, n_samples=1, rng=0
+        )
     with pytest.raises(ValueError, match="one row per run"):
-        audit_release(lambda v, n, rng: np.zeros(3), 0.0, 1.0, claimed_epsilon=1, delta=0,
-                      n_samples=100, rng=0)
+        audit_release(
+            lambda v, n, rng: np.zeros(3),
+            0.0,
+            1.0,
+            claimed_epsilon=1,
+            delta=0,
+            n_samples=100,
+            rng=0,
+        )
 
 
 def test_batched_normal_draws_n_releases_of_the_shape_asked_for():
@@ -107,15 +135,15 @@ def test_batched_normal_draws_n_releases_of_the_shape_asked_for():
 def _label_epsilon(label: str, p_x: float, p_xp: float, delta: float) -> float:
     """The epsilon a region label's inequality ``A <= e^eps B + delta`` forces, read from the
     label's text alone (independent of epsilon_candidates' formulas)."""
-    rates = {"P(X in S)": p_x, "P(X' in S)": p_xp, "P(X in S^c)": 1 - p_x,
-             "P(X' in S^c)": 1 - p_xp}
+    rates = {"P(X in S)": p_x, "P(X' in S)": p_xp, "P(X in S^c)": 1 - p_x, "P(X' in S^c)": 1 - p_xp}
     left, right = label.split(" <= e^eps ")
     a, b = rates[left], rates[right.removesuffix(" + delta")]
     return max(0.0, math.log(max(a - delta, 1e-300) / b))
 
 
-@pytest.mark.parametrize("p_x, p_xp", [(0.5, 0.01), (0.01, 0.5), (0.99, 0.5), (0.5, 0.99),
-                                       (0.2, 0.7)])
+@pytest.mark.parametrize(
+    "p_x, p_xp", [(0.5, 0.01), (0.01, 0.5), (0.99, 0.5), (0.5, 0.99), (0.2, 0.7)]
+)
 def test_region_labels_name_the_inequality_each_candidate_tests(p_x, p_xp):
     """REGIONS[i] is the inequality behind epsilon_candidates(...)[i] (the two complement labels
     were swapped: (0.5, 0.01) forces ln(0.99 / 0.5) through P(X' in S^c) <= e^eps P(X in S^c))."""
@@ -129,11 +157,20 @@ def test_audit_reports_the_region_of_the_complement_it_used():
     """X releases 0 or 1 with equal odds, X' always 1: caught on S^c = {score <= 0}, which X'
     never reaches, so P(X in S^c) = 1/2 <= e^eps P(X' in S^c) = 0 fails (epsilon >= 7 from 10^4
     runs); before the fix the result named the other complement inequality."""
+
     def release(p: float, n: int, rng: np.random.Generator) -> np.ndarray:
         return (rng.random((n, 1)) < p).astype(float)
 
-    res = audit_release(release, 0.5, 1.0, claimed_epsilon=1.0, delta=0.0, n_samples=10_000,
-                        rng=0, score=lambda z: z[:, 0])
+    res = audit_release(
+        release,
+        0.5,
+        1.0,
+        claimed_epsilon=1.0,
+        delta=0.0,
+        n_samples=10_000,
+        rng=0,
+        score=lambda z: z[:, 0],
+    )
     assert res.region == "P(X in S^c) <= e^eps P(X' in S^c) + delta"
     assert res.rate_x == pytest.approx(0.5, abs=0.02) and res.rate_x_prime == 1.0
     assert res.epsilon_lower > 7.0

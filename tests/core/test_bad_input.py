@@ -24,18 +24,28 @@ CASES = [
     (composition.basic_composition, dict(epsilon=0.1, delta=1e-6, k=10), ()),
     (composition.advanced_composition, dict(epsilon=0.1, delta=1e-6, k=10, delta_slack=1e-6), ()),
     (composition.kairouz_composition, dict(epsilon=0.1, delta=1e-6, k=10, delta_slack=1e-6), ()),
-    (composition.optimal_composition_delta, dict(epsilon=0.1, delta=1e-6, k=5, epsilon_total=0.3), ()),
+    (
+        composition.optimal_composition_delta,
+        dict(epsilon=0.1, delta=1e-6, k=5, epsilon_total=0.3),
+        (),
+    ),
     (local.per_round_epsilon, dict(epsilon=1.0, rounds=3), ("epsilon",)),
     (subsampled.gpope_epsilon, dict(noise_multiplier=2.0, n=100, iterations=50, delta=1e-5), ()),
     (subsampled.noise_std, dict(noise_multiplier=2.0, clip_norm=1.0), ()),
     (gaussian_mech.gaussian_noise_scale, dict(epsilon=1.0, delta=1e-5, sensitivity=1.0), ()),
     (laplace.laplace_noise_scale, dict(epsilon=1.0, sensitivity=1.0), ()),
     (laplace.laplace_mechanism, dict(value=np.ones(3), sensitivity=1.0, epsilon=1.0, rng=0), ()),
-    (gaussian_mech.gaussian_mechanism,
-     dict(value=np.ones(3), sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=0), ()),
+    (
+        gaussian_mech.gaussian_mechanism,
+        dict(value=np.ones(3), sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=0),
+        (),
+    ),
     (local_mech.clip_l1, dict(g=np.ones((2, 3)), bound=1.0), ()),
-    (local_mech.laplace_gradient_mechanism, dict(g=np.ones((2, 3)), epsilon=1.0, clip=1.0, rng=0),
-     ("epsilon",)),
+    (
+        local_mech.laplace_gradient_mechanism,
+        dict(g=np.ones((2, 3)), epsilon=1.0, clip=1.0, rng=0),
+        ("epsilon",),
+    ),
     (local_mech.bit_flip_probability, dict(x=np.zeros(3), epsilon=1.0), ("epsilon",)),
     (local_mech.default_projection_dim, dict(epsilon=1.0, d=10), ("epsilon",)),
 ]
@@ -55,9 +65,16 @@ def test_bad_scalars_and_arrays_raise_value_error_naming_the_parameter(func, val
     name = data.draw(st.sampled_from(sorted(k for k in valid if k != "rng")))
     if isinstance(valid[name], np.ndarray):
         good = valid[name]
-        bad = data.draw(st.sampled_from([
-            np.where(np.arange(good.size).reshape(good.shape) == 0, np.nan, good),
-            np.full(good.shape, np.inf), "x", None]))
+        bad = data.draw(
+            st.sampled_from(
+                [
+                    np.where(np.arange(good.size).reshape(good.shape) == 0, np.nan, good),
+                    np.full(good.shape, np.inf),
+                    "x",
+                    None,
+                ]
+            )
+        )
     else:
         bad = data.draw(st.sampled_from([b for b in BAD if not (b == math.inf and name in inf_ok)]))
     with pytest.raises(ValueError) as err:

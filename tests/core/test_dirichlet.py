@@ -118,8 +118,12 @@ def test_monte_carlo_estimates_carry_the_exact_clopper_pearson_upper_bound():
     # the upper bound u solves P(Binomial(n, u) <= k) = 1 - confidence (an independent root find)
     for k, n, conf in ((0, 1000, 0.95), (37, 1000, 0.999), (5, 20, 0.95)):
         est = acc.DeltaEstimate.from_count(k, n, conf)
-        root = optimize.brentq(lambda u, k=k, n=n, conf=conf: stats.binom.cdf(k, n, u) - (1 - conf),
-                               k / n, 1.0, xtol=1e-14)
+        root = optimize.brentq(
+            lambda u, k=k, n=n, conf=conf: stats.binom.cdf(k, n, u) - (1 - conf),
+            k / n,
+            1.0,
+            xtol=1e-14,
+        )
         assert (est.estimate, est.n_outside, est.n_samples, est.confidence) == (k / n, k, n, conf)
         assert est.upper == pytest.approx(root, rel=1e-9)
     assert acc.DeltaEstimate.from_count(50, 50, 0.95).upper == 1.0
@@ -152,9 +156,12 @@ def test_lemma1_printed_radius_fails_union_radius_holds():
 def test_lipschitz_certificate_bounds_jacobians():
     torch.manual_seed(0)
     net = torch.nn.Sequential(
-        torch.nn.Linear(5, 16), torch.nn.Tanh(), torch.nn.Linear(16, 16), torch.nn.Tanh(),
+        torch.nn.Linear(5, 16),
+        torch.nn.Tanh(),
+        torch.nn.Linear(16, 16),
+        torch.nn.Tanh(),
         torch.nn.Linear(16, 3),
-    )  # fmt: skip
+    )
     weights = [m.weight.detach().numpy() for m in net if isinstance(m, torch.nn.Linear)]
     bound = acc.mlp_lipschitz_bound(weights)
     f = lambda x: torch.softmax(net(x), -1)  # noqa: E731
@@ -178,8 +185,10 @@ def test_reproduces_paper_pair_for_stated_parameters():
         acc.lipschitz_b_for_epsilon(4.46, acc.Theorem1Mechanism(5.0, 6, 0.05, tau))
 
 
-@pytest.mark.parametrize("k,eta,tau", [(5.0, 0.1, 4.61e-4), (5.0, 0.1, 0.01), (0.7, 0.3, 0.1),
-                                       (20.0, 0.2, 0.3), (0.05, 0.1, 1e-5)])  # fmt: skip
+@pytest.mark.parametrize(
+    "k,eta,tau",
+    [(5.0, 0.1, 4.61e-4), (5.0, 0.1, 0.01), (0.7, 0.3, 0.1), (20.0, 0.2, 0.3), (0.05, 0.1, 1e-5)],
+)
 def test_delta_bound_is_exact_at_m2(k, eta, tau):
     # two events X_1 < tau, X_2 < tau are disjoint for tau < 1/2: the sum of Beta CDFs is exact;
     # against direct numerical integration of the Beta density over the two tails
@@ -215,13 +224,18 @@ def test_delta_bounds_at_m6_enclose_monte_carlo():
 def test_delta_bound_is_eq_6_rounded_up():
     """The union bound of eq. (6) at the vertex, against mpmath at 80 digits: never below it and
     within 1e-11 relative (exact for m = 2), including k eta well below 1 and tau near 1/m."""
-    for k, m, eta, tau in [(5.0, 2, 0.1, 4.61e-4), (5.0, 6, 0.1, 1.84e-5), (0.5, 3, 0.05, 0.3),
-                           (40.0, 4, 0.2, 0.25)]:
+    for k, m, eta, tau in [
+        (5.0, 2, 0.1, 4.61e-4),
+        (5.0, 6, 0.1, 1.84e-5),
+        (0.5, 3, 0.05, 0.3),
+        (40.0, 4, 0.2, 0.25),
+    ]:
         bound = acc.theorem1_delta_bound(acc.Theorem1Mechanism(k, m, eta, tau))
         with mpmath.workdps(80):
             v = [mpmath.mpf(eta)] * (m - 1) + [1 - (m - 1) * mpmath.mpf(eta)]
-            exact = min(1, sum(mpmath.betainc(k * x, k * (1 - x), 0, tau, regularized=True)
-                               for x in v))
+            exact = min(
+                1, sum(mpmath.betainc(k * x, k * (1 - x), 0, tau, regularized=True) for x in v)
+            )
             assert mpmath.mpf(bound) >= exact
             assert mpmath.mpf(bound) <= exact * (1 + 1e-11)
 
@@ -248,11 +262,14 @@ def test_the_restricted_simplex_is_kept_exactly_or_entered_by_projection():
     assert projected.shape == cube.shape and np.all(projected >= 0.1)
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: acc.Theorem1Mechanism(5.0, 2, 1e-300, 0.01), "eta = 1e-300 is so small"),
-    (lambda: acc.Theorem1Mechanism(5e-324, 2, 0.05, 0.01), "k, eta: the Dirichlet parameter"),
-    (lambda: dirichlet_mechanism(PI, 5e-324, 0, eta=0.05), "k, eta: the Dirichlet parameter"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: acc.Theorem1Mechanism(5.0, 2, 1e-300, 0.01), "eta = 1e-300 is so small"),
+        (lambda: acc.Theorem1Mechanism(5e-324, 2, 0.05, 0.01), "k, eta: the Dirichlet parameter"),
+        (lambda: dirichlet_mechanism(PI, 5e-324, 0, eta=0.05), "k, eta: the Dirichlet parameter"),
+    ],
+)
 def test_a_mechanism_on_doubles_that_would_not_be_theorem_1s_is_refused(call, message):
     with pytest.raises(ValueError, match=message):
         call()
@@ -293,7 +310,9 @@ def test_teacher_budget_composition():
         lambda: check_policy(PI, eta=0.25),  # eta = 1/m
         lambda: check_policy(PI, eta=0.0),
         lambda: acc.theorem1_epsilon(acc.Theorem1Mechanism(5.0, 4, 0.3, 0.01), 1.0, 1.0),
-        lambda: acc.theorem1_epsilon(acc.Theorem1Mechanism(5.0, 4, 0.1, 0.3), 1.0, 1.0),  # tau > 1/m
+        lambda: acc.theorem1_epsilon(
+            acc.Theorem1Mechanism(5.0, 4, 0.1, 0.3), 1.0, 1.0
+        ),  # tau > 1/m
         lambda: acc.theorem1_epsilon(acc.Theorem1Mechanism(0.0, 4, 0.1, 0.01), 1.0, 1.0),
         lambda: acc.theorem1_delta_integral(acc.Theorem1Mechanism(5.0, 4, 0.1, 0.01)),
         lambda: acc.theorem1_delta_bound((5.0, 4, 0.1, 0.01)),  # a bare tuple is no mechanism
@@ -340,8 +359,10 @@ def test_accounting_does_not_import_mechanisms():
     import subprocess
     import sys
 
-    code = ("import sys, privrl.core.accounting.dirichlet; "
-            "print(any(m.startswith('privrl.core.mechanisms') for m in sys.modules))")
+    code = (
+        "import sys, privrl.core.accounting.dirichlet; "
+        "print(any(m.startswith('privrl.core.mechanisms') for m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -349,8 +370,13 @@ def test_accounting_does_not_import_mechanisms():
 def _policies(m: int, eta: float, n: int, seed: int) -> np.ndarray:
     """Uniform, vertex and ``n`` random policies of Delta_{m,eta} (independent of the radius's own draws)."""
     rng = np.random.default_rng(seed)
-    return np.vstack([np.full(m, 1 / m), acc.vertex_policy(m, eta),
-                      (1 - m * eta) * rng.dirichlet(np.full(m, 0.5), n) + eta])  # fmt: skip
+    return np.vstack(
+        [
+            np.full(m, 1 / m),
+            acc.vertex_policy(m, eta),
+            (1 - m * eta) * rng.dirichlet(np.full(m, 0.5), n) + eta,
+        ]
+    )
 
 
 @pytest.mark.parametrize("k", [2.0, 5.0, 18.0])
@@ -364,8 +390,10 @@ def test_valid_lemma1_radii_cover_95_percent(k, kind):
     for j, pi in enumerate(_policies(6, 0.1, 6, seed=100 + int(k))):
         tail = acc.lemma1_tail_mc(pi, k, r, 10 * j + 1, 60_000)
         assert tail.upper <= 0.05, (kind, k, pi, tail)
-    worst = max(acc.lemma1_tail_mc(pi, k, 0.9 * acc.lemma1_mc_radius(k, 6, 0.05, 0.1), 7, 60_000).estimate
-                for pi in _policies(6, 0.1, 0, seed=0))
+    worst = max(
+        acc.lemma1_tail_mc(pi, k, 0.9 * acc.lemma1_mc_radius(k, 6, 0.05, 0.1), 7, 60_000).estimate
+        for pi in _policies(6, 0.1, 0, seed=0)
+    )
     assert worst > 0.06  # the check has power: a slightly smaller radius fails it
 
 
@@ -378,7 +406,8 @@ def test_valid_radii_are_tighter_than_the_union_radius():
     # the proven bound at k = 5, m = 6: sigma^2 = 1/24, d = 5, t = log 20
     t = math.log(20)
     assert acc.lemma1_subgaussian_radius(5.0, 6, 0.05) == pytest.approx(
-        math.sqrt((5 + 2 * math.sqrt(5 * t) + 2 * t) / 24))
+        math.sqrt((5 + 2 * math.sqrt(5 * t) + 2 * t) / 24)
+    )
 
 
 def test_quantile_upper_index_has_its_confidence():

@@ -22,13 +22,18 @@ SETUPS = [  # (epsilon, delta, m, eta, lipschitz, b)
 
 
 def _eq12(k: float, m: int, eta: float, tau: float, lb: float) -> float:
-    return (math.sqrt(m) * lb * k * math.log(1 / tau) + (m - 1) * gammaln(k * eta)
-            + gammaln(k * (1 - (m - 1) * eta)) - m * gammaln(k / m))
+    return (
+        math.sqrt(m) * lb * k * math.log(1 / tau)
+        + (m - 1) * gammaln(k * eta)
+        + gammaln(k * (1 - (m - 1) * eta))
+        - m * gammaln(k / m)
+    )
 
 
 @pytest.mark.parametrize(("epsilon", "delta", "m", "eta", "lipschitz", "b"), SETUPS)
 def test_the_calibrated_concentration_meets_the_target_and_is_the_largest(
-        epsilon, delta, m, eta, lipschitz, b):
+    epsilon, delta, m, eta, lipschitz, b
+):
     k, tau = dcal.calibrate_concentration(epsilon, delta, m, eta, lipschitz, b)
     assert dacc.theorem1_delta_bound(dacc.Theorem1Mechanism(k, m, eta, tau)) <= delta
     assert _eq12(k, m, eta, tau, lipschitz * b) <= epsilon * (1 + 1e-12)

@@ -30,9 +30,19 @@ from privrl.core.mechanisms.discrete_gaussian import (
 )
 
 
-@pytest.mark.parametrize(("m", "t"), [(1, 1), (1, 2), (3, 2), (7, 5), grid_variance(1000.5),
-                                      grid_variance(700_000.3), grid_variance(2.0**21)],
-                         ids=["s=1", "s=2", "s=6", "s=35", "sigma~1e3", "sigma~7e5", "sigma=2^21"])
+@pytest.mark.parametrize(
+    ("m", "t"),
+    [
+        (1, 1),
+        (1, 2),
+        (3, 2),
+        (7, 5),
+        grid_variance(1000.5),
+        grid_variance(700_000.3),
+        grid_variance(2.0**21),
+    ],
+    ids=["s=1", "s=2", "s=6", "s=35", "sigma~1e3", "sigma~7e5", "sigma=2^21"],
+)
 def test_compiled_sampler_equals_the_exact_rational_reference(m, t):
     """Same seed, same draws: the compiled sampler returns exactly the samples of CKS 2020's
     Algorithm 3 computed with Python integers and Fractions (300 samples per variance)."""
@@ -49,10 +59,10 @@ def test_samples_follow_the_discrete_gaussian_pmf():
     exp(-k^2 / 12) normalised over |k| <= 60 (the rest is below e^-300)."""
     x = sample_discrete_gaussian(3, 2, 200_000, np.random.default_rng(1))
     support = np.arange(-60, 61)
-    weights = np.exp(-support.astype(float) ** 2 / 12.0)
+    weights = np.exp(-(support.astype(float) ** 2) / 12.0)
     pmf = weights / weights.sum()
     ks = np.arange(-8, 9)
-    inner = pmf[60 - 8: 60 + 9]
+    inner = pmf[60 - 8 : 60 + 9]
     tail = (1 - inner.sum()) / 2
     observed = np.array([(x < -8).sum(), *((x == k).sum() for k in ks), (x > 8).sum()])
     expected = len(x) * np.array([tail, *inner, tail])
@@ -94,11 +104,14 @@ def _zcdp_epsilon(rho: float, delta: float) -> float:
     """CKS 2020's conversion of rho-zCDP to (epsilon, delta), minimised over a continuous alpha:
     epsilon = min over alpha > 1 of alpha rho + log((alpha-1)/alpha) - (log delta + log alpha) /
     (alpha - 1). Written here, independently of dp-accounting."""
+
     def eps(log_a1: float) -> float:
         a = 1.0 + math.exp(log_a1)
         return a * rho + math.log((a - 1) / a) - (math.log(delta) + math.log(a)) / (a - 1)
-    return optimize.minimize_scalar(eps, bounds=(-12, 12), method="bounded",
-                                    options={"xatol": 1e-10}).fun
+
+    return optimize.minimize_scalar(
+        eps, bounds=(-12, 12), method="bounded", options={"xatol": 1e-10}
+    ).fun
 
 
 @pytest.mark.parametrize(("epsilon", "delta"), [(0.1, 1e-5), (1.0, 1e-5), (1.0, 0.1), (8.0, 1e-8)])
@@ -121,7 +134,9 @@ def test_the_event_rounds_the_noise_multiplier_down():
     for variance, G in ((3, 1.0), (2**40 + 17, 123_456.789), (10**12, 3.0)):
         z = noise_multiplier(variance, G)
         assert Fraction(z) ** 2 * Fraction(G) ** 2 <= variance
-        assert Fraction(math.nextafter(z, math.inf)) ** 2 * Fraction(G) ** 2 > variance * (1 - 1e-15)
+        assert Fraction(math.nextafter(z, math.inf)) ** 2 * Fraction(G) ** 2 > variance * (
+            1 - 1e-15
+        )
     event = discrete_gaussian_event(4 * 10**10, 0.5, 3, 2.0**-18)
     G = grid_l2_sensitivity(0.5, 3, 2.0**-18)
     assert 0 <= G - (0.5 * 2**18 + math.sqrt(3)) < 1e-8
@@ -141,8 +156,10 @@ def test_outputs_are_exact_grid_points_and_the_step_default_fits_the_noise():
     assert np.std(y - x) == pytest.approx(math.sqrt(m * t) * step, rel=0.03)
 
 
-@pytest.mark.parametrize(("z", "sensitivity", "d"), [(4.0, 1.0, 1), (0.73, 2.5, 40),
-                                                     (1e-3, 1e6, 10**6), (900.0, 1.0, 1000)])
+@pytest.mark.parametrize(
+    ("z", "sensitivity", "d"),
+    [(4.0, 1.0, 1), (0.73, 2.5, 40), (1e-3, 1e6, 10**6), (900.0, 1.0, 1000)],
+)
 def test_the_noise_for_a_multiplier_meets_it_exactly_on_its_own_grid(z, sensitivity, d):
     """``GridGaussian.for_multiplier``: the variance s is at least (z G)^2 exactly, G recomputed
     here from its definition; the multiplier it reports is z to within one grid unit of scale;

@@ -24,9 +24,11 @@ from privrl.core.mechanisms.discrete_laplace import (
 
 #: The two exact samplers of the same law: Canonne, Kamath and Steinke's (CKS), and inversion
 #: (PGC-A3C's reports); each distribution test below holds for both.
-SAMPLERS = pytest.mark.parametrize("sampler", [sample_discrete_laplace,
-                                               sample_discrete_laplace_inversion],
-                                   ids=["cks", "inversion"])
+SAMPLERS = pytest.mark.parametrize(
+    "sampler",
+    [sample_discrete_laplace, sample_discrete_laplace_inversion],
+    ids=["cks", "inversion"],
+)
 
 
 def _pmf(ks: np.ndarray, t: float) -> np.ndarray:
@@ -95,10 +97,18 @@ def test_bad_input_is_rejected_with_a_clear_error():
 # --- the compiled sampler against an exact reference in Python integers ---------------------------
 
 
-@pytest.mark.parametrize("scale", [Fraction(5, 2), grid_scale(0.01, 1.0, 112),
-                                   grid_scale(0.01, 10.0, 112), Fraction(12_345_678_901, 2**20),
-                                   Fraction(2**54 + 12_345, 2**31), Fraction(1, 3)],
-                         ids=["5/2", "grid-eps1", "grid-eps10", "dyadic", "numerator>2^53", "1/3"])
+@pytest.mark.parametrize(
+    "scale",
+    [
+        Fraction(5, 2),
+        grid_scale(0.01, 1.0, 112),
+        grid_scale(0.01, 10.0, 112),
+        Fraction(12_345_678_901, 2**20),
+        Fraction(2**54 + 12_345, 2**31),
+        Fraction(1, 3),
+    ],
+    ids=["5/2", "grid-eps1", "grid-eps10", "dyadic", "numerator>2^53", "1/3"],
+)
 def test_compiled_sampler_equals_the_exact_rational_reference(scale):
     """Same seed, same draws: the compiled sampler (128-bit products of 64-bit words) returns
     exactly the samples of CKS 2020's Algorithm 2 computed with Python integers and Fractions
@@ -164,7 +174,9 @@ def test_a_value_beyond_the_grid_is_clamped_not_refused(mechanism):
 
     step = 2.0**-20
     x = np.array([1e300, -1e300, 3.0])
-    with pytest.warns(ClippedDataWarning, match=r"x \(in grid steps\): values lie outside the bound"):
+    with pytest.warns(
+        ClippedDataWarning, match=r"x \(in grid steps\): values lie outside the bound"
+    ):
         if mechanism == "laplace":
             out = discrete_laplace_mechanism(x, 1.0, 1.0, 0, step=step)
         else:
@@ -173,8 +185,8 @@ def test_a_value_beyond_the_grid_is_clamped_not_refused(mechanism):
     assert np.all(units == np.rint(units)) and np.all(np.abs(units) < 2.0**53)
     assert abs(units[0] - 2.0**52) < 2.0**27 and abs(units[1] + 2.0**52) < 2.0**27  # noise 2^20
     with pytest.warns(ClippedDataWarning):
-        centre = grid_centre(np.array([2.0**60, -2.0**60, 1.25]), 0.5)
-    assert centre.tolist() == [2.0**52, -2.0**52, 2.0]
+        centre = grid_centre(np.array([2.0**60, -(2.0**60), 1.25]), 0.5)
+    assert centre.tolist() == [2.0**52, -(2.0**52), 2.0]
 
 
 def test_steps_and_scales_beyond_the_grid_are_refused_naming_step():
@@ -194,8 +206,11 @@ def test_laplace_noise_beyond_the_grid_raises_whatever_the_value(monkeypatch):
     """The one refusal left depends on the noise alone (probability e^-(2^52 / t))."""
     import privrl.core.mechanisms.discrete_laplace as dl
 
-    monkeypatch.setattr(dl, "sample_discrete_laplace",
-                        lambda scale, shape, rng: np.full(shape, 2**52, dtype=np.int64))
+    monkeypatch.setattr(
+        dl,
+        "sample_discrete_laplace",
+        lambda scale, shape, rng: np.full(shape, 2**52, dtype=np.int64),
+    )
     for x in (np.zeros(2), np.full(2, -1e6)):
         with pytest.raises(RuntimeError, match="noise beyond 2\\^52 grid steps"):
             dl.discrete_laplace_mechanism(x, 1.0, 1.0, 0)
@@ -208,15 +223,24 @@ def test_noise_beyond_the_exact_range_raises_whatever_the_data(monkeypatch, rele
     from privrl.core.mechanisms import discrete_laplace as dl
     from privrl.core.mechanisms import local
 
-    monkeypatch.setattr(dl, "sample_discrete_laplace",
-                        lambda scale, shape, rng: np.full(shape, 2**52, dtype=np.int64))
+    monkeypatch.setattr(
+        dl,
+        "sample_discrete_laplace",
+        lambda scale, shape, rng: np.full(shape, 2**52, dtype=np.int64),
+    )
     with pytest.raises(RuntimeError, match="beyond 2\\^52 grid steps"):
         if release == "mechanism":
             dl.discrete_laplace_mechanism(np.zeros(3), 1.0, 1.0, 0)
         else:
             local.laplace_gradient_parts(np.zeros((2, 3)), 1.0, 1.0, 0)
-    monkeypatch.setattr(dl, "sample_discrete_laplace",
-                        lambda scale, shape, rng: np.full(shape, 2**52 - 1, dtype=np.int64))
-    out = (dl.discrete_laplace_mechanism(np.zeros(3), 1.0, 1.0, 0) if release == "mechanism"
-           else sum(local.laplace_gradient_parts(np.zeros((2, 3)), 1.0, 1.0, 0)))
+    monkeypatch.setattr(
+        dl,
+        "sample_discrete_laplace",
+        lambda scale, shape, rng: np.full(shape, 2**52 - 1, dtype=np.int64),
+    )
+    out = (
+        dl.discrete_laplace_mechanism(np.zeros(3), 1.0, 1.0, 0)
+        if release == "mechanism"
+        else sum(local.laplace_gradient_parts(np.zeros((2, 3)), 1.0, 1.0, 0))
+    )
     assert np.all(out == (2**52 - 1) * dl.DEFAULT_STEP)

@@ -28,8 +28,9 @@ def _ref_floor(scale: Fraction, w: int, bits: int) -> int | None:
     return ends[0] if ends[0] == ends[1] else None
 
 
-def _ref_decide(scale: Fraction, draw: int, gen: np.random.Generator,
-                undecided: bool = False) -> int | None:
+def _ref_decide(
+    scale: Fraction, draw: int, gen: np.random.Generator, undecided: bool = False
+) -> int | None:
     """The signed sample of a 53-bit draw (``None`` for -0), refining ``W`` by further draws (at
     least one if the compiled pass left it ``undecided``)."""
     w, bits = draw >> 1, 52
@@ -40,8 +41,9 @@ def _ref_decide(scale: Fraction, draw: int, gen: np.random.Generator,
     return None if draw & 1 and y == 0 else (-y if draw & 1 else y)
 
 
-def _ref_sample(scale: Fraction, n: int, gen: np.random.Generator,
-                undecided: bool = False) -> list[int]:
+def _ref_sample(
+    scale: Fraction, n: int, gen: np.random.Generator, undecided: bool = False
+) -> list[int]:
     """The inversion sampler's use of the stream: a pass draws one 53-bit draw per sample still
     to fill, then refines the cells in index order; the -0 are drawn again in the next pass."""
     out: list[int | None] = [None] * n
@@ -54,9 +56,11 @@ def _ref_sample(scale: Fraction, n: int, gen: np.random.Generator,
     return out
 
 
-@pytest.mark.parametrize("scale", [Fraction(5, 2), grid_scale(0.01, 1.0, 112), Fraction(1, 3),
-                                   Fraction(12_345_678_901, 2**20)],
-                         ids=["5/2", "grid-eps1", "1/3", "dyadic"])
+@pytest.mark.parametrize(
+    "scale",
+    [Fraction(5, 2), grid_scale(0.01, 1.0, 112), Fraction(1, 3), Fraction(12_345_678_901, 2**20)],
+    ids=["5/2", "grid-eps1", "1/3", "dyadic"],
+)
 def test_inversion_sampler_equals_the_mpmath_reference_on_the_same_draws(scale):
     """2,000 samples: the double ``log`` decides every cell as the 200-bit reference does,
     sample after sample (one draw each; the -0 drawn again in a second pass)."""
@@ -94,8 +98,14 @@ def test_the_double_log_is_far_more_accurate_than_the_samplers_margin():
     value, relatively (a correctly rounded log is within 2^-53): 20,000 random ``j``, the
     extremes and the values next to 1, against mpmath at 120 bits."""
     pick = np.random.default_rng(0)
-    j = np.concatenate([pick.integers(1, 2**52, 10_000), 2**52 - pick.integers(1, 2**20, 5_000),
-                        pick.integers(1, 2**20, 5_000), [1, 2, 2**52 - 1]])
+    j = np.concatenate(
+        [
+            pick.integers(1, 2**52, 10_000),
+            2**52 - pick.integers(1, 2**20, 5_000),
+            pick.integers(1, 2**20, 5_000),
+            [1, 2, 2**52 - 1],
+        ]
+    )
     x = j.astype(float) * 2.0**-52
     got = np.log(x)
     with mpmath.workprec(120):

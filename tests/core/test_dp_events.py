@@ -30,8 +30,10 @@ def _pld(event, delta):
 def test_gaussian_releases_compose_as_dp_accounting_does():
     """privrl's Gaussian epsilon is the RDP accountant's on DEFAULT_RDP_ORDERS (matched to 1e-12);
     the PLD accountant is tighter, by at most 25% here."""
-    runs = [privrl.gaussian_mechanism(1.0, sensitivity=1.0, epsilon=e, delta=1e-6, rng=i)
-            for i, e in enumerate([0.5, 1.0, 2.0])]
+    runs = [
+        privrl.gaussian_mechanism(1.0, sensitivity=1.0, epsilon=e, delta=1e-6, rng=i)
+        for i, e in enumerate([0.5, 1.0, 2.0])
+    ]
     total = privrl.compose(runs, delta=1e-5)
     dp_event = total.event.to_dp_event()
     assert isinstance(dp_event, dp_accounting.ComposedDpEvent)
@@ -43,12 +45,15 @@ def test_gaussian_releases_compose_as_dp_accounting_does():
 def test_laplace_releases_are_discrete_laplace_events_of_their_epsilon():
     """Pure DP adds up: each DiscreteLaplaceDpEvent's loss L / t sums to privrl's epsilon (the
     accountants are too slow at L ~ 1e9 grid units for a unit test)."""
-    runs = [privrl.laplace_mechanism(0.0, sensitivity=1.0, epsilon=e, rng=i)
-            for i, e in enumerate([0.3, 0.5, 1.0])]
+    runs = [
+        privrl.laplace_mechanism(0.0, sensitivity=1.0, epsilon=e, rng=i)
+        for i, e in enumerate([0.3, 0.5, 1.0])
+    ]
     total = privrl.compose(runs, delta=0.0)
     events = total.event.to_dp_event().events
     assert math.fsum(e.sensitivity * e.noise_parameter for e in events) == pytest.approx(
-        total.epsilon, rel=1e-9)
+        total.epsilon, rel=1e-9
+    )
 
 
 def test_continuous_events_match_both_accountants():
@@ -66,12 +71,15 @@ def test_gpope_event_is_the_sampled_gaussian_under_replace_one():
     assert isinstance(event.to_dp_event(), dp_accounting.SelfComposedDpEvent)
 
 
-@pytest.mark.parametrize("event", [
-    NoGuarantee("only each queried value is private"),
-    BitFlipEvent(flip_probability=0.3, bits=2),
-    SmoothGaussianEvent.__new__(SmoothGaussianEvent),
-    GridGpopeEvent(noise_multiplier=2.0, n=50, iterations=20),
-])
+@pytest.mark.parametrize(
+    "event",
+    [
+        NoGuarantee("only each queried value is private"),
+        BitFlipEvent(flip_probability=0.3, bits=2),
+        SmoothGaussianEvent.__new__(SmoothGaussianEvent),
+        GridGpopeEvent(noise_multiplier=2.0, n=50, iterations=20),
+    ],
+)
 def test_events_without_a_dp_accounting_form_say_so(event):
     with pytest.raises(NotImplementedError, match=type(event).__name__):
         event.to_dp_event()
@@ -91,8 +99,10 @@ def test_the_api_pages_autodoc_directives_name_importable_objects():
     import re
 
     book = pathlib.Path(__file__).resolve().parents[2] / "book" / "api"
-    names = re.findall(r"\.\. auto(?:class|function|module):: (\S+)",
-                       "".join(p.read_text() for p in book.glob("*.md")))
+    names = re.findall(
+        r"\.\. auto(?:class|function|module):: (\S+)",
+        "".join(p.read_text() for p in book.glob("*.md")),
+    )
     assert "privrl.core.accounting.composed.ComposedEvent" in names
     for name in names:
         try:

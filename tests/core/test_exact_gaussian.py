@@ -31,7 +31,9 @@ def test_bernoulli_exp_half_has_probability_exp_minus_half():
     bits = np.random.default_rng(1).bit_generator
     n = 100_000
     p = math.exp(-0.5)
-    assert abs(_frequency(lambda: _bernoulli_exp_half(bits), n) - p) < 5 * math.sqrt(p * (1 - p) / n)
+    assert abs(_frequency(lambda: _bernoulli_exp_half(bits), n) - p) < 5 * math.sqrt(
+        p * (1 - p) / n
+    )
 
 
 @pytest.mark.parametrize(("k", "x"), [(0, 0.75), (1, 0.5), (3, 0.25)])
@@ -73,8 +75,10 @@ def test_rounding_is_to_the_nearest_double():
         grid.append(math.nextafter(grid[-1], math.inf))
     mpmath.mp.prec = 200
     cdf = [mpmath.ncdf(mpmath.mpf(x), mu, sigma) for x in grid]
-    mids = [mpmath.ncdf((mpmath.mpf(a) + mpmath.mpf(b)) / 2, mu, sigma)
-            for a, b in zip(grid, grid[1:], strict=False)]
+    mids = [
+        mpmath.ncdf((mpmath.mpf(a) + mpmath.mpf(b)) / 2, mu, sigma)
+        for a, b in zip(grid, grid[1:], strict=False)
+    ]
     nearest = np.diff([0.0, *map(float, mids), 1.0])
     down = np.diff([0.0, *map(float, cdf[1:]), 1.0])  # each real rounded to the double below it
     counts = np.array([np.sum(draws == x) for x in grid])
@@ -107,10 +111,15 @@ def test_extremes_round_without_raising():
     assert not any(math.copysign(1.0, t) < 0 for t in tiny if t == 0.0)
 
 
-@pytest.mark.parametrize(("mean", "sigma", "message"), [
-    ([0.0, np.nan], 1.0, "mean"), ([0.0], 0.0, "sigma"), ([0.0], np.inf, "sigma"),
-    ("1", 1.0, "mean"),
-])
+@pytest.mark.parametrize(
+    ("mean", "sigma", "message"),
+    [
+        ([0.0, np.nan], 1.0, "mean"),
+        ([0.0], 0.0, "sigma"),
+        ([0.0], np.inf, "sigma"),
+        ("1", 1.0, "mean"),
+    ],
+)
 def test_bad_input_names_the_argument(mean, sigma, message):
     with pytest.raises(ValueError, match=message):
         rounded_gaussian(mean, sigma, 0)
@@ -130,8 +139,16 @@ def test_the_rounded_release_passes_its_audit_and_half_its_noise_does_not():
         def release(value: float, n: int, rng: np.random.Generator) -> np.ndarray:
             return rounded_gaussian(np.full((n, 1), value), scale, rng)
 
-        return au.audit_release(release, 0.0, 1.0, claimed_epsilon=1.0, delta=1e-5,
-                                n_samples=10_000, rng=11, score="linear")
+        return au.audit_release(
+            release,
+            0.0,
+            1.0,
+            claimed_epsilon=1.0,
+            delta=1e-5,
+            n_samples=10_000,
+            rng=11,
+            score="linear",
+        )
 
     correct, weakened = audit(sigma), audit(sigma / 4)
     assert correct.epsilon_lower <= 1.0, correct

@@ -66,7 +66,8 @@ def test_union_bound_counts_every_path_and_total_delta_stays_within_target():
     approx = fn.approximation_delta(n_paths, cal["k"], cal["beta"], cal["sigma"])
     assert cal["delta_approx"] == pytest.approx(approx)
     assert approx == pytest.approx(
-        n_paths * math.exp(-((2 * cal["k"] - 8.68 * math.sqrt(cal["beta"]) * cal["sigma"]) ** 2) / 2)
+        n_paths
+        * math.exp(-((2 * cal["k"] - 8.68 * math.sqrt(cal["beta"]) * cal["sigma"]) ** 2) / 2)
     )
     assert cal["delta_gauss"] + cal["delta_approx"] <= delta
     # counting J = 100 instead of 400 paths would understate the term fourfold
@@ -197,11 +198,13 @@ def test_per_step_pld_is_dp_accountings_and_tighter_than_the_ledgers_rdp_figure(
 
     z, delta = 2.0, 1e-5
     per_step = fn.growing_memory_fine_blocks(4, 60, 8, 40, growth=1.0 + 1e-9)
-    acc = PLDAccountant(dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE,
-                        value_discretization_interval=1e-3)
+    acc = PLDAccountant(
+        dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=1e-3
+    )
     for n in range(8, 61):
-        acc.compose(dp_accounting.PoissonSampledDpEvent(
-            4 / min(n, 40), dp_accounting.GaussianDpEvent(z)))
+        acc.compose(
+            dp_accounting.PoissonSampledDpEvent(4 / min(n, 40), dp_accounting.GaussianDpEvent(z))
+        )
     direct = acc.get_epsilon(delta)
     tight = fn.dpsgd_steps_pld_epsilon(z, per_step, delta)
     assert tight == pytest.approx(direct, rel=1e-6)
@@ -211,9 +214,18 @@ def test_per_step_pld_is_dp_accountings_and_tighter_than_the_ledgers_rdp_figure(
     assert fn.dpsgd_steps_pld_epsilon(z / 2, per_step, delta) > 1.5 * tight
 
 
-@pytest.mark.parametrize(("eps", "alpha", "L"), [(1.0, 1e-2, 1.0), (0.05, 0.1, 3.0), (1e-300, 1e-2, 1.0),
-                                               (1.0, 1e100, 1.0), (1.0, 1e150, 1.0), (2.0, 0.5, 40.0),
-                                               (1.0, 1e-2, 1e120)])
+@pytest.mark.parametrize(
+    ("eps", "alpha", "L"),
+    [
+        (1.0, 1e-2, 1.0),
+        (0.05, 0.1, 3.0),
+        (1e-300, 1e-2, 1.0),
+        (1.0, 1e100, 1.0),
+        (1.0, 1e150, 1.0),
+        (2.0, 0.5, 40.0),
+        (1.0, 1e-2, 1e120),
+    ],
+)
 def test_the_calibration_finds_what_a_linear_scan_finds(monkeypatch, eps, alpha, L):
     """The early refusal (the gap is convex in k) agrees with scanning every k below MAX_K, in
     both outcomes: the same smallest k, or no k (then at once, naming lr and lipschitz)."""

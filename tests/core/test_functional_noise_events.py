@@ -40,7 +40,8 @@ def test_theorem5_event_gives_back_the_calibrated_epsilon(eps):
     # at its default tolerance it is the chapter's T/B figure: theorem5_epsilon as reported
     coarse = fn.Theorem5Event(event.sigma, 7, B, ALPHA, event.k, L, N_PATHS)
     assert coarse.epsilon(total) == pytest.approx(
-        fn.theorem5_epsilon(event.sigma, cal["delta_gauss"], 7, B, ALPHA, event.k, L), rel=1e-12)
+        fn.theorem5_epsilon(event.sigma, cal["delta_gauss"], 7, B, ALPHA, event.k, L), rel=1e-12
+    )
 
 
 def test_theorem5_event_moves_with_its_updates_and_noise():
@@ -83,10 +84,14 @@ def test_dpsgd_steps_event_is_what_the_calibration_accounts():
     assert eps == fn.dpsgd_steps_epsilon(z, blocks, DELTA)
     assert 0.9 * (1 - 1e-3) <= eps <= 0.9
     doubled = [(q, 2 * n) for q, n in blocks]
-    assert DpAccountingEvent(fn.dpsgd_steps_event(z, doubled), "rdp", "add/remove").epsilon(
-        DELTA) > 1.2 * eps
-    assert DpAccountingEvent(fn.dpsgd_steps_event(z / 2, blocks), "rdp", "add/remove").epsilon(
-        DELTA) > 1.5 * eps
+    assert (
+        DpAccountingEvent(fn.dpsgd_steps_event(z, doubled), "rdp", "add/remove").epsilon(DELTA)
+        > 1.2 * eps
+    )
+    assert (
+        DpAccountingEvent(fn.dpsgd_steps_event(z / 2, blocks), "rdp", "add/remove").epsilon(DELTA)
+        > 1.5 * eps
+    )
 
 
 def test_bisect_safe_keeps_the_safe_end_either_way():
@@ -101,8 +106,9 @@ def test_bisect_safe_keeps_the_safe_end_either_way():
 
 def test_calibrate_decreasing_options_keep_the_safe_side():
     for growth, midpoint in ((4.0, "geometric"), (2.0, "arithmetic")):
-        s = calibrate_decreasing(lambda x: 1.0 / x, 0.3, rtol=1e-6, growth=growth,
-                                 midpoint=midpoint)
+        s = calibrate_decreasing(
+            lambda x: 1.0 / x, 0.3, rtol=1e-6, growth=growth, midpoint=midpoint
+        )
         assert 1.0 / s <= 0.3 and s == pytest.approx(1 / 0.3, rel=1e-5)
     with pytest.raises(ValueError, match="growth"):
         calibrate_decreasing(lambda x: 1.0 / x, 0.3, growth=1.0)

@@ -62,8 +62,15 @@ def test_output_noise_has_calibrated_scale():
 
 @pytest.mark.parametrize(
     "privacy",
-    [NoPrivacy(), FunctionalNoiseConfig(0.5), earlier_reading(0.5), OutputPerturbation(0.5),
-     InputPerturbation(0.5), DPSGDConfig(0.5, warmup=150), DPSGDConfig(0.5, sampling="fixed")],
+    [
+        NoPrivacy(),
+        FunctionalNoiseConfig(0.5),
+        earlier_reading(0.5),
+        OutputPerturbation(0.5),
+        InputPerturbation(0.5),
+        DPSGDConfig(0.5, warmup=150),
+        DPSGDConfig(0.5, sampling="fixed"),
+    ],
 )
 def test_training_runs_and_reports_both_returns(privacy):
     run = train_dqn(privacy, 0, episodes=4, eval_episodes=3)

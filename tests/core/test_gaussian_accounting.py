@@ -29,7 +29,9 @@ def test_gaussian_delta_matches_privacy_loss_integral():
     under X and N(-eta, 2 eta) under X' (eta = Delta^2 / (2 sigma^2))."""
     sigma, eps, sens = 1.3, 0.7, 1.0
     eta = sens**2 / (2 * sigma**2)
-    direct = norm.sf(eps, eta, math.sqrt(2 * eta)) - math.exp(eps) * norm.sf(eps, -eta, math.sqrt(2 * eta))
+    direct = norm.sf(eps, eta, math.sqrt(2 * eta)) - math.exp(eps) * norm.sf(
+        eps, -eta, math.sqrt(2 * eta)
+    )
     assert gaussian_delta(sigma, eps, sens) == pytest.approx(direct, rel=1e-10)
 
 
@@ -42,7 +44,9 @@ def test_epsilon_inverts_delta():
 def test_pld_accountant_agrees_with_closed_form():
     """dp-accounting's PLD accountant on one Gaussian step (an independent code path)."""
     sigma = 1.7
-    pld = pld_epsilon(dp_accounting.GaussianDpEvent(sigma), 1e-5, value_discretization_interval=1e-4)
+    pld = pld_epsilon(
+        dp_accounting.GaussianDpEvent(sigma), 1e-5, value_discretization_interval=1e-4
+    )
     exact = gaussian_epsilon(sigma, 1e-5)
     assert exact <= pld <= exact + 0.01
 

@@ -36,12 +36,17 @@ ULPS = 1e-12
 @pytest.mark.parametrize("z", [0.6, 1.3, 4.0])
 def test_theorem_9_is_above_theorem_27_and_equals_it_where_dp_accounting_uses_it(q, z):
     """Both capped at the unsampled curve alpha / (2 z^2) (ours always is: the mixture's bound)."""
+
     def theirs(alpha: int) -> float:
         return min(_compute_rdp_sample_wor_gaussian_scalar(q, z, alpha), alpha / (2 * z * z))
 
     for alpha in (2, 3, 4, 7, 16, 63, 128, 256):
         ours = wor_rdp_general(q, z, alpha)
-        assert theirs(alpha) * (1 - ULPS) <= ours <= alpha / (2 * z * z), (alpha, ours, theirs(alpha))
+        assert theirs(alpha) * (1 - ULPS) <= ours <= alpha / (2 * z * z), (
+            alpha,
+            ours,
+            theirs(alpha),
+        )
     for alpha in (257, 384, 1024):
         assert wor_rdp_general(q, z, alpha) == pytest.approx(theirs(alpha), rel=ULPS)
 
@@ -51,7 +56,8 @@ def test_more_noise_always_helps():
     Theorem 9 alone stays near epsilon 4 however large z is (n = 2, T = 10, delta = 1e-5)."""
     assert grid_gpope_epsilon(1000.0, 2, 10, 1e-5) < 0.01
     assert [grid_gpope_epsilon(z, 2, 10, 1e-5) for z in (2.0, 4.0, 8.0, 16.0)] == sorted(
-        [grid_gpope_epsilon(z, 2, 10, 1e-5) for z in (2.0, 4.0, 8.0, 16.0)], reverse=True)
+        [grid_gpope_epsilon(z, 2, 10, 1e-5) for z in (2.0, 4.0, 8.0, 16.0)], reverse=True
+    )
 
 
 def test_no_sampling_is_the_gaussians_curve():
@@ -100,6 +106,7 @@ def test_theorem_9_bounds_the_exact_divergence_of_subsampled_discrete_gaussians(
 
 # --- the event ------------------------------------------------------------------------------------
 
+
 def test_grid_epsilon_is_at_least_dp_accountings_gaussian_on_the_same_orders():
     """Theorem 9 >= Theorem 27 order by order, so the grid's epsilon is at least what
     dp-accounting's RDP accountant gives the floating-point GPOPE on the same integer orders."""
@@ -112,7 +119,9 @@ def test_grid_epsilon_is_at_least_dp_accountings_gaussian_on_the_same_orders():
 def test_calibration_meets_its_target_and_not_by_much():
     for epsilon, n, T in [(1.0, 100, 1000), (0.5, 1000, 5000), (4.0, 20, 200)]:
         z = calibrate_grid_noise_multiplier(epsilon, 1e-5, n, T)
-        assert grid_gpope_epsilon(z, n, T, 1e-5) <= epsilon < grid_gpope_epsilon(0.999 * z, n, T, 1e-5)
+        assert (
+            grid_gpope_epsilon(z, n, T, 1e-5) <= epsilon < grid_gpope_epsilon(0.999 * z, n, T, 1e-5)
+        )
 
 
 def test_the_event_is_its_epsilon_and_survives_the_ledger():
@@ -124,9 +133,14 @@ def test_the_event_is_its_epsilon_and_survives_the_ledger():
     assert GridGpopeEvent(1.5, 100, 3000).epsilon(1e-5) > event.epsilon(1e-5)
 
 
-@pytest.mark.parametrize(("args", "name"), [
-    ((0.0, 10, 10), "noise_multiplier"), ((1.0, 0, 10), "n"), ((1.0, 10, 0), "iterations"),
-])
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        ((0.0, 10, 10), "noise_multiplier"),
+        ((1.0, 0, 10), "n"),
+        ((1.0, 10, 0), "iterations"),
+    ],
+)
 def test_bad_arguments_are_named(args, name):
     with pytest.raises(ValueError, match=name):
         grid_gpope_epsilon(*args, 1e-5)
@@ -136,14 +150,17 @@ def test_bad_arguments_are_named(args, name):
         wor_rdp_general(0.0, 1.0, 2)
 
 
-@pytest.mark.parametrize(("epsilon", "delta", "n", "T", "low", "high"), [
-    (0.1, 1e-5, 1000, 2000, 1.11, 1.13),  # the docs' "12%"
-    (1.0, 1e-5, 100, 1000, 1.10, 1.12),  # "11%"
-    (1.0, 0.1, 1000, 2000, 0.999, 1.001),  # "the same within 0.1%" at the chapter's delta
-    (1.0, 1e-5, 300, 10_000, 1.02, 1.05),  # "4%"
-    (1.0, 1e-5, 100, 10_000, 45.0, 55.0),  # "about 50 times"
-    (3.1, 1e-5, 2, 10, 1.10, 1.20),  # "15%"
-])
+@pytest.mark.parametrize(
+    ("epsilon", "delta", "n", "T", "low", "high"),
+    [
+        (0.1, 1e-5, 1000, 2000, 1.11, 1.13),  # the docs' "12%"
+        (1.0, 1e-5, 100, 1000, 1.10, 1.12),  # "11%"
+        (1.0, 0.1, 1000, 2000, 0.999, 1.001),  # "the same within 0.1%" at the chapter's delta
+        (1.0, 1e-5, 300, 10_000, 1.02, 1.05),  # "4%"
+        (1.0, 1e-5, 100, 10_000, 45.0, 55.0),  # "about 50 times"
+        (3.1, 1e-5, 2, 10, 1.10, 1.20),  # "15%"
+    ],
+)
 def test_the_price_of_theorem_9_the_docs_state(epsilon, delta, n, T, low, high):
     """The noise multiplier the grid needs over the one dp-accounting's Theorem 27 gives the
     floating-point GPOPE, as dp_toolkit.md and the accounting module state it."""

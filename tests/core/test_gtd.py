@@ -208,8 +208,9 @@ def test_bad_inputs(data):
         FeatureTransitions(np.zeros((0, 3, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0), GAMMA)
     # a trajectory made of one state only (no transition) cannot give an estimate
     with pytest.raises(ValueError, match="at least one transition"):
-        FeatureTransitions(np.ones((2, 3, 2)), np.zeros((2, 2)), np.array([1, 0]), np.zeros(2, bool),
-                           GAMMA)
+        FeatureTransitions(
+            np.ones((2, 3, 2)), np.zeros((2, 2)), np.array([1, 0]), np.zeros(2, bool), GAMMA
+        )
     with pytest.raises(ValueError, match="gamma"):
         _data(traj, phi, gamma=1.5)
     with pytest.raises(ValueError, match="terminated"):
@@ -261,8 +262,9 @@ def test_record_steps_returns_every_noisy_step_and_changes_nothing_else(data):
     assert plain.clipped_fraction == seen.clipped_fraction
     d = st.dim
     assert seen.steps.shape == (4, T, 2 * d)
-    np.testing.assert_allclose(-alpha * seen.steps.sum(axis=1),
-                               np.concatenate([seen.theta, seen.w], axis=1), atol=1e-12)
+    np.testing.assert_allclose(
+        -alpha * seen.steps.sum(axis=1), np.concatenate([seen.theta, seen.w], axis=1), atol=1e-12
+    )
     assert abs(seen.steps.std() - 2 * G * z) < 0.1 * 2 * G * z
 
 
@@ -280,8 +282,9 @@ def test_grid_noise_releases_grid_points_with_its_spread(data):
     assert np.all(steps / noise.step == np.rint(steps / noise.step))
     assert abs(steps.std() - noise.sigma) < 0.1 * noise.sigma
     assert noise.sigma == pytest.approx(2 * G * 0.8, rel=1e-5)
-    np.testing.assert_allclose(-0.5 * steps.sum(axis=0), np.concatenate([run.theta[0], run.w[0]]),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        -0.5 * steps.sum(axis=0), np.concatenate([run.theta[0], run.w[0]]), atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("k", [2, 3, 64, 4096, 2**16])
@@ -310,16 +313,28 @@ def test_the_clip_is_total_on_gradients_that_overflow():
     direction at norm G; finite rows are clipped by the plain formula, bit for bit; nothing
     warns or raises (either would depend on the data)."""
     G = 0.5
-    g = np.array([[3.0, 4.0], [0.1, 0.2], [1e200, -1e200], [1.7e308, 1.7e308],
-                  [np.inf, 1.0], [np.nan, 0.0], [-np.inf, np.inf]])
+    g = np.array(
+        [
+            [3.0, 4.0],
+            [0.1, 0.2],
+            [1e200, -1e200],
+            [1.7e308, 1.7e308],
+            [np.inf, 1.0],
+            [np.nan, 0.0],
+            [-np.inf, np.inf],
+        ]
+    )
     plain = g[:2] * np.minimum(1.0, G / np.linalg.norm(g[:2], axis=1))[:, None]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert clip_rows(g, G) == 6
     assert np.array_equal(g[:2], plain)
     assert np.all(np.linalg.norm(g, axis=1) <= G * CLIP_MARGIN)
-    np.testing.assert_allclose(g[2:4], [[G / math.sqrt(2), -G / math.sqrt(2)],
-                                        [G / math.sqrt(2), G / math.sqrt(2)]], rtol=1e-15)
+    np.testing.assert_allclose(
+        g[2:4],
+        [[G / math.sqrt(2), -G / math.sqrt(2)], [G / math.sqrt(2), G / math.sqrt(2)]],
+        rtol=1e-15,
+    )
     assert np.array_equal(g[4:], np.zeros((3, 2)))
 
 
@@ -329,14 +344,17 @@ def test_gpope_on_statistics_that_overflow_releases_clipped_steps(data):
     traj, phi = data
     rewards = traj.rewards.copy()
     rewards[0, 0] = 1.7e308
-    st = SaddlePointStats.from_features(FeatureTransitions(
-        1e4 * phi, rewards, traj.lengths, traj.terminated, GAMMA))
+    st = SaddlePointStats.from_features(
+        FeatureTransitions(1e4 * phi, rewards, traj.lengths, traj.terminated, GAMMA)
+    )
     assert not np.all(np.isfinite(st.b[0]))
     noise = GridGaussian.of_scale(2**19, 2.0**-20)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        runs = [gpope(st, 40, 0.1, 1.0, 0.0, seed, n_trials=4, grid=noise, record_steps=True)
-                for seed in range(5)]
+        runs = [
+            gpope(st, 40, 0.1, 1.0, 0.0, seed, n_trials=4, grid=noise, record_steps=True)
+            for seed in range(5)
+        ]
     for run in runs:
         assert np.all(np.isfinite(run.steps)) and np.all(np.isfinite(run.theta))
 

@@ -71,8 +71,9 @@ def test_private_answers_are_noisy_and_unbiased():
 def test_kickstarted_ppo_runs_and_logs_privacy():
     teacher = _teacher()
     aux = Kickstarter(teacher, 1, coefficient=0.5, tau=1e-3, lipschitz=2.0, b=0.01)
-    cfg = PPOConfig(hidden_sizes=(8, 8), steps_per_epoch=200, n_envs=2, train_pi_iters=3,
-                    train_v_iters=3)  # fmt: skip
+    cfg = PPOConfig(
+        hidden_sizes=(8, 8), steps_per_epoch=200, n_envs=2, train_pi_iters=3, train_v_iters=3
+    )
     _, log = train_ppo(functools.partial(make_env, "cartpole"), 3, 0, cfg, aux)
     assert list(log["k"]) == pytest.approx([5.0, 2.5, 1.25])
     assert (log["epsilon_query"] > 0).all() and (log["aux_loss"] >= 0).all()
@@ -89,8 +90,9 @@ def test_bad_inputs_raise(kw):
 def test_figure2_run_function_through_sweep():
     from privrl.papers.gohari2021 import runs as exp
 
-    profile = exp.GohariProfile.quick(epochs=2, steps_per_epoch=200, n_envs=2, train_pi_iters=3,
-                                      train_v_iters=3, n_trials=1)  # fmt: skip
+    profile = exp.GohariProfile.quick(
+        epochs=2, steps_per_epoch=200, n_envs=2, train_pi_iters=3, train_v_iters=3, n_trials=1
+    )
     configs = [c for c in exp.figure2_configs(profile) if c["panel"] in ("b", "c")][:2]
     runs = exp.run_figure2(profile, configs, executor="serial")
     assert set(runs["label"]) == {"kickstarting", "aware, c = 0.1"}
@@ -129,14 +131,18 @@ def test_unrestricted_teacher_policy_is_rejected_by_the_mechanism():
     eta = 0.1
     ks = Kickstarter(_extreme_teacher(), 0, k0=5.0, eta=eta)
     ks.start_epoch(0)
-    raw = Kickstarter(_extreme_teacher(), 0, private=False).teacher_policy(np.zeros((3, 4), np.float32))
+    raw = Kickstarter(_extreme_teacher(), 0, private=False).teacher_policy(
+        np.zeros((3, 4), np.float32)
+    )
     ks.teacher_policy = lambda obs: raw  # the restriction removed
     with pytest.raises(ValueError, match="eta-restricted simplex"):
         ks.targets(np.zeros((3, 4), dtype=np.float32))
 
 
 def test_silent_teacher_sends_nothing_after_its_budget():
-    ks = Kickstarter(_teacher(), 0, k0=5.0, coefficient=0.3, k_min=0.5, tau=1e-3, after_budget="silent")
+    ks = Kickstarter(
+        _teacher(), 0, k0=5.0, coefficient=0.3, k_min=0.5, tau=1e-3, after_budget="silent"
+    )
     ks.start_epoch(0)
     obs = np.zeros((50, 4), dtype=np.float32)
     informed = ks.targets(obs)
@@ -164,8 +170,9 @@ def test_penalised_fraction_counts_answers_outside_the_ball():
 
 
 def test_ppo_logs_entropy_and_the_penalty_share_of_the_gradient():
-    cfg = PPOConfig(hidden_sizes=(8, 8), steps_per_epoch=200, n_envs=2, train_pi_iters=3,
-                    train_v_iters=3)  # fmt: skip
+    cfg = PPOConfig(
+        hidden_sizes=(8, 8), steps_per_epoch=200, n_envs=2, train_pi_iters=3, train_v_iters=3
+    )
     env = functools.partial(make_env, "cartpole")
     _, plain = train_ppo(env, 2, 0, cfg)
     assert "aux_grad_share" not in plain and (plain["entropy"] > 0.6).all()  # near log 2 = 0.69

@@ -50,10 +50,16 @@ def _pair() -> tuple[privrl.Trajectories, privrl.Trajectories]:
     rewards = np.zeros((201, 1))
     other = rewards.copy()
     other[0, 0] = 1.0
-    common = dict(observations=obs, actions=np.zeros((201, 1), int),
-                  lengths=np.ones(201, int), terminated=np.ones(201, bool))
-    return (privrl.Trajectories(rewards=rewards, **common),
-            privrl.Trajectories(rewards=other, **common))
+    common = dict(
+        observations=obs,
+        actions=np.zeros((201, 1), int),
+        lengths=np.ones(201, int),
+        terminated=np.ones(201, bool),
+    )
+    return (
+        privrl.Trajectories(rewards=rewards, **common),
+        privrl.Trajectories(rewards=other, **common),
+    )
 
 
 @pytest.mark.parametrize("name", ["dp_lsw", "dp_lsl"])

@@ -206,8 +206,11 @@ def test_grid_release_draws_the_scale_of_sensitivity_c(monkeypatch):
     the gradient's d coordinates; a halved scale would show here."""
     seen = []
     real = dl.sample_discrete_laplace
-    monkeypatch.setattr(dl, "sample_discrete_laplace",
-                        lambda scale, size, rng: seen.append(scale) or real(scale, size, rng))
+    monkeypatch.setattr(
+        dl,
+        "sample_discrete_laplace",
+        lambda scale, size, rng: seen.append(scale) or real(scale, size, rng),
+    )
     loc.laplace_gradient_mechanism(np.ones((4, 112)), 0.5, 0.01, 0)
     assert seen == [dl.grid_scale(0.01, 0.5, 112, dl.DEFAULT_STEP)]
     assert loc.laplace_grid_scale(0.01, 0.5, 112) == seen[0]
@@ -235,8 +238,9 @@ def test_grid_release_epsilon_one_coordinate_exact():
     pair = np.zeros((2, 112))
     pair[0, 0], pair[1, 0] = 1.0, -1.0
     centres = loc.laplace_gradient_parts(pair, math.inf, clip, 0)[0]
-    distance = int(np.abs(np.rint(centres[0] / dl.DEFAULT_STEP)
-                          - np.rint(centres[1] / dl.DEFAULT_STEP)).sum())
+    distance = int(
+        np.abs(np.rint(centres[0] / dl.DEFAULT_STEP) - np.rint(centres[1] / dl.DEFAULT_STEP)).sum()
+    )
     assert distance / t <= eps
     assert float(distance / t) == pytest.approx(eps, rel=2e-5)
 
@@ -270,8 +274,10 @@ def test_bit_flip_as_drawn_is_epsilon_ldp(eps):
     import mpmath
 
     n = loc.RANDOM_RESOLUTION
-    lo, hi = (int(v) for v in loc.realised_probability(
-        loc.bit_flip_probability(np.array([-1.0, 1.0]), eps)) * n)
+    lo, hi = (
+        int(v)
+        for v in loc.realised_probability(loc.bit_flip_probability(np.array([-1.0, 1.0]), eps)) * n
+    )
     assert 1 <= lo <= hi <= n - 1
     with mpmath.workdps(80):
         bound = mpmath.exp(mpmath.mpf(eps))

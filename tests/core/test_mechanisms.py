@@ -13,7 +13,9 @@ def test_gaussian_noise_has_calibrated_scale(calibration):
     """200,000 draws: the sample std is within 1% of sigma (the std estimate has relative error
     ~1/sqrt(2n) = 0.16%, so a halved or doubled noise fails at any seed)."""
     eps, delta, sens = 0.5, 1e-5, 2.0
-    sigma = (analytic_gaussian_sigma if calibration == "analytic" else classic_gaussian_sigma)(eps, delta, sens)
+    sigma = (analytic_gaussian_sigma if calibration == "analytic" else classic_gaussian_sigma)(
+        eps, delta, sens
+    )
     out = gaussian_mechanism(np.zeros(200_000), sens, eps, delta, rng=0, calibration=calibration)
     assert out.std() == pytest.approx(sigma, rel=0.01)
     assert stats.kstest(out / sigma, "norm").pvalue > 1e-3
@@ -31,7 +33,9 @@ def test_mechanisms_are_reproducible_and_shape_preserving():
     a = gaussian_mechanism(x, 1.0, 1.0, 1e-5, rng=7)
     assert a.shape == x.shape
     np.testing.assert_array_equal(a, gaussian_mechanism(x, 1.0, 1.0, 1e-5, rng=7))
-    np.testing.assert_array_equal(laplace_mechanism(x, 1.0, 1.0, rng=3), laplace_mechanism(x, 1.0, 1.0, rng=3))
+    np.testing.assert_array_equal(
+        laplace_mechanism(x, 1.0, 1.0, rng=3), laplace_mechanism(x, 1.0, 1.0, rng=3)
+    )
 
 
 @pytest.mark.parametrize(

@@ -23,11 +23,20 @@ PATTERNS = [np.array(p, bool) for p in itertools.product([0, 1], repeat=N_STATES
 def _fv(returns: np.ndarray, visited: np.ndarray) -> mc.FirstVisitReturns:
     returns = np.where(visited, returns, 0.0)
     counts = visited.sum(axis=0)
-    return mc.FirstVisitReturns(returns, visited, counts, returns.sum(axis=0) / np.maximum(counts, 1))
+    return mc.FirstVisitReturns(
+        returns, visited, counts, returns.sum(axis=0) / np.maximum(counts, 1)
+    )
 
 
-def worst_ratio(low: float, high: float, kind: str, phi: np.ndarray, datasets: int = 25,
-                seed: int = 0, m: int = M) -> float:
+def worst_ratio(
+    low: float,
+    high: float,
+    kind: str,
+    phi: np.ndarray,
+    datasets: int = 25,
+    seed: int = 0,
+    m: int = M,
+) -> float:
     """max over datasets of ``m`` trajectories and their replace-one neighbours of ||theta_X -
     theta_X'|| / (sigma_X / alpha), with F_max = 1 in the budget (sigma_X does not depend on
     return_low). The estimators are linear in the returns for fixed visits, so the returns'
@@ -51,6 +60,7 @@ def worst_ratio(low: float, high: float, kind: str, phi: np.ndarray, datasets: i
 
             def fit(fv: mc.FirstVisitReturns, lam: float = lam) -> np.ndarray:
                 return mc.lsl(fv, phi, rho, lam)
+
         theta = fit(x)
         for pattern in PATTERNS:
             for last in itertools.product([low, high], repeat=N_STATES):
@@ -61,8 +71,10 @@ def worst_ratio(low: float, high: float, kind: str, phi: np.ndarray, datasets: i
     return worst
 
 
-FEATURES = {"tabular": np.eye(N_STATES),
-            "linear": np.random.default_rng(1).normal(size=(N_STATES, 2))}
+FEATURES = {
+    "tabular": np.eye(N_STATES),
+    "linear": np.random.default_rng(1).normal(size=(N_STATES, 2)),
+}
 
 
 @pytest.mark.parametrize("kind", ["lsw", "lsl"])
@@ -90,7 +102,7 @@ def test_return_range_is_never_wider_than_return_bound_on_doubles():
     end is then stepped down one double, so it is the largest double within F_max of low."""
     from fractions import Fraction
 
-    for low, bound in [(-1 / 3, 1.0), (-0.1, 0.3), (-2.0**-60, 1.0), (-0.7, 0.7), (0.0, 1.1)]:
+    for low, bound in [(-1 / 3, 1.0), (-0.1, 0.3), (-(2.0**-60), 1.0), (-0.7, 0.7), (0.0, 1.1)]:
         lo, hi = mc.SmoothGaussianBudget(1.0, 0.1, bound, low).return_range
         assert lo == low and Fraction(hi) - Fraction(lo) <= Fraction(bound)
         assert Fraction(np.nextafter(hi, np.inf)) - Fraction(lo) > Fraction(bound)

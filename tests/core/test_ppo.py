@@ -43,9 +43,14 @@ def test_discounted_cumsum_matches_loop():
 
 @pytest.mark.parametrize(
     "kw",
-    [{"steps_per_epoch": 0}, {"steps_per_epoch": 10, "n_envs": 3}, {"gamma": 1.5},
-     {"clip_ratio": 0.0}, {"hidden_sizes": ()}],
-)  # fmt: skip
+    [
+        {"steps_per_epoch": 0},
+        {"steps_per_epoch": 10, "n_envs": 3},
+        {"gamma": 1.5},
+        {"clip_ratio": 0.0},
+        {"hidden_sizes": ()},
+    ],
+)
 def test_bad_config_raises(kw):
     with pytest.raises(ValueError):
         PPOConfig(**kw)
@@ -54,12 +59,21 @@ def test_bad_config_raises(kw):
 def test_the_schedule_is_the_shared_part_of_a_config():
     """A PPOConfig carries the PPOSchedule fields (Spinning Up's defaults) and hands them on."""
     cfg = PPOConfig(steps_per_epoch=300, n_envs=3, gamma=0.9, train_v_iters=7)
-    assert cfg.schedule() == {"steps_per_epoch": 300, "n_envs": 3, "max_episode_steps": None,
-                              "reset_each_epoch": False, "value_targets": "gae", "gamma": 0.9,
-                              "gae_lambda": 0.97, "train_pi_iters": 80, "train_v_iters": 7}
+    assert cfg.schedule() == {
+        "steps_per_epoch": 300,
+        "n_envs": 3,
+        "max_episode_steps": None,
+        "reset_each_epoch": False,
+        "value_targets": "gae",
+        "gamma": 0.9,
+        "gae_lambda": 0.97,
+        "train_pi_iters": 80,
+        "train_v_iters": 7,
+    }
     assert PPOConfig(**PPOSchedule().schedule()) == PPOConfig()
     assert PPOConfig(hidden_sizes=(8,), **cfg.schedule()) == PPOConfig(
-        hidden_sizes=(8,), steps_per_epoch=300, n_envs=3, gamma=0.9, train_v_iters=7)
+        hidden_sizes=(8,), steps_per_epoch=300, n_envs=3, gamma=0.9, train_v_iters=7
+    )
 
 
 class Counter(gym.Env):
@@ -97,8 +111,9 @@ class Recorder:
 
 
 def test_spinning_up_episode_cap_and_reset_per_epoch():
-    cfg = PPOConfig.spinning_up(max_episode_steps=5, steps_per_epoch=7, hidden_sizes=(4,),
-                                train_pi_iters=1, train_v_iters=1)  # fmt: skip
+    cfg = PPOConfig.spinning_up(
+        max_episode_steps=5, steps_per_epoch=7, hidden_sizes=(4,), train_pi_iters=1, train_v_iters=1
+    )
     rec = Recorder()
     _, log = train_ppo(Counter, 3, 0, cfg, rec)
     # the cap ends an episode after 5 steps (return 5); the epoch then cuts the next one after 2
@@ -107,13 +122,26 @@ def test_spinning_up_episode_cap_and_reset_per_epoch():
     assert list(log["n_episodes"]) == [1, 1, 1] and list(log["avg_return"]) == [5.0] * 3
     # without the reset the second epoch continues the cut episode
     rec = Recorder()
-    train_ppo(Counter, 2, 0, PPOConfig(n_envs=1, max_episode_steps=5, steps_per_epoch=7,
-                                       hidden_sizes=(4,), train_pi_iters=1, train_v_iters=1), rec)
+    train_ppo(
+        Counter,
+        2,
+        0,
+        PPOConfig(
+            n_envs=1,
+            max_episode_steps=5,
+            steps_per_epoch=7,
+            hidden_sizes=(4,),
+            train_pi_iters=1,
+            train_v_iters=1,
+        ),
+        rec,
+    )
     assert rec.seen[1][:3] == [2, 3, 4]
 
 
 def _spinning_up_finish_path(rews, vals, last_val, gamma, lam):
     """Spinning Up's PPOBuffer.finish_path for one trajectory (independent re-implementation)."""
+
     def cumsum(x, d):
         return np.array([sum(d**j * x[i + j] for j in range(len(x) - i)) for i in range(len(x))])
 

@@ -48,8 +48,9 @@ def assert_same_run(a, b):
     np.testing.assert_array_equal(log_a["n_episodes"], log_b["n_episodes"])
     np.testing.assert_allclose(log_a["avg_return"], log_b["avg_return"], rtol=1e-12)
     cols = [c for c in log_a.columns if c not in ("epoch", "env_steps", "wall_time")]
-    np.testing.assert_allclose(log_a[cols].to_numpy(float), log_b[cols].to_numpy(float),
-                               rtol=2e-4, atol=2e-6)  # fmt: skip
+    np.testing.assert_allclose(
+        log_a[cols].to_numpy(float), log_b[cols].to_numpy(float), rtol=2e-4, atol=2e-6
+    )
 
 
 @pytest.mark.parametrize("n_actions", [2, 6])

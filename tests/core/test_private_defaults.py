@@ -21,7 +21,8 @@ def test_smooth_gaussian_release_draws_from_the_seeded_generator():
     expected = value + np.random.default_rng(7).normal(0.0, 0.5, size=2)
     np.testing.assert_array_equal(smooth_gaussian_release(value, 0.5, 7), expected)
     np.testing.assert_array_equal(
-        smooth_gaussian_release(value, 0.5, np.random.default_rng(7)), expected)
+        smooth_gaussian_release(value, 0.5, np.random.default_rng(7)), expected
+    )
     with pytest.raises(ValueError, match="rng"):
         smooth_gaussian_release(value, 0.5, None)
     with pytest.raises(ValueError, match="rng"):
@@ -38,8 +39,9 @@ def test_smooth_gaussian_release_with_a_batched_sampler_makes_n_releases():
 def test_dpsgd_gradient_defaults_to_one_release():
     grads = [torch.ones((4, 2, 3))]
     default = dpsgd_gradient(grads, 1.0, 2.0, 4, torch.Generator().manual_seed(5))[0]
-    explicit = dpsgd_gradient(grads, 1.0, 2.0, 4, torch.Generator().manual_seed(5),
-                              n_releases=None)[0]
+    explicit = dpsgd_gradient(
+        grads, 1.0, 2.0, 4, torch.Generator().manual_seed(5), n_releases=None
+    )[0]
     assert default.shape == (2, 3)
     torch.testing.assert_close(default, explicit, rtol=0, atol=0)
 
@@ -47,8 +49,9 @@ def test_dpsgd_gradient_defaults_to_one_release():
 def test_dpsgd_gradient_n_releases_adds_a_leading_axis_with_the_calibrated_noise():
     """The clipped sum of zero gradients is 0: the releases are noise of std
     z C / B = 2 * 1 / 4 around 0."""
-    out = dpsgd_gradient([torch.zeros((4, 1))], 1.0, 2.0, 4, torch.Generator().manual_seed(5),
-                         n_releases=20_000)[0]
+    out = dpsgd_gradient(
+        [torch.zeros((4, 1))], 1.0, 2.0, 4, torch.Generator().manual_seed(5), n_releases=20_000
+    )[0]
     assert out.shape == (20_000, 1)
     assert float(out.std()) == pytest.approx(0.5, rel=0.03)
 
@@ -56,9 +59,12 @@ def test_dpsgd_gradient_n_releases_adds_a_leading_axis_with_the_calibrated_noise
 def test_laplace_gradient_mechanism_clips_by_default():
     g = np.array([[4.0, 0.0, 0.0]])
     np.testing.assert_array_equal(
-        local.laplace_gradient_mechanism(g, math.inf, 1.0, 0), local.clip_l1(g, 0.5))
-    np.testing.assert_array_equal(local.laplace_gradient_mechanism(g, 2.0, 1.0, 3),
-                                  local.laplace_gradient_mechanism(g, 2.0, 1.0, 3, clipped=True))
+        local.laplace_gradient_mechanism(g, math.inf, 1.0, 0), local.clip_l1(g, 0.5)
+    )
+    np.testing.assert_array_equal(
+        local.laplace_gradient_mechanism(g, 2.0, 1.0, 3),
+        local.laplace_gradient_mechanism(g, 2.0, 1.0, 3, clipped=True),
+    )
     gbar, noise = local.laplace_gradient_parts(g, 2.0, 1.0, 3)
     np.testing.assert_array_equal(gbar, local.clip_l1(g, 0.5))
     assert noise.shape == g.shape

@@ -58,15 +58,21 @@ def test_a_statistic_within_its_sensitivity_passes():
 
 
 def test_a_halved_sensitivity_fails():
-    with pytest.raises(ReplayAuditError, match=r"neighbour 0 \(replace one entry\) moved the "
-                                               r"statistic by 1\.29+8 in l1, beyond the "
-                                               r"sensitivity 1\.0"):
+    with pytest.raises(
+        ReplayAuditError,
+        match=r"neighbour 0 \(replace one entry\) moved the "
+        r"statistic by 1\.29+8 in l1, beyond the "
+        r"sensitivity 1\.0",
+    ):
         replay_audit(spec(sensitivity=1.0), DATA)
 
 
 def test_a_branch_on_the_data_before_the_noise_fails():
-    with pytest.raises(ReplayAuditError, match=r"control flow before the noise depends on the "
-                                               r"data: neighbour \d+ .*test_replay_audit\.py:\d+"):
+    with pytest.raises(
+        ReplayAuditError,
+        match=r"control flow before the noise depends on the "
+        r"data: neighbour \d+ .*test_replay_audit\.py:\d+",
+    ):
         replay_audit(spec(branchy_sum), DATA)
 
 
@@ -92,8 +98,9 @@ def test_a_sensitivity_read_at_the_dataset():
 
 def test_rows_are_separate_invocations():
     """Two rows, each moved by 1.5 in L2: within 2 row by row, not as one vector (2.12)."""
-    rows = ReplaySpec("rows", lambda d: d, 2.0, "l2", "every row moves", lambda d: [d + 1.5],
-                      rows=True)
+    rows = ReplaySpec(
+        "rows", lambda d: d, 2.0, "l2", "every row moves", lambda d: [d + 1.5], rows=True
+    )
     assert replay_audit(rows, np.zeros((2, 1))).worst == pytest.approx(0.75)
     whole = ReplaySpec("whole", lambda d: d, 2.0, "l2", "every row moves", lambda d: [d + 1.5])
     with pytest.raises(ReplayAuditError, match="beyond the sensitivity"):
@@ -101,8 +108,9 @@ def test_rows_are_separate_invocations():
 
 
 def test_a_shape_that_depends_on_the_data_fails():
-    positive = ReplaySpec("positive", lambda d: d[d > 0], 10.0, "l1", "replace one entry",
-                          replace_one)
+    positive = ReplaySpec(
+        "positive", lambda d: d[d > 0], 10.0, "l1", "replace one entry", replace_one
+    )
     with pytest.raises(ReplayAuditError, match="changed the statistic's shape"):
         replay_audit(positive, DATA)
 
@@ -122,8 +130,11 @@ def test_the_trace_holds_privrl_and_the_statistic_file_only():
 
 
 @settings(derandomize=True, max_examples=40, deadline=None)
-@given(data=st.lists(st.floats(-3, 3), min_size=1, max_size=6), i=st.integers(0, 5),
-       x=st.floats(-1e6, 1e6))
+@given(
+    data=st.lists(st.floats(-3, 3), min_size=1, max_size=6),
+    i=st.integers(0, 5),
+    x=st.floats(-1e6, 1e6),
+)
 def test_any_replace_one_neighbour_of_the_clipped_sum_passes(data, i, x):
     d = np.array(data)
     other = d.copy()

@@ -32,8 +32,9 @@ def test_constants():
     assert beta == pytest.approx(0.1 / (4 * (40 + math.log(20))))
 
 
-@pytest.mark.parametrize("epsilon, delta, d", [(0.1, 0.1, 40), (0.1, 0.1, 20), (0.7, 0.01, 3),
-                                                (2.5, 1e-6, 1)])
+@pytest.mark.parametrize(
+    "epsilon, delta, d", [(0.1, 0.1, 40), (0.1, 0.1, 20), (0.7, 0.01, 3), (2.5, 1e-6, 1)]
+)
 def test_smooth_gaussian_event_round_trips_and_gives_back_its_epsilon(epsilon, delta, d):
     event = SmoothGaussianEvent.calibrated(epsilon, delta, d)
     again = event_from_dict(event_to_dict(event))
@@ -182,6 +183,7 @@ def test_total_variation_bound_covers_the_worst_pairs_lemma1_allows():
             sy = 1.0
             sx = math.sqrt(ratio) * sy
             shift = min(sx, sy) / alpha  # condition (a) both ways round
+
             def half_gap(x, sx=sx, shift=shift, sy=sy):
                 return abs(stats.norm.pdf(x, 0, sx) - stats.norm.pdf(x, shift, sy)) / 2
 
@@ -196,7 +198,8 @@ def test_total_variation_bound_covers_the_worst_pairs_lemma1_allows():
     log_q = stats.norm.logpdf(x, mu, sy).sum(axis=1)
     terms = np.clip(1 - np.exp(log_q - log_p), 0, None)
     assert terms.mean() + 4 * terms.std() / math.sqrt(len(terms)) <= smooth_gaussian_tv_bound(
-        alpha, beta, 3)
+        alpha, beta, 3
+    )
     # a doubled beta (a rougher bound on the sensitivity) raises the bound
     assert smooth_gaussian_tv_bound(alpha, 2 * beta, 3) > smooth_gaussian_tv_bound(alpha, beta, 3)
 

@@ -108,8 +108,8 @@ def _diameter(points: np.ndarray) -> float:
     best = 0.0
     sq = np.einsum("ki,ki->k", points, points)
     for lo in range(0, len(points), 512):
-        block = points[lo: lo + 512]
-        d2 = sq[lo: lo + 512, None] + sq[None, :] - 2.0 * np.einsum("ai,bi->ab", block, points)
+        block = points[lo : lo + 512]
+        d2 = sq[lo : lo + 512, None] + sq[None, :] - 2.0 * np.einsum("ai,bi->ab", block, points)
         best = max(best, float(d2.max()))
     return math.sqrt(max(best, 0.0))
 
@@ -148,11 +148,13 @@ def test_the_alternating_walks_attain_delta_over_sqrt2_at_length_50():
     walk = np.arange(big_l + 1) % 2
     obs = np.stack([walk, walk + 2])
     rew = np.stack([np.where(walk[:-1] == 0, r, -r)] * 2)
-    traj = Trajectories(obs, np.zeros((2, big_l), dtype=np.int64), rew, np.full(2, big_l),
-                        np.zeros(2, dtype=bool))
+    traj = Trajectories(
+        obs, np.zeros((2, big_l), dtype=np.int64), rew, np.full(2, big_l), np.zeros(2, dtype=bool)
+    )
     bounds = ssp.SSPBounds(f, r, big_l, gamma)
-    rows = ssp.trajectory_statistics(ssp.bounded_transitions(traj, phi, bounds, strict=True),
-                                     slice(None))
+    rows = ssp.trajectory_statistics(
+        ssp.bounded_transitions(traj, phi, bounds, strict=True), slice(None)
+    )
     change = float(np.linalg.norm(rows[0] - rows[1]))
     assert change == pytest.approx(bounds.exact_sensitivity / math.sqrt(2), rel=1e-12)
 
@@ -167,16 +169,22 @@ def test_enforced_bounds_keep_replace_one_within_delta():
     m, h, n_states = 30, 2 * big_l, 5
     phi = rng.normal(size=(n_states, 3)) * 1.5
     obs = rng.integers(0, n_states, size=(m, h + 1))
-    traj = Trajectories(obs, np.zeros((m, h), dtype=np.int64), rng.uniform(-5, 5, size=(m, h)),
-                        rng.integers(1, h + 1, size=m), rng.random(m) < 0.5)
+    traj = Trajectories(
+        obs,
+        np.zeros((m, h), dtype=np.int64),
+        rng.uniform(-5, 5, size=(m, h)),
+        rng.integers(1, h + 1, size=m),
+        rng.random(m) < 0.5,
+    )
     bounds = ssp.SSPBounds(f, r, big_l, gamma)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ClippedDataWarning)
         base = ssp.stack(*ssp.sufficient_statistics(ssp.bounded_transitions(traj, phi, bounds)))
         for i, j in rng.integers(0, m, size=(40, 2)):
             other = traj.replace(int(i), traj, int(j))
-            moved = ssp.stack(*ssp.sufficient_statistics(
-                ssp.bounded_transitions(other, phi, bounds)))
+            moved = ssp.stack(
+                *ssp.sufficient_statistics(ssp.bounded_transitions(other, phi, bounds))
+            )
             assert np.linalg.norm(moved - base) <= bounds.exact_sensitivity * (1 + 1e-12)
 
 
@@ -184,8 +192,9 @@ def test_bounds_are_enforced_with_warnings_that_state_no_data():
     """Each bound warns naming itself only (no count, no value of the data) and clips; strict
     raises the same message."""
     traj = _chain(20, 5, 10, seed=4)
-    big = Trajectories(traj.observations, traj.actions, traj.rewards * 7.0, traj.lengths,
-                       traj.terminated)
+    big = Trajectories(
+        traj.observations, traj.actions, traj.rewards * 7.0, traj.lengths, traj.terminated
+    )
     bounds = ssp.SSPBounds(0.5, 1.0, 3, 0.9)
     with pytest.warns(ClippedDataWarning) as caught:
         data = ssp.bounded_transitions(big, 2.0 * np.eye(5), bounds)
@@ -197,11 +206,14 @@ def test_bounds_are_enforced_with_warnings_that_state_no_data():
     assert np.abs(data.rewards).max() <= 1.0
     assert np.linalg.norm(data.phi, axis=-1).max() <= 0.5 * (1 + 1e-15)
     assert not data.terminated[traj.lengths > 3].any()
-    for kw in ({"features": 2.0 * np.eye(5), "traj": traj},
-               {"features": 0.5 * np.eye(5), "traj": big}):
+    for kw in (
+        {"features": 2.0 * np.eye(5), "traj": traj},
+        {"features": 0.5 * np.eye(5), "traj": big},
+    ):
         with pytest.raises(ValueError, match="the privacy analysis assumes"):
-            ssp.bounded_transitions(kw["traj"], kw["features"], ssp.SSPBounds(0.5, 1.0, 10, 0.9),
-                                    strict=True)
+            ssp.bounded_transitions(
+                kw["traj"], kw["features"], ssp.SSPBounds(0.5, 1.0, 10, 0.9), strict=True
+            )
     with pytest.raises(ValueError, match="max_length = 3"):
         ssp.bounded_transitions(traj, 0.5 * np.eye(5), bounds, strict=True)
 
@@ -210,8 +222,13 @@ def test_feature_observations_are_clipped_per_observation():
     """Feature vectors as observations (features=None): each real one scaled to norm F."""
     rng = np.random.default_rng(2)
     obs = rng.normal(size=(6, 4, 2)) * 3.0
-    traj = Trajectories(obs, np.zeros((6, 3), dtype=np.int64), rng.uniform(-1, 1, size=(6, 3)),
-                        np.full(6, 3), np.zeros(6, dtype=bool))
+    traj = Trajectories(
+        obs,
+        np.zeros((6, 3), dtype=np.int64),
+        rng.uniform(-1, 1, size=(6, 3)),
+        np.full(6, 3),
+        np.zeros(6, dtype=bool),
+    )
     with pytest.warns(ClippedDataWarning, match="observations"):
         data = ssp.bounded_transitions(traj, None, ssp.SSPBounds(1.0, 1.0, 3, 0.5))
     np.testing.assert_allclose(np.linalg.norm(data.phi, axis=-1), 1.0, rtol=1e-12)
@@ -249,11 +266,18 @@ def test_event_is_a_replace_one_gaussian_of_the_calibrated_multiplier():
     assert event_from_dict(event_to_dict(event)) == event
 
 
-@pytest.mark.parametrize("kw, match", [
-    ({"feature_bound": 0.0}, "feature_bound"), ({"reward_bound": -1.0}, "reward_bound"),
-    ({"max_length": 0}, "max_length"), ({"max_length": 2**21}, "max_length"),
-    ({"gamma": 1.5}, "gamma"), ({"gamma": -0.1}, "gamma"), ({"feature_bound": 1e200}, "feature"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"feature_bound": 0.0}, "feature_bound"),
+        ({"reward_bound": -1.0}, "reward_bound"),
+        ({"max_length": 0}, "max_length"),
+        ({"max_length": 2**21}, "max_length"),
+        ({"gamma": 1.5}, "gamma"),
+        ({"gamma": -0.1}, "gamma"),
+        ({"feature_bound": 1e200}, "feature"),
+    ],
+)
 def test_bounds_validation(kw, match):
     args = {"feature_bound": 1.0, "reward_bound": 1.0, "max_length": 5, "gamma": 0.9, **kw}
     with pytest.raises(ValueError, match=match):
@@ -266,5 +290,6 @@ def test_the_extremal_pair_moves_the_statistics_by_delta_over_sqrt_2(gamma):
     Delta_2 / sqrt(2) (and each walk alone is within the bounds, so nothing is clipped)."""
     bounds = ssp.SSPBounds(1.5, 0.7, 9, gamma)
     one, other = (ssp.trajectory_statistics(x)[0] for x in ssp.extremal_pair(bounds, 3))
-    assert np.isclose(np.linalg.norm(one - other), bounds.exact_sensitivity / np.sqrt(2),
-                      rtol=1e-12)
+    assert np.isclose(
+        np.linalg.norm(one - other), bounds.exact_sensitivity / np.sqrt(2), rtol=1e-12
+    )

@@ -145,8 +145,14 @@ def test_bad_sizes():
 # epsilon, large n, where the optimal order is 256 or more.
 @pytest.mark.parametrize(
     ("z", "n", "T", "delta"),
-    [(30.0, 40, 100, 1e-5), (1.0, 1000, 100, 1e-5), (10.0, 4000, 100, 1e-5), (1.0, 1000, 5000, 0.1),
-     (5.0, 40, 1000, 1e-5), (0.65, 1000, 2000, 0.1)],
+    [
+        (30.0, 40, 100, 1e-5),
+        (1.0, 1000, 100, 1e-5),
+        (10.0, 4000, 100, 1e-5),
+        (1.0, 1000, 5000, 0.1),
+        (5.0, 40, 1000, 1e-5),
+        (0.65, 1000, 2000, 0.1),
+    ],
 )
 def test_epsilon_is_tight_against_dp_accounting_default_orders(z, n, T, delta):
     ours = gpope_epsilon(z, n, T, delta)
@@ -213,7 +219,8 @@ def test_pld_epsilon_is_the_exact_gaussian_at_full_batch():
 
     for z, T in [(4.0, 10), (1.0, 100)]:
         assert gpope_pld_epsilon(z, 1, T, 1e-5) == pytest.approx(
-            gaussian_epsilon(z / math.sqrt(T), 1e-5), rel=2e-3)
+            gaussian_epsilon(z / math.sqrt(T), 1e-5), rel=2e-3
+        )
 
 
 def test_pld_epsilon_against_dp_accounting_directly_and_below_the_rdp_figure():
@@ -225,9 +232,11 @@ def test_pld_epsilon_against_dp_accounting_directly_and_below_the_rdp_figure():
     from privrl.core.accounting.subsampled import gpope_pld_epsilon
 
     z, n, T, delta = 1.0, 50, 1000, 1e-5
-    direct = pld.from_gaussian_mechanism(
-        z, sampling_prob=1.0 / n, value_discretization_interval=1e-3
-    ).self_compose(T).get_epsilon_for_delta(delta)
+    direct = (
+        pld.from_gaussian_mechanism(z, sampling_prob=1.0 / n, value_discretization_interval=1e-3)
+        .self_compose(T)
+        .get_epsilon_for_delta(delta)
+    )
     ours = gpope_pld_epsilon(z, n, T, delta)
     assert ours == pytest.approx(direct, rel=1e-9)
     assert ours < gpope_epsilon(z, n, T, delta)
@@ -252,8 +261,10 @@ def test_pld_epsilon_is_attained_by_a_gpope_pair_by_numerical_integration():
     p_x = (1 - q) * norm.pdf(y, 1, s) + q * norm.pdf(y, -1, s)
     p_xp = norm.pdf(y, 1, s)
     dy = y[1] - y[0]
-    exact = max(np.maximum(p_x - math.exp(eps) * p_xp, 0).sum() * dy,
-                np.maximum(p_xp - math.exp(eps) * p_x, 0).sum() * dy)
+    exact = max(
+        np.maximum(p_x - math.exp(eps) * p_xp, 0).sum() * dy,
+        np.maximum(p_xp - math.exp(eps) * p_x, 0).sum() * dy,
+    )
     acc = PLDAccountant(NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=1e-4)
     ours = acc.compose(gpope_pld_event(z, 2, 1)).get_delta(eps)
     assert ours == pytest.approx(exact, rel=1e-3)

@@ -19,8 +19,14 @@ def hockey_stick(epsilon: float, sensitivity: float, sigma: float) -> float:
     max(p - e^eps q, 0), over x above the crossing (independent of the closed form)."""
     cross = sigma**2 * epsilon / sensitivity + sensitivity / 2.0
     p, q = stats.norm(sensitivity, sigma), stats.norm(0.0, sigma)
-    value, _ = integrate.quad(lambda x: p.pdf(x) - math.exp(epsilon) * q.pdf(x), cross,
-                              cross + 40.0 * sigma, epsabs=1e-14, epsrel=1e-10, limit=200)
+    value, _ = integrate.quad(
+        lambda x: p.pdf(x) - math.exp(epsilon) * q.pdf(x),
+        cross,
+        cross + 40.0 * sigma,
+        epsabs=1e-14,
+        epsrel=1e-10,
+        limit=200,
+    )
     return value
 
 
@@ -31,8 +37,9 @@ def test_the_limit_is_where_the_theorem_stops_holding(delta):
     C = fn.theorem5_C(ARGS["alpha"], ARGS["k"], ARGS["L"], ARGS["B"])
     sensitivity = math.sqrt(ARGS["n_updates"] * C)  # Lemma 6 at equality, U updates composed
     for eps, holds in ((0.98 * limit, True), (1.02 * limit, False), (2.0 * limit, False)):
-        sigma = fn.theorem5_sigma(eps, delta, ARGS["n_updates"], ARGS["B"], ARGS["alpha"],
-                                  ARGS["k"], ARGS["L"])
+        sigma = fn.theorem5_sigma(
+            eps, delta, ARGS["n_updates"], ARGS["B"], ARGS["alpha"], ARGS["k"], ARGS["L"]
+        )
         assert (hockey_stick(eps, sensitivity, sigma) <= delta) is holds, eps
 
 
@@ -56,11 +63,14 @@ def test_calibration_refuses_the_range_where_the_theorem_is_false():
 
 
 def test_the_event_certifies_nothing_above_the_limit():
-    cal = fn.calibrate_algorithm1(0.9, 1e-4, ARGS["n_updates"], ARGS["B"], ARGS["alpha"],
-                                  ARGS["L"], 20)
-    event = fn.Theorem5Event(cal["sigma"], ARGS["n_updates"], ARGS["B"], ARGS["alpha"],
-                             cal["k"], ARGS["L"], 20)
+    cal = fn.calibrate_algorithm1(
+        0.9, 1e-4, ARGS["n_updates"], ARGS["B"], ARGS["alpha"], ARGS["L"], 20
+    )
+    event = fn.Theorem5Event(
+        cal["sigma"], ARGS["n_updates"], ARGS["B"], ARGS["alpha"], cal["k"], ARGS["L"], 20
+    )
     assert event.epsilon(1e-4) <= 0.9
-    weak = fn.Theorem5Event(cal["sigma"] / 100.0, ARGS["n_updates"], ARGS["B"], ARGS["alpha"],
-                            cal["k"], ARGS["L"], 20)
+    weak = fn.Theorem5Event(
+        cal["sigma"] / 100.0, ARGS["n_updates"], ARGS["B"], ARGS["alpha"], cal["k"], ARGS["L"], 20
+    )
     assert weak.epsilon(1e-4) == math.inf

@@ -80,8 +80,14 @@ def test_clipping_messages_name_the_public_bound_and_nothing_of_the_data():
 
     small = message(lambda: clip_to_bound(np.array([0.5, 1.2]), "returns", 0.0, 1.0))
     large = message(lambda: clip_to_bound(np.array([9.75, -3.125, 7.5, 0.25]), "returns", 0.0, 1.0))
-    assert small == large == ("returns: values lie outside the bound [0, 1] the privacy analysis "
-                              "assumes; clipped to it")
+    assert (
+        small
+        == large
+        == (
+            "returns: values lie outside the bound [0, 1] the privacy analysis "
+            "assumes; clipped to it"
+        )
+    )
     one = message(lambda: into_restricted_simplex(np.array([[0.99, 0.01]]), 0.05))
     two = message(lambda: into_restricted_simplex(np.array([[0.999, 0.001], [0.97, 0.03]]), 0.05))
     assert one == two and "0.05" in one and "0.01" not in one and "0.001" not in two

@@ -143,8 +143,9 @@ def returning(data: Any, m: int) -> Callable[..., Any]:
     return sampler
 
 
-def recorded(into: list[Any], keep: Callable[..., Any], stop_after: int | None = None
-             ) -> Callable[..., Any]:
+def recorded(
+    into: list[Any], keep: Callable[..., Any], stop_after: int | None = None
+) -> Callable[..., Any]:
     """A wrapper that passes the call through and appends ``keep(result, *args, **kwargs)`` to
     ``into`` (ending the run with :class:`_Stop` once ``stop_after`` calls were kept)."""
 
@@ -158,8 +159,13 @@ def recorded(into: list[Any], keep: Callable[..., Any], stop_after: int | None =
     return wrapper
 
 
-def zero_draw(original: Callable[..., Any], scale: Any, shape: tuple[int, ...], rng: Any,
-              inversion: bool = False) -> np.ndarray:
+def zero_draw(
+    original: Callable[..., Any],
+    scale: Any,
+    shape: tuple[int, ...],
+    rng: Any,
+    inversion: bool = False,
+) -> np.ndarray:
     """The discrete Laplace draw (``discrete_laplace.bounded_noise``) frozen at 0: the value the
     noise is added to is returned unchanged (and no compiled sampler is needed)."""
     return np.zeros(shape, dtype=np.int64)
@@ -175,8 +181,9 @@ def run_until_recorded(run: Callable[[], Any]) -> None:
         run()
 
 
-def chain_neighbours(traj: Trajectories, n_states: int, rewards: Sequence[float],
-                     positions: Sequence[int] = (0,)) -> Iterator[Trajectories]:
+def chain_neighbours(
+    traj: Trajectories, n_states: int, rewards: Sequence[float], positions: Sequence[int] = (0,)
+) -> Iterator[Trajectories]:
     """Replace-one neighbours at the edges (the targeted ones of the API's specs that move the
     chapters' releases most): the trajectory at each of ``positions`` (-1: the last) replaced by
     the longest or the shortest terminated one, through every state in turn or staying in the
@@ -187,8 +194,13 @@ def chain_neighbours(traj: Trajectories, n_states: int, rewards: Sequence[float]
         for length in (horizon, 1):
             for states in (t % n_states, np.full(horizon + 1, n_states - 1)):
                 for r in rewards:
-                    other = Trajectories(states[None, :], np.zeros((1, horizon), np.int64),
-                                         np.full((1, horizon), float(r)), [length], [True])
+                    other = Trajectories(
+                        states[None, :],
+                        np.zeros((1, horizon), np.int64),
+                        np.full((1, horizon), float(r)),
+                        [length],
+                        [True],
+                    )
                     yield traj.replace(i % traj.n_trajectories, other)
 
 
@@ -206,8 +218,16 @@ def bound_rewards(low: float, high: float, gamma: float, horizon: int) -> list[f
 
 # ------------------------------------------------------------------ smooth sensitivity (Lemma 1)
 
-def smooth_release(chapter: str, name: str, run: Callable[[Any], Any], index: int, alpha: float,
-                   neighbours: Callable[[Any], Iterable[Any]], data: Any) -> ChapterRelease:
+
+def smooth_release(
+    chapter: str,
+    name: str,
+    run: Callable[[Any], Any],
+    index: int,
+    alpha: float,
+    neighbours: Callable[[Any], Iterable[Any]],
+    data: Any,
+) -> ChapterRelease:
     """DP-LSW or DP-LSL made by ``run(data)``: call ``index`` of ``smooth_gaussian_release`` in
     the run, its ``centre`` (the fit) against ``sigma / alpha`` (Lemma 1 (a): the local
     sensitivity bound the noise scale ``sigma`` was drawn with, at the dataset; ``alpha`` the
@@ -220,17 +240,29 @@ def smooth_release(chapter: str, name: str, run: Callable[[Any], Any], index: in
             run_until_recorded(lambda: run(d))
         return kept
 
-    spec = ReplaySpec(f"{chapter}: {name}", lambda d: calls(d)[index][0],
-                      lambda d: calls(d)[index][1] / alpha, "l2", "replace-one (one trajectory)",
-                      neighbours)
+    spec = ReplaySpec(
+        f"{chapter}: {name}",
+        lambda d: calls(d)[index][0],
+        lambda d: calls(d)[index][1] / alpha,
+        "l2",
+        "replace-one (one trajectory)",
+        neighbours,
+    )
     return ChapterRelease(chapter, spec, data)
 
 
 # ------------------------------------------------------------------ GPOPE (Xie et al. 2019)
 
-def gpope_release(chapter: str, name: str, run: Callable[[Any], Any], owner: Any,
-                  clip_norm: float, neighbours: Callable[[Any], Iterable[Any]],
-                  data: Any) -> ChapterRelease:
+
+def gpope_release(
+    chapter: str,
+    name: str,
+    run: Callable[[Any], Any],
+    owner: Any,
+    clip_norm: float,
+    neighbours: Callable[[Any], Iterable[Any]],
+    data: Any,
+) -> ChapterRelease:
     """Every noisy step of every GPOPE run ``run(data)`` makes through ``owner.gpope``: the
     clipped gradient of the sampled trajectory (``gtd.clipped_gradients``) of each trial with a
     noise multiplier above 0, one row per step, against ``2 G`` (the replace-one sensitivity its
@@ -249,8 +281,14 @@ def gpope_release(chapter: str, name: str, run: Callable[[Any], Any], owner: Any
             private.append(np.broadcast_to(np.asarray(z, dtype=float), (n_trials,)) > 0)
             return original(*args, **kwargs)
 
-        def gradient(original: Callable[..., Any], B: np.ndarray, h: np.ndarray, idx: np.ndarray,
-                     x: np.ndarray, clip: float) -> tuple[np.ndarray, int]:
+        def gradient(
+            original: Callable[..., Any],
+            B: np.ndarray,
+            h: np.ndarray,
+            idx: np.ndarray,
+            x: np.ndarray,
+            clip: float,
+        ) -> tuple[np.ndarray, int]:
             if transcript is not None:
                 x = transcript[len(seen)].copy()
             seen.append(x.copy())
@@ -263,8 +301,15 @@ def gpope_release(chapter: str, name: str, run: Callable[[Any], Any], owner: Any
         return np.concatenate(rows), seen
 
     _, frozen = steps(data, None)
-    spec = ReplaySpec(f"{chapter}: {name}", lambda d: steps(d, frozen)[0], 2.0 * clip_norm,
-                      "l2", "replace-one (one trajectory)", neighbours, rows=True)
+    spec = ReplaySpec(
+        f"{chapter}: {name}",
+        lambda d: steps(d, frozen)[0],
+        2.0 * clip_norm,
+        "l2",
+        "replace-one (one trajectory)",
+        neighbours,
+        rows=True,
+    )
     return ChapterRelease(chapter, spec, data)
 
 
@@ -280,8 +325,13 @@ def balle2016() -> list[ChapterRelease]:
     features, the chapter's (epsilon, delta, F) = (0.1, 0.1, 1), on one batch of the chapter's
     chain; replace-one trajectory (the ledger's relation)."""
     p = BALLE
-    config = {**{k: getattr(p, k) for k in TRIAL_KEYS}, "reg_log10_min": p.reg_log10_min,
-              "reg_log10_max": p.reg_log10_max, "reg_n": p.reg_n, "m": BALLE_M}
+    config = {
+        **{k: getattr(p, k) for k in TRIAL_KEYS},
+        "reg_log10_min": p.reg_log10_min,
+        "reg_log10_max": p.reg_log10_max,
+        "reg_n": p.reg_n,
+        "m": BALLE_M,
+    }
     data = chain_env.sample_trajectories(p.mdp(), BALLE_M, 1, p.max_steps)
     rewards = bound_rewards(0.0, p.return_bound, p.gamma, data.horizon)
 
@@ -290,11 +340,21 @@ def balle2016() -> list[ChapterRelease]:
             balle_runs.run_batch(config, np.random.SeedSequence(FROZEN_SEED))
 
     alpha = SmoothGaussianEvent.calibrated(p.epsilon, p.delta, 1).alpha
-    names = [f"{method} ({features})" for features in p.features()
-             for method in ("DP-LSW", "DP-LSL")]
-    return [smooth_release("balle2016", name, run, k, alpha,
-                           lambda d: chain_neighbours(d, p.n_states, rewards), data)
-            for k, name in enumerate(names)]
+    names = [
+        f"{method} ({features})" for features in p.features() for method in ("DP-LSW", "DP-LSL")
+    ]
+    return [
+        smooth_release(
+            "balle2016",
+            name,
+            run,
+            k,
+            alpha,
+            lambda d: chain_neighbours(d, p.n_states, rewards),
+            data,
+        )
+        for k, name in enumerate(names)
+    ]
 
 
 # ------------------------------------------------------------------ xie2019
@@ -312,8 +372,14 @@ def xie2019() -> list[ChapterRelease]:
     its grid cells (``mc_lsw.run_lsw_trial``, 5 x 5 cells, the profile's epsilon 4). Replace-one
     trajectory (the ledger's)."""
     p = XIE
-    config = {**chain_config(p), "n": XIE_N, "iterations": p.chain_iterations,
-              "step_size": 0.1, "gate_step": 0.1, "z": 2.0}
+    config = {
+        **chain_config(p),
+        "n": XIE_N,
+        "iterations": p.chain_iterations,
+        "step_size": 0.1,
+        "gate_step": 0.1,
+        "z": 2.0,
+    }
     prob = xie_chain.chain_problem(config)
     data = chain_env.sample_trajectories(prob["mdp"], XIE_N, 1, p.max_steps)
     n_states = prob["mdp"].n_states
@@ -325,10 +391,21 @@ def xie2019() -> list[ChapterRelease]:
 
     alpha = SmoothGaussianEvent.calibrated(p.epsilon, p.delta, 1).alpha
     neighbours = lambda d: chain_neighbours(d, n_states, rewards)  # noqa: E731
-    out = [gpope_release("xie2019", "GPOPE (chain, Figure 1 a)", run, xie_chain, p.clip_norm,
-                         lambda d: chain_neighbours(d, n_states, GPOPE_REWARDS), data)]
-    out += [smooth_release("xie2019", f"{m} (chain, Figure 1 a)", run, k, alpha, neighbours,
-                           data) for k, m in enumerate(("DP-LSW", "DP-LSL"))]
+    out = [
+        gpope_release(
+            "xie2019",
+            "GPOPE (chain, Figure 1 a)",
+            run,
+            xie_chain,
+            p.clip_norm,
+            lambda d: chain_neighbours(d, n_states, GPOPE_REWARDS),
+            data,
+        )
+    ]
+    out += [
+        smooth_release("xie2019", f"{m} (chain, Figure 1 a)", run, k, alpha, neighbours, data)
+        for k, m in enumerate(("DP-LSW", "DP-LSL"))
+    ]
     return out + xie2019_mountain_car()
 
 
@@ -345,8 +422,9 @@ def mountain_car_data(domain: str = "mountain_car_on") -> tuple[Trajectories, np
     return mcar.collect(behaviour, MC_N, 1, MC_STEPS)
 
 
-def mountain_car_neighbours(data: tuple[Trajectories, np.ndarray]
-                            ) -> Iterator[tuple[Trajectories, np.ndarray]]:
+def mountain_car_neighbours(
+    data: tuple[Trajectories, np.ndarray],
+) -> Iterator[tuple[Trajectories, np.ndarray]]:
     """Replace-one neighbours at the edges: the first episode replaced by the longest or the
     shortest, its states at the box's upper corner or alternating between opposite corners,
     rewards -1 (the domain's), 0 or -1000 (beyond every return bound), its behaviour
@@ -355,11 +433,18 @@ def mountain_car_neighbours(data: tuple[Trajectories, np.ndarray]
     horizon = traj.horizon
     t = np.arange(horizon + 1)[:, None]
     for length in (horizon, 1):
-        for states in (np.broadcast_to(mcar.HIGH, (horizon + 1, 2)),
-                       np.where(t % 2 == 0, mcar.LOW, mcar.HIGH)):
+        for states in (
+            np.broadcast_to(mcar.HIGH, (horizon + 1, 2)),
+            np.where(t % 2 == 0, mcar.LOW, mcar.HIGH),
+        ):
             for reward in (-1.0, 0.0, -1000.0):
-                other = Trajectories(states[None], np.zeros((1, horizon), np.int64),
-                                     np.full((1, horizon), reward), [length], [False])
+                other = Trajectories(
+                    states[None],
+                    np.zeros((1, horizon), np.int64),
+                    np.full((1, horizon), reward),
+                    [length],
+                    [False],
+                )
                 moved = probs.copy()
                 moved[0] = probs.min()
                 yield traj.replace(0, other), moved
@@ -393,37 +478,65 @@ def xie2019_mountain_car() -> list[ChapterRelease]:
     settings = dataclasses.replace(xie_domains.SETTINGS[domain], iterations=10)
     dim = mcar.fourier_features(np.zeros((1, 2))).shape[-1]
     release = xie_privacy.domain_releases(p, domain)[0]
-    config = {"domain": domain, "n": MC_N, "noise": [(release.target_epsilon, 1.0, 0.1)],
-              "hiv_horizon": p.hiv_horizon, "hiv_pool_size": p.hiv_pool_size,
-              "hiv_heldout": p.hiv_heldout}
+    config = {
+        "domain": domain,
+        "n": MC_N,
+        "noise": [(release.target_epsilon, 1.0, 0.1)],
+        "hiv_horizon": p.hiv_horizon,
+        "hiv_pool_size": p.hiv_pool_size,
+        "hiv_heldout": p.hiv_heldout,
+    }
 
     heldout = (xie_domains, "heldout_problem", public_problem(dim))
 
     def run_gpope(d: tuple[Trajectories, np.ndarray]) -> None:
-        with wrapped(injected_mountain_car(d), heldout), \
-                mock.patch.dict(xie_domains.SETTINGS, {domain: settings}):
+        with (
+            wrapped(injected_mountain_car(d), heldout),
+            mock.patch.dict(xie_domains.SETTINGS, {domain: settings}),
+        ):
             xie_domains.run_domain_trial(config, np.random.SeedSequence(FROZEN_SEED))
 
-    lsw_config = {"n": MC_N, "grids": (5,), "epsilons": tuple(p.mc_epsilons),
-                  "delta": p.domain_delta}
+    lsw_config = {
+        "n": MC_N,
+        "grids": (5,),
+        "epsilons": tuple(p.mc_epsilons),
+        "delta": p.domain_delta,
+    }
 
     def run_lsw(d: tuple[Trajectories, np.ndarray]) -> None:
         with wrapped(injected_mountain_car(d), heldout):
             mc_lsw.run_lsw_trial(lsw_config, np.random.SeedSequence(FROZEN_SEED))
 
     alpha = SmoothGaussianEvent.calibrated(p.mc_epsilons[0], p.domain_delta, dim).alpha
-    return [gpope_release("xie2019", "GPOPE (Mountain Car on-policy, Figure 2 a)", run_gpope,
-                          xie_domains, release.clip_norm, mountain_car_neighbours, data),
-            smooth_release("xie2019", "DP-LSW (Mountain Car grid cells, Figure 2 a)", run_lsw, 0,
-                           alpha, mountain_car_neighbours, data)]
+    return [
+        gpope_release(
+            "xie2019",
+            "GPOPE (Mountain Car on-policy, Figure 2 a)",
+            run_gpope,
+            xie_domains,
+            release.clip_norm,
+            mountain_car_neighbours,
+            data,
+        ),
+        smooth_release(
+            "xie2019",
+            "DP-LSW (Mountain Car grid cells, Figure 2 a)",
+            run_lsw,
+            0,
+            alpha,
+            mountain_car_neighbours,
+            data,
+        ),
+    ]
 
 
 # ------------------------------------------------------------------ frontier
 
 #: The frontier's chain cut down: 10 states, episodes of at most 20 steps, releases at n = 5 (a
 #: prefix) and n = 10, T = 10.
-FRONTIER = FrontierProfile.quick(n_states=10, max_steps=20, sizes=(5, 10),
-                                 iterations_grid=(10,), epsilons=(1.0,))
+FRONTIER = FrontierProfile.quick(
+    n_states=10, max_steps=20, sizes=(5, 10), iterations_grid=(10,), epsilons=(1.0,)
+)
 
 
 def frontier() -> list[ChapterRelease]:
@@ -432,9 +545,10 @@ def frontier() -> list[ChapterRelease]:
     1e-5, F = 1); replace-one trajectory of the release's n (a neighbour of the last trajectory
     moves only the n = 10 releases)."""
     p = FRONTIER
-    config = {**p.domain_config("chain"),
-              "gpope": tuple((n, 1.0, acct, 2.0, 0.1, 10) for n in p.sizes
-                             for acct in ("PLD", "RDP"))}
+    config = {
+        **p.domain_config("chain"),
+        "gpope": tuple((n, 1.0, acct, 2.0, 0.1, 10) for n in p.sizes for acct in ("PLD", "RDP")),
+    }
     prob = xie_chain.chain_problem(config)
     data = chain_env.sample_trajectories(prob["mdp"], max(p.sizes), 2, p.max_steps)
     rewards = bound_rewards(0.0, p.return_bound, p.gamma, data.horizon)
@@ -445,12 +559,22 @@ def frontier() -> list[ChapterRelease]:
             frontier_trials.run_frontier(config, np.random.SeedSequence(FROZEN_SEED))
 
     alpha = SmoothGaussianEvent.calibrated(p.epsilons[0], p.delta, 1).alpha
-    out = [gpope_release("frontier", "GPOPE (chain, n = 5 and 10, PLD and RDP)", run,
-                         frontier_trials, config["clip_norm"],
-                         lambda d: chain_neighbours(d, p.n_states, GPOPE_REWARDS, (0, -1)), data)]
+    out = [
+        gpope_release(
+            "frontier",
+            "GPOPE (chain, n = 5 and 10, PLD and RDP)",
+            run,
+            frontier_trials,
+            config["clip_norm"],
+            lambda d: chain_neighbours(d, p.n_states, GPOPE_REWARDS, (0, -1)),
+            data,
+        )
+    ]
     names = [f"{m} (chain, n = {n})" for n in p.sizes for m in ("DP-LSW", "DP-LSL")]
-    out += [smooth_release("frontier", name, run, k, alpha, neighbours, data)
-            for k, name in enumerate(names)]
+    out += [
+        smooth_release("frontier", name, run, k, alpha, neighbours, data)
+        for k, name in enumerate(names)
+    ]
     return out + frontier_mountain_car() + [frontier_ssp_lstd()]
 
 
@@ -461,8 +585,11 @@ def frontier_ssp_lstd() -> ChapterRelease:
     :math:`\\Delta_2` with its margin, which its noise is calibrated to. Neighbours stay in the
     chain's rewards {0, 1}: the map enforces its bounds strictly (a reward beyond them raises)."""
     p = FRONTIER
-    config = {**p.domain_config("chain"), "floor_lam": 0.1,
-              "ssp_lams": tuple((n, 1.0, 1.0) for n in p.sizes)}
+    config = {
+        **p.domain_config("chain"),
+        "floor_lam": 0.1,
+        "ssp_lams": tuple((n, 1.0, 1.0) for n in p.sizes),
+    }
     prob = xie_chain.chain_problem(config)
     data = chain_env.sample_trajectories(prob["mdp"], max(p.sizes), 2, p.max_steps)
     bounds = frontier_trials.ssp_bounds(config)
@@ -477,17 +604,24 @@ def frontier_ssp_lstd() -> ChapterRelease:
             steps.append(args[2].step)
             return original(grid, *args)
 
-        with wrapped((ed, "sample_trajectories", returning(d, d.n_trajectories)),
-                     (ssp, "noisy_statistics", call)):
+        with wrapped(
+            (ed, "sample_trajectories", returning(d, d.n_trajectories)),
+            (ssp, "noisy_statistics", call),
+        ):
             frontier_trials.run_ssp_lstd(config, np.random.SeedSequence(FROZEN_SEED))
         return np.vstack(rows)
 
     sums(data)
     sensitivity = grid_l2_sensitivity(bounds.sensitivity, coordinates, steps[0])
-    spec = ReplaySpec("frontier: SSP-LSTD (chain, n = 5 and 10)", sums, sensitivity, "l2",
-                      "replace-one (one trajectory)",
-                      lambda d: chain_neighbours(d, p.n_states, (1.0, 0.0), (0, -1)),
-                      rows=True)
+    spec = ReplaySpec(
+        "frontier: SSP-LSTD (chain, n = 5 and 10)",
+        sums,
+        sensitivity,
+        "l2",
+        "replace-one (one trajectory)",
+        lambda d: chain_neighbours(d, p.n_states, (1.0, 0.0), (0, -1)),
+        rows=True,
+    )
     return ChapterRelease("frontier", spec, data)
 
 
@@ -496,22 +630,44 @@ def frontier_mountain_car() -> list[ChapterRelease]:
     n = 3 (the profile's epsilon, T = 10), the target problem (public, 2,000 episodes) stood in
     for."""
     p, domain = FRONTIER, "mountain_car_on"
-    config = {**p.domain_config(domain), "sizes": (MC_N,), "lsw_cells": 5,
-              "gpope": ((MC_N, p.epsilons[0], "PLD", 2.0, 0.1, 10),)}
+    config = {
+        **p.domain_config(domain),
+        "sizes": (MC_N,),
+        "lsw_cells": 5,
+        "gpope": ((MC_N, p.epsilons[0], "PLD", 2.0, 0.1, 10),),
+    }
     data = mountain_car_data(domain)
     dim = mcar.fourier_features(np.zeros((1, 2))).shape[-1]
 
     def run(d: tuple[Trajectories, np.ndarray]) -> None:
-        with wrapped(injected_mountain_car(d),
-                     (frontier_trials, "target_problem", public_problem(dim)),
-                     (frontier_trials, "value_states", public_states(dim))):
+        with wrapped(
+            injected_mountain_car(d),
+            (frontier_trials, "target_problem", public_problem(dim)),
+            (frontier_trials, "value_states", public_states(dim)),
+        ):
             frontier_trials.run_frontier(config, np.random.SeedSequence(FROZEN_SEED))
 
     alpha = SmoothGaussianEvent.calibrated(p.epsilons[0], p.delta, dim).alpha
-    return [gpope_release("frontier", "GPOPE (Mountain Car on-policy)", run, frontier_trials,
-                          config["clip_norm"], mountain_car_neighbours, data),
-            smooth_release("frontier", "DP-LSW (Mountain Car grid cells)", run, 0, alpha,
-                           mountain_car_neighbours, data)]
+    return [
+        gpope_release(
+            "frontier",
+            "GPOPE (Mountain Car on-policy)",
+            run,
+            frontier_trials,
+            config["clip_norm"],
+            mountain_car_neighbours,
+            data,
+        ),
+        smooth_release(
+            "frontier",
+            "DP-LSW (Mountain Car grid cells)",
+            run,
+            0,
+            alpha,
+            mountain_car_neighbours,
+            data,
+        ),
+    ]
 
 
 # ------------------------------------------------------------------ ono2020
@@ -534,9 +690,14 @@ def report_neighbours(g: np.ndarray, scale: float) -> Iterator[np.ndarray]:
     or the diagonal, its negation times 10, zero."""
     d = g.shape[1]
     for i in range(len(g)):
-        for x in (10 * scale * np.eye(d)[0], -10 * scale * np.eye(d)[0],
-                  10 * scale * np.ones(d) / math.sqrt(d), -10 * scale * np.ones(d) / math.sqrt(d),
-                  -10.0 * g[i], np.zeros(d)):
+        for x in (
+            10 * scale * np.eye(d)[0],
+            -10 * scale * np.eye(d)[0],
+            10 * scale * np.ones(d) / math.sqrt(d),
+            -10 * scale * np.ones(d) / math.sqrt(d),
+            -10.0 * g[i],
+            np.zeros(d),
+        ):
             other = g.copy()
             other[i] = x
             yield other
@@ -569,16 +730,23 @@ def ono2020() -> list[ChapterRelease]:
             target, norm = (loc, "clipped_projection"), "linf"
             keep = lambda result, *a, **k: np.array(result)  # noqa: E731
 
-        def statistic(x: np.ndarray, algo: Any = algo, target: tuple = target,
-                      keep: Callable[..., Any] = keep) -> np.ndarray:
+        def statistic(
+            x: np.ndarray, algo: Any = algo, target: tuple = target, keep: Callable[..., Any] = keep
+        ) -> np.ndarray:
             kept: list[np.ndarray] = []
             with wrapped((*target, recorded(kept, keep)), FROZEN_LAPLACE):
                 a3c.randomise(x, algo, np.random.default_rng(FROZEN_SEED))
             return kept[0]
 
-        spec = ReplaySpec(f"ono2020: {name}", statistic, bound, norm,
-                          "replace-one report (local: one input replaced by any other)",
-                          lambda x, s=algo.clip_value: report_neighbours(x, s), rows=True)
+        spec = ReplaySpec(
+            f"ono2020: {name}",
+            statistic,
+            bound,
+            norm,
+            "replace-one report (local: one input replaced by any other)",
+            lambda x, s=algo.clip_value: report_neighbours(x, s),
+            rows=True,
+        )
         out.append(ChapterRelease("ono2020", spec, g))
     return out
 
@@ -595,8 +763,9 @@ def teacher_directions(teacher: Any, eta: float, obs: np.ndarray) -> np.ndarray:
     m = int(teacher.pi[-1].out_features)
     x = torch.as_tensor(obs, dtype=torch.float32).requires_grad_(True)
     f = (1.0 - m * eta) * torch.softmax(teacher.pi(x), dim=-1) + eta
-    jac = torch.stack([torch.autograd.grad(f[:, j].sum(), x, retain_graph=True)[0]
-                       for j in range(m)], dim=1)
+    jac = torch.stack(
+        [torch.autograd.grad(f[:, j].sum(), x, retain_graph=True)[0] for j in range(m)], dim=1
+    )
     _, _, vh = np.linalg.svd(jac.double().numpy())
     return vh[:, 0, :]
 
@@ -627,8 +796,9 @@ def gohari2021() -> list[ChapterRelease]:
 
     def slow(x: np.ndarray) -> np.ndarray:
         kept: list[np.ndarray] = []
-        aux = student.CountingKickstarter(teacher, FROZEN_SEED,
-                                          **student.kickstarter_arguments(config, teacher))
+        aux = student.CountingKickstarter(
+            teacher, FROZEN_SEED, **student.kickstarter_arguments(config, teacher)
+        )
         aux.start_epoch(0)
         keep = lambda result, policy, *a, **k: np.array(policy)  # noqa: E731
         with wrapped((kickstarting, "dirichlet_mechanism", recorded(kept, keep))):
@@ -638,7 +808,8 @@ def gohari2021() -> list[ChapterRelease]:
     def fast(x: np.ndarray) -> np.ndarray:
         kept: list[np.ndarray] = []
         aux = fast_student.CountingFastKickstarter(
-            teacher, FROZEN_SEED, **student.kickstarter_arguments(config, teacher))
+            teacher, FROZEN_SEED, **student.kickstarter_arguments(config, teacher)
+        )
         aux.start_epoch(0)
         keep = lambda result, policy, *a, **k: np.array(policy).reshape(-1, aux.m)  # noqa: E731
         with wrapped((kickstarting_fast, "check_policy", recorded(kept, keep))):
@@ -646,10 +817,22 @@ def gohari2021() -> list[ChapterRelease]:
         return kept[0]
 
     relation = f"replace-one observation, b-adjacent (||s - s'||_2 <= b = {config['b']:g})"
-    return [ChapterRelease("gohari2021", ReplaySpec(f"gohari2021: teacher answer ({name})", stat,
-                                                    lb, "l2", relation, neighbours, rows=True),
-                           obs)
-            for name, stat in (("student.run_agent", slow), ("fast_student.run_agent_fast", fast))]
+    return [
+        ChapterRelease(
+            "gohari2021",
+            ReplaySpec(
+                f"gohari2021: teacher answer ({name})",
+                stat,
+                lb,
+                "l2",
+                relation,
+                neighbours,
+                rows=True,
+            ),
+            obs,
+        )
+        for name, stat in (("student.run_agent", slow), ("fast_student.run_agent_fast", fast))
+    ]
 
 
 # ------------------------------------------------------------------ wang2019
@@ -678,29 +861,57 @@ def wang2019() -> list[ChapterRelease]:
     the reward function, as an offset of the line's reward per action and half of the line
     (the base: 0); neighbours move it by 1 or -1 everywhere, per action or per half."""
     p = WangProfile()
-    cal = fn.calibrate_algorithm1(p.epsilons[0], p.delta, p.n_updates, p.batch_size, p.lr,
-                                  p.lipschitz, wang_calibration.n_paths_drawn(p))
-    tb = fn.calibrate_algorithm1(p.epsilons[0], p.delta, p.paper_updates, p.batch_size, p.lr,
-                                 p.lipschitz, wang_calibration.n_paths_drawn(p))
-    rows = [wang_calibration._functional_row(p, "functional", cal, p.epsilons[0],
-                                             wang_calibration.EXACT_RTOL),
-            wang_calibration._functional_row(p, "functional (T/B)", tb, p.epsilons[0], 1e-6)]
+    cal = fn.calibrate_algorithm1(
+        p.epsilons[0],
+        p.delta,
+        p.n_updates,
+        p.batch_size,
+        p.lr,
+        p.lipschitz,
+        wang_calibration.n_paths_drawn(p),
+    )
+    tb = fn.calibrate_algorithm1(
+        p.epsilons[0],
+        p.delta,
+        p.paper_updates,
+        p.batch_size,
+        p.lr,
+        p.lipschitz,
+        wang_calibration.n_paths_drawn(p),
+    )
+    rows = [
+        wang_calibration._functional_row(
+            p, "functional", cal, p.epsilons[0], wang_calibration.EXACT_RTOL
+        ),
+        wang_calibration._functional_row(p, "functional (T/B)", tb, p.epsilons[0], 1e-6),
+    ]
     common = {**p.common(), "figure": "2", "epsilon": p.epsilons[0], "eval_episodes": 1}
     out = []
     for row in rows:
-        config = {**wang_runs.functional_config(row["value"], row["gp_beta"], "every",
-                                                p.protocol, common), "variant": row["method"]}
+        config = {
+            **wang_runs.functional_config(
+                row["value"], row["gp_beta"], "every", p.protocol, common
+            ),
+            "variant": row["method"],
+        }
         beta = fn.theorem5_beta(p.lr, row["k"], p.batch_size)
         if not math.isclose(beta, row["gp_beta"]):
             raise AssertionError(f"{row['method']}: the run's bandwidth is not Theorem 5's")
         whiten = np.linalg.cholesky(ou_kernel(WANG_GRID, WANG_GRID, beta, 1.0))
         sensitivity = math.sqrt(fn.theorem5_C(p.lr, row["k"], p.lipschitz, p.batch_size))
-        spec = ReplaySpec(f"wang2019: Algorithm 1 ({row['method']}), first update",
-                          functools.partial(first_update, config, whiten), sensitivity, "l2",
-                          wang_calibration.REWARD_FUNCTION + " (||r - r'||_inf <= 1)",
-                          reward_neighbours)
-        out.append(ChapterRelease("wang2019", spec, np.zeros((2, 2)),
-                                  WANG_VIOLATIONS.get(row["method"], "")))
+        spec = ReplaySpec(
+            f"wang2019: Algorithm 1 ({row['method']}), first update",
+            functools.partial(first_update, config, whiten),
+            sensitivity,
+            "l2",
+            wang_calibration.REWARD_FUNCTION + " (||r - r'||_inf <= 1)",
+            reward_neighbours,
+        )
+        out.append(
+            ChapterRelease(
+                "wang2019", spec, np.zeros((2, 2)), WANG_VIOLATIONS.get(row["method"], "")
+            )
+        )
     return out
 
 
@@ -729,22 +940,29 @@ def first_update(config: dict[str, Any], whiten: np.ndarray, offset: np.ndarray)
             super().step(closure)
             net = fq.q_network()
             with torch.no_grad():
-                for mine, theirs in zip(net.parameters(), self.param_groups[0]["params"],
-                                        strict=True):
+                for mine, theirs in zip(
+                    net.parameters(), self.param_groups[0]["params"], strict=True
+                ):
                     mine.copy_(theirs)
                 q = net(torch.tensor(WANG_GRID, dtype=torch.float32)[:, None]).double().numpy()
-            kept.append(np.concatenate([solve_triangular(whiten, q[:, a], lower=True)
-                                        for a in range(q.shape[1])]))
+            kept.append(
+                np.concatenate(
+                    [solve_triangular(whiten, q[:, a], lower=True) for a in range(q.shape[1])]
+                )
+            )
             raise _Stop
 
     seed = np.random.SeedSequence(FROZEN_SEED)
-    with mock.patch.object(fq, "BatchedLineEnv", Line), \
-            mock.patch.object(torch.optim, "RMSprop", RecordingRMSprop):
+    with (
+        mock.patch.object(fq, "BatchedLineEnv", Line),
+        mock.patch.object(torch.optim, "RMSprop", RecordingRMSprop),
+    ):
         run_until_recorded(lambda: wang_runs.run_learning_curve(config, seed))
     return kept[0]
 
 
 # ------------------------------------------------------------------ audits
+
 
 class _Captured(Exception):
     """An audit's call of ``audit_release``: its release and neighbouring pair."""
@@ -759,13 +977,19 @@ def unread(original: Callable[..., Any], *args: Any, **kwargs: Any) -> float:
     return math.nan
 
 
-def audit_pair(name: str, weakened: bool = False,
-               *patches: tuple[Any, str, Callable[..., Any]]) -> _Captured:
+def audit_pair(
+    name: str, weakened: bool = False, *patches: tuple[Any, str, Callable[..., Any]]
+) -> _Captured:
     """The release and pair the Audits chapter's ``audit_<name>`` hands to ``audit_release``
     (the audit itself is not run), with ``patches`` applied meanwhile."""
 
-    def capture(original: Callable[..., Any], release: Callable[..., Any], x: Any, x_prime: Any,
-                **kwargs: Any) -> Any:
+    def capture(
+        original: Callable[..., Any],
+        release: Callable[..., Any],
+        x: Any,
+        x_prime: Any,
+        **kwargs: Any,
+    ) -> Any:
         raise _Captured(release, x, x_prime)
 
     with wrapped((core_audit, "audit_release", capture), *patches):
@@ -781,8 +1005,9 @@ def _once(release: Callable[..., Any], x: Any) -> np.ndarray:
     return np.asarray(release(x, 1, np.random.default_rng(FROZEN_SEED)), dtype=float)[0]
 
 
-def _at_call(release: Callable[..., Any], target: tuple[Any, str],
-             keep: Callable[..., Any]) -> Callable[[Any], Any]:
+def _at_call(
+    release: Callable[..., Any], target: tuple[Any, str], keep: Callable[..., Any]
+) -> Callable[[Any], Any]:
     """The values ``keep`` takes of every call of ``target`` in one run of ``release``."""
 
     def values(x: Any) -> Any:
@@ -794,17 +1019,30 @@ def _at_call(release: Callable[..., Any], target: tuple[Any, str],
     return values
 
 
-def _audit(name: str, statistic_of: Callable[[Callable[..., Any]], Callable[[Any], Any]],
-           sensitivity: float | Callable[[Any], float] | None, norm: str, relation: str,
-           rows: bool = False, weakened: bool = False,
-           bound_of: Callable[[Callable[..., Any]], Callable[[Any], float]] | None = None,
-           pair: _Captured | None = None) -> ChapterRelease:
+def _audit(
+    name: str,
+    statistic_of: Callable[[Callable[..., Any]], Callable[[Any], Any]],
+    sensitivity: float | Callable[[Any], float] | None,
+    norm: str,
+    relation: str,
+    rows: bool = False,
+    weakened: bool = False,
+    bound_of: Callable[[Callable[..., Any]], Callable[[Any], float]] | None = None,
+    pair: _Captured | None = None,
+) -> ChapterRelease:
     """The spec of audit ``name``'s release (its ``pair`` captured unless given)."""
     pair = pair if pair is not None else audit_pair(name, weakened)
     label = f"audits: {name}" + (f" weakened ({audits.WEAKENINGS[name]})" if weakened else "")
     bound = bound_of(pair.release) if bound_of is not None else sensitivity
-    spec = ReplaySpec(label, statistic_of(pair.release), bound, norm,  # type: ignore[arg-type]
-                      relation, lambda x, xp=pair.x_prime: [xp], rows=rows)
+    spec = ReplaySpec(
+        label,
+        statistic_of(pair.release),
+        bound,
+        norm,  # type: ignore[arg-type]
+        relation,
+        lambda x, xp=pair.x_prime: [xp],
+        rows=rows,
+    )
     violation = "the weakening moves the value beyond the sensitivity" if weakened else ""
     return ChapterRelease("audits", spec, pair.x, violation)
 
@@ -822,71 +1060,171 @@ def audit_releases(weakened: bool = False) -> list[ChapterRelease]:
     laplace_bound = grid_sensitivity(audits._PGC_CLIP, audits._PGC_D, DEFAULT_STEP) * DEFAULT_STEP
     if weakened:
         return [
-            _audit("gaussian", lambda r: lambda x: _at_call(r, gauss, first)(x)[0], None, "l2",
-                   "add/remove (values 1 apart)", weakened=True,
-                   bound_of=lambda r: lambda x: _at_call(r, gauss, lambda res, v, s, *a: s)(x)[0]),
-            _audit("pgc_laplace", lambda r: lambda x: _at_call(r, laplace_parts, centre)(x)[0],
-                   laplace_bound, "l1", "replace-one report", weakened=True),
-            _audit("pgc_laplace_dense", lambda r: lambda x: _at_call(r, dense, first)(x)[0],
-                   audits._PGC_CLIP, "l1", "replace-one report", weakened=True),
+            _audit(
+                "gaussian",
+                lambda r: lambda x: _at_call(r, gauss, first)(x)[0],
+                None,
+                "l2",
+                "add/remove (values 1 apart)",
+                weakened=True,
+                bound_of=lambda r: lambda x: _at_call(r, gauss, lambda res, v, s, *a: s)(x)[0],
+            ),
+            _audit(
+                "pgc_laplace",
+                lambda r: lambda x: _at_call(r, laplace_parts, centre)(x)[0],
+                laplace_bound,
+                "l1",
+                "replace-one report",
+                weakened=True,
+            ),
+            _audit(
+                "pgc_laplace_dense",
+                lambda r: lambda x: _at_call(r, dense, first)(x)[0],
+                audits._PGC_CLIP,
+                "l1",
+                "replace-one report",
+                weakened=True,
+            ),
         ]
     beta = fn.theorem5_beta(audits._T5_ALPHA, audits._T5_K, audits._T5_B)
     whiten = np.linalg.cholesky(ou_kernel(audits._OU_GRID, audits._OU_GRID, beta, 1.0))
     smooth = lambda result, centre, sigma, rng: (np.array(centre), float(sigma))  # noqa: E731
     alpha = audits._LS_BUDGET.constants(audits._LS_STATES)[0]
     lbs: list[float] = []  # the L b the Dirichlet audit computes (Theorem 1 at its epsilon)
-    dirichlet = audit_pair("dirichlet", False, (audits.dir_acc, "lipschitz_b_for_epsilon",
-                                                recorded(lbs, lambda lb, *a, **k: lb)))
+    dirichlet = audit_pair(
+        "dirichlet",
+        False,
+        (audits.dir_acc, "lipschitz_b_for_epsilon", recorded(lbs, lambda lb, *a, **k: lb)),
+    )
 
-    def dpsgd_sum(result: Any, grads: list[torch.Tensor], clip: float, z: float, batch: int,
-                  gen: Any, n_releases: int | None = None) -> np.ndarray:
+    def dpsgd_sum(
+        result: Any,
+        grads: list[torch.Tensor],
+        clip: float,
+        z: float,
+        batch: int,
+        gen: Any,
+        n_releases: int | None = None,
+    ) -> np.ndarray:
         quiet = fq.dpsgd_gradient(grads, clip, 0.0, batch, torch.Generator().manual_seed(0))
         return np.concatenate([t.reshape(-1).numpy() for t in quiet])
 
     out = [
-        _audit("gaussian", lambda r: lambda x: _at_call(r, gauss, first)(x)[0], 1.0, "l2",
-               "add/remove (values 1 apart)"),
+        _audit(
+            "gaussian",
+            lambda r: lambda x: _at_call(r, gauss, first)(x)[0],
+            1.0,
+            "l2",
+            "add/remove (values 1 apart)",
+        ),
     ]
     for name in ("dp_lsw", "dp_lsl"):
-        out.append(_audit(name, lambda r: lambda x: _at_call(r, (mc, "smooth_gaussian_release"),
-                                                             smooth)(x)[0][0], None, "l2",
-                          "replace-one trajectory",
-                          bound_of=lambda r: lambda x: _at_call(
-                              r, (mc, "smooth_gaussian_release"), smooth)(x)[0][1] / alpha))
+        out.append(
+            _audit(
+                name,
+                lambda r: lambda x: _at_call(r, (mc, "smooth_gaussian_release"), smooth)(x)[0][0],
+                None,
+                "l2",
+                "replace-one trajectory",
+                bound_of=lambda r: (
+                    lambda x: _at_call(r, (mc, "smooth_gaussian_release"), smooth)(x)[0][1] / alpha
+                ),
+            )
+        )
     for name in ("gpope", "gpope_sampled"):
-        pair = audit_pair(name, False, (audits, "gpope_epsilon", unread),
-                          (audits, "gpope_pld_epsilon", unread))
-        found = gpope_release("audits", name, lambda s, r=pair.release: r(s, 1, FROZEN_SEED),
-                              audits, audits._GP_CLIP, lambda s, xp=pair.x_prime: [xp], pair.x)
-        out.append(dataclasses.replace(found, spec=dataclasses.replace(
-            found.spec, name=f"audits: {name}")))
+        pair = audit_pair(
+            name, False, (audits, "gpope_epsilon", unread), (audits, "gpope_pld_epsilon", unread)
+        )
+        found = gpope_release(
+            "audits",
+            name,
+            lambda s, r=pair.release: r(s, 1, FROZEN_SEED),
+            audits,
+            audits._GP_CLIP,
+            lambda s, xp=pair.x_prime: [xp],
+            pair.x,
+        )
+        out.append(
+            dataclasses.replace(found, spec=dataclasses.replace(found.spec, name=f"audits: {name}"))
+        )
     out += [
-        _audit("gp_update", lambda r: lambda x: solve_triangular(
-            whiten, _once(r, x).reshape(audits._GP_UPDATES, -1).T, lower=True).T,
-               math.sqrt(fn.theorem5_C(audits._T5_ALPHA, audits._T5_K, audits._T5_L,
-                                        audits._T5_B)), "l2",
-               "replace-one reward function (one update's worst-case shift)", rows=True),
-        _audit("input_perturbation", lambda r: lambda x: _once(r, x),
-               math.sqrt(audits._INPUT_T), "l2", "replace-one reward function"),
-        _audit("dpsgd_step", lambda r: lambda x: _at_call(r, (audits, "dpsgd_gradient"),
-                                                          dpsgd_sum)(x)[0],
-               1.0 / audits._SGD_BATCH, "l2", "add/remove one sample"),
-        _audit("pgc_laplace", lambda r: lambda x: _at_call(r, laplace_parts, centre)(x)[0],
-               laplace_bound, "l1", "replace-one report"),
-        _audit("pgc_laplace_dense", lambda r: lambda x: _at_call(r, dense, first)(x)[0],
-               audits._PGC_CLIP, "l1", "replace-one report"),
-        _audit("pgc_laplace_rounds",
-               lambda r: lambda x: np.concatenate(_at_call(r, laplace_parts, centre)(x)),
-               laplace_bound, "l1", "replace-one user (one report per row)", rows=True),
-        _audit("pgc_bit_flip", lambda r: lambda x: _at_call(r, (loc, "bit_flip"), first)(x)[0],
-               2.0, "linf", "replace-one report (inputs in [-1, 1])"),
-        _audit("pgc_prs", lambda r: lambda x: _at_call(r, (loc, "clipped_projection"),
-                                                       lambda res, *a, **k: np.array(res))(x)[0],
-               2.0 * audits._PGC_CLIP, "linf", "replace-one report"),
-        _audit("dirichlet", lambda r: lambda x: _at_call(r, (audits, "dirichlet_mechanism"),
-                                                         first)(x)[0],
-               lbs[0], "l2", "replace-one observation (teacher outputs L b apart)", rows=True,
-               pair=dirichlet),
+        _audit(
+            "gp_update",
+            lambda r: (
+                lambda x: (
+                    solve_triangular(
+                        whiten, _once(r, x).reshape(audits._GP_UPDATES, -1).T, lower=True
+                    ).T
+                )
+            ),
+            math.sqrt(fn.theorem5_C(audits._T5_ALPHA, audits._T5_K, audits._T5_L, audits._T5_B)),
+            "l2",
+            "replace-one reward function (one update's worst-case shift)",
+            rows=True,
+        ),
+        _audit(
+            "input_perturbation",
+            lambda r: lambda x: _once(r, x),
+            math.sqrt(audits._INPUT_T),
+            "l2",
+            "replace-one reward function",
+        ),
+        _audit(
+            "dpsgd_step",
+            lambda r: lambda x: _at_call(r, (audits, "dpsgd_gradient"), dpsgd_sum)(x)[0],
+            1.0 / audits._SGD_BATCH,
+            "l2",
+            "add/remove one sample",
+        ),
+        _audit(
+            "pgc_laplace",
+            lambda r: lambda x: _at_call(r, laplace_parts, centre)(x)[0],
+            laplace_bound,
+            "l1",
+            "replace-one report",
+        ),
+        _audit(
+            "pgc_laplace_dense",
+            lambda r: lambda x: _at_call(r, dense, first)(x)[0],
+            audits._PGC_CLIP,
+            "l1",
+            "replace-one report",
+        ),
+        _audit(
+            "pgc_laplace_rounds",
+            lambda r: lambda x: np.concatenate(_at_call(r, laplace_parts, centre)(x)),
+            laplace_bound,
+            "l1",
+            "replace-one user (one report per row)",
+            rows=True,
+        ),
+        _audit(
+            "pgc_bit_flip",
+            lambda r: lambda x: _at_call(r, (loc, "bit_flip"), first)(x)[0],
+            2.0,
+            "linf",
+            "replace-one report (inputs in [-1, 1])",
+        ),
+        _audit(
+            "pgc_prs",
+            lambda r: (
+                lambda x: _at_call(
+                    r, (loc, "clipped_projection"), lambda res, *a, **k: np.array(res)
+                )(x)[0]
+            ),
+            2.0 * audits._PGC_CLIP,
+            "linf",
+            "replace-one report",
+        ),
+        _audit(
+            "dirichlet",
+            lambda r: lambda x: _at_call(r, (audits, "dirichlet_mechanism"), first)(x)[0],
+            lbs[0],
+            "l2",
+            "replace-one observation (teacher outputs L b apart)",
+            rows=True,
+            pair=dirichlet,
+        ),
     ]
     return out
 
@@ -899,11 +1237,19 @@ WANG_VIOLATIONS: dict[str, str] = {
         "on the grid 5.6 against 0.122 for rewards 1 lower everywhere): RMSprop's first step "
         "moves every weight by about 10 lr whatever the gradient's size, and Lemma 6's premise "
         "(an update moves Q by at most v L in sup norm) does not hold for the network (erratum "
-        "update_premise of privrl.papers.wang2019.claims)"),
+        "update_premise of privrl.papers.wang2019.claims)"
+    ),
 }
 
 
 def every_release() -> list[ChapterRelease]:
     """Every chapter release the replay covers."""
-    return [*balle2016(), *xie2019(), *frontier(), *ono2020(), *gohari2021(), *wang2019(),
-            *audit_releases()]
+    return [
+        *balle2016(),
+        *xie2019(),
+        *frontier(),
+        *ono2020(),
+        *gohari2021(),
+        *wang2019(),
+        *audit_releases(),
+    ]

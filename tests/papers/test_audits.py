@@ -38,7 +38,8 @@ def test_release_audit_and_its_weakened_variant(name, audited):
     assert row.epsilon_lower <= row.claimed_epsilon
     if name in UNDETECTABLE:
         assert math.isnan(row.weakened_exact_epsilon) or (
-            row.weakened_lower <= row.weakened_exact_epsilon + 1e-9)
+            row.weakened_lower <= row.weakened_exact_epsilon + 1e-9
+        )
     else:
         assert row.weakened_lower > row.claimed_epsilon  # the weakened release keeps the claim
     assert row.weakening == WEAKENINGS[name]
@@ -49,8 +50,10 @@ def test_release_audit_and_its_weakened_variant(name, audited):
 def test_the_chapters_rows_are_the_audits_at_their_seeds(audited):
     """The table the tests read is the audits' own output: one release re-run at its seeds."""
     i = list(AUDITS).index("pgc_bit_flip")
-    base, weak = AUDITS["pgc_bit_flip"]("quick", 2 * i), AUDITS["pgc_bit_flip"]("quick", 2 * i + 1,
-                                                                               weakened=True)
+    base, weak = (
+        AUDITS["pgc_bit_flip"]("quick", 2 * i),
+        AUDITS["pgc_bit_flip"]("quick", 2 * i + 1, weakened=True),
+    )
     row = audited["pgc_bit_flip"]
     assert (row.epsilon_lower, row.weakened_lower) == (base.epsilon_lower, weak.epsilon_lower)
     assert weak.release == f"pgc_bit_flip ({WEAKENINGS['pgc_bit_flip']})"
@@ -95,7 +98,8 @@ def test_gp_update_audits_theorem5_over_a_composed_run(audited):
     fn = releases.fn
     args = (4, 0.5, 1, 1 / math.sqrt(2))
     assert fn.theorem5_beta(0.5, 1, 4) == 1.0 and fn.theorem5_C(0.5, 1, 1 / math.sqrt(2), 4) == (
-        pytest.approx(1.0))
+        pytest.approx(1.0)
+    )
     assert releases.gp_update_shift() ** 2 * 1.5 == pytest.approx(1.0)
     row = audited["gp_update"]
     sigma = fn.theorem5_sigma(0.9, 5e-5, 10, *args)
@@ -104,7 +108,8 @@ def test_gp_update_audits_theorem5_over_a_composed_run(audited):
     assert row.exact_epsilon == pytest.approx(gaussian_epsilon(sigma, 5e-5, math.sqrt(10)))
     assert row.epsilon_lower <= row.exact_epsilon < row.claimed_epsilon
     assert row.weakened_exact_epsilon == pytest.approx(
-        gaussian_epsilon(sigma / 2, 5e-5, math.sqrt(10)))
+        gaussian_epsilon(sigma / 2, 5e-5, math.sqrt(10))
+    )
     assert row.claimed_epsilon < row.weakened_lower <= row.weakened_exact_epsilon
 
 
@@ -115,8 +120,9 @@ def test_input_perturbation_audits_the_ledgers_event_over_t_rewards(audited):
 
     row = audited["input_perturbation"]
     sigma = releases.fn.input_perturbation_sigma(0.9, 1e-4, 100)
-    assert row.claimed_epsilon == pytest.approx(GaussianEvent(sigma, 1.0, 100).epsilon(1e-4),
-                                                rel=1e-15)
+    assert row.claimed_epsilon == pytest.approx(
+        GaussianEvent(sigma, 1.0, 100).epsilon(1e-4), rel=1e-15
+    )
     assert row.claimed_epsilon == pytest.approx(0.9, rel=1e-6)
     assert row.exact_epsilon == pytest.approx(0.9, rel=1e-6) and row.delta == 1e-4
 
@@ -129,7 +135,9 @@ def test_why_the_dirichlet_weakening_is_undetectable(audited):
 
     k, m, eta = releases._DIR_K, releases._DIR_M, releases._DIR_ETA
     tau = dir_acc.tau_for_delta_bound(releases._DIR_DELTA, k, m, eta)
-    lb = dir_acc.lipschitz_b_for_epsilon(releases._DIR_EPS, dir_acc.Theorem1Mechanism(k, m, eta, tau))
+    lb = dir_acc.lipschitz_b_for_epsilon(
+        releases._DIR_EPS, dir_acc.Theorem1Mechanism(k, m, eta, tau)
+    )
     weak_mechanism = dir_acc.Theorem1Mechanism(releases._DIR_K_WEAK, m, eta, tau)
     sup = dir_acc.theorem1_log_ratio_sup(weak_mechanism, lb, rng=0)
     assert sup == pytest.approx(2.66, abs=0.01) and sup < releases._DIR_EPS
@@ -170,7 +178,8 @@ def test_clipping_in_l2_doubles_the_dense_pairs_exact_ratio_and_not_the_one_hot_
     assert exact(dense, -dense, 1.0, 1.0, releases.clip_l2, 4) == pytest.approx(2.0, rel=1e-6)
     assert exact(one_hot, -one_hot, 1.0, 1.0, releases.clip_l2, 4) == pytest.approx(1.0, rel=1e-6)
     assert AUDITS["pgc_laplace_dense"]("quick", 1, weakened=True).exact_epsilon == pytest.approx(
-        2.0, rel=1e-6)
+        2.0, rel=1e-6
+    )
 
 
 def test_pgc_laplace_on_raw_values_passes_on_the_grid_and_fails_in_floating_point():
@@ -212,12 +221,23 @@ def test_why_halving_the_smooth_sensitivity_noise_is_undetectable(name, shift_bo
     from privrl.core.algorithms import monte_carlo as mc
 
     x, xp = releases._ls_pair()
-    kw = ({} if name == "dp_lsw" else
-          {"lam": mc.lsl_regularization(releases._LS_PHI, releases._LS_RHO, releases._LS_M, 1.0)})
+    kw = (
+        {}
+        if name == "dp_lsw"
+        else {"lam": mc.lsl_regularization(releases._LS_PHI, releases._LS_RHO, releases._LS_M, 1.0)}
+    )
     est = mc.dp_lsw if name == "dp_lsw" else mc.dp_lsl
-    out = [est(mc.first_visit_returns(t, releases._LS_STATES, releases._LS_GAMMA),
-               releases._LS_PHI, releases._LS_RHO, budget=mc.SmoothGaussianBudget(1.0, 1e-5, 1.0),
-               rng=0, **kw) for t in (x, xp)]
+    out = [
+        est(
+            mc.first_visit_returns(t, releases._LS_STATES, releases._LS_GAMMA),
+            releases._LS_PHI,
+            releases._LS_RHO,
+            budget=mc.SmoothGaussianBudget(1.0, 1e-5, 1.0),
+            rng=0,
+            **kw,
+        )
+        for t in (x, xp)
+    ]
     shift = np.linalg.norm(out[0].theta_nonprivate - out[1].theta_nonprivate) / out[0].sigma
     assert 0.006 < shift < shift_bound
     assert out[1].sigma != out[0].sigma if name == "dp_lsl" else out[1].sigma == out[0].sigma
@@ -255,15 +275,20 @@ def test_run_makes_checks_only_with_the_seeds_of_run_audits():
     result = chapter.run(AuditsProfile.quick(releases=("pgc_bit_flip", "gaussian")))
     report = result.report
     assert [c.key for c in report.checks] == [
-        "pgc_bit_flip_lower", "pgc_bit_flip_weakened", "pgc_bit_flip_exact",
-        "gaussian_lower", "gaussian_weakened",
+        "pgc_bit_flip_lower",
+        "pgc_bit_flip_weakened",
+        "pgc_bit_flip_exact",
+        "gaussian_lower",
+        "gaussian_weakened",
     ]
     assert all(c.passed for c in report.checks)
     assert not report.claims and not report.entries and not report.errata
     table = result.table("audits")
     assert list(table.release) == ["pgc_bit_flip", "gaussian"]
     assert table.epsilon_lower.iloc[1] == AUDITS["gaussian"]("quick", 2).epsilon_lower
-    assert table.weakened_lower.iloc[1] == AUDITS["gaussian"]("quick", 3, weakened=True).epsilon_lower
+    assert (
+        table.weakened_lower.iloc[1] == AUDITS["gaussian"]("quick", 3, weakened=True).epsilon_lower
+    )
     assert "wall_time_s" in result.extra
 
 
@@ -271,7 +296,10 @@ def test_tables_and_figure():
     table = runs.run_audits("quick", 0, ["pgc_bit_flip"])
     shown = tables.display_table(table)
     assert list(shown.release) == ["pgc_bit_flip"] and shown["runs per input"][0] == "2 x 50,000"
-    assert shown["lower bound / claim"][0] == f"{table.epsilon_lower[0] / table.claimed_epsilon[0]:.2f}"
+    assert (
+        shown["lower bound / claim"][0]
+        == f"{table.epsilon_lower[0] / table.claimed_epsilon[0]:.2f}"
+    )
     assert shown["weakening caught"][0] == "yes"
     assert tables.recorded_table(None) is None
     assert "No audit" in tables.undetectable_list(table)
@@ -318,20 +346,32 @@ def test_recorded_table_lists_undetectable_releases_from_the_saved_audits():
     """A summary saved with ``audits`` (the notebook's ``report.save``) gives the recorded table
     every release, the one whose weakening is listed as undetectable included; an older summary
     falls back to the checks, which have no row for it."""
-    table = pd.DataFrame({
-        "release": ["pgc_bit_flip", "dp_lsw"], "claimed_epsilon": [1.0, 0.1],
-        "epsilon_lower": [0.95, 0.0], "weakening": ["flip halved", "noise standard deviation halved"],
-        "weakened_lower": [1.4, 0.02]})
+    table = pd.DataFrame(
+        {
+            "release": ["pgc_bit_flip", "dp_lsw"],
+            "claimed_epsilon": [1.0, 0.1],
+            "epsilon_lower": [0.95, 0.0],
+            "weakening": ["flip halved", "noise standard deviation halved"],
+            "weakened_lower": [1.4, 0.02],
+        }
+    )
     saved = tables.saved_audits(table)
     assert json.loads(json.dumps(saved)) == saved
-    record = {"profile": "paper", "git_commit": "abc", "finished_at": "2026-11-25T00:00",
-              "wall_time_s": 60.0, "cpus": 2}
+    record = {
+        "profile": "paper",
+        "git_commit": "abc",
+        "finished_at": "2026-11-25T00:00",
+        "wall_time_s": 60.0,
+        "cpus": 2,
+    }
     shown = tables.recorded_table({"summary": {"audits": saved, "checks": []}, "record": record})
     assert list(shown.release) == ["pgc_bit_flip", "dp_lsw"]
     assert list(shown["weakening caught"]) == ["yes", "undetectable (listed)"]
-    checks = [{"key": "pgc_bit_flip_lower", "bound": 1.0, "observed": 0.95},
-              {"key": "pgc_bit_flip_weakened", "bound": 1.0, "observed": 1.4},
-              {"key": "dp_lsw_lower", "bound": 0.1, "observed": 0.0}]
+    checks = [
+        {"key": "pgc_bit_flip_lower", "bound": 1.0, "observed": 0.95},
+        {"key": "pgc_bit_flip_weakened", "bound": 1.0, "observed": 1.4},
+        {"key": "dp_lsw_lower", "bound": 0.1, "observed": 0.0},
+    ]
     old = tables.recorded_table({"summary": {"checks": checks}, "record": record})
     assert list(old.release) == ["pgc_bit_flip"]
 
@@ -342,9 +382,14 @@ def test_caption_says_what_the_figure_draws():
     run's crosses of DP-LSW, DP-LSL, sampled GPOPE and Dirichlet lie left of their bars)."""
     import pandas as pd
 
-    rows = pd.DataFrame({"release": ["gaussian", "dp_lsw", "gpope_sampled"],
-                         "claimed_epsilon": [1.0, 1.0, 3.1], "epsilon_lower": [0.7, 0.0, 1.2],
-                         "weakened_lower": [1.4, 0.01, 2.8]})
+    rows = pd.DataFrame(
+        {
+            "release": ["gaussian", "dp_lsw", "gpope_sampled"],
+            "claimed_epsilon": [1.0, 1.0, 3.1],
+            "epsilon_lower": [0.7, 0.0, 1.2],
+            "weakened_lower": [1.4, 0.01, 2.8],
+        }
+    )
     text = plots.audits_caption(rows, "the test")
     assert "3 releases of the test" in text
     assert "Every dot lies left of its bar" in text
@@ -361,8 +406,15 @@ def test_caption_says_what_the_figure_draws():
 
 
 def test_recorded_audits_read_the_saved_rows_for_the_figure():
-    saved = [{"release": "gaussian", "claimed_epsilon": 1.0, "epsilon_lower": 0.7,
-              "weakening": "noise standard deviation halved", "weakened_lower": 1.4}]
+    saved = [
+        {
+            "release": "gaussian",
+            "claimed_epsilon": 1.0,
+            "epsilon_lower": 0.7,
+            "weakening": "noise standard deviation halved",
+            "weakened_lower": 1.4,
+        }
+    ]
     frame = plots.recorded_audits({"summary": {"audits": saved}})
     assert list(frame.columns) == list(tables.SAVED_COLUMNS)
     assert frame.to_dict("records") == saved
@@ -384,9 +436,19 @@ def test_ssp_lstd_audits_the_api_release_on_a_pair_near_its_sensitivity(audited)
     row = audited["ssp_lstd"]
     bounds, features = releases._SSP_BOUNDS, releases._SSP_FEATURES
     x, xp = releases._ssp_pair()
-    api = privrl.ssp_lstd(x, features=features, gamma=0.9, epsilon=1.0, delta=1e-5,
-                          feature_bound=1.0, reward_bound=10.0, max_length=2, lam=1.0, rng=0,
-                          strict=True)
+    api = privrl.ssp_lstd(
+        x,
+        features=features,
+        gamma=0.9,
+        epsilon=1.0,
+        delta=1e-5,
+        feature_bound=1.0,
+        reward_bound=10.0,
+        max_length=2,
+        lam=1.0,
+        rng=0,
+        strict=True,
+    )
     assert row.claimed_epsilon == pytest.approx(api.epsilon, rel=1e-12) and row.delta == 1e-5
     step = api.parameters["step"]
     shift = np.linalg.norm(releases._ssp_grid(xp, step) - releases._ssp_grid(x, step)) * step

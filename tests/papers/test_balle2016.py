@@ -17,16 +17,33 @@ from privrl.papers.balle2016.claims import CLAIMS, ERRATA
 from privrl.papers.balle2016.profile import METHODS, PAPER_BATCHES, BalleProfile
 
 TINY = BalleProfile.quick(
-    n_states=10, n_trials=6, batch_sizes=(20, 60), reg_batch_sizes=(20,), reg_n=2,
-    n_pairs=50, mc_samples=500, n_arbitrary=100,
+    n_states=10,
+    n_trials=6,
+    batch_sizes=(20, 60),
+    reg_batch_sizes=(20,),
+    reg_n=2,
+    n_pairs=50,
+    mc_samples=500,
+    n_arbitrary=100,
 )
 
 
 @pytest.mark.parametrize(
     "field, value",
-    [("epsilon", 0.0), ("epsilon", -1.0), ("delta", 0.0), ("delta", 1.0), ("gamma", 1.0),
-     ("p_stay", 1.0), ("return_bound", 0.0), ("n_trials", 0), ("group", 0),
-     ("batch_sizes", (10,)), ("reg_log10_min", 5.0), ("n_pairs", 10)],
+    [
+        ("epsilon", 0.0),
+        ("epsilon", -1.0),
+        ("delta", 0.0),
+        ("delta", 1.0),
+        ("gamma", 1.0),
+        ("p_stay", 1.0),
+        ("return_bound", 0.0),
+        ("n_trials", 0),
+        ("group", 0),
+        ("batch_sizes", (10,)),
+        ("reg_log10_min", 5.0),
+        ("n_pairs", 10),
+    ],
 )
 def test_profile_rejects_out_of_range_values_naming_the_field(field, value):
     with pytest.raises(ValueError, match=field):
@@ -47,9 +64,21 @@ def test_profile_parameters_unknown_names_types_and_paper_scale():
 
 
 def _frame(values: dict[tuple[str, str, int], list[float]]) -> pd.DataFrame:
-    rows = [dict(features=f, method=meth, m=m, seed=i, c=np.nan, default_c=True, rmse=v,
-                 excess_risk=v, sigma=v)
-            for (f, meth, m), vs in values.items() for i, v in enumerate(vs)]
+    rows = [
+        dict(
+            features=f,
+            method=meth,
+            m=m,
+            seed=i,
+            c=np.nan,
+            default_c=True,
+            rmse=v,
+            excess_risk=v,
+            sigma=v,
+        )
+        for (f, meth, m), vs in values.items()
+        for i, v in enumerate(vs)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -129,14 +158,23 @@ def tiny_result():
 def test_run_records_checks_claims_ledger_and_errata(tiny_result):
     report = tiny_result.report
     assert {c.key for c in report.checks} == {
-        "simulation", "closed_forms", "smooth_bounds", "lemma1_a", "lemma1_b",
-        "lsw_sensitivity_arbitrary", "lsl_sensitivity_arbitrary", "privacy_loss",
-        "rate_m2_asymptotic"}
+        "simulation",
+        "closed_forms",
+        "smooth_bounds",
+        "lemma1_a",
+        "lemma1_b",
+        "lsw_sensitivity_arbitrary",
+        "lsl_sensitivity_arbitrary",
+        "privacy_loss",
+        "rate_m2_asymptotic",
+    }
     assert all(c.passed for c in report.checks)
     live = [c for c in report.claims if c.profile == "quick"]
     assert len(live) == 10 and all(c.key.endswith("_paper") for c in report.claims[10:])
     assert {(e.release.split()[0], e.epsilon, e.delta) for e in report.entries} == {
-        ("DP-LSW", 0.1, 0.1), ("DP-LSL", 0.1, 0.1)}
+        ("DP-LSW", 0.1, 0.1),
+        ("DP-LSL", 0.1, 0.1),
+    }
     assert len(report.entries) == 4
     keys = {e.key for e in report.errata}
     assert {"reward_placement", "equations_missing", "rate_m2_far_beyond_range"} <= keys
@@ -145,15 +183,23 @@ def test_run_records_checks_claims_ledger_and_errata(tiny_result):
     decided = {d.key: d.claim for d in report.decided()}
     not_reproduced = {k: c for k, c in decided.items() if c.verdict == "not reproduced"}
     assert {k for k in keys if k.endswith("_not_reproduced")} == {
-        f"{k}_not_reproduced" for k in not_reproduced}
+        f"{k}_not_reproduced" for k in not_reproduced
+    }
     for e in report.errata:
         if e.key.endswith("_not_reproduced"):
             claim = not_reproduced[e.key.removesuffix("_not_reproduced")]
             assert e.evidence.endswith(claim.evidence_text()) and claim.key in e.evidence
     assert {e.cross_check.kind for e in report.entries} == {"empirical"}
     assert all(e.recomputed_epsilon() == pytest.approx(e.epsilon, rel=1e-9) for e in report.entries)
-    assert set(tiny_result.tables) == {"figure1", "smooth_bounds", "neighbours", "arbitrary",
-                                       "privacy_loss", "noise_rate", "rmse"}
+    assert set(tiny_result.tables) == {
+        "figure1",
+        "smooth_bounds",
+        "neighbours",
+        "arbitrary",
+        "privacy_loss",
+        "noise_rate",
+        "rmse",
+    }
     numbers = tiny_result.extra["numbers"]
     assert numbers["rate_onset_tabular"] > max(PAPER_BATCHES) and numbers["epsilon"] == 0.1
     summary = report.summary()
@@ -170,7 +216,9 @@ def test_run_tables_are_tidy(tiny_result):
 
 
 def test_mean_rmse_table_averages_trials_at_the_default_c():
-    df = _frame({("aggregated", "DP-LSW", 10): [1.0, 3.0], ("aggregated", "DP-LSW", 20): [5.0, 7.0]})
+    df = _frame(
+        {("aggregated", "DP-LSW", 10): [1.0, 3.0], ("aggregated", "DP-LSW", 20): [5.0, 7.0]}
+    )
     df = pd.concat([df, df.assign(default_c=False, rmse=100.0)])
     table = runs.mean_rmse_table(df)
     assert table.loc[("aggregated", "DP-LSW")].tolist() == [2.0, 6.0]
@@ -183,15 +231,18 @@ def test_figure1_sentences_stand_beside_their_verdicts():
 
     keys = [s.key for s in CLAIMS]
     assert {k for ks in plots.FIGURE1_SENTENCES.values() for k in ks} <= set(keys)
-    claims = pd.DataFrame({"key": [k + "_paper" for k in keys],
-                           "verdict": [f"v{i}" for i in range(len(keys))]})
+    claims = pd.DataFrame(
+        {"key": [k + "_paper" for k in keys], "verdict": [f"v{i}" for i in range(len(keys))]}
+    )
     table = sentences_frame("balle2016", plots.FIGURE1_SENTENCES, claims)
     assert len(table) == len(plots.FIGURE1_SENTENCES)
     row = list(plots.FIGURE1_SENTENCES).index("fig1_noise_decreases")
     assert table.verdict[row] == f"dp_noise_decreases: v{keys.index('dp_noise_decreases')}"
     assert "noise introduced by the DP mechanism decreases" in table["the paper says"][row]
     with pytest.raises(ValueError, match="lsl_schedule_paper"):
-        sentences_frame("balle2016", plots.FIGURE1_SENTENCES, claims[claims.key != "lsl_schedule_paper"])
+        sentences_frame(
+            "balle2016", plots.FIGURE1_SENTENCES, claims[claims.key != "lsl_schedule_paper"]
+        )
 
 
 def test_the_decided_figure_draws_the_table_that_decided_the_recorded_claims():
@@ -208,4 +259,8 @@ def test_the_decided_figure_draws_the_table_that_decided_the_recorded_claims():
         key = claim.key.removesuffix(exhibit.suffix)
         got = again[key]
         assert (got.verdict, got.value, got.interval, got.n_trials) == (
-            claim.verdict, claim.value, claim.interval, claim.n_trials), key
+            claim.verdict,
+            claim.value,
+            claim.interval,
+            claim.n_trials,
+        ), key

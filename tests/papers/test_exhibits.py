@@ -52,11 +52,16 @@ def _ono2020_tuned() -> dict[str, str]:
     if data is None:
         return {}
     cap = int(data["record"]["parameters"]["n_submissions"])
-    evidence = Evidence("reference_tuned", OnoProfile.paper(), data=TrialData(
-        decided_trials(data), pd.DataFrame(columns=["submission"]), cap, REFERENCE))
-    return {spec.key + ON_TUNED: exhibit.record for spec in CLAIMS
-            if (spec.on is None or evidence.name in spec.on)
-            and spec.decide(None, evidence) is not None}
+    evidence = Evidence(
+        "reference_tuned",
+        OnoProfile.paper(),
+        data=TrialData(decided_trials(data), pd.DataFrame(columns=["submission"]), cap, REFERENCE),
+    )
+    return {
+        spec.key + ON_TUNED: exhibit.record
+        for spec in CLAIMS
+        if (spec.on is None or evidence.name in spec.on) and spec.decide(None, evidence) is not None
+    }
 
 
 #: Per chapter: the claims decided on its records that have exhibits (key with the record's
@@ -83,8 +88,9 @@ def test_the_notebook_draws_each_exhibit_under_its_own_label(name):
     drawn = notebook_exhibits(NOTEBOOKS / f"{name}.ipynb")
     for label in _exhibits(name):
         assert drawn.get(label) == label, f"{name}: no cell labelled {label} draws it"
-    assert all(shown in ("", label) for label, shown in drawn.items()), \
+    assert all(shown in ("", label) for label, shown in drawn.items()), (
         f"{name}: a cell draws an exhibit under another label: {drawn}"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(DECIDED))
@@ -106,14 +112,15 @@ def test_a_key_links_an_exhibit_of_the_record_that_decided_it(name):
         label = _landing_label(evidence, key)
         assert label in exhibits and exhibits[label].record == record, (
             f"{name}: {key} was decided on {record}; its key links {label}, not an exhibit "
-            "drawn from that record")
+            "drawn from that record"
+        )
     for key, label in evidence.items():
         if label in exhibits:
             exhibit = exhibits[label]
             decided_as = key if key in decided else key + exhibit.suffix
             assert decided.get(decided_as) == exhibit.record, (
-                f"{name}: {key} links {label}, drawn from {exhibit.record}, which did not "
-                "decide it")
+                f"{name}: {key} links {label}, drawn from {exhibit.record}, which did not decide it"
+            )
 
 
 def test_the_record_of_an_exhibit_is_one_of_its_chapter():

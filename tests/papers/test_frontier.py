@@ -32,9 +32,16 @@ from privrl.core.mechanisms.discrete_gaussian import GridGaussian
 from privrl.papers.frontier import analysis, chapter, runs, trials
 from privrl.papers.frontier.profile import FrontierProfile
 
-TINY = FrontierProfile.quick(domains=("chain", "mountain_car_on"), sizes=(5, 12),
-                             epsilons=(0.5, 4.0), n_datasets=2, iterations_grid=(30, 60),
-                             step_grid=(0.1, 1.0), target_episodes=30, lsw_cells=3)
+TINY = FrontierProfile.quick(
+    domains=("chain", "mountain_car_on"),
+    sizes=(5, 12),
+    epsilons=(0.5, 4.0),
+    n_datasets=2,
+    iterations_grid=(30, 60),
+    step_grid=(0.1, 1.0),
+    target_episodes=30,
+    lsw_cells=3,
+)
 #: SSP-LSTD's bounds on the chain and on Mountain Car (independently of trials.ssp_bounds):
 #: one-hot features, rewards in {0, 1}, the chain's cap; Fourier features of order 5 (36
 #: cosines: norm at most 6), rewards -1, 200 steps.
@@ -84,23 +91,58 @@ def _points(gaps: dict[str, list[float]], sizes=(10, 100, 1000), seeds=8, noise=
     for s in range(seeds):
         for i, n in enumerate(sizes):
             ref = 1.0 / n
-            rows.append(dict(domain="chain", n=n, method="reference", accountant="none",
-                             epsilon=np.nan, mspbe=ref**2, rmse=ref, seed=s))
-            rows.append(dict(domain="chain", n=n, method="zero", accountant="none",
-                             epsilon=np.nan, mspbe=1.0, rmse=1.0, seed=s))
+            rows.append(
+                dict(
+                    domain="chain",
+                    n=n,
+                    method="reference",
+                    accountant="none",
+                    epsilon=np.nan,
+                    mspbe=ref**2,
+                    rmse=ref,
+                    seed=s,
+                )
+            )
+            rows.append(
+                dict(
+                    domain="chain",
+                    n=n,
+                    method="zero",
+                    accountant="none",
+                    epsilon=np.nan,
+                    mspbe=1.0,
+                    rmse=1.0,
+                    seed=s,
+                )
+            )
             for label, g in gaps.items():
-                method, acct = (("GPOPE", "PLD") if label == "GPOPE" else
-                                ("GPOPE", "RDP") if label == "GPOPE (RDP)" else
-                                (label, "smooth sensitivity"))
+                method, acct = (
+                    ("GPOPE", "PLD")
+                    if label == "GPOPE"
+                    else ("GPOPE", "RDP")
+                    if label == "GPOPE (RDP)"
+                    else (label, "smooth sensitivity")
+                )
                 err = ref * 10 ** (g[i] + noise * rng.normal())
-                rows.append(dict(domain="chain", n=n, method=method, accountant=acct,
-                                 epsilon=1.0, mspbe=err**2, rmse=err, seed=s))
+                rows.append(
+                    dict(
+                        domain="chain",
+                        n=n,
+                        method=method,
+                        accountant=acct,
+                        epsilon=1.0,
+                        mspbe=err**2,
+                        rmse=err,
+                        seed=s,
+                    )
+                )
     return pd.DataFrame(rows)
 
 
 def test_winners_are_decided_by_the_paired_interval_and_the_10x_frontier():
-    pts = _points({"GPOPE": [2.0, 0.5, 0.0], "DP-LSW": [3.0, 0.5, 1.5],
-                   "GPOPE (RDP)": [2.5, 0.8, 0.2]})
+    pts = _points(
+        {"GPOPE": [2.0, 0.5, 0.0], "DP-LSW": [3.0, 0.5, 1.5], "GPOPE (RDP)": [2.5, 0.8, 0.2]}
+    )
     win = analysis.winners(pts).set_index("n")
     assert list(win.winner) == ["GPOPE", "GPOPE", "GPOPE"]
     assert win.loc[10, "decided"] and win.loc[1000, "decided"]
@@ -143,11 +185,12 @@ def test_a_replicate_carries_each_methods_own_noiseless_floor_on_the_same_data()
     _, fv, phi, rho, _ = trials.replicate_data(trials.PROBE, 10, np.random.SeedSequence(3))
     problem = trials.target_problem(trials.PROBE)
     for n in (5, 10):
-        part = mc.bounded_returns(trials.fv_prefix(fv, n),
-                                  mc.SmoothGaussianBudget(1.0, 1e-5, 1.0))
+        part = mc.bounded_returns(trials.fv_prefix(fv, n), mc.SmoothGaussianBudget(1.0, 1e-5, 1.0))
         lam = mc.lsl_regularization(phi, rho, n, 1.0, 0.4)
-        for method, theta in (("DP-LSW", mc.lsw(part, phi, rho)),
-                              ("DP-LSL", mc.lsl(part, phi, rho, lam))):
+        for method, theta in (
+            ("DP-LSW", mc.lsw(part, phi, rho)),
+            ("DP-LSL", mc.lsl(part, phi, rho, lam)),
+        ):
             row = out[(out.method == method) & (out.n == n)].iloc[0]
             assert row.floor_rmse == pytest.approx(trials.errors(theta, problem)[1][0], rel=1e-12)
             assert row.rmse > row.floor_rmse  # the noise on top
@@ -180,18 +223,41 @@ def test_clipped_rmse_is_the_value_rmse_after_clipping_over_the_states_m_weights
 
 
 def _chosen(step, iterations, mspbe, domain="chain", n=10):
-    return pd.DataFrame({"domain": domain, "n": n, "epsilon": 1.0, "accountant": "PLD",
-                         "iterations": iterations, "step_size": step, "mspbe": mspbe})
+    return pd.DataFrame(
+        {
+            "domain": domain,
+            "n": n,
+            "epsilon": 1.0,
+            "accountant": "PLD",
+            "iterations": iterations,
+            "step_size": step,
+            "mspbe": mspbe,
+        }
+    )
 
 
 def test_edges_flag_settings_at_a_grid_end_and_declare_only_the_cap_or_learning_nothing():
     steps, its = (0.01, 0.1, 1.0), (100, 400, 1600)
     zero = {("chain", 10): 1.0}
-    got = runs.edges(_chosen([0.1, 1.0, 0.01, 0.01, 0.1, 0.1, 0.01],
-                             [400, 400, 400, 100, 100, 1600, 1600],
-                             [0.5, 0.5, 0.5, 0.97, 0.5, 0.5, 0.5]), zero, steps, its)
-    assert list(got.edge) == ["", "step high", "step low", "step low; iterations low",
-                              "iterations low", "iterations cap", "step low; iterations cap"]
+    got = runs.edges(
+        _chosen(
+            [0.1, 1.0, 0.01, 0.01, 0.1, 0.1, 0.01],
+            [400, 400, 400, 100, 100, 1600, 1600],
+            [0.5, 0.5, 0.5, 0.97, 0.5, 0.5, 0.5],
+        ),
+        zero,
+        steps,
+        its,
+    )
+    assert list(got.edge) == [
+        "",
+        "step high",
+        "step low",
+        "step low; iterations low",
+        "iterations low",
+        "iterations cap",
+        "step low; iterations cap",
+    ]
     assert list(got.at_edge) == [False, True, True, True, True, True, True]
     assert list(got.learns_nothing) == [False, False, False, True, False, False, False]
     # undeclared, below the cap: the largest step; the smallest step or iterations where GPOPE
@@ -202,8 +268,14 @@ def test_edges_flag_settings_at_a_grid_end_and_declare_only_the_cap_or_learning_
 def test_tuning_findings_count_the_cap_against_the_grid_not_the_largest_value_chosen():
     steps, its = (0.01, 0.1, 1.0), (100, 400, 1600, 6400)
     zero = {("chain", 10): 1.0}
-    chosen = runs.edges(_chosen([0.1, 0.1, 0.01, 0.1, 0.1], [400, 1600, 100, 400, 100],
-                                [0.5, 0.5, 0.99, 0.99, 0.5]), zero, steps, its)
+    chosen = runs.edges(
+        _chosen(
+            [0.1, 0.1, 0.01, 0.1, 0.1], [400, 1600, 100, 400, 100], [0.5, 0.5, 0.99, 0.99, 0.5]
+        ),
+        zero,
+        steps,
+        its,
+    )
     chosen = pd.concat([chosen, chosen.iloc[:1].assign(accountant="none", epsilon=np.nan)])
     got = analysis.tuning_findings(chosen, its)
     assert got["iterations_cap"] == "6,400" and got["iterations_grid"] == "100, 400, 1,600 or 6,400"
@@ -230,11 +302,18 @@ def test_the_recorded_gpope_settings_lie_inside_their_grids():
     zero = {}
     for d in set(steps.domain):
         problem = trials.target_problem(FrontierProfile.paper().domain_config(d))
-        zero.update({(d, int(n)): float(trials.errors(np.zeros((1, len(problem[1]))),
-                                                      problem)[0][0]) for n in steps.n})
-    again = runs.edges(steps.drop(columns=["edge", "at_edge", "learns_nothing",
-                                           "at_edge_undeclared"]),
-                       zero, tuple(params["step_grid"]), tuple(params["iterations_grid"]))
+        zero.update(
+            {
+                (d, int(n)): float(trials.errors(np.zeros((1, len(problem[1]))), problem)[0][0])
+                for n in steps.n
+            }
+        )
+    again = runs.edges(
+        steps.drop(columns=["edge", "at_edge", "learns_nothing", "at_edge_undeclared"]),
+        zero,
+        tuple(params["step_grid"]),
+        tuple(params["iterations_grid"]),
+    )
     assert list(again.edge.fillna("")) == list(steps.edge.fillna(""))
     bad = again[again.at_edge_undeclared]
     assert bad.empty, f"tuned at an undeclared grid edge:\n{bad.to_string()}"
@@ -253,8 +332,9 @@ def test_privacy_cost_splits_the_error_into_the_floor_and_the_noise_on_top():
     np.testing.assert_allclose(cost.noiseless, cost.own, atol=1e-9)  # no tuning: the same
     gp = _points({"GPOPE": [2.0, 1.0, 0.5]}, noise=0.0)
     gp["floor_rmse"] = gp.rmse
-    free = gp[gp.method == "reference"].assign(method="GPOPE without noise",
-                                                 rmse=lambda t: t.rmse * 10 ** 0.25)
+    free = gp[gp.method == "reference"].assign(
+        method="GPOPE without noise", rmse=lambda t: t.rmse * 10**0.25
+    )
     cost = analysis.privacy_cost(pd.concat([gp, free])).set_index("n")
     np.testing.assert_allclose(cost.own, 0.0, atol=1e-9)  # same settings: no noise cost
     np.testing.assert_allclose(cost.noiseless, [1.75, 0.75, 0.25], atol=1e-9)
@@ -275,6 +355,7 @@ def _spy(monkeypatch) -> list[tuple]:
             budget = rest[-2]
             calls.append((name, fv.m, budget, kw.get("noise_multiplier", 1.0)))
             return real[name.lower().replace("-", "_")](fv, phi, rho, *rest, **kw)
+
         return call
 
     real_ssp = trials.ssp.noisy_statistics
@@ -303,8 +384,9 @@ def _calls_meet_targets(calls: list[tuple], tables: dict[str, pd.DataFrame]) -> 
             if T not in TINY.iterations_grid:
                 return False
             for z in zs[zs != 0]:
-                match = cal[(cal.n == n) & (cal.iterations == T)
-                            & np.isclose(cal.z, z, rtol=0, atol=0)]
+                match = cal[
+                    (cal.n == n) & (cal.iterations == T) & np.isclose(cal.z, z, rtol=0, atol=0)
+                ]
                 if match.empty:
                     return False
                 row = match.iloc[0]
@@ -313,15 +395,19 @@ def _calls_meet_targets(calls: list[tuple], tables: dict[str, pd.DataFrame]) -> 
         elif call[0] == "SSP-LSTD":
             _, _, bounds, noise, coordinates = call
             ok &= bounds in SSP_BOUNDS  # the domain's bounds, not looser ones
-            event = discrete_gaussian_event(noise.variance, bounds.sensitivity, coordinates,
-                                            noise.step)
+            event = discrete_gaussian_event(
+                noise.variance, bounds.sensitivity, coordinates, noise.step
+            )
             # one Gaussian release at one of the map's epsilons, calibrated to 2%
             ok &= any(0.98 * e <= event.epsilon(TINY.delta) <= e for e in TINY.epsilons)
         else:
             _, _, budget, multiplier = call
-            ok &= (budget.epsilon in TINY.epsilons and budget.delta == TINY.delta
-                   and np.isclose(budget.return_bound, [TINY.return_bound, 10.0]).any()
-                   and multiplier >= 1.0)
+            ok &= (
+                budget.epsilon in TINY.epsilons
+                and budget.delta == TINY.delta
+                and np.isclose(budget.return_bound, [TINY.return_bound, 10.0]).any()
+                and multiplier >= 1.0
+            )
     return bool(ok)
 
 
@@ -341,17 +427,22 @@ def test_every_release_of_the_map_meets_its_target_and_halving_fails(monkeypatch
     ssp = [c for c in calls if c[0] == "SSP-LSTD"]
     # SSP-LSTD: tuning (2 domains x 2 n x 2 epsilon, one noise for every ridge) and the map
     assert len(ssp) == 2 * 2 * 2 * (1 + TINY.n_datasets)
-    halved = [(*c[:3], GridGaussian.of_scale(Fraction(math.isqrt(c[3].variance) // 2),
-                                             c[3].step), c[4]) for c in ssp]
+    halved = [
+        (*c[:3], GridGaussian.of_scale(Fraction(math.isqrt(c[3].variance) // 2), c[3].step), c[4])
+        for c in ssp
+    ]
     assert not _calls_meet_targets(halved, tables)
-    looser = [(*c[:2], dataclasses.replace(c[2], feature_bound=c[2].feature_bound / 2), *c[3:])
-              for c in ssp]
+    looser = [
+        (*c[:2], dataclasses.replace(c[2], feature_bound=c[2].feature_bound / 2), *c[3:])
+        for c in ssp
+    ]
     assert not _calls_meet_targets(looser, tables)
     assert not _calls_meet_targets([(*c[:3], c[3] / 2) for c in gp], tables)
     assert not _calls_meet_targets([(*c[:2], c[2] * 2, c[3]) for c in gp], tables)
     assert not _calls_meet_targets(
         [(*c[:2], dataclasses.replace(c[2], epsilon=2 * c[2].epsilon), c[3]) for c in smooth],
-        tables)
+        tables,
+    )
     assert not _calls_meet_targets([(*c[:3], 0.5) for c in smooth], tables)
 
 
@@ -365,22 +456,34 @@ def test_known_noise_multipliers_are_taken_as_they_are_and_the_rest_calibrated(m
         return pd.DataFrame([{**c, "z": 7.0} for c in cfgs])
 
     monkeypatch.setattr(runs, "run_sweep", sweep)
-    known = pd.DataFrame({"n": [5, 12, 5], "epsilon": [0.5, 4.0, 4.0], "accountant": "PLD",
-                          "iterations": [60, 60, 61], "z": [1.5, 2.5, 3.5]})
+    known = pd.DataFrame(
+        {
+            "n": [5, 12, 5],
+            "epsilon": [0.5, 4.0, 4.0],
+            "accountant": "PLD",
+            "iterations": [60, 60, 61],
+            "z": [1.5, 2.5, 3.5],
+        }
+    )
     cal = runs.calibrations(TINY, known)
     assert list(cal.columns) == list(runs.CALIBRATION_COLUMNS) and len(cal) == 16
     pld = cal[cal.accountant == "PLD"].set_index(["n", "epsilon", "iterations"]).z
     assert pld[(5, 0.5, 60)] == 1.5 and pld[(12, 4.0, 60)] == 2.5
     assert pld[(5, 4.0, 60)] == 7.0  # a row at an iterations value off the grid is not taken
     taken = {(5, 0.5, "PLD", 60), (12, 4.0, "PLD", 60)}
-    every = {(n, e, a, T) for n in TINY.sizes for e in TINY.epsilons
-             for a in runs.ACCOUNTANTS for T in TINY.iterations_grid}
+    every = {
+        (n, e, a, T)
+        for n in TINY.sizes
+        for e in TINY.epsilons
+        for a in runs.ACCOUNTANTS
+        for T in TINY.iterations_grid
+    }
     assert {(c["n"], c["epsilon"], c["accountant"], c["iterations"]) for c in asked} == (
-        every - taken)
+        every - taken
+    )
     keys = ["n", "epsilon", "accountant", "iterations"]
     assert (cal.z[~cal.set_index(keys).index.isin(list(taken))] == 7.0).all()
-    assert cal[keys].equals(
-        runs.calibrations(TINY)[keys])  # the profile's order
+    assert cal[keys].equals(runs.calibrations(TINY)[keys])  # the profile's order
 
 
 @pytest.mark.slow
@@ -391,10 +494,17 @@ def test_the_chapter_runs_end_to_end_with_its_checks_and_ledger(book_summary):
     (no paper)."""
     summary = book_summary("frontier")
     checks = {c["key"]: c for c in summary["checks"]}
-    assert {"gpope_meets_target", "gpope_noise_smallest", "pld_noise_below_rdp",
-            "gpope_noise_as_calibrated", "errors_finite", "replicates_per_point",
-            "ssp_noise_as_calibrated", "ssp_sensitivity_tight",
-            "ssp_sensitivity_bound"} <= set(checks)
+    assert {
+        "gpope_meets_target",
+        "gpope_noise_smallest",
+        "pld_noise_below_rdp",
+        "gpope_noise_as_calibrated",
+        "errors_finite",
+        "replicates_per_point",
+        "ssp_noise_as_calibrated",
+        "ssp_sensitivity_tight",
+        "ssp_sensitivity_bound",
+    } <= set(checks)
     assert all(c["passed"] for c in checks.values())
     cfg = summary["config"]
     own = [e for e in summary["ledger"] if chapter.LIVE_RUN in e["release"]]
@@ -425,8 +535,16 @@ def test_the_maps_smooth_releases_are_the_public_apis(name):
     rho = np.full(n_states, 1.0 / n_states)
     budget = mc.SmoothGaussianBudget(1.0, TINY.delta, TINY.return_bound)
     fv = mc.first_visit_returns(traj, n_states, TINY.gamma)
-    kw = dict(n_states=n_states, gamma=TINY.gamma, features=phi, epsilon=1.0, delta=TINY.delta,
-              return_bound=TINY.return_bound, rng=7, weights=rho)
+    kw = dict(
+        n_states=n_states,
+        gamma=TINY.gamma,
+        features=phi,
+        epsilon=1.0,
+        delta=TINY.delta,
+        return_bound=TINY.return_bound,
+        rng=7,
+        weights=rho,
+    )
     if name == "dp_lsw":
         ours = mc.dp_lsw(fv, phi, rho, budget, np.random.default_rng(7))
         exact = mc.dp_lsw(fv, phi, rho, budget, 7, exact=True)
@@ -443,12 +561,14 @@ def test_the_maps_smooth_releases_are_the_public_apis(name):
 
 
 def _span(cost: pd.DataFrame, label: str, column: str) -> str:
-    """"low (its interval's lower end) to high (its interval's upper end)" of ``column`` of
+    """ "low (its interval's lower end) to high (its interval's upper end)" of ``column`` of
     :func:`analysis.privacy_cost` over every point of ``label``."""
     g = cost[cost.label == label]
     lo, hi = g.loc[g[column].idxmin()], g.loc[g[column].idxmax()]
-    return (f"{lo[column]:.2f} ({lo[f'{column}_lo']:.2f}) to "
-            f"{hi[column]:.2f} ({hi[f'{column}_hi']:.2f})")
+    return (
+        f"{lo[column]:.2f} ({lo[f'{column}_lo']:.2f}) to "
+        f"{hi[column]:.2f} ({hi[f'{column}_hi']:.2f})"
+    )
 
 
 def test_the_bottom_line_states_the_recorded_maps_numbers():
@@ -467,26 +587,36 @@ def test_the_bottom_line_states_the_recorded_maps_numbers():
     assert len(line.split()) <= 200
     assert f["within_10x"] == 0 and f["beyond_10x"] == f["points"] == 60
     assert f"of the non-private estimate at any of the {f['points']} points" in line
-    assert (f"GPOPE wins {f['wins_GPOPE']} points, DP-LSL {f['wins_DP-LSL']}, SSP-LSTD "
-            f"{f['wins_SSP-LSTD']} (none decided) and DP-LSW {f['wins_DP-LSW']};" in line)
+    assert (
+        f"GPOPE wins {f['wins_GPOPE']} points, DP-LSL {f['wins_DP-LSL']}, SSP-LSTD "
+        f"{f['wins_SSP-LSTD']} (none decided) and DP-LSW {f['wins_DP-LSW']};" in line
+    )
     assert f["decided_wins_SSP-LSTD"] == 0
     assert f"beats the all-zero estimate at {f['beats_zero']}." in line
     cost = analysis.privacy_cost(points)
-    assert (f"privacy costs GPOPE {_span(cost, 'GPOPE', 'noiseless')} over GPOPE without "
-            f"noise, DP-LSL {_span(cost, 'DP-LSL', 'noiseless')}, DP-LSW "
-            f"{_span(cost, 'DP-LSW', 'noiseless')} and SSP-LSTD "
-            f"{_span(cost, 'SSP-LSTD', 'noiseless')} over their noiseless fits") in line
-    assert (f"GPOPE stays {_span(cost, 'GPOPE', 'total')} above, DP-LSL "
-            f"{_span(cost, 'DP-LSL', 'total')}, DP-LSW {_span(cost, 'DP-LSW', 'total')}, "
-            f"SSP-LSTD {_span(cost, 'SSP-LSTD', 'total')}.") in line
+    assert (
+        f"privacy costs GPOPE {_span(cost, 'GPOPE', 'noiseless')} over GPOPE without "
+        f"noise, DP-LSL {_span(cost, 'DP-LSL', 'noiseless')}, DP-LSW "
+        f"{_span(cost, 'DP-LSW', 'noiseless')} and SSP-LSTD "
+        f"{_span(cost, 'SSP-LSTD', 'noiseless')} over their noiseless fits"
+    ) in line
+    assert (
+        f"GPOPE stays {_span(cost, 'GPOPE', 'total')} above, DP-LSL "
+        f"{_span(cost, 'DP-LSL', 'total')}, DP-LSW {_span(cost, 'DP-LSW', 'total')}, "
+        f"SSP-LSTD {_span(cost, 'SSP-LSTD', 'total')}."
+    ) in line
     assert f"({f['gap_min']:.1f} to {f['gap_max']:.1f} in log10 MSPBE)" in line
     assert f["gap_below_1"] == 0
     changes = analysis.winner_changes(points)
     assert len(changes) == f["winner_changes_rdp"]
     assert ((changes.winner_pld == analysis.SSP) | (changes.winner_rdp == analysis.SSP)).all()
-    assert (f"accounting GPOPE by RDP instead of PLD changes {f['winner_changes_rdp']} winners, "
-            "each to or from SSP-LSTD.") in line
+    assert (
+        f"accounting GPOPE by RDP instead of PLD changes {f['winner_changes_rdp']} winners, "
+        "each to or from SSP-LSTD."
+    ) in line
     tuned = analysis.tuning_findings(tables["steps"], tuple(tables["calibration"].iterations))
-    assert (f"GPOPE capped at {tuned['iterations_cap']} iterations, the cap chosen by "
-            f"{tuned['tunings_learning_at_cap']} of the {tuned['tunings_learning']} private "
-            "tunings that learn anything)") in line
+    assert (
+        f"GPOPE capped at {tuned['iterations_cap']} iterations, the cap chosen by "
+        f"{tuned['tunings_learning_at_cap']} of the {tuned['tunings_learning']} private "
+        "tunings that learn anything)"
+    ) in line

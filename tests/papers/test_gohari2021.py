@@ -64,11 +64,13 @@ def test_lipschitz_lower_bound_is_the_largest_norm_of_autograds_jacobian(cartpol
     obs = np.random.default_rng(2).normal(size=(40, teacher.pi[0].in_features))
     x = torch.as_tensor(obs, dtype=torch.float64)
     net = copy.deepcopy(teacher.pi).double()
-    jac = torch.func.vmap(torch.func.jacrev(
-        lambda o: (1.0 - m * eta) * torch.softmax(net(o), dim=-1) + eta))(x)
+    jac = torch.func.vmap(
+        torch.func.jacrev(lambda o: (1.0 - m * eta) * torch.softmax(net(o), dim=-1) + eta)
+    )(x)
     expected = float(torch.linalg.matrix_norm(jac, ord=2).max())
-    assert teach.teacher_lipschitz_lower_bound(teacher, eta, obs) == pytest.approx(expected,
-                                                                                   rel=1e-12)
+    assert teach.teacher_lipschitz_lower_bound(teacher, eta, obs) == pytest.approx(
+        expected, rel=1e-12
+    )
 
 
 def test_lipschitz_lower_bound_rejects_wrong_shapes(cartpole_teacher):
@@ -99,9 +101,18 @@ def _synthetic_runs(final: dict[str, float], n_epochs: int = 30, n_seeds: int = 
         for seed in range(n_seeds):
             for e in range(n_epochs):
                 ret = top * min(1.0, rate * (e + 1) / (0.6 * n_epochs)) + seed
-                rows.append({"label": label, "panel": panel, "seed": seed, "epoch": e,
-                             "env_steps": 100 * (e + 1), "avg_return": ret, "n_episodes": 1,
-                             "method": "private" if "aware" in label else "ppo"})  # fmt: skip
+                rows.append(
+                    {
+                        "label": label,
+                        "panel": panel,
+                        "seed": seed,
+                        "epoch": e,
+                        "env_steps": 100 * (e + 1),
+                        "avg_return": ret,
+                        "n_episodes": 1,
+                        "method": "private" if "aware" in label else "ppo",
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -111,9 +122,16 @@ def _ramp_runs(crossings: dict[str, list[float | None]], n_epochs: int = 20) -> 
     for label, per_seed in crossings.items():
         for seed, c in enumerate(per_seed):
             for e in range(n_epochs):
-                rows.append({"label": label, "seed": seed, "epoch": e, "env_steps": 100 * (e + 1),
-                             "avg_return": 10.0 if c is not None and e >= c else 0.0,
-                             "n_episodes": 1})  # fmt: skip
+                rows.append(
+                    {
+                        "label": label,
+                        "seed": seed,
+                        "epoch": e,
+                        "env_steps": 100 * (e + 1),
+                        "avg_return": 10.0 if c is not None and e >= c else 0.0,
+                        "n_episodes": 1,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -133,11 +151,20 @@ def test_time_to_converge_needs_full_windows_and_staying_above():
     roll-outs) does not count, and a run that drops below again converges only from the last
     crossing on; a run ending below is censored."""
     rows = []
-    for seed, returns in enumerate([[9, 0, 0, 0, 9, 9, 9, 9], [0, 0, 9, 9, 0, 9, 9, 9],
-                                    [9, 9, 9, 9, 9, 9, 9, 0]]):
+    for seed, returns in enumerate(
+        [[9, 0, 0, 0, 9, 9, 9, 9], [0, 0, 9, 9, 0, 9, 9, 9], [9, 9, 9, 9, 9, 9, 9, 0]]
+    ):
         for e, r in enumerate(returns):
-            rows.append({"label": "a", "seed": seed, "epoch": e, "env_steps": 100 * (e + 1),
-                         "avg_return": float(r), "n_episodes": 1})
+            rows.append(
+                {
+                    "label": "a",
+                    "seed": seed,
+                    "epoch": e,
+                    "env_steps": 100 * (e + 1),
+                    "avg_return": float(r),
+                    "n_episodes": 1,
+                }
+            )
     t = cv.time_to_threshold(pd.DataFrame(rows), 5.0, window=2).set_index("seed")
     # seed 0: windows (9,0) (0,0) (0,0) (0,9) (9,9)...: means reach 9 from roll-out 5 on
     assert t.loc[0, "steps"] == 600 and not t.loc[0, "censored"]
@@ -176,18 +203,24 @@ def test_a_student_that_never_converges_is_not_faster():
     """Censoring widens the rank interval without bound; the necessary condition (a share of
     the student's runs converged within budget / threshold at least the baseline's within the
     budget) still decides: 0 of 10 against 6 of 10 is not reproduced."""
-    runs = _ramp_runs({"base": [4, 9, 7, 5, 6, 8, None, None, None, None],
-                       "aware": [None] * 10})
+    runs = _ramp_runs({"base": [4, 9, 7, 5, 6, 8, None, None, None, None], "aware": [None] * 10})
     t = cv.time_to_threshold(runs, 5.0, window=1)
     s = cv.speedup(t, "base", "aware")
     assert s["upper"] == math.inf and s["lower"] == 0.0
     claim = claims.decide_speedup(s, 2.0, times=t)
     assert claim.verdict == "not reproduced" and "0/10 against 6/10" in claim.reason
     # the same counts where the student converges early enough leave the rank interval to decide
-    quick = _ramp_runs({"base": [4, 9, 7, 5, 6, 8, None, None, None, None],
-                        "aware": [1, 1, 2, 2, 1, 1, 2, 2, 1, 1]})
+    quick = _ramp_runs(
+        {
+            "base": [4, 9, 7, 5, 6, 8, None, None, None, None],
+            "aware": [1, 1, 2, 2, 1, 1, 2, 2, 1, 1],
+        }
+    )
     tq = cv.time_to_threshold(quick, 5.0, window=1)
-    assert claims.decide_speedup(cv.speedup(tq, "base", "aware"), 2.0, times=tq).verdict == "reproduced"
+    assert (
+        claims.decide_speedup(cv.speedup(tq, "base", "aware"), 2.0, times=tq).verdict
+        == "reproduced"
+    )
 
 
 @pytest.mark.parametrize("random_mean, verdict", [(0.0, "reproduced"), (4.0, "untestable")])
@@ -197,8 +230,12 @@ def test_a_speedup_to_a_threshold_random_play_reaches_is_untestable(random_mean,
     the quick profile has no episode cap, so a window may average a single episode) stays far
     below 5; with random play at 4 a single random episode reaches 5 and the claim says
     untestable, naming the condition."""
-    runs = _ramp_runs({"PPO (64, 64)": [4, 9, 7, 5, 6, 8, 4, 9, 7, 5],
-                       "kickstarting": [1, 2, 3, 1, 2, 1, 2, 3, 1, 2]})
+    runs = _ramp_runs(
+        {
+            "PPO (64, 64)": [4, 9, 7, 5, 6, 8, 4, 9, 7, 5],
+            "kickstarting": [1, 2, 3, 1, 2, 1, 2, 3, 1, 2],
+        }
+    )
     profile = GohariProfile.quick(smoothing_window=1)
     assert claims.fewest_episodes(profile) == 1
     _, speed = cv.speedup_table(runs, {0.5: 5.0}, 1, "PPO (64, 64)", ("kickstarting",))
@@ -208,24 +245,36 @@ def test_a_speedup_to_a_threshold_random_play_reaches_is_untestable(random_mean,
     claim = ev.decide(_context(profile), spec)
     assert claim.verdict == verdict
     if verdict == "untestable":
-        assert claim.reason.startswith("invalid measurement (threshold beyond random play): "
-                                       "random play reaches the threshold 5")
+        assert claim.reason.startswith(
+            "invalid measurement (threshold beyond random play): "
+            "random play reaches the threshold 5"
+        )
     with pytest.raises(ValueError, match="random play"):
-        Evidence(LIVE, profile, data=claims.Runs(runs, speed, None)).decide(_context(profile),
-                                                                           spec)
+        Evidence(LIVE, profile, data=claims.Runs(runs, speed, None)).decide(_context(profile), spec)
 
 
 def test_a_smoothing_window_averages_at_least_its_steps_over_the_episode_cap():
     paper = GohariProfile.paper()
     assert claims.fewest_episodes(paper) == 10  # 10 roll-outs of 1,000 steps, episodes <= 1,000
-    assert claims.fewest_episodes(GohariProfile.paper(smoothing_window=1, n_envs=2,
-                                                      steps_per_epoch=3000)) == 2
+    assert (
+        claims.fewest_episodes(
+            GohariProfile.paper(smoothing_window=1, n_envs=2, steps_per_epoch=3000)
+        )
+        == 2
+    )
 
 
 def test_speedup_claims_go_through_the_one_rule_at_the_papers_magnitude():
-    result = {"baseline": "b", "treated": "t", "n": 10, "censored_baseline": 0, "censored_treated": 0}
+    result = {
+        "baseline": "b",
+        "treated": "t",
+        "n": 10,
+        "censored_baseline": 0,
+        "censored_treated": 0,
+    }
     at = lambda ratio, lo, hi, **kw: claims.decide_speedup(  # noqa: E731
-        {**result, "ratio": ratio, "lower": lo, "upper": hi}, **kw)
+        {**result, "ratio": ratio, "lower": lo, "upper": hi}, **kw
+    )
     assert at(1.5, 1.2, 1.9).verdict == "reproduced"  # "faster": threshold 1, no effect
     # "roughly 4 times", decided at half: 1.5x faster is not the paper's magnitude
     half = claims.PAPER_SPEEDUP * claims.SPEEDUP_FRACTION
@@ -242,9 +291,20 @@ def test_speedup_claims_go_through_the_one_rule_at_the_papers_magnitude():
 def _runs_with_queries(answered: dict[str, list[float]], method: str = "private") -> pd.DataFrame:
     """A runs table of one seed per label whose teacher answered ``answered[label][t]`` queries
     from its data in roll-out t (c = 0.3: the quick schedule answers 4 roll-outs)."""
-    return pd.DataFrame([{"label": label, "seed": 0, "epoch": t, "method": method,
-                          "coefficient": 0.3, "teacher_queries": q}
-                         for label, per in answered.items() for t, q in enumerate(per)])  # fmt: skip
+    return pd.DataFrame(
+        [
+            {
+                "label": label,
+                "seed": 0,
+                "epoch": t,
+                "method": method,
+                "coefficient": 0.3,
+                "teacher_queries": q,
+            }
+            for label, per in answered.items()
+            for t, q in enumerate(per)
+        ]
+    )
 
 
 def _on_runs(spec, runs: pd.DataFrame, profile: GohariProfile):
@@ -268,8 +328,12 @@ def test_budget_claim_is_decided_on_the_exact_excess_count():
     exact = decide({"a": [500] * 4 + [0] * 2, "b": [500, 500, 0, 0, 0, 0]})
     assert exact.verdict == "reproduced" and exact.value == 0 and exact.threshold == 0.5
     assert exact.n_trials == 2 and "2000" in exact.evidence
-    assert decide({"a": [500] * 4 + [1, 0], "b": [0] * 6}).verdict == "not reproduced"  # one too many
-    late = decide({"a": [500] * 3 + [0, 500, 0]})  # as many in all, but one roll-out after the budget
+    assert (
+        decide({"a": [500] * 4 + [1, 0], "b": [0] * 6}).verdict == "not reproduced"
+    )  # one too many
+    late = decide(
+        {"a": [500] * 3 + [0, 500, 0]}
+    )  # as many in all, but one roll-out after the budget
     assert late.verdict == "not reproduced" and late.value == 500
     # plain PPO and kickstarting without privacy have no budget: no private run, untestable
     assert decide({"k": [500] * 6}, method="kickstart").verdict == "untestable"
@@ -281,7 +345,9 @@ def test_the_teacher_counts_every_query_it_answers_from_its_data():
     """run_agent logs the queries the teacher's network answered per roll-out: every interaction
     of the 4 informed roll-outs, none after (random answers, or a silent teacher), every one for
     kickstarting; a lower k_min (one roll-out more) is caught by the budget claim."""
-    quick = GohariProfile.quick(epochs=6, steps_per_epoch=40, n_envs=2, train_pi_iters=1, train_v_iters=1)
+    quick = GohariProfile.quick(
+        epochs=6, steps_per_epoch=40, n_envs=2, train_pi_iters=1, train_v_iters=1
+    )
     configs = {c["label"]: c for c in rn.figure2_configs(quick)}
     seed = np.random.SeedSequence(0)
     for label in ("aware, c = 0.3", "aware, c = 0.3, teacher silent after budget"):
@@ -320,14 +386,26 @@ def test_duplicate_configurations_run_once():
 def test_profiles_are_typed_and_the_paper_one_is_spinning_up():
     paper = GohariProfile.paper()
     assert (paper.n_envs, paper.max_episode_steps, paper.reset_each_epoch, paper.value_targets) == (
-        1, 1000, True, "rewards-to-go")
+        1,
+        1000,
+        True,
+        "rewards-to-go",
+    )
     ppo = paper.ppo_config(32)
     assert ppo.steps_per_epoch == 1000 and ppo.max_episode_steps == 1000
     quick = GohariProfile.quick(gamma=0.9, train_pi_iters=5)
     assert quick.ppo_config(16) == PPOConfig(
-        hidden_sizes=(16, 16), steps_per_epoch=500, n_envs=4, gamma=0.9, gae_lambda=0.97,
-        train_pi_iters=5, train_v_iters=80, max_episode_steps=None, reset_each_epoch=False,
-        value_targets="gae")
+        hidden_sizes=(16, 16),
+        steps_per_epoch=500,
+        n_envs=4,
+        gamma=0.9,
+        gae_lambda=0.97,
+        train_pi_iters=5,
+        train_v_iters=80,
+        max_episode_steps=None,
+        reset_each_epoch=False,
+        value_targets="gae",
+    )
     with pytest.raises(ValueError, match="unknown parameter"):
         GohariProfile.from_parameters("quick", n_runs=3)
     with pytest.raises(ValueError, match="lam"):
@@ -342,14 +420,26 @@ def _context(profile: GohariProfile, **extra) -> Context:
 
 
 def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
-    profile = GohariProfile.quick(epochs=2, steps_per_epoch=100, n_trials=1, n_envs=2,
-                                  train_pi_iters=2, train_v_iters=2, radius_arms=(), after_budget_arms=(),
-                                  eval_episodes=2)  # fmt: skip
+    profile = GohariProfile.quick(
+        epochs=2,
+        steps_per_epoch=100,
+        n_trials=1,
+        n_envs=2,
+        train_pi_iters=2,
+        train_v_iters=2,
+        radius_arms=(),
+        after_budget_arms=(),
+        eval_episodes=2,
+    )
     results = tmp_path / "measurements" / "results"
-    csv, meta = recorded.record_paper_curves(profile, results, executor="serial", progress=False,
-                                             command="test")  # fmt: skip
+    csv, meta = recorded.record_paper_curves(
+        profile, results, executor="serial", progress=False, command="test"
+    )
     # the curves in the results folder, the run record in the measurements folder above it
-    assert csv == results / recorded.CURVES_CSV and meta == tmp_path / "measurements" / "gohari2021-design.json"
+    assert (
+        csv == results / recorded.CURVES_CSV
+        and meta == tmp_path / "measurements" / "gohari2021-design.json"
+    )
     assert not csv.with_suffix(".json").exists()
     table = pd.read_csv(csv)
     assert tuple(table.columns) == recorded.CURVES_COLUMNS
@@ -363,7 +453,9 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     assert len(table) == 7 * 2 and table["env_steps"].max() == 200
     spent = table.set_index("config")["epsilon_spent"]
     assert (spent["PPO (64, 64)"] == 0).all() and np.isinf(spent["kickstarting"]).all()
-    aware = table[table.config == "aware, c = 0.3"].sort_values("rollout")["epsilon_spent"].to_numpy()
+    aware = (
+        table[table.config == "aware, c = 0.3"].sort_values("rollout")["epsilon_spent"].to_numpy()
+    )
     assert 0 < aware[0] < aware[1]  # cumulative: 100 queries at k0, then 100 at 0.3 k0
     # the diagnostics as the runs logged them: entropy for every run, the penalty's activity and
     # share of the gradient only where there is a penalty
@@ -374,15 +466,24 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     assert diag.loc["aware, c = 0.3", "aux_grad_share"].between(0, 1).all()
     # the run record is the one RunRecord schema, the recorder's fields at its top level
     written = json.loads(meta.read_text())
-    assert {"notebook", "profile", "parameters", "git_commit", "git_dirty", "wall_time_s",
-            "versions"} <= set(written)  # fmt: skip
+    assert {
+        "notebook",
+        "profile",
+        "parameters",
+        "git_commit",
+        "git_dirty",
+        "wall_time_s",
+        "versions",
+    } <= set(written)
     assert written["notebook"] == "gohari2021" and written["parameters"]["epochs"] == 2
     assert written["profile"] == "design"
     assert written["scale"] == "1 of the paper's 30 seeds, 2 of its 4,000 roll-outs"
     assert written["command"] == "test" and written["files"] == [f"results/{csv.name}"]
     assert written["produced_by"] == ["privrl.papers.gohari2021.runs"]
     loaded = recorded.load_paper_curves(results)
-    assert loaded is not None and loaded[1] == written and 0.5 in map(float, loaded[1]["thresholds"])
+    assert (
+        loaded is not None and loaded[1] == written and 0.5 in map(float, loaded[1]["thresholds"])
+    )
     assert recorded.load_paper_curves(tmp_path / "nothing") is None
     runs = recorded.runs_from_curves(loaded[0])
     assert set(runs["panel"]) == {"a", "b", "c", "d"}
@@ -393,26 +494,41 @@ def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
     # the record's diagnostics, for the configurations the chapter compares
     assert rec.diagnostic_labels == ["PPO (32, 32)", "aware, c = 0.3", "unaware, c = 0.3"]
     assert rec.diagnostics_summary().loc[("aware, c = 0.3", "teacher informed"), "entropy"] > 0
-    no_diag = recorded.recorded_analysis(loaded[0].drop(columns=list(recorded.DIAGNOSTIC_COLUMNS)), loaded[1])
+    no_diag = recorded.recorded_analysis(
+        loaded[0].drop(columns=list(recorded.DIAGNOSTIC_COLUMNS)), loaded[1]
+    )
     assert no_diag.diagnostics is None and no_diag.diagnostics_summary() is None
     # a record shorter than the design decides nothing: the headline claims are untestable
     ctx = _context(profile, recorded=rec)
     decided = _on_record(ctx, rec)
     made = {k: c for k, c in decided.items() if c is not None}
-    assert set(made) == {"speedup_kickstarting_airraid", "speedup_aware_airraid",
-                         "aware_beats_unaware_airraid", "budget_respected_airraid"}  # fmt: skip
+    assert set(made) == {
+        "speedup_kickstarting_airraid",
+        "speedup_aware_airraid",
+        "aware_beats_unaware_airraid",
+        "budget_respected_airraid",
+    }
     spec = {s.key + "_airraid": s for s in claims.CLAIMS}
     for key, claim in made.items():
         assert claim.statement == spec[key].statement
         # stamped with the record's profile, not the typed profile its parameters are read into
-        assert claim.profile == "design" and claim.commit == rec.commit and rec.source in claim.evidence
-        assert claim.source.endswith("(on the recorded AirRaid design: 1 of the paper's 30 seeds, "
-                                     "2 of its 4,000 roll-outs)")
+        assert (
+            claim.profile == "design"
+            and claim.commit == rec.commit
+            and rec.source in claim.evidence
+        )
+        assert claim.source.endswith(
+            "(on the recorded AirRaid design: 1 of the paper's 30 seeds, 2 of its 4,000 roll-outs)"
+        )
         # the budget is decided on the record's queries whatever its length
-        assert claim.verdict == ("reproduced" if key == "budget_respected_airraid" else "untestable")
+        assert claim.verdict == (
+            "reproduced" if key == "budget_respected_airraid" else "untestable"
+        )
     assert made["budget_respected_airraid"].n_trials == 4  # the four private configurations
     # a record without the queries columns: the budget claim says why it cannot be decided
-    old = recorded.recorded_analysis(loaded[0].drop(columns=list(recorded.QUERY_COLUMNS)), loaded[1])
+    old = recorded.recorded_analysis(
+        loaded[0].drop(columns=list(recorded.QUERY_COLUMNS)), loaded[1]
+    )
     claim = _on_record(_context(profile, recorded=old), old)["budget_respected_airraid"]
     assert claim.verdict == "untestable" and "no queries / queries_allowed columns" in claim.reason
 
@@ -422,12 +538,21 @@ def test_a_record_written_by_hand_is_completed_from_the_recorders_output(tmp_pat
     is completed from the recorder's output beside the curves; the book's keys win."""
     results = tmp_path / "results"
     results.mkdir()
-    pd.DataFrame(columns=list(recorded.BASE_COLUMNS)).to_csv(results / recorded.CURVES_CSV, index=False)
-    legacy = {"profile": {"epochs": 450}, "commit": "old", "wall_seconds": 3.0,
-              "references": {"random": 1.0}, "thresholds": {"0.5": 2.0}, "run_core_seconds": 9.0}  # fmt: skip
+    pd.DataFrame(columns=list(recorded.BASE_COLUMNS)).to_csv(
+        results / recorded.CURVES_CSV, index=False
+    )
+    legacy = {
+        "profile": {"epochs": 450},
+        "commit": "old",
+        "wall_seconds": 3.0,
+        "references": {"random": 1.0},
+        "thresholds": {"0.5": 2.0},
+        "run_core_seconds": 9.0,
+    }
     (results / "gohari2021-design-curves.json").write_text(json.dumps(legacy))
-    (tmp_path / recorded.RECORD_JSON).write_text(json.dumps(
-        {"parameters": {"epochs": 450}, "git_commit": "restamped", "wall_time_s": 3.0}))
+    (tmp_path / recorded.RECORD_JSON).write_text(
+        json.dumps({"parameters": {"epochs": 450}, "git_commit": "restamped", "wall_time_s": 3.0})
+    )
     _, record = recorded.load_paper_curves(results)
     assert record["git_commit"] == "restamped" and record["run_core_seconds"] == 9.0
     assert record["references"] == {"random": 1.0}
@@ -464,41 +589,97 @@ def test_claims_and_errata_are_declared_once_with_their_sources():
     assert len(beyond) == 3 and all(s.statement.startswith(claims.BEYOND) for s in beyond)
     assert all(not s.statement.startswith(claims.BEYOND) for s in claims.CLAIMS if s not in beyond)
     assert all(s.source.strip() for s in claims.CLAIMS)
-    assert chapter.GohariChapter.claims is claims.CLAIMS and chapter.GohariChapter.errata is claims.ERRATA
-    values = {"lemma_tail": 0.1, "delta_small_k": 1.0, "air_b": 1e-4, "air_L": 145.9,
-              "air_L_low": 38.8, "air_b_raw": 0.1, "composed_delta": 1.0, "queries": 12000.0,
-              "printed_limit": 0.61, "mc_limit": 0.52, "union_limit": 1.05, "pen_after_aware": 0.7,
-              "m": 2, "m_airraid": 6, "mc_limit_airraid": 0.9, "union_limit_airraid": 2.03}  # fmt: skip
+    assert (
+        chapter.GohariChapter.claims is claims.CLAIMS
+        and chapter.GohariChapter.errata is claims.ERRATA
+    )
+    values = {
+        "lemma_tail": 0.1,
+        "delta_small_k": 1.0,
+        "air_b": 1e-4,
+        "air_L": 145.9,
+        "air_L_low": 38.8,
+        "air_b_raw": 0.1,
+        "composed_delta": 1.0,
+        "queries": 12000.0,
+        "printed_limit": 0.61,
+        "mc_limit": 0.52,
+        "union_limit": 1.05,
+        "pen_after_aware": 0.7,
+        "m": 2,
+        "m_airraid": 6,
+        "mc_limit_airraid": 0.9,
+        "union_limit_airraid": 2.03,
+    }
     ctx = _context(GohariProfile.quick())
     ctx.values.update(values)
     made = [e.make(ctx) for e in claims.ERRATA]
-    assert [e.key for e in made] == ["unstated_parameters", "no_k_floor", "lemma1_radius",
-                                     "small_k_privacy", "airraid_adjacency", "composed_budget",
-                                     "random_answers_pull", "after_budget_reading"]  # fmt: skip
+    assert [e.key for e in made] == [
+        "unstated_parameters",
+        "no_k_floor",
+        "lemma1_radius",
+        "small_k_privacy",
+        "airraid_adjacency",
+        "composed_budget",
+        "random_answers_pull",
+        "after_budget_reading",
+    ]
     assert "12000 queries" in made[5].evidence and "0.61 < 1.41" in made[6].evidence
-    assert "0.70 (Monte Carlo radius)." in made[6].evidence and "union radius" not in made[6].evidence[-30:]
+    assert (
+        "0.70 (Monte Carlo radius)." in made[6].evidence
+        and "union radius" not in made[6].evidence[-30:]
+    )
     assert "random policies" in made[7].statement and "disallow queries" in made[7].statement
     assert "tends to 2.03" in made[7].evidence and "recorded AirRaid design" not in made[7].evidence
-    assert "and to 1.05 for this run's m = 2" in made[7].evidence and "(0.90 and 2.03 at AirRaid's m = 6)" in made[6].evidence
+    assert (
+        "and to 1.05 for this run's m = 2" in made[7].evidence
+        and "(0.90 and 2.03 at AirRaid's m = 6)" in made[6].evidence
+    )
     # with a recorded run's finding and verdict, the reading's evidence quotes both
-    ctx.extra.update(recorded_finding="After the c = 0.3 budget (...): numbers.",
-                     recorded=types.SimpleNamespace(source="recorded AirRaid design (1 of 30 seeds), commit abc"))  # fmt: skip
+    ctx.extra.update(
+        recorded_finding="After the c = 0.3 budget (...): numbers.",
+        recorded=types.SimpleNamespace(
+            source="recorded AirRaid design (1 of 30 seeds), commit abc"
+        ),
+    )
     ctx.claims["random_answers_harmless_airraid"] = Claim(
-        "not reproduced", "median difference", -250.0, (-400.0, -100.0), 10, "r",
-        key="random_answers_harmless_airraid", statement="s")
+        "not reproduced",
+        "median difference",
+        -250.0,
+        (-400.0, -100.0),
+        10,
+        "r",
+        key="random_answers_harmless_airraid",
+        statement="s",
+    )
     evidence = claims.ERRATA[7].make(ctx).evidence
-    assert ("On the recorded AirRaid design (1 of 30 seeds), commit abc: After the c = 0.3 budget "
-            "(...): numbers.") in evidence
-    assert evidence.endswith("is not reproduced (median difference -250, 95% interval [-400, -100]).")
+    assert (
+        "On the recorded AirRaid design (1 of 30 seeds), commit abc: After the c = 0.3 budget "
+        "(...): numbers."
+    ) in evidence
+    assert evidence.endswith(
+        "is not reproduced (median difference -250, 95% interval [-400, -100])."
+    )
     # and, with the record at the paper's horizon, that record's verdict after it
-    ctx.extra["horizon"] = types.SimpleNamespace(source="recorded AirRaid run at the paper's horizon")
+    ctx.extra["horizon"] = types.SimpleNamespace(
+        source="recorded AirRaid run at the paper's horizon"
+    )
     ctx.claims["random_answers_harmless_horizon"] = Claim(
-        "inconclusive", "median difference", -20.4, (-150.0, 90.6), 5, "r",
-        key="random_answers_harmless_horizon", statement="s")
+        "inconclusive",
+        "median difference",
+        -20.4,
+        (-150.0, 90.6),
+        5,
+        "r",
+        key="random_answers_harmless_horizon",
+        statement="s",
+    )
     evidence = claims.ERRATA[7].make(ctx).evidence
-    assert evidence.endswith("[-400, -100]). On the recorded AirRaid run at the paper's horizon: "
-                             "random_answers_harmless_horizon is inconclusive (median difference "
-                             "-20, 95% interval [-150, 91]).")
+    assert evidence.endswith(
+        "[-400, -100]). On the recorded AirRaid run at the paper's horizon: "
+        "random_answers_harmless_horizon is inconclusive (median difference "
+        "-20, 95% interval [-150, 91])."
+    )
 
 
 def test_releases_carry_theorem1_events_and_empirical_cross_checks():
@@ -507,11 +688,22 @@ def test_releases_carry_theorem1_events_and_empirical_cross_checks():
     mechanism = acc.Theorem1Mechanism(5.0, 6, 0.1, 1.84e-5)
     lb = acc.lipschitz_b_for_epsilon(4.46, mechanism)
     bound = acc.theorem1_delta_bound(mechanism)
-    pair = theory.PaperPair(0.1, 1.84e-5, lb, acc.theorem1_epsilon(mechanism, lb, 1.0),
-                            bound, 0.049, 0.0489, 0.0495)  # fmt: skip
-    ctx = _context(profile, pair=pair, teacher={"L": 7.44, "event": event, "eps_q": event.epsilon(0.05),
-                                                "d_q": event.delta_bound, "d_q_mc": 0.0499,
-                                                "d_q_mc_upper": 0.0505, "sup_ratio": 2.7})  # fmt: skip
+    pair = theory.PaperPair(
+        0.1, 1.84e-5, lb, acc.theorem1_epsilon(mechanism, lb, 1.0), bound, 0.049, 0.0489, 0.0495
+    )
+    ctx = _context(
+        profile,
+        pair=pair,
+        teacher={
+            "L": 7.44,
+            "event": event,
+            "eps_q": event.epsilon(0.05),
+            "d_q": event.delta_bound,
+            "d_q_mc": 0.0499,
+            "d_q_mc_upper": 0.0505,
+            "sup_ratio": 2.7,
+        },
+    )
     ctx.values["pair_sup_ratio"] = 0.8
     entries = list(chapter.GohariChapter().releases(ctx))
     for entry in entries:
@@ -528,9 +720,16 @@ def test_figure2_draws_only_the_panels_with_curves():
     import matplotlib
 
     matplotlib.use("Agg")
-    labels = {"PPO (64, 64)": "a", "PPO (32, 32)": "a", "kickstarting": "b", "aware, c = 0.3": "c",
-              "unaware, c = 0.3": "d"}  # fmt: skip
-    runs = _synthetic_runs(dict.fromkeys(labels, 50.0), n_epochs=10).assign(panel=lambda d: d["label"].map(labels))
+    labels = {
+        "PPO (64, 64)": "a",
+        "PPO (32, 32)": "a",
+        "kickstarting": "b",
+        "aware, c = 0.3": "c",
+        "unaware, c = 0.3": "d",
+    }
+    runs = _synthetic_runs(dict.fromkeys(labels, 50.0), n_epochs=10).assign(
+        panel=lambda d: d["label"].map(labels)
+    )
     bands = cv.band95(runs, 1)
     fig = plots.plot_figure2(bands, {}, 32)
     drawn = [ax for ax in fig.axes if ax.axison]
@@ -541,11 +740,21 @@ def test_figure2_draws_only_the_panels_with_curves():
         box = ax.get_legend().get_window_extent(fig.canvas.get_renderer())
         assert box.y1 < ax.get_window_extent().y0
     # one colour per configuration in every panel: the student-sized PPO drawn alike in (b)-(d)
-    ppo = {line.get_color() for ax in drawn[1:] for line in ax.lines
-           if line.get_label() == "PPO (32, 32)"}
+    ppo = {
+        line.get_color()
+        for ax in drawn[1:]
+        for line in ax.lines
+        if line.get_label() == "PPO (32, 32)"
+    }
     assert ppo == {plots.COLOURS["PPO (32, 32)"]}
-    with_radius = pd.concat([bands, bands[bands.label == "aware, c = 0.3"].assign(
-        panel="radius", label="aware, c = 0.3, union radius")])  # fmt: skip
+    with_radius = pd.concat(
+        [
+            bands,
+            bands[bands.label == "aware, c = 0.3"].assign(
+                panel="radius", label="aware, c = 0.3, union radius"
+            ),
+        ]
+    )
     assert sum(ax.axison for ax in plots.plot_figure2(with_radius, {}, 32).axes) == 5
 
 
@@ -583,7 +792,9 @@ def test_paper_profile_gives_the_papers_guarantee_with_the_committed_teacher():
     assert eps == pytest.approx(4.46, abs=0.01)
     assert 0.0499 < theorem1_delta_bound(mechanism) <= 0.05  # rigorous, tight
     quick = GohariProfile.quick()  # CartPole: m = 2, the bound is exact
-    assert 0.0499 < theorem1_delta_bound(Theorem1Mechanism(quick.k0, 2, quick.eta, quick.tau)) <= 0.05
+    assert (
+        0.0499 < theorem1_delta_bound(Theorem1Mechanism(quick.k0, 2, quick.eta, quick.tau)) <= 0.05
+    )
 
 
 @pytest.mark.slow
@@ -592,8 +803,9 @@ def test_paper_profile_sweep_on_a_dask_cluster_shortened():
     short roll-outs: the same tidy table on a Dask LocalCluster as in-process."""
     distributed = pytest.importorskip("distributed")
     profile = GohariProfile.paper(epochs=2, steps_per_epoch=200, n_trials=2)
-    configs = [c for c in rn.figure2_configs(profile)
-               if c["label"] in ("PPO (32, 32)", "aware, c = 0.3")]  # fmt: skip
+    configs = [
+        c for c in rn.figure2_configs(profile) if c["label"] in ("PPO (32, 32)", "aware, c = 0.3")
+    ]
     serial = rn.run_figure2(profile, configs, executor="serial")
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
@@ -638,10 +850,22 @@ def test_privrl_run_hands_a_scheduler_address_to_the_notebook(monkeypatch):
         raise RuntimeError("stop here")
 
     monkeypatch.setattr(cli, "run_notebook", fake_run)
-    argv = ["run", "gohari2021", "--profile", "paper", "--scheduler", "tcp://host:8786", "-p", "n_trials=30"]
+    argv = [
+        "run",
+        "gohari2021",
+        "--profile",
+        "paper",
+        "--scheduler",
+        "tcp://host:8786",
+        "-p",
+        "n_trials=30",
+    ]
     assert cli.main(argv) == 1
-    assert seen == {"name": "gohari2021", "profile": "paper",
-                    "params": {"n_trials": 30, "executor": "tcp://host:8786"}}  # fmt: skip
+    assert seen == {
+        "name": "gohari2021",
+        "profile": "paper",
+        "params": {"n_trials": 30, "executor": "tcp://host:8786"},
+    }
     with pytest.raises(ValueError, match="scheduler address"):
         cli.with_scheduler({}, "host:8786")
     with pytest.raises(ValueError, match="not both"):
@@ -665,8 +889,9 @@ def test_privrl_run_hands_a_scheduler_address_to_the_notebook(monkeypatch):
 
     distributed = pytest.importorskip("distributed")
     monkeypatch.setattr(distributed, "Client", FakeClient)
-    quick = GohariProfile.quick(epochs=1, steps_per_epoch=20, n_envs=2, n_trials=1, train_pi_iters=1,
-                                train_v_iters=1)  # fmt: skip
+    quick = GohariProfile.quick(
+        epochs=1, steps_per_epoch=20, n_envs=2, n_trials=1, train_pi_iters=1, train_v_iters=1
+    )
     config = next(c for c in rn.figure2_configs(quick) if c["label"] == "PPO (32, 32)")
     out = rn.run_figure2(quick, [config], executor="tcp://host:8786")
     assert clients == ["tcp://host:8786"] and len(out) == 1
@@ -683,8 +908,15 @@ def test_rollout_cost_is_measured_in_cpu_seconds_of_the_step_rate():
 
 
 def test_smoothed_returns_weight_episodes_and_skip_empty_rollouts():
-    runs = pd.DataFrame({"label": "x", "seed": 0, "epoch": range(4),
-                         "avg_return": [10.0, np.nan, 40.0, 20.0], "n_episodes": [1, 0, 3, 1]})  # fmt: skip
+    runs = pd.DataFrame(
+        {
+            "label": "x",
+            "seed": 0,
+            "epoch": range(4),
+            "avg_return": [10.0, np.nan, 40.0, 20.0],
+            "n_episodes": [1, 0, 3, 1],
+        }
+    )
     got = cv.smoothed_returns(runs, 2)["avg_return"].to_numpy()
     np.testing.assert_allclose(got, [10.0, 10.0, 40.0, (120.0 + 20.0) / 4])
     assert cv.smoothed_returns(runs, 1) is runs
@@ -697,7 +929,13 @@ def test_best_checkpoint_keeps_the_policy_of_the_best_window():
 
     agent = ActorCritic(3, 2, (4,))
     best = teach.BestCheckpoint(window=2)
-    returns = [(10.0, 1), (np.nan, 0), (30.0, 2), (20.0, 1), (5.0, 1)]  # windows: 10, 30, 80/3, 12.5
+    returns = [
+        (10.0, 1),
+        (np.nan, 0),
+        (30.0, 2),
+        (20.0, 1),
+        (5.0, 1),
+    ]  # windows: 10, 30, 80/3, 12.5
     snapshots = []
     for epoch, (ret, n) in enumerate(returns):
         with torch.no_grad():
@@ -714,9 +952,16 @@ def test_ppo_calls_back_once_per_epoch():
     from privrl.core.algorithms.ppo import PPOConfig, train_ppo
 
     seen = []
-    cfg = PPOConfig(hidden_sizes=(8,), steps_per_epoch=40, n_envs=2, train_pi_iters=2, train_v_iters=2)
-    _, log = train_ppo(lambda: gym.make("CartPole-v1"), 3, 0, cfg,
-                       callback=lambda agent, row: seen.append(row["epoch"]))  # fmt: skip
+    cfg = PPOConfig(
+        hidden_sizes=(8,), steps_per_epoch=40, n_envs=2, train_pi_iters=2, train_v_iters=2
+    )
+    _, log = train_ppo(
+        lambda: gym.make("CartPole-v1"),
+        3,
+        0,
+        cfg,
+        callback=lambda agent, row: seen.append(row["epoch"]),
+    )
     assert seen == [0, 1, 2] == log["epoch"].tolist()
 
 
@@ -724,10 +969,16 @@ def test_deciding_arms_are_in_the_quick_profile_and_selectable():
     quick = GohariProfile.quick()
     labels = {c["label"]: c for c in rn.figure2_configs(quick)}
     silent = labels[rn.after_budget_label("silent")]
-    assert silent["after_budget"] == "silent" and silent["coefficient"] == 0.3 and silent["lam"] == quick.lam
+    assert (
+        silent["after_budget"] == "silent"
+        and silent["coefficient"] == 0.3
+        and silent["lam"] == quick.lam
+    )
     assert labels["aware, c = 0.3, union radius"]["radius"] == "union"
     assert labels["aware, c = 0.3"]["after_budget"] == "random"  # arm (a): the paper's reading
-    assert labels["unaware, c = 0.3"]["after_budget"] == "random"  # Figure 2(d) needs random answers
+    assert (
+        labels["unaware, c = 0.3"]["after_budget"] == "random"
+    )  # Figure 2(d) needs random answers
     bare = GohariProfile.quick(radius_arms=(), after_budget_arms=())
     assert len(rn.figure2_configs(bare)) == len(labels) - 3
     with pytest.raises(ValueError, match="after_budget_arms"):
@@ -739,19 +990,31 @@ def test_diagnostics_summary_splits_informed_and_spent_rollouts():
 
     quick = GohariProfile.quick()
     first = dg.first_spent_rollout(quick)
-    assert first == rn.informed_rollouts(quick.k0, 0.3, quick.k_min) == 4  # 5 * 0.3^3 = 0.135 >= 0.1
+    assert (
+        first == rn.informed_rollouts(quick.k0, 0.3, quick.k_min) == 4
+    )  # 5 * 0.3^3 = 0.135 >= 0.1
     rows = []
     for label, before, after in (("aware, c = 0.3", 0.2, 0.8), ("PPO (32, 32)", np.nan, np.nan)):
         for seed in range(3):
             for epoch in range(10):
                 frac = before if epoch < first else after
-                rows.append({"label": label, "seed": seed, "epoch": epoch, "penalised_fraction": frac,
-                             "aux_grad_share": frac / 2, "entropy": 0.6})  # fmt: skip
+                rows.append(
+                    {
+                        "label": label,
+                        "seed": seed,
+                        "epoch": epoch,
+                        "penalised_fraction": frac,
+                        "aux_grad_share": frac / 2,
+                        "entropy": 0.6,
+                    }
+                )
     runs = pd.DataFrame(rows)
     labels = dg.diagnostic_labels(quick, runs)
     assert labels == ["PPO (32, 32)", "aware, c = 0.3"]
     summary = dg.diagnostics_summary(dg.diagnostics_table(runs, labels), first)
-    assert summary.loc[("aware, c = 0.3", "teacher informed"), "penalised_fraction"] == pytest.approx(0.2)
+    assert summary.loc[
+        ("aware, c = 0.3", "teacher informed"), "penalised_fraction"
+    ] == pytest.approx(0.2)
     assert summary.loc[("aware, c = 0.3", "budget spent"), "aux_grad_share"] == pytest.approx(0.4)
     assert np.isnan(summary.loc[("PPO (32, 32)", "budget spent"), "penalised_fraction"])
     assert summary.loc[("PPO (32, 32)", "budget spent"), "entropy"] == pytest.approx(0.6)
@@ -774,18 +1037,36 @@ def test_speedup_and_theorem1_figures_mark_the_papers_numbers():
 
     matplotlib.use("Agg")
     stated = paper_number("gohari2021", "aware_speedup").value
-    speed = pd.DataFrame({"q": [0.5, 0.5], "treated": ["kickstarting", "aware, c = 0.3"],
-                          "ratio": [3.0, 1.5], "lower": [2.0, 0.5], "upper": [9.0, 4.0]})
+    speed = pd.DataFrame(
+        {
+            "q": [0.5, 0.5],
+            "treated": ["kickstarting", "aware, c = 0.3"],
+            "ratio": [3.0, 1.5],
+            "lower": [2.0, 0.5],
+            "upper": [9.0, 4.0],
+        }
+    )
     (ax,) = plots.plot_speedup(speed, stated).axes
     (level,) = [line for line in ax.lines if line.get_label().startswith("paper")]
     assert level.get_ydata()[0] == stated == 4 and level.get_linestyle() == "--"
-    grid = pd.DataFrame({"k": [1.0, 5.0, 10.0], "epsilon": [3.0, 4.46, 6.0],
-                         "delta": [0.3, 0.05, 0.01], "delta (lower bound)": [0.2, 0.04, 0.01]})
-    pair = tuple(paper_number("gohari2021", key).value
-                 for key in ("k0", "initial_epsilon", "initial_delta"))
+    grid = pd.DataFrame(
+        {
+            "k": [1.0, 5.0, 10.0],
+            "epsilon": [3.0, 4.46, 6.0],
+            "delta": [0.3, 0.05, 0.01],
+            "delta (lower bound)": [0.2, 0.04, 0.01],
+        }
+    )
+    pair = tuple(
+        paper_number("gohari2021", key).value for key in ("k0", "initial_epsilon", "initial_delta")
+    )
     fig = plots.plot_k_grid(grid, 2.0, 0.1, pair)
-    marks = [(line.get_xdata()[0], line.get_ydata()[0]) for ax in fig.axes for line in ax.lines
-             if line.get_label().startswith("paper")]
+    marks = [
+        (line.get_xdata()[0], line.get_ydata()[0])
+        for ax in fig.axes
+        for line in ax.lines
+        if line.get_label().startswith("paper")
+    ]
     assert marks == [(5.0, 4.46), (5.0, 0.05)]
 
 
@@ -795,20 +1076,33 @@ def test_after_budget_finding_states_each_arms_penalty_entropy_and_final_return(
     quick = GohariProfile.quick()
     first = dg.first_spent_rollout(quick)
     arms = {  # label: (penalised fraction after the budget, final return of seed i = value + i)
-        "PPO (32, 32)": (np.nan, 100.0), "aware, c = 0.3": (0.8, 40.0),
+        "PPO (32, 32)": (np.nan, 100.0),
+        "aware, c = 0.3": (0.8, 40.0),
         "aware, c = 0.3, union radius": (0.06, 90.0),
         "aware, c = 0.3, teacher silent after budget": (0.0, 95.0),
-    }  # fmt: skip
-    rows = [{"label": label, "seed": seed, "epoch": epoch, "avg_return": ret + seed,
-             "penalised_fraction": frac if epoch >= first else 0.5,
-             "aux_grad_share": frac / 2 if epoch >= first else 0.1, "entropy": 0.3}
-            for label, (frac, ret) in arms.items() for seed in range(3) for epoch in range(10)]  # fmt: skip
+    }
+    rows = [
+        {
+            "label": label,
+            "seed": seed,
+            "epoch": epoch,
+            "avg_return": ret + seed,
+            "penalised_fraction": frac if epoch >= first else 0.5,
+            "aux_grad_share": frac / 2 if epoch >= first else 0.1,
+            "entropy": 0.3,
+        }
+        for label, (frac, ret) in arms.items()
+        for seed in range(3)
+        for epoch in range(10)
+    ]
     runs = pd.DataFrame(rows)
     labels = dg.diagnostic_labels(quick, runs)
     summary = dg.diagnostics_summary(dg.diagnostics_table(runs, labels), first)
     text = dg.after_budget_finding(runs, summary, quick)
     assert "roll-outs 4 to 9" in text and "over 3 seeds" in text
-    assert "(a) random answers, Monte Carlo radius: penalty active on 80% of the answers, 40%" in text
+    assert (
+        "(a) random answers, Monte Carlo radius: penalty active on 80% of the answers, 40%" in text
+    )
     assert "(c) union radius: penalty active on 6% of the answers, 3%" in text
     assert "uniform play 0.69" in text and "PPO 0.30" in text  # log 2 for CartPole's two actions
     # median final returns (seeds 0, 1, 2 add 0, 1, 2): the silent arm named, without a penalty
@@ -822,18 +1116,26 @@ def test_after_budget_finding_states_each_arms_penalty_entropy_and_final_return(
 
 def _live(runs: pd.DataFrame) -> claims.Evidence:
     """The quick profile's live evidence over ``runs`` (no speed-up table, no queries)."""
-    return claims.Evidence("live", GohariProfile.quick(), data=claims.Runs(runs, pd.DataFrame(), None))
+    return claims.Evidence(
+        "live", GohariProfile.quick(), data=claims.Runs(runs, pd.DataFrame(), None)
+    )
 
 
 def _final_runs(returns: dict[str, list[float]], epochs: int = 10) -> pd.DataFrame:
     """Runs whose every roll-out of seed ``i`` of ``label`` returns ``returns[label][i]``."""
-    return pd.DataFrame([{"label": label, "seed": i, "epoch": e, "avg_return": r}
-                         for label, values in returns.items() for i, r in enumerate(values)
-                         for e in range(epochs)])  # fmt: skip
+    return pd.DataFrame(
+        [
+            {"label": label, "seed": i, "epoch": e, "avg_return": r}
+            for label, values in returns.items()
+            for i, r in enumerate(values)
+            for e in range(epochs)
+        ]
+    )
 
 
-@pytest.mark.parametrize("shift, verdict", [(+100.0, "reproduced"), (-100.0, "not reproduced"),
-                                            (0.0, "inconclusive")])  # fmt: skip
+@pytest.mark.parametrize(
+    "shift, verdict", [(+100.0, "reproduced"), (-100.0, "not reproduced"), (0.0, "inconclusive")]
+)
 def test_random_answers_harmless_compares_the_aware_student_with_a_silent_teacher(shift, verdict):
     """Section 4's 'without harming the student's performance': the aware student's median final
     return (random answers after the budget) minus the same student's with a silent teacher,
@@ -859,8 +1161,15 @@ def test_the_beyond_rows_decide_the_union_radius_arm_not_the_default_student(shi
     base = list(600 + 10 * rng.standard_normal(10))
     union = [r + shift + 10 * rng.standard_normal() for r in base]
     silent = rn.after_budget_label("silent")
-    runs = _final_runs({f"{claims.AWARE}, union radius": union, claims.AWARE: [0.0] * 10,
-                        claims.UNAWARE: base, "PPO (32, 32)": base, silent: base})  # fmt: skip
+    runs = _final_runs(
+        {
+            f"{claims.AWARE}, union radius": union,
+            claims.AWARE: [0.0] * 10,
+            claims.UNAWARE: base,
+            "PPO (32, 32)": base,
+            silent: base,
+        }
+    )
     ctx = _context(GohariProfile.quick())
     keys = ("aware_beats_unaware", "aware_beats_small_ppo", "random_answers_harmless")
     for key in keys:
@@ -897,6 +1206,10 @@ def test_a_threshold_random_play_reaches_is_refused_in_the_speedup_table_and_fig
     assert set(at["speed-up"]) == {plots.REFUSED} and set(at["95% interval"]) == {"none"}
     assert (shown[shown["threshold q"] != 0.25]["speed-up"] != plots.REFUSED).all()
     (ax,) = plots.plot_speedup(analysis.speedup, 4.0, refused).axes
-    drawn = {round(float(x), 2) for line in ax.lines for x in line.get_xdata()
-             if line.get_label() != "no speed-up" and len(line.get_xdata()) < 10}
+    drawn = {
+        round(float(x), 2)
+        for line in ax.lines
+        for x in line.get_xdata()
+        if line.get_label() != "no speed-up" and len(line.get_xdata()) < 10
+    }
     assert 0.25 not in drawn and 0.5 in drawn

@@ -28,9 +28,25 @@ SEED = np.random.SeedSequence(0, spawn_key=(3,))
 #: AirRaid, the probe's aware student (c = 0.3, random answers after the budget), 7 roll-outs:
 #: the budget is spent from roll-out 4 (counted from 0) on.
 AIRRAID = {**PROBE, "epochs": 7}
-CARTPOLE = {**next(c for c in figure2_configs(GohariProfile(**{
-    **GohariProfile.PAPER, "env": "cartpole", "tau": 4.61e-4, "b": 0.01,
-    "max_episode_steps": 200})) if c["label"] == AWARE), "epochs": 7, "steps_per_epoch": 300}
+CARTPOLE = {
+    **next(
+        c
+        for c in figure2_configs(
+            GohariProfile(
+                **{
+                    **GohariProfile.PAPER,
+                    "env": "cartpole",
+                    "tau": 4.61e-4,
+                    "b": 0.01,
+                    "max_episode_steps": 200,
+                }
+            )
+        )
+        if c["label"] == AWARE
+    ),
+    "epochs": 7,
+    "steps_per_epoch": 300,
+}
 
 MAKE_ENV, SAVE = fast_student.make_env, ppo_fast.save_checkpoint
 
@@ -48,8 +64,15 @@ class StepLog(gym.Wrapper):
 
     def step(self, action):
         out = self.env.step(action)
-        self.steps.append((int(action), hashlib.sha1(np.asarray(out[0]).tobytes()).hexdigest(),
-                           float(out[1]), bool(out[2]), bool(out[3])))
+        self.steps.append(
+            (
+                int(action),
+                hashlib.sha1(np.asarray(out[0]).tobytes()).hexdigest(),
+                float(out[1]),
+                bool(out[2]),
+                bool(out[3]),
+            )
+        )
         return out
 
 
@@ -73,8 +96,11 @@ def run(config, monkeypatch, checkpoint=None, stop_after=None):
         return steps, None
 
 
-@pytest.mark.parametrize(("config", "stop_after"), [(AIRRAID, 1), (AIRRAID, 2), (CARTPOLE, 2)],
-                         ids=["airraid-1", "airraid-2", "cartpole-2"])
+@pytest.mark.parametrize(
+    ("config", "stop_after"),
+    [(AIRRAID, 1), (AIRRAID, 2), (CARTPOLE, 2)],
+    ids=["airraid-1", "airraid-2", "cartpole-2"],
+)
 def test_a_resumed_run_is_the_uninterrupted_run(config, stop_after, tmp_path, monkeypatch):
     steps, whole = run(config, monkeypatch)
     path = tmp_path / "run.ckpt"
@@ -86,27 +112,36 @@ def test_a_resumed_run_is_the_uninterrupted_run(config, stop_after, tmp_path, mo
     per_rollout = config["steps_per_epoch"]
     # the interrupted run took the first steps of the whole run; the resumed one the rest only
     assert first == steps[: done * per_rollout]
-    assert rest == steps[done * per_rollout:]
-    pd.testing.assert_frame_equal(resumed.drop(columns="wall_time"), whole.drop(columns="wall_time"),
-                                  check_exact=True)
+    assert rest == steps[done * per_rollout :]
+    pd.testing.assert_frame_equal(
+        resumed.drop(columns="wall_time"), whole.drop(columns="wall_time"), check_exact=True
+    )
     assert resumed["wall_time"].is_monotonic_increasing
     if config is AIRRAID:  # the budget is crossed within the resumed part
-        assert resumed["teacher_queries"].iloc[done - 1] > 0 and resumed["teacher_queries"].iloc[-1] == 0
+        assert (
+            resumed["teacher_queries"].iloc[done - 1] > 0
+            and resumed["teacher_queries"].iloc[-1] == 0
+        )
     else:  # finished and cut episodes on both sides of the interruption
-        assert whole["n_episodes"].iloc[:done].sum() > 0 and whole["n_episodes"].iloc[done:].sum() > 0
+        assert (
+            whole["n_episodes"].iloc[:done].sum() > 0 and whole["n_episodes"].iloc[done:].sum() > 0
+        )
 
 
 def test_without_a_checkpoint_file_the_run_is_unchanged(tmp_path, monkeypatch):
     steps, plain = run(AIRRAID, monkeypatch)
     saved_steps, saved = run(AIRRAID, monkeypatch, tmp_path / "run.ckpt")
     assert saved_steps == steps
-    pd.testing.assert_frame_equal(saved.drop(columns="wall_time"), plain.drop(columns="wall_time"),
-                                  check_exact=True)
+    pd.testing.assert_frame_equal(
+        saved.drop(columns="wall_time"), plain.drop(columns="wall_time"), check_exact=True
+    )
     assert (tmp_path / "run.ckpt").exists()  # the last one (roll-outs 0-5), left for the caller
 
 
-@pytest.mark.parametrize(("config", "seed"), [({**AIRRAID, "coefficient": 0.5}, SEED),
-                                              (AIRRAID, np.random.SeedSequence(0, spawn_key=(4,)))])
+@pytest.mark.parametrize(
+    ("config", "seed"),
+    [({**AIRRAID, "coefficient": 0.5}, SEED), (AIRRAID, np.random.SeedSequence(0, spawn_key=(4,)))],
+)
 def test_a_checkpoint_of_another_config_or_seed_is_refused(config, seed, tmp_path, monkeypatch):
     path = tmp_path / "run.ckpt"
     run(AIRRAID, monkeypatch, path, stop_after=1)
@@ -120,7 +155,9 @@ def test_a_checkpoint_needs_a_seeded_reset_per_rollout(tmp_path):
         run_agent_fast(config, SEED, checkpoint=tmp_path / "run.ckpt")
     cfg = PPOConfig(hidden_sizes=(4,), steps_per_epoch=20)
     with pytest.raises(ValueError, match="reset_each_epoch"):
-        ppo_fast.train_ppo_fast(lambda: gym.make("CartPole-v1"), 2, 0, cfg, checkpoint=tmp_path / "x")
+        ppo_fast.train_ppo_fast(
+            lambda: gym.make("CartPole-v1"), 2, 0, cfg, checkpoint=tmp_path / "x"
+        )
 
 
 KILLED_DRIVER = """
@@ -147,20 +184,29 @@ def test_a_sweep_killed_with_sigkill_resumes_the_run_mid_way(tmp_path, monkeypat
     """The recording's path: a sweep process killed (SIGKILL) right after a run's first
     checkpoint (roll-out 25 of 30); the rerun resumes that run and returns the uninterrupted
     frame, and the checkpoint is gone once the run is cached."""
-    config = {**CARTPOLE, "epochs": 30, "steps_per_epoch": 100, "train_pi_iters": 10,
-              "train_v_iters": 10}
+    config = {
+        **CARTPOLE,
+        "epochs": 30,
+        "steps_per_epoch": 100,
+        "train_pi_iters": 10,
+        "train_v_iters": 10,
+    }
     whole = run_sweep(run_agent_fast, config, n_seeds=1, executor="serial", progress=False)
     cache = tmp_path / "cache"
-    killed = subprocess.run([sys.executable, "-c", KILLED_DRIVER, str(cache),
-                             pickle.dumps(config).hex()], capture_output=True)
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_DRIVER, str(cache), pickle.dumps(config).hex()],
+        capture_output=True,
+    )
     assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()[-2000:]
     (ckpt,) = cache.rglob("*.ckpt")
     assert not list(cache.rglob("*.pkl"))
     steps: list = []
     monkeypatch.setattr(fast_student, "make_env", lambda name: StepLog(MAKE_ENV(name), steps))
-    resumed = run_sweep(run_agent_fast, config, n_seeds=1, cache_dir=cache, executor="serial",
-                        progress=False)
+    resumed = run_sweep(
+        run_agent_fast, config, n_seeds=1, cache_dir=cache, executor="serial", progress=False
+    )
     assert len(steps) == 5 * 100  # roll-outs 25 to 29 only
-    pd.testing.assert_frame_equal(resumed.drop(columns="wall_time"),
-                                  whole.drop(columns="wall_time"), check_exact=True)
+    pd.testing.assert_frame_equal(
+        resumed.drop(columns="wall_time"), whole.drop(columns="wall_time"), check_exact=True
+    )
     assert not ckpt.exists() and ckpt.with_suffix(".pkl").exists()

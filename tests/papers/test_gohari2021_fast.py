@@ -24,8 +24,14 @@ from privrl.papers.gohari2021.profile import AWARE, GohariProfile
 from privrl.papers.gohari2021.runs import after_budget_label, figure2_configs
 from privrl.papers.gohari2021.teacher import load_teacher
 
-ARMS = ["PPO (32, 32)", "PPO (64, 64)", "kickstarting", AWARE, after_budget_label("silent"),
-        f"{AWARE}, union radius"]  # fmt: skip
+ARMS = [
+    "PPO (32, 32)",
+    "PPO (64, 64)",
+    "kickstarting",
+    AWARE,
+    after_budget_label("silent"),
+    f"{AWARE}, union radius",
+]
 #: Roll-outs: the c = 0.3 budget (k0 = 5, k_min = 0.1) is spent from roll-out 4 (counted from 0) on.
 ROLLOUTS = 5
 
@@ -49,8 +55,10 @@ def logged(module, run, config, monkeypatch):
 
 
 def configs(profile: GohariProfile, steps: int) -> dict[str, dict]:
-    return {c["label"]: {**c, "epochs": ROLLOUTS, "steps_per_epoch": steps}
-            for c in figure2_configs(profile)}  # fmt: skip
+    return {
+        c["label"]: {**c, "epochs": ROLLOUTS, "steps_per_epoch": steps}
+        for c in figure2_configs(profile)
+    }
 
 
 def assert_same_run(today, fast, label):
@@ -59,12 +67,20 @@ def assert_same_run(today, fast, label):
     assert list(a.columns) == list(b.columns)
     np.testing.assert_allclose(a["avg_return"], b["avg_return"], rtol=1e-12)
     cols = [c for c in a.columns if c not in ("wall_time",)]
-    np.testing.assert_allclose(a[cols].to_numpy(float), b[cols].to_numpy(float),
-                               rtol=2e-4, atol=2e-6, err_msg=label)  # fmt: skip
+    np.testing.assert_allclose(
+        a[cols].to_numpy(float), b[cols].to_numpy(float), rtol=2e-4, atol=2e-6, err_msg=label
+    )
 
 
-CARTPOLE = GohariProfile(**{**GohariProfile.PAPER, "env": "cartpole", "tau": 4.61e-4, "b": 0.01,
-                            "max_episode_steps": 200})  # fmt: skip
+CARTPOLE = GohariProfile(
+    **{
+        **GohariProfile.PAPER,
+        "env": "cartpole",
+        "tau": 4.61e-4,
+        "b": 0.01,
+        "max_episode_steps": 200,
+    }
+)
 
 
 @pytest.mark.parametrize("label", ARMS)
@@ -91,8 +107,10 @@ def test_cartpole_quick_profile_same_run_as_today(monkeypatch):
     assert_same_run(today, fast, AWARE)
 
 
-@pytest.mark.parametrize("label", ["PPO (32, 32)", "PPO (64, 64)", AWARE,
-                                   after_budget_label("silent"), f"{AWARE}, union radius"])  # fmt: skip
+@pytest.mark.parametrize(
+    "label",
+    ["PPO (32, 32)", "PPO (64, 64)", AWARE, after_budget_label("silent"), f"{AWARE}, union radius"],
+)
 def test_airraid_same_run_as_today(label, monkeypatch):
     """Paper settings, roll-outs of 200 interactions."""
     config = configs(GohariProfile(**GohariProfile.PAPER), 200)[label]

@@ -34,17 +34,32 @@ def test_the_arms_are_the_deciding_ones_at_paper_settings():
     profile = horizon_profile(n_trials=5, epochs=4000)
     configs = horizon_configs(profile)
     assert [c["label"] for c in configs] == [
-        "PPO (32, 32)", "PPO (64, 64)", "aware, c = 0.3",
-        "aware, c = 0.3, teacher silent after budget", "aware, c = 0.3, union radius"]
+        "PPO (32, 32)",
+        "PPO (64, 64)",
+        "aware, c = 0.3",
+        "aware, c = 0.3, teacher silent after budget",
+        "aware, c = 0.3, union radius",
+    ]
     assert [c["hidden"] for c in configs] == [32, 64, 32, 32, 32]
     aware = configs[2:]
     assert all(c["method"] == "private" and c["coefficient"] == 0.3 for c in aware)
     assert [(c["radius"], c["after_budget"]) for c in aware] == [
-        ("mc", "random"), ("mc", "silent"), ("union", "random")]
+        ("mc", "random"),
+        ("mc", "silent"),
+        ("union", "random"),
+    ]
     for c in configs:
-        assert (c["env"], c["epochs"], c["steps_per_epoch"], c["n_envs"]) == ("airraid", 4000, 1000, 1)
+        assert (c["env"], c["epochs"], c["steps_per_epoch"], c["n_envs"]) == (
+            "airraid",
+            4000,
+            1000,
+            1,
+        )
         assert (c["max_episode_steps"], c["reset_each_epoch"], c["value_targets"]) == (
-            1000, True, "rewards-to-go")
+            1000,
+            True,
+            "rewards-to-go",
+        )
         assert (c["train_pi_iters"], c["train_v_iters"]) == (80, 80)
 
 
@@ -57,10 +72,19 @@ def test_record_writes_the_curves_and_the_run_record_and_resumes(tmp_path):
     profile = horizon_profile(**TINY)
     out = tmp_path / "measurements" / "results"
     cache = tmp_path / "cache"
-    csv, rec = record_horizon(profile, out, cache_dir=cache, executor="serial", progress=False,
-                              command="horizon record (test)")  # fmt: skip
+    csv, rec = record_horizon(
+        profile,
+        out,
+        cache_dir=cache,
+        executor="serial",
+        progress=False,
+        command="horizon record (test)",
+    )
     curves = pd.read_csv(csv)
-    assert csv.name == "gohari2021-horizon-curves.csv" and rec == tmp_path / "measurements" / RECORD_JSON
+    assert (
+        csv.name == "gohari2021-horizon-curves.csv"
+        and rec == tmp_path / "measurements" / RECORD_JSON
+    )
     assert tuple(curves.columns) == CURVES_COLUMNS
     assert sorted(set(curves["config"])) == sorted(horizon_labels(profile))
     assert len(curves) == 5 * 3 and set(curves["rollout"]) == {0, 1, 2}
@@ -82,7 +106,8 @@ def test_record_writes_the_curves_and_the_run_record_and_resumes(tmp_path):
     assert decided["budget_respected_horizon"].profile == HORIZON
     # a second sitting with the same cache runs nothing again and writes the same table
     stamps = {p: p.stat().st_mtime_ns for p in cache.rglob("*.pkl")}
-    csv2, _ = record_horizon(profile, tmp_path / "again" / "results", cache_dir=cache,
-                             executor="serial", progress=False)  # fmt: skip
+    csv2, _ = record_horizon(
+        profile, tmp_path / "again" / "results", cache_dir=cache, executor="serial", progress=False
+    )
     pd.testing.assert_frame_equal(pd.read_csv(csv2), curves)
     assert {p: p.stat().st_mtime_ns for p in cache.rglob("*.pkl")} == stamps

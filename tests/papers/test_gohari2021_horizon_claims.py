@@ -33,8 +33,13 @@ SILENT = after_budget_label("silent")
 REFERENCES = {"random": 200.0, "random_se": 10.0, "episodes": 30, "teacher": 800.0}
 EPOCHS, SEEDS, STEPS = 500, 5, 1000
 #: Roll-out at which each arm's curve reaches the teacher's level, and its level at the end.
-ARMS = {"PPO (32, 32)": (300, 700.0), "PPO (64, 64)": (400, 800.0), AWARE: (100, 900.0),
-        SILENT: (100, 900.0), UNION: (100, 600.0)}
+ARMS = {
+    "PPO (32, 32)": (300, 700.0),
+    "PPO (64, 64)": (400, 800.0),
+    AWARE: (100, 900.0),
+    SILENT: (100, 900.0),
+    UNION: (100, 600.0),
+}
 
 
 def _curves(arms: dict[str, tuple[int, float]], rng: np.random.Generator) -> pd.DataFrame:
@@ -44,15 +49,27 @@ def _curves(arms: dict[str, tuple[int, float]], rng: np.random.Generator) -> pd.
     e = np.arange(EPOCHS)
     for label, (reach, level) in arms.items():
         for seed in range(SEEDS):
-            mean = np.minimum(e / reach, 1.0) * (level - REFERENCES["random"]) + REFERENCES["random"]
+            mean = (
+                np.minimum(e / reach, 1.0) * (level - REFERENCES["random"]) + REFERENCES["random"]
+            )
             ret = mean + 10 * rng.standard_normal(EPOCHS)
             private = label != "PPO (32, 32)" and label != "PPO (64, 64)"
             queries = np.cumsum(np.where(e < 50, STEPS, 0)) if private else np.zeros(EPOCHS)
             allowed = np.cumsum(np.where(e < 50, STEPS, 0)) if private else np.full(EPOCHS, np.inf)
-            rows.append(pd.DataFrame({"config": label, "seed": seed, "rollout": e,
-                                      "env_steps": (e + 1) * STEPS, "avg_return": ret,
-                                      "epsilon_spent": 0.0, "queries": queries,
-                                      "queries_allowed": allowed}))  # fmt: skip
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "config": label,
+                        "seed": seed,
+                        "rollout": e,
+                        "env_steps": (e + 1) * STEPS,
+                        "avg_return": ret,
+                        "epsilon_spent": 0.0,
+                        "queries": queries,
+                        "queries_allowed": allowed,
+                    }
+                )
+            )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -62,10 +79,19 @@ def horizon(tmp_path):
     profile = horizon_profile(n_trials=SEEDS, epochs=EPOCHS)
     results = tmp_path / "measurements" / "results"
     results.mkdir(parents=True)
-    _curves(ARMS, np.random.default_rng(0)).to_csv(results / "gohari2021-horizon-curves.csv", index=False)
-    record = {"notebook": "gohari2021", "profile": HORIZON, "parameters": profile.as_dict(),
-              "git_commit": "abc1234", "references": REFERENCES, "thresholds": {"0.5": 500.0},
-              "run_core_seconds": 1.0, "wall_time_s": 1.0}  # fmt: skip
+    _curves(ARMS, np.random.default_rng(0)).to_csv(
+        results / "gohari2021-horizon-curves.csv", index=False
+    )
+    record = {
+        "notebook": "gohari2021",
+        "profile": HORIZON,
+        "parameters": profile.as_dict(),
+        "git_commit": "abc1234",
+        "references": REFERENCES,
+        "thresholds": {"0.5": 500.0},
+        "run_core_seconds": 1.0,
+        "wall_time_s": 1.0,
+    }
     (tmp_path / "measurements" / "gohari2021-horizon.json").write_text(json.dumps(record))
     return recorded_analysis(*load_paper_curves(results, name=HORIZON))
 
@@ -92,10 +118,18 @@ def test_the_horizon_record_is_read_named_and_scaled_as_itself(horizon):
 
 def test_claims_on_the_arms_it_ran_are_decided_and_the_others_are_not(horizon):
     decided = _decide(horizon)
-    assert set(decided) == {f"{k}_horizon" for k in (
-        "small_ppo_below_teacher_sized", "speedup_aware", "aware_beats_small_ppo",
-        "random_answers_harmless", "budget_respected", "aware_beats_small_ppo_union_beyond",
-        "random_answers_harmless_union_beyond")}
+    assert set(decided) == {
+        f"{k}_horizon"
+        for k in (
+            "small_ppo_below_teacher_sized",
+            "speedup_aware",
+            "aware_beats_small_ppo",
+            "random_answers_harmless",
+            "budget_respected",
+            "aware_beats_small_ppo_union_beyond",
+            "random_answers_harmless_union_beyond",
+        )
+    }
     assert decided["small_ppo_below_teacher_sized_horizon"].verdict == "reproduced"  # 700, 800
     # aware: X_0.5 at roll-out ~50 against PPO (64, 64)'s ~200: 4 times, above the paper's half
     assert decided["speedup_aware_horizon"].verdict == "reproduced"
@@ -112,12 +146,30 @@ def test_claims_on_the_arms_it_ran_are_decided_and_the_others_are_not(horizon):
 
 
 def test_the_horizon_decides_over_the_design_where_both_decide(horizon):
-    design = Claim(verdict="inconclusive", statistic="", value=None, interval=None,
-                          n_trials=10, reason="", key="aware_beats_small_ppo_airraid",
-                          statement="", profile="design", commit="def5678")  # fmt: skip
-    unaware = Claim(verdict="not reproduced", statistic="", value=None, interval=None,
-                           n_trials=10, reason="", key="aware_beats_unaware_airraid",
-                           statement="", profile="design", commit="def5678")  # fmt: skip
+    design = Claim(
+        verdict="inconclusive",
+        statistic="",
+        value=None,
+        interval=None,
+        n_trials=10,
+        reason="",
+        key="aware_beats_small_ppo_airraid",
+        statement="",
+        profile="design",
+        commit="def5678",
+    )
+    unaware = Claim(
+        verdict="not reproduced",
+        statistic="",
+        value=None,
+        interval=None,
+        n_trials=10,
+        reason="",
+        key="aware_beats_unaware_airraid",
+        statement="",
+        profile="design",
+        commit="def5678",
+    )
     rows = {d.key: d for d in decided_claims([design, unaware, *_decide(horizon).values()])}
     assert rows["aware_beats_small_ppo"].claim.key == "aware_beats_small_ppo_horizon"
     assert rows["aware_beats_unaware"].claim.key == "aware_beats_unaware_airraid"
@@ -127,8 +179,9 @@ def test_a_horizon_record_without_its_arms_or_with_a_wrong_name_is_refused(tmp_p
     assert load_paper_curves(tmp_path / "nothing", name=HORIZON) is None
     with pytest.raises(ValueError, match="name must be one of"):
         load_paper_curves(tmp_path, name="paper")
-    assert set(BASE_COLUMNS) <= set(pd.read_csv(
-        tmp_path / "measurements" / "results" / "gohari2021-horizon-curves.csv").columns)
+    assert set(BASE_COLUMNS) <= set(
+        pd.read_csv(tmp_path / "measurements" / "results" / "gohari2021-horizon-curves.csv").columns
+    )
     assert horizon_labels(horizon.profile) == tuple(ARMS)
 
 
@@ -150,10 +203,12 @@ def test_random_play_reaches_the_records_lowest_threshold_only():
     probability 0.001, so X_0.5 = 885 (the speed-up claims' threshold) and X_0.75 = 1,076 pass
     and X_0.25 = 694 does not (no claim is decided on it)."""
     for name in (None, HORIZON):
-        rec = recorded_analysis(*(load_paper_curves() if name is None
-                                  else load_paper_curves(name=name)))
+        rec = recorded_analysis(
+            *(load_paper_curves() if name is None else load_paper_curves(name=name))
+        )
         refs, levels = rec.record["references"], rec.record["thresholds"]
         assert claims.fewest_episodes(rec.profile) == 10
-        passed = {q: claims.random_play_condition(x, refs, rec.profile) is None
-                  for q, x in levels.items()}
+        passed = {
+            q: claims.random_play_condition(x, refs, rec.profile) is None for q, x in levels.items()
+        }
         assert passed == {"0.25": False, "0.5": True, "0.75": True}

@@ -120,8 +120,9 @@ def test_reference_implementation_agrees_report_by_report():
     """Same seed: scores, raw and clipped gradient norms and noise agree for every report."""
     n_sub, n_workers = 45, 9
     ref = reference_pgc_a3c(1.0, 0.01, n_sub, n_workers, seed=11)
-    cfg = a3c.PGCA3CConfig(epsilon=1.0, n_submissions=n_sub, n_workers=n_workers,
-                           stop_at_success=False)
+    cfg = a3c.PGCA3CConfig(
+        epsilon=1.0, n_submissions=n_sub, n_workers=n_workers, stop_at_success=False
+    )
     res = a3c.train_pgc_a3c(cfg, 1, 11, record_reports=True)
     np.testing.assert_array_equal(res.scores[0], ref["score"])
     for key in ("raw_norm", "clipped_norm", "noise_scale"):
@@ -130,8 +131,9 @@ def test_reference_implementation_agrees_report_by_report():
 
 
 def _laplace_reports(rounds: int, epsilon: float = 1.0, n_sub: int = 450):
-    cfg = a3c.PGCA3CConfig(epsilon=epsilon, rounds=rounds, n_submissions=n_sub,
-                           stop_at_success=False)
+    cfg = a3c.PGCA3CConfig(
+        epsilon=epsilon, rounds=rounds, n_submissions=n_sub, stop_at_success=False
+    )
     return cfg, a3c.train_pgc_a3c(cfg, 2, 5, record_reports=True).reports
 
 
@@ -180,8 +182,9 @@ def test_ledger_events_give_back_every_epsilon_and_cross_checks_are_upper_bounds
     for e, target in zip(laplace, (1.0, 5.0, 10.0), strict=True):
         t = dl.grid_scale(0.01, target, a3c.D)
         assert e.epsilon == dl.grid_epsilon(0.01, a3c.D, t) <= target
-        assert e.event.noise_scale == pytest.approx(0.01 / target * dl.noise_inflation(
-            0.01, target, a3c.D), rel=1e-12)
+        assert e.event.noise_scale == pytest.approx(
+            0.01 / target * dl.noise_inflation(0.01, target, a3c.D), rel=1e-12
+        )
         assert f"{dl.noise_inflation(0.01, target, a3c.D):.6f} x" in e.noise
 
 
@@ -190,8 +193,11 @@ def test_weakened_clip_or_scale_breaks_the_ledger(monkeypatch):
     raises."""
     _ledger()
     original = loc.laplace_grid_scale
-    monkeypatch.setattr(loc, "laplace_grid_scale", lambda clip, eps, d, step=dl.DEFAULT_STEP:
-                        original(clip, eps, d, step) / 2)
+    monkeypatch.setattr(
+        loc,
+        "laplace_grid_scale",
+        lambda clip, eps, d, step=dl.DEFAULT_STEP: original(clip, eps, d, step) / 2,
+    )
     with pytest.raises(CheckFailed):
         _ledger()
 
@@ -199,16 +205,20 @@ def test_weakened_clip_or_scale_breaks_the_ledger(monkeypatch):
 def test_ledger_per_round_budget_is_the_mechanisms(monkeypatch):
     """The multi-round entry is the composition of its per-round report (epsilon/T each):
     composed with epsilon per report instead, it is not."""
+
     def composes() -> bool:
         *_, one_round, all_rounds = _ledger()
-        return math.isclose(all_rounds.epsilon, chapter.LEDGER_ROUNDS * one_round.epsilon,
-                            rel_tol=1e-12)
+        return math.isclose(
+            all_rounds.epsilon, chapter.LEDGER_ROUNDS * one_round.epsilon, rel_tol=1e-12
+        )
 
     assert composes()
     original = chapter.laplace_event
-    monkeypatch.setattr(chapter, "laplace_event",
-                        lambda eps, reports=1: original(eps * reports if reports > 1 else eps,
-                                                        reports))
+    monkeypatch.setattr(
+        chapter,
+        "laplace_event",
+        lambda eps, reports=1: original(eps * reports if reports > 1 else eps, reports),
+    )
     assert not composes()
 
 
@@ -221,8 +231,9 @@ def test_weakened_clip_breaks_the_ledger(monkeypatch):
 
 def test_weakened_prs_flip_breaks_the_ledger(monkeypatch):
     original = loc.sign_probability
-    monkeypatch.setattr(loc, "sign_probability",
-                        lambda u, eps, d_hat, clip: original(u, 2 * eps, d_hat, clip))
+    monkeypatch.setattr(
+        loc, "sign_probability", lambda u, eps, d_hat, clip: original(u, 2 * eps, d_hat, clip)
+    )
     with pytest.raises(CheckFailed):
         _ledger()
 
@@ -241,17 +252,26 @@ def test_exact_ratios():
 
 
 def test_no_clip_divergence_leaves_the_batch():
-    cfg = a3c.PGCA3CConfig(epsilon=math.inf, clip=math.inf, eta=50.0, n_submissions=300,
-                           stop_at_success=False)
+    cfg = a3c.PGCA3CConfig(
+        epsilon=math.inf, clip=math.inf, eta=50.0, n_submissions=300, stop_at_success=False
+    )
     res = a3c.train_pgc_a3c(cfg, 2, 0)
     assert res.diverged.all()  # overflowing gradients: the trials stop, no exception
     played = ~np.isnan(res.scores)
     assert 0 < played.sum() < res.scores.size and np.isinf(res.first_success).all()
 
 
-@pytest.mark.parametrize("kwargs", [{"n_trials": 0}, {"n_trials": 7, "trials_per_seed": 5},
-                                    {"epsilons": [0.0]}, {"variants": ["nope"]},
-                                    {"variants": ["no_clip"]}, {"n_submissions": "many"}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"n_trials": 0},
+        {"n_trials": 7, "trials_per_seed": 5},
+        {"epsilons": [0.0]},
+        {"variants": ["nope"]},
+        {"variants": ["no_clip"]},
+        {"n_submissions": "many"},
+    ],
+)
 def test_profile_rejects_bad_values(kwargs):
     with pytest.raises(ValueError):
         OnoProfile.quick(**kwargs)
@@ -273,17 +293,25 @@ def _trials(k_lap, k_prs, n=20, eps=1.0, baseline=None):
     ``baseline``, the non-private Laplace arm with that many successes."""
     arms = [("laplace", eps, k_lap), ("prs", eps, k_prs)]
     arms += [] if baseline is None else [("laplace", math.inf, baseline)]
-    rows = [{"variant": "paper", "mechanism": m, "epsilon": e, "trial": i,
-             "first_success": 100.0 if i < k else math.inf, "success": i < k}
-            for m, e, k in arms for i in range(n)]
+    rows = [
+        {
+            "variant": "paper",
+            "mechanism": m,
+            "epsilon": e,
+            "trial": i,
+            "first_success": 100.0 if i < k else math.inf,
+            "success": i < k,
+        }
+        for m, e, k in arms
+        for i in range(n)
+    ]
     return pd.DataFrame(rows)
 
 
 def _decide(trials, cap=PAPER_CAP, recorded_run=False):
     """The chapter's claims (``claims.CLAIMS``, as the skeleton decides them) on ``trials``, live
     at budget ``cap`` or as the recorded paper run."""
-    curves = pd.DataFrame(columns=["mechanism", "buffer_size", "trial", "submission",
-                                   "avg_score"])
+    curves = pd.DataFrame(columns=["mechanism", "buffer_size", "trial", "submission", "avg_score"])
     ctx = Context(OnoProfile.quick(n_submissions=cap), Report("ono2020", "quick"))
     ctx.tables.update(trials=trials, curves=curves)
     if recorded_run:
@@ -316,10 +344,17 @@ def test_recorded_claims_carry_the_recorded_run_and_feed_the_erratum():
     assert base.evidence.startswith("recorded run; threshold 0.5: half the paper's 20/20")
     paper = decided["laplace_eps1_learns_paper"]
     assert (paper.verdict, paper.profile, paper.commit, paper.evidence) == (
-        "untestable", "paper", "abc", "recorded run")
+        "untestable",
+        "paper",
+        "abc",
+        "recorded run",
+    )
     assert "non-private baseline does not learn (0/20 against the paper's 20/20" in paper.reason
-    for key in ("prs_beats_laplace_eps1_paper", "median_fst_laplace_eps1_paper",
-                "buffer_helps_prs_paper"):
+    for key in (
+        "prs_beats_laplace_eps1_paper",
+        "median_fst_laplace_eps1_paper",
+        "buffer_helps_prs_paper",
+    ):
         assert decided[key].verdict == "untestable" and "baseline" in decided[key].reason
     erratum = next(e for e in claims.ERRATA if e.key == "learning_not_reproduced")
     assert erratum.applies(ctx)
@@ -335,6 +370,7 @@ def test_private_claims_are_decided_when_the_baseline_learns():
     """With the baseline at 20/20, the private claims go through the four-state rule: a count
     like the paper's 16/20 is reproduced against half of it (0.40), 3/20 is not reproduced, 8/20
     inconclusive (its interval (0.19, 0.64) contains 0.40)."""
+
     def claim(k_lap, key="laplace_eps1_learns"):
         return _decide(_trials(k_lap, 17, baseline=20))[1][key]
 
@@ -354,8 +390,12 @@ def test_every_claim_has_a_papers_source_and_a_threshold_from_it():
     """Every decided claim is in one of the four states; every decided one names its threshold,
     which is half the printed ratio / difference or twice the printed median, or 0 (Figure 2)."""
     _, decided = _decide(_trials(16, 17, baseline=20))
-    assert {c.verdict for c in decided.values()} <= {"reproduced", "not reproduced",
-                                                     "inconclusive", "untestable"}
+    assert {c.verdict for c in decided.values()} <= {
+        "reproduced",
+        "not reproduced",
+        "inconclusive",
+        "untestable",
+    }
     for spec in claims.CLAIMS:
         assert "Table" in spec.source or "Figure" in spec.source
     for c in decided.values():
@@ -366,9 +406,11 @@ def test_every_claim_has_a_papers_source_and_a_threshold_from_it():
 def test_success_ratio_claim_at_a_small_budget():
     """Below the paper's budget a ratio is a lower bound: above the threshold it reproduces,
     otherwise nothing can be said."""
+
     def verdict(k, cap, n=20):
-        ev = Evidence(LIVE, OnoProfile.quick(),
-                      data=claims.TrialData(_trials(k, k, n=n), pd.DataFrame(), cap))
+        ev = Evidence(
+            LIVE, OnoProfile.quick(), data=claims.TrialData(_trials(k, k, n=n), pd.DataFrame(), cap)
+        )
         return claims.success_ratio("laplace", 1.0)(None, ev).verdict
 
     assert verdict(20, 10_000) == "reproduced"
@@ -381,8 +423,12 @@ def test_paper_hours_measured_for_a_full_run_projected_for_a_subset():
     """A full run on 2 workers reports its own wall time; a 10,000-submission run on 1 worker is
     scaled by 9 (budget) and halved (2 workers). Older records name the workers ``cpus``."""
     full = {"parameters": {"n_submissions": PAPER_CAP}, "wall_time_s": 1800.0, "cpus": 2}
-    subset = {"parameters": {"n_submissions": 10_000}, "wall_time_s": 3600.0, "cpus": 8,
-              "workers": 1}
+    subset = {
+        "parameters": {"n_submissions": 10_000},
+        "wall_time_s": 3600.0,
+        "cpus": 8,
+        "workers": 1,
+    }
     assert recorded.projected_paper_hours(full) == pytest.approx(0.5)
     assert recorded.projected_paper_hours(subset) == pytest.approx(4.5)
 
@@ -393,19 +439,47 @@ def test_record_paper_cli_writes_the_tidy_tables_and_the_starting_commit(tmp_pat
     the run started (not when it ended)."""
     commits = iter(["start", "end"])
     monkeypatch.setattr(recorded, "current_commit", lambda: next(commits))
-    recorded.main(["record-paper", "--n-submissions", "20", "--workers", "1",
-                   "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "results")])
+    recorded.main(
+        [
+            "record-paper",
+            "--n-submissions",
+            "20",
+            "--workers",
+            "1",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--out",
+            str(tmp_path / "results"),
+        ]
+    )
     trials = pd.read_csv(tmp_path / "results" / recorded.TRIALS_CSV)
     curves = pd.read_csv(tmp_path / "results" / recorded.CURVES_CSV)
-    assert list(trials.columns) == ["variant", "mechanism", "epsilon", "gravity", "trial",
-                                    "first_success", "success", "env_steps"]
-    assert list(curves.columns) == ["variant", "mechanism", "epsilon", "trial", "submission",
-                                    "avg_score"]
+    assert list(trials.columns) == [
+        "variant",
+        "mechanism",
+        "epsilon",
+        "gravity",
+        "trial",
+        "first_success",
+        "success",
+        "env_steps",
+    ]
+    assert list(curves.columns) == [
+        "variant",
+        "mechanism",
+        "epsilon",
+        "trial",
+        "submission",
+        "avg_score",
+    ]
     assert len(trials) == 13 * 20
     record = json.loads((tmp_path / recorded.RECORD_JSON).read_text())
     assert record["git_commit"] == "start" and recorded.worker_count(record) == 1
-    committed = json.loads((Path(__file__).resolve().parents[2] / "book" / "measurements"
-                            / recorded.RECORD_JSON).read_text())
+    committed = json.loads(
+        (
+            Path(__file__).resolve().parents[2] / "book" / "measurements" / recorded.RECORD_JSON
+        ).read_text()
+    )
     assert set(committed) - {"restamped"} <= set(record)  # a re-stamp adds its evidence
     assert record["produced_by"] == ["privrl.papers.ono2020.runs"]
     assert record["files"] == [recorded.TRIALS_CSV, recorded.CURVES_CSV]
@@ -420,20 +494,45 @@ def test_figures_draw_without_layout_warnings():
     matplotlib.use("Agg")
     from privrl.papers.ono2020 import plots, tables
 
-    curves = pd.DataFrame([{"mechanism": m, "buffer_size": b, "trial": t, "submission": s,
-                            "avg_score": 10.0 + t + s / 100}
-                           for m in ("laplace", "prs") for b in (1, 100) for t in range(3)
-                           for s in (50, 100, 150)])
+    curves = pd.DataFrame(
+        [
+            {
+                "mechanism": m,
+                "buffer_size": b,
+                "trial": t,
+                "submission": s,
+                "avg_score": 10.0 + t + s / 100,
+            }
+            for m in ("laplace", "prs")
+            for b in (1, 100)
+            for t in range(3)
+            for s in (50, 100, 150)
+        ]
+    )
     trials = _trials(5, 10)
-    stats = {"raw_norm_q10": 1.0, "raw_norm_q50": 2.0, "raw_norm_q90": 3.0, "update_norm": 0.1,
-             "actor_share": 0.3, "majority_fraction": 0.8}
-    diagnostics = pd.DataFrame([{"variant": v, "epsilon": e, "trial": t, "submission": s, **stats}
-                                for v, e in (("paper", math.inf), ("paper", 1.0), ("no_clip", math.inf))
-                                for t in range(2) for s in (50, 100)])
+    stats = {
+        "raw_norm_q10": 1.0,
+        "raw_norm_q50": 2.0,
+        "raw_norm_q90": 3.0,
+        "update_norm": 0.1,
+        "actor_share": 0.3,
+        "majority_fraction": 0.8,
+    }
+    diagnostics = pd.DataFrame(
+        [
+            {"variant": v, "epsilon": e, "trial": t, "submission": s, **stats}
+            for v, e in (("paper", math.inf), ("paper", 1.0), ("no_clip", math.inf))
+            for t in range(2)
+            for s in (50, 100)
+        ]
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for fig in (plots.plot_figure2(curves), plots.plot_figure3(tables.success_ratio_curves(
-                trials, 1000)), plots.plot_failure(diagnostics)):
+        for fig in (
+            plots.plot_figure2(curves),
+            plots.plot_figure3(tables.success_ratio_curves(trials, 1000)),
+            plots.plot_failure(diagnostics),
+        ):
             fig.canvas.draw()
             matplotlib.pyplot.close(fig)
 

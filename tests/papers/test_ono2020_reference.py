@@ -67,8 +67,9 @@ def test_private_arms_keep_the_papers_mechanism_clip_and_epsilon():
         assert algo.clip_value == DEFAULT_CLIP[config["mechanism"]]
         assert algo.epsilon == config["epsilon"]
         assert (algo.action_selection, algo.optimizer) == ("sample", "rmsprop")
-    arms = {(c["mechanism"], c["epsilon"], c["buffer_size"])
-            for c in reference.tuning_configs(profile)}
+    arms = {
+        (c["mechanism"], c["epsilon"], c["buffer_size"]) for c in reference.tuning_configs(profile)
+    }
     assert arms == set(reference.arms(profile))
     assert ("laplace", 1.0, 100) in arms and ("prs", 1.0, 1) in arms  # Figure 2's other buffers
 
@@ -77,21 +78,32 @@ def _tuning(rows: list[tuple[str, float, int, float, list[float]]]) -> pd.DataFr
     out = []
     for mech, eps, b, step, fsts in rows:
         for k, f in enumerate(fsts):
-            out.append({"mechanism": mech, "epsilon": eps, "buffer_size": b, "eta": step,
-                        "trial": k, "first_success": f, "success": math.isfinite(f)})
+            out.append(
+                {
+                    "mechanism": mech,
+                    "epsilon": eps,
+                    "buffer_size": b,
+                    "eta": step,
+                    "trial": k,
+                    "first_success": f,
+                    "success": math.isfinite(f),
+                }
+            )
     return pd.DataFrame(out)
 
 
 def test_chosen_step_most_successes_then_lower_median_then_smaller_step():
-    tuning = _tuning([
-        ("laplace", 1.0, 1, 1e-3, [INF, INF, 500.0]),       # 1 success
-        ("laplace", 1.0, 1, 3e-3, [900.0, INF, 800.0]),     # 2 successes: wins
-        ("laplace", 1.0, 1, 1e-2, [100.0, INF, INF]),       # 1 success, fast
-        ("prs", 2.0, 100, 1e-3, [300.0, 400.0, INF]),       # 2, median 400
-        ("prs", 2.0, 100, 1e-2, [100.0, 200.0, INF]),       # 2, median 200: wins
-        ("prs", 5.0, 100, 3e-3, [INF, INF, INF]),           # all fail: the smaller step wins
-        ("prs", 5.0, 100, 1e-3, [INF, INF, INF]),
-    ])
+    tuning = _tuning(
+        [
+            ("laplace", 1.0, 1, 1e-3, [INF, INF, 500.0]),  # 1 success
+            ("laplace", 1.0, 1, 3e-3, [900.0, INF, 800.0]),  # 2 successes: wins
+            ("laplace", 1.0, 1, 1e-2, [100.0, INF, INF]),  # 1 success, fast
+            ("prs", 2.0, 100, 1e-3, [300.0, 400.0, INF]),  # 2, median 400
+            ("prs", 2.0, 100, 1e-2, [100.0, 200.0, INF]),  # 2, median 200: wins
+            ("prs", 5.0, 100, 3e-3, [INF, INF, INF]),  # all fail: the smaller step wins
+            ("prs", 5.0, 100, 1e-3, [INF, INF, INF]),
+        ]
+    )
     steps = reference.chosen_steps(tuning, cap=1000)
     chosen = steps[steps.chosen].set_index(["mechanism", "epsilon"]).step_size
     assert chosen[("laplace", 1.0)] == 3e-3
@@ -102,17 +114,25 @@ def test_chosen_step_most_successes_then_lower_median_then_smaller_step():
 
 def test_evaluation_runs_each_arm_at_its_chosen_step_on_seeds_apart_from_tuning():
     profile = OnoProfile.quick()
-    rows = [(m, e, b, s, [INF] * 2) for m, e, b in reference.arms(profile)
-            for s in profile.reference_steps]
+    rows = [
+        (m, e, b, s, [INF] * 2)
+        for m, e, b in reference.arms(profile)
+        for s in profile.reference_steps
+    ]
     steps = reference.chosen_steps(_tuning(rows), cap=10).assign(chosen=False)
-    pick = {arm: profile.reference_steps[i % len(profile.reference_steps)]
-            for i, arm in enumerate(reference.arms(profile))}
-    steps["chosen"] = [pick[(r.mechanism, r.epsilon, r.buffer_size)] == r.step_size
-                       for r in steps.itertuples()]
-    for config in (reference.evaluation_configs(profile, steps)
-                   + reference.figure2_reference_configs(profile, steps)):
-        assert config["eta"] == pick[(config["mechanism"], config["epsilon"],
-                                      config["buffer_size"])]
+    pick = {
+        arm: profile.reference_steps[i % len(profile.reference_steps)]
+        for i, arm in enumerate(reference.arms(profile))
+    }
+    steps["chosen"] = [
+        pick[(r.mechanism, r.epsilon, r.buffer_size)] == r.step_size for r in steps.itertuples()
+    ]
+    for config in reference.evaluation_configs(
+        profile, steps
+    ) + reference.figure2_reference_configs(profile, steps):
+        assert (
+            config["eta"] == pick[(config["mechanism"], config["epsilon"], config["buffer_size"])]
+        )
     assert reference.TUNING_SEED_OFFSET != 0
     with pytest.raises(ValueError, match="no chosen step"):
         reference.evaluation_configs(profile, steps.assign(chosen=False))
@@ -130,18 +150,37 @@ def recorded(tmp_path_factory) -> Path:
     """A tiny recorded reference run in a temporary book."""
     root = tmp_path_factory.mktemp("book")
     profile = OnoProfile.from_parameters(
-        "quick", n_trials=2, trials_per_seed=2, reference_submissions=60, tuning_trials=2,
-        tuning_submissions=30, fig2_trials=2, fig2_submissions=60, record_every=20,
-        epsilons=(1.0, INF))
-    record_reference_run(profile, cache_dir=None, directory=root / "measurements" / "results",
-                         note="test")
+        "quick",
+        n_trials=2,
+        trials_per_seed=2,
+        reference_submissions=60,
+        tuning_trials=2,
+        tuning_submissions=30,
+        fig2_trials=2,
+        fig2_submissions=60,
+        record_every=20,
+        epsilons=(1.0, INF),
+    )
+    record_reference_run(
+        profile, cache_dir=None, directory=root / "measurements" / "results", note="test"
+    )
     return root / "measurements" / "results"
 
 
 def test_recorder_writes_three_tidy_csvs_and_a_record(recorded):
     trials = pd.read_csv(recorded / REFERENCE_TRIALS_CSV)
-    assert list(trials.columns) == ["variant", "mechanism", "epsilon", "buffer_size", "step_size",
-                                    "gravity", "trial", "first_success", "success", "env_steps"]
+    assert list(trials.columns) == [
+        "variant",
+        "mechanism",
+        "epsilon",
+        "buffer_size",
+        "step_size",
+        "gravity",
+        "trial",
+        "first_success",
+        "success",
+        "env_steps",
+    ]
     assert set(trials.variant) == set(reference.ABLATION) | {REFERENCE}
     assert trials.step_size.notna().all()
     sweep = pd.read_csv(recorded / REFERENCE_SWEEP_CSV)
@@ -150,8 +189,7 @@ def test_recorder_writes_three_tidy_csvs_and_a_record(recorded):
     assert set(curves.variant) == {f"{REFERENCE} |B|=1", f"{REFERENCE} |B|=100"}
     assert (recorded.parent / REFERENCE_RECORD_JSON).exists()
     back = recorded_reference_run(recorded)
-    assert back is not None and back["record"]["produced_by"] == [
-        "privrl.papers.ono2020.reference"]
+    assert back is not None and back["record"]["produced_by"] == ["privrl.papers.ono2020.reference"]
     assert set(back["curves"].buffer_size) == {1, 100}
 
 
@@ -166,23 +204,39 @@ def test_ablation_table_and_summary_read_the_reference_arms(recorded):
 
 
 def _non_private(counts: dict[str, int], n: int = 20) -> pd.DataFrame:
-    return pd.DataFrame([{"variant": v, "mechanism": "laplace", "epsilon": INF, "successes": s,
-                          "n_trials": n} for v, s in counts.items()])
+    return pd.DataFrame(
+        [
+            {"variant": v, "mechanism": "laplace", "epsilon": INF, "successes": s, "n_trials": n}
+            for v, s in counts.items()
+        ]
+    )
 
 
 def test_smallest_change_set_names_the_fewest_changes_that_match_the_paper():
     """The ablation's finding: arms at >= 18/20 with the fewest changes from the paper's set-up;
     17/20 does not match, and an arm with more changes is not named when a smaller one passes."""
-    counts = {"paper": 0, "ablation_sampled": 0, "ablation_greedy_rmsprop": 6,
-              "ablation_sampled_no_clip": 0, "ablation_clipped_reference": 18, REFERENCE: 20}
+    counts = {
+        "paper": 0,
+        "ablation_sampled": 0,
+        "ablation_greedy_rmsprop": 6,
+        "ablation_sampled_no_clip": 0,
+        "ablation_clipped_reference": 18,
+        REFERENCE: 20,
+    }
     text = smallest_change_set(_non_private(counts))
-    assert "match the paper's 20/20 (at least 90% of trials): actions sampled + update RMSProp " \
-           "(18/20)." in text
-    assert "none (the paper): 0/20" in text and "actions sampled, update RMSProp, clip none: 20/20" in text
+    assert (
+        "match the paper's 20/20 (at least 90% of trials): actions sampled + update RMSProp "
+        "(18/20)." in text
+    )
+    assert (
+        "none (the paper): 0/20" in text
+        and "actions sampled, update RMSProp, clip none: 20/20" in text
+    )
     text = smallest_change_set(_non_private({**counts, "ablation_clipped_reference": 17}))
     assert "): actions sampled + update RMSProp + clip none (20/20)." in text
-    assert smallest_change_set(_non_private({**counts, "ablation_clipped_reference": 17,
-                                             REFERENCE: 17})).startswith("No arm")
+    assert smallest_change_set(
+        _non_private({**counts, "ablation_clipped_reference": 17, REFERENCE: 17})
+    ).startswith("No arm")
 
 
 def test_a_recording_at_a_smaller_budget_scales_the_tuning_budget_with_it():
@@ -190,6 +244,10 @@ def test_a_recording_at_a_smaller_budget_scales_the_tuning_budget_with_it():
     paper profile's 30,000 of 90,000), never zero; the paper's own budget gives the paper profile."""
     assert paper_profile_at(90_000) == OnoProfile.paper()
     small = paper_profile_at(3_000)
-    assert (small.n_submissions, small.fig2_submissions, small.reference_submissions,
-            small.tuning_submissions) == (3_000, 3_000, 3_000, 1_000)
+    assert (
+        small.n_submissions,
+        small.fig2_submissions,
+        small.reference_submissions,
+        small.tuning_submissions,
+    ) == (3_000, 3_000, 3_000, 1_000)
     assert paper_profile_at(2).tuning_submissions == 1

@@ -26,14 +26,22 @@ from privrl.papers.ono2020.reference import TUNING_SEED_OFFSET
 from privrl.papers.ono2020.trials import algorithm_config, run_first_success
 
 INF = math.inf
-TINY = {"variant": REFERENCE, "mechanism": "prs", "epsilon": 2.0, "buffer_size": 100,
-        "eta": 0.3, "n_submissions": 120, "trials_per_seed": 3}
+TINY = {
+    "variant": REFERENCE,
+    "mechanism": "prs",
+    "epsilon": 2.0,
+    "buffer_size": 100,
+    "eta": 0.3,
+    "n_submissions": 120,
+    "trials_per_seed": 3,
+}
 
 
 def test_a_tuning_trials_score_is_its_mean_score_per_submission():
     frame = tuning.run_tuning_trials(dict(TINY), seed_for(5, 1))
-    res = train_pgc_a3c(algorithm_config(TINY, stop_at_success=False), 3,
-                        np.random.default_rng(seed_for(5, 1)))
+    res = train_pgc_a3c(
+        algorithm_config(TINY, stop_at_success=False), 3, np.random.default_rng(seed_for(5, 1))
+    )
     assert res.scores.shape == (3, 120) and not np.isnan(res.scores).any()  # no early stop
     np.testing.assert_allclose(frame.auc, res.scores.sum(axis=1) / 120, rtol=1e-12)
     np.testing.assert_array_equal(frame.first_success, res.first_success)
@@ -46,28 +54,46 @@ def test_an_evaluation_batch_is_the_reference_records_run_function():
     config = {**TINY, "n_submissions": 200}
     pd.testing.assert_frame_equal(
         tuning.run_tuned_trials(config, seed_for(0, 2)).drop(columns="seconds"),
-        run_first_success(config, seed_for(0, 2)).drop(columns="seconds"))
+        run_first_success(config, seed_for(0, 2)).drop(columns="seconds"),
+    )
 
 
-def _tuning(aucs: dict[tuple[str, float, int, float], list[float]],
-            wins: dict[tuple[str, float, int, float], int] | None = None) -> pd.DataFrame:
+def _tuning(
+    aucs: dict[tuple[str, float, int, float], list[float]],
+    wins: dict[tuple[str, float, int, float], int] | None = None,
+) -> pd.DataFrame:
     """Tuning trials with the given AUCs; the first ``wins[arm, step]`` of them succeed."""
     wins = wins or {}
-    rows = [{"mechanism": m, "epsilon": e, "buffer_size": b, "eta": step, "trial": i, "auc": x,
-             "first_success": 100.0 if i < wins.get((m, e, b, step), 0) else INF}
-            for (m, e, b, step), xs in aucs.items() for i, x in enumerate(xs)]
+    rows = [
+        {
+            "mechanism": m,
+            "epsilon": e,
+            "buffer_size": b,
+            "eta": step,
+            "trial": i,
+            "auc": x,
+            "first_success": 100.0 if i < wins.get((m, e, b, step), 0) else INF,
+        }
+        for (m, e, b, step), xs in aucs.items()
+        for i, x in enumerate(xs)
+    ]
     return pd.DataFrame(rows)
 
 
 def test_the_chosen_step_has_the_most_successes_then_the_highest_mean_auc():
     rng = np.random.default_rng(0)
-    prs = {("prs", 1.0, 100, s): list(mu + rng.normal(size=10))
-           for s, mu in ((0.01, 20.0), (0.1, 60.0), (1.0, 59.0))}
+    prs = {
+        ("prs", 1.0, 100, s): list(mu + rng.normal(size=10))
+        for s, mu in ((0.01, 20.0), (0.1, 60.0), (1.0, 59.0))
+    }
     tie = {("laplace", 2.0, 1, s): [30.0] * 10 for s in (0.03, 0.3)}
-    more = {("laplace", 5.0, 1, s): [mu] * 10 for s, mu in ((0.01, 50.0), (0.1, 40.0),
-                                                            (1.0, 45.0))}
-    wins = {("prs", 1.0, 100, 0.01): 2, ("prs", 1.0, 100, 0.1): 1,
-            ("laplace", 5.0, 1, 0.1): 3, ("laplace", 5.0, 1, 1.0): 3}
+    more = {("laplace", 5.0, 1, s): [mu] * 10 for s, mu in ((0.01, 50.0), (0.1, 40.0), (1.0, 45.0))}
+    wins = {
+        ("prs", 1.0, 100, 0.01): 2,
+        ("prs", 1.0, 100, 0.1): 1,
+        ("laplace", 5.0, 1, 0.1): 3,
+        ("laplace", 5.0, 1, 1.0): 3,
+    }
     scores = tuning.step_scores(_tuning({**prs, **tie, **more}, wins))
     # most successes wins even against a far higher mean AUC; the AUC criterion disagrees
     assert tuning.chosen_step(scores, ("prs", 1.0, 100)) == 0.01
@@ -93,14 +119,17 @@ def test_tuning_runs_every_private_arm_at_every_step_at_the_papers_budget():
     profile = OnoProfile.paper()
     private = tuning.private_arms(profile)
     assert private == [("laplace", e, 1) for e in (1.0, 2.0, 5.0, 10.0)] + [
-        ("prs", e, 100) for e in (1.0, 2.0, 5.0, 10.0)]
+        ("prs", e, 100) for e in (1.0, 2.0, 5.0, 10.0)
+    ]
     configs = tuning.tuning_configs(profile, private)
     assert len(configs) == 8 * len(profile.reference_steps)
-    assert {c["trials_per_seed"] for c in configs} == {tuning.TUNING_TRIALS} and \
-        tuning.TUNING_TRIALS >= 10
+    assert {c["trials_per_seed"] for c in configs} == {
+        tuning.TUNING_TRIALS
+    } and tuning.TUNING_TRIALS >= 10
     assert {c["n_submissions"] for c in configs} == {PAPER_CAP}
-    assert all(algorithm_config(c, False).clip_value == DEFAULT_CLIP[c["mechanism"]]
-               for c in configs)  # the paper's clip kept
+    assert all(
+        algorithm_config(c, False).clip_value == DEFAULT_CLIP[c["mechanism"]] for c in configs
+    )  # the paper's clip kept
     with pytest.raises(ValueError, match="trials must be >= 10"):
         tuning.tuning_configs(profile, private, trials=9)
 
@@ -115,8 +144,11 @@ def test_the_evaluation_seeds_are_fresh():
         assert roots["evaluation"] not in earlier | {roots["tuning"]}
         assert roots["tuning"] not in earlier
         states = {}
-        for name, root in [("evaluation", roots["evaluation"]), ("tuning", roots["tuning"]),
-                           *(("earlier", r) for r in earlier)]:
+        for name, root in [
+            ("evaluation", roots["evaluation"]),
+            ("tuning", roots["tuning"]),
+            *(("earlier", r) for r in earlier),
+        ]:
             for i in range(5):  # the first tuned record ran seed indices 0-4
                 states.setdefault(tuple(seed_for(root, i).generate_state(4)), set()).add(name)
         assert all(len(names) == 1 for names in states.values())
@@ -124,10 +156,15 @@ def test_the_evaluation_seeds_are_fresh():
 
 
 def test_evaluation_runs_each_arm_at_its_chosen_step_at_the_papers_budget():
-    aucs = {("prs", 1.0, 100, 0.3): [5.0] * 10, ("prs", 1.0, 100, 1.0): [1.0] * 10,
-            ("laplace", 1.0, 1, 0.1): [3.0] * 10, ("laplace", 1.0, 1, 1.0): [1.0] * 10}
-    scores = tuning.step_scores(_tuning(aucs, {("prs", 1.0, 100, 1.0): 1,
-                                               ("laplace", 1.0, 1, 0.1): 1}))
+    aucs = {
+        ("prs", 1.0, 100, 0.3): [5.0] * 10,
+        ("prs", 1.0, 100, 1.0): [1.0] * 10,
+        ("laplace", 1.0, 1, 0.1): [3.0] * 10,
+        ("laplace", 1.0, 1, 1.0): [1.0] * 10,
+    }
+    scores = tuning.step_scores(
+        _tuning(aucs, {("prs", 1.0, 100, 1.0): 1, ("laplace", 1.0, 1, 0.1): 1})
+    )
     arms = [("laplace", INF, 1), ("prs", 1.0, 100), ("laplace", 1.0, 1)]
     base, prs, lap = tuning.evaluation_configs(scores, arms)
     assert (prs["eta"], lap["eta"]) == (1.0, 0.1) and prs["n_submissions"] == PAPER_CAP
@@ -140,9 +177,17 @@ def test_evaluation_runs_each_arm_at_its_chosen_step_at_the_papers_budget():
 def test_the_recorder_tunes_and_evaluates_on_disjoint_seeds(tmp_path):
     out = tmp_path / "measurements" / "results"
     profile = OnoProfile.quick(epsilons=(1.0, INF), reference_steps=(0.1, 1.0))
-    record = tuning.record_tuned(profile, cache_dir=tmp_path / "cache", tuning_budget=60,
-                                 budget=80, trials=4, directory=out, executor="serial",
-                                 workers=1, progress=False)
+    record = tuning.record_tuned(
+        profile,
+        cache_dir=tmp_path / "cache",
+        tuning_budget=60,
+        budget=80,
+        trials=4,
+        directory=out,
+        executor="serial",
+        workers=1,
+        progress=False,
+    )
     saved = json.loads((tmp_path / "measurements" / tuning.TUNED_RECORD_JSON).read_text())
     roots = tuning.seed_roots(profile)
     assert saved["profile"] == tuning.TUNED and record.parameters["tuning_trials"] == 10
@@ -160,12 +205,14 @@ def test_the_recorder_tunes_and_evaluates_on_disjoint_seeds(tmp_path):
         by_auc = tuning.evaluated_at(trials, scores, "auc")
         mine = by_auc[(by_auc.mechanism == arm[0]) & (by_auc.epsilon == arm[1])]
         assert len(mine) == 4 and set(mine.step_size) == {tuning.chosen_step(scores, arm, "auc")}
-    assert len(trials) == 4 * (3 + len(tuning.sensitivity_configs(scores, tuning.private_arms(
-        profile))))
+    assert len(trials) == 4 * (
+        3 + len(tuning.sensitivity_configs(scores, tuning.private_arms(profile)))
+    )
     # the evaluation's trials are not the tuning's: same arm and step, other streams
     arm, step = ("prs", 1.0, 100), tuning.chosen_step(scores, ("prs", 1.0, 100))
-    evaluated = run_first_success(tuning._config(arm, step, 80, 4),
-                                  seed_for(roots["evaluation"], 0))
+    evaluated = run_first_success(
+        tuning._config(arm, step, 80, 4), seed_for(roots["evaluation"], 0)
+    )
     recorded = trials[(trials.mechanism == "prs") & (trials.step_size == step)]
     np.testing.assert_array_equal(recorded.first_success, evaluated.first_success)
     assert tuning.recorded_tuned_run(tmp_path) is None
@@ -173,43 +220,75 @@ def test_the_recorder_tunes_and_evaluates_on_disjoint_seeds(tmp_path):
     titles = [ax.get_title() for ax in fig.axes if ax.get_visible()]
     assert len(titles) == 2 and all("tuning successes" in t for t in titles)
     assert {t.get_text() for t in fig.legends[0].get_texts()} == {
-        "mean AUC with its 95% interval", "the chosen step (most tuning successes)",
-        "the step of highest mean AUC (sensitivity)"}
+        "mean AUC with its 95% interval",
+        "the chosen step (most tuning successes)",
+        "the step of highest mean AUC (sensitivity)",
+    }
 
 
 def _trials(counts: dict[tuple[str, float], tuple[int, int]]) -> pd.DataFrame:
     rows = []
     for (mech, eps), (k, n) in counts.items():
         for i in range(n):
-            rows.append({"variant": REFERENCE, "mechanism": mech, "epsilon": eps,
-                         "trial": i, "success": i < k,
-                         "first_success": 1000.0 + i if i < k else INF})
+            rows.append(
+                {
+                    "variant": REFERENCE,
+                    "mechanism": mech,
+                    "epsilon": eps,
+                    "trial": i,
+                    "success": i < k,
+                    "first_success": 1000.0 + i if i < k else INF,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def _apart(trials: pd.DataFrame, rule: str = "most tuning successes") -> dict:
     """Every arm of ``trials`` tuned by ``rule`` on seed (1, 0), decided on seed (2, 0)."""
-    return {(m, e): Tuning(f"{m} {e}", rule, frozenset({(1, 0)}), frozenset({(2, 0)}))
-            for m, e in trials[["mechanism", "epsilon"]].drop_duplicates().itertuples(
-                index=False)}
+    return {
+        (m, e): Tuning(f"{m} {e}", rule, frozenset({(1, 0)}), frozenset({(2, 0)}))
+        for m, e in trials[["mechanism", "epsilon"]].drop_duplicates().itertuples(index=False)
+    }
 
 
 def test_the_claims_are_decided_on_the_recorded_arms_and_no_others():
     p = OnoProfile.quick()
     ctx = Context(p, Report("ono2020", p.profile, seed=p.seed, config=p.as_dict()))
-    ctx.tables.update(trials=_trials({("laplace", INF): (5, 5)}), curves=pd.DataFrame(),
-                      tuned_trials=_trials({("laplace", INF): (20, 20), ("prs", 1.0): (60, 100),
-                                            ("laplace", 5.0): (50, 60), ("prs", 5.0): (15, 60)}))
-    ctx.values.update(rec_tuned_commit="abc123", rec_tuned_budget=PAPER_CAP,
-                      rec_tuned_source="recorded tuned arms")
+    ctx.tables.update(
+        trials=_trials({("laplace", INF): (5, 5)}),
+        curves=pd.DataFrame(),
+        tuned_trials=_trials(
+            {
+                ("laplace", INF): (20, 20),
+                ("prs", 1.0): (60, 100),
+                ("laplace", 5.0): (50, 60),
+                ("prs", 5.0): (15, 60),
+            }
+        ),
+    )
+    ctx.values.update(
+        rec_tuned_commit="abc123",
+        rec_tuned_budget=PAPER_CAP,
+        rec_tuned_source="recorded tuned arms",
+    )
     ctx.extra["tuned_tuning"] = _apart(ctx.tables["tuned_trials"])
     evidence = {ev.name: ev for ev in chapter.OnoChapter().evidence(ctx)}
     ev = evidence["reference_tuned"]
     decided = {c.key: c for spec in claims.CLAIMS if (c := ev.decide(ctx, spec)) is not None}
-    assert sorted(decided) == sorted(f"{k}{claims.ON_TUNED}" for k in (
-        "baseline_learns", "prs_eps1_learns", "laplace_eps5_learns", "prs_eps5_learns",
-        "median_fst_laplace_eps5", "median_fst_laplace_epsinf", "median_fst_prs_eps1",
-        "median_fst_prs_eps5", "laplace_beats_prs_eps5"))
+    assert sorted(decided) == sorted(
+        f"{k}{claims.ON_TUNED}"
+        for k in (
+            "baseline_learns",
+            "prs_eps1_learns",
+            "laplace_eps5_learns",
+            "prs_eps5_learns",
+            "median_fst_laplace_eps5",
+            "median_fst_laplace_epsinf",
+            "median_fst_prs_eps1",
+            "median_fst_prs_eps5",
+            "laplace_beats_prs_eps5",
+        )
+    )
     prs1 = decided["prs_eps1_learns_reference_tuned"]
     assert (prs1.verdict, prs1.n_trials, prs1.commit) == ("reproduced", 100, "abc123")
     assert prs1.statement.startswith(claims.TUNED_PREFIX)
@@ -222,10 +301,12 @@ def test_the_sensitivity_reading_lists_the_claims_the_step_criterion_changes():
     p = OnoProfile.quick()
     ctx = Context(p, Report("ono2020", p.profile, seed=p.seed, config=p.as_dict()))
     base = {("laplace", INF): (20, 20), ("laplace", 5.0): (18, 20)}
-    chosen = claims.TrialData(_trials({**base, ("prs", 1.0): (2, 20)}), pd.DataFrame(),
-                              PAPER_CAP, REFERENCE)
-    other = claims.TrialData(_trials({**base, ("prs", 1.0): (15, 20)}), pd.DataFrame(),
-                             PAPER_CAP, REFERENCE)
+    chosen = claims.TrialData(
+        _trials({**base, ("prs", 1.0): (2, 20)}), pd.DataFrame(), PAPER_CAP, REFERENCE
+    )
+    other = claims.TrialData(
+        _trials({**base, ("prs", 1.0): (15, 20)}), pd.DataFrame(), PAPER_CAP, REFERENCE
+    )
     frame = claims.sensitivity(ctx, chosen, other)
     assert frame.key.tolist() == ["prs_eps1_learns", "median_fst_prs_eps1"]
     ratio = frame.set_index("key").loc["prs_eps1_learns"]
@@ -246,7 +327,9 @@ def test_the_bottom_line_states_the_tuned_records_success_rates():
     assert recorded is not None, "the tuned evaluation is recorded"
     trials = tuning.evaluated_at(recorded["trials"], recorded["scores"])
     prs = trials[trials.mechanism == "prs"].groupby("epsilon").success.mean()
-    shares = ", ".join(f"{100 * prs[eps]:.0f}%" for eps in (1.0, 2.0)) + f" and {100 * prs[5.0]:.0f}%"
+    shares = (
+        ", ".join(f"{100 * prs[eps]:.0f}%" for eps in (1.0, 2.0)) + f" and {100 * prs[5.0]:.0f}%"
+    )
     line = " ".join(front_matter("ono2020").bottom_line.split())
     assert f"PRS learns in {shares} of trials at epsilon = 1, 2 and 5" in line
 
@@ -259,13 +342,20 @@ def test_the_bottom_line_counts_the_tuned_private_verdicts(book_summary):
     from privrl.chapter.front import front_matter
 
     claims = book_summary("ono2020")["claims"]
-    private = [c for c in claims if c["key"].endswith("_reference_tuned")
-               and "baseline" not in c["key"] and "epsinf" not in c["key"]]
+    private = [
+        c
+        for c in claims
+        if c["key"].endswith("_reference_tuned")
+        and "baseline" not in c["key"]
+        and "epsinf" not in c["key"]
+    ]
     counts = Counter(c["verdict"] for c in private)
     assert counts["reproduced"] == 0, counts
     line = " ".join(front_matter("ono2020").bottom_line.split())
-    assert (f"none of the {len(private)} private claims is reproduced ({counts['not reproduced']} "
-            f"not reproduced, {counts['inconclusive']} inconclusive") in line
+    assert (
+        f"none of the {len(private)} private claims is reproduced ({counts['not reproduced']} "
+        f"not reproduced, {counts['inconclusive']} inconclusive"
+    ) in line
 
 
 def test_a_tuned_arm_decided_on_seeds_its_tuning_saw_is_untestable():
@@ -274,8 +364,9 @@ def test_a_tuned_arm_decided_on_seeds_its_tuning_saw_is_untestable():
     is one its tuning looked at or the arms compared were tuned by different rules."""
     p = OnoProfile.quick()
     ctx = Context(p, Report("ono2020", p.profile, seed=p.seed, config=p.as_dict()))
-    trials = _trials({("laplace", INF): (20, 20), ("laplace", 5.0): (50, 60),
-                      ("prs", 5.0): (15, 60)})
+    trials = _trials(
+        {("laplace", INF): (20, 20), ("laplace", 5.0): (50, 60), ("prs", 5.0): (15, 60)}
+    )
     key = "laplace_beats_prs_eps5"
     spec = next(s for s in claims.CLAIMS if s.key == key)
 
@@ -285,12 +376,14 @@ def test_a_tuned_arm_decided_on_seeds_its_tuning_saw_is_untestable():
 
     fresh = _apart(trials)
     assert decided(fresh).verdict == "reproduced"
-    seen = Tuning("prs 5", "most tuning successes", frozenset({(1, 0), (2, 0)}),
-                  frozenset({(2, 0)}))
+    seen = Tuning(
+        "prs 5", "most tuning successes", frozenset({(1, 0), (2, 0)}), frozenset({(2, 0)})
+    )
     peeked = decided({**fresh, ("prs", 5.0): seen})
     assert peeked.verdict == "untestable" and peeked.reason.startswith(
         "invalid measurement (tuned apart from the deciding trials, by one rule): prs 5 is "
-        "decided on 1 of 1 seeds that were looked at before")
+        "decided on 1 of 1 seeds that were looked at before"
+    )
     other = decided({**fresh, ("prs", 5.0): _apart(trials, "highest mean AUC")[("prs", 5.0)]})
     assert other.verdict == "untestable" and "tuned by different rules" in other.reason
 

@@ -35,18 +35,26 @@ from privrl.papers.balle2016.profile import TRIAL_KEYS, BalleProfile
 from privrl.papers.ono2020 import chapter as ono_chapter
 from privrl.papers.ono2020.profile import OnoProfile
 
-BALLE = BalleProfile.quick(n_states=10, n_trials=2, batch_sizes=(20, 40), reg_batch_sizes=(),
-                           epsilon=0.5, delta=0.05)
+BALLE = BalleProfile.quick(
+    n_states=10, n_trials=2, batch_sizes=(20, 40), reg_batch_sizes=(), epsilon=0.5, delta=0.05
+)
 M = 40
 
 
 def _balle_trial() -> tuple:
     """One Figure 1 trial at ``M`` (the chapter's path) and the batch it drew."""
-    config = {**{k: getattr(BALLE, k) for k in TRIAL_KEYS}, "m": M, "reg_sweep": False,
-              "reg_log10_min": BALLE.reg_log10_min, "reg_log10_max": BALLE.reg_log10_max,
-              "reg_n": BALLE.reg_n}
+    config = {
+        **{k: getattr(BALLE, k) for k in TRIAL_KEYS},
+        "m": M,
+        "reg_sweep": False,
+        "reg_log10_min": BALLE.reg_log10_min,
+        "reg_log10_max": BALLE.reg_log10_max,
+        "reg_n": BALLE.reg_n,
+    }
     table = balle_runs.run_batch(config, np.random.SeedSequence(7))
-    traj = sample_trajectories(BALLE.mdp(), M, as_generator(np.random.SeedSequence(7).spawn(2)[0]), BALLE.max_steps)
+    traj = sample_trajectories(
+        BALLE.mdp(), M, as_generator(np.random.SeedSequence(7).spawn(2)[0]), BALLE.max_steps
+    )
     return table, traj
 
 
@@ -55,8 +63,9 @@ def _api_sigmas(traj) -> dict[tuple[str, str], float]:
     fv = mc.first_visit_returns(traj, BALLE.n_states, BALLE.gamma)
     rho, out = BALLE.rho(), {}
     for feat, phi in BALLE.features().items():
-        noise = smooth_gaussian_noise(epsilon=0.5, delta=0.05, return_bound=BALLE.return_bound,
-                                      d=phi.shape[1])
+        noise = smooth_gaussian_noise(
+            epsilon=0.5, delta=0.05, return_bound=BALLE.return_bound, d=phi.shape[1]
+        )
         lam = mc.lsl_regularization(phi, rho, M, BALLE.lsl_c, BALLE.lsl_power)
         out[(feat, "DP-LSW")] = noise.sigma(fv, phi, rho)
         out[(feat, "DP-LSL")] = noise.sigma(fv, phi, rho, lam)
@@ -67,8 +76,10 @@ def _sigmas_agree(table, traj) -> bool:
     expected = _api_sigmas(traj)
     private = table[table.method.isin(["DP-LSW", "DP-LSL"])]
     assert len(private) == len(expected) == 4
-    return all(math.isclose(row.sigma, expected[(row.features, row.method)], rel_tol=1e-12)
-               for row in private.itertuples())
+    return all(
+        math.isclose(row.sigma, expected[(row.features, row.method)], rel_tol=1e-12)
+        for row in private.itertuples()
+    )
 
 
 def test_balle_releases_have_the_apis_noise_scale():
@@ -78,17 +89,27 @@ def test_balle_releases_have_the_apis_noise_scale():
 
 def test_halving_balles_noise_at_the_call_site_is_caught(monkeypatch):
     for name in ("dp_lsw", "dp_lsl"):
-        monkeypatch.setattr(balle_runs, name, functools.partial(getattr(mc, name),
-                                                                noise_multiplier=0.5))
+        monkeypatch.setattr(
+            balle_runs, name, functools.partial(getattr(mc, name), noise_multiplier=0.5)
+        )
     table, traj = _balle_trial()
     assert not _sigmas_agree(table, traj)
 
 
 def test_balle_ledger_entries_carry_the_apis_event_and_epsilon():
     table, traj = _balle_trial()
-    loss = [{"method": meth, "features": feat, "pairs_searched": 1, "m": M,
-             "delta_upper": 0.0, "epsilon_empirical": 0.25}
-            for feat in BALLE.features() for meth in ("DP-LSW", "DP-LSL")]
+    loss = [
+        {
+            "method": meth,
+            "features": feat,
+            "pairs_searched": 1,
+            "m": M,
+            "delta_upper": 0.0,
+            "epsilon_empirical": 0.25,
+        }
+        for feat in BALLE.features()
+        for meth in ("DP-LSW", "DP-LSL")
+    ]
     ctx = Context(BALLE, Report("balle2016", "quick"))
     ctx.tables["figure1"] = table
     ctx.tables["privacy_loss"] = pd.DataFrame(loss)
@@ -96,12 +117,25 @@ def test_balle_ledger_entries_carry_the_apis_event_and_epsilon():
     assert len(entries) == 4
     for entry, row in zip(entries, loss, strict=True):
         phi = BALLE.features()[row["features"]]
-        call = privrl.dp_lsw if row["method"] == "DP-LSW" else functools.partial(
-            privrl.dp_lsl, lam=mc.lsl_regularization(phi, BALLE.rho(), M, BALLE.lsl_c,
-                                                     BALLE.lsl_power))
-        release = call(traj, n_states=BALLE.n_states, gamma=BALLE.gamma, features=phi,
-                       epsilon=0.5, delta=0.05, return_bound=BALLE.return_bound,
-                       weights=BALLE.rho(), rng=0)
+        call = (
+            privrl.dp_lsw
+            if row["method"] == "DP-LSW"
+            else functools.partial(
+                privrl.dp_lsl,
+                lam=mc.lsl_regularization(phi, BALLE.rho(), M, BALLE.lsl_c, BALLE.lsl_power),
+            )
+        )
+        release = call(
+            traj,
+            n_states=BALLE.n_states,
+            gamma=BALLE.gamma,
+            features=phi,
+            epsilon=0.5,
+            delta=0.05,
+            return_bound=BALLE.return_bound,
+            weights=BALLE.rho(),
+            rng=0,
+        )
         assert entry.event == release.event
         assert entry.epsilon == release.epsilon and entry.delta == release.delta
         assert entry.epsilon == pytest.approx(0.5, rel=1e-9)
@@ -122,8 +156,9 @@ def test_ono_ledger_events_are_the_apis_reports(epsilon: float):
     signs = privrl.sign_report(gradients, epsilon=epsilon, clip=a3c.DEFAULT_CLIP["prs"], rng=0)
     assert prs.event == signs.event and prs.epsilon == signs.epsilon
     rounds = ono_chapter.LEDGER_ROUNDS
-    per_round = privrl.laplace_report(gradients, epsilon=per_round_epsilon(1.0, rounds),
-                                      clip=clip, rng=0)
+    per_round = privrl.laplace_report(
+        gradients, epsilon=per_round_epsilon(1.0, rounds), clip=clip, rng=0
+    )
     assert one_round.event == per_round.event and one_round.epsilon == per_round.epsilon
     total = privrl.compose([per_round] * rounds)
     assert all_rounds.epsilon == pytest.approx(total.epsilon, rel=1e-12)

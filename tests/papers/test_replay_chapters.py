@@ -18,9 +18,15 @@ from privrl.core.replay import ReplayAuditError, replay_audit
 
 pytestmark = pytest.mark.filterwarnings("ignore::privrl.ClippedDataWarning")
 
-CHAPTERS = {"balle2016": cr.balle2016, "xie2019": cr.xie2019, "frontier": cr.frontier,
-            "ono2020": cr.ono2020, "gohari2021": cr.gohari2021, "wang2019": cr.wang2019,
-            "audits": cr.audit_releases}
+CHAPTERS = {
+    "balle2016": cr.balle2016,
+    "xie2019": cr.xie2019,
+    "frontier": cr.frontier,
+    "ono2020": cr.ono2020,
+    "gohari2021": cr.gohari2021,
+    "wang2019": cr.wang2019,
+    "audits": cr.audit_releases,
+}
 #: The smallest move the targeted neighbours find, as a fraction of the sensitivity: below it the
 #: neighbours (or the injection of the data) would not exercise the release.
 SMALLEST_WORST = 0.05
@@ -51,10 +57,21 @@ TIGHT = {
     "xie2019": ("GPOPE (chain, Figure 1 a)", "GPOPE (Mountain Car on-policy, Figure 2 a)"),
     "frontier": ("GPOPE (chain, n = 5 and 10, PLD and RDP)", "GPOPE (Mountain Car on-policy)"),
     "ono2020": ("laplace report (paper, epsilon 1)", "prs report (paper, epsilon 1)"),
-    "gohari2021": ("teacher answer (student.run_agent)",
-                   "teacher answer (fast_student.run_agent_fast)"),
-    "audits": ("gaussian", "gpope", "gp_update", "input_perturbation", "dpsgd_step",
-               "pgc_laplace", "pgc_bit_flip", "pgc_prs", "dirichlet"),
+    "gohari2021": (
+        "teacher answer (student.run_agent)",
+        "teacher answer (fast_student.run_agent_fast)",
+    ),
+    "audits": (
+        "gaussian",
+        "gpope",
+        "gp_update",
+        "input_perturbation",
+        "dpsgd_step",
+        "pgc_laplace",
+        "pgc_bit_flip",
+        "pgc_prs",
+        "dirichlet",
+    ),
 }
 
 

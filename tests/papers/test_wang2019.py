@@ -66,10 +66,16 @@ def test_every_noise_in_the_runs_is_the_calibrated_one(small):
     p, table = small
     configs = runs.figure2_configs(p, table)
     for config in configs[:-1]:
-        row = table[(table.method == config["variant"]) & (table.epsilon_target == config["epsilon"])]
+        row = table[
+            (table.method == config["variant"]) & (table.epsilon_target == config["epsilon"])
+        ]
         privacy = privacy_config(config)
-        value = {"functional": "gp_sigma", "output": "output_std", "input": "reward_std",
-                 "dpsgd": "noise_multiplier"}[config["method"]]
+        value = {
+            "functional": "gp_sigma",
+            "output": "output_std",
+            "input": "reward_std",
+            "dpsgd": "noise_multiplier",
+        }[config["method"]]
         assert getattr(privacy, value) == pytest.approx(float(row.value.iloc[0]))
         if isinstance(privacy, FunctionalNoiseConfig):
             assert privacy.gp_beta == pytest.approx(float(row.gp_beta.iloc[0]))
@@ -125,12 +131,17 @@ def test_ledger_entries_carry_events_and_the_steps_taken(small):
     entries = list(chapter.Wang2019Chapter().releases(ctx))
     assert len(entries) == len(table) and all(isinstance(e, LedgerEntry) for e in entries)
     assert all(e.problems(0.01) == [] for e in entries)
-    assert {e.audit for e in entries} == {"audits:gp_update", "", "audits:input_perturbation",
-                                          "audits:dpsgd_run"}
+    assert {e.audit for e in entries} == {
+        "audits:gp_update",
+        "",
+        "audits:input_perturbation",
+        "audits:dpsgd_run",
+    }
     algorithm1 = [e for e in entries if e.release.startswith("Q function trained by functional")]
     assert len(algorithm1) == 2 and all(  # "functional" and "functional (T/B)" at epsilon 0.9
         "rests on Lemma 6's premise" in e.accountant and "erratum update_premise" in e.accountant
-        for e in algorithm1)
+        for e in algorithm1
+    )
     assert all("premise" not in e.accountant for e in entries if e not in algorithm1)
     calibration.with_steps_taken(table, 0.9, 0.61)
     dpsgd = [e for e in chapter.Wang2019Chapter().releases(ctx) if e.relation == "add/remove"]
@@ -143,8 +154,9 @@ def test_ledger_entries_carry_events_and_the_steps_taken(small):
         dataclasses.replace(entries[0], epsilon=2 * entries[0].epsilon)
 
 
-def _synthetic_curves(effect: float, n_seeds: int = 8, released: float | None = None,
-                      transition: float | None = None) -> pd.DataFrame:
+def _synthetic_curves(
+    effect: float, n_seeds: int = 8, released: float | None = None, transition: float | None = None
+) -> pd.DataFrame:
     """Curves with an ``effect`` in the training return (the paper's metric), ``released`` (default:
     the same) in the released function's return; ``transition``: the transition-level DP-SGD
     arm's level above Algorithm 1's (default: ``-effect``, like every baseline). The noise is one
@@ -153,24 +165,57 @@ def _synthetic_curves(effect: float, n_seeds: int = 8, released: float | None = 
     released = effect if released is None else released
     transition = -effect if transition is None else transition
     noise = rng.normal(size=(n_seeds, 12, 2))
-    arms = [dict(method="functional", sigma=sigma, resample=resample, epsilon=np.nan,
-                 variant="functional", drop=sigma + (resample == "never"))
-            for sigma in (0.0, 0.2, 1.0) for resample in ("every", "never")]
-    arms += [dict(method=variant.split(" ")[0], sigma=np.nan, resample="every", epsilon=0.45,
-                  variant=variant, drop=0.0 if variant == "functional" else 1.0)
-             for variant in ("functional", "input", "dpsgd (reward fn)")]
+    arms = [
+        dict(
+            method="functional",
+            sigma=sigma,
+            resample=resample,
+            epsilon=np.nan,
+            variant="functional",
+            drop=sigma + (resample == "never"),
+        )
+        for sigma in (0.0, 0.2, 1.0)
+        for resample in ("every", "never")
+    ]
+    arms += [
+        dict(
+            method=variant.split(" ")[0],
+            sigma=np.nan,
+            resample="every",
+            epsilon=0.45,
+            variant=variant,
+            drop=0.0 if variant == "functional" else 1.0,
+        )
+        for variant in ("functional", "input", "dpsgd (reward fn)")
+    ]
     rows = []
     for seed, ep in itertools.product(range(n_seeds), range(12)):
         for arm in arms:
             train, release = 20 - effect * arm["drop"], 20 - released * arm["drop"]
-            rows.append({**{k: v for k, v in arm.items() if k != "drop"}, "seed": seed,
-                         "episode": ep, "protocol": "authors",
-                         "train_return": train + noise[seed, ep, 0],
-                         "eval_return": release + noise[seed, ep, 1]})
-        rows.append({"method": "dpsgd", "sigma": np.nan, "resample": "every", "epsilon": 0.45,
-                     "variant": "dpsgd", "seed": seed, "episode": ep, "protocol": "authors",
-                     "train_return": 20 + transition + noise[seed, ep, 0],
-                     "eval_return": 20 + transition + noise[seed, ep, 1]})
+            rows.append(
+                {
+                    **{k: v for k, v in arm.items() if k != "drop"},
+                    "seed": seed,
+                    "episode": ep,
+                    "protocol": "authors",
+                    "train_return": train + noise[seed, ep, 0],
+                    "eval_return": release + noise[seed, ep, 1],
+                }
+            )
+        rows.append(
+            {
+                "method": "dpsgd",
+                "sigma": np.nan,
+                "resample": "every",
+                "epsilon": 0.45,
+                "variant": "dpsgd",
+                "seed": seed,
+                "episode": ep,
+                "protocol": "authors",
+                "train_return": 20 + transition + noise[seed, ep, 0],
+                "eval_return": 20 + transition + noise[seed, ep, 1],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -208,11 +253,15 @@ def test_claims_are_decided_on_the_training_return_the_paper_plots():
     for key in ("fig1_noise_slows", "fig1_resample_helps", "fig2_beats_dpsgd", "fig2_beats_input"):
         assert (train_only[key], train_only[f"{key}_beyond"]) == ("reproduced", "inconclusive")
         assert (released_only[key], released_only[f"{key}_beyond"]) == (
-            "inconclusive", "reproduced")
+            "inconclusive",
+            "reproduced",
+        )
     # sigma = 0.2 keeps 20 - 1 of 20 in training (above 90%), 20 - 40 x 0.2 = 12 when released
     kept = _decide(_synthetic_curves(5.0, released=40.0))
     assert (kept["fig1_small_sigma"], kept["fig1_small_sigma_beyond"]) == (
-        "reproduced", "not reproduced")
+        "reproduced",
+        "not reproduced",
+    )
     # Figure 1 is decided under the authors' protocol: the other protocol's runs do not count
     curves = _synthetic_curves(10.0)
     other = curves[curves.sigma.notna()].assign(protocol="earlier", train_return=0.0)
@@ -236,8 +285,13 @@ def test_claims_have_sources_thresholds_and_paper_twins():
     live = [s.key for s in claims.CLAIMS]
     assert all("Section 4" in s.source and "p. 8" in s.source for s in claims.CLAIMS)
     papers = [k for k in live if not k.endswith("_beyond")]
-    assert papers == ["fig1_noise_slows", "fig1_small_sigma", "fig1_resample_helps",
-                      "fig2_beats_dpsgd", "fig2_beats_input"]
+    assert papers == [
+        "fig1_noise_slows",
+        "fig1_small_sigma",
+        "fig1_resample_helps",
+        "fig2_beats_dpsgd",
+        "fig2_beats_input",
+    ]
     assert {f"{k}_beyond" for k in papers} < set(live)
     for spec in claims.CLAIMS:
         beyond = spec.key.removesuffix("_paper").endswith("_beyond")
@@ -252,35 +306,50 @@ def test_paper_claims_are_decided_on_the_recorded_run(monkeypatch):
     recorded = _synthetic_curves(10.0)
     record = {"wall_time_s": 1000.0, "cpus": 2}
     monkeypatch.setattr(claims, "read_paper_curves", lambda: recorded)
-    monkeypatch.setattr(claims, "recorded_run",
-                        lambda name: SimpleNamespace(commit="abc123", record=record))
+    monkeypatch.setattr(
+        claims, "recorded_run", lambda name: SimpleNamespace(commit="abc123", record=record)
+    )
     monkeypatch.setattr(chapter, "read_pair", lambda: None)  # the pair: test_wang2019_pair
     spec = next(s for s in claims.CLAIMS if s.key == "fig1_noise_slows")
     quick = _context(WangProfile.quick(), curves=recorded)
     _, paper = chapter.Wang2019Chapter().evidence(quick)
     claim = paper.decide(quick, spec)
     assert (claim.key, claim.verdict, claim.profile, claim.commit) == (
-        "fig1_noise_slows_paper", "reproduced", "paper", "abc123")
+        "fig1_noise_slows_paper",
+        "reproduced",
+        "paper",
+        "abc123",
+    )
     assert claim.source.endswith(" (recorded paper-profile run)")
     assert quick.extra["paper_curves"] is recorded
     # a paper-profile run decides its own claims; none recorded: nothing to decide
-    assert len(list(chapter.Wang2019Chapter().evidence(_context(WangProfile.paper(),
-                                                                curves=recorded)))) == 1
+    assert (
+        len(
+            list(chapter.Wang2019Chapter().evidence(_context(WangProfile.paper(), curves=recorded)))
+        )
+        == 1
+    )
     monkeypatch.setattr(claims, "read_paper_curves", lambda: None)
-    assert len(list(chapter.Wang2019Chapter().evidence(_context(WangProfile.quick(),
-                                                                curves=recorded)))) == 1
+    assert (
+        len(
+            list(chapter.Wang2019Chapter().evidence(_context(WangProfile.quick(), curves=recorded)))
+        )
+        == 1
+    )
 
 
 def test_an_inconclusive_recorded_claim_states_the_trials_and_cpu_cost_that_would_decide_it(
-        monkeypatch):
+    monkeypatch,
+):
     """Missing trials are priced with the recorded run's timing: wall time x CPUs shared by its
     training runs (8 seeds x 10 runs of the synthetic curves), two arms per trial."""
     recorded = _synthetic_curves(0.1)
     record = {"wall_time_s": 800.0, "cpus": 2}
     assert claims.seconds_per_trial(recorded, record) == 2 * 800.0 * 2 / 80
     monkeypatch.setattr(claims, "read_paper_curves", lambda: recorded)
-    monkeypatch.setattr(claims, "recorded_run",
-                        lambda name: SimpleNamespace(commit="abc123", record=record))
+    monkeypatch.setattr(
+        claims, "recorded_run", lambda name: SimpleNamespace(commit="abc123", record=record)
+    )
     monkeypatch.setattr(chapter, "read_pair", lambda: None)  # the pair: test_wang2019_pair
     spec = next(s for s in claims.CLAIMS if s.key == "fig2_beats_input")
     quick = _context(WangProfile.quick(), curves=recorded)
@@ -339,8 +408,10 @@ def test_the_pair_figure_draws_every_seed_and_each_arms_interval_in_its_colour()
     pair = curves[curves.variant.isin(["functional", "input"]) & curves.epsilon.notna()]
     fig = plots.plot_pair(pair)
     (legend,) = fig.legends
-    assert [t.get_text() for t in legend.get_texts()] == ["one seed",
-                                                          "mean over seeds, 95% interval"]
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "one seed",
+        "mean over seeds, 95% interval",
+    ]
     ax = fig.axes[0]
     seeds = pair.seed.nunique()
     dots = [line for line in ax.get_lines() if len(line.get_xdata()) == seeds]
@@ -353,8 +424,13 @@ def test_errata_read_only_numbers_the_checks_glue(small):
     p, _ = small
     ctx = _context(p)
     checks.check_calibration(ctx)
-    fields = {name for e in claims.ERRATA for text in (e.statement, e.evidence)
-              for _, name, _, _ in string.Formatter().parse(text) if name}
+    fields = {
+        name
+        for e in claims.ERRATA
+        for text in (e.statement, e.evidence)
+        for _, name, _, _ in string.Formatter().parse(text)
+        if name
+    }
     glued_by_prop10 = {"p10_n", "p10_linear_ratio", "p10_bias_ratio", "p10_ou_ratio"}
     assert fields - glued_by_prop10 <= set(ctx.values)
     ctx.values.update(dict.fromkeys(glued_by_prop10, 1.0))
@@ -362,12 +438,32 @@ def test_errata_read_only_numbers_the_checks_glue(small):
 
 
 def test_curves_table_has_the_recorded_columns(tmp_path):
-    fig1 = pd.DataFrame({"gp_sigma": [0.2], "resample": ["every"], "seed": [0], "episode": [0],
-                         "samples": [50], "train_return": [1.0], "eval_return": [2.0],
-                         "method": ["functional"], "protocol": ["authors"]})
-    fig2 = pd.DataFrame({"variant": ["dpsgd (reward fn)"], "seed": [0], "episode": [0],
-                         "samples": [50], "train_return": [1.0], "eval_return": [2.0],
-                         "method": ["dpsgd"], "epsilon": [0.45], "protocol": [None]})
+    fig1 = pd.DataFrame(
+        {
+            "gp_sigma": [0.2],
+            "resample": ["every"],
+            "seed": [0],
+            "episode": [0],
+            "samples": [50],
+            "train_return": [1.0],
+            "eval_return": [2.0],
+            "method": ["functional"],
+            "protocol": ["authors"],
+        }
+    )
+    fig2 = pd.DataFrame(
+        {
+            "variant": ["dpsgd (reward fn)"],
+            "seed": [0],
+            "episode": [0],
+            "samples": [50],
+            "train_return": [1.0],
+            "eval_return": [2.0],
+            "method": ["dpsgd"],
+            "epsilon": [0.45],
+            "protocol": [None],
+        }
+    )
     curves = runs.curves_table(fig1, fig2)
     assert list(curves.columns[: len(CURVE_COLUMNS)]) == list(CURVE_COLUMNS)
     assert curves.method.tolist() == ["functional", "dpsgd"]
@@ -425,7 +521,10 @@ def test_the_paper_recorder_writes_its_curves_and_run_record(tmp_path, monkeypat
     assert pd.read_csv(csv).shape == curves.shape
     record = json.loads((tmp_path / "book" / "measurements" / "wang2019-paper.json").read_text())
     assert (record["notebook"], record["profile"], record["files"]) == (
-        "wang2019", "paper", ["wang2019-paper-curves.csv"])
+        "wang2019",
+        "paper",
+        ["wang2019-paper-curves.csv"],
+    )
     assert {"git_commit", "git_dirty", "wall_time_s", "versions"} <= set(record)
 
 
@@ -454,14 +553,30 @@ def test_final_sigma_marks_the_papers_sigma_and_claims_read_the_decided_verdicts
     curves = _synthetic_curves(10.0).assign(samples=lambda d: d.episode)
     stated = paper_number("wang2019", "fig1_converges_below_sigma").value
     fig = plots.plot_final_sigma(curves, "authors", stated)
-    marks = [line for ax in fig.axes for line in ax.get_lines()
-             if line.get_label().startswith("paper")]
+    marks = [
+        line for ax in fig.axes for line in ax.get_lines() if line.get_label().startswith("paper")
+    ]
     assert len(marks) == 2 and all(m.get_xdata()[0] == stated == 0.4 for m in marks)
-    decided = [Claim(key="fig1_noise_slows_paper", statement="s", verdict="reproduced",
-                     statistic="d", value=1.0, interval=(0.5, 1.5), n_trials=10, reason="r")]
-    text = paper_claims("wang2019", {"fig1_noise_needs_samples": ["fig1_noise_slows_paper"],
-                                           "suggested_reset": ["fig1_resample_helps_paper"]},
-                              decided)
+    decided = [
+        Claim(
+            key="fig1_noise_slows_paper",
+            statement="s",
+            verdict="reproduced",
+            statistic="d",
+            value=1.0,
+            interval=(0.5, 1.5),
+            n_trials=10,
+            reason="r",
+        )
+    ]
+    text = paper_claims(
+        "wang2019",
+        {
+            "fig1_noise_needs_samples": ["fig1_noise_slows_paper"],
+            "suggested_reset": ["fig1_resample_helps_paper"],
+        },
+        decided,
+    )
     first, second = text.splitlines()
     assert "line 668" in first and "*reproduced* (`fig1_noise_slows_paper`)" in first
     assert "increase of the noise level" in first

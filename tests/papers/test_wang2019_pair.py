@@ -52,9 +52,15 @@ def test_the_pairs_run_function_computes_the_chapters_numbers():
 
 def test_the_recorder_writes_the_pairs_curves_and_run_record(tmp_path):
     out = tmp_path / "measurements" / "results"
-    csv, record = pair.record_pair(WangProfile.quick(**TINY), 3, out,
-                                   cache_dir=tmp_path / "cache", executor="serial",
-                                   progress=False, command="test")
+    csv, record = pair.record_pair(
+        WangProfile.quick(**TINY),
+        3,
+        out,
+        cache_dir=tmp_path / "cache",
+        executor="serial",
+        progress=False,
+        command="test",
+    )
     curves = pd.read_csv(csv)
     assert set(CURVE_COLUMNS) <= set(curves.columns)
     assert sorted(curves.variant.unique()) == sorted(pair.PAIR_VARIANTS)
@@ -65,8 +71,14 @@ def test_the_recorder_writes_the_pairs_curves_and_run_record(tmp_path):
     assert saved["parameters"]["n_trials"] == 3 and saved["command"] == "test"
     assert saved["produced_by"] == ["privrl.papers.wang2019.pair"]
     # a rerun reads every run from the cache: the same curves
-    again, _ = pair.record_pair(WangProfile.quick(**TINY), 3, tmp_path / "again",
-                                cache_dir=tmp_path / "cache", executor="serial", progress=False)
+    again, _ = pair.record_pair(
+        WangProfile.quick(**TINY),
+        3,
+        tmp_path / "again",
+        cache_dir=tmp_path / "cache",
+        executor="serial",
+        progress=False,
+    )
     pd.testing.assert_frame_equal(pd.read_csv(again), curves)
 
 
@@ -80,10 +92,20 @@ def _pair_curves(effect: float, n_seeds: int) -> pd.DataFrame:
         ends = level + 3.0 * (z - z.mean()) / z.std()
         for seed in range(n_seeds):
             for ep in range(12):
-                rows.append({"method": variant, "variant": variant, "protocol": "authors",
-                             "sigma": np.nan, "resample": "every", "epsilon": CLAIM_EPSILON,
-                             "seed": seed, "episode": ep, "train_return": ends[seed],
-                             "eval_return": ends[seed]})
+                rows.append(
+                    {
+                        "method": variant,
+                        "variant": variant,
+                        "protocol": "authors",
+                        "sigma": np.nan,
+                        "resample": "every",
+                        "epsilon": CLAIM_EPSILON,
+                        "seed": seed,
+                        "episode": ep,
+                        "train_return": ends[seed],
+                        "eval_return": ends[seed],
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -97,8 +119,11 @@ def _pair_claims(monkeypatch, curves: pd.DataFrame) -> dict:
     evidence = {ev.name: ev for ev in chapter.Wang2019Chapter().evidence(ctx)}
     assert list(evidence) == [LIVE, claims.PAIR]
     ev = evidence[claims.PAIR]
-    return {spec.key + ev.suffix: ev.decide(ctx, spec) for spec in claims.CLAIMS
-            if spec.on is None or ev.name in spec.on}
+    return {
+        spec.key + ev.suffix: ev.decide(ctx, spec)
+        for spec in claims.CLAIMS
+        if spec.on is None or ev.name in spec.on
+    }
 
 
 def test_the_input_perturbation_claim_is_decided_on_the_pair_and_no_other(monkeypatch):

@@ -54,19 +54,28 @@ def grid_rkhs_norm(f: np.ndarray, beta: float) -> float:
     return math.sqrt(f[0] ** 2 + float(np.sum((f[1:] - rho * f[:-1]) ** 2 / (1 - rho**2))))
 
 
-def update_move(method: str, epsilon: float, update: int, seed: int,
-                trained_by: str) -> dict[str, float]:
+def update_move(
+    method: str, epsilon: float, update: int, seed: int, trained_by: str
+) -> dict[str, float]:
     """:math:`\\max_{r' = r \\pm 1}\\|Q_r - Q_{r'}\\|_{\\mathcal H} / \\sqrt C` after update
     ``update`` of a Figure 2 run of ``method`` (a key of :data:`UPDATES`) at the quick
     profile's settings and target ``epsilon`` with root seed ``seed``, the run trained by ``trained_by`` (``"rmsprop"``, as the chapter, or
     ``"sgd"``): by step kind, ``"rmsprop"`` (the run's optimiser and state; RMSprop runs only)
     and ``"sgd"`` (one SGD step at the run's learning rate)."""
     p = WangProfile()
-    cal = fn.calibrate_algorithm1(epsilon, p.delta, getattr(p, UPDATES[method]), p.batch_size,
-                                  p.lr, p.lipschitz, calibration.n_paths_drawn(p))
+    cal = fn.calibrate_algorithm1(
+        epsilon,
+        p.delta,
+        getattr(p, UPDATES[method]),
+        p.batch_size,
+        p.lr,
+        p.lipschitz,
+        calibration.n_paths_drawn(p),
+    )
     sqrt_c = math.sqrt(fn.theorem5_C(p.lr, cal["k"], p.lipschitz, p.batch_size))
-    config = runs.functional_config(cal["sigma"], cal["beta"], "every", p.protocol,
-                                    {**p.common(), "eval_episodes": 1})
+    config = runs.functional_config(
+        cal["sigma"], cal["beta"], "every", p.protocol, {**p.common(), "eval_episodes": 1}
+    )
     make_net, huber, rmsprop = fq.q_network, torch.nn.functional.smooth_l1_loss, torch.optim.RMSprop
     nets: list[torch.nn.Sequential] = []
     optimisers: list[torch.optim.Optimizer] = []
@@ -80,6 +89,7 @@ def update_move(method: str, epsilon: float, update: int, seed: int,
         def make(params: Any, lr: float) -> torch.optim.Optimizer:
             optimisers.append(cls(params, lr=lr))
             return optimisers[-1]
+
         return make
 
     def step(kind: str, q_pred: torch.Tensor, y: torch.Tensor) -> np.ndarray:
@@ -106,16 +116,22 @@ def update_move(method: str, epsilon: float, update: int, seed: int,
             return huber(q_pred, y)
         for kind in ("rmsprop", "sgd") if trained_by == "rmsprop" else ("sgd",):
             base = step(kind, q_pred, y)
-            moves[kind] = max(
-                math.sqrt(sum(grid_rkhs_norm(d[:, a], cal["beta"]) ** 2 for a in range(2)))
-                for d in (step(kind, q_pred, y + shift) - base for shift in (1.0, -1.0))
-            ) / sqrt_c
+            moves[kind] = (
+                max(
+                    math.sqrt(sum(grid_rkhs_norm(d[:, a], cal["beta"]) ** 2 for a in range(2)))
+                    for d in (step(kind, q_pred, y + shift) - base for shift in (1.0, -1.0))
+                )
+                / sqrt_c
+            )
         raise _Done
 
     run_by = recorded(rmsprop if trained_by == "rmsprop" else torch.optim.SGD)
-    with mock.patch.object(fq, "q_network", recorded_net), \
-            mock.patch.object(torch.nn.functional, "smooth_l1_loss", loss), \
-            mock.patch.object(torch.optim, "RMSprop", run_by), pytest.raises(_Done):
+    with (
+        mock.patch.object(fq, "q_network", recorded_net),
+        mock.patch.object(torch.nn.functional, "smooth_l1_loss", loss),
+        mock.patch.object(torch.optim, "RMSprop", run_by),
+        pytest.raises(_Done),
+    ):
         runs.run_learning_curve(config, np.random.SeedSequence(seed))
     return moves
 
@@ -126,8 +142,10 @@ QUOTED = {
     "sgd, first update (T/B)": (0.307, ("functional (T/B)", 0.9, 1, 0, "rmsprop", "sgd")),
     "sgd-trained, update 470 (T/B)": (1.27, ("functional (T/B)", 0.9, 470, 1, "sgd", "sgd")),
     "rmsprop, first update (U)": (0.0882, ("functional", 0.9, 1, 0, "rmsprop", "rmsprop")),
-    "rmsprop, first update (T/B, 0.45)": (6.18, ("functional (T/B)", 0.45, 1, 0, "rmsprop",
-                                                 "rmsprop")),
+    "rmsprop, first update (T/B, 0.45)": (
+        6.18,
+        ("functional (T/B)", 0.45, 1, 0, "rmsprop", "rmsprop"),
+    ),
     "rmsprop, first update (U, 0.45)": (0.0, ("functional", 0.45, 1, 0, "rmsprop", "rmsprop")),
 }
 

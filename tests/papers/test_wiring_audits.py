@@ -57,8 +57,9 @@ def test_pgc_laplace_dense_clips_in_l1_unless_weakened(monkeypatch, weakened):
 
 @pytest.mark.parametrize("name, n", [("gpope", 1), ("gpope_sampled", 2)])
 @pytest.mark.parametrize("weakened, multiplier", [(False, 1.0), (True, 0.5)])
-def test_gpope_runs_ten_clipped_steps_at_the_claimed_multiplier(monkeypatch, name, n, weakened,
-                                                                multiplier):
+def test_gpope_runs_ten_clipped_steps_at_the_claimed_multiplier(
+    monkeypatch, name, n, weakened, multiplier
+):
     seen = _first_call(monkeypatch, releases, "gpope")
     with pytest.raises(Seen):
         releases.AUDITS[name]("quick", 0, weakened=weakened)
@@ -68,13 +69,15 @@ def test_gpope_runs_ten_clipped_steps_at_the_claimed_multiplier(monkeypatch, nam
     assert seen["kwargs"]["record_steps"] is True
     monkeypatch.undo()
     assert releases.AUDITS[name]("quick", 0).claimed_epsilon == releases.gpope_epsilon(
-        4.0, n, 10, 1e-5)
+        4.0, n, 10, 1e-5
+    )
 
 
 @pytest.mark.parametrize("name, rate", [("dpsgd_run", 1.0), ("dpsgd_poisson", 0.25)])
 @pytest.mark.parametrize("weakened, multiplier", [(False, 1.0), (True, 0.5)])
-def test_dpsgd_run_steps_use_the_run_calibrated_multiplier(monkeypatch, name, rate, weakened,
-                                                           multiplier):
+def test_dpsgd_run_steps_use_the_run_calibrated_multiplier(
+    monkeypatch, name, rate, weakened, multiplier
+):
     seen = _first_call(monkeypatch, releases, "dpsgd_gradient")
     with pytest.raises(Seen):
         releases.AUDITS[name]("quick", 0, weakened=weakened)
@@ -83,8 +86,9 @@ def test_dpsgd_run_steps_use_the_run_calibrated_multiplier(monkeypatch, name, ra
 
 
 @pytest.mark.parametrize("weakened, multiplier", [(False, 1.0), (True, 0.5)])
-def test_dpsgd_step_draws_n_releases_with_the_calibrated_multiplier(monkeypatch, weakened,
-                                                                    multiplier):
+def test_dpsgd_step_draws_n_releases_with_the_calibrated_multiplier(
+    monkeypatch, weakened, multiplier
+):
     seen = _first_call(monkeypatch, releases, "dpsgd_gradient")
     with pytest.raises(Seen):
         releases.audit_dpsgd_step("quick", 0, weakened=weakened)
@@ -106,9 +110,14 @@ def test_smooth_sensitivity_audits_draw_batched_noise_at_the_calibrated_sigma(mo
     kw = {"lam": mc.lsl_regularization(releases._LS_PHI, releases._LS_RHO, releases._LS_M, 1.0)}
     estimator = mc.dp_lsw if name == "dp_lsw" else mc.dp_lsl
     monkeypatch.undo()
-    private = estimator(fv, releases._LS_PHI, releases._LS_RHO,
-                        budget=mc.SmoothGaussianBudget(1.0, 1e-5, 1.0), rng=0,
-                        **(kw if name == "dp_lsl" else {}))
+    private = estimator(
+        fv,
+        releases._LS_PHI,
+        releases._LS_RHO,
+        budget=mc.SmoothGaussianBudget(1.0, 1e-5, 1.0),
+        rng=0,
+        **(kw if name == "dp_lsl" else {}),
+    )
     assert sigma == private.sigma
 
 
@@ -173,5 +182,7 @@ def test_ssp_lstd_adds_the_api_noise_to_the_exact_grid_sums(monkeypatch, weakene
     assert noise == ssp.ssp_noise(multiplier * z, bounds, 2)[0]
     x, _ = releases._ssp_pair()
     data = ssp.bounded_transitions(x, releases._SSP_FEATURES, bounds, strict=True)
-    batch = min(au.audit_release.__kwdefaults__["batch_size"], releases.sample_size("quick", "large"))
+    batch = min(
+        au.audit_release.__kwdefaults__["batch_size"], releases.sample_size("quick", "large")
+    )
     assert grid.shape == (batch, 6) and (grid == ssp.grid_statistics(data, noise.step)).all()

@@ -59,9 +59,14 @@ def _reference_sigma_lsl(counts, m, phi, rho, lam, epsilon, delta, F) -> float:
     norm = np.linalg.svd(phi, compute_uv=False)[0]
     psi = max(
         math.exp(-k * beta)
-        * (norm * max(rho) / math.sqrt(2 * lam)
-           * math.sqrt(sum(r * min(c + k, m) for c, r in zip(counts, rho, strict=True)))
-           + math.sqrt(sum(r * r for r in rho))) ** 2
+        * (
+            norm
+            * max(rho)
+            / math.sqrt(2 * lam)
+            * math.sqrt(sum(r * min(c + k, m) for c, r in zip(counts, rho, strict=True)))
+            + math.sqrt(sum(r * r for r in rho))
+        )
+        ** 2
         for k in range(m + 1)
     )
     return 2 * alpha * F * norm / (lam - max(rho) * norm**2) * math.sqrt(psi)
@@ -76,6 +81,7 @@ def _spy_releases(monkeypatch) -> list[dict]:
             result = original(*args, **kwargs)
             calls.append(dict(name=name, args=args, kwargs=kwargs, result=result))
             return result
+
         return wrapped
 
     monkeypatch.setattr(runs, "dp_lsw", spy("DP-LSW", mc.dp_lsw))
@@ -96,18 +102,19 @@ def _reference(call: dict, profile: BalleProfile) -> float:
 
 
 def _spread_ok(calls: list[dict], profile: BalleProfile, name: str) -> bool:
-    z = np.concatenate([
-        (c["result"].theta - c["result"].theta_nonprivate) / _reference(c, profile)
-        for c in calls if c["name"] == name
-    ])
+    z = np.concatenate(
+        [
+            (c["result"].theta - c["result"].theta_nonprivate) / _reference(c, profile)
+            for c in calls
+            if c["name"] == name
+        ]
+    )
     assert z.size >= 250
     return 0.6 <= float(np.mean(z**2)) <= 1.6
 
 
 def _sigmas_match(calls: list[dict], profile: BalleProfile) -> bool:
-    return all(
-        math.isclose(c["result"].sigma, _reference(c, profile), rel_tol=1e-9) for c in calls
-    )
+    return all(math.isclose(c["result"].sigma, _reference(c, profile), rel_tol=1e-9) for c in calls)
 
 
 def test_every_release_uses_the_profiles_epsilon_delta_and_bound(monkeypatch):
@@ -116,8 +123,9 @@ def test_every_release_uses_the_profiles_epsilon_delta_and_bound(monkeypatch):
     assert {c["name"] for c in calls} == {"DP-LSW", "DP-LSL"}
     for c in calls:
         budget = c["args"][3 if c["name"] == "DP-LSW" else 4]
-        assert budget == mc.SmoothGaussianBudget(PROFILE.epsilon, PROFILE.delta,
-                                                 PROFILE.return_bound)
+        assert budget == mc.SmoothGaussianBudget(
+            PROFILE.epsilon, PROFILE.delta, PROFILE.return_bound
+        )
         assert c["kwargs"].get("noise_multiplier", 1.0) == 1.0
     assert _sigmas_match(calls, PROFILE)
 
@@ -143,8 +151,13 @@ def test_halved_noise_in_the_mechanism_is_caught(monkeypatch, name):
 def test_a_different_epsilon_at_the_call_site_is_caught(monkeypatch):
     # the experiment passing 2 epsilon (or halving sigma through noise_multiplier) to DP-LSW
     original = mc.dp_lsw
-    monkeypatch.setattr(mc, "dp_lsw", lambda fv, phi, rho, budget, *rest, **kw: original(
-        fv, phi, rho, dataclasses.replace(budget, epsilon=2 * budget.epsilon), *rest, **kw))
+    monkeypatch.setattr(
+        mc,
+        "dp_lsw",
+        lambda fv, phi, rho, budget, *rest, **kw: original(
+            fv, phi, rho, dataclasses.replace(budget, epsilon=2 * budget.epsilon), *rest, **kw
+        ),
+    )
     calls = _spy_releases(monkeypatch)
     runs.run_figure1(PROFILE, executor="serial")
     assert not _sigmas_match(calls, PROFILE)
@@ -153,8 +166,16 @@ def test_a_different_epsilon_at_the_call_site_is_caught(monkeypatch):
 
 def test_ledger_reports_the_epsilon_the_releases_use(monkeypatch):
     tiny = BalleProfile.quick(
-        n_states=10, n_trials=2, batch_sizes=(20, 40), reg_batch_sizes=(20,), reg_n=2,
-        n_pairs=50, mc_samples=500, n_arbitrary=50, epsilon=0.7, delta=0.01,
+        n_states=10,
+        n_trials=2,
+        batch_sizes=(20, 40),
+        reg_batch_sizes=(20,),
+        reg_n=2,
+        n_pairs=50,
+        mc_samples=500,
+        n_arbitrary=50,
+        epsilon=0.7,
+        delta=0.01,
     )
     calls = _spy_releases(monkeypatch)
     report = chapter.run(tiny, executor="serial").report
@@ -166,7 +187,8 @@ def test_ledger_reports_the_epsilon_the_releases_use(monkeypatch):
         d = 10 if "tabular" in entry.release else 5
         assert isinstance(entry.event, SmoothGaussianEvent) and entry.event.d == d
         assert (entry.event.alpha, entry.event.beta) == pytest.approx(
-            _alpha_beta(tiny.epsilon, tiny.delta, d), rel=1e-12)
+            _alpha_beta(tiny.epsilon, tiny.delta, d), rel=1e-12
+        )
         assert entry.recomputed_epsilon() == pytest.approx(tiny.epsilon, rel=1e-9)
         assert entry.cross_check.kind == "empirical"
     assert {c["args"][3 if c["name"] == "DP-LSW" else 4].epsilon for c in calls} == {tiny.epsilon}
@@ -203,17 +225,30 @@ def test_experiment_passes_the_profiles_budget(monkeypatch):
         real = getattr(runs, name)
 
         def spy(fv, Phi, rho, *args, _real=real, _name=name, **kw):
-            seen.append((_name, args[:-1] if _name == "dp_lsw" else args[1:-1],
-                         args[0] if _name == "dp_lsl" else None, fv.m, Phi, rho))
+            seen.append(
+                (
+                    _name,
+                    args[:-1] if _name == "dp_lsw" else args[1:-1],
+                    args[0] if _name == "dp_lsl" else None,
+                    fv.m,
+                    Phi,
+                    rho,
+                )
+            )
             return _real(fv, Phi, rho, *args, **kw)
 
         monkeypatch.setattr(runs, name, spy)
     # the configs run_figure1 hands to run_sweep, from a profile with a non-default budget
     configs = []
-    monkeypatch.setattr(runs, "run_sweep",
-                        lambda func, cfgs, **kw: configs.extend(cfgs))
-    profile = BalleProfile.quick(epsilon=0.37, delta=0.013, return_bound=1.7,
-                                 lsl_power=0.3, batch_sizes=(10, 20), reg_batch_sizes=())
+    monkeypatch.setattr(runs, "run_sweep", lambda func, cfgs, **kw: configs.extend(cfgs))
+    profile = BalleProfile.quick(
+        epsilon=0.37,
+        delta=0.013,
+        return_bound=1.7,
+        lsl_power=0.3,
+        batch_sizes=(10, 20),
+        reg_batch_sizes=(),
+    )
     runs.run_figure1(profile)
     cfg = next(c for c in configs if c["m"] == 20)
     assert (cfg["epsilon"], cfg["delta"], cfg["return_bound"]) == (0.37, 0.013, 1.7)

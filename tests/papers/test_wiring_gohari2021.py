@@ -57,7 +57,9 @@ def test_run_agent_hands_the_profile_to_the_kickstarter(monkeypatch):
     from privrl.papers.gohari2021.teacher import load_teacher, teacher_lipschitz
 
     profile = GohariProfile.quick()
-    config = next(c for c in runs.figure2_configs(profile) if c["label"].endswith("silent after budget"))
+    config = next(
+        c for c in runs.figure2_configs(profile) if c["label"].endswith("silent after budget")
+    )
     seen = {}
 
     def fake_train(env_fn, epochs, rng, ppo, aux):
@@ -69,6 +71,11 @@ def test_run_agent_hands_the_profile_to_the_kickstarter(monkeypatch):
     aux = seen["aux"]
     teacher, _ = load_teacher(profile.env)
     assert (aux.k0, aux.coefficient, aux.eta, aux.tau, aux.b) == (
-        profile.k0, 0.3, profile.eta, profile.tau, profile.b)
+        profile.k0,
+        0.3,
+        profile.eta,
+        profile.tau,
+        profile.b,
+    )
     assert aux.lipschitz == teacher_lipschitz(teacher, profile.eta)
     assert aux.private and aux.after_budget == "silent" and aux.lam == profile.lam

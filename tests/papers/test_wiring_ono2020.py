@@ -35,8 +35,9 @@ def _spy(monkeypatch, name):
     return calls
 
 
-@pytest.mark.parametrize("mechanism, name", [("laplace", "laplace_gradient_parts"),
-                                             ("prs", "projected_random_sign")])
+@pytest.mark.parametrize(
+    "mechanism, name", [("laplace", "laplace_gradient_parts"), ("prs", "projected_random_sign")]
+)
 def test_randomise_passes_epsilon_over_rounds_and_clip(monkeypatch, mechanism, name):
     calls = _spy(monkeypatch, name)
     cfg = a3c.PGCA3CConfig(mechanism=mechanism, epsilon=6.0, rounds=3, clip=0.7)
@@ -61,8 +62,15 @@ def test_laplace_report_is_clipped_to_half_C_with_noise_C_over_per_round_epsilon
 
 def test_train_pgc_a3c_reports_at_epsilon_over_rounds(monkeypatch):
     calls = _spy(monkeypatch, "laplace_gradient_parts")
-    cfg = a3c.PGCA3CConfig(mechanism="laplace", epsilon=4.0, rounds=2, n_submissions=4,
-                           n_workers=2, max_steps=20, stop_at_success=False)
+    cfg = a3c.PGCA3CConfig(
+        mechanism="laplace",
+        epsilon=4.0,
+        rounds=2,
+        n_submissions=4,
+        n_workers=2,
+        max_steps=20,
+        stop_at_success=False,
+    )
     a3c.train_pgc_a3c(cfg, n_trials=1, rng=0)
     assert calls and all(c["epsilon"] == 2.0 and c["clip"] == cfg.clip_value for c in calls)
 
@@ -111,9 +119,11 @@ def _spy_clip(monkeypatch):
 PROFILE = OnoProfile.quick(n_submissions=9, trials_per_seed=1, n_trials=1)
 
 
-@pytest.mark.parametrize("config", [c for c in table_configs(PROFILE)
-                                    if math.isfinite(c["epsilon"])],
-                         ids=lambda c: f"{c['variant']}-{c['mechanism']}-{c['epsilon']:g}")
+@pytest.mark.parametrize(
+    "config",
+    [c for c in table_configs(PROFILE) if math.isfinite(c["epsilon"])],
+    ids=lambda c: f"{c['variant']}-{c['mechanism']}-{c['epsilon']:g}",
+)
 def test_every_private_table_run_reaches_the_mechanism_at_the_profiles_epsilon(monkeypatch, config):
     """Tables 1-3 from OnoProfile to the mechanism: each Laplace release is clipped to C/2 = 0.005
     and drawn with the discrete Laplace scale of sensitivity C = 0.01 at the profile's epsilon over
@@ -140,8 +150,10 @@ def test_figure2_runs_reach_the_mechanism_at_epsilon_1(monkeypatch):
     """Figure 2 (epsilon = 1, |B| in {1, 100}): the same scales at epsilon = 1."""
     samples, signs = _spy_sampler(monkeypatch), _spy_sign_probability(monkeypatch)
     for config in figure2_configs(PROFILE):
-        run_learning_curve({**config, "n_submissions": 9, "trials_per_seed": 1,
-                            "record_every": 9}, np.random.SeedSequence(0))
+        run_learning_curve(
+            {**config, "n_submissions": 9, "trials_per_seed": 1, "record_every": 9},
+            np.random.SeedSequence(0),
+        )
     assert {s for s, _ in samples} == {dl.grid_scale(0.01, 1.0, 112, dl.DEFAULT_STEP)}
     assert signs and all(c == dict(epsilon=1.0, d_hat=1, clip=1.0) for c in signs)
 
@@ -151,8 +163,15 @@ def test_a_multi_round_run_spends_epsilon_over_rounds_per_report(monkeypatch):
     discrete Laplace scale of epsilon = 1 (composing at epsilon per report would be 3x less
     noise)."""
     samples = _spy_sampler(monkeypatch)
-    config = {"variant": "paper", "mechanism": "laplace", "epsilon": 3.0, "buffer_size": 1,
-              "rounds": 3, "n_submissions": 9, "trials_per_seed": 1}
+    config = {
+        "variant": "paper",
+        "mechanism": "laplace",
+        "epsilon": 3.0,
+        "buffer_size": 1,
+        "rounds": 3,
+        "n_submissions": 9,
+        "trials_per_seed": 1,
+    }
     run_first_success(config, np.random.SeedSequence(0))
     assert samples and {s for s, _ in samples} == {dl.grid_scale(0.01, 1.0, 112, dl.DEFAULT_STEP)}
 

@@ -112,12 +112,15 @@ def test_figure2_runs_receive_the_calibrated_noise(figure2):
         assert got["functional"]["gp_sigma"] == cal["sigma"]
         assert got["functional"]["gp_beta"] == cal["beta"]
         assert got["output"]["output_std"] == fn.output_perturbation_sigma(
-            eps, delta, U, B, alpha, cal["k"], L)
+            eps, delta, U, B, alpha, cal["k"], L
+        )
         assert got["input"]["reward_std"] == fn.input_perturbation_sigma(eps, delta, T)
         assert got["dpsgd"]["noise_multiplier"] == fn.dpsgd_growing_memory_noise_multiplier(
-            eps, delta, B, T, p.dpsgd_warmup)
+            eps, delta, B, T, p.dpsgd_warmup
+        )
         assert got["dpsgd (reward fn)"]["noise_multiplier"] == (
-            fn.dpsgd_reward_function_noise_multiplier(eps, delta, B, T - p.dpsgd_warmup + 1))
+            fn.dpsgd_reward_function_noise_multiplier(eps, delta, B, T - p.dpsgd_warmup + 1)
+        )
         for c in got.values():
             assert (c["episodes"], c["batch_size"], c["lr"]) == (p.episodes, B, alpha)
 
@@ -141,15 +144,20 @@ def test_run_learning_curve_passes_each_methods_noise(monkeypatch):
 
     monkeypatch.setattr(wang2019_runs, "train_dqn", fake_train)
     common = dict(episodes=3, lr=0.1, batch_size=16, eval_episodes=2)
-    for cfg in (dict(method="input", reward_std=1.25), dict(method="output", output_std=0.7),
-                dict(method="dpsgd", noise_multiplier=2.5, warmup=77, sampling="fixed"),
-                wang2019_runs.functional_config(0.9, 2.0, "every", "authors", {})):
+    for cfg in (
+        dict(method="input", reward_std=1.25),
+        dict(method="output", output_std=0.7),
+        dict(method="dpsgd", noise_multiplier=2.5, warmup=77, sampling="fixed"),
+        wang2019_runs.functional_config(0.9, 2.0, "every", "authors", {}),
+    ):
         wang2019_runs.run_learning_curve({**cfg, **common}, np.random.SeedSequence(0))
     assert [c[1] for c in calls] == [common] * 4
     assert [c[0] for c in calls] == [
-        fq.InputPerturbation(1.25), fq.OutputPerturbation(0.7),
+        fq.InputPerturbation(1.25),
+        fq.OutputPerturbation(0.7),
         fq.DPSGDConfig(2.5, 1.0, 77, "fixed"),
-        fq.FunctionalNoiseConfig(0.9, 2.0, "independent", "episode")]
+        fq.FunctionalNoiseConfig(0.9, 2.0, "independent", "episode"),
+    ]
 
 
 @pytest.mark.parametrize("share", [0.5, 0.8, 0.45, 0.73])
@@ -167,7 +175,7 @@ def test_theorem5_delta_split_sums_to_at_most_delta(share):
     assert cal["sigma"] == pytest.approx(sigma, rel=1e-12)
     assert cal["beta"] == pytest.approx(1 / v, rel=1e-12)
     gap = 2 * cal["k"] - 8.68 * math.sqrt(1 / v) * sigma
-    assert cal["delta_approx"] == pytest.approx(n_paths * math.exp(-gap**2 / 2), rel=1e-9)
+    assert cal["delta_approx"] == pytest.approx(n_paths * math.exp(-(gap**2) / 2), rel=1e-9)
 
 
 def test_output_perturbation_sigma_composes_to_the_target():
@@ -189,9 +197,15 @@ def test_growing_memory_block_charging_bounds_the_exact_composition():
     eps, delta, B, n, w, N = 1.0, 1e-4, 16, 400, 100, 250
     z = fn.dpsgd_growing_memory_noise_multiplier(eps, delta, B, n, w, replay_size=N)
     rates = [B / min(t, N) for t in range(w, n + 1)]
-    exact = rdp_epsilon(dp_accounting.ComposedDpEvent([
-        dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z)) for q in rates
-    ]), delta)
+    exact = rdp_epsilon(
+        dp_accounting.ComposedDpEvent(
+            [
+                dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z))
+                for q in rates
+            ]
+        ),
+        delta,
+    )
     assert exact <= eps * (1 + 1e-4)
     assert exact >= 0.65 * eps  # and block charging is not wildly loose (0.73 here)
 

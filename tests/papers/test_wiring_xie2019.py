@@ -51,8 +51,12 @@ def _first_sweep_configs(monkeypatch) -> list[dict]:
 def test_gpope_noise_std_is_two_G_z():
     """With zero statistics the gradient is pure noise: after one step theta = -alpha * N(0,
     (2 G z)^2). 20,000 trials x 2 coordinates: std within 3% of 2 G z (se 0.5%)."""
-    stats = gtd.SaddlePointStats(A=np.zeros((3, 2, 2)), b=np.zeros((3, 2)),
-                                 M=np.zeros((3, 2, 2)), lengths=np.ones(3, dtype=int))
+    stats = gtd.SaddlePointStats(
+        A=np.zeros((3, 2, 2)),
+        b=np.zeros((3, 2)),
+        M=np.zeros((3, 2, 2)),
+        lengths=np.ones(3, dtype=int),
+    )
     res = gtd.gpope(stats, 1, 0.5, clip_norm=0.3, noise_multiplier=1.7, rng=0, n_trials=20_000)
     assert (res.theta / 0.5).std() == pytest.approx(2 * 0.3 * 1.7, rel=0.03)
 
@@ -70,8 +74,9 @@ def test_chain_calibrations_use_the_profiles_budget_and_meet_it(monkeypatch):
 
     monkeypatch.setattr(xie2019_privacy, "calibrate_noise_multiplier", spy)
     configs = _first_sweep_configs(monkeypatch)
-    profile = XieProfile.quick(epsilon=0.3, delta=0.05, chain_sizes=(100, 1000),
-                               chain_iterations=500)
+    profile = XieProfile.quick(
+        epsilon=0.3, delta=0.05, chain_sizes=(100, 1000), chain_iterations=500
+    )
     with pytest.raises(_Stop):
         xie2019_runs.run_chain(profile)
     assert sorted(c["n"] for c in configs) == [100, 1000]
@@ -106,8 +111,13 @@ def test_run_chain_steps_passes_z_and_clip(monkeypatch):
         return real(stats, iterations, step, clip_norm, noise_multiplier, rng, **kw)
 
     monkeypatch.setattr(xie2019_chain, "gpope", spy)
-    cfg = {**chain_config(XieProfile.quick()), "n": 20, "z": 3.25,
-           "iterations": 10, "step_grid": [0.1, 0.2]}
+    cfg = {
+        **chain_config(XieProfile.quick()),
+        "n": 20,
+        "z": 3.25,
+        "iterations": 10,
+        "step_grid": [0.1, 0.2],
+    }
     xie2019_chain.run_chain_steps(cfg, np.random.SeedSequence(0))
     # GPOPE at the calibrated z; the noiseless GTD2 gate (z = 0) is the non-private baseline
     assert seen == [(cfg["clip_norm"], 3.25, 10), (cfg["clip_norm"], 0.0, 10)]
@@ -125,8 +135,14 @@ def test_domain_trial_runs_each_z_for_the_calibrated_T_at_the_settings_clip(monk
 
     monkeypatch.setattr(xie2019_domains, "gpope", spy)
     settings = xie2019_domains.SETTINGS["mountain_car_on"]
-    cfg = {"domain": "mountain_car_on", "n": 20, "noise": [(0.5, 3.0, 0.01), (4.0, 1.5, 0.03)],
-           "hiv_horizon": 40, "hiv_pool_size": 30, "hiv_heldout": 10}
+    cfg = {
+        "domain": "mountain_car_on",
+        "n": 20,
+        "noise": [(0.5, 3.0, 0.01), (4.0, 1.5, 0.03)],
+        "hiv_horizon": 40,
+        "hiv_pool_size": 30,
+        "hiv_heldout": 10,
+    }
     out = xie2019_domains.run_domain_trial(cfg, np.random.SeedSequence(0))
     assert seen == [(settings.iterations, settings.clip_norm, [0.0, 3.0, 1.5])]
     assert out[out.method == "GPOPE"].epsilon.tolist() == [0.5, 4.0]
@@ -142,22 +158,47 @@ def test_halving_gpope_noise_anywhere_fails_in_every_run_function(monkeypatch):
     for module in (xie2019_chain, xie2019_domains):
         real = module.gpope
 
-        def spy(stats, iterations, step, clip_norm, noise_multiplier, rng, _real=real,
-                _name=module.__name__, **kw):
-            calls.append((_name, stats.n, iterations, clip_norm,
-                          np.atleast_1d(noise_multiplier).astype(float)))
+        def spy(
+            stats,
+            iterations,
+            step,
+            clip_norm,
+            noise_multiplier,
+            rng,
+            _real=real,
+            _name=module.__name__,
+            **kw,
+        ):
+            calls.append(
+                (
+                    _name,
+                    stats.n,
+                    iterations,
+                    clip_norm,
+                    np.atleast_1d(noise_multiplier).astype(float),
+                )
+            )
             return _real(stats, iterations, step, clip_norm, noise_multiplier, rng, **kw)
 
         monkeypatch.setattr(module, "gpope", spy)
 
     def one_seed(func, cfgs, n_seeds, root_seed, desc, **kw):
-        return pd.concat([func(c, seed_for(root_seed, 0)).assign(seed=0) for c in cfgs],
-                         ignore_index=True)
+        return pd.concat(
+            [func(c, seed_for(root_seed, 0)).assign(seed=0) for c in cfgs], ignore_index=True
+        )
 
     monkeypatch.setattr(xie2019_runs, "_sweep", one_seed)
-    profile = XieProfile.quick(chain_sizes=(30,), sensitivity_n=30, chain_iterations=200,
-                               schedule_iterations=(200,), mc_n=(20,), mc_epsilons=(4.0,),
-                               step_grid=(0.1,), gate_step_grid=(3.0,), n_trials=1)
+    profile = XieProfile.quick(
+        chain_sizes=(30,),
+        sensitivity_n=30,
+        chain_iterations=200,
+        schedule_iterations=(200,),
+        mc_n=(20,),
+        mc_epsilons=(4.0,),
+        step_grid=(0.1,),
+        gate_step_grid=(3.0,),
+        n_trials=1,
+    )
     xie2019_runs.run_chain(profile)
     xie2019_runs.run_theorem23(profile, 0.1)
     for domain in ("mountain_car_on", "mountain_car_off"):
@@ -167,10 +208,12 @@ def test_halving_gpope_noise_anywhere_fails_in_every_run_function(monkeypatch):
     noisy = 0
     for name, n, T, clip, zs in calls:
         chain_call = name == xie2019_chain.__name__
-        eps, delta = ((profile.epsilon, profile.delta) if chain_call
-                      else (4.0, profile.domain_delta))
-        expected_clip = (profile.clip_norm if chain_call
-                         else xie2019_domains.SETTINGS["mountain_car_on"].clip_norm)
+        eps, delta = (profile.epsilon, profile.delta) if chain_call else (4.0, profile.domain_delta)
+        expected_clip = (
+            profile.clip_norm
+            if chain_call
+            else xie2019_domains.SETTINGS["mountain_car_on"].clip_norm
+        )
         assert clip == expected_clip
         for z in zs[zs > 0]:
             noisy += 1
@@ -191,7 +234,11 @@ def test_mc_dp_lsw_noise_is_balles_sigma_at_the_profiles_budget():
     behaviour, _ = xie2019_domains.policies("mountain_car_on")
     traj, _ = mc.collect(behaviour, 15, as_generator(data_ss), xie2019_domains.MC_MAX_STEPS)
     fv = first_visit_returns(mc_lsw.cell_trajectories(traj, 4), 16, 0.9)
-    expected = dp_lsw_sigma(fv.counts, mc_lsw.cell_features(4), np.full(16, 1 / 16),
-                            SmoothGaussianBudget(1.0, 1e-5, 10.0))
+    expected = dp_lsw_sigma(
+        fv.counts,
+        mc_lsw.cell_features(4),
+        np.full(16, 1 / 16),
+        SmoothGaussianBudget(1.0, 1e-5, 10.0),
+    )
     assert out[out.method == "DP-LSW"].sigma.item() == pytest.approx(expected, rel=1e-12)
     assert mc_lsw.return_bound() == pytest.approx(10.0)

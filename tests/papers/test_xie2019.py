@@ -55,14 +55,21 @@ def test_committed_grid_search_gives_the_settings():
         pick = domains.choose_settings(table)
         s = domains.SETTINGS[domain]
         assert (pick.schedule, int(pick.iterations), pick.step_size) == (
-            s.schedule, s.iterations, s.step_size)
+            s.schedule,
+            s.iterations,
+            s.step_size,
+        )
 
 
 def test_choose_settings_rule():
-    grid = pd.DataFrame({
-        "schedule": ["constant", "diminishing", "diminishing", "constant"],
-        "iterations": [100, 100, 400, 400], "step_size": [1.0, 2.0, 1.0, 1.0],
-        "gate": [0.004, 0.003, 0.0001, 0.0001]})
+    grid = pd.DataFrame(
+        {
+            "schedule": ["constant", "diminishing", "diminishing", "constant"],
+            "iterations": [100, 100, 400, 400],
+            "step_size": [1.0, 2.0, 1.0, 1.0],
+            "gate": [0.004, 0.003, 0.0001, 0.0001],
+        }
+    )
     pick = domains.choose_settings(grid)
     assert (pick.schedule, pick.iterations, pick.step_size) == ("diminishing", 100, 2.0)
     with pytest.raises(ValueError, match="gate"):
@@ -70,9 +77,15 @@ def test_choose_settings_rule():
 
 
 def test_gate_statistic():
-    t = pd.DataFrame({"domain": "d", "n": 10, "seed": [0, 0, 0, 1, 1, 1],
-                      "method": ["LSTD", "zero", "GTD2"] * 2,
-                      "mspbe": [0.0, 1.0, 0.01, 0.0, 1.0, 0.03]})
+    t = pd.DataFrame(
+        {
+            "domain": "d",
+            "n": 10,
+            "seed": [0, 0, 0, 1, 1, 1],
+            "method": ["LSTD", "zero", "GTD2"] * 2,
+            "mspbe": [0.0, 1.0, 0.01, 0.0, 1.0, 0.03],
+        }
+    )
     g = domains.gate_excess(t).iloc[0]
     assert g.gate == pytest.approx(0.02) and g.GTD2 == pytest.approx(0.02)
 
@@ -88,21 +101,42 @@ def test_whitening_conditions_m():
 
 
 def _points_tables() -> dict[str, pd.DataFrame]:
-    chain = pd.DataFrame({"method": ["GPOPE", "DP-LSW", "LSTD", "GTD2", "zero", "GPOPE (step x5)"],
-                          "n": 10, "mspbe": [1.0, 2.0, 0.1, 0.2, 3.0, 4.0], "seed": 0,
-                          "epsilon": 0.1})
+    chain = pd.DataFrame(
+        {
+            "method": ["GPOPE", "DP-LSW", "LSTD", "GTD2", "zero", "GPOPE (step x5)"],
+            "n": 10,
+            "mspbe": [1.0, 2.0, 0.1, 0.2, 3.0, 4.0],
+            "seed": 0,
+            "epsilon": 0.1,
+        }
+    )
     tables = {"chain_compare": chain}
     for domain in domains.DOMAINS:
         ref = "LSTD" if domain == "mountain_car_on" else "WIS-LSTD"
-        t = pd.DataFrame({"domain": domain, "n": 20, "method": [ref, "zero", "GTD2", "GPOPE"],
-                          "epsilon": [np.nan, np.nan, np.nan, 1.0], "mspbe": [0.1, 1, 0.2, 0.5],
-                          "seed": 3})
+        t = pd.DataFrame(
+            {
+                "domain": domain,
+                "n": 20,
+                "method": [ref, "zero", "GTD2", "GPOPE"],
+                "epsilon": [np.nan, np.nan, np.nan, 1.0],
+                "mspbe": [0.1, 1, 0.2, 0.5],
+                "seed": 3,
+            }
+        )
         if domain == "hiv":
             t["relative_mspbe"] = t.mspbe * 10
         tables[domain] = t
-    tables["mc_lsw"] = pd.DataFrame({"domain": "mountain_car_on", "n": 20, "seed": 3,
-                                     "method": ["LSTD", "LSW", "DP-LSW"], "grid": [0, 10, 10],
-                                     "epsilon": [np.nan, np.nan, 1.0], "mspbe": [0.1, 1, 9]})
+    tables["mc_lsw"] = pd.DataFrame(
+        {
+            "domain": "mountain_car_on",
+            "n": 20,
+            "seed": 3,
+            "method": ["LSTD", "LSW", "DP-LSW"],
+            "grid": [0, 10, 10],
+            "epsilon": [np.nan, np.nan, 1.0],
+            "mspbe": [0.1, 1, 9],
+        }
+    )
     return tables
 
 
@@ -140,15 +174,18 @@ def test_release_ledger_entry_is_tight_and_raises_on_understatement():
     # the cross-check is the tight PLD figure on the same z, which the RDP figure is never below
     # (vacuous at the chain's delta = 0.1, where that figure is 0; a delta of 1e-5 below);
     # dp-accounting's RDP on its default orders agrees within 1% here (the accounting_tight check)
-    assert entry.cross_check.kind == "upper bound" and entry.cross_check.method == privacy.CROSS_CHECK
+    assert (
+        entry.cross_check.kind == "upper bound" and entry.cross_check.method == privacy.CROSS_CHECK
+    )
     assert row["epsilon_pld"] == 0 and entry.cross_check.vacuous
     tight = privacy.Release("mountain_car", 300, 5000, 4.0, 1e-5, 0.05)
     tight_row = privacy.release_row(tight)
     tight_entry = report.ledger(privacy.ledger_entry(tight, tight_row))
     assert tight_entry.cross_check.epsilon == tight_row["epsilon_pld"] > 0
     assert tight_entry.cross_check_gap() < 0 and not tight_entry.cross_check.vacuous
-    assert row["epsilon_dp_accounting"] == dp_accounting_epsilon(row["noise_multiplier"], 1000,
-                                                                 2000, 0.1)
+    assert row["epsilon_dp_accounting"] == dp_accounting_epsilon(
+        row["noise_multiplier"], 1000, 2000, 0.1
+    )
     assert entry.epsilon == pytest.approx(row["epsilon_dp_accounting"], rel=0.01)
     # halving the noise multiplier must raise the epsilon above the target
     assert gpope_epsilon(row["noise_multiplier"] / 2, 1000, 2000, 0.1) > 0.1
@@ -164,7 +201,9 @@ def test_release_ledger_entry_is_tight_and_raises_on_understatement():
     with pytest.raises(ValueError, match="epsilon"):
         replace(entry, epsilon=0.9 * entry.epsilon)
     with pytest.raises(CheckFailed, match="upper bound"):
-        report.ledger(replace(entry, cross_check=CrossCheck("upper bound", "x", 1.1 * entry.epsilon)))
+        report.ledger(
+            replace(entry, cross_check=CrossCheck("upper bound", "x", 1.1 * entry.epsilon))
+        )
 
 
 def test_pld_figure_is_below_the_rdp_figure_at_a_domain_release():
@@ -187,8 +226,9 @@ def test_releases_are_every_calibrated_run_in_the_ledgers_order():
 
 
 def test_claim_statements_name_the_profiles_scale():
-    quick, paper = ({s.key: s.says(p) for s in claims.CLAIMS}
-                    for p in (XieProfile.quick(), XieProfile.paper()))
+    quick, paper = (
+        {s.key: s.says(p) for s in claims.CLAIMS} for p in (XieProfile.quick(), XieProfile.paper())
+    )
     assert list(quick) == list(paper) == list(claims.LIVE_KEYS)
     text = paper
     assert "n = 3000, epsilon = 4," in text["works_off_policy_beyond"]
@@ -213,8 +253,9 @@ def test_recorded_paper_claims_match_the_paper_profiles_statements():
     recorded = recorded_summary("xie2019", "paper")
     if recorded is None:
         pytest.skip("no paper-profile run recorded")
-    stated = {s.key: s.says(XieProfile.paper()) for s in claims.CLAIMS
-              if claims.PAPER_VERDICTS in s.on}
+    stated = {
+        s.key: s.says(XieProfile.paper()) for s in claims.CLAIMS if claims.PAPER_VERDICTS in s.on
+    }
     got = {c["key"]: c["statement"] for c in recorded["summary"]["claims"]}
     assert {k: got[k] for k in stated} == stated
 
@@ -252,9 +293,16 @@ def test_gate_against_the_best_estimator_and_its_caveat(monkeypatch):
     from privrl.papers.xie2019 import figure2
 
     monkeypatch.setattr(figure2, "zero_mspbe", lambda domain: 1.0)
-    pts = pd.DataFrame({"domain": "mountain_car_on", "n": [10, 10, 50, 50],
-                        "method": ["LSTD", "GTD2"] * 2, "epsilon": np.nan, "trial": 0,
-                        "mspbe": [0.01, 0.02, 0.001, 0.01]})
+    pts = pd.DataFrame(
+        {
+            "domain": "mountain_car_on",
+            "n": [10, 10, 50, 50],
+            "method": ["LSTD", "GTD2"] * 2,
+            "epsilon": np.nan,
+            "trial": 0,
+            "mspbe": [0.01, 0.02, 0.001, 0.01],
+        }
+    )
     gates = figure2.gate_table(pts)
     last = gates[gates.n == 50].iloc[0]
     assert last.ratio == pytest.approx(10.0)
@@ -280,8 +328,13 @@ def test_not_reproduced_errata_follow_the_live_claims():
     ctx = Context(XieProfile.quick(), Report("xie2019", "quick"))
     spec = specs["claim_off_policy_like_on_policy"]
     assert not spec.applies(ctx)
-    claim = Claim.of(figure2.decide_off_on(_figure2_points(3.0), 0),
-                     key="off_policy_like_on_policy", statement="s", profile="quick", commit="c")
+    claim = Claim.of(
+        figure2.decide_off_on(_figure2_points(3.0), 0),
+        key="off_policy_like_on_policy",
+        statement="s",
+        profile="quick",
+        commit="c",
+    )
     ctx.claims["off_policy_like_on_policy"] = ctx.report.claim(claim)
     item = spec.make(ctx)
     assert spec.applies(ctx) and item.statement == claim.statement
@@ -294,8 +347,14 @@ def test_run_rejects_a_dict_profile():
 
 
 def test_mc_dp_lsw_ledger_entries_meet_their_budget():
-    lsw = pd.DataFrame({"method": ["LSW", "DP-LSW", "DP-LSW", "DP-LSW"], "grid": [5, 5, 5, 10],
-                        "epsilon": [np.nan, 1.0, 1.0, 4.0], "sigma": [0.0, 2.0, 3.0, 1.0]})
+    lsw = pd.DataFrame(
+        {
+            "method": ["LSW", "DP-LSW", "DP-LSW", "DP-LSW"],
+            "grid": [5, 5, 5, 10],
+            "epsilon": [np.nan, 1.0, 1.0, 4.0],
+            "sigma": [0.0, 2.0, 3.0, 1.0],
+        }
+    )
     profile = XieProfile.quick()
     entries = privacy.lsw_ledger_entries(profile, lsw)
     report = Report("xie2019", "quick")
@@ -309,8 +368,16 @@ def test_mc_dp_lsw_ledger_entries_meet_their_budget():
 
 def test_an_untestable_privacy_cost_claim_still_carries_the_gates_caveat():
     """One Mountain Car n: untestable, and the convergence gates' caveat stays in its evidence."""
-    pts = pd.DataFrame({"domain": "mountain_car_on", "n": [300], "method": "GPOPE",
-                        "epsilon": 4.0, "trial": 0, "mspbe": 1.0})
+    pts = pd.DataFrame(
+        {
+            "domain": "mountain_car_on",
+            "n": [300],
+            "method": "GPOPE",
+            "epsilon": 4.0,
+            "trial": 0,
+            "mspbe": 1.0,
+        }
+    )
     ev = Evidence(LIVE, XieProfile.quick(), data=claims.Points(pts, "Caveat (this quick run)"))
     outcome = claims.decide_privacy_cost_shrinks(None, ev)
     assert outcome.verdict == "untestable" and outcome.evidence == "Caveat (this quick run)"
@@ -333,7 +400,16 @@ def test_the_schedules_figure_draws_the_runs_that_decided_the_recorded_claim():
     again = claims.decide_diminishing_beats_constant(ctx, Evidence(LIVE, profile))
     claim = recorded["diminishing_beats_constant" + exhibit.suffix]
     assert (again.verdict, again.value, again.interval, again.n_trials) == (
-        claim.verdict, claim.value, claim.interval, claim.n_trials)
-    assert data["schedules"].groupby(["iterations", "schedule"])["seed"].nunique().eq(
-        profile.schedule_trials).all()
+        claim.verdict,
+        claim.value,
+        claim.interval,
+        claim.n_trials,
+    )
+    assert (
+        data["schedules"]
+        .groupby(["iterations", "schedule"])["seed"]
+        .nunique()
+        .eq(profile.schedule_trials)
+        .all()
+    )
     assert points.PAPER_SCHEDULES in recorded_run("xie2019").record["files"]

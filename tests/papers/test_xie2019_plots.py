@@ -21,9 +21,11 @@ def recorded() -> pd.DataFrame:
 
 
 def _lines(ax) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    return {line.get_label(): (np.asarray(line.get_xdata(), float),
-                               np.asarray(line.get_ydata(), float))
-            for line in ax.get_lines() if not line.get_label().startswith("_")}
+    return {
+        line.get_label(): (np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float))
+        for line in ax.get_lines()
+        if not line.get_label().startswith("_")
+    }
 
 
 def test_zoom_draws_the_recorded_points(recorded):
@@ -36,8 +38,10 @@ def test_zoom_draws_the_recorded_points(recorded):
     epsilons = sorted(mc[mc.method == "GPOPE"].epsilon.unique())
     assert epsilons == [0.5, 1.0, 4.0]
     gpope = mc[mc.method == "GPOPE"]
-    expected = {f"{plots.METHOD_LABELS['GPOPE']}, ε = {e:g}":
-                gpope[np.isclose(gpope.epsilon, e)] for e in epsilons}
+    expected = {
+        f"{plots.METHOD_LABELS['GPOPE']}, ε = {e:g}": gpope[np.isclose(gpope.epsilon, e)]
+        for e in epsilons
+    }
     expected[plots.METHOD_LABELS["LSTD"]] = mc[mc.method == "LSTD"]
     assert set(lines) == set(expected)  # no DP-LSW, no GTD2, no other domain
     assert {t.get_text() for t in ax.get_legend().get_texts()} == set(expected)
@@ -47,8 +51,9 @@ def test_zoom_draws_the_recorded_points(recorded):
         means = np.array([rows.mspbe[rows.n == n].to_numpy().mean() for n in ns])
         np.testing.assert_array_equal(x, ns)
         np.testing.assert_allclose(y, means, rtol=1e-12)
-    assert len(shown) == len(mc[mc.method.isin(["GPOPE", "LSTD"])].groupby(["method", "epsilon", "n"],
-                                                                              dropna=False))
+    assert len(shown) == len(
+        mc[mc.method.isin(["GPOPE", "LSTD"])].groupby(["method", "epsilon", "n"], dropna=False)
+    )
     assert (shown["count"] == 100).all()
     plt.close(fig)
 
@@ -90,7 +95,8 @@ def test_small_multiples_draw_each_epsilon_in_its_panel(recorded):
         for label in _lines(ax):
             line = next(ln for ln in ax.get_lines() if ln.get_label() == label)
             colours.setdefault(plots.split_method(label.split(" (")[0])[0], set()).add(
-                line.get_color())
+                line.get_color()
+            )
     assert all(len(c) == 1 for c in colours.values())
     assert len(set().union(*colours.values())) == len(colours)
     mc = recorded[recorded.domain == "mountain_car_on"]
@@ -123,12 +129,17 @@ def test_the_chain_marks_the_papers_order_of_magnitude(recorded):
 
 
 def test_sentences_stand_beside_the_verdicts_that_decide_them():
-    claims = pd.DataFrame({"key": ["mc_beats_output_perturbation_paper",
-                                   "off_policy_like_on_policy_paper"],
-                           "verdict": ["reproduced", "not reproduced"]})
+    claims = pd.DataFrame(
+        {
+            "key": ["mc_beats_output_perturbation_paper", "off_policy_like_on_policy_paper"],
+            "verdict": ["reproduced", "not reproduced"],
+        }
+    )
     table = sentences_frame("xie2019", plots.SENTENCES["mountain_car"], claims)
-    assert list(table.verdict) == ["mc_beats_output_perturbation: reproduced",
-                                   "off_policy_like_on_policy: not reproduced"]
+    assert list(table.verdict) == [
+        "mc_beats_output_perturbation: reproduced",
+        "off_policy_like_on_policy: not reproduced",
+    ]
     assert table["the paper says"][0].startswith("\u201cour proposed gradient perturbation")
     hiv = sentences_frame("xie2019", plots.SENTENCES["hiv"], claims)
     assert list(hiv.verdict) == [NOT_DECIDED]

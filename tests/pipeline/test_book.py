@@ -69,7 +69,10 @@ def test_every_check_passed_and_every_claim_has_its_evidence(built_book: Path, n
         # quick: decided on this page's run; paper: on a recorded paper-profile run it shows
         # a record names what was run: the paper's scale, or a reduced design or the deciding
         # arms at the paper's horizon (gohari2021)
-        assert c["profile"] in ("quick", "paper", "design", "horizon") and c["commit"] not in ("", "unknown"), where
+        assert c["profile"] in ("quick", "paper", "design", "horizon") and c["commit"] not in (
+            "",
+            "unknown",
+        ), where
         if c["verdict"] != "untestable":
             # JSON keeps an open end as the string "inf": an interval may be open on one side
             # (a censored arm leaves a bound unknown), never on both, never NaN
@@ -81,8 +84,13 @@ def test_every_check_passed_and_every_claim_has_its_evidence(built_book: Path, n
     assert ledger or not is_paper, "every (epsilon, delta) the chapter reports is a ledger entry"
     for e in ledger:
         fields = {k: v for k, v in e.items() if k not in ("epsilon", "recomputed_epsilon")}
-        entry = LedgerEntry(**{**fields, "event": event_from_dict(e["event"]),
-                               "cross_check": CrossCheck(**e["cross_check"])})  # the schema
+        entry = LedgerEntry(
+            **{
+                **fields,
+                "event": event_from_dict(e["event"]),
+                "cross_check": CrossCheck(**e["cross_check"]),
+            }
+        )  # the schema
         where = f"{name} ledger {entry.release!r}"
         assert entry.problems(0.01) == [], where
         # every epsilon saved is the one computed from the event stored beside it
@@ -98,6 +106,7 @@ def test_generated_pages_list_every_claim_ledger_entry_and_erratum(built_book: P
         intro = (html / "intro.html").read_text()
     ledger = (html / "ledger.html").read_text()
     errata = (html / "errata.html").read_text()
+
     def first_word(text: str) -> str:
         # quotes and brackets around it are typeset (smart quotes, escaped HTML): the word itself
         return re.sub(r"^\W+|\W+$", "", text.split()[0])
@@ -115,8 +124,15 @@ def test_generated_pages_list_every_claim_ledger_entry_and_erratum(built_book: P
 
 def test_front_matter_reproducibility_and_offline_math(built_book: Path):
     html = built_book / "html"
-    for page in ("book/intro", "book/dp_toolkit", "book/rl_background", "book/ledger",
-                 "book/errata", "book/reproducibility", "book/bibliography"):
+    for page in (
+        "book/intro",
+        "book/dp_toolkit",
+        "book/rl_background",
+        "book/ledger",
+        "book/errata",
+        "book/reproducibility",
+        "book/bibliography",
+    ):
         assert (html / f"{page}.html").exists(), page
     repro = (html / "book" / "reproducibility.html").read_text()
     for name in CHAPTERS:

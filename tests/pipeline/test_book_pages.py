@@ -50,21 +50,55 @@ def _summary(paper: str = "demo") -> dict:
     report.check("closed_form", "closed form equals the solver", 1e-12, at_most=1e-9)
     less = Threshold(0.0, "less")
     stamp = {"profile": "quick", "commit": report.commit}
-    report.claim(Claim.of(decide_difference(Sample([1.0] * 3 + [1.1] * 3),
-                                            Sample([2.0] * 3 + [2.2] * 3), less, seed=0),
-                          key="faster", statement="A | B converges faster than C", **stamp))
-    report.claim(Claim.of(decide_difference(Sample([2.0] * 3 + [2.1] * 3),
-                                            Sample([1.0] * 3 + [1.2] * 3), less, seed=0),
-                          key="better", statement="A beats C", **stamp))
-    report.claim(Claim.of(untestable("both arms score 0", n_trials=10), key="floor",
-                          statement="A solves the task", **stamp))
-    event = DpAccountingEvent(dp_accounting.SelfComposedDpEvent(
-        dp_accounting.GaussianDpEvent(32.0), 100), "rdp", "replace-one")
-    report.ledger(LedgerEntry(
-        paper=paper, release="Q table | every round", mechanism="Gaussian", relation="replace-one",
-        unit="transition", noise="sigma = 3.2", delta=1e-5,
-        compositions=100, accountant="RDP", event=event,
-        cross_check=CrossCheck("upper bound", "dp-accounting PLD", 0.98), audit="audit_q"))
+    report.claim(
+        Claim.of(
+            decide_difference(
+                Sample([1.0] * 3 + [1.1] * 3), Sample([2.0] * 3 + [2.2] * 3), less, seed=0
+            ),
+            key="faster",
+            statement="A | B converges faster than C",
+            **stamp,
+        )
+    )
+    report.claim(
+        Claim.of(
+            decide_difference(
+                Sample([2.0] * 3 + [2.1] * 3), Sample([1.0] * 3 + [1.2] * 3), less, seed=0
+            ),
+            key="better",
+            statement="A beats C",
+            **stamp,
+        )
+    )
+    report.claim(
+        Claim.of(
+            untestable("both arms score 0", n_trials=10),
+            key="floor",
+            statement="A solves the task",
+            **stamp,
+        )
+    )
+    event = DpAccountingEvent(
+        dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(32.0), 100),
+        "rdp",
+        "replace-one",
+    )
+    report.ledger(
+        LedgerEntry(
+            paper=paper,
+            release="Q table | every round",
+            mechanism="Gaussian",
+            relation="replace-one",
+            unit="transition",
+            noise="sigma = 3.2",
+            delta=1e-5,
+            compositions=100,
+            accountant="RDP",
+            event=event,
+            cross_check=CrossCheck("upper bound", "dp-accounting PLD", 0.98),
+            audit="audit_q",
+        )
+    )
     report.erratum("eq24", "wrong", "Eq. (24) mixes eps/k and eps/d", "bit flip tested eps-LDP")
     return json.loads(json.dumps(report.summary(extra_number=1.5)))
 
@@ -75,7 +109,11 @@ OLD = {"paper": "old", "checks": {"x": True}, "claims": {"y": False}, "profile":
 def test_records_accepts_only_the_report_schema():
     s = _summary()
     assert len(records(s, "claims")) == 3 and len(records(s, "ledger")) == 1
-    assert records(OLD, "claims") == [] and records(OLD, "ledger") == [] and records({}, "errata") == []
+    assert (
+        records(OLD, "claims") == []
+        and records(OLD, "ledger") == []
+        and records({}, "errata") == []
+    )
 
 
 def test_ledger_page_lists_every_entry_in_few_wrapped_columns_with_formatted_numbers():
@@ -86,18 +124,21 @@ def test_ledger_page_lists_every_entry_in_few_wrapped_columns_with_formatted_num
     rows = [line for line in page.splitlines() if line.startswith("| {doc}")]
     assert len(rows) == 2
     eps = format_number(float(_summary()["ledger"][0]["epsilon"]))
-    assert rows[0] == (f"| {{doc}}`demo <../notebooks/demo>`: Q table \\| every round | Gaussian, "
-                       f"sigma = 3.2; replace-one transition | {eps} (1e-5); from its event: {eps} "
-                       "| RDP, 100 compositions | upper bound: dp-accounting PLD: 0.98; audit: "
-                       "audit_q |")
+    assert rows[0] == (
+        f"| {{doc}}`demo <../notebooks/demo>`: Q table \\| every round | Gaussian, "
+        f"sigma = 3.2; replace-one transition | {eps} (1e-5); from its event: {eps} "
+        "| RDP, 100 compositions | upper bound: dp-accounting PLD: 0.98; audit: "
+        "audit_q |"
+    )
     assert "(privacy-ledger)=" in page and "# Privacy ledger" in page
     assert "no ledger entry yet: {doc}`old <../notebooks/old>`" in page  # named, not a crash
 
 
 def test_ledger_numbers_never_show_nan_or_inf():
     summary = _summary()
-    summary["ledger"][0].update(epsilon="inf", private_under="replace-one user",
-                                cross_check_epsilon=float("nan"))
+    summary["ledger"][0].update(
+        epsilon="inf", private_under="replace-one user", cross_check_epsilon=float("nan")
+    )
     summary["ledger"][0]["cross_check"]["epsilon"] = float("inf")
     row = next(line for line in ledger_page([summary]).splitlines() if line.startswith("| {doc}"))
     assert "**no guarantee** (private under: replace-one user)" in row and ": ∞; audit" in row
@@ -106,8 +147,11 @@ def test_ledger_numbers_never_show_nan_or_inf():
 
 def _rows(text: str) -> list[str]:
     """The rows of the landing page's verdict tables (header and rule left out)."""
-    return [line for line in text.splitlines() if line.startswith("| ")
-            and not line.startswith(("| claim | verdict", "|---"))]
+    return [
+        line
+        for line in text.splitlines()
+        if line.startswith("| ") and not line.startswith(("| claim | verdict", "|---"))
+    ]
 
 
 def _key(row: str) -> str:
@@ -115,15 +159,22 @@ def _key(row: str) -> str:
     return re.search(r'<small class="privrl-beneath">(.*?)</small>', row).group(1)
 
 
-FRONT = FrontMatter("demo", "A is faster than C and solves the task.", "A is not faster.",
-                    {"faster": "fig-demo-speed"}, (Departure("trials", "?", "6", "speed"),))
+FRONT = FrontMatter(
+    "demo",
+    "A is faster than C and solves the task.",
+    "A is not faster.",
+    {"faster": "fig-demo-speed"},
+    (Departure("trials", "?", "6", "speed"),),
+)
 
 
 def test_landing_gives_each_paper_its_sentences_counts_and_folded_verdicts():
     text = landing_papers([_summary(), OLD], {"demo": FRONT})
     block = text.split("::::{dropdown}")[0]
-    assert block.startswith("**{doc}`../notebooks/demo`.** **Verdicts: 3 claims: 1 reproduced, "
-                            "1 not reproduced, 1 untestable.**")
+    assert block.startswith(
+        "**{doc}`../notebooks/demo`.** **Verdicts: 3 claims: 1 reproduced, "
+        "1 not reproduced, 1 untestable.**"
+    )
     assert "**Bottom line:** A is not faster." in block
     # what the paper claims opens the folded verdicts (the landing stays within three screens)
     assert "What demo claims, and its 3 verdicts claim by claim" in text
@@ -132,14 +183,21 @@ def test_landing_gives_each_paper_its_sentences_counts_and_folded_verdicts():
     rows = _rows(text)
     assert [_key(r) for r in rows] == [
         "{ref}`faster <fig-demo-speed>`",  # the key, linked to the figure that decided it
-        "{doc}`better <../notebooks/demo>`", "{doc}`floor <../notebooks/demo>`"]
+        "{doc}`better <../notebooks/demo>`",
+        "{doc}`floor <../notebooks/demo>`",
+    ]
     assert [r.split(" | ")[1] for r in rows] == [
-        "**reproduced**", "**not reproduced**", "**untestable**"]
+        "**reproduced**",
+        "**not reproduced**",
+        "**untestable**",
+    ]
     # the claim first (a pipe in a statement stays in its cell), the key beneath it
     assert rows[0].startswith("| A \\| B converges faster than C<br><small")
     assert "95% interval [" in rows[0] and "n = 6" in rows[0]
-    assert rows[2].endswith("| both arms score 0 (n = 10) | this run (quick profile): 10 trials "
-                            "per arm, quick run (CI scale) |")
+    assert rows[2].endswith(
+        "| both arms score 0 (n = 10) | this run (quick profile): 10 trials "
+        "per arm, quick run (CI scale) |"
+    )
     assert ":class: privrl-wrap privrl-fixed privrl-claims\n" in text
     assert "**{doc}`../notebooks/old`.**" in text  # a chapter without claims: its title only
 
@@ -156,25 +214,40 @@ def test_the_stylesheet_gives_the_landing_claims_columns_the_claims_tables_share
 def test_landing_decides_on_the_record_and_checks_the_quick_rerun_only_where_it_can():
     summary = _summary()
     for claim in list(summary["claims"]):
-        summary["claims"].append({**claim, "key": claim["key"] + "_paper", "profile": "paper",
-                                  "commit": "abc123", "scale": "10 of 30 seeds",
-                                  "verdict": ("reproduced" if claim["key"] != "floor"
-                                              else "inconclusive")})
+        summary["claims"].append(
+            {
+                **claim,
+                "key": claim["key"] + "_paper",
+                "profile": "paper",
+                "commit": "abc123",
+                "scale": "10 of 30 seeds",
+                "verdict": ("reproduced" if claim["key"] != "floor" else "inconclusive"),
+            }
+        )
     text = landing_papers([summary], {})
     rows = _rows(text)
     assert len(rows) == 3  # one row per claim, not one per run
     assert "**Verdicts: 3 claims: 2 reproduced, 1 inconclusive.**" in text
     assert [r.split(" | ")[1] for r in rows] == [
-        "**reproduced** (quick rerun agrees)", "**reproduced** (quick rerun: not reproduced)",
-        "**inconclusive**"]  # the quick run's floor is untestable: it checks nothing
+        "**reproduced** (quick rerun agrees)",
+        "**reproduced** (quick rerun: not reproduced)",
+        "**inconclusive**",
+    ]  # the quick run's floor is untestable: it checks nothing
     assert "3 claims: 2 reproduced, 1 inconclusive" in text
     # a record's own figure is linked where the front matter names it for the suffixed key
-    front = FrontMatter("demo", "A is faster.", "A is.", {"faster": "fig-demo-speed",
-                                                          "better_paper": "fig-demo-record"}, ())
+    front = FrontMatter(
+        "demo",
+        "A is faster.",
+        "A is.",
+        {"faster": "fig-demo-speed", "better_paper": "fig-demo-record"},
+        (),
+    )
     rows = _rows(landing_papers([summary], {"demo": front}))
     assert [_key(r) for r in rows] == [
-        "{ref}`faster <fig-demo-speed>`", "{ref}`better <fig-demo-record>`",
-        "{doc}`floor <../notebooks/demo>`"]
+        "{ref}`faster <fig-demo-speed>`",
+        "{ref}`better <fig-demo-record>`",
+        "{doc}`floor <../notebooks/demo>`",
+    ]
     # decided on: the record's commit (no record file of "demo"), trials per arm and scale
     assert rows[0].endswith("| recorded run of commit abc123: 6 trials per arm, 10 of 30 seeds |")
 
@@ -182,8 +255,9 @@ def test_landing_decides_on_the_record_and_checks_the_quick_rerun_only_where_it_
 def test_shared_statement_openings_are_said_once_per_group_and_reasons_in_every_cell():
     summary = _summary()
     base = summary["claims"][2]  # untestable: "both arms score 0"
-    summary["claims"] = [{**base, "key": f"k{i}", "statement": f"On the set-up X (why): claim {i}"}
-                         for i in range(4)] + [{**base, "key": "other", "reason": "own reason"}]
+    summary["claims"] = [
+        {**base, "key": f"k{i}", "statement": f"On the set-up X (why): claim {i}"} for i in range(4)
+    ] + [{**base, "key": "other", "reason": "own reason"}]
     text = landing_papers([summary], {})
     assert "*On the set-up X (why).*" in text and text.count("On the set-up X (why)") == 1
     assert "| claim 0<br><small" in text and "(a)" not in text  # no footnote letters
@@ -191,21 +265,40 @@ def test_shared_statement_openings_are_said_once_per_group_and_reasons_in_every_
     # by its set-up (the paper's own with its counts)
     assert "**Verdicts: on the set-up X, 4 claims: 4 untestable.**" in text
     assert text.index("*On the paper's set-up: 1 claim: 1 untestable.*") < text.index(
-        "| own reason")
+        "| own reason"
+    )
     assert text.count("| both arms score 0 (n = 10) |") == 4
     assert "| own reason (n = 10) |" in text
 
 
 def test_errata_quote_the_decided_claims_not_the_quick_runs():
     summary = _summary()
-    summary["errata"].append({"key": "better_not_reproduced", "kind": "not reproduced",
-                              "statement": "A does not beat C (quick profile)",
-                              "evidence": "n = 6"})
-    summary["errata"].append({"key": "rate", "kind": "not reproduced",
-                              "statement": "The rate is not visible", "evidence": "slope"})
+    summary["errata"].append(
+        {
+            "key": "better_not_reproduced",
+            "kind": "not reproduced",
+            "statement": "A does not beat C (quick profile)",
+            "evidence": "n = 6",
+        }
+    )
+    summary["errata"].append(
+        {
+            "key": "rate",
+            "kind": "not reproduced",
+            "statement": "The rate is not visible",
+            "evidence": "slope",
+        }
+    )
     for claim in list(summary["claims"]):
-        summary["claims"].append({**claim, "key": claim["key"] + "_paper", "profile": "paper",
-                                  "commit": "abc123", "n_trials": 20})
+        summary["claims"].append(
+            {
+                **claim,
+                "key": claim["key"] + "_paper",
+                "profile": "paper",
+                "commit": "abc123",
+                "n_trials": 20,
+            }
+        )
     text = errata_entries([summary, OLD])
     errata, refuted = text.split("## Claims not reproduced")
     assert "| {doc}`demo <../notebooks/demo>` | wrong | Eq. (24) mixes eps/k and eps/d |" in errata
@@ -224,27 +317,51 @@ def test_pages_without_any_new_style_summary():
 
 
 def test_reproducibility_page_states_parameters_and_staleness_of_recorded_runs(tmp_path: Path):
-    base = {"notebook": "demo", "profile": "paper", "wall_time_s": 90.0, "peak_memory_mb": 100.0,
-            "git_commit": "abc", "cpus": 2, "machine": "x86_64", "python": "3.11",
-            "finished_at": "2026-11-22T00:00", "git_dirty": False}
+    base = {
+        "notebook": "demo",
+        "profile": "paper",
+        "wall_time_s": 90.0,
+        "peak_memory_mb": 100.0,
+        "git_commit": "abc",
+        "cpus": 2,
+        "machine": "x86_64",
+        "python": "3.11",
+        "finished_at": "2026-11-22T00:00",
+        "git_dirty": False,
+    }
     measurements = tmp_path / "book" / "measurements"
     measurements.mkdir(parents=True)
-    (measurements / "demo-paper.json").write_text(json.dumps(
-        {**base, "parameters": {"profile": "paper", "n_runs": 3, "cache_dir": "/tmp/c",
-                                "epsilons": [1.0, float("inf")], "env": "airraid"}}))
+    (measurements / "demo-paper.json").write_text(
+        json.dumps(
+            {
+                **base,
+                "parameters": {
+                    "profile": "paper",
+                    "n_runs": 3,
+                    "cache_dir": "/tmp/c",
+                    "epsilons": [1.0, float("inf")],
+                    "env": "airraid",
+                },
+            }
+        )
+    )
     run = recorded_run("demo", "paper", root=tmp_path)
     assert run is not None and run.stale is None and "no chapter package" in run.stale_reason
     page = reproducibility_page([], [run])
     row = next(line for line in page.splitlines() if line.startswith("| demo"))
     assert "| n_runs = 3, epsilons = [1, ∞], env = airraid |" in row and "cache_dir" not in row
-    assert "| 90 s | 100 MB | `abc` | 2 CPUs, x86_64, Python 3.11 | 2026-11-22 | **unknown**:" in row
+    assert (
+        "| 90 s | 100 MB | `abc` | 2 CPUs, x86_64, Python 3.11 | 2026-11-22 | **unknown**:" in row
+    )
 
 
 # --- provenance -------------------------------------------------------------------------------
 
+
 def _git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 @pytest.fixture()
@@ -261,11 +378,14 @@ def repo(tmp_path: Path) -> Path:
     (pkg / "core" / "unused.py").write_text("")
     (pkg / "papers" / "demo" / "chapter.py").write_text(
         "import math\nfrom privrl.core.algorithms import td\nfrom . import helpers\n"
-        "from privrl.pipeline.build import find_root\nfrom privrl.chapter.plotting import fig\n")
+        "from privrl.pipeline.build import find_root\nfrom privrl.chapter.plotting import fig\n"
+    )
     (pkg / "papers" / "demo" / "plots.py").write_text("from privrl.core.unused import x\n")
     (pkg / "pipeline" / "build.py").write_text("from privrl.core.unused import verdict_page\n")
     (pkg / "chapter" / "plotting.py").write_text("from privrl.core.unused import y\n")
-    (pkg / "papers" / "demo" / "helpers.py").write_text("from privrl.core.validation import check\n")
+    (pkg / "papers" / "demo" / "helpers.py").write_text(
+        "from privrl.core.validation import check\n"
+    )
     (pkg / "core" / "validation.py").write_text("")
     _git(tmp_path, "init", "-q")
     _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
@@ -276,11 +396,18 @@ def repo(tmp_path: Path) -> Path:
 def test_experiment_sources_follow_imports_transitively(repo: Path):
     files = sorted(p.as_posix() for p in experiment_sources("demo", repo))
     # the top package's __init__ is inert (records.INERT_PACKAGES): not in the closure
-    assert files == ["privrl/chapter/__init__.py", "privrl/core/__init__.py",
-                     "privrl/core/algorithms/__init__.py", "privrl/core/algorithms/td.py",
-                     "privrl/core/rng.py", "privrl/core/validation.py",
-                     "privrl/papers/__init__.py", "privrl/papers/demo/__init__.py",
-                     "privrl/papers/demo/chapter.py", "privrl/papers/demo/helpers.py"]
+    assert files == [
+        "privrl/chapter/__init__.py",
+        "privrl/core/__init__.py",
+        "privrl/core/algorithms/__init__.py",
+        "privrl/core/algorithms/td.py",
+        "privrl/core/rng.py",
+        "privrl/core/validation.py",
+        "privrl/papers/__init__.py",
+        "privrl/papers/demo/__init__.py",
+        "privrl/papers/demo/chapter.py",
+        "privrl/papers/demo/helpers.py",
+    ]
     with pytest.raises(ValueError, match="name: no chapter package"):
         experiment_sources("nope", repo)
 
@@ -303,18 +430,23 @@ def test_formatting_comments_and_docstrings_leave_a_record_current(repo: Path):
     module, a class or a function changes no number; a changed constant does."""
     files = experiment_sources("demo", repo)
     helpers = repo / "privrl" / "papers" / "demo" / "helpers.py"
-    source = ('"""Helpers."""\nfrom privrl.core.validation import check\n\n\nclass K:\n'
-              '    """A class."""\n\n    def f(self, x):\n        """Twice x."""\n'
-              "        return 2 * x\n")
+    source = (
+        '"""Helpers."""\nfrom privrl.core.validation import check\n\n\nclass K:\n'
+        '    """A class."""\n\n    def f(self, x):\n        """Twice x."""\n'
+        "        return 2 * x\n"
+    )
     helpers.write_text(source)
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "helpers")
     commit = _git(repo, "rev-parse", "--short=12", "HEAD")
-    helpers.write_text(source.replace("return 2 * x", "return (2*x)  # doubled")
-                       .replace("\n\n\nclass", "\nclass"))
+    helpers.write_text(
+        source.replace("return 2 * x", "return (2*x)  # doubled").replace("\n\n\nclass", "\nclass")
+    )
     assert changed_since(commit, files, repo)[0] is False
-    helpers.write_text(source.replace('"""Helpers."""', '"""Other helpers,\n\non two lines."""')
-                       .replace('"""A class."""', "'Another.'")
-                       .replace('        """Twice x."""\n', ""))
+    helpers.write_text(
+        source.replace('"""Helpers."""', '"""Other helpers,\n\non two lines."""')
+        .replace('"""A class."""', "'Another.'")
+        .replace('        """Twice x."""\n', "")
+    )
     assert changed_since(commit, files, repo)[0] is False
     helpers.write_text(source.replace("2 * x", "3 * x"))
     assert changed_since(commit, files, repo)[:2] == (True, ("privrl/papers/demo/helpers.py",))
@@ -323,27 +455,43 @@ def test_formatting_comments_and_docstrings_leave_a_record_current(repo: Path):
 
 def test_recorded_run_reads_record_and_summary(repo: Path):
     commit = _git(repo, "rev-parse", "--short=12", "HEAD")
-    record = {"notebook": "demo", "profile": "paper", "git_commit": commit, "git_dirty": False,
-              "wall_time_s": 4000.0, "finished_at": "2026-11-22T10:00:00+00:00", "cpus": 2,
-              "machine": "x86_64", "python": "3.11.7"}
+    record = {
+        "notebook": "demo",
+        "profile": "paper",
+        "git_commit": commit,
+        "git_dirty": False,
+        "wall_time_s": 4000.0,
+        "finished_at": "2026-11-22T10:00:00+00:00",
+        "cpus": 2,
+        "machine": "x86_64",
+        "python": "3.11.7",
+    }
     results = repo / "book" / "measurements" / "results"
     results.mkdir(parents=True)
     (results / "demo-paper.json").write_text(json.dumps({"record": record, "summary": {"a": 1}}))
     run = recorded_run("demo", "paper", root=repo, source_root=repo)
     assert run is not None and run.summary == {"a": 1} and run.status == "current"
     assert (run.commit, run.date, run.wall_time_text) == (commit, "2026-11-22", "66.7 min")
-    assert run.provenance.startswith(f"commit `{commit}`, 2026-11-22, wall time 66.7 min on 2 CPUs, "
-                                     "x86_64, Python 3.11.7; current: ")
+    assert run.provenance.startswith(
+        f"commit `{commit}`, 2026-11-22, wall time 66.7 min on 2 CPUs, "
+        "x86_64, Python 3.11.7; current: "
+    )
     assert recorded_run("demo", "quick", root=repo, source_root=repo) is None
-    (results / "demo-paper.json").write_text(json.dumps(
-        {"record": {**record, "git_dirty": True}, "summary": None}))
+    (results / "demo-paper.json").write_text(
+        json.dumps({"record": {**record, "git_dirty": True}, "summary": None})
+    )
     assert recorded_run("demo", "paper", root=repo, source_root=repo).stale is None
     assert recorded_claims("demo", root=repo, source_root=repo) == []
 
 
 def test_recorded_claims_are_keyed_and_stamped_with_the_recorded_run(repo: Path):
-    claim = Claim.of(decide_threshold(Sample([1.0, 1.2, 0.9, 1.1]), Threshold(2.0, "less")),
-                     key="demo_fast", statement="Demo is fast", profile="paper", commit="old")
+    claim = Claim.of(
+        decide_threshold(Sample([1.0, 1.2, 0.9, 1.1]), Threshold(2.0, "less")),
+        key="demo_fast",
+        statement="Demo is fast",
+        profile="paper",
+        commit="old",
+    )
     summary = {"claims": [claim.as_dict()]}
     record = {"git_commit": "abc123", "git_dirty": False}
     results = repo / "book" / "measurements" / "results"
@@ -376,8 +524,15 @@ def test_summary_box_opens_with_the_bottom_line_and_counts_as_the_landing_page(m
     assert "A solves the task" not in box  # no per-claim list: the claims table has it
     assert "{download}`demo.results.csv <demo.results.csv>`" in box
     assert "`privrl run demo --profile paper --record` (the record)" in box
-    run = records.RecordedRun("demo", "paper", {"git_commit": "abc", "command": "python -m x"},
-                              None, True, (), "changed since abc")
+    run = records.RecordedRun(
+        "demo",
+        "paper",
+        {"git_commit": "abc", "command": "python -m x"},
+        None,
+        True,
+        (),
+        "changed since abc",
+    )
     monkeypatch.setattr(report_module, "recorded_run", lambda name, profile: run)
     box = report.summary_box()
     assert "`python -m x` (the record)" in box and "unchanged" not in box and "stale" not in box
@@ -391,39 +546,71 @@ def test_summary_box_of_a_chapter_without_front_matter_or_claims(monkeypatch):
 
 def test_claims_frame_lists_the_decided_claims_with_scale_and_source():
     report = Report("demo", "quick", seed=0)
-    claim = Claim.of(decide_threshold(Sample([1.0, 1.2, 0.9, 1.1, 1.0]), Threshold(2.0, "less")),
-                     key="fast", statement="Demo is fast", source="Figure 3", profile="quick",
-                     commit=report.commit, scale="quick run (CI scale)")
+    claim = Claim.of(
+        decide_threshold(Sample([1.0, 1.2, 0.9, 1.1, 1.0]), Threshold(2.0, "less")),
+        key="fast",
+        statement="Demo is fast",
+        source="Figure 3",
+        profile="quick",
+        commit=report.commit,
+        scale="quick run (CI scale)",
+    )
     report.claim(claim)
-    report.claim(replace(claim, key="fast_paper", verdict="inconclusive", profile="paper",
-                         commit="abc123", scale="paper scale"))
+    report.claim(
+        replace(
+            claim,
+            key="fast_paper",
+            verdict="inconclusive",
+            profile="paper",
+            commit="abc123",
+            scale="paper scale",
+        )
+    )
     frame = report.claims_frame()
     assert list(frame.columns) == ["key", "claim", "verdict", "scale", "evidence", "source"]
-    assert frame.to_dict("records") == [{
-        "key": "fast", "claim": "Demo is fast", "verdict": "inconclusive", "scale": "paper scale",
-        "evidence": report.claims[1].evidence_text(), "source": "Figure 3"}]
+    assert frame.to_dict("records") == [
+        {
+            "key": "fast",
+            "claim": "Demo is fast",
+            "verdict": "inconclusive",
+            "scale": "paper scale",
+            "evidence": report.claims[1].evidence_text(),
+            "source": "Figure 3",
+        }
+    ]
 
 
 # --- debris scanner ---------------------------------------------------------------------------
 
+
 def test_scanner_finds_raw_myst_reprs_and_cdn_scripts():
-    page = ("<html><head><script src='https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex.js'></script>"
-            "<script>var x = '{glue:text}`a`';</script><style>p{cite}`x`</style></head><body>"
-            "<p>```{prf:lemma} Lemma 8</p><p>as {cite}`wang2019` shows</p>"
-            "<pre>(PosixPath(&#39;a.csv&#39;), &lt;module &#39;np&#39;&gt;)</pre></body></html>")
+    page = (
+        "<html><head><script src='https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex.js'></script>"
+        "<script>var x = '{glue:text}`a`';</script><style>p{cite}`x`</style></head><body>"
+        "<p>```{prf:lemma} Lemma 8</p><p>as {cite}`wang2019` shows</p>"
+        "<pre>(PosixPath(&#39;a.csv&#39;), &lt;module &#39;np&#39;&gt;)</pre></body></html>"
+    )
     found = scan_page(page, "notebooks/x.html")
     whats = sorted(f.what for f in found)
-    assert whats == ["raw '<module'", "raw 'PosixPath('", "raw '```{'", "raw '{cite}`'",
-                     "raw '{prf:'", "remote resource"]
+    assert whats == [
+        "raw '<module'",
+        "raw 'PosixPath('",
+        "raw '```{'",
+        "raw '{cite}`'",
+        "raw '{prf:'",
+        "remote resource",
+    ]
     assert all(f.page == "notebooks/x.html" for f in found)
     cite = next(f for f in found if f.what == "raw '{cite}`'")
     assert "as {cite}`wang2019` shows" in cite.snippet
 
 
 def test_scanner_passes_a_clean_page_and_local_scripts():
-    page = ("<html><head><script src='../_static/mathjax/tex-chtml.js'></script></head><body>"
-            "<p>Theorem 5.1 holds; see <a href='../x.html'>x</a>.</p>"
-            "<pre>```bash\nprivrl book\n```</pre></body></html>")
+    page = (
+        "<html><head><script src='../_static/mathjax/tex-chtml.js'></script></head><body>"
+        "<p>Theorem 5.1 holds; see <a href='../x.html'>x</a>.</p>"
+        "<pre>```bash\nprivrl book\n```</pre></body></html>"
+    )
     assert scan_page(page, "a.html") == []
 
 
@@ -434,7 +621,9 @@ def test_check_html_raises_naming_page_and_snippet(tmp_path: Path):
     (tmp_path / "_static" / "x.html").write_text("<p>{glue:text}`ignored, not a page`</p>")
     check_html(tmp_path)
     (tmp_path / "notebooks" / "w.html").write_text("<p>Lemma {glue:text}`w_sigma` holds</p>")
-    with pytest.raises(BookDebris, match=r"notebooks/w\.html: raw '\{glue'.*Lemma \{glue:text\}`w_sigma"):
+    with pytest.raises(
+        BookDebris, match=r"notebooks/w\.html: raw '\{glue'.*Lemma \{glue:text\}`w_sigma"
+    ):
         check_html(tmp_path)
     with pytest.raises(ValueError, match="html_dir"):
         check_html(tmp_path / "missing")
@@ -442,8 +631,13 @@ def test_check_html_raises_naming_page_and_snippet(tmp_path: Path):
 
 def test_a_record_naming_its_producer_is_judged_on_the_producers_code(repo: Path):
     commit = _git(repo, "rev-parse", "--short=12", "HEAD")
-    record = {"notebook": "demo", "profile": "paper", "git_commit": commit, "git_dirty": False,
-              "produced_by": ["privrl.core.algorithms.td"]}
+    record = {
+        "notebook": "demo",
+        "profile": "paper",
+        "git_commit": commit,
+        "git_dirty": False,
+        "produced_by": ["privrl.core.algorithms.td"],
+    }
     measurements = repo / "book" / "measurements"
     measurements.mkdir(parents=True)
     (measurements / "demo-paper.json").write_text(json.dumps(record))
@@ -457,4 +651,5 @@ def test_a_record_naming_its_producer_is_judged_on_the_producers_code(repo: Path
 
 def test_cells_write_inf_for_the_reader_and_keep_pipes_inside():
     assert cell("Non-private (epsilon = inf, -inf) | info x.inf") == (
-        "Non-private (epsilon = ∞, -∞) \\| info x.inf")
+        "Non-private (epsilon = ∞, -∞) \\| info x.inf"
+    )

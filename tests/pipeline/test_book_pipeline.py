@@ -28,11 +28,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _notebook(body: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     params = nbformat.v4.new_code_cell('profile = "quick"\nseed = 0\nscale = 1.0\nhalve = False')
     params.metadata["tags"] = ["parameters"]
     nb.cells = [
-        nbformat.v4.new_markdown_cell("# Demo chapter\n\nThe answer is {glue:text}`demo_answer:.2f`."),
+        nbformat.v4.new_markdown_cell(
+            "# Demo chapter\n\nThe answer is {glue:text}`demo_answer:.2f`."
+        ),
         params,
         nbformat.v4.new_code_cell(body),
     ]
@@ -96,7 +102,8 @@ def tiny_book(tmp_path: Path) -> Path:
     shutil.copytree(ROOT / "book" / "references", root / "book" / "references")
     shutil.copytree(ROOT / "book" / "_static", root / "book" / "_static")
     (root / "book" / "intro.md").write_text(
-        "# Tiny\n\nA test book.\n\n```{include} generated/verdicts.md\n```\n")
+        "# Tiny\n\nA test book.\n\n```{include} generated/verdicts.md\n```\n"
+    )
     (root / "book" / "errata.md").write_text("# Errata\n\n```{include} generated/errata.md\n```\n")
     (root / "_toc.yml").write_text(
         "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/demo\n"
@@ -107,8 +114,15 @@ def tiny_book(tmp_path: Path) -> Path:
 
 
 def test_chapter_list_of_the_real_book():
-    assert chapter_notebooks(ROOT) == ["balle2016", "xie2019", "wang2019", "ono2020", "gohari2021",
-                                      "frontier", "audits"]
+    assert chapter_notebooks(ROOT) == [
+        "balle2016",
+        "xie2019",
+        "wang2019",
+        "ono2020",
+        "gohari2021",
+        "frontier",
+        "audits",
+    ]
 
 
 def test_quick_runs_sweep_in_process_unless_an_executor_is_given():
@@ -133,12 +147,19 @@ def test_quick_runs_one_thread_and_keeps_freed_memory_unless_the_caller_says_oth
 
 @pytest.mark.slow
 def test_tiny_book_builds(tiny_book: Path, tmp_path: Path, monkeypatch):
-    monkeypatch.setenv("MPLBACKEND", "Agg")  # as a test runner or CI may set: figures must still render
+    monkeypatch.setenv(
+        "MPLBACKEND", "Agg"
+    )  # as a test runner or CI may set: figures must still render
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "tiny"]):
         subprocess.run(git + args, cwd=tiny_book, check=True)
-    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=tiny_book, check=True,
-                            capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short=12", "HEAD"],
+        cwd=tiny_book,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     html = build_book(tiny_book, output=tmp_path / "out", parameters={"scale": 2.0})
     page = (html / "notebooks" / "demo.html").read_text()
     assert "84.00" in page  # the glued number, computed with the injected parameter
@@ -157,13 +178,17 @@ def test_tiny_book_builds(tiny_book: Path, tmp_path: Path, monkeypatch):
     injected = [c for c in cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert len(injected) == 1 and "remove-cell" in injected[0].metadata.tags
     record = json.loads((executed / "demo.run.json").read_text())
-    assert record["profile"] == "quick" and record["wall_time_s"] > 0 and record["peak_memory_mb"] > 10
+    assert (
+        record["profile"] == "quick" and record["wall_time_s"] > 0 and record["peak_memory_mb"] > 10
+    )
     repro = (html / "book" / "reproducibility.html").read_text()
     assert "demo" in repro and "numpy" in repro
     # the generated pages, read from the summary, link to the chapter
     link = 'href="../notebooks/demo.html"'
     intro = (html / "book" / "intro.html").read_text()
-    row = re.search(r"<tr[^>]*>(?:(?!</tr>).)*Demo converges faster(?:(?!</tr>).)*</tr>", intro, re.S)
+    row = re.search(
+        r"<tr[^>]*>(?:(?!</tr>).)*Demo converges faster(?:(?!</tr>).)*</tr>", intro, re.S
+    )
     assert row and link in row.group() and "<strong>reproduced</strong>" in row.group()
     ledger = (html / "book" / "ledger.html").read_text()
     row = re.search(r"<tr[^>]*>(?:(?!</tr>).)*Demo answer(?:(?!</tr>).)*</tr>", ledger, re.S)
@@ -173,7 +198,9 @@ def test_tiny_book_builds(tiny_book: Path, tmp_path: Path, monkeypatch):
 
 
 def test_failing_notebook_names_notebook_and_cell(tiny_book: Path, tmp_path: Path):
-    nbformat.write(_notebook("x = 1\nraise ValueError('boom')"), tiny_book / "notebooks" / "demo.ipynb")
+    nbformat.write(
+        _notebook("x = 1\nraise ValueError('boom')"), tiny_book / "notebooks" / "demo.ipynb"
+    )
     with pytest.raises(NotebookFailed, match=r"'demo' failed in cell 3.*ValueError: boom"):
         run_notebook("demo", tmp_path / "o", root=tiny_book)
 
@@ -182,7 +209,9 @@ def test_failing_notebook_names_notebook_and_cell(tiny_book: Path, tmp_path: Pat
 def test_a_failed_check_fails_the_chapter(tiny_book: Path, tmp_path: Path):
     nbformat.write(_notebook(NOISE_CHECK), tiny_book / "notebooks" / "demo.ipynb")
     run_notebook("demo", tmp_path / "ok", root=tiny_book)  # the correct library passes the check
-    with pytest.raises(NotebookFailed, match=r"'demo' failed.*CheckFailed: demo: check 'noise_scale' failed"):
+    with pytest.raises(
+        NotebookFailed, match=r"'demo' failed.*CheckFailed: demo: check 'noise_scale' failed"
+    ):
         run_notebook("demo", tmp_path / "broken", parameters={"halve": True}, root=tiny_book)
     with pytest.raises(NotebookFailed, match="noise_scale"):
         build_book(tiny_book, output=tmp_path / "out", parameters={"halve": True})
@@ -190,7 +219,9 @@ def test_a_failed_check_fails_the_chapter(tiny_book: Path, tmp_path: Path):
 
 @pytest.mark.slow
 def test_raw_python_repr_fails_the_build(tiny_book: Path, tmp_path: Path):
-    body = GOOD + "\nfrom pathlib import Path\nPath('demo.results.csv'), Path('demo.summary.json')\n"
+    body = (
+        GOOD + "\nfrom pathlib import Path\nPath('demo.results.csv'), Path('demo.summary.json')\n"
+    )
     nbformat.write(_notebook(body), tiny_book / "notebooks" / "demo.ipynb")
     with pytest.raises(BookDebris, match=r"notebooks/demo\.html: raw 'PosixPath\('"):
         build_book(tiny_book, output=tmp_path / "out")
@@ -212,8 +243,9 @@ def test_unknown_parameter_is_rejected_before_running(tiny_book: Path, tmp_path:
     assert not (tmp_path / "b").exists()
 
 
-def test_parameter_names_read_by_the_caller_are_not_read_again(tiny_book: Path, tmp_path: Path,
-                                                             monkeypatch):
+def test_parameter_names_read_by_the_caller_are_not_read_again(
+    tiny_book: Path, tmp_path: Path, monkeypatch
+):
     """``build_book`` reads each chapter's parameters once and passes them to ``run_notebook``."""
     import privrl.pipeline.build as book
 
@@ -222,13 +254,22 @@ def test_parameter_names_read_by_the_caller_are_not_read_again(tiny_book: Path, 
 
     monkeypatch.setattr(book, "notebook_parameters", no_second_read)
     with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['scael'\]"):
-        run_notebook("demo", tmp_path / "o", parameters={"scael": 2.0}, root=tiny_book,
-                     known=["profile", "scale"])
+        run_notebook(
+            "demo",
+            tmp_path / "o",
+            parameters={"scael": 2.0},
+            root=tiny_book,
+            known=["profile", "scale"],
+        )
 
 
 def test_parse_parameters():
     assert parse_parameters(["epsilon=0.5", "n_runs=3", "name=abc", "grid=[1, 2]"]) == {
-        "epsilon": 0.5, "n_runs": 3, "name": "abc", "grid": [1, 2]}
+        "epsilon": 0.5,
+        "n_runs": 3,
+        "name": "abc",
+        "grid": [1, 2],
+    }
     with pytest.raises(ValueError, match="name=value"):
         parse_parameters(["epsilon"])
 
@@ -249,7 +290,9 @@ def test_record_run_stores_record_and_summary_for_the_chapter(tiny_book: Path, t
     (out / "demo.summary.json").write_text(json.dumps({"answer": 84.0}))
     written = record_run(tiny_book, "demo", "paper", str(out), record)
     assert [p.relative_to(tiny_book).as_posix() for p in written] == [
-        "book/measurements/demo-paper.json", "book/measurements/results/demo-paper.json"]
+        "book/measurements/demo-paper.json",
+        "book/measurements/results/demo-paper.json",
+    ]
     # the run record stays where the reproducibility page globs (*.json, not the results/ folder)
     assert json.loads(written[0].read_text()) == record
     got = recorded_summary("demo", "paper", start=tiny_book / "notebooks")
@@ -258,23 +301,33 @@ def test_record_run_stores_record_and_summary_for_the_chapter(tiny_book: Path, t
     (out / "demo.results.csv").write_text("x,y\n1,2\n")
     written = record_run(tiny_book, "demo", "paper", str(out), record)
     assert [p.relative_to(tiny_book).as_posix() for p in written] == [
-        "book/measurements/demo-paper.json", "book/measurements/results/demo-paper-results.csv",
-        "book/measurements/results/demo-paper.json"]
+        "book/measurements/demo-paper.json",
+        "book/measurements/results/demo-paper-results.csv",
+        "book/measurements/results/demo-paper.json",
+    ]
     assert written[1].read_text() == "x,y\n1,2\n"
     assert json.loads(written[0].read_text())["files"] == ["demo-paper-results.csv"]
 
 
 def test_run_record_names_the_commit_that_ran(tiny_book: Path, tmp_path: Path):
     """A long paper run records the commit it started from, not one made while it ran."""
+
     def git(*args: str) -> str:
-        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-                              cwd=tiny_book, check=True, capture_output=True, text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=tiny_book,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
 
     git("init", "-q")
     git("add", ".")
     git("commit", "-qm", "start")
-    nb = _notebook(GOOD + '\nimport subprocess\nsubprocess.run(["git", "-c", "user.name=t", "-c", '
-                   '"user.email=t@t", "commit", "-q", "--allow-empty", "-m", "during"], check=True)\n')
+    nb = _notebook(
+        GOOD + '\nimport subprocess\nsubprocess.run(["git", "-c", "user.name=t", "-c", '
+        '"user.email=t@t", "commit", "-q", "--allow-empty", "-m", "during"], check=True)\n'
+    )
     nbformat.write(nb, tiny_book / "notebooks" / "demo.ipynb")
     git("commit", "-qam", "the notebook that commits")
     before = git("rev-parse", "--short=12", "HEAD")
@@ -289,5 +342,6 @@ def test_run_record_names_the_commit_that_ran(tiny_book: Path, tmp_path: Path):
     # another run's record left uncommitted is not a change to the code that ran
     assert record.git_commit == before and record.git_dirty is False
     (tiny_book / "notebooks" / "demo.ipynb").write_text(
-        (tiny_book / "notebooks" / "demo.ipynb").read_text().replace("Demo chapter", "Demo"))
+        (tiny_book / "notebooks" / "demo.ipynb").read_text().replace("Demo chapter", "Demo")
+    )
     assert run_notebook("demo", tmp_path / "o2", root=tiny_book).git_dirty is True

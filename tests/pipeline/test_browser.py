@@ -75,20 +75,24 @@ def _broken_links(links: list[str], base: str, html: Path) -> list[str]:
         if not link.startswith(base):
             continue
         parts = urlsplit(link)
-        rel = unquote(parts.path[len(urlsplit(base).path):]) or "index.html"
+        rel = unquote(parts.path[len(urlsplit(base).path) :]) or "index.html"
         target = html / rel
         if target.is_dir():
             target = target / "index.html"
         if not target.is_file():
             broken.append(f"{link} (no file {rel})")
-        elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in _anchors(target):
+        elif (
+            parts.fragment
+            and target.suffix == ".html"
+            and unquote(parts.fragment) not in _anchors(target)
+        ):
             broken.append(f"{link} (no anchor #{parts.fragment})")
     return broken
 
 
 def _around(text: str, marker: str) -> str:
     i = text.index(marker)
-    return text[max(0, i - 40): i + 60]
+    return text[max(0, i - 40) : i + 60]
 
 
 def test_every_page_reads_offline_in_chromium(site: tuple[str, Path], browser):
@@ -103,7 +107,9 @@ def test_every_page_reads_offline_in_chromium(site: tuple[str, Path], browser):
     for rel in pages:
         page = context.new_page()
         errors: list[str] = []
-        page.on("console", lambda m, errors=errors: errors.append(m.text) if m.type == "error" else None)
+        page.on(
+            "console", lambda m, errors=errors: errors.append(m.text) if m.type == "error" else None
+        )
         page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
         blocked.clear()
         page.goto(base + rel, wait_until="load")
@@ -115,8 +121,11 @@ def test_every_page_reads_offline_in_chromium(site: tuple[str, Path], browser):
             found.append("MathJax not loaded")
         found += [f"math not typeset: {t!r}" for t in got["untypeset"][:5]]
         prose, text = " ".join(got["prose"].split()), " ".join(got["text"].split())
-        found += [f"raw TeX {raw!r}: ...{_around(prose, raw)}..." for raw in ("$$", "$\\", "\\(", "\\[")
-                  if raw in prose]
+        found += [
+            f"raw TeX {raw!r}: ...{_around(prose, raw)}..."
+            for raw in ("$$", "$\\", "\\(", "\\[")
+            if raw in prose
+        ]
         found += [f"image not loaded: {src}" for src in got["brokenImages"]]
         found += [f"raw {m!r}: ...{_around(text, m)}..." for m in TEXT_MARKERS if m in text]
         found += [f"broken link: {b}" for b in _broken_links(got["links"], base, html)]
@@ -151,8 +160,10 @@ def test_every_built_page_keeps_the_page_rules_at_1400_px(built_book: Path, brow
     held = {rel: v for rel, v in found.items() if v and _held(rel)}
     pending = {rel: v for rel, v in found.items() if v and not _held(rel)}
     if pending:
-        print("chapter pages not yet held to the page rules (CHAPTERS_COMPLY = False):\n"
-              + page_rules.report(pending))
+        print(
+            "chapter pages not yet held to the page rules (CHAPTERS_COMPLY = False):\n"
+            + page_rules.report(pending)
+        )
     assert not held, page_rules.report(held)
 
 
@@ -162,8 +173,9 @@ def _break(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
-def test_the_page_rules_fail_on_deliberately_broken_built_pages(built_book: Path, browser,
-                                                                tmp_path: Path):
+def test_the_page_rules_fail_on_deliberately_broken_built_pages(
+    built_book: Path, browser, tmp_path: Path
+):
     """The built landing, ledger and errata pages, each broken on purpose, fail the rule they
     break: the landing page's verdicts unfolded, a nan cell and a 201-word summary box on the
     ledger page, a wide uncaptioned figure and a code line of 270 characters on the errata
@@ -174,16 +186,25 @@ def test_the_page_rules_fail_on_deliberately_broken_built_pages(built_book: Path
     for rel in (landing, "book/ledger.html", "book/errata.html", "index.html"):
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(html / rel, site / rel)
-    _break(site / landing, "<details class=\"sd-sphinx-override sd-dropdown",
-           "<details open class=\"sd-sphinx-override sd-dropdown")
+    _break(
+        site / landing,
+        '<details class="sd-sphinx-override sd-dropdown',
+        '<details open class="sd-sphinx-override sd-dropdown',
+    )
     _break(site / "book/ledger.html", "<td><p>", "<td><p>nan ")
-    box = ('<div class="admonition summary-box"><p class="admonition-title">Summary</p><p>'
-           + " ".join(["word"] * 200) + "</p></div>")
+    box = (
+        '<div class="admonition summary-box"><p class="admonition-title">Summary</p><p>'
+        + " ".join(["word"] * 200)
+        + "</p></div>"
+    )
     _break(site / "book/ledger.html", 'id="privacy-ledger">', 'id="privacy-ledger">' + box)
-    _break(site / "book/errata.html", 'id="claims-not-reproduced">',
-           'id="claims-not-reproduced"><svg xmlns="http://www.w3.org/2000/svg" width="1500" '
-           'height="300"><rect width="1500" height="300"/></svg>'
-           '<div class="highlight"><pre>' + "x = 1  # " * 30 + '</pre></div>')
+    _break(
+        site / "book/errata.html",
+        'id="claims-not-reproduced">',
+        'id="claims-not-reproduced"><svg xmlns="http://www.w3.org/2000/svg" width="1500" '
+        'height="300"><rect width="1500" height="300"/></svg>'
+        '<div class="highlight"><pre>' + "x = 1  # " * 30 + "</pre></div>",
+    )
     found = page_rules.site_violations(site, browser)
     rules = {rel: {v.rule for v in found[rel]} for rel in found}
     assert "landing" in rules[landing], found[landing]

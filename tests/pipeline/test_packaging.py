@@ -47,6 +47,8 @@ def test_ci_runs_the_readme_test_command():
 
 def test_torch_is_pinned_to_the_cpu_build():
     """Torch is the ``deep`` extra, pinned; dev.sh installs that CPU build before the extras."""
-    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
     assert extras["deep"] == ["torch==2.13.0"]
     assert '-m pip install --quiet "torch==2.13.0"' in (ROOT / "dev.sh").read_text()

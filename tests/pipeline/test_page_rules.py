@@ -20,8 +20,10 @@ from privrl.pipeline.page_rules import MAX_SUMMARY_WORDS, VIEWPORT, Violation, p
 
 pytestmark = pytest.mark.slow
 
-FIGURE_SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200">'
-              '<rect width="300" height="200" fill="#ccc"/></svg>')
+FIGURE_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200">'
+    '<rect width="300" height="200" fill="#ccc"/></svg>'
+)
 
 
 def _table(rows: int, cells: tuple[str, ...] = ("0.12", "3"), header=("method", "value")) -> str:
@@ -31,28 +33,39 @@ def _table(rows: int, cells: tuple[str, ...] = ("0.12", "3"), header=("method", 
 
 
 def _summary(words: int) -> str:
-    return ('<div class="admonition summary-box"><p class="admonition-title">Summary</p><p>'
-            + " ".join(["word"] * (words - 1)) + "</p></div>")
+    return (
+        '<div class="admonition summary-box"><p class="admonition-title">Summary</p><p>'
+        + " ".join(["word"] * (words - 1))
+        + "</p></div>"
+    )
 
 
 def _claims(claim_px: int | None = None) -> str:
     """A 20-row claims table over the column, its claim the widest cell, or (``claim_px``) its
     claim column squeezed to that width."""
-    table = _table(20, ("A claim of the paper, in the paper's words, " * 3, "reproduced"),
-                   ("claim", "verdict")).replace("<table>", '<table style="width: 100%">')
+    table = _table(
+        20, ("A claim of the paper, in the paper's words, " * 3, "reproduced"), ("claim", "verdict")
+    ).replace("<table>", '<table style="width: 100%">')
     if claim_px is None:
         return table
     return table.replace("<th>claim</th>", f'<th style="width: {claim_px}px">claim</th>')
 
 
 WIDE_TABLE = _table(2, ("x" * 4,) * 12, ("column",) * 12).replace(
-    "<table>", '<table style="width: 1500px">')
+    "<table>", '<table style="width: 1500px">'
+)
 #: A wide table as a chapter writes it (:func:`privrl.chapter.tables.format_table`): its own
 #: scroll box, no noise for epsilon = inf, the missing value explained.
 FORMATTED = format_table(
-    pd.DataFrame({"epsilon": [1.0, float("inf")], "epsilon_pld": [float("nan"), 2.5],
-                  **{f"privacy_cost_{i}": [1234.5678, 0.012345] for i in range(20)}}),
-    missing="not DP-SGD").to_html()
+    pd.DataFrame(
+        {
+            "epsilon": [1.0, float("inf")],
+            "epsilon_pld": [float("nan"), 2.5],
+            **{f"privacy_cost_{i}": [1234.5678, 0.012345] for i in range(20)},
+        }
+    ),
+    missing="not DP-SGD",
+).to_html()
 
 #: The parts of the page that keeps every rule: a 784 px column holding a summary box of the
 #: limit's length, a small table, a wide table formatted for reading (in its scroll box), two
@@ -62,17 +75,25 @@ GOOD = {
     "summary": _summary(MAX_SUMMARY_WORDS),
     "table": _table(3, ("0.12", "no noise")),
     "wide": FORMATTED,
-    "figure": ('<figure><img src="fig.svg" width="300" height="200"><figcaption><p>'
-               '<span class="caption-number">Fig. 4.1 </span>Return against steps.</p>'
-               "</figcaption></figure>"),
-    "svg": (f'<figure>{FIGURE_SVG}<figcaption><p><span class="caption-number">Figure 2 </span>'
-            "Ledger.</p></figcaption></figure>"),
-    "icon": ('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><circle r="8" cx="8"'
-             ' cy="8"/></svg>'),
+    "figure": (
+        '<figure><img src="fig.svg" width="300" height="200"><figcaption><p>'
+        '<span class="caption-number">Fig. 4.1 </span>Return against steps.</p>'
+        "</figcaption></figure>"
+    ),
+    "svg": (
+        f'<figure>{FIGURE_SVG}<figcaption><p><span class="caption-number">Figure 2 </span>'
+        "Ledger.</p></figcaption></figure>"
+    ),
+    "icon": (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><circle r="8" cx="8"'
+        ' cy="8"/></svg>'
+    ),
     "verdicts": "<details><summary>Every verdict</summary>" + _claims() + "</details>",
     "filler": '<div style="height: 300px"></div>',
-    "code": ("<pre>x = 1</pre>" '<div class="cell"><pre style="white-space: pre-wrap">'
-             + "x = 1  # " * 30 + "</pre></div>"),
+    "code": (
+        "<pre>x = 1</pre>"
+        '<div class="cell"><pre style="white-space: pre-wrap">' + "x = 1  # " * 30 + "</pre></div>"
+    ),
 }
 #: The landing page that keeps every rule: the same without the wide table (even scrolled, a
 #: table on the landing page must fit its column).
@@ -82,10 +103,21 @@ LANDING = {k: v for k, v in GOOD.items() if k != "wide"}
 #: landing page, measured as the landing page; the others break the chapter page.
 BROKEN = [
     ("wide table", "wide", WIDE_TABLE, "fits-column"),
-    ("wide figure", "svg", '<figure>' + FIGURE_SVG.replace('width="300"', 'width="1200"')
-     + "<figcaption><p>Figure 2 Ledger.</p></figcaption></figure>", "fits-column"),
-    ("caption without number", "figure", '<figure><img src="fig.svg" width="300" height="200">'
-     "<figcaption><p>Return against steps.</p></figcaption></figure>", "numbered-caption"),
+    (
+        "wide figure",
+        "svg",
+        "<figure>"
+        + FIGURE_SVG.replace('width="300"', 'width="1200"')
+        + "<figcaption><p>Figure 2 Ledger.</p></figcaption></figure>",
+        "fits-column",
+    ),
+    (
+        "caption without number",
+        "figure",
+        '<figure><img src="fig.svg" width="300" height="200">'
+        "<figcaption><p>Return against steps.</p></figcaption></figure>",
+        "numbered-caption",
+    ),
     ("figure without caption", "svg", FIGURE_SVG, "numbered-caption"),
     ("nan cell", "table", _table(1, ("nan", "2")), "clean-cells"),
     ("interval to inf", "table", _table(1, ("[0.5, inf)", "2")), "clean-cells"),
@@ -96,17 +128,23 @@ BROKEN = [
     ("landing table scrolls", "wide", GOOD["wide"], "landing"),
     ("summary too long", "summary", _summary(MAX_SUMMARY_WORDS + 1), "summary-words"),
     ("code scrolls sideways", "code", "<pre>" + "x = 1  # " * 30 + "</pre>", "code-fits"),
-    ("summary below the first screen", "summary",
-     '<div style="height: 1000px"></div>' + _summary(MAX_SUMMARY_WORDS), "summary-first"),
+    (
+        "summary below the first screen",
+        "summary",
+        '<div style="height: 1000px"></div>' + _summary(MAX_SUMMARY_WORDS),
+        "summary-first",
+    ),
     ("claim column squeezed", "verdicts", _claims(claim_px=110), "claim-width"),
 ]
 
 
 def _html(parts: dict[str, str]) -> str:
-    return ('<!DOCTYPE html><html><head><meta charset="utf-8"><style>body { margin: 0 } '
-            "article { width: 784px; padding: 0 20px }</style></head><body><main>"
-            f'<article class="bd-article">{"".join(parts.values())}</article>'
-            "</main></body></html>")
+    return (
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><style>body { margin: 0 } '
+        "article { width: 784px; padding: 0 20px }</style></head><body><main>"
+        f'<article class="bd-article">{"".join(parts.values())}</article>'
+        "</main></body></html>"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -168,10 +206,12 @@ def test_violations_name_the_element_and_the_measured_value(site, context):
     assert cell.element.startswith("table") and cell.value == "'nan' in 'nan'"
     (cell,) = _violations(context, site[0], f"broken-{by_case['interval to inf']}.html")
     assert cell.value == "'inf' in '[0.5, inf)'"
-    (late,) = _violations(context, site[0], f"broken-{by_case['summary below the first screen']}"
-                                            ".html")
+    (late,) = _violations(
+        context, site[0], f"broken-{by_case['summary below the first screen']}.html"
+    )
     assert late.value.startswith("starts at 10") and late.value.endswith(
-        f" px > {VIEWPORT['height']} px")  # 1,000 px of filler and the box's margin
+        f" px > {VIEWPORT['height']} px"
+    )  # 1,000 px of filler and the box's margin
     (claim,) = _violations(context, site[0], f"broken-{by_case['claim column squeezed']}.html")
     assert claim.element.startswith("table") and claim.value.endswith(" px < 250 px")
 
@@ -188,11 +228,14 @@ def test_a_page_narrower_than_the_readers_window_is_refused(site, browser):
 def test_the_site_report_lists_every_page_and_checks_the_landing_page_only(site, browser):
     assert page_rules.landing_page(site[1]) == "landing.html"
     found = page_rules.site_violations(site[1], browser)
-    assert sorted(found) == sorted(["good.html", "landing.html",
-                                    *(f"broken-{i}.html" for i in range(len(BROKEN)))])
+    assert sorted(found) == sorted(
+        ["good.html", "landing.html", *(f"broken-{i}.html" for i in range(len(BROKEN)))]
+    )
     out = page_rules.report(found)
     tall = next(i for i, (case, *_) in enumerate(BROKEN) if case == "landing too tall")
     assert f"broken-{tall}.html" not in out  # not the landing page: its height is not limited
     assert "good.html" not in out and "landing.html" not in out
-    assert ("totals: fits-column 2, numbered-caption 2, clean-cells 4, landing 0, "
-            "code-fits 1, summary-words 1, summary-first 1, claim-width 1 (17 pages)") in out
+    assert (
+        "totals: fits-column 2, numbered-caption 2, clean-cells 4, landing 0, "
+        "code-fits 1, summary-words 1, summary-first 1, claim-width 1 (17 pages)"
+    ) in out

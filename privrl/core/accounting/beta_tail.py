@@ -69,8 +69,14 @@ def _series(
 ) -> tuple[mpmath.mpf, mpmath.mpf]:
     """Lower and upper bound on :math:`I_x(a, b)`, :math:`0 < x < 1`, from at most
     :data:`MAX_TERMS` terms (a ``ValueError`` beyond), the tail below ``tolerance`` of the sum."""
-    log_prefactor = (a * mpmath.log(x) + b * mpmath.log1p(-x) - mpmath.log(a)
-                     - mpmath.loggamma(a) - mpmath.loggamma(b) + mpmath.loggamma(a + b))
+    log_prefactor = (
+        a * mpmath.log(x)
+        + b * mpmath.log1p(-x)
+        - mpmath.log(a)
+        - mpmath.loggamma(a)
+        - mpmath.loggamma(b)
+        + mpmath.loggamma(a + b)
+    )
     total, term = mpmath.mpf(0), mpmath.mpf(1)
     for n in range(MAX_TERMS):
         total += term
@@ -79,8 +85,10 @@ def _series(
         if bound < 1 and term <= tolerance * (1 - bound) * total:
             prefactor = mpmath.exp(log_prefactor)
             return prefactor * total, prefactor * (total + term / (1 - bound))
-    raise ValueError(f"x = {float(x)!r}: the incomplete beta series of a = {float(a)!r}, "
-                     f"b = {float(b)!r} did not reach its tolerance in {MAX_TERMS} terms")
+    raise ValueError(
+        f"x = {float(x)!r}: the incomplete beta series of a = {float(a)!r}, "
+        f"b = {float(b)!r} did not reach its tolerance in {MAX_TERMS} terms"
+    )
 
 
 def _down(value: mpmath.mpf) -> float:
@@ -119,8 +127,10 @@ def beta_cdf_bounds(a: float, b: float, x: float) -> tuple[float, float]:
         return x, x
     direct, other = terms_needed(a, b, x), terms_needed(b, a, 1.0 - x)
     if min(direct, other) > MAX_TERMS:
-        raise ValueError(f"x = {x!r}: I_x(a, b) at a = {a!r}, b = {b!r} needs more than "
-                         f"{MAX_TERMS} terms of either series")
+        raise ValueError(
+            f"x = {x!r}: I_x(a, b) at a = {a!r}, b = {b!r} needs more than "
+            f"{MAX_TERMS} terms of either series"
+        )
     complement = other < direct
     low, high = _bounds(a, b, x, complement, DPS)
     for dps in (2 * DPS, 4 * DPS):

@@ -93,5 +93,6 @@ def calibrate_decreasing(
         hi, lo = lo, lo / growth
         if lo < min_scale:
             return hi
-    return bisect_safe(lambda s: epsilon_of(s) <= target, lo, hi, safe_end="hi", rtol=rtol,
-                       midpoint=midpoint)
+    return bisect_safe(
+        lambda s: epsilon_of(s) <= target, lo, hi, safe_end="hi", rtol=rtol, midpoint=midpoint
+    )

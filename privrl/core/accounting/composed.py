@@ -36,15 +36,18 @@ class ComposedEvent:
         if not events:
             raise ValueError("events: compose at least one release")
         if len(deltas) != len(events):
-            raise ValueError(f"deltas must have one entry per event ({len(events)}), "
-                             f"got {len(deltas)}")
+            raise ValueError(
+                f"deltas must have one entry per event ({len(events)}), got {len(deltas)}"
+            )
         for i, event in enumerate(events):
             if not isinstance(event, PrivacyEvent):
-                raise ValueError(f"events[{i}] must be a privacy event, got "
-                                 f"{type(event).__name__}")
+                raise ValueError(f"events[{i}] must be a privacy event, got {type(event).__name__}")
         object.__setattr__(self, "events", events)
-        object.__setattr__(self, "deltas", tuple(check_probability(d, f"deltas[{i}]")
-                                                 for i, d in enumerate(deltas)))
+        object.__setattr__(
+            self,
+            "deltas",
+            tuple(check_probability(d, f"deltas[{i}]") for i, d in enumerate(deltas)),
+        )
 
     def basic_epsilon(self, delta: float) -> float:
         r""":math:`\sum_i \varepsilon_i(\delta_i)` if ``delta`` covers :math:`\sum_i \delta_i`,

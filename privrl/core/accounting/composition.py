@@ -79,7 +79,8 @@ def kairouz_composition(
     drift = math.expm1(epsilon) * k * epsilon / (math.exp(epsilon) + 1)
     eps_total = min(
         k * epsilon,
-        drift + epsilon * math.sqrt(2 * k * math.log(math.e + math.sqrt(k * epsilon**2) / delta_slack)),
+        drift
+        + epsilon * math.sqrt(2 * k * math.log(math.e + math.sqrt(k * epsilon**2) / delta_slack)),
         drift + epsilon * math.sqrt(2 * k * math.log(1 / delta_slack)),
     )
     return eps_total, 1 - (1 - delta) ** k * (1 - delta_slack)
@@ -97,9 +98,7 @@ def optimal_composition_delta(epsilon: float, delta: float, k: int, epsilon_tota
     if not np.any(keep):
         inner = 0.0
     else:
-        log_terms = (
-            log_binom[keep] + (k - ls[keep]) * epsilon + np.log(-np.expm1(-gap[keep]))
-        )
+        log_terms = log_binom[keep] + (k - ls[keep]) * epsilon + np.log(-np.expm1(-gap[keep]))
         inner = float(np.exp(logsumexp(log_terms) - k * np.log1p(math.exp(epsilon))))
     return float(1 - (1 - delta) ** k * (1 - inner))
 

@@ -58,8 +58,9 @@ def check_eta(eta: float, m: int) -> float:
     if not eta < 1.0 / m:
         raise ValueError(f"eta must lie in (0, 1/m) = (0, {1.0 / m:.6g}) for m = {m}, got {eta}")
     if 1.0 - (m - 1) * eta == 1.0:
-        raise ValueError(f"eta = {eta!r} is so small that 1 - (m - 1) eta is 1 on doubles; give "
-                         "a larger eta")
+        raise ValueError(
+            f"eta = {eta!r} is so small that 1 - (m - 1) eta is 1 on doubles; give a larger eta"
+        )
     return eta
 
 
@@ -90,8 +91,10 @@ class Theorem1Mechanism:
         object.__setattr__(self, "eta", check_eta(self.eta, m))
         object.__setattr__(self, "tau", tau)
         if self.k * self.eta == 0.0:
-            raise ValueError(f"k, eta: the Dirichlet parameter k eta = {self.k!r} x {self.eta!r} "
-                             "underflows to 0; give a larger k or eta")
+            raise ValueError(
+                f"k, eta: the Dirichlet parameter k eta = {self.k!r} x {self.eta!r} "
+                "underflows to 0; give a larger k or eta"
+            )
 
 
 def _unpack(mechanism: object) -> tuple[float, int, float, float]:
@@ -166,7 +169,9 @@ class DirichletMechanismEvent:
 
     def to_dp_event(self) -> NoReturn:
         """None: the Dirichlet mechanism has no dp-accounting event; raises ``NotImplementedError``."""
-        raise NotImplementedError("DirichletMechanismEvent: the Dirichlet mechanism has no dp-accounting event")
+        raise NotImplementedError(
+            "DirichletMechanismEvent: the Dirichlet mechanism has no dp-accounting event"
+        )
 
 
 def theorem1_log_ratio_sup(
@@ -193,10 +198,10 @@ def theorem1_log_ratio_sup(
 
     def unpack(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         pi = (1.0 - m * eta) * softmax(theta[:m]) + eta
-        step = theta[m:2 * m] - theta[m:2 * m].mean()
+        step = theta[m : 2 * m] - theta[m : 2 * m].mean()
         norm = float(np.linalg.norm(step))
         step = step / norm * rho / (1.0 + math.exp(-theta[2 * m])) if norm > 0 else step
-        z = (1.0 - m * tau) * softmax(theta[2 * m + 1:]) + tau
+        z = (1.0 - m * tau) * softmax(theta[2 * m + 1 :]) + tau
         return pi, pi + step, z
 
     def negative(theta: np.ndarray) -> float:
@@ -207,7 +212,7 @@ def theorem1_log_ratio_sup(
 
     starts = [gen.normal(0.0, 2.0, 3 * m + 1) for _ in range(n_starts)]
     vertex = np.zeros(3 * m + 1)
-    vertex[m - 1], vertex[m:2 * m], vertex[2 * m + m] = 8.0, -1.0, 8.0
+    vertex[m - 1], vertex[m : 2 * m], vertex[2 * m + m] = 8.0, -1.0, 8.0
     vertex[2 * m - 1], vertex[2 * m] = 1.0, 5.0
     starts.append(vertex)
     best = min(
@@ -261,7 +266,9 @@ def theorem1_delta_mc(
     n_samples = check_int(n_samples, "n_samples", minimum=1)
     confidence = check_probability(confidence, "confidence", open_interval=True)
     x = sample_dirichlet(np.broadcast_to(k * vertex_policy(m, eta), (n_samples, m)), rng)
-    return DeltaEstimate.from_count(int(np.count_nonzero(x.min(axis=1) < tau)), n_samples, confidence)
+    return DeltaEstimate.from_count(
+        int(np.count_nonzero(x.min(axis=1) < tau)), n_samples, confidence
+    )
 
 
 def theorem1_delta_integral(mechanism: Theorem1Mechanism) -> float:
@@ -306,7 +313,9 @@ def theorem1_delta_bound(mechanism: Theorem1Mechanism) -> float:
     :func:`~privrl.core.accounting.beta_tail.beta_cdf_bounds`' upper bound, the sum rounded up;
     at most 1."""
     k, m, eta, tau = _unpack(mechanism)
-    total = math.fsum(n * beta_cdf_bounds(a, b, tau)[1] for a, b, n in _coordinate_params(k, m, eta))
+    total = math.fsum(
+        n * beta_cdf_bounds(a, b, tau)[1] for a, b, n in _coordinate_params(k, m, eta)
+    )
     return min(1.0, math.nextafter(total, math.inf))
 
 
@@ -332,14 +341,17 @@ def theorem1_delta_lower(mechanism: Theorem1Mechanism) -> float:
                 # x = tau u^(1/ai) takes the x^(ai - 1) singularity of the Beta density out
                 x = tau * u ** (1.0 / ai)
                 return math.exp(log_c + (a0 - ai - 1.0) * math.log1p(-x)) * float(
-                    stats.beta.cdf(tau / (1.0 - x), aj, a0 - ai - aj))
+                    stats.beta.cdf(tau / (1.0 - x), aj, a0 - ai - aj)
+                )
 
             value, err = integrate.quad(joint, 0.0, 1.0, epsabs=1e-14, epsrel=1e-9, limit=200)
             pairs += value + 10.0 * err
     return max(max(singles), math.fsum(singles) - pairs, 0.0)
 
 
-def tau_for_delta_bound(delta: float, k: float, m: int, eta: float, rel_tol: float = 1e-10) -> float:
+def tau_for_delta_bound(
+    delta: float, k: float, m: int, eta: float, rel_tol: float = 1e-10
+) -> float:
     r"""The largest :math:`\tau` (to relative ``rel_tol``) whose rigorous bound on eq. (6)
     (:func:`theorem1_delta_bound`) is at most ``delta``, by bisection on :math:`\log\tau` (the
     bound increases with :math:`\tau`); the returned :math:`\tau` itself satisfies the bound
@@ -403,7 +415,9 @@ def quantile_upper_index(n: int, level: float, confidence: float) -> int:
     n = check_int(n, "n", minimum=1)
     j = int(stats.binom.ppf(confidence, n, level))
     if j >= n:
-        raise ValueError(f"n = {n} draws are too few for a {confidence} bound on the {level} quantile")
+        raise ValueError(
+            f"n = {n} draws are too few for a {confidence} bound on the {level} quantile"
+        )
     return j
 
 
@@ -427,10 +441,13 @@ def lemma1_mc_radius(
     beta = check_probability(beta, "beta", open_interval=True)
     eta = check_eta(eta, m)
     rng = np.random.default_rng(seed)
-    policies = np.vstack([
-        np.full(m, 1.0 / m), vertex_policy(m, eta),
-        (1.0 - m * eta) * rng.dirichlet(np.ones(m), n_policies) + eta,
-    ])  # fmt: skip
+    policies = np.vstack(
+        [
+            np.full(m, 1.0 / m),
+            vertex_policy(m, eta),
+            (1.0 - m * eta) * rng.dirichlet(np.ones(m), n_policies) + eta,
+        ]
+    )
     j = quantile_upper_index(n_samples, 1.0 - beta, confidence)
     x = sample_dirichlet(k * np.broadcast_to(policies, (n_samples, *policies.shape)), rng)
     dist = np.sort(np.linalg.norm(x - policies, axis=-1), axis=0)
@@ -497,7 +514,9 @@ def teacher_budget(
     eps = check_array(epsilons, "epsilons", ndim=1)
     dlt = check_array(deltas, "deltas", ndim=1)
     if eps.shape != dlt.shape:
-        raise ValueError(f"epsilons and deltas must have equal length, got {len(eps)} and {len(dlt)}")
+        raise ValueError(
+            f"epsilons and deltas must have equal length, got {len(eps)} and {len(dlt)}"
+        )
     if np.any(eps < 0):
         raise ValueError("epsilons must be >= 0")
     if np.any((dlt < 0) | (dlt > 1)):
@@ -550,8 +569,10 @@ class TeacherQueriesEvent:
 
     def budget(self) -> dict[str, float]:
         """:func:`teacher_budget` of the queries' per-query (epsilon, delta)."""
-        events = [DirichletMechanismEvent(k, self.m, self.eta, self.tau, self.lipschitz, self.b)
-                  for k in self.k]
+        events = [
+            DirichletMechanismEvent(k, self.m, self.eta, self.tau, self.lipschitz, self.b)
+            for k in self.k
+        ]
         eps = [theorem1_epsilon(e.mechanism, e.lipschitz, e.b) for e in events]
         return teacher_budget(eps, [e.delta_bound for e in events], self.delta_slack)
 
@@ -568,5 +589,6 @@ class TeacherQueriesEvent:
 
     def to_dp_event(self) -> NoReturn:
         """None: composed Dirichlet teacher answers have no dp-accounting event; raises ``NotImplementedError``."""
-        raise NotImplementedError("TeacherQueriesEvent: composed Dirichlet teacher answers have no dp-accounting event")
-
+        raise NotImplementedError(
+            "TeacherQueriesEvent: composed Dirichlet teacher answers have no dp-accounting event"
+        )

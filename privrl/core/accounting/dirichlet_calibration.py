@@ -54,8 +54,14 @@ _SHAVE = 1.0 - 1e-9
 _TAU_FLOOR = 1e-300
 
 
-def epsilon_at(k: float, delta: float, m: int, eta: float, lipschitz: float, b: float,
-               ) -> tuple[float, float]:
+def epsilon_at(
+    k: float,
+    delta: float,
+    m: int,
+    eta: float,
+    lipschitz: float,
+    b: float,
+) -> tuple[float, float]:
     r"""``(epsilon, tau)``: eq. (12) at the largest :math:`\tau` whose eq. (6) bound meets
     ``delta`` at concentration ``k`` (``(inf, nan)`` when no :math:`\tau \ge 10^{-300}` does)."""
     if theorem1_delta_bound(Theorem1Mechanism(k, m, eta, _TAU_FLOOR)) > delta:
@@ -67,8 +73,9 @@ def epsilon_at(k: float, delta: float, m: int, eta: float, lipschitz: float, b: 
     return theorem1_epsilon(Theorem1Mechanism(k, m, eta, tau), lipschitz, b), tau
 
 
-def calibrate_concentration(epsilon: float, delta: float, m: int, eta: float, lipschitz: float,
-                            b: float) -> tuple[float, float]:
+def calibrate_concentration(
+    epsilon: float, delta: float, m: int, eta: float, lipschitz: float, b: float
+) -> tuple[float, float]:
     r"""``(k, tau)``: the largest concentration found in ``[K_MIN, K_MAX]`` whose Theorem 1
     guarantee is ``(epsilon', delta')`` with ``epsilon' <= epsilon`` and ``delta' <= delta``
     (eq. 12 and the rigorous bound on eq. 6, as evaluated), for ``m`` actions on
@@ -90,26 +97,39 @@ def calibrate_concentration(epsilon: float, delta: float, m: int, eta: float, li
     meets = [i for i, e in enumerate(values) if e <= epsilon]
     if not meets:
         low = int(np.argmin(values))
-        floor = (f"the smallest is {values[low]:.4g}, at k = {grid[low]:.3g}"
-                 if math.isfinite(values[low]) else "no concentration meets delta")
-        raise ValueError(f"epsilon: Theorem 1 gives no concentration in [{K_MIN:g}, {K_MAX:g}] "
-                         f"an epsilon of at most {epsilon:g} at delta = {delta:g} for m = {m}, "
-                         f"eta = {eta:g} and lipschitz * b = {lipschitz * b:g} ({floor})")
+        floor = (
+            f"the smallest is {values[low]:.4g}, at k = {grid[low]:.3g}"
+            if math.isfinite(values[low])
+            else "no concentration meets delta"
+        )
+        raise ValueError(
+            f"epsilon: Theorem 1 gives no concentration in [{K_MIN:g}, {K_MAX:g}] "
+            f"an epsilon of at most {epsilon:g} at delta = {delta:g} for m = {m}, "
+            f"eta = {eta:g} and lipschitz * b = {lipschitz * b:g} ({floor})"
+        )
     best = meets[-1]
     if best == len(grid) - 1:
         k = float(grid[best])
     else:
-        k = bisect_safe(lambda x: epsilon_at(x, delta, m, eta, lipschitz, b)[0] <= epsilon,
-                        float(grid[best]), float(grid[best + 1]), safe_end="lo", rtol=_K_RTOL)
+        k = bisect_safe(
+            lambda x: epsilon_at(x, delta, m, eta, lipschitz, b)[0] <= epsilon,
+            float(grid[best]),
+            float(grid[best + 1]),
+            safe_end="lo",
+            rtol=_K_RTOL,
+        )
     found, tau = epsilon_at(k, delta, m, eta, lipschitz, b)
     if not found <= epsilon:
-        raise RuntimeError(f"the Dirichlet calibration missed its target: epsilon {found!r} > "
-                           f"{epsilon!r} at k = {k!r}")
+        raise RuntimeError(
+            f"the Dirichlet calibration missed its target: epsilon {found!r} > "
+            f"{epsilon!r} at k = {k!r}"
+        )
     return k, tau
 
 
-def per_query_target(epsilon: float, delta: float, n: int, composition: str,
-                     delta_slack: float) -> tuple[float, float]:
+def per_query_target(
+    epsilon: float, delta: float, n: int, composition: str, delta_slack: float
+) -> tuple[float, float]:
     r"""``(epsilon_0, delta_0)`` per query such that ``n`` queries composed by ``composition``
     (``"basic"``: sums; ``"advanced"``: Dwork, Rothblum and Vadhan with ``delta_slack``) are
     at most ``(epsilon, delta)``, with a relative 1e-9 to spare for the rounding of the sums.
@@ -127,7 +147,11 @@ def per_query_target(epsilon: float, delta: float, n: int, composition: str,
     delta0 = (delta - delta_slack) / n * _SHAVE
     epsilon0 = bisect_safe(
         lambda e: advanced_composition(e, delta0, n, delta_slack)[0] <= epsilon,
-        epsilon * 1e-9, epsilon, safe_end="lo", rtol=1e-9)
+        epsilon * 1e-9,
+        epsilon,
+        safe_end="lo",
+        rtol=1e-9,
+    )
     return epsilon0, delta0
 
 

@@ -50,8 +50,10 @@ def grid_l2_sensitivity(sensitivity: float, d: int, step: float) -> float:
     sqrt_d_up = Fraction(math.isqrt(d * 4**_SQRT_BITS) + 1, 2**_SQRT_BITS)
     grid = Fraction(sensitivity) / Fraction(step) + sqrt_d_up
     if grid > sys.float_info.max:
-        raise ValueError(f"step: a sensitivity of {sensitivity:.6g} is more than the largest "
-                         f"double in steps of {step:.6g}; choose a larger step")
+        raise ValueError(
+            f"step: a sensitivity of {sensitivity:.6g} is more than the largest "
+            f"double in steps of {step:.6g}; choose a larger step"
+        )
     return _round_up(grid)
 
 
@@ -67,8 +69,9 @@ def noise_multiplier(variance: int, grid_sensitivity: float) -> float:
     return z
 
 
-def discrete_gaussian_event(variance: int, sensitivity: float, d: int, step: float,
-                            relation: str = "add/remove") -> DpAccountingEvent:
+def discrete_gaussian_event(
+    variance: int, sensitivity: float, d: int, step: float, relation: str = "add/remove"
+) -> DpAccountingEvent:
     """The ledger event of one grid Gaussian release of variance parameter ``variance`` (grid
     units squared) on a ``d``-vector of l2 ``sensitivity`` between neighbours under
     ``relation``: dp-accounting's RDP epsilon of a Gaussian of noise multiplier
@@ -87,11 +90,21 @@ def required_noise_multiplier(epsilon: float, delta: float) -> float:
     """The smallest noise multiplier ``z`` (relative tolerance 1e-6) whose
     :func:`gaussian_rdp_epsilon` at ``delta`` is at most ``epsilon`` (exactly as evaluated)."""
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
-    return calibrate_decreasing(lambda z: gaussian_rdp_epsilon(z, delta), epsilon, lo=0.5, hi=2.0,
-                                rtol=1e-6, max_scale=1e8, min_scale=1e-4)
+    return calibrate_decreasing(
+        lambda z: gaussian_rdp_epsilon(z, delta),
+        epsilon,
+        lo=0.5,
+        hi=2.0,
+        rtol=1e-6,
+        max_scale=1e8,
+        min_scale=1e-4,
+    )
 
 
 __all__ = [
-    "discrete_gaussian_event", "gaussian_rdp_epsilon", "grid_l2_sensitivity", "noise_multiplier",
+    "discrete_gaussian_event",
+    "gaussian_rdp_epsilon",
+    "grid_l2_sensitivity",
+    "noise_multiplier",
     "required_noise_multiplier",
 ]

@@ -24,13 +24,22 @@ from dp_accounting.rdp import RdpAccountant
 from privrl.core.validation import check_delta, check_positive
 
 __all__ = [
-    "DEFAULT_RDP_ORDERS", "DpAccountingEvent", "NeighboringRelation", "NoGuarantee", "PrivacyEvent",
-    "event_from_dict", "event_to_dict", "pld_epsilon", "rdp_epsilon", "register_event",
+    "DEFAULT_RDP_ORDERS",
+    "DpAccountingEvent",
+    "NeighboringRelation",
+    "NoGuarantee",
+    "PrivacyEvent",
+    "event_from_dict",
+    "event_to_dict",
+    "pld_epsilon",
+    "rdp_epsilon",
+    "register_event",
 ]
 
 #: Orders used by the RDP accountant: dense near 1, then geometric up to 4096.
 DEFAULT_RDP_ORDERS: tuple[float, ...] = tuple(
-    [1.0 + x / 20.0 for x in range(1, 100)] + [6.0 + x for x in range(0, 59)]
+    [1.0 + x / 20.0 for x in range(1, 100)]
+    + [6.0 + x for x in range(0, 59)]
     + [float(2**k) for k in range(6, 13)]
 )
 
@@ -46,7 +55,9 @@ def rdp_epsilon(
     delta = check_delta(delta)
     accountant = RdpAccountant(list(orders), neighboring_relation)
     if not accountant.supports(event):
-        raise ValueError(f"event {event!r} is not supported by the RDP accountant under {neighboring_relation}")
+        raise ValueError(
+            f"event {event!r} is not supported by the RDP accountant under {neighboring_relation}"
+        )
     return float(accountant.compose(event).get_epsilon(delta))
 
 
@@ -62,7 +73,9 @@ def pld_epsilon(
     interval = check_positive(value_discretization_interval, "value_discretization_interval")
     accountant = PLDAccountant(neighboring_relation, value_discretization_interval=interval)
     if not accountant.supports(event):
-        raise ValueError(f"event {event!r} is not supported by the PLD accountant under {neighboring_relation}")
+        raise ValueError(
+            f"event {event!r} is not supported by the PLD accountant under {neighboring_relation}"
+        )
     return float(accountant.compose(event).get_epsilon(delta))
 
 
@@ -76,8 +89,10 @@ def pld_epsilon(
 # events of the module that accounts for them, registered with :func:`register_event`.
 
 _EVENT_TYPES: dict[str, type] = {}
-RELATIONS = {"add/remove": NeighboringRelation.ADD_OR_REMOVE_ONE,
-             "replace-one": NeighboringRelation.REPLACE_ONE}
+RELATIONS = {
+    "add/remove": NeighboringRelation.ADD_OR_REMOVE_ONE,
+    "replace-one": NeighboringRelation.REPLACE_ONE,
+}
 
 
 def register_event(cls: type) -> type:
@@ -103,7 +118,11 @@ def _dp_event_to_dict(event: dp_accounting.DpEvent) -> dict[str, Any]:
     for key, value in attr.asdict(event, recurse=False).items():
         if isinstance(value, dp_accounting.DpEvent):
             out[key] = _dp_event_to_dict(value)
-        elif isinstance(value, list | tuple) and value and isinstance(value[0], dp_accounting.DpEvent):
+        elif (
+            isinstance(value, list | tuple)
+            and value
+            and isinstance(value[0], dp_accounting.DpEvent)
+        ):
             out[key] = [_dp_event_to_dict(v) for v in value]
         else:
             out[key] = value
@@ -116,7 +135,12 @@ def _dp_event_from_dict(data: dict[str, Any]) -> dp_accounting.DpEvent:
     for key, value in fields.items():
         if isinstance(value, dict) and "dp_event" in value:
             fields[key] = _dp_event_from_dict(value)
-        elif isinstance(value, list) and value and isinstance(value[0], dict) and "dp_event" in value[0]:
+        elif (
+            isinstance(value, list)
+            and value
+            and isinstance(value[0], dict)
+            and "dp_event" in value[0]
+        ):
             fields[key] = [_dp_event_from_dict(v) for v in value]
     return cls(**fields)
 
@@ -205,10 +229,14 @@ def event_from_dict(data: dict[str, Any]) -> PrivacyEvent:
 
 #: The accounting modules that define events of their own.
 EVENT_MODULES: tuple[str, ...] = (
-    "privrl.core.accounting.smooth_sensitivity", "privrl.core.accounting.subsampled",
-    "privrl.core.accounting.functional_noise", "privrl.core.accounting.gaussian",
-    "privrl.core.accounting.laplace", "privrl.core.accounting.local",
-    "privrl.core.accounting.dirichlet", "privrl.core.accounting.gpope_pld",
+    "privrl.core.accounting.smooth_sensitivity",
+    "privrl.core.accounting.subsampled",
+    "privrl.core.accounting.functional_noise",
+    "privrl.core.accounting.gaussian",
+    "privrl.core.accounting.laplace",
+    "privrl.core.accounting.local",
+    "privrl.core.accounting.dirichlet",
+    "privrl.core.accounting.gpope_pld",
 )
 
 

@@ -68,10 +68,17 @@ def _common(epsilon, delta, T, B, alpha, k, L):
 def update_scale(alpha: float, k: float, B: int) -> float:
     """:math:`v = 4\\alpha(k+1)/B`, the sup-norm bound on the change of one update (proof of Thm 5);
     a ``ValueError`` names ``alpha`` (``lr``) when it underflows to 0 (the bandwidth is 1/v)."""
-    v = 4.0 * check_positive(alpha, "alpha") * (check_nonnegative(k, "k") + 1.0) / check_int(B, "B", 1)
+    v = (
+        4.0
+        * check_positive(alpha, "alpha")
+        * (check_nonnegative(k, "k") + 1.0)
+        / check_int(B, "B", 1)
+    )
     if v == 0.0:
-        raise ValueError(f"alpha (lr) = {alpha!r}: Theorem 5's update bound 4 alpha (k + 1) / B "
-                         "underflows to 0; choose a larger learning rate")
+        raise ValueError(
+            f"alpha (lr) = {alpha!r}: Theorem 5's update bound 4 alpha (k + 1) / B "
+            "underflows to 0; choose a larger learning rate"
+        )
     return v
 
 
@@ -92,9 +99,11 @@ def theorem5_C(alpha: float, k: float, L: float, B: int) -> float:
     except OverflowError:
         c = math.inf
     if math.isinf(c):
-        raise ValueError(f"alpha (lr) = {float(alpha):.4g}, L (lipschitz) = {L:.4g}: Theorem 5's bound "
-                         f"C = (v^2 + v) L^2 on one update overflows a double at k = {k:g}, "
-                         f"B = {B}; choose a smaller learning rate or Lipschitz constant")
+        raise ValueError(
+            f"alpha (lr) = {float(alpha):.4g}, L (lipschitz) = {L:.4g}: Theorem 5's bound "
+            f"C = (v^2 + v) L^2 on one update overflows a double at k = {k:g}, "
+            f"B = {B}; choose a smaller learning rate or Lipschitz constant"
+        )
     return c
 
 
@@ -164,8 +173,9 @@ def theorem5_epsilon(
     hi = 1.0
     while gap(hi) < 0:
         hi *= 2.0
-    return bisect_safe(lambda e: gap(e) >= 0, 1e-12, hi, safe_end="hi", rtol=rtol,
-                       midpoint="arithmetic")
+    return bisect_safe(
+        lambda e: gap(e) >= 0, 1e-12, hi, safe_end="hi", rtol=rtol, midpoint="arithmetic"
+    )
 
 
 def gaussian_composition_epsilon(
@@ -231,16 +241,20 @@ def calibrate_algorithm1(
         raise ValueError(f"delta_share must lie in (0, 1), got {delta_share}")
     d_gauss = delta * delta_share
     if epsilon >= theorem5_epsilon_limit(d_gauss):
-        raise ValueError(f"epsilon must lie below {theorem5_epsilon_limit(d_gauss):.6g} at the "
-                         f"Gaussian part's delta = {d_gauss:g}, where Theorem 5 can hold (got "
-                         f"{epsilon:g}): above it two neighbours at the theorem's sensitivity are "
-                         "told apart beyond (epsilon, delta)")
+        raise ValueError(
+            f"epsilon must lie below {theorem5_epsilon_limit(d_gauss):.6g} at the "
+            f"Gaussian part's delta = {d_gauss:g}, where Theorem 5 can hold (got "
+            f"{epsilon:g}): above it two neighbours at the theorem's sensitivity are "
+            "told apart beyond (epsilon, delta)"
+        )
 
     def fits(k: int) -> bool:
         sigma = theorem5_sigma(epsilon, d_gauss, n_updates, B, alpha, k, L)
         beta = theorem5_beta(alpha, k, B)
-        return (2 * k > LEMMA8_CONSTANT * math.sqrt(beta) * sigma
-                and approximation_delta(n_paths, k, beta, sigma) <= delta - d_gauss)
+        return (
+            2 * k > LEMMA8_CONSTANT * math.sqrt(beta) * sigma
+            and approximation_delta(n_paths, k, beta, sigma) <= delta - d_gauss
+        )
 
     def finite(k: int) -> bool:
         try:
@@ -259,24 +273,40 @@ def calibrate_algorithm1(
     if far < 1:
         theorem5_C(alpha, 1, L, B)  # overflows already at k = 1: its error names lr, lipschitz
     if not fits(1) and not fits(far):  # the gap is convex in k
-        raise ValueError(f"alpha (lr) = {alpha:.4g}, L (lipschitz) = {L:.4g}: no k below {MAX_K} "
-                         f"satisfies Theorem 5 at epsilon = {epsilon:g}, delta = {delta:g} for "
-                         f"{n_updates} updates of batch {B}; choose a smaller learning rate or "
-                         "Lipschitz constant, or a larger epsilon")
+        raise ValueError(
+            f"alpha (lr) = {alpha:.4g}, L (lipschitz) = {L:.4g}: no k below {MAX_K} "
+            f"satisfies Theorem 5 at epsilon = {epsilon:g}, delta = {delta:g} for "
+            f"{n_updates} updates of batch {B}; choose a smaller learning rate or "
+            "Lipschitz constant, or a larger epsilon"
+        )
     k = next(k for k in range(1, far + 1) if fits(k))  # fits(1) or fits(far): one does
     sigma = theorem5_sigma(epsilon, d_gauss, n_updates, B, alpha, k, L)
     beta = theorem5_beta(alpha, k, B)
-    return {"k": k, "sigma": sigma, "beta": beta, "delta_gauss": d_gauss,
-            "delta_approx": approximation_delta(n_paths, k, beta, sigma),
-            "n_updates": n_updates, "n_paths": n_paths}
+    return {
+        "k": k,
+        "sigma": sigma,
+        "beta": beta,
+        "delta_gauss": d_gauss,
+        "delta_approx": approximation_delta(n_paths, k, beta, sigma),
+        "n_updates": n_updates,
+        "n_paths": n_paths,
+    }
 
 
 def _smallest_noise(eps_of: Callable[[float], float], epsilon: float, rtol: float = 1e-6) -> float:
     """Smallest noise parameter ``z`` (to ``rtol``) with ``eps_of(z) <= epsilon``; never above it
     (:func:`~privrl.core.accounting.calibration.calibrate_decreasing`: bracket from [0.05, 1]
     doubled upwards, bisection in ``z``)."""
-    return calibrate_decreasing(eps_of, epsilon, lo=0.05, hi=1.0, rtol=rtol, max_scale=1e9,
-                                growth=2.0, midpoint="arithmetic")
+    return calibrate_decreasing(
+        eps_of,
+        epsilon,
+        lo=0.05,
+        hi=1.0,
+        rtol=rtol,
+        max_scale=1e9,
+        growth=2.0,
+        midpoint="arithmetic",
+    )
 
 
 def _delta_split(delta: float, steps: int) -> tuple[float, float]:
@@ -514,14 +544,22 @@ class Theorem5Event:
                 f"{delta - gaussian_delta:.3g} over {self.n_paths} paths"
             )
         epsilon = theorem5_epsilon(
-            self.sigma, gaussian_delta, self.n_updates, self.batch_size, self.lr, self.k,
-            self.lipschitz, rtol=self.rtol,
+            self.sigma,
+            gaussian_delta,
+            self.n_updates,
+            self.batch_size,
+            self.lr,
+            self.k,
+            self.lipschitz,
+            rtol=self.rtol,
         )
         return epsilon if epsilon < theorem5_epsilon_limit(gaussian_delta) else math.inf
 
     def to_dp_event(self) -> NoReturn:
         """None: Theorem 5's functional-noise guarantee has no dp-accounting event; raises ``NotImplementedError``."""
-        raise NotImplementedError("Theorem5Event: Theorem 5's functional-noise guarantee has no dp-accounting event")
+        raise NotImplementedError(
+            "Theorem5Event: Theorem 5's functional-noise guarantee has no dp-accounting event"
+        )
 
 
 @register_event
@@ -551,4 +589,6 @@ class OutputPerturbationEvent:
 
     def to_dp_event(self) -> NoReturn:
         """None: output perturbation of a learned function has no dp-accounting event; raises ``NotImplementedError``."""
-        raise NotImplementedError("OutputPerturbationEvent: output perturbation of a learned function has no dp-accounting event")
+        raise NotImplementedError(
+            "OutputPerturbationEvent: output perturbation of a learned function has no dp-accounting event"
+        )

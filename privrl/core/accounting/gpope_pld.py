@@ -51,8 +51,9 @@ def _pld_epsilon(z: float, n: int, iterations: int, delta: float) -> float:
     return gpope_pld_epsilon(z, n, iterations, delta)
 
 
-def calibrate_pld_noise_multiplier(epsilon: float, delta: float, n: int, iterations: int,
-                                   rtol: float = 1e-3) -> float:
+def calibrate_pld_noise_multiplier(
+    epsilon: float, delta: float, n: int, iterations: int, rtol: float = 1e-3
+) -> float:
     """Smallest noise multiplier ``z`` (to relative tolerance ``rtol``) whose PLD epsilon at
     ``delta`` is at most ``epsilon`` (the bracket's safe end: the target always holds; the
     bracket is widened from [0.05, 1] by :func:`calibrate_decreasing`)."""
@@ -66,5 +67,6 @@ def calibrate_pld_noise_multiplier(epsilon: float, delta: float, n: int, iterati
 
 @functools.lru_cache(maxsize=256)
 def _calibrate(epsilon: float, delta: float, n: int, iterations: int, rtol: float) -> float:
-    return calibrate_decreasing(lambda z: _pld_epsilon(z, n, iterations, delta), epsilon,
-                                lo=0.05, hi=1.0, rtol=rtol)
+    return calibrate_decreasing(
+        lambda z: _pld_epsilon(z, n, iterations, delta), epsilon, lo=0.05, hi=1.0, rtol=rtol
+    )

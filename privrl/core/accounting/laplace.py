@@ -134,11 +134,16 @@ class GridLaplaceReportEvent:
         self-composed ``reports`` times."""
         reports = check_int(self.reports, "reports", minimum=1)
         event = dp_event.DiscreteLaplaceDpEvent(
-            float(1 / self.scale), grid_sensitivity(self.sensitivity, self.d, self.step))
+            float(1 / self.scale), grid_sensitivity(self.sensitivity, self.d, self.step)
+        )
         return event if reports == 1 else dp_accounting.SelfComposedDpEvent(event, reports)
 
 
 __all__ = [
-    "GridLaplaceReportEvent", "LaplaceReportEvent", "check_step", "grid_laplace_epsilon",
-    "grid_sensitivity", "laplace_epsilon",
+    "GridLaplaceReportEvent",
+    "LaplaceReportEvent",
+    "check_step",
+    "grid_laplace_epsilon",
+    "grid_sensitivity",
+    "laplace_epsilon",
 ]

@@ -28,8 +28,14 @@ from privrl.core.accounting.laplace import (
 from privrl.core.validation import check_epsilon, check_int, check_positive
 
 __all__ = [
-    "BitFlipEvent", "GridLaplaceReportEvent", "LaplaceReportEvent", "bit_flip_epsilon",
-    "grid_laplace_epsilon", "laplace_epsilon", "per_round_epsilon", "sequential_epsilon",
+    "BitFlipEvent",
+    "GridLaplaceReportEvent",
+    "LaplaceReportEvent",
+    "bit_flip_epsilon",
+    "grid_laplace_epsilon",
+    "laplace_epsilon",
+    "per_round_epsilon",
+    "sequential_epsilon",
 ]
 
 

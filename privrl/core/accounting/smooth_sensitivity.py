@@ -81,9 +81,11 @@ def smooth_gaussian_constants(epsilon: float, delta: float, d: int) -> tuple[flo
     delta = check_delta(delta)
     d = check_int(d, "d", minimum=1)
     if epsilon >= lemma1_epsilon_limit(delta):
-        raise ValueError(f"epsilon must lie below {lemma1_epsilon_limit(delta):.6g} at delta = "
-                         f"{delta:g}, where Lemma 1 can hold (got {epsilon:g}): above it two "
-                         "neighbours the lemma admits are told apart beyond (epsilon, delta)")
+        raise ValueError(
+            f"epsilon must lie below {lemma1_epsilon_limit(delta):.6g} at delta = "
+            f"{delta:g}, where Lemma 1 can hold (got {epsilon:g}): above it two "
+            "neighbours the lemma admits are told apart beyond (epsilon, delta)"
+        )
     log_term = math.log(2.0 / delta)
     return 5.0 * math.sqrt(2.0 * log_term) / epsilon, epsilon / (4.0 * (d + log_term))
 
@@ -166,7 +168,9 @@ class SmoothGaussianEvent:
 
     def to_dp_event(self) -> NoReturn:
         """None: noise calibrated to a data-dependent smooth bound (Lemma 1) has no dp-accounting event; raises ``NotImplementedError``."""
-        raise NotImplementedError("SmoothGaussianEvent: noise calibrated to a data-dependent smooth bound (Lemma 1) has no dp-accounting event")
+        raise NotImplementedError(
+            "SmoothGaussianEvent: noise calibrated to a data-dependent smooth bound (Lemma 1) has no dp-accounting event"
+        )
 
 
 def _check_counts(counts: object, name: str = "counts") -> np.ndarray:

@@ -66,18 +66,40 @@ __all__ = [
 #: A sparse grid (stops at 128): cheap, used only to bracket the calibration. Its epsilon can be
 #: far above the tight one when the optimal order is large (small epsilon, large n).
 COARSE_RDP_ORDERS: tuple[float, ...] = (
-    1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0, 20.0, 24.0, 32.0, 48.0,
-    64.0, 96.0, 128.0,
+    1.25,
+    1.5,
+    1.75,
+    2.0,
+    2.5,
+    3.0,
+    4.0,
+    5.0,
+    6.0,
+    8.0,
+    10.0,
+    12.0,
+    16.0,
+    20.0,
+    24.0,
+    32.0,
+    48.0,
+    64.0,
+    96.0,
+    128.0,
 )
 
 #: dp-accounting's default RDP orders (1.1 ... 10.9 by 0.1, 11 ... 63, 128, 256, 512, 1024),
 #: written out here, united with the coarse grid. The minimum over a superset of the default
 #: grid is never above the default accountant's epsilon, so the chapter's epsilons are the tight
 #: figure (the tests check agreement within 1%, the ledger's cross-check recomputes it).
-GPOPE_RDP_ORDERS: tuple[float, ...] = tuple(sorted(
-    {1.0 + x / 10.0 for x in range(1, 100)} | {float(a) for a in range(11, 64)}
-    | {128.0, 256.0, 512.0, 1024.0} | set(COARSE_RDP_ORDERS)
-))
+GPOPE_RDP_ORDERS: tuple[float, ...] = tuple(
+    sorted(
+        {1.0 + x / 10.0 for x in range(1, 100)}
+        | {float(a) for a in range(11, 64)}
+        | {128.0, 256.0, 512.0, 1024.0}
+        | set(COARSE_RDP_ORDERS)
+    )
+)
 
 
 def gpope_event(noise_multiplier: float, n: int, iterations: int) -> dp_accounting.DpEvent:
@@ -106,13 +128,15 @@ def gpope_epsilon(
     Cached: a bisection and a release's event ask for the same epsilon more than once."""
     delta = check_delta(delta)
     gpope_event(noise_multiplier, n, iterations)  # validates the arguments
-    return _gpope_rdp_epsilon(float(noise_multiplier), int(n), int(iterations), delta,
-                              _check_orders(orders))
+    return _gpope_rdp_epsilon(
+        float(noise_multiplier), int(n), int(iterations), delta, _check_orders(orders)
+    )
 
 
 @functools.lru_cache(maxsize=4096)
-def _gpope_rdp_epsilon(z: float, n: int, iterations: int, delta: float,
-                       orders: tuple[float, ...]) -> float:
+def _gpope_rdp_epsilon(
+    z: float, n: int, iterations: int, delta: float, orders: tuple[float, ...]
+) -> float:
     event = gpope_event(z, n, iterations)
     return rdp_epsilon(event, delta, NeighboringRelation.REPLACE_ONE, orders=orders)
 
@@ -128,15 +152,24 @@ def gpope_pld_event(noise_multiplier: float, n: int, iterations: int) -> dp_acco
     return dp_accounting.SelfComposedDpEvent(step, iterations)
 
 
-def gpope_pld_epsilon(noise_multiplier: float, n: int, iterations: int, delta: float,
-                      value_discretization_interval: float = 1e-3) -> float:
+def gpope_pld_epsilon(
+    noise_multiplier: float,
+    n: int,
+    iterations: int,
+    delta: float,
+    value_discretization_interval: float = 1e-3,
+) -> float:
     """Tight epsilon of GPOPE at ``delta`` by dp-accounting's PLD accountant (beyond the paper):
     :func:`gpope_pld_event` under ``ADD_OR_REMOVE_ONE`` (pessimistic discretisation), for the
     stated relation to GPOPE's replace-one sampling without replacement see the module text.
     At ``n = 1`` it is the exact epsilon of one Gaussian of sigma ``z / sqrt(T)``."""
     delta = check_delta(delta)
-    return pld_epsilon(gpope_pld_event(noise_multiplier, n, iterations), delta,
-                       NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval)
+    return pld_epsilon(
+        gpope_pld_event(noise_multiplier, n, iterations),
+        delta,
+        NeighboringRelation.ADD_OR_REMOVE_ONE,
+        value_discretization_interval,
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,8 +183,9 @@ class GpopeRun:
     iterations: int
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "noise_multiplier",
-                           check_positive(self.noise_multiplier, "noise_multiplier"))
+        object.__setattr__(
+            self, "noise_multiplier", check_positive(self.noise_multiplier, "noise_multiplier")
+        )
         object.__setattr__(self, "n", check_int(self.n, "n", minimum=1))
         object.__setattr__(self, "iterations", check_int(self.iterations, "iterations", minimum=1))
 
@@ -208,8 +242,12 @@ def wor_rdp_general(q: float, noise_multiplier: float, order: int) -> float:
     e2 = 1.0 / (z * z)  # epsilon(2)
     j = np.arange(3, alpha + 1, dtype=float)
     log_comb = gammaln(alpha + 1.0) - gammaln(j + 1.0) - gammaln(alpha - j + 1.0)
-    terms = [0.0, 2.0 * math.log(q) + math.log(alpha * (alpha - 1) / 2.0)
-             + min(math.log(4.0) + e2 + math.log(-math.expm1(-e2)), math.log(2.0) + e2)]
+    terms = [
+        0.0,
+        2.0 * math.log(q)
+        + math.log(alpha * (alpha - 1) / 2.0)
+        + min(math.log(4.0) + e2 + math.log(-math.expm1(-e2)), math.log(2.0) + e2),
+    ]
     higher = j * math.log(q) + log_comb + math.log(2.0) + (j - 1.0) * j / (2.0 * z * z)
     logs = np.concatenate([terms, higher])
     top = int(np.argmax(logs))
@@ -223,8 +261,9 @@ def grid_gpope_epsilon(noise_multiplier: float, n: int, iterations: int, delta: 
     times :func:`wor_rdp_general` at ``q = 1/n`` on :data:`GRID_GPOPE_ORDERS`, converted by
     dp-accounting's ``compute_epsilon`` (Canonne, Kamath and Steinke 2020). Cached."""
     run = GpopeRun(noise_multiplier, n, iterations)  # validates the arguments
-    return _grid_gpope_epsilon(float(run.noise_multiplier), run.n, run.iterations,
-                               check_delta(delta))
+    return _grid_gpope_epsilon(
+        float(run.noise_multiplier), run.n, run.iterations, check_delta(delta)
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -233,16 +272,23 @@ def _grid_gpope_epsilon(z: float, n: int, iterations: int, delta: float) -> floa
     return float(compute_epsilon(GRID_GPOPE_ORDERS, rdp, delta)[0])
 
 
-def calibrate_grid_noise_multiplier(epsilon: float, delta: float, n: int, iterations: int,
-                                    rtol: float = 1e-4) -> float:
+def calibrate_grid_noise_multiplier(
+    epsilon: float, delta: float, n: int, iterations: int, rtol: float = 1e-4
+) -> float:
     """The smallest noise multiplier ``z`` (to relative tolerance ``rtol``) whose
     :func:`grid_gpope_epsilon` at ``delta`` is at most ``epsilon``, exactly as evaluated."""
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
     n, iterations = check_int(n, "n", minimum=1), check_int(iterations, "iterations", minimum=1)
     rtol = check_positive(rtol, "rtol")
     return calibrate_decreasing(
-        lambda z: grid_gpope_epsilon(z, n, iterations, delta), epsilon, lo=0.5, hi=2.0,
-        rtol=rtol, max_scale=1e6, min_scale=1e-3)
+        lambda z: grid_gpope_epsilon(z, n, iterations, delta),
+        epsilon,
+        lo=0.5,
+        hi=2.0,
+        rtol=rtol,
+        max_scale=1e6,
+        min_scale=1e-3,
+    )
 
 
 @register_event
@@ -258,8 +304,10 @@ class GridGpopeEvent(GpopeRun):
     def to_dp_event(self) -> dp_accounting.DpEvent:
         """None exact: dp-accounting has no sampled discrete Gaussian; raises
         ``NotImplementedError``."""
-        raise NotImplementedError("GridGpopeEvent: dp-accounting has no event for a sampled "
-                                  "discrete Gaussian; its epsilon is Theorem 9's bound")
+        raise NotImplementedError(
+            "GridGpopeEvent: dp-accounting has no event for a sampled "
+            "discrete Gaussian; its epsilon is Theorem 9's bound"
+        )
 
 
 def gpope_tv_bound(noise_multiplier: float, n: int, iterations: int) -> float:
@@ -323,8 +371,9 @@ def calibrate_noise_multiplier(
 
 
 @functools.lru_cache(maxsize=256)
-def _calibrate(epsilon: float, delta: float, n: int, iterations: int, rtol: float,
-               orders: tuple[float, ...]) -> float:
+def _calibrate(
+    epsilon: float, delta: float, n: int, iterations: int, rtol: float, orders: tuple[float, ...]
+) -> float:
     def coarse(z: float) -> float:
         return gpope_epsilon(z, n, iterations, delta, COARSE_RDP_ORDERS)
 
@@ -340,7 +389,9 @@ def dp_accounting_epsilon(noise_multiplier: float, n: int, iterations: int, delt
     (no orders passed), replace-one, on the same event."""
     delta = check_delta(delta)
     accountant = RdpAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
-    return float(accountant.compose(gpope_event(noise_multiplier, n, iterations)).get_epsilon(delta))
+    return float(
+        accountant.compose(gpope_event(noise_multiplier, n, iterations)).get_epsilon(delta)
+    )
 
 
 def _check_orders(orders: Sequence[float]) -> tuple[float, ...]:

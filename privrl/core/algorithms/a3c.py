@@ -145,7 +145,9 @@ def _forward(th: np.ndarray, s: np.ndarray, pre: np.ndarray) -> tuple[float, flo
     ``h = relu(pre)`` for one observation."""
     l0, l1, v = 0.0, 0.0, 0.0
     for i in range(N_HIDDEN):
-        pre[i] = th[4 * i] * s[0] + th[4 * i + 1] * s[1] + th[4 * i + 2] * s[2] + th[4 * i + 3] * s[3]
+        pre[i] = (
+            th[4 * i] * s[0] + th[4 * i + 1] * s[1] + th[4 * i + 2] * s[2] + th[4 * i + 3] * s[3]
+        )
         if pre[i] > 0.0:
             l0 += th[_C + i] * pre[i]
             l1 += th[_C + N_HIDDEN + i] * pre[i]
@@ -154,10 +156,23 @@ def _forward(th: np.ndarray, s: np.ndarray, pre: np.ndarray) -> tuple[float, flo
 
 
 @numba.njit(cache=True)
-def _gradients(theta: np.ndarray, obs: np.ndarray, last_obs: np.ndarray, actions: np.ndarray,
-               rewards: np.ndarray, lengths: np.ndarray, terminated: np.ndarray, gamma: float,
-               lam: float, beta: float, split: bool, loss: np.ndarray, actor: np.ndarray,
-               critic: np.ndarray, entropy: np.ndarray) -> None:
+def _gradients(
+    theta: np.ndarray,
+    obs: np.ndarray,
+    last_obs: np.ndarray,
+    actions: np.ndarray,
+    rewards: np.ndarray,
+    lengths: np.ndarray,
+    terminated: np.ndarray,
+    gamma: float,
+    lam: float,
+    beta: float,
+    split: bool,
+    loss: np.ndarray,
+    actor: np.ndarray,
+    critic: np.ndarray,
+    entropy: np.ndarray,
+) -> None:
     """Eqs. (12), (15)-(18) episode by episode (see :func:`flat_episode_gradients`): the actor's
     and the critic's gradients into ``actor`` and ``critic``, except the shared trunk's unless
     ``split`` (both parts then go into ``actor``'s)."""
@@ -236,18 +251,37 @@ def flat_episode_gradients(
     if lengths.size == 0 or lengths.min() < 1 or lengths.sum() != n:
         raise ValueError("lengths must be >= 1 and sum to the number of steps")
     n_ep = lengths.size
-    if (theta.shape != (n_ep, D) or obs.shape != (n, N_OBS) or last_obs.shape != (n_ep, N_OBS)
-            or rewards.shape != (n,) or np.shape(terminated) != (n_ep,)):
-        raise ValueError("theta (E, 112), obs (N, 4), last_obs (E, 4), rewards (N,) and "
-                         "terminated (E,) must fit lengths (E,) summing to N")
+    if (
+        theta.shape != (n_ep, D)
+        or obs.shape != (n, N_OBS)
+        or last_obs.shape != (n_ep, N_OBS)
+        or rewards.shape != (n,)
+        or np.shape(terminated) != (n_ep,)
+    ):
+        raise ValueError(
+            "theta (E, 112), obs (N, 4), last_obs (E, 4), rewards (N,) and "
+            "terminated (E,) must fit lengths (E,) summing to N"
+        )
     loss, entropy = np.zeros(n_ep), np.zeros(n_ep)
     actor, critic = np.zeros((n_ep, D)), np.zeros((n_ep, D))
     f64 = np.float64
-    _gradients(np.ascontiguousarray(theta, f64), np.ascontiguousarray(obs, f64),
-               np.ascontiguousarray(last_obs, f64), np.ascontiguousarray(actions, np.int64),
-               np.ascontiguousarray(rewards, f64), lengths,
-               np.ascontiguousarray(terminated, np.bool_), float(gamma), float(lam),
-               float(beta), split, loss, actor, critic, entropy)
+    _gradients(
+        np.ascontiguousarray(theta, f64),
+        np.ascontiguousarray(obs, f64),
+        np.ascontiguousarray(last_obs, f64),
+        np.ascontiguousarray(actions, np.int64),
+        np.ascontiguousarray(rewards, f64),
+        lengths,
+        np.ascontiguousarray(terminated, np.bool_),
+        float(gamma),
+        float(lam),
+        float(beta),
+        split,
+        loss,
+        actor,
+        critic,
+        entropy,
+    )
     if not split:
         actor[:, _P:] = critic[:, _P:]  # theta_v's gradient: all of it the critic's
         return EpisodeGradients(loss, actor, None, None, entropy)
@@ -298,9 +332,15 @@ class TrainingResult:
 
 
 REPORT_STATISTICS = (
-    "raw_norm", "clipped_norm", "noise_scale", "report_norm", "actor_share", "entropy",
-    "majority_fraction", "update_norm",
-)  # fmt: skip
+    "raw_norm",
+    "clipped_norm",
+    "noise_scale",
+    "report_norm",
+    "actor_share",
+    "entropy",
+    "majority_fraction",
+    "update_norm",
+)
 
 
 def first_success_time(scores: np.ndarray, window: int, target: float) -> np.ndarray:
@@ -426,8 +466,11 @@ def train_pgc_a3c(
     )[:, :n_sub]
     received = np.zeros(n_trials, dtype=np.int64)  # submissions each aggregator has received
     trials = np.arange(n_trials)  # the running trials
-    bar = tqdm(total=n_trials * n_sub, disable=not progress,
-               desc=f"{config.mechanism} eps={config.epsilon}")  # fmt: skip
+    bar = tqdm(
+        total=n_trials * n_sub,
+        disable=not progress,
+        desc=f"{config.mechanism} eps={config.epsilon}",
+    )
     env_steps = 0
     with np.errstate(over="ignore", invalid="ignore"):  # divergence is handled per trial
         for first in range(0, n_sub, n_w):
@@ -438,12 +481,27 @@ def train_pgc_a3c(
             version = received[trials].copy()  # the workers copy theta now
             theta_e = np.repeat(agg.theta[trials], w, axis=0)
             alpha = np.maximum(0.0, config.alpha0 - subs / config.alpha_decay)
-            ep = rollout(theta_e, gravity_all[trials][:, subs].reshape(-1), np.tile(alpha, k),
-                         gen, config.max_steps, config.action_selection == "sample")
+            ep = rollout(
+                theta_e,
+                gravity_all[trials][:, subs].reshape(-1),
+                np.tile(alpha, k),
+                gen,
+                config.max_steps,
+                config.action_selection == "sample",
+            )
             eg = flat_episode_gradients(
-                theta_e, ep.obs, ep.last_obs, ep.actions, np.ones(ep.actions.size), ep.lengths,
-                ep.terminated, config.gamma, config.lam, config.beta, split=record_reports,
-            )  # fmt: skip
+                theta_e,
+                ep.obs,
+                ep.last_obs,
+                ep.actions,
+                np.ones(ep.actions.size),
+                ep.lengths,
+                ep.terminated,
+                config.gamma,
+                config.lam,
+                config.beta,
+                split=record_reports,
+            )
             grad = eg.grad
             finite = np.isfinite(grad).reshape(k, w * D).all(axis=1)
             if not finite.all():  # a diverged trial (possible without clipping) leaves the batch
@@ -452,16 +510,18 @@ def train_pgc_a3c(
             noisy, clipped = randomise(grad, config, gen)
             applied = agg.submit(trials, np.full(k, first), noisy.reshape(k, w, D))
             # report j of a wave reaches the aggregator after the wave's reports 0, ..., j - 1
-            staleness[trials, first:first + w] = (received[trials] - version)[:, None] + np.arange(w)
+            staleness[trials, first : first + w] = (received[trials] - version)[
+                :, None
+            ] + np.arange(w)
             received[trials] += w
-            scores[trials, first:first + w] = ep.lengths.reshape(k, w)
+            scores[trials, first : first + w] = ep.lengths.reshape(k, w)
             env_steps += int(ep.lengths.sum())
             if record_reports:
                 ones = np.add.reduceat(ep.actions, np.cumsum(ep.lengths) - ep.lengths)
                 cells = (np.repeat(trials, w), np.tile(subs, k))
                 _record(stats, cells, eg, noisy, clipped, ones, ep.lengths, applied.reshape(-1))
             lo = max(0, first - config.window + 1)
-            found = first_success_time(scores[trials, lo:first + w], config.window, config.target)
+            found = first_success_time(scores[trials, lo : first + w], config.window, config.target)
             new = np.isfinite(found) & ~np.isfinite(fst[trials])
             fst[trials[new]] = found[new] + lo
             leave = diverged[trials]
@@ -471,9 +531,13 @@ def train_pgc_a3c(
             bar.update(k * w)
     bar.close()
     return TrainingResult(
-        scores=scores, first_success=fst, env_steps=env_steps, reports=stats,
-        diverged=diverged, staleness=staleness,
-    )  # fmt: skip
+        scores=scores,
+        first_success=fst,
+        env_steps=env_steps,
+        reports=stats,
+        diverged=diverged,
+        staleness=staleness,
+    )
 
 
 def _record(

@@ -64,9 +64,19 @@ def _policy_logits(th: np.ndarray, s: np.ndarray) -> tuple[float, float]:
 
 
 @numba.njit(cache=True)
-def _run(theta: np.ndarray, gravity: np.ndarray, alpha: np.ndarray, sample: bool,
-         max_steps: int, gen: np.random.Generator, obs: np.ndarray, last_obs: np.ndarray,
-         actions: np.ndarray, lengths: np.ndarray, terminated: np.ndarray) -> int:
+def _run(
+    theta: np.ndarray,
+    gravity: np.ndarray,
+    alpha: np.ndarray,
+    sample: bool,
+    max_steps: int,
+    gen: np.random.Generator,
+    obs: np.ndarray,
+    last_obs: np.ndarray,
+    actions: np.ndarray,
+    lengths: np.ndarray,
+    terminated: np.ndarray,
+) -> int:
     """Play every episode (module docstring) into the flat buffers; returns ``N``."""
     n = 0
     for e in range(theta.shape[0]):
@@ -88,8 +98,9 @@ def _run(theta: np.ndarray, gravity: np.ndarray, alpha: np.ndarray, sample: bool
                 else:
                     a = 1 if l1 > l0 else 0
             actions[n] = a
-            x, x_dot, ang, ang_dot = step_cart(x, x_dot, ang, ang_dot,
-                                               FORCE_MAG if a == 1 else -FORCE_MAG, g)
+            x, x_dot, ang, ang_dot = step_cart(
+                x, x_dot, ang, ang_dot, FORCE_MAG if a == 1 else -FORCE_MAG, g
+            )
             fell = terminal_cart(x, ang)
             n += 1
             t += 1
@@ -98,14 +109,21 @@ def _run(theta: np.ndarray, gravity: np.ndarray, alpha: np.ndarray, sample: bool
     return n
 
 
-def rollout(theta: np.ndarray, gravity: np.ndarray, alpha: np.ndarray, rng: SeedLike,
-            max_steps: int, sample: bool = False) -> Episodes:
+def rollout(
+    theta: np.ndarray,
+    gravity: np.ndarray,
+    alpha: np.ndarray,
+    rng: SeedLike,
+    max_steps: int,
+    sample: bool = False,
+) -> Episodes:
     """One episode per row of ``theta`` (E, 112) with gravity ``gravity`` and exploration rate
     ``alpha`` (each (E,) or a scalar), at most ``max_steps`` steps (module docstring)."""
     theta = check_array(theta, "theta", ndim=2)
     if theta.shape[1] != _POLICY + (N_ACTIONS + 1) * N_HIDDEN:
-        raise ValueError(f"theta must have {_POLICY + (N_ACTIONS + 1) * N_HIDDEN} columns, "
-                         f"got {theta.shape[1]}")
+        raise ValueError(
+            f"theta must have {_POLICY + (N_ACTIONS + 1) * N_HIDDEN} columns, got {theta.shape[1]}"
+        )
     n_ep = theta.shape[0]
     gravity = np.broadcast_to(np.asarray(gravity, dtype=np.float64), (n_ep,))
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_ep,))
@@ -117,7 +135,17 @@ def rollout(theta: np.ndarray, gravity: np.ndarray, alpha: np.ndarray, rng: Seed
     last_obs = np.empty((n_ep, N_OBS), dtype=np.float64)
     lengths = np.empty(n_ep, dtype=np.int64)
     terminated = np.empty(n_ep, dtype=np.bool_)
-    n = _run(np.ascontiguousarray(theta), np.ascontiguousarray(gravity),
-             np.ascontiguousarray(alpha), bool(sample), max_steps, as_generator(rng), obs,
-             last_obs, actions, lengths, terminated)
+    n = _run(
+        np.ascontiguousarray(theta),
+        np.ascontiguousarray(gravity),
+        np.ascontiguousarray(alpha),
+        bool(sample),
+        max_steps,
+        as_generator(rng),
+        obs,
+        last_obs,
+        actions,
+        lengths,
+        terminated,
+    )
     return Episodes(obs[:n], last_obs, actions[:n], lengths, terminated)

@@ -115,8 +115,10 @@ class SaddlePointStats:
         Phi = check_array(Phi, "Phi", ndim=2)
         n_states, d = Phi.shape
         if states.ndim != 2 or states.shape[0] == 0 or states.shape[1] < 2:
-            raise ValueError(f"states must be a non-empty (n, H+1) integer array, H >= 1, got "
-                             f"shape {states.shape}")
+            raise ValueError(
+                f"states must be a non-empty (n, H+1) integer array, H >= 1, got "
+                f"shape {states.shape}"
+            )
         n, h1 = states.shape
         horizon = h1 - 1
         lengths, rewards, terminated, gamma, rho, mask = check_transitions(
@@ -144,7 +146,10 @@ class SaddlePointStats:
 
     @classmethod
     def from_trajectories(
-        cls, traj: Trajectories, gamma: float, features: object | None = None,
+        cls,
+        traj: Trajectories,
+        gamma: float,
+        features: object | None = None,
         rho: np.ndarray | None = None,
     ) -> SaddlePointStats:
         """The estimates (eq. 2.2) of a :class:`~privrl.core.trajectories.Trajectories` dataset:
@@ -155,14 +160,30 @@ class SaddlePointStats:
             raise ValueError(f"traj must be a Trajectories, got {type(traj).__name__}")
         if features is None:
             if traj.observations.ndim != 3:
-                raise ValueError("features: give the (N, d) feature matrix of integer states, "
-                                 "or observations of shape (m, H + 1, d)")
-            return cls.from_features(FeatureTransitions(
-                traj.observations.astype(float), traj.rewards, traj.lengths, traj.terminated,
-                gamma, rho))
+                raise ValueError(
+                    "features: give the (N, d) feature matrix of integer states, "
+                    "or observations of shape (m, H + 1, d)"
+                )
+            return cls.from_features(
+                FeatureTransitions(
+                    traj.observations.astype(float),
+                    traj.rewards,
+                    traj.lengths,
+                    traj.terminated,
+                    gamma,
+                    rho,
+                )
+            )
         phi = check_array(features, "features", ndim=2)
-        return cls.from_tabular(traj.state_indices(phi.shape[0]), phi, traj.rewards,
-                                traj.lengths, traj.terminated, gamma, rho)
+        return cls.from_tabular(
+            traj.state_indices(phi.shape[0]),
+            phi,
+            traj.rewards,
+            traj.lengths,
+            traj.terminated,
+            gamma,
+            rho,
+        )
 
     def mean(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Averages over trajectories: the saddle point GPOPE's iterates target on this dataset."""
@@ -319,8 +340,9 @@ def gradient_operator(stats: SaddlePointStats) -> tuple[np.ndarray, np.ndarray]:
     return B, h
 
 
-def clipped_gradients(B: np.ndarray, h: np.ndarray, idx: np.ndarray, x: np.ndarray,
-                      clip_norm: float) -> tuple[np.ndarray, int]:
+def clipped_gradients(
+    B: np.ndarray, h: np.ndarray, idx: np.ndarray, x: np.ndarray, clip_norm: float
+) -> tuple[np.ndarray, int]:
     """The gradients of trajectories ``idx`` at iterates ``x`` (one row each; ``B, h`` from
     :func:`gradient_operator`) clipped to ``clip_norm`` (:func:`clip_rows`; ``inf``: not
     clipped), the value :func:`gpope` adds its noise to, and how many the clip shortened."""
@@ -370,8 +392,10 @@ def grid_gradient_sensitivity(clip_norm: float, dim: int, name: str = "dim") -> 
     clip_norm = check_positive(clip_norm, "clip_norm")
     dim = check_int(dim, name, minimum=1)
     if 2 * dim > MAX_GRID_COORDINATES:
-        raise ValueError(f"{name}: at most {MAX_GRID_COORDINATES // 2} features (the clip's margin "
-                         f"covers the rounding of norms of 2^20 coordinates), got {dim}")
+        raise ValueError(
+            f"{name}: at most {MAX_GRID_COORDINATES // 2} features (the clip's margin "
+            f"covers the rounding of norms of 2^20 coordinates), got {dim}"
+        )
     return 2.0 * clip_norm * CLIP_MARGIN
 
 
@@ -402,7 +426,9 @@ def gtd2_reference(data: FeatureTransitions, indices: np.ndarray, step_size: flo
             fn = np.zeros(d) if (data.terminated[i] and t == L - 1) else phi[i, t + 1]
             delta_f = f - gamma * fn
             g_theta -= rho[i, t] * delta_f * (f @ w)
-            g_w -= rho[i, t] * data.rewards[i, t] * f - rho[i, t] * f * (delta_f @ theta) - f * (f @ w)
+            g_w -= (
+                rho[i, t] * data.rewards[i, t] * f - rho[i, t] * f * (delta_f @ theta) - f * (f @ w)
+            )
         theta = theta - step_size * g_theta / L
         w = w - step_size * g_w / L
     return theta

@@ -49,7 +49,9 @@ class FastKickstarter(Kickstarter):
         f = self.teacher_policy(obs.reshape(n_t * n_e, -1)).reshape(n_t, n_e, self.m)
         if not self.private:
             return f
-        alpha = np.clip(self.k * check_policy(f, self.eta), 1e-300, None)  # sample_dirichlet's draws, one call per step
+        alpha = np.clip(
+            self.k * check_policy(f, self.eta), 1e-300, None
+        )  # sample_dirichlet's draws, one call per step
         gamma, unif = np.empty_like(alpha), np.empty_like(alpha)
         for t in range(n_t):
             gamma[t] = self.rng.standard_gamma(alpha[t] + 1.0)
@@ -59,8 +61,9 @@ class FastKickstarter(Kickstarter):
         x = np.exp(log_g)
         return x / x.sum(axis=-1, keepdims=True)
 
-    def loss_and_grad(self, probs: np.ndarray, targets: np.ndarray
-                      ) -> tuple[float, np.ndarray | None]:  # fmt: skip
+    def loss_and_grad(
+        self, probs: np.ndarray, targets: np.ndarray
+    ) -> tuple[float, np.ndarray | None]:
         """``weight`` times eq. (16)'s batch mean and its gradient with respect to ``probs``;
         zero and no gradient when silent."""
         if self.silent:

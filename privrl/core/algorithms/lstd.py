@@ -91,8 +91,13 @@ class FeatureTransitions:
         lengths, rewards, terminated, gamma, rho, _ = check_transitions(
             n, h1 - 1, self.lengths, self.rewards, self.terminated, self.gamma, self.rho
         )
-        for name, value in (("phi", phi), ("rewards", rewards), ("lengths", lengths),
-                            ("terminated", terminated), ("gamma", gamma)):
+        for name, value in (
+            ("phi", phi),
+            ("rewards", rewards),
+            ("lengths", lengths),
+            ("terminated", terminated),
+            ("gamma", gamma),
+        ):
             object.__setattr__(self, name, value)
         if self.rho is not None:
             object.__setattr__(self, "rho", rho)
@@ -124,9 +129,14 @@ class FeatureTransitions:
 
     def subset(self, index: slice | np.ndarray) -> FeatureTransitions:
         """The trajectories ``index`` (a slice or integer array)."""
-        return FeatureTransitions(self.phi[index], self.rewards[index], self.lengths[index],
-                                  self.terminated[index], self.gamma,
-                                  None if self.rho is None else self.rho[index])
+        return FeatureTransitions(
+            self.phi[index],
+            self.rewards[index],
+            self.lengths[index],
+            self.terminated[index],
+            self.gamma,
+            None if self.rho is None else self.rho[index],
+        )
 
 
 def transition_sums(data: FeatureTransitions) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -159,7 +169,8 @@ def lstd(data: FeatureTransitions, ridge: float = 0.0) -> np.ndarray:
     if not isinstance(data, FeatureTransitions):
         raise ValueError("data must be a FeatureTransitions")
     A, b, _, count = transition_sums(
-        FeatureTransitions(data.phi, data.rewards, data.lengths, data.terminated, data.gamma))
+        FeatureTransitions(data.phi, data.rewards, data.lengths, data.terminated, data.gamma)
+    )
     return _solve(A / count, b / count, check_nonnegative(ridge, "ridge"))
 
 

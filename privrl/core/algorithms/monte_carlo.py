@@ -190,7 +190,8 @@ class SmoothGaussianBudget:
                 f"return_low must lie in [-return_bound, 0] = [{-self.return_bound:g}, 0], got "
                 f"{self.return_low:g}: an unvisited state's mean return is 0, so the interval "
                 "[return_low, return_low + return_bound] must hold 0 for one trajectory to move "
-                "a mean by at most return_bound (shift the rewards, or widen return_bound)")
+                "a mean by at most return_bound (shift the rewards, or widen return_bound)"
+            )
 
     @property
     def return_range(self) -> tuple[float, float]:
@@ -212,8 +213,10 @@ class SmoothGaussianBudget:
         trajectories: public, as ``m`` is under replace-one)."""
         largest = max(abs(self.return_low), abs(self.return_low + self.return_bound))
         if not math.isfinite(m * largest):
-            raise ValueError(f"return_bound: {m} returns of up to {largest:.4g} could sum "
-                             "beyond a double; rescale the rewards")
+            raise ValueError(
+                f"return_bound: {m} returns of up to {largest:.4g} could sum "
+                "beyond a double; rescale the rewards"
+            )
 
 
 def _check_budget(budget: object) -> SmoothGaussianBudget:
@@ -229,9 +232,11 @@ MIN_WEIGHT = 1e-150
 
 def _check_weights(rho: np.ndarray) -> None:
     if float(rho.max()) < MIN_WEIGHT:
-        raise ValueError(f"weights (rho): the largest is {float(rho.max()):.4g}, below {MIN_WEIGHT:g}, "
-                         "where the noise scale loses precision; rescale them (DP-LSW depends on "
-                         "their ratios only; for DP-LSL rescale lam with them)")
+        raise ValueError(
+            f"weights (rho): the largest is {float(rho.max()):.4g}, below {MIN_WEIGHT:g}, "
+            "where the noise scale loses precision; rescale them (DP-LSW depends on "
+            "their ratios only; for DP-LSL rescale lam with them)"
+        )
 
 
 def _spectral_norm(matrix: np.ndarray, pseudo_inverse: bool = False) -> float:
@@ -256,10 +261,12 @@ def dp_lsw_sigma(counts: object, phi: object, rho: object, budget: SmoothGaussia
     pinv_norm = _spectral_norm(np.sqrt(r)[:, None] * Phi, pseudo_inverse=True)
     reach = alpha * budget.return_bound * pinv_norm * math.sqrt(r.sum())  # Psi <= sum rho
     if not (pinv_norm > 0 and math.isfinite(reach)):
-        raise ValueError(f"features (phi): DP-LSW's noise scale is proportional to "
-                         f"||(Gamma^1/2 features)^+||_2 = {pinv_norm:.4g} and could reach "
-                         f"{reach:.4g} with these features, weights and return_bound: not a "
-                         "positive double (features all zero, or too close to 0); rescale them")
+        raise ValueError(
+            f"features (phi): DP-LSW's noise scale is proportional to "
+            f"||(Gamma^1/2 features)^+||_2 = {pinv_norm:.4g} and could reach "
+            f"{reach:.4g} with these features, weights and return_bound: not a "
+            "positive double (features all zero, or too close to 0); rescale them"
+        )
     psi = lsw_smooth_bound(counts, r, beta)
     return float(alpha * budget.return_bound * pinv_norm * np.sqrt(psi))
 
@@ -279,8 +286,10 @@ def dp_lsl_sigma(
     except OverflowError:
         floor = math.inf
     if not math.isfinite(floor):
-        raise ValueError(f"features (phi): DP-LSL needs ||weights||_inf ||features||_2^2, which "
-                         f"is not a double for ||features||_2 = {phi_norm:.4g}; rescale them")
+        raise ValueError(
+            f"features (phi): DP-LSL needs ||weights||_inf ||features||_2^2, which "
+            f"is not a double for ||features||_2 = {phi_norm:.4g}; rescale them"
+        )
     if lam <= floor:
         raise ValueError(f"lam must exceed ||rho||_inf ||Phi||^2 = {floor:.4g}, got {lam}")
     _check_weights(r)
@@ -289,9 +298,11 @@ def dp_lsl_sigma(
     factor = 2 * alpha * budget.return_bound * phi_norm / (lam - floor)
     psi_max = lsl_psi_bound(m, r, phi_norm, lam)
     if not math.isfinite(factor * psi_max):  # Psi <= psi_max^2, the same for every dataset
-        raise ValueError(f"return_bound, lam, features (phi): DP-LSL's noise scale could reach "
-                         f"{factor * psi_max:.4g}, beyond a double; rescale the rewards or "
-                         "features, or raise lam")
+        raise ValueError(
+            f"return_bound, lam, features (phi): DP-LSL's noise scale could reach "
+            f"{factor * psi_max:.4g}, beyond a double; rescale the rewards or "
+            "features, or raise lam"
+        )
     return float(factor * np.sqrt(lsl_smooth_bound(counts, m, r, phi_norm, lam, beta)))
 
 
@@ -304,8 +315,9 @@ class PrivateEstimate:
     sigma: float
 
 
-def bounded_returns(fv: FirstVisitReturns, budget: SmoothGaussianBudget,
-                    strict: bool = False) -> FirstVisitReturns:
+def bounded_returns(
+    fv: FirstVisitReturns, budget: SmoothGaussianBudget, strict: bool = False
+) -> FirstVisitReturns:
     r"""``fv`` with every first-visit return clipped to the budget's
     :math:`[F_{low}, F_{low} + F_{max}]`, the interval the sensitivity analysis of DP-LSW and
     DP-LSL assumes (Section 3.1); ``fv`` itself when none lies outside. Clipping warns
@@ -339,9 +351,16 @@ def _release(
     return PrivateEstimate(release(centre, sigma, rng), centre, sigma)
 
 
-def dp_lsw(fv: FirstVisitReturns, phi: object, rho: object, budget: SmoothGaussianBudget,
-           rng: SeedLike, noise_multiplier: float = 1.0, strict: bool = False,
-           exact: bool = False) -> PrivateEstimate:
+def dp_lsw(
+    fv: FirstVisitReturns,
+    phi: object,
+    rho: object,
+    budget: SmoothGaussianBudget,
+    rng: SeedLike,
+    noise_multiplier: float = 1.0,
+    strict: bool = False,
+    exact: bool = False,
+) -> PrivateEstimate:
     """DP-LSW (Algorithm 1) on the returns clipped to the budget's ``return_range``
     (:func:`bounded_returns`). ``noise_multiplier`` < 1 voids the guarantee (tests only);
     ``exact``: noise correctly rounded to doubles (the paper's: floating point)."""
@@ -351,10 +370,17 @@ def dp_lsw(fv: FirstVisitReturns, phi: object, rho: object, budget: SmoothGaussi
     return _release(lsw(fv, Phi, r), sigma, rng, noise_multiplier, exact)
 
 
-def dp_lsl(fv: FirstVisitReturns, phi: object, rho: object, lam: float,
-           budget: SmoothGaussianBudget, rng: SeedLike,
-           noise_multiplier: float = 1.0, strict: bool = False,
-           exact: bool = False) -> PrivateEstimate:
+def dp_lsl(
+    fv: FirstVisitReturns,
+    phi: object,
+    rho: object,
+    lam: float,
+    budget: SmoothGaussianBudget,
+    rng: SeedLike,
+    noise_multiplier: float = 1.0,
+    strict: bool = False,
+    exact: bool = False,
+) -> PrivateEstimate:
     """DP-LSL (Algorithm 2) on the returns clipped to the budget's ``return_range``
     (:func:`bounded_returns`). ``noise_multiplier`` < 1 voids the guarantee (tests only);
     ``exact`` as :func:`dp_lsw`."""

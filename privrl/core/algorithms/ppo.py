@@ -76,8 +76,15 @@ class PPOConfig(PPOSchedule):
     def spinning_up(cls, **overrides: Any) -> PPOConfig:
         """Spinning Up's ``ppo`` episode handling: one environment, 1,000-step episode cap, reset at
         every epoch, rewards-to-go value targets (``overrides`` change any field)."""
-        return cls(**{"n_envs": 1, "max_episode_steps": 1000, "reset_each_epoch": True,
-                      "value_targets": "rewards-to-go", **overrides})
+        return cls(
+            **{
+                "n_envs": 1,
+                "max_episode_steps": 1000,
+                "reset_each_epoch": True,
+                "value_targets": "rewards-to-go",
+                **overrides,
+            }
+        )
 
     def __post_init__(self) -> None:
         check_int(self.steps_per_epoch, "steps_per_epoch", minimum=1)
@@ -142,8 +149,10 @@ def make_vec_env(
     ``max_ep_len``, on top of the environment's own limit)."""
     make = env_fn
     if max_episode_steps is not None:
+
         def make() -> gym.Env:
             return gym.wrappers.TimeLimit(env_fn(), max_episode_steps)
+
     return gym.vector.SyncVectorEnv(
         [make] * n_envs, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP
     )
@@ -189,9 +198,14 @@ def advantages_and_targets(
     return adv, discounted_cumsum(tail, gamma, dones)
 
 
-def _aux_diagnostics(aux: Auxiliary, agent: ActorCritic, logp_all: torch.Tensor,
-                     targets: torch.Tensor, surrogate: torch.Tensor, extra: torch.Tensor
-                     ) -> dict[str, float]:  # fmt: skip
+def _aux_diagnostics(
+    aux: Auxiliary,
+    agent: ActorCritic,
+    logp_all: torch.Tensor,
+    targets: torch.Tensor,
+    surrogate: torch.Tensor,
+    extra: torch.Tensor,
+) -> dict[str, float]:
     """The auxiliary term's share of the policy-gradient norm and its own ``diagnostics``."""
     params = list(agent.pi.parameters())
 
@@ -199,7 +213,9 @@ def _aux_diagnostics(aux: Auxiliary, agent: ActorCritic, logp_all: torch.Tensor,
         if not term.requires_grad:
             return 0.0
         grads = torch.autograd.grad(term, params, retain_graph=True, allow_unused=True)
-        return float(torch.sqrt(cast(torch.Tensor, sum((g**2).sum() for g in grads if g is not None))))
+        return float(
+            torch.sqrt(cast(torch.Tensor, sum((g**2).sum() for g in grads if g is not None)))
+        )
 
     g_aux, g_clip = norm(extra), norm(surrogate)
     out = {"aux_grad_share": g_aux / (g_aux + g_clip) if g_aux + g_clip > 0 else 0.0}
@@ -283,9 +299,14 @@ def train_ppo(
         with torch.no_grad():
             last_v = agent.v(torch.as_tensor(obs, dtype=torch.float32).reshape(config.n_envs, -1))
         adv, ret = advantages_and_targets(
-            rew_buf, val_buf, done_buf, last_v.squeeze(-1).numpy(), config.gamma,
-            config.gae_lambda, config.value_targets,
-        )  # fmt: skip
+            rew_buf,
+            val_buf,
+            done_buf,
+            last_v.squeeze(-1).numpy(),
+            config.gamma,
+            config.gae_lambda,
+            config.value_targets,
+        )
         adv = (adv - adv.mean()) / (adv.std() + 1e-8)
         b_obs = torch.as_tensor(obs_buf.reshape(-1, obs_dim))
         b_act = torch.as_tensor(act_buf.reshape(-1))

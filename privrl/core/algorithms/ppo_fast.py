@@ -51,8 +51,9 @@ class FastAuxiliary(Protocol):
         """Targets (T, n_envs, m) of a roll-out's observations (T, n_envs, d), in step order."""
         ...
 
-    def loss_and_grad(self, probs: np.ndarray, targets: np.ndarray
-                      ) -> tuple[float, np.ndarray | None]:  # fmt: skip
+    def loss_and_grad(
+        self, probs: np.ndarray, targets: np.ndarray
+    ) -> tuple[float, np.ndarray | None]:
         """The term and its gradient with respect to ``probs`` (None: no gradient)."""
         ...
 
@@ -114,8 +115,13 @@ class Adam:
     g^2`, :math:`\theta \leftarrow \theta - \frac{lr}{1-\beta_1^t}\, m / (\sqrt{v} /
     \sqrt{1-\beta_2^t} + \epsilon)`."""
 
-    def __init__(self, params: np.ndarray, lr: float, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8) -> None:  # fmt: skip
+    def __init__(
+        self,
+        params: np.ndarray,
+        lr: float,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+    ) -> None:
         self.params, self.lr, self.betas, self.eps = params, float(lr), betas, float(eps)
         self.m, self.v, self.t = np.zeros_like(params), np.zeros_like(params), 0
 
@@ -138,8 +144,9 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
 
 
-def surrogate_grad(logp: np.ndarray, old_logp: np.ndarray, adv: np.ndarray, clip: float
-                   ) -> tuple[float, np.ndarray]:  # fmt: skip
+def surrogate_grad(
+    logp: np.ndarray, old_logp: np.ndarray, adv: np.ndarray, clip: float
+) -> tuple[float, np.ndarray]:
     r"""The clipped surrogate :math:`-\mathrm{mean}\min(r A, \mathrm{clip}(r, 1\pm\epsilon) A)`
     and its gradient with respect to :math:`\log\pi(a_t|s_t)`, torch's subgradients:
     ``minimum`` halves the gradient of a tie between its arguments, ``clamp`` passes it on
@@ -200,20 +207,31 @@ def train_ppo_fast(
     epochs = check_int(epochs, "epochs", minimum=1)
     checkpoint_every = check_int(checkpoint_every, "checkpoint_every", minimum=1)
     if checkpoint is not None and not config.reset_each_epoch:
-        raise ValueError("checkpoint needs config.reset_each_epoch=True (the seeded reset of "
-                         "every roll-out is what restores the environments)")
+        raise ValueError(
+            "checkpoint needs config.reset_each_epoch=True (the seeded reset of "
+            "every roll-out is what restores the environments)"
+        )
     rng = as_generator(rng)
     identity = None
     if checkpoint is not None:
-        identity = {"run_id": run_id, "ppo": dataclasses.asdict(config), "epochs": epochs,
-                    "rng": rng.bit_generator.state}
+        identity = {
+            "run_id": run_id,
+            "ppo": dataclasses.asdict(config),
+            "epochs": epochs,
+            "rng": rng.bit_generator.state,
+        }
     with threadpool_limits(limits=1, user_api="blas"):
         return _train(env_fn, epochs, rng, config, aux, checkpoint, checkpoint_every, identity)
 
 
 def _train(
-    env_fn: Callable[[], gym.Env], epochs: int, rng: np.random.Generator, config: PPOConfig,
-    aux: FastAuxiliary | None, checkpoint: str | os.PathLike[str] | None, every: int,
+    env_fn: Callable[[], gym.Env],
+    epochs: int,
+    rng: np.random.Generator,
+    config: PPOConfig,
+    aux: FastAuxiliary | None,
+    checkpoint: str | os.PathLike[str] | None,
+    every: int,
     identity: dict[str, Any] | None,
 ) -> tuple[tuple[MLP, MLP], pd.DataFrame]:
     """The body of :func:`train_ppo_fast`."""
@@ -240,19 +258,27 @@ def _train(
     def state() -> dict[str, Any]:
         """What the rest of the run depends on, after roll-out ``epoch``."""
         return {
-            "pi": pi.flat.copy(), "v": v.flat.copy(),
+            "pi": pi.flat.copy(),
+            "v": v.flat.copy(),
             "adam": [(o.m.copy(), o.v.copy(), o.t) for o in (pi_opt, v_opt)],
-            "rng": rng.bit_generator.state, "torch": gen.get_state().numpy().copy(),
-            "aux": aux.state() if aux is not None else None, "epoch": epoch + 1,
-            "steps": steps, "rows": list(rows), "elapsed": time.perf_counter() - t0,
+            "rng": rng.bit_generator.state,
+            "torch": gen.get_state().numpy().copy(),
+            "aux": aux.state() if aux is not None else None,
+            "epoch": epoch + 1,
+            "steps": steps,
+            "rows": list(rows),
+            "elapsed": time.perf_counter() - t0,
             "envs": [e.state() for e in envs],
         }
 
     obs = reset_all()
     ep_ret = np.zeros(n_e)
     rows, elapsed, steps, start = [], 0.0, 0, 0
-    saved = (load_checkpoint(checkpoint, identity)
-             if checkpoint is not None and identity is not None else None)
+    saved = (
+        load_checkpoint(checkpoint, identity)
+        if checkpoint is not None and identity is not None
+        else None
+    )
     if saved is not None:  # every roll-out starts with a seeded reset (reset_each_epoch)
         pi.flat[:], v.flat[:] = saved["pi"], saved["v"]
         for opt, (m, v2, t) in zip((pi_opt, v_opt), saved["adam"], strict=True):
@@ -263,7 +289,12 @@ def _train(
             aux.restore(saved["aux"])
         for e, env_state in zip(envs, saved["envs"], strict=True):
             e.restore(env_state)
-        start, steps, rows, elapsed = saved["epoch"], saved["steps"], saved["rows"], saved["elapsed"]
+        start, steps, rows, elapsed = (
+            saved["epoch"],
+            saved["steps"],
+            saved["rows"],
+            saved["elapsed"],
+        )
     t0 = time.perf_counter() - elapsed
     n_layers = len(pi.params) // 2
     for epoch in range(start, epochs):
@@ -307,29 +338,63 @@ def _train(
         for j, (t, i, _) in enumerate(cuts):
             rew_buf[t, i] += config.gamma * values[n_t * n_e + j]
         last_v = values[-n_e:]
-        adv, ret = advantages_and_targets(rew_buf, val_buf, done_buf, last_v, config.gamma,
-                                          config.gae_lambda, config.value_targets)  # fmt: skip
+        adv, ret = advantages_and_targets(
+            rew_buf,
+            val_buf,
+            done_buf,
+            last_v,
+            config.gamma,
+            config.gae_lambda,
+            config.value_targets,
+        )
         adv = (adv - adv.mean()) / (adv.std() + 1e-8)
         b_obs, b_act = obs_buf.reshape(-1, obs_dim), act_buf.reshape(-1)
         b_adv, b_ret, b_logp = adv.reshape(-1), ret.reshape(-1), logp_buf.reshape(-1)
-        b_tgt = (aux.rollout_targets(obs_buf).astype(np.float32).reshape(-1, n_actions)
-                 if aux is not None else None)  # fmt: skip
-        update = _update(pi, v, pi_opt, v_opt, config, aux, b_obs, b_act, b_adv, b_ret, b_logp, b_tgt)
-        rows.append({"epoch": epoch, "env_steps": steps,
-                     "avg_return": float(np.mean(finished)) if finished else np.nan,
-                     "n_episodes": len(finished), **update,
-                     "wall_time": time.perf_counter() - t0, **info_row})  # fmt: skip
-        if (checkpoint is not None and identity is not None and (epoch + 1) % every == 0
-                and epoch + 1 < epochs):
+        b_tgt = (
+            aux.rollout_targets(obs_buf).astype(np.float32).reshape(-1, n_actions)
+            if aux is not None
+            else None
+        )
+        update = _update(
+            pi, v, pi_opt, v_opt, config, aux, b_obs, b_act, b_adv, b_ret, b_logp, b_tgt
+        )
+        rows.append(
+            {
+                "epoch": epoch,
+                "env_steps": steps,
+                "avg_return": float(np.mean(finished)) if finished else np.nan,
+                "n_episodes": len(finished),
+                **update,
+                "wall_time": time.perf_counter() - t0,
+                **info_row,
+            }
+        )
+        if (
+            checkpoint is not None
+            and identity is not None
+            and (epoch + 1) % every == 0
+            and epoch + 1 < epochs
+        ):
             save_checkpoint(checkpoint, identity, state())
     for e in envs:
         e.env.close()
     return (pi, v), pd.DataFrame(rows)
 
 
-def _update(pi: MLP, v: MLP, pi_opt: Adam, v_opt: Adam, config: PPOConfig,
-            aux: FastAuxiliary | None, b_obs: np.ndarray, b_act: np.ndarray, b_adv: np.ndarray,
-            b_ret: np.ndarray, b_logp: np.ndarray, b_tgt: np.ndarray | None) -> dict[str, Any]:  # fmt: skip
+def _update(
+    pi: MLP,
+    v: MLP,
+    pi_opt: Adam,
+    v_opt: Adam,
+    config: PPOConfig,
+    aux: FastAuxiliary | None,
+    b_obs: np.ndarray,
+    b_act: np.ndarray,
+    b_adv: np.ndarray,
+    b_ret: np.ndarray,
+    b_logp: np.ndarray,
+    b_tgt: np.ndarray | None,
+) -> dict[str, Any]:
     """PPO's update loop of :func:`~privrl.core.algorithms.ppo.train_ppo` (policy and value
     steps interleaved, the policy stopping on KL); returns the log's update columns."""
     n = len(b_obs)
@@ -373,15 +438,27 @@ def _update(pi: MLP, v: MLP, pi_opt: Adam, v_opt: Adam, config: PPOConfig,
             v_opt.step(v.grad)
         if not (pi_on or v_on):
             break
-    return {"kl": kl, "pi_iters": pi_iters,
-            "loss_v": loss_v if config.train_v_iters else np.nan, "aux_loss": aux_loss, **diag}  # fmt: skip
+    return {
+        "kl": kl,
+        "pi_iters": pi_iters,
+        "loss_v": loss_v if config.train_v_iters else np.nan,
+        "aux_loss": aux_loss,
+        **diag,
+    }
 
 
-def _aux_diagnostics(aux: FastAuxiliary, pi: MLP, acts: list[np.ndarray], probs: np.ndarray,
-                     targets: np.ndarray, g_clip: np.ndarray, g_aux: np.ndarray | None
-                     ) -> dict[str, float]:  # fmt: skip
+def _aux_diagnostics(
+    aux: FastAuxiliary,
+    pi: MLP,
+    acts: list[np.ndarray],
+    probs: np.ndarray,
+    targets: np.ndarray,
+    g_clip: np.ndarray,
+    g_aux: np.ndarray | None,
+) -> dict[str, float]:
     """The auxiliary term's share of the policy-gradient norm and its own ``diagnostics``
     (as :mod:`~privrl.core.algorithms.ppo` logs them)."""
+
     def norm(g: np.ndarray | None) -> float:
         if g is None:
             return 0.0

@@ -44,10 +44,22 @@ from privrl.core.validation import (
 )
 
 __all__ = [
-    "MAX_LENGTH", "SSPBounds", "SSPEstimate", "bounded_transitions", "extremal_pair",
+    "MAX_LENGTH",
+    "SSPBounds",
+    "SSPEstimate",
+    "bounded_transitions",
+    "extremal_pair",
     "grid_statistics",
-    "noisy_statistics", "on_grid", "solve", "ssp_lstd", "ssp_noise", "ssp_sensitivity", "stack", "sufficient_statistics",
-    "trajectory_statistics", "unstack",
+    "noisy_statistics",
+    "on_grid",
+    "solve",
+    "ssp_lstd",
+    "ssp_noise",
+    "ssp_sensitivity",
+    "stack",
+    "sufficient_statistics",
+    "trajectory_statistics",
+    "unstack",
 ]
 
 #: The largest ``max_length`` the floating-point margin covers.
@@ -58,8 +70,9 @@ _GRID_LIMIT = 2.0**52
 _CHUNK = 2**22
 
 
-def ssp_sensitivity(feature_bound: float, reward_bound: float, max_length: int,
-                    gamma: float) -> float:
+def ssp_sensitivity(
+    feature_bound: float, reward_bound: float, max_length: int, gamma: float
+) -> float:
     r""":math:`\Delta_2 = 2L\sqrt{F^4(1+\gamma)^2 + F^2R^2}`: the :math:`\ell_2` sensitivity of
     :math:`(\mathrm{vec}\,A, b)` under replace-one trajectory (module text), computed as
     :math:`2LF\sqrt{F^2(1+\gamma)^2 + R^2}` (no overflow of :math:`F^4`)."""
@@ -89,19 +102,23 @@ class SSPBounds:
     gamma: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "feature_bound", check_positive(self.feature_bound,
-                                                                 "feature_bound"))
-        object.__setattr__(self, "reward_bound", check_positive(self.reward_bound,
-                                                                "reward_bound"))
+        object.__setattr__(
+            self, "feature_bound", check_positive(self.feature_bound, "feature_bound")
+        )
+        object.__setattr__(self, "reward_bound", check_positive(self.reward_bound, "reward_bound"))
         length = check_int(self.max_length, "max_length", minimum=1)
         if length > MAX_LENGTH:
-            raise ValueError(f"max_length must be at most {MAX_LENGTH} (the floating-point margin "
-                             f"of the sensitivity covers that many transitions), got {length}")
+            raise ValueError(
+                f"max_length must be at most {MAX_LENGTH} (the floating-point margin "
+                f"of the sensitivity covers that many transitions), got {length}"
+            )
         object.__setattr__(self, "max_length", length)
         object.__setattr__(self, "gamma", _check_gamma(self.gamma))
         if not math.isfinite(self.sensitivity):
-            raise ValueError("feature_bound, reward_bound: the sensitivity 2 L F sqrt(F^2 "
-                             "(1 + gamma)^2 + R^2) is beyond a double; rescale them")
+            raise ValueError(
+                "feature_bound, reward_bound: the sensitivity 2 L F sqrt(F^2 "
+                "(1 + gamma)^2 + R^2) is beyond a double; rescale them"
+            )
 
     @property
     def exact_sensitivity(self) -> float:
@@ -125,8 +142,9 @@ def _clip_norms(rows: np.ndarray, bound: float) -> tuple[np.ndarray, bool]:
     return rows * scale[..., None], True
 
 
-def bounded_transitions(traj: Trajectories, features: np.ndarray | None, bounds: SSPBounds,
-                        strict: bool = False) -> FeatureTransitions:
+def bounded_transitions(
+    traj: Trajectories, features: np.ndarray | None, bounds: SSPBounds, strict: bool = False
+) -> FeatureTransitions:
     """``traj`` in feature space with SSP-LSTD's bounds enforced, as
     :class:`~privrl.core.algorithms.lstd.FeatureTransitions`.
 
@@ -138,8 +156,7 @@ def bounded_transitions(traj: Trajectories, features: np.ndarray | None, bounds:
     warns (:class:`~privrl.core.validation.ClippedDataWarning`, naming the bound, never a
     statistic of the data) or, with ``strict=True``, raises a ``ValueError``."""
     if not isinstance(traj, Trajectories):
-        raise ValueError("trajectories must be a privrl.Trajectories, got "
-                         f"{type(traj).__name__}")
+        raise ValueError(f"trajectories must be a privrl.Trajectories, got {type(traj).__name__}")
     f, big_l = bounds.feature_bound, bounds.max_length
     real = np.arange(traj.horizon + 1)[None, :] <= traj.lengths[:, None]
     if features is not None:
@@ -149,35 +166,48 @@ def bounded_transitions(traj: Trajectories, features: np.ndarray | None, bounds:
         obs = np.where(real, traj.state_indices(phi.shape[0]), 0)
         phi, clipped = _clip_norms(phi, f)
         if clipped:
-            warn_or_refuse(f"features: rows of l2 norm above feature_bound = {f:g}, the bound "
-                           "the privacy analysis assumes", "scaled to it", strict)
+            warn_or_refuse(
+                f"features: rows of l2 norm above feature_bound = {f:g}, the bound "
+                "the privacy analysis assumes",
+                "scaled to it",
+                strict,
+            )
         obs_phi = phi[obs]
     else:
         if traj.observations.ndim != 3:
-            raise ValueError("features: give the (N, d) features of integer states, or "
-                             "observations of features of shape (m, H + 1, d)")
+            raise ValueError(
+                "features: give the (N, d) features of integer states, or "
+                "observations of features of shape (m, H + 1, d)"
+            )
         obs_phi = np.where(real[..., None], traj.observations.astype(float), 0.0)
         obs_phi, clipped = _clip_norms(obs_phi, f)
         if clipped:
-            warn_or_refuse(f"observations: feature vectors of l2 norm above feature_bound = "
-                           f"{f:g}, the bound the privacy analysis assumes", "scaled to it",
-                           strict)
+            warn_or_refuse(
+                f"observations: feature vectors of l2 norm above feature_bound = "
+                f"{f:g}, the bound the privacy analysis assumes",
+                "scaled to it",
+                strict,
+            )
     lengths, terminated = traj.lengths, traj.terminated
     if np.any(lengths > big_l):
-        warn_or_refuse(f"trajectories: lengths above max_length = {big_l}, the bound the privacy "
-                       "analysis assumes", "truncated to it", strict)
+        warn_or_refuse(
+            f"trajectories: lengths above max_length = {big_l}, the bound the privacy "
+            "analysis assumes",
+            "truncated to it",
+            strict,
+        )
         terminated = terminated & (lengths <= big_l)
         lengths = np.minimum(lengths, big_l)
     horizon = min(traj.horizon, big_l)
     mask = np.arange(horizon)[None, :] < lengths[:, None]
     rewards = np.where(mask, traj.rewards[:, :horizon], 0.0)
     rewards = clip_to_bound(rewards, "rewards", -bounds.reward_bound, bounds.reward_bound, strict)
-    return FeatureTransitions(obs_phi[:, : horizon + 1], rewards, lengths, terminated,
-                              bounds.gamma)
+    return FeatureTransitions(obs_phi[:, : horizon + 1], rewards, lengths, terminated, bounds.gamma)
 
 
-def trajectory_statistics(data: FeatureTransitions, index: slice | np.ndarray = slice(None)
-                          ) -> np.ndarray:
+def trajectory_statistics(
+    data: FeatureTransitions, index: slice | np.ndarray = slice(None)
+) -> np.ndarray:
     r"""The contributions :math:`(\mathrm{vec}\,A_i, b_i)` (row-major ``vec``) of the
     trajectories ``index`` of ``data``, one row of :math:`d^2 + d` each."""
     part = data.subset(index)
@@ -202,8 +232,9 @@ def extremal_pair(bounds: SSPBounds, d: int) -> tuple[FeatureTransitions, Featur
     def walk(axis: int) -> FeatureTransitions:
         phi = np.zeros((1, big_l + 1, d))
         phi[0, :, axis] = f * sign
-        return FeatureTransitions(phi, (r * sign[:-1])[None, :], np.array([big_l]),
-                                  np.array([False]), bounds.gamma)
+        return FeatureTransitions(
+            phi, (r * sign[:-1])[None, :], np.array([big_l]), np.array([False]), bounds.gamma
+        )
 
     return walk(0), walk(1)
 
@@ -215,7 +246,7 @@ def stack(A: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def unstack(vector: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
     """The inverse of :func:`stack` for ``d`` features."""
-    return vector[: d * d].reshape(d, d), vector[d * d:]
+    return vector[: d * d].reshape(d, d), vector[d * d :]
 
 
 def _chunks(data: FeatureTransitions) -> list[slice]:
@@ -253,12 +284,15 @@ def _check_grid_room(bounds: SSPBounds, n: int, step: float) -> None:
     could pass 2^52 grid units whatever the data (a public check: ``n`` and the bounds)."""
     per = bounds.sensitivity / 2.0 / step + 1.0  # a contribution's coordinates, in grid units
     if n * per > _GRID_LIMIT:
-        raise ValueError(f"trajectories: {n} trajectories could sum beyond 2^52 grid units of "
-                         f"{step:.6g}; release fewer at once")
+        raise ValueError(
+            f"trajectories: {n} trajectories could sum beyond 2^52 grid units of "
+            f"{step:.6g}; release fewer at once"
+        )
 
 
-def ssp_noise(z: float, bounds: SSPBounds, d: int, step: float | None = None,
-              relation: str = "replace-one") -> tuple[GridGaussian, DpAccountingEvent]:
+def ssp_noise(
+    z: float, bounds: SSPBounds, d: int, step: float | None = None, relation: str = "replace-one"
+) -> tuple[GridGaussian, DpAccountingEvent]:
     r"""The grid Gaussian noise of SSP-LSTD for ``d`` features (:math:`d^2 + d` coordinates) at
     noise multiplier at least ``z`` for :attr:`SSPBounds.sensitivity`
     (:meth:`GridGaussian.for_multiplier`), and its event: dp-accounting's
@@ -266,15 +300,18 @@ def ssp_noise(z: float, bounds: SSPBounds, d: int, step: float | None = None,
     (:func:`~privrl.core.accounting.discrete_gaussian.discrete_gaussian_event`)."""
     d = check_int(d, "features", minimum=1)
     coordinates = d * d + d
-    noise = GridGaussian.for_multiplier(check_positive(z, "z"), bounds.sensitivity, coordinates,
-                                        step, "features")
-    event = discrete_gaussian_event(noise.variance, bounds.sensitivity, coordinates, noise.step,
-                                    relation)
+    noise = GridGaussian.for_multiplier(
+        check_positive(z, "z"), bounds.sensitivity, coordinates, step, "features"
+    )
+    event = discrete_gaussian_event(
+        noise.variance, bounds.sensitivity, coordinates, noise.step, relation
+    )
     return noise, event
 
 
-def noisy_statistics(grid: np.ndarray, n: int, bounds: SSPBounds, noise: GridGaussian,
-                     rng: SeedLike) -> np.ndarray:
+def noisy_statistics(
+    grid: np.ndarray, n: int, bounds: SSPBounds, noise: GridGaussian, rng: SeedLike
+) -> np.ndarray:
     """The release :math:`(\\mathrm{vec}\\,\\tilde A, \\tilde b)`: ``grid``, the exact grid sums
     (:func:`grid_statistics`) of ``n`` trajectories whose bounds are enforced, in the value's
     units with ``noise`` added on its grid (exact: the sums stay below 2^52 grid units, checked
@@ -303,8 +340,9 @@ class SSPEstimate:
     b: np.ndarray
 
 
-def ssp_lstd(data: FeatureTransitions, bounds: SSPBounds, noise: GridGaussian, lam: float,
-             rng: SeedLike) -> SSPEstimate:
+def ssp_lstd(
+    data: FeatureTransitions, bounds: SSPBounds, noise: GridGaussian, lam: float, rng: SeedLike
+) -> SSPEstimate:
     """SSP-LSTD on ``data`` whose bounds are already enforced (:func:`bounded_transitions`):
     the rounded contributions summed exactly (:func:`grid_statistics`), exact discrete Gaussian
     ``noise`` added on its grid, the noisy system solved with ridge ``lam`` (post-processing).

@@ -60,7 +60,9 @@ class ReseedWithoutReload(gym.Wrapper):
         super().__init__(env)
         self._seeded = False
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict]:
         if seed is None or not self._seeded:
             self._seeded = self._seeded or seed is not None
             return self.env.reset(seed=seed, options=options)
@@ -80,7 +82,9 @@ def make_airraid(max_episode_steps: int | None = None) -> gym.Env:
         warnings.filterwarnings(
             "ignore", message=".*AirRaid-v0 is out of date", category=DeprecationWarning
         )
-        env = ReseedWithoutReload(gym.make(AIRRAID_ID, obs_type="ram", max_episode_steps=max_episode_steps))
+        env = ReseedWithoutReload(
+            gym.make(AIRRAID_ID, obs_type="ram", max_episode_steps=max_episode_steps)
+        )
     space = gym.spaces.Box(0.0, 1.0, shape=env.observation_space.shape, dtype=np.float32)
     return gym.wrappers.TransformObservation(
         env, lambda o: np.asarray(o, dtype=np.float32) / 255.0, space

@@ -77,7 +77,12 @@ def step_rows(
         _LENGTH * (4.0 / 3.0 - _MASSPOLE * np.square(costheta) / _TOTAL_MASS)
     )
     xacc = temp - _POLEMASS_LENGTH * thetaacc * costheta / _TOTAL_MASS
-    return x + _TAU * x_dot, x_dot + _TAU * xacc, theta + _TAU * theta_dot, theta_dot + _TAU * thetaacc
+    return (
+        x + _TAU * x_dot,
+        x_dot + _TAU * xacc,
+        theta + _TAU * theta_dot,
+        theta_dot + _TAU * thetaacc,
+    )
 
 
 def is_terminal(x: np.ndarray, theta: np.ndarray) -> np.ndarray:
@@ -87,8 +92,9 @@ def is_terminal(x: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 #: :func:`step_rows` and :func:`is_terminal` compiled (numba) for one cart's float64 state, for
 #: compiled rollouts (:mod:`privrl.core.algorithms.a3c_rollout`): one source for the dynamics.
-step_cart = cast(Callable[..., tuple[float, float, float, float]],
-                 numba.njit(cache=True)(step_rows))
+step_cart = cast(
+    Callable[..., tuple[float, float, float, float]], numba.njit(cache=True)(step_rows)
+)
 terminal_cart = cast(Callable[[float, float], bool], numba.njit(cache=True)(is_terminal))
 
 

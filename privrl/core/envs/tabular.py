@@ -48,8 +48,12 @@ class TabularMDP:
         if np.any(start[absorbing] > 0):
             raise ValueError("start must put no mass on absorbing states")
         # read-only copies of our own: the caller's arrays may change after construction
-        for name, value in (("P", P), ("rewards", self.rewards), ("start", start),
-                            ("absorbing", absorbing)):  # fmt: skip
+        for name, value in (
+            ("P", P),
+            ("rewards", self.rewards),
+            ("start", start),
+            ("absorbing", absorbing),
+        ):
             own = np.array(value, dtype=bool if name == "absorbing" else float)
             own.setflags(write=False)
             object.__setattr__(self, name, own)
@@ -69,7 +73,6 @@ class TabularMDP:
         if gamma >= 1:
             raise ValueError("gamma must be < 1 for the values to be finite")
         return np.linalg.solve(np.eye(self.n_states) - gamma * self.P, self.R)
-
 
     def sample(self, m: int, rng: SeedLike, max_steps: int = 200) -> Trajectories:
         """``m`` trajectories from the start distribution, each until it enters an absorbing
@@ -98,8 +101,13 @@ class TabularMDP:
             if not running.any():
                 break
         terminated = ~running
-        return Trajectories(observations=obs, actions=np.zeros((m, horizon), dtype=np.int64),
-                            rewards=rewards, lengths=lengths, terminated=terminated)
+        return Trajectories(
+            observations=obs,
+            actions=np.zeros((m, horizon), dtype=np.int64),
+            rewards=rewards,
+            lengths=lengths,
+            terminated=terminated,
+        )
 
 
 def tabular_features(n: int) -> np.ndarray:

@@ -79,8 +79,12 @@ def into_restricted_simplex(
     low = np.any(rows < eta, axis=1)
     if not np.any(low):
         return pi
-    warn_or_refuse(f"{name}: entries lie below eta = {eta:g}, outside the eta-restricted "
-                   "simplex Theorem 1 assumes", "projected onto it", strict)  # fmt: skip
+    warn_or_refuse(
+        f"{name}: entries lie below eta = {eta:g}, outside the eta-restricted "
+        "simplex Theorem 1 assumes",
+        "projected onto it",
+        strict,
+    )
     return project_to_restricted_simplex(pi, eta)
 
 
@@ -111,8 +115,10 @@ def dirichlet_mechanism(
     if np.any(k_arr <= 0):
         raise ValueError(f"k must be > 0, got {k}")
     if eta is not None and float(k_arr.min()) * eta == 0.0:
-        raise ValueError(f"k, eta: the Dirichlet parameter k eta = {float(k_arr.min())!r} x "
-                         f"{eta!r} underflows to 0; give a larger k or eta")
+        raise ValueError(
+            f"k, eta: the Dirichlet parameter k eta = {float(k_arr.min())!r} x "
+            f"{eta!r} underflows to 0; give a larger k or eta"
+        )
     try:
         rows = np.broadcast_shapes(k_arr.shape, pi.shape[:-1])
     except ValueError:

@@ -49,19 +49,24 @@ def default_step(sigma: float) -> float:
     """The power of two ``step`` with ``2^19 <= sigma / step < 2^20``, or the smallest double
     2^-1074 for a ``sigma`` below 2^-1054 (then fewer grid units)."""
     sigma = check_positive(sigma, "sigma")
-    return max(math.ldexp(1.0, math.frexp(sigma)[1] - 1 - DEFAULT_GRID_BITS), math.ldexp(1.0, -1074))
+    return max(
+        math.ldexp(1.0, math.frexp(sigma)[1] - 1 - DEFAULT_GRID_BITS), math.ldexp(1.0, -1074)
+    )
 
 
-def grid_step(z: float, sensitivity: float, d: int, step: float | None = None,
-              name: str = "value") -> float:
+def grid_step(
+    z: float, sensitivity: float, d: int, step: float | None = None, name: str = "value"
+) -> float:
     """``step`` checked, or the default grid of noise multiplier ``z``: :func:`default_step` of
     ``z * sensitivity``, doubled while the noise would exceed 2^20 grid units. ``name`` is the
     argument that sets the ``d`` coordinates, for the error when no grid can serve them."""
     if step is not None:
         return check_step(step)
     if z * math.sqrt(d) > 2.0**20:
-        raise ValueError(f"{name}: {d} coordinates at noise multiplier {z:.4g} need a grid "
-                         "finer than the sampler allows; release fewer coordinates at once")
+        raise ValueError(
+            f"{name}: {d} coordinates at noise multiplier {z:.4g} need a grid "
+            "finer than the sampler allows; release fewer coordinates at once"
+        )
     step = default_step(z * sensitivity)
     while z * grid_l2_sensitivity(sensitivity, d, step) > 2.0**20:
         step *= 2.0
@@ -74,8 +79,10 @@ def grid_variance(sigma_units: float | Fraction) -> tuple[int, int]:
     in grid units squared and the scale of its discrete Laplace proposal."""
     target = Fraction(sigma_units)
     if not 0 < target <= MAX_GRID_SIGMA:
-        raise ValueError(f"the noise scale in grid units must be in (0, 2^21], got "
-                         f"{float(target):.6g}: choose a larger step")
+        raise ValueError(
+            f"the noise scale in grid units must be in (0, 2^21], got "
+            f"{float(target):.6g}: choose a larger step"
+        )
     t = math.floor(target) + 1
     m = math.ceil(target**2 / t)
     return m, t
@@ -104,23 +111,26 @@ def _sample_gaussian(m: int, t: int, out: np.ndarray, gen: np.random.Generator) 
             _sample(t, 1, candidate, gen)
             gap = abs(candidate[0]) - m
             if gap > _MAX_GAP or gap < -_MAX_GAP:
-                raise RuntimeError("discrete Gaussian candidate beyond 2^31 grid units "
-                                   "(probability below e^-1000)")
+                raise RuntimeError(
+                    "discrete Gaussian candidate beyond 2^31 grid units (probability below e^-1000)"
+                )
             if _bernoulli_exp_any(gap * gap, denominator, gen):
                 out[i] = candidate[0]
                 break
 
 
-def sample_discrete_gaussian(m: int, t: int, size: int | tuple[int, ...],
-                             rng: SeedLike) -> np.ndarray:
+def sample_discrete_gaussian(
+    m: int, t: int, size: int | tuple[int, ...], rng: SeedLike
+) -> np.ndarray:
     r"""Exact samples of the discrete Gaussian :math:`P(k) \propto e^{-k^2/(2mt)}` (CKS 2020,
     Algorithm 3) as an int64 array of shape ``size``; ``m, t`` from :func:`grid_variance`
     (``1 <= m, t <= 2^21 + 1``). Compiled, drawing from ``rng``'s own bit generator."""
     m = check_int(m, "m", minimum=1)
     t = check_int(t, "t", minimum=1)
     if max(m, t) > MAX_GRID_SIGMA + 1:
-        raise ValueError(f"m and t must be at most 2^21 + 1 (grid_variance makes them), "
-                         f"got m={m}, t={t}")
+        raise ValueError(
+            f"m and t must be at most 2^21 + 1 (grid_variance makes them), got m={m}, t={t}"
+        )
     gen = as_generator(rng)
     shape = (size,) if isinstance(size, int) else tuple(size)
     out = np.empty(math.prod(shape), dtype=np.int64)
@@ -128,8 +138,9 @@ def sample_discrete_gaussian(m: int, t: int, size: int | tuple[int, ...],
     return out.reshape(shape)
 
 
-def discrete_gaussian_mechanism(x: object, m: int, t: int, step: float,
-                                rng: SeedLike) -> np.ndarray:
+def discrete_gaussian_mechanism(
+    x: object, m: int, t: int, step: float, rng: SeedLike
+) -> np.ndarray:
     """``x`` (any shape) rounded to the grid ``step`` (values beyond 2^52 steps clamped, with a
     warning: :func:`~privrl.core.mechanisms.discrete_laplace.grid_centre`) plus exact discrete
     Gaussian noise of variance parameter ``m t`` grid units squared on every coordinate; every
@@ -161,16 +172,16 @@ class GridGaussian:
         return cls(*grid_variance(sigma_units), step)
 
     @classmethod
-    def for_multiplier(cls, z: float, sensitivity: float, d: int, step: float | None = None,
-                       name: str = "value") -> GridGaussian:
+    def for_multiplier(
+        cls, z: float, sensitivity: float, d: int, step: float | None = None, name: str = "value"
+    ) -> GridGaussian:
         r"""The grid Gaussian of noise multiplier at least ``z`` for ``d`` coordinates of
         :math:`\ell_2` ``sensitivity``: scale :math:`zG` grid units on the grid
         :func:`grid_step`, :math:`G` the sensitivity of the rounded values
         (:func:`~privrl.core.accounting.discrete_gaussian.grid_l2_sensitivity`). Its
         :meth:`noise_multiplier` is then at least ``z``, exactly."""
         step = grid_step(z, sensitivity, d, step, name)
-        return cls.of_scale(Fraction(z) * Fraction(grid_l2_sensitivity(sensitivity, d, step)),
-                            step)
+        return cls.of_scale(Fraction(z) * Fraction(grid_l2_sensitivity(sensitivity, d, step)), step)
 
     def noise_multiplier(self, sensitivity: float, d: int) -> float:
         r"""The noise multiplier :math:`\sqrt{s}/G` (rounded down) this noise gives ``d``
@@ -194,6 +205,12 @@ class GridGaussian:
 
 
 __all__ = [
-    "DEFAULT_GRID_BITS", "MAX_GRID_SIGMA", "GridGaussian", "default_step",
-    "discrete_gaussian_mechanism", "grid_step", "grid_variance", "sample_discrete_gaussian",
+    "DEFAULT_GRID_BITS",
+    "MAX_GRID_SIGMA",
+    "GridGaussian",
+    "default_step",
+    "discrete_gaussian_mechanism",
+    "grid_step",
+    "grid_variance",
+    "sample_discrete_gaussian",
 ]

@@ -64,7 +64,9 @@ def grid_epsilon(sensitivity: float, d: int, scale: Fraction, step: float = DEFA
     return grid_laplace_epsilon(sensitivity, d, scale, step)
 
 
-def noise_inflation(sensitivity: float, epsilon: float, d: int, step: float = DEFAULT_STEP) -> float:
+def noise_inflation(
+    sensitivity: float, epsilon: float, d: int, step: float = DEFAULT_STEP
+) -> float:
     """Ratio of the grid release's noise scale ``t * step`` to the continuous Laplace scale
     ``sensitivity / epsilon`` (the price of exactness; 1 + about ``d step / sensitivity``)."""
     t = grid_scale(sensitivity, epsilon, d, step)
@@ -149,8 +151,10 @@ def _bernoulli_exp(numerator: int, denominator: int, gen: np.random.Generator) -
     for k in range(1, _MAX_ROUNDS + 1):
         if not _bernoulli(numerator, denominator * k, gen):
             return k % 2 == 1
-    raise RuntimeError("Bernoulli(exp(-gamma)) sampler exceeded 256 rounds (probability below "
-                       "1/256!): no sample is returned rather than an inexact one")
+    raise RuntimeError(
+        "Bernoulli(exp(-gamma)) sampler exceeded 256 rounds (probability below "
+        "1/256!): no sample is returned rather than an inexact one"
+    )
 
 
 @numba.njit(cache=True)
@@ -178,16 +182,24 @@ def _sample(num: int, den: int, out: np.ndarray, gen: np.random.Generator) -> No
                 break
 
 
-def sample_discrete_laplace(scale: Fraction, size: int | tuple[int, ...], rng: SeedLike) -> np.ndarray:
+def sample_discrete_laplace(
+    scale: Fraction, size: int | tuple[int, ...], rng: SeedLike
+) -> np.ndarray:
     """Exact samples of the discrete Laplace distribution :math:`P(k) \\propto e^{-|k|/t}`,
     ``t = scale`` (CKS 2020, Algorithm 2), as an int64 array of shape ``size``.
 
     Compiled (numba), drawing from ``rng``'s own bit generator sample by sample; integer
     arithmetic only, so the distribution is exactly the discrete Laplace's."""
-    if (not isinstance(scale, Fraction) or scale <= 0 or scale.numerator >= _MAX_NUMERATOR
-            or scale.denominator > 2**_MAX_DENOMINATOR_BITS):
-        raise ValueError("scale must be a positive Fraction with numerator < 2^55 and denominator "
-                         f"<= 2^40 (grid_scale makes one), got {scale!r}")
+    if (
+        not isinstance(scale, Fraction)
+        or scale <= 0
+        or scale.numerator >= _MAX_NUMERATOR
+        or scale.denominator > 2**_MAX_DENOMINATOR_BITS
+    ):
+        raise ValueError(
+            "scale must be a positive Fraction with numerator < 2^55 and denominator "
+            f"<= 2^40 (grid_scale makes one), got {scale!r}"
+        )
     gen = as_generator(rng)
     shape = (size,) if isinstance(size, int) else tuple(size)
     out = np.empty(math.prod(shape), dtype=np.int64)
@@ -208,8 +220,15 @@ _MARGIN = 2.0**-44
 
 
 @numba.njit(cache=True)
-def _decide_inversion(t: float, relative_margin: float, u: np.ndarray, logs: np.ndarray,
-                      out: np.ndarray, undecided: np.ndarray, rejected: np.ndarray) -> tuple[int, int]:
+def _decide_inversion(
+    t: float,
+    relative_margin: float,
+    u: np.ndarray,
+    logs: np.ndarray,
+    out: np.ndarray,
+    undecided: np.ndarray,
+    rejected: np.ndarray,
+) -> tuple[int, int]:
     """Sample ``i`` from its draw ``u[i] = k / 2^53`` (52 bits ``j`` of ``W``, the last bit the
     sign) and ``logs[i] = ln(j 2^-52)``: ``out[i]`` if ``floor(z)`` is the same over the cell
     within the margin; else ``i`` goes into ``undecided``, or into ``rejected`` for a ``-0``.
@@ -266,8 +285,9 @@ def _fill_inversion(scale: Fraction, out: np.ndarray, gen: np.random.Generator) 
     with np.errstate(divide="ignore"):  # j = 0: log 0 = -inf, undecided
         np.log(logs, out=logs)
     undecided, rejected = np.empty(out.size, np.int64), np.empty(out.size, np.int64)
-    n_undecided, n_rejected = _decide_inversion(float(scale), _MARGIN, u, logs, out, undecided,
-                                                rejected)
+    n_undecided, n_rejected = _decide_inversion(
+        float(scale), _MARGIN, u, logs, out, undecided, rejected
+    )
     again = rejected[:n_rejected].tolist()
     for i in undecided[:n_undecided].tolist():
         y = _refine(scale, int(u[i] * _TWO53), gen)
@@ -278,8 +298,9 @@ def _fill_inversion(scale: Fraction, out: np.ndarray, gen: np.random.Generator) 
     return np.array(sorted(again), dtype=np.int64)
 
 
-def sample_discrete_laplace_inversion(scale: Fraction, size: int | tuple[int, ...],
-                                      rng: SeedLike) -> np.ndarray:
+def sample_discrete_laplace_inversion(
+    scale: Fraction, size: int | tuple[int, ...], rng: SeedLike
+) -> np.ndarray:
     """Exact samples of the discrete Laplace distribution of scale ``t = scale`` (the law of
     :func:`sample_discrete_laplace`, from another use of the random stream) as an int64 array of
     shape ``size``: a fair sign and ``Y = floor(-t ln W)`` (geometric with ratio ``e^{-1/t}``),
@@ -312,15 +333,18 @@ def check_scale(scale: Fraction, step: float) -> Fraction:
     before any draw (the parameters are public)."""
     if scale > MAX_SCALE:
         log2_t = math.log2(scale.numerator) - math.log2(scale.denominator)
-        raise ValueError(f"step: the noise scale is 2^{log2_t:.1f} steps of {step:g} "
-                         "(sensitivity / epsilon in steps), so the noise could leave the exact "
-                         "range of 2^53 steps; choose a larger step (or a larger epsilon, a "
-                         "smaller sensitivity)")
+        raise ValueError(
+            f"step: the noise scale is 2^{log2_t:.1f} steps of {step:g} "
+            "(sensitivity / epsilon in steps), so the noise could leave the exact "
+            "range of 2^53 steps; choose a larger step (or a larger epsilon, a "
+            "smaller sensitivity)"
+        )
     return scale
 
 
-def bounded_noise(scale: Fraction, shape: tuple[int, ...], rng: SeedLike,
-                  inversion: bool = False) -> np.ndarray:
+def bounded_noise(
+    scale: Fraction, shape: tuple[int, ...], rng: SeedLike, inversion: bool = False
+) -> np.ndarray:
     """Exact discrete Laplace integers of ``scale`` steps (:func:`sample_discrete_laplace`, or
     :func:`sample_discrete_laplace_inversion` with ``inversion``: the same law), each
     below :data:`CENTRE_LIMIT` in absolute value, so that a centre from :func:`grid_centre` plus
@@ -329,9 +353,11 @@ def bounded_noise(scale: Fraction, shape: tuple[int, ...], rng: SeedLike,
     sample = sample_discrete_laplace_inversion if inversion else sample_discrete_laplace
     noise = sample(scale, shape, rng)
     if np.abs(noise).max(initial=0) >= CENTRE_LIMIT:  # whatever the data: says nothing about it
-        raise RuntimeError(f"discrete Laplace noise beyond 2^52 grid steps (probability below "
-                           f"e^-(2^52 / t) per coordinate at scale t = {float(scale):.4g} "
-                           "steps): choose a larger step")
+        raise RuntimeError(
+            f"discrete Laplace noise beyond 2^52 grid steps (probability below "
+            f"e^-(2^52 / t) per coordinate at scale t = {float(scale):.4g} "
+            "steps): choose a larger step"
+        )
     return noise
 
 
@@ -347,8 +373,9 @@ def grid_centre(x: np.ndarray, step: float) -> np.ndarray:
     return clip_to_bound(grid, "x (in grid steps)", -CENTRE_LIMIT, CENTRE_LIMIT)
 
 
-def discrete_laplace_mechanism(x: np.ndarray, sensitivity: float, epsilon: float, rng: SeedLike,
-                               step: float = DEFAULT_STEP) -> np.ndarray:
+def discrete_laplace_mechanism(
+    x: np.ndarray, sensitivity: float, epsilon: float, rng: SeedLike, step: float = DEFAULT_STEP
+) -> np.ndarray:
     """Release each row of ``x`` (shape ``(n, d)`` or ``(d,)``) with exactly epsilon-DP (exact
     epsilon :func:`grid_epsilon` <= ``epsilon``) for rows at most ``sensitivity`` apart in L1:
     round to the grid ``step`` (:func:`grid_centre`: values beyond 2^52 steps are clamped, with
@@ -366,7 +393,17 @@ def discrete_laplace_mechanism(x: np.ndarray, sensitivity: float, epsilon: float
 
 
 __all__ = [
-    "CENTRE_LIMIT", "DEFAULT_STEP", "MAX_SCALE", "bounded_noise", "check_scale",
-    "discrete_laplace_mechanism", "grid_centre", "grid_epsilon", "grid_scale", "grid_sensitivity",
-    "noise_inflation", "sample_discrete_laplace", "sample_discrete_laplace_inversion",
+    "CENTRE_LIMIT",
+    "DEFAULT_STEP",
+    "MAX_SCALE",
+    "bounded_noise",
+    "check_scale",
+    "discrete_laplace_mechanism",
+    "grid_centre",
+    "grid_epsilon",
+    "grid_scale",
+    "grid_sensitivity",
+    "noise_inflation",
+    "sample_discrete_laplace",
+    "sample_discrete_laplace_inversion",
 ]

@@ -58,8 +58,9 @@ def laplace_scale(clip: float, epsilon: float) -> float:
     return 0.0 if math.isinf(epsilon) else clip / epsilon
 
 
-def laplace_grid_scale(clip: float, epsilon: float, d: int, step: float = dl.DEFAULT_STEP
-                       ) -> Fraction:
+def laplace_grid_scale(
+    clip: float, epsilon: float, d: int, step: float = dl.DEFAULT_STEP
+) -> Fraction:
     """Discrete Laplace scale ``t`` (grid units) of Algorithm 2 released on the grid ``step``:
     :func:`~privrl.core.mechanisms.discrete_laplace.grid_scale` at the L1 sensitivity ``C`` of the
     clipped gradients (clip to ``C/2``, eqs. 19-20), so the exact epsilon is at most ``epsilon``."""
@@ -67,8 +68,14 @@ def laplace_grid_scale(clip: float, epsilon: float, d: int, step: float = dl.DEF
 
 
 def laplace_gradient_parts(
-    g: np.ndarray, epsilon: float, clip: float, rng: SeedLike, clipped: bool = True,
-    floating_point: bool = False, step: float = dl.DEFAULT_STEP, inversion: bool = False,
+    g: np.ndarray,
+    epsilon: float,
+    clip: float,
+    rng: SeedLike,
+    clipped: bool = True,
+    floating_point: bool = False,
+    step: float = dl.DEFAULT_STEP,
+    inversion: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Algorithm 2 in its two parts ``(gbar, noise)``; the submission is ``gbar + noise``
     (:func:`laplace_gradient_mechanism`).
@@ -105,8 +112,13 @@ def laplace_gradient_parts(
 
 
 def laplace_gradient_mechanism(
-    g: np.ndarray, epsilon: float, clip: float, rng: SeedLike, clipped: bool = True,
-    floating_point: bool = False, step: float = dl.DEFAULT_STEP,
+    g: np.ndarray,
+    epsilon: float,
+    clip: float,
+    rng: SeedLike,
+    clipped: bool = True,
+    floating_point: bool = False,
+    step: float = dl.DEFAULT_STEP,
 ) -> np.ndarray:
     """Algorithm 2: clip each row to L1 norm ``clip/2`` (eq. 19), add Laplace noise of scale
     about ``clip/epsilon`` (eq. 21) -- by default on the grid ``step`` with exact discrete Laplace
@@ -264,8 +276,9 @@ def projected_random_sign(
     return np.einsum("nkd,nk->nd", matrix, u_tilde)
 
 
-def laplace_worst_log_ratio(epsilon: float, clip: float, d: int, floating_point: bool = False,
-                            step: float = dl.DEFAULT_STEP) -> float:
+def laplace_worst_log_ratio(
+    epsilon: float, clip: float, d: int, floating_point: bool = False, step: float = dl.DEFAULT_STEP
+) -> float:
     """Exact worst-case log probability ratio of Algorithm 2 as implemented, by closed form, on
     antipodal inputs far outside the clip ball (one coordinate, and all ``d`` coordinates).
 

@@ -35,9 +35,12 @@ class Audits(Chapter):
         ctx.glue("n_releases", len(table))
         ctx.glue("max_ratio", float((table.epsilon_lower / table.claimed_epsilon).max()))
         ctx.glue("n_undetectable", len(table) - len(checked))
-        ctx.glue("min_weakened_ratio",
-                 float((checked.weakened_lower / checked.claimed_epsilon).min())
-                 if len(checked) else math.nan)
+        ctx.glue(
+            "min_weakened_ratio",
+            float((checked.weakened_lower / checked.claimed_epsilon).min())
+            if len(checked)
+            else math.nan,
+        )
         ctx.glue("seconds", ctx.values["seconds"])
 
 

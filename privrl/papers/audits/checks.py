@@ -28,17 +28,23 @@ def check_audited_bounds(ctx: Context) -> None:
     listed with why), and (where known) the bound is at most the pair's exact epsilon."""
     for row in ctx.tables["audits"].itertuples():
         ctx.report.check(
-            f"{row.release}_lower", f"{row.release}: audited lower bound at most the claimed epsilon",
-            row.epsilon_lower, at_most=row.claimed_epsilon,
+            f"{row.release}_lower",
+            f"{row.release}: audited lower bound at most the claimed epsilon",
+            row.epsilon_lower,
+            at_most=row.claimed_epsilon,
         )
         if row.release not in UNDETECTABLE:
             ctx.report.check(
-                f"{row.release}_weakened", f"{row.release} with {row.weakening}: audited lower bound "
-                "above the claimed epsilon (the audit has power)", row.weakened_lower,
+                f"{row.release}_weakened",
+                f"{row.release} with {row.weakening}: audited lower bound "
+                "above the claimed epsilon (the audit has power)",
+                row.weakened_lower,
                 above=row.claimed_epsilon,
             )
         if not math.isnan(row.exact_epsilon):
             ctx.report.check(
-                f"{row.release}_exact", f"{row.release}: audited lower bound at most the exact "
-                "epsilon of the pair", row.epsilon_lower, at_most=row.exact_epsilon + 1e-9,
+                f"{row.release}_exact",
+                f"{row.release}: audited lower bound at most the exact epsilon of the pair",
+                row.epsilon_lower,
+                at_most=row.exact_epsilon + 1e-9,
             )

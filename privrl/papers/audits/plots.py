@@ -35,14 +35,25 @@ def plot_audits(table: pd.DataFrame, ax: Any) -> None:
     lo = cap(table.epsilon_lower)
     if "epsilon_upper" in table:
         hi = cap(table.epsilon_upper)
-        ax.errorbar(lo, y + 0.15, xerr=[np.zeros_like(lo), hi - lo], fmt="o", capsize=2,
-                    color=colour("audited"),
-                    label=f"{words('audited')}\n(line: to its interval's end)")
+        ax.errorbar(
+            lo,
+            y + 0.15,
+            xerr=[np.zeros_like(lo), hi - lo],
+            fmt="o",
+            capsize=2,
+            color=colour("audited"),
+            label=f"{words('audited')}\n(line: to its interval's end)",
+        )
     else:
         ax.plot(lo, y + 0.15, "o", color=colour("audited"), label=words("audited"))
     ax.scatter(cap(table.claimed_epsilon), y, marker="|", s=200, color="k", label="claimed epsilon")
-    ax.scatter(cap(table.weakened_lower), y - 0.15, marker="x", color=colour("weakened"),
-               label=words("weakened"))
+    ax.scatter(
+        cap(table.weakened_lower),
+        y - 0.15,
+        marker="x",
+        color=colour("weakened"),
+        label=words("weakened"),
+    )
     ax.set_yticks(y, [in_words(r) for r in table.release])
     ax.set_xscale("log")
     ax.set_xlabel("epsilon (log scale; 0 shown at 0.01)")
@@ -52,8 +63,9 @@ def plot_audits(table: pd.DataFrame, ax: Any) -> None:
 def _names(releases: list[str]) -> str:
     """Releases in words, listed ("GPOPE, sampled trajectories" as "GPOPE (sampled
     trajectories)", so that the list's commas stay unambiguous)."""
-    words = [w.replace(", ", " (", 1) + ")" if ", " in w else w
-             for w in (in_words(r) for r in releases)]
+    words = [
+        w.replace(", ", " (", 1) + ")" if ", " in w else w for w in (in_words(r) for r in releases)
+    ]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
@@ -66,18 +78,26 @@ def audits_caption(table: pd.DataFrame, where: str) -> str:
     listed = [r for r in missed if r in UNDETECTABLE]
     unlisted = [r for r in missed if r not in UNDETECTABLE]
     interval = " with the upper end of its interval (line)" if "epsilon_upper" in table else ""
-    parts = [f"Claimed epsilon (black bar), audited 95% lower bound (dot){interval} and the "
-             f"weakened variant's lower bound (cross) for the {len(table)} releases of {where}."]
-    parts.append("Every dot lies left of its bar: no audit exceeds its claim." if not above else
-                 f"Dots right of their bar (an audit above its claim): {_names(above)}.")
+    parts = [
+        f"Claimed epsilon (black bar), audited 95% lower bound (dot){interval} and the "
+        f"weakened variant's lower bound (cross) for the {len(table)} releases of {where}."
+    ]
+    parts.append(
+        "Every dot lies left of its bar: no audit exceeds its claim."
+        if not above
+        else f"Dots right of their bar (an audit above its claim): {_names(above)}."
+    )
     if not missed:
         parts.append("Every cross lies right of its bar: every weakening is caught.")
     else:
-        parts.append(f"{len(table) - len(missed)} crosses lie right of their bar (the weakening "
-                     "is caught)")
+        parts.append(
+            f"{len(table) - len(missed)} crosses lie right of their bar (the weakening is caught)"
+        )
         if listed:
-            parts[-1] += (f"; those of {_names(listed)} lie left of it: no audit of this size can "
-                          "detect their weakening (listed at the end of the chapter)")
+            parts[-1] += (
+                f"; those of {_names(listed)} lie left of it: no audit of this size can "
+                "detect their weakening (listed at the end of the chapter)"
+            )
         if unlisted:
             parts[-1] += f"; not caught and not listed: {_names(unlisted)}"
         parts[-1] += "."

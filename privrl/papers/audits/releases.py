@@ -164,8 +164,17 @@ def sample_size(size: str, kind: str = "fast") -> int:
     return SIZES[size][kind]
 
 
-def _run(name: str, release: au.BatchRelease, x: Any, xp: Any, claimed: float, delta: float,
-         seed: int, weakened: bool, **kw: Any) -> au.AuditResult:
+def _run(
+    name: str,
+    release: au.BatchRelease,
+    x: Any,
+    xp: Any,
+    claimed: float,
+    delta: float,
+    seed: int,
+    weakened: bool,
+    **kw: Any,
+) -> au.AuditResult:
     label = f"{name} ({WEAKENINGS[name]})" if weakened else name
     return au.audit_release(
         release, x, xp, claimed_epsilon=claimed, delta=delta, rng=seed, name=label, **kw
@@ -180,8 +189,18 @@ def audit_gaussian(size: str = "quick", seed: int = 0, weakened: bool = False) -
     def release(value: float, n: int, rng: np.random.Generator) -> np.ndarray:
         return gaussian_mechanism(np.full((n, 1), value), sens, EPSILON, DELTA, rng)
 
-    return _run("gaussian", release, 0.0, 1.0, EPSILON, DELTA, seed, weakened,
-                n_samples=sample_size(size, "large"), score="linear")
+    return _run(
+        "gaussian",
+        release,
+        0.0,
+        1.0,
+        EPSILON,
+        DELTA,
+        seed,
+        weakened,
+        n_samples=sample_size(size, "large"),
+        score="linear",
+    )
 
 
 # --------------------------------------------------------------------------- Balle et al. 2016
@@ -198,8 +217,9 @@ def _one_step_trajectories(starts: list[int], rewards: list[float]) -> Trajector
 
 
 _LS_STATES, _LS_GAMMA, _LS_FMAX = 3, 0.9, 1.0
-_LS_BUDGET = smooth_gaussian_noise(epsilon=EPSILON, delta=DELTA, return_bound=_LS_FMAX,
-                                   d=_LS_STATES).budget
+_LS_BUDGET = smooth_gaussian_noise(
+    epsilon=EPSILON, delta=DELTA, return_bound=_LS_FMAX, d=_LS_STATES
+).budget
 _LS_PHI, _LS_RHO = np.eye(_LS_STATES), np.array([0.45, 0.45, 0.1])
 _LS_STARTS, _LS_STARTS_PRIME = [0, 1], [1, 1]
 _LS_M = len(_LS_STARTS)
@@ -209,28 +229,54 @@ def _ls_pair() -> tuple[Trajectories, Trajectories]:
     """Small per-state counts (m = 2, one trajectory per state): the neighbour replaces the
     trajectory of state 0 (return 0) by one of state 1 with return F_max, which moves both the
     estimate (state 1's mean from 0 to F_max / 2) and, through the per-state counts, sigma_X."""
-    return (_one_step_trajectories(_LS_STARTS, [0.0, 0.0]),
-            _one_step_trajectories(_LS_STARTS_PRIME, [0.0, _LS_FMAX]))
+    return (
+        _one_step_trajectories(_LS_STARTS, [0.0, 0.0]),
+        _one_step_trajectories(_LS_STARTS_PRIME, [0.0, _LS_FMAX]),
+    )
 
 
-def _ls_release(estimator: Callable[..., mc.PrivateEstimate], multiplier: float,
-                **kw: Any) -> au.BatchRelease:
+def _ls_release(
+    estimator: Callable[..., mc.PrivateEstimate], multiplier: float, **kw: Any
+) -> au.BatchRelease:
     """The estimator end to end; its smooth-sensitivity noise (Lemma 1) drawn for ``n`` releases
     at once through :class:`~privrl.core.audit.BatchedNormal`."""
 
     def release(traj: Trajectories, n: int, rng: np.random.Generator) -> np.ndarray:
         fv = mc.first_visit_returns(traj, _LS_STATES, _LS_GAMMA)
-        return estimator(fv, _LS_PHI, _LS_RHO, budget=_LS_BUDGET, rng=au.BatchedNormal(rng, n),
-                         noise_multiplier=multiplier, **kw).theta
+        return estimator(
+            fv,
+            _LS_PHI,
+            _LS_RHO,
+            budget=_LS_BUDGET,
+            rng=au.BatchedNormal(rng, n),
+            noise_multiplier=multiplier,
+            **kw,
+        ).theta
 
     return release
 
 
-def _ls_audit(name: str, estimator: Callable[..., mc.PrivateEstimate], size: str, seed: int,
-              weakened: bool, **kw: Any) -> au.AuditResult:
+def _ls_audit(
+    name: str,
+    estimator: Callable[..., mc.PrivateEstimate],
+    size: str,
+    seed: int,
+    weakened: bool,
+    **kw: Any,
+) -> au.AuditResult:
     x, xp = _ls_pair()
-    return _run(name, _ls_release(estimator, 0.5 if weakened else 1.0, **kw), x, xp, EPSILON,
-                DELTA, seed, weakened, n_samples=sample_size(size), score="quadratic")
+    return _run(
+        name,
+        _ls_release(estimator, 0.5 if weakened else 1.0, **kw),
+        x,
+        xp,
+        EPSILON,
+        DELTA,
+        seed,
+        weakened,
+        n_samples=sample_size(size),
+        score="quadratic",
+    )
 
 
 def audit_dp_lsw(size: str = "quick", seed: int = 0, weakened: bool = False) -> au.AuditResult:
@@ -257,9 +303,9 @@ def _gpope_stats(n: int, reward0: float) -> SaddlePointStats:
     phi[:, 0, 0] = 1.0
     rewards = np.full((n, 1), -_GP_CANARY)
     rewards[0, 0] = reward0
-    return SaddlePointStats.from_features(FeatureTransitions(
-        phi, rewards, np.ones(n, dtype=int), np.ones(n, dtype=bool), 0.9
-    ))
+    return SaddlePointStats.from_features(
+        FeatureTransitions(phi, rewards, np.ones(n, dtype=int), np.ones(n, dtype=bool), 0.9)
+    )
 
 
 def _gpope_audit(name: str, n: int, size: str, seed: int, weakened: bool) -> au.AuditResult:
@@ -292,9 +338,19 @@ def _gpope_audit(name: str, n: int, size: str, seed: int, weakened: bool) -> au.
         return (near - mixed).sum(axis=1)
 
     exact = gpope_pld_epsilon(z, n, _GP_T, DELTA)
-    return _run(name, release, _gpope_stats(n, _GP_CANARY), _gpope_stats(n, -_GP_CANARY), claimed,
-                DELTA, seed, weakened, n_samples=sample_size(size), score=log_ratio,
-                exact_epsilon=exact)
+    return _run(
+        name,
+        release,
+        _gpope_stats(n, _GP_CANARY),
+        _gpope_stats(n, -_GP_CANARY),
+        claimed,
+        DELTA,
+        seed,
+        weakened,
+        n_samples=sample_size(size),
+        score=log_ratio,
+        exact_epsilon=exact,
+    )
 
 
 def audit_gpope(size: str = "quick", seed: int = 0, weakened: bool = False) -> au.AuditResult:
@@ -304,7 +360,9 @@ def audit_gpope(size: str = "quick", seed: int = 0, weakened: bool = False) -> a
     return _gpope_audit("gpope", 1, size, seed, weakened)
 
 
-def audit_gpope_sampled(size: str = "quick", seed: int = 0, weakened: bool = False) -> au.AuditResult:
+def audit_gpope_sampled(
+    size: str = "quick", seed: int = 0, weakened: bool = False
+) -> au.AuditResult:
     """GPOPE over its composed run with the sampling the accountant amplifies: T = 10 steps, each on
     one of n = 2 trajectories drawn uniformly (the canary in about half the steps)."""
     return _gpope_audit("gpope_sampled", 2, size, seed, weakened)
@@ -366,9 +424,20 @@ def audit_gp_update(size: str = "quick", seed: int = 0, weakened: bool = False) 
         return y @ direction
 
     exact = fn.gaussian_composition_epsilon(used, _WANG_DELTA_GAUSS, _GP_UPDATES, *args)
-    return _run("gp_update", release, 0.0, c, claimed, _WANG_DELTA_GAUSS, seed, weakened,
-                n_samples=sample_size(size, "large"), score=log_ratio, exact_epsilon=exact,
-                batch_size=10_000)
+    return _run(
+        "gp_update",
+        release,
+        0.0,
+        c,
+        claimed,
+        _WANG_DELTA_GAUSS,
+        seed,
+        weakened,
+        n_samples=sample_size(size, "large"),
+        score=log_ratio,
+        exact_epsilon=exact,
+        batch_size=10_000,
+    )
 
 
 def audit_input_perturbation(
@@ -390,11 +459,20 @@ def audit_input_perturbation(
         """exact log-likelihood ratio, up to an increasing map (the sum of the released rewards)"""
         return y.sum(axis=1)
 
-    return _run("input_perturbation", release, np.zeros(_INPUT_T), np.ones(_INPUT_T), claimed,
-                _WANG_DELTA, seed, weakened, n_samples=sample_size(size, "large"),
-                score=log_ratio, exact_epsilon=gaussian_epsilon(used, _WANG_DELTA,
-                                                                math.sqrt(_INPUT_T)),
-                batch_size=20_000)
+    return _run(
+        "input_perturbation",
+        release,
+        np.zeros(_INPUT_T),
+        np.ones(_INPUT_T),
+        claimed,
+        _WANG_DELTA,
+        seed,
+        weakened,
+        n_samples=sample_size(size, "large"),
+        score=log_ratio,
+        exact_epsilon=gaussian_epsilon(used, _WANG_DELTA, math.sqrt(_INPUT_T)),
+        batch_size=20_000,
+    )
 
 
 def audit_dpsgd_step(size: str = "quick", seed: int = 0, weakened: bool = False) -> au.AuditResult:
@@ -411,9 +489,19 @@ def audit_dpsgd_step(size: str = "quick", seed: int = 0, weakened: bool = False)
 
     base = torch.zeros((3, 1))
     canary = torch.cat([base, torch.full((1, 1), 10.0)])
-    return _run("dpsgd_step", release, base, canary, claimed, DELTA, seed, weakened,
-                n_samples=sample_size(size, "large"), score="linear",
-                exact_epsilon=gaussian_epsilon(used, DELTA))
+    return _run(
+        "dpsgd_step",
+        release,
+        base,
+        canary,
+        claimed,
+        DELTA,
+        seed,
+        weakened,
+        n_samples=sample_size(size, "large"),
+        score="linear",
+        exact_epsilon=gaussian_epsilon(used, DELTA),
+    )
 
 
 _SGD_T, _SGD_BATCH, _SGD_CANARY = 10, 4, 10.0
@@ -435,8 +523,9 @@ def _dpsgd_multiplier(rate: float) -> float:
         absl.setLevel(level)
 
 
-def _dpsgd_run_audit(name: str, rate: float, size: str, seed: int,
-                     weakened: bool) -> au.AuditResult:
+def _dpsgd_run_audit(
+    name: str, rate: float, size: str, seed: int, weakened: bool
+) -> au.AuditResult:
     """DP-SGD over a composed run of T = 10 steps (``dpsgd_gradient``, clip 1, expected batch 4),
     every noisy step released; add/remove of a gradient canary (gradient 10, clipped to 1) that
     each step includes with probability ``rate`` (Poisson sampling; the other samples' gradients
@@ -466,8 +555,19 @@ def _dpsgd_run_audit(name: str, rate: float, size: str, seed: int,
         return np.log1p(rate * np.expm1(u / used - 0.5 / used**2)).sum(axis=1)
 
     exact = gaussian_epsilon(used / math.sqrt(_SGD_T), DELTA) if rate == 1.0 else math.nan
-    return _run(name, release, False, True, claimed, DELTA, seed, weakened,
-                n_samples=sample_size(size, "medium"), score=log_ratio, exact_epsilon=exact)
+    return _run(
+        name,
+        release,
+        False,
+        True,
+        claimed,
+        DELTA,
+        seed,
+        weakened,
+        n_samples=sample_size(size, "medium"),
+        score=log_ratio,
+        exact_epsilon=exact,
+    )
 
 
 def audit_dpsgd_run(size: str = "quick", seed: int = 0, weakened: bool = False) -> au.AuditResult:
@@ -475,8 +575,9 @@ def audit_dpsgd_run(size: str = "quick", seed: int = 0, weakened: bool = False) 
     return _dpsgd_run_audit("dpsgd_run", 1.0, size, seed, weakened)
 
 
-def audit_dpsgd_poisson(size: str = "quick", seed: int = 0,
-                        weakened: bool = False) -> au.AuditResult:
+def audit_dpsgd_poisson(
+    size: str = "quick", seed: int = 0, weakened: bool = False
+) -> au.AuditResult:
     """DP-SGD, T = 10 Poisson-sampled steps at rate 1/4 (the accountant's amplification)."""
     return _dpsgd_run_audit("dpsgd_poisson", 0.25, size, seed, weakened)
 
@@ -485,9 +586,14 @@ def audit_dpsgd_poisson(size: str = "quick", seed: int = 0,
 _PGC_EPS, _PGC_CLIP, _PGC_D = 2.0, 1.0, 3
 
 
-def pgc_laplace_exact_epsilon(g: np.ndarray, g_prime: np.ndarray, epsilon: float, clip: float,
-                              clip_to: Callable[[np.ndarray, float], np.ndarray] | None = local.clip_l1,
-                              d: int = _PGC_D) -> float:
+def pgc_laplace_exact_epsilon(
+    g: np.ndarray,
+    g_prime: np.ndarray,
+    epsilon: float,
+    clip: float,
+    clip_to: Callable[[np.ndarray, float], np.ndarray] | None = local.clip_l1,
+    d: int = _PGC_D,
+) -> float:
     """Worst-case log-likelihood ratio of Algorithm 2 on the grid for the two inputs:
     ``||gbar - gbar'||_1 / (t step)`` with ``t`` the discrete Laplace scale of
     :func:`~privrl.core.mechanisms.discrete_laplace.grid_scale` (attained by outputs beyond both
@@ -511,8 +617,14 @@ def _laplace_release(eps: float, clipped: bool, floating_point: bool) -> au.Batc
     2012's leak), ``clipped=False`` the clip of eq. 19 skipped."""
 
     def release(grad: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        return local.laplace_gradient_mechanism(np.tile(grad, (n, 1)), eps, _PGC_CLIP, rng,
-                                                clipped=clipped, floating_point=floating_point)
+        return local.laplace_gradient_mechanism(
+            np.tile(grad, (n, 1)),
+            eps,
+            _PGC_CLIP,
+            rng,
+            clipped=clipped,
+            floating_point=floating_point,
+        )
 
     return release
 
@@ -525,8 +637,9 @@ def _laplace_log_ratio(centre: np.ndarray, scale: float) -> au.Score:
     return log_ratio
 
 
-def audit_pgc_laplace(size: str = "quick", seed: int = 0, weakened: bool = False,
-                      floating_point: bool = False) -> au.AuditResult:
+def audit_pgc_laplace(
+    size: str = "quick", seed: int = 0, weakened: bool = False, floating_point: bool = False
+) -> au.AuditResult:
     """One Laplace report (Algorithm 2) at epsilon / rounds, on the raw released values; one-hot
     inputs +-C e_1 (L1 norm C, clipped to C/2, so the clipped inputs are C apart: the worst case of
     eq. 20). The release is the grid Laplace (``discrete_laplace_mechanism``); ``floating_point``
@@ -541,17 +654,26 @@ def audit_pgc_laplace(size: str = "quick", seed: int = 0, weakened: bool = False
     exact = pgc_laplace_exact_epsilon(g, -g, eps, _PGC_CLIP, clip_to)
     name = "pgc_laplace_float" if floating_point else "pgc_laplace"
     label = f"{name} ({WEAKENINGS['pgc_laplace']})" if weakened else name
-    return au.audit_release(_laplace_release(eps, not weakened, floating_point), g, -g,
-                            claimed_epsilon=eps, delta=0.0, rng=seed, name=label,
-                            n_samples=sample_size(size), score=_laplace_log_ratio(centre, scale),
-                            exact_epsilon=exact)
+    return au.audit_release(
+        _laplace_release(eps, not weakened, floating_point),
+        g,
+        -g,
+        claimed_epsilon=eps,
+        delta=0.0,
+        rng=seed,
+        name=label,
+        n_samples=sample_size(size),
+        score=_laplace_log_ratio(centre, scale),
+        exact_epsilon=exact,
+    )
 
 
 _PGC_DENSE_D = 4
 
 
-def audit_pgc_laplace_dense(size: str = "quick", seed: int = 0,
-                            weakened: bool = False) -> au.AuditResult:
+def audit_pgc_laplace_dense(
+    size: str = "quick", seed: int = 0, weakened: bool = False
+) -> au.AuditResult:
     """One grid Laplace report at epsilon / rounds for a dense pair: +-10 (1, ..., 1) in d = 4
     coordinates, clipped in L1 to +-C/(2d) (1, ..., 1), C apart in L1 (the worst case of eq. 20
     spread over every coordinate). Weakened: clipped in L2 to C/2 instead, sqrt(d) C = 2C apart in
@@ -563,13 +685,24 @@ def audit_pgc_laplace_dense(size: str = "quick", seed: int = 0,
     scale = float(grid_scale(_PGC_CLIP, eps, _PGC_DENSE_D)) * DEFAULT_STEP
 
     def release(grad: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        return discrete_laplace_mechanism(clip_to(np.tile(grad, (n, 1)), _PGC_CLIP / 2),
-                                          _PGC_CLIP, eps, rng)
+        return discrete_laplace_mechanism(
+            clip_to(np.tile(grad, (n, 1)), _PGC_CLIP / 2), _PGC_CLIP, eps, rng
+        )
 
     exact = pgc_laplace_exact_epsilon(g, -g, eps, _PGC_CLIP, clip_to, _PGC_DENSE_D)
-    return _run("pgc_laplace_dense", release, g, -g, eps, 0.0, seed, weakened,
-                n_samples=sample_size(size), score=_laplace_log_ratio(centre, scale),
-                exact_epsilon=exact)
+    return _run(
+        "pgc_laplace_dense",
+        release,
+        g,
+        -g,
+        eps,
+        0.0,
+        seed,
+        weakened,
+        n_samples=sample_size(size),
+        score=_laplace_log_ratio(centre, scale),
+        exact_epsilon=exact,
+    )
 
 
 def _sign_log_ratio(p: np.ndarray) -> float:
@@ -585,7 +718,9 @@ def bit_flip_exact_epsilon(epsilon: float) -> float:
     return _sign_log_ratio(local.bit_flip_probability(np.array([1.0, -1.0]), epsilon))
 
 
-def audit_pgc_bit_flip(size: str = "quick", seed: int = 0, weakened: bool = False) -> au.AuditResult:
+def audit_pgc_bit_flip(
+    size: str = "quick", seed: int = 0, weakened: bool = False
+) -> au.AuditResult:
     """One bit-flip report (eq. 4) at epsilon / rounds for x = +1 vs x = -1."""
     eps = per_round_epsilon(_PGC_EPS, ROUNDS)
     used = 2 * eps if weakened else eps
@@ -593,9 +728,19 @@ def audit_pgc_bit_flip(size: str = "quick", seed: int = 0, weakened: bool = Fals
     def release(x: float, n: int, rng: np.random.Generator) -> np.ndarray:
         return local.bit_flip(np.full((n, 1), x), used, rng)
 
-    return _run("pgc_bit_flip", release, 1.0, -1.0, eps, 0.0, seed, weakened,
-                n_samples=sample_size(size), score=lambda y: -y[:, 0],
-                exact_epsilon=bit_flip_exact_epsilon(used))
+    return _run(
+        "pgc_bit_flip",
+        release,
+        1.0,
+        -1.0,
+        eps,
+        0.0,
+        seed,
+        weakened,
+        n_samples=sample_size(size),
+        score=lambda y: -y[:, 0],
+        exact_epsilon=bit_flip_exact_epsilon(used),
+    )
 
 
 #: The multi-round extension of the Ono and Takahashi chapter's ledger (section 3.2.1): an agent's
@@ -603,8 +748,9 @@ def audit_pgc_bit_flip(size: str = "quick", seed: int = 0, weakened: bool = Fals
 _PGC_ROUNDS, _PGC_ROUNDS_EPS = 3, 1.0
 
 
-def audit_pgc_laplace_rounds(size: str = "quick", seed: int = 0,
-                             weakened: bool = False) -> au.AuditResult:
+def audit_pgc_laplace_rounds(
+    size: str = "quick", seed: int = 0, weakened: bool = False
+) -> au.AuditResult:
     """All 3 grid Laplace reports of one agent (Algorithm 2 on the grid, multi-round, section
     3.2.1), every report released, at total epsilon 1 (1/3 per report); replace-one user: the
     agent's gradient is +-C e_1 in every round (clipped to +-C/2 e_1, C apart: the worst case of
@@ -615,26 +761,46 @@ def audit_pgc_laplace_rounds(size: str = "quick", seed: int = 0,
     eps_round = per_round_epsilon(_PGC_ROUNDS_EPS, _PGC_ROUNDS)
     used = per_round_epsilon(_PGC_ROUNDS_EPS, _PGC_ROUNDS - 1) if weakened else eps_round
     t = grid_scale(_PGC_CLIP, eps_round, _PGC_D)
-    claimed = GridLaplaceReportEvent(sensitivity=_PGC_CLIP, d=_PGC_D, scale_numerator=t.numerator,
-                                     scale_denominator=t.denominator, step=DEFAULT_STEP,
-                                     reports=_PGC_ROUNDS).epsilon(0.0)
+    claimed = GridLaplaceReportEvent(
+        sensitivity=_PGC_CLIP,
+        d=_PGC_D,
+        scale_numerator=t.numerator,
+        scale_denominator=t.denominator,
+        step=DEFAULT_STEP,
+        reports=_PGC_ROUNDS,
+    ).epsilon(0.0)
     g = np.zeros(_PGC_D)
     g[0] = _PGC_CLIP
     centre = local.clip_l1(g, _PGC_CLIP / 2)[0]
     one = _laplace_log_ratio(centre, float(grid_scale(_PGC_CLIP, used, _PGC_D)) * DEFAULT_STEP)
 
     def release(grad: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        return np.concatenate([local.laplace_gradient_mechanism(np.tile(grad, (n, 1)), used,
-                                                                _PGC_CLIP, rng)
-                               for _ in range(_PGC_ROUNDS)], axis=1)
+        return np.concatenate(
+            [
+                local.laplace_gradient_mechanism(np.tile(grad, (n, 1)), used, _PGC_CLIP, rng)
+                for _ in range(_PGC_ROUNDS)
+            ],
+            axis=1,
+        )
 
     def log_ratio(y: np.ndarray) -> np.ndarray:
         """exact log-likelihood ratio of the agent's reports (Laplace densities, every report)"""
         return sum(one(part) for part in np.split(y, _PGC_ROUNDS, axis=1))
 
     exact = _PGC_ROUNDS * pgc_laplace_exact_epsilon(g, -g, used, _PGC_CLIP)
-    return _run("pgc_laplace_rounds", release, g, -g, claimed, 0.0, seed, weakened,
-                n_samples=sample_size(size), score=log_ratio, exact_epsilon=exact)
+    return _run(
+        "pgc_laplace_rounds",
+        release,
+        g,
+        -g,
+        claimed,
+        0.0,
+        seed,
+        weakened,
+        n_samples=sample_size(size),
+        score=log_ratio,
+        exact_epsilon=exact,
+    )
 
 
 def prs_exact_epsilon(epsilon: float, d_hat: int, clip: float) -> float:
@@ -667,12 +833,27 @@ def audit_pgc_prs(size: str = "quick", seed: int = 0, weakened: bool = False) ->
     matrix = math.sqrt(3.0) * np.eye(d_hat)
 
     def release(grad: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        return local.projected_random_sign(np.tile(grad, (n, 1)), used, _PGC_CLIP, rng,
-                                           matrix=np.broadcast_to(matrix, (n, d_hat, d_hat)))
+        return local.projected_random_sign(
+            np.tile(grad, (n, 1)),
+            used,
+            _PGC_CLIP,
+            rng,
+            matrix=np.broadcast_to(matrix, (n, d_hat, d_hat)),
+        )
 
-    return _run("pgc_prs", release, -g, g, claimed, 0.0, seed, weakened,
-                n_samples=sample_size(size, "large"), score=lambda y: y.sum(axis=1),
-                exact_epsilon=prs_exact_epsilon(used, d_hat, _PGC_CLIP))
+    return _run(
+        "pgc_prs",
+        release,
+        -g,
+        g,
+        claimed,
+        0.0,
+        seed,
+        weakened,
+        n_samples=sample_size(size, "large"),
+        score=lambda y: y.sum(axis=1),
+        exact_epsilon=prs_exact_epsilon(used, d_hat, _PGC_CLIP),
+    )
 
 
 # --------------------------------------------------------------------------- Gohari et al. 2021
@@ -709,8 +890,18 @@ def audit_dirichlet(size: str = "quick", seed: int = 0, weakened: bool = False) 
         x = x / x.sum(axis=1, keepdims=True)
         return dirichlet_log_density(x, pi_prime, k) - dirichlet_log_density(x, pi, k)
 
-    return _run("dirichlet", release, pi, pi_prime, claimed, delta, seed, weakened,
-                n_samples=sample_size(size), score=log_ratio)
+    return _run(
+        "dirichlet",
+        release,
+        pi,
+        pi_prime,
+        claimed,
+        delta,
+        seed,
+        weakened,
+        n_samples=sample_size(size),
+        score=log_ratio,
+    )
 
 
 # --------------------------------------------------------------------------- SSP-LSTD
@@ -733,10 +924,20 @@ def _ssp_pair() -> tuple[Trajectories, Trajectories]:
     :func:`~privrl.core.algorithms.ssp_lstd.extremal_pair` reaches :math:`1/\sqrt 2` of it)."""
     r = _SSP_BOUNDS.reward_bound
     return (
-        Trajectories(observations=[[0, 1, 0]], actions=[[0, 0]], rewards=[[r, -r]], lengths=[2],
-                     terminated=[False]),
-        Trajectories(observations=[[0, 0, 0]], actions=[[0, 0]], rewards=[[-r, -r]],
-                     lengths=[2], terminated=[False]),
+        Trajectories(
+            observations=[[0, 1, 0]],
+            actions=[[0, 0]],
+            rewards=[[r, -r]],
+            lengths=[2],
+            terminated=[False],
+        ),
+        Trajectories(
+            observations=[[0, 0, 0]],
+            actions=[[0, 0]],
+            rewards=[[-r, -r]],
+            lengths=[2],
+            terminated=[False],
+        ),
     )
 
 
@@ -768,8 +969,9 @@ def audit_ssp_lstd(size: str = "quick", seed: int = 0, weakened: bool = False) -
 
     def release(traj: Trajectories, n: int, rng: np.random.Generator) -> np.ndarray:
         grid = _ssp_grid(traj, noise.step)
-        return ssp.noisy_statistics(np.tile(grid, (n, 1)), traj.n_trajectories, _SSP_BOUNDS,
-                                    noise, rng)
+        return ssp.noisy_statistics(
+            np.tile(grid, (n, 1)), traj.n_trajectories, _SSP_BOUNDS, noise, rng
+        )
 
     def log_ratio(y: np.ndarray) -> np.ndarray:
         """exact log-likelihood ratio, up to an increasing map (the released (vec A, b)
@@ -777,8 +979,19 @@ def audit_ssp_lstd(size: str = "quick", seed: int = 0, weakened: bool = False) -
         return y @ direction
 
     exact = gaussian_epsilon(noise.sigma, DELTA, float(np.linalg.norm(direction)))
-    return _run("ssp_lstd", release, x, xp, claimed, DELTA, seed, weakened,
-                n_samples=sample_size(size, "large"), score=log_ratio, exact_epsilon=exact)
+    return _run(
+        "ssp_lstd",
+        release,
+        x,
+        xp,
+        claimed,
+        DELTA,
+        seed,
+        weakened,
+        n_samples=sample_size(size, "large"),
+        score=log_ratio,
+        exact_epsilon=exact,
+    )
 
 
 #: Every audit set-up, in the book's order.
@@ -808,8 +1021,13 @@ LEDGER_LINKS: dict[str, tuple[str, ...]] = {
     "balle2016": ("dp_lsw", "dp_lsl"),
     "xie2019": ("gpope", "gpope_sampled"),
     "wang2019": ("gp_update", "input_perturbation", "dpsgd_step", "dpsgd_run", "dpsgd_poisson"),
-    "ono2020": ("pgc_laplace", "pgc_laplace_dense", "pgc_laplace_rounds", "pgc_bit_flip",
-                "pgc_prs"),
+    "ono2020": (
+        "pgc_laplace",
+        "pgc_laplace_dense",
+        "pgc_laplace_rounds",
+        "pgc_bit_flip",
+        "pgc_prs",
+    ),
     "gohari2021": ("dirichlet",),
     "frontier": ("ssp_lstd",),
 }

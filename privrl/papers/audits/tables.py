@@ -18,24 +18,29 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
         {
             "release": table.release,
             "claimed (epsilon, delta)": [
-                f"({e:.3g}, {d:.2g})" for e, d in zip(table.claimed_epsilon, table.delta, strict=True)
+                f"({e:.3g}, {d:.2g})"
+                for e, d in zip(table.claimed_epsilon, table.delta, strict=True)
             ],
             "audited lower bound (interval)": [
                 f"{lo:.3f} ({lo:.3f}, {hi:.3f})"
                 for lo, hi in zip(table.epsilon_lower, table.epsilon_upper, strict=True)
             ],
             "lower bound / claim": (table.epsilon_lower / table.claimed_epsilon).map(
-                lambda v: f"{v:.2f}"),
+                lambda v: f"{v:.2f}"
+            ),
             "exact epsilon of the pair": table.exact_epsilon.map(
-                lambda v: "" if math.isnan(v) else f"{v:.3f}"),
+                lambda v: "" if math.isnan(v) else f"{v:.3f}"
+            ),
             "weakening": table.weakening,
             "weakened lower bound": table.weakened_lower.map(lambda v: f"{v:.3f}"),
             "weakened / claim": (table.weakened_lower / table.claimed_epsilon).map(
-                lambda v: f"{v:.2f}"),
+                lambda v: f"{v:.2f}"
+            ),
             "weakening caught": [
                 "undetectable (listed)" if name in UNDETECTABLE else ("yes" if w > c else "NO")
-                for name, w, c in zip(table.release, table.weakened_lower, table.claimed_epsilon,
-                                      strict=True)
+                for name, w, c in zip(
+                    table.release, table.weakened_lower, table.claimed_epsilon, strict=True
+                )
             ],
             "runs per input": table.n_samples.map(lambda n: f"2 x {n:,}"),
         }
@@ -62,8 +67,10 @@ SAVED_COLUMNS = ("release", "claimed_epsilon", "epsilon_lower", "weakening", "we
 def saved_audits(table: pd.DataFrame) -> list[dict[str, Any]]:
     """This run's audits as the summary's ``audits`` entry (:data:`SAVED_COLUMNS`), so that a
     recorded run lists every release, the undetectable weakenings included."""
-    return [{k: (v if isinstance(v, str) else float(v)) for k, v in row.items()}
-            for row in table[list(SAVED_COLUMNS)].to_dict("records")]
+    return [
+        {k: (v if isinstance(v, str) else float(v)) for k, v in row.items()}
+        for row in table[list(SAVED_COLUMNS)].to_dict("records")
+    ]
 
 
 def recorded_table(recorded: dict[str, Any] | None) -> pd.DataFrame | None:
@@ -83,9 +90,13 @@ def recorded_table(recorded: dict[str, Any] | None) -> pd.DataFrame | None:
                 "audited lower bound": round(a["epsilon_lower"], 3),
                 "weakening": a["weakening"],
                 "weakened lower bound": round(a["weakened_lower"], 3),
-                "weakening caught": ("undetectable (listed)" if a["release"] in UNDETECTABLE
-                                     else "yes" if a["weakened_lower"] > a["claimed_epsilon"]
-                                     else "NO"),
+                "weakening caught": (
+                    "undetectable (listed)"
+                    if a["release"] in UNDETECTABLE
+                    else "yes"
+                    if a["weakened_lower"] > a["claimed_epsilon"]
+                    else "NO"
+                ),
             }
             for a in summary["audits"]
         ]

@@ -26,12 +26,15 @@ from privrl.papers.balle2016.profile import METHODS, PAPER, PAPER_BATCHES, Balle
 from privrl.papers.balle2016.rate import log_slope
 from privrl.papers.balle2016.runs import mean_rmse_table, run_figure1
 
-ACCOUNTANT = ("Lemma 1 of Balle et al. 2016 (smooth sensitivity, Nissim, Raskhodnikova and Smith "
-              "2007), conditions checked on neighbouring pairs")
+ACCOUNTANT = (
+    "Lemma 1 of Balle et al. 2016 (smooth sensitivity, Nissim, Raskhodnikova and Smith "
+    "2007), conditions checked on neighbouring pairs"
+)
 
 
-class Balle2016(Chapter, name=PAPER, profile_type=BalleProfile, checks=CHECKS, claims=CLAIMS,
-                errata=ERRATA):
+class Balle2016(
+    Chapter, name=PAPER, profile_type=BalleProfile, checks=CHECKS, claims=CLAIMS, errata=ERRATA
+):
     """DP-LSW and DP-LSL on the chain of Section 6 (see the module docstring)."""
 
     def sweep(self, ctx: Context) -> None:
@@ -57,17 +60,24 @@ class Balle2016(Chapter, name=PAPER, profile_type=BalleProfile, checks=CHECKS, c
             yield LedgerEntry(
                 paper=PAPER,
                 release=f"{method} estimate ({feat} features, d = {d}): {len(sig)} releases in "
-                        "Figure 1, each on its own batch",
+                "Figure 1, each on its own batch",
                 mechanism="Gaussian output perturbation with smooth-sensitivity scale sigma_X",
-                relation="replace-one", unit="trajectory",
-                noise=(f"alpha = {event.alpha:.4g}, beta = {event.beta:.4g}, F = "
-                       f"{p.return_bound:g}; sigma_X from {sig.min():.3g} to {sig.max():.3g} over "
-                       "the releases"),
-                delta=p.delta, compositions=1, accountant=ACCOUNTANT,
+                relation="replace-one",
+                unit="trajectory",
+                noise=(
+                    f"alpha = {event.alpha:.4g}, beta = {event.beta:.4g}, F = "
+                    f"{p.return_bound:g}; sigma_X from {sig.min():.3g} to {sig.max():.3g} over "
+                    "the releases"
+                ),
+                delta=p.delta,
+                compositions=1,
+                accountant=ACCOUNTANT,
                 event=event,
-                at_delta_zero=(f"(0, {smooth_gaussian_tv_bound(event.alpha, event.beta, d):.2g})-DP "
-                               "by total variation: Pinsker's inequality on Lemma 1's conditions "
-                               "(smooth_gaussian_tv_bound)"),
+                at_delta_zero=(
+                    f"(0, {smooth_gaussian_tv_bound(event.alpha, event.beta, d):.2g})-DP "
+                    "by total variation: Pinsker's inequality on Lemma 1's conditions "
+                    "(smooth_gaussian_tv_bound)"
+                ),
                 cross_check=CrossCheck(
                     "empirical",
                     f"Monte Carlo hockey-stick delta at the worst of {loss['pairs_searched']} "
@@ -77,12 +87,16 @@ class Balle2016(Chapter, name=PAPER, profile_type=BalleProfile, checks=CHECKS, c
                     "delta)-indistinguishable: an empirical value for that pair, not a bound for "
                     "the mechanism",
                     loss["epsilon_empirical"],
-                    vacuous=("the scan stopped at its floor (1e-4 epsilon): the pair is "
-                             "indistinguishable at every epsilon' scanned, which says nothing of "
-                             "the mechanism's epsilon"
-                             if loss["epsilon_empirical"] <= SCAN_FLOOR * p.epsilon * (1 + 1e-9)
-                             else "")),
-                audit="audits:" + ("dp_lsw" if method == "DP-LSW" else "dp_lsl"))
+                    vacuous=(
+                        "the scan stopped at its floor (1e-4 epsilon): the pair is "
+                        "indistinguishable at every epsilon' scanned, which says nothing of "
+                        "the mechanism's epsilon"
+                        if loss["epsilon_empirical"] <= SCAN_FLOOR * p.epsilon * (1 + 1e-9)
+                        else ""
+                    ),
+                ),
+                audit="audits:" + ("dp_lsw" if method == "DP-LSW" else "dp_lsl"),
+            )
 
     def finish(self, ctx: Context) -> None:
         """The numbers the prose reads (glued, and in ``extra["numbers"]``) and the ``rmse`` table."""
@@ -91,13 +105,20 @@ class Balle2016(Chapter, name=PAPER, profile_type=BalleProfile, checks=CHECKS, c
         tabular = p.noise(p.n_states).event
         alpha, beta = tabular.alpha, tabular.beta
         numbers = {
-            "epsilon": p.epsilon, "delta": p.delta, "return_bound": p.return_bound,
-            "rmax_bound": 1 / (1 - p.gamma), "n_states": p.n_states, "n_trials": p.n_trials,
-            "m_small": min(p.batch_sizes), "m_large": max(p.batch_sizes),
+            "epsilon": p.epsilon,
+            "delta": p.delta,
+            "return_bound": p.return_bound,
+            "rmax_bound": 1 / (1 - p.gamma),
+            "n_states": p.n_states,
+            "n_trials": p.n_trials,
+            "m_small": min(p.batch_sizes),
+            "m_large": max(p.batch_sizes),
             "sb_cases": len(ctx.tables["smooth_bounds"]),
             "nc_pairs": nc.groupby(["batch", "pair"]).ngroups,
             "nc_emptied": int(nc.drop_duplicates(["batch", "pair"])["emptied"].sum()),
-            "arb_trials": len(ctx.tables["arbitrary"]), "alpha": alpha, "beta": beta,
+            "arb_trials": len(ctx.tables["arbitrary"]),
+            "alpha": alpha,
+            "beta": beta,
             "zero_rmse": float(np.sqrt(p.rho() @ p.mdp().true_values(p.gamma) ** 2)),
         }
         inside = rate[rate["m"] <= max(PAPER_BATCHES)]
@@ -108,21 +129,31 @@ class Balle2016(Chapter, name=PAPER, profile_type=BalleProfile, checks=CHECKS, c
             numbers |= {
                 f"slope_in_{feat}": log_slope(g["m"].to_numpy(float), g["noise_var"].to_numpy()),
                 f"slope_emp_{feat}": log_slope(e.index.to_numpy(float), e.to_numpy()),
-                f"m_needed_{feat}": int(rate[(rate["features"] == feat)
-                                             & (rate["sigma"] <= 0.1)]["m"].min()),
+                f"m_needed_{feat}": int(
+                    rate[(rate["features"] == feat) & (rate["sigma"] <= 0.1)]["m"].min()
+                ),
             }
         rmse = ctx.tables["rmse"] = mean_rmse_table(df)
         for meth in METHODS:
             key = meth.replace("-", "").lower()
             numbers[f"rmse_{key}_large"] = float(rmse.loc[("aggregated", meth), max(p.batch_sizes)])
-        reg = df[(df["features"] == "tabular") & (df["method"] == "DP-LSL") & df["c"].notna()
-                 & df["m"].isin(p.reg_batch_sizes)]
+        reg = df[
+            (df["features"] == "tabular")
+            & (df["method"] == "DP-LSL")
+            & df["c"].notna()
+            & df["m"].isin(p.reg_batch_sizes)
+        ]
         if not reg.empty:
             best = reg.groupby(["m", "c"])["rmse"].mean().groupby("m").min()
             numbers |= {"best_dplsl_reg": float(best.iloc[-1]), "reg_m_large": int(best.index[-1])}
-        loss_w = ctx.tables["privacy_loss"].set_index(["method", "features"]).loc[("DP-LSW", "tabular")]
-        numbers |= {"pl_delta": float(loss_w["delta_mc"]), "pl_ratio_a": float(loss_w["ratio_a"]),
-                    "pl_epsilon_empirical": float(loss_w["epsilon_empirical"])}
+        loss_w = (
+            ctx.tables["privacy_loss"].set_index(["method", "features"]).loc[("DP-LSW", "tabular")]
+        )
+        numbers |= {
+            "pl_delta": float(loss_w["delta_mc"]),
+            "pl_ratio_a": float(loss_w["ratio_a"]),
+            "pl_epsilon_empirical": float(loss_w["epsilon_empirical"]),
+        }
         for key, value in numbers.items():
             ctx.glue(key, value)
         ctx.extra["numbers"] = dict(ctx.values)

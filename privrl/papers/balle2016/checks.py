@@ -35,33 +35,50 @@ def stream(profile: BalleProfile, index: int) -> np.random.SeedSequence:
 def check_simulation(ctx: Context) -> None:
     """The chain simulator against dynamic programming (Section 6)."""
     err = simulation_error(ctx.profile, stream(ctx.profile, 0))
-    ctx.report.check("simulation", "first-visit MC means of 20000 trajectories match exact V", err,
-                     below=0.02)
+    ctx.report.check(
+        "simulation", "first-visit MC means of 20000 trajectories match exact V", err, below=0.02
+    )
 
 
 def check_closed_forms(ctx: Context) -> None:
     """The closed forms of LSW and LSL (Sections 2.2 and 3.2) against a direct least-squares solve."""
     dev = closed_form_deviation(ctx.profile, stream(ctx.profile, 1))
-    ctx.report.check("closed_forms", "LSW and LSL closed forms match a direct least-squares solve",
-                     dev, below=1e-8)
+    ctx.report.check(
+        "closed_forms",
+        "LSW and LSL closed forms match a direct least-squares solve",
+        dev,
+        below=1e-8,
+    )
 
 
 def check_smooth_bounds(ctx: Context) -> None:
     """The smooth bounds of DP-LSW (Lemmas 4 and 5) and DP-LSL (Lemma 9) against brute force."""
     sb = smooth_bound_check(ctx.profile, stream(ctx.profile, 2))
     ctx.tables["smooth_bounds"] = sb
-    ctx.report.check("smooth_bounds", "vectorised smooth bounds equal brute force (relative "
-                     "difference)", sb["rel_diff"].max(), below=1e-10)
+    ctx.report.check(
+        "smooth_bounds",
+        "vectorised smooth bounds equal brute force (relative difference)",
+        sb["rel_diff"].max(),
+        below=1e-10,
+    )
 
 
 def check_lemma1(ctx: Context) -> None:
     """Lemma 1's conditions (a) and (b) on neighbouring pairs of chain batches."""
     nc = neighbour_check(ctx.profile, stream(ctx.profile, 3))
     ctx.tables["neighbours"] = nc
-    ctx.report.check("lemma1_a", "Lemma 1 (a) on every neighbouring pair: alpha ||mu_X - mu_X'|| "
-                     "/ sigma", nc["ratio_a"].max(), at_most=1.0)
-    ctx.report.check("lemma1_b", "Lemma 1 (b) on every neighbouring pair: sigma ratio^2 / e^beta",
-                     nc["ratio_b"].max(), at_most=1.0 + 1e-12)
+    ctx.report.check(
+        "lemma1_a",
+        "Lemma 1 (a) on every neighbouring pair: alpha ||mu_X - mu_X'|| / sigma",
+        nc["ratio_a"].max(),
+        at_most=1.0,
+    )
+    ctx.report.check(
+        "lemma1_b",
+        "Lemma 1 (b) on every neighbouring pair: sigma ratio^2 / e^beta",
+        nc["ratio_b"].max(),
+        at_most=1.0 + 1e-12,
+    )
 
 
 def check_local_sensitivity(ctx: Context) -> None:
@@ -69,10 +86,18 @@ def check_local_sensitivity(ctx: Context) -> None:
     on arbitrary datasets, not only chain-generated ones."""
     arb = arbitrary_dataset_check(ctx.profile.n_arbitrary, stream(ctx.profile, 4))
     ctx.tables["arbitrary"] = arb
-    ctx.report.check("lsw_sensitivity_arbitrary", "LSW local-sensitivity bound on arbitrary "
-                     "datasets", arb["ratio_lsw"].max(), at_most=1.0 + 1e-9)
-    ctx.report.check("lsl_sensitivity_arbitrary", "LSL local-sensitivity bound on arbitrary "
-                     "datasets", arb["ratio_lsl"].max(), at_most=1.0 + 1e-9)
+    ctx.report.check(
+        "lsw_sensitivity_arbitrary",
+        "LSW local-sensitivity bound on arbitrary datasets",
+        arb["ratio_lsw"].max(),
+        at_most=1.0 + 1e-9,
+    )
+    ctx.report.check(
+        "lsl_sensitivity_arbitrary",
+        "LSL local-sensitivity bound on arbitrary datasets",
+        arb["ratio_lsl"].max(),
+        at_most=1.0 + 1e-9,
+    )
 
 
 def check_privacy_loss(ctx: Context) -> None:
@@ -80,8 +105,12 @@ def check_privacy_loss(ctx: Context) -> None:
     ledger's empirical cross-check)."""
     loss = privacy_loss_check(ctx.profile, stream(ctx.profile, 5))
     ctx.tables["privacy_loss"] = loss
-    ctx.report.check("privacy_loss", "Monte Carlo delta(epsilon) + 3 SE at the worst pair found, "
-                     "all four releases", loss["delta_upper"].max(), at_most=ctx.profile.delta)
+    ctx.report.check(
+        "privacy_loss",
+        "Monte Carlo delta(epsilon) + 3 SE at the worst pair found, all four releases",
+        loss["delta_upper"].max(),
+        at_most=ctx.profile.delta,
+    )
 
 
 def check_rate(ctx: Context) -> None:
@@ -90,16 +119,27 @@ def check_rate(ctx: Context) -> None:
     rate = noise_rate(ctx.profile, RATE_BATCHES)
     ctx.tables["noise_rate"] = rate
     tail = rate[rate["m"] >= 10**7]
-    slopes = {f: log_slope(g["m"].to_numpy(float), g["noise_var"].to_numpy())
-              for f, g in tail.groupby("features")}
-    ctx.report.check("rate_m2_asymptotic", "DP-LSW noise variance slope for m >= 1e7 (largest "
-                     "|slope + 2|)", max(abs(s + 2) for s in slopes.values()), below=0.1)
+    slopes = {
+        f: log_slope(g["m"].to_numpy(float), g["noise_var"].to_numpy())
+        for f, g in tail.groupby("features")
+    }
+    ctx.report.check(
+        "rate_m2_asymptotic",
+        "DP-LSW noise variance slope for m >= 1e7 (largest |slope + 2|)",
+        max(abs(s + 2) for s in slopes.values()),
+        below=0.1,
+    )
     for feat, onset in rate_onset(rate).items():
         ctx.glue(f"slope_tail_{feat}", slopes[feat])
         ctx.glue(f"rate_onset_{feat}", onset)
 
 
 CHECKS: tuple[Callable[[Context], None], ...] = (
-    check_simulation, check_closed_forms, check_smooth_bounds, check_lemma1,
-    check_local_sensitivity, check_privacy_loss, check_rate,
+    check_simulation,
+    check_closed_forms,
+    check_smooth_bounds,
+    check_lemma1,
+    check_local_sensitivity,
+    check_privacy_loss,
+    check_rate,
 )

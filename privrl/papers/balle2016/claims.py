@@ -60,8 +60,11 @@ def smaller(a: Arm, b: Arm, label_a: str, label_b: str, evidence: str) -> Decide
         sizes = _sizes(ctx)
         return decide_difference(
             Sample(a.values(ctx), label_a.format(**sizes)),
-            Sample(b.values(ctx), label_b.format(**sizes)), Threshold(0.0, "less"),
-            seed=ev.profile.seed, evidence=evidence.format(**sizes))
+            Sample(b.values(ctx), label_b.format(**sizes)),
+            Threshold(0.0, "less"),
+            seed=ev.profile.seed,
+            evidence=evidence.format(**sizes),
+        )
 
     return decide
 
@@ -74,21 +77,28 @@ def within_factor(private: Arm, nonprivate: Arm) -> Decide:
         ratio = private.values(ctx) / nonprivate.values(ctx)
         return decide_threshold(
             Sample(ratio, f"RMSE {private.method} / RMSE {nonprivate.method}"),
-            Threshold(SAME_ACCURACY_FACTOR, "less"), seed=ev.profile.seed,
+            Threshold(SAME_ACCURACY_FACTOR, "less"),
+            seed=ev.profile.seed,
             evidence=f"per-trial RMSE ratio at the largest batch m = {_sizes(ctx)['large']}; "
-                     f"'same solution' read as within a factor {SAME_ACCURACY_FACTOR:g} (our "
-                     "threshold)")
+            f"'same solution' read as within a factor {SAME_ACCURACY_FACTOR:g} (our "
+            "threshold)",
+        )
 
     return decide
 
 
 def _schedule_untestable(ctx: Context, ev: Evidence) -> Outcome:
-    return untestable("the paper does not state the schedules it compared; this run sweeps the "
-                      "constant c at power 0.4 only (Figure 1, panel 2)", ev.profile.n_trials)
+    return untestable(
+        "the paper does not state the schedules it compared; this run sweeps the "
+        "constant c at power 0.4 only (Figure 1, panel 2)",
+        ev.profile.n_trials,
+    )
 
 
-_SAME_SOLUTION = ("Section 6, Figure 1 (third panel): 'the DP algorithms converge to the same "
-                  "solutions as the non-private corresponding versions for large enough batch sizes'")
+_SAME_SOLUTION = (
+    "Section 6, Figure 1 (third panel): 'the DP algorithms converge to the same "
+    "solutions as the non-private corresponding versions for large enough batch sizes'"
+)
 
 
 def _reaches(private: str, nonprivate: str) -> ClaimSpec:
@@ -97,16 +107,27 @@ def _reaches(private: str, nonprivate: str) -> ClaimSpec:
         f"{private.lower().replace('-', '_')}_reaches_{nonprivate.lower()}",
         f"{private} converges to the non-private solution for large enough batches (aggregated)",
         _SAME_SOLUTION,
-        within_factor(Arm("aggregated", private, "large"), Arm("aggregated", nonprivate, "large")))
+        within_factor(Arm("aggregated", private, "large"), Arm("aggregated", nonprivate, "large")),
+    )
 
 
-def _better(key: str, statement: str, source: str, winner: str, loser: str,
-            batch: Literal["small", "large"]) -> ClaimSpec:
+def _better(
+    key: str, statement: str, source: str, winner: str, loser: str, batch: Literal["small", "large"]
+) -> ClaimSpec:
     """``winner`` has the lower RMSE than ``loser`` at the smallest or largest batch (aggregated)."""
     where = "smallest batch m = {small}" if batch == "small" else "largest batch m = {large}"
-    return ClaimSpec(key, statement, source, smaller(
-        Arm("aggregated", winner, batch), Arm("aggregated", loser, batch),
-        f"RMSE {winner}", f"RMSE {loser}", f"per-trial RMSE at the {where}"))
+    return ClaimSpec(
+        key,
+        statement,
+        source,
+        smaller(
+            Arm("aggregated", winner, batch),
+            Arm("aggregated", loser, batch),
+            f"RMSE {winner}",
+            f"RMSE {loser}",
+            f"per-trial RMSE at the {where}",
+        ),
+    )
 
 
 def _aggregation_helps(method: str) -> ClaimSpec:
@@ -116,10 +137,14 @@ def _aggregation_helps(method: str) -> ClaimSpec:
         f"Aggregation lowers the excess empirical risk of {method}",
         "Section 6, Figure 1 (fourth panel): 'more aggressive function approximation helps both "
         "differentially private algorithms converge faster'",
-        smaller(Arm("aggregated", method, "large", "excess_risk"),
-                Arm("tabular", method, "large", "excess_risk"),
-                "excess risk aggregated", "excess risk tabular",
-                "per-trial excess empirical risk at the largest batch m = {large}"))
+        smaller(
+            Arm("aggregated", method, "large", "excess_risk"),
+            Arm("tabular", method, "large", "excess_risk"),
+            "excess risk aggregated",
+            "excess risk tabular",
+            "per-trial excess empirical risk at the largest batch m = {large}",
+        ),
+    )
 
 
 #: The claims of Section 6, decided on this run's trials and, beside a run of another profile,
@@ -132,33 +157,60 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "LSW is the faster one)",
         "Section 6, Figure 1 (first panel): 'both algorithms are very stable and converge to the "
         "same solution'",
-        smaller(Arm("tabular", "LSL", "large"), Arm("tabular", "LSL", "small"),
-                "RMSE LSL at m = {large}", "RMSE LSL at m = {small}",
-                "per-trial RMSE at the largest and the smallest batch")),
+        smaller(
+            Arm("tabular", "LSL", "large"),
+            Arm("tabular", "LSL", "small"),
+            "RMSE LSL at m = {large}",
+            "RMSE LSL at m = {small}",
+            "per-trial RMSE at the largest and the smallest batch",
+        ),
+    ),
     ClaimSpec(
         "dp_noise_decreases",
         "The noise of the DP mechanism decreases as the batch size grows (DP-LSW, aggregated)",
         "Section 5 (opening): 'when the input dataset grows, the amount of noise added by our "
         "algorithms decreases'",
-        smaller(Arm("aggregated", "DP-LSW", "large", "sigma"),
-                Arm("aggregated", "DP-LSW", "small", "sigma"),
-                "sigma_X at m = {large}", "sigma_X at m = {small}",
-                "per-trial noise scale of the release; 'rapidly' is not tested here (see the rate "
-                "of Theorem 11)")),
+        smaller(
+            Arm("aggregated", "DP-LSW", "large", "sigma"),
+            Arm("aggregated", "DP-LSW", "small", "sigma"),
+            "sigma_X at m = {large}",
+            "sigma_X at m = {small}",
+            "per-trial noise scale of the release; 'rapidly' is not tested here (see the rate "
+            "of Theorem 11)",
+        ),
+    ),
     ClaimSpec(
         "lsw_faster",
         "Non-private LSW converges faster than LSL (tabular)",
         "Section 6, Figure 1 (first panel): '... but LSW converges faster'",
-        smaller(Arm("tabular", "LSW", "large"), Arm("tabular", "LSL", "large"),
-                "RMSE LSW", "RMSE LSL", "per-trial RMSE at the largest batch m = {large}")),
+        smaller(
+            Arm("tabular", "LSW", "large"),
+            Arm("tabular", "LSL", "large"),
+            "RMSE LSW",
+            "RMSE LSL",
+            "per-trial RMSE at the largest batch m = {large}",
+        ),
+    ),
     _reaches("DP-LSW", "LSW"),
     _reaches("DP-LSL", "LSL"),
-    _better("dp_lsl_better_small", "DP-LSL works better with small batches (aggregated)",
-            "Section 6, Figure 1 (third panel): 'The LSL algorithms work better with small "
-            "batches of data'", "DP-LSL", "DP-LSW", "small"),
-    _better("dp_lsw_better_large", "DP-LSW is preferable with large batches (aggregated)",
-            "Section 6, Figure 1 (third panel): 'whereas the LSW approach is preferable with "
-            "large batches'", "DP-LSW", "DP-LSL", "large"),
+    _better(
+        "dp_lsl_better_small",
+        "DP-LSL works better with small batches (aggregated)",
+        "Section 6, Figure 1 (third panel): 'The LSL algorithms work better with small "
+        "batches of data'",
+        "DP-LSL",
+        "DP-LSW",
+        "small",
+    ),
+    _better(
+        "dp_lsw_better_large",
+        "DP-LSW is preferable with large batches (aggregated)",
+        "Section 6, Figure 1 (third panel): 'whereas the LSW approach is preferable with "
+        "large batches'",
+        "DP-LSW",
+        "DP-LSL",
+        "large",
+    ),
     _aggregation_helps("DP-LSW"),
     _aggregation_helps("DP-LSL"),
     ClaimSpec(
@@ -168,7 +220,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "DPLSL algorithm should be done by setting a regularization schedule proportional to "
         "[m^0.4; the exponent is lost from the available text, 0.4 is the authors' code's] ... it "
         "achieves the best overall accuracy'",
-        _schedule_untestable),
+        _schedule_untestable,
+    ),
 )
 
 
@@ -184,47 +237,58 @@ def _not_reproduced(spec: ClaimSpec) -> ErratumSpec:
 
     def statement(ctx: Context) -> str:
         p = ctx.profile
-        return (f"'{spec.statement}' is not reproduced at epsilon = {p.epsilon:g}, delta = "
-                f"{p.delta:g} in the paper's range of batch sizes")
+        return (
+            f"'{spec.statement}' is not reproduced at epsilon = {p.epsilon:g}, delta = "
+            f"{p.delta:g} in the paper's range of batch sizes"
+        )
 
     def evidence(ctx: Context) -> str:
         claim = _deciding(ctx, spec.key)
         assert claim is not None  # the erratum applies only to a decided claim
-        return (f"claim {claim.key} ({claim.scale}, {claim.profile} profile, commit "
-                f"{claim.commit}): {claim.evidence_text()}")
+        return (
+            f"claim {claim.key} ({claim.scale}, {claim.profile} profile, commit "
+            f"{claim.commit}): {claim.evidence_text()}"
+        )
 
     def when(ctx: Context) -> bool:
         claim = _deciding(ctx, spec.key)
         return claim is not None and claim.verdict == "not reproduced"
 
-    return ErratumSpec(f"{spec.key}_not_reproduced", "not reproduced", statement, evidence,
-                       when=when)
+    return ErratumSpec(
+        f"{spec.key}_not_reproduced", "not reproduced", statement, evidence, when=when
+    )
 
 
 ERRATA: tuple[ErratumSpec, ...] = (
     ErratumSpec(
-        "reward_placement", "ambiguous",
+        "reward_placement",
+        "ambiguous",
         "Section 6 pays the reward 'when the agent reaches the final, absorbing state'; the "
         "authors' repository (maziarg/Private-Policy-Learning) holds versions paying it on that "
         "transition, on entering the last non-absorbing state, and on entering it and on every "
         "self-loop there, with F = R_max / (1 - gamma) = 100 in the noise",
         "simpleMC.py getReward and the recorded batches huge_batch.txt differ between commits; the "
         "chapter uses reward 1 on entering the last non-absorbing state (returns in [0, 1], F = 1) "
-        "and lists paper, code and ours in a table"),
+        "and lists paper, code and ours in a table",
+    ),
     ErratumSpec(
-        "equations_missing", "ambiguous",
+        "equations_missing",
+        "ambiguous",
         "The available text lost its equations and has no appendix: Lemma 1's statement, the LSW "
         "local-sensitivity bound and Lemmas 7 and 9 (DP-LSL) cannot be read",
         "alpha, beta, the smooth bounds and the lambda schedule recovered from the authors' code; "
         "Lemma 1's two conditions and the LSW bound re-derived; checks smooth_bounds, "
-        "lemma1_conditions, local_sensitivity_arbitrary and privacy_loss of this chapter"),
+        "lemma1_conditions, local_sensitivity_arbitrary and privacy_loss of this chapter",
+    ),
     *(_not_reproduced(spec) for spec in CLAIMS),
     ErratumSpec(
-        "rate_m2_far_beyond_range", "not reproduced",
+        "rate_m2_far_beyond_range",
+        "not reproduced",
         "Theorem 11's O(1/m^2) excess risk of DP-LSW is not visible in the paper's range of batch "
         f"sizes (m <= {max(PAPER_BATCHES)}): the smooth bound is dominated by counts driven down "
         "to one, discounted only by e^(-beta m_s)",
         "noise variance of DP-LSW at the expected counts: local log-log slope -2 only from m = "
         "{rate_onset_aggregated:,} (aggregated) and m = {rate_onset_tabular:,} (tabular) "
-        "trajectories; check rate_m2_asymptotic"),
+        "trajectories; check rate_m2_asymptotic",
+    ),
 )

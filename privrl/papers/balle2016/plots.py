@@ -37,17 +37,36 @@ def plot_figure1(df: pd.DataFrame, profile: BalleProfile) -> Figure:
     ax1, ax2, ax3, ax4 = grid.ravel()
     d = df[df["method"].isin(["LSW", "LSL"]) & df["default_c"]]
     for (feat, meth), g in d.groupby(["features", "method"]):
-        band_plot(ax1, g, "m", "rmse", label=f"{words(meth)}, {feat}", color=colour(meth),
-                  ls=FEATURE_STYLES[feat])
+        band_plot(
+            ax1,
+            g,
+            "m",
+            "rmse",
+            label=f"{words(meth)}, {feat}",
+            color=colour(meth),
+            ls=FEATURE_STYLES[feat],
+        )
     ax1.set(title="(1) Non-private LSW and LSL")
     tab = df[(df["features"] == "tabular") & df["m"].isin(profile.reg_batch_sizes)]
     styles = dict(zip(sorted(profile.reg_batch_sizes), BATCH_STYLES, strict=False))
     for (m, meth), g in tab[tab["c"].notna()].groupby(["m", "method"]):
-        band_plot(ax2, g, "c", "rmse", label=f"{words(meth)}, m = {m}", color=colour(meth),
-                  ls=styles.get(m, ":"))
+        band_plot(
+            ax2,
+            g,
+            "c",
+            "rmse",
+            label=f"{words(meth)}, m = {m}",
+            color=colour(meth),
+            ls=styles.get(m, ":"),
+        )
     for (m, meth), g in tab[tab["c"].isna()].groupby(["m", "method"]):
-        ax2.axhline(g["rmse"].mean(), ls=":" if styles.get(m) == "-" else (0, (1, 4)), lw=1.4,
-                    color=colour(meth), label=f"{words(meth)}, m = {m} (no c)")
+        ax2.axhline(
+            g["rmse"].mean(),
+            ls=":" if styles.get(m) == "-" else (0, (1, 4)),
+            lw=1.4,
+            color=colour(meth),
+            label=f"{words(meth)}, m = {m} (no c)",
+        )
     ax2.set(title="(2) Regularisation of LSL (tabular)", xlabel="regularisation constant c")
     d = df[(df["features"] == "aggregated") & df["default_c"]]
     for meth, g in d.groupby("method"):
@@ -55,8 +74,15 @@ def plot_figure1(df: pd.DataFrame, profile: BalleProfile) -> Figure:
     ax3.set(title="(3) All methods (aggregated)")
     d = df[df["method"].isin(["DP-LSW", "DP-LSL"]) & df["default_c"]]
     for (feat, meth), g in d.groupby(["features", "method"]):
-        band_plot(ax4, g, "m", "excess_risk", label=f"{words(meth)}, {feat}", color=colour(meth),
-                  ls=FEATURE_STYLES[feat])
+        band_plot(
+            ax4,
+            g,
+            "m",
+            "excess_risk",
+            label=f"{words(meth)}, {feat}",
+            color=colour(meth),
+            ls=FEATURE_STYLES[feat],
+        )
     ax4.set(title="(4) Excess empirical risk", ylabel="excess empirical risk")
     for ax in (ax1, ax3, ax4):
         ax.set_xlabel("batch size m (trajectories)")
@@ -87,8 +113,9 @@ def plot_decided(df: pd.DataFrame) -> Figure:
     (ax_a, ax_b), (ax_c, ax_d) = grid
     main = df[df["default_c"]]
     agg = main[main["features"] == "aggregated"]
-    for (feat, meth), g in main[main["method"].isin(["LSW", "LSL"])].groupby(["features",
-                                                                               "method"]):
+    for (feat, meth), g in main[main["method"].isin(["LSW", "LSL"])].groupby(
+        ["features", "method"]
+    ):
         band_plot(ax_a, g, "m", "rmse", color=colour(meth), ls=FEATURE_STYLES[feat])
     for meth, g in agg.groupby("method"):
         band_plot(ax_b, g, "m", "rmse", color=colour(meth), ls=FEATURE_STYLES["aggregated"])
@@ -101,20 +128,42 @@ def plot_decided(df: pd.DataFrame) -> Figure:
     for (feat, meth), g in private.groupby(["features", "method"]):
         band_plot(ax_d, g, "m", "excess_risk", color=colour(meth), ls=FEATURE_STYLES[feat])
     sizes = (int(df["m"].min()), int(df["m"].max()))
-    titles = ("(a) Non-private LSW and LSL", "(b) Every method, aggregated",
-              "(c) DP noise scale, aggregated", "(d) Excess empirical risk")
-    ylabels = ("RMSE of the estimate", "RMSE of the estimate", r"noise scale $\sigma_X$",
-               "excess empirical risk")
+    titles = (
+        "(a) Non-private LSW and LSL",
+        "(b) Every method, aggregated",
+        "(c) DP noise scale, aggregated",
+        "(d) Excess empirical risk",
+    )
+    ylabels = (
+        "RMSE of the estimate",
+        "RMSE of the estimate",
+        r"noise scale $\sigma_X$",
+        "excess empirical risk",
+    )
     for ax, title, ylabel in zip((ax_a, ax_b, ax_c, ax_d), titles, ylabels, strict=True):
         _compared(ax, sizes)
-        ax.set(xscale="log", yscale="log", title=title, ylabel=ylabel,
-               xlabel="batch size m (trajectories)")
+        ax.set(
+            xscale="log",
+            yscale="log",
+            title=title,
+            ylabel=ylabel,
+            xlabel="batch size m (trajectories)",
+        )
     handles = [Line2D([], [], color=colour(m), label=words(m)) for m in METHODS]
-    handles += [Line2D([], [], color="black", ls=FEATURE_STYLES[f], label=f"{f} features")
-                for f in ("tabular", "aggregated")]
-    handles += [Line2D([], [], color="black", ls=":",
-                       label=f"{SAME_ACCURACY_FACTOR:g} x non-private RMSE (same solution)"),
-                Line2D([], [], color="grey", alpha=0.6, label="batch sizes compared")]
+    handles += [
+        Line2D([], [], color="black", ls=FEATURE_STYLES[f], label=f"{f} features")
+        for f in ("tabular", "aggregated")
+    ]
+    handles += [
+        Line2D(
+            [],
+            [],
+            color="black",
+            ls=":",
+            label=f"{SAME_ACCURACY_FACTOR:g} x non-private RMSE (same solution)",
+        ),
+        Line2D([], [], color="grey", alpha=0.6, label="batch sizes compared"),
+    ]
     legend_of(fig, handles, ncol=3)
     return fig
 
@@ -124,12 +173,19 @@ def plot_noise_rate(rate: pd.DataFrame) -> Figure:
     fig, axes = new_figure(1, 1, width=6.4, height=3.2)
     ax = axes[0, 0]
     for feat, g in rate.groupby("features"):
-        ax.loglog(g["m"], g["noise_var"], marker="o", ms=2, color=colour("DP-LSW"),
-                  ls=FEATURE_STYLES.get(feat, ":"), label=f"{words('DP-LSW')}, {feat}")
-    ax.axvspan(min(PAPER_BATCHES), max(PAPER_BATCHES), color="grey", alpha=0.2,
-               label="paper's batch sizes")
-    ax.set(xlabel="batch size m (trajectories)",
-           ylabel=r"noise variance $d\,\sigma_X^2$")
+        ax.loglog(
+            g["m"],
+            g["noise_var"],
+            marker="o",
+            ms=2,
+            color=colour("DP-LSW"),
+            ls=FEATURE_STYLES.get(feat, ":"),
+            label=f"{words('DP-LSW')}, {feat}",
+        )
+    ax.axvspan(
+        min(PAPER_BATCHES), max(PAPER_BATCHES), color="grey", alpha=0.2, label="paper's batch sizes"
+    )
+    ax.set(xlabel="batch size m (trajectories)", ylabel=r"noise variance $d\,\sigma_X^2$")
     legend_outside(ax)
     return fig
 
@@ -148,11 +204,14 @@ FIGURE1_SENTENCES: dict[str, tuple[str, ...]] = {
 #: The figure the claims are decided on, drawn from the record that decides them (the paper
 #: profile's per-trial table: 20 trials per batch size).
 EXHIBITS: dict[str, Exhibit] = by_label(
-    Exhibit("fig-balle2016-decided", f"{PAPER}-paper",
-            {"figure1": f"{PAPER}-paper-results.csv"}, "_paper",
-            lambda data: plot_decided(data["figure1"])),
+    Exhibit(
+        "fig-balle2016-decided",
+        f"{PAPER}-paper",
+        {"figure1": f"{PAPER}-paper-results.csv"},
+        "_paper",
+        lambda data: plot_decided(data["figure1"]),
+    ),
 )
 
 
-__all__ = ["EXHIBITS", "FIGURE1_SENTENCES", "plot_decided", "plot_figure1",
-           "plot_noise_rate"]
+__all__ = ["EXHIBITS", "FIGURE1_SENTENCES", "plot_decided", "plot_figure1", "plot_noise_rate"]

@@ -52,24 +52,50 @@ def smooth_bound_check(profile: BalleProfile, rng: SeedLike, n_cases: int = 200)
         beta = float(gen.uniform(0.05, 1.0))
         m = max(int(counts.max() + gen.integers(0, 3)), 1)
         lam = float(gen.uniform(1.0, 5.0))
-        rows.append(dict(case="enumeration", bound="LSW", closed=lsw_smooth_bound(counts, rho, beta),
-                         brute=lsw_smooth_bound_bruteforce(counts, rho, beta, int(counts.max()) + 3)))
-        rows.append(dict(case="enumeration", bound="LSL",
-                         closed=lsl_smooth_bound(counts, m, rho, 1.0, lam, beta),
-                         brute=lsl_smooth_bound_bruteforce(counts, m, rho, 1.0, lam, beta)))
+        rows.append(
+            dict(
+                case="enumeration",
+                bound="LSW",
+                closed=lsw_smooth_bound(counts, rho, beta),
+                brute=lsw_smooth_bound_bruteforce(counts, rho, beta, int(counts.max()) + 3),
+            )
+        )
+        rows.append(
+            dict(
+                case="enumeration",
+                bound="LSL",
+                closed=lsl_smooth_bound(counts, m, rho, 1.0, lam, beta),
+                brute=lsl_smooth_bound_bruteforce(counts, m, rho, 1.0, lam, beta),
+            )
+        )
     rho = profile.rho()
     for m in (10, 100, 1000):
         fv = profile.sample(m, gen)
         for d in {Phi.shape[1] for Phi in profile.features().values()}:
             beta = profile.noise(d).event.beta
-            loop_w = max(math.exp(-k * beta) * float(lsw_phi(fv.counts, rho, k)[0])
-                         for k in range(2 * m + 2))
-            loop_l = max(math.exp(-k * beta) * float(lsl_psi(fv.counts, m, rho, 1.0, 2.0, k)[0]) ** 2
-                         for k in range(m + 1))
-            rows.append(dict(case=f"chain m={m} d={d}", bound="LSW",
-                             closed=lsw_smooth_bound(fv.counts, rho, beta), brute=loop_w))
-            rows.append(dict(case=f"chain m={m} d={d}", bound="LSL",
-                             closed=lsl_smooth_bound(fv.counts, m, rho, 1.0, 2.0, beta), brute=loop_l))
+            loop_w = max(
+                math.exp(-k * beta) * float(lsw_phi(fv.counts, rho, k)[0]) for k in range(2 * m + 2)
+            )
+            loop_l = max(
+                math.exp(-k * beta) * float(lsl_psi(fv.counts, m, rho, 1.0, 2.0, k)[0]) ** 2
+                for k in range(m + 1)
+            )
+            rows.append(
+                dict(
+                    case=f"chain m={m} d={d}",
+                    bound="LSW",
+                    closed=lsw_smooth_bound(fv.counts, rho, beta),
+                    brute=loop_w,
+                )
+            )
+            rows.append(
+                dict(
+                    case=f"chain m={m} d={d}",
+                    bound="LSL",
+                    closed=lsl_smooth_bound(fv.counts, m, rho, 1.0, 2.0, beta),
+                    brute=loop_l,
+                )
+            )
     out = pd.DataFrame(rows)
     out["rel_diff"] = np.abs(out["closed"] - out["brute"]) / out["brute"]
     return out
@@ -87,14 +113,20 @@ def _replacement_pool(profile: BalleProfile, gen: np.random.Generator, size: int
     obs[2, :n] = np.arange(n)
     rewards = np.zeros((3, H))
     rewards[2, n - 3] = 1.0
-    extreme = Trajectories(obs, np.zeros((3, H), dtype=np.int64), rewards, lengths,
-                           np.array([False, True, True]))
-    return Trajectories(*(np.concatenate([getattr(fresh, f), getattr(extreme, f)]) for f in
-                          ("observations", "actions", "rewards", "lengths", "terminated")))
+    extreme = Trajectories(
+        obs, np.zeros((3, H), dtype=np.int64), rewards, lengths, np.array([False, True, True])
+    )
+    return Trajectories(
+        *(
+            np.concatenate([getattr(fresh, f), getattr(extreme, f)])
+            for f in ("observations", "actions", "rewards", "lengths", "terminated")
+        )
+    )
 
 
-def _estimate(fv: FirstVisitReturns, Phi: np.ndarray, profile: BalleProfile,
-              method: str) -> tuple[np.ndarray, float]:
+def _estimate(
+    fv: FirstVisitReturns, Phi: np.ndarray, profile: BalleProfile, method: str
+) -> tuple[np.ndarray, float]:
     """(non-private estimate, sigma_X) of ``method`` on ``fv`` with the profile's calibration."""
     rho, noise = profile.rho(), profile.noise(Phi.shape[1])
     if method == "DP-LSW":
@@ -120,8 +152,11 @@ def neighbour_check(profile: BalleProfile, rng: SeedLike, m: int = 30) -> pd.Dat
         X = sample_trajectories(profile.mdp(), m, gen, profile.max_steps)
         fvx = first_visit_returns(X, profile.n_states, profile.gamma)
         pool = _replacement_pool(profile, gen, 47)
-        at_x = {(f, a): _estimate(fvx, Phi, profile, a) for f, Phi in maps.items()
-                for a in ("DP-LSW", "DP-LSL")}
+        at_x = {
+            (f, a): _estimate(fvx, Phi, profile, a)
+            for f, Phi in maps.items()
+            for a in ("DP-LSW", "DP-LSL")
+        }
         for p in range(50):
             adversarial = p % 2 == 1
             if adversarial:
@@ -137,13 +172,20 @@ def neighbour_check(profile: BalleProfile, rng: SeedLike, m: int = 30) -> pd.Dat
                 ty, sy = _estimate(fvy, maps[feat], profile, alg)
                 a, bb = lemma1_conditions(tx, ty, sx, sy, alpha, beta)
                 a2, b2 = lemma1_conditions(ty, tx, sy, sx, alpha, beta)
-                rows.append(dict(
-                    batch=b, pair=p, kind="adversarial" if adversarial else "random",
-                    features=feat, method=alg,
-                    emptied=bool(np.any((fvx.counts > 0) & (fvy.counts == 0))),
-                    ratio_a=alpha * np.linalg.norm(tx - ty) / min(sx, sy),
-                    ratio_b=max(sx**2, sy**2) / (math.exp(beta) * min(sx, sy) ** 2),
-                    cond_a=a and a2, cond_b=bb and b2))
+                rows.append(
+                    dict(
+                        batch=b,
+                        pair=p,
+                        kind="adversarial" if adversarial else "random",
+                        features=feat,
+                        method=alg,
+                        emptied=bool(np.any((fvx.counts > 0) & (fvy.counts == 0))),
+                        ratio_a=alpha * np.linalg.norm(tx - ty) / min(sx, sy),
+                        ratio_b=max(sx**2, sy**2) / (math.exp(beta) * min(sx, sy) ** 2),
+                        cond_a=a and a2,
+                        cond_b=bb and b2,
+                    )
+                )
     return pd.DataFrame(rows)
 
 
@@ -189,18 +231,27 @@ def arbitrary_dataset_check(n_trials: int, rng: SeedLike) -> pd.DataFrame:
         pinv_norm = np.linalg.norm(np.linalg.pinv(np.sqrt(rho)[:, None] * Phi), 2)
         b_lsw = pinv_norm * math.sqrt(float(lsw_phi(X.counts, rho, 0)[0]))
         b_lsl = 2 * norm / (lam - floor) * float(lsl_psi(X.counts, m, rho, norm, lam, 0)[0])
-        rows.append(dict(
-            n=n, m=m, lam_over_floor=lam / floor,
-            ratio_lsw=np.linalg.norm(lsw(X, Phi, rho) - lsw(Y, Phi, rho)) / b_lsw,
-            ratio_lsl=np.linalg.norm(lsl(X, Phi, rho, lam) - lsl(Y, Phi, rho, lam)) / b_lsl))
+        rows.append(
+            dict(
+                n=n,
+                m=m,
+                lam_over_floor=lam / floor,
+                ratio_lsw=np.linalg.norm(lsw(X, Phi, rho) - lsw(Y, Phi, rho)) / b_lsw,
+                ratio_lsl=np.linalg.norm(lsl(X, Phi, rho, lam) - lsl(Y, Phi, rho, lam)) / b_lsl,
+            )
+        )
     return pd.DataFrame(rows)
 
 
-def _worst_delta(pair: tuple, epsilon: float, n: int, gen: np.random.Generator) -> tuple[float, float]:
+def _worst_delta(
+    pair: tuple, epsilon: float, n: int, gen: np.random.Generator
+) -> tuple[float, float]:
     """Monte Carlo delta(epsilon) of the pair's two Gaussian outputs, the larger direction (and SE)."""
     mu_x, s_x, mu_y, s_y = pair
-    return max(gaussian_hockey_stick_mc(mu_x, s_x, mu_y, s_y, epsilon, n, gen),
-               gaussian_hockey_stick_mc(mu_y, s_y, mu_x, s_x, epsilon, n, gen))
+    return max(
+        gaussian_hockey_stick_mc(mu_x, s_x, mu_y, s_y, epsilon, n, gen),
+        gaussian_hockey_stick_mc(mu_y, s_y, mu_x, s_x, epsilon, n, gen),
+    )
 
 
 def privacy_loss_check(profile: BalleProfile, rng: SeedLike, m: int = 30) -> pd.DataFrame:
@@ -220,8 +271,11 @@ def privacy_loss_check(profile: BalleProfile, rng: SeedLike, m: int = 30) -> pd.
     X = sample_trajectories(profile.mdp(), m, gen, profile.max_steps)
     fvx = first_visit_returns(X, profile.n_states, profile.gamma)
     pool = _replacement_pool(profile, gen, 20)
-    neighbours = [first_visit_returns(X.replace(i, pool, j), profile.n_states, profile.gamma)
-                  for i in range(m) for j in range(pool.n_trajectories)]
+    neighbours = [
+        first_visit_returns(X.replace(i, pool, j), profile.n_states, profile.gamma)
+        for i in range(m)
+        for j in range(pool.n_trajectories)
+    ]
     rows = []
     for features, Phi in profile.features().items():
         alpha = profile.noise(Phi.shape[1]).event.alpha
@@ -237,9 +291,18 @@ def privacy_loss_check(profile: BalleProfile, rng: SeedLike, m: int = 30) -> pd.
                 if _worst_delta(pair, float(e), max(profile.mc_samples // 10, 100), gen)[0] > dl:
                     break
                 eps_emp = float(e)
-            rows.append(dict(method=method, features=features, m=m, pairs_searched=len(neighbours),
-                             ratio_a=alpha * max(scores), sigma_ratio=s_x / s_y,
-                             delta_mc=delta_at_eps, delta_se=se, delta_upper=delta_at_eps + 3 * se,
-                             epsilon_empirical=eps_emp))
+            rows.append(
+                dict(
+                    method=method,
+                    features=features,
+                    m=m,
+                    pairs_searched=len(neighbours),
+                    ratio_a=alpha * max(scores),
+                    sigma_ratio=s_x / s_y,
+                    delta_mc=delta_at_eps,
+                    delta_se=se,
+                    delta_upper=delta_at_eps + 3 * se,
+                    epsilon_empirical=eps_emp,
+                )
+            )
     return pd.DataFrame(rows)
-

@@ -97,8 +97,11 @@ class BalleProfile(Profile):
         need(self.lsl_power >= 0, "lsl_power", ">= 0")
         # the sweep
         need(self.reg_log10_min < self.reg_log10_max, "reg_log10_min", "< reg_log10_max")
-        need(len(self.batch_sizes) >= 2 and min(self.batch_sizes) >= 1, "batch_sizes",
-             "at least two sizes, each >= 1")
+        need(
+            len(self.batch_sizes) >= 2 and min(self.batch_sizes) >= 1,
+            "batch_sizes",
+            "at least two sizes, each >= 1",
+        )
         need(min(self.reg_batch_sizes, default=1) >= 1, "reg_batch_sizes", "sizes >= 1")
         need(self.reg_n >= 1, "reg_n", ">= 1")
         need(self.n_trials >= 1, "n_trials", ">= 1")
@@ -127,8 +130,9 @@ class BalleProfile(Profile):
         the api's (:func:`~privrl.api.evaluation.smooth_gaussian_noise`, that of
         :func:`privrl.dp_lsw`) at the profile's (epsilon, delta) and returns in
         ``[0, return_bound]``; the one place the chapter reads its privacy target."""
-        return smooth_gaussian_noise(epsilon=self.epsilon, delta=self.delta,
-                                     return_bound=self.return_bound, d=d)
+        return smooth_gaussian_noise(
+            epsilon=self.epsilon, delta=self.delta, return_bound=self.return_bound, d=d
+        )
 
     def sample(self, m: int, rng: SeedLike) -> FirstVisitReturns:
         """First-visit returns of a fresh batch of ``m`` chain trajectories."""
@@ -137,5 +141,16 @@ class BalleProfile(Profile):
 
 
 #: The profile fields one trial of Figure 1 needs (:func:`privrl.papers.balle2016.runs.run_batch`).
-TRIAL_KEYS = ("n_states", "p_stay", "start", "gamma", "max_steps", "epsilon", "delta",
-              "return_bound", "group", "lsl_c", "lsl_power")
+TRIAL_KEYS = (
+    "n_states",
+    "p_stay",
+    "start",
+    "gamma",
+    "max_steps",
+    "epsilon",
+    "delta",
+    "return_bound",
+    "group",
+    "lsl_c",
+    "lsl_power",
+)

@@ -47,4 +47,3 @@ def rate_onset(rate: pd.DataFrame, slope: float = -2.0, tol: float = 0.05) -> di
         off = np.flatnonzero(np.abs(local - slope) > tol)
         out[feat] = int(m[off[-1] + 1]) if off.size else int(m[0])
     return out
-

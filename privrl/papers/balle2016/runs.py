@@ -31,8 +31,12 @@ from privrl.papers.balle2016.profile import PAPER, TRIAL_KEYS, BalleProfile
 
 
 def _release_rows(
-    fv: FirstVisitReturns, Phi: np.ndarray, cfg: BalleProfile, c: float | None,
-    noise: np.random.Generator, features: str,
+    fv: FirstVisitReturns,
+    Phi: np.ndarray,
+    cfg: BalleProfile,
+    c: float | None,
+    noise: np.random.Generator,
+    features: str,
 ) -> list[dict[str, Any]]:
     """Non-private and private estimate of one objective: LSW and DP-LSW (Section 3.1, Algorithm
     1) if ``c`` is None, else LSL and DP-LSL (Section 3.2, Algorithm 2) at the lambda of
@@ -51,8 +55,15 @@ def _release_rows(
         thetas = (priv.theta_nonprivate, priv.theta)
         risks = [lsl_loss(fv, Phi, rho, lam, th) for th in thetas]
     return [
-        dict(features=features, method=name, c=np.nan if c is None else c, m=fv.m,
-             rmse=weighted_rmse(Phi, th, V, rho), excess_risk=risk - risks[0], sigma=sigma)
+        dict(
+            features=features,
+            method=name,
+            c=np.nan if c is None else c,
+            m=fv.m,
+            rmse=weighted_rmse(Phi, th, V, rho),
+            excess_risk=risk - risks[0],
+            sigma=sigma,
+        )
         for name, th, risk, sigma in zip(names, thetas, risks, (0.0, priv.sigma), strict=True)
     ]
 
@@ -63,8 +74,9 @@ def run_batch(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFr
     ``config['reg_sweep']`` True adds LSL / DP-LSL at every c of the regularisation grid
     (``reg_n`` log-spaced values between ``10**reg_log10_min`` and ``10**reg_log10_max``).
     """
-    cfg = BalleProfile(**{k: config[k] for k in (*TRIAL_KEYS, "reg_log10_min", "reg_log10_max",
-                                                 "reg_n")})
+    cfg = BalleProfile(
+        **{k: config[k] for k in (*TRIAL_KEYS, "reg_log10_min", "reg_log10_max", "reg_n")}
+    )
     data_ss, noise_ss = seed.spawn(2)
     fv = cfg.sample(config["m"], as_generator(data_ss))
     noise = as_generator(noise_ss)
@@ -81,23 +93,43 @@ def run_batch(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFr
     return out
 
 
-def run_figure1(profile: BalleProfile, *, executor: Any = None, cache_dir: str | Path | None = None,
-                progress: bool = False) -> pd.DataFrame:
+def run_figure1(
+    profile: BalleProfile,
+    *,
+    executor: Any = None,
+    cache_dir: str | Path | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
     """All four panels' data: ``n_trials`` independent :func:`run_batch` per batch size (run_sweep)."""
     base = {k: getattr(profile, k) for k in TRIAL_KEYS}
-    grid = {"reg_log10_min": profile.reg_log10_min, "reg_log10_max": profile.reg_log10_max,
-            "reg_n": profile.reg_n}
+    grid = {
+        "reg_log10_min": profile.reg_log10_min,
+        "reg_log10_max": profile.reg_log10_max,
+        "reg_n": profile.reg_n,
+    }
     configs = [
         {**base, **grid, "m": m, "reg_sweep": m in profile.reg_batch_sizes}
         for m in sorted(set(profile.batch_sizes) | set(profile.reg_batch_sizes))
     ]
-    return run_sweep(run_batch, configs, n_seeds=profile.n_trials, root_seed=profile.seed,
-                     cache_dir=cache_dir, executor=executor, progress=progress, desc=PAPER)
+    return run_sweep(
+        run_batch,
+        configs,
+        n_seeds=profile.n_trials,
+        root_seed=profile.seed,
+        cache_dir=cache_dir,
+        executor=executor,
+        progress=progress,
+        desc=PAPER,
+    )
 
 
-def per_trial(df: pd.DataFrame, features: str, method: str, m: int, column: str = "rmse") -> np.ndarray:
+def per_trial(
+    df: pd.DataFrame, features: str, method: str, m: int, column: str = "rmse"
+) -> np.ndarray:
     """One value per independent trial (seed) at the profile's default c, ordered by seed."""
-    sel = df[(df["features"] == features) & (df["method"] == method) & (df["m"] == m) & df["default_c"]]
+    sel = df[
+        (df["features"] == features) & (df["method"] == method) & (df["m"] == m) & df["default_c"]
+    ]
     return sel.sort_values("seed")[column].to_numpy(float)
 
 

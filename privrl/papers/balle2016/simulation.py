@@ -32,9 +32,14 @@ def closed_form_deviation(profile: BalleProfile, rng: SeedLike, m: int = 200) ->
     lam = lsl_regularization(Phi, rho, fv.m, profile.lsl_c, profile.lsl_power)
     ii, ss = np.nonzero(fv.visited)
     d = Phi.shape[1]
-    A = np.vstack([np.sqrt(rho[ss] / fv.m)[:, None] * Phi[ss], math.sqrt(lam / (2 * fv.m)) * np.eye(d)])
+    A = np.vstack(
+        [np.sqrt(rho[ss] / fv.m)[:, None] * Phi[ss], math.sqrt(lam / (2 * fv.m)) * np.eye(d)]
+    )
     b = np.concatenate([np.sqrt(rho[ss] / fv.m) * fv.returns[ii, ss], np.zeros(d)])
     direct_l = np.linalg.lstsq(A, b, rcond=None)[0]
-    return float(max(np.abs(lsw(fv, Phi, rho) - direct_w).max(),
-                     np.abs(lsl(fv, Phi, rho, lam) - direct_l).max()))
-
+    return float(
+        max(
+            np.abs(lsw(fv, Phi, rho) - direct_w).max(),
+            np.abs(lsl(fv, Phi, rho, lam) - direct_l).max(),
+        )
+    )

@@ -53,26 +53,42 @@ ACCOUNTANT: dict[str, str] = {
 CELLS: dict[tuple[str, str], tuple[bool, str]] = {
     ("GPOPE", "chain"): (True, "clipped gradients: the guarantee needs no bound on the data"),
     ("GPOPE", "mountain_car_on"): (True, "clipped gradients: any features, any states"),
-    ("GPOPE", "mountain_car_off"): (True, "clipped gradients: the importance ratios enter the "
-                                          "gradient, which the clip bounds"),
+    ("GPOPE", "mountain_car_off"): (
+        True,
+        "clipped gradients: the importance ratios enter the gradient, which the clip bounds",
+    ),
     ("DP-LSW", "chain"): (True, "finite states, returns in [0, 1] (Balle et al.'s setting)"),
-    ("DP-LSW", "mountain_car_on"): (True, "on grid cells (our reading of Xie et al.'s "
-                                          "comparison): the cell map is applied per trajectory, "
-                                          "so replace-one on raw trajectories is replace-one on "
-                                          "cell trajectories; returns in [-10, 0]"),
-    ("DP-LSW", "mountain_car_off"): (False, "Monte Carlo returns of the behaviour policy: "
-                                            "Balle et al. give no off-policy estimator"),
+    ("DP-LSW", "mountain_car_on"): (
+        True,
+        "on grid cells (our reading of Xie et al.'s "
+        "comparison): the cell map is applied per trajectory, "
+        "so replace-one on raw trajectories is replace-one on "
+        "cell trajectories; returns in [-10, 0]",
+    ),
+    ("DP-LSW", "mountain_car_off"): (
+        False,
+        "Monte Carlo returns of the behaviour policy: Balle et al. give no off-policy estimator",
+    ),
     ("DP-LSL", "chain"): (True, "finite states, lambda > ||rho||_inf ||Phi||^2 holds"),
-    ("DP-LSL", "mountain_car_on"): (False, "Xie et al.: output perturbation V2 does not "
-                                           "guarantee privacy for continuous states"),
-    ("DP-LSL", "mountain_car_off"): (False, "continuous states (Xie et al.) and no off-policy "
-                                            "estimator"),
+    ("DP-LSL", "mountain_car_on"): (
+        False,
+        "Xie et al.: output perturbation V2 does not guarantee privacy for continuous states",
+    ),
+    ("DP-LSL", "mountain_car_off"): (
+        False,
+        "continuous states (Xie et al.) and no off-policy estimator",
+    ),
     (SSP, "chain"): (True, "one-hot features (F = 1), rewards in {0, 1}, at most 200 steps"),
-    (SSP, "mountain_car_on"): (True, "Fourier features of norm at most 6, rewards -1, at most "
-                                     "200 steps"),
-    (SSP, "mountain_car_off"): (False, "off-policy LSTD weights each transition by a product "
-                                       "of importance ratios, unbounded: no finite "
-                                       "sensitivity"),
+    (SSP, "mountain_car_on"): (
+        True,
+        "Fourier features of norm at most 6, rewards -1, at most 200 steps",
+    ),
+    (SSP, "mountain_car_off"): (
+        False,
+        "off-policy LSTD weights each transition by a product "
+        "of importance ratios, unbounded: no finite "
+        "sensitivity",
+    ),
 }
 #: Where the papers' own comparisons sit: (paper, domain, epsilon, sizes) [paper settings; the
 #: chain's delta is 0.1 in both papers, the map's is one delta for all].
@@ -97,15 +113,17 @@ def log_errors(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
     (columns); the non-private ``reference`` and ``zero`` columns repeat at every epsilon."""
     if metric not in ("rmse", "mspbe"):
         raise ValueError(f"metric must be 'rmse' or 'mspbe', got {metric!r}")
-    frame = points.assign(label=[method_label(m, a) for m, a in
-                                 zip(points.method, points.accountant, strict=True)],
-                          value=np.log10(np.maximum(points[metric].to_numpy(float), 1e-300)))
+    frame = points.assign(
+        label=[method_label(m, a) for m, a in zip(points.method, points.accountant, strict=True)],
+        value=np.log10(np.maximum(points[metric].to_numpy(float), 1e-300)),
+    )
     private = frame[frame.epsilon.notna()]
-    wide = private.pivot_table(index=["domain", "n", "epsilon", "seed"], columns="label",
-                               values="value", aggfunc="first")
-    base = frame[frame.epsilon.isna()].pivot_table(index=["domain", "n", "seed"],
-                                                   columns="label", values="value",
-                                                   aggfunc="first")
+    wide = private.pivot_table(
+        index=["domain", "n", "epsilon", "seed"], columns="label", values="value", aggfunc="first"
+    )
+    base = frame[frame.epsilon.isna()].pivot_table(
+        index=["domain", "n", "seed"], columns="label", values="value", aggfunc="first"
+    )
     return wide.join(base, on=["domain", "n", "seed"])
 
 
@@ -135,8 +153,9 @@ def t_interval(diff: np.ndarray, level: float = LEVEL) -> tuple[float, float, fl
     return float(diff.mean()), float(diff.mean() - half), float(diff.mean() + half)
 
 
-def winners(points: pd.DataFrame, metric: str = "rmse",
-            deciders: tuple[str, ...] = DECIDERS) -> pd.DataFrame:
+def winners(
+    points: pd.DataFrame, metric: str = "rmse", deciders: tuple[str, ...] = DECIDERS
+) -> pd.DataFrame:
     """Per (domain, n, epsilon): ``winner``, ``runner_up``, the paired log10 gap between them
     (``gap``, ``gap_lo``, ``gap_hi``; ``decided`` when ``gap_lo > 0``), the winner's log10
     ratio to the reference at the same n (``ratio``, ``ratio_lo``, ``ratio_hi``), ``frontier``:
@@ -147,31 +166,55 @@ def winners(points: pd.DataFrame, metric: str = "rmse",
     floors = own_noiseless(points, metric)
     rows = []
     for (domain, n, eps), part in logs.groupby(level=["domain", "n", "epsilon"]):
-        present = [c for c in deciders if c in part.columns and part[c].notna().any()
-                   and CELLS.get((_method(c), domain), (False, ""))[0]]
+        present = [
+            c
+            for c in deciders
+            if c in part.columns
+            and part[c].notna().any()
+            and CELLS.get((_method(c), domain), (False, ""))[0]
+        ]
         if not present:
             continue
         ranked = sorted(present, key=lambda c: part[c].mean())
         row = dict(domain=domain, n=n, epsilon=eps, winner=ranked[0], replicates=len(part))
         if len(ranked) > 1:
             gap = t_interval((part[ranked[1]] - part[ranked[0]]).to_numpy())
-            row.update(runner_up=ranked[1], gap=gap[0], gap_lo=gap[1], gap_hi=gap[2],
-                       decided=bool(gap[1] > 0))
+            row.update(
+                runner_up=ranked[1],
+                gap=gap[0],
+                gap_lo=gap[1],
+                gap_hi=gap[2],
+                decided=bool(gap[1] > 0),
+            )
         else:
-            row.update(runner_up="", gap=math.nan, gap_lo=math.nan, gap_hi=math.nan,
-                       decided=True)
-        zero = (t_interval((part[ranked[0]] - part["zero"]).to_numpy())
-                if "zero" in part.columns else (math.nan,) * 3)
-        row.update(vs_zero=zero[0], vs_zero_lo=zero[1], vs_zero_hi=zero[2],
-                   beats_zero=bool(zero[2] < 0))
+            row.update(runner_up="", gap=math.nan, gap_lo=math.nan, gap_hi=math.nan, decided=True)
+        zero = (
+            t_interval((part[ranked[0]] - part["zero"]).to_numpy())
+            if "zero" in part.columns
+            else (math.nan,) * 3
+        )
+        row.update(
+            vs_zero=zero[0], vs_zero_lo=zero[1], vs_zero_hi=zero[2], beats_zero=bool(zero[2] < 0)
+        )
         if floors is not None:
             own = t_interval((part[ranked[0]] - floors.loc[part.index, ranked[0]]).to_numpy())
-            row.update(own=own[0], own_lo=own[1], own_hi=own[2],
-                       within_2x_own=bool(own[2] < math.log10(2.0)))
+            row.update(
+                own=own[0],
+                own_lo=own[1],
+                own_hi=own[2],
+                within_2x_own=bool(own[2] < math.log10(2.0)),
+            )
         ratio = t_interval((part[ranked[0]] - part["reference"]).to_numpy())
-        row.update(ratio=ratio[0], ratio_lo=ratio[1], ratio_hi=ratio[2],
-                   frontier="within 10x" if ratio[2] < 1 else
-                   "beyond 10x" if ratio[1] > 1 else "undecided")
+        row.update(
+            ratio=ratio[0],
+            ratio_lo=ratio[1],
+            ratio_hi=ratio[2],
+            frontier="within 10x"
+            if ratio[2] < 1
+            else "beyond 10x"
+            if ratio[1] > 1
+            else "undecided",
+        )
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -194,8 +237,14 @@ def _crossing(sizes: np.ndarray, log_ratio: np.ndarray, threshold: float) -> flo
     return float(10 ** (x0 + (threshold - y0) * (x1 - x0) / (y1 - y0)))
 
 
-def price_of_privacy(points: pd.DataFrame, metric: str = "rmse", factor: float = 2.0,
-                     n_boot: int = 1000, seed: int = 0, against: str = "reference") -> pd.DataFrame:
+def price_of_privacy(
+    points: pd.DataFrame,
+    metric: str = "rmse",
+    factor: float = 2.0,
+    n_boot: int = 1000,
+    seed: int = 0,
+    against: str = "reference",
+) -> pd.DataFrame:
     """Per (domain, label, epsilon): ``n_needed``, the smallest n whose geometric-mean error is
     within ``factor`` of the reference's at the same n, and its 95% percentile-bootstrap
     interval ``n_lo``, ``n_hi`` (``n_boot`` resamples of the replicates; ``inf``: not within
@@ -218,24 +267,40 @@ def price_of_privacy(points: pd.DataFrame, metric: str = "rmse", factor: float =
             if label not in part.columns or not CELLS.get((_method(label), domain), (0,))[0]:
                 continue
             base = part["reference"] if against == "reference" else floors.loc[part.index, label]
-            gap = (part[label] - base).unstack("n").reindex(
-                index=seeds, columns=sizes, level="seed")
+            gap = (
+                (part[label] - base).unstack("n").reindex(index=seeds, columns=sizes, level="seed")
+            )
             gap = gap.droplevel([lvl for lvl in gap.index.names if lvl != "seed"])
             values = gap.to_numpy(float)
             if np.isnan(values).all():
                 continue
             point = _crossing(sizes, np.nanmean(values, axis=0), threshold)
-            boot = np.array([_crossing(sizes, np.nanmean(values[d], axis=0), threshold)
-                             for d in draws])
+            boot = np.array(
+                [_crossing(sizes, np.nanmean(values[d], axis=0), threshold) for d in draws]
+            )
             lo, hi = np.quantile(boot, [(1 - LEVEL) / 2, (1 + LEVEL) / 2], method="lower")
-            rows.append(dict(domain=domain, label=label, epsilon=eps, n_needed=point,
-                             n_lo=float(lo), n_hi=float(hi), replicates=len(seeds),
-                             against=against))
+            rows.append(
+                dict(
+                    domain=domain,
+                    label=label,
+                    epsilon=eps,
+                    n_needed=point,
+                    n_lo=float(lo),
+                    n_hi=float(hi),
+                    replicates=len(seeds),
+                    against=against,
+                )
+            )
     return pd.DataFrame(rows)
 
 
-def log_gap(points: pd.DataFrame, worse: str, better: str, metric: str = "mspbe",
-            domain: str = "mountain_car_on") -> pd.DataFrame:
+def log_gap(
+    points: pd.DataFrame,
+    worse: str,
+    better: str,
+    metric: str = "mspbe",
+    domain: str = "mountain_car_on",
+) -> pd.DataFrame:
     """Per (n, epsilon) of ``domain``: the paired mean log10 gap ``worse - better`` of
     ``metric`` with its 95% interval (``gap``, ``gap_lo``, ``gap_hi``)."""
     logs = log_errors(points[points.domain == domain], metric)
@@ -259,8 +324,9 @@ def privacy_cost(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
     floor = f"floor_{metric}"
     if floor not in points.columns:
         return pd.DataFrame()
-    frame = points.assign(label=[method_label(m, a) for m, a in
-                                 zip(points.method, points.accountant, strict=True)])
+    frame = points.assign(
+        label=[method_label(m, a) for m, a in zip(points.method, points.accountant, strict=True)]
+    )
     value = np.log10(np.maximum(frame[metric].to_numpy(float), 1e-300))
     own = np.log10(np.maximum(frame[floor].to_numpy(float), 1e-300))
     frame = frame.assign(value=value, own=own)
@@ -274,9 +340,13 @@ def privacy_cost(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
     rows = []
     for (domain, label, n, eps), g in private.groupby(["domain", "label", "n", "epsilon"]):
         row = dict(domain=domain, label=label, n=int(n), epsilon=float(eps), replicates=len(g))
-        for name, diff in (("own", g.value - g.own), ("floor", g.own - g.ref),
-                           ("total", g.value - g.ref), ("noiseless", g.value - g.free),
-                           ("free", g.free - g.ref)):
+        for name, diff in (
+            ("own", g.value - g.own),
+            ("floor", g.own - g.ref),
+            ("total", g.value - g.ref),
+            ("noiseless", g.value - g.free),
+            ("free", g.free - g.ref),
+        ):
             mean, lo, hi = t_interval(diff.to_numpy())
             row.update({name: mean, f"{name}_lo": lo, f"{name}_hi": hi})
         rows.append(row)
@@ -290,15 +360,31 @@ def winner_changes(points: pd.DataFrame, metric: str = "rmse") -> pd.DataFrame:
     rdp = winners(points, metric, RDP_DECIDERS)
     both = pld.merge(rdp, on=["domain", "n", "epsilon"], suffixes=("_pld", "_rdp"))
     same = both.winner_pld.map(_method) == both.winner_rdp.map(_method)
-    return both.loc[~same, ["domain", "n", "epsilon", "winner_pld", "decided_pld",
-                            "winner_rdp", "decided_rdp"]].reset_index(drop=True)
+    return both.loc[
+        ~same, ["domain", "n", "epsilon", "winner_pld", "decided_pld", "winner_rdp", "decided_rdp"]
+    ].reset_index(drop=True)
 
 
 __all__ = [
-    "ACCOUNTANT", "CELLS", "DECIDERS", "GPOPE_PLD", "GPOPE_RDP", "LABELS", "PAPER_POINTS", "SSP",
-    "NOISELESS", "RDP_DECIDERS", "log_errors", "log_gap", "own_noiseless", "method_label", "price_of_privacy", "privacy_cost",
+    "ACCOUNTANT",
+    "CELLS",
+    "DECIDERS",
+    "GPOPE_PLD",
+    "GPOPE_RDP",
+    "LABELS",
+    "PAPER_POINTS",
+    "SSP",
+    "NOISELESS",
+    "RDP_DECIDERS",
+    "log_errors",
+    "log_gap",
+    "own_noiseless",
+    "method_label",
+    "price_of_privacy",
+    "privacy_cost",
     "t_interval",
-    "winner_changes", "winners",
+    "winner_changes",
+    "winners",
 ]
 
 
@@ -315,7 +401,8 @@ def findings(points: pd.DataFrame, n_boot: int = 1000) -> dict[str, object]:
     win = winners(points)
     largest = int(points.n.max())
     out: dict[str, object] = {
-        "points": len(win), "decided": int(win.decided.sum()),
+        "points": len(win),
+        "decided": int(win.decided.sum()),
         "beyond_10x": int((win.frontier == "beyond 10x").sum()),
         "within_10x": int((win.frontier == "within 10x").sum()),
         "beats_zero": int(win.beats_zero.sum()) if len(win) else 0,
@@ -329,11 +416,18 @@ def findings(points: pd.DataFrame, n_boot: int = 1000) -> dict[str, object]:
         gap = log_gap(points, "DP-LSW", GPOPE_RDP)
         if len(gap):
             lo, hi = gap.loc[gap.gap.idxmin()], gap.loc[gap.gap.idxmax()]
-            out.update(gap_min=lo.gap, gap_min_lo=lo.gap_lo, gap_min_hi=lo.gap_hi,
-                       gap_min_at=f"n = {int(lo.n):,}, epsilon = {lo.epsilon:g}",
-                       gap_max=hi.gap, gap_max_lo=hi.gap_lo, gap_max_hi=hi.gap_hi,
-                       gap_max_at=f"n = {int(hi.n):,}, epsilon = {hi.epsilon:g}",
-                       gap_below_1=int((gap.gap_hi < 1).sum()), gap_points=len(gap))
+            out.update(
+                gap_min=lo.gap,
+                gap_min_lo=lo.gap_lo,
+                gap_min_hi=lo.gap_hi,
+                gap_min_at=f"n = {int(lo.n):,}, epsilon = {lo.epsilon:g}",
+                gap_max=hi.gap,
+                gap_max_lo=hi.gap_lo,
+                gap_max_hi=hi.gap_hi,
+                gap_max_at=f"n = {int(hi.n):,}, epsilon = {hi.epsilon:g}",
+                gap_below_1=int((gap.gap_hi < 1).sum()),
+                gap_points=len(gap),
+            )
     price = price_of_privacy(points, n_boot=n_boot)
     out["reached_2x"] = int(np.isfinite(price.n_needed).sum())
     out["price_rows"] = len(price)
@@ -343,8 +437,10 @@ def findings(points: pd.DataFrame, n_boot: int = 1000) -> dict[str, object]:
         out["within_2x_own"] = int(win.within_2x_own.sum())
         price = pd.concat([own, price], ignore_index=True)
     price["n needed"] = [_fmt_n(v, largest) for v in price.n_needed]
-    price["95% interval"] = [f"{_fmt_n(a, largest)} to {_fmt_n(b, largest)}"
-                             for a, b in zip(price.n_lo, price.n_hi, strict=True)]
+    price["95% interval"] = [
+        f"{_fmt_n(a, largest)} to {_fmt_n(b, largest)}"
+        for a, b in zip(price.n_lo, price.n_hi, strict=True)
+    ]
     out["price"] = price
     return out
 
@@ -372,16 +468,20 @@ def tuning_findings(steps: pd.DataFrame, iterations_grid: tuple[int, ...]) -> di
     inside = ~private.edge.fillna("").str.contains("iterations")
     learns = ~private.learns_nothing.astype(bool)
     grid = sorted(int(t) for t in iterations_grid)
-    return {"tunings": len(private), "tunings_at_cap": int(cap.sum()),
-            "tunings_learning": int(learns.sum()),
-            "tunings_learning_at_cap": int((learns & cap).sum()),
-            "tunings_learning_inside": int((learns & inside).sum()),
-            "tunings_learning_nothing": int((~learns).sum()),
-            "tunings_learning_nothing_low": int((~learns & low).sum()),
-            "tunings_undeclared": int(steps.at_edge_undeclared.astype(bool).sum()),
-            "noiseless_cells": len(free),
-            "noiseless_at_cap": int(free.edge.fillna("").str.contains("cap").sum()),
-            "iterations_cap": f"{grid[-1]:,}", "iterations_grid": _listed(grid)}
+    return {
+        "tunings": len(private),
+        "tunings_at_cap": int(cap.sum()),
+        "tunings_learning": int(learns.sum()),
+        "tunings_learning_at_cap": int((learns & cap).sum()),
+        "tunings_learning_inside": int((learns & inside).sum()),
+        "tunings_learning_nothing": int((~learns).sum()),
+        "tunings_learning_nothing_low": int((~learns & low).sum()),
+        "tunings_undeclared": int(steps.at_edge_undeclared.astype(bool).sum()),
+        "noiseless_cells": len(free),
+        "noiseless_at_cap": int(free.edge.fillna("").str.contains("cap").sum()),
+        "iterations_cap": f"{grid[-1]:,}",
+        "iterations_grid": _listed(grid),
+    }
 
 
 __all__ += ["tuning_findings"]
@@ -392,11 +492,15 @@ def lam_findings(lams: pd.DataFrame) -> dict[str, object]:
     tuned_lams`): tunings, at the grid's top (the estimate shrunk towards zero), at its bottom
     (plain LSTD on the noisy statistics), learning nothing, and the grid's ends."""
     edge = lams.edge.fillna("")
-    return {"ssp_tunings": len(lams), "ssp_lam_high": int((edge == "lam high").sum()),
-            "ssp_lam_low": int((edge == "lam low").sum()),
-            "ssp_learning_nothing": int(lams.learns_nothing.astype(bool).sum()),
-            "ssp_lam_high_learning": int(((edge == "lam high")
-                                          & ~lams.learns_nothing.astype(bool)).sum())}
+    return {
+        "ssp_tunings": len(lams),
+        "ssp_lam_high": int((edge == "lam high").sum()),
+        "ssp_lam_low": int((edge == "lam low").sum()),
+        "ssp_learning_nothing": int(lams.learns_nothing.astype(bool).sum()),
+        "ssp_lam_high_learning": int(
+            ((edge == "lam high") & ~lams.learns_nothing.astype(bool)).sum()
+        ),
+    }
 
 
 __all__ += ["lam_findings"]

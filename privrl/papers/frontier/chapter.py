@@ -33,8 +33,7 @@ from privrl.papers.frontier.runs import run_map
 RECORDED, LIVE_RUN = "the recorded paper-profile run", "this run"
 
 
-class FrontierChapter(Chapter, name=PAPER, profile_type=FrontierProfile,
-                      sweep_checks=SWEEP_CHECKS):
+class FrontierChapter(Chapter, name=PAPER, profile_type=FrontierProfile, sweep_checks=SWEEP_CHECKS):
     """The map, its checks, its releases and its findings."""
 
     def sweep(self, ctx: Context) -> None:
@@ -46,23 +45,29 @@ class FrontierChapter(Chapter, name=PAPER, profile_type=FrontierProfile,
         p = ctx.profile
         recorded = recorded_tables() if p.profile != "paper" else None
         run = recorded_run(PAPER, "paper") if recorded is not None else None
-        reuse = (run is not None and run.stale is False
-                 and run.record["parameters"]["delta"] == p.delta)
+        reuse = (
+            run is not None and run.stale is False and run.record["parameters"]["delta"] == p.delta
+        )
         known = recorded["calibration"] if reuse else None
         ctx.tables.update(run_map(p, known, **ctx.sweep_options))
         ctx.extra["recorded"] = recorded
         ctx.extra["calibration_source"] = (
             f"read from the recorded paper-profile run (commit `{run.commit}`) where it has them, "
-            "else calibrated by this run" if reuse else "calibrated by this run")
+            "else calibrated by this run"
+            if reuse
+            else "calibrated by this run"
+        )
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """This run's releases and, when the map shown is the recorded one, its releases."""
-        yield from ledger_entries(ctx.profile, ctx.tables["calibration"], ctx.tables["points"],
-                                  LIVE_RUN)
+        yield from ledger_entries(
+            ctx.profile, ctx.tables["calibration"], ctx.tables["points"], LIVE_RUN
+        )
         recorded = ctx.extra.get("recorded")
         if recorded is not None:
-            yield from ledger_entries(FrontierProfile.paper(), recorded["calibration"],
-                                      recorded["points"], RECORDED)
+            yield from ledger_entries(
+                FrontierProfile.paper(), recorded["calibration"], recorded["points"], RECORDED
+            )
 
     def finish(self, ctx: Context) -> None:
         """Glue the findings of the map shown (recorded if there is one) and keep its tables in
@@ -71,22 +76,31 @@ class FrontierChapter(Chapter, name=PAPER, profile_type=FrontierProfile,
         non-private estimate) and ``cost`` (:func:`~privrl.papers.frontier.analysis.
         privacy_cost`)."""
         recorded = ctx.extra.get("recorded")
-        points: pd.DataFrame = (recorded["points"] if recorded is not None
-                                else ctx.tables["points"])
+        points: pd.DataFrame = recorded["points"] if recorded is not None else ctx.tables["points"]
         steps = recorded["steps"] if recorded is not None else ctx.tables["steps"]
         lams = recorded["lams"] if recorded is not None else ctx.tables["lams"]
-        calibration = (recorded["calibration"] if recorded is not None
-                       else ctx.tables["calibration"])
+        calibration = recorded["calibration"] if recorded is not None else ctx.tables["calibration"]
         source = RECORDED if recorded is not None else LIVE_RUN
         found = analysis.findings(points)
-        ctx.extra.update(map_points=points, map_source=source, price=found.pop("price"),
-                         winners=analysis.winners(points), profile=ctx.profile,
-                         map_steps=steps, map_lams=lams, cost=analysis.privacy_cost(points))
+        ctx.extra.update(
+            map_points=points,
+            map_source=source,
+            price=found.pop("price"),
+            winners=analysis.winners(points),
+            profile=ctx.profile,
+            map_steps=steps,
+            map_lams=lams,
+            cost=analysis.privacy_cost(points),
+        )
         ctx.glue("map_source", source)
         shown = FrontierProfile.paper() if recorded is not None else ctx.profile
         ctx.glue("target_episodes", f"{shown.target_episodes:,}")
-        ctx.glue("quick_note", "" if recorded is not None or ctx.profile.profile == "paper"
-                 else " (a quick slice: too small to decide anything; no recorded map yet)")
+        ctx.glue(
+            "quick_note",
+            ""
+            if recorded is not None or ctx.profile.profile == "paper"
+            else " (a quick slice: too small to decide anything; no recorded map yet)",
+        )
         tuned = analysis.tuning_findings(steps, tuple(calibration.iterations.unique()))
         for key, value in {**found, **tuned, **analysis.lam_findings(lams)}.items():
             ctx.glue(re.sub(r"[^A-Za-z0-9_]+", "_", key).strip("_"), value)

@@ -38,47 +38,76 @@ def check_calibration(ctx: Context) -> None:
         event = EVENTS[r.accountant]
         over.append(event(r.z, r.n, r.iterations).epsilon(delta) / r.epsilon)
         loose.append(event(r.z / 1.02, r.n, r.iterations).epsilon(delta) / r.epsilon)
-    ctx.report.check("gpope_meets_target", "largest epsilon / target over GPOPE's calibrated "
-                     "noise multipliers (PLD and RDP)", float(max(over)), at_most=1.0)
-    ctx.report.check("gpope_noise_smallest", "smallest epsilon / target at z / 1.02: the "
-                     "calibrated z is the smallest to 2%", float(min(loose)), above=1.0)
-    wide = cal.pivot_table(index=["n", "epsilon", "iterations"], columns="accountant",
-                           values="z")
-    ctx.report.check("pld_noise_below_rdp", "largest z(PLD) / z(RDP) over (n, epsilon, "
-                     "iterations)",
-                     float((wide["PLD"] / wide["RDP"]).max()), at_most=1.0)
+    ctx.report.check(
+        "gpope_meets_target",
+        "largest epsilon / target over GPOPE's calibrated noise multipliers (PLD and RDP)",
+        float(max(over)),
+        at_most=1.0,
+    )
+    ctx.report.check(
+        "gpope_noise_smallest",
+        "smallest epsilon / target at z / 1.02: the calibrated z is the smallest to 2%",
+        float(min(loose)),
+        above=1.0,
+    )
+    wide = cal.pivot_table(index=["n", "epsilon", "iterations"], columns="accountant", values="z")
+    ctx.report.check(
+        "pld_noise_below_rdp",
+        "largest z(PLD) / z(RDP) over (n, epsilon, iterations)",
+        float((wide["PLD"] / wide["RDP"]).max()),
+        at_most=1.0,
+    )
 
 
 def check_noise_used(ctx: Context) -> None:
     points, cal = ctx.tables["points"], ctx.tables["calibration"]
     gp = points[points.method == "GPOPE"].merge(
-        cal, on=["n", "epsilon", "accountant", "iterations"], how="left")
-    ctx.report.check("gpope_noise_as_calibrated", "largest |z used / z calibrated - 1| over "
-                     "every GPOPE release of the map (at its own iterations)", float(np.abs(gp.noise / gp.z - 1).max()),
-                     at_most=0.0)
+        cal, on=["n", "epsilon", "accountant", "iterations"], how="left"
+    )
+    ctx.report.check(
+        "gpope_noise_as_calibrated",
+        "largest |z used / z calibrated - 1| over "
+        "every GPOPE release of the map (at its own iterations)",
+        float(np.abs(gp.noise / gp.z - 1).max()),
+        at_most=0.0,
+    )
     smooth = points[points.method.isin(["DP-LSW", "DP-LSL"])]
     if len(smooth):
-        ctx.report.check("smooth_noise_positive", "smallest sigma_X of DP-LSW and DP-LSL",
-                         float(smooth.noise.min()), above=0.0)
+        ctx.report.check(
+            "smooth_noise_positive",
+            "smallest sigma_X of DP-LSW and DP-LSL",
+            float(smooth.noise.min()),
+            above=0.0,
+        )
     ssp = points[points.method == "SSP-LSTD"]
     if len(ssp):
         target = [required_noise_multiplier(e, ctx.profile.delta) for e in ssp.epsilon]
-        ctx.report.check("ssp_noise_as_calibrated", "largest |z used / z of one Gaussian "
-                         "release at (epsilon, delta) - 1| over every SSP-LSTD release",
-                         float(np.abs(ssp.noise.to_numpy() / np.array(target) - 1).max()),
-                         at_most=0.0)
+        ctx.report.check(
+            "ssp_noise_as_calibrated",
+            "largest |z used / z of one Gaussian "
+            "release at (epsilon, delta) - 1| over every SSP-LSTD release",
+            float(np.abs(ssp.noise.to_numpy() / np.array(target) - 1).max()),
+            at_most=0.0,
+        )
 
 
 def check_scores(ctx: Context) -> None:
     points = ctx.tables["points"]
     errors = points[["mspbe", "rmse", "rmse_clipped", "floor_mspbe", "floor_rmse"]].to_numpy(float)
-    ctx.report.check("errors_finite", "every MSPBE and RMSE of the map (clipped, floors) is "
-                     "finite and >= 0",
-                     bool(np.isfinite(errors).all() and (errors >= 0).all()))
-    per_point = points.groupby(["domain", "n", "method", "accountant", "epsilon"],
-                               dropna=False).seed.nunique()
-    ctx.report.check("replicates_per_point", "fewest replicates at a point of the map",
-                     int(per_point.min()), at_least=ctx.profile.n_datasets)
+    ctx.report.check(
+        "errors_finite",
+        "every MSPBE and RMSE of the map (clipped, floors) is finite and >= 0",
+        bool(np.isfinite(errors).all() and (errors >= 0).all()),
+    )
+    per_point = points.groupby(
+        ["domain", "n", "method", "accountant", "epsilon"], dropna=False
+    ).seed.nunique()
+    ctx.report.check(
+        "replicates_per_point",
+        "fewest replicates at a point of the map",
+        int(per_point.min()),
+        at_least=ctx.profile.n_datasets,
+    )
 
 
 def check_ssp_sensitivity(ctx: Context) -> None:
@@ -98,23 +127,40 @@ def check_ssp_sensitivity(ctx: Context) -> None:
         tight.append(float(np.linalg.norm(one - other)) / bounds.exact_sensitivity)
         phi = rng.normal(size=(500, bounds.max_length + 1, d))
         phi *= bounds.feature_bound / np.linalg.norm(phi, axis=2, keepdims=True)
-        rewards = rng.uniform(-bounds.reward_bound, bounds.reward_bound,
-                              size=(500, bounds.max_length))
-        rows = ssp.trajectory_statistics(FeatureTransitions(
-            phi, rewards, np.full(500, bounds.max_length), np.zeros(500, bool), bounds.gamma))
+        rewards = rng.uniform(
+            -bounds.reward_bound, bounds.reward_bound, size=(500, bounds.max_length)
+        )
+        rows = ssp.trajectory_statistics(
+            FeatureTransitions(
+                phi, rewards, np.full(500, bounds.max_length), np.zeros(500, bool), bounds.gamma
+            )
+        )
         norms = np.linalg.norm(rows, axis=1)
         random.append(2 * float(norms.max()) / bounds.exact_sensitivity)  # >= any pair's move
     if tight:
-        ctx.report.check("ssp_sensitivity_tight", "smallest change of (vec A, b) / Delta_2 on "
-                         "the derivation's extremal pair (1 / sqrt(2) = 0.7071)",
-                         min(tight), at_least=1 / np.sqrt(2) - 1e-9)
-        ctx.report.check("ssp_sensitivity_bound", "largest change of (vec A, b) / Delta_2 over "
-                         "the extremal pair and 500 random trajectories within the bounds "
-                         "(twice the largest contribution)", max(max(tight), max(random)),
-                         at_most=1.0)
+        ctx.report.check(
+            "ssp_sensitivity_tight",
+            "smallest change of (vec A, b) / Delta_2 on "
+            "the derivation's extremal pair (1 / sqrt(2) = 0.7071)",
+            min(tight),
+            at_least=1 / np.sqrt(2) - 1e-9,
+        )
+        ctx.report.check(
+            "ssp_sensitivity_bound",
+            "largest change of (vec A, b) / Delta_2 over "
+            "the extremal pair and 500 random trajectories within the bounds "
+            "(twice the largest contribution)",
+            max(max(tight), max(random)),
+            at_most=1.0,
+        )
 
 
 SWEEP_CHECKS = (check_calibration, check_noise_used, check_scores, check_ssp_sensitivity)
 
-__all__ = ["SWEEP_CHECKS", "check_calibration", "check_noise_used", "check_scores",
-           "check_ssp_sensitivity"]
+__all__ = [
+    "SWEEP_CHECKS",
+    "check_calibration",
+    "check_noise_used",
+    "check_scores",
+    "check_ssp_sensitivity",
+]

@@ -28,9 +28,16 @@ from privrl.papers.frontier.trials import NOISELESS
 #: (:mod:`privrl.chapter.colours`; GPOPE under the PLD accountant is GPOPE's).
 COLOURS = {label: colour(label) for label in (*LABELS, "reference", "zero", NOISELESS)}
 #: The words of a label in a legend.
-WORDS = {"GPOPE": "GPOPE (PLD)", "GPOPE (RDP)": "GPOPE (RDP)", "DP-LSW": "DP-LSW",
-         "DP-LSL": "DP-LSL", "SSP-LSTD": "SSP-LSTD (beyond the papers)", "reference": "non-private (LSTD / WIS-LSTD)",
-         "zero": "zero estimate", NOISELESS: "GPOPE without noise (tuned, at the cap)"}
+WORDS = {
+    "GPOPE": "GPOPE (PLD)",
+    "GPOPE (RDP)": "GPOPE (RDP)",
+    "DP-LSW": "DP-LSW",
+    "DP-LSL": "DP-LSL",
+    "SSP-LSTD": "SSP-LSTD (beyond the papers)",
+    "reference": "non-private (LSTD / WIS-LSTD)",
+    "zero": "zero estimate",
+    NOISELESS: "GPOPE without noise (tuned, at the cap)",
+}
 
 
 def _domains(frame: pd.DataFrame) -> list[str]:
@@ -61,30 +68,79 @@ def plot_map(win: pd.DataFrame) -> Figure:
         for r in part.itertuples():
             x, y = sizes.index(r.n), eps.index(r.epsilon)
             colour = COLOURS[r.winner]
-            ax.scatter(x, y, s=260, marker="s", edgecolors=colour, linewidths=2,
-                       facecolors=colour if r.decided else "none")
+            ax.scatter(
+                x,
+                y,
+                s=260,
+                marker="s",
+                edgecolors=colour,
+                linewidths=2,
+                facecolors=colour if r.decided else "none",
+            )
             if r.frontier == "beyond 10x":
                 ax.scatter(x, y, s=60, marker="x", color="black", linewidths=1.5)
             if getattr(r, "within_2x_own", False):
-                ax.scatter(x, y, s=14, marker="o", color="white", edgecolors="black",
-                           linewidths=0.8, zorder=3)
+                ax.scatter(
+                    x,
+                    y,
+                    s=14,
+                    marker="o",
+                    color="white",
+                    edgecolors="black",
+                    linewidths=0.8,
+                    zorder=3,
+                )
         ax.set_xticks(range(len(sizes)), [_short(n) for n in sizes])
         ax.set_yticks(range(len(eps)), [f"{e:g}" for e in eps])
-        ax.set(title=_title(domain), xlabel="trajectories n", xlim=(-0.6, len(sizes) - 0.4),
-               ylim=(-0.6, len(eps) - 0.4))
+        ax.set(
+            title=_title(domain),
+            xlabel="trajectories n",
+            xlim=(-0.6, len(sizes) - 0.4),
+            ylim=(-0.6, len(eps) - 0.4),
+        )
         ax.grid(False)
     axes[0][0].set_ylabel("epsilon")
     winners = sorted(set(win.winner), key=LABELS.index)
-    handles = [Line2D([], [], marker="s", linestyle="none", markersize=10, color=COLOURS[w],
-                      label=f"{WORDS[w]} wins") for w in winners]
-    handles += [Line2D([], [], marker="s", linestyle="none", markersize=10, markerfacecolor="none",
-                       color="grey", label="hollow: not decided"),
-                Line2D([], [], marker="x", linestyle="none", color="black",
-                       label="beyond 10x of non-private")]
+    handles = [
+        Line2D(
+            [],
+            [],
+            marker="s",
+            linestyle="none",
+            markersize=10,
+            color=COLOURS[w],
+            label=f"{WORDS[w]} wins",
+        )
+        for w in winners
+    ]
+    handles += [
+        Line2D(
+            [],
+            [],
+            marker="s",
+            linestyle="none",
+            markersize=10,
+            markerfacecolor="none",
+            color="grey",
+            label="hollow: not decided",
+        ),
+        Line2D(
+            [], [], marker="x", linestyle="none", color="black", label="beyond 10x of non-private"
+        ),
+    ]
     if "within_2x_own" in win.columns:
-        handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="white",
-                              color="black", markersize=4,
-                              label="within 2x of its own noiseless version"))
+        handles.append(
+            Line2D(
+                [],
+                [],
+                marker="o",
+                linestyle="none",
+                markerfacecolor="white",
+                color="black",
+                markersize=4,
+                label="within 2x of its own noiseless version",
+            )
+        )
     legend_of(fig, handles, loc="outside right upper")
     return fig
 
@@ -106,11 +162,21 @@ def plot_cost(cost: pd.DataFrame, n: int) -> Figure:
             x = g.epsilon.to_numpy(float) * (1 + 0.05 * (i - 1.5))
             for col, style in (("noiseless", "-"), ("total", "--")):
                 y = g[col].to_numpy(float)
-                ax.errorbar(x, y, yerr=[y - g[f"{col}_lo"], g[f"{col}_hi"] - y], marker="o",
-                            markersize=3, capsize=2, color=COLOURS[label], linestyle=style,
-                            label=WORDS[label] if style == "-" else None)
-        for style, words in (("-", "solid: over its own noiseless version"),
-                             ("--", "dashed: over the non-private estimate")):
+                ax.errorbar(
+                    x,
+                    y,
+                    yerr=[y - g[f"{col}_lo"], g[f"{col}_hi"] - y],
+                    marker="o",
+                    markersize=3,
+                    capsize=2,
+                    color=COLOURS[label],
+                    linestyle=style,
+                    label=WORDS[label] if style == "-" else None,
+                )
+        for style, words in (
+            ("-", "solid: over its own noiseless version"),
+            ("--", "dashed: over the non-private estimate"),
+        ):
             ax.plot([], [], color="grey", linestyle=style, label=words)
         ax.axhline(0.0, color="grey", linewidth=0.8)
         ax.axhline(np.log10(2.0), color="grey", linestyle=":", linewidth=0.8)
@@ -138,18 +204,30 @@ def plot_errors(points: pd.DataFrame, epsilon: float, metric: str = "rmse") -> F
         means = part.groupby(level="n").mean()
         for label in [*LABELS, "reference", "zero", NOISELESS]:
             if label in means.columns and means[label].notna().any():
-                ax.plot(means.index, 10 ** means[label], marker="o", color=COLOURS[label],
-                        linestyle="--" if label in ("reference", "zero", NOISELESS) else "-",
-                        label=WORDS[label])
+                ax.plot(
+                    means.index,
+                    10 ** means[label],
+                    marker="o",
+                    color=COLOURS[label],
+                    linestyle="--" if label in ("reference", "zero", NOISELESS) else "-",
+                    label=WORDS[label],
+                )
             if floors is not None and label in LABELS and label in floors.columns:
                 floor = floors[floors.index.get_level_values("domain") == domain]
                 floor = floor.groupby(level="n").mean()[label]
                 if floor.notna().any():
-                    ax.plot(floor.index, 10 ** floor, marker=".", color=COLOURS[label],
-                            linestyle=":", linewidth=1)
+                    ax.plot(
+                        floor.index,
+                        10**floor,
+                        marker=".",
+                        color=COLOURS[label],
+                        linestyle=":",
+                        linewidth=1,
+                    )
         ax.set(title=_title(domain), xscale="log", yscale="log", xlabel="trajectories n")
-    axes[0][0].set_ylabel({"rmse": "value RMSE", "rmse_clipped": "value RMSE, clipped"}
-                          .get(metric, "MSPBE"))
+    axes[0][0].set_ylabel(
+        {"rmse": "value RMSE", "rmse_clipped": "value RMSE, clipped"}.get(metric, "MSPBE")
+    )
     legend_outside(fig)
     return fig
 
@@ -161,8 +239,15 @@ def plot_gap(gap: pd.DataFrame) -> Figure:
     ax = axes[0][0]
     for eps, g in gap.groupby("epsilon"):
         g = g.sort_values("n")
-        ax.errorbar(g.n, g.gap, yerr=[g.gap - g.gap_lo, g.gap_hi - g.gap], marker="o",
-                    capsize=2, color=epsilon_colour(float(eps)), label=f"ε = {eps:g}")
+        ax.errorbar(
+            g.n,
+            g.gap,
+            yerr=[g.gap - g.gap_lo, g.gap_hi - g.gap],
+            marker="o",
+            capsize=2,
+            color=epsilon_colour(float(eps)),
+            label=f"ε = {eps:g}",
+        )
     ax.axhline(1.0, color="black", linestyle="--", linewidth=1.0, label="one order of magnitude")
     ax.set(xscale="log", xlabel="trajectories n", ylabel="log10 MSPBE gap")
     legend_outside(ax)
@@ -179,13 +264,19 @@ def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
     top = cost[cost.n == cost.n.max()]
 
     def span(column: str) -> list[str]:
-        return [f"{m:.2f} ({lo:.2f} to {hi:.2f})" for m, lo, hi in
-                zip(top[column], top[f"{column}_lo"], top[f"{column}_hi"], strict=True)]
+        return [
+            f"{m:.2f} ({lo:.2f} to {hi:.2f})"
+            for m, lo, hi in zip(top[column], top[f"{column}_lo"], top[f"{column}_hi"], strict=True)
+        ]
 
-    return pd.DataFrame({
-        "domain": top.domain.map(in_words).to_numpy(), "method": top.label.map(WORDS).to_numpy(),
-        "epsilon": top.epsilon.to_numpy(),
-        "over its own noiseless version": span("noiseless"),
-        "noise alone, at its settings": span("own"),
-        "noiseless version over non-private": span("free"),
-        "over non-private": span("total")})
+    return pd.DataFrame(
+        {
+            "domain": top.domain.map(in_words).to_numpy(),
+            "method": top.label.map(WORDS).to_numpy(),
+            "epsilon": top.epsilon.to_numpy(),
+            "over its own noiseless version": span("noiseless"),
+            "noise alone, at its settings": span("own"),
+            "noiseless version over non-private": span("free"),
+            "over non-private": span("total"),
+        }
+    )

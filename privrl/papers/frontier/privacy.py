@@ -45,8 +45,7 @@ from privrl.papers.frontier.trials import ssp_bounds
 FEATURE_DIMS: dict[str, int] = {"chain": 40, "mountain_car_on": 36}
 
 
-def gpope_entry(row: pd.Series, delta: float, domains: tuple[str, ...], source: str
-                ) -> LedgerEntry:
+def gpope_entry(row: pd.Series, delta: float, domains: tuple[str, ...], source: str) -> LedgerEntry:
     """The ledger entry of GPOPE at one calibration row (``n, epsilon, accountant, iterations,
     z``): its event under the row's accountant, cross-checked by the tight PLD figure (a finer
     PLD for a PLD row; for an RDP row, the PLD figure its RDP figure must not undercut: a second
@@ -55,49 +54,81 @@ def gpope_entry(row: pd.Series, delta: float, domains: tuple[str, ...], source: 
     z, n, T = float(row.z), int(row.n), int(row.iterations)
     pld = row.accountant == "PLD"
     event = GpopePldEvent(z, n, T) if pld else GpopeEvent(z, n, T)
-    cross = (CrossCheck("upper bound", "the same pair's PLD at a 10x finer discretisation "
-                        "(1e-4, pessimistic)", gpope_pld_epsilon(z, n, T, delta, 1e-4)) if pld
-             else CrossCheck("upper bound", "the tight PLD figure on the same z (dominating pair "
-                             "of Zhu, Dong and Wang 2022, pessimistic), which a valid RDP figure "
-                             "is never below", gpope_pld_epsilon(z, n, T, delta)))
-    rdp = (f"; RDP on the same z (no dominating-pair theorem needed): "
-           f"{gpope_epsilon(z, n, T, delta):.4g}" if pld else "")
+    cross = (
+        CrossCheck(
+            "upper bound",
+            "the same pair's PLD at a 10x finer discretisation (1e-4, pessimistic)",
+            gpope_pld_epsilon(z, n, T, delta, 1e-4),
+        )
+        if pld
+        else CrossCheck(
+            "upper bound",
+            "the tight PLD figure on the same z (dominating pair "
+            "of Zhu, Dong and Wang 2022, pessimistic), which a valid RDP figure "
+            "is never below",
+            gpope_pld_epsilon(z, n, T, delta),
+        )
+    )
+    rdp = (
+        f"; RDP on the same z (no dominating-pair theorem needed): "
+        f"{gpope_epsilon(z, n, T, delta):.4g}"
+        if pld
+        else ""
+    )
     return LedgerEntry(
-        paper=PAPER, release=f"GPOPE value-function weights ({row.accountant}), n = {n}, "
-                             f"target epsilon {float(row.epsilon):g}, {source}: "
-                             f"{', '.join(domains)}",
+        paper=PAPER,
+        release=f"GPOPE value-function weights ({row.accountant}), n = {n}, "
+        f"target epsilon {float(row.epsilon):g}, {source}: "
+        f"{', '.join(domains)}",
         mechanism="GPOPE (Xie et al. 2019, Algorithm 1): one trajectory sampled without "
-                  "replacement per step, gradient clipped to G, Gaussian noise of sd 2 G z",
-        relation="replace-one", unit="trajectory", noise=f"z = {z:.4g}",
-        delta=delta, compositions=T,
-        accountant=("PLD (dp-accounting, pessimistic; dominating pair of Zhu, Dong and Wang "
-                    "2022)" + rdp if pld else "privrl RDP, sampling without replacement"),
-        event=event, cross_check=cross, audit="audits:gpope")
+        "replacement per step, gradient clipped to G, Gaussian noise of sd 2 G z",
+        relation="replace-one",
+        unit="trajectory",
+        noise=f"z = {z:.4g}",
+        delta=delta,
+        compositions=T,
+        accountant=(
+            "PLD (dp-accounting, pessimistic; dominating pair of Zhu, Dong and Wang 2022)" + rdp
+            if pld
+            else "privrl RDP, sampling without replacement"
+        ),
+        event=event,
+        cross_check=cross,
+        audit="audits:gpope",
+    )
 
 
-def smooth_entry(method: str, domain: str, epsilon: float, delta: float, sigmas: pd.Series,
-                 source: str) -> LedgerEntry:
+def smooth_entry(
+    method: str, domain: str, epsilon: float, delta: float, sigmas: pd.Series, source: str
+) -> LedgerEntry:
     """The ledger entry of DP-LSW or DP-LSL on ``domain`` at ``epsilon``: Lemma 1's event for the
     domain's output dimension, its two conditions recomputed as the cross-check."""
     d = FEATURE_DIMS[domain]
     event = SmoothGaussianEvent.calibrated(epsilon, delta, d)
     return LedgerEntry(
-        paper=PAPER, release=f"{method} value-function weights, {domain}, epsilon {epsilon:g}, "
-                             f"{source}: {len(sigmas)} releases",
+        paper=PAPER,
+        release=f"{method} value-function weights, {domain}, epsilon {epsilon:g}, "
+        f"{source}: {len(sigmas)} releases",
         mechanism=f"{method} (Balle et al. 2016): least-squares fit plus Gaussian noise of "
-                  "smooth-sensitivity scale sigma_X",
-        relation="replace-one", unit="trajectory",
-        noise=(f"alpha = {event.alpha:.4g}, beta = {event.beta:.4g}; sigma_X from "
-               f"{sigmas.min():.3g} to {sigmas.max():.3g}"),
-        delta=delta, compositions=1,
+        "smooth-sensitivity scale sigma_X",
+        relation="replace-one",
+        unit="trajectory",
+        noise=(
+            f"alpha = {event.alpha:.4g}, beta = {event.beta:.4g}; sigma_X from "
+            f"{sigmas.min():.3g} to {sigmas.max():.3g}"
+        ),
+        delta=delta,
+        compositions=1,
         accountant="Lemma 1 of Balle et al. 2016 (smooth sensitivity, by construction)",
         event=event,
         cross_check=LEMMA1_CROSS_CHECK,
-        audit="audits:dp_lsw" if method == "DP-LSW" else "audits:dp_lsl")
+        audit="audits:dp_lsw" if method == "DP-LSW" else "audits:dp_lsl",
+    )
 
 
-def ssp_entry(profile: FrontierProfile, domain: str, epsilon: float, releases: int,
-              source: str) -> LedgerEntry:
+def ssp_entry(
+    profile: FrontierProfile, domain: str, epsilon: float, releases: int, source: str
+) -> LedgerEntry:
     """The ledger entry of SSP-LSTD on ``domain`` at ``epsilon`` (``releases`` of them, one per
     replicate and n): the noise the map draws (:func:`~privrl.core.algorithms.ssp_lstd.ssp_noise`
     at the multiplier of one Gaussian release at (epsilon, delta) for the domain's bounds) and
@@ -106,17 +137,28 @@ def ssp_entry(profile: FrontierProfile, domain: str, epsilon: float, releases: i
     z = required_noise_multiplier(epsilon, profile.delta)
     noise, event = ssp.ssp_noise(z, bounds, FEATURE_DIMS[domain])
     release = Release.from_event(
-        None, event, profile.delta, relation="replace-one trajectory", sigma=noise.sigma,
-        noise_multiplier=event.dp_event.noise_multiplier, sensitivity=bounds.sensitivity,
-        feature_bound=bounds.feature_bound, reward_bound=bounds.reward_bound,
-        max_length=bounds.max_length)
+        None,
+        event,
+        profile.delta,
+        relation="replace-one trajectory",
+        sigma=noise.sigma,
+        noise_multiplier=event.dp_event.noise_multiplier,
+        sensitivity=bounds.sensitivity,
+        feature_bound=bounds.feature_bound,
+        reward_bound=bounds.reward_bound,
+        max_length=bounds.max_length,
+    )
     return ssp_lstd_ledger_entry(
-        release, paper=PAPER, name=f"SSP-LSTD value-function weights, {domain}, epsilon "
-                                   f"{epsilon:g}, {source}: {releases} releases")
+        release,
+        paper=PAPER,
+        name=f"SSP-LSTD value-function weights, {domain}, epsilon "
+        f"{epsilon:g}, {source}: {releases} releases",
+    )
 
 
-def ledger_entries(profile: FrontierProfile, calibration: pd.DataFrame, points: pd.DataFrame,
-                   source: str) -> Iterator[LedgerEntry]:
+def ledger_entries(
+    profile: FrontierProfile, calibration: pd.DataFrame, points: pd.DataFrame, source: str
+) -> Iterator[LedgerEntry]:
     """Every release of a run (``source``: "this run" or "recorded paper-profile run"): GPOPE
     per calibration row whose (n, epsilon, accountant, iterations) a release of ``points`` used,
     naming the domains that used it (the tuned iterations may differ between domains; rows of
@@ -124,19 +166,22 @@ def ledger_entries(profile: FrontierProfile, calibration: pd.DataFrame, points: 
     ``points``, SSP-LSTD per (domain, epsilon) of ``points``."""
     keys = ["n", "epsilon", "accountant", "iterations"]
     if "iterations" in points.columns:  # one entry per calibration a release used, and where
-        used = (points.loc[points.method == "GPOPE", [*keys, "domain"]]
-                .astype({"iterations": int}).drop_duplicates()
-                .groupby(keys).domain.agg(lambda d: tuple(sorted(d))).reset_index())
+        used = (
+            points.loc[points.method == "GPOPE", [*keys, "domain"]]
+            .astype({"iterations": int})
+            .drop_duplicates()
+            .groupby(keys)
+            .domain.agg(lambda d: tuple(sorted(d)))
+            .reset_index()
+        )
         calibration = calibration.merge(used, on=keys)
     for row in calibration.itertuples():
         domains = getattr(row, "domain", tuple(profile.domains))
         yield gpope_entry(row, profile.delta, domains, source)
     smooth = points[points.method.isin(["DP-LSW", "DP-LSL"])]
     for (method, domain, eps), part in smooth.groupby(["method", "domain", "epsilon"]):
-        yield smooth_entry(str(method), str(domain), float(eps), profile.delta, part.noise,
-                           source)
-    for (domain, eps), part in points[points.method == "SSP-LSTD"].groupby(["domain",
-                                                                             "epsilon"]):
+        yield smooth_entry(str(method), str(domain), float(eps), profile.delta, part.noise, source)
+    for (domain, eps), part in points[points.method == "SSP-LSTD"].groupby(["domain", "epsilon"]):
         yield ssp_entry(profile, str(domain), float(eps), len(part), source)
 
 

@@ -95,8 +95,14 @@ class FrontierProfile(Profile):
                 raise ValueError(f"{name} must be distinct positive values, got {values}")
         if any(int(t) != t for t in self.iterations_grid):
             raise ValueError(f"iterations_grid must be integers, got {self.iterations_grid}")
-        for name in ("n_datasets", "tune_datasets", "n_states", "max_steps",
-                     "target_episodes", "lsw_cells"):
+        for name in (
+            "n_datasets",
+            "tune_datasets",
+            "n_states",
+            "max_steps",
+            "target_episodes",
+            "lsw_cells",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not 0 < self.delta < 1 / max(self.sizes):
@@ -105,23 +111,41 @@ class FrontierProfile(Profile):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
         if not 0 < self.p_stay < 1 or not 0 < self.gamma < 1:
-            raise ValueError(f"p_stay and gamma must lie in (0, 1), got {self.p_stay}, "
-                             f"{self.gamma}")
+            raise ValueError(
+                f"p_stay and gamma must lie in (0, 1), got {self.p_stay}, {self.gamma}"
+            )
 
     def domain_config(self, domain: str) -> dict[str, Any]:
         """The plain dict the run functions take for ``domain``, without GPOPE's noise."""
-        base = {"domain": domain, "sizes": tuple(sorted(self.sizes)),
-                "epsilons": tuple(self.epsilons), "delta": self.delta,
-                "iterations_grid": tuple(sorted(self.iterations_grid)),
-                "schedule": "diminishing", "step_grid": tuple(sorted(self.step_grid))}
+        base = {
+            "domain": domain,
+            "sizes": tuple(sorted(self.sizes)),
+            "epsilons": tuple(self.epsilons),
+            "delta": self.delta,
+            "iterations_grid": tuple(sorted(self.iterations_grid)),
+            "schedule": "diminishing",
+            "step_grid": tuple(sorted(self.step_grid)),
+        }
         if domain == "chain":
-            return {**base, "n_states": self.n_states, "p_stay": self.p_stay,
-                    "gamma": self.gamma, "max_steps": self.max_steps,
-                    "return_bound": self.return_bound, "lsl_c": self.lsl_c,
-                    "lsl_power": self.lsl_power, "clip_norm": self.chain_clip_norm,
-                    "lsw_cells": 0, "target_episodes": 0}
-        return {**base, "clip_norm": 1.0, "target_episodes": self.target_episodes,
-                "lsw_cells": self.lsw_cells if domain == "mountain_car_on" else 0}
+            return {
+                **base,
+                "n_states": self.n_states,
+                "p_stay": self.p_stay,
+                "gamma": self.gamma,
+                "max_steps": self.max_steps,
+                "return_bound": self.return_bound,
+                "lsl_c": self.lsl_c,
+                "lsl_power": self.lsl_power,
+                "clip_norm": self.chain_clip_norm,
+                "lsw_cells": 0,
+                "target_episodes": 0,
+            }
+        return {
+            **base,
+            "clip_norm": 1.0,
+            "target_episodes": self.target_episodes,
+            "lsw_cells": self.lsw_cells if domain == "mountain_car_on" else 0,
+        }
 
 
 __all__ = ["DOMAINS", "FrontierProfile", "PAPER", "TUNING_SEED"]

@@ -30,30 +30,61 @@ from privrl.papers.frontier.profile import PAPER, FrontierProfile
 from privrl.papers.frontier.runs import run_map
 
 #: The CSVs of the record, by table name, in the results folder.
-FILES: dict[str, str] = {name: f"{PAPER}-paper-{name}.csv"
-                         for name in ("points", "calibration", "steps", "lams")}
+FILES: dict[str, str] = {
+    name: f"{PAPER}-paper-{name}.csv" for name in ("points", "calibration", "steps", "lams")
+}
 RECORD_JSON = f"{PAPER}-paper.json"
-COMMAND = ("python -m privrl.papers.frontier.record "
-           "--cache-dir book/measurements/cache/frontier-v2 --workers 1")
+COMMAND = (
+    "python -m privrl.papers.frontier.record "
+    "--cache-dir book/measurements/cache/frontier-v2 --workers 1"
+)
 
 
-def record_paper_run(profile: FrontierProfile, *, cache_dir: Any, directory: Path | None = None,
-                     workers: int = 2, progress: bool = True, note: str = "") -> RunRecord:
+def record_paper_run(
+    profile: FrontierProfile,
+    *,
+    cache_dir: Any,
+    directory: Path | None = None,
+    workers: int = 2,
+    progress: bool = True,
+    note: str = "",
+) -> RunRecord:
     """Run the map of ``profile`` and write its CSVs and run record (module text); the record
     names the commit checked out when the run *started*."""
     commit, dirty, start = current_commit(), records.code_dirty(), time.perf_counter()
-    tables = run_map(profile, cache_dir=cache_dir, progress=progress, max_workers=workers,
-                     executor="process" if workers > 1 else "serial")
+    tables = run_map(
+        profile,
+        cache_dir=cache_dir,
+        progress=progress,
+        max_workers=workers,
+        executor="process" if workers > 1 else "serial",
+    )
     points = tables["points"]
     record = RunRecord.now(
-        notebook=PAPER, profile=profile.profile,
-        parameters={k: list(v) if isinstance(v, tuple) else v
-                    for k, v in dataclasses.asdict(profile).items()},
-        wall_time_s=time.perf_counter() - start, git_commit=commit, git_dirty=dirty,
-        compute_s=round(float(points.assign(ssp=points.method == "SSP-LSTD")
-                              .groupby(["domain", "seed", "ssp"]).seconds.first().sum()), 1),
-        workers=workers, note=note, command=COMMAND, files=sorted(FILES.values()),
-        produced_by=["privrl.papers.frontier.runs"])
+        notebook=PAPER,
+        profile=profile.profile,
+        parameters={
+            k: list(v) if isinstance(v, tuple) else v
+            for k, v in dataclasses.asdict(profile).items()
+        },
+        wall_time_s=time.perf_counter() - start,
+        git_commit=commit,
+        git_dirty=dirty,
+        compute_s=round(
+            float(
+                points.assign(ssp=points.method == "SSP-LSTD")
+                .groupby(["domain", "seed", "ssp"])
+                .seconds.first()
+                .sum()
+            ),
+            1,
+        ),
+        workers=workers,
+        note=note,
+        command=COMMAND,
+        files=sorted(FILES.values()),
+        produced_by=["privrl.papers.frontier.runs"],
+    )
     directory = Path(directory) if directory is not None else records.results_dir()
     directory.mkdir(parents=True, exist_ok=True)
     for name, file in FILES.items():
@@ -80,13 +111,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m privrl.papers.frontier.record")
     parser.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
-    parser.add_argument("--out", default=None,
-                        help="results directory (default book/measurements/results)")
+    parser.add_argument(
+        "--out", default=None, help="results directory (default book/measurements/results)"
+    )
     parser.add_argument("--note", default="")
     args = parser.parse_args(argv)
-    record = record_paper_run(FrontierProfile.paper(), cache_dir=args.cache_dir,
-                              directory=Path(args.out) if args.out else None,
-                              workers=args.workers, note=args.note)
+    record = record_paper_run(
+        FrontierProfile.paper(),
+        cache_dir=args.cache_dir,
+        directory=Path(args.out) if args.out else None,
+        workers=args.workers,
+        note=args.note,
+    )
     print(json.dumps(record.as_dict(), indent=1, default=str))
 
 

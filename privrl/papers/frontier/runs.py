@@ -45,36 +45,46 @@ ZERO_TOLERANCE = 0.05
 CALIBRATION_COLUMNS: tuple[str, ...] = ("n", "epsilon", "accountant", "iterations", "z")
 
 
-def calibrations(profile: FrontierProfile, known: pd.DataFrame | None = None,
-                 **sweep: Any) -> pd.DataFrame:
+def calibrations(
+    profile: FrontierProfile, known: pd.DataFrame | None = None, **sweep: Any
+) -> pd.DataFrame:
     """``n, epsilon, accountant, iterations, z`` for every (n, epsilon) of the profile, every
     value of its ``iterations_grid`` and each of :data:`ACCOUNTANTS`: the rows of ``known`` (a
     calibration table of :func:`trials.run_calibration` at the profile's delta, e.g. a current
     record's) as they are, the others calibrated here."""
-    cfgs = [{"n": n, "epsilon": eps, "accountant": acct, "delta": profile.delta,
-             "iterations": T}
-            for n in sorted(profile.sizes) for eps in profile.epsilons
-            for T in sorted(profile.iterations_grid) for acct in ACCOUNTANTS]
+    cfgs = [
+        {"n": n, "epsilon": eps, "accountant": acct, "delta": profile.delta, "iterations": T}
+        for n in sorted(profile.sizes)
+        for eps in profile.epsilons
+        for T in sorted(profile.iterations_grid)
+        for acct in ACCOUNTANTS
+    ]
     columns, keys = list(CALIBRATION_COLUMNS), list(CALIBRATION_COLUMNS[:-1])
     wanted = pd.DataFrame(cfgs)[keys]
     parts = [] if known is None else [wanted.merge(known[columns], on=keys)]
     done = {row for part in parts for row in part[keys].itertuples(index=False, name=None)}
     missing = [c for c in cfgs if tuple(c[k] for k in keys) not in done]
     if missing:
-        parts.append(run_sweep(trials.run_calibration, missing, 1, 0, desc="frontier calibrate",
-                               **sweep)[columns])
+        parts.append(
+            run_sweep(trials.run_calibration, missing, 1, 0, desc="frontier calibrate", **sweep)[
+                columns
+            ]
+        )
     return wanted.merge(pd.concat(parts, ignore_index=True), on=keys)[columns]
 
 
 def tuning_noise(calibration: pd.DataFrame) -> tuple[tuple[int, float, str, int, float], ...]:
     """The ``gpope`` entry of a tuning config: ``(n, epsilon, accountant, iterations, z)`` per
     row of ``calibration``."""
-    return tuple((int(r.n), float(r.epsilon), str(r.accountant), int(r.iterations), float(r.z))
-                 for r in calibration.itertuples())
+    return tuple(
+        (int(r.n), float(r.epsilon), str(r.accountant), int(r.iterations), float(r.z))
+        for r in calibration.itertuples()
+    )
 
 
-def gpope_noise(calibration: pd.DataFrame, settings: pd.DataFrame
-                ) -> tuple[tuple[int, float, str, float, float, int], ...]:
+def gpope_noise(
+    calibration: pd.DataFrame, settings: pd.DataFrame
+) -> tuple[tuple[int, float, str, float, float, int], ...]:
     """The ``gpope`` entry of a map config: ``(n, epsilon, accountant, z, step, iterations)``
     per private row of one domain's tuned ``settings``, its z the one calibrated for its
     (n, epsilon, accountant, iterations)."""
@@ -90,12 +100,18 @@ def gpope_noise(calibration: pd.DataFrame, settings: pd.DataFrame
 def noiseless_settings(settings: pd.DataFrame) -> tuple[tuple[int, float, int], ...]:
     """The ``noiseless`` entry of a map config: ``(n, step, iterations)`` per row of one
     domain's tuned ``settings`` without noise."""
-    return tuple((int(r.n), float(r.step_size), int(r.iterations))
-                 for r in settings[settings.accountant == "none"].itertuples())
+    return tuple(
+        (int(r.n), float(r.step_size), int(r.iterations))
+        for r in settings[settings.accountant == "none"].itertuples()
+    )
 
 
-def edges(chosen: pd.DataFrame, zero: dict[tuple[str, int], float], step_grid: tuple[float, ...],
-          iterations_grid: tuple[int, ...]) -> pd.DataFrame:
+def edges(
+    chosen: pd.DataFrame,
+    zero: dict[tuple[str, int], float],
+    step_grid: tuple[float, ...],
+    iterations_grid: tuple[int, ...],
+) -> pd.DataFrame:
     """``chosen`` with ``edge`` (where the chosen setting lies at an end of its grid, in words:
     ``"step high"``, ``"step low"``, ``"iterations low"``, ``"iterations cap"``, joined by
     ``"; "``, or ``""``), ``at_edge`` (``edge`` is not empty), ``learns_nothing`` (its mean
@@ -124,10 +140,19 @@ def edges(chosen: pd.DataFrame, zero: dict[tuple[str, int], float], step_grid: t
         words.append("; ".join(found))
         nothing.append(none)
         capped = "iterations cap" in found
-        undeclared.append(not capped and ("step high" in found or (not none and (
-            "step low" in found or "iterations low" in found))))
-    return chosen.assign(edge=words, at_edge=[bool(w) for w in words], learns_nothing=nothing,
-                         at_edge_undeclared=undeclared)
+        undeclared.append(
+            not capped
+            and (
+                "step high" in found
+                or (not none and ("step low" in found or "iterations low" in found))
+            )
+        )
+    return chosen.assign(
+        edge=words,
+        at_edge=[bool(w) for w in words],
+        learns_nothing=nothing,
+        at_edge_undeclared=undeclared,
+    )
 
 
 def zero_mspbe(profile: FrontierProfile, domain: str) -> float:
@@ -137,16 +162,19 @@ def zero_mspbe(profile: FrontierProfile, domain: str) -> float:
     return float(trials.errors(np.zeros((1, problem[0].shape[0])), problem)[0][0])
 
 
-def tuned_settings(profile: FrontierProfile, calibration: pd.DataFrame, **sweep: Any
-                   ) -> pd.DataFrame:
+def tuned_settings(
+    profile: FrontierProfile, calibration: pd.DataFrame, **sweep: Any
+) -> pd.DataFrame:
     """``domain, n, epsilon, accountant, iterations, step_size, mspbe, edge, at_edge,
     learns_nothing, at_edge_undeclared``: the tuned (iterations, step) of each GPOPE release and, with
     ``accountant`` ``"none"`` and ``epsilon`` NaN, of GPOPE without noise per (domain, n) (the
     smallest mean MSPBE over the public tuning datasets; :func:`edges`)."""
-    cfgs = [{**profile.domain_config(d), "gpope": tuning_noise(calibration)}
-            for d in profile.domains]
-    tuning = run_sweep(trials.run_tuning, cfgs, profile.tune_datasets, TUNING_SEED,
-                       desc="frontier tune", **sweep)
+    cfgs = [
+        {**profile.domain_config(d), "gpope": tuning_noise(calibration)} for d in profile.domains
+    ]
+    tuning = run_sweep(
+        trials.run_tuning, cfgs, profile.tune_datasets, TUNING_SEED, desc="frontier tune", **sweep
+    )
     tuning["epsilon"] = tuning.epsilon.fillna(-1.0)  # groupby keeps the noiseless rows
     keys = ["domain", "n", "epsilon", "accountant"]
     mean = tuning.groupby([*keys, "iterations", "step_size"])["mspbe"].mean().reset_index()
@@ -157,25 +185,41 @@ def tuned_settings(profile: FrontierProfile, calibration: pd.DataFrame, **sweep:
     return edges(chosen, zeros, tuple(profile.step_grid), tuple(profile.iterations_grid))
 
 
-def map_configs(profile: FrontierProfile, calibration: pd.DataFrame, settings: pd.DataFrame
-                ) -> list[dict[str, Any]]:
+def map_configs(
+    profile: FrontierProfile, calibration: pd.DataFrame, settings: pd.DataFrame
+) -> list[dict[str, Any]]:
     """One :func:`trials.run_frontier` config per domain: its settings, every GPOPE release with
     its tuned (iterations, step) and the z calibrated for them, and GPOPE without noise at its
     own tuned settings."""
-    return [{**profile.domain_config(d),
-             "gpope": gpope_noise(calibration, settings[settings.domain == d]),
-             "noiseless": noiseless_settings(settings[settings.domain == d])}
-            for d in profile.domains]
+    return [
+        {
+            **profile.domain_config(d),
+            "gpope": gpope_noise(calibration, settings[settings.domain == d]),
+            "noiseless": noiseless_settings(settings[settings.domain == d]),
+        }
+        for d in profile.domains
+    ]
 
 
-def ssp_configs(profile: FrontierProfile, lams: dict[tuple[str, int, float], tuple[float, ...]]
-                ) -> list[dict[str, Any]]:
+def ssp_configs(
+    profile: FrontierProfile, lams: dict[tuple[str, int, float], tuple[float, ...]]
+) -> list[dict[str, Any]]:
     """One :func:`trials.run_ssp_lstd` config per on-policy domain of ``profile``, with the
     ridges ``lams[(domain, n, epsilon)]`` at each (n, epsilon)."""
-    return [{**profile.domain_config(d), "floor_lam": min(profile.lam_grid),
-             "ssp_lams": tuple((n, eps, lam) for n in sorted(profile.sizes)
-                               for eps in profile.epsilons for lam in lams[(d, n, eps)])}
-            for d in profile.domains if d in SSP_DOMAINS]
+    return [
+        {
+            **profile.domain_config(d),
+            "floor_lam": min(profile.lam_grid),
+            "ssp_lams": tuple(
+                (n, eps, lam)
+                for n in sorted(profile.sizes)
+                for eps in profile.epsilons
+                for lam in lams[(d, n, eps)]
+            ),
+        }
+        for d in profile.domains
+        if d in SSP_DOMAINS
+    ]
 
 
 def tuned_lams(profile: FrontierProfile, **sweep: Any) -> pd.DataFrame:
@@ -186,33 +230,63 @@ def tuned_lams(profile: FrontierProfile, **sweep: Any) -> pd.DataFrame:
     the noisy statistics) and where it learns nothing (within :data:`ZERO_TOLERANCE` of the zero
     estimate's MSPBE)."""
     grid = tuple(sorted(profile.lam_grid))
-    every = {(d, n, eps): grid for d in profile.domains for n in profile.sizes
-             for eps in profile.epsilons}
+    every = {
+        (d, n, eps): grid
+        for d in profile.domains
+        for n in profile.sizes
+        for eps in profile.epsilons
+    }
     cfgs = ssp_configs(profile, every)
     if not cfgs:
-        return pd.DataFrame(columns=["domain", "n", "epsilon", "lam", "mspbe", "edge",
-                                     "at_edge", "learns_nothing"])
-    tuning = run_sweep(trials.run_ssp_lstd, cfgs, profile.tune_datasets, TUNING_SEED,
-                       desc="frontier tune SSP-LSTD", **sweep)
+        return pd.DataFrame(
+            columns=["domain", "n", "epsilon", "lam", "mspbe", "edge", "at_edge", "learns_nothing"]
+        )
+    tuning = run_sweep(
+        trials.run_ssp_lstd,
+        cfgs,
+        profile.tune_datasets,
+        TUNING_SEED,
+        desc="frontier tune SSP-LSTD",
+        **sweep,
+    )
     keys = ["domain", "n", "epsilon"]
     mean = tuning.groupby([*keys, "lam"])["mspbe"].mean().reset_index()
     chosen = mean.loc[mean.groupby(keys)["mspbe"].idxmin()].reset_index(drop=True)
     zero = {d: zero_mspbe(profile, d) for d in set(chosen.domain)}
-    words = [("lam high" if r.lam >= grid[-1] else "lam low" if r.lam <= grid[0] else "")
-             for r in chosen.itertuples()]
-    nothing = [bool(r.mspbe >= (1 - ZERO_TOLERANCE) * zero[r.domain])
-               for r in chosen.itertuples()]
+    words = [
+        ("lam high" if r.lam >= grid[-1] else "lam low" if r.lam <= grid[0] else "")
+        for r in chosen.itertuples()
+    ]
+    nothing = [bool(r.mspbe >= (1 - ZERO_TOLERANCE) * zero[r.domain]) for r in chosen.itertuples()]
     return chosen.assign(edge=words, at_edge=[bool(w) for w in words], learns_nothing=nothing)
 
 
 #: The columns of the map's points table.
-POINTS = ["domain", "n", "method", "accountant", "epsilon", "noise", "step_size", "iterations",
-          "mspbe", "rmse", "rmse_clipped", "floor_mspbe", "floor_rmse", "floor_rmse_clipped",
-          "clipped", "lam", "seconds", "seed"]
+POINTS = [
+    "domain",
+    "n",
+    "method",
+    "accountant",
+    "epsilon",
+    "noise",
+    "step_size",
+    "iterations",
+    "mspbe",
+    "rmse",
+    "rmse_clipped",
+    "floor_mspbe",
+    "floor_rmse",
+    "floor_rmse_clipped",
+    "clipped",
+    "lam",
+    "seconds",
+    "seed",
+]
 
 
-def run_map(profile: FrontierProfile, known: pd.DataFrame | None = None,
-            **sweep: Any) -> dict[str, pd.DataFrame]:
+def run_map(
+    profile: FrontierProfile, known: pd.DataFrame | None = None, **sweep: Any
+) -> dict[str, pd.DataFrame]:
     """The whole map: tables ``calibration`` (``known`` rows as they are, :func:`calibrations`),
     ``steps`` (:func:`tuned_settings`), ``lams``
     (:func:`tuned_lams`) and ``points`` (every replicate's rows, with its ``seed``; ``lam``:
@@ -220,20 +294,45 @@ def run_map(profile: FrontierProfile, known: pd.DataFrame | None = None,
     calibration = calibrations(profile, known, **sweep)
     steps = tuned_settings(profile, calibration, **sweep)
     lams = tuned_lams(profile, **sweep)
-    points = run_sweep(trials.run_frontier, map_configs(profile, calibration, steps),
-                       profile.n_datasets, profile.seed, desc="frontier map",
-                       **{"order": "seed", **sweep})
+    points = run_sweep(
+        trials.run_frontier,
+        map_configs(profile, calibration, steps),
+        profile.n_datasets,
+        profile.seed,
+        desc="frontier map",
+        **{"order": "seed", **sweep},
+    )
     chosen = {(r.domain, int(r.n), float(r.epsilon)): (float(r.lam),) for r in lams.itertuples()}
     cfgs = ssp_configs(profile, chosen)
     if cfgs:
-        ssp_points = run_sweep(trials.run_ssp_lstd, cfgs, profile.n_datasets, profile.seed,
-                               desc="frontier map SSP-LSTD", **{"order": "seed", **sweep})
+        ssp_points = run_sweep(
+            trials.run_ssp_lstd,
+            cfgs,
+            profile.n_datasets,
+            profile.seed,
+            desc="frontier map SSP-LSTD",
+            **{"order": "seed", **sweep},
+        )
         points = pd.concat([points, ssp_points], ignore_index=True)
     points = points.reindex(columns=POINTS)
     return {"calibration": calibration, "steps": steps, "lams": lams, "points": points}
 
 
-__all__ = ["ACCOUNTANTS", "CALIBRATION_COLUMNS", "POINTS", "SSP_DOMAINS", "ZERO_TOLERANCE",
-           "calibrations", "edges", "gpope_noise", "map_configs", "noiseless_settings",
-           "run_map", "ssp_configs", "tuned_lams", "tuned_settings", "tuning_noise",
-           "zero_mspbe"]
+__all__ = [
+    "ACCOUNTANTS",
+    "CALIBRATION_COLUMNS",
+    "POINTS",
+    "SSP_DOMAINS",
+    "ZERO_TOLERANCE",
+    "calibrations",
+    "edges",
+    "gpope_noise",
+    "map_configs",
+    "noiseless_settings",
+    "run_map",
+    "ssp_configs",
+    "tuned_lams",
+    "tuned_settings",
+    "tuning_noise",
+    "zero_mspbe",
+]

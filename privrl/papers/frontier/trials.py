@@ -82,8 +82,9 @@ def _mountain_car_public(domain: str, episodes: int):
     if episodes % TARGET_CHUNK:
         chunks.append(episodes % TARGET_CHUNK)
     total, states = None, None
-    for size, ss in zip(chunks, np.random.SeedSequence(TARGET_SEED).spawn(len(chunks)),
-                        strict=True):
+    for size, ss in zip(
+        chunks, np.random.SeedSequence(TARGET_SEED).spawn(len(chunks)), strict=True
+    ):
         traj, probs = mountain_car_episodes(domain, size, ss)
         data = mountain_car_features(domain, traj, probs, MC_SETTINGS[domain])
         sums = transition_sums(data)
@@ -92,7 +93,8 @@ def _mountain_car_public(domain: str, episodes: int):
             steps = np.arange(data.phi.shape[1] - 1)[None, :] < data.lengths[:, None]
             visited = data.phi[:, :-1][steps]
             pick = np.random.default_rng(TARGET_SEED).choice(
-                len(visited), size=min(VALUE_STATES, len(visited)), replace=False)
+                len(visited), size=min(VALUE_STATES, len(visited)), replace=False
+            )
             states = visited[np.sort(pick)]
     A, b, M, count = total
     return A / count, b / count, M / count, states
@@ -145,8 +147,9 @@ def target_problem(config: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.n
     return mountain_car_target(config["domain"], config["target_episodes"])
 
 
-def errors(thetas: np.ndarray, problem: tuple[np.ndarray, np.ndarray, np.ndarray]
-           ) -> tuple[np.ndarray, np.ndarray]:
+def errors(
+    thetas: np.ndarray, problem: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     """(MSPBE, value RMSE) of each row of ``thetas`` (K, d) against the target's problem."""
     A, b, M = problem
     star = saddle_point_solution(A, b, M)
@@ -156,12 +159,16 @@ def errors(thetas: np.ndarray, problem: tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def _chunked_stats(data: FeatureTransitions) -> SaddlePointStats:
-    parts = [SaddlePointStats.from_features(data.subset(slice(i, i + STATS_CHUNK)))
-             for i in range(0, data.n, STATS_CHUNK)]
-    return SaddlePointStats(A=np.concatenate([p.A for p in parts]),
-                            b=np.concatenate([p.b for p in parts]),
-                            M=np.concatenate([p.M for p in parts]),
-                            lengths=np.concatenate([p.lengths for p in parts]))
+    parts = [
+        SaddlePointStats.from_features(data.subset(slice(i, i + STATS_CHUNK)))
+        for i in range(0, data.n, STATS_CHUNK)
+    ]
+    return SaddlePointStats(
+        A=np.concatenate([p.A for p in parts]),
+        b=np.concatenate([p.b for p in parts]),
+        M=np.concatenate([p.M for p in parts]),
+        lengths=np.concatenate([p.lengths for p in parts]),
+    )
 
 
 def prefix(stats: SaddlePointStats, n: int) -> SaddlePointStats:
@@ -182,8 +189,12 @@ def fv_prefix(fv: FirstVisitReturns, n: int) -> FirstVisitReturns:
     """The first-visit returns of the first ``n`` trajectories."""
     returns, visited = fv.returns[:n], fv.visited[:n]
     counts = visited.sum(axis=0)
-    return FirstVisitReturns(returns=returns, visited=visited, counts=counts,
-                             means=returns.sum(axis=0) / np.maximum(counts, 1))
+    return FirstVisitReturns(
+        returns=returns,
+        visited=visited,
+        counts=counts,
+        means=returns.sum(axis=0) / np.maximum(counts, 1),
+    )
 
 
 def replicate_data(config: dict[str, Any], n: int, seed: np.random.SeedSequence):
@@ -208,32 +219,69 @@ def replicate_data(config: dict[str, Any], n: int, seed: np.random.SeedSequence)
     return stats, fv, Phi, rho, as_generator(alg_ss)
 
 
-def gpope_at(config: dict[str, Any], stats: SaddlePointStats, n: int, gen: np.random.Generator,
-             steps: np.ndarray, zs: np.ndarray, iterations: int | None = None):
+def gpope_at(
+    config: dict[str, Any],
+    stats: SaddlePointStats,
+    n: int,
+    gen: np.random.Generator,
+    steps: np.ndarray,
+    zs: np.ndarray,
+    iterations: int | None = None,
+):
     """GPOPE (Algorithm 1) on the first ``n`` trajectories, one trial per (step, noise
     multiplier) pair of ``steps`` and ``zs``, with ``iterations`` steps (default
     ``config["iterations"]``) and ``config``'s clip and schedule."""
     T = int(config["iterations"] if iterations is None else iterations)
-    return gpope(prefix(stats, n), T, steps, config["clip_norm"], zs, gen,
-                 n_trials=len(zs), schedule=config["schedule"])
+    return gpope(
+        prefix(stats, n),
+        T,
+        steps,
+        config["clip_norm"],
+        zs,
+        gen,
+        n_trials=len(zs),
+        schedule=config["schedule"],
+    )
 
 
 #: The label of GPOPE run without noise at its own tuned (iterations, step): its converged floor
 #: (the same string as :data:`privrl.papers.frontier.analysis.NOISELESS`).
 NOISELESS = "GPOPE without noise"
 
-PROBE = {"domain": "chain", "sizes": (5, 10), "epsilons": (1.0,), "delta": 1e-5,
-         "n_states": 10, "p_stay": 0.5, "gamma": 0.9, "max_steps": 50, "return_bound": 1.0,
-         "lsl_c": 1.0, "lsl_power": 0.4, "clip_norm": 0.05,
-         "schedule": "diminishing", "lsw_cells": 0, "target_episodes": 0,
-         "gpope": ((5, 1.0, "PLD", 20.0, 0.1, 50), (10, 1.0, "PLD", 10.0, 0.1, 30),
-                   (5, 1.0, "RDP", 25.0, 0.3, 50), (10, 1.0, "RDP", 12.0, 0.1, 50)),
-         "noiseless": ((5, 1.0, 50), (10, 0.1, 30))}
+PROBE = {
+    "domain": "chain",
+    "sizes": (5, 10),
+    "epsilons": (1.0,),
+    "delta": 1e-5,
+    "n_states": 10,
+    "p_stay": 0.5,
+    "gamma": 0.9,
+    "max_steps": 50,
+    "return_bound": 1.0,
+    "lsl_c": 1.0,
+    "lsl_power": 0.4,
+    "clip_norm": 0.05,
+    "schedule": "diminishing",
+    "lsw_cells": 0,
+    "target_episodes": 0,
+    "gpope": (
+        (5, 1.0, "PLD", 20.0, 0.1, 50),
+        (10, 1.0, "PLD", 10.0, 0.1, 30),
+        (5, 1.0, "RDP", 25.0, 0.3, 50),
+        (10, 1.0, "RDP", 12.0, 0.1, 50),
+    ),
+    "noiseless": ((5, 1.0, 50), (10, 0.1, 30)),
+}
 
 
-def scored(rows: list[dict], thetas: list[np.ndarray], floors: list[np.ndarray],
-           config: dict[str, Any], problem: tuple[np.ndarray, np.ndarray, np.ndarray],
-           start: float) -> pd.DataFrame:
+def scored(
+    rows: list[dict],
+    thetas: list[np.ndarray],
+    floors: list[np.ndarray],
+    config: dict[str, Any],
+    problem: tuple[np.ndarray, np.ndarray, np.ndarray],
+    start: float,
+) -> pd.DataFrame:
     """A replicate's ``rows`` with each release's errors (MSPBE, value RMSE, RMSE clipped to the
     value range) and its floor's, against ``problem``; ``domain`` first and ``seconds`` (the
     CPU time since ``start``) last."""
@@ -248,8 +296,9 @@ def scored(rows: list[dict], thetas: list[np.ndarray], floors: list[np.ndarray],
     return out
 
 
-def _gpope_rows(config: dict[str, Any], stats: SaddlePointStats, n: int,
-                gen: np.random.Generator) -> tuple[list[dict], list[np.ndarray], list[np.ndarray]]:
+def _gpope_rows(
+    config: dict[str, Any], stats: SaddlePointStats, n: int, gen: np.random.Generator
+) -> tuple[list[dict], list[np.ndarray], list[np.ndarray]]:
     """GPOPE's rows at ``n`` (module text of :func:`run_frontier`): one call of Algorithm 1 per
     iterations value in use, its trials every private release at that value, the same
     (iterations, step) without noise (each release's own floor) and GPOPE without noise at its
@@ -263,16 +312,35 @@ def _gpope_rows(config: dict[str, Any], stats: SaddlePointStats, n: int,
         steps = np.array([g[4] for g in here] + settings, dtype=float)
         zs = np.array([g[3] for g in here] + [0.0] * len(settings), dtype=float)
         res = gpope_at(config, stats, n, gen, steps, zs, iterations=T)
-        floor = dict(zip(settings, res.theta[len(here):], strict=True))
-        for (_, eps, acct, z, step, _), theta in zip(here, res.theta[:len(here)], strict=True):
-            rows.append(dict(n=n, method="GPOPE", accountant=acct, epsilon=eps, noise=z,
-                             step_size=step, iterations=T, clipped=res.clipped_fraction))
+        floor = dict(zip(settings, res.theta[len(here) :], strict=True))
+        for (_, eps, acct, z, step, _), theta in zip(here, res.theta[: len(here)], strict=True):
+            rows.append(
+                dict(
+                    n=n,
+                    method="GPOPE",
+                    accountant=acct,
+                    epsilon=eps,
+                    noise=z,
+                    step_size=step,
+                    iterations=T,
+                    clipped=res.clipped_fraction,
+                )
+            )
             thetas.append(theta)
             floors.append(floor[step])
         for _, step, _ in [g for g in free if g[2] == T]:
-            rows.append(dict(n=n, method=NOISELESS, accountant="none", epsilon=np.nan,
-                             noise=0.0, step_size=step, iterations=T,
-                             clipped=res.clipped_fraction))
+            rows.append(
+                dict(
+                    n=n,
+                    method=NOISELESS,
+                    accountant="none",
+                    epsilon=np.nan,
+                    noise=0.0,
+                    step_size=step,
+                    iterations=T,
+                    clipped=res.clipped_fraction,
+                )
+            )
             thetas.append(floor[step])
             floors.append(floor[step])
     return rows, thetas, floors
@@ -304,8 +372,18 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
     rows, thetas, floors = [], [], []
     for n in sizes:
         for method in ("reference", "zero"):
-            rows.append(dict(n=n, method=method, accountant="none", epsilon=np.nan, noise=0.0,
-                             step_size=np.nan, iterations=np.nan, clipped=np.nan))
+            rows.append(
+                dict(
+                    n=n,
+                    method=method,
+                    accountant="none",
+                    epsilon=np.nan,
+                    noise=0.0,
+                    step_size=np.nan,
+                    iterations=np.nan,
+                    clipped=np.nan,
+                )
+            )
         thetas += [reference_estimate(prefix(stats, n)), np.zeros(stats.dim)]
         floors += thetas[-2:]
         more = _gpope_rows(config, stats, n, gen)
@@ -317,20 +395,43 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
         part = fv_prefix(fv, n)
         for eps in config["epsilons"]:
             bound, low = _return_range(config)
-            budget = smooth_gaussian_noise(epsilon=eps, delta=config["delta"], return_bound=bound,
-                                           d=Phi.shape[1], return_low=low).budget
+            budget = smooth_gaussian_noise(
+                epsilon=eps,
+                delta=config["delta"],
+                return_bound=bound,
+                d=Phi.shape[1],
+                return_low=low,
+            ).budget
             est = dp_lsw(part, Phi, rho, budget, gen)
-            rows.append(dict(n=n, method="DP-LSW", accountant="smooth sensitivity",
-                             epsilon=eps, noise=est.sigma, step_size=np.nan, iterations=np.nan,
-                             clipped=np.nan))
+            rows.append(
+                dict(
+                    n=n,
+                    method="DP-LSW",
+                    accountant="smooth sensitivity",
+                    epsilon=eps,
+                    noise=est.sigma,
+                    step_size=np.nan,
+                    iterations=np.nan,
+                    clipped=np.nan,
+                )
+            )
             thetas.append(est.theta)
             floors.append(est.theta_nonprivate)
             if config["domain"] == "chain":
                 lam = lsl_regularization(Phi, rho, n, config["lsl_c"], config["lsl_power"])
                 est = dp_lsl(part, Phi, rho, lam, budget, gen)
-                rows.append(dict(n=n, method="DP-LSL", accountant="smooth sensitivity",
-                                 epsilon=eps, noise=est.sigma, step_size=np.nan,
-                                 iterations=np.nan, clipped=np.nan))
+                rows.append(
+                    dict(
+                        n=n,
+                        method="DP-LSL",
+                        accountant="smooth sensitivity",
+                        epsilon=eps,
+                        noise=est.sigma,
+                        step_size=np.nan,
+                        iterations=np.nan,
+                        clipped=np.nan,
+                    )
+                )
                 thetas.append(est.theta)
                 floors.append(est.theta_nonprivate)
     return scored(rows, thetas, floors, config, problem, start)
@@ -352,8 +453,9 @@ def ssp_bounds(config: dict[str, Any]) -> ssp.SSPBounds:
     return ssp.SSPBounds(float(np.sqrt(d)), 1.0, MC_MAX_STEPS, MC_SETTINGS[config["domain"]].gamma)
 
 
-def ssp_contributions(config: dict[str, Any], n: int, seed: np.random.SeedSequence
-                      ) -> tuple[np.ndarray, int, np.random.Generator]:
+def ssp_contributions(
+    config: dict[str, Any], n: int, seed: np.random.SeedSequence
+) -> tuple[np.ndarray, int, np.random.Generator]:
     """(contributions (n, d^2 + d), d, generator of the noise) of one replicate's dataset: the
     same ``n`` trajectories :func:`replicate_data` draws from ``seed`` (its first child), with
     :func:`ssp_bounds` enforced, each trajectory's :math:`(\\mathrm{vec}\\,A_i, b_i)`
@@ -372,18 +474,33 @@ def ssp_contributions(config: dict[str, Any], n: int, seed: np.random.SeedSequen
     for lo in range(0, n, STATS_CHUNK):
         part = traj.subset(slice(lo, min(lo + STATS_CHUNK, n)))
         if phi is None:  # Mountain Car: the observations in features
-            part = Trajectories(fourier_features(part.observations, MC_FOURIER_ORDER),
-                                part.actions, part.rewards, part.lengths, part.terminated)
-        rows.append(ssp.trajectory_statistics(ssp.bounded_transitions(part, phi, bounds,
-                                                                       strict=True)))
+            part = Trajectories(
+                fourier_features(part.observations, MC_FOURIER_ORDER),
+                part.actions,
+                part.rewards,
+                part.lengths,
+                part.terminated,
+            )
+        rows.append(
+            ssp.trajectory_statistics(ssp.bounded_transitions(part, phi, bounds, strict=True))
+        )
     dim = phi.shape[1] if phi is not None else (MC_FOURIER_ORDER + 1) ** 2
     return np.concatenate(rows), dim, as_generator(seed.spawn(1)[0])
 
 
-SSP_PROBE = {"domain": "chain", "sizes": (5, 10), "epsilons": (1.0, 10.0), "delta": 1e-5,
-             "n_states": 10, "p_stay": 0.5, "gamma": 0.9, "max_steps": 50, "return_bound": 1.0,
-             "floor_lam": 0.1,
-             "ssp_lams": ((5, 1.0, 10.0), (5, 10.0, 1.0), (10, 1.0, 100.0), (10, 10.0, 3.0))}
+SSP_PROBE = {
+    "domain": "chain",
+    "sizes": (5, 10),
+    "epsilons": (1.0, 10.0),
+    "delta": 1e-5,
+    "n_states": 10,
+    "p_stay": 0.5,
+    "gamma": 0.9,
+    "max_steps": 50,
+    "return_bound": 1.0,
+    "floor_lam": 0.1,
+    "ssp_lams": ((5, 1.0, 10.0), (5, 10.0, 1.0), (10, 1.0, 100.0), (10, 10.0, 3.0)),
+}
 
 
 @results_version("1", probe=SSP_PROBE, ignore=("seconds",))
@@ -415,9 +532,19 @@ def run_ssp_lstd(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
             A, b = ssp.unstack(ssp.noisy_statistics(sums[n - 1], n, bounds, noise, gen), dim)
             floor = ssp.solve(*ssp.unstack(sums[n - 1] * noise.step, dim), config["floor_lam"])
             for lam in lams:
-                rows.append(dict(n=n, method="SSP-LSTD", accountant="RDP", epsilon=eps,
-                                 noise=z, step_size=np.nan, iterations=np.nan, clipped=0.0,
-                                 lam=lam))
+                rows.append(
+                    dict(
+                        n=n,
+                        method="SSP-LSTD",
+                        accountant="RDP",
+                        epsilon=eps,
+                        noise=z,
+                        step_size=np.nan,
+                        iterations=np.nan,
+                        clipped=0.0,
+                        lam=lam,
+                    )
+                )
                 thetas.append(ssp.solve(A, b, lam))
                 floors.append(floor)
     return scored(rows, thetas, floors, config, problem, start)
@@ -433,9 +560,20 @@ def _return_range(config: dict[str, Any]) -> tuple[float, float]:
     return bound, -bound
 
 
-@results_version("2", probe={**PROBE, "step_grid": (0.1, 1.0), "iterations_grid": (20, 50),
-                             "gpope": ((5, 1.0, "PLD", 20, 20.0), (5, 1.0, "PLD", 50, 30.0),
-                                       (10, 1.0, "PLD", 20, 9.0), (10, 1.0, "PLD", 50, 12.0))})
+@results_version(
+    "2",
+    probe={
+        **PROBE,
+        "step_grid": (0.1, 1.0),
+        "iterations_grid": (20, 50),
+        "gpope": (
+            (5, 1.0, "PLD", 20, 20.0),
+            (5, 1.0, "PLD", 50, 30.0),
+            (10, 1.0, "PLD", 20, 9.0),
+            (10, 1.0, "PLD", 50, 12.0),
+        ),
+    },
+)
 def run_tuning(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
     """GPOPE on one **public** dataset (seeds disjoint from the replicates'), each ``n`` a
     prefix, at every (iterations, step) of ``config["iterations_grid"]`` x
@@ -452,20 +590,35 @@ def run_tuning(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataF
         for T in config["iterations_grid"]:
             noisy = [g for g in config["gpope"] if g[0] == n and g[3] == T]
             zs = [g[4] for g in noisy] + [0.0]
-            res = gpope_at(config, stats, n, gen, np.tile(grid, len(zs)),
-                           np.repeat(zs, len(grid)), iterations=T)
-            frames.append(pd.DataFrame({
-                "n": n, "epsilon": np.repeat([g[1] for g in noisy] + [np.nan], len(grid)),
-                "accountant": np.repeat([g[2] for g in noisy] + ["none"], len(grid)),
-                "iterations": T, "step_size": np.tile(grid, len(zs)),
-                "mspbe": errors(res.theta, problem)[0]}))
+            res = gpope_at(
+                config,
+                stats,
+                n,
+                gen,
+                np.tile(grid, len(zs)),
+                np.repeat(zs, len(grid)),
+                iterations=T,
+            )
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "n": n,
+                        "epsilon": np.repeat([g[1] for g in noisy] + [np.nan], len(grid)),
+                        "accountant": np.repeat([g[2] for g in noisy] + ["none"], len(grid)),
+                        "iterations": T,
+                        "step_size": np.tile(grid, len(zs)),
+                        "mspbe": errors(res.theta, problem)[0],
+                    }
+                )
+            )
     out = pd.concat(frames, ignore_index=True)
     out.insert(0, "domain", config["domain"])
     return out
 
 
-@results_version("2", probe={"n": 10, "epsilon": 1.0, "accountant": "PLD", "delta": 1e-5,
-                             "iterations": 10})
+@results_version(
+    "2", probe={"n": 10, "epsilon": 1.0, "accountant": "PLD", "delta": 1e-5, "iterations": 10}
+)
 def run_calibration(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
     """The smallest GPOPE noise multiplier ``z`` meeting ``config``'s ``(epsilon, delta)`` for
     ``n`` trajectories and ``iterations`` steps under its ``accountant`` (``"PLD"``:
@@ -475,11 +628,37 @@ def run_calibration(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.
     del seed
     args = (config["epsilon"], config["delta"], config["n"], config["iterations"])
     calibrate = CALIBRATORS[config["accountant"]]
-    return pd.DataFrame([{**{k: config[k] for k in ("n", "epsilon", "accountant", "iterations")},
-                          "z": calibrate(*args, rtol=1e-2)}])
+    return pd.DataFrame(
+        [
+            {
+                **{k: config[k] for k in ("n", "epsilon", "accountant", "iterations")},
+                "z": calibrate(*args, rtol=1e-2),
+            }
+        ]
+    )
 
 
-__all__ = ["CALIBRATORS", "NOISELESS", "PROBE", "TARGET_SEED", "VALUE_STATES", "clipped_rmse",
-           "errors", "fv_prefix", "gpope_at", "mountain_car_target", "prefix",
-           "reference_estimate", "replicate_data", "run_calibration", "run_frontier",
-           "run_ssp_lstd", "run_tuning", "ssp_bounds", "ssp_contributions", "target_problem", "value_range", "value_states"]
+__all__ = [
+    "CALIBRATORS",
+    "NOISELESS",
+    "PROBE",
+    "TARGET_SEED",
+    "VALUE_STATES",
+    "clipped_rmse",
+    "errors",
+    "fv_prefix",
+    "gpope_at",
+    "mountain_car_target",
+    "prefix",
+    "reference_estimate",
+    "replicate_data",
+    "run_calibration",
+    "run_frontier",
+    "run_ssp_lstd",
+    "run_tuning",
+    "ssp_bounds",
+    "ssp_contributions",
+    "target_problem",
+    "value_range",
+    "value_states",
+]

@@ -67,31 +67,41 @@ from privrl.papers.gohari2021.runs import (
 from privrl.papers.gohari2021.teacher import teacher_path, train_teacher
 
 MECHANISM = "Dirichlet mechanism on the eta-restricted simplex (eq. 5)"
-ACCOUNTANT = ("Theorem 1 (eq. 12; delta: a rigorous upper bound on eq. 6, the union bound over "
-              "coordinates of Beta CDFs (exact for m = 2), incomplete beta by mpmath rounded up)")
+ACCOUNTANT = (
+    "Theorem 1 (eq. 12; delta: a rigorous upper bound on eq. 6, the union bound over "
+    "coordinates of Beta CDFs (exact for m = 2), incomplete beta by mpmath rounded up)"
+)
 
 
 def _maximisation(m: str, sup_ratio: float) -> CrossCheck:
     r"""The numerical maximisation of the exact log-density ratio (eq. 18) over
     :math:`\Delta_{m,\tau}` (``m`` as the text names it): the loss at the pairs it finds, a lower
     estimate of the loss outside the delta event, so an *empirical* cross-check."""
-    return CrossCheck("empirical", f"numerical maximisation of the exact log-density ratio over "
-                      f"Delta_{{{m},tau}} and policies L b apart (a lower estimate of the loss "
-                      "outside the delta event)", max(sup_ratio, 1e-12))  # fmt: skip
+    return CrossCheck(
+        "empirical",
+        f"numerical maximisation of the exact log-density ratio over "
+        f"Delta_{{{m},tau}} and policies L b apart (a lower estimate of the loss "
+        "outside the delta event)",
+        max(sup_ratio, 1e-12),
+    )
 
 
 #: What one Dirichlet release is without a delta (Theorem 1's delta is the probability mass
 #: outside Delta_{m,tau}, where the log-density ratio is unbounded).
-AT_DELTA_ZERO = ("no finite epsilon: the log-density ratio of two Dirichlet releases is unbounded "
-                 "as a coordinate tends to 0, which is why Theorem 1 spends delta on the mass "
-                 "outside Delta_{m,tau}")
+AT_DELTA_ZERO = (
+    "no finite epsilon: the log-density ratio of two Dirichlet releases is unbounded "
+    "as a coordinate tends to 0, which is why Theorem 1 spends delta on the mass "
+    "outside Delta_{m,tau}"
+)
 
 
 #: Seeds per configuration of the recorded AirRaid design (the paper: 30).
 DESIGN_SEEDS = 10
 
-class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECKS, claims=CLAIMS,
-                    errata=ERRATA):
+
+class GohariChapter(
+    Chapter, name=NAME, profile_type=GohariProfile, checks=CHECKS, claims=CLAIMS, errata=ERRATA
+):
     """Gohari et al. (2021) on the skeleton: checks, Figure 2, ledger, claims, errata."""
 
     def sweep(self, ctx: Context) -> None:
@@ -108,15 +118,25 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
         big, _ = p.baseline_labels()
         times, speed = speedup_table(runs, levels, p.smoothing_window, big, ("kickstarting", AWARE))
         budget = budget_table(runs, p)
-        ctx.report.check("queries_within_schedule", "largest queries answered / allowed by the k_min cut",
-                         float((budget["queries"] / budget["queries allowed"]).max()), at_most=1.0)  # fmt: skip
+        ctx.report.check(
+            "queries_within_schedule",
+            "largest queries answered / allowed by the k_min cut",
+            float((budget["queries"] / budget["queries allowed"]).max()),
+            at_most=1.0,
+        )
         ctx.values["composed_delta"] = float(budget["basic_delta"].max())
         ctx.values["queries"] = float(budget["queries"].max())
         ctx.tables.update(
-            runs=runs, times=times, speedup=speed, budget=budget,
-            final=final_returns(runs).groupby("label", sort=False)["avg_return"].median().to_frame("median final return"),
+            runs=runs,
+            times=times,
+            speedup=speed,
+            budget=budget,
+            final=final_returns(runs)
+            .groupby("label", sort=False)["avg_return"]
+            .median()
+            .to_frame("median final return"),
             curves=figure2_curves(runs, window=p.smoothing_window),
-        )  # fmt: skip
+        )
         ctx.extra.update(references=refs, thresholds=levels)
         self._diagnose(ctx, runs)
         if p.measure_cost:
@@ -141,8 +161,11 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
         first = first_spent_rollout(p)
         summary = diagnostics_summary(table, first)
         ctx.tables.update(diagnostics=table, diagnostics_summary=summary)
-        ctx.extra.update(diagnostic_labels=labels, first_spent=first,
-                         after_budget_finding=after_budget_finding(runs, summary, p))  # fmt: skip
+        ctx.extra.update(
+            diagnostic_labels=labels,
+            first_spent=first,
+            after_budget_finding=after_budget_finding(runs, summary, p),
+        )
         ctx.values.update(penalised_after_budget(summary, "pen_after"))
 
     @staticmethod
@@ -160,35 +183,50 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
         at k = 5 (both Theorem 1, cross-checked by the numerical maximisation of eq. 18)."""
         p, teacher, pair = ctx.profile, ctx.extra["teacher"], ctx.extra["pair"]
         yield LedgerEntry(
-            paper=NAME, release=f"{p.env} teacher's policy for one observation, Dir_k(f(s)) at k0 = {p.k0:g}",
-            mechanism=MECHANISM, relation="replace-one", unit="observation",
+            paper=NAME,
+            release=f"{p.env} teacher's policy for one observation, Dir_k(f(s)) at k0 = {p.k0:g}",
+            mechanism=MECHANISM,
+            relation="replace-one",
+            unit="observation",
             noise=f"k = {p.k0:g}, eta = {p.eta:g}, tau = {p.tau:.3g}, b = {p.b:.3g} (b-adjacent: "
-                  f"||X - X'||_2 <= b, Definition 1), certified L = {teacher['L']:.3g}; Monte Carlo "
-                  f"cross-check of delta: {teacher['d_q_mc']:.4f} (95% upper {teacher['d_q_mc_upper']:.4f})",
-            delta=teacher["d_q"], compositions=1, accountant=ACCOUNTANT,
+            f"||X - X'||_2 <= b, Definition 1), certified L = {teacher['L']:.3g}; Monte Carlo "
+            f"cross-check of delta: {teacher['d_q_mc']:.4f} (95% upper {teacher['d_q_mc_upper']:.4f})",
+            delta=teacher["d_q"],
+            compositions=1,
+            accountant=ACCOUNTANT,
             event=teacher["event"],
             cross_check=_maximisation("m", teacher["sup_ratio"]),
-            audit="audits:dirichlet", at_delta_zero=AT_DELTA_ZERO,
-        )  # fmt: skip
+            audit="audits:dirichlet",
+            at_delta_zero=AT_DELTA_ZERO,
+        )
         yield LedgerEntry(
-            paper=NAME, release="AirRaid teacher's policy for one observation at k = 5 (the paper's reported pair)",
-            mechanism=MECHANISM, relation="replace-one", unit="observation",
+            paper=NAME,
+            release="AirRaid teacher's policy for one observation at k = 5 (the paper's reported pair)",
+            mechanism=MECHANISM,
+            relation="replace-one",
+            unit="observation",
             noise=f"k = 5, eta = {pair.eta:g}, tau = {pair.tau:.3g}, L b = {pair.lb:.4f} (stated here; "
-                  f"the paper states none of them); delta between {pair.delta_lower:.4f} (rigorous lower "
-                  f"bound) and {pair.delta:.4f}; Monte Carlo cross-check {pair.delta_mc:.4f} (95% upper "
-                  f"{pair.delta_mc_upper:.4f})",
-            delta=pair.delta, compositions=1, accountant=ACCOUNTANT,
+            f"the paper states none of them); delta between {pair.delta_lower:.4f} (rigorous lower "
+            f"bound) and {pair.delta:.4f}; Monte Carlo cross-check {pair.delta_mc:.4f} (95% upper "
+            f"{pair.delta_mc_upper:.4f})",
+            delta=pair.delta,
+            compositions=1,
+            accountant=ACCOUNTANT,
             event=theory.paper_pair_event(pair),
             cross_check=_maximisation("6", ctx.values["pair_sup_ratio"]),
-            audit="audits:dirichlet", at_delta_zero=AT_DELTA_ZERO,
-        )  # fmt: skip
+            audit="audits:dirichlet",
+            at_delta_zero=AT_DELTA_ZERO,
+        )
 
     def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
         """This run's Figure 2 runs, then the recorded AirRaid design's and the record's at the
         paper's horizon (each when there is one)."""
         p, t = ctx.profile, ctx.tables
-        yield Evidence(LIVE, p, data=Runs(t["runs"], t["speedup"], query_table(t["runs"], p),
-                                          ctx.extra["references"]))
+        yield Evidence(
+            LIVE,
+            p,
+            data=Runs(t["runs"], t["speedup"], query_table(t["runs"], p), ctx.extra["references"]),
+        )
         for name in ("recorded", "horizon"):
             if name in ctx.extra:
                 yield on_record(ctx.extra[name])
@@ -197,7 +235,9 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
         """The speed-up, threshold and reference returns and this run's seeds the prose reads; the
         cost of the paper profile (hours per run, per sweep and for the recorded design; in
         ``extra["cost"]`` with its source, :meth:`_rollout_cost`)."""
-        head = ctx.tables["speedup"][ctx.tables["speedup"]["q"] == 0.5].set_index("treated", drop=False)
+        head = ctx.tables["speedup"][ctx.tables["speedup"]["q"] == 0.5].set_index(
+            "treated", drop=False
+        )
         ctx.glue("speedup_ks", float(head.loc["kickstarting", "ratio"]))
         ctx.glue("threshold", ctx.extra["thresholds"][0.5])
         ctx.glue("r_random", ctx.extra["references"]["random"])
@@ -218,8 +258,10 @@ class GohariChapter(Chapter, name=NAME, profile_type=GohariProfile, checks=CHECK
             design = GohariProfile.paper(n_trials=DESIGN_SEEDS, epochs=450, supplement=False)
             ctx.glue("n_design_configs", len(figure2_configs(design)))
             ctx.glue("design_seeds", DESIGN_SEEDS)
-            ctx.glue("hours_design", per_rollout * design.epochs * len(figure2_configs(design))
-                     * design.n_trials / 3600)  # fmt: skip
+            ctx.glue(
+                "hours_design",
+                per_rollout * design.epochs * len(figure2_configs(design)) * design.n_trials / 3600,
+            )
         if "recorded" in ctx.extra:
             self._glue_recorded(ctx, ctx.extra["recorded"])
 
@@ -270,23 +312,47 @@ def main(argv: list[str] | None = None) -> None:
     tt.add_argument("--epochs", type=int, default=40)
     tt.add_argument("--steps-per-epoch", type=int, default=1000)
     tt.add_argument("--seed", type=int, default=0)
-    tt.add_argument("--keep", choices=["best", "last"], default="best",
-                    help="save the best checkpoint (100-roll-out average return) or the last")  # fmt: skip
-    rc = sub.add_parser("record-curves", help="run Figure 2 at paper settings and record the curves")
+    tt.add_argument(
+        "--keep",
+        choices=["best", "last"],
+        default="best",
+        help="save the best checkpoint (100-roll-out average return) or the last",
+    )
+    rc = sub.add_parser(
+        "record-curves", help="run Figure 2 at paper settings and record the curves"
+    )
     add_recording_arguments(rc, n_trials=6, epochs=450)
-    rc.add_argument("--radius-arms", nargs="*", default=["union"],
-                    help="the c = 0.3 aware student again with these radii of Lemma 1 (arm c)")  # fmt: skip
-    rc.add_argument("--after-budget-arms", nargs="*", default=["silent"],
-                    help="the c = 0.3 aware student again with the teacher silent after its budget (arm b)")  # fmt: skip
+    rc.add_argument(
+        "--radius-arms",
+        nargs="*",
+        default=["union"],
+        help="the c = 0.3 aware student again with these radii of Lemma 1 (arm c)",
+    )
+    rc.add_argument(
+        "--after-budget-arms",
+        nargs="*",
+        default=["silent"],
+        help="the c = 0.3 aware student again with the teacher silent after its budget (arm b)",
+    )
     rc.add_argument("--cache-dir", default=None)
     args = parser.parse_args(argv)
     if args.command == "record-curves":
-        profile = GohariProfile.paper(n_trials=args.n_trials, epochs=args.epochs, seed=args.seed,
-                                      supplement=False, radius_arms=tuple(args.radius_arms),
-                                      after_budget_arms=tuple(args.after_budget_arms))  # fmt: skip
+        profile = GohariProfile.paper(
+            n_trials=args.n_trials,
+            epochs=args.epochs,
+            seed=args.seed,
+            supplement=False,
+            radius_arms=tuple(args.radius_arms),
+            after_budget_arms=tuple(args.after_budget_arms),
+        )
         command = command_line("privrl.papers.gohari2021.chapter", argv)
-        paths = record_paper_curves(profile, args.out or results_dir(), executor=args.executor,
-                                    cache_dir=args.cache_dir, command=command)  # fmt: skip
+        paths = record_paper_curves(
+            profile,
+            args.out or results_dir(),
+            executor=args.executor,
+            cache_dir=args.cache_dir,
+            command=command,
+        )
         print("wrote", *paths)
         return
     log = train_teacher(

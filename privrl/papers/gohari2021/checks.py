@@ -48,32 +48,61 @@ def check_delta_integration(ctx: Context) -> None:
     the rigorous bounds enclose the integral, and at m = 2 the upper bound is exact."""
     table = theory.delta_cross_check(ctx.rng)
     ctx.tables["delta_cross_check"] = table
-    ctx.report.check("delta_mc_vs_integral",
-                     "eq. (6): largest |Monte Carlo - integration| in binomial standard errors",
-                     float(table["error / standard error"].abs().max()), at_most=4.0)  # fmt: skip
+    ctx.report.check(
+        "delta_mc_vs_integral",
+        "eq. (6): largest |Monte Carlo - integration| in binomial standard errors",
+        float(table["error / standard error"].abs().max()),
+        at_most=4.0,
+    )
     exact = table["delta (integration)"]
-    ctx.report.check("delta_bounds_enclose", "eq. (6): largest excess of a rigorous bound over the "
-                     "wrong side of the integral", float(max((table["delta (lower bound)"] - exact).max(),
-                                                             (exact - table["delta (upper bound)"]).max())),
-                     at_most=1e-9)  # fmt: skip
+    ctx.report.check(
+        "delta_bounds_enclose",
+        "eq. (6): largest excess of a rigorous bound over the wrong side of the integral",
+        float(
+            max(
+                (table["delta (lower bound)"] - exact).max(),
+                (exact - table["delta (upper bound)"]).max(),
+            )
+        ),
+        at_most=1e-9,
+    )
     two = table[table["m"] == 2]
-    ctx.report.check("delta_exact_m2", "eq. (6), m = 2: |exact Beta CDFs - integration|",
-                     float((two["delta (upper bound)"] - two["delta (integration)"]).abs().max()),
-                     at_most=1e-9)  # fmt: skip
+    ctx.report.check(
+        "delta_exact_m2",
+        "eq. (6), m = 2: |exact Beta CDFs - integration|",
+        float((two["delta (upper bound)"] - two["delta (integration)"]).abs().max()),
+        at_most=1e-9,
+    )
 
 
 def check_paper_pair(ctx: Context) -> None:
     """The stated (eta, tau, L b) give the paper's epsilon = 4.46 (eq. 12) and delta <= 0.05
     (the rigorous bound on eq. 6, within 1e-6 of it; Monte Carlo below the bound) at k = 5, m = 6."""
     pair, ctx.tables["eta_family"], ctx.tables["sensitivity"] = theory.paper_pair(ctx.rng)
-    ctx.report.check("paper_pair_epsilon", "eq. (12) at the stated (eta, tau, L b) gives 4.46",
-                     abs(pair.epsilon - theory.PAPER_EPSILON), at_most=1e-9)  # fmt: skip
-    ctx.report.check("paper_pair_delta", "rigorous bound on eq. (6) at the stated tau",
-                     pair.delta, at_most=theory.PAPER_DELTA)  # fmt: skip
-    ctx.report.check("paper_pair_delta_tight", "0.05 - the bound (bisection meets the target)",
-                     theory.PAPER_DELTA - pair.delta, at_most=1e-6)  # fmt: skip
-    ctx.report.check("paper_pair_delta_mc", "(Monte Carlo estimate of eq. (6) - the bound) in "
-                     "binomial standard errors", _excess_se(pair.delta_mc, pair.delta, 300_000), at_most=4.0)  # fmt: skip
+    ctx.report.check(
+        "paper_pair_epsilon",
+        "eq. (12) at the stated (eta, tau, L b) gives 4.46",
+        abs(pair.epsilon - theory.PAPER_EPSILON),
+        at_most=1e-9,
+    )
+    ctx.report.check(
+        "paper_pair_delta",
+        "rigorous bound on eq. (6) at the stated tau",
+        pair.delta,
+        at_most=theory.PAPER_DELTA,
+    )
+    ctx.report.check(
+        "paper_pair_delta_tight",
+        "0.05 - the bound (bisection meets the target)",
+        theory.PAPER_DELTA - pair.delta,
+        at_most=1e-6,
+    )
+    ctx.report.check(
+        "paper_pair_delta_mc",
+        "(Monte Carlo estimate of eq. (6) - the bound) in binomial standard errors",
+        _excess_se(pair.delta_mc, pair.delta, 300_000),
+        at_most=4.0,
+    )
     ctx.extra["pair"] = pair
     for key in ("tau", "lb", "delta", "delta_lower", "delta_mc", "delta_mc_upper"):
         ctx.glue(f"pair_{key}", float(getattr(pair, key)))
@@ -86,10 +115,18 @@ def check_k_grid(ctx: Context) -> None:
     grid = theory.k_grid(pair, ctx.rng)
     ctx.tables["k_grid"] = grid
     limit = theory.epsilon_limit_small_k(theory.AIRRAID_ACTIONS, pair.eta)
-    ctx.report.check("small_k_delta", "rigorous lower bound on delta of eq. (6) at k = 0.05 "
-                     "(tends to 1 as k -> 0)", float(grid["delta (lower bound)"].iloc[0]), above=0.8)  # fmt: skip
-    ctx.report.check("small_k_epsilon_limit", "|eq. (12) at k = 0.05 - its k -> 0 limit|",
-                     abs(float(grid["epsilon"].iloc[0]) - limit), below=0.5)  # fmt: skip
+    ctx.report.check(
+        "small_k_delta",
+        "rigorous lower bound on delta of eq. (6) at k = 0.05 (tends to 1 as k -> 0)",
+        float(grid["delta (lower bound)"].iloc[0]),
+        above=0.8,
+    )
+    ctx.report.check(
+        "small_k_epsilon_limit",
+        "|eq. (12) at k = 0.05 - its k -> 0 limit|",
+        abs(float(grid["epsilon"].iloc[0]) - limit),
+        below=0.5,
+    )
     ctx.glue("eps_limit", limit)
     ctx.glue("delta_small_k", float(grid["delta (lower bound)"].iloc[0]))
 
@@ -98,12 +135,24 @@ def check_log_density_bound(ctx: Context) -> None:
     """The log-density ratio (eq. 18) never exceeds eq. (19) + (25): random pairs, the vertex
     pair with z at a corner, and numerical maximisation."""
     bound = theory.log_density_bound(ctx.rng, ctx.extra["pair"].eta)
-    ctx.report.check("log_ratio_random", "random pairs: max(log ratio - bound (19)+(25))",
-                     bound.random_excess, at_most=1e-9)  # fmt: skip
-    ctx.report.check("log_ratio_vertex", "vertex pair, z at a corner: log ratio - bound",
-                     bound.adversarial_ratio - bound.adversarial_bound, at_most=0.0)  # fmt: skip
-    ctx.report.check("log_ratio_optimised", "numerically maximised (log ratio - bound)",
-                     bound.optimised_excess, at_most=1e-6)  # fmt: skip
+    ctx.report.check(
+        "log_ratio_random",
+        "random pairs: max(log ratio - bound (19)+(25))",
+        bound.random_excess,
+        at_most=1e-9,
+    )
+    ctx.report.check(
+        "log_ratio_vertex",
+        "vertex pair, z at a corner: log ratio - bound",
+        bound.adversarial_ratio - bound.adversarial_bound,
+        at_most=0.0,
+    )
+    ctx.report.check(
+        "log_ratio_optimised",
+        "numerically maximised (log ratio - bound)",
+        bound.optimised_excess,
+        at_most=1e-6,
+    )
     for key in ("adversarial_ratio", "adversarial_bound", "random_median_slack"):
         ctx.glue(key, getattr(bound, key))
 
@@ -114,16 +163,30 @@ def check_lemma1(ctx: Context) -> None:
     beta = ctx.profile.beta
     table = theory.lemma1_table(ctx.rng, ctx.extra["pair"].eta, beta)
     ctx.tables["lemma1"] = table
-    printed = table[(table.k == 5.0) & (table.policy == "uniform") & (table.radius == "printed")].iloc[0]
-    ctx.report.check("lemma1_printed_fails", "printed radius (eq. 14), k = 5, uniform pi: tail",
-                     float(printed["tail"]), above=beta)  # fmt: skip
+    printed = table[
+        (table.k == 5.0) & (table.policy == "uniform") & (table.radius == "printed")
+    ].iloc[0]
+    ctx.report.check(
+        "lemma1_printed_fails",
+        "printed radius (eq. 14), k = 5, uniform pi: tail",
+        float(printed["tail"]),
+        above=beta,
+    )
     valid = table[table.radius != "printed"]
-    ctx.report.check("lemma1_valid_radii_hold", "union, sub-Gaussian and Monte Carlo radii: largest "
-                     "95% upper bound of the tail", float(valid["tail (95% upper)"].max()), at_most=beta)  # fmt: skip
+    ctx.report.check(
+        "lemma1_valid_radii_hold",
+        "union, sub-Gaussian and Monte Carlo radii: largest 95% upper bound of the tail",
+        float(valid["tail (95% upper)"].max()),
+        at_most=beta,
+    )
     ctx.glue("lemma_tail", float(printed["tail"]))
     for kind in acc.RADII:
-        ctx.glue(f"radius_{kind}_k5", float(acc.lemma1_radius(kind, 5.0, theory.AIRRAID_ACTIONS, beta,
-                                                              ctx.extra["pair"].eta)))  # fmt: skip
+        ctx.glue(
+            f"radius_{kind}_k5",
+            float(
+                acc.lemma1_radius(kind, 5.0, theory.AIRRAID_ACTIONS, beta, ctx.extra["pair"].eta)
+            ),
+        )
 
 
 def measure_teacher_privacy(ctx: Context) -> None:
@@ -137,14 +200,30 @@ def measure_teacher_privacy(ctx: Context) -> None:
     event = acc.DirichletMechanismEvent(p.k0, m, p.eta, p.tau, lip, p.b)
     dlt = acc.theorem1_delta_mc(event.mechanism, rng, 200_000)
     bound = event.delta_bound
-    ctx.report.check("teacher_delta_bound", "rigorous bound on eq. (6) at the profile's tau, k0",
-                     bound, at_most=theory.PAPER_DELTA)  # fmt: skip
-    ctx.report.check("teacher_delta_mc", "(Monte Carlo estimate of eq. (6) - the bound) in "
-                     "binomial standard errors", _excess_se(dlt.estimate, bound, dlt.n_samples), at_most=4.0)  # fmt: skip
+    ctx.report.check(
+        "teacher_delta_bound",
+        "rigorous bound on eq. (6) at the profile's tau, k0",
+        bound,
+        at_most=theory.PAPER_DELTA,
+    )
+    ctx.report.check(
+        "teacher_delta_mc",
+        "(Monte Carlo estimate of eq. (6) - the bound) in binomial standard errors",
+        _excess_se(dlt.estimate, bound, dlt.n_samples),
+        at_most=4.0,
+    )
     sup = acc.theorem1_log_ratio_sup(event.mechanism, lip * p.b, rng)
-    out = {"L": lip, "m": m, "eps_q": event.epsilon(bound), "d_q": bound, "d_q_mc": dlt.estimate,
-           "d_q_mc_upper": dlt.upper, "sup_ratio": sup, "teacher_return": float(meta["final_avg_return"]),
-           "event": event}  # fmt: skip
+    out = {
+        "L": lip,
+        "m": m,
+        "eps_q": event.epsilon(bound),
+        "d_q": bound,
+        "d_q_mc": dlt.estimate,
+        "d_q_mc_upper": dlt.upper,
+        "sup_ratio": sup,
+        "teacher_return": float(meta["final_avg_return"]),
+        "event": event,
+    }
     ctx.extra["teacher"] = out
     for key in ("L", "eps_q", "d_q", "d_q_mc", "sup_ratio"):
         ctx.glue(key, float(out[key]))
@@ -155,7 +234,8 @@ def measure_paper_pair_privacy(ctx: Context) -> None:
     (k = 5, m = 6, the stated eta, tau and L b), for the ledger."""
     pair = ctx.extra["pair"]
     ctx.values["pair_sup_ratio"] = acc.theorem1_log_ratio_sup(
-        theory.paper_pair_event(pair).mechanism, pair.lb, ctx.rng)
+        theory.paper_pair_event(pair).mechanism, pair.lb, ctx.rng
+    )
 
 
 def tabulate_radii(ctx: Context) -> None:
@@ -165,12 +245,16 @@ def tabulate_radii(ctx: Context) -> None:
     AirRaid's, the recorded run's)."""
     p = ctx.profile
     ks = np.unique(np.r_[np.geomspace(1e-2, 1e2, 13), informed_schedule(p, 0.3)])
-    ctx.tables["radii"] = theory.radius_table(ks, int(ctx.extra["teacher"]["m"]), p.beta, p.eta, p.lam)
+    ctx.tables["radii"] = theory.radius_table(
+        ks, int(ctx.extra["teacher"]["m"]), p.beta, p.eta, p.lam
+    )
     ctx.values["printed_limit"] = theory.printed_radius_limit(p.lam, p.beta)
     m, m_airraid = int(ctx.extra["teacher"]["m"]), int(load_teacher("airraid")[1]["n_actions"])
     for kind in ("mc", "union"):  # ball radius at the vanishing k the spent budget reaches
         ctx.values[f"{kind}_limit"] = p.lam * acc.lemma1_radius(kind, 1e-6, m, p.beta, p.eta)
-        ctx.values[f"{kind}_limit_airraid"] = p.lam * acc.lemma1_radius(kind, 1e-6, m_airraid, p.beta, p.eta)
+        ctx.values[f"{kind}_limit_airraid"] = p.lam * acc.lemma1_radius(
+            kind, 1e-6, m_airraid, p.beta, p.eta
+        )
     ctx.values["m"], ctx.values["m_airraid"] = m, m_airraid
 
 
@@ -186,14 +270,24 @@ def check_airraid_teacher(ctx: Context, n_episodes: int = 5, cap: int = 1000) ->
     lip_low = teacher_lipschitz_lower_bound(air, pair.eta, obs[:: max(1, len(obs) // 500)])
     ctx.report.check("air_L_order", "observed Jacobian norm <= certified L", lip_low, at_most=lip)
     b_low = pair.lb / lip_low
-    ctx.report.check("air_b_below_one_step", "largest b (in RAM steps) with the paper's pair, any valid L",
-                     255 * b_low, below=1.0)  # fmt: skip
-    out = {"air_kept": float(meta["kept_window_return"]), "air_play": float(ret_teacher.mean()),
-           "air_random": float(ret_random.mean()), "air_L": lip, "air_L_low": lip_low,
-           "air_b": pair.lb / lip, "air_b_raw": 255 * b_low,
-           "air_eps4": acc.theorem1_epsilon(theory.paper_pair_event(pair).mechanism, lip_low, 4 / 255),
-           "curve": pd.Series(meta["curve_avg_return"], index=meta["curve_env_steps"]).dropna(),
-           "kept_steps": int(meta["curve_env_steps"][int(meta["kept_epoch"])])}  # fmt: skip
+    ctx.report.check(
+        "air_b_below_one_step",
+        "largest b (in RAM steps) with the paper's pair, any valid L",
+        255 * b_low,
+        below=1.0,
+    )
+    out = {
+        "air_kept": float(meta["kept_window_return"]),
+        "air_play": float(ret_teacher.mean()),
+        "air_random": float(ret_random.mean()),
+        "air_L": lip,
+        "air_L_low": lip_low,
+        "air_b": pair.lb / lip,
+        "air_b_raw": 255 * b_low,
+        "air_eps4": acc.theorem1_epsilon(theory.paper_pair_event(pair).mechanism, lip_low, 4 / 255),
+        "curve": pd.Series(meta["curve_avg_return"], index=meta["curve_env_steps"]).dropna(),
+        "kept_steps": int(meta["curve_env_steps"][int(meta["kept_epoch"])]),
+    }
     ctx.extra["airraid"] = out
     for key, value in out.items():
         if isinstance(value, float):
@@ -202,6 +296,13 @@ def check_airraid_teacher(ctx: Context, n_episodes: int = 5, cap: int = 1000) ->
 
 #: The steps in the order they run (and draw).
 CHECKS = (
-    check_delta_integration, check_paper_pair, check_k_grid, check_log_density_bound, check_lemma1,
-    measure_teacher_privacy, measure_paper_pair_privacy, tabulate_radii, check_airraid_teacher,
-)  # fmt: skip
+    check_delta_integration,
+    check_paper_pair,
+    check_k_grid,
+    check_log_density_bound,
+    check_lemma1,
+    measure_teacher_privacy,
+    measure_paper_pair_privacy,
+    tabulate_radii,
+    check_airraid_teacher,
+)

@@ -60,29 +60,42 @@ def figure2_curves(
     if window is None:
         window = max(1, (int(runs["epoch"].max()) + 1) // 100)
     curves = summarise(
-        smoothed_returns(runs, window), "env_steps", "avg_return", by=["panel", "label"],
-        err="quantile", center="median",
-    )  # fmt: skip
+        smoothed_returns(runs, window),
+        "env_steps",
+        "avg_return",
+        by=["panel", "label"],
+        err="quantile",
+        center="median",
+    )
     steps = np.sort(curves["env_steps"].unique())
     keep = steps[:: max(1, math.ceil(len(steps) / max_points))]
-    return curves[curves["env_steps"].isin(keep)][list(FIGURE2_CURVE_COLUMNS)].reset_index(drop=True)
+    return curves[curves["env_steps"].isin(keep)][list(FIGURE2_CURVE_COLUMNS)].reset_index(
+        drop=True
+    )
 
 
 def band95(runs: pd.DataFrame, window: int) -> pd.DataFrame:
     """Per (panel, label, env steps): mean over seeds of the smoothed return with a 95%
     t-interval (the recorded Figure 2's bands)."""
-    stats_ = summarise(smoothed_returns(runs, window), "env_steps", "avg_return",
-                       by=["panel", "label"], err="std")  # fmt: skip
+    stats_ = summarise(
+        smoothed_returns(runs, window), "env_steps", "avg_return", by=["panel", "label"], err="std"
+    )
     t = stats.t.ppf(0.975, np.maximum(stats_["count"] - 1, 1))
     half = t * stats_["std"].fillna(0.0) / np.sqrt(stats_["count"])
-    return stats_.assign(center=stats_["mean"], lower=stats_["mean"] - half, upper=stats_["mean"] + half)
+    return stats_.assign(
+        center=stats_["mean"], lower=stats_["mean"] - half, upper=stats_["mean"] + half
+    )
 
 
-def thresholds(r_random: float, r_teacher: float, quantiles: tuple[float, ...]) -> dict[float, float]:
+def thresholds(
+    r_random: float, r_teacher: float, quantiles: tuple[float, ...]
+) -> dict[float, float]:
     r""":math:`X_q = R_{\rm random} + q (R_{\rm teacher} - R_{\rm random})` for every q."""
     if not r_teacher > r_random:
-        raise ValueError(f"the teacher's return ({r_teacher:g}) must exceed random play's "
-                         f"({r_random:g}) for thresholds between them")  # fmt: skip
+        raise ValueError(
+            f"the teacher's return ({r_teacher:g}) must exceed random play's "
+            f"({r_random:g}) for thresholds between them"
+        )
     return {float(q): r_random + q * (r_teacher - r_random) for q in quantiles}
 
 
@@ -101,8 +114,14 @@ def time_to_threshold(runs: pd.DataFrame, threshold: float, window: int) -> pd.D
         censored = bool(below[-1])
         first = int(np.flatnonzero(below)[-1]) + 1 if below.any() else 0
         steps = g["env_steps"].to_numpy(float)
-        rows.append({"label": label, "seed": seed, "censored": censored,
-                     "steps": float(steps[-1] if censored else steps[first])})
+        rows.append(
+            {
+                "label": label,
+                "seed": seed,
+                "censored": censored,
+                "steps": float(steps[-1] if censored else steps[first]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -116,20 +135,35 @@ def speedup(times: pd.DataFrame, baseline: str, treated: str) -> dict[str, Any]:
     if any(len(r) == 0 for r in rows.values()):
         raise ValueError(f"no times for {baseline!r} or {treated!r}")
     logs = {label: np.log(r["steps"].to_numpy(float)) for label, r in rows.items()}
-    highs = {label: np.where(r["censored"].to_numpy(bool), np.inf, logs[label])
-             for label, r in rows.items()}
+    highs = {
+        label: np.where(r["censored"].to_numpy(bool), np.inf, logs[label])
+        for label, r in rows.items()
+    }
     interval = shift_interval(logs[baseline], highs[baseline], logs[treated], highs[treated])
-    lower, upper = (np.nan, np.nan) if interval is None else (float(np.exp(interval[0])),
-                                                               float(np.exp(interval[1])))
-    return {"baseline": baseline, "treated": treated,
-            "ratio": float(np.exp(hodges_lehmann(logs[baseline], logs[treated]))),
-            "lower": lower, "upper": upper, "n": int(min(len(r) for r in rows.values())),
-            "censored_baseline": int(rows[baseline]["censored"].sum()),
-            "censored_treated": int(rows[treated]["censored"].sum())}
+    lower, upper = (
+        (np.nan, np.nan)
+        if interval is None
+        else (float(np.exp(interval[0])), float(np.exp(interval[1])))
+    )
+    return {
+        "baseline": baseline,
+        "treated": treated,
+        "ratio": float(np.exp(hodges_lehmann(logs[baseline], logs[treated]))),
+        "lower": lower,
+        "upper": upper,
+        "n": int(min(len(r) for r in rows.values())),
+        "censored_baseline": int(rows[baseline]["censored"].sum()),
+        "censored_treated": int(rows[treated]["censored"].sum()),
+    }
 
 
-def speedup_table(runs: pd.DataFrame, levels: dict[float, float], window: int,
-                  baseline: str, treated: tuple[str, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
+def speedup_table(
+    runs: pd.DataFrame,
+    levels: dict[float, float],
+    window: int,
+    baseline: str,
+    treated: tuple[str, ...],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Times to every threshold of ``levels`` (q -> X_q) and the speed-up of each ``treated``
     label over ``baseline`` at each q."""
     times, rows = [], []

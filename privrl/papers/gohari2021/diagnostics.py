@@ -35,8 +35,13 @@ UNION = f"{AWARE}, union radius"
 def diagnostic_labels(profile: GohariProfile, runs: pd.DataFrame) -> list[str]:
     """The configurations the diagnostics compare: plain PPO of the student's size, the c = 0.3
     aware and unaware students and the deciding arms (union radius, silent teacher) that ran."""
-    wanted = [profile.baseline_labels()[1], AWARE, UNAWARE, UNION,
-              *(after_budget_label(a) for a in profile.after_budget_arms)]  # fmt: skip
+    wanted = [
+        profile.baseline_labels()[1],
+        AWARE,
+        UNAWARE,
+        UNION,
+        *(after_budget_label(a) for a in profile.after_budget_arms),
+    ]
     present = set(runs["label"])
     return [label for label in dict.fromkeys(wanted) if label in present]
 
@@ -58,7 +63,11 @@ def diagnostics_summary(table: pd.DataFrame, first_spent: int) -> pd.DataFrame:
     """Per label and phase (roll-outs ``< first_spent``: "teacher informed", the rest: "budget
     spent") the median over seeds of each run's mean diagnostic."""
     phase = np.where(table["epoch"] < first_spent, "teacher informed", "budget spent")
-    per_run = table.assign(phase=phase).groupby(["label", "phase", "seed"], sort=False)[list(COLUMNS)].mean()
+    per_run = (
+        table.assign(phase=phase)
+        .groupby(["label", "phase", "seed"], sort=False)[list(COLUMNS)]
+        .mean()
+    )
     return per_run.groupby(level=["label", "phase"], sort=False).median()
 
 
@@ -75,9 +84,12 @@ def penalised_after_budget(summary: pd.DataFrame, prefix: str) -> dict[str, floa
     (``PREFIX_aware``) and the union radius (``PREFIX_union``); NaN where the run has no such
     arm or no roll-out after the budget."""
     spent = budget_spent(summary)
-    return {f"{prefix}_{key}": float(spent.loc[label, "penalised_fraction"])
-            if spent is not None and label in spent.index else float("nan")
-            for key, label in (("aware", AWARE), ("union", UNION))}  # fmt: skip
+    return {
+        f"{prefix}_{key}": float(spent.loc[label, "penalised_fraction"])
+        if spent is not None and label in spent.index
+        else float("nan")
+        for key, label in (("aware", AWARE), ("union", UNION))
+    }
 
 
 def after_budget_finding(runs: pd.DataFrame, summary: pd.DataFrame, profile: GohariProfile) -> str:
@@ -92,18 +104,31 @@ def after_budget_finding(runs: pd.DataFrame, summary: pd.DataFrame, profile: Goh
     if spent is None or AWARE not in spent.index:
         return ""
     small = profile.baseline_labels()[1]
-    arms = {AWARE: "(a) random answers, Monte Carlo radius", UNION: "(c) union radius",
-            after_budget_label("silent"): "(b) teacher silent"}  # fmt: skip
+    arms = {
+        AWARE: "(a) random answers, Monte Carlo radius",
+        UNION: "(c) union radius",
+        after_budget_label("silent"): "(b) teacher silent",
+    }
     penalty = "; ".join(
         f"{name}: penalty active on {spent.loc[label, 'penalised_fraction']:.0%} of the answers, "
         f"{spent.loc[label, 'aux_grad_share']:.0%} of the policy-gradient norm"
-        for label, name in arms.items() if label in spent.index and "silent" not in label)  # fmt: skip
-    entropy = "; ".join(f"{name.split(' ')[0]} {spent.loc[label, 'entropy']:.2f}"
-                        for label, name in {small: "PPO", **arms}.items() if label in spent.index)  # fmt: skip
+        for label, name in arms.items()
+        if label in spent.index and "silent" not in label
+    )
+    entropy = "; ".join(
+        f"{name.split(' ')[0]} {spent.loc[label, 'entropy']:.2f}"
+        for label, name in {small: "PPO", **arms}.items()
+        if label in spent.index
+    )
     final = final_returns(runs).groupby("label", sort=False)["avg_return"].median()
-    ends = "; ".join(f"{name} {final[label]:.0f}" for label, name in
-                     {small: f"plain {small}", **arms}.items() if label in final.index)  # fmt: skip
-    return (f"After the c = 0.3 budget (roll-outs {first_spent_rollout(profile)} to {runs['epoch'].max()}, "
-            f"median over {runs['seed'].nunique()} seeds of each run's mean): {penalty}. Policy entropy "
-            f"(nats; uniform play {np.log(load_teacher(profile.env)[1]['n_actions']):.2f}): {entropy}. Median final "
-            f"returns: {ends}.")  # fmt: skip
+    ends = "; ".join(
+        f"{name} {final[label]:.0f}"
+        for label, name in {small: f"plain {small}", **arms}.items()
+        if label in final.index
+    )
+    return (
+        f"After the c = 0.3 budget (roll-outs {first_spent_rollout(profile)} to {runs['epoch'].max()}, "
+        f"median over {runs['seed'].nunique()} seeds of each run's mean): {penalty}. Policy entropy "
+        f"(nats; uniform play {np.log(load_teacher(profile.env)[1]['n_actions']):.2f}): {entropy}. Median final "
+        f"returns: {ends}."
+    )

@@ -41,18 +41,39 @@ class CountingFastKickstarter(QueryCounting, FastKickstarter):
 
 #: The probe of the results version: the c = 0.3 aware student (arm a) crossing its budget.
 PROBE = {
-    "env": "airraid", "epochs": 5, "steps_per_epoch": 40, "n_envs": 1, "max_episode_steps": 1000,
-    "reset_each_epoch": True, "value_targets": "rewards-to-go", "gamma": 0.99, "gae_lambda": 0.97,
-    "train_pi_iters": 5, "train_v_iters": 5, "k0": 5.0, "lam": 0.5, "beta": 0.05, "eta": 0.1,
-    "k_min": 0.1, "radius": "mc", "tau": 1.84e-05, "b": 0.000105, "teacher_hidden": 64,
-    "after_budget": "random", "method": "private", "hidden": 32, "coefficient": 0.3,
+    "env": "airraid",
+    "epochs": 5,
+    "steps_per_epoch": 40,
+    "n_envs": 1,
+    "max_episode_steps": 1000,
+    "reset_each_epoch": True,
+    "value_targets": "rewards-to-go",
+    "gamma": 0.99,
+    "gae_lambda": 0.97,
+    "train_pi_iters": 5,
+    "train_v_iters": 5,
+    "k0": 5.0,
+    "lam": 0.5,
+    "beta": 0.05,
+    "eta": 0.1,
+    "k_min": 0.1,
+    "radius": "mc",
+    "tau": 1.84e-05,
+    "b": 0.000105,
+    "teacher_hidden": 64,
+    "after_budget": "random",
+    "method": "private",
+    "hidden": 32,
+    "coefficient": 0.3,
 }
 
 
 @results_version("1", probe=PROBE, ignore=("wall_time",), checkpoints=True)
 def run_agent_fast(
-    config: dict[str, Any], seed: np.random.SeedSequence,
-    checkpoint: str | os.PathLike[str] | None = None, checkpoint_every: int = 25,
+    config: dict[str, Any],
+    seed: np.random.SeedSequence,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: int = 25,
 ) -> pd.DataFrame:
     """One learning curve. ``config``: the profile's run keys plus ``method`` (``ppo``,
     ``kickstart``, ``private``), ``hidden`` (student width) and, for ``private``,
@@ -69,6 +90,7 @@ def run_agent_fast(
     ppo = ppo_config(config)
     env_fn = functools.partial(make_env, config["env"])
     run_id = {"config": config, "seed": (seed.entropy, tuple(seed.spawn_key))}
-    _, log = train_ppo_fast(env_fn, int(config["epochs"]), rng, ppo, aux, checkpoint,
-                            checkpoint_every, run_id)
+    _, log = train_ppo_fast(
+        env_fn, int(config["epochs"]), rng, ppo, aux, checkpoint, checkpoint_every, run_id
+    )
     return log

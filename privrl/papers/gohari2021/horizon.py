@@ -43,8 +43,14 @@ UNION = f"{AWARE}, union radius"
 def horizon_profile(**overrides: Any) -> GohariProfile:
     """The paper profile with the arms of :func:`horizon_configs` (no supplement), then
     ``overrides`` (e.g. ``n_trials``, ``epochs``, ``seed``)."""
-    return GohariProfile.paper(**{"supplement": False, "radius_arms": ("union",),
-                                  "after_budget_arms": ("silent",), **overrides})  # fmt: skip
+    return GohariProfile.paper(
+        **{
+            "supplement": False,
+            "radius_arms": ("union",),
+            "after_budget_arms": ("silent",),
+            **overrides,
+        }
+    )
 
 
 def horizon_labels(profile: GohariProfile) -> tuple[str, ...]:
@@ -64,21 +70,42 @@ def horizon_configs(profile: GohariProfile) -> list[dict[str, Any]]:
     return [by_label[label] for label in horizon_labels(profile)]
 
 
-def record_horizon(profile: GohariProfile, out_dir: str | Path, *, cache_dir: str | Path | None,
-                   executor: Any = None, progress: bool = True, command: str = ""
-                   ) -> tuple[Path, Path]:  # fmt: skip
+def record_horizon(
+    profile: GohariProfile,
+    out_dir: str | Path,
+    *,
+    cache_dir: str | Path | None,
+    executor: Any = None,
+    progress: bool = True,
+    command: str = "",
+) -> tuple[Path, Path]:
     """Run the deciding arms over ``profile.n_trials`` seeds (:func:`run_agent_fast`, cached in
     ``cache_dir``), write :data:`HORIZON_CSV` into ``out_dir`` (the book's
     ``book/measurements/results``) and the run record :data:`RECORD_JSON` into the folder above
     it; returns both paths."""
     rec = Recording.begin(profile, out_dir)
-    runs = run_sweep(run_agent_fast, horizon_configs(profile), n_seeds=profile.n_trials,
-                     root_seed=profile.seed, cache_dir=cache_dir, executor=executor,
-                     progress=progress, desc="gohari2021 horizon", order="seed")  # fmt: skip
+    runs = run_sweep(
+        run_agent_fast,
+        horizon_configs(profile),
+        n_seeds=profile.n_trials,
+        root_seed=profile.seed,
+        cache_dir=cache_dir,
+        executor=executor,
+        progress=progress,
+        desc="gohari2021 horizon",
+        order="seed",
+    )
     csv = rec.out / HORIZON_CSV
     paper_curves(runs, profile).to_csv(csv, index=False)
-    return csv, rec.write(rec.out.parent / RECORD_JSON, profile, PROFILE, csv, runs, command,
-                          run_agent_fast.__module__)
+    return csv, rec.write(
+        rec.out.parent / RECORD_JSON,
+        profile,
+        PROFILE,
+        csv,
+        runs,
+        command,
+        run_agent_fast.__module__,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -92,8 +119,13 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     profile = horizon_profile(n_trials=args.n_trials, epochs=args.epochs, seed=args.seed)
     command = command_line("privrl.papers.gohari2021.horizon", argv)
-    paths = record_horizon(profile, args.out or results_dir(), cache_dir=args.cache_dir,
-                           executor=args.executor, command=command)  # fmt: skip
+    paths = record_horizon(
+        profile,
+        args.out or results_dir(),
+        cache_dir=args.cache_dir,
+        executor=args.executor,
+        command=command,
+    )
     print("wrote", *paths)
 
 

@@ -31,9 +31,18 @@ from privrl.papers.gohari2021.profile import AWARE, UNAWARE, GohariProfile
 
 #: Every configuration Figure 2 and the diagnostics draw, each in its colour of the book
 #: (:mod:`privrl.chapter.colours`) in every figure.
-CONFIGS = ("PPO (64, 64)", "PPO (32, 32)", "kickstarting", "aware, c = 0.1", AWARE,
-           UNAWARE, "unaware, c = 0.9", f"{AWARE}, union radius", f"{AWARE}, printed radius",
-           f"{AWARE}, teacher silent after budget")
+CONFIGS = (
+    "PPO (64, 64)",
+    "PPO (32, 32)",
+    "kickstarting",
+    "aware, c = 0.1",
+    AWARE,
+    UNAWARE,
+    "unaware, c = 0.9",
+    f"{AWARE}, union radius",
+    f"{AWARE}, printed radius",
+    f"{AWARE}, teacher silent after budget",
+)
 COLOURS = {c: colour(c) for c in CONFIGS}
 
 
@@ -79,7 +88,11 @@ def figure2_titles(
     for panel, text in panels or PANELS:
         if panel == "c":
             text += f", lambda = {lam}"
-        own = [lab for lab in curves.loc[curves["panel"] == panel, "label"].unique() if lab in spent.index]
+        own = [
+            lab
+            for lab in curves.loc[curves["panel"] == panel, "label"].unique()
+            if lab in spent.index
+        ]
         if not own:
             extra = "teacher: no privacy (epsilon = inf)" if panel == "b" else "no teacher"
         else:
@@ -107,14 +120,19 @@ def plot_figure2(curves: pd.DataFrame, titles: dict[str, str], student_hidden: i
         for label in labels:
             g = curves[curves["label"] == label].sort_values("env_steps")
             ax.plot(g["env_steps"], g["center"], color=colour(label), label=label)
-            ax.fill_between(g["env_steps"], g["lower"], g["upper"], color=colour(label),
-                            alpha=0.2, lw=0)
-        ax.set(xlabel="environment steps", ylabel="average return per episode",
-               title=titles.get(panel, text))
+            ax.fill_between(
+                g["env_steps"], g["lower"], g["upper"], color=colour(label), alpha=0.2, lw=0
+            )
+        ax.set(
+            xlabel="environment steps",
+            ylabel="average return per episode",
+            title=titles.get(panel, text),
+        )
         check_legend(zip(*ax.get_legend_handles_labels(), strict=True))
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=1, fontsize=8,
-                  frameon=False)
-    for ax in axes.flat[len(panels):]:
+        ax.legend(
+            loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=1, fontsize=8, frameon=False
+        )
+    for ax in axes.flat[len(panels) :]:
         ax.axis("off")
     return fig
 
@@ -128,44 +146,60 @@ def _two_and_five(y: float, _pos: int) -> str:
     return f"{y:g}" if lead in (2, 5) else ""
 
 
-def refused_thresholds(speedup: pd.DataFrame, references: Mapping[str, float],
-                       profile: GohariProfile) -> frozenset[float]:
+def refused_thresholds(
+    speedup: pd.DataFrame, references: Mapping[str, float], profile: GohariProfile
+) -> frozenset[float]:
     """The thresholds q of ``speedup`` at which no time to converge may decide anything:
     random play (its measured ``references``) reaches X_q within one window of ``profile``
     (validity condition 1, :func:`~privrl.papers.gohari2021.claims.random_play_condition`)."""
     levels = speedup.groupby("q")["threshold"].first()
-    return frozenset(float(q) for q, x in levels.items()
-                     if random_play_condition(float(x), dict(references), profile) is not None)
+    return frozenset(
+        float(q)
+        for q, x in levels.items()
+        if random_play_condition(float(x), dict(references), profile) is not None
+    )
 
 
 #: The words of a speed-up at a refused threshold (:func:`refused_thresholds`).
 REFUSED = "refused: random play reaches X_q"
 
 
-def speedup_display(speedup: pd.DataFrame,
-                    refused: Collection[float] = frozenset()) -> pd.DataFrame:
+def speedup_display(
+    speedup: pd.DataFrame, refused: Collection[float] = frozenset()
+) -> pd.DataFrame:
     """The speed-up table for reading: the ratio of times to converge with its 95% interval in
     words (an end the censored runs leave open is "unbounded"; "none at n seeds" where the
     seeds cannot give a 95% rank interval) and the censored runs per arm; at a ``refused``
     threshold (:func:`refused_thresholds`) the speed-up says it decides nothing
     (:data:`REFUSED`), without a ratio or an interval."""
+
     def interval(row: pd.Series) -> str:
         if float(row["q"]) in refused:
             return "none"
         if np.isnan(row["lower"]):
             return f"none at {row['n']:.0f} seeds"
-        ends = [f"{v:.3g}" if np.isfinite(v) and v > 0 else ("0" if v == 0 else "unbounded")
-                for v in (row["lower"], row["upper"])]
+        ends = [
+            f"{v:.3g}" if np.isfinite(v) and v > 0 else ("0" if v == 0 else "unbounded")
+            for v in (row["lower"], row["upper"])
+        ]
         return f"[{ends[0]}, {ends[1]}]"
 
-    return pd.DataFrame({
-        "threshold q": speedup["q"], "X_q": speedup["threshold"], "student": speedup["treated"],
-        "over": speedup["baseline"],
-        "speed-up": [REFUSED if float(q) in refused else r
-                     for q, r in zip(speedup["q"], speedup["ratio"], strict=True)],
-        "95% interval": speedup.apply(interval, axis=1), "seeds": speedup["n"],
-        "never converged (over)": speedup["censored_baseline"],
-        "never converged (student)": speedup["censored_treated"]})
+    return pd.DataFrame(
+        {
+            "threshold q": speedup["q"],
+            "X_q": speedup["threshold"],
+            "student": speedup["treated"],
+            "over": speedup["baseline"],
+            "speed-up": [
+                REFUSED if float(q) in refused else r
+                for q, r in zip(speedup["q"], speedup["ratio"], strict=True)
+            ],
+            "95% interval": speedup.apply(interval, axis=1),
+            "seeds": speedup["n"],
+            "never converged (over)": speedup["censored_baseline"],
+            "never converged (student)": speedup["censored_treated"],
+        }
+    )
 
 
 #: The speed-up axis: bounds beyond it (a censored run's unbounded end) are drawn at its edge
@@ -173,8 +207,7 @@ def speedup_display(speedup: pd.DataFrame,
 SPEEDUP_AXIS = (0.01, 100.0)
 
 
-def plot_speedup(speedup: pd.DataFrame, stated: float,
-                 refused: Collection[float] = frozenset()):
+def plot_speedup(speedup: pd.DataFrame, stated: float, refused: Collection[float] = frozenset()):
     """The speed-up (how many times sooner a student converges than the teacher-sized PPO: the
     Hodges-Lehmann ratio of times to converge) of each treated configuration at each threshold
     q, with its exact rank 95% interval, on a log scale; an end the censored runs leave
@@ -196,39 +229,45 @@ def plot_speedup(speedup: pd.DataFrame, stated: float,
         err = np.vstack([ratio - lower, upper - ratio])
         drawn = colour(label)
         x = g["q"] + offset
-        ax.errorbar(x, ratio, yerr=err, fmt="o", capsize=3, color=drawn,
-                    label=f"{label} over PPO (64, 64)")
+        ax.errorbar(
+            x, ratio, yerr=err, fmt="o", capsize=3, color=drawn, label=f"{label} over PPO (64, 64)"
+        )
         ax.plot(x[upper >= top], upper[upper >= top], "^", color=drawn, ms=6)
         ax.plot(x[lower <= bottom], lower[lower <= bottom], "v", color=drawn, ms=6)
     ax.axhline(1.0, color="grey", lw=0.8, ls=":", label="no speed-up")
     mark_paper(ax, y=stated, orientation="hline", label="paper: 'roughly 4 times' (Section 5)")
     for q in refused:
-        ax.axvspan(q - 0.04, q + 0.04, color="0.85", lw=0,
-                   label=REFUSED)
+        ax.axvspan(q - 0.04, q + 0.04, color="0.85", lw=0, label=REFUSED)
     ax.set_yscale("log")
     ax.set_ylim(bottom / 1.5, top * 1.5)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
     ax.yaxis.set_minor_formatter(FuncFormatter(_two_and_five))
-    ax.set(xlabel="threshold q (0: random play, 1: the teacher)",
-           ylabel="speed-up (ratio of times\nto converge)",
-           xticks=sorted({*speedup["q"].unique(), *refused}))
+    ax.set(
+        xlabel="threshold q (0: random play, 1: the teacher)",
+        ylabel="speed-up (ratio of times\nto converge)",
+        xticks=sorted({*speedup["q"].unique(), *refused}),
+    )
     legend_below(fig, ncol=2)
     return fig
 
 
-def plot_k_grid(grid: pd.DataFrame, eps_limit: float, eta: float,
-                paper: tuple[float, float, float] | None = None):
+def plot_k_grid(
+    grid: pd.DataFrame,
+    eps_limit: float,
+    eta: float,
+    paper: tuple[float, float, float] | None = None,
+):
     """Eq. (12) and eq. (6) over k (m = 6), with the k -> 0 limit of epsilon; ``paper``: the
     paper's (k, epsilon, delta) = (5, 4.46, 0.05), drawn as hollow black diamonds."""
     fig, ax = new_figure(1, 2, width=3.4, height=3.0)
     ax = ax[0]
     ax[0].semilogx(grid["k"], grid["epsilon"], "o-", ms=3, label="eq. (12)")
     ax[0].axhline(eps_limit, ls=":", c="gray", label="limit as k -> 0")
-    ax[0].set(xlabel="Dirichlet concentration k", ylabel="epsilon per query",
-              title=f"m = 6, eta = {eta}")  # fmt: skip
+    ax[0].set(
+        xlabel="Dirichlet concentration k", ylabel="epsilon per query", title=f"m = 6, eta = {eta}"
+    )
     ax[1].semilogx(grid["k"], grid["delta"], "o-", ms=3, label="union bound (upper)")
-    ax[1].semilogx(grid["k"], grid["delta (lower bound)"], "s--", ms=3,
-                   label="Bonferroni (lower)")
+    ax[1].semilogx(grid["k"], grid["delta (lower bound)"], "s--", ms=3, label="Bonferroni (lower)")
     ax[1].set(xlabel="Dirichlet concentration k", ylabel="delta per query (eq. 6)")
     if paper is not None:
         k, eps, delta = paper
@@ -261,11 +300,18 @@ def plot_airraid_teacher(air: dict[str, Any]):
     ax = ax[0, 0]
     curve = air["curve"]
     ax.plot(curve.index, curve.to_numpy(), lw=0.5, alpha=0.4, label="per roll-out")
-    ax.plot(curve.index, curve.rolling(50, min_periods=1).mean().to_numpy(), label="mean of 50 roll-outs")
+    ax.plot(
+        curve.index,
+        curve.rolling(50, min_periods=1).mean().to_numpy(),
+        label="mean of 50 roll-outs",
+    )
     ax.axhline(air["air_random"], ls=":", c="gray", label="uniformly random play")
     ax.axvline(air["kept_steps"], c="k", lw=0.8, label="kept checkpoint")
-    ax.set(xlabel="environment steps", ylabel="average return per episode",
-           title="AirRaid teacher (64, 64), training")  # fmt: skip
+    ax.set(
+        xlabel="environment steps",
+        ylabel="average return per episode",
+        title="AirRaid teacher (64, 64), training",
+    )
     legend_outside(ax)
     return fig
 
@@ -276,13 +322,21 @@ def plot_radii(radii: pd.DataFrame, informed: np.ndarray, lam: float):
     fig, ax = new_figure(1, 1, width=5.0)
     ax = ax[0, 0]
     for kind, g in radii.groupby("radius", sort=False):
-        ax.loglog(g["k"], g["alpha"], "o-", ms=3, color=colour(f"radius {kind}"),
-                  label=words(f"radius {kind}"))
+        ax.loglog(
+            g["k"],
+            g["alpha"],
+            "o-",
+            ms=3,
+            color=colour(f"radius {kind}"),
+            label=words(f"radius {kind}"),
+        )
     ax.axhline(theory.SIMPLEX_DIAMETER, c="k", ls=":", label="sqrt(2), the simplex's diameter")
     for k in informed:
         ax.axvline(k, c="gray", lw=0.5, alpha=0.5)
-    ax.set(xlabel="Dirichlet concentration k (grey: the c = 0.3 schedule's informed roll-outs)",
-           ylabel=f"ball radius lambda r(k), lambda = {lam}")  # fmt: skip
+    ax.set(
+        xlabel="Dirichlet concentration k (grey: the c = 0.3 schedule's informed roll-outs)",
+        ylabel=f"ball radius lambda r(k), lambda = {lam}",
+    )
     legend_outside(ax)
     return fig
 
@@ -296,13 +350,20 @@ def plot_times(times: pd.DataFrame, labels: tuple[str, ...]):
         x = g["q"] + (j - (len(labels) - 1) / 2) * 0.03
         hit = ~g["censored"]
         ax.plot(x[hit], g.loc[hit, "steps"], "o", c=colour(label), label=label)
-        ax.plot(x[~hit], g.loc[~hit, "steps"], "o", mfc="none", c=colour(label),
-                label=f"{label}, censored at the budget" if (~hit).any() else None)  # fmt: skip
-    ax.set(xlabel="threshold q (fraction of the way from random play to the teacher)",
-           ylabel="environment steps to reach X_q")  # fmt: skip
+        ax.plot(
+            x[~hit],
+            g.loc[~hit, "steps"],
+            "o",
+            mfc="none",
+            c=colour(label),
+            label=f"{label}, censored at the budget" if (~hit).any() else None,
+        )
+    ax.set(
+        xlabel="threshold q (fraction of the way from random play to the teacher)",
+        ylabel="environment steps to reach X_q",
+    )
     legend_outside(ax)
     return fig
-
 
 
 #: The paper's sentences (keys of ``book/paper_numbers/gohari2021.yml``) and the chapter's claims
@@ -310,22 +371,34 @@ def plot_times(times: pd.DataFrame, labels: tuple[str, ...]):
 #: and the record at the paper's horizon.
 SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
     "figure2": {
-        "fig2d_unaware_worse": ("aware_beats_unaware_airraid",
-                                "aware_beats_unaware_union_beyond_airraid"),
+        "fig2d_unaware_worse": (
+            "aware_beats_unaware_airraid",
+            "aware_beats_unaware_union_beyond_airraid",
+        ),
         "fig2d_unaware_below_ppo": ("unaware_below_small_ppo_airraid",),
-        "abstract_beyond_unaided": ("aware_beats_small_ppo_airraid",
-                                    "aware_beats_small_ppo_union_beyond_airraid"),
-        "abstract_keeps_performance": ("random_answers_harmless_airraid",
-                                       "random_answers_harmless_union_beyond_airraid"),
+        "abstract_beyond_unaided": (
+            "aware_beats_small_ppo_airraid",
+            "aware_beats_small_ppo_union_beyond_airraid",
+        ),
+        "abstract_keeps_performance": (
+            "random_answers_harmless_airraid",
+            "random_answers_harmless_union_beyond_airraid",
+        ),
     },
-    "speedup": {"aware_speedup": ("speedup_aware_airraid",),
-                "fig2b_sample_efficiency": ("speedup_kickstarting_airraid",)},
+    "speedup": {
+        "aware_speedup": ("speedup_aware_airraid",),
+        "fig2b_sample_efficiency": ("speedup_kickstarting_airraid",),
+    },
     "horizon": {
         "aware_speedup": ("speedup_aware_horizon",),
-        "abstract_beyond_unaided": ("aware_beats_small_ppo_horizon",
-                                    "aware_beats_small_ppo_union_beyond_horizon"),
-        "abstract_keeps_performance": ("random_answers_harmless_horizon",
-                                       "random_answers_harmless_union_beyond_horizon"),
+        "abstract_beyond_unaided": (
+            "aware_beats_small_ppo_horizon",
+            "aware_beats_small_ppo_union_beyond_horizon",
+        ),
+        "abstract_keeps_performance": (
+            "random_answers_harmless_horizon",
+            "random_answers_harmless_union_beyond_horizon",
+        ),
     },
 }
 
@@ -334,20 +407,26 @@ def cost_sentence(cost: dict | None) -> str:
     """The paper profile's cost in words: timed in this run (``cost["source"] == "measured"``),
     the recorded AirRaid design's, or neither."""
     if cost is None:
-        return ("The cost of the paper profile is neither measured in this run (`measure_cost`) "
-                "nor recorded.")
+        return (
+            "The cost of the paper profile is neither measured in this run (`measure_cost`) "
+            "nor recorded."
+        )
     if cost["source"] == "measured":
-        return ("We time a few roll-outs of the most expensive run at paper settings, the "
-                "privacy-aware student kickstarted by the AirRaid teacher (a teacher query and a "
-                "Dirichlet draw per step), and of the teacher-sized PPO, in CPU seconds (a run of "
-                "four roll-outs minus a run of one, so that set-up costs cancel; the table gives "
-                "the step rate, interactions per CPU second). One paper-profile run of 4,000 "
-                f"roll-outs costs about {cost['hours_run']:.1f} core-hours "
-                f"({cost['sec_rollout']:.2f} CPU seconds per roll-out of 1,000 interactions on "
-                "the machine that built this page; the paper reports at most 9 s).")
-    return ("This run does not time roll-outs at paper settings (`measure_cost` is off in the "
-            "quick profile; `-p measure_cost=True` times them), so the cost is the recorded "
-            "AirRaid design's: its CPU time summed over its runs, over its roll-outs, "
-            f"{cost['sec_rollout']:.2f} CPU seconds per roll-out of 1,000 interactions (a mean "
-            "over its configurations; the paper reports at most 9 s). One paper-profile run of "
-            f"4,000 roll-outs costs about {cost['hours_run']:.1f} core-hours.")
+        return (
+            "We time a few roll-outs of the most expensive run at paper settings, the "
+            "privacy-aware student kickstarted by the AirRaid teacher (a teacher query and a "
+            "Dirichlet draw per step), and of the teacher-sized PPO, in CPU seconds (a run of "
+            "four roll-outs minus a run of one, so that set-up costs cancel; the table gives "
+            "the step rate, interactions per CPU second). One paper-profile run of 4,000 "
+            f"roll-outs costs about {cost['hours_run']:.1f} core-hours "
+            f"({cost['sec_rollout']:.2f} CPU seconds per roll-out of 1,000 interactions on "
+            "the machine that built this page; the paper reports at most 9 s)."
+        )
+    return (
+        "This run does not time roll-outs at paper settings (`measure_cost` is off in the "
+        "quick profile; `-p measure_cost=True` times them), so the cost is the recorded "
+        "AirRaid design's: its CPU time summed over its runs, over its roll-outs, "
+        f"{cost['sec_rollout']:.2f} CPU seconds per roll-out of 1,000 interactions (a mean "
+        "over its configurations; the paper reports at most 9 s). One paper-profile run of "
+        f"4,000 roll-outs costs about {cost['hours_run']:.1f} core-hours."
+    )

@@ -103,8 +103,16 @@ class GohariProfile(PPOSchedule, Profile):
     }
 
     def validate(self) -> None:
-        for name in ("n_trials", "epochs", "steps_per_epoch", "n_envs", "teacher_hidden",
-                     "student_hidden", "smoothing_window", "eval_episodes"):  # fmt: skip
+        for name in (
+            "n_trials",
+            "epochs",
+            "steps_per_epoch",
+            "n_envs",
+            "teacher_hidden",
+            "student_hidden",
+            "smoothing_window",
+            "eval_episodes",
+        ):
             check_int(getattr(self, name), name, minimum=1)
         if self.steps_per_epoch % self.n_envs:
             raise ValueError("steps_per_epoch must be a multiple of n_envs")
@@ -122,8 +130,10 @@ class GohariProfile(PPOSchedule, Profile):
         if 0.5 not in self.quantiles:
             raise ValueError(f"quantiles must contain the headline 0.5, got {self.quantiles}")
         if 0.3 not in self.aware_coefficients or 0.3 not in self.unaware_coefficients:
-            raise ValueError("aware_coefficients and unaware_coefficients must contain 0.3 "
-                             "(the paper's equal-budget comparison)")  # fmt: skip
+            raise ValueError(
+                "aware_coefficients and unaware_coefficients must contain 0.3 "
+                "(the paper's equal-budget comparison)"
+            )
         for arm in self.radius_arms:
             check_choice(arm, "radius_arms", acc.RADII)
         check_choice(self.after_budget, "after_budget", AFTER_BUDGET)

@@ -52,7 +52,10 @@ DESIGN = "design"
 #: The profile name of the record of the deciding arms at the paper's 4,000 roll-outs.
 HORIZON = "horizon"
 #: What names each record in a claim's evidence.
-RECORD_WORDS = {DESIGN: "recorded AirRaid design", HORIZON: "recorded AirRaid run at the paper's horizon"}
+RECORD_WORDS = {
+    DESIGN: "recorded AirRaid design",
+    HORIZON: "recorded AirRaid run at the paper's horizon",
+}
 CURVES_CSV = f"{NAME}-{DESIGN}-curves.csv"
 #: The run record of the recorded curves, in ``book/measurements/``
 #: (:func:`privrl.chapter.records.record_path` of profile :data:`DESIGN`).
@@ -84,13 +87,22 @@ def paper_curves(runs: pd.DataFrame, profile: GohariProfile) -> pd.DataFrame:
     spent = pd.Series(per_rollout, index=runs.index).groupby([runs["label"], runs["seed"]]).cumsum()
     spent = spent.where(runs["method"] != "kickstart", np.inf)
     queries = query_table(runs, profile)
-    return pd.DataFrame({"config": runs["label"].to_numpy(), "seed": runs["seed"].to_numpy(),
-                         "rollout": runs["epoch"].to_numpy(), "env_steps": runs["env_steps"].to_numpy(),
-                         "avg_return": runs["avg_return"].to_numpy(), "epsilon_spent": spent.to_numpy(),
-                         "queries": queries["queries"].to_numpy(),
-                         "queries_allowed": queries["queries_allowed"].to_numpy(),
-                         **{c: (runs[c] if c in runs else pd.Series(np.nan, index=runs.index)).to_numpy(float)
-                            for c in DIAGNOSTIC_COLUMNS}})  # fmt: skip
+    return pd.DataFrame(
+        {
+            "config": runs["label"].to_numpy(),
+            "seed": runs["seed"].to_numpy(),
+            "rollout": runs["epoch"].to_numpy(),
+            "env_steps": runs["env_steps"].to_numpy(),
+            "avg_return": runs["avg_return"].to_numpy(),
+            "epsilon_spent": spent.to_numpy(),
+            "queries": queries["queries"].to_numpy(),
+            "queries_allowed": queries["queries_allowed"].to_numpy(),
+            **{
+                c: (runs[c] if c in runs else pd.Series(np.nan, index=runs.index)).to_numpy(float)
+                for c in DIAGNOSTIC_COLUMNS
+            },
+        }
+    )
 
 
 def panel_of(label: str) -> str:
@@ -113,11 +125,18 @@ def runs_from_curves(curves: pd.DataFrame) -> pd.DataFrame:
     missing = set(BASE_COLUMNS) - set(curves.columns)
     if missing:
         raise ValueError(f"curves lack columns {sorted(missing)}")
-    return pd.DataFrame({"label": curves["config"], "panel": curves["config"].map(panel_of),
-                         "seed": curves["seed"], "epoch": curves["rollout"],
-                         "env_steps": curves["env_steps"], "avg_return": curves["avg_return"],
-                         "n_episodes": curves["avg_return"].notna().astype(int),
-                         **{c: curves[c] for c in DIAGNOSTIC_COLUMNS if c in curves}})  # fmt: skip
+    return pd.DataFrame(
+        {
+            "label": curves["config"],
+            "panel": curves["config"].map(panel_of),
+            "seed": curves["seed"],
+            "epoch": curves["rollout"],
+            "env_steps": curves["env_steps"],
+            "avg_return": curves["avg_return"],
+            "n_episodes": curves["avg_return"].notna().astype(int),
+            **{c: curves[c] for c in DIAGNOSTIC_COLUMNS if c in curves},
+        }
+    )
 
 
 def queries_of(curves: pd.DataFrame) -> pd.DataFrame | None:
@@ -126,16 +145,25 @@ def queries_of(curves: pd.DataFrame) -> pd.DataFrame | None:
     queries_allowed), or ``None`` for a table recorded without them."""
     if not set(QUERY_COLUMNS) <= set(curves.columns):
         return None
-    return pd.DataFrame({"label": curves["config"], "seed": curves["seed"], "epoch": curves["rollout"],
-                         "queries": curves["queries"], "queries_allowed": curves["queries_allowed"]})  # fmt: skip
+    return pd.DataFrame(
+        {
+            "label": curves["config"],
+            "seed": curves["seed"],
+            "epoch": curves["rollout"],
+            "queries": curves["queries"],
+            "queries_allowed": curves["queries_allowed"],
+        }
+    )
 
 
 def scale_of(profile: GohariProfile) -> str:
     """The scale of a run of ``profile`` against the paper's, in words: "10 of the paper's 30
     seeds, 450 of its 4,000 roll-outs" (what a verdict decided on it states)."""
     paper = GohariProfile.PAPER
-    return (f"{profile.n_trials:,} of the paper's {paper['n_trials']:,} seeds, "
-            f"{profile.epochs:,} of its {paper['epochs']:,} roll-outs")
+    return (
+        f"{profile.n_trials:,} of the paper's {paper['n_trials']:,} seeds, "
+        f"{profile.epochs:,} of its {paper['epochs']:,} roll-outs"
+    )
 
 
 def curves_csv(name: str = DESIGN) -> str:
@@ -173,20 +201,36 @@ class Recording:
         refs = measure_references(profile, np.random.default_rng(profile.seed + 1))
         return cls(out, commit, dirty, started, t0, refs)
 
-    def write(self, path: Path, profile: GohariProfile, label: str, csv: Path, runs: pd.DataFrame,
-              command: str, produced_by: str, **extra: Any) -> Path:
+    def write(
+        self,
+        path: Path,
+        profile: GohariProfile,
+        label: str,
+        csv: Path,
+        runs: pd.DataFrame,
+        command: str,
+        produced_by: str,
+        **extra: Any,
+    ) -> Path:
         """Write to ``path`` the run record of profile ``label``: ``profile``'s parameters, the
         wall time until now, core time of ``runs``, reference returns, thresholds, ``command``,
         the file ``csv`` and the module ``produced_by`` that computed it, and ``extra``."""
         record = RunRecord.now(
-            notebook=NAME, profile=label, parameters=profile.as_dict(),
-            wall_time_s=time.perf_counter() - self.t0, git_commit=self.commit,
-            git_dirty=self.dirty, started=self.started,
+            notebook=NAME,
+            profile=label,
+            parameters=profile.as_dict(),
+            wall_time_s=time.perf_counter() - self.t0,
+            git_commit=self.commit,
+            git_dirty=self.dirty,
+            started=self.started,
             run_core_seconds=float(runs.groupby(["label", "seed"])["wall_time"].max().sum()),
             references=self.refs,
             thresholds=thresholds(self.refs["random"], self.refs["teacher"], profile.quantiles),
-            command=command, files=[f"{self.out.name}/{csv.name}"], produced_by=[produced_by],
-            **extra)
+            command=command,
+            files=[f"{self.out.name}/{csv.name}"],
+            produced_by=[produced_by],
+            **extra,
+        )
         return record.write(path)
 
 
@@ -195,15 +239,23 @@ def add_recording_arguments(parser: argparse.ArgumentParser, n_trials: int, epoc
     parser.add_argument("--n-trials", type=int, default=n_trials)
     parser.add_argument("--epochs", type=int, default=epochs)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--executor", default="process",
-                        help="'process', 'serial' or a Dask scheduler address tcp://HOST:8786")
-    parser.add_argument("--out", default=None,
-                        help="directory (default book/measurements/results)")
+    parser.add_argument(
+        "--executor",
+        default="process",
+        help="'process', 'serial' or a Dask scheduler address tcp://HOST:8786",
+    )
+    parser.add_argument("--out", default=None, help="directory (default book/measurements/results)")
 
 
-def record_paper_curves(profile: GohariProfile, out_dir: str | Path, *, executor: Any = None,
-                        cache_dir: str | Path | None = None, progress: bool = True,
-                        command: str = "") -> tuple[Path, Path]:  # fmt: skip
+def record_paper_curves(
+    profile: GohariProfile,
+    out_dir: str | Path,
+    *,
+    executor: Any = None,
+    cache_dir: str | Path | None = None,
+    progress: bool = True,
+    command: str = "",
+) -> tuple[Path, Path]:
     """Run the Figure 2 configurations of ``profile``, write :data:`CURVES_CSV` into ``out_dir``
     (the book's ``book/measurements/results``) and its run record to :func:`record_json` (a
     :class:`~privrl.chapter.records.RunRecord` of profile :data:`DESIGN` whose extra fields are
@@ -213,8 +265,16 @@ def record_paper_curves(profile: GohariProfile, out_dir: str | Path, *, executor
     runs = run_figure2(profile, executor=executor, cache_dir=cache_dir, progress=progress)
     csv = rec.out / CURVES_CSV
     paper_curves(runs, profile).to_csv(csv, index=False)
-    return csv, rec.write(record_json(rec.out), profile, DESIGN, csv, runs, command,
-                          run_figure2.__module__, scale=scale_of(profile))
+    return csv, rec.write(
+        record_json(rec.out),
+        profile,
+        DESIGN,
+        csv,
+        runs,
+        command,
+        run_figure2.__module__,
+        scale=scale_of(profile),
+    )
 
 
 def _legacy_record(path: Path) -> dict[str, Any]:
@@ -223,11 +283,14 @@ def _legacy_record(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     record = json.loads(path.read_text())
-    return record if "git_commit" in record else {_LEGACY_KEYS.get(k, k): v for k, v in record.items()}
+    return (
+        record if "git_commit" in record else {_LEGACY_KEYS.get(k, k): v for k, v in record.items()}
+    )
 
 
-def load_paper_curves(directory: str | Path | None = None, name: str = DESIGN
-                      ) -> tuple[pd.DataFrame, dict] | None:  # fmt: skip
+def load_paper_curves(
+    directory: str | Path | None = None, name: str = DESIGN
+) -> tuple[pd.DataFrame, dict] | None:
     """Record ``name``'s curves (:func:`curves_csv`; the design's by default, :data:`HORIZON`
     for the paper's horizon) and their run record (keys as
     :class:`~privrl.chapter.records.RunRecord` writes them: ``parameters``, ``git_commit``,
@@ -306,7 +369,11 @@ class RecordedAnalysis:
     def diagnostics_summary(self) -> pd.DataFrame | None:
         """:func:`~privrl.papers.gohari2021.diagnostics.diagnostics_summary` of the record
         (``None`` without diagnostics)."""
-        return None if self.diagnostics is None else diagnostics_summary(self.diagnostics, self.first_spent)
+        return (
+            None
+            if self.diagnostics is None
+            else diagnostics_summary(self.diagnostics, self.first_spent)
+        )
 
 
 def recorded_analysis(curves: pd.DataFrame, record: dict[str, Any]) -> RecordedAnalysis:
@@ -322,9 +389,23 @@ def recorded_analysis(curves: pd.DataFrame, record: dict[str, Any]) -> RecordedA
     times, speed = speedup_table(runs, levels, prof.smoothing_window, big, treated)
     scale = record.get("scale") or scale_of(prof)
     words = RECORD_WORDS.get(str(record.get("profile", DESIGN)), RECORD_WORDS[DESIGN])
-    source = (f"{words} ({scale}: not the paper's scale; roll-outs of "
-              f"{prof.steps_per_epoch:,} interactions), commit {record['git_commit']}")
-    diagnostics = (diagnostics_table(runs, diagnostic_labels(prof, runs))
-                   if set(DIAGNOSTIC_COLUMNS) <= set(curves.columns) else None)  # fmt: skip
-    return RecordedAnalysis(prof, record, runs, band95(runs, prof.smoothing_window), times, speed, source,
-                            queries_of(curves), diagnostics)
+    source = (
+        f"{words} ({scale}: not the paper's scale; roll-outs of "
+        f"{prof.steps_per_epoch:,} interactions), commit {record['git_commit']}"
+    )
+    diagnostics = (
+        diagnostics_table(runs, diagnostic_labels(prof, runs))
+        if set(DIAGNOSTIC_COLUMNS) <= set(curves.columns)
+        else None
+    )
+    return RecordedAnalysis(
+        prof,
+        record,
+        runs,
+        band95(runs, prof.smoothing_window),
+        times,
+        speed,
+        source,
+        queries_of(curves),
+        diagnostics,
+    )

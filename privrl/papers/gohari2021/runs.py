@@ -28,10 +28,28 @@ from privrl.papers.gohari2021.teacher import load_teacher, play
 
 #: The profile's fields a run depends on (with the run's own ``method``, ``hidden``, ...).
 RUN_KEYS = (
-    "env", "epochs", "steps_per_epoch", "n_envs", "max_episode_steps", "reset_each_epoch",
-    "value_targets", "gamma", "gae_lambda", "train_pi_iters", "train_v_iters", "k0", "lam", "beta",
-    "eta", "k_min", "radius", "tau", "b", "teacher_hidden", "after_budget",
-)  # fmt: skip
+    "env",
+    "epochs",
+    "steps_per_epoch",
+    "n_envs",
+    "max_episode_steps",
+    "reset_each_epoch",
+    "value_targets",
+    "gamma",
+    "gae_lambda",
+    "train_pi_iters",
+    "train_v_iters",
+    "k0",
+    "lam",
+    "beta",
+    "eta",
+    "k_min",
+    "radius",
+    "tau",
+    "b",
+    "teacher_hidden",
+    "after_budget",
+)
 
 
 def figure2_configs(profile: GohariProfile) -> list[dict[str, Any]]:
@@ -48,26 +66,77 @@ def figure2_configs(profile: GohariProfile) -> list[dict[str, Any]]:
         {**base, "panel": "b", "method": "kickstart", "hidden": s, "label": "kickstarting"},
     ]
     for c in profile.aware_coefficients:
-        runs.append({**base, "panel": "c", "method": "private", "hidden": s, "coefficient": c,
-                     "label": f"aware, c = {c}"})  # fmt: skip
+        runs.append(
+            {
+                **base,
+                "panel": "c",
+                "method": "private",
+                "hidden": s,
+                "coefficient": c,
+                "label": f"aware, c = {c}",
+            }
+        )
     for c in profile.unaware_coefficients:
-        runs.append({**base, "panel": "d", "method": "private", "hidden": s, "coefficient": c,
-                     "lam": 0.0, "label": f"unaware, c = {c}"})  # fmt: skip
+        runs.append(
+            {
+                **base,
+                "panel": "d",
+                "method": "private",
+                "hidden": s,
+                "coefficient": c,
+                "lam": 0.0,
+                "label": f"unaware, c = {c}",
+            }
+        )
     for arm in profile.radius_arms:
-        runs.append({**base, "panel": "radius", "method": "private", "hidden": s,
-                     "coefficient": 0.3, "radius": arm, "label": f"{AWARE}, {arm} radius"})  # fmt: skip
+        runs.append(
+            {
+                **base,
+                "panel": "radius",
+                "method": "private",
+                "hidden": s,
+                "coefficient": 0.3,
+                "radius": arm,
+                "label": f"{AWARE}, {arm} radius",
+            }
+        )
     for arm in profile.after_budget_arms:
         if arm != profile.after_budget:
-            runs.append({**base, "panel": "after budget", "method": "private", "hidden": s,
-                         "coefficient": 0.3, "after_budget": arm,
-                         "label": after_budget_label(arm)})  # fmt: skip
+            runs.append(
+                {
+                    **base,
+                    "panel": "after budget",
+                    "method": "private",
+                    "hidden": s,
+                    "coefficient": 0.3,
+                    "after_budget": arm,
+                    "label": after_budget_label(arm),
+                }
+            )
     if profile.supplement:
         for lam in profile.lambdas:
-            runs.append({**base, "panel": "lambda", "method": "private", "hidden": s,
-                         "coefficient": 0.3, "lam": lam, "label": f"lambda = {lam}"})  # fmt: skip
+            runs.append(
+                {
+                    **base,
+                    "panel": "lambda",
+                    "method": "private",
+                    "hidden": s,
+                    "coefficient": 0.3,
+                    "lam": lam,
+                    "label": f"lambda = {lam}",
+                }
+            )
         for c in profile.coefficients:
-            runs.append({**base, "panel": "coefficient", "method": "private", "hidden": s,
-                         "coefficient": c, "label": f"c = {c}"})  # fmt: skip
+            runs.append(
+                {
+                    **base,
+                    "panel": "coefficient",
+                    "method": "private",
+                    "hidden": s,
+                    "coefficient": c,
+                    "label": f"c = {c}",
+                }
+            )
     return runs
 
 
@@ -114,11 +183,20 @@ def run_figure2(
     configs = figure2_configs(profile) if configs is None else configs
     unique, source = unique_configs(configs)
     func = run_agent_fast if profile.figure2_runner == "numpy" else run_agent
-    runs = run_sweep(func, unique, n_seeds=profile.n_trials, root_seed=profile.seed,
-                     cache_dir=cache_dir, executor=executor, progress=progress,
-                     desc="gohari2021 runs")  # fmt: skip
+    runs = run_sweep(
+        func,
+        unique,
+        n_seeds=profile.n_trials,
+        root_seed=profile.seed,
+        cache_dir=cache_dir,
+        executor=executor,
+        progress=progress,
+        desc="gohari2021 runs",
+    )
     by_label = dict(tuple(runs.groupby("label", sort=False)))
-    frames = [by_label[source[c["label"]]].assign(label=c["label"], panel=c["panel"]) for c in configs]
+    frames = [
+        by_label[source[c["label"]]].assign(label=c["label"], panel=c["panel"]) for c in configs
+    ]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -141,8 +219,9 @@ def informed_schedule(profile: GohariProfile, coefficient: float) -> np.ndarray:
     return profile.k0 * coefficient ** np.arange(n)
 
 
-def query_allowance(profile: GohariProfile, method: str, coefficient: float, rollouts: np.ndarray
-                    ) -> np.ndarray:  # fmt: skip
+def query_allowance(
+    profile: GohariProfile, method: str, coefficient: float, rollouts: np.ndarray
+) -> np.ndarray:
     """Queries the schedule lets the teacher answer from its data in each of ``rollouts``: every
     interaction (``steps_per_epoch``) of the roll-outs before :math:`k_t = k_0 c^t` falls below
     ``k_min`` (:func:`informed_rollouts`) for a private teacher, none without a teacher
@@ -163,17 +242,33 @@ def query_table(runs: pd.DataFrame, profile: GohariProfile) -> pd.DataFrame:
     teacher's data so far (cumulative ``teacher_queries``; plain PPO asks none), and
     ``queries_allowed``, the schedule's allowance so far (cumulative :func:`query_allowance`)."""
     runs = runs.sort_values(["label", "seed", "epoch"])
-    asked = runs["teacher_queries"] if "teacher_queries" in runs else pd.Series(np.nan, index=runs.index)
+    asked = (
+        runs["teacher_queries"]
+        if "teacher_queries" in runs
+        else pd.Series(np.nan, index=runs.index)
+    )
     if asked[runs["method"] != "ppo"].isna().any():
         raise ValueError("runs with a teacher lack their teacher_queries count (run_agent logs it)")
     asked = asked.where(runs["method"] != "ppo", 0.0).astype(float)
     allowed = pd.Series(np.nan, index=runs.index)
     for _, g in runs.groupby(["label", "seed"], sort=False):  # numpy's cumsum: inf + inf = inf
-        allowed[g.index] = np.cumsum(query_allowance(profile, str(g["method"].iloc[0]),
-                                                     float(g["coefficient"].iloc[0]), g["epoch"].to_numpy()))  # fmt: skip
-    return pd.DataFrame({"label": runs["label"], "seed": runs["seed"], "epoch": runs["epoch"],
-                         "queries": asked.groupby([runs["label"], runs["seed"]]).cumsum(),
-                         "queries_allowed": allowed}).reset_index(drop=True)  # fmt: skip
+        allowed[g.index] = np.cumsum(
+            query_allowance(
+                profile,
+                str(g["method"].iloc[0]),
+                float(g["coefficient"].iloc[0]),
+                g["epoch"].to_numpy(),
+            )
+        )
+    return pd.DataFrame(
+        {
+            "label": runs["label"],
+            "seed": runs["seed"],
+            "epoch": runs["epoch"],
+            "queries": asked.groupby([runs["label"], runs["seed"]]).cumsum(),
+            "queries_allowed": allowed,
+        }
+    ).reset_index(drop=True)
 
 
 def budget_table(runs: pd.DataFrame, profile: GohariProfile) -> pd.DataFrame:
@@ -184,12 +279,21 @@ def budget_table(runs: pd.DataFrame, profile: GohariProfile) -> pd.DataFrame:
     queries = query_table(runs, profile)
     for label, sub in runs[runs["method"] == "private"].groupby("label", sort=False):
         totals = [privacy_spent(g, profile.steps_per_epoch) for _, g in sub.groupby("seed")]
-        mine = queries[queries["label"] == label].groupby("seed")[["queries", "queries_allowed"]].max()
-        rows.append({"config": label, "coefficient": float(sub["coefficient"].iloc[0]),
-                     "queries": float(mine["queries"].max()),
-                     "queries allowed": float(mine["queries_allowed"].max()),
-                     **{k: max(t[k] for t in totals) for k in
-                        ("basic_epsilon", "basic_delta", "advanced_epsilon", "advanced_delta")}})  # fmt: skip
+        mine = (
+            queries[queries["label"] == label].groupby("seed")[["queries", "queries_allowed"]].max()
+        )
+        rows.append(
+            {
+                "config": label,
+                "coefficient": float(sub["coefficient"].iloc[0]),
+                "queries": float(mine["queries"].max()),
+                "queries allowed": float(mine["queries_allowed"].max()),
+                **{
+                    k: max(t[k] for t in totals)
+                    for k in ("basic_epsilon", "basic_delta", "advanced_epsilon", "advanced_delta")
+                },
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -201,9 +305,13 @@ def measure_references(profile: GohariProfile, rng: SeedLike) -> dict[str, float
     r_rand, _ = play(profile.env, None, profile.eval_episodes, rng, profile.max_episode_steps)
     r_teach, _ = play(profile.env, teacher, profile.eval_episodes, rng, profile.max_episode_steps)
     n = profile.eval_episodes
-    return {"random": float(r_rand.mean()), "random_se": float(r_rand.std(ddof=1) / math.sqrt(n)),
-            "teacher": float(r_teach.mean()), "teacher_se": float(r_teach.std(ddof=1) / math.sqrt(n)),
-            "episodes": n}  # fmt: skip
+    return {
+        "random": float(r_rand.mean()),
+        "random_se": float(r_rand.std(ddof=1) / math.sqrt(n)),
+        "teacher": float(r_teach.mean()),
+        "teacher_se": float(r_teach.std(ddof=1) / math.sqrt(n)),
+        "episodes": n,
+    }
 
 
 def measure_rollout_cost(profile: GohariProfile, n_rollouts: int = 3) -> pd.DataFrame:
@@ -223,6 +331,11 @@ def measure_rollout_cost(profile: GohariProfile, n_rollouts: int = 3) -> pd.Data
             run_agent({**configs[label], "epochs": epochs}, seed)
             cpu.append(time.process_time() - t0)
         per_rollout = (cpu[1] - cpu[0]) / n_rollouts
-        rows.append({"config": label, "interactions per second": profile.steps_per_epoch / per_rollout,
-                     "seconds per roll-out": per_rollout})  # fmt: skip
+        rows.append(
+            {
+                "config": label,
+                "interactions per second": profile.steps_per_epoch / per_rollout,
+                "seconds per roll-out": per_rollout,
+            }
+        )
     return pd.DataFrame(rows)

@@ -52,21 +52,34 @@ def kickstarter_arguments(config: dict[str, Any], teacher: Any) -> dict[str, Any
     the Dirichlet-answering teacher with the config's ``lam``; else plain kickstarting)."""
     private = config["method"] == "private"
     return dict(
-        private=private, k0=config["k0"], coefficient=config.get("coefficient", 1.0),
-        lam=config["lam"] if private else 0.0, beta=config["beta"], radius=config["radius"],
-        eta=config["eta"], tau=config["tau"], lipschitz=teacher_lipschitz(teacher, config["eta"]),
-        b=config["b"], k_min=config["k_min"], after_budget=config.get("after_budget", "random"),
+        private=private,
+        k0=config["k0"],
+        coefficient=config.get("coefficient", 1.0),
+        lam=config["lam"] if private else 0.0,
+        beta=config["beta"],
+        radius=config["radius"],
+        eta=config["eta"],
+        tau=config["tau"],
+        lipschitz=teacher_lipschitz(teacher, config["eta"]),
+        b=config["b"],
+        k_min=config["k_min"],
+        after_budget=config.get("after_budget", "random"),
     )
 
 
 def ppo_config(config: dict[str, Any]) -> PPOConfig:
     """PPO of a (hidden, hidden) agent with the run's episode handling and updates."""
     return PPOConfig(
-        hidden_sizes=(int(config["hidden"]),) * 2, steps_per_epoch=int(config["steps_per_epoch"]),
-        n_envs=int(config["n_envs"]), gamma=float(config["gamma"]),
-        gae_lambda=float(config["gae_lambda"]), train_pi_iters=int(config["train_pi_iters"]),
-        train_v_iters=int(config["train_v_iters"]), max_episode_steps=config["max_episode_steps"],
-        reset_each_epoch=bool(config["reset_each_epoch"]), value_targets=config["value_targets"],
+        hidden_sizes=(int(config["hidden"]),) * 2,
+        steps_per_epoch=int(config["steps_per_epoch"]),
+        n_envs=int(config["n_envs"]),
+        gamma=float(config["gamma"]),
+        gae_lambda=float(config["gae_lambda"]),
+        train_pi_iters=int(config["train_pi_iters"]),
+        train_v_iters=int(config["train_v_iters"]),
+        max_episode_steps=config["max_episode_steps"],
+        reset_each_epoch=bool(config["reset_each_epoch"]),
+        value_targets=config["value_targets"],
     )
 
 

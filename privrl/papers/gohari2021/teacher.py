@@ -95,9 +95,12 @@ def teacher_lipschitz_lower_bound(
 
 
 def play(
-    env: str, agent: ActorCritic | None, n_episodes: int, rng: SeedLike,
+    env: str,
+    agent: ActorCritic | None,
+    n_episodes: int,
+    rng: SeedLike,
     max_episode_steps: int | None = None,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+) -> tuple[np.ndarray, np.ndarray]:
     """Play ``n_episodes`` episodes of ``env`` (cut after ``max_episode_steps`` interactions if
     given, as in training) with the agent's stochastic policy (``None``: uniformly random
     actions). Returns the episodes' returns and every observation seen."""
@@ -150,9 +153,15 @@ class BestCheckpoint:
 
 
 def train_teacher(
-    env: str, epochs: int, rng: SeedLike, hidden: int = 64, steps_per_epoch: int = 1000,
-    keep: str = "best", window: int = 100, progress: bool = True,
-) -> pd.DataFrame:  # fmt: skip
+    env: str,
+    epochs: int,
+    rng: SeedLike,
+    hidden: int = 64,
+    steps_per_epoch: int = 1000,
+    keep: str = "best",
+    window: int = 100,
+    progress: bool = True,
+) -> pd.DataFrame:
     """Train a (hidden, hidden) PPO teacher on ``env`` and save it to :func:`teacher_path`.
 
     ``keep="best"`` saves the policy of the best ``window``-roll-out average return seen in
@@ -162,8 +171,13 @@ def train_teacher(
     cfg = PPOConfig(hidden_sizes=(hidden, hidden), steps_per_epoch=steps_per_epoch, n_envs=4)
     best = BestCheckpoint(window)
     agent, log = train_ppo(
-        functools.partial(make_env, env), epochs, rng, cfg, progress=progress, callback=best,
-    )  # fmt: skip
+        functools.partial(make_env, env),
+        epochs,
+        rng,
+        cfg,
+        progress=progress,
+        callback=best,
+    )
     kept_epoch = epochs - 1
     if keep == "best" and best.state is not None:
         agent.pi.load_state_dict(best.state)

@@ -42,17 +42,30 @@ def delta_cross_check(rng: np.random.Generator, n_samples: int = 100_000) -> pd.
     and the rigorous lower and upper bounds (exact Beta CDFs at m = 2); ``error / standard error``
     is the Monte Carlo error in binomial standard errors."""
     rows = []
-    for m, k, eta, tau in [(2, 5.0, 0.1, 0.01), (2, 1.0, 0.2, 0.05), (3, 5.0, 0.1, 0.01),
-                           (3, 2.0, 0.2, 0.05)]:  # fmt: skip
+    for m, k, eta, tau in [
+        (2, 5.0, 0.1, 0.01),
+        (2, 1.0, 0.2, 0.05),
+        (3, 5.0, 0.1, 0.01),
+        (3, 2.0, 0.2, 0.05),
+    ]:
         mech = acc.Theorem1Mechanism(k, m, eta, tau)
         mc = acc.theorem1_delta_mc(mech, rng, n_samples=n_samples)
         exact = acc.theorem1_delta_integral(mech)
         se = math.sqrt(exact * (1 - exact) / n_samples)
-        rows.append({"m": m, "k": k, "eta": eta, "tau": tau, "delta (integration)": exact,
-                     "delta (lower bound)": acc.theorem1_delta_lower(mech),
-                     "delta (upper bound)": acc.theorem1_delta_bound(mech),
-                     "delta (Monte Carlo)": mc.estimate, "95% upper bound": mc.upper,
-                     "error / standard error": (mc.estimate - exact) / se})  # fmt: skip
+        rows.append(
+            {
+                "m": m,
+                "k": k,
+                "eta": eta,
+                "tau": tau,
+                "delta (integration)": exact,
+                "delta (lower bound)": acc.theorem1_delta_lower(mech),
+                "delta (upper bound)": acc.theorem1_delta_bound(mech),
+                "delta (Monte Carlo)": mc.estimate,
+                "95% upper bound": mc.upper,
+                "error / standard error": (mc.estimate - exact) / se,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -72,7 +85,9 @@ class PaperPair:
     delta_mc_upper: float
 
 
-def paper_pair(rng: np.random.Generator, eta: float = 0.1) -> tuple[PaperPair, pd.DataFrame, pd.DataFrame]:
+def paper_pair(
+    rng: np.random.Generator, eta: float = 0.1
+) -> tuple[PaperPair, pd.DataFrame, pd.DataFrame]:
     r"""Solve the rigorous bound on eq. (6) for :math:`\tau` (:math:`\delta \le 0.05`, bisection)
     and eq. (12) for :math:`Lb`
     (:math:`\varepsilon = 4.46`) at ``eta``; the one-parameter family over :math:`\eta`; the
@@ -82,26 +97,56 @@ def paper_pair(rng: np.random.Generator, eta: float = 0.1) -> tuple[PaperPair, p
     for e in [0.05, 0.08, 0.09, 0.1, 0.12, 0.15]:
         g = acc.gamma_terms(k, m, e)
         tau = acc.tau_for_delta_bound(PAPER_DELTA, k, m, e)
-        lb = (PAPER_EPSILON - g) / (math.sqrt(m) * k * math.log(1 / tau)) if g < PAPER_EPSILON else math.nan
-        family.append({"eta": e, "Gamma terms of eq. (12)": g, "tau (delta = 0.05)": tau,
-                       "L b (epsilon = 4.46)": lb})  # fmt: skip
+        lb = (
+            (PAPER_EPSILON - g) / (math.sqrt(m) * k * math.log(1 / tau))
+            if g < PAPER_EPSILON
+            else math.nan
+        )
+        family.append(
+            {
+                "eta": e,
+                "Gamma terms of eq. (12)": g,
+                "tau (delta = 0.05)": tau,
+                "L b (epsilon = 4.46)": lb,
+            }
+        )
     tau = acc.tau_for_delta_bound(PAPER_DELTA, k, m, eta)
     mech = acc.Theorem1Mechanism(k, m, eta, tau)
     lb = acc.lipschitz_b_for_epsilon(PAPER_EPSILON, mech)
     eps = acc.theorem1_epsilon(mech, lb, 1.0)
     d = acc.theorem1_delta_mc(mech, rng, n_samples=300_000)
-    pair = PaperPair(eta, tau, lb, eps, acc.theorem1_delta_bound(mech),
-                     acc.theorem1_delta_lower(mech), d.estimate, d.upper)  # fmt: skip
-    changes = [("as stated", {}), ("eta 0.09", {"eta": 0.09}), ("eta 0.11", {"eta": 0.11}),
-               ("tau / 2", {"tau": tau / 2}), ("tau x 2", {"tau": tau * 2}),
-               ("L b / 2", {"lb": lb / 2}), ("L b x 2", {"lb": lb * 2}),
-               ("k = 4", {"k": 4.0}), ("k = 6", {"k": 6.0})]  # fmt: skip
+    pair = PaperPair(
+        eta,
+        tau,
+        lb,
+        eps,
+        acc.theorem1_delta_bound(mech),
+        acc.theorem1_delta_lower(mech),
+        d.estimate,
+        d.upper,
+    )
+    changes = [
+        ("as stated", {}),
+        ("eta 0.09", {"eta": 0.09}),
+        ("eta 0.11", {"eta": 0.11}),
+        ("tau / 2", {"tau": tau / 2}),
+        ("tau x 2", {"tau": tau * 2}),
+        ("L b / 2", {"lb": lb / 2}),
+        ("L b x 2", {"lb": lb * 2}),
+        ("k = 4", {"k": 4.0}),
+        ("k = 6", {"k": 6.0}),
+    ]
     rows = []
     for name, kw in changes:
         a = {"k": k, "eta": eta, "tau": tau, "lb": lb, **kw}
         changed = acc.Theorem1Mechanism(a["k"], m, a["eta"], a["tau"])
-        rows.append({"change": name, "epsilon": acc.theorem1_epsilon(changed, a["lb"], 1.0),
-                     "delta (upper bound)": acc.theorem1_delta_bound(changed)})  # fmt: skip
+        rows.append(
+            {
+                "change": name,
+                "epsilon": acc.theorem1_epsilon(changed, a["lb"], 1.0),
+                "delta (upper bound)": acc.theorem1_delta_bound(changed),
+            }
+        )
     return pair, pd.DataFrame(family), pd.DataFrame(rows)
 
 
@@ -122,13 +167,17 @@ def k_grid(pair: PaperPair, rng: np.random.Generator) -> pd.DataFrame:
     rigorous union bound, its rigorous lower bound and by Monte Carlo."""
     ks = np.array([0.05, 0.1, 0.3, 1, 2, 5, 10, 20, 50])
     mechs = [acc.Theorem1Mechanism(k, AIRRAID_ACTIONS, pair.eta, pair.tau) for k in ks]
-    return pd.DataFrame({
-        "k": ks,
-        "epsilon": [acc.theorem1_epsilon(mech, pair.lb, 1.0) for mech in mechs],
-        "delta": [acc.theorem1_delta_bound(mech) for mech in mechs],
-        "delta (lower bound)": [acc.theorem1_delta_lower(mech) for mech in mechs],
-        "delta (Monte Carlo)": [acc.theorem1_delta_mc(mech, rng, 50_000).estimate for mech in mechs],
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "k": ks,
+            "epsilon": [acc.theorem1_epsilon(mech, pair.lb, 1.0) for mech in mechs],
+            "delta": [acc.theorem1_delta_bound(mech) for mech in mechs],
+            "delta (lower bound)": [acc.theorem1_delta_lower(mech) for mech in mechs],
+            "delta (Monte Carlo)": [
+                acc.theorem1_delta_mc(mech, rng, 50_000).estimate for mech in mechs
+            ],
+        }
+    )
 
 
 def theorem1_bound(rho: float, k: float, m: int, eta: float, tau: float) -> float:
@@ -169,20 +218,33 @@ def log_density_bound(rng: np.random.Generator, eta: float, n: int = 20_000) -> 
 
     def excess(theta: np.ndarray) -> float:
         p = restrict_to_simplex(softmax(theta[:m]), eta)
-        q = restrict_to_simplex(softmax(theta[m:2 * m]), eta)
-        zz = restrict_to_simplex(softmax(theta[2 * m:]), tau)
+        q = restrict_to_simplex(softmax(theta[m : 2 * m]), eta)
+        zz = restrict_to_simplex(softmax(theta[2 * m :]), tau)
         r = float(np.linalg.norm(p - q))
-        return -(dirichlet_log_density(zz, p, k) - dirichlet_log_density(zz, q, k)
-                 - theorem1_bound(r, k, m, eta, tau))  # fmt: skip
+        return -(
+            dirichlet_log_density(zz, p, k)
+            - dirichlet_log_density(zz, q, k)
+            - theorem1_bound(r, k, m, eta, tau)
+        )
 
-    best = min(minimize(excess, rng.normal(0, 3, 3 * m), method="Nelder-Mead",
-                        options={"maxiter": 4000}).fun for _ in range(8))  # fmt: skip
-    return LogDensityBound(float(np.max(ratio - bounds)), adv, adv_bound, -float(best),
-                           float(np.median(bounds - ratio)))  # fmt: skip
+    best = min(
+        minimize(
+            excess, rng.normal(0, 3, 3 * m), method="Nelder-Mead", options={"maxiter": 4000}
+        ).fun
+        for _ in range(8)
+    )
+    return LogDensityBound(
+        float(np.max(ratio - bounds)),
+        adv,
+        adv_bound,
+        -float(best),
+        float(np.median(bounds - ratio)),
+    )
 
 
-def lemma1_table(rng: np.random.Generator, eta: float, beta: float = 0.05,
-                 n_samples: int = 50_000) -> pd.DataFrame:  # fmt: skip
+def lemma1_table(
+    rng: np.random.Generator, eta: float, beta: float = 0.05, n_samples: int = 50_000
+) -> pd.DataFrame:
     """Tail :math:`\\mathbb{P}(\\|\\mathrm{Dir}_k(\\pi) - \\pi\\|_2 \\ge r)` of every radius at m = 6,
     uniform and vertex policies (fresh Monte Carlo draws, 95% Clopper-Pearson upper bound)."""
     m = AIRRAID_ACTIONS
@@ -192,16 +254,31 @@ def lemma1_table(rng: np.random.Generator, eta: float, beta: float = 0.05,
             for kind in acc.RADII:
                 r = acc.lemma1_radius(kind, k, m, beta, eta)
                 tail = acc.lemma1_tail_mc(pol, k, r, rng, n_samples)
-                rows.append({"k": k, "policy": name, "radius": kind, "r": r,
-                             "tail": tail.estimate, "tail (95% upper)": tail.upper})  # fmt: skip
+                rows.append(
+                    {
+                        "k": k,
+                        "policy": name,
+                        "radius": kind,
+                        "r": r,
+                        "tail": tail.estimate,
+                        "tail (95% upper)": tail.upper,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 def radius_table(ks: np.ndarray, m: int, beta: float, eta: float, lam: float) -> pd.DataFrame:
     r"""Ball radius :math:`\alpha_\lambda = \lambda r(k)` (eq. 15) of every radius over ``ks`` and
     whether it lets the teacher act (:math:`\alpha_\lambda < \sqrt 2`, the simplex's diameter)."""
-    rows = [{"k": float(k), "radius": kind, "alpha": lam * acc.lemma1_radius(kind, float(k), m, beta, eta)}
-            for kind in acc.RADII for k in ks]  # fmt: skip
+    rows = [
+        {
+            "k": float(k),
+            "radius": kind,
+            "alpha": lam * acc.lemma1_radius(kind, float(k), m, beta, eta),
+        }
+        for kind in acc.RADII
+        for k in ks
+    ]
     table = pd.DataFrame(rows)
     table["teacher can act"] = table["alpha"] < SIMPLEX_DIAMETER
     return table

@@ -70,17 +70,18 @@ def laplace_event(epsilon: float, reports: int = 1) -> GridLaplaceReportEvent:
     """The event of ``reports`` Laplace reports at target ``epsilon`` each, as PGC-A3C releases
     them (Algorithm 2 on the grid, ``d = a3c.D``, clip C): the api's calibration of a report
     (:func:`~privrl.api.mechanisms.grid_laplace_event`, that of :func:`privrl.api.laplace_report`)."""
-    return grid_laplace_event(a3c.DEFAULT_CLIP["laplace"], epsilon, a3c.D, dl.DEFAULT_STEP,
-                              reports)
+    return grid_laplace_event(a3c.DEFAULT_CLIP["laplace"], epsilon, a3c.D, dl.DEFAULT_STEP, reports)
 
 
 def _grid_noise(epsilon: float) -> str:
     """The noise in words: the grid scale and its slack over the continuous ``C / epsilon``."""
     clip = a3c.DEFAULT_CLIP["laplace"]
     inflation = dl.noise_inflation(clip, epsilon, a3c.D, dl.DEFAULT_STEP)
-    return (f"discrete Laplace on the grid 2^-30, t*step = {laplace_event(epsilon).noise_scale:.6g}"
-            f" per coordinate = {inflation:.6f} x the continuous C/epsilon = "
-            f"{loc.laplace_scale(clip, epsilon):.4g} (the slack of the exact release)")
+    return (
+        f"discrete Laplace on the grid 2^-30, t*step = {laplace_event(epsilon).noise_scale:.6g}"
+        f" per coordinate = {inflation:.6f} x the continuous C/epsilon = "
+        f"{loc.laplace_scale(clip, epsilon):.4g} (the slack of the exact release)"
+    )
 
 
 def laplace_releases(epsilon: float) -> Iterator[LedgerEntry]:
@@ -89,17 +90,24 @@ def laplace_releases(epsilon: float) -> Iterator[LedgerEntry]:
     the mechanism's own clip, rounding and scale."""
     clip = a3c.DEFAULT_CLIP["laplace"]
     yield LedgerEntry(
-        paper=PAPER, release=f"one gradient report (Laplace, C = {clip:g}, target epsilon = {epsilon:g})",
+        paper=PAPER,
+        release=f"one gradient report (Laplace, C = {clip:g}, target epsilon = {epsilon:g})",
         mechanism="Laplace (Alg. 2) on a 2^-30 grid, exact discrete Laplace noise",
-        relation="replace-one", unit="report", noise=_grid_noise(epsilon),
-        delta=0.0, compositions=1,
+        relation="replace-one",
+        unit="report",
+        noise=_grid_noise(epsilon),
+        delta=0.0,
+        compositions=1,
         accountant="Lemma 2 on the grid: L1 clip to C/2 (eq. 19), sensitivity C (eq. 20), plus "
-                   "half a step per coordinate of rounding; exact epsilon L/t",
+        "half a step per coordinate of rounding; exact epsilon L/t",
         event=laplace_event(epsilon),
-        cross_check=CrossCheck("upper bound", "exact worst-case log probability ratio of the "
-                               "mechanism's clip, rounding and scale",
-                               loc.laplace_worst_log_ratio(epsilon, clip, a3c.D)),
-        audit="audits:pgc_laplace")
+        cross_check=CrossCheck(
+            "upper bound",
+            "exact worst-case log probability ratio of the mechanism's clip, rounding and scale",
+            loc.laplace_worst_log_ratio(epsilon, clip, a3c.D),
+        ),
+        audit="audits:pgc_laplace",
+    )
 
 
 def prs_releases(epsilon: float) -> Iterator[LedgerEntry]:
@@ -110,20 +118,28 @@ def prs_releases(epsilon: float) -> Iterator[LedgerEntry]:
     event = sign_report_event(epsilon, a3c.D)  # the api's calibration of privrl.sign_report
     d_hat = event.bits
     yield LedgerEntry(
-        paper=PAPER, release=f"one gradient report (PRS, d_hat = {d_hat}, C = 1)",
-        mechanism="projected random sign (Alg. 3, corrected eq. 24)", relation="replace-one",
-        unit="report", noise=f"bit flip with epsilon/d_hat = {epsilon / d_hat:.4g} per sign",
-        delta=0.0, compositions=d_hat,
+        paper=PAPER,
+        release=f"one gradient report (PRS, d_hat = {d_hat}, C = 1)",
+        mechanism="projected random sign (Alg. 3, corrected eq. 24)",
+        relation="replace-one",
+        unit="report",
+        noise=f"bit flip with epsilon/d_hat = {epsilon / d_hat:.4g} per sign",
+        delta=0.0,
+        compositions=d_hat,
         accountant="Lemma 3: d_hat signs, each epsilon/d_hat",
         event=event,
-        cross_check=CrossCheck("upper bound", "exact worst-case log-likelihood ratio by "
-                               "enumeration of extreme inputs",
-                               loc.prs_worst_log_ratio(epsilon, d_hat)),
-        audit="audits:pgc_prs")
+        cross_check=CrossCheck(
+            "upper bound",
+            "exact worst-case log-likelihood ratio by enumeration of extreme inputs",
+            loc.prs_worst_log_ratio(epsilon, d_hat),
+        ),
+        audit="audits:pgc_prs",
+    )
 
 
-def multi_round_releases(epsilon: float = 1.0, rounds: int = LEDGER_ROUNDS
-                         ) -> Iterator[LedgerEntry]:
+def multi_round_releases(
+    epsilon: float = 1.0, rounds: int = LEDGER_ROUNDS
+) -> Iterator[LedgerEntry]:
     """The multi-round extension (section 3.2.1): each of an agent's ``rounds`` Laplace reports
     targets ``epsilon / rounds``, all of them together their exact epsilons' sum, at most
     ``epsilon``, by sequential composition (Theorem 1)."""
@@ -131,42 +147,67 @@ def multi_round_releases(epsilon: float = 1.0, rounds: int = LEDGER_ROUNDS
     clip = a3c.DEFAULT_CLIP["laplace"]
     worst_round = loc.laplace_worst_log_ratio(eps_round, clip, a3c.D)
     yield LedgerEntry(
-        paper=PAPER, release=f"one of {rounds} reports of an agent (Laplace, multi-round, "
-        "sec. 3.2.1)", mechanism="Laplace (Alg. 2) on a 2^-30 grid, exact discrete Laplace noise",
-        relation="replace-one", unit="report", noise=_grid_noise(eps_round),
-        delta=0.0, compositions=1,
+        paper=PAPER,
+        release=f"one of {rounds} reports of an agent (Laplace, multi-round, sec. 3.2.1)",
+        mechanism="Laplace (Alg. 2) on a 2^-30 grid, exact discrete Laplace noise",
+        relation="replace-one",
+        unit="report",
+        noise=_grid_noise(eps_round),
+        delta=0.0,
+        compositions=1,
         accountant=f"per-round target epsilon/T = {epsilon:g}/{rounds}; exact epsilon L/t",
         event=laplace_event(eps_round),
-        cross_check=CrossCheck("upper bound", "exact worst-case log probability ratio",
-                               worst_round),
-        audit="audits:pgc_laplace")
+        cross_check=CrossCheck(
+            "upper bound", "exact worst-case log probability ratio", worst_round
+        ),
+        audit="audits:pgc_laplace",
+    )
     yield LedgerEntry(
-        paper=PAPER, release=f"all {rounds} reports of an agent (Laplace, multi-round, "
-        "sec. 3.2.1)", mechanism="Laplace (Alg. 2) on a 2^-30 grid, exact discrete Laplace noise",
-        relation="replace-one", unit="user", noise=f"{_grid_noise(eps_round)}, in each of "
-        f"{rounds} reports", delta=0.0, compositions=rounds,
+        paper=PAPER,
+        release=f"all {rounds} reports of an agent (Laplace, multi-round, sec. 3.2.1)",
+        mechanism="Laplace (Alg. 2) on a 2^-30 grid, exact discrete Laplace noise",
+        relation="replace-one",
+        unit="user",
+        noise=f"{_grid_noise(eps_round)}, in each of {rounds} reports",
+        delta=0.0,
+        compositions=rounds,
         accountant="sequential composition (Theorem 1) of the exact per-report epsilons",
         event=laplace_event(eps_round, reports=rounds),
-        cross_check=CrossCheck("upper bound", "sum of the exact per-round worst-case ratios",
-                               rounds * worst_round),
-        audit="audits:pgc_laplace_rounds")
+        cross_check=CrossCheck(
+            "upper bound", "sum of the exact per-round worst-case ratios", rounds * worst_round
+        ),
+        audit="audits:pgc_laplace_rounds",
+    )
 
 
-def reference_tables(runs: dict[str, pd.DataFrame], cap: int, prefix: str
-                     ) -> dict[str, pd.DataFrame]:
+def reference_tables(
+    runs: dict[str, pd.DataFrame], cap: int, prefix: str
+) -> dict[str, pd.DataFrame]:
     """The reference set-up's tables (:mod:`.reference`) under ``prefix``: ``trials``, ``curves``
     and ``steps`` as run, Tables 1-3 (``tables``, ``comparison``), Figure 3's success ratios
     (``success_curves``) and the sweep by arm (``step_table``)."""
     tables = success_tables(runs["trials"], cap, reference=REFERENCE)
-    out = {"trials": runs["trials"], "curves": runs["curves"], "steps": runs["steps"],
-           "tables": tables, "comparison": compare_with_paper(tables, variant=REFERENCE),
-           "success_curves": success_ratio_curves(runs["trials"], cap),
-           "step_table": step_table(runs["steps"])}
+    out = {
+        "trials": runs["trials"],
+        "curves": runs["curves"],
+        "steps": runs["steps"],
+        "tables": tables,
+        "comparison": compare_with_paper(tables, variant=REFERENCE),
+        "success_curves": success_ratio_curves(runs["trials"], cap),
+        "step_table": step_table(runs["steps"]),
+    }
     return {prefix + k: v for k, v in out.items()}
 
 
-class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWEEP,
-                 sweep_checks=(check_recorded_run, check_failure), claims=CLAIMS, errata=ERRATA):
+class OnoChapter(
+    Chapter,
+    name=PAPER,
+    profile_type=OnoProfile,
+    checks=BEFORE_SWEEP,
+    sweep_checks=(check_recorded_run, check_failure),
+    claims=CLAIMS,
+    errata=ERRATA,
+):
     """PGC-A3C (Ono and Takahashi 2020) on the skeleton; see the module docstring."""
 
     def sweep(self, ctx: Context) -> None:
@@ -180,14 +221,21 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
         cap = profile.n_submissions
         tables = success_tables(trials, cap)
         ctx.tables.update(
-            trials=trials, curves=curves, diagnostics=diagnostics, tables=tables,
-            comparison=compare_with_paper(tables), success_curves=success_ratio_curves(trials, cap),
-            failure=failure_summary(diagnostics))
+            trials=trials,
+            curves=curves,
+            diagnostics=diagnostics,
+            tables=tables,
+            comparison=compare_with_paper(tables),
+            success_curves=success_ratio_curves(trials, cap),
+            failure=failure_summary(diagnostics),
+        )
         reference = sweep_reference(profile, **kw)
-        ctx.tables.update(reference_tables(reference, profile.reference_submissions,
-                                           prefix="reference_"))
+        ctx.tables.update(
+            reference_tables(reference, profile.reference_submissions, prefix="reference_")
+        )
         ctx.extra["reference_tuning"] = reference_tunings(
-            reference["tuning"], reference["trials"], profile.seed, dataclasses.asdict(profile))
+            reference["tuning"], reference["trials"], profile.seed, dataclasses.asdict(profile)
+        )
         self.load_recorded(ctx)
 
     @staticmethod
@@ -205,35 +253,49 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
         budget = int(record["parameters"]["n_submissions"])
         paper_tables = success_tables(recorded["trials"], budget)
         ctx.tables.update(
-            paper_trials=recorded["trials"], paper_curves=recorded_curves(recorded["curves"]),
-            paper_tables=paper_tables, paper_comparison=compare_with_paper(paper_tables),
-            paper_success_curves=success_ratio_curves(recorded["trials"], budget))
+            paper_trials=recorded["trials"],
+            paper_curves=recorded_curves(recorded["curves"]),
+            paper_tables=paper_tables,
+            paper_comparison=compare_with_paper(paper_tables),
+            paper_success_curves=success_ratio_curves(recorded["trials"], budget),
+        )
         ctx.extra["recorded"] = record
         ctx.values.update(
-            rec_budget=budget, rec_commit=record["git_commit"],
+            rec_budget=budget,
+            rec_commit=record["git_commit"],
             rec_source=f"recorded paper-profile run, commit {record['git_commit']}, "
-                       f"budget {budget:,}")
+            f"budget {budget:,}",
+        )
         reference = recorded_reference_run()
         if reference is None:
             return
         record = reference["record"]
         budget = int(record["parameters"]["n_submissions"])
-        runs = {"trials": reference["trials"], "steps": chosen_steps(
-            reference["sweep"].rename(columns={"step_size": "eta"}),
-            int(record["parameters"]["tuning_submissions"])), "curves": reference["curves"]}
+        runs = {
+            "trials": reference["trials"],
+            "steps": chosen_steps(
+                reference["sweep"].rename(columns={"step_size": "eta"}),
+                int(record["parameters"]["tuning_submissions"]),
+            ),
+            "curves": reference["curves"],
+        }
         ctx.tables.update(reference_tables(runs, budget, prefix="rec_reference_"))
         ctx.extra["recorded_reference"] = record
         params = record["parameters"]
         ctx.extra["rec_reference_tuning"] = reference_tunings(
-            reference["sweep"], reference["trials"], int(params["seed"]), params)
+            reference["sweep"], reference["trials"], int(params["seed"]), params
+        )
         ctx.values.update(
-            rec_reference_budget=budget, rec_reference_commit=record["git_commit"],
+            rec_reference_budget=budget,
+            rec_reference_commit=record["git_commit"],
             rec_reference_source=f"recorded reference set-up run, commit "
-                                 f"{record['git_commit']}, budget {budget:,}")
-        OnoChapter.load_tuned(ctx, reference_looks(reference["sweep"], reference["trials"],
-                                                   int(params["seed"]), params),
-                              reference_rule(int(params["tuning_trials"]),
-                                             int(params["tuning_submissions"])))
+            f"{record['git_commit']}, budget {budget:,}",
+        )
+        OnoChapter.load_tuned(
+            ctx,
+            reference_looks(reference["sweep"], reference["trials"], int(params["seed"]), params),
+            reference_rule(int(params["tuning_trials"]), int(params["tuning_submissions"])),
+        )
 
     @staticmethod
     def load_tuned(ctx: Context, reference: tuple, rule: str) -> None:
@@ -256,25 +318,35 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
         budget = int(params["n_submissions"])
         trials = evaluated_at(tuned["trials"], scores)
         by_auc = evaluated_at(tuned["trials"], scores, "auc")
-        how = {criterion: tuned_tunings(tuned["tuning"], frame, params, reference, rule,
-                                        tuned_rule(params, criterion))
-               for criterion, frame in (("successes", trials), ("auc", by_auc))}
-        ctx.tables.update(tuning=tuned["tuning"], tuning_scores=scores, tuned_trials=trials,
-                          tuned_tables=success_tables(trials, budget, reference=REFERENCE),
-                          tuned_sensitivity=sensitivity(
-                              ctx, TrialData(trials, pd.DataFrame(), budget, REFERENCE,
-                                             how["successes"]),
-                              TrialData(by_auc, pd.DataFrame(), budget, REFERENCE, how["auc"])))
+        how = {
+            criterion: tuned_tunings(
+                tuned["tuning"], frame, params, reference, rule, tuned_rule(params, criterion)
+            )
+            for criterion, frame in (("successes", trials), ("auc", by_auc))
+        }
+        ctx.tables.update(
+            tuning=tuned["tuning"],
+            tuning_scores=scores,
+            tuned_trials=trials,
+            tuned_tables=success_tables(trials, budget, reference=REFERENCE),
+            tuned_sensitivity=sensitivity(
+                ctx,
+                TrialData(trials, pd.DataFrame(), budget, REFERENCE, how["successes"]),
+                TrialData(by_auc, pd.DataFrame(), budget, REFERENCE, how["auc"]),
+            ),
+        )
         ctx.extra["recorded_tuned"] = record
         ctx.extra["tuned_tuning"] = how["successes"]
         per_arm = trials.groupby(["mechanism", "epsilon"]).size()
         ctx.values.update(
-            rec_tuned_budget=budget, rec_tuned_commit=record["git_commit"],
+            rec_tuned_budget=budget,
+            rec_tuned_commit=record["git_commit"],
             rec_tuned_source=f"recorded reference set-up at the steps with the most successes "
-                             f"on {params['tuning_trials']} tuning trials per step of "
-                             f"{params['tuning_submissions']:,} submissions, "
-                             f"{per_arm.min()}-{per_arm.max()} fresh evaluation trials per "
-                             f"arm, budget {budget:,}, commit {record['git_commit']}")
+            f"on {params['tuning_trials']} tuning trials per step of "
+            f"{params['tuning_submissions']:,} submissions, "
+            f"{per_arm.min()}-{per_arm.max()} fresh evaluation trials per "
+            f"arm, budget {budget:,}, commit {record['git_commit']}",
+        )
 
     def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
         """The trials and curves the claims are decided on: this run's, the recorded
@@ -282,30 +354,68 @@ class OnoChapter(Chapter, name=PAPER, profile_type=OnoProfile, checks=BEFORE_SWE
         arms at the steps with the most tuning successes (no curves: only the claims on its arms' trials;
         each absent when the run has none)."""
         t, v, live, paper = ctx.tables, ctx.values, ctx.profile, OnoProfile.paper()
-        yield Evidence(LIVE, live, data=TrialData(t["trials"], t["curves"], live.n_submissions),
-                       source=f"live {live.profile} run")
+        yield Evidence(
+            LIVE,
+            live,
+            data=TrialData(t["trials"], t["curves"], live.n_submissions),
+            source=f"live {live.profile} run",
+        )
         if "paper_trials" in t:
-            yield Evidence("paper", paper, v["rec_commit"], suffix=RECORDED, source=v["rec_source"],
-                           data=TrialData(t["paper_trials"], t["paper_curves"], v["rec_budget"]))
+            yield Evidence(
+                "paper",
+                paper,
+                v["rec_commit"],
+                suffix=RECORDED,
+                source=v["rec_source"],
+                data=TrialData(t["paper_trials"], t["paper_curves"], v["rec_budget"]),
+            )
         if "reference_trials" in t:
-            yield Evidence("reference", live, suffix=ON_REFERENCE, prefix=REFERENCE_PREFIX,
-                           source=f"live {live.profile} run, reference set-up",
-                           data=TrialData(t["reference_trials"], t["reference_curves"],
-                                          live.reference_submissions, REFERENCE,
-                                          ctx.extra["reference_tuning"]))
+            yield Evidence(
+                "reference",
+                live,
+                suffix=ON_REFERENCE,
+                prefix=REFERENCE_PREFIX,
+                source=f"live {live.profile} run, reference set-up",
+                data=TrialData(
+                    t["reference_trials"],
+                    t["reference_curves"],
+                    live.reference_submissions,
+                    REFERENCE,
+                    ctx.extra["reference_tuning"],
+                ),
+            )
         if "rec_reference_trials" in t:
-            yield Evidence("reference_paper", paper, v["rec_reference_commit"],
-                           suffix=ON_REFERENCE + RECORDED, prefix=REFERENCE_PREFIX,
-                           source=v["rec_reference_source"],
-                           data=TrialData(t["rec_reference_trials"], t["rec_reference_curves"],
-                                          v["rec_reference_budget"], REFERENCE,
-                                          ctx.extra["rec_reference_tuning"]))
+            yield Evidence(
+                "reference_paper",
+                paper,
+                v["rec_reference_commit"],
+                suffix=ON_REFERENCE + RECORDED,
+                prefix=REFERENCE_PREFIX,
+                source=v["rec_reference_source"],
+                data=TrialData(
+                    t["rec_reference_trials"],
+                    t["rec_reference_curves"],
+                    v["rec_reference_budget"],
+                    REFERENCE,
+                    ctx.extra["rec_reference_tuning"],
+                ),
+            )
         if "tuned_trials" in t:
-            yield Evidence("reference_tuned", paper, v["rec_tuned_commit"], suffix=ON_TUNED,
-                           prefix=TUNED_PREFIX, source=v["rec_tuned_source"],
-                           data=TrialData(t["tuned_trials"], pd.DataFrame(columns=["submission"]),
-                                          v["rec_tuned_budget"], REFERENCE,
-                                          ctx.extra["tuned_tuning"]))
+            yield Evidence(
+                "reference_tuned",
+                paper,
+                v["rec_tuned_commit"],
+                suffix=ON_TUNED,
+                prefix=TUNED_PREFIX,
+                source=v["rec_tuned_source"],
+                data=TrialData(
+                    t["tuned_trials"],
+                    pd.DataFrame(columns=["submission"]),
+                    v["rec_tuned_budget"],
+                    REFERENCE,
+                    ctx.extra["tuned_tuning"],
+                ),
+            )
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """Every report's local epsilon for both mechanisms at each finite epsilon of the

@@ -23,11 +23,14 @@ def prs_ratio_table(epsilons: tuple[float, ...] = (1.0, 2.0, 5.0, 10.0)) -> pd.D
     rows = []
     for eps in epsilons:
         d_hat = loc.default_projection_dim(eps, a3c.D)
-        rows.append({
-            "epsilon": eps, "d_hat": d_hat,
-            "exact": loc.prs_worst_log_ratio(eps, d_hat),
-            "weakened": loc.prs_worst_log_ratio(eps, d_hat, per_coordinate_epsilon=eps),
-        })  # fmt: skip
+        rows.append(
+            {
+                "epsilon": eps,
+                "d_hat": d_hat,
+                "exact": loc.prs_worst_log_ratio(eps, d_hat),
+                "weakened": loc.prs_worst_log_ratio(eps, d_hat, per_coordinate_epsilon=eps),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -43,16 +46,23 @@ def empirical_ldp_table(rng: np.random.Generator, n: int = 100_000) -> pd.DataFr
         g_hi = m.sum(0) * 10.0  # M g_hi >> C in every coordinate
         freq = []
         for g in (g_hi, -g_hi):
-            out = loc.projected_random_sign(np.tile(g, (n, 1)), eps, 1.0, rng,
-                                            matrix=np.broadcast_to(m, (n, d_hat, a3c.D)))
+            out = loc.projected_random_sign(
+                np.tile(g, (n, 1)), eps, 1.0, rng, matrix=np.broadcast_to(m, (n, d_hat, a3c.D))
+            )
             u = np.linalg.lstsq(m.T, out.T, rcond=None)[0].T
             codes = ((u > 0) * (2 ** np.arange(d_hat))).sum(1)
             freq.append(np.bincount(codes, minlength=2**d_hat) / n)
         p, q = freq
         lr = np.abs(np.log(p / q))
         se = np.sqrt((1 - p) / (n * p) + (1 - q) / (n * q))
-        rows.append({"mechanism": "prs", "epsilon": eps, "max_log_ratio": lr.max(),
-                     "bound": eps + 4 * se[lr.argmax()]})
+        rows.append(
+            {
+                "mechanism": "prs",
+                "epsilon": eps,
+                "max_log_ratio": lr.max(),
+                "bound": eps + 4 * se[lr.argmax()],
+            }
+        )
         clip = 0.01
         g1 = np.zeros((n, a3c.D))
         g1[:, 0] = 1.0
@@ -63,8 +73,14 @@ def empirical_ldp_table(rng: np.random.Generator, n: int = 100_000) -> pd.DataFr
         ok = (h1 > 500) & (h2 > 500)
         lr = np.abs(np.log(h1[ok] / h2[ok]))
         se = np.sqrt(1 / h1[ok] + 1 / h2[ok])
-        rows.append({"mechanism": "laplace", "epsilon": eps, "max_log_ratio": lr.max(),
-                     "bound": eps + 4 * se[lr.argmax()]})
+        rows.append(
+            {
+                "mechanism": "laplace",
+                "epsilon": eps,
+                "max_log_ratio": lr.max(),
+                "bound": eps + 4 * se[lr.argmax()],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -78,9 +94,15 @@ def prs_shrinkage_table(rng: np.random.Generator, n: int) -> pd.DataFrame:
         g *= 0.9 / (math.sqrt(3) * np.abs(g).sum())
         out = loc.projected_random_sign(np.tile(g, (n, 1)), eps, 1.0, rng, d_hat=d_hat)
         proj = out @ g / (g @ g)
-        rows.append({"epsilon": eps, "d_hat": d_hat,
-                     "theory": d_hat * math.tanh(eps / (2 * d_hat)),
-                     "measured": float(proj.mean()), "se": float(proj.std() / math.sqrt(n))})
+        rows.append(
+            {
+                "epsilon": eps,
+                "d_hat": d_hat,
+                "theory": d_hat * math.tanh(eps / (2 * d_hat)),
+                "measured": float(proj.mean()),
+                "se": float(proj.std() / math.sqrt(n)),
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -40,8 +40,7 @@ def paper_cell(metric: str, mech: str, eps: float) -> float | None:
     """The paper's printed cell of Tables 1-3 (``book/paper_numbers/ono2020.yml``), ``None``
     where the paper prints none (PRS has no epsilon = inf column)."""
     key = "inf" if math.isinf(eps) else f"{eps:g}"
-    value = paper_number(PAPER, f"table{PAPER_TABLE_OF[metric]}_{mech}_eps{key}_{metric}"
-                         ).value
+    value = paper_number(PAPER, f"table{PAPER_TABLE_OF[metric]}_{mech}_eps{key}_{metric}").value
     return None if value is None else float(value)
 
 
@@ -82,15 +81,28 @@ def paper_beside_ours(metric: str, **set_ups: tuple[pd.DataFrame, str]) -> pd.Da
     rows = []
     for mech in ("laplace", "prs"):
         paper = {_column(e): paper_cell(metric, mech, e) for e in TABLE_EPSILONS}
-        rows.append({"mechanism": in_words(mech), "source": f"paper (Table "
-                     f"{PAPER_TABLE_OF[metric]})", **{c: NO_CELL if v is None else
-                                                      printed(v, metric) for c, v in paper.items()}})
+        rows.append(
+            {
+                "mechanism": in_words(mech),
+                "source": f"paper (Table {PAPER_TABLE_OF[metric]})",
+                **{c: NO_CELL if v is None else printed(v, metric) for c, v in paper.items()},
+            }
+        )
         for label, (tables, variant) in set_ups.items():
             ours = tables[(tables.variant == variant) & (tables.mechanism == mech)]
             by_eps = ours.set_index("epsilon")
-            rows.append({"mechanism": in_words(mech), "source": label, **{
-                _column(e): _our_cell(by_eps.loc[e], metric) if e in by_eps.index else NO_CELL
-                for e in TABLE_EPSILONS}})
+            rows.append(
+                {
+                    "mechanism": in_words(mech),
+                    "source": label,
+                    **{
+                        _column(e): _our_cell(by_eps.loc[e], metric)
+                        if e in by_eps.index
+                        else NO_CELL
+                        for e in TABLE_EPSILONS
+                    },
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -101,12 +113,15 @@ def table1_against_its_text() -> str:
     rises = [(a, b) for a, b in pairwise(cells) if b[1] > a[1]]
     if not rises:
         return ""
-    pairs = "; ".join(f"{printed(x, 'median_fst')} at ε = {e:g} to {printed(y, 'median_fst')} "
-                      f"at ε = {f:g}"
-                      for (e, x), (f, y) in rises)
-    return (f"In the paper's own Table 1 the Laplace median rises from {pairs}, against its "
-            "text's 'with larger ε, both algorithms achieve a high success ratio consuming fewer "
-            "updates' (section 4.3).")
+    pairs = "; ".join(
+        f"{printed(x, 'median_fst')} at ε = {e:g} to {printed(y, 'median_fst')} at ε = {f:g}"
+        for (e, x), (f, y) in rises
+    )
+    return (
+        f"In the paper's own Table 1 the Laplace median rises from {pairs}, against its "
+        "text's 'with larger ε, both algorithms achieve a high success ratio consuming fewer "
+        "updates' (section 4.3)."
+    )
 
 
 def claims_side_by_side(claims: Sequence[Claim]) -> pd.DataFrame:
@@ -121,9 +136,11 @@ def claims_side_by_side(claims: Sequence[Claim]) -> pd.DataFrame:
     rows = []
     for base in bases:
         row = {"key": base, "claim": by_key[base].statement}
-        for column, suffix in (("the paper's set-up", RECORDED),
-                               ("reference set-up", ON_REFERENCE + RECORDED),
-                               *([(TUNED_COLUMN, ON_TUNED)] if tuned else [])):
+        for column, suffix in (
+            ("the paper's set-up", RECORDED),
+            ("reference set-up", ON_REFERENCE + RECORDED),
+            *([(TUNED_COLUMN, ON_TUNED)] if tuned else []),
+        ):
             found = by_key.get(base + suffix)
             row[column] = found.verdict if found else "not recorded"
         rows.append(row)
@@ -133,8 +150,12 @@ def claims_side_by_side(claims: Sequence[Claim]) -> pd.DataFrame:
 def verdict_counts(claims: Sequence[Claim], suffix: str) -> str:
     """``"2 reproduced, 9 not reproduced, 13 inconclusive"``: the verdicts of the claims whose
     key ends in ``suffix`` (the claims of one recorded set-up), in the verdicts' order."""
-    chosen = [c.verdict for c in claims if c.key.endswith(suffix)
-              and not (suffix == RECORDED and c.key.endswith(ON_REFERENCE + RECORDED))]
+    chosen = [
+        c.verdict
+        for c in claims
+        if c.key.endswith(suffix)
+        and not (suffix == RECORDED and c.key.endswith(ON_REFERENCE + RECORDED))
+    ]
     counts = {v: chosen.count(v) for v in VERDICTS}
     return ", ".join(f"{n} {v}" for v, n in counts.items() if n) or "no claims"
 
@@ -146,6 +167,7 @@ READABLE = {"epsilon = inf": "ε = ∞ (no noise)", "epsilon = ": "ε = "}
 
 def readable(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with every text cell's code words in words (:data:`READABLE`)."""
+
     def words(cell: Any) -> Any:
         if not isinstance(cell, str):
             return cell
@@ -158,14 +180,20 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
 
 def errata_frame(errata: Sequence[Erratum]) -> pd.DataFrame:
     """The chapter's errata as a table: key, kind, statement and evidence."""
-    return pd.DataFrame([{"key": e.key, "kind": e.kind, "what": e.statement,
-                          "evidence": e.evidence} for e in errata],
-                        columns=["key", "kind", "what", "evidence"])
+    return pd.DataFrame(
+        [
+            {"key": e.key, "kind": e.kind, "what": e.statement, "evidence": e.evidence}
+            for e in errata
+        ],
+        columns=["key", "kind", "what", "evidence"],
+    )
 
 
 #: Figure 2's sentences (``book/paper_numbers/ono2020.yml``) and the claims that decide them.
-FIGURE2_CLAIMS = {"fig2_buffer_hurts_laplace": "buffer_hurts_laplace",
-                  "fig2_buffer_helps_prs": "buffer_helps_prs"}
+FIGURE2_CLAIMS = {
+    "fig2_buffer_hurts_laplace": "buffer_hurts_laplace",
+    "fig2_buffer_helps_prs": "buffer_helps_prs",
+}
 #: Figure 3's sentences: no claim decides them (no magnitude); Table 2's claims read the same
 #: curves at the budget.
 FIGURE3_SENTENCES = ("fig3_larger_eps_fewer_updates", "fig3_prs_early_laplace_late")
@@ -179,6 +207,7 @@ def _quoted(text: str) -> str:
 def step_table_in_words(steps: pd.DataFrame) -> pd.DataFrame:
     """The step-size sweep (:func:`.tables.step_table`, index reset) with its arms in words:
     "laplace ε = 1 |B|=1" is "Laplace, ε = 1, |B| = 1"."""
+
     def words(arm: str) -> str:
         mech, rest = arm.split(" ", 1)
         eps, buffer = rest.rsplit(" ", 1)
@@ -194,21 +223,27 @@ def tuned_arms(trials: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
     sensitivity reading's) and the evaluation's successes within the budget at the chosen step
     (``trials``: the reference record's columns, at the chosen steps)."""
     rows = []
-    for (mech, eps, buffer), g in trials.groupby(["mechanism", "epsilon", "buffer_size"],
-                                                 sort=False):
-        arm = scores[(scores.mechanism == mech) & (scores.epsilon == eps)
-                     & (scores.buffer_size == buffer)]
-        row = {"arm": f"{in_words(mech)}, {_column(eps)}, |B| = {buffer}",
-               "step": float(g.step_size.iloc[0])}
+    for (mech, eps, buffer), g in trials.groupby(
+        ["mechanism", "epsilon", "buffer_size"], sort=False
+    ):
+        arm = scores[
+            (scores.mechanism == mech) & (scores.epsilon == eps) & (scores.buffer_size == buffer)
+        ]
+        row = {
+            "arm": f"{in_words(mech)}, {_column(eps)}, |B| = {buffer}",
+            "step": float(g.step_size.iloc[0]),
+        }
         if len(arm):
             t, by_auc = arm[arm.chosen].iloc[0], arm[arm.chosen_auc].iloc[0]
             row["tuning: successes, mean AUC [95% interval]"] = (
                 f"{int(t.successes)} of {int(t.n_trials)}, {t.auc:.3g} "
-                f"[{t.auc_lo:.3g}, {t.auc_hi:.3g}]")
+                f"[{t.auc_lo:.3g}, {t.auc_hi:.3g}]"
+            )
             row["step of highest mean AUC"] = f"{by_auc.step_size:g}"
         else:  # the non-private baseline keeps the reference record's step
-            row["tuning: successes, mean AUC [95% interval]"] = ("not tuned (the reference "
-                                                                 "record's step)")
+            row["tuning: successes, mean AUC [95% interval]"] = (
+                "not tuned (the reference record's step)"
+            )
             row["step of highest mean AUC"] = "-"
         row["evaluation: successes"] = f"{int(g.success.sum())} of {len(g)}"
         rows.append(row)
@@ -216,9 +251,11 @@ def tuned_arms(trials: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
 
 
 #: The sensitivity table's columns (:func:`.claims.sensitivity`) on the page.
-SENSITIVITY_COLUMNS = {"key": "claim",
-                       "chosen": "verdict: steps with the most tuning successes",
-                       "other": "sensitivity reading (not a verdict): steps of highest mean AUC"}
+SENSITIVITY_COLUMNS = {
+    "key": "claim",
+    "chosen": "verdict: steps with the most tuning successes",
+    "other": "sensitivity reading (not a verdict): steps of highest mean AUC",
+}
 
 
 def sensitivity_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -236,26 +273,37 @@ def figure2_sentences(claims: Sequence[Claim]) -> str:
         n = paper_number(PAPER, number_key)
         on_reference = verdicts.get(key + ON_REFERENCE + RECORDED, "not recorded")
         on_paper = verdicts.get(key + RECORDED, "not recorded")
-        lines.append(f"- The paper ({n.where}): *\"{_quoted(n.source.quote)}\"* Claim `{key}`: "
-                     f"**{on_reference}** on the reference set-up, **{on_paper}** on the "
-                     "paper's set-up.")
+        lines.append(
+            f'- The paper ({n.where}): *"{_quoted(n.source.quote)}"* Claim `{key}`: '
+            f"**{on_reference}** on the reference set-up, **{on_paper}** on the "
+            "paper's set-up."
+        )
     return "\n".join(lines) + "\n"
 
 
 def figure3_sentences() -> str:
     """What the paper says of its Figure 3, quoted; no claim decides these sentences."""
-    return "\n".join(
-        f"- The paper ({n.where}): *\"{_quoted(n.source.quote)}\"* Not a claim of this chapter (no "
-        "magnitude to test); Table 2's claims read the same curves at 90,000 submissions."
-        for n in (paper_number(PAPER, k) for k in FIGURE3_SENTENCES)) + "\n"
+    return (
+        "\n".join(
+            f'- The paper ({n.where}): *"{_quoted(n.source.quote)}"* Not a claim of this chapter (no '
+            "magnitude to test); Table 2's claims read the same curves at 90,000 submissions."
+            for n in (paper_number(PAPER, k) for k in FIGURE3_SENTENCES)
+        )
+        + "\n"
+    )
 
 
 #: The failure summary's columns on the page (:func:`.tables.failure_summary`), in words.
-FAILURE_COLUMNS = {"variant": "set-up", "epsilon": "epsilon",
-                   "clipped_fraction": "clipped reports", "median_raw_norm": "median raw L1 norm",
-                   "update_norm": "L1 size of an update", "late_score": "late score",
-                   "late_majority_fraction": "late share of the most frequent action",
-                   "collapsed_trials": "trials collapsed"}
+FAILURE_COLUMNS = {
+    "variant": "set-up",
+    "epsilon": "epsilon",
+    "clipped_fraction": "clipped reports",
+    "median_raw_norm": "median raw L1 norm",
+    "update_norm": "L1 size of an update",
+    "late_score": "late score",
+    "late_majority_fraction": "late share of the most frequent action",
+    "collapsed_trials": "trials collapsed",
+}
 
 
 def failure_frame(failure: pd.DataFrame) -> pd.DataFrame:
@@ -264,7 +312,8 @@ def failure_frame(failure: pd.DataFrame) -> pd.DataFrame:
     unclipped gradients overflow)."""
     out = failure[list(FAILURE_COLUMNS)].assign(
         variant=failure.variant.map(in_words),
-        median_raw_norm=[f"{x:,.0f}" if x < 1e6 else f"{x:.2e}" for x in failure.median_raw_norm])
+        median_raw_norm=[f"{x:,.0f}" if x < 1e6 else f"{x:.2e}" for x in failure.median_raw_norm],
+    )
     return out.rename(columns=FAILURE_COLUMNS)
 
 
@@ -272,5 +321,10 @@ def errata_markdown(errata: Sequence[Erratum]) -> str:
     """The chapter's errata as a list, each with its key, kind, statement and evidence, code
     words in words (:data:`READABLE`)."""
     frame = readable(errata_frame(errata))
-    return "\n".join(f"- **{r.kind}** (`{r.key}`): {r.what} *Evidence:* {r.evidence}"
-                     for r in frame.itertuples()) + "\n"
+    return (
+        "\n".join(
+            f"- **{r.kind}** (`{r.key}`): {r.what} *Evidence:* {r.evidence}"
+            for r in frame.itertuples()
+        )
+        + "\n"
+    )

@@ -76,12 +76,25 @@ def plot_tables(tables: pd.DataFrame, variant: str, budget: int) -> Figure:
     rows = tables[tables.variant == variant]
     for ax, (metric, ylabel) in zip(axes[0], METRICS.items(), strict=True):
         for offset, mech in zip((-0.12, 0.12), MECHANISMS, strict=True):
-            _draw_ours(ax, rows[rows.mechanism == mech], metric, offset, colours[mech],
-                       f"{in_words(mech)} (|B| = {TABLE_BUFFER[mech]}), ours", budget)
-            xs = [i + offset for i, e in enumerate(EPSILONS) if paper_cell(metric, mech, e)
-                  is not None]
-            ys = [paper_cell(metric, mech, e) for e in EPSILONS
-                  if paper_cell(metric, mech, e) is not None]
+            _draw_ours(
+                ax,
+                rows[rows.mechanism == mech],
+                metric,
+                offset,
+                colours[mech],
+                f"{in_words(mech)} (|B| = {TABLE_BUFFER[mech]}), ours",
+                budget,
+            )
+            xs = [
+                i + offset
+                for i, e in enumerate(EPSILONS)
+                if paper_cell(metric, mech, e) is not None
+            ]
+            ys = [
+                paper_cell(metric, mech, e)
+                for e in EPSILONS
+                if paper_cell(metric, mech, e) is not None
+            ]
             mark_paper(ax, xs, ys, label=PAPER_TABLES_LABEL)
         _eps_ticks(ax)
         ax.set_ylabel(ylabel)
@@ -91,8 +104,14 @@ def plot_tables(tables: pd.DataFrame, variant: str, budget: int) -> Figure:
     ax_fst.axhline(budget, color="grey", ls="--", lw=1, label=f"budget {budget:,} submissions")
     ax_fst.plot([], [], "^", color="grey", label="ours: median not reached")
     if rows.relative_auc.isna().all():
-        ax_auc.text(0.5, 0.2, "ours undefined:\nno-noise AUC is 0", transform=ax_auc.transAxes,
-                    ha="center", va="center")
+        ax_auc.text(
+            0.5,
+            0.2,
+            "ours undefined:\nno-noise AUC is 0",
+            transform=ax_auc.transAxes,
+            ha="center",
+            va="center",
+        )
     ax_auc.set_ylim(-0.03, 1.1)
     fig.supxlabel("ε (local privacy budget of one report)")
     legend_outside(fig)
@@ -110,8 +129,9 @@ def plot_tuned_tables(recorded: Mapping[str, Any]) -> Figure:
     return plot_tables(tables, REFERENCE, budget)
 
 
-def _draw_ours(ax: Axes, rows: pd.DataFrame, metric: str, offset: float, colour: str,
-               label: str, budget: int) -> None:
+def _draw_ours(
+    ax: Axes, rows: pd.DataFrame, metric: str, offset: float, colour: str, label: str, budget: int
+) -> None:
     """One mechanism's cells of ``metric`` at x = epsilon's column + ``offset``."""
     by_eps = rows.set_index("epsilon")
     for i, eps in enumerate(EPSILONS):
@@ -120,14 +140,26 @@ def _draw_ours(ax: Axes, rows: pd.DataFrame, metric: str, offset: float, colour:
         r = by_eps.loc[eps]
         x = i + offset
         if metric == "success_ratio":
-            ax.errorbar(x, r.success_ratio, yerr=[[r.success_ratio - r.success_lo],
-                                                  [r.success_hi - r.success_ratio]],
-                        fmt="o", color=colour, capsize=3, label=label)
+            ax.errorbar(
+                x,
+                r.success_ratio,
+                yerr=[[r.success_ratio - r.success_lo], [r.success_hi - r.success_ratio]],
+                fmt="o",
+                color=colour,
+                capsize=3,
+                label=label,
+            )
         elif metric == "median_fst" and np.isfinite(r.median_fst):
             hi = min(r.median_fst_hi, budget)
-            ax.errorbar(x, r.median_fst, yerr=[[r.median_fst - r.median_fst_lo],
-                                               [hi - r.median_fst]],
-                        fmt="o", color=colour, capsize=3, label=label)
+            ax.errorbar(
+                x,
+                r.median_fst,
+                yerr=[[r.median_fst - r.median_fst_lo], [hi - r.median_fst]],
+                fmt="o",
+                color=colour,
+                capsize=3,
+                label=label,
+            )
         elif metric == "median_fst":
             ax.plot(x, budget, "^", color=colour, label=label)
         elif np.isfinite(r.relative_auc):
@@ -147,8 +179,14 @@ def plot_figure2(curves: pd.DataFrame) -> Figure:
     for ax, mech in zip(axes[0], MECHANISMS, strict=True):
         rows = curves[curves.mechanism == mech]
         for size, g in rows.groupby("buffer_size"):
-            band_plot(ax, g, "submission", "avg_score", label=f"|B| = {size}",
-                      color=book_colour(f"buffer {int(size)}"))
+            band_plot(
+                ax,
+                g,
+                "submission",
+                "avg_score",
+                label=f"|B| = {size}",
+                color=book_colour(f"buffer {int(size)}"),
+            )
         ax.axhline(TARGET, color="k", ls=":", lw=1, label="target 195")
         ax.set_title(f"{in_words(mech)}, ε = 1")
         ax.set_xlabel("submissions")
@@ -159,8 +197,9 @@ def plot_figure2(curves: pd.DataFrame) -> Figure:
     return fig
 
 
-def plot_figure3(success_curves: pd.DataFrame, variant: str = "paper",
-                 budget: int | None = None) -> Figure:
+def plot_figure3(
+    success_curves: pd.DataFrame, variant: str = "paper", budget: int | None = None
+) -> Figure:
     """Figure 3: success ratio (eq. 27) against the number of submissions, per epsilon, of
     ``variant`` (the paper's set-up, or the reference set-up). At the paper's budget
     (``budget`` = 90,000) the paper's Table 2 is marked there, each diamond labelled with its
@@ -169,8 +208,13 @@ def plot_figure3(success_curves: pd.DataFrame, variant: str = "paper",
     rows = success_curves[success_curves.variant == variant]
     for ax, mech in zip(axes[0], MECHANISMS, strict=True):
         for eps, g in rows[rows.mechanism == mech].groupby("epsilon"):
-            ax.step(g.submission, g.success_ratio, where="post", label=eps_label(eps),
-                    color=epsilon_colour(float(eps)))
+            ax.step(
+                g.submission,
+                g.success_ratio,
+                where="post",
+                label=eps_label(eps),
+                color=epsilon_colour(float(eps)),
+            )
         if budget == PAPER_CAP:
             _mark_tables_on_curves(ax, mech)
         ax.set_title(f"{in_words(mech)} (|B| = {TABLE_BUFFER[mech]})")
@@ -193,8 +237,14 @@ def _mark_tables_on_curves(ax: Axes, mech: str) -> None:
     mark_paper(ax, [PAPER_CAP] * len(at), list(at), label="paper: Table 2 (ε beside)")
     ax.set_xlim(right=1.3 * PAPER_CAP)  # room for the labels
     for ratio, names in at.items():
-        ax.annotate(", ".join(names), (PAPER_CAP, ratio), xytext=(6, 0),
-                    textcoords="offset points", va="center", fontsize=8)
+        ax.annotate(
+            ", ".join(names),
+            (PAPER_CAP, ratio),
+            xytext=(6, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
 
 
 def _deviation_label(variant: str, last: float, end: float) -> str:
@@ -217,8 +267,9 @@ def plot_failure(diagnostics: pd.DataFrame) -> Figure:
         label = f"paper's set-up, {eps_label(eps)}"
         colour = epsilon_colour(float(eps))
         ax_norm.plot(mean.index, mean["raw_norm_q50"], label=label, color=colour)
-        ax_norm.fill_between(mean.index, mean["raw_norm_q10"], mean["raw_norm_q90"],
-                             color=colour, alpha=0.2, lw=0)
+        ax_norm.fill_between(
+            mean.index, mean["raw_norm_q10"], mean["raw_norm_q90"], color=colour, alpha=0.2, lw=0
+        )
         ax_update.plot(mean.index, mean["update_norm"], label=label, color=colour)
         ax_share.plot(mean.index, mean["actor_share"], label=label, color=colour)
         ax_major.plot(mean.index, mean["majority_fraction"], label=label, color=colour)
@@ -228,8 +279,13 @@ def plot_failure(diagnostics: pd.DataFrame) -> Figure:
         mean = g.groupby("submission").mean(numeric_only=True)["majority_fraction"].dropna()
         if mean.empty:  # nothing to draw: no entry in the legend
             continue
-        ax_major.plot(mean.index, mean.to_numpy(), ls="--", color=book_colour(variant),
-                      label=_deviation_label(variant, mean.index.max(), end))
+        ax_major.plot(
+            mean.index,
+            mean.to_numpy(),
+            ls="--",
+            color=book_colour(variant),
+            label=_deviation_label(variant, mean.index.max(), end),
+        )
     ax_norm.axhline(DEFAULT_CLIP["laplace"] / 2, color="grey", ls=":", label="clip C/2 = 0.005")
     ax_norm.set_yscale("log")
     ax_norm.set_ylabel("gradient L1 norm\nbefore the clip")
@@ -257,20 +313,44 @@ def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
     fig, axes = new_figure(nrows, ncols, width=3.4, height=2.8, sharey=True)
     for ax, label in zip(axes.ravel(), arms, strict=False):
         g = scores[scores.arm == label].sort_values("step_size")
-        ax.errorbar(g.step_size, g.auc, yerr=[g.auc - g.auc_lo, g.auc_hi - g.auc], marker="o",
-                    capsize=3, label="mean AUC with its 95% interval")
+        ax.errorbar(
+            g.step_size,
+            g.auc,
+            yerr=[g.auc - g.auc_lo, g.auc_hi - g.auc],
+            marker="o",
+            capsize=3,
+            label="mean AUC with its 95% interval",
+        )
         by_auc = g[g.chosen_auc]
-        ax.plot(by_auc.step_size, by_auc.auc, marker="o", ms=12, ls="none", mfc="none",
-                color="0.4", label="the step of highest mean AUC (sensitivity)")
+        ax.plot(
+            by_auc.step_size,
+            by_auc.auc,
+            marker="o",
+            ms=12,
+            ls="none",
+            mfc="none",
+            color="0.4",
+            label="the step of highest mean AUC (sensitivity)",
+        )
         best = g[g.chosen]
-        ax.plot(best.step_size, best.auc, marker="*", ms=14, ls="none", color="k",
-                label="the chosen step (most tuning successes)")
+        ax.plot(
+            best.step_size,
+            best.auc,
+            marker="*",
+            ms=14,
+            ls="none",
+            color="k",
+            label="the chosen step (most tuning successes)",
+        )
         ax.set_xscale("log")
-        ax.set_title(f"{words[label]}\nchosen {best.step_size.iloc[0]:g}: "
-                     f"{int(best.successes.iloc[0])} of {int(best.n_trials.iloc[0])} "
-                     "tuning successes", fontsize=9)
+        ax.set_title(
+            f"{words[label]}\nchosen {best.step_size.iloc[0]:g}: "
+            f"{int(best.successes.iloc[0])} of {int(best.n_trials.iloc[0])} "
+            "tuning successes",
+            fontsize=9,
+        )
         ax.set_xlabel("RMSProp step")
-    for ax in axes.ravel()[len(arms):]:
+    for ax in axes.ravel()[len(arms) :]:
         ax.set_visible(False)
     for row in axes:
         row[0].set_ylabel("mean score\nper submission")
@@ -281,6 +361,11 @@ def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
 #: The figure the reference set-up's claims are decided on, drawn from the record that decides
 #: them (each private arm at its tuned step, 20 fresh trials per arm).
 EXHIBITS: dict[str, Exhibit] = by_label(
-    Exhibit("fig-ono2020-tables-tuned", TUNED_RECORD_JSON.removesuffix(".json"), TUNED_FILES,
-            ON_TUNED, plot_tuned_tables),
+    Exhibit(
+        "fig-ono2020-tables-tuned",
+        TUNED_RECORD_JSON.removesuffix(".json"),
+        TUNED_FILES,
+        ON_TUNED,
+        plot_tuned_tables,
+    ),
 )

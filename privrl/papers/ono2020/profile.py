@@ -41,50 +41,86 @@ VARIANT_LABELS = {
     "ablation_sampled_no_clip": "reference without RMSProp (sampled, SGD eta = 0.5, no clip)",
     "ablation_greedy_rmsprop": "reference without sampling (greedy, RMSProp 5e-3, no clip)",
     "ablation_clipped_reference": "reference with the paper's clip (sampled, RMSProp 5e-3, "
-                                  "C = 0.01)",
+    "C = 0.01)",
     REFERENCE: "the reference set-up (sampled actions, RMSProp, step from the sweep)",
 }
 
 # Tables 1-3 of the paper, as printed (quotes; PRS has no epsilon = inf column).
 PAPER_TABLES: dict[str, dict[tuple[str, float], float]] = {
     "median_fst": {
-        ("laplace", 1.0): 18377.0, ("laplace", 2.0): 20238.5, ("laplace", 5.0): 5714.5,
-        ("laplace", 10.0): 4055.0, ("laplace", INF): 1769.0,
-        ("prs", 1.0): 25226.5, ("prs", 2.0): 7549.0, ("prs", 5.0): 2656.5, ("prs", 10.0): 11217.5,
+        ("laplace", 1.0): 18377.0,
+        ("laplace", 2.0): 20238.5,
+        ("laplace", 5.0): 5714.5,
+        ("laplace", 10.0): 4055.0,
+        ("laplace", INF): 1769.0,
+        ("prs", 1.0): 25226.5,
+        ("prs", 2.0): 7549.0,
+        ("prs", 5.0): 2656.5,
+        ("prs", 10.0): 11217.5,
     },
     "success_ratio": {
-        ("laplace", 1.0): 0.80, ("laplace", 2.0): 0.90, ("laplace", 5.0): 1.00,
-        ("laplace", 10.0): 1.00, ("laplace", INF): 1.0,
-        ("prs", 1.0): 0.85, ("prs", 2.0): 0.95, ("prs", 5.0): 0.90, ("prs", 10.0): 0.90,
+        ("laplace", 1.0): 0.80,
+        ("laplace", 2.0): 0.90,
+        ("laplace", 5.0): 1.00,
+        ("laplace", 10.0): 1.00,
+        ("laplace", INF): 1.0,
+        ("prs", 1.0): 0.85,
+        ("prs", 2.0): 0.95,
+        ("prs", 5.0): 0.90,
+        ("prs", 10.0): 0.90,
     },
     "relative_auc": {
-        ("laplace", 1.0): 0.673, ("laplace", 2.0): 0.711, ("laplace", 5.0): 0.909,
-        ("laplace", 10.0): 0.965, ("laplace", INF): 1.0,
-        ("prs", 1.0): 0.660, ("prs", 2.0): 0.862, ("prs", 5.0): 0.835, ("prs", 10.0): 0.771,
+        ("laplace", 1.0): 0.673,
+        ("laplace", 2.0): 0.711,
+        ("laplace", 5.0): 0.909,
+        ("laplace", 10.0): 0.965,
+        ("laplace", INF): 1.0,
+        ("prs", 1.0): 0.660,
+        ("prs", 2.0): 0.862,
+        ("prs", 5.0): 0.835,
+        ("prs", 10.0): 0.771,
     },
-}  # fmt: skip
+}
 
 #: What the paper leaves open that could explain a gap (listed in the chapter and as an erratum).
 AMBIGUITIES: tuple[tuple[str, str], ...] = (
-    ("clip C", "C = 0.01 (Laplace) is stated, but not whether the non-private baseline "
-     "(epsilon = inf) is clipped; with C/2 = 0.005 every report is clipped (measured here)."),
-    ("learning rate on clipped reports", "eta = 0.5 for plain SGD on the mean of B (eq. 22) on "
-     "reports clipped to L1 norm C/2 = 0.005 (eq. 19, which prints the L1 norm ||g||_1, as eq. 20 "
-     "does): without noise an update moves the 112 weights by an L1 step of at most "
-     "0.5 x 0.005 = 0.0025 in all; TensorFlow's optimiser, if any other was used, is not named."),
-    ("biases (d)", "section 4 states d = 112 = 16x4 + 2x16 + 1x16, weights only; Keras-style "
-     "dense layers in TensorFlow 1.14 have biases by default (16 + 2 + 1 more: d = 131). We use "
-     "d = 112 as stated."),
-    ("buffer |B|", "|B| in {1, 100} is stated; how the 9 asynchronous threads interleave their "
-     "submissions with updates (staleness) is not."),
-    ("action selection", "Algorithm 1 and section 4 act greedily (argmax pi) with probability "
-     "1 - alpha; A3C samples a ~ pi. Greedy acting with a collapsing policy stops exploring. We "
-     "act greedily as stated; actions are sampled only in labelled deviations: adam_sample, "
-     "the reference set-up and three of its ablation arms (ablation_sampled, "
-     "ablation_sampled_no_clip, ablation_clipped_reference)."),
-    ("time limit", "the maximum score is 200 (section 4), but not whether an episode cut at "
-     "200 steps is terminal in eqs. (12) and (18) or bootstraps V(s_T); we bootstrap V(s_T) at "
-     "the 200-step limit."),
+    (
+        "clip C",
+        "C = 0.01 (Laplace) is stated, but not whether the non-private baseline "
+        "(epsilon = inf) is clipped; with C/2 = 0.005 every report is clipped (measured here).",
+    ),
+    (
+        "learning rate on clipped reports",
+        "eta = 0.5 for plain SGD on the mean of B (eq. 22) on "
+        "reports clipped to L1 norm C/2 = 0.005 (eq. 19, which prints the L1 norm ||g||_1, as eq. 20 "
+        "does): without noise an update moves the 112 weights by an L1 step of at most "
+        "0.5 x 0.005 = 0.0025 in all; TensorFlow's optimiser, if any other was used, is not named.",
+    ),
+    (
+        "biases (d)",
+        "section 4 states d = 112 = 16x4 + 2x16 + 1x16, weights only; Keras-style "
+        "dense layers in TensorFlow 1.14 have biases by default (16 + 2 + 1 more: d = 131). We use "
+        "d = 112 as stated.",
+    ),
+    (
+        "buffer |B|",
+        "|B| in {1, 100} is stated; how the 9 asynchronous threads interleave their "
+        "submissions with updates (staleness) is not.",
+    ),
+    (
+        "action selection",
+        "Algorithm 1 and section 4 act greedily (argmax pi) with probability "
+        "1 - alpha; A3C samples a ~ pi. Greedy acting with a collapsing policy stops exploring. We "
+        "act greedily as stated; actions are sampled only in labelled deviations: adam_sample, "
+        "the reference set-up and three of its ablation arms (ablation_sampled, "
+        "ablation_sampled_no_clip, ablation_clipped_reference).",
+    ),
+    (
+        "time limit",
+        "the maximum score is 200 (section 4), but not whether an episode cut at "
+        "200 steps is terminal in eqs. (12) and (18) or bootstraps V(s_T); we bootstrap V(s_T) at "
+        "the 200-step limit.",
+    ),
     ("initialisation", "not stated (we use Glorot uniform, the TF 1.14 default)."),
 )
 
@@ -136,23 +172,40 @@ class OnoProfile(Profile):
     }
 
     def validate(self) -> None:
-        for name in ("n_trials", "trials_per_seed", "n_submissions", "fig2_trials",
-                     "fig2_submissions", "record_every", "diagnostic_trials",
-                     "diagnostic_submissions", "diagnostic_every", "reference_submissions",
-                     "tuning_trials", "tuning_submissions", "shrinkage_samples"):
+        for name in (
+            "n_trials",
+            "trials_per_seed",
+            "n_submissions",
+            "fig2_trials",
+            "fig2_submissions",
+            "record_every",
+            "diagnostic_trials",
+            "diagnostic_submissions",
+            "diagnostic_every",
+            "reference_submissions",
+            "tuning_trials",
+            "tuning_submissions",
+            "shrinkage_samples",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.n_trials % self.trials_per_seed:
-            raise ValueError(f"n_trials ({self.n_trials}) must be a multiple of trials_per_seed "
-                             f"({self.trials_per_seed})")
+            raise ValueError(
+                f"n_trials ({self.n_trials}) must be a multiple of trials_per_seed "
+                f"({self.trials_per_seed})"
+            )
         if not self.epsilons or any(not e > 0 for e in self.epsilons):
             raise ValueError(f"epsilons must be positive (inf allowed), got {self.epsilons}")
         if not self.reference_steps or any(not s > 0 for s in self.reference_steps):
             raise ValueError(f"reference_steps must be positive, got {self.reference_steps}")
         if REFERENCE in self.variants or any(v.startswith("ablation_") for v in self.variants):
-            raise ValueError("the reference set-up and its ablation run through reference_steps "
-                             f"(module reference), not variants; got {self.variants}")
+            raise ValueError(
+                "the reference set-up and its ablation run through reference_steps "
+                f"(module reference), not variants; got {self.variants}"
+            )
         unknown = sorted(set(self.variants) - set(VARIANTS))
         if unknown or "paper" not in self.variants:
-            raise ValueError(f"variants must include 'paper' and be among {sorted(VARIANTS)}, "
-                             f"got {self.variants}")
+            raise ValueError(
+                f"variants must include 'paper' and be among {sorted(VARIANTS)}, "
+                f"got {self.variants}"
+            )

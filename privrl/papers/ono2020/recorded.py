@@ -42,8 +42,16 @@ def paper_trials_frame(trials: pd.DataFrame) -> pd.DataFrame:
     """The tidy trials CSV: ``variant, mechanism, epsilon, gravity, trial, first_success,
     success, env_steps``."""
     out = trials.assign(gravity=GRAVITY_LABEL)
-    cols = ["variant", "mechanism", "epsilon", "gravity", "trial", "first_success", "success",
-            "env_steps"]
+    cols = [
+        "variant",
+        "mechanism",
+        "epsilon",
+        "gravity",
+        "trial",
+        "first_success",
+        "success",
+        "env_steps",
+    ]
     return out[cols].sort_values(["variant", "mechanism", "epsilon", "trial"])
 
 
@@ -54,8 +62,12 @@ def paper_curves_frame(curves: pd.DataFrame) -> pd.DataFrame:
     return out[["variant", "mechanism", "epsilon", "trial", "submission", "avg_score"]]
 
 
-def write_paper_results(trials: pd.DataFrame, curves: pd.DataFrame | None, record: RunRecord,
-                        directory: Path | None = None) -> None:
+def write_paper_results(
+    trials: pd.DataFrame,
+    curves: pd.DataFrame | None,
+    record: RunRecord,
+    directory: Path | None = None,
+) -> None:
     """Write the two tidy CSVs into ``directory`` (default: :func:`records.results_dir`) and the
     run record one folder up (used by :func:`record_paper_run`)."""
     directory = Path(directory) if directory is not None else records.results_dir()
@@ -66,25 +78,45 @@ def write_paper_results(trials: pd.DataFrame, curves: pd.DataFrame | None, recor
     record.write(directory.parent / RECORD_JSON)
 
 
-def record_paper_run(profile: OnoProfile, *, cache_dir: Any, directory: Path | None = None,
-                     executor: Any = "serial", progress: bool = False, note: str = "",
-                     workers: int = 1) -> RunRecord:
+def record_paper_run(
+    profile: OnoProfile,
+    *,
+    cache_dir: Any,
+    directory: Path | None = None,
+    executor: Any = "serial",
+    progress: bool = False,
+    note: str = "",
+    workers: int = 1,
+) -> RunRecord:
     """Run the tables and Figure 2 of ``profile`` and write the two CSVs and the run record
     (:func:`write_paper_results`). ``note`` states what part of the paper profile was run; the
     record names the commit checked out when the run *started* and the ``workers`` it ran on."""
     commit, dirty, start = current_commit(), records.code_dirty(), time.perf_counter()
-    kw = {"executor": executor, "cache_dir": cache_dir, "progress": progress,
-          "max_workers": workers}
+    kw = {
+        "executor": executor,
+        "cache_dir": cache_dir,
+        "progress": progress,
+        "max_workers": workers,
+    }
     trials = sweep_tables(profile, **kw)
     curves = sweep_figure2(profile, **kw)
     record = RunRecord.now(
-        notebook=PAPER, profile=profile.profile,
-        parameters={k: list(v) if isinstance(v, tuple) else v
-                    for k, v in dataclasses.asdict(profile).items()},
-        wall_time_s=time.perf_counter() - start, git_commit=commit, git_dirty=dirty,
-        compute_s=round(float(trials.seconds.sum()), 1), env_steps=int(trials.env_steps.sum()),
-        workers=workers, note=note, files=[TRIALS_CSV, CURVES_CSV],
-        produced_by=["privrl.papers.ono2020.runs"])
+        notebook=PAPER,
+        profile=profile.profile,
+        parameters={
+            k: list(v) if isinstance(v, tuple) else v
+            for k, v in dataclasses.asdict(profile).items()
+        },
+        wall_time_s=time.perf_counter() - start,
+        git_commit=commit,
+        git_dirty=dirty,
+        compute_s=round(float(trials.seconds.sum()), 1),
+        env_steps=int(trials.env_steps.sum()),
+        workers=workers,
+        note=note,
+        files=[TRIALS_CSV, CURVES_CSV],
+        produced_by=["privrl.papers.ono2020.runs"],
+    )
     write_paper_results(trials, curves, record, directory)
     return record
 
@@ -95,40 +127,66 @@ def reference_frames(runs: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     success, env_steps`` (the ablation and the evaluation arms), the sweep's trials (same
     columns, variant ``reference``) and Figure 2's curves ``variant, mechanism, epsilon,
     step_size, trial, submission, avg_score`` (|B| in ``variant`` as in :data:`CURVES_CSV`)."""
-    cols = ["variant", "mechanism", "epsilon", "buffer_size", "step_size", "gravity", "trial",
-            "first_success", "success", "env_steps"]
+    cols = [
+        "variant",
+        "mechanism",
+        "epsilon",
+        "buffer_size",
+        "step_size",
+        "gravity",
+        "trial",
+        "first_success",
+        "success",
+        "env_steps",
+    ]
     order = ["variant", "mechanism", "epsilon", "buffer_size", "step_size", "trial"]
     curves = runs["curves"]
     curves = curves.assign(variant=curves["variant"] + " |B|=" + curves["buffer_size"].astype(str))
     return {
         REFERENCE_TRIALS_CSV: runs["trials"].assign(gravity=GRAVITY_LABEL)[cols].sort_values(order),
         REFERENCE_SWEEP_CSV: runs["tuning"].assign(gravity=GRAVITY_LABEL)[cols].sort_values(order),
-        REFERENCE_CURVES_CSV: curves[["variant", "mechanism", "epsilon", "step_size", "trial",
-                                      "submission", "avg_score"]],
+        REFERENCE_CURVES_CSV: curves[
+            ["variant", "mechanism", "epsilon", "step_size", "trial", "submission", "avg_score"]
+        ],
     }
 
 
-def record_reference_run(profile: OnoProfile, *, cache_dir: Any, directory: Path | None = None,
-                         executor: Any = "serial", progress: bool = False, note: str = "",
-                         workers: int = 1) -> RunRecord:
+def record_reference_run(
+    profile: OnoProfile,
+    *,
+    cache_dir: Any,
+    directory: Path | None = None,
+    executor: Any = "serial",
+    progress: bool = False,
+    note: str = "",
+    workers: int = 1,
+) -> RunRecord:
     """Run the reference set-up (:func:`.reference.sweep_reference`: ablation, step-size sweep,
     Tables 1-3 and Figure 2 at the chosen steps) of ``profile`` and write its three CSVs
     (:func:`reference_frames`) into ``directory`` and its run record one folder up
     (``ono2020-reference.json``)."""
     commit, dirty, start = current_commit(), records.code_dirty(), time.perf_counter()
-    runs = sweep_reference(profile, executor=executor, cache_dir=cache_dir, progress=progress,
-                           max_workers=workers)
+    runs = sweep_reference(
+        profile, executor=executor, cache_dir=cache_dir, progress=progress, max_workers=workers
+    )
     seconds = sum(float(runs[k].seconds.sum()) for k in ("tuning", "trials"))
     record = RunRecord.now(
-        notebook=PAPER, profile=REFERENCE_RECORD,
-        parameters={k: list(v) if isinstance(v, tuple) else v
-                    for k, v in dataclasses.asdict(profile).items()},
-        wall_time_s=time.perf_counter() - start, git_commit=commit, git_dirty=dirty,
+        notebook=PAPER,
+        profile=REFERENCE_RECORD,
+        parameters={
+            k: list(v) if isinstance(v, tuple) else v
+            for k, v in dataclasses.asdict(profile).items()
+        },
+        wall_time_s=time.perf_counter() - start,
+        git_commit=commit,
+        git_dirty=dirty,
         compute_s=round(seconds, 1),
         env_steps=int(sum(runs[k].env_steps.sum() for k in ("tuning", "trials"))),
-        workers=workers, note=note,
+        workers=workers,
+        note=note,
         files=[REFERENCE_TRIALS_CSV, REFERENCE_SWEEP_CSV, REFERENCE_CURVES_CSV],
-        produced_by=["privrl.papers.ono2020.reference"])
+        produced_by=["privrl.papers.ono2020.reference"],
+    )
     directory = Path(directory) if directory is not None else records.results_dir()
     directory.mkdir(parents=True, exist_ok=True)
     for name, frame in reference_frames(runs).items():
@@ -140,8 +198,15 @@ def record_reference_run(profile: OnoProfile, *, cache_dir: Any, directory: Path
 def recorded_reference_run(directory: Path | None = None) -> dict[str, Any] | None:
     """The recorded reference set-up: ``{"trials", "sweep", "curves", "record"}`` (curves with
     ``buffer_size`` back, as :func:`recorded_curves`), or ``None`` when none is recorded."""
-    out = records.read_recorded({"trials": REFERENCE_TRIALS_CSV, "sweep": REFERENCE_SWEEP_CSV,
-                          "curves": REFERENCE_CURVES_CSV}, REFERENCE_RECORD_JSON, directory)
+    out = records.read_recorded(
+        {
+            "trials": REFERENCE_TRIALS_CSV,
+            "sweep": REFERENCE_SWEEP_CSV,
+            "curves": REFERENCE_CURVES_CSV,
+        },
+        REFERENCE_RECORD_JSON,
+        directory,
+    )
     if out is not None:
         out["curves"] = recorded_curves(out["curves"])
     return out
@@ -150,7 +215,9 @@ def recorded_reference_run(directory: Path | None = None) -> dict[str, Any] | No
 def recorded_paper_run(directory: Path | None = None) -> dict[str, Any] | None:
     """The recorded paper run: ``{"trials", "curves", "record"}`` or ``None`` if absent
     (looked up with :func:`records.recorded_file` unless ``directory`` is given)."""
-    return records.read_recorded({"trials": TRIALS_CSV, "curves": CURVES_CSV}, RECORD_JSON, directory)
+    return records.read_recorded(
+        {"trials": TRIALS_CSV, "curves": CURVES_CSV}, RECORD_JSON, directory
+    )
 
 
 def recorded_curves(curves: pd.DataFrame) -> pd.DataFrame:
@@ -179,10 +246,13 @@ def paper_profile_at(n_submissions: int) -> OnoProfile:
     proportion (30,000 of 90,000)."""
     paper = OnoProfile.PAPER
     tuning = max(1, n_submissions * paper["tuning_submissions"] // paper["n_submissions"])
-    return OnoProfile.from_parameters("paper", n_submissions=n_submissions,
-                                      fig2_submissions=n_submissions,
-                                      reference_submissions=n_submissions,
-                                      tuning_submissions=tuning)
+    return OnoProfile.from_parameters(
+        "paper",
+        n_submissions=n_submissions,
+        fig2_submissions=n_submissions,
+        reference_submissions=n_submissions,
+        tuning_submissions=tuning,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -191,22 +261,31 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m privrl.papers.ono2020.recorded")
     sub = parser.add_subparsers(dest="command", required=True)
     rec = sub.add_parser("record-paper", help="run and record the paper profile")
-    prac = sub.add_parser("record-reference", help="run and record the reference set-up "
-                          "(ablation, step-size sweep, Tables 1-3 and Figure 2)")
+    prac = sub.add_parser(
+        "record-reference",
+        help="run and record the reference set-up "
+        "(ablation, step-size sweep, Tables 1-3 and Figure 2)",
+    )
     for command in (rec, prac):
         command.add_argument("--n-submissions", type=int, default=PAPER_CAP)
         command.add_argument("--workers", type=int, default=2, help="worker processes")
         command.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
-        command.add_argument("--out", default=None,
-                             help="results directory (default book/measurements/results)")
+        command.add_argument(
+            "--out", default=None, help="results directory (default book/measurements/results)"
+        )
         command.add_argument("--note", default="")
     args = parser.parse_args(argv)
     profile = paper_profile_at(args.n_submissions)
     recorder = record_paper_run if args.command == "record-paper" else record_reference_run
-    record = recorder(profile, cache_dir=args.cache_dir,
-                      directory=Path(args.out) if args.out else None,
-                      executor="process" if args.workers > 1 else "serial",
-                      progress=True, note=args.note, workers=args.workers)
+    record = recorder(
+        profile,
+        cache_dir=args.cache_dir,
+        directory=Path(args.out) if args.out else None,
+        executor="process" if args.workers > 1 else "serial",
+        progress=True,
+        note=args.note,
+        workers=args.workers,
+    )
     print(json.dumps(record.as_dict(), indent=1, default=str))
 
 

@@ -54,8 +54,12 @@ from privrl.papers.ono2020.trials import (
 #: are disjoint from the evaluation trials' (root ``profile.seed``).
 TUNING_SEED_OFFSET = 10_007
 #: The ablation's non-private arms, in the order of the chapter's table.
-ABLATION = ("ablation_sampled", "ablation_greedy_rmsprop", "ablation_sampled_no_clip",
-            "ablation_clipped_reference")
+ABLATION = (
+    "ablation_sampled",
+    "ablation_greedy_rmsprop",
+    "ablation_sampled_no_clip",
+    "ablation_clipped_reference",
+)
 #: Figure 2's arms beyond Tables 1-3: epsilon = 1 with the other buffer size.
 FIGURE2_EXTRA = (("laplace", 1.0, 100), ("prs", 1.0, 1))
 
@@ -80,17 +84,33 @@ def _config(mech: str, eps: float, buffer: int, **extra: Any) -> dict[str, Any]:
 def ablation_configs(profile: OnoProfile) -> list[dict[str, Any]]:
     """The ablation's non-private arms (:data:`ABLATION`), Laplace clipping where they clip,
     |B| = 1, at the profile's trials and budget."""
-    return [{"variant": v, "mechanism": "laplace", "epsilon": INF, "buffer_size": 1,
-             "n_submissions": profile.reference_submissions,
-             "trials_per_seed": profile.trials_per_seed}
-            for v in ABLATION]
+    return [
+        {
+            "variant": v,
+            "mechanism": "laplace",
+            "epsilon": INF,
+            "buffer_size": 1,
+            "n_submissions": profile.reference_submissions,
+            "trials_per_seed": profile.trials_per_seed,
+        }
+        for v in ABLATION
+    ]
 
 
 def tuning_configs(profile: OnoProfile) -> list[dict[str, Any]]:
     """Every arm at every step of the sweep, on the tuning trials and budget."""
-    return [_config(m, e, b, eta=float(step), n_submissions=profile.tuning_submissions,
-                    trials_per_seed=profile.tuning_trials)
-            for m, e, b in arms(profile) for step in profile.reference_steps]
+    return [
+        _config(
+            m,
+            e,
+            b,
+            eta=float(step),
+            n_submissions=profile.tuning_submissions,
+            trials_per_seed=profile.tuning_trials,
+        )
+        for m, e, b in arms(profile)
+        for step in profile.reference_steps
+    ]
 
 
 def chosen_steps(tuning: pd.DataFrame, cap: int) -> pd.DataFrame:
@@ -99,21 +119,35 @@ def chosen_steps(tuning: pd.DataFrame, cap: int) -> pd.DataFrame:
     ``successes``, ``n_trials``, ``median_fst`` and ``chosen`` (True on the winner)."""
     rows = []
     for (mech, eps, buffer, step), g in tuning.groupby(
-            ["mechanism", "epsilon", "buffer_size", "eta"]):
+        ["mechanism", "epsilon", "buffer_size", "eta"]
+    ):
         fst = censored(g["first_success"], cap)
-        rows.append({"mechanism": mech, "epsilon": eps, "buffer_size": buffer, "step_size": step,
-                     "successes": int(g["success"].sum()), "n_trials": len(g),
-                     "median_fst": float(np.median(fst))})
+        rows.append(
+            {
+                "mechanism": mech,
+                "epsilon": eps,
+                "buffer_size": buffer,
+                "step_size": step,
+                "successes": int(g["success"].sum()),
+                "n_trials": len(g),
+                "median_fst": float(np.median(fst)),
+            }
+        )
     out = pd.DataFrame(rows).sort_values(
         ["mechanism", "epsilon", "buffer_size", "successes", "median_fst", "step_size"],
-        ascending=[True, True, True, False, True, True])
+        ascending=[True, True, True, False, True, True],
+    )
     first = ~out.duplicated(["mechanism", "epsilon", "buffer_size"])
     return out.assign(chosen=first.to_numpy()).reset_index(drop=True)
 
 
 def _step_of(steps: pd.DataFrame, mech: str, eps: float, buffer: int) -> float:
-    row = steps[steps.chosen & (steps.mechanism == mech) & (steps.epsilon == eps)
-                & (steps.buffer_size == buffer)]
+    row = steps[
+        steps.chosen
+        & (steps.mechanism == mech)
+        & (steps.epsilon == eps)
+        & (steps.buffer_size == buffer)
+    ]
     if len(row) != 1:
         raise ValueError(f"no chosen step for {mech} eps={eps:g} |B|={buffer}")
     return float(row.step_size.iloc[0])
@@ -121,44 +155,90 @@ def _step_of(steps: pd.DataFrame, mech: str, eps: float, buffer: int) -> float:
 
 def evaluation_configs(profile: OnoProfile, steps: pd.DataFrame) -> list[dict[str, Any]]:
     """Tables 1-3's arms of the reference set-up at their chosen steps (evaluation trials)."""
-    return [_config(m, e, b, eta=_step_of(steps, m, e, b),
-                    n_submissions=profile.reference_submissions,
-                    trials_per_seed=profile.trials_per_seed)
-            for m, e, b in arms(profile) if (m, e, b) not in FIGURE2_EXTRA]
+    return [
+        _config(
+            m,
+            e,
+            b,
+            eta=_step_of(steps, m, e, b),
+            n_submissions=profile.reference_submissions,
+            trials_per_seed=profile.trials_per_seed,
+        )
+        for m, e, b in arms(profile)
+        if (m, e, b) not in FIGURE2_EXTRA
+    ]
 
 
 def figure2_reference_configs(profile: OnoProfile, steps: pd.DataFrame) -> list[dict[str, Any]]:
     """Figure 2's four arms at epsilon = 1 (Laplace and PRS, |B| in {1, 100}) of the reference
     set-up at their chosen steps, learning curves without early stop."""
-    return [_config(m, 1.0, b, eta=_step_of(steps, m, 1.0, b),
-                    n_submissions=profile.reference_submissions,
-                    trials_per_seed=profile.fig2_trials, record_every=profile.record_every)
-            for m in ("laplace", "prs") for b in (1, 100)]
+    return [
+        _config(
+            m,
+            1.0,
+            b,
+            eta=_step_of(steps, m, 1.0, b),
+            n_submissions=profile.reference_submissions,
+            trials_per_seed=profile.fig2_trials,
+            record_every=profile.record_every,
+        )
+        for m in ("laplace", "prs")
+        for b in (1, 100)
+    ]
 
 
-def sweep_reference(profile: OnoProfile, *, executor: Any = None, cache_dir: Any = None,
-                    progress: bool = False, max_workers: int | None = None
-                    ) -> dict[str, pd.DataFrame]:
+def sweep_reference(
+    profile: OnoProfile,
+    *,
+    executor: Any = None,
+    cache_dir: Any = None,
+    progress: bool = False,
+    max_workers: int | None = None,
+) -> dict[str, pd.DataFrame]:
     """The reference set-up's runs: ``ablation`` and ``trials`` (one row per trial, with
     ``step_size``), ``tuning`` (the sweep's trials), ``steps`` (:func:`chosen_steps`) and
     ``curves`` (Figure 2). Resumable through the sweep cache."""
-    kw = {"executor": executor, "cache_dir": cache_dir, "progress": progress,
-          "max_workers": max_workers}
+    kw = {
+        "executor": executor,
+        "cache_dir": cache_dir,
+        "progress": progress,
+        "max_workers": max_workers,
+    }
     if 1.0 not in profile.epsilons:
         raise ValueError("the reference set-up's Figure 2 needs epsilon = 1 in the profile")
     n_seeds = profile.n_trials // profile.trials_per_seed
-    tuning = run_sweep(run_first_success, tuning_configs(profile), n_seeds=1,
-                       root_seed=profile.seed + TUNING_SEED_OFFSET, desc="ono2020 step sweep",
-                       **kw)
+    tuning = run_sweep(
+        run_first_success,
+        tuning_configs(profile),
+        n_seeds=1,
+        root_seed=profile.seed + TUNING_SEED_OFFSET,
+        desc="ono2020 step sweep",
+        **kw,
+    )
     steps = chosen_steps(tuning, profile.tuning_submissions)
-    trials = run_sweep(run_first_success, ablation_configs(profile)
-                       + evaluation_configs(profile, steps), n_seeds=n_seeds,
-                       root_seed=profile.seed, desc="ono2020 reference set-up", **kw)
+    trials = run_sweep(
+        run_first_success,
+        ablation_configs(profile) + evaluation_configs(profile, steps),
+        n_seeds=n_seeds,
+        root_seed=profile.seed,
+        desc="ono2020 reference set-up",
+        **kw,
+    )
     trials["trial"] = trials["seed"] * profile.trials_per_seed + trials["trial"]
-    curves = run_sweep(run_learning_curve, figure2_reference_configs(profile, steps), n_seeds=1,
-                       root_seed=profile.seed, desc="ono2020 reference figure 2", **kw)
-    return {"tuning": _with_step(tuning), "steps": steps, "trials": _with_step(trials),
-            "curves": _with_step(curves)}
+    curves = run_sweep(
+        run_learning_curve,
+        figure2_reference_configs(profile, steps),
+        n_seeds=1,
+        root_seed=profile.seed,
+        desc="ono2020 reference figure 2",
+        **kw,
+    )
+    return {
+        "tuning": _with_step(tuning),
+        "steps": steps,
+        "trials": _with_step(trials),
+        "curves": _with_step(curves),
+    }
 
 
 def _with_step(frame: pd.DataFrame) -> pd.DataFrame:
@@ -169,5 +249,6 @@ def _with_step(frame: pd.DataFrame) -> pd.DataFrame:
     fixed = out["step_size"].isna()
     out.loc[fixed, "step_size"] = [
         algorithm_config({"variant": v, "epsilon": INF}, stop_at_success=True).eta
-        for v in out.loc[fixed, "variant"]]
+        for v in out.loc[fixed, "variant"]
+    ]
     return out

@@ -33,32 +33,52 @@ def table_configs(profile: OnoProfile) -> list[dict[str, Any]]:
     epsilon, for the paper's algorithm; the non-private deviations at epsilon = inf, and
     ``adam_sample`` also at epsilon = 1 (Laplace)."""
     base = {"n_submissions": profile.n_submissions, "trials_per_seed": profile.trials_per_seed}
-    out = [{**base, "variant": "paper", "mechanism": "laplace", "epsilon": float(e),
-            "buffer_size": 1} for e in profile.epsilons]
-    out += [{**base, "variant": "paper", "mechanism": "prs", "epsilon": float(e),
-             "buffer_size": 100} for e in profile.epsilons if math.isfinite(e)]
+    out = [
+        {**base, "variant": "paper", "mechanism": "laplace", "epsilon": float(e), "buffer_size": 1}
+        for e in profile.epsilons
+    ]
+    out += [
+        {**base, "variant": "paper", "mechanism": "prs", "epsilon": float(e), "buffer_size": 100}
+        for e in profile.epsilons
+        if math.isfinite(e)
+    ]
     for variant in profile.variants:
         if variant == "paper":
             continue
         eps_list = (INF, 1.0) if variant == "adam_sample" else (INF,)
-        out += [{**base, "variant": variant, "mechanism": "laplace", "epsilon": e,
-                 "buffer_size": 1} for e in eps_list]
+        out += [
+            {**base, "variant": variant, "mechanism": "laplace", "epsilon": e, "buffer_size": 1}
+            for e in eps_list
+        ]
     return out
 
 
 def figure2_configs(profile: OnoProfile) -> list[dict[str, Any]]:
     """Figure 2: epsilon = 1, Laplace and PRS, |B| in {1, 100}."""
-    return [{"variant": "paper", "mechanism": m, "epsilon": 1.0, "buffer_size": b,
-             "n_submissions": profile.fig2_submissions, "trials_per_seed": profile.fig2_trials,
-             "record_every": profile.record_every}
-            for m in ("laplace", "prs") for b in (1, 100)]
+    return [
+        {
+            "variant": "paper",
+            "mechanism": m,
+            "epsilon": 1.0,
+            "buffer_size": b,
+            "n_submissions": profile.fig2_submissions,
+            "trials_per_seed": profile.fig2_trials,
+            "record_every": profile.record_every,
+        }
+        for m in ("laplace", "prs")
+        for b in (1, 100)
+    ]
 
 
 def diagnostic_configs(profile: OnoProfile) -> list[dict[str, Any]]:
     """The failure's evidence: the paper's Laplace at epsilon = inf and 1, and the deviations."""
-    base = {"n_submissions": profile.diagnostic_submissions, "mechanism": "laplace",
-            "buffer_size": 1, "trials_per_seed": profile.diagnostic_trials,
-            "every": profile.diagnostic_every}
+    base = {
+        "n_submissions": profile.diagnostic_submissions,
+        "mechanism": "laplace",
+        "buffer_size": 1,
+        "trials_per_seed": profile.diagnostic_trials,
+        "every": profile.diagnostic_every,
+    }
     out = [{**base, "variant": "paper", "epsilon": e} for e in (INF, 1.0)]
     return out + [{**base, "variant": v, "epsilon": INF} for v in profile.variants if v != "paper"]
 
@@ -66,28 +86,69 @@ def diagnostic_configs(profile: OnoProfile) -> list[dict[str, Any]]:
 # --- sweeps ----------------------------------------------------------------------------------
 
 
-def sweep_tables(profile: OnoProfile, *, executor: Any = None, cache_dir: Any = None,
-                 progress: bool = False, max_workers: int | None = None) -> pd.DataFrame:
+def sweep_tables(
+    profile: OnoProfile,
+    *,
+    executor: Any = None,
+    cache_dir: Any = None,
+    progress: bool = False,
+    max_workers: int | None = None,
+) -> pd.DataFrame:
     """All trials behind Tables 1-3 and Figure 3 (one row per trial, ``trial`` numbered 0..N-1)."""
-    out = run_sweep(run_first_success, table_configs(profile),
-                    n_seeds=profile.n_trials // profile.trials_per_seed, root_seed=profile.seed,
-                    cache_dir=cache_dir, executor=executor, max_workers=max_workers,
-                    progress=progress, desc="ono2020 tables")
+    out = run_sweep(
+        run_first_success,
+        table_configs(profile),
+        n_seeds=profile.n_trials // profile.trials_per_seed,
+        root_seed=profile.seed,
+        cache_dir=cache_dir,
+        executor=executor,
+        max_workers=max_workers,
+        progress=progress,
+        desc="ono2020 tables",
+    )
     out["trial"] = out["seed"] * profile.trials_per_seed + out["trial"]
     return out
 
 
-def sweep_figure2(profile: OnoProfile, *, executor: Any = None, cache_dir: Any = None,
-                  progress: bool = False, max_workers: int | None = None) -> pd.DataFrame:
+def sweep_figure2(
+    profile: OnoProfile,
+    *,
+    executor: Any = None,
+    cache_dir: Any = None,
+    progress: bool = False,
+    max_workers: int | None = None,
+) -> pd.DataFrame:
     """Learning curves of Figure 2 (one row per trial and recorded submission)."""
-    return run_sweep(run_learning_curve, figure2_configs(profile), n_seeds=1,
-                     root_seed=profile.seed, cache_dir=cache_dir, executor=executor,
-                     max_workers=max_workers, progress=progress, desc="ono2020 figure 2")
+    return run_sweep(
+        run_learning_curve,
+        figure2_configs(profile),
+        n_seeds=1,
+        root_seed=profile.seed,
+        cache_dir=cache_dir,
+        executor=executor,
+        max_workers=max_workers,
+        progress=progress,
+        desc="ono2020 figure 2",
+    )
 
 
-def sweep_diagnostics(profile: OnoProfile, *, executor: Any = None, cache_dir: Any = None,
-                      progress: bool = False, max_workers: int | None = None) -> pd.DataFrame:
+def sweep_diagnostics(
+    profile: OnoProfile,
+    *,
+    executor: Any = None,
+    cache_dir: Any = None,
+    progress: bool = False,
+    max_workers: int | None = None,
+) -> pd.DataFrame:
     """Per-report statistics over training for :func:`diagnostic_configs`."""
-    return run_sweep(run_report_statistics, diagnostic_configs(profile), n_seeds=1,
-                     root_seed=profile.seed, cache_dir=cache_dir, executor=executor,
-                     max_workers=max_workers, progress=progress, desc="ono2020 diagnostics")
+    return run_sweep(
+        run_report_statistics,
+        diagnostic_configs(profile),
+        n_seeds=1,
+        root_seed=profile.seed,
+        cache_dir=cache_dir,
+        executor=executor,
+        max_workers=max_workers,
+        progress=progress,
+        desc="ono2020 diagnostics",
+    )

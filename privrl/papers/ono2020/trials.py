@@ -47,10 +47,14 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ablation_sampled": {"action_selection": "sample"},
     "ablation_sampled_no_clip": {"action_selection": "sample", "clip": INF},
     "ablation_greedy_rmsprop": {"optimizer": "rmsprop", "eta": ABLATION_STEP, "clip": INF},
-    "ablation_clipped_reference": {"action_selection": "sample", "optimizer": "rmsprop",
-                                   "eta": ABLATION_STEP},
+    "ablation_clipped_reference": {
+        "action_selection": "sample",
+        "optimizer": "rmsprop",
+        "eta": ABLATION_STEP,
+    },
     REFERENCE: {"action_selection": "sample", "optimizer": "rmsprop"},
 }
+
 
 def censored(first_success: Any, cap: int) -> np.ndarray:
     """First success times (eq. 26) censored just past the budget ``cap``: a trial that never
@@ -79,11 +83,15 @@ def run_first_success(config: dict[str, Any], seed: np.random.SeedSequence) -> p
     res = train_pgc_a3c(algo, k, np.random.default_rng(seed))
     seconds = time.perf_counter() - start
     steps = np.nansum(res.scores, axis=1)
-    return pd.DataFrame({
-        "trial": np.arange(k), "first_success": res.first_success,
-        "success": np.isfinite(res.first_success), "env_steps": steps.astype(np.int64),
-        "seconds": seconds * steps / max(steps.sum(), 1.0),
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "trial": np.arange(k),
+            "first_success": res.first_success,
+            "success": np.isfinite(res.first_success),
+            "env_steps": steps.astype(np.int64),
+            "seconds": seconds * steps / max(steps.sum(), 1.0),
+        }
+    )
 
 
 def run_learning_curve(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
@@ -95,10 +103,13 @@ def run_learning_curve(config: dict[str, Any], seed: np.random.SeedSequence) -> 
     c = np.concatenate([np.zeros((k, 1)), np.cumsum(res.scores, axis=1)], axis=1)
     ends = np.arange(max(every, w), algo.n_submissions + 1, every)
     mu = (c[:, ends] - c[:, ends - w]) / w
-    return pd.DataFrame({
-        "trial": np.repeat(np.arange(k), ends.size), "submission": np.tile(ends, k),
-        "avg_score": mu.ravel(),
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "trial": np.repeat(np.arange(k), ends.size),
+            "submission": np.tile(ends, k),
+            "avg_score": mu.ravel(),
+        }
+    )
 
 
 def run_report_statistics(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
@@ -108,8 +119,10 @@ def run_report_statistics(config: dict[str, Any], seed: np.random.SeedSequence) 
     k, every = int(config["trials_per_seed"]), int(config["every"])
     res = train_pgc_a3c(algo, k, np.random.default_rng(seed), record_reports=True)
     n_blocks = algo.n_submissions // every
-    out = {"trial": np.repeat(np.arange(k), n_blocks),
-           "submission": np.tile((np.arange(n_blocks) + 1) * every, k)}
+    out = {
+        "trial": np.repeat(np.arange(k), n_blocks),
+        "submission": np.tile((np.arange(n_blocks) + 1) * every, k),
+    }
     stats = {"score": res.scores, **res.reports}
     clip_half = algo.clip_value / 2
     stats["clipped_fraction"] = (res.reports["raw_norm"] > clip_half).astype(np.float32)

@@ -76,8 +76,15 @@ EVAL_TRIALS = 20
 TUNING_ROOT_OFFSET = 30_011
 EVALUATION_ROOT_OFFSET = 20_011
 #: A short run for the results-version probes.
-_PROBE = {"variant": REFERENCE, "mechanism": "laplace", "epsilon": 1.0, "buffer_size": 1,
-          "eta": 0.1, "n_submissions": 30, "trials_per_seed": 2}
+_PROBE = {
+    "variant": REFERENCE,
+    "mechanism": "laplace",
+    "epsilon": 1.0,
+    "buffer_size": 1,
+    "eta": 0.1,
+    "n_submissions": 30,
+    "trials_per_seed": 2,
+}
 ARM_COLUMNS = ["mechanism", "epsilon", "buffer_size"]
 #: The criteria of :func:`step_scores`: the verdicts' (most tuning successes) and the
 #: sensitivity reading's (highest mean AUC).
@@ -103,11 +110,15 @@ def run_tuning_trials(config: dict[str, Any], seed: np.random.SeedSequence) -> p
     start = time.process_time()
     res = train_pgc_a3c(algo, k, np.random.default_rng(seed))
     steps = np.nansum(res.scores, axis=1)
-    return pd.DataFrame({
-        "trial": np.arange(k), "auc": np.nan_to_num(res.scores, nan=0.0).mean(axis=1),
-        "first_success": res.first_success, "env_steps": steps.astype(np.int64),
-        "seconds": (time.process_time() - start) * steps / max(steps.sum(), 1.0),
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "trial": np.arange(k),
+            "auc": np.nan_to_num(res.scores, nan=0.0).mean(axis=1),
+            "first_success": res.first_success,
+            "env_steps": steps.astype(np.int64),
+            "seconds": (time.process_time() - start) * steps / max(steps.sum(), 1.0),
+        }
+    )
 
 
 @results_version("2", probe=_PROBE, ignore=("seconds",))
@@ -126,27 +137,39 @@ def private_arms(profile: OnoProfile) -> list[tuple[str, float, int]]:
 
 def seed_roots(profile: OnoProfile) -> dict[str, int]:
     """The root seeds of the tuning and of the evaluation (module docstring, **Seeds**)."""
-    return {"tuning": profile.seed + TUNING_ROOT_OFFSET,
-            "evaluation": profile.seed + EVALUATION_ROOT_OFFSET}
+    return {
+        "tuning": profile.seed + TUNING_ROOT_OFFSET,
+        "evaluation": profile.seed + EVALUATION_ROOT_OFFSET,
+    }
 
 
 def _config(arm: tuple[str, float, int], eta: float, budget: int, trials: int) -> dict[str, Any]:
     mech, eps, buffer = arm
-    out = {"variant": REFERENCE, "mechanism": mech, "epsilon": float(eps),
-           "buffer_size": int(buffer), "eta": float(eta), "n_submissions": int(budget),
-           "trials_per_seed": int(trials)}
+    out = {
+        "variant": REFERENCE,
+        "mechanism": mech,
+        "epsilon": float(eps),
+        "buffer_size": int(buffer),
+        "eta": float(eta),
+        "n_submissions": int(budget),
+        "trials_per_seed": int(trials),
+    }
     return {**out, "clip": INF} if math.isinf(eps) else out
 
 
-def tuning_configs(profile: OnoProfile, chosen_arms: list[tuple[str, float, int]],
-                   trials: int = TUNING_TRIALS, budget: int = TUNING_SUBMISSIONS
-                   ) -> list[dict[str, Any]]:
+def tuning_configs(
+    profile: OnoProfile,
+    chosen_arms: list[tuple[str, float, int]],
+    trials: int = TUNING_TRIALS,
+    budget: int = TUNING_SUBMISSIONS,
+) -> list[dict[str, Any]]:
     """Each of ``chosen_arms`` at every step of ``profile.reference_steps``: ``trials`` tuning
     trials of ``budget`` submissions."""
     if trials < 10:
         raise ValueError(f"trials must be >= 10 (a step chosen on fewer is noise), got {trials}")
-    return [_config(a, step, budget, trials) for a in chosen_arms
-            for step in profile.reference_steps]
+    return [
+        _config(a, step, budget, trials) for a in chosen_arms for step in profile.reference_steps
+    ]
 
 
 def _first(frame: pd.DataFrame, keys: list[str], ascending: list[bool]) -> np.ndarray:
@@ -164,71 +187,111 @@ def step_scores(tuning: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     for (mech, eps, buffer, step), g in tuning.groupby([*ARM_COLUMNS, "eta"]):
         auc = g["auc"].to_numpy(dtype=float)
         lo, hi = bootstrap_interval(np.mean, [auc], seed=seed)
-        rows.append({"arm": arm_label(mech, eps, buffer), "mechanism": mech, "epsilon": eps,
-                     "buffer_size": buffer, "step_size": step, "n_trials": auc.size,
-                     "successes": int(np.isfinite(g["first_success"].to_numpy(float)).sum()),
-                     "auc": float(auc.mean()), "auc_lo": lo, "auc_hi": hi})
+        rows.append(
+            {
+                "arm": arm_label(mech, eps, buffer),
+                "mechanism": mech,
+                "epsilon": eps,
+                "buffer_size": buffer,
+                "step_size": step,
+                "n_trials": auc.size,
+                "successes": int(np.isfinite(g["first_success"].to_numpy(float)).sum()),
+                "auc": float(auc.mean()),
+                "auc_lo": lo,
+                "auc_hi": hi,
+            }
+        )
     out = pd.DataFrame(rows).sort_values([*ARM_COLUMNS, "step_size"]).reset_index(drop=True)
     return out.assign(
         chosen=_first(out, ["successes", "auc", "step_size"], [False, False, True]),
-        chosen_auc=_first(out, ["auc", "step_size"], [False, True]))
+        chosen_auc=_first(out, ["auc", "step_size"], [False, True]),
+    )
 
 
-def chosen_step(scores: pd.DataFrame, arm: tuple[str, float, int],
-                criterion: str = "successes") -> float:
+def chosen_step(
+    scores: pd.DataFrame, arm: tuple[str, float, int], criterion: str = "successes"
+) -> float:
     """The step :func:`step_scores` chose for ``arm`` under ``criterion`` (:data:`CRITERIA`)."""
     if criterion not in CRITERIA:
         raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {criterion!r}")
     mech, eps, buffer = arm
-    row = scores[scores[CRITERIA[criterion]] & (scores.mechanism == mech)
-                 & (scores.epsilon == eps) & (scores.buffer_size == buffer)]
+    row = scores[
+        scores[CRITERIA[criterion]]
+        & (scores.mechanism == mech)
+        & (scores.epsilon == eps)
+        & (scores.buffer_size == buffer)
+    ]
     if len(row) != 1:
         raise ValueError(f"arm: no chosen step for {arm_label(*arm)}")
     return float(row.step_size.iloc[0])
 
 
-def evaluation_configs(scores: pd.DataFrame, chosen_arms: list[tuple[str, float, int]],
-                       criterion: str = "successes",
-                       baseline_step: float = REFERENCE_BASELINE_STEP,
-                       budget: int = PAPER_CAP, trials: int = EVAL_TRIALS
-                       ) -> list[dict[str, Any]]:
+def evaluation_configs(
+    scores: pd.DataFrame,
+    chosen_arms: list[tuple[str, float, int]],
+    criterion: str = "successes",
+    baseline_step: float = REFERENCE_BASELINE_STEP,
+    budget: int = PAPER_CAP,
+    trials: int = EVAL_TRIALS,
+) -> list[dict[str, Any]]:
     """Each of ``chosen_arms`` at its step chosen under ``criterion`` (the non-private arm at
     ``baseline_step``, the reference record's): ``trials`` trials of ``budget`` submissions (the
     paper's)."""
-    return [_config(arm, baseline_step if math.isinf(arm[1]) else
-                    chosen_step(scores, arm, criterion), budget, trials)
-            for arm in chosen_arms]
+    return [
+        _config(
+            arm,
+            baseline_step if math.isinf(arm[1]) else chosen_step(scores, arm, criterion),
+            budget,
+            trials,
+        )
+        for arm in chosen_arms
+    ]
 
 
-def sensitivity_configs(scores: pd.DataFrame, chosen_arms: list[tuple[str, float, int]],
-                        budget: int = PAPER_CAP, trials: int = EVAL_TRIALS
-                        ) -> list[dict[str, Any]]:
+def sensitivity_configs(
+    scores: pd.DataFrame,
+    chosen_arms: list[tuple[str, float, int]],
+    budget: int = PAPER_CAP,
+    trials: int = EVAL_TRIALS,
+) -> list[dict[str, Any]]:
     """The private arms of ``chosen_arms`` whose AUC-chosen step differs from the chosen one, at
     the AUC-chosen step (:func:`evaluation_configs`)."""
-    private = [a for a in chosen_arms if math.isfinite(a[1])
-               and chosen_step(scores, a, "auc") != chosen_step(scores, a)]
+    private = [
+        a
+        for a in chosen_arms
+        if math.isfinite(a[1]) and chosen_step(scores, a, "auc") != chosen_step(scores, a)
+    ]
     return evaluation_configs(scores, private, "auc", budget=budget, trials=trials)
 
 
-def evaluated_at(trials: pd.DataFrame, scores: pd.DataFrame, criterion: str = "successes"
-                 ) -> pd.DataFrame:
+def evaluated_at(
+    trials: pd.DataFrame, scores: pd.DataFrame, criterion: str = "successes"
+) -> pd.DataFrame:
     """The rows of ``trials`` (an evaluation, :data:`TUNED_TRIALS_CSV`'s columns) of each tuned
     arm at its step chosen under ``criterion`` (:func:`chosen_step`), and every row of an arm
     ``scores`` did not tune (the non-private baseline); an arm not evaluated at that step has no
     rows."""
-    steps = {arm: chosen_step(scores, arm, criterion)
-             for arm in set(scores[ARM_COLUMNS].itertuples(index=False, name=None))}
-    keep = [steps.get((mech, eps, buffer), step) == step for mech, eps, buffer, step in
-            trials[[*ARM_COLUMNS, "step_size"]].itertuples(index=False, name=None)]
+    steps = {
+        arm: chosen_step(scores, arm, criterion)
+        for arm in set(scores[ARM_COLUMNS].itertuples(index=False, name=None))
+    }
+    keep = [
+        steps.get((mech, eps, buffer), step) == step
+        for mech, eps, buffer, step in trials[[*ARM_COLUMNS, "step_size"]].itertuples(
+            index=False, name=None
+        )
+    ]
     return trials[np.asarray(keep, dtype=bool)].reset_index(drop=True)
 
 
 def tuning_frame(tuning: pd.DataFrame) -> pd.DataFrame:
     """The tidy tuning CSV: ``arm, mechanism, epsilon, buffer_size, step_size, trial, auc,
     first_success, env_steps`` (``trial`` numbered over the seeds)."""
-    out = tuning.assign(arm=[arm_label(*a) for a in tuning[ARM_COLUMNS].itertuples(index=False)],
-                        step_size=tuning["eta"],
-                        trial=tuning["seed"] * tuning["trials_per_seed"] + tuning["trial"])
+    out = tuning.assign(
+        arm=[arm_label(*a) for a in tuning[ARM_COLUMNS].itertuples(index=False)],
+        step_size=tuning["eta"],
+        trial=tuning["seed"] * tuning["trials_per_seed"] + tuning["trial"],
+    )
     cols = ["arm", *ARM_COLUMNS, "step_size", "trial", "auc", "first_success", "env_steps"]
     return out[cols].sort_values([*ARM_COLUMNS, "step_size", "trial"]).reset_index(drop=True)
 
@@ -236,19 +299,43 @@ def tuning_frame(tuning: pd.DataFrame) -> pd.DataFrame:
 def trials_frame(trials: pd.DataFrame) -> pd.DataFrame:
     """The evaluation's trials in the reference record's columns (``variant, mechanism, epsilon,
     buffer_size, step_size, gravity, trial, first_success, success, env_steps``)."""
-    out = trials.assign(step_size=trials["eta"], gravity=GRAVITY_LABEL,
-                        trial=trials["seed"] * trials["trials_per_seed"] + trials["trial"])
-    cols = ["variant", *ARM_COLUMNS, "step_size", "gravity", "trial", "first_success", "success",
-            "env_steps"]
-    return out[cols].sort_values(["variant", *ARM_COLUMNS, "step_size", "trial"]
-                                 ).reset_index(drop=True)
+    out = trials.assign(
+        step_size=trials["eta"],
+        gravity=GRAVITY_LABEL,
+        trial=trials["seed"] * trials["trials_per_seed"] + trials["trial"],
+    )
+    cols = [
+        "variant",
+        *ARM_COLUMNS,
+        "step_size",
+        "gravity",
+        "trial",
+        "first_success",
+        "success",
+        "env_steps",
+    ]
+    return (
+        out[cols]
+        .sort_values(["variant", *ARM_COLUMNS, "step_size", "trial"])
+        .reset_index(drop=True)
+    )
 
 
-def record_tuned(profile: OnoProfile, *, cache_dir: Any, tuning_trials: int = TUNING_TRIALS,
-                 tuning_budget: int = TUNING_SUBMISSIONS, budget: int = PAPER_CAP,
-                 trials: int = EVAL_TRIALS, directory: Path | None = None,
-                 executor: Any = "process", workers: int = 2, progress: bool = True,
-                 note: str = "", command: str = "") -> RunRecord:
+def record_tuned(
+    profile: OnoProfile,
+    *,
+    cache_dir: Any,
+    tuning_trials: int = TUNING_TRIALS,
+    tuning_budget: int = TUNING_SUBMISSIONS,
+    budget: int = PAPER_CAP,
+    trials: int = EVAL_TRIALS,
+    directory: Path | None = None,
+    executor: Any = "process",
+    workers: int = 2,
+    progress: bool = True,
+    note: str = "",
+    command: str = "",
+) -> RunRecord:
     """Tune every private arm of ``profile`` on ``tuning_trials`` trials of ``tuning_budget``
     submissions, evaluate the baseline and every private arm at its chosen step, then the
     sensitivity arms (:func:`sensitivity_configs`), ``trials`` trials of ``budget`` each, and
@@ -256,35 +343,64 @@ def record_tuned(profile: OnoProfile, *, cache_dir: Any, tuning_trials: int = TU
     recorded results) and the run record :data:`TUNED_RECORD_JSON` one folder up."""
     commit, start = current_commit(), time.perf_counter()
     dirty = records.code_dirty()
-    kw = {"executor": executor, "cache_dir": cache_dir, "progress": progress,
-          "max_workers": workers}
+    kw = {
+        "executor": executor,
+        "cache_dir": cache_dir,
+        "progress": progress,
+        "max_workers": workers,
+    }
     roots = seed_roots(profile)
     private = private_arms(profile)
-    tuning = run_sweep(run_tuning_trials,
-                       tuning_configs(profile, private, tuning_trials, tuning_budget), 1,
-                       roots["tuning"], desc="ono2020 tuning", **kw)
+    tuning = run_sweep(
+        run_tuning_trials,
+        tuning_configs(profile, private, tuning_trials, tuning_budget),
+        1,
+        roots["tuning"],
+        desc="ono2020 tuning",
+        **kw,
+    )
     scores = step_scores(tuning)
-    evaluated = [run_sweep(run_tuned_trials, configs, 1, roots["evaluation"], desc=desc, **kw)
-                 for configs, desc in (
-                     (evaluation_configs(scores, [BASELINE, *private], budget=budget,
-                                         trials=trials), "ono2020 tuned evaluation"),
-                     (sensitivity_configs(scores, private, budget=budget, trials=trials),
-                      "ono2020 sensitivity evaluation")) if configs]
+    evaluated = [
+        run_sweep(run_tuned_trials, configs, 1, roots["evaluation"], desc=desc, **kw)
+        for configs, desc in (
+            (
+                evaluation_configs(scores, [BASELINE, *private], budget=budget, trials=trials),
+                "ono2020 tuned evaluation",
+            ),
+            (
+                sensitivity_configs(scores, private, budget=budget, trials=trials),
+                "ono2020 sensitivity evaluation",
+            ),
+        )
+        if configs
+    ]
     runs = pd.concat(evaluated, ignore_index=True)
     record = RunRecord.now(
-        notebook=PAPER, profile=TUNED,
-        parameters={"profile": profile.profile, "seed": profile.seed,
-                    "reference_steps": list(profile.reference_steps),
-                    "tuning_trials": tuning_trials, "tuning_submissions": tuning_budget,
-                    "tuning_root_seed": roots["tuning"],
-                    "evaluation_root_seed": roots["evaluation"],
-                    "n_submissions": budget, "trials_per_seed": trials,
-                    "rule": "most tuning successes, then mean AUC, then the smaller step"},
-        wall_time_s=time.perf_counter() - start, git_commit=commit, git_dirty=dirty,
+        notebook=PAPER,
+        profile=TUNED,
+        parameters={
+            "profile": profile.profile,
+            "seed": profile.seed,
+            "reference_steps": list(profile.reference_steps),
+            "tuning_trials": tuning_trials,
+            "tuning_submissions": tuning_budget,
+            "tuning_root_seed": roots["tuning"],
+            "evaluation_root_seed": roots["evaluation"],
+            "n_submissions": budget,
+            "trials_per_seed": trials,
+            "rule": "most tuning successes, then mean AUC, then the smaller step",
+        },
+        wall_time_s=time.perf_counter() - start,
+        git_commit=commit,
+        git_dirty=dirty,
         compute_s=round(float(tuning.seconds.sum() + runs.seconds.sum()), 1),
         env_steps=int(tuning.env_steps.sum() + runs.env_steps.sum()),
-        workers=workers, note=note, command=command, files=[TUNING_CSV, TUNED_TRIALS_CSV],
-        produced_by=[run_tuning_trials.__module__])
+        workers=workers,
+        note=note,
+        command=command,
+        files=[TUNING_CSV, TUNED_TRIALS_CSV],
+        produced_by=[run_tuning_trials.__module__],
+    )
     directory = Path(directory) if directory is not None else records.results_dir()
     directory.mkdir(parents=True, exist_ok=True)
     tuning_frame(tuning).to_csv(directory / TUNING_CSV, index=False)
@@ -322,21 +438,30 @@ def main(argv: list[str] | None = None) -> None:
     """``record``: tune, evaluate and record (:func:`record_tuned`)."""
     parser = argparse.ArgumentParser(prog="python -m privrl.papers.ono2020.tuning")
     sub = parser.add_subparsers(dest="command", required=True)
-    rec = sub.add_parser("record", help="tune every private arm by tuning successes, evaluate "
-                         "every arm at its chosen step on fresh trials, and record both")
+    rec = sub.add_parser(
+        "record",
+        help="tune every private arm by tuning successes, evaluate "
+        "every arm at its chosen step on fresh trials, and record both",
+    )
     rec.add_argument("--tuning-trials", type=int, default=TUNING_TRIALS)
     rec.add_argument("--workers", type=int, default=2, help="worker processes")
     rec.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
-    rec.add_argument("--out", default=None, help="results directory (default "
-                     "book/measurements/results)")
+    rec.add_argument(
+        "--out", default=None, help="results directory (default book/measurements/results)"
+    )
     rec.add_argument("--note", default="")
     args = parser.parse_args(argv)
     command = command_line("privrl.papers.ono2020.tuning", argv)
-    record = record_tuned(OnoProfile.paper(), cache_dir=args.cache_dir,
-                          tuning_trials=args.tuning_trials,
-                          directory=Path(args.out) if args.out else None,
-                          executor="process" if args.workers > 1 else "serial",
-                          workers=args.workers, note=args.note, command=command)
+    record = record_tuned(
+        OnoProfile.paper(),
+        cache_dir=args.cache_dir,
+        tuning_trials=args.tuning_trials,
+        directory=Path(args.out) if args.out else None,
+        executor="process" if args.workers > 1 else "serial",
+        workers=args.workers,
+        note=args.note,
+        command=command,
+    )
     print(json.dumps(record.as_dict(), indent=1, default=str))
 
 

@@ -54,8 +54,9 @@ def n_paths_drawn(p: WangProfile) -> int:
     return p.n_samples * FunctionalNoiseConfig(1.0, target_path="shared").paths_per_draw
 
 
-def _functional_row(p: WangProfile, name: str, cal: dict[str, float], epsilon: float,
-                    rtol: float) -> dict[str, Any]:
+def _functional_row(
+    p: WangProfile, name: str, cal: dict[str, float], epsilon: float, rtol: float
+) -> dict[str, Any]:
     """A Theorem 5 row: sigma calibrated for ``cal["n_updates"]``, run for :math:`U` updates."""
     B, alpha, L, U, n_paths = p.batch_size, p.lr, p.lipschitz, p.n_updates, n_paths_drawn(p)
     return {
@@ -80,8 +81,9 @@ def _functional_row(p: WangProfile, name: str, cal: dict[str, float], epsilon: f
         "cross_check": CrossCheck(
             "upper bound",
             "exact Gaussian composition of U GP mechanisms (analytic; Gaussian part)",
-            fn.gaussian_composition_epsilon(cal["sigma"], cal["delta_gauss"], U, B, alpha,
-                                            cal["k"], L),
+            fn.gaussian_composition_epsilon(
+                cal["sigma"], cal["delta_gauss"], U, B, alpha, cal["k"], L
+            ),
         ),
     }
 
@@ -99,8 +101,10 @@ def privacy_table(p: WangProfile) -> pd.DataFrame:
         cal = fn.calibrate_algorithm1(eps, delta, U, B, alpha, L, n_paths)
         tb = fn.calibrate_algorithm1(eps, delta, p.paper_updates, B, alpha, L, n_paths)
         eps_tb = fn.theorem5_epsilon(tb["sigma"], tb["delta_gauss"], U, B, alpha, tb["k"], L)
-        functional = [_functional_row(p, "functional", cal, eps, EXACT_RTOL),
-                      _functional_row(p, "functional (T/B)", tb, eps_tb, 1e-6)]
+        functional = [
+            _functional_row(p, "functional", cal, eps, EXACT_RTOL),
+            _functional_row(p, "functional (T/B)", tb, eps_tb, 1e-6),
+        ]
         baselines = []
         k = cal["k"]
         out_std = fn.output_perturbation_sigma(eps, delta, U, B, alpha, k, L)
@@ -119,7 +123,8 @@ def privacy_table(p: WangProfile) -> pd.DataFrame:
                 "accountant": "classic Gaussian + Kairouz et al. composition",
                 "event": out_event,
                 "cross_check": CrossCheck(
-                    "upper bound", "dp-accounting RDP",
+                    "upper bound",
+                    "dp-accounting RDP",
                     fn.output_perturbation_rdp_epsilon(out_std, delta, U, B, alpha, k, L),
                 ),
             }
@@ -137,7 +142,8 @@ def privacy_table(p: WangProfile) -> pd.DataFrame:
                 "accountant": "analytic Gaussian (Balle and Wang 2018)",
                 "event": GaussianEvent(reward_std, 1.0, T),
                 "cross_check": CrossCheck(
-                    "upper bound", "dp-accounting PLD of the Gaussian reward vector",
+                    "upper bound",
+                    "dp-accounting PLD of the Gaussian reward vector",
                     pld_epsilon(dp_accounting.GaussianDpEvent(reward_std / math.sqrt(T)), delta),
                 ),
             }
@@ -156,7 +162,8 @@ def privacy_table(p: WangProfile) -> pd.DataFrame:
                 "accountant": "dp-accounting RDP, rates bounded per doubling block",
                 "event": DpAccountingEvent(fn.dpsgd_steps_event(z, blocks), "rdp", "add/remove"),
                 "epsilon_pld": fn.dpsgd_steps_pld_epsilon(
-                    z, fn.growing_memory_fine_blocks(B, T, p.dpsgd_warmup), delta),
+                    z, fn.growing_memory_fine_blocks(B, T, p.dpsgd_warmup), delta
+                ),
                 "cross_check": CrossCheck(
                     "upper bound", f"{STEPS_TAKEN}: known once the Figure 2 runs are done"
                 ),
@@ -175,7 +182,8 @@ def privacy_table(p: WangProfile) -> pd.DataFrame:
                 "accountant": "analytic Gaussian over the composed steps",
                 "event": GaussianEvent(z_rf, 2.0 * B, dp_steps),
                 "cross_check": CrossCheck(
-                    "upper bound", "dp-accounting PLD of the composed Gaussian steps",
+                    "upper bound",
+                    "dp-accounting PLD of the composed Gaussian steps",
                     pld_epsilon(
                         dp_accounting.SelfComposedDpEvent(
                             dp_accounting.GaussianDpEvent(z_rf / (2 * B)), dp_steps
@@ -188,10 +196,28 @@ def privacy_table(p: WangProfile) -> pd.DataFrame:
         for row in baselines:
             row.update(epsilon=row["event"].epsilon(delta), delta=delta)
         rows += [{"epsilon_target": eps, **row} for row in functional + baselines]
-    columns = ["epsilon_target", "method", "relation", "mechanism", "sensitivity", "parameter",
-               "value", "gp_beta", "k", "epsilon", "delta", "delta_gauss", "delta_approx",
-               "calibrated_updates", "compositions", "n_paths", "accountant", "event",
-               "cross_check", "epsilon_pld"]
+    columns = [
+        "epsilon_target",
+        "method",
+        "relation",
+        "mechanism",
+        "sensitivity",
+        "parameter",
+        "value",
+        "gp_beta",
+        "k",
+        "epsilon",
+        "delta",
+        "delta_gauss",
+        "delta_approx",
+        "calibrated_updates",
+        "compositions",
+        "n_paths",
+        "accountant",
+        "event",
+        "cross_check",
+        "epsilon_pld",
+    ]
     return pd.DataFrame(rows).reindex(columns=columns)
 
 

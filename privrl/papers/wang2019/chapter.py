@@ -54,8 +54,11 @@ from privrl.papers.wang2019.runs import (
 
 #: The Audits chapter's audit of each method's release (privrl.papers.audits); output
 #: perturbation has none.
-AUDITS = {"functional": "audits:gp_update", "input": "audits:input_perturbation",
-          "dpsgd": "audits:dpsgd_run"}
+AUDITS = {
+    "functional": "audits:gp_update",
+    "input": "audits:input_perturbation",
+    "dpsgd": "audits:dpsgd_run",
+}
 
 
 #: Why output perturbation's release has no guarantee under neighbouring reward functions.
@@ -68,14 +71,16 @@ OUTPUT_REASON = (
 
 #: What Algorithm 1's epsilon rests on (erratum ``update_premise``), and what the runs' updates
 #: were measured to do against it, by calibration (the method of the calibration table's row).
-UPDATE_PREMISE = ("; the epsilon rests on Lemma 6's premise that one update moves Q by at most "
-                  "v L (an SGD step of rate alpha, L fixed), which the runs' RMSprop steps do not "
-                  "meet: {measured} (erratum update_premise)")
+UPDATE_PREMISE = (
+    "; the epsilon rests on Lemma 6's premise that one update moves Q by at most "
+    "v L (an SGD step of rate alpha, L fixed), which the runs' RMSprop steps do not "
+    "meet: {measured} (erratum update_premise)"
+)
 MEASURED = {
     "functional": "not established for them, though the first update at this target, measured "
-                  "with the quick profile's other settings, stays within sqrt(C)",
+    "with the quick profile's other settings, stays within sqrt(C)",
     "functional (T/B)": "the first update at this target, measured with the quick profile's "
-                        "other settings, moves Q beyond sqrt(C)",
+    "other settings, moves Q beyond sqrt(C)",
 }
 
 
@@ -84,19 +89,35 @@ def no_guarantee(entry: LedgerEntry) -> LedgerEntry:
     under neighbouring reward functions (epsilon = inf, event ``NoGuarantee``); the calibrated
     (epsilon, delta) and its cross-check, which cover each queried value alone, are kept in
     ``private_under`` and in the cross-check's method."""
-    per_value = (f"{entry.relation} {entry.unit}, for each queried Q value alone (epsilon = "
-                 f"{entry.epsilon:.3g}, delta = {entry.delta:g} per value over "
-                 f"{entry.compositions} updates); not for the released Q function")
-    check = CrossCheck(entry.cross_check.kind, "none for the released Q function; the per-value "
-                       f"calibration's {entry.cross_check.method} gives epsilon "
-                       f"{entry.cross_check.epsilon:.3g} for each queried value")
-    return replace(entry, event=NoGuarantee(OUTPUT_REASON),
-                   accountant=f"none applies (per queried value: {entry.accountant})",
-                   cross_check=check, private_under=per_value)
+    per_value = (
+        f"{entry.relation} {entry.unit}, for each queried Q value alone (epsilon = "
+        f"{entry.epsilon:.3g}, delta = {entry.delta:g} per value over "
+        f"{entry.compositions} updates); not for the released Q function"
+    )
+    check = CrossCheck(
+        entry.cross_check.kind,
+        "none for the released Q function; the per-value "
+        f"calibration's {entry.cross_check.method} gives epsilon "
+        f"{entry.cross_check.epsilon:.3g} for each queried value",
+    )
+    return replace(
+        entry,
+        event=NoGuarantee(OUTPUT_REASON),
+        accountant=f"none applies (per queried value: {entry.accountant})",
+        cross_check=check,
+        private_under=per_value,
+    )
 
 
-class Wang2019Chapter(Chapter, name=PAPER, profile_type=WangProfile, checks=CHECKS,
-                      sweep_checks=SWEEP_CHECKS, claims=CLAIMS, errata=ERRATA):
+class Wang2019Chapter(
+    Chapter,
+    name=PAPER,
+    profile_type=WangProfile,
+    checks=CHECKS,
+    sweep_checks=SWEEP_CHECKS,
+    claims=CLAIMS,
+    errata=ERRATA,
+):
     """Wang and Hegde (2019), privacy-preserving Q-learning with functional noise."""
 
     def sweep(self, ctx: Context) -> None:
@@ -104,10 +125,22 @@ class Wang2019Chapter(Chapter, name=PAPER, profile_type=WangProfile, checks=CHEC
         p = ctx.profile
         options = ctx.sweep_options
         t0 = time.perf_counter()
-        fig1 = run_sweep(run_learning_curve, figure1_configs(p), p.n_trials, p.seed,
-                         desc="wang2019 figure 1", **options)
-        fig2 = run_sweep(run_learning_curve, figure2_configs(p, ctx.tables["privacy"]),
-                         p.n_trials, p.seed, desc="wang2019 figure 2", **options)
+        fig1 = run_sweep(
+            run_learning_curve,
+            figure1_configs(p),
+            p.n_trials,
+            p.seed,
+            desc="wang2019 figure 1",
+            **options,
+        )
+        fig2 = run_sweep(
+            run_learning_curve,
+            figure2_configs(p, ctx.tables["privacy"]),
+            p.n_trials,
+            p.seed,
+            desc="wang2019 figure 2",
+            **options,
+        )
         ctx.glue("sweep_seconds", time.perf_counter() - t0)
         ctx.tables["figure1"], ctx.tables["figure2"] = fig1, fig2
         ctx.tables["curves"] = curves_table(fig1, fig2)
@@ -151,18 +184,28 @@ class Wang2019Chapter(Chapter, name=PAPER, profile_type=WangProfile, checks=CHEC
         record, paper = paper_record(ctx), WangProfile.paper()
         if record is not None and ctx.profile.profile != paper.profile:
             curves, run = record
-            yield Evidence(paper.profile, paper, run.commit,
-                           Curves(curves, seconds_per_trial(curves, run.record)),
-                           suffix=f"_{paper.profile}", where=" (recorded paper-profile run)")
+            yield Evidence(
+                paper.profile,
+                paper,
+                run.commit,
+                Curves(curves, seconds_per_trial(curves, run.record)),
+                suffix=f"_{paper.profile}",
+                where=" (recorded paper-profile run)",
+            )
         pair = read_pair()
         if pair is not None:
             curves, run = pair
             seeds = curves.seed.nunique()
-            yield Evidence(PAIR, paper, run.commit,
-                           Curves(curves, seconds_per_trial(curves, run.record)),
-                           source=f"recorded pair at {seeds} seeds per arm (the paper profile's "
-                                  f"set-up), commit {run.commit}",
-                           suffix=f"_{PAIR}", where=f" (recorded pair, {seeds} seeds per arm)")
+            yield Evidence(
+                PAIR,
+                paper,
+                run.commit,
+                Curves(curves, seconds_per_trial(curves, run.record)),
+                source=f"recorded pair at {seeds} seeds per arm (the paper profile's "
+                f"set-up), commit {run.commit}",
+                suffix=f"_{PAIR}",
+                where=f" (recorded pair, {seeds} seeds per arm)",
+            )
 
     def finish(self, ctx: Context) -> None:
         """Hand the notebook the recorded paper-profile run (``paper_curves``, ``paper_run``)."""
@@ -185,10 +228,14 @@ def record_paper_curves(
     result = run(WangProfile.paper(), executor=executor, cache_dir=cache_dir, progress=True)
     csv = write_paper_curves(result.table("curves"))
     record = RunRecord.now(
-        notebook=PAPER, profile="paper",
+        notebook=PAPER,
+        profile="paper",
         parameters={"executor": str(executor), "cache_dir": str(cache_dir), "profile": "paper"},
-        wall_time_s=time.perf_counter() - started, git_commit=commit, git_dirty=dirty,
-        files=[CURVES_CSV], command="python -m privrl.papers.wang2019.chapter",
+        wall_time_s=time.perf_counter() - started,
+        git_commit=commit,
+        git_dirty=dirty,
+        files=[CURVES_CSV],
+        command="python -m privrl.papers.wang2019.chapter",
         produced_by=["privrl.papers.wang2019.runs", "privrl.papers.wang2019.calibration"],
     )
     record.write(record_path(root, PAPER, "paper"))

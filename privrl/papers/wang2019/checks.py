@@ -130,16 +130,18 @@ def check_proposition10(ctx: Context) -> None:
     """Proposition 10: the bound holds for zero-mean noise entering linearly, and fails through
     the max over actions and for correlated (functional) noise."""
     p = ctx.profile
-    p10 = theory.proposition10_check(p.prop10_sizes, p.prop10_reps, c.PROP10_SIGMA,
-                                     c.PROP10_BETA, c.PROP10_GAMMA, ctx.rng)
+    p10 = theory.proposition10_check(
+        p.prop10_sizes, p.prop10_reps, c.PROP10_SIGMA, c.PROP10_BETA, c.PROP10_GAMMA, ctx.rng
+    )
     ctx.tables["proposition10"] = p10
     last = p10[p10.n == p10.n.max()].set_index(["noise", "actions"])
     lin = p10[(p10.noise == "i.i.d.") & (p10.actions == 1)]
     ctx.glue("p10_n", int(p10.n.max()))
     ctx.glue("p10_linear_ratio", float((lin.abs_signed_error / lin.bound).max()))
     ctx.glue("p10_bias_ratio", float(last.signed_error["i.i.d.", 2] / last.bound["i.i.d.", 2]))
-    ctx.glue("p10_ou_ratio",
-             float(last.abs_signed_error["OU paths", 2] / last.bound["OU paths", 2]))
+    ctx.glue(
+        "p10_ou_ratio", float(last.abs_signed_error["OU paths", 2] / last.bound["OU paths", 2])
+    )
     ctx.glue("p10_ratio", float(last.mean_abs_error["OU paths", 2] / last.bound["OU paths", 2]))
     ctx.report.check(
         "prop10_linear_within_bound",

@@ -79,11 +79,15 @@ def _by(frame: pd.DataFrame, **equal: Any) -> np.ndarray:
 
 def _evidence(column: str, n_seeds: int, threshold: str, seconds: float | None) -> str:
     """Where the decided numbers, the threshold and the price of a trial come from."""
-    text = (f"{METRIC_WORDS[column]}, mean of the last {FINAL_EPISODES} episodes per seed, "
-            f"{n_seeds} seeds (the paper: {PAPER_TRIALS}); threshold: {threshold}")
+    text = (
+        f"{METRIC_WORDS[column]}, mean of the last {FINAL_EPISODES} episodes per seed, "
+        f"{n_seeds} seeds (the paper: {PAPER_TRIALS}); threshold: {threshold}"
+    )
     if seconds is not None:
-        text += (f"; a trial of both arms costs about {seconds:.0f} CPU seconds (the recorded "
-                 "run's wall time x CPUs per training run)")
+        text += (
+            f"; a trial of both arms costs about {seconds:.0f} CPU seconds (the recorded "
+            "run's wall time x CPUs per training run)"
+        )
     return text
 
 
@@ -103,7 +107,9 @@ def noise_slows(column: str) -> Decide:
         s_max = max(sigmas)
         a, b = _by(f1, sigma=s_max, resample="every"), _by(f1, sigma=0.0, resample="every")
         return decide_difference(
-            Sample(a, f"sigma={s_max:g}"), Sample(b, "sigma=0"), Threshold(0.0, "less"),
+            Sample(a, f"sigma={s_max:g}"),
+            Sample(b, "sigma=0"),
+            Threshold(0.0, "less"),
             evidence=_evidence(column, min(a.size, b.size), NO_MAGNITUDE, seconds),
             seconds_per_trial=seconds,
         )
@@ -123,12 +129,16 @@ def small_sigma_converges(column: str) -> Decide:
             return untestable(f"the profile has no sigma in (0, {SMALL_SIGMA:g})")
         a = _by(f1, sigma=max(small), resample="every")
         b = SMALL_SIGMA_FRACTION * _by(f1, sigma=0.0, resample="every")
-        threshold = (f"sigma < {SMALL_SIGMA:g} is the paper's; 'limited sub-optimality' has no "
-                     f"number in the paper, read as at least {SMALL_SIGMA_FRACTION:.0%} of the "
-                     "non-private return (a sub-optimality of at most a tenth)")
+        threshold = (
+            f"sigma < {SMALL_SIGMA:g} is the paper's; 'limited sub-optimality' has no "
+            f"number in the paper, read as at least {SMALL_SIGMA_FRACTION:.0%} of the "
+            "non-private return (a sub-optimality of at most a tenth)"
+        )
         return decide_difference(
-            Sample(a, f"sigma={max(small):g}"), Sample(b, f"{SMALL_SIGMA_FRACTION:g} x sigma=0"),
-            Threshold(0.0, "greater"), evidence=_evidence(column, min(a.size, b.size), threshold, seconds),
+            Sample(a, f"sigma={max(small):g}"),
+            Sample(b, f"{SMALL_SIGMA_FRACTION:g} x sigma=0"),
+            Threshold(0.0, "greater"),
+            evidence=_evidence(column, min(a.size, b.size), threshold, seconds),
             seconds_per_trial=seconds,
         )
 
@@ -144,7 +154,9 @@ def resample_helps(column: str) -> Decide:
         s_max = max(sigmas)
         a, b = _by(f1, sigma=s_max, resample="every"), _by(f1, sigma=s_max, resample="never")
         return decide_difference(
-            Sample(a, "every"), Sample(b, "never"), Threshold(0.0, "greater"),
+            Sample(a, "every"),
+            Sample(b, "never"),
+            Threshold(0.0, "greater"),
             evidence=_evidence(column, min(a.size, b.size), NO_MAGNITUDE, seconds),
             seconds_per_trial=seconds,
         )
@@ -165,7 +177,9 @@ def beats(other: str, column: str) -> Decide:
         a = _by(f2, epsilon=CLAIM_EPSILON, variant="functional")
         b = _by(f2, epsilon=CLAIM_EPSILON, variant=other)
         return decide_difference(
-            Sample(a, "functional"), Sample(b, other), Threshold(0.0, "greater"),
+            Sample(a, "functional"),
+            Sample(b, other),
+            Threshold(0.0, "greater"),
             evidence=_evidence(column, min(a.size, b.size), NO_MAGNITUDE, seconds),
             seconds_per_trial=seconds,
         )
@@ -201,54 +215,88 @@ def seconds_per_trial(curves: pd.DataFrame, record: dict[str, Any], arms: int = 
 
 
 def _figure1_quote(text: str) -> str:
-    return (f"{SECTION4}, Figure 1 (the return of the training episodes, {PAPER_TRIALS} seeds): "
-            f"'{text}'")
+    return (
+        f"{SECTION4}, Figure 1 (the return of the training episodes, {PAPER_TRIALS} seeds): "
+        f"'{text}'"
+    )
 
 
-_FIG2_SOURCE = (f"{SECTION4}, Figure 2(b) (same configurations as Figure 1: the training return): "
-                "'our algorithm significantly outperforms them. Especially, on the higher privacy "
-                "regime epsilon = 0.45, both the baseline methods do not improve over the training'")
-_NOISE = ("With the increase of the noise level, the algorithm requires more samples to achieve "
-          "the same return than the non-private version")
-_SMALL = ("with the noise being reset every round (J = T/B), the algorithm is likely to converge "
-          "with limited sub-optimality as desired, especially when sigma < 0.4")
+_FIG2_SOURCE = (
+    f"{SECTION4}, Figure 2(b) (same configurations as Figure 1: the training return): "
+    "'our algorithm significantly outperforms them. Especially, on the higher privacy "
+    "regime epsilon = 0.45, both the baseline methods do not improve over the training'"
+)
+_NOISE = (
+    "With the increase of the noise level, the algorithm requires more samples to achieve "
+    "the same return than the non-private version"
+)
+_SMALL = (
+    "with the noise being reset every round (J = T/B), the algorithm is likely to converge "
+    "with limited sub-optimality as desired, especially when sigma < 0.4"
+)
 _RESET = "we suggest using J = T/B in practice to achieve a better utility"
 _DPSGD_RF = "DP-SGD calibrated for neighbouring reward functions, the paper's relation"
-_DPSGD_TRANSITION = ("different neighbouring relation: DP-SGD protecting one transition "
-                     "(add/remove, subsampling amplification), not a reward function")
+_DPSGD_TRANSITION = (
+    "different neighbouring relation: DP-SGD protecting one transition "
+    "(add/remove, subsampling amplification), not a reward function"
+)
 
 
 def _statements(metric: str) -> tuple[tuple[str, str, str, Callable[[str], Decide]], ...]:
     """(key, statement, source, decider factory) of the paper's claims, on ``metric``."""
     words = METRIC_WORDS[metric]
     return (
-        ("fig1_noise_slows", f"More noise, lower return after training (Figure 1; {words})",
-         _figure1_quote(_NOISE), noise_slows),
-        ("fig1_small_sigma",
-         f"Resetting every round, sigma < {SMALL_SIGMA:g} converges with limited sub-optimality: "
-         f"at least {SMALL_SIGMA_FRACTION:.0%} of the non-private final return ({words}; the "
-         "fraction is this chapter's reading, the paper gives none)",
-         _figure1_quote(_SMALL), small_sigma_converges),
-        ("fig1_resample_helps", f"Resetting the noise every round beats never resetting ({words})",
-         _figure1_quote(_RESET), resample_helps),
-        ("fig2_beats_dpsgd",
-         f"At epsilon = {CLAIM_EPSILON:g}, Algorithm 1 ends above DP-SGD ({_DPSGD_RF}; {words})",
-         _FIG2_SOURCE, lambda column: beats("dpsgd (reward fn)", column)),
-        ("fig2_beats_input",
-         f"At epsilon = {CLAIM_EPSILON:g}, Algorithm 1 ends above input perturbation ({words})",
-         _FIG2_SOURCE, lambda column: beats("input", column)),
+        (
+            "fig1_noise_slows",
+            f"More noise, lower return after training (Figure 1; {words})",
+            _figure1_quote(_NOISE),
+            noise_slows,
+        ),
+        (
+            "fig1_small_sigma",
+            f"Resetting every round, sigma < {SMALL_SIGMA:g} converges with limited sub-optimality: "
+            f"at least {SMALL_SIGMA_FRACTION:.0%} of the non-private final return ({words}; the "
+            "fraction is this chapter's reading, the paper gives none)",
+            _figure1_quote(_SMALL),
+            small_sigma_converges,
+        ),
+        (
+            "fig1_resample_helps",
+            f"Resetting the noise every round beats never resetting ({words})",
+            _figure1_quote(_RESET),
+            resample_helps,
+        ),
+        (
+            "fig2_beats_dpsgd",
+            f"At epsilon = {CLAIM_EPSILON:g}, Algorithm 1 ends above DP-SGD ({_DPSGD_RF}; {words})",
+            _FIG2_SOURCE,
+            lambda column: beats("dpsgd (reward fn)", column),
+        ),
+        (
+            "fig2_beats_input",
+            f"At epsilon = {CLAIM_EPSILON:g}, Algorithm 1 ends above input perturbation ({words})",
+            _FIG2_SOURCE,
+            lambda column: beats("input", column),
+        ),
     )
 
 
 _CLAIMS: tuple[tuple[str, str, str, Decide], ...] = (
-    *((key, statement, source, factory(PAPER_METRIC))
-      for key, statement, source, factory in _statements(PAPER_METRIC)),
-    *((f"{key}_beyond", BEYOND + statement, source, factory(RELEASED_METRIC))
-      for key, statement, source, factory in _statements(RELEASED_METRIC)),
-    ("fig2_beats_dpsgd_transition_beyond",
-     f"{BEYOND}at epsilon = {CLAIM_EPSILON:g}, Algorithm 1 ends above DP-SGD under a "
-     f"{_DPSGD_TRANSITION} ({METRIC_WORDS[PAPER_METRIC]})",
-     _FIG2_SOURCE, beats("dpsgd", PAPER_METRIC)),
+    *(
+        (key, statement, source, factory(PAPER_METRIC))
+        for key, statement, source, factory in _statements(PAPER_METRIC)
+    ),
+    *(
+        (f"{key}_beyond", BEYOND + statement, source, factory(RELEASED_METRIC))
+        for key, statement, source, factory in _statements(RELEASED_METRIC)
+    ),
+    (
+        "fig2_beats_dpsgd_transition_beyond",
+        f"{BEYOND}at epsilon = {CLAIM_EPSILON:g}, Algorithm 1 ends above DP-SGD under a "
+        f"{_DPSGD_TRANSITION} ({METRIC_WORDS[PAPER_METRIC]})",
+        _FIG2_SOURCE,
+        beats("dpsgd", PAPER_METRIC),
+    ),
 )
 
 #: The evidence every claim is decided on: this run's curves and the recorded paper-profile
@@ -264,7 +312,8 @@ ON_PAIR = ("fig2_beats_input", "fig2_beats_input_beyond")
 #: comparing Algorithm 1 with input perturbation also on the recorded pair's (keys ``*_pair``).
 CLAIMS: tuple[ClaimSpec, ...] = tuple(
     ClaimSpec(*claim, on=(*EVERY_RUN, PAIR) if claim[0] in ON_PAIR else EVERY_RUN)
-    for claim in _CLAIMS)
+    for claim in _CLAIMS
+)
 
 ERRATA: tuple[ErratumSpec, ...] = (
     ErratumSpec(

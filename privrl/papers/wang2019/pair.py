@@ -56,8 +56,14 @@ PAIR_SEEDS = 50
 #: The two arms (Figure 2 variants) the claim compares.
 PAIR_VARIANTS = ("functional", "input")
 #: A run of three episodes (150 samples, 23 updates) for the results-version probe.
-PROBE = {"method": "input", "reward_std": 5.0, "episodes": 3, "lr": 0.01, "batch_size": 128,
-         "eval_episodes": 2}
+PROBE = {
+    "method": "input",
+    "reward_std": 5.0,
+    "episodes": 3,
+    "lr": 0.01,
+    "batch_size": 128,
+    "eval_episodes": 2,
+}
 
 
 @results_version("1", probe=PROBE)
@@ -71,17 +77,29 @@ def run_pair_curve(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.D
 def pair_configs(p: WangProfile) -> list[dict[str, Any]]:
     """The Figure 2 configurations (:func:`~privrl.papers.wang2019.runs.figure2_configs`) of
     :data:`PAIR_VARIANTS` at :data:`CLAIM_EPSILON`, in that order."""
-    configs = [c for c in figure2_configs(p, privacy_table(p))
-               if c.get("epsilon") == CLAIM_EPSILON and c.get("variant") in PAIR_VARIANTS]
+    configs = [
+        c
+        for c in figure2_configs(p, privacy_table(p))
+        if c.get("epsilon") == CLAIM_EPSILON and c.get("variant") in PAIR_VARIANTS
+    ]
     found = [c["variant"] for c in configs]
     if sorted(found) != sorted(PAIR_VARIANTS):
         raise ValueError(f"profile: epsilons must include {CLAIM_EPSILON:g} (arms found: {found})")
     return sorted(configs, key=lambda c: PAIR_VARIANTS.index(c["variant"]))
 
 
-def record_pair(p: WangProfile, n_seeds: int, out_dir: str | Path, *, cache_dir: str | Path,
-                executor: Any = "process", max_workers: int | None = None, progress: bool = True,
-                command: str = "", note: str = "") -> tuple[Path, Path]:
+def record_pair(
+    p: WangProfile,
+    n_seeds: int,
+    out_dir: str | Path,
+    *,
+    cache_dir: str | Path,
+    executor: Any = "process",
+    max_workers: int | None = None,
+    progress: bool = True,
+    command: str = "",
+    note: str = "",
+) -> tuple[Path, Path]:
     """Run :func:`pair_configs` over ``n_seeds`` seeds (cached in ``cache_dir``), write
     :data:`PAIR_CSV` into ``out_dir`` (the book's ``book/measurements/results``) and the run
     record :data:`RECORD_JSON` into the folder above it (``note``: how it was run); returns both
@@ -91,17 +109,37 @@ def record_pair(p: WangProfile, n_seeds: int, out_dir: str | Path, *, cache_dir:
     commit = current_commit()
     dirty = code_dirty()
     started, t0 = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
-    runs = run_sweep(run_pair_curve, pair_configs(p), n_seeds, p.seed, cache_dir=cache_dir,
-                     executor=executor, max_workers=max_workers, progress=progress,
-                     desc="wang2019 pair", order="seed")
+    runs = run_sweep(
+        run_pair_curve,
+        pair_configs(p),
+        n_seeds,
+        p.seed,
+        cache_dir=cache_dir,
+        executor=executor,
+        max_workers=max_workers,
+        progress=progress,
+        desc="wang2019 pair",
+        order="seed",
+    )
     csv = out / PAIR_CSV
     figure2_table(runs).to_csv(csv, index=False)
     record = RunRecord.now(
-        notebook=PAPER, profile=PROFILE, wall_time_s=time.perf_counter() - t0,
-        parameters={**p.as_dict(), "n_trials": n_seeds, "variants": list(PAIR_VARIANTS),
-                    "epsilon": CLAIM_EPSILON},
-        git_commit=commit, git_dirty=dirty, started=started, command=command, note=note,
-        files=[csv.name], produced_by=[run_pair_curve.__module__],
+        notebook=PAPER,
+        profile=PROFILE,
+        wall_time_s=time.perf_counter() - t0,
+        parameters={
+            **p.as_dict(),
+            "n_trials": n_seeds,
+            "variants": list(PAIR_VARIANTS),
+            "epsilon": CLAIM_EPSILON,
+        },
+        git_commit=commit,
+        git_dirty=dirty,
+        started=started,
+        command=command,
+        note=note,
+        files=[csv.name],
+        produced_by=[run_pair_curve.__module__],
     )
     return csv, record.write(out.parent / RECORD_JSON)
 
@@ -118,17 +156,27 @@ def main(argv: list[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     rec = sub.add_parser("record", help="run the pair at n seeds per arm and record it")
     rec.add_argument("--n-seeds", type=int, default=PAIR_SEEDS)
-    rec.add_argument("--executor", default="process",
-                     help="'process', 'serial' or a Dask scheduler address tcp://HOST:8786")
+    rec.add_argument(
+        "--executor",
+        default="process",
+        help="'process', 'serial' or a Dask scheduler address tcp://HOST:8786",
+    )
     rec.add_argument("--max-workers", type=int, default=None)
     rec.add_argument("--cache-dir", required=True, help="the resumable cache of finished runs")
     rec.add_argument("--out", default=None, help="directory (default book/measurements/results)")
     rec.add_argument("--note", default="", help="how it was run, for the run record")
     args = parser.parse_args(argv)
     command = command_line("privrl.papers.wang2019.pair", argv)
-    paths = record_pair(WangProfile.paper(), args.n_seeds, args.out or results_dir(),
-                        cache_dir=args.cache_dir, executor=args.executor,
-                        max_workers=args.max_workers, command=command, note=args.note)
+    paths = record_pair(
+        WangProfile.paper(),
+        args.n_seeds,
+        args.out or results_dir(),
+        cache_dir=args.cache_dir,
+        executor=args.executor,
+        max_workers=args.max_workers,
+        command=command,
+        note=args.note,
+    )
     print("wrote", *paths)
 
 

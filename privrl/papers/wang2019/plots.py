@@ -39,8 +39,10 @@ RETURN_LABELS = {
 }
 #: Figure 2's methods (the curves' ``variant``) in words, in drawing order: what each arm's
 #: privacy is (output perturbation's release has none; the usual DP-SGD protects a transition).
-VARIANT_WORDS = {v: words(v) for v in ("functional", "functional (T/B)", "input",
-                                        "dpsgd (reward fn)", "dpsgd", "output")}
+VARIANT_WORDS = {
+    v: words(v)
+    for v in ("functional", "functional (T/B)", "input", "dpsgd (reward fn)", "dpsgd", "output")
+}
 NON_PRIVATE = words("none")
 #: Each method's colour of the book (:mod:`privrl.chapter.colours`; the non-private reference is
 #: black).
@@ -57,8 +59,9 @@ def _band(wide: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.Series]:
     return mean, lo, hi
 
 
-def curve(ax: plt.Axes, runs: pd.DataFrame, column: str, colour: str, label: str,
-          band: bool = True) -> None:
+def curve(
+    ax: plt.Axes, runs: pd.DataFrame, column: str, colour: str, label: str, band: bool = True
+) -> None:
     """Mean of ``column`` over the seeds of ``runs`` against samples, with its 95% t-interval."""
     mean, lo, hi = _band(runs.pivot_table(index="samples", columns="seed", values=column))
     if band:
@@ -67,8 +70,9 @@ def curve(ax: plt.Axes, runs: pd.DataFrame, column: str, colour: str, label: str
 
 
 def _grid(nrows: int, ncols: int, column: str):
-    fig, axes = new_figure(nrows, ncols, width=3.3, height=1.75, sharex=True, sharey=True,
-                           layout="constrained")
+    fig, axes = new_figure(
+        nrows, ncols, width=3.3, height=1.75, sharex=True, sharey=True, layout="constrained"
+    )
     for ax in axes.flat:
         ax.set_ylim(RETURN_RANGE[0] - 0.5, RETURN_RANGE[1] + 0.5)
     for ax in axes[-1]:
@@ -85,15 +89,15 @@ def plot_figure1(curves: pd.DataFrame, protocol: str, column: str = "train_retur
     fig1 = curves[curves.sigma.notna() & (curves.protocol == protocol)]
     sigmas = sorted(s for s in fig1.sigma.unique() if s > 0)
     fig, axes = _grid(len(sigmas), 2, column)
-    colours = dict(zip(sigmas, plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(sigmas))),
-                       strict=True))
+    colours = dict(
+        zip(sigmas, plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(sigmas))), strict=True)
+    )
     every = "every episode" if protocol == "authors" else "every update"
     for j, resample in enumerate(("every", "never")):
         runs = fig1[fig1["resample"] == resample]
         for i, sigma in enumerate(sigmas):
             ax = axes[i, j]
-            curve(ax, runs[runs.sigma == 0], column, "black", "sigma = 0 (non-private)",
-                  band=False)
+            curve(ax, runs[runs.sigma == 0], column, "black", "sigma = 0 (non-private)", band=False)
             curve(ax, runs[runs.sigma == sigma], column, colours[sigma], f"sigma = {sigma:g}")
             where = f"redrawn {every}" if resample == "every" else "never redrawn (J = 1)"
             ax.set_title(f"sigma = {sigma:g}, paths {where}", fontsize=9)
@@ -114,12 +118,13 @@ def plot_figure2(curves: pd.DataFrame, delta: float, column: str = "train_return
         for i, variant in enumerate(variants):
             ax = axes[i, j]
             curve(ax, ref, column, "black", NON_PRIVATE, band=False)
-            curve(ax, runs[runs.variant == variant], column, COLOURS[variant],
-                  VARIANT_WORDS[variant])
-            ax.set_title(f"{VARIANT_WORDS[variant]}\nepsilon = {eps:g}, delta = {delta:g}",
-                         fontsize=9)
+            curve(
+                ax, runs[runs.variant == variant], column, COLOURS[variant], VARIANT_WORDS[variant]
+            )
+            ax.set_title(
+                f"{VARIANT_WORDS[variant]}\nepsilon = {eps:g}, delta = {delta:g}", fontsize=9
+            )
     return fig
-
 
 
 def _mean_ci(values: pd.Series) -> tuple[float, float]:
@@ -136,19 +141,36 @@ def plot_final_sigma(curves: pd.DataFrame, protocol: str, small_sigma: float):
     "especially when sigma < 0.4" is marked at ``small_sigma``."""
     fig1 = curves[curves.sigma.notna() & (curves.protocol == protocol)]
     fig, axes = new_figure(1, 2, width=3.3, height=2.8, sharey=True, layout="constrained")
-    styles = {r: (colour(f"resample {r}"), fmt, words(f"resample {r}"))
-              for r, fmt in (("every", "o-"), ("never", "s--"))}
+    styles = {
+        r: (colour(f"resample {r}"), fmt, words(f"resample {r}"))
+        for r, fmt in (("every", "o-"), ("never", "s--"))
+    }
     for ax, column in zip(axes.flat, ("train_return", "eval_return"), strict=True):
         final = final_returns(fig1, ["sigma", "resample"], column)
         for resample, (drawn, fmt, label) in styles.items():
             rows = final[final["resample"] == resample].groupby("sigma")[column]
             points = np.array([(s, *_mean_ci(g)) for s, g in rows])
-            ax.errorbar(points[:, 0], points[:, 1], yerr=points[:, 2], fmt=fmt, color=drawn,
-                        capsize=3, ms=4, label=label)
-        mark_paper(ax, x=small_sigma, orientation="vline",
-                   label=f"paper: converges 'especially when sigma < {small_sigma:g}'")
-        ax.set(xlabel="noise amplitude sigma", title=METRIC_TITLES[column],
-               ylim=(RETURN_RANGE[0] - 0.5, RETURN_RANGE[1] + 0.5))
+            ax.errorbar(
+                points[:, 0],
+                points[:, 1],
+                yerr=points[:, 2],
+                fmt=fmt,
+                color=drawn,
+                capsize=3,
+                ms=4,
+                label=label,
+            )
+        mark_paper(
+            ax,
+            x=small_sigma,
+            orientation="vline",
+            label=f"paper: converges 'especially when sigma < {small_sigma:g}'",
+        )
+        ax.set(
+            xlabel="noise amplitude sigma",
+            title=METRIC_TITLES[column],
+            ylim=(RETURN_RANGE[0] - 0.5, RETURN_RANGE[1] + 0.5),
+        )
     axes[0, 0].set_ylabel(f"final return\n(mean of the last {FINAL_EPISODES} episodes)")
     legend_below(fig, ncol=2)
     return fig
@@ -169,18 +191,32 @@ def plot_final_methods(curves: pd.DataFrame):
         ax.axhline(none, color="black", lw=1.0, label=NON_PRIVATE)
         for offset, variant in zip(offsets, variants, strict=True):
             rows = final[final.variant == variant]
-            points = np.array([(j + offset, *_mean_ci(rows.loc[rows.epsilon == e, column]))
-                               for j, e in enumerate(eps_list)])
-            ax.errorbar(points[:, 0], points[:, 1], yerr=points[:, 2], fmt="o",
-                        color=COLOURS[variant], capsize=2, ms=4, label=VARIANT_WORDS[variant])
+            points = np.array(
+                [
+                    (j + offset, *_mean_ci(rows.loc[rows.epsilon == e, column]))
+                    for j, e in enumerate(eps_list)
+                ]
+            )
+            ax.errorbar(
+                points[:, 0],
+                points[:, 1],
+                yerr=points[:, 2],
+                fmt="o",
+                color=COLOURS[variant],
+                capsize=2,
+                ms=4,
+                label=VARIANT_WORDS[variant],
+            )
         ax.set_xticks(range(len(eps_list)), [f"{e:g}" for e in eps_list])
-        ax.set(xlabel="target epsilon (delta = 1e-4)", title=METRIC_TITLES[column],
-               ylim=(RETURN_RANGE[0] - 0.5, RETURN_RANGE[1] + 0.5))
+        ax.set(
+            xlabel="target epsilon (delta = 1e-4)",
+            title=METRIC_TITLES[column],
+            ylim=(RETURN_RANGE[0] - 0.5, RETURN_RANGE[1] + 0.5),
+        )
         ax.grid(False, axis="x")
     axes[0, 0].set_ylabel(f"final return\n(mean of the last {FINAL_EPISODES} episodes)")
     legend_below(fig, ncol=2)
     return fig
-
 
 
 def plot_pair(curves: pd.DataFrame):
@@ -196,20 +232,31 @@ def plot_pair(curves: pd.DataFrame):
         final = final_returns(curves, ["variant"], column)
         for x, variant in enumerate(variants):
             values = final.loc[final.variant == variant, column]
-            ax.plot(x + rng.uniform(-0.15, 0.15, values.size), values, "o", ms=3, alpha=0.4,
-                    color=COLOURS[variant])
+            ax.plot(
+                x + rng.uniform(-0.15, 0.15, values.size),
+                values,
+                "o",
+                ms=3,
+                alpha=0.4,
+                color=COLOURS[variant],
+            )
             mean, half = _mean_ci(values)
             ax.errorbar(x + 0.3, mean, yerr=half, fmt="D", capsize=4, color=COLOURS[variant])
         ax.set_xticks(range(len(variants)), [VARIANT_WORDS[v].split(" (")[0] for v in variants])
-        ax.set(title=METRIC_TITLES[column], xlim=(-0.5, len(variants) - 0.3),
-               ylim=(RETURN_RANGE[0] - 0.5, RETURN_RANGE[1] + 0.5))
+        ax.set(
+            title=METRIC_TITLES[column],
+            xlim=(-0.5, len(variants) - 0.3),
+            ylim=(RETURN_RANGE[0] - 0.5, RETURN_RANGE[1] + 0.5),
+        )
         ax.grid(False, axis="x")
     axes[0, 0].plot([], [], "o", ms=3, color="grey", label="one seed")
-    axes[0, 0].errorbar([], [], yerr=[], fmt="D", capsize=4, color="grey",
-                        label="mean over seeds, 95% interval")
+    axes[0, 0].errorbar(
+        [], [], yerr=[], fmt="D", capsize=4, color="grey", label="mean over seeds, 95% interval"
+    )
     seeds = curves.seed.nunique()
-    axes[0, 0].set_ylabel(f"final return, {seeds} seeds per arm\n"
-                          f"(mean of the last {FINAL_EPISODES} episodes)")
+    axes[0, 0].set_ylabel(
+        f"final return, {seeds} seeds per arm\n(mean of the last {FINAL_EPISODES} episodes)"
+    )
     legend_below(fig, ncol=2)
     return fig
 
@@ -253,8 +300,12 @@ SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "figure2": {
         "fig2_outperforms_baselines": (
-            "fig2_beats_input_pair", "fig2_beats_input_paper", "fig2_beats_dpsgd_paper",
-            "fig2_beats_input_beyond_paper", "fig2_beats_dpsgd_beyond_paper",
-            "fig2_beats_dpsgd_transition_beyond_paper"),
+            "fig2_beats_input_pair",
+            "fig2_beats_input_paper",
+            "fig2_beats_dpsgd_paper",
+            "fig2_beats_input_beyond_paper",
+            "fig2_beats_dpsgd_beyond_paper",
+            "fig2_beats_dpsgd_transition_beyond_paper",
+        ),
     },
 }

@@ -46,15 +46,32 @@ def run_chain_steps(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.
     n = config["n"]
     prob, _, stats, gen = chain_data(config, n, seed)
     frames = []
-    for method, grid, z, schedule in (("GPOPE", "step_grid", config["z"], "constant"),
-                                      ("GTD2", "gate_step_grid", 0.0, GATE_SCHEDULE)):
+    for method, grid, z, schedule in (
+        ("GPOPE", "step_grid", config["z"], "constant"),
+        ("GTD2", "gate_step_grid", 0.0, GATE_SCHEDULE),
+    ):
         steps = np.asarray(config[grid], dtype=float)
-        res = gpope(stats, config["iterations"], steps, config["clip_norm"], z, gen,
-                    n_trials=len(steps), schedule=schedule)
-        frames.append(pd.DataFrame({
-            "method": method, "n": n, "step_size": steps,
-            "mspbe": mspbe(res.theta, prob["A"], prob["b"], prob["M"]),
-            "clipped": res.clipped_fraction}))
+        res = gpope(
+            stats,
+            config["iterations"],
+            steps,
+            config["clip_norm"],
+            z,
+            gen,
+            n_trials=len(steps),
+            schedule=schedule,
+        )
+        frames.append(
+            pd.DataFrame(
+                {
+                    "method": method,
+                    "n": n,
+                    "step_size": steps,
+                    "mspbe": mspbe(res.theta, prob["A"], prob["b"], prob["M"]),
+                    "clipped": res.clipped_fraction,
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -75,23 +92,45 @@ def run_chain_compare(config: dict[str, Any], seed: np.random.SeedSequence) -> p
     rho = np.full(prob["mdp"].n_states, 1.0 / prob["mdp"].n_states)
     factors = [1.0, *config["mistune_factors"]]
     labels = ["GPOPE"] + [f"GPOPE (step x{f:g})" for f in config["mistune_factors"]]
-    res = gpope(stats, config["iterations"], config["step_size"] * np.array(factors),
-                config["clip_norm"], config["z"], gen, n_trials=len(factors))
+    res = gpope(
+        stats,
+        config["iterations"],
+        config["step_size"] * np.array(factors),
+        config["clip_norm"],
+        config["z"],
+        gen,
+        n_trials=len(factors),
+    )
     thetas = dict(zip(labels, res.theta, strict=True))
-    thetas["GTD2"] = gpope(stats, config["iterations"], config["gate_step"], config["clip_norm"],
-                           0.0, gen, schedule=GATE_SCHEDULE).theta[0]
+    thetas["GTD2"] = gpope(
+        stats,
+        config["iterations"],
+        config["gate_step"],
+        config["clip_norm"],
+        0.0,
+        gen,
+        schedule=GATE_SCHEDULE,
+    ).theta[0]
     fv = first_visit_returns(traj, prob["mdp"].n_states, config["gamma"])
-    budget = smooth_gaussian_noise(epsilon=config["epsilon"], delta=config["delta"],
-                                   return_bound=config["return_bound"], d=Phi.shape[1]).budget
+    budget = smooth_gaussian_noise(
+        epsilon=config["epsilon"],
+        delta=config["delta"],
+        return_bound=config["return_bound"],
+        d=Phi.shape[1],
+    ).budget
     thetas["DP-LSW"] = dp_lsw(fv, Phi, rho, budget, gen).theta
     lam = lsl_regularization(Phi, rho, n, config["lsl_c"], config["lsl_power"])
     thetas["DP-LSL"] = dp_lsl(fv, Phi, rho, lam, budget, gen).theta
     thetas["LSTD"] = lstd_counts_solution(stats)
     thetas["zero"] = np.zeros_like(thetas["LSTD"])
-    return pd.DataFrame([
-        dict(method=k, n=n, mspbe=float(mspbe(th, A, b, M)), rmse=weighted_rmse(Phi, th, V, rho))
-        for k, th in thetas.items()
-    ])
+    return pd.DataFrame(
+        [
+            dict(
+                method=k, n=n, mspbe=float(mspbe(th, A, b, M)), rmse=weighted_rmse(Phi, th, V, rho)
+            )
+            for k, th in thetas.items()
+        ]
+    )
 
 
 def run_schedules(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
@@ -104,11 +143,20 @@ def run_schedules(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Da
     prob, _, stats, gen = chain_data(config, n, seed)
     rows = []
     for schedule in ("constant", "diminishing"):
-        res = gpope(stats, T, config["step_size"], config["clip_norm"], config["z"], gen,
-                    schedule=schedule, record_every=max(T // 40, 1))
+        res = gpope(
+            stats,
+            T,
+            config["step_size"],
+            config["clip_norm"],
+            config["z"],
+            gen,
+            schedule=schedule,
+            record_every=max(T // 40, 1),
+        )
         err = mspbe(res.history[:, 0], prob["A"], prob["b"], prob["M"])
-        rows.append(pd.DataFrame({"schedule": schedule, "iteration": res.history_iterations,
-                                  "mspbe": err}))
+        rows.append(
+            pd.DataFrame({"schedule": schedule, "iteration": res.history_iterations, "mspbe": err})
+        )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -134,16 +182,29 @@ def gradient_variance(config: dict[str, Any], rng: Any, n: int = 4000) -> pd.Dat
     for k in config["variance_transitions"]:
         lengths = np.full(traj.n_trajectories, k)
         term = traj.terminated & (traj.lengths == k)
-        st = SaddlePointStats.from_tabular(traj.observations, prob["Phi_td"], traj.rewards,
-                                           lengths, term, config["gamma"])
-        g = np.concatenate([-st.A.transpose(0, 2, 1) @ w, -(st.b - st.A @ theta - st.M @ w)],
-                           axis=1)
-        rows.append(dict(transitions=k, variance=float(g.var(axis=0).sum()),
-                         n_trajectories=traj.n_trajectories))
+        st = SaddlePointStats.from_tabular(
+            traj.observations, prob["Phi_td"], traj.rewards, lengths, term, config["gamma"]
+        )
+        g = np.concatenate(
+            [-st.A.transpose(0, 2, 1) @ w, -(st.b - st.A @ theta - st.M @ w)], axis=1
+        )
+        rows.append(
+            dict(
+                transitions=k,
+                variance=float(g.var(axis=0).sum()),
+                n_trajectories=traj.n_trajectories,
+            )
+        )
     return pd.DataFrame(rows)
 
 
 __all__ = [
-    "GATE_SCHEDULE", "chain_data", "chain_problem", "gradient_variance", "lstd_counts_solution",
-    "run_chain_compare", "run_chain_steps", "run_schedules",
+    "GATE_SCHEDULE",
+    "chain_data",
+    "chain_problem",
+    "gradient_variance",
+    "lstd_counts_solution",
+    "run_chain_compare",
+    "run_chain_steps",
+    "run_schedules",
 ]

@@ -70,9 +70,15 @@ from privrl.papers.xie2019.runs import (
 )
 
 
-class XieChapter(Chapter, name=PAPER, profile_type=XieProfile, checks=CHECKS,
-                 sweep_checks=(check_convergence_gates, check_figure2), claims=CLAIMS,
-                 errata=ERRATA):
+class XieChapter(
+    Chapter,
+    name=PAPER,
+    profile_type=XieProfile,
+    checks=CHECKS,
+    sweep_checks=(check_convergence_gates, check_figure2),
+    claims=CLAIMS,
+    errata=ERRATA,
+):
     """The chapter: checks, the sweep and its convergence gates, releases, claims, errata."""
 
     def prepare(self, ctx: Context) -> None:
@@ -99,8 +105,9 @@ class XieChapter(Chapter, name=PAPER, profile_type=XieProfile, checks=CHECKS,
         tables.update({"chain_" + k: v for k, v in chain_tables.items()})
         self._step_range(ctx)
 
-        step_n = float(chain_tables["best_steps"].set_index("n").loc[profile.sensitivity_n,
-                                                                     "GPOPE"])
+        step_n = float(
+            chain_tables["best_steps"].set_index("n").loc[profile.sensitivity_n, "GPOPE"]
+        )
         started = time.perf_counter()
         tables["schedules"] = run_theorem23(profile, step_n, **sweep)
         seconds["schedules"] = time.perf_counter() - started
@@ -111,8 +118,9 @@ class XieChapter(Chapter, name=PAPER, profile_type=XieProfile, checks=CHECKS,
         started = time.perf_counter()
         tables["mc_lsw"] = run_mc_lsw(profile, **sweep)
         seconds["mc_lsw"] = time.perf_counter() - started
-        tables["hiv_policies"] = domains.hiv_policy_values(profile.hiv_horizon,
-                                                           profile.hiv_random_patients)
+        tables["hiv_policies"] = domains.hiv_policy_values(
+            profile.hiv_horizon, profile.hiv_random_patients
+        )
 
     @staticmethod
     def _step_range(ctx: Context) -> None:
@@ -129,18 +137,27 @@ class XieChapter(Chapter, name=PAPER, profile_type=XieProfile, checks=CHECKS,
         """This run's trials and points; beside a run of another profile, the verdicts of the
         recorded paper-profile run (with its convergence gates' caveat added to the claim it
         qualifies) and its points of Figure 2, decided anew."""
-        yield Evidence(LIVE, ctx.profile, data=Points(paper_points(ctx.tables),
-                                                      ctx.values.get("gate_caveat", "")))
+        yield Evidence(
+            LIVE,
+            ctx.profile,
+            data=Points(paper_points(ctx.tables), ctx.values.get("gate_caveat", "")),
+        )
         paper = XieProfile.paper()
         verdicts = recorded_verdicts(PAPER, paper, ctx.profile)
         if verdicts is None:
             return
-        yield replace(verdicts, notes={
-            "privacy_cost_shrinks_with_n": ctx.values.get("gate_caveat_paper", "")})
+        yield replace(
+            verdicts, notes={"privacy_cost_shrinks_with_n": ctx.values.get("gate_caveat_paper", "")}
+        )
         points, run = read_paper_points(), recorded_run(PAPER, "paper")
         if points is not None:
-            yield Evidence(PAPER_POINTS, paper, run.commit, suffix="_paper",
-                           data=Points(points, ctx.values.get("gate_caveat_paper", "")))
+            yield Evidence(
+                PAPER_POINTS,
+                paper,
+                run.commit,
+                suffix="_paper",
+                data=Points(points, ctx.values.get("gate_caveat_paper", "")),
+            )
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """A ledger entry per GPOPE release, from the ``privacy`` table of
@@ -183,17 +200,24 @@ def record_schedules(executor: Any = None, root: Path | None = None) -> Path:
     got = (again.verdict, again.value, again.interval, again.n_trials)
     want = (claim.verdict, claim.value, claim.interval, claim.n_trials)
     if got != want:
-        raise ValueError(f"the schedules decide diminishing_beats_constant as {got}, the record "
-                         f"as {want}: not the record's runs, nothing written")
-    path = write_paper_schedules(schedules, recorded_summary_path(root, PAPER, "paper").parent
-                                 / PAPER_SCHEDULES)
-    added = {"commit": current_commit(root),
-             "command": command_line("privrl.papers.xie2019.chapter", ["record-schedules"]),
-             "wall_time_s": round(seconds, 2),
-             "evidence": (f"the runs of Theorems 2-3 at the record's profile and seeds; "
-                          f"diminishing_beats_constant decided again on them gives the record's "
-                          f"{claim.statistic} = {claim.value!r}, 95% interval "
-                          f"{list(claim.interval or ())!r}, n = {claim.n_trials}, exactly")}
+        raise ValueError(
+            f"the schedules decide diminishing_beats_constant as {got}, the record "
+            f"as {want}: not the record's runs, nothing written"
+        )
+    path = write_paper_schedules(
+        schedules, recorded_summary_path(root, PAPER, "paper").parent / PAPER_SCHEDULES
+    )
+    added = {
+        "commit": current_commit(root),
+        "command": command_line("privrl.papers.xie2019.chapter", ["record-schedules"]),
+        "wall_time_s": round(seconds, 2),
+        "evidence": (
+            f"the runs of Theorems 2-3 at the record's profile and seeds; "
+            f"diminishing_beats_constant decided again on them gives the record's "
+            f"{claim.statistic} = {claim.value!r}, 95% interval "
+            f"{list(claim.interval or ())!r}, n = {claim.n_trials}, exactly"
+        ),
+    }
     for file in (record_path(root, PAPER, "paper"), recorded_summary_path(root, PAPER, "paper")):
         payload = json.loads(file.read_text())
         record = payload["record"] if "record" in payload else payload

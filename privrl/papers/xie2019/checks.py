@@ -32,17 +32,33 @@ def check_mechanism(ctx: Context) -> None:
     ctx.glue("noise_sd", sd)
     ctx.glue("noise_target", target)
     # 2000 trials x 80 coordinates: the sd estimate has relative sd 1/sqrt(2 * 160000) = 0.18%
-    report.check("noise_sd", "GPOPE's noise sd is 2 G z (replace-one sensitivity 2G), "
-                 "relative error", abs(sd / target - 1), at_most=0.03)
-    report.check("pld_unsupported", "dp-accounting's PLD accountant does not support sampling "
-                 "without replacement under replace-one (so RDP is used)", not gpope_pld_supported())
+    report.check(
+        "noise_sd",
+        "GPOPE's noise sd is 2 G z (replace-one sensitivity 2G), relative error",
+        abs(sd / target - 1),
+        at_most=0.03,
+    )
+    report.check(
+        "pld_unsupported",
+        "dp-accounting's PLD accountant does not support sampling "
+        "without replacement under replace-one (so RDP is used)",
+        not gpope_pld_supported(),
+    )
     fb = full_batch_table()
     ctx.tables["full_batch"] = fb
     ctx.glue("fullbatch_ratio_max", float(fb.ratio.max()))
-    report.check("fullbatch_exact_below_rdp", "full batch: exact epsilon <= RDP epsilon (min ratio)",
-                 float(fb.ratio.min()), at_least=1.0)
-    report.check("fullbatch_rdp_close", "full batch: RDP epsilon within 1.2 x exact (max ratio)",
-                 float(fb.ratio.max()), below=1.2)
+    report.check(
+        "fullbatch_exact_below_rdp",
+        "full batch: exact epsilon <= RDP epsilon (min ratio)",
+        float(fb.ratio.min()),
+        at_least=1.0,
+    )
+    report.check(
+        "fullbatch_rdp_close",
+        "full batch: RDP epsilon within 1.2 x exact (max ratio)",
+        float(fb.ratio.max()),
+        below=1.2,
+    )
 
 
 def check_wis_lstd(ctx: Context) -> None:
@@ -52,18 +68,27 @@ def check_wis_lstd(ctx: Context) -> None:
     theta = wis_lstd(data)
     A, b, _, _ = transition_sums(data)
     resid = float(np.abs(A @ theta - b).max() / np.abs(b).max())
-    ctx.report.check("wis_lstd_system", "WIS-LSTD(0) solves sum rho phi (phi - gamma phi')^T theta "
-                     "= sum rho r phi (relative residual)", resid, at_most=1e-6)
+    ctx.report.check(
+        "wis_lstd_system",
+        "WIS-LSTD(0) solves sum rho phi (phi - gamma phi')^T theta "
+        "= sum rho r phi (relative residual)",
+        resid,
+        at_most=1e-6,
+    )
 
 
 def check_gradient_variance(ctx: Context) -> None:
     """Section 4's argument for one update per trajectory: the gradient's variance decreases with
     the transitions it uses. Adds the ``gradient_variance`` table."""
-    variance = chain.gradient_variance(chain_config(ctx.profile),
-                                       np.random.default_rng(ctx.profile.seed))
+    variance = chain.gradient_variance(
+        chain_config(ctx.profile), np.random.default_rng(ctx.profile.seed)
+    )
     ctx.tables["gradient_variance"] = variance
-    ctx.report.check("variance_decreases", "chain: the gradient's variance decreases with the "
-                     "transitions used", bool(np.all(np.diff(variance.variance) < 0)))
+    ctx.report.check(
+        "variance_decreases",
+        "chain: the gradient's variance decreases with the transitions used",
+        bool(np.all(np.diff(variance.variance) < 0)),
+    )
 
 
 def check_privacy(ctx: Context) -> None:
@@ -73,15 +98,27 @@ def check_privacy(ctx: Context) -> None:
     report = ctx.report
     table = privacy_table(ctx.profile)
     ctx.tables["privacy"] = table
-    report.check("targets_met", "every GPOPE release meets its target epsilon (max eps / target)",
-                 float((table.epsilon / table.target_epsilon).max()), at_most=1.0 + 1e-9)
+    report.check(
+        "targets_met",
+        "every GPOPE release meets its target epsilon (max eps / target)",
+        float((table.epsilon / table.target_epsilon).max()),
+        at_most=1.0 + 1e-9,
+    )
     gap = float((table.epsilon / table.epsilon_dp_accounting - 1).abs().max())
-    report.check("accounting_tight", "every GPOPE epsilon within 1% of dp-accounting's RDP "
-                 "accountant with its default orders (max relative gap)", gap, at_most=0.01)
+    report.check(
+        "accounting_tight",
+        "every GPOPE epsilon within 1% of dp-accounting's RDP "
+        "accountant with its default orders (max relative gap)",
+        gap,
+        at_most=0.01,
+    )
     small = table[table.delta < 1e-3]
-    report.check("shortcut_understates", "the Poisson / add-remove shortcut claims less than the "
-                 "replace-one accounting of the same noise (at delta = 1e-5)",
-                 bool((small.epsilon_poisson_shortcut < small.epsilon).all()))
+    report.check(
+        "shortcut_understates",
+        "the Poisson / add-remove shortcut claims less than the "
+        "replace-one accounting of the same noise (at delta = 1e-5)",
+        bool((small.epsilon_poisson_shortcut < small.epsilon).all()),
+    )
     ctx.glue("c_min", float(table.theorem1_constant.min()))
     ctx.glue("c_max", float(table.theorem1_constant.max()))
     ctx.glue("shortcut_factor", float((small.epsilon / small.epsilon_poisson_shortcut).min()))
@@ -98,10 +135,13 @@ def check_convergence_gates(ctx: Context) -> None:
     rows += [domains.gate_excess(tables[d]) for d in domains.DOMAINS]
     gates = pd.concat(rows, ignore_index=True)
     for r in gates.itertuples():
-        ctx.report.check(f"gate_{r.domain}_n{r.n}",
-                         f"{r.domain}, n = {r.n}: noiseless GTD2's excess MSPBE over the "
-                         "reference, as a fraction of the zero estimate's", float(r.gate),
-                         at_most=domains.GATE_FRACTION)
+        ctx.report.check(
+            f"gate_{r.domain}_n{r.n}",
+            f"{r.domain}, n = {r.n}: noiseless GTD2's excess MSPBE over the "
+            "reference, as a fraction of the zero estimate's",
+            float(r.gate),
+            at_most=domains.GATE_FRACTION,
+        )
     ctx.glue("gate_max", float(gates.gate.max()))
     ctx.glue("gate_ratio_max", float(gates.ratio.max()))
     tables["gates"] = gates
@@ -133,9 +173,13 @@ def check_figure2(ctx: Context) -> None:
     lsw, on = tables["mc_lsw"], tables["mountain_car_on"]
     a = lsw[lsw.method == "LSTD"].set_index(["n", "seed"]).mspbe.sort_index()
     b = on[on.method == "LSTD"].set_index(["n", "seed"]).mspbe.sort_index()
-    ctx.report.check("lsw_same_datasets", "DP-LSW on Mountain Car ran on GPOPE's datasets: its "
-                     "LSTD's MSPBE equals the domain's, seed by seed (max relative gap)",
-                     float((a / b.loc[a.index] - 1).abs().max()), at_most=1e-9)
+    ctx.report.check(
+        "lsw_same_datasets",
+        "DP-LSW on Mountain Car ran on GPOPE's datasets: its "
+        "LSTD's MSPBE equals the domain's, seed by seed (max relative gap)",
+        float((a / b.loc[a.index] - 1).abs().max()),
+        at_most=1e-9,
+    )
     summary = figure2.lsw_table(lsw, live)
     tables["mc_lsw_summary"] = summary
     ctx.values["lsw_grids"] = ", ".join(f"{k}x{k}" for k in sorted(set(lsw.grid) - {0}))
@@ -147,10 +191,18 @@ def check_figure2(ctx: Context) -> None:
 
 #: The checks run before the sweep, in this order.
 CHECKS: tuple[Callable[[Context], None], ...] = (
-    check_mechanism, check_wis_lstd, check_gradient_variance, check_privacy,
+    check_mechanism,
+    check_wis_lstd,
+    check_gradient_variance,
+    check_privacy,
 )
 
 __all__ = [
-    "CHECKS", "check_convergence_gates", "check_figure2", "check_gradient_variance", "check_mechanism",
-    "check_privacy", "check_wis_lstd",
+    "CHECKS",
+    "check_convergence_gates",
+    "check_figure2",
+    "check_gradient_variance",
+    "check_mechanism",
+    "check_privacy",
+    "check_wis_lstd",
 ]

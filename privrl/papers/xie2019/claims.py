@@ -52,7 +52,9 @@ def _at(table: pd.DataFrame, **where: Any) -> pd.DataFrame:
     return table[mask]
 
 
-def _paired(table: pd.DataFrame, a: dict, b: dict, column: str = "mspbe") -> tuple[np.ndarray, np.ndarray]:
+def _paired(
+    table: pd.DataFrame, a: dict, b: dict, column: str = "mspbe"
+) -> tuple[np.ndarray, np.ndarray]:
     """Values of two methods on the same datasets (aligned by seed)."""
     x = _at(table, **a).set_index("seed")[column]
     y = _at(table, **b).set_index("seed")[column]
@@ -61,6 +63,7 @@ def _paired(table: pd.DataFrame, a: dict, b: dict, column: str = "mspbe") -> tup
 
 
 # --- deciders -----------------------------------------------------------------------------------
+
 
 def decide_chain_order_of_magnitude(ctx: Context, ev: Evidence) -> Outcome:
     """log10(MSPBE of output perturbation / MSPBE of GPOPE) above 1 for the weakest (n, method)
@@ -76,7 +79,9 @@ def decide_chain_order_of_magnitude(ctx: Context, ev: Evidence) -> Outcome:
     logratio, n, other = worst
     return decide_threshold(
         Sample(logratio, f"log10(MSPBE {other} / MSPBE GPOPE) at n = {n} (the weakest pair)"),
-        Threshold(1.0, "greater"), seed=ev.profile.seed)
+        Threshold(1.0, "greater"),
+        seed=ev.profile.seed,
+    )
 
 
 def decide_mc_beats_output_perturbation(ctx: Context, ev: Evidence) -> Outcome:
@@ -87,16 +92,24 @@ def decide_mc_beats_output_perturbation(ctx: Context, ev: Evidence) -> Outcome:
     worst = None
     dp = lsw[lsw.method == "DP-LSW"]
     for (n, eps, grid), _ in dp.groupby(["n", "epsilon", "grid"]):
-        o, g = _paired(pd.concat([dp, on]), dict(method="DP-LSW", n=n, epsilon=eps, grid=grid),
-                       dict(method="GPOPE", n=n, epsilon=eps))
+        o, g = _paired(
+            pd.concat([dp, on]),
+            dict(method="DP-LSW", n=n, epsilon=eps, grid=grid),
+            dict(method="GPOPE", n=n, epsilon=eps),
+        )
         logratio = np.log10(o) - np.log10(g)
         if worst is None or logratio.mean() < worst[0].mean():
             worst = (logratio, n, eps, grid)
     logratio, n, eps, grid = worst
     claim = decide_threshold(
-        Sample(logratio, f"log10(MSPBE DP-LSW / MSPBE GPOPE) at n = {n}, epsilon = {eps:g}, "
-                         f"grid {grid}x{grid} (the weakest point)"),
-        Threshold(MC_ORDERS, "greater"), seed=ev.profile.seed)
+        Sample(
+            logratio,
+            f"log10(MSPBE DP-LSW / MSPBE GPOPE) at n = {n}, epsilon = {eps:g}, "
+            f"grid {grid}x{grid} (the weakest point)",
+        ),
+        Threshold(MC_ORDERS, "greater"),
+        seed=ev.profile.seed,
+    )
     return figure2.add_evidence(claim, LSW_READING)
 
 
@@ -108,12 +121,18 @@ def decide_off_policy_like_on_policy(ctx: Context, ev: Evidence) -> Outcome:
 def decide_works_off_policy_beyond(ctx: Context, ev: Evidence) -> Outcome:
     """GPOPE / zero estimate MSPBE below 0.1, off-policy Mountain Car, largest n and epsilon."""
     points, profile = ev.data.points, ev.profile
-    sel = points[(points.domain == "mountain_car_off") & (points.method == "GPOPE")
-                 & (points.n == max(profile.mc_n))
-                 & np.isclose(points.epsilon, max(profile.mc_epsilons))]
+    sel = points[
+        (points.domain == "mountain_car_off")
+        & (points.method == "GPOPE")
+        & (points.n == max(profile.mc_n))
+        & np.isclose(points.epsilon, max(profile.mc_epsilons))
+    ]
     zero = figure2.zero_mspbe("mountain_car_off")
-    return decide_threshold(Sample(sel.mspbe.to_numpy() / zero, "MSPBE GPOPE / MSPBE zero"),
-                            Threshold(0.1, "less"), seed=profile.seed)
+    return decide_threshold(
+        Sample(sel.mspbe.to_numpy() / zero, "MSPBE GPOPE / MSPBE zero"),
+        Threshold(0.1, "less"),
+        seed=profile.seed,
+    )
 
 
 def _cost_shrinks(ev: Evidence, baseline: str) -> Outcome:
@@ -123,15 +142,21 @@ def _cost_shrinks(ev: Evidence, baseline: str) -> Outcome:
     points, profile = ev.data.points, ev.profile
     sizes = sorted(set(points[points.domain == "mountain_car_on"].n))
     if len(sizes) < 2:
-        claim = untestable(f"the {profile.profile} profile has one Mountain Car n ({sizes[0]})",
-                           profile.n_trials)
+        claim = untestable(
+            f"the {profile.profile} profile has one Mountain Car n ({sizes[0]})", profile.n_trials
+        )
     else:
         eps = max(profile.mc_epsilons)
-        excess = {n: figure2.privacy_cost(points, "mountain_car_on", baseline, n, eps)
-                  for n in (sizes[0], sizes[-1])}
-        claim = decide_difference(Sample(excess[sizes[-1]], f"n = {sizes[-1]}"),
-                                  Sample(excess[sizes[0]], f"n = {sizes[0]}"),
-                                  Threshold(0.0, "less"), seed=profile.seed)
+        excess = {
+            n: figure2.privacy_cost(points, "mountain_car_on", baseline, n, eps)
+            for n in (sizes[0], sizes[-1])
+        }
+        claim = decide_difference(
+            Sample(excess[sizes[-1]], f"n = {sizes[-1]}"),
+            Sample(excess[sizes[0]], f"n = {sizes[0]}"),
+            Threshold(0.0, "less"),
+            seed=profile.seed,
+        )
     return figure2.add_evidence(claim, ev.data.gate_caveat)
 
 
@@ -152,11 +177,16 @@ def decide_diminishing_beats_constant(ctx: Context, ev: Evidence) -> Outcome:
     T = max(ev.profile.schedule_iterations)
     final = sched[(sched.iterations == T) & (sched.iteration == T)]
     d, c = _paired(final, dict(schedule="diminishing"), dict(schedule="constant"))
-    return decide_difference(Sample(d, "diminishing"), Sample(c, "constant"),
-                             Threshold(0.0, "less"), seed=ev.profile.seed)
+    return decide_difference(
+        Sample(d, "diminishing"),
+        Sample(c, "constant"),
+        Threshold(0.0, "less"),
+        seed=ev.profile.seed,
+    )
 
 
 # --- the claims --------------------------------------------------------------------------------
+
 
 def _eps(profile: XieProfile) -> str:
     return f"{max(profile.mc_epsilons):g}"
@@ -165,23 +195,31 @@ def _eps(profile: XieProfile) -> str:
 def _cost_statement(profile: XieProfile) -> str:
     if len(profile.mc_n) < 2:
         return "The privacy cost (GPOPE's excess MSPBE over noiseless GTD2) shrinks as n grows"
-    return ("The privacy cost (GPOPE's excess MSPBE over noiseless GTD2, Mountain Car "
-            f"on-policy, epsilon = {_eps(profile)}) shrinks as n grows")
+    return (
+        "The privacy cost (GPOPE's excess MSPBE over noiseless GTD2, Mountain Car "
+        f"on-policy, epsilon = {_eps(profile)}) shrinks as n grows"
+    )
 
 
 def _beyond_off(p: XieProfile) -> str:
-    return (f"Beyond the paper: Mountain Car off-policy, at n = {max(p.mc_n)}, epsilon = "
-            f"{_eps(p)}, GPOPE removes at least 90% of the zero estimate's MSPBE (a threshold of "
-            "ours, not the paper's)")
+    return (
+        f"Beyond the paper: Mountain Car off-policy, at n = {max(p.mc_n)}, epsilon = "
+        f"{_eps(p)}, GPOPE removes at least 90% of the zero estimate's MSPBE (a threshold of "
+        "ours, not the paper's)"
+    )
 
 
 def _beyond_cost(p: XieProfile) -> str:
-    return ("Beyond the paper: the privacy cost against LSTD (GPOPE's excess MSPBE over LSTD, "
-            f"Mountain Car on-policy, epsilon = {_eps(p)}) shrinks as n grows")
+    return (
+        "Beyond the paper: the privacy cost against LSTD (GPOPE's excess MSPBE over LSTD, "
+        f"Mountain Car on-policy, epsilon = {_eps(p)}) shrinks as n grows"
+    )
 
 
-_COST_SOURCE = ("Section 6 (Theorems 2 and 3) and Section 8: 'the privacy cost can be diminished "
-                "by increasing the size of training batches'")
+_COST_SOURCE = (
+    "Section 6 (Theorems 2 and 3) and Section 8: 'the privacy cost can be diminished "
+    "by increasing the size of training batches'"
+)
 #: Decided on this run, and read from the recorded run's summary.
 _ON_TRIALS = (LIVE, PAPER_VERDICTS)
 #: Decided on this run's points of Figure 2, and on the recorded run's points.
@@ -189,38 +227,66 @@ _ON_POINTS = (LIVE, PAPER_POINTS)
 
 #: The paper's claims; three statements name the profile's n, epsilon or T.
 CLAIMS: tuple[ClaimSpec, ...] = (
-    ClaimSpec("chain_order_of_magnitude",
-              "Chain: GPOPE's MSPBE is an order of magnitude below DP-LSW's and DP-LSL's at "
-              "every n (same (epsilon, delta))",
-              "Section 7 and Figure 1 (a): 'outperforms output perturbation V1 and output "
-              "perturbation V2 in terms of accuracy by an order of magnitude'",
-              decide_chain_order_of_magnitude, _ON_TRIALS),
-    ClaimSpec("mc_beats_output_perturbation",
-              "Mountain Car on-policy: GPOPE improves on output perturbation (DP-LSW) by "
-              "orders of magnitude",
-              "Section 7 and Figure 2 (a): 'improves upon existing methods by orders of "
-              "magnitude' (threshold: two orders, log10 ratio 2)",
-              decide_mc_beats_output_perturbation, _ON_TRIALS),
-    ClaimSpec("privacy_cost_shrinks_with_n", _cost_statement, _COST_SOURCE,
-              decide_privacy_cost_shrinks, _ON_TRIALS),
-    ClaimSpec("diminishing_beats_constant",
-              lambda p: (f"Theorems 2-3: at the largest T (= {max(p.schedule_iterations)}) a "
-                         "diminishing step ends below a constant one (chain)"),
-              "Section 6, after Theorem 3: 'in the long-term (when running many "
-              "iterations), using a diminishing step size will produce a better solution'",
-              decide_diminishing_beats_constant, _ON_TRIALS),
-    ClaimSpec("off_policy_like_on_policy",
-              "Mountain Car: GPOPE's MSPBE off-policy (Figure 2 b) is within a factor of 2 of "
-              "its MSPBE on-policy (Figure 2 a) at every (n, epsilon)",
-              "Section 7 on Figures 2 (a) and 2 (b): 'Despite being off-policy ... our "
-              "algorithm's performances in Figures 2(a) and 2(b) are remarkably similar'; the "
-              "paper gives no number, 'within a factor of 2' is ours (figure2.AGREEMENT_FACTOR)",
-              decide_off_policy_like_on_policy, _ON_POINTS),
-    ClaimSpec("works_off_policy_beyond", _beyond_off,
-              "Ours: Section 7 and Figure 2 (b) say only 'remarkably similar' to on-policy",
-              decide_works_off_policy_beyond, _ON_POINTS),
-    ClaimSpec("privacy_cost_vs_lstd_beyond", _beyond_cost, _COST_SOURCE,
-              decide_privacy_cost_vs_lstd, _ON_POINTS),
+    ClaimSpec(
+        "chain_order_of_magnitude",
+        "Chain: GPOPE's MSPBE is an order of magnitude below DP-LSW's and DP-LSL's at "
+        "every n (same (epsilon, delta))",
+        "Section 7 and Figure 1 (a): 'outperforms output perturbation V1 and output "
+        "perturbation V2 in terms of accuracy by an order of magnitude'",
+        decide_chain_order_of_magnitude,
+        _ON_TRIALS,
+    ),
+    ClaimSpec(
+        "mc_beats_output_perturbation",
+        "Mountain Car on-policy: GPOPE improves on output perturbation (DP-LSW) by "
+        "orders of magnitude",
+        "Section 7 and Figure 2 (a): 'improves upon existing methods by orders of "
+        "magnitude' (threshold: two orders, log10 ratio 2)",
+        decide_mc_beats_output_perturbation,
+        _ON_TRIALS,
+    ),
+    ClaimSpec(
+        "privacy_cost_shrinks_with_n",
+        _cost_statement,
+        _COST_SOURCE,
+        decide_privacy_cost_shrinks,
+        _ON_TRIALS,
+    ),
+    ClaimSpec(
+        "diminishing_beats_constant",
+        lambda p: (
+            f"Theorems 2-3: at the largest T (= {max(p.schedule_iterations)}) a "
+            "diminishing step ends below a constant one (chain)"
+        ),
+        "Section 6, after Theorem 3: 'in the long-term (when running many "
+        "iterations), using a diminishing step size will produce a better solution'",
+        decide_diminishing_beats_constant,
+        _ON_TRIALS,
+    ),
+    ClaimSpec(
+        "off_policy_like_on_policy",
+        "Mountain Car: GPOPE's MSPBE off-policy (Figure 2 b) is within a factor of 2 of "
+        "its MSPBE on-policy (Figure 2 a) at every (n, epsilon)",
+        "Section 7 on Figures 2 (a) and 2 (b): 'Despite being off-policy ... our "
+        "algorithm's performances in Figures 2(a) and 2(b) are remarkably similar'; the "
+        "paper gives no number, 'within a factor of 2' is ours (figure2.AGREEMENT_FACTOR)",
+        decide_off_policy_like_on_policy,
+        _ON_POINTS,
+    ),
+    ClaimSpec(
+        "works_off_policy_beyond",
+        _beyond_off,
+        "Ours: Section 7 and Figure 2 (b) say only 'remarkably similar' to on-policy",
+        decide_works_off_policy_beyond,
+        _ON_POINTS,
+    ),
+    ClaimSpec(
+        "privacy_cost_vs_lstd_beyond",
+        _beyond_cost,
+        _COST_SOURCE,
+        decide_privacy_cost_vs_lstd,
+        _ON_POINTS,
+    ),
 )
 
 #: Keys of the claims decided on the run's own trials.
@@ -229,31 +295,39 @@ LIVE_KEYS: tuple[str, ...] = tuple(s.key for s in CLAIMS)
 
 # --- errata -------------------------------------------------------------------------------------
 
+
 def _not_reproduced(key: str) -> ErratumSpec:
     """The erratum of live claim ``key`` when this run decided it *not reproduced*."""
     return ErratumSpec(
-        f"claim_{key}", "not reproduced",
+        f"claim_{key}",
+        "not reproduced",
         lambda ctx: ctx.claims[key].statement,
         lambda ctx: f"{ctx.claims[key].evidence_text()} ({ctx.report.profile} profile)",
-        when=not_reproduced_when(key))
+        when=not_reproduced_when(key),
+    )
 
 
 ERRATA: tuple[ErratumSpec, ...] = (
     ErratumSpec(
-        "theorem1_constants", "ambiguous",
+        "theorem1_constants",
+        "ambiguous",
         "Theorem 1 gives the noise scale only up to unspecified constants; the experiment "
         "settings (step sizes, iterations, clip bound, discount, data sizes, epsilons) are missing.",
         "GPOPE is accounted with dp-accounting (sampling without replacement, replace-one); "
         "Theorem 1's form would need constants from {c_min:.3g} to {c_max:.3g} across the "
-        "chapter's runs."),
+        "chapter's runs.",
+    ),
     ErratumSpec(
-        "step_robustness", "unsupported",
+        "step_robustness",
+        "unsupported",
         "Section 7: GPOPE's accuracy is 'stable for a very wide range of step sizes' (Figure 1 b).",
         "On the chain at n = {sensitivity_n}, steps from {steps_within2_lo:g} to "
         "{steps_within2_hi:g} (a factor {steps_within2_factor:g}) stay within a factor 2 of the "
-        "best MSPBE; larger steps blow up with the noise."),
+        "best MSPBE; larger steps blow up with the noise.",
+    ),
     ErratumSpec(
-        "mc_output_perturbation", "ambiguous",
+        "mc_output_perturbation",
+        "ambiguous",
         "Section 7 compares GPOPE with output perturbation V1 (DP-LSW) on Mountain Car (Figure "
         "2 a), and leaves V2 (DP-LSL) out because it 'fails to guarantee differential privacy "
         "for MDPs with continuous states'; it does not say how DP-LSW, defined on a finite "
@@ -264,14 +338,16 @@ ERRATA: tuple[ErratumSpec, ...] = (
         "Balle's smooth bound on the cell counts); DP-LSL stays out, as in the paper. "
         "Non-private LSW's MSPBE is {lsw_over_lstd_min:.3g}x to {lsw_over_lstd_max:.3g}x "
         "LSTD's, DP-LSW's 10^{lsw_log10_min:.1f} to 10^{lsw_log10_max:.1f} times GPOPE's "
-        "({profile_name} profile)."),
+        "({profile_name} profile).",
+    ),
     ErratumSpec(
-        "chain_zero_reference", "ambiguous",
+        "chain_zero_reference",
+        "ambiguous",
         "Figure 1 a: GPOPE beats output perturbation by an order of magnitude on the chain.",
         "At (epsilon, delta) = (0.1, 0.1) both output-perturbation methods are far worse than "
-        "predicting V = 0; the figure does not show that reference (the chapter does)."),
+        "predicting V = 0; the figure does not show that reference (the chapter does).",
+    ),
     *(_not_reproduced(key) for key in LIVE_KEYS),
 )
 
-__all__ = ["CLAIMS", "ERRATA", "LIVE_KEYS", "MC_ORDERS", "PAPER_POINTS", "PAPER_VERDICTS",
-           "Points"]
+__all__ = ["CLAIMS", "ERRATA", "LIVE_KEYS", "MC_ORDERS", "PAPER_POINTS", "PAPER_VERDICTS", "Points"]

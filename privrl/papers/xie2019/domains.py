@@ -64,8 +64,15 @@ GATE_FRACTION = 0.01
 
 SETTINGS: dict[str, DomainSettings] = {
     **MC_SETTINGS,
-    "hiv": DomainSettings(gamma=0.9, step_size=0.2, schedule="diminishing", iterations=20_000,
-                          clip_norm=1.0, heldout=0, reward_scale=1e-5),
+    "hiv": DomainSettings(
+        gamma=0.9,
+        step_size=0.2,
+        schedule="diminishing",
+        iterations=20_000,
+        clip_norm=1.0,
+        heldout=0,
+        reward_scale=1e-5,
+    ),
 }
 HIV_BEHAVIOUR_TEMPERATURE = 1.0
 
@@ -74,7 +81,9 @@ def _check_domain(domain: str) -> str:
     return str(check_choice(domain, "domain", DOMAINS))
 
 
-def policies(domain: str) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+def policies(
+    domain: str,
+) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
     """(behaviour, target) of a domain; each maps states (k, dim) to action probabilities.
 
     Mountain Car states are raw (position, velocity); HIV states are the scaled log10 state.
@@ -115,8 +124,13 @@ def hiv_feature_map(horizon: int, pool_size: int, heldout: int) -> np.ndarray:
     return whitening(phi, part.mask())
 
 
-def to_features(domain: str, traj, behaviour_probs: np.ndarray,
-                settings: DomainSettings, feature_map: np.ndarray | None = None) -> FeatureTransitions:
+def to_features(
+    domain: str,
+    traj,
+    behaviour_probs: np.ndarray,
+    settings: DomainSettings,
+    feature_map: np.ndarray | None = None,
+) -> FeatureTransitions:
     """Behaviour trajectories of ``domain`` in its features (HIV: mapped by ``feature_map``),
     with the target/behaviour ratios off-policy and the rewards scaled by ``settings``."""
     if domain.startswith("mountain_car"):
@@ -129,8 +143,14 @@ def to_features(domain: str, traj, behaviour_probs: np.ndarray,
     dim = states.shape[-1]
     pt = target(states[:, :-1].reshape(-1, dim)).reshape(*behaviour_probs.shape, -1)
     rho = np.take_along_axis(pt, traj.actions[..., None], axis=-1)[..., 0] / behaviour_probs
-    return FeatureTransitions(phi, traj.rewards * settings.reward_scale, traj.lengths,
-                              traj.terminated, settings.gamma, rho)
+    return FeatureTransitions(
+        phi,
+        traj.rewards * settings.reward_scale,
+        traj.lengths,
+        traj.terminated,
+        settings.gamma,
+        rho,
+    )
 
 
 @functools.lru_cache(maxsize=4)
@@ -141,8 +161,14 @@ def hiv_pool(size: int, horizon: int) -> tuple:
     return hiv.collect_hiv(behaviour, check_int(size, "size", 1), POOL_SEED, horizon)
 
 
-def collect(domain: str, n: int, rng: object, hiv_horizon: int = 200, hiv_pool_size: int = 0,
-            hiv_heldout: int = 0) -> FeatureTransitions:
+def collect(
+    domain: str,
+    n: int,
+    rng: object,
+    hiv_horizon: int = 200,
+    hiv_pool_size: int = 0,
+    hiv_heldout: int = 0,
+) -> FeatureTransitions:
     """A dataset of ``n`` behaviour trajectories in feature space (with ratios off-policy).
 
     Mountain Car simulates ``n`` new episodes. HIV draws ``n`` of the first ``hiv_pool_size``
@@ -158,15 +184,17 @@ def collect(domain: str, n: int, rng: object, hiv_horizon: int = 200, hiv_pool_s
         pool, pool_probs = hiv_pool(hiv_pool_size + hiv_heldout, hiv_horizon)
         pick = gen.choice(hiv_pool_size, size=n, replace=False)
         traj, probs = pool.subset(pick), pool_probs[pick]
-        return to_features(domain, traj, probs, settings,
-                            hiv_feature_map(hiv_horizon, hiv_pool_size, hiv_heldout))
+        return to_features(
+            domain, traj, probs, settings, hiv_feature_map(hiv_horizon, hiv_pool_size, hiv_heldout)
+        )
     traj, probs = mountain_car_episodes(domain, n, gen)
     return to_features(domain, traj, probs, settings)
 
 
 @functools.lru_cache(maxsize=8)
-def heldout_problem(domain: str, hiv_horizon: int = 200, hiv_pool_size: int = 0,
-                    hiv_heldout: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def heldout_problem(
+    domain: str, hiv_horizon: int = 200, hiv_pool_size: int = 0, hiv_heldout: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(A, b, M) of the MSPBE, from the public held-out sample of the behaviour policy.
 
     Mountain Car: ``SETTINGS[domain].heldout`` fresh episodes (seed :data:`HELDOUT_SEED`). HIV:
@@ -177,15 +205,25 @@ def heldout_problem(domain: str, hiv_horizon: int = 200, hiv_pool_size: int = 0,
     if domain.startswith("mountain_car"):
         data = collect(domain, settings.heldout, HELDOUT_SEED)
     else:
-        pool, probs = hiv_pool(hiv_pool_size + check_int(hiv_heldout, "hiv_heldout", 1), hiv_horizon)
+        pool, probs = hiv_pool(
+            hiv_pool_size + check_int(hiv_heldout, "hiv_heldout", 1), hiv_horizon
+        )
         part = np.arange(hiv_pool_size, hiv_pool_size + hiv_heldout)
-        data = to_features(domain, pool.subset(part), probs[part], settings,
-                            hiv_feature_map(hiv_horizon, hiv_pool_size, hiv_heldout))
+        data = to_features(
+            domain,
+            pool.subset(part),
+            probs[part],
+            settings,
+            hiv_feature_map(hiv_horizon, hiv_pool_size, hiv_heldout),
+        )
     return sample_saddle_point(data)
 
 
 HIV_POLICIES: tuple[str, ...] = (
-    "evaluated (greedy w.r.t. fitted Q)", "behaviour (softmax)", "uniform random", "no treatment",
+    "evaluated (greedy w.r.t. fitted Q)",
+    "behaviour (softmax)",
+    "uniform random",
+    "no treatment",
     "both drugs always",
 )
 
@@ -214,9 +252,17 @@ def hiv_policy_value(name: str, horizon: int, patients: int) -> tuple[float, flo
 
 def hiv_policy_values(horizon: int, patients: int) -> pd.DataFrame:
     """:func:`hiv_policy_value` of every policy of :data:`HIV_POLICIES` as a table."""
-    rows = [dict(zip(("mean_reward_per_step", "discounted_return"),
-                     hiv_policy_value(name, horizon, patients), strict=True)) | {"policy": name}
-            for name in HIV_POLICIES]
+    rows = [
+        dict(
+            zip(
+                ("mean_reward_per_step", "discounted_return"),
+                hiv_policy_value(name, horizon, patients),
+                strict=True,
+            )
+        )
+        | {"policy": name}
+        for name in HIV_POLICIES
+    ]
     return pd.DataFrame(rows)[["policy", "mean_reward_per_step", "discounted_return"]]
 
 
@@ -247,10 +293,25 @@ def run_gpope_tuning(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame
     data, (A, b, M), gen = _dataset_and_problem(config, seed)
     grid = [(eps, z, step) for eps, z in config["noise"] for step in GPOPE_STEP_GRID]
     eps, z, steps = (np.array(v, dtype=float) for v in zip(*grid, strict=True))
-    res = gpope(SaddlePointStats.from_features(data), settings.iterations, steps,
-                settings.clip_norm, z, gen, n_trials=len(grid), schedule=settings.schedule)
-    return pd.DataFrame({"domain": config["domain"], "n": config["n"], "epsilon": eps,
-                         "step_size": steps, "mspbe": mspbe(res.theta, A, b, M)})
+    res = gpope(
+        SaddlePointStats.from_features(data),
+        settings.iterations,
+        steps,
+        settings.clip_norm,
+        z,
+        gen,
+        n_trials=len(grid),
+        schedule=settings.schedule,
+    )
+    return pd.DataFrame(
+        {
+            "domain": config["domain"],
+            "n": config["n"],
+            "epsilon": eps,
+            "step_size": steps,
+            "mspbe": mspbe(res.theta, A, b, M),
+        }
+    )
 
 
 def run_domain_trial(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame:
@@ -269,16 +330,27 @@ def run_domain_trial(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame
     eps = [e for e, _, _ in config["noise"]]
     z = np.array([0.0] + [zz for _, zz, _ in config["noise"]])
     steps = np.array([settings.step_size] + [st for _, _, st in config["noise"]])
-    res = gpope(SaddlePointStats.from_features(data), settings.iterations, steps,
-                settings.clip_norm, z, gen, n_trials=len(z), schedule=settings.schedule)
-    out = pd.DataFrame({
-        "domain": domain, "n": n,
-        "method": [ref_name, "zero", "GTD2"] + ["GPOPE"] * len(eps),
-        "epsilon": [np.nan, np.nan, np.nan, *eps],
-        "step_size": [np.nan, np.nan, *steps],
-        "mspbe": mspbe(np.vstack([ref, np.zeros_like(ref), res.theta]), A, b, M),
-        "clipped": res.clipped_fraction,
-    })
+    res = gpope(
+        SaddlePointStats.from_features(data),
+        settings.iterations,
+        steps,
+        settings.clip_norm,
+        z,
+        gen,
+        n_trials=len(z),
+        schedule=settings.schedule,
+    )
+    out = pd.DataFrame(
+        {
+            "domain": domain,
+            "n": n,
+            "method": [ref_name, "zero", "GTD2"] + ["GPOPE"] * len(eps),
+            "epsilon": [np.nan, np.nan, np.nan, *eps],
+            "step_size": [np.nan, np.nan, *steps],
+            "mspbe": mspbe(np.vstack([ref, np.zeros_like(ref), res.theta]), A, b, M),
+            "clipped": res.clipped_fraction,
+        }
+    )
     if domain == "hiv":
         rate, _ = hiv_policy_value(HIV_POLICIES[0], config["hiv_horizon"], 1)
         out["relative_mspbe"] = out["mspbe"] / (rate * settings.reward_scale) ** 2
@@ -314,7 +386,9 @@ def tune_domain(
     settings = SETTINGS[_check_domain(domain)]
     steps = np.asarray(step_grid, dtype=float)
     rows = []
-    for i, ss in enumerate(np.random.SeedSequence(TUNING_SEED).spawn(check_int(n_seeds, "n_seeds", 1))):
+    for i, ss in enumerate(
+        np.random.SeedSequence(TUNING_SEED).spawn(check_int(n_seeds, "n_seeds", 1))
+    ):
         data_ss, alg_ss = ss.spawn(2)
         data = collect(domain, n, data_ss, *hiv_args)
         A, b, M = heldout_problem(domain, *hiv_args)
@@ -322,12 +396,28 @@ def tune_domain(
         stats = SaddlePointStats.from_features(data)
         for schedule in schedules:
             for T in iterations:
-                res = gpope(stats, T, steps, settings.clip_norm, 0.0, as_generator(alg_ss),
-                            n_trials=len(steps), schedule=schedule)
+                res = gpope(
+                    stats,
+                    T,
+                    steps,
+                    settings.clip_norm,
+                    0.0,
+                    as_generator(alg_ss),
+                    n_trials=len(steps),
+                    schedule=schedule,
+                )
                 for step, err in zip(steps, mspbe(res.theta, A, b, M), strict=True):
-                    rows.append(dict(schedule=schedule, iterations=T, step_size=step, seed=i,
-                                     gtd2=float(err), reference=float(mspbe(ref, A, b, M)),
-                                     zero=float(mspbe(0 * ref, A, b, M))))
+                    rows.append(
+                        dict(
+                            schedule=schedule,
+                            iterations=T,
+                            step_size=step,
+                            seed=i,
+                            gtd2=float(err),
+                            reference=float(mspbe(ref, A, b, M)),
+                            zero=float(mspbe(0 * ref, A, b, M)),
+                        )
+                    )
     grid = pd.DataFrame(rows).groupby(["schedule", "iterations", "step_size"]).mean().reset_index()
     grid["gate"] = (grid.gtd2 - grid.reference) / (grid.zero - grid.reference)
     grid.insert(0, "domain", domain)
@@ -357,10 +447,32 @@ def settings_table() -> pd.DataFrame:
 
 
 __all__ = [
-    "DOMAINS", "DomainSettings", "MC_BEHAVIOUR_EPSILON", "MC_FOURIER_ORDER", "MC_MAX_STEPS",
-    "GATE_FRACTION", "HELDOUT_SEED", "POOL_SEED", "SETTINGS",
-    "TUNING_SEED", "choose_settings", "collect", "gate_excess", "heldout_problem", "hiv_pool",
-    "HIV_POLICIES", "hiv_feature_map", "whitening", "hiv_policy_value", "hiv_policy_values", "GPOPE_STEP_GRID", "run_gpope_tuning",
-    "policies", "reference_solution", "run_domain_trial", "settings_table", "to_features",
+    "DOMAINS",
+    "DomainSettings",
+    "MC_BEHAVIOUR_EPSILON",
+    "MC_FOURIER_ORDER",
+    "MC_MAX_STEPS",
+    "GATE_FRACTION",
+    "HELDOUT_SEED",
+    "POOL_SEED",
+    "SETTINGS",
+    "TUNING_SEED",
+    "choose_settings",
+    "collect",
+    "gate_excess",
+    "heldout_problem",
+    "hiv_pool",
+    "HIV_POLICIES",
+    "hiv_feature_map",
+    "whitening",
+    "hiv_policy_value",
+    "hiv_policy_values",
+    "GPOPE_STEP_GRID",
+    "run_gpope_tuning",
+    "policies",
+    "reference_solution",
+    "run_domain_trial",
+    "settings_table",
+    "to_features",
     "tune_domain",
 ]

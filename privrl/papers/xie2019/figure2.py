@@ -52,8 +52,13 @@ def zero_mspbe(domain: str) -> float:
     return float(mspbe(np.zeros(A.shape[1]), A, b, M))
 
 
-def _at(points: pd.DataFrame, domain: str, method: str, n: int | None = None,
-        epsilon: float | None = None) -> pd.DataFrame:
+def _at(
+    points: pd.DataFrame,
+    domain: str,
+    method: str,
+    n: int | None = None,
+    epsilon: float | None = None,
+) -> pd.DataFrame:
     out = points[(points.domain == domain) & (points.method == method)]
     if n is not None:
         out = out[out.n == n]
@@ -62,8 +67,7 @@ def _at(points: pd.DataFrame, domain: str, method: str, n: int | None = None,
     return out
 
 
-def _paired(points: pd.DataFrame, a: tuple, b: tuple, n: int,
-            epsilon: float | None) -> np.ndarray:
+def _paired(points: pd.DataFrame, a: tuple, b: tuple, n: int, epsilon: float | None) -> np.ndarray:
     """(trials, 2): MSPBE of (domain, method) ``a`` and ``b`` at (n, epsilon), by trial."""
     x = _at(points, *a, n, epsilon).set_index("trial").mspbe
     y = _at(points, *b, n, epsilon).set_index("trial").mspbe
@@ -95,8 +99,17 @@ def off_on_table(points: pd.DataFrame, seed: int) -> pd.DataFrame:
         if len(xy) == 0:
             continue
         c = decide_agreement(xy, seed, "log2(MSPBE off / MSPBE on)")
-        rows.append(dict(n=int(n), epsilon=float(eps), log2_ratio=c.value, lo=c.interval[0],
-                         hi=c.interval[1], trials=c.n_trials, verdict=c.verdict))
+        rows.append(
+            dict(
+                n=int(n),
+                epsilon=float(eps),
+                log2_ratio=c.value,
+                lo=c.interval[0],
+                hi=c.interval[1],
+                trials=c.n_trials,
+                verdict=c.verdict,
+            )
+        )
     return pd.DataFrame(rows)
 
 
@@ -108,14 +121,24 @@ def decide_off_on(points: pd.DataFrame, seed: int) -> Outcome:
     if table.empty:
         raise ValueError("points: no (n, epsilon) has GPOPE in both Figure 2 domains")
     rank = {"not reproduced": 0, "inconclusive": 1, "reproduced": 2}
-    worst = table.assign(r=table.verdict.map(rank), a=-table.log2_ratio.abs()).sort_values(
-        ["r", "a"]).iloc[0]
+    worst = (
+        table.assign(r=table.verdict.map(rank), a=-table.log2_ratio.abs())
+        .sort_values(["r", "a"])
+        .iloc[0]
+    )
     xy = _paired(points, (FIGURE2[0], "GPOPE"), (FIGURE2[1], "GPOPE"), worst.n, worst.epsilon)
     within = int((table.verdict == "reproduced").sum())
-    claim = decide_agreement(xy, seed, f"log2(MSPBE off / MSPBE on) at n = {worst.n}, epsilon = "
-                             f"{worst.epsilon:g} (the worst point)")
-    return add_evidence(claim, f"{within} of {len(table)} (n, epsilon) points within a factor "
-                                f"{AGREEMENT_FACTOR:g} (95% interval inside)")
+    claim = decide_agreement(
+        xy,
+        seed,
+        f"log2(MSPBE off / MSPBE on) at n = {worst.n}, epsilon = "
+        f"{worst.epsilon:g} (the worst point)",
+    )
+    return add_evidence(
+        claim,
+        f"{within} of {len(table)} (n, epsilon) points within a factor "
+        f"{AGREEMENT_FACTOR:g} (95% interval inside)",
+    )
 
 
 def gate_table(points: pd.DataFrame) -> pd.DataFrame:
@@ -128,8 +151,17 @@ def gate_table(points: pd.DataFrame) -> pd.DataFrame:
             r = _at(points, domain, ref, n).mspbe.mean()
             g = _at(points, domain, "GTD2", n).mspbe.mean()
             z = zero_mspbe(domain)
-            rows.append(dict(domain=domain, n=int(n), reference=r, GTD2=g, zero=z,
-                             gap_fraction=(g - r) / (z - r), ratio=g / r))
+            rows.append(
+                dict(
+                    domain=domain,
+                    n=int(n),
+                    reference=r,
+                    GTD2=g,
+                    zero=z,
+                    gap_fraction=(g - r) / (z - r),
+                    ratio=g / r,
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -143,17 +175,19 @@ def gate_caveat(gates: pd.DataFrame, where: str) -> str:
             continue
         last = g.loc[g.n.idxmax()]
         if last.ratio > 2:
-            parts.append(f"{last.ratio:.0f}x {REFERENCE[domain]}'s MSPBE ({domain}, n = "
-                         f"{last.n})")
+            parts.append(f"{last.ratio:.0f}x {REFERENCE[domain]}'s MSPBE ({domain}, n = {last.n})")
     if not parts:
         return ""
-    return (f"Caveat ({where}): noiseless GTD2 at the paper's settings has not converged to the "
-            f"best estimator: {' and '.join(parts)}; a privacy cost measured against it "
-            "understates the cost against the best non-private estimate")
+    return (
+        f"Caveat ({where}): noiseless GTD2 at the paper's settings has not converged to the "
+        f"best estimator: {' and '.join(parts)}; a privacy cost measured against it "
+        "understates the cost against the best non-private estimate"
+    )
 
 
-def privacy_cost(points: pd.DataFrame, domain: str, baseline: str, n: int,
-                 epsilon: float) -> np.ndarray:
+def privacy_cost(
+    points: pd.DataFrame, domain: str, baseline: str, n: int, epsilon: float
+) -> np.ndarray:
     """Per trial: GPOPE's MSPBE minus ``baseline``'s (GTD2, LSTD, WIS-LSTD) on the same data."""
     gp = _at(points, domain, "GPOPE", n, epsilon).set_index("trial").mspbe
     base = _at(points, domain, baseline, n).set_index("trial").mspbe
@@ -171,10 +205,19 @@ def lsw_table(lsw: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
         nonpriv = part[part.method == "LSW"].mspbe.mean()
         for eps, dp in part[part.method == "DP-LSW"].groupby("epsilon"):
             g = _at(points, on, "GPOPE", n, eps).mspbe.mean()
-            rows.append(dict(n=int(n), grid=f"{grid}x{grid}", epsilon=float(eps), LSTD=base,
-                             LSW=nonpriv, DP_LSW=dp.mspbe.mean(), GPOPE=g,
-                             lsw_over_lstd=nonpriv / base,
-                             log10_dplsw_over_gpope=math.log10(dp.mspbe.mean() / g)))
+            rows.append(
+                dict(
+                    n=int(n),
+                    grid=f"{grid}x{grid}",
+                    epsilon=float(eps),
+                    LSTD=base,
+                    LSW=nonpriv,
+                    DP_LSW=dp.mspbe.mean(),
+                    GPOPE=g,
+                    lsw_over_lstd=nonpriv / base,
+                    log10_dplsw_over_gpope=math.log10(dp.mspbe.mean() / g),
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -185,6 +228,16 @@ def add_evidence(claim: Outcome, text: str) -> Outcome:
 
 
 __all__ = [
-    "AGREEMENT_FACTOR", "FIGURE2", "REFERENCE", "add_evidence", "decide_agreement", "decide_off_on",
-    "gate_caveat", "gate_table", "lsw_table", "off_on_table", "privacy_cost", "zero_mspbe",
+    "AGREEMENT_FACTOR",
+    "FIGURE2",
+    "REFERENCE",
+    "add_evidence",
+    "decide_agreement",
+    "decide_off_on",
+    "gate_caveat",
+    "gate_table",
+    "lsw_table",
+    "off_on_table",
+    "privacy_cost",
+    "zero_mspbe",
 ]

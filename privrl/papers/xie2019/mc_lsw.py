@@ -41,9 +41,11 @@ from privrl.core.validation import check_int
 from privrl.papers.xie2019 import domains
 
 #: What the chapter's DP-LSW on Mountain Car is, in the evidence of the claims decided on it.
-LSW_READING = ("DP-LSW on Mountain Car is our reading (the paper does not say): uniform grid "
-               "cells as states, rho uniform over cells, Balle's smooth bound on the cell counts, "
-               "F_max = 1/(1 - gamma)")
+LSW_READING = (
+    "DP-LSW on Mountain Car is our reading (the paper does not say): uniform grid "
+    "cells as states, rho uniform over cells, Balle's smooth bound on the cell counts, "
+    "F_max = 1/(1 - gamma)"
+)
 #: The domain DP-LSW is run on (the paper: on-policy Mountain Car only; DP-LSL not at all).
 LSW_DOMAIN = "mountain_car_on"
 
@@ -74,15 +76,21 @@ def run_lsw_trial(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame:
         fv = first_visit_returns(cell_trajectories(traj, cells), cells * cells, settings.gamma)
         Phi = cell_features(cells)
         rho = np.full(cells * cells, 1.0 / (cells * cells))
-        rows.append(dict(method="LSW", grid=cells, epsilon=np.nan, sigma=0.0,
-                         theta=lsw(fv, Phi, rho)))
+        rows.append(
+            dict(method="LSW", grid=cells, epsilon=np.nan, sigma=0.0, theta=lsw(fv, Phi, rho))
+        )
         for eps in config["epsilons"]:
-            budget = smooth_gaussian_noise(epsilon=eps, delta=config["delta"],
-                                           return_bound=return_bound(), d=Phi.shape[1],
-                                           return_low=-return_bound()).budget
+            budget = smooth_gaussian_noise(
+                epsilon=eps,
+                delta=config["delta"],
+                return_bound=return_bound(),
+                d=Phi.shape[1],
+                return_low=-return_bound(),
+            ).budget
             est = dp_lsw(fv, Phi, rho, budget, gen)
-            rows.append(dict(method="DP-LSW", grid=cells, epsilon=eps, sigma=est.sigma,
-                             theta=est.theta))
+            rows.append(
+                dict(method="DP-LSW", grid=cells, epsilon=eps, sigma=est.sigma, theta=est.theta)
+            )
     out = pd.DataFrame(rows)
     out["mspbe"] = mspbe(np.vstack(out.pop("theta").to_list()), A, b, M)
     out.insert(0, "n", n)
@@ -90,5 +98,12 @@ def run_lsw_trial(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame:
     return out
 
 
-__all__ = ["LSW_DOMAIN", "LSW_READING", "cell_features", "cell_index", "cell_trajectories", "return_bound",
-           "run_lsw_trial"]
+__all__ = [
+    "LSW_DOMAIN",
+    "LSW_READING",
+    "cell_features",
+    "cell_index",
+    "cell_trajectories",
+    "return_bound",
+    "run_lsw_trial",
+]

@@ -42,10 +42,15 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-METHOD_LABELS = {"GPOPE": "GPOPE (gradient perturbation)", "DP-LSW": "DP-LSW (output pert. V1)",
-                 "DP-LSL": "DP-LSL (output pert. V2)", "LSTD": "LSTD (non-private)",
-                 "WIS-LSTD": "WIS-LSTD (non-private)", "GTD2": "GTD2 (noiseless)",
-                 "zero": "zero estimate (no data)"}
+METHOD_LABELS = {
+    "GPOPE": "GPOPE (gradient perturbation)",
+    "DP-LSW": "DP-LSW (output pert. V1)",
+    "DP-LSL": "DP-LSL (output pert. V2)",
+    "LSTD": "LSTD (non-private)",
+    "WIS-LSTD": "WIS-LSTD (non-private)",
+    "GTD2": "GTD2 (noiseless)",
+    "zero": "zero estimate (no data)",
+}
 
 #: GPOPE's colour in every figure of the book (:mod:`privrl.chapter.colours`).
 GPOPE_COLOUR = colour("GPOPE")
@@ -63,14 +68,19 @@ def split_method(label: str) -> tuple[str, str]:
 
 
 #: Short legend labels of the small multiples (the captions say what each method is).
-SHORT_LABELS = {"LSTD": "LSTD (non-private)", "WIS-LSTD": "WIS-LSTD (non-private)",
-                "GTD2": "GTD2 (noiseless)", "zero": "zero estimate"}
+SHORT_LABELS = {
+    "LSTD": "LSTD (non-private)",
+    "WIS-LSTD": "WIS-LSTD (non-private)",
+    "GTD2": "GTD2 (noiseless)",
+    "zero": "zero estimate",
+}
 #: Width, in inches, that the legend of the small multiples takes beside the panels.
 LEGEND_INCHES = 2.2
 
 
-def _styled(t: pd.DataFrame, by_epsilon: bool, labels: dict[str, str] | None = None
-            ) -> pd.DataFrame:
+def _styled(
+    t: pd.DataFrame, by_epsilon: bool, labels: dict[str, str] | None = None
+) -> pd.DataFrame:
     """``t`` with a legend ``label`` (``labels``, default :data:`METHOD_LABELS`), a ``colour``
     per method (its colour of the book, :func:`privrl.chapter.colours.colour`) and a ``variant`` rank per method (its epsilon when
     ``by_epsilon``, else its grid)."""
@@ -81,10 +91,15 @@ def _styled(t: pd.DataFrame, by_epsilon: bool, labels: dict[str, str] | None = N
     t["grid"] = [v for _, v in parts]
     t["colour"] = t.base.map(colour)
     eps = [("" if np.isnan(e) or not by_epsilon else f", ε = {e:g}") for e in t.epsilon]
-    t["label"] = [labels.get(b, b) + (f", {g} grid" if g else "") + e
-                  for b, g, e in zip(t.base, t.grid, eps, strict=True)]
-    key = (t.epsilon.fillna(-1.0) if by_epsilon
-           else t.grid.map(lambda g: int(g.partition("x")[0]) if g else 0))
+    t["label"] = [
+        labels.get(b, b) + (f", {g} grid" if g else "") + e
+        for b, g, e in zip(t.base, t.grid, eps, strict=True)
+    ]
+    key = (
+        t.epsilon.fillna(-1.0)
+        if by_epsilon
+        else t.grid.map(lambda g: int(g.partition("x")[0]) if g else 0)
+    )
     t["variant"] = key.groupby(t.base).rank(method="dense").astype(int)
     return t
 
@@ -101,13 +116,18 @@ def _draw(ax: Axes, t: pd.DataFrame) -> None:
     t = t.assign(order=t.base.map(lambda b: order.get(b, len(order))))
     for _, g in t.groupby(["order", "variant", "label"], sort=True):
         k = int(g.variant.iloc[0]) - 1
-        style = dict(color=g.colour.iloc[0], ls=VARIANT_STYLES[k % len(VARIANT_STYLES)],
-                     marker=VARIANT_MARKERS[k % len(VARIANT_MARKERS)], ms=4)
+        style = dict(
+            color=g.colour.iloc[0],
+            ls=VARIANT_STYLES[k % len(VARIANT_STYLES)],
+            marker=VARIANT_MARKERS[k % len(VARIANT_MARKERS)],
+            ms=4,
+        )
         stats = summarise(g, "n", "mspbe", err="std")
         ax.plot(stats.n, stats.center, label=g.label.iloc[0], **style)
         if (stats.lower > 0).all():
-            ax.fill_between(stats.n, stats.lower, stats.upper, color=style["color"], alpha=0.15,
-                            lw=0)
+            ax.fill_between(
+                stats.n, stats.lower, stats.upper, color=style["color"], alpha=0.15, lw=0
+            )
 
 
 def plot_points(ax: Axes, points: pd.DataFrame, domain: str, ylabel: str = "MSPBE") -> None:
@@ -123,9 +143,16 @@ def plot_points(ax: Axes, points: pd.DataFrame, domain: str, ylabel: str = "MSPB
     legend_outside(ax)
 
 
-def figure_by_epsilon(points: pd.DataFrame, domains: tuple[str, ...], *,
-                      ylabel: str = "MSPBE", lsw: bool = False, width: float = 3.0,
-                      height: float = 2.6, order_of_magnitude: float | None = None) -> Figure:
+def figure_by_epsilon(
+    points: pd.DataFrame,
+    domains: tuple[str, ...],
+    *,
+    ylabel: str = "MSPBE",
+    lsw: bool = False,
+    width: float = 3.0,
+    height: float = 2.6,
+    order_of_magnitude: float | None = None,
+) -> Figure:
     """Small multiples of Figures 1 a, 2 and 4: a row per domain, a column per epsilon of its
     private methods, each panel the private methods at that epsilon (one colour per method, a
     line style per DP-LSW grid) and the non-private ones (the same in every column); mean MSPBE
@@ -139,9 +166,14 @@ def figure_by_epsilon(points: pd.DataFrame, domains: tuple[str, ...], *,
     epsilons = sorted(t.epsilon.dropna().unique())
     if not epsilons:
         raise ValueError(f"points: no private method on {domains}")
-    fig, axes = plt.subplots(len(domains), len(epsilons), sharex=True, sharey=True,
-                             squeeze=False, figsize=(width * len(epsilons) + LEGEND_INCHES,
-                                                     height * len(domains)))
+    fig, axes = plt.subplots(
+        len(domains),
+        len(epsilons),
+        sharex=True,
+        sharey=True,
+        squeeze=False,
+        figsize=(width * len(epsilons) + LEGEND_INCHES, height * len(domains)),
+    )
     styled = _styled(t, by_epsilon=False, labels=SHORT_LABELS)
     for r, (row, domain) in enumerate(zip(axes, domains, strict=True)):
         d = styled[styled.domain == domain]
@@ -164,8 +196,9 @@ def figure_by_epsilon(points: pd.DataFrame, domains: tuple[str, ...], *,
     return fig
 
 
-def mark_order_of_magnitude(ax: Axes, points: pd.DataFrame, factor: float,
-                            domain: str = "chain") -> pd.DataFrame:
+def mark_order_of_magnitude(
+    ax: Axes, points: pd.DataFrame, factor: float, domain: str = "chain"
+) -> pd.DataFrame:
     """Mark, at each n, where the paper puts GPOPE on the chain: ``factor`` (its "order of
     magnitude", :mod:`privrl.chapter.paper_numbers` key ``chain_order_of_magnitude``) below the
     better of DP-LSW and DP-LSL (their mean MSPBE), in the paper's style
@@ -175,10 +208,15 @@ def mark_order_of_magnitude(ax: Axes, points: pd.DataFrame, factor: float,
     best = t.groupby(["n", "method"])["mspbe"].mean().groupby("n").min()
     if best.empty:
         raise ValueError(f"points: no DP-LSW or DP-LSL on {domain}")
-    mark_paper(ax, best.index.to_numpy(float), best.to_numpy() / factor,
-               label=f"paper: {factor:g}x below output perturbation")
-    return pd.DataFrame({"n": best.index, "output": best.to_numpy(),
-                         "paper": best.to_numpy() / factor})
+    mark_paper(
+        ax,
+        best.index.to_numpy(float),
+        best.to_numpy() / factor,
+        label=f"paper: {factor:g}x below output perturbation",
+    )
+    return pd.DataFrame(
+        {"n": best.index, "output": best.to_numpy(), "paper": best.to_numpy() / factor}
+    )
 
 
 #: The zoom's domain and series. Section 7: "Figure 2(a) provides a zoomed in view of the same plot
@@ -205,8 +243,9 @@ def plot_zoom(ax: Axes, points: pd.DataFrame, where: str) -> pd.DataFrame:
         raise ValueError(f"plot_zoom ({where}): no {missing} points on {ZOOM_DOMAIN}")
     plot_points(ax, t, ZOOM_DOMAIN)
     ax.set_title(f"Zoom: {where}")
-    shown = t.groupby(["method", "epsilon", "n"], dropna=False)["mspbe"].agg(["mean", "std",
-                                                                              "count"])
+    shown = t.groupby(["method", "epsilon", "n"], dropna=False)["mspbe"].agg(
+        ["mean", "std", "count"]
+    )
     return shown.reset_index()
 
 
@@ -222,14 +261,26 @@ def zoom_numbers(shown: pd.DataFrame) -> dict[str, float | int | str]:
     lstd = float(at[at.method == "LSTD"]["mean"].iloc[0])
     parts = [f"{m:.3g} at ε = {e:g}" for m, e in zip(gpope["mean"], gpope.epsilon, strict=True)]
     by_epsilon = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return dict(n=int(max(both)), lstd=lstd, by_epsilon=by_epsilon,
-                ratio=float(gpope["mean"].iloc[-1]) / lstd)
+    return dict(
+        n=int(max(both)),
+        lstd=lstd,
+        by_epsilon=by_epsilon,
+        ratio=float(gpope["mean"].iloc[-1]) / lstd,
+    )
 
 
 def plot_steps(ax: Axes, sensitivity: pd.DataFrame, zero_mspbe: float) -> None:
     """Figure 1 b: GPOPE's MSPBE against the step size (mean, one standard deviation)."""
-    band_plot(ax, sensitivity, "step_size", "mspbe", err="std", marker="o", label=words("GPOPE"),
-              color=GPOPE_COLOUR)
+    band_plot(
+        ax,
+        sensitivity,
+        "step_size",
+        "mspbe",
+        err="std",
+        marker="o",
+        label=words("GPOPE"),
+        color=GPOPE_COLOUR,
+    )
     ax.axhline(zero_mspbe, color=colour("zero"), ls="--", label=words("zero"))
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -243,9 +294,18 @@ def plot_schedules(ax: Axes, schedules: pd.DataFrame) -> None:
     a marker per total T."""
     totals = sorted(schedules.iterations.unique())
     for (T, sched), g in schedules.groupby(["iterations", "schedule"]):
-        band_plot(ax, g, "iteration", "mspbe", err="std", label=f"{sched} step, T = {T:,}",
-                  ls=SCHEDULE_STYLES[sched], color=GPOPE_COLOUR,
-                  marker="os^vD"[totals.index(T) % 5], markevery=0.2)
+        band_plot(
+            ax,
+            g,
+            "iteration",
+            "mspbe",
+            err="std",
+            label=f"{sched} step, T = {T:,}",
+            ls=SCHEDULE_STYLES[sched],
+            color=GPOPE_COLOUR,
+            marker="os^vD"[totals.index(T) % 5],
+            markevery=0.2,
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("iteration")
@@ -263,8 +323,9 @@ def plot_schedules_decided(schedules: pd.DataFrame) -> Figure:
     the largest T, constant and diminishing step on the same dataset joined by a grey line, and
     the mean of each schedule (a black bar). One legend below the panels: the schedules' line
     styles, the totals' markers, a trial and a mean."""
-    fig, (ax_run, ax_end) = plt.subplots(1, 2, figsize=(7.0, 3.6),
-                                         gridspec_kw={"width_ratios": [1.6, 1.0]})
+    fig, (ax_run, ax_end) = plt.subplots(
+        1, 2, figsize=(7.0, 3.6), gridspec_kw={"width_ratios": [1.6, 1.0]}
+    )
     plot_schedules(ax_run, schedules)
     ax_run.get_legend().remove()
     totals = sorted(schedules.iterations.unique())
@@ -275,20 +336,33 @@ def plot_schedules_decided(schedules: pd.DataFrame) -> Figure:
     for _, row in paired.iterrows():
         ax_end.plot(xs, row.to_numpy(), color="0.75", lw=0.8, zorder=1)
     for x, sched in zip(xs, SCHEDULE_STYLES, strict=True):
-        ax_end.plot(np.full(len(paired), x), paired[sched], ".", ms=7, color=GPOPE_COLOUR,
-                    zorder=2)
+        ax_end.plot(np.full(len(paired), x), paired[sched], ".", ms=7, color=GPOPE_COLOUR, zorder=2)
         ax_end.hlines(paired[sched].mean(), x - 0.25, x + 0.25, color="black", lw=2.0, zorder=3)
     ax_end.set_xticks(xs, [f"{s}\nstep" for s in SCHEDULE_STYLES])
     ax_end.set_xlim(-0.5, len(xs) - 0.5)
     ax_end.set_ylabel(f"final MSPBE at T = {T:,}")
     ax_end.set_title(f"{len(paired)} trials at T = {T:,}", fontsize=10)
-    handles = [Line2D([], [], color=GPOPE_COLOUR, ls=ls, label=f"GPOPE, {sched} step")
-               for sched, ls in SCHEDULE_STYLES.items()]
-    handles += [Line2D([], [], color=GPOPE_COLOUR, ls="none", marker="os^vD"[i % 5],
-                       label=f"T = {t:,} iterations") for i, t in enumerate(totals)]
-    handles += [Line2D([], [], color=GPOPE_COLOUR, ls="none", marker=".", ms=7,
-                       label=f"one trial at T = {T:,}"),
-                Line2D([], [], color="black", lw=2.0, label="mean over the trials")]
+    handles = [
+        Line2D([], [], color=GPOPE_COLOUR, ls=ls, label=f"GPOPE, {sched} step")
+        for sched, ls in SCHEDULE_STYLES.items()
+    ]
+    handles += [
+        Line2D(
+            [],
+            [],
+            color=GPOPE_COLOUR,
+            ls="none",
+            marker="os^vD"[i % 5],
+            label=f"T = {t:,} iterations",
+        )
+        for i, t in enumerate(totals)
+    ]
+    handles += [
+        Line2D(
+            [], [], color=GPOPE_COLOUR, ls="none", marker=".", ms=7, label=f"one trial at T = {T:,}"
+        ),
+        Line2D([], [], color="black", lw=2.0, label="mean over the trials"),
+    ]
     legend_of(fig, handles, ncol=3)
     return fig
 
@@ -296,8 +370,9 @@ def plot_schedules_decided(schedules: pd.DataFrame) -> Figure:
 def _chain_figure(data: Mapping[str, Any]) -> Figure:
     """Figure 1 a from the recorded points, the paper's "order of magnitude" marked."""
     order = paper_number(PAPER, "chain_order_of_magnitude").value
-    return figure_by_epsilon(data["points"], ("chain",), width=4.6, height=3.4,
-                             order_of_magnitude=order)
+    return figure_by_epsilon(
+        data["points"], ("chain",), width=4.6, height=3.4, order_of_magnitude=order
+    )
 
 
 #: The recorded paper-profile run's figures and table that its claims are decided on, each
@@ -305,33 +380,59 @@ def _chain_figure(data: Mapping[str, Any]) -> Figure:
 #: on-policy (:func:`~privrl.papers.xie2019.figure2.off_on_table` of its points, at the paper
 #: profile's seed) and Theorems 2-3 (its runs of the step schedules).
 EXHIBITS: dict[str, Exhibit] = by_label(
-    Exhibit("fig-xie2019-paper-chain", f"{PAPER}-paper", {"points": PAPER_POINTS}, "_paper",
-            _chain_figure),
-    Exhibit("fig-xie2019-paper-mountain-car", f"{PAPER}-paper", {"points": PAPER_POINTS},
-            "_paper",
-            lambda data: figure_by_epsilon(data["points"], ("mountain_car_on", "mountain_car_off"))),
-    Exhibit("xie2019-off-on-record", f"{PAPER}-paper", {"points": PAPER_POINTS}, "_paper",
-            lambda data: off_on_table(data["points"], XieProfile.paper().seed)),
-    Exhibit("fig-xie2019-schedules-record", f"{PAPER}-paper", {"schedules": PAPER_SCHEDULES},
-            "_paper", lambda data: plot_schedules_decided(data["schedules"])),
+    Exhibit(
+        "fig-xie2019-paper-chain",
+        f"{PAPER}-paper",
+        {"points": PAPER_POINTS},
+        "_paper",
+        _chain_figure,
+    ),
+    Exhibit(
+        "fig-xie2019-paper-mountain-car",
+        f"{PAPER}-paper",
+        {"points": PAPER_POINTS},
+        "_paper",
+        lambda data: figure_by_epsilon(data["points"], ("mountain_car_on", "mountain_car_off")),
+    ),
+    Exhibit(
+        "xie2019-off-on-record",
+        f"{PAPER}-paper",
+        {"points": PAPER_POINTS},
+        "_paper",
+        lambda data: off_on_table(data["points"], XieProfile.paper().seed),
+    ),
+    Exhibit(
+        "fig-xie2019-schedules-record",
+        f"{PAPER}-paper",
+        {"schedules": PAPER_SCHEDULES},
+        "_paper",
+        lambda data: plot_schedules_decided(data["schedules"]),
+    ),
 )
 
 
 def record_scales(profile: XieProfile) -> dict[str, str]:
     """The scale of the claims the recorded run decided on fewer trials than the paper's (the
     "decided on" column): the step schedules, at ``schedule_trials`` of the ``n_trials``."""
-    return {"diminishing_beats_constant":
-            f"{profile.schedule_trials} of the paper's {profile.n_trials} trials, T = "
-            f"{max(profile.schedule_iterations):,} iterations"}
+    return {
+        "diminishing_beats_constant": f"{profile.schedule_trials} of the paper's {profile.n_trials} trials, T = "
+        f"{max(profile.schedule_iterations):,} iterations"
+    }
 
 
 def plot_variance(ax: Axes, variance: pd.DataFrame) -> float:
     """Gradient variance against transitions used, with the 1/k law; returns the log-log slope."""
     slope = float(np.polyfit(np.log(variance.transitions), np.log(variance.variance), 1)[0])
-    ax.loglog(variance.transitions, variance.variance, "o-", color=GPOPE_COLOUR,
-              label=f"GPOPE's gradient, measured\n(slope {slope:.2f})")
-    ax.loglog(variance.transitions, variance.variance.iloc[0] / variance.transitions, "k--",
-              label="1/k")
+    ax.loglog(
+        variance.transitions,
+        variance.variance,
+        "o-",
+        color=GPOPE_COLOUR,
+        label=f"GPOPE's gradient, measured\n(slope {slope:.2f})",
+    )
+    ax.loglog(
+        variance.transitions, variance.variance.iloc[0] / variance.transitions, "k--", label="1/k"
+    )
     ax.set_xlabel("transitions used per trajectory, k")
     ax.set_ylabel("total variance of the gradient")
     legend_outside(ax)
@@ -341,16 +442,35 @@ def plot_variance(ax: Axes, variance: pd.DataFrame) -> float:
 #: The paper's sentences on its figures (keys of ``book/paper_numbers/xie2019.yml``) and the
 #: claims of the chapter that decide them (none: no claim tests the sentence), per figure.
 SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
-    "chain": {"chain_order_of_magnitude": ("chain_order_of_magnitude",),
-              "stronger_privacy_same_error": (), "fig1a_imprecise_still_better": ()},
-    "mountain_car": {"mountain_car_orders_of_magnitude": ("mc_beats_output_perturbation",),
-                     "fig2_off_on_similar": ("off_policy_like_on_policy",)},
+    "chain": {
+        "chain_order_of_magnitude": ("chain_order_of_magnitude",),
+        "stronger_privacy_same_error": (),
+        "fig1a_imprecise_still_better": (),
+    },
+    "mountain_car": {
+        "mountain_car_orders_of_magnitude": ("mc_beats_output_perturbation",),
+        "fig2_off_on_similar": ("off_policy_like_on_policy",),
+    },
     "hiv": {"fig4_hiv": ()},
 }
 
 
-
-__all__ = ["EXHIBITS", "METHOD_LABELS", "SCHEDULE_STYLES", "SENTENCES", "ZOOM_DOMAIN",
-           "ZOOM_METHODS", "figure_by_epsilon", "mark_order_of_magnitude", "plot_points",
-           "plot_schedules", "plot_schedules_decided", "plot_steps", "plot_variance", "plot_zoom",
-           "record_scales", "split_method", "zoom_numbers"]
+__all__ = [
+    "EXHIBITS",
+    "METHOD_LABELS",
+    "SCHEDULE_STYLES",
+    "SENTENCES",
+    "ZOOM_DOMAIN",
+    "ZOOM_METHODS",
+    "figure_by_epsilon",
+    "mark_order_of_magnitude",
+    "plot_points",
+    "plot_schedules",
+    "plot_schedules_decided",
+    "plot_steps",
+    "plot_variance",
+    "plot_zoom",
+    "record_scales",
+    "split_method",
+    "zoom_numbers",
+]

@@ -37,20 +37,49 @@ def paper_points(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     cmp = tables["chain_compare"]
     cmp = cmp[cmp.method.isin(POINT_METHODS)]
     eps = cmp["epsilon"].where(cmp.method.isin(["GPOPE", "DP-LSW", "DP-LSL"]), np.nan)
-    parts.append(pd.DataFrame({"domain": "chain", "method": cmp.method, "n": cmp.n,
-                               "epsilon": eps, "trial": cmp.seed, "mspbe": cmp.mspbe}))
+    parts.append(
+        pd.DataFrame(
+            {
+                "domain": "chain",
+                "method": cmp.method,
+                "n": cmp.n,
+                "epsilon": eps,
+                "trial": cmp.seed,
+                "mspbe": cmp.mspbe,
+            }
+        )
+    )
     for domain in domains.DOMAINS:
         t = tables[domain]
         t = t[t.method.isin(POINT_METHODS)]
         value = t["relative_mspbe"] if domain == "hiv" else t["mspbe"]
-        parts.append(pd.DataFrame({"domain": domain, "method": t.method, "n": t.n,
-                                   "epsilon": t.epsilon, "trial": t.seed, "mspbe": value}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "domain": domain,
+                    "method": t.method,
+                    "n": t.n,
+                    "epsilon": t.epsilon,
+                    "trial": t.seed,
+                    "mspbe": value,
+                }
+            )
+        )
     if "mc_lsw" in tables:
         t = tables["mc_lsw"]
         t = t[t.method != "LSTD"]
-        parts.append(pd.DataFrame({"domain": t.domain, "method": lsw_label(t.method, t.grid),
-                                   "n": t.n, "epsilon": t.epsilon, "trial": t.seed,
-                                   "mspbe": t.mspbe}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "domain": t.domain,
+                    "method": lsw_label(t.method, t.grid),
+                    "n": t.n,
+                    "epsilon": t.epsilon,
+                    "trial": t.seed,
+                    "mspbe": t.mspbe,
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)[list(POINT_COLUMNS)]
 
 
@@ -107,7 +136,16 @@ def summarise_points(points: pd.DataFrame) -> pd.DataFrame:
 
 
 __all__ = [
-    "PAPER_POINTS", "PAPER_SCHEDULES", "POINT_COLUMNS", "POINT_DOMAINS", "POINT_METHODS",
-    "SCHEDULE_COLUMNS", "lsw_label", "paper_points", "read_paper_points", "summarise_points",
-    "write_paper_points", "write_paper_schedules",
+    "PAPER_POINTS",
+    "PAPER_SCHEDULES",
+    "POINT_COLUMNS",
+    "POINT_DOMAINS",
+    "POINT_METHODS",
+    "SCHEDULE_COLUMNS",
+    "lsw_label",
+    "paper_points",
+    "read_paper_points",
+    "summarise_points",
+    "write_paper_points",
+    "write_paper_schedules",
 ]

@@ -45,12 +45,18 @@ from privrl.core.envs.chain import sample_trajectories
 from privrl.papers.xie2019 import chain, domains, mc_lsw
 from privrl.papers.xie2019.profile import PAPER, XieProfile, chain_config
 
-GPOPE_ACCOUNTANT = ("privrl RDP: sampling without replacement, Wang et al. 2019 Thm 27, orders = "
-                    "dp-accounting defaults + coarse grid")
-CROSS_CHECK = ("the tight PLD figure on the same z (dp-accounting, pessimistic; dominating pair of "
-               "Zhu, Dong and Wang 2022), which a valid RDP figure is never below")
-PLD_BESIDE = ("beyond the paper, tight PLD (dp-accounting, Poisson remove/add pair at rate 1/n "
-              "that a GPOPE pair attains; Zhu, Dong, Wang 2022): epsilon =")
+GPOPE_ACCOUNTANT = (
+    "privrl RDP: sampling without replacement, Wang et al. 2019 Thm 27, orders = "
+    "dp-accounting defaults + coarse grid"
+)
+CROSS_CHECK = (
+    "the tight PLD figure on the same z (dp-accounting, pessimistic; dominating pair of "
+    "Zhu, Dong and Wang 2022), which a valid RDP figure is never below"
+)
+PLD_BESIDE = (
+    "beyond the paper, tight PLD (dp-accounting, Poisson remove/add pair at rate 1/n "
+    "that a GPOPE pair attains; Zhu, Dong, Wang 2022): epsilon ="
+)
 
 
 @dataclass(frozen=True)
@@ -66,25 +72,42 @@ class Release:
 
     @property
     def noise_multiplier(self) -> float:
-        return calibrate_noise_multiplier(self.target_epsilon, self.delta, self.n,
-                                          self.iterations, rtol=1e-2)
+        return calibrate_noise_multiplier(
+            self.target_epsilon, self.delta, self.n, self.iterations, rtol=1e-2
+        )
 
 
 def domain_releases(profile: XieProfile, domain: str) -> list[Release]:
     """The calibrated GPOPE releases of a domain: every (n, epsilon) of the profile."""
     key = "hiv" if domain == "hiv" else "mc"
     s = domains.SETTINGS[domain]
-    return [Release(domain, n, s.iterations, eps, profile.domain_delta, s.clip_norm)
-            for n in getattr(profile, f"{key}_n") for eps in getattr(profile, f"{key}_epsilons")]
+    return [
+        Release(domain, n, s.iterations, eps, profile.domain_delta, s.clip_norm)
+        for n in getattr(profile, f"{key}_n")
+        for eps in getattr(profile, f"{key}_epsilons")
+    ]
 
 
 def all_releases(profile: XieProfile) -> list[Release]:
     """Every GPOPE release of a run, in the ledger's order: the chain's sizes (Figure 1 a), the
     chain's totals T (Theorems 2-3), then each domain's (n, epsilon) points (Figures 2-4)."""
-    releases = [Release("chain", n, profile.chain_iterations, profile.epsilon, profile.delta,
-                        profile.clip_norm) for n in sorted(set(profile.chain_sizes))]
-    releases += [Release("chain (Theorems 2-3)", profile.sensitivity_n, T, profile.epsilon,
-                         profile.delta, profile.clip_norm) for T in profile.schedule_iterations]
+    releases = [
+        Release(
+            "chain", n, profile.chain_iterations, profile.epsilon, profile.delta, profile.clip_norm
+        )
+        for n in sorted(set(profile.chain_sizes))
+    ]
+    releases += [
+        Release(
+            "chain (Theorems 2-3)",
+            profile.sensitivity_n,
+            T,
+            profile.epsilon,
+            profile.delta,
+            profile.clip_norm,
+        )
+        for T in profile.schedule_iterations
+    ]
     for domain in domains.DOMAINS:
         releases += domain_releases(profile, domain)
     return releases
@@ -95,12 +118,19 @@ def release_row(release: Release) -> dict[str, Any]:
     its epsilon, dp-accounting's (the cross-check), the tight PLD figure (beyond the paper), the
     Poisson shortcut's, and the constant Theorem 1's form would need for z."""
     z, n, T, dl = release.noise_multiplier, release.n, release.iterations, release.delta
-    return dict(domain=release.domain, n=n, iterations=T, target_epsilon=release.target_epsilon,
-                delta=dl, noise_multiplier=z, epsilon=gpope_epsilon(z, n, T, dl),
-                epsilon_dp_accounting=dp_accounting_epsilon(z, n, T, dl),
-                epsilon_pld=gpope_pld_epsilon(z, n, T, dl),
-                epsilon_poisson_shortcut=poisson_shortcut_epsilon(z, n, T, dl),
-                theorem1_constant=z / theorem1_sigma(release.target_epsilon, dl, n, T))
+    return dict(
+        domain=release.domain,
+        n=n,
+        iterations=T,
+        target_epsilon=release.target_epsilon,
+        delta=dl,
+        noise_multiplier=z,
+        epsilon=gpope_epsilon(z, n, T, dl),
+        epsilon_dp_accounting=dp_accounting_epsilon(z, n, T, dl),
+        epsilon_pld=gpope_pld_epsilon(z, n, T, dl),
+        epsilon_poisson_shortcut=poisson_shortcut_epsilon(z, n, T, dl),
+        theorem1_constant=z / theorem1_sigma(release.target_epsilon, dl, n, T),
+    )
 
 
 def privacy_table(profile: XieProfile) -> pd.DataFrame:
@@ -114,8 +144,12 @@ def pld_cross_check(epsilon_pld: float) -> CrossCheck:
     reported epsilon is above it."""
     if epsilon_pld > 0:
         return CrossCheck("upper bound", CROSS_CHECK, epsilon_pld)
-    return CrossCheck("upper bound", CROSS_CHECK, None,
-                      vacuous="the tight PLD figure is 0 at this delta: every epsilon is above it")
+    return CrossCheck(
+        "upper bound",
+        CROSS_CHECK,
+        None,
+        vacuous="the tight PLD figure is 0 at this delta: every epsilon is above it",
+    )
 
 
 def ledger_entry(release: Release, row: Mapping[str, Any]) -> LedgerEntry:
@@ -128,20 +162,27 @@ def ledger_entry(release: Release, row: Mapping[str, Any]) -> LedgerEntry:
     if float(row["delta"]) >= LARGE_DELTA:
         tv = gpope_tv_upper(z, n, T)
         side = "below" if tv < float(row["delta"]) else "above"
-        at_zero = (f"(0, {tv:.3g})-DP by total variation (the smaller of Pinsker on KL <= "
-                   "T/(2 n z^2) and dp-accounting's RDP delta at epsilon = 0), "
-                   f"{side} delta = {float(row['delta']):g}")
+        at_zero = (
+            f"(0, {tv:.3g})-DP by total variation (the smaller of Pinsker on KL <= "
+            "T/(2 n z^2) and dp-accounting's RDP delta at epsilon = 0), "
+            f"{side} delta = {float(row['delta']):g}"
+        )
     return LedgerEntry(
-        paper=PAPER, release=f"GPOPE value-function weights, {release.domain}, n = {n}",
+        paper=PAPER,
+        release=f"GPOPE value-function weights, {release.domain}, n = {n}",
         mechanism="GPOPE (Algorithm 1): one trajectory sampled without replacement per step, "
-                  "gradient clipped to G, Gaussian noise",
-        relation="replace-one", unit="trajectory",
+        "gradient clipped to G, Gaussian noise",
+        relation="replace-one",
+        unit="trajectory",
         noise=f"z = {z:.4g} (sigma = 2 G z = {2 * release.clip_norm * z:.4g})",
-        delta=float(row["delta"]), compositions=T,
+        delta=float(row["delta"]),
+        compositions=T,
         accountant=f"{GPOPE_ACCOUNTANT}; {PLD_BESIDE} {float(row['epsilon_pld']):.4g}",
         event=GpopeEvent(z, n, T),
         cross_check=pld_cross_check(float(row["epsilon_pld"])),
-        audit="audits:gpope", at_delta_zero=at_zero)
+        audit="audits:gpope",
+        at_delta_zero=at_zero,
+    )
 
 
 def lsw_ledger_entries(profile: XieProfile, lsw: pd.DataFrame) -> list[LedgerEntry]:
@@ -154,32 +195,53 @@ def lsw_ledger_entries(profile: XieProfile, lsw: pd.DataFrame) -> list[LedgerEnt
     dl = profile.domain_delta
     dp = lsw[lsw.method == "DP-LSW"]
     for (grid, eps), part in dp.groupby(["grid", "epsilon"]):
-        event = smooth_gaussian_noise(epsilon=float(eps), delta=dl, d=d,
-                                      return_bound=mc_lsw.return_bound(),
-                                      return_low=-mc_lsw.return_bound()).event
-        entries.append(LedgerEntry(
-            paper=PAPER, release=f"DP-LSW value-function weights, Mountain Car on-policy, grid "
-                                 f"{grid}x{grid} (our reading): {len(part)} releases",
-            mechanism="DP-LSW (Balle et al. 2016, Algorithm 1) on grid cells: LSW + Gaussian "
-                      "noise of smooth-sensitivity scale sigma_X",
-            relation="replace-one", unit="trajectory",
-            noise=(f"alpha = {event.alpha:.4g}, beta = {event.beta:.4g}, F = "
-                   f"{mc_lsw.return_bound():g}; sigma_X from {part.sigma.min():.3g} to "
-                   f"{part.sigma.max():.3g}"),
-            delta=dl, compositions=1,
-            accountant="Lemma 1 of Balle et al. 2016 (smooth sensitivity, by construction)",
-            event=event,
-            cross_check=LEMMA1_CROSS_CHECK,
-            audit="audits:dp_lsw"))
+        event = smooth_gaussian_noise(
+            epsilon=float(eps),
+            delta=dl,
+            d=d,
+            return_bound=mc_lsw.return_bound(),
+            return_low=-mc_lsw.return_bound(),
+        ).event
+        entries.append(
+            LedgerEntry(
+                paper=PAPER,
+                release=f"DP-LSW value-function weights, Mountain Car on-policy, grid "
+                f"{grid}x{grid} (our reading): {len(part)} releases",
+                mechanism="DP-LSW (Balle et al. 2016, Algorithm 1) on grid cells: LSW + Gaussian "
+                "noise of smooth-sensitivity scale sigma_X",
+                relation="replace-one",
+                unit="trajectory",
+                noise=(
+                    f"alpha = {event.alpha:.4g}, beta = {event.beta:.4g}, F = "
+                    f"{mc_lsw.return_bound():g}; sigma_X from {part.sigma.min():.3g} to "
+                    f"{part.sigma.max():.3g}"
+                ),
+                delta=dl,
+                compositions=1,
+                accountant="Lemma 1 of Balle et al. 2016 (smooth sensitivity, by construction)",
+                event=event,
+                cross_check=LEMMA1_CROSS_CHECK,
+                audit="audits:dp_lsw",
+            )
+        )
     return entries
 
 
-def full_batch_table(zs: tuple[float, ...] = (1.0, 2.0, 4.0), Ts: tuple[int, ...] = (1, 10),
-                     delta: float = 1e-5) -> pd.DataFrame:
+def full_batch_table(
+    zs: tuple[float, ...] = (1.0, 2.0, 4.0), Ts: tuple[int, ...] = (1, 10), delta: float = 1e-5
+) -> pd.DataFrame:
     """n = 1 (every step uses the only trajectory): the RDP epsilon against the exact privacy
     profile of the composed Gaussian (Balle and Wang 2018), which it must not undercut."""
-    rows = [dict(z=z, T=T, eps_rdp=gpope_epsilon(z, 1, T, delta),
-                 eps_exact=gaussian_epsilon(z / math.sqrt(T), delta)) for z in zs for T in Ts]
+    rows = [
+        dict(
+            z=z,
+            T=T,
+            eps_rdp=gpope_epsilon(z, 1, T, delta),
+            eps_exact=gaussian_epsilon(z / math.sqrt(T), delta),
+        )
+        for z in zs
+        for T in Ts
+    ]
     out = pd.DataFrame(rows)
     out["ratio"] = out.eps_rdp / out.eps_exact
     return out
@@ -191,8 +253,14 @@ def noise_sd_check(profile: XieProfile, seed: int, z: float = 0.8, trials: int =
     cfg = chain_config(profile)
     prob = chain.chain_problem(cfg)
     traj = sample_trajectories(prob["mdp"], 50, seed)
-    stats = SaddlePointStats.from_tabular(traj.observations, prob["Phi_td"], traj.rewards,
-                                          traj.lengths, traj.terminated, profile.gamma)
+    stats = SaddlePointStats.from_tabular(
+        traj.observations,
+        prob["Phi_td"],
+        traj.rewards,
+        traj.lengths,
+        traj.terminated,
+        profile.gamma,
+    )
     quiet = gpope(stats, 1, 1.0, profile.clip_norm, 0.0, seed, n_trials=trials)
     noisy = gpope(stats, 1, 1.0, profile.clip_norm, z, seed, n_trials=trials)
     noise = np.concatenate([quiet.theta - noisy.theta, quiet.w - noisy.w], axis=1)
@@ -200,7 +268,17 @@ def noise_sd_check(profile: XieProfile, seed: int, z: float = 0.8, trials: int =
 
 
 __all__ = [
-    "CROSS_CHECK", "GPOPE_ACCOUNTANT", "PLD_BESIDE", "Release", "all_releases", "domain_releases",
-    "full_batch_table", "ledger_entry", "lsw_ledger_entries", "noise_sd_check", "pld_cross_check",
-    "privacy_table", "release_row",
+    "CROSS_CHECK",
+    "GPOPE_ACCOUNTANT",
+    "PLD_BESIDE",
+    "Release",
+    "all_releases",
+    "domain_releases",
+    "full_batch_table",
+    "ledger_entry",
+    "lsw_ledger_entries",
+    "noise_sd_check",
+    "pld_cross_check",
+    "privacy_table",
+    "release_row",
 ]

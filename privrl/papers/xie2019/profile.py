@@ -84,9 +84,19 @@ class XieProfile(Profile):
     }
 
     def validate(self) -> None:
-        positive = ("n_trials", "n_states", "max_steps", "tune_trials", "chain_iterations",
-                    "sensitivity_n", "schedule_trials", "hiv_horizon",
-                    "hiv_pool_size", "hiv_heldout", "hiv_random_patients")
+        positive = (
+            "n_trials",
+            "n_states",
+            "max_steps",
+            "tune_trials",
+            "chain_iterations",
+            "sensitivity_n",
+            "schedule_trials",
+            "hiv_horizon",
+            "hiv_pool_size",
+            "hiv_heldout",
+            "hiv_random_patients",
+        )
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -98,13 +108,24 @@ class XieProfile(Profile):
                 raise ValueError(f"{name} must lie in (0, 1), got {getattr(self, name)}")
         if not 0 < self.gamma <= 1:
             raise ValueError(f"gamma must lie in (0, 1], got {self.gamma}")
-        for name in ("mistune_factors", "step_grid", "gate_step_grid", "mc_epsilons",
-                     "hiv_epsilons"):
+        for name in (
+            "mistune_factors",
+            "step_grid",
+            "gate_step_grid",
+            "mc_epsilons",
+            "hiv_epsilons",
+        ):
             values = getattr(self, name)
             if not values or any(not (v > 0 and math.isfinite(v)) for v in values):
                 raise ValueError(f"{name} must be non-empty positive numbers, got {values}")
-        for name in ("chain_sizes", "schedule_iterations", "variance_transitions", "mc_n", "hiv_n",
-                     "lsw_grids"):
+        for name in (
+            "chain_sizes",
+            "schedule_iterations",
+            "variance_transitions",
+            "mc_n",
+            "hiv_n",
+            "lsw_grids",
+        ):
             values = getattr(self, name)
             if not values or any(v < 1 for v in values):
                 raise ValueError(f"{name} must be non-empty integers >= 1, got {values}")
@@ -116,9 +137,22 @@ class XieProfile(Profile):
 
 def chain_config(profile: XieProfile) -> dict[str, Any]:
     """The plain dict the chain's run functions take (hashed by the sweep cache)."""
-    keys = ("n_states", "p_stay", "gamma", "max_steps", "epsilon", "delta", "return_bound", "lsl_c",
-            "lsl_power", "clip_norm", "mistune_factors", "step_grid", "gate_step_grid",
-            "variance_transitions")
+    keys = (
+        "n_states",
+        "p_stay",
+        "gamma",
+        "max_steps",
+        "epsilon",
+        "delta",
+        "return_bound",
+        "lsl_c",
+        "lsl_power",
+        "clip_norm",
+        "mistune_factors",
+        "step_grid",
+        "gate_step_grid",
+        "variance_transitions",
+    )
     return {k: getattr(profile, k) for k in keys}
 
 

@@ -14,8 +14,9 @@ from toy2024.profile import PAPER, ToyProfile
 from toy2024.trials import run_mean
 
 
-class ToyChapter(Chapter, name=PAPER, profile_type=ToyProfile, checks=CHECKS, claims=CLAIMS,
-                 errata=ERRATA):
+class ToyChapter(
+    Chapter, name=PAPER, profile_type=ToyProfile, checks=CHECKS, claims=CLAIMS, errata=ERRATA
+):
     """The private mean at each record count of the profile."""
 
     def sweep(self, ctx: Context) -> None:
@@ -23,8 +24,9 @@ class ToyChapter(Chapter, name=PAPER, profile_type=ToyProfile, checks=CHECKS, cl
         for the erratum's template."""
         p = ctx.profile
         configs = [{"n": n, "epsilon": p.epsilon} for n in p.sizes]
-        ctx.tables["errors"] = run_sweep(run_mean, configs, p.n_trials, p.seed,
-                                         **{**ctx.sweep_options, "executor": "serial"})
+        ctx.tables["errors"] = run_sweep(
+            run_mean, configs, p.n_trials, p.seed, **{**ctx.sweep_options, "executor": "serial"}
+        )
         ctx.glue("n", max(p.sizes))
         ctx.glue("scale", 1 / (max(p.sizes) * p.epsilon))
 
@@ -32,16 +34,26 @@ class ToyChapter(Chapter, name=PAPER, profile_type=ToyProfile, checks=CHECKS, cl
         """The mean at the largest record count: Laplace of scale (1/n)/epsilon, epsilon-DP."""
         p, n = ctx.profile, max(ctx.profile.sizes)
         scale = 1 / (n * p.epsilon)
-        yield LedgerEntry(PAPER, f"the mean of n = {n} records", "Laplace", "replace-one",
-                          "record", f"b = {scale:.3g}", 0.0, 1,
-                          "Laplace mechanism: sensitivity / b", LaplaceReportEvent(1 / n, scale),
-                          CrossCheck("upper bound", "Dwork and Roth 2014, Thm 3.6", p.epsilon))
+        yield LedgerEntry(
+            PAPER,
+            f"the mean of n = {n} records",
+            "Laplace",
+            "replace-one",
+            "record",
+            f"b = {scale:.3g}",
+            0.0,
+            1,
+            "Laplace mechanism: sensitivity / b",
+            LaplaceReportEvent(1 / n, scale),
+            CrossCheck("upper bound", "Dwork and Roth 2014, Thm 3.6", p.epsilon),
+        )
 
     def finish(self, ctx: Context) -> None:
         """The number the prose reads: the largest count's mean absolute error."""
         errors = ctx.tables["errors"]
-        ctx.glue("error_large", float(errors.loc[errors.n == max(ctx.profile.sizes),
-                                                 "abs_error"].mean()))
+        ctx.glue(
+            "error_large", float(errors.loc[errors.n == max(ctx.profile.sizes), "abs_error"].mean())
+        )
 
 
 run = ToyChapter().run

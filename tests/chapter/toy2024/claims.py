@@ -13,17 +13,28 @@ def decide_error_shrinks(ctx: Context, ev: Evidence) -> Outcome:
     errors = ctx.tables["errors"]
     small, large = min(ev.profile.sizes), max(ev.profile.sizes)
     at = {n: errors.loc[errors.n == n, "abs_error"].to_numpy() for n in (small, large)}
-    return decide_difference(Sample(at[large], f"error at n = {large}"),
-                             Sample(at[small], f"error at n = {small}"), Threshold(0.0, "less"),
-                             seed=ev.profile.seed)
+    return decide_difference(
+        Sample(at[large], f"error at n = {large}"),
+        Sample(at[small], f"error at n = {small}"),
+        Threshold(0.0, "less"),
+        seed=ev.profile.seed,
+    )
 
 
 CLAIMS: tuple[ClaimSpec, ...] = (
-    ClaimSpec("error_shrinks", "The private mean's error shrinks as n grows",
-              "Section 3, Figure 1", decide_error_shrinks),
+    ClaimSpec(
+        "error_shrinks",
+        "The private mean's error shrinks as n grows",
+        "Section 3, Figure 1",
+        decide_error_shrinks,
+    ),
 )
 
 ERRATA: tuple[ErratumSpec, ...] = (
-    ErratumSpec("eq2_scale", "wrong", "Eq. (2) prints the Laplace scale as epsilon / Delta.",
-                "Lemma 1's proof needs Delta / epsilon: {scale:.3g} at n = {n}."),
+    ErratumSpec(
+        "eq2_scale",
+        "wrong",
+        "Eq. (2) prints the Laplace scale as epsilon / Delta.",
+        "Lemma 1's proof needs Delta / epsilon: {scale:.3g} at n = {n}.",
+    ),
 )

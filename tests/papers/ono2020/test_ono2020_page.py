@@ -27,15 +27,27 @@ ROOT = Path(__file__).resolve().parents[3]
 NOTEBOOK = ROOT / "notebooks" / "ono2020.ipynb"
 
 
-def _trials(counts: dict[tuple[str, str, float], int], n: int = 20, cap: int = 90_000,
-            first: float = 1_000.0) -> pd.DataFrame:
+def _trials(
+    counts: dict[tuple[str, str, float], int],
+    n: int = 20,
+    cap: int = 90_000,
+    first: float = 1_000.0,
+) -> pd.DataFrame:
     """Trials of (variant, mechanism, epsilon) with ``counts`` successes at ``first`` each."""
     rows = []
     for (variant, mech, eps), k in counts.items():
         for t in range(n):
             ok = t < k
-            rows.append({"variant": variant, "mechanism": mech, "epsilon": eps, "trial": t,
-                         "first_success": first + t if ok else INF, "success": ok})
+            rows.append(
+                {
+                    "variant": variant,
+                    "mechanism": mech,
+                    "epsilon": eps,
+                    "trial": t,
+                    "first_success": first + t if ok else INF,
+                    "success": ok,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -50,8 +62,9 @@ def test_paper_cells_are_the_printed_tables(metric):
 
 
 def test_paper_beside_ours_writes_the_paper_row_then_ours():
-    trials = _trials({("paper", "laplace", 1.0): 8, ("paper", "laplace", INF): 20,
-                      ("paper", "prs", 1.0): 3})
+    trials = _trials(
+        {("paper", "laplace", 1.0): 8, ("paper", "laplace", INF): 20, ("paper", "prs", 1.0): 3}
+    )
     tables = success_tables(trials, 90_000)
     ratio = page.paper_beside_ours("success_ratio", ours=(tables, "paper"))
     assert list(ratio.source) == ["paper (Table 2)", "ours", "paper (Table 2)", "ours"]
@@ -66,8 +79,10 @@ def test_paper_beside_ours_writes_the_paper_row_then_ours():
     auc = page.paper_beside_ours("relative_auc", ours=(tables, "paper"))
     assert auc.iloc[1]["no noise"] == "1.000"
     failed = success_tables(_trials({("paper", "laplace", INF): 0}), 90_000)
-    assert page.paper_beside_ours("relative_auc", ours=(failed, "paper")).iloc[1][
-        "no noise"] == "undefined"
+    assert (
+        page.paper_beside_ours("relative_auc", ours=(failed, "paper")).iloc[1]["no noise"]
+        == "undefined"
+    )
 
 
 def test_table1_against_its_text_names_the_rise_of_the_laplace_median(monkeypatch):
@@ -80,31 +95,56 @@ def test_table1_against_its_text_names_the_rise_of_the_laplace_median(monkeypatc
 
 
 def _claim(key: str, verdict: str) -> Claim:
-    return Claim(verdict=verdict, statistic="s", value=None, interval=None, n_trials=20,
-                 reason="r", key=key, statement=f"statement of {key}", profile="paper",
-                 commit="c")
+    return Claim(
+        verdict=verdict,
+        statistic="s",
+        value=None,
+        interval=None,
+        n_trials=20,
+        reason="r",
+        key=key,
+        statement=f"statement of {key}",
+        profile="paper",
+        commit="c",
+    )
 
 
 def test_claims_side_by_side_and_counts_read_each_recorded_set_up():
-    claims = [_claim("a", "untestable"), _claim("a" + RECORDED, "not reproduced"),
-              _claim("a" + ON_REFERENCE, "inconclusive"),
-              _claim("a" + ON_REFERENCE + RECORDED, "reproduced"),
-              _claim("b", "inconclusive"), _claim("b" + RECORDED, "untestable")]
+    claims = [
+        _claim("a", "untestable"),
+        _claim("a" + RECORDED, "not reproduced"),
+        _claim("a" + ON_REFERENCE, "inconclusive"),
+        _claim("a" + ON_REFERENCE + RECORDED, "reproduced"),
+        _claim("b", "inconclusive"),
+        _claim("b" + RECORDED, "untestable"),
+    ]
     frame = page.claims_side_by_side(claims)
     assert frame.to_dict("records") == [
-        {"key": "a", "claim": "statement of a", "the paper's set-up": "not reproduced",
-         "reference set-up": "reproduced"},
-        {"key": "b", "claim": "statement of b", "the paper's set-up": "untestable",
-         "reference set-up": "not recorded"}]
+        {
+            "key": "a",
+            "claim": "statement of a",
+            "the paper's set-up": "not reproduced",
+            "reference set-up": "reproduced",
+        },
+        {
+            "key": "b",
+            "claim": "statement of b",
+            "the paper's set-up": "untestable",
+            "reference set-up": "not recorded",
+        },
+    ]
     assert page.verdict_counts(claims, RECORDED) == "1 not reproduced, 1 untestable"
     assert page.verdict_counts(claims, ON_REFERENCE + RECORDED) == "1 reproduced"
     assert page.verdict_counts([], RECORDED) == "no claims"
 
 
-
 def test_claims_side_by_side_adds_the_tuned_record_where_it_is_recorded():
-    claims = [_claim("a", "untestable"), _claim("a" + ON_REFERENCE + RECORDED, "inconclusive"),
-              _claim("a" + ON_TUNED, "reproduced"), _claim("b", "inconclusive")]
+    claims = [
+        _claim("a", "untestable"),
+        _claim("a" + ON_REFERENCE + RECORDED, "inconclusive"),
+        _claim("a" + ON_TUNED, "reproduced"),
+        _claim("b", "inconclusive"),
+    ]
     frame = page.claims_side_by_side(claims)
     assert frame.key.tolist() == ["a", "b"]  # a tuned claim is no claim of its own
     assert frame[page.TUNED_COLUMN].tolist() == ["reproduced", "not recorded"]
@@ -148,13 +188,22 @@ def _legend_labels(fig) -> list[str]:
 
 
 def test_plot_tables_marks_the_paper_cells_and_keeps_the_legend_outside():
-    tables = success_tables(_trials({("paper", m, e): 10 for m in ("laplace", "prs")
-                                     for e in page.TABLE_EPSILONS
-                                     if not (m == "prs" and math.isinf(e))}), 90_000)
+    tables = success_tables(
+        _trials(
+            {
+                ("paper", m, e): 10
+                for m in ("laplace", "prs")
+                for e in page.TABLE_EPSILONS
+                if not (m == "prs" and math.isinf(e))
+            }
+        ),
+        90_000,
+    )
     fig = plots.plot_tables(tables, "paper", 90_000)
     ax_ratio = fig.axes[0]
-    diamonds = [line for line in ax_ratio.get_lines()
-                if line.get_label() == plots.PAPER_TABLES_LABEL]
+    diamonds = [
+        line for line in ax_ratio.get_lines() if line.get_label() == plots.PAPER_TABLES_LABEL
+    ]
     drawn = sorted(np.concatenate([line.get_ydata() for line in diamonds]))
     assert drawn == sorted(PAPER_TABLES["success_ratio"].values())
     assert all(ax.get_legend() is None for ax in fig.axes)
@@ -165,11 +214,20 @@ def test_plot_tables_marks_the_paper_cells_and_keeps_the_legend_outside():
 def test_plot_failure_lists_only_the_deviations_it_draws():
     """Figure 6.5's defect: a deviation without report statistics (no clip) drew no line but
     had a legend entry."""
-    stats = {"raw_norm_q10": 1.0, "raw_norm_q50": 2.0, "raw_norm_q90": 3.0, "update_norm": 0.1,
-             "actor_share": 0.3, "majority_fraction": 0.8}
-    rows = [{"variant": v, "epsilon": e, "trial": t, "submission": s, **stats}
-            for v, e in (("paper", INF), ("paper", 1.0), ("clip100", INF), ("no_clip", INF))
-            for t in range(2) for s in (50, 100)]
+    stats = {
+        "raw_norm_q10": 1.0,
+        "raw_norm_q50": 2.0,
+        "raw_norm_q90": 3.0,
+        "update_norm": 0.1,
+        "actor_share": 0.3,
+        "majority_fraction": 0.8,
+    }
+    rows = [
+        {"variant": v, "epsilon": e, "trial": t, "submission": s, **stats}
+        for v, e in (("paper", INF), ("paper", 1.0), ("clip100", INF), ("no_clip", INF))
+        for t in range(2)
+        for s in (50, 100)
+    ]
     diagnostics = pd.DataFrame(rows)
     diagnostics.loc[diagnostics.variant == "no_clip", "majority_fraction"] = np.nan
     fig = plots.plot_failure(diagnostics)
@@ -180,29 +238,54 @@ def test_plot_failure_lists_only_the_deviations_it_draws():
 
 
 def test_plot_failure_says_where_a_deviation_stops():
-    stats = {"raw_norm_q10": 1.0, "raw_norm_q50": 2.0, "raw_norm_q90": 3.0, "update_norm": 0.1,
-             "actor_share": 0.3, "majority_fraction": 0.8}
-    diagnostics = pd.DataFrame([{"variant": v, "epsilon": INF, "trial": 0, "submission": s,
-                                 **stats} for v in ("paper", "no_clip") for s in (50, 100, 150)])
-    diagnostics.loc[(diagnostics.variant == "no_clip") & (diagnostics.submission > 50),
-                    "majority_fraction"] = np.nan
+    stats = {
+        "raw_norm_q10": 1.0,
+        "raw_norm_q50": 2.0,
+        "raw_norm_q90": 3.0,
+        "update_norm": 0.1,
+        "actor_share": 0.3,
+        "majority_fraction": 0.8,
+    }
+    diagnostics = pd.DataFrame(
+        [
+            {"variant": v, "epsilon": INF, "trial": 0, "submission": s, **stats}
+            for v in ("paper", "no_clip")
+            for s in (50, 100, 150)
+        ]
+    )
+    diagnostics.loc[
+        (diagnostics.variant == "no_clip") & (diagnostics.submission > 50), "majority_fraction"
+    ] = np.nan
     fig = plots.plot_failure(diagnostics)
     assert "no clipping (statistics end at 50)" in _legend_labels(fig)
     matplotlib.pyplot.close(fig)
 
 
 def test_page_tables_in_words():
-    failure = pd.DataFrame([{"variant": "no_clip", "epsilon": INF, "clipped_fraction": 0.0,
-                             "median_raw_norm": 4.719e12, "update_norm": INF,
-                             "late_score": np.nan, "late_majority_fraction": np.nan,
-                             "collapsed_trials": 0.0, "late_entropy": np.nan}])
+    failure = pd.DataFrame(
+        [
+            {
+                "variant": "no_clip",
+                "epsilon": INF,
+                "clipped_fraction": 0.0,
+                "median_raw_norm": 4.719e12,
+                "update_norm": INF,
+                "late_score": np.nan,
+                "late_majority_fraction": np.nan,
+                "collapsed_trials": 0.0,
+                "late_entropy": np.nan,
+            }
+        ]
+    )
     frame = page.failure_frame(failure)
     assert list(frame.columns) == list(page.FAILURE_COLUMNS.values())
     assert frame.iloc[0]["set-up"] == "no clipping"
     assert frame.iloc[0]["median raw L1 norm"] == "4.72e+12"
     steps = pd.DataFrame({"arm": ["laplace ε = ∞ (no noise) |B|=1", "prs ε = 1 |B|=100"]})
     assert page.step_table_in_words(steps).arm.tolist() == [
-        "Laplace, ε = ∞ (no noise), |B| = 1", "PRS, ε = 1, |B| = 100"]
+        "Laplace, ε = ∞ (no noise), |B| = 1",
+        "PRS, ε = 1, |B| = 100",
+    ]
     text = page.figure3_sentences()
     assert "With larger ε, both algorithms" in text and "varepsilon" not in text
 
@@ -215,17 +298,36 @@ def test_errata_markdown_lists_each_erratum_in_words():
 
 
 def test_tuned_arms_name_each_arms_step_tuning_score_and_successes():
-    scores = pd.DataFrame({"mechanism": ["prs", "prs"], "epsilon": [1.0, 1.0],
-                           "buffer_size": [100, 100], "step_size": [0.01, 0.03],
-                           "n_trials": [10, 10], "successes": [1, 3], "auc": [0.4, 0.3],
-                           "auc_lo": [0.1, 0.25], "auc_hi": [0.5, 0.35],
-                           "chosen": [False, True], "chosen_auc": [True, False]})
-    trials = pd.DataFrame({"mechanism": ["prs"] * 3 + ["laplace"], "epsilon": [1.0] * 3 + [INF],
-                           "buffer_size": [100] * 3 + [1], "step_size": [0.03] * 3 + [0.1],
-                           "success": [True, False, True, True]})
+    scores = pd.DataFrame(
+        {
+            "mechanism": ["prs", "prs"],
+            "epsilon": [1.0, 1.0],
+            "buffer_size": [100, 100],
+            "step_size": [0.01, 0.03],
+            "n_trials": [10, 10],
+            "successes": [1, 3],
+            "auc": [0.4, 0.3],
+            "auc_lo": [0.1, 0.25],
+            "auc_hi": [0.5, 0.35],
+            "chosen": [False, True],
+            "chosen_auc": [True, False],
+        }
+    )
+    trials = pd.DataFrame(
+        {
+            "mechanism": ["prs"] * 3 + ["laplace"],
+            "epsilon": [1.0] * 3 + [INF],
+            "buffer_size": [100] * 3 + [1],
+            "step_size": [0.03] * 3 + [0.1],
+            "success": [True, False, True, True],
+        }
+    )
     table = page.tuned_arms(trials, scores)
     assert table.to_dict("records")[0] == {
-        "arm": "PRS, ε = 1, |B| = 100", "step": 0.03,
+        "arm": "PRS, ε = 1, |B| = 100",
+        "step": 0.03,
         "tuning: successes, mean AUC [95% interval]": "3 of 10, 0.3 [0.25, 0.35]",
-        "step of highest mean AUC": "0.01", "evaluation: successes": "2 of 3"}
+        "step of highest mean AUC": "0.01",
+        "evaluation: successes": "2 of 3",
+    }
     assert table.iloc[1]["tuning: successes, mean AUC [95% interval]"].startswith("not tuned")
