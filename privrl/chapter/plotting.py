@@ -275,7 +275,8 @@ def legend_of(
     if not 1 <= len(handles) <= MAX_LEGEND_ENTRIES:
         raise ValueError(f"handles: {len(handles)} legend entries, at most {MAX_LEGEND_ENTRIES}")
     check_legend((h, h.get_label()) for h in handles)
-    return fig.legend(handles=handles, loc=loc, ncol=ncol)
+    placement: dict[str, Any] = {"loc": loc, "ncol": ncol}
+    return fig.legend(handles=handles, **placement)
 
 
 def legend_below(fig: Figure, ncol: int = 2) -> Legend:

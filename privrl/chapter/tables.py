@@ -294,10 +294,10 @@ def format_table(
                 f"missing: column {column!r} has {int(holes[column].sum())} missing "
                 "values; give the text that explains them, or drop_missing=True"
             )
-        cells = []
+        cells: list[str] = []
         for i, value in enumerate(frame[column]):
             if holes[column].iloc[i]:
-                cells.append(text)
+                cells.append(str(text))  # not None: holes without a text raised above
                 continue
             if (
                 column in infinite
