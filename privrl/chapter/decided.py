@@ -115,19 +115,27 @@ def counts_text(decided: list[Decided]) -> str:
 
 
 def deciding_runs(decided: list[Decided], *, counted: bool = True) -> list[str]:
-    """Each run that decided verdicts, with its scale, its commit and (``counted``) how many
-    rows it decided: "the record of commit `abc` (paper scale; 10 rows)", "this run of commit
-    `def` (quick run (CI scale); 2 rows)"."""
-    runs: dict[tuple[bool, str, str], int] = {}
+    """Each run that decided verdicts, with its scale, the trials per arm behind its verdicts,
+    its commit and (``counted``) how many rows it decided: "the record of commit `abc` (paper
+    scale, 20 trials per arm; 10 rows)", "this run of commit `def` (quick run (CI scale), 2 to
+    5 trials per arm; 2 rows)"."""
+    runs: dict[tuple[bool, str, str], list[int]] = {}
     for d in decided:
-        run = (d.recorded, d.claim.commit, d.scale)
-        runs[run] = runs.get(run, 0) + 1
+        runs.setdefault((d.recorded, d.claim.commit, d.scale), []).append(d.claim.n_trials)
     return [
         ("the record" if recorded else "this run")
-        + f" of commit `{commit}` ({scale}"
-        + (f"; {n} row{'s' * (n != 1)})" if counted else ")")
-        for (recorded, commit, scale), n in runs.items()
+        + f" of commit `{commit}` ({scale}, {_trials(trials)}"
+        + (f"; {len(trials)} row{'s' * (len(trials) != 1)})" if counted else ")")
+        for (recorded, commit, scale), trials in runs.items()
     ]
+
+
+def _trials(trials: list[int]) -> str:
+    """ "20 trials per arm", or the range "5 to 20 trials per arm" over a run's verdicts."""
+    lo, hi = min(trials), max(trials)
+    return (
+        f"{lo:,} to {hi:,} trials per arm" if lo != hi else f"{lo:,} trial{'s' * (lo != 1)} per arm"
+    )
 
 
 __all__ = [

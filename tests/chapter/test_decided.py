@@ -3,6 +3,8 @@ the counts and runs every page states from it."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from privrl.chapter.decided import (
@@ -78,12 +80,20 @@ def test_counts_leave_out_the_rows_beyond_the_paper_and_say_so():
 
 def test_the_deciding_runs_are_named_with_their_scale_and_commit():
     assert deciding_runs(decided_claims(CLAIMS)) == [
-        "the record of commit `rec000` (paper scale; 4 rows)",
-        "this run of commit `live00` (quick run (CI scale); 1 row)",
-        "the record of commit `rec111` (10 of 30 seeds; 1 row)",
+        "the record of commit `rec000` (paper scale, 5 trials per arm; 4 rows)",
+        "this run of commit `live00` (quick run (CI scale), 5 trials per arm; 1 row)",
+        "the record of commit `rec111` (10 of 30 seeds, 5 trials per arm; 1 row)",
     ]
     assert deciding_runs(decided_claims(CLAIMS[:3]), counted=False) == [
-        "this run of commit `live00` (quick run (CI scale))"
+        "this run of commit `live00` (quick run (CI scale), 5 trials per arm)"
+    ]
+    one = dataclasses.replace(_claim("z_paper", "reproduced", **RECORD), n_trials=1)
+    more = dataclasses.replace(_claim("y_paper", "reproduced", **RECORD), n_trials=20)
+    assert deciding_runs(decided_claims([one, more]), counted=False) == [
+        "the record of commit `rec000` (paper scale, 1 to 20 trials per arm)"
+    ]
+    assert deciding_runs(decided_claims([one])) == [
+        "the record of commit `rec000` (paper scale, 1 trial per arm; 1 row)"
     ]
 
 

@@ -520,7 +520,12 @@ def test_summary_box_opens_with_the_bottom_line_and_counts_as_the_landing_page(m
     counts = "3 claims: 1 reproduced, 1 not reproduced, 1 untestable"
     assert f"**Verdicts.** {counts}." in box and f"**Verdicts: {counts}.**" in landing
     assert "**Departures from the paper:** [1](#departures-from-the-paper)." in box
-    assert f"this run of commit `{report.commit}` (quick run (CI scale); 3 rows)" in box
+    lo, hi = min(c.n_trials for c in report.claims), max(c.n_trials for c in report.claims)
+    assert lo < hi  # the box gives the range of trials behind the run's verdicts
+    assert (
+        f"this run of commit `{report.commit}` (quick run (CI scale), {lo} to {hi} trials per arm;"
+        " 3 rows)"
+    ) in box
     assert "A solves the task" not in box  # no per-claim list: the claims table has it
     assert "{download}`demo.results.csv <demo.results.csv>`" in box
     assert "`privrl run demo --profile paper --record` (the record)" in box
