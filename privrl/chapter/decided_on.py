@@ -90,7 +90,7 @@ def decided_on(paper: str, d: Decided, scale: str = "", directory: Path | None =
     run = (
         f"record {record}"
         if record
-        else f"recorded run of commit {d.claim.commit}"
+        else f"recorded run of commit {d.claim.commit[:12]}"
         if d.recorded
         else f"this run ({d.claim.profile} profile)"
     )

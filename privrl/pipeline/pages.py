@@ -346,7 +346,14 @@ def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) 
                 beyond,
             )
         )
-    verdicts = "its verdict" if len(rows) == 1 else f"its {len(rows)} verdicts claim by claim"
+    set_ups = len([group for _, group in _set_ups(rows) if group])
+    verdicts = (
+        "its verdict"
+        if len(rows) == 1
+        else f"its verdicts claim by claim on {set_ups} set-ups"
+        if set_ups > 1
+        else f"its {len(rows)} verdicts claim by claim"
+    )
     lines = [f"::::{{dropdown}} What {name} claims, and {verdicts}", ""]
     if front is not None:
         lines += [f"*What it claims:* {front.claims}", ""]

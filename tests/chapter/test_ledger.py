@@ -56,6 +56,9 @@ def test_infinite_epsilon_and_no_guarantee_go_together():
         def epsilon(self, delta: float) -> float:
             return math.inf
 
+        def to_dp_event(self) -> dp_accounting.DpEvent:
+            return dp_accounting.NonPrivateDpEvent()
+
     with pytest.raises(ValueError, match="NoGuarantee"):
         _entry(event=Unbounded())  # an infinite epsilon needs the event that says why
     with pytest.raises(ValueError, match="state why"):

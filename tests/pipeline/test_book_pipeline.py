@@ -66,7 +66,7 @@ report.claim(Claim.of(faster, key="demo_faster", statement="Demo converges faste
                       profile=profile, commit=report.commit))
 event = DpAccountingEvent(dp_accounting.GaussianDpEvent(5.0), "rdp", "replace-one")
 report.ledger(release="Demo answer", mechanism="Gaussian", relation="replace-one", unit="record",
-              noise="sigma = 5", epsilon=event.epsilon(1e-5), delta=1e-5, compositions=1,
+              noise="sigma = 5", delta=1e-5, compositions=1,
               accountant="dp-accounting RDP", event=event,
               cross_check=CrossCheck("upper bound", "dp-accounting PLD", None))
 report.erratum("demo_eq1", "wrong", "Demo Eq. (1) drops a factor 2", "closed form vs solver")
