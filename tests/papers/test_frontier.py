@@ -595,8 +595,8 @@ def test_the_bottom_line_states_the_recorded_maps_numbers():
     assert f"beats the all-zero estimate at {f['beats_zero']}." in line
     cost = analysis.privacy_cost(points)
     assert (
-        f"privacy costs GPOPE {_span(cost, 'GPOPE', 'noiseless')} over GPOPE without "
-        f"noise, DP-LSL {_span(cost, 'DP-LSL', 'noiseless')}, DP-LSW "
+        f"privacy costs GPOPE {_span(cost, 'GPOPE', 'noiseless')}, "
+        f"DP-LSL {_span(cost, 'DP-LSL', 'noiseless')}, DP-LSW "
         f"{_span(cost, 'DP-LSW', 'noiseless')} and SSP-LSTD "
         f"{_span(cost, 'SSP-LSTD', 'noiseless')} over their noiseless fits"
     ) in line
@@ -616,7 +616,7 @@ def test_the_bottom_line_states_the_recorded_maps_numbers():
     ) in line
     tuned = analysis.tuning_findings(tables["steps"], tuple(tables["calibration"].iterations))
     assert (
-        f"GPOPE capped at {tuned['iterations_cap']} iterations, the cap chosen by "
-        f"{tuned['tunings_learning_at_cap']} of the {tuned['tunings_learning']} private "
-        "tunings that learn anything)"
+        f"GPOPE capped at {tuned['iterations_cap']} iterations, reached by "
+        f"{tuned['tunings_learning_at_cap']} of {tuned['tunings_learning']} learning "
+        "tunings)"
     ) in line
