@@ -333,9 +333,10 @@ def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) 
     """A chapter's verdict tables, folded in one dropdown: the paper's claims by the set-up
     they were decided on (:func:`_set_ups`: ono2020's own and reference set-ups, each headed
     by its name), then the rows beyond it."""
+    set_ups = _set_ups(rows)
     groups = [
         (f"*{note}: {counts_text(group)}.*" if note == OWN_SET_UP else "", group)
-        for note, group in _set_ups(rows)
+        for note, group in set_ups
     ]
     beyond = [d for d in rows if d.beyond]
     if beyond:
@@ -346,12 +347,12 @@ def chapter_verdicts(name: str, rows: list[Decided], front: FrontMatter | None) 
                 beyond,
             )
         )
-    set_ups = len([group for _, group in _set_ups(rows) if group])
+    decided_on = sum(1 for _, group in set_ups if group)
     verdicts = (
         "its verdict"
         if len(rows) == 1
-        else f"its verdicts claim by claim on {set_ups} set-ups"
-        if set_ups > 1
+        else f"its verdicts claim by claim on {decided_on} set-ups"
+        if decided_on > 1
         else f"its {len(rows)} verdicts claim by claim"
     )
     lines = [f"::::{{dropdown}} What {name} claims, and {verdicts}", ""]

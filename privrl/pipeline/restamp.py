@@ -125,10 +125,12 @@ def restamp(
     produced_by: list[str] | None = None,
     profile: str = "paper",
 ) -> list[Path]:
-    """Set the recorded ``profile`` run's ``git_commit`` to ``commit``, keeping the old one and
+    """Set the recorded ``profile`` run's ``git_commit`` to ``commit`` (cut to 12 characters, as
+    every record's stamp), keeping the old one and
     ``evidence`` under ``restamped``, in its run record and in its saved summary (where there is
     one); with ``produced_by``, also name the modules whose code computed the recorded tables
     (their code, not the whole chapter's, then decides whether the record is stale)."""
+    commit = commit[:12]  # the stamp every record carries (records.git_commit)
     written = []
     for path in (record_path(root, name, profile), recorded_summary_path(root, name, profile)):
         if not path.exists():

@@ -93,6 +93,9 @@ def test_restamp_keeps_the_recorded_commit_and_the_evidence(tmp_path: Path, monk
     assert (data["git_commit"], data["produced_by"]) == ("new", ["privrl.x"])
     assert data["restamped"]["evidence"].endswith("; claims agree")
     assert json.loads(record.read_text())["restamped"]["recorded_at"] == "old"
+    # a full SHA is stamped as every record's 12-character commit
+    assert restamp(root, "demo", "0123456789abcdef" * 2 + "01234567", "evidence")
+    assert json.loads(record.read_text())["git_commit"] == "0123456789ab"
 
 
 def test_tables_only_compares_the_results_table_alone(tmp_path: Path):
