@@ -1,6 +1,8 @@
 """One colour and one label in words per method in every figure (:mod:`privrl.chapter.colours`):
-the registry, the legend check every legend helper applies, and the chapters' figures drawn from
-their records, read from their artists."""
+the registry (no two methods share a colour anywhere in the book; a chapter's stay apart under
+colour-vision deficiencies), the legend check every legend helper applies, and every chapter's
+figures drawn from its records, read from their artists: across the whole book a method is drawn
+in one colour, its own, and no two methods in one."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from privrl.chapter.colours import (
+    ALIASES,
     BLACK,
     CHAPTERS,
     LOOKS,
@@ -23,14 +26,28 @@ from privrl.chapter.colours import (
     named,
     words,
 )
-from privrl.chapter.plotting import legend_of, legend_outside
+from privrl.chapter.plotting import legend_of, legend_outside, new_figure
 
 
-def test_within_a_chapter_no_two_methods_share_a_colour():
-    for chapter, names in CHAPTERS.items():
-        colours = [colour(n) for n in names]
-        assert len(set(colours)) == len(colours), (chapter, names)
+def test_no_two_methods_share_a_colour_anywhere_in_the_book():
+    """Every look's colour is its own; an alias (one idea in two kinds of figure) takes the
+    colour of the name it stands for, and nothing else."""
+    owners = defaultdict(set)
+    for name, lk in LOOKS.items():
+        owners[lk.colour.lower()].add(ALIASES.get(name, name))
+    shared = {c: names for c, names in owners.items() if len(names) > 1}
+    assert not shared, shared
+    assert all(colour(a) == colour(b) for a, b in ALIASES.items())
+    assert set(ALIASES) <= set(LOOKS) and set(ALIASES.values()) <= set(LOOKS)
     assert len(set(PALETTE)) == len(PALETTE) == 10
+
+
+def test_the_methods_of_one_chapter_stay_apart_under_colour_blindness():
+    from test_plotting import _min_delta_e
+
+    for chapter, names in CHAPTERS.items():
+        assert set(names) <= set(LOOKS), chapter
+        assert _min_delta_e([colour(n) for n in names]) > 15, chapter
 
 
 def test_every_method_has_one_label_in_words_no_other_method_has():
@@ -89,28 +106,133 @@ def _legend_entries(fig: Figure) -> list[tuple[str, str]]:
     ]
 
 
-@pytest.mark.parametrize("chapter", ["balle2016", "xie2019", "ono2020"])
-def test_the_figures_drawn_from_a_chapters_records_give_each_method_one_colour(chapter):
-    """Every exhibit of the chapter, drawn from its record: a method named by legend entries of
-    any of its figures is drawn in one colour, its own, and no two methods share one."""
+def _exhibits(chapter: str) -> list[Figure | None]:
+    """The figures a chapter lists in ``plots.EXHIBITS``, each drawn from its record (``None``:
+    a record not committed; tables left out)."""
     exhibits = importlib.import_module(f"privrl.papers.{chapter}.plots").EXHIBITS
-    by_method: dict[str, set[str]] = defaultdict(set)
+    drawn = []
     for exhibit in exhibits.values():
         data = exhibit.read()
-        if data is None:
-            pytest.skip(f"{exhibit.record} is not committed")
-        drawn = exhibit.draw(data)
-        if not isinstance(drawn, Figure):
-            continue
-        for label, drawn_colour in _legend_entries(drawn):
-            name = named(label)
-            if name is not None and drawn_colour is not None:
-                by_method[name].add(drawn_colour)
-        plt.close(drawn)
-    assert by_method, "no legend entry names a method"
+        figure = None if data is None else exhibit.draw(data)
+        if figure is None or isinstance(figure, Figure):
+            drawn.append(figure)
+    return drawn
+
+
+def _wang2019() -> list[Figure | None]:
+    """wang2019's figures drawn from its records (the notebook's record cells): the
+    paper-profile curves and the pair."""
+    from privrl.papers.wang2019 import plots
+    from privrl.papers.wang2019.pair import read_pair
+    from privrl.papers.wang2019.profile import SMALL_SIGMA, WangProfile
+    from privrl.papers.wang2019.runs import read_paper_curves
+
+    paper, curves, pair = WangProfile.paper(), read_paper_curves(), read_pair()
+    if curves is None or pair is None:
+        return [None]
+    return [
+        plots.plot_final_sigma(curves, paper.protocol, SMALL_SIGMA),
+        plots.plot_final_methods(curves),
+        plots.plot_pair(pair[0]),
+        plots.plot_figure1(curves, paper.protocol),
+        plots.plot_figure2(curves, paper.delta),
+    ]
+
+
+def _gohari2021() -> list[Figure | None]:
+    """gohari2021's figures drawn from its two records (the design and the paper's horizon):
+    Figure 2, the speed-up and, where recorded, the diagnostics."""
+    from privrl.chapter.paper_numbers import paper_number
+    from privrl.papers.gohari2021 import plots
+    from privrl.papers.gohari2021.recorded import DESIGN, HORIZON, load_paper_curves
+    from privrl.papers.gohari2021.recorded import recorded_analysis as analysed
+
+    stated = paper_number("gohari2021", "aware_speedup").value
+    drawn: list[Figure | None] = []
+    for name in (DESIGN, HORIZON):
+        loaded = load_paper_curves(name=name)
+        if loaded is None:
+            return [None]
+        rec = analysed(*loaded)
+        refused = plots.refused_thresholds(rec.speedup, rec.record["references"], rec.profile)
+        drawn += [
+            plots.plot_figure2(rec.bands, {}, rec.profile.student_hidden),
+            plots.plot_speedup(rec.speedup, stated, refused),
+        ]
+        if rec.diagnostics is not None:
+            drawn.append(
+                plots.plot_diagnostics(rec.diagnostics, rec.diagnostic_labels, rec.first_spent)
+            )
+    return drawn
+
+
+def _frontier() -> list[Figure | None]:
+    """The frontier's figures drawn from its recorded map (the notebook's, on a run at another
+    profile than the record's)."""
+    from privrl.papers.frontier import analysis, plots
+    from privrl.papers.frontier.record import recorded_tables
+
+    tables = recorded_tables()
+    if tables is None:
+        return [None]
+    points = tables["points"]
+    return [
+        plots.plot_map(analysis.winners(points)),
+        plots.plot_errors(points, float(points.epsilon.max())),
+        plots.plot_cost(analysis.privacy_cost(points), int(points.n.max())),
+        plots.plot_gap(analysis.log_gap(points, "DP-LSW", analysis.GPOPE_RDP)),
+    ]
+
+
+def _audits() -> list[Figure | None]:
+    """The audits' figure drawn from the recorded paper-profile run's summary."""
+    from privrl.chapter.records import recorded_summary
+    from privrl.papers.audits import plots
+
+    audits = plots.recorded_audits(recorded_summary("audits", "paper"))
+    if audits is None:
+        return [None]
+    fig, axes = new_figure(width=7.5, height=4.8, layout="constrained")
+    plots.plot_audits(audits, axes[0, 0])
+    return [fig]
+
+
+#: Every chapter's figures drawn from its records.
+RECORD_FIGURES = {
+    "balle2016": lambda: _exhibits("balle2016"),
+    "xie2019": lambda: _exhibits("xie2019"),
+    "ono2020": lambda: _exhibits("ono2020"),
+    "wang2019": _wang2019,
+    "gohari2021": _gohari2021,
+    "frontier": _frontier,
+    "audits": _audits,
+}
+
+
+def test_every_chapter_draws_record_figures_and_knows_its_methods():
+    assert set(RECORD_FIGURES) == set(CHAPTERS)
+
+
+def test_the_book_s_record_figures_give_each_method_one_colour_and_no_two_one():
+    """Every figure drawn from a record, of every chapter: a method named by legend entries of
+    any of them is drawn in one colour, its own, and no two methods share one; each chapter's
+    figures name at least one method."""
+    by_method: dict[str, set[str]] = defaultdict(set)
+    for chapter, draw in RECORD_FIGURES.items():
+        named_here = set()
+        for figure in draw():
+            if figure is None:
+                pytest.skip(f"a record of {chapter} is not committed")
+            for label, drawn_colour in _legend_entries(figure):
+                name = named(label)
+                if name is not None and drawn_colour is not None:
+                    by_method[name].add(drawn_colour)
+                    named_here.add(name)
+            plt.close(figure)
+        assert named_here, f"{chapter}: no legend entry of its record figures names a method"
     for name, colours in by_method.items():
         assert colours == {colour(name).lower()}, (name, colours)
     owners = defaultdict(set)
     for name, colours in by_method.items():
-        owners[next(iter(colours))].add(name)
+        owners[next(iter(colours))].add(ALIASES.get(name, name))
     assert all(len(names) == 1 for names in owners.values()), owners
