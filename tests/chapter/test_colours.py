@@ -119,53 +119,6 @@ def _exhibits(chapter: str) -> list[Figure | None]:
     return drawn
 
 
-def _wang2019() -> list[Figure | None]:
-    """wang2019's figures drawn from its records (the notebook's record cells): the
-    paper-profile curves and the pair."""
-    from privrl.papers.wang2019 import plots
-    from privrl.papers.wang2019.pair import read_pair
-    from privrl.papers.wang2019.profile import SMALL_SIGMA, WangProfile
-    from privrl.papers.wang2019.runs import read_paper_curves
-
-    paper, curves, pair = WangProfile.paper(), read_paper_curves(), read_pair()
-    if curves is None or pair is None:
-        return [None]
-    return [
-        plots.plot_final_sigma(curves, paper.protocol, SMALL_SIGMA),
-        plots.plot_final_methods(curves),
-        plots.plot_pair(pair[0]),
-        plots.plot_figure1(curves, paper.protocol),
-        plots.plot_figure2(curves, paper.delta),
-    ]
-
-
-def _gohari2021() -> list[Figure | None]:
-    """gohari2021's figures drawn from its two records (the design and the paper's horizon):
-    Figure 2, the speed-up and, where recorded, the diagnostics."""
-    from privrl.chapter.paper_numbers import paper_number
-    from privrl.papers.gohari2021 import plots
-    from privrl.papers.gohari2021.recorded import DESIGN, HORIZON, load_paper_curves
-    from privrl.papers.gohari2021.recorded import recorded_analysis as analysed
-
-    stated = paper_number("gohari2021", "aware_speedup").value
-    drawn: list[Figure | None] = []
-    for name in (DESIGN, HORIZON):
-        loaded = load_paper_curves(name=name)
-        if loaded is None:
-            return [None]
-        rec = analysed(*loaded)
-        refused = plots.refused_thresholds(rec.speedup, rec.record["references"], rec.profile)
-        drawn += [
-            plots.plot_figure2(rec.bands, {}, rec.profile.student_hidden),
-            plots.plot_speedup(rec.speedup, stated, refused),
-        ]
-        if rec.diagnostics is not None:
-            drawn.append(
-                plots.plot_diagnostics(rec.diagnostics, rec.diagnostic_labels, rec.first_spent)
-            )
-    return drawn
-
-
 def _frontier() -> list[Figure | None]:
     """The frontier's figures drawn from its recorded map (the notebook's, on a run at another
     profile than the record's)."""
@@ -202,8 +155,8 @@ RECORD_FIGURES = {
     "balle2016": lambda: _exhibits("balle2016"),
     "xie2019": lambda: _exhibits("xie2019"),
     "ono2020": lambda: _exhibits("ono2020"),
-    "wang2019": _wang2019,
-    "gohari2021": _gohari2021,
+    "wang2019": lambda: _exhibits("wang2019"),
+    "gohari2021": lambda: _exhibits("gohari2021"),
     "frontier": _frontier,
     "audits": _audits,
 }

@@ -8,28 +8,39 @@ For each chapter that lists its exhibits (``plots.EXHIBITS``, :mod:`privrl.chapt
 * an exhibit reads files its record names (the run record's ``files``) and the record has them;
 * every claim decided on a record that has exhibits is linked (the landing page's label of its
   key, :func:`_landing_label`) to an exhibit of that record, and every key linked to an exhibit
-  is a claim that exhibit's record decided.
+  is a claim that exhibit's record decided;
+* following the landing page's own links (issue 51, Done when 1): the landing page's rows are
+  built as :func:`privrl.pipeline.pages.landing_papers` builds them
+  (:func:`~privrl.chapter.decided.decided_claims` over the claims the records decide) and each
+  row's key link (:func:`privrl.pipeline.pages._key_link`) must name an exhibit drawn from the
+  record that decided the row, for the very claim (key and suffix) that decided it; in wang2019
+  and gohari2021, whose every claim is decided on a record, every claim has such a row.
 
 Which record decided a claim is read from the records: the claims a recorded run keeps in its
-summary, and, for ono2020's arms at tuned steps (decided anew on every build), the claims the
-chapter's own deciders decide on that record's trials.
+summary, and, for the claims decided anew on every build (ono2020's arms at tuned steps,
+wang2019's paper-profile record and pair, gohari2021's design and record at the paper's
+horizon), the claims the chapter's own deciders decide on that record's data, as the chapter
+builds its evidence.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from privrl.chapter.decided import base_key
-from privrl.chapter.evidence import Evidence
+from privrl.chapter.decided import base_key, decided_claims
+from privrl.chapter.evidence import ClaimSpec, Evidence
 from privrl.chapter.figures import Exhibit, notebook_exhibits
 from privrl.chapter.front import front_matter
-from privrl.chapter.records import SOURCE_ROOT, record_path, recorded_claims
+from privrl.chapter.records import SOURCE_ROOT, record_path, recorded_claims, recorded_run
+from privrl.chapter.verdicts import Claim
+from privrl.pipeline.pages import _key_link
 
 NOTEBOOKS = SOURCE_ROOT / "notebooks"
 
@@ -64,13 +75,83 @@ def _ono2020_tuned() -> dict[str, str]:
     }
 
 
+def _decided_on(specs: tuple[ClaimSpec, ...], evidence: Evidence, record: str) -> dict[str, str]:
+    """The claims of ``specs`` the chapter decides on ``evidence`` (those it is decided on, as
+    :meth:`~privrl.chapter.skeleton.Chapter` asks it), keyed with its suffix -> ``record``."""
+    return {
+        spec.key + evidence.suffix: record
+        for spec in specs
+        if (spec.on is None or evidence.name in spec.on) and spec.decide(None, evidence) is not None
+    }
+
+
+def _wang2019() -> dict[str, str]:
+    """The claims decided on the recorded paper-profile curves and on the recorded pair, on the
+    evidence the chapter builds from them (beside a run at another profile)."""
+    from privrl.papers.wang2019.claims import CLAIMS, PAIR, Curves, seconds_per_trial
+    from privrl.papers.wang2019.pair import read_pair
+    from privrl.papers.wang2019.profile import PAPER, WangProfile
+    from privrl.papers.wang2019.runs import read_paper_curves
+
+    paper, curves, run, pair = (
+        WangProfile.paper(),
+        read_paper_curves(),
+        recorded_run(PAPER, "paper"),
+        read_pair(),
+    )
+    if curves is None or run is None or pair is None:
+        return {}
+    on_paper = Evidence(
+        paper.profile,
+        paper,
+        run.commit,
+        Curves(curves, seconds_per_trial(curves, run.record)),
+        suffix=f"_{paper.profile}",
+    )
+    on_pair = Evidence(
+        PAIR,
+        paper,
+        pair[1].commit,
+        Curves(pair[0], seconds_per_trial(pair[0], pair[1].record)),
+        suffix=f"_{PAIR}",
+    )
+    return {
+        **_decided_on(CLAIMS, on_paper, f"{PAPER}-paper"),
+        **_decided_on(CLAIMS, on_pair, f"{PAPER}-{PAIR}"),
+    }
+
+
+def _gohari2021() -> dict[str, str]:
+    """The claims decided on the recorded design and on the record at the paper's horizon
+    (:func:`privrl.papers.gohari2021.claims.on_record`)."""
+    from privrl.papers.gohari2021.claims import CLAIMS, on_record
+    from privrl.papers.gohari2021.recorded import (
+        DESIGN,
+        HORIZON,
+        load_paper_curves,
+        recorded_analysis,
+    )
+
+    decided: dict[str, str] = {}
+    for name in (DESIGN, HORIZON):
+        loaded = load_paper_curves(name=name)
+        if loaded is None:
+            return {}
+        decided |= _decided_on(CLAIMS, on_record(recorded_analysis(*loaded)), f"gohari2021-{name}")
+    return decided
+
+
 #: Per chapter: the claims decided on its records that have exhibits (key with the record's
 #: suffix -> the record's name).
 DECIDED: dict[str, Callable[[], dict[str, str]]] = {
     "balle2016": lambda: _from_summary("balle2016"),
     "xie2019": lambda: _from_summary("xie2019"),
     "ono2020": _ono2020_tuned,
+    "wang2019": _wang2019,
+    "gohari2021": _gohari2021,
 }
+#: The chapters whose every claim is decided on a record (none on this run alone).
+ALL_ON_RECORDS = ("wang2019", "gohari2021")
 
 
 def _exhibits(name: str) -> dict[str, Exhibit]:
@@ -97,7 +178,8 @@ def test_the_notebook_draws_each_exhibit_under_its_own_label(name):
 def test_each_exhibit_reads_files_its_record_names(name):
     for label, exhibit in _exhibits(name).items():
         record = json.loads(record_path(SOURCE_ROOT, *exhibit.record.rsplit("-", 1)).read_text())
-        assert set(exhibit.files.values()) <= set(record.get("files") or []), label
+        named = {Path(f).name for f in record.get("files") or []}  # gohari2021: "results/<file>"
+        assert set(exhibit.files.values()) <= named, label
         data = exhibit.read()
         assert data is not None and all(isinstance(data[k], pd.DataFrame) for k in exhibit.files)
 
@@ -128,3 +210,44 @@ def test_the_record_of_an_exhibit_is_one_of_its_chapter():
         for exhibit in _exhibits(name).values():
             assert exhibit.record.startswith(f"{name}-")
             assert Path(record_path(SOURCE_ROOT, *exhibit.record.rsplit("-", 1))).exists()
+
+
+def _row_claim(key: str) -> Claim:
+    """A claim decided as ``key``, as a landing-page row reads it (only its key routes the row
+    and its link: :func:`~privrl.chapter.decided.decided_claims`, ``_key_link``)."""
+    return Claim("untestable", "", None, None, 0, "", key=key, statement=key)
+
+
+#: A landing-page key linked to a figure or table: ``{ref}`key <label>```.
+_REF = re.compile(r"\{ref\}`(?P<key>[^<`]+) <(?P<label>[^>`]+)>`")
+
+
+@pytest.mark.parametrize("name", sorted(DECIDED))
+def test_each_landing_row_links_an_exhibit_of_the_record_and_claim_that_decided_it(name):
+    decided = DECIDED[name]()
+    assert decided, f"{name}: no claim decided on a record with exhibits"
+    rows = decided_claims(_row_claim(key) for key in decided)
+    exhibits, front = _exhibits(name), front_matter(name)
+    for row in rows:
+        link = _key_link(name, row, front)
+        target = _REF.fullmatch(link)
+        assert target is not None and target["key"] == row.key, (
+            f"{name}: the row {row.key} links no figure or table: {link}"
+        )
+        exhibit = exhibits.get(target["label"])
+        assert exhibit is not None, (
+            f"{name}: {row.key} links {target['label']}, which no exhibit draws from a record"
+        )
+        assert exhibit.record == decided[row.claim.key], (
+            f"{name}: {row.key} was decided on {decided[row.claim.key]}; its link "
+            f"{target['label']} is drawn from {exhibit.record}"
+        )
+        assert row.claim.key.endswith(exhibit.suffix), (  # ono2020: <key>_reference_tuned
+            f"{name}: {row.key} was decided as {row.claim.key}; its link {target['label']} "
+            f"draws the claims keyed {exhibit.suffix}"
+        )
+    if name in ALL_ON_RECORDS:
+        specs = importlib.import_module(f"privrl.papers.{name}.claims").CLAIMS
+        assert {spec.key for spec in specs} == {row.key for row in rows}, (
+            f"{name}: a claim is decided on no record"
+        )

@@ -279,8 +279,7 @@ def beside(q: float, outcome: Outcome) -> str:
             "unbounded" if np.isinf(x) else format_number(float(x)) for x in outcome.interval
         )
         text += (
-            f", {outcome.statistic} = {format_number(float(outcome.value))}, "
-            f"95% interval [{ends}]"
+            f", {outcome.statistic} = {format_number(float(outcome.value))}, 95% interval [{ends}]"
         )
     return f"{text}: {outcome.reason}"
 
@@ -341,38 +340,50 @@ def less_variable(a: str, b: str | None, label_b: str) -> Decide:
     return decide
 
 
-def decide_budget(queries: pd.DataFrame) -> Outcome:
-    """The teacher answers no query from its data beyond the schedule's allowance, in any
-    private run (finite, positive allowance): per run, the queries answered in each roll-out
-    beyond that roll-out's allowance, summed (``queries``: cumulative per roll-out, as
-    :func:`~privrl.papers.gohari2021.runs.query_table` gives them; a query answered late counts
-    even if earlier ones were not asked); the largest over runs, an exact count (the interval is
-    the value itself), against the paper's "no query" (threshold 0.5 on an integer count: none),
-    by :func:`~privrl.chapter.verdicts.decide_interval`."""
+def query_budget(queries: pd.DataFrame) -> pd.DataFrame:
+    """Per private run (finite, positive allowance; ``queries``: cumulative per roll-out, as
+    :func:`~privrl.papers.gohari2021.runs.query_table` gives them), one row: ``label``,
+    ``seed``, the data-dependent queries it ``answered``, its ``allowance`` and the queries it
+    answered ``beyond allowance``: in each roll-out beyond that roll-out's allowance, summed (a
+    query answered late counts even if earlier ones were not asked). Empty without a private
+    run."""
     queries = queries.sort_values(["label", "seed", "epoch"])
     keys = [queries["label"], queries["seed"]]
-    allowance = queries.groupby(keys, sort=False)["queries_allowed"].max()
-    private = allowance[np.isfinite(allowance) & (allowance > 0)].index
-    if private.empty:
-        return untestable("no private run (no teacher with a budget)")
     counts = queries[["queries", "queries_allowed"]]
     per_rollout = counts.groupby(keys, sort=False).diff().fillna(counts)  # first roll-out: itself
     beyond = (per_rollout["queries"] - per_rollout["queries_allowed"]).clip(lower=0.0)
-    excess = beyond.groupby(keys, sort=False).sum().loc[private]
-    answered = queries.groupby(keys, sort=False)["queries"].max().loc[private]
-    allowed = allowance.loc[private]
-    worst = float(excess.max())
+    runs = pd.DataFrame(
+        {
+            "answered": queries.groupby(keys, sort=False)["queries"].max(),
+            "allowance": queries.groupby(keys, sort=False)["queries_allowed"].max(),
+            "beyond allowance": beyond.groupby(keys, sort=False).sum(),
+        }
+    ).reset_index()
+    private = np.isfinite(runs["allowance"]) & (runs["allowance"] > 0)
+    return runs[private].reset_index(drop=True)
+
+
+def decide_budget(queries: pd.DataFrame) -> Outcome:
+    """The teacher answers no query from its data beyond the schedule's allowance, in any
+    private run: the largest of :func:`query_budget`'s queries ``beyond allowance`` over runs,
+    an exact count (the interval is the value itself), against the paper's "no query"
+    (threshold 0.5 on an integer count: none), by
+    :func:`~privrl.chapter.verdicts.decide_interval`."""
+    runs = query_budget(queries)
+    if runs.empty:
+        return untestable("no private run (no teacher with a budget)")
+    worst = float(runs["beyond allowance"].max())
     return decide_interval(
         "largest number of data-dependent queries a run answered beyond its roll-outs' "
         "allowances (exact count over every private run)",
         worst,
         (worst, worst),
-        len(private),
+        len(runs),
         Threshold(0.5, "less"),
         detail="threshold 0.5 on an integer count: no query after the budget",
         evidence=f"queries answered from the teacher's data per run: "
-        f"{answered.min():.0f} to {answered.max():.0f}, allowance {allowed.min():.0f} to "
-        f"{allowed.max():.0f}",
+        f"{runs['answered'].min():.0f} to {runs['answered'].max():.0f}, allowance "
+        f"{runs['allowance'].min():.0f} to {runs['allowance'].max():.0f}",
     )
 
 

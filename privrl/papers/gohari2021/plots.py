@@ -6,7 +6,8 @@ Every legend is outside the data (:func:`~privrl.chapter.plotting.legend_outside
 panel), every configuration has one colour in every figure (:data:`COLOURS`), and the paper's
 stated numbers are drawn with :func:`~privrl.chapter.plotting.mark_paper`. The paper's
 sentences a figure is evidence for are quoted under it with
-:func:`privrl.chapter.sentences.paper_claims`."""
+:func:`privrl.chapter.sentences.paper_claims`. The figures and tables the claims are decided on
+are drawn from the two records (:data:`EXHIBITS`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
 from privrl.chapter.colours import check_legend, colour, words
+from privrl.chapter.figures import Exhibit, by_label
+from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.plotting import (
     legend_below,
     legend_outside,
@@ -26,8 +29,15 @@ from privrl.chapter.plotting import (
     new_figure,
 )
 from privrl.papers.gohari2021 import theory
-from privrl.papers.gohari2021.claims import random_play_condition
-from privrl.papers.gohari2021.profile import AWARE, UNAWARE, GohariProfile
+from privrl.papers.gohari2021.claims import SUFFIXES, query_budget, random_play_condition
+from privrl.papers.gohari2021.profile import AWARE, NAME, UNAWARE, GohariProfile
+from privrl.papers.gohari2021.recorded import (
+    DESIGN,
+    HORIZON,
+    RecordedAnalysis,
+    curves_csv,
+    recorded_analysis,
+)
 
 #: Every configuration Figure 2 and the diagnostics draw, each in its colour of the book
 #: (:mod:`privrl.chapter.colours`) in every figure.
@@ -430,3 +440,104 @@ def cost_sentence(cost: dict | None) -> str:
         "over its configurations; the paper reports at most 9 s). One paper-profile run of "
         f"4,000 roll-outs costs about {cost['hours_run']:.1f} core-hours."
     )
+
+
+def budget_display(queries: pd.DataFrame) -> pd.DataFrame:
+    """The teacher's data-dependent queries per private arm (:func:`~privrl.papers.gohari2021.
+    claims.query_budget`, per run, summarised): runs, queries answered and the allowance per
+    run (the least and the most over runs) and the most queries a run answered beyond its
+    allowance, what the budget claim is decided on."""
+
+    def spread(values: pd.Series) -> str:
+        low, high = float(values.min()), float(values.max())
+        return f"{low:,.0f}" if low == high else f"{low:,.0f} to {high:,.0f}"
+
+    runs = query_budget(queries)
+    return pd.DataFrame(
+        [
+            {
+                "arm": label,
+                "runs": len(g),
+                "queries answered per run": spread(g["answered"]),
+                "allowance per run": spread(g["allowance"]),
+                "most beyond the allowance": float(g["beyond allowance"].max()),
+            }
+            for label, g in runs.groupby("label", sort=False)
+        ],
+        columns=[
+            "arm",
+            "runs",
+            "queries answered per run",
+            "allowance per run",
+            "most beyond the allowance",
+        ],
+    )
+
+
+def _analysed(data: Mapping[str, Any]) -> RecordedAnalysis:
+    """A record's curves and run record (an :class:`~privrl.chapter.figures.Exhibit`'s frames),
+    analysed (:func:`~privrl.papers.gohari2021.recorded.recorded_analysis`)."""
+    return recorded_analysis(data["curves"], dict(data["record"]))
+
+
+def _figure2(data: Mapping[str, Any]):
+    """:func:`plot_figure2` of a record's 95% bands."""
+    rec = _analysed(data)
+    return plot_figure2(rec.bands, {}, rec.profile.student_hidden)
+
+
+def _speedup_figure(data: Mapping[str, Any]):
+    """:func:`plot_speedup` of a record, its refused thresholds shaded."""
+    rec = _analysed(data)
+    refused = refused_thresholds(rec.speedup, rec.record["references"], rec.profile)
+    return plot_speedup(rec.speedup, paper_number(NAME, "aware_speedup").value, refused)
+
+
+def _speedup_table(data: Mapping[str, Any]) -> pd.DataFrame:
+    """:func:`speedup_display` of a record, its refused thresholds said so."""
+    rec = _analysed(data)
+    refused = refused_thresholds(rec.speedup, rec.record["references"], rec.profile)
+    return speedup_display(rec.speedup, refused)
+
+
+def _diagnostics_figure(data: Mapping[str, Any]):
+    """:func:`plot_diagnostics` of a record (``ValueError`` on a record without them)."""
+    rec = _analysed(data)
+    if rec.diagnostics is None:
+        raise ValueError(f"the record {rec.name} has no diagnostics columns")
+    return plot_diagnostics(rec.diagnostics, rec.diagnostic_labels, rec.first_spent)
+
+
+def _budget_table(data: Mapping[str, Any]) -> pd.DataFrame:
+    """:func:`budget_display` of a record (``ValueError`` on a record without the queries)."""
+    rec = _analysed(data)
+    if rec.queries is None:
+        raise ValueError(f"the record {rec.name} has no queries columns")
+    return budget_display(rec.queries)
+
+
+def _exhibits(record: str, prefix: str, diagnostics: bool) -> tuple[Exhibit, ...]:
+    """The exhibits of ``record`` (:data:`~privrl.papers.gohari2021.recorded.DESIGN` or
+    :data:`~privrl.papers.gohari2021.recorded.HORIZON`), labelled ``fig-<prefix>``,
+    ``fig-<prefix>-speedup``, ``<prefix>-speedup-table``, ``<prefix>-budget`` and, with
+    ``diagnostics``, ``fig-<prefix>-diagnostics``."""
+    on = (f"{NAME}-{record}", {"curves": curves_csv(record)}, SUFFIXES[record])
+    drawn = [
+        Exhibit(f"fig-{prefix}", *on, _figure2),
+        Exhibit(f"fig-{prefix}-speedup", *on, _speedup_figure),
+        Exhibit(f"{prefix}-speedup-table", *on, _speedup_table),
+        Exhibit(f"{prefix}-budget", *on, _budget_table),
+    ]
+    if diagnostics:
+        drawn.append(Exhibit(f"fig-{prefix}-diagnostics", *on, _diagnostics_figure))
+    return tuple(drawn)
+
+
+#: The figures and tables the claims are decided on, each drawn from its record's curves: on
+#: the recorded design (claims keyed ``_airraid``) Figure 2, the speed-up (figure and table),
+#: the teacher's queries against its allowance and the diagnostics; at the paper's horizon
+#: (claims keyed ``_horizon``) the same but the diagnostics.
+EXHIBITS: dict[str, Exhibit] = by_label(
+    *_exhibits(DESIGN, f"{NAME}-recorded", diagnostics=True),
+    *_exhibits(HORIZON, f"{NAME}-horizon", diagnostics=False),
+)

@@ -5,7 +5,8 @@ noise amplitude or method, the non-private curve in each for reference), because
 in one panel cover the whole range of returns. What the claims are decided on, the final return
 of each run, is drawn beside them (:func:`plot_final_sigma`, :func:`plot_final_methods`: mean over
 seeds with its 95% t-interval). Bands and whiskers are 95% t-intervals of the mean over seeds,
-not the paper's 1-std shadow. The paper's sentences a figure is evidence for are quoted under it with
+not the paper's 1-std shadow. The figures drawn from the records (:data:`EXHIBITS`) are what the
+claims are decided on: the paper-profile record's and the pair's. The paper's sentences a figure is evidence for are quoted under it with
 :func:`privrl.chapter.sentences.paper_claims`.
 """
 
@@ -17,13 +18,15 @@ import pandas as pd
 from scipy import stats
 
 from privrl.chapter.colours import colour, words
+from privrl.chapter.figures import Exhibit, by_label
 from privrl.chapter.plotting import (
     legend_below,
     legend_outside,
     mark_paper,
     new_figure,
 )
-from privrl.papers.wang2019.profile import FINAL_EPISODES
+from privrl.papers.wang2019.pair import PAIR_CSV
+from privrl.papers.wang2019.profile import CURVES_CSV, FINAL_EPISODES, SMALL_SIGMA, WangProfile
 from privrl.papers.wang2019.runs import final_returns
 
 #: Returns lie in [0, 25]: 50 steps of reward 0.5 - |s' - 0.5| in [0, 0.5].
@@ -309,3 +312,40 @@ SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
         ),
     },
 }
+
+
+#: The recorded runs' figures the claims are decided on, each drawn from its record's curves:
+#: the final returns over sigma (Figure 1's claims) and over the methods (Figure 2's) and the
+#: learning curves of the paper-profile record, and the recorded pair (the claims keyed
+#: ``_pair``).
+_PAPER = WangProfile.paper()
+_ON_PAPER = ("wang2019-paper", {"curves": CURVES_CSV}, "_paper")
+EXHIBITS: dict[str, Exhibit] = by_label(
+    Exhibit(
+        "fig-wang2019-record-final-sigma",
+        *_ON_PAPER,
+        lambda data: plot_final_sigma(data["curves"], _PAPER.protocol, SMALL_SIGMA),
+    ),
+    Exhibit(
+        "fig-wang2019-record-final-methods",
+        *_ON_PAPER,
+        lambda data: plot_final_methods(data["curves"]),
+    ),
+    Exhibit(
+        "fig-wang2019-figure1-paper",
+        *_ON_PAPER,
+        lambda data: plot_figure1(data["curves"], _PAPER.protocol),
+    ),
+    Exhibit(
+        "fig-wang2019-figure2-paper",
+        *_ON_PAPER,
+        lambda data: plot_figure2(data["curves"], _PAPER.delta),
+    ),
+    Exhibit(
+        "fig-wang2019-pair",
+        "wang2019-pair",
+        {"curves": PAIR_CSV},
+        "_pair",
+        lambda data: plot_pair(data["curves"]),
+    ),
+)
