@@ -7,7 +7,8 @@ AirRaid design (:mod:`privrl.papers.gohari2021.recorded`: 10 of the paper's 30 s
 ``horizon``; a claim whose arms that record did not run is not decided there). Every claim goes through :func:`privrl.chapter.verdicts.decide_interval`: a speed-up on
 the exact rank interval of the ratio of times to converge against the paper's magnitude
 (:func:`decide_speedup`: 1, "no effect", where the paper states no size; 2 for "roughly 4 times",
-half the stated magnitude), untestable where random play reaches the threshold on the smoothing
+half the stated magnitude) at X_0.5, its verdict the claim's, and again at X_0.75 on the same
+runs, stated beside it (:func:`faster`), untestable where random play reaches the threshold on the smoothing
 used (:func:`random_play_condition`), an end-of-run comparison on the difference of median final returns
 (:func:`privrl.chapter.verdicts.decide_difference`, "no effect": the paper states no size), the
 budget on the exact count of data-dependent queries past the schedule's allowance, on this run
