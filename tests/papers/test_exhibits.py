@@ -14,7 +14,10 @@ For each chapter that lists its exhibits (``plots.EXHIBITS``, :mod:`privrl.chapt
   (:func:`~privrl.chapter.decided.decided_claims` over the claims the records decide) and each
   row's key link (:func:`privrl.pipeline.pages._key_link`) must name an exhibit drawn from the
   record that decided the row, for the very claim (key and suffix) that decided it; in wang2019
-  and gohari2021, whose every claim is decided on a record, every claim has such a row.
+  and gohari2021, whose every claim is decided on a record, every claim has such a row. In
+  ono2020 only the rows decided on the arms at tuned steps are followed: its rows on the literal
+  set-up and the reference set-up's other rows link tables the notebook draws from the records
+  without an exhibit (not yet held here).
 
 Which record decided a claim is read from the records: the claims a recorded run keeps in its
 summary, and, for the claims decided anew on every build (ono2020's arms at tuned steps,
