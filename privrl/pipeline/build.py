@@ -41,12 +41,8 @@ from privrl.chapter.records import (
     recorded_run,
 )
 from privrl.core.validation import check_choice, check_int
-from privrl.pipeline.pages import (
-    errata_entries,
-    landing_papers,
-    ledger_page,
-    reproducibility_page,
-)
+from privrl.pipeline.ledger_page import ledger_page
+from privrl.pipeline.pages import errata_entries, landing_papers, reproducibility_page
 from privrl.pipeline.site_check import check_html
 
 PROFILES = ("quick", "paper")
