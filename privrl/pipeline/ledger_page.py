@@ -102,23 +102,47 @@ def _release(chapter: str, entry: Entry) -> str:
     return cell(entry.get("release")) + ("" if paper == chapter else f" ({cell(paper)})")
 
 
+#: A field's opening shared by every entry of a kind, up to a ": ", is said once above its table
+#: (the rest in its column) when at least this long.
+SHARED_OPENING = 20
+
+
+def shared_opening(values: Sequence[str]) -> str:
+    """The opening of ``values`` (one field of a kind's entries) that every one of them shares,
+    ending with ": " (e.g. "PLD (...); RDP on the same z (...): "), where it is at least
+    :data:`SHARED_OPENING` characters long; "" otherwise."""
+    common = values[0]
+    for v in values[1:]:
+        while not v.startswith(common):
+            common = common[:-1]
+    cut = common.rfind(": ") + 2
+    return common[:cut] if cut >= SHARED_OPENING else ""
+
+
 def kind_table(chapter: str, entries: Sequence[Entry]) -> list[str]:
     """One kind of release (:func:`release_kinds`): what its entries share, in a paragraph,
-    then a MyST table of class :data:`~privrl.pipeline.page_rules.WHOLE_WORDS_CLASS` with a row per entry: release, epsilon
-    (delta) and each field of :data:`FIELDS` in which they differ."""
+    then a MyST table of class :data:`~privrl.pipeline.page_rules.WHOLE_WORDS_CLASS` with a row
+    per entry: release, epsilon (delta) and each field of :data:`FIELDS` in which they differ
+    (an opening they share there, :func:`shared_opening`, said in the paragraph)."""
     values = {f: [get(e) for e in entries] for f, get in FIELDS.items()}
     shared = [f for f, v in values.items() if len(set(v)) == 1]
     varying = [f for f in FIELDS if f not in shared]
+    openings = {f: shared_opening(values[f]) for f in varying}
     header = ["release", "epsilon (delta)", *varying]
     rows = [
-        [_release(chapter, e), epsilon_cell(e), *(values[f][i] for f in varying)]
+        [
+            _release(chapter, e),
+            epsilon_cell(e),
+            *(values[f][i].removeprefix(openings[f]) for f in varying),
+        ]
         for i, e in enumerate(entries)
     ]
     n = len(entries)
     lead = f"**{values['mechanism'][0]}**" if "mechanism" in shared else "**Releases**"
-    said = "; ".join(f"*{f}*: {values[f][0]}" for f in shared if f != "mechanism")
+    said = [f"*{f}*: {values[f][0]}" for f in shared if f != "mechanism"]
+    said += [f"*{f}*: {o}(each release's in the table)" for f, o in openings.items() if o]
     return [
-        f"{lead} ({n} release{'s' * (n != 1)}){'. ' + said if said else ''}.",
+        f"{lead} ({n} release{'s' * (n != 1)}){'. ' + '; '.join(said) if said else ''}.",
         "",
         *wrapped_table(header, rows, WHOLE_WORDS_CLASS),
         "",
@@ -183,4 +207,5 @@ __all__ = [
     "ledger_page",
     "recompute_epsilon",
     "release_kinds",
+    "shared_opening",
 ]

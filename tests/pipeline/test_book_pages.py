@@ -32,7 +32,7 @@ from privrl.chapter.verdicts import (
     untestable,
 )
 from privrl.core.accounting.events import DpAccountingEvent
-from privrl.pipeline.ledger_page import ledger_page
+from privrl.pipeline.ledger_page import ledger_page, shared_opening
 from privrl.pipeline.page_rules import WHOLE_WORDS_CLASS
 from privrl.pipeline.pages import (
     cell,
@@ -149,6 +149,27 @@ def test_a_kind_of_release_lists_in_columns_what_differs_between_its_entries():
     assert "| second (x) | " in page and page.count("| sigma = 6.4 |") == 1  # another paper
     assert "**Laplace** (1 release). *noise*: sigma = 3.2;" in page
     assert page.index("| second (x)") < page.index("**Laplace**")  # kinds in order
+
+
+def test_an_opening_every_entry_of_a_kind_shares_in_a_field_is_said_once():
+    summary = _summary()
+    first = summary["ledger"][0]
+    summary["ledger"] += [
+        {**first, "release": "b", "accountant": "PLD at the same z (no theorem needed): 2.35"},
+        {**first, "release": "c", "accountant": "PLD at the same z (no theorem needed): 7.16"},
+    ]
+    summary["ledger"][0] = {**first, "accountant": "PLD at the same z (no theorem needed): 1.5"}
+    page = ledger_page([summary])
+    assert "*accountant*: PLD at the same z (no theorem needed): (each release's in the table)" in (
+        page
+    )
+    assert [line.split(" | ")[-1] for line in page.splitlines() if line.startswith("| b |")] == [
+        "2.35 |"
+    ]
+    assert shared_opening(["x: 1", "x: 2"]) == ""  # too short to say apart
+    assert shared_opening(["a long enough opening: 1", "a long enough opening: 2"]) == (
+        "a long enough opening: "
+    )
 
 
 def test_ledger_numbers_never_show_nan_or_inf():
