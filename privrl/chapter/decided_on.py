@@ -36,20 +36,26 @@ CLAIMS_WIDTHS: dict[str, float] = {
 }
 
 
-def record_of(paper: str, d: Decided, directory: Path | None = None) -> str | None:
-    """The name (``<paper>-<profile>``) of the record that decided ``d``: the one record of the
-    paper in ``directory`` (default: :func:`measurements`) whose commit is the deciding
-    claim's; ``None`` for a verdict of this run, or when no record or several carry the commit
-    (a claim's profile does not tell two records of one commit apart: ono2020's records of
-    its two set-ups are both read as paper profiles)."""
+def records_of(paper: str, d: Decided, directory: Path | None = None) -> list[str]:
+    """The names (``<paper>-<profile>``) of the records of the paper in ``directory`` (default:
+    :func:`~privrl.chapter.compute.measurements`) whose commit is the one of the claim that
+    decided ``d``, sorted; none for a verdict of this run."""
     if not d.recorded:
-        return None
+        return []
     folder = directory or measurements()
-    names = [
+    return sorted(
         p.stem
         for p in folder.glob(f"{paper}-*.json")
         if json.loads(p.read_text()).get("git_commit") == d.claim.commit
-    ]
+    )
+
+
+def record_of(paper: str, d: Decided, directory: Path | None = None) -> str | None:
+    """The name of the record that decided ``d``: the one of :func:`records_of`; ``None`` for a
+    verdict of this run, or when no record or several carry the commit (a claim's profile
+    does not tell two records of one commit apart: ono2020's records of its two set-ups are
+    both read as paper profiles)."""
+    names = records_of(paper, d, directory)
     return names[0] if len(names) == 1 else None
 
 
@@ -94,11 +100,10 @@ def decided_on(paper: str, d: Decided, scale: str = "", directory: Path | None =
 def records_note(paper: str, decided: Sequence[Decided], directory: Path | None = None) -> str:
     """Markdown beneath a chapter's claims table: one
     :func:`~privrl.chapter.compute.record_line` (compute and rerun command) per record that
-    decided a row of ``decided`` (:func:`record_of`), in order of first use; "" when every row
-    was decided on this run."""
-    names = dict.fromkeys(
-        name for d in decided if (name := record_of(paper, d, directory)) is not None
-    )
+    decided rows of ``decided`` (:func:`records_of`: where two records carry a deciding commit,
+    e.g. ono2020's two set-ups, both), in order of first use; "" when every row was decided on
+    this run."""
+    names = dict.fromkeys(name for d in decided for name in records_of(paper, d, directory))
     if not names:
         return ""
     lines = [f"- {record_line(n, directory)}" for n in names]
@@ -184,4 +189,5 @@ __all__ = [
     "on_run",
     "record_of",
     "records_note",
+    "records_of",
 ]

@@ -90,3 +90,7 @@ def test_the_note_beneath_a_claims_table_names_each_deciding_record_once(tmp_pat
     assert note.count("- Record `toy-paper`: at most 4.00 core-hours") == 1
     assert "rerun: `python -m toy`." in note
     assert records_note("toy", [d for d in rows if d.key == "c"], tmp_path) == ""
+    # two records of one commit (ono2020's two set-ups): the note names both
+    (tmp_path / "toy-other.json").write_text(json.dumps(record))
+    note = records_note("toy", rows, tmp_path)
+    assert "- Record `toy-other`: " in note and "- Record `toy-paper`: " in note
