@@ -8,7 +8,8 @@ and :func:`claims_table` the table a chapter shows beside its deciding figure, l
 reading by :func:`claims_for_reading`: the claim the wide column with its key small beneath it,
 the verdict, the evidence sentence (statistic, 95% interval, trials, and the reason: for an
 inconclusive verdict, which way the estimate leans and how many trials would decide it) and
-where it was decided.
+where it was decided; :func:`records_note` the compute and rerun command of each record behind
+them (:mod:`privrl.chapter.compute`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from privrl.chapter.compute import measurements, record_line
 from privrl.chapter.decided import Decided, base_key
-from privrl.chapter.records import MEASUREMENTS, SOURCE_ROOT, find_root
 from privrl.chapter.tables import Table, format_number, format_table
 from privrl.chapter.verdicts import Claim
 
@@ -35,30 +36,26 @@ CLAIMS_WIDTHS: dict[str, float] = {
 }
 
 
-def _measurements() -> Path:
-    """``book/measurements`` of the book at or above the working directory, else of the source
-    tree."""
-    try:
-        root = find_root()
-    except ValueError:
-        root = SOURCE_ROOT
-    return root / MEASUREMENTS if (root / MEASUREMENTS).is_dir() else SOURCE_ROOT / MEASUREMENTS
-
-
-def record_of(paper: str, d: Decided, directory: Path | None = None) -> str | None:
-    """The name (``<paper>-<profile>``) of the record that decided ``d``: the one record of the
-    paper in ``directory`` (default: :func:`_measurements`) whose commit is the deciding
-    claim's; ``None`` for a verdict of this run, or when no record or several carry the commit
-    (a claim's profile does not tell two records of one commit apart: ono2020's records of
-    its two set-ups are both read as paper profiles)."""
+def records_of(paper: str, d: Decided, directory: Path | None = None) -> list[str]:
+    """The names (``<paper>-<profile>``) of the records of the paper in ``directory`` (default:
+    :func:`~privrl.chapter.compute.measurements`) whose commit is the one of the claim that
+    decided ``d``, sorted; none for a verdict of this run."""
     if not d.recorded:
-        return None
-    folder = directory or _measurements()
-    names = [
+        return []
+    folder = directory or measurements()
+    return sorted(
         p.stem
         for p in folder.glob(f"{paper}-*.json")
         if json.loads(p.read_text()).get("git_commit") == d.claim.commit
-    ]
+    )
+
+
+def record_of(paper: str, d: Decided, directory: Path | None = None) -> str | None:
+    """The name of the record that decided ``d``: the one of :func:`records_of`; ``None`` for a
+    verdict of this run, or when no record or several carry the commit (a claim's profile
+    does not tell two records of one commit apart: ono2020's records of its two set-ups are
+    both read as paper profiles)."""
+    names = records_of(paper, d, directory)
     return names[0] if len(names) == 1 else None
 
 
@@ -73,7 +70,7 @@ HORIZONS: dict[str, str] = {
 def horizon(record: str, directory: Path | None = None) -> str:
     """The horizon of each trial of ``record`` in words ("90,000 submissions"), read from its
     run record's parameters (the first of :data:`HORIZONS` it has); "" when it states none."""
-    path = (directory or _measurements()) / f"{record}.json"
+    path = (directory or measurements()) / f"{record}.json"
     parameters = json.loads(path.read_text()).get("parameters", {})
     return next(
         (f"{int(parameters[k]):,} {unit}" for k, unit in HORIZONS.items() if k in parameters), ""
@@ -98,6 +95,21 @@ def decided_on(paper: str, d: Decided, scale: str = "", directory: Path | None =
     long = horizon(record, directory) if record else ""
     long = f" x {long}" if long and long.split()[-1] not in scale else ""
     return f"{run}: {n} trial{'s' * (n != 1)} per arm{long}, {scale}"
+
+
+def records_note(paper: str, decided: Sequence[Decided], directory: Path | None = None) -> str:
+    """Markdown beneath a chapter's claims table: one
+    :func:`~privrl.chapter.compute.record_line` (compute and rerun command) per record that
+    decided rows of ``decided`` (:func:`records_of`: where two records carry a deciding commit,
+    e.g. ono2020's two set-ups, both), in order of first use; "" when every row was decided on
+    this run."""
+    names = dict.fromkeys(name for d in decided for name in records_of(paper, d, directory))
+    if not names:
+        return ""
+    lines = [f"- {record_line(n, directory)}" for n in names]
+    return "**The records behind these verdicts, their compute and rerun commands:**\n\n" + (
+        "\n".join(lines) + "\n"
+    )
 
 
 def _bound(x: float) -> str:
@@ -176,4 +188,6 @@ __all__ = [
     "horizon",
     "on_run",
     "record_of",
+    "records_note",
+    "records_of",
 ]

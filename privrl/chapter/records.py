@@ -61,6 +61,7 @@ NON_COMPUTING: tuple[str, ...] = (
     "privrl.chapter.front",
     "privrl.chapter.figures",
     "privrl.chapter.decided_on",
+    "privrl.chapter.compute",
     "privrl.chapter.colours",
 )
 #: The top package's own ``__init__`` computes no number either: it holds the version and

@@ -4,7 +4,8 @@
 ``_toc.yml``, ``book/``), executes each notebook listed in ``_toc.yml`` into
 ``_build/src/notebooks/`` (results tables and summaries land beside each executed notebook),
 generates the pages read from the chapters' summaries and run records (:mod:`privrl.pipeline.pages`: the
-privacy ledger, the landing page's verdict table, the errata entries, the reproducibility page),
+landing page's verdict table, the errata entries, the reproducibility page; the privacy ledger,
+:mod:`privrl.pipeline.ledger_page`),
 calls ``jupyter-book build`` with warnings as errors, and scans the HTML for raw MyST, Python
 reprs and remote scripts (:mod:`privrl.pipeline.site_check`), so ``<output>/_build/html`` is the published
 book, readable offline.
@@ -41,12 +42,8 @@ from privrl.chapter.records import (
     recorded_run,
 )
 from privrl.core.validation import check_choice, check_int
-from privrl.pipeline.pages import (
-    errata_entries,
-    landing_papers,
-    ledger_page,
-    reproducibility_page,
-)
+from privrl.pipeline.ledger_page import ledger_page
+from privrl.pipeline.pages import errata_entries, landing_papers, reproducibility_page
 from privrl.pipeline.site_check import check_html
 
 PROFILES = ("quick", "paper")
@@ -279,7 +276,8 @@ def front_matters(src: Path, names: list[str]) -> dict[str, FrontMatter]:
 def write_generated_pages(
     src: Path, names: list[str], records: list[RunRecord], measured: list[RecordedRun]
 ) -> None:
-    """Write the generated pages into the staged book ``src`` (see :mod:`privrl.pipeline.pages`)."""
+    """Write the generated pages into the staged book ``src`` (see :mod:`privrl.pipeline.pages`
+    and :mod:`privrl.pipeline.ledger_page`)."""
     summaries = read_summaries(src / "notebooks", names)
     (src / VERDICT_TABLE).parent.mkdir(parents=True, exist_ok=True)
     (src / VERDICT_TABLE).write_text(landing_papers(summaries, front_matters(src, names)))

@@ -28,6 +28,10 @@ every page of a built site, served offline (:mod:`privrl.pipeline.browser`). The
   MathJax's formulas count no word).
 * ``summary-first``: a page's summary box starts within its first screen (its top at most the
   viewport's height, :data:`VIEWPORT`, below the top of the page).
+* ``whole-words``: a table that keeps its words whole (class :data:`WHOLE_WORDS_CLASS`: the
+  privacy ledger's) breaks no word across lines (a word: a run of non-space characters; a line
+  may break after a hyphen) and is no wider than the column, a scroll box or not (issue 51:
+  the ledger's tokens were broken mid-word).
 * ``claim-width``: in a claims table (a table with a "claim" and a "verdict" header cell) the
   claim column is at least :data:`MIN_CLAIM_PX` wide, folded tables opened (issue 51: the claim
   got 110 px beside a key column that took the width).
@@ -58,6 +62,8 @@ SUMMARY_BOX = "summary-box"
 MAX_SUMMARY_WORDS = 200
 #: The narrowest a claims table's claim column may be, in CSS px at :data:`VIEWPORT`'s width.
 MIN_CLAIM_PX = 250
+#: The class of a table whose cells wrap between words only (``book/_static/privrl.css``).
+WHOLE_WORDS_CLASS = "privrl-whole-words"
 #: An image or SVG smaller than this (CSS px) on either side is an icon, not a figure.
 MIN_FIGURE_PX = 50
 #: The rules, by name, in words.
@@ -71,6 +77,7 @@ RULES = {
     "summary-words": f"every summary box has at most {MAX_SUMMARY_WORDS} words",
     "summary-first": "every summary box starts within the page's first screen",
     "claim-width": f"a claims table's claim column is at least {MIN_CLAIM_PX} px wide",
+    "whole-words": "a table that keeps its words whole breaks none and fits the column",
 }
 
 
@@ -91,7 +98,7 @@ class Violation:
 # Runs in the loaded page: waits for MathJax and the images, then measures every rule. The
 # landing measures come first, with <details> as the page shows them; then every <details> is
 # opened and the widths are measured.
-MEASURE = r"""async ([boxClass, minFigure]) => {
+MEASURE = r"""async ([boxClass, minFigure, wholeClass]) => {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
     await MathJax.startup.promise;
   }
@@ -160,6 +167,23 @@ MEASURE = r"""async ([boxClass, minFigure]) => {
     return {el: describe(el), width: Math.round(r.width), column: Math.round(right - left),
             over: r.left < left - 1 || r.right > right + 1, scrolled: scrolled(el)};
   }).filter(w => w.over);
+  out.whole = Array.from(column.querySelectorAll("table." + wholeClass)).map(t => {
+    const broken = [];
+    const walker = document.createTreeWalker(t, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      for (const m of n.data.matchAll(/[^\s-]+-?/g)) {
+        const r = document.createRange();
+        r.setStart(n, m.index);
+        r.setEnd(n, m.index + m[0].length);
+        const tops = new Set(Array.from(r.getClientRects()).filter(x => x.width > 0)
+          .map(x => Math.round(x.top)));
+        if (tops.size > 1) { broken.push(m[0]); }
+      }
+    }
+    const r = t.getBoundingClientRect();
+    return {el: describe(t), broken: broken, width: Math.round(r.width),
+            column: Math.round(right - left), over: r.left < left - 1 || r.right > right + 1};
+  }).filter(w => w.broken.length || w.over);
   out.code = Array.from(column.querySelectorAll("pre")).filter(shown)
     .filter(p => p.scrollWidth > p.clientWidth + 1)
     .map(p => ({el: describe(p), width: p.scrollWidth, shown: p.clientWidth}));
@@ -179,7 +203,7 @@ def page_violations(page: Any, name: str, *, landing: bool = False) -> list[Viol
     width = (page.viewport_size or {}).get("width")
     if width != VIEWPORT["width"]:
         raise ValueError(f"page: viewport must be {VIEWPORT['width']} px wide, got {width}")
-    got = page.evaluate(MEASURE, [SUMMARY_BOX, MIN_FIGURE_PX])
+    got = page.evaluate(MEASURE, [SUMMARY_BOX, MIN_FIGURE_PX, WHOLE_WORDS_CLASS])
     screen = VIEWPORT["height"]
     found = [
         Violation(name, "fits-column", w["el"], f"{w['width']} px in a {w['column']} px column")
@@ -237,6 +261,17 @@ def page_violations(page: Any, name: str, *, landing: bool = False) -> list[Viol
         Violation(name, "summary-first", b["el"], f"starts at {b['top']} px > {screen} px")
         for b in got["boxes"]
         if b["top"] > screen
+    ]
+    found += [
+        Violation(
+            name,
+            "whole-words",
+            w["el"],
+            f"{w['width']} px in a {w['column']} px column"
+            if w["over"]
+            else f"{len(w['broken'])} words broken, e.g. {w['broken'][:3]}",
+        )
+        for w in got["whole"]
     ]
     found += [
         Violation(name, "claim-width", c["el"], f"claim column {c['width']} px < {MIN_CLAIM_PX} px")

@@ -4,7 +4,8 @@ Each chapter saves ``<name>.summary.json`` (:meth:`privrl.chapter.report.Report.
 ``paper, profile, seed, commit, config, checks, claims, ledger, errata``) beside its executed
 notebook. From these, ``privrl book`` generates
 
-* the **Privacy ledger** page (:func:`ledger_page`): every ledger entry of every chapter;
+* the **Privacy ledger** page (:mod:`privrl.pipeline.ledger_page`): every ledger entry of every
+  chapter;
 * the **papers** of the landing page (:func:`landing_papers`): one short paragraph per chapter
   (what the paper claims, the counts of its decided claims, the bottom line), its verdicts folded;
 * the generated part of the **errata** page (:func:`errata_entries`): every recorded erratum and
@@ -35,7 +36,6 @@ from privrl.chapter.paper_claims import coverage_counts
 from privrl.chapter.records import RecordedRun, format_duration
 from privrl.chapter.tables import BENEATH_CLASS, FIXED_CLASS, format_number
 from privrl.chapter.verdicts import Claim
-from privrl.core.accounting.events import event_from_dict
 
 Summary = dict[str, Any]
 
@@ -85,7 +85,8 @@ def _table(header: Sequence[str], rows: list[list[str]]) -> list[str]:
     ]
 
 
-def _missing(summaries: Sequence[Summary], key: str, what: str) -> list[str]:
+def missing_note(summaries: Sequence[Summary], key: str, what: str) -> list[str]:
+    """Lines naming the chapters whose summary records no ``what`` (under ``key``) yet."""
     names = [s.get("paper", "?") for s in summaries if not records(s, key)]
     if not names:
         return []
@@ -97,110 +98,20 @@ def _missing(summaries: Sequence[Summary], key: str, what: str) -> list[str]:
     ]
 
 
-LEDGER_COLUMNS = ("release", "mechanism", "epsilon (delta)", "accountant", "cross-check, audit")
-
-
-def recompute_epsilon(entry: dict[str, Any]) -> float | None:
-    """The epsilon of a ledger entry (as saved in a summary) recomputed from its stored event at
-    its delta; ``None`` for an entry saved before ledger entries carried events."""
-    if not isinstance(entry.get("event"), dict):
-        return None
-    return float(event_from_dict(entry["event"]).epsilon(float(entry["delta"])))
-
-
-def epsilon_cell(entry: dict[str, Any]) -> str:
-    """The entry's epsilon and delta; for a release with no guarantee, says so and names the
-    relation under which the release is private, if any."""
-    value = entry.get("epsilon")
-    if isinstance(value, str) and value == "inf" or value == math.inf:
-        under = entry.get("private_under")
-        return "**no guarantee**" + (f" (private under: {cell(under)})" if under else "")
-    at_zero = entry.get("at_delta_zero")
-    return (
-        f"{number(value)} ({number(entry.get('delta'))}); from its event: "
-        f"{number(recompute_epsilon(entry))}"
-        + (f"; at delta = 0: {cell(at_zero)}" if at_zero else "")
-    )
-
-
-def _cross_check_cell(entry: dict[str, Any]) -> str:
-    check = entry.get("cross_check")
-    if isinstance(check, dict):
-        value = number(check.get("epsilon"))
-        if check.get("vacuous"):
-            value += f" (vacuous: {cell(check['vacuous'])})"
-        return cell(f"{check.get('kind')}: {check.get('method')}") + f": {value}"
-    return cell(check) + f": {number(entry.get('cross_check_epsilon'))}"
-
-
-def _wrapped(header: Sequence[str], rows: list[list[str]], *, breaks: str = "") -> list[str]:
-    """A Markdown table in a MyST ``{table}`` of class :data:`WRAP_CLASS`: its cells wrap
-    (``book/_static/privrl.css``), so it fits the text column; ``breaks``: a class letting long
-    words break anywhere in every cell (:data:`ANYWHERE_CLASS`: the ledger's code names)."""
+def wrapped_table(header: Sequence[str], rows: list[list[str]], also: str = "") -> list[str]:
+    """A Markdown table in a MyST ``{table}`` of class :data:`WRAP_CLASS` (and ``also``, a class
+    of its own): its cells wrap (``book/_static/privrl.css``), so it fits the text column."""
     return [
         ":::{table}",
-        f":class: {WRAP_CLASS} {breaks}".rstrip(),
+        f":class: {WRAP_CLASS} {also}".rstrip(),
         "",
         *_table(header, rows),
         ":::",
     ]
 
 
-#: The class of the generated pages' tables, whose cells wrap to fit the column; of those whose
-#: every cell may break a long word anywhere.
+#: The class of the generated pages' tables, whose cells wrap to fit the column.
 WRAP_CLASS = "privrl-wrap"
-ANYWHERE_CLASS = "privrl-anywhere"
-
-
-def ledger_page(summaries: Sequence[Summary]) -> str:
-    """Markdown of the Privacy ledger page: one row per ledger entry of every chapter, in few
-    columns whose text wraps, numbers written as the book writes them
-    (:func:`privrl.chapter.tables.format_number`)."""
-    rows = []
-    for s in summaries:
-        for e in records(s, "ledger"):
-            chapter = s.get("paper", "?")
-            paper = e.get("paper") or chapter
-            rows.append(
-                [
-                    chapter_link(chapter)
-                    + ("" if paper == chapter else f" ({cell(paper)})")
-                    + f": {cell(e.get('release'))}",
-                    f"{cell(e.get('mechanism'))}, {cell(e.get('noise'))}; "
-                    f"{cell(e.get('relation', '?'))} {cell(e.get('unit', '?'))}",
-                    epsilon_cell(e),
-                    f"{cell(e.get('accountant'))}, {number(e.get('compositions'))} "
-                    "composition" + ("" if e.get("compositions") == 1 else "s"),
-                    _cross_check_cell(e) + f"; audit: {cell(e.get('audit')) or 'none yet'}",
-                ]
-            )
-    lines = [
-        "(privacy-ledger)=",
-        "# Privacy ledger",
-        "",
-        "Every $(\\varepsilon, \\delta)$ this book reports, one row per release, as recorded by the",
-        "chapters in this build (`Report.ledger`). *Mechanism* names the noise and the",
-        "neighbouring relation: the pair of datasets the guarantee protects (add/remove or",
-        "replace-one, of a transition, trajectory, user, ...); *accountant* the accounting and",
-        "the number of mechanism invocations composed into the guarantee. The epsilon *from its",
-        "event* is computed while this page is generated, from the privacy event the chapter",
-        "stored with the entry (dp-accounting's `DpEvent`, or an event of",
-        "`privrl.core.accounting`), and must equal the reported epsilon; *cross-check* is of one",
-        "of two kinds: an *upper bound* (a second accountant or an exact ratio) or an *empirical*",
-        "value for chosen neighbouring pairs (a lower bound for those pairs, never a bound for the",
-        "mechanism); the build requires either to be no more than 1% above the reported epsilon;",
-        "*audit* the empirical audit of the release, where there is one. Numbers have three",
-        "significant digits. This page is generated from the chapters' summaries; nothing on it",
-        "is typed by hand.",
-        "",
-    ]
-    lines += (
-        _wrapped(LEDGER_COLUMNS, rows, breaks=ANYWHERE_CLASS)
-        if rows
-        else ["No chapter records a ledger entry yet."]
-    )
-    lines += _missing(summaries, "ledger", "ledger entry")
-    return "\n".join(lines) + "\n"
 
 
 def claim_of(record: dict[str, Any]) -> Claim:
@@ -436,11 +347,11 @@ def errata_entries(summaries: Sequence[Summary]) -> str:
         ]
     lines = ["## Errata recorded by the chapters", ""]
     lines += (
-        _wrapped(("paper", "kind", "what", "evidence"), errata)
+        wrapped_table(("paper", "kind", "what", "evidence"), errata)
         if errata
         else ["No chapter records an erratum yet."]
     )
-    lines += _missing(summaries, "errata", "erratum")
+    lines += missing_note(summaries, "errata", "erratum")
     lines += [
         "",
         "## Claims not reproduced",
@@ -453,7 +364,7 @@ def errata_entries(summaries: Sequence[Summary]) -> str:
         "",
     ]
     lines += (
-        _wrapped(("claim", "statement", "evidence", "decided on"), refuted)
+        wrapped_table(("claim", "statement", "evidence", "decided on"), refuted)
         if refuted
         else ["No claim is decided *not reproduced* in this build."]
     )
@@ -557,8 +468,9 @@ __all__ = [
     "decided",
     "errata_entries",
     "landing_papers",
-    "ledger_page",
+    "missing_note",
     "records",
     "reproducibility_page",
     "restates_a_claim",
+    "wrapped_table",
 ]

@@ -15,7 +15,8 @@ from toy2024.profile import ToyProfile
 
 from privrl.chapter.records import SOURCE_ROOT
 from privrl.chapter.verdicts import CheckFailed
-from privrl.pipeline.pages import errata_entries, landing_papers, ledger_page
+from privrl.pipeline.ledger_page import ledger_page
+from privrl.pipeline.pages import errata_entries, landing_papers
 
 TOY = Path(__file__).parent / "toy2024"
 
@@ -73,7 +74,7 @@ def test_the_toy_chapter_runs_through_the_skeleton_into_the_books_pages():
     # the ledger page: the release with its epsilon recomputed from its event
     ledger = ledger_page([summary])
     entry = next(line for line in ledger.splitlines() if "the mean of n = 1000 records" in line)
-    assert "Laplace" in entry and "| 1 (0); from its event: 1 |" in entry
+    assert "| 1 (0); from its event: 1 |" in entry and "**Laplace" in ledger
 
 
 def test_halving_the_toy_releases_noise_fails_its_check(monkeypatch):

@@ -32,12 +32,13 @@ from privrl.chapter.verdicts import (
     untestable,
 )
 from privrl.core.accounting.events import DpAccountingEvent
+from privrl.pipeline.ledger_page import ledger_page, shared_opening
+from privrl.pipeline.page_rules import WHOLE_WORDS_CLASS
 from privrl.pipeline.pages import (
     cell,
     claim_of,
     errata_entries,
     landing_papers,
-    ledger_page,
     records,
     reproducibility_page,
 )
@@ -116,22 +117,59 @@ def test_records_accepts_only_the_report_schema():
     )
 
 
-def test_ledger_page_lists_every_entry_in_few_wrapped_columns_with_formatted_numbers():
+def test_ledger_page_has_a_section_per_chapter_and_says_once_what_a_kind_shares():
     page = ledger_page([_summary("demo"), _summary("other"), OLD])
-    header = next(line for line in page.splitlines() if line.startswith("| release"))
-    assert header == "| release | mechanism | epsilon (delta) | accountant | cross-check, audit |"
-    assert ":::{table}\n:class: privrl-wrap privrl-anywhere" in page  # cells wrap to fit
-    rows = [line for line in page.splitlines() if line.startswith("| {doc}")]
-    assert len(rows) == 2
-    eps = format_number(float(_summary()["ledger"][0]["epsilon"]))
-    assert rows[0] == (
-        f"| {{doc}}`demo <../notebooks/demo>`: Q table \\| every round | Gaussian, "
-        f"sigma = 3.2; replace-one transition | {eps} (1e-5); from its event: {eps} "
-        "| RDP, 100 compositions | upper bound: dp-accounting PLD: 0.98; audit: "
-        "audit_q |"
-    )
     assert "(privacy-ledger)=" in page and "# Privacy ledger" in page
+    for name in ("demo", "other"):  # a heading each: the contents sidebar lists them
+        assert f"(privacy-ledger-{name})=\n## {name}\n" in page
+        assert f"1 release of the chapter {{doc}}`{name} <../notebooks/{name}>`." in page
+    assert "## old" not in page
     assert "no ledger entry yet: {doc}`old <../notebooks/old>`" in page  # named, not a crash
+    assert page.count(f":::{{table}}\n:class: privrl-wrap {WHOLE_WORDS_CLASS}\n") == 2
+    # one entry: what it shares with itself is said above its table; the row: release, epsilon
+    assert (
+        "**Gaussian** (1 release). *noise*: sigma = 3.2; *neighbours*: replace-one transition; "
+        "*accountant*: RDP; *compositions*: 100; *cross-check*: upper bound: dp-accounting PLD; "
+        "*cross-check epsilon*: 0.98; *audit*: audit_q." in page
+    )
+    eps = format_number(float(_summary()["ledger"][0]["epsilon"]))
+    rows = [line for line in page.splitlines() if line.startswith("| Q table")]
+    assert rows == [f"| Q table \\| every round | {eps} (1e-5); from its event: {eps} |"] * 2
+
+
+def test_a_kind_of_release_lists_in_columns_what_differs_between_its_entries():
+    summary = _summary()
+    first = summary["ledger"][0]
+    summary["ledger"].append({**first, "release": "second", "noise": "sigma = 6.4", "paper": "x"})
+    summary["ledger"].append({**first, "release": "other kind", "mechanism": "Laplace"})
+    page = ledger_page([summary])
+    assert "3 releases of the chapter" in page
+    assert "**Gaussian** (2 releases). *neighbours*: replace-one transition;" in page
+    assert "| release | epsilon (delta) | noise |" in page
+    assert "| second (x) | " in page and page.count("| sigma = 6.4 |") == 1  # another paper
+    assert "**Laplace** (1 release). *noise*: sigma = 3.2;" in page
+    assert page.index("| second (x)") < page.index("**Laplace**")  # kinds in order
+
+
+def test_an_opening_every_entry_of_a_kind_shares_in_a_field_is_said_once():
+    summary = _summary()
+    first = summary["ledger"][0]
+    summary["ledger"] += [
+        {**first, "release": "b", "accountant": "PLD at the same z (no theorem needed): 2.35"},
+        {**first, "release": "c", "accountant": "PLD at the same z (no theorem needed): 7.16"},
+    ]
+    summary["ledger"][0] = {**first, "accountant": "PLD at the same z (no theorem needed): 1.5"}
+    page = ledger_page([summary])
+    assert "*accountant*: PLD at the same z (no theorem needed): (each release's in the table)" in (
+        page
+    )
+    assert [line.split(" | ")[-1] for line in page.splitlines() if line.startswith("| b |")] == [
+        "2.35 |"
+    ]
+    assert shared_opening(["x: 1", "x: 2"]) == ""  # too short to say apart
+    assert shared_opening(["a long enough opening: 1", "a long enough opening: 2"]) == (
+        "a long enough opening: "
+    )
 
 
 def test_ledger_numbers_never_show_nan_or_inf():
@@ -140,9 +178,10 @@ def test_ledger_numbers_never_show_nan_or_inf():
         epsilon="inf", private_under="replace-one user", cross_check_epsilon=float("nan")
     )
     summary["ledger"][0]["cross_check"]["epsilon"] = float("inf")
-    row = next(line for line in ledger_page([summary]).splitlines() if line.startswith("| {doc}"))
-    assert "**no guarantee** (private under: replace-one user)" in row and ": ∞; audit" in row
-    assert not re.search(r"\b(nan|inf)\b", row.replace("private under", ""))
+    section = ledger_page([summary]).split("## demo")[1]
+    assert "**no guarantee** (private under: replace-one user)" in section
+    assert "*cross-check epsilon*: ∞;" in section
+    assert not re.search(r"\b(nan|inf)\b", section.replace("private under", ""))
 
 
 def _rows(text: str) -> list[str]:

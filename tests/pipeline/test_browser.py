@@ -167,6 +167,13 @@ def test_every_built_page_keeps_the_page_rules_at_1400_px(built_book: Path, brow
     assert not held, page_rules.report(held)
 
 
+#: A style that breaks words anywhere in the tables that keep them whole.
+ANYWHERE = (
+    f"<style>table.{page_rules.WHOLE_WORDS_CLASS} td * {{ overflow-wrap: anywhere !important; }}"
+    "</style>"
+)
+
+
 def _break(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert old in text, f"{path.name}: {old!r} not found"
@@ -177,9 +184,9 @@ def test_the_page_rules_fail_on_deliberately_broken_built_pages(
     built_book: Path, browser, tmp_path: Path
 ):
     """The built landing, ledger and errata pages, each broken on purpose, fail the rule they
-    break: the landing page's verdicts unfolded, a nan cell and a 201-word summary box on the
-    ledger page, a wide uncaptioned figure and a code line of 270 characters on the errata
-    page."""
+    break: the landing page's verdicts unfolded, a nan cell, a 201-word summary box and a word
+    of 400 letters broken across lines (its table's cells told to break anywhere) on the ledger
+    page, a wide uncaptioned figure and a code line of 270 characters on the errata page."""
     html, site = built_book / "html", tmp_path / "html"
     shutil.copytree(html / "_static", site / "_static")
     landing = page_rules.landing_page(html)
@@ -192,6 +199,8 @@ def test_the_page_rules_fail_on_deliberately_broken_built_pages(
         '<details open class="sd-sphinx-override sd-dropdown',
     )
     _break(site / "book/ledger.html", "<td><p>", "<td><p>nan ")
+    _break(site / "book/ledger.html", "<td><p>", "<td><p>" + "w" * 400 + " ")
+    _break(site / "book/ledger.html", "</head>", ANYWHERE + "</head>")
     box = (
         '<div class="admonition summary-box"><p class="admonition-title">Summary</p><p>'
         + " ".join(["word"] * 200)
@@ -209,5 +218,6 @@ def test_the_page_rules_fail_on_deliberately_broken_built_pages(
     rules = {rel: {v.rule for v in found[rel]} for rel in found}
     assert "landing" in rules[landing], found[landing]
     assert any("verdict table unfolded" in v.value for v in found[landing])
-    assert rules["book/ledger.html"] == {"clean-cells", "summary-words"}, found
+    assert rules["book/ledger.html"] == {"clean-cells", "summary-words", "whole-words"}, found
+    assert any("words broken" in v.value for v in found["book/ledger.html"]), found
     assert rules["book/errata.html"] == {"fits-column", "numbered-caption", "code-fits"}, found
