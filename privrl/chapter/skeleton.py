@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from privrl.chapter.decided import EvidenceSource
 from privrl.chapter.evidence import LIVE, ClaimSpec, Evidence
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.profile import ExperimentResult, Profile
@@ -104,7 +105,15 @@ def not_reproduced_when(key: str) -> Callable[[Context], bool]:
 
 #: The declarative attributes of a :class:`Chapter`, which a subclass may state as keywords of its
 #: class statement.
-DECLARED: tuple[str, ...] = ("name", "profile_type", "checks", "sweep_checks", "claims", "errata")
+DECLARED: tuple[str, ...] = (
+    "name",
+    "profile_type",
+    "checks",
+    "sweep_checks",
+    "claims",
+    "errata",
+    "sources",
+)
 
 
 class Chapter:
@@ -121,6 +130,9 @@ class Chapter:
     #: The paper's claims (step 6) and errata (step 7).
     claims: ClassVar[tuple[ClaimSpec, ...]] = ()
     errata: ClassVar[tuple[ErratumSpec, ...]] = ()
+    #: The recorded runs whose verdicts replace this run's, in order of precedence (the one
+    #: place a chapter names them; :func:`~privrl.chapter.decided.decided_claims` reads them).
+    sources: ClassVar[tuple[EvidenceSource, ...]] = ()
 
     def __init_subclass__(cls, **declared: Any) -> None:
         """Set the :data:`DECLARED` attributes given as keywords of the class statement; an
@@ -172,7 +184,13 @@ class Chapter:
                 f"got {type(profile).__name__}"
             )
         started = time.perf_counter()
-        report = Report(self.name, profile.profile, seed=profile.seed, config=profile.as_dict())
+        report = Report(
+            self.name,
+            profile.profile,
+            seed=profile.seed,
+            config=profile.as_dict(),
+            sources=self.sources,
+        )
         ctx = Context(
             profile, report, executor, cache_dir, progress, rng=np.random.default_rng(profile.seed)
         )

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
-from privrl.chapter.decided import Decided, counts_text, decided_claims
+from privrl.chapter.decided import Decided, counts_text, decided_claims, sources_from
 from privrl.chapter.decided_on import CLAIMS_WIDTHS, decided_on, evidence_sentence
 from privrl.chapter.front import FrontMatter
 from privrl.chapter.paper_claims import coverage_counts
@@ -214,9 +214,11 @@ def claim_of(record: dict[str, Any]) -> Claim:
 
 
 def decided(summary: Summary) -> list[Decided]:
-    """The chapter's decided claims (:func:`privrl.chapter.decided.decided_claims`, the one
-    choice every page reads)."""
-    return decided_claims(claim_of(c) for c in records(summary, "claims"))
+    """The chapter's decided claims (:func:`privrl.chapter.decided.decided_claims` over the
+    evidence sources its summary keeps, the one choice every page reads)."""
+    return decided_claims(
+        (claim_of(c) for c in records(summary, "claims")), sources_from(records(summary, "sources"))
+    )
 
 
 def _key_link(name: str, row: Decided, front: FrontMatter | None) -> str:

@@ -392,7 +392,7 @@ def test_the_schedules_figure_draws_the_runs_that_decided_the_recorded_claim():
 
     exhibit = plots.EXHIBITS["fig-xie2019-schedules-record"]
     data = exhibit.read()
-    recorded = {c.key: c for c in recorded_claims("xie2019")}
+    recorded = {c.key: c for c in recorded_claims("xie2019", suffix=exhibit.suffix)}
     if data is None or not recorded:
         pytest.skip("no recorded paper-profile run with its schedules")
     profile = XieProfile.paper()

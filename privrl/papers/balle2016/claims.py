@@ -228,7 +228,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
 def _deciding(ctx: Context, key: str) -> Claim | None:
     """The claim the book reports for ``key`` (:func:`privrl.chapter.decided.decided_claims`:
     the recorded paper-scale run's where there is one, else this run's)."""
-    return next((d.claim for d in decided_claims(ctx.claims.values()) if d.key == key), None)
+    decided = decided_claims(ctx.claims.values(), ctx.report.sources)
+    return next((d.claim for d in decided if d.key == key), None)
 
 
 def _not_reproduced(spec: ClaimSpec) -> ErratumSpec:
