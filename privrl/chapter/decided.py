@@ -110,6 +110,12 @@ class Decided:
         return self.rerun.verdict == self.claim.verdict
 
 
+def not_reproduced_key(key: str) -> str:
+    """The key of the erratum of claim ``key`` not reproduced (the errata page lists the claim
+    from the decided claims instead)."""
+    return f"{key}_not_reproduced"
+
+
 def decided_claims(
     claims: Iterable[Claim], sources: Sequence[EvidenceSource]
 ) -> list[Decided]:
@@ -187,6 +193,7 @@ __all__ = [
     "counts_text",
     "decided_claims",
     "deciding_runs",
+    "not_reproduced_key",
     "sources_from",
     "verdict_counts",
 ]

@@ -28,7 +28,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
-from privrl.chapter.decided import Decided, counts_text, decided_claims, sources_from
+from privrl.chapter.decided import (
+    Decided,
+    counts_text,
+    decided_claims,
+    not_reproduced_key,
+    sources_from,
+)
 from privrl.chapter.decided_on import CLAIMS_WIDTHS, decided_on, evidence_sentence
 from privrl.chapter.front import FrontMatter
 from privrl.chapter.paper_claims import coverage_counts
@@ -400,10 +406,12 @@ def landing_papers(summaries: Sequence[Summary], fronts: Mapping[str, FrontMatte
 
 
 def restates_a_claim(erratum: dict[str, Any], keys: Sequence[str]) -> bool:
-    """Whether an erratum of kind "not reproduced" restates a claim of its chapter (its key
-    names the claim's): the claims not reproduced are listed from the decided claims."""
-    key = str(erratum.get("key", ""))
-    return erratum.get("kind") == "not reproduced" and any(k in key for k in keys)
+    """Whether an erratum is the erratum of a claim of its chapter not reproduced (keyed
+    :func:`~privrl.chapter.decided.not_reproduced_key` of one of ``keys``): the errata page lists
+    those claims from the decided claims instead."""
+    return erratum.get("kind") == "not reproduced" and erratum.get("key") in {
+        not_reproduced_key(k) for k in keys
+    }
 
 
 def errata_entries(summaries: Sequence[Summary]) -> str:
