@@ -198,7 +198,7 @@ class Report:
         self.errata.append(item)
         return item
 
-    def decided(self) -> list[Decided]:
+    def decided_claims(self) -> list[Decided]:
         """The verdicts the book reports for this chapter, one per claim key
         (:func:`privrl.chapter.decided.decided_claims` over :attr:`sources`: the record's
         where there is one)."""
@@ -217,7 +217,7 @@ class Report:
         renders Markdown output as MyST, so the ``{download}`` roles become links."""
         name = self.paper
         front = _front_matter(name)
-        decided = self.decided()
+        decided = self.decided_claims()
         lines = [":::{admonition} Summary", f":class: {SUMMARY_BOX}", ""]
         if front is not None:
             lines += [f"**Bottom line.** {front.bottom_line}", ""]
@@ -268,7 +268,7 @@ class Report:
         )
 
     def claims_frame(self) -> pd.DataFrame:
-        """The decided claims (:meth:`decided`) as a table for the page: key (without a
+        """The decided claims (:meth:`decided_claims`) as a table for the page: key (without a
         record's suffix), claim, verdict, scale, evidence and the paper's source."""
         return pd.DataFrame(
             [
@@ -280,7 +280,7 @@ class Report:
                     "evidence": d.claim.evidence_text(),
                     "source": d.claim.source,
                 }
-                for d in self.decided()
+                for d in self.decided_claims()
             ],
             columns=["key", "claim", "verdict", "scale", "evidence", "source"],
         )

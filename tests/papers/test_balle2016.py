@@ -182,7 +182,7 @@ def test_run_records_checks_claims_ledger_and_errata(tiny_result):
     assert {"reward_placement", "equations_missing", "rate_m2_far_beyond_range"} <= keys
     # the errata follow the verdicts the book reports (the record's, beside this quick run) and
     # cite the numbers of the run that decided them
-    decided = {d.key: d.claim for d in report.decided()}
+    decided = {d.key: d.claim for d in report.decided_claims()}
     not_reproduced = {k: c for k, c in decided.items() if c.verdict == "not reproduced"}
     assert {k for k in keys if k.endswith("_not_reproduced")} == {
         f"{k}_not_reproduced" for k in not_reproduced
