@@ -13,7 +13,7 @@ from privrl.chapter.records import recorded_claims
 from privrl.chapter.report import Report
 from privrl.chapter.sentences import sentences_frame
 from privrl.chapter.skeleton import Context
-from privrl.chapter.verdicts import Claim
+from privrl.chapter.verdicts import VERDICTS, Claim
 from privrl.papers.balle2016 import chapter, plots, rate, runs
 from privrl.papers.balle2016.claims import CLAIMS, ERRATA
 from privrl.papers.balle2016.profile import METHODS, PAPER_BATCHES, BalleProfile
@@ -234,13 +234,14 @@ def test_figure1_sentences_stand_beside_their_verdicts():
     keys = [s.key for s in CLAIMS]
     assert {k for ks in plots.FIGURE1_SENTENCES.values() for k in ks} <= set(keys)
     decided = [
-        Decided(k, Claim(f"v{i}", "", None, None, 1, "", key=k + "_paper", statement="s"))
+        Decided(k, Claim(VERDICTS[i % 4], "", None, None, 1, "", key=k + "_paper", statement="s"))
         for i, k in enumerate(keys)
     ]
     table = sentences_frame("balle2016", plots.FIGURE1_SENTENCES, decided)
     assert len(table) == len(plots.FIGURE1_SENTENCES)
     row = list(plots.FIGURE1_SENTENCES).index("fig1_noise_decreases")
-    assert table.verdict[row] == f"dp_noise_decreases: v{keys.index('dp_noise_decreases')}"
+    verdict = VERDICTS[keys.index("dp_noise_decreases") % 4]
+    assert table.verdict[row] == f"dp_noise_decreases: {verdict}"
     assert "noise introduced by the DP mechanism decreases" in table["the paper says"][row]
     with pytest.raises(ValueError, match="lsl_schedule"):
         sentences_frame(
