@@ -1,17 +1,19 @@
 """The verdict the book reports for each claim of a chapter: the one place that chooses it.
 
 A chapter decides a claim on each evidence it gathers (:mod:`privrl.chapter.evidence`): on this
-run (key ``k``) and, beside it, on a recorded run (key ``k`` plus a record's suffix,
-:data:`RECORDED_SUFFIXES`). :func:`decided_claims` keeps one per key: the record's where there is
-one (the record is the run at the paper's scale), else this run's, with this run's claim beside
-a record's as its quick rerun. The landing page, the summary box, the errata page and the
-chapters' claims tables read it, and count it with :func:`verdict_counts`, so they agree.
+run (key ``k``) and, beside it, on a recorded run (key ``k`` plus the suffix of an
+:class:`EvidenceSource` the chapter declares). :func:`decided_claims` keeps one per key: the
+record's where there is one (the record is the run at the paper's scale), else this run's, with
+this run's claim beside a record's as its quick rerun. The landing page, the summary box, the
+errata page and the chapters' claims tables read it, and count it with :func:`verdict_counts`,
+so they agree. This module holds no chapter's sources: each chapter declares its own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from privrl.chapter.verdicts import VERDICTS, Claim, Verdict
 
@@ -19,26 +21,56 @@ from privrl.chapter.verdicts import VERDICTS, Claim, Verdict
 #: (live, or a record whose run JSON states no ``"scale"`` of its own).
 QUICK_SCALE = "quick run (CI scale)"
 PAPER_SCALE = "paper scale"
-#: Key suffixes of the claims decided on a recorded run (a record's verdict replaces this run's),
-#: in order of precedence where two records decide one key: a record made to decide it (more
-#: seeds: wang2019's ``_pair``; steps tuned on 10+ trials: ono2020's ``_reference_tuned``,
-#: whose base is the ``_reference`` claim) before the paper-profile record, and a record at the
-#: paper's horizon (gohari2021's ``_horizon``) before a shorter design (``_airraid``).
-RECORDED_SUFFIXES: tuple[str, ...] = ("_pair", "_tuned", "_paper", "_horizon", "_airraid")
 #: Part of the key of a row beyond the paper (our metric, set-up or relation beside the paper's).
 BEYOND = "_beyond"
 
 
-def _rank(key: str) -> int:
-    """The precedence of the record that decided ``key`` (:data:`RECORDED_SUFFIXES`)."""
-    return next(
-        (i for i, s in enumerate(RECORDED_SUFFIXES) if key.endswith(s)), len(RECORDED_SUFFIXES)
-    )
+@dataclass(frozen=True)
+class EvidenceSource:
+    """A recorded run whose verdicts replace this run's, as its chapter declares it: ``name``
+    (the name of the chapter's evidence drawn from it), ``suffix`` (the key suffix of the claims
+    decided on it), ``description`` in words, and ``decides``: the suffix of the claims it
+    decides (``""``: a claim keyed ``k + suffix`` decides ``k``; ``"_reference"``: it decides
+    ``k_reference``, a claim of this run on another set-up). A chapter lists its sources in
+    order of precedence: where two records decide one key, the first listed decides."""
+
+    name: str
+    suffix: str
+    description: str
+    decides: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.suffix.startswith("_") or self.suffix == "_":
+            raise ValueError(f"source {self.name!r}: suffix must start with '_', got {self.suffix!r}")
+
+    def as_dict(self) -> dict[str, str]:
+        """The source as a chapter's summary keeps it (:func:`sources_from`)."""
+        return asdict(self)
 
 
-def base_key(key: str) -> str:
-    """A claim's key without a recorded run's suffix (:data:`RECORDED_SUFFIXES`)."""
-    return next((key.removesuffix(s) for s in RECORDED_SUFFIXES if key.endswith(s)), key)
+def sources_from(records: Iterable[Mapping[str, Any]]) -> tuple[EvidenceSource, ...]:
+    """The sources a chapter's summary keeps (:meth:`EvidenceSource.as_dict`), in order."""
+    return tuple(EvidenceSource(**r) for r in records)
+
+
+def _source(key: str, sources: Sequence[EvidenceSource]) -> tuple[int, EvidenceSource] | None:
+    """The precedence and the source of the claim keyed ``key`` (the longest suffix it ends
+    with), ``None`` for a claim of this run."""
+    found = [(i, s) for i, s in enumerate(sources) if key.endswith(s.suffix)]
+    return max(found, key=lambda f: len(f[1].suffix), default=None)
+
+
+def _rank(key: str, sources: Sequence[EvidenceSource]) -> int:
+    """The precedence of the source that decided ``key`` (its place in ``sources``)."""
+    found = _source(key, sources)
+    return len(sources) if found is None else found[0]
+
+
+def base_key(key: str, sources: Sequence[EvidenceSource]) -> str:
+    """The key a claim decides: its own for a claim of this run, else without its source's
+    suffix and with the source's ``decides``."""
+    found = _source(key, sources)
+    return key if found is None else key.removesuffix(found[1].suffix) + found[1].decides
 
 
 @dataclass(frozen=True)
@@ -78,19 +110,32 @@ class Decided:
         return self.rerun.verdict == self.claim.verdict
 
 
-def decided_claims(claims: Iterable[Claim]) -> list[Decided]:
+def not_reproduced_key(key: str) -> str:
+    """The key of the erratum of claim ``key`` not reproduced (the errata page lists the claim
+    from the decided claims instead)."""
+    return f"{key}_not_reproduced"
+
+
+def decided_claims(
+    claims: Iterable[Claim], sources: Sequence[EvidenceSource]
+) -> list[Decided]:
     """One :class:`Decided` per claim key, in the order the keys first appear: a claim keyed
-    with a recorded run's suffix decides its key, and this run's claim of that key is the rerun
-    beside it; of two records, the one whose suffix comes first in :data:`RECORDED_SUFFIXES`
-    decides. A key decided twice on the same run is a ``ValueError``."""
+    with the suffix of one of the chapter's ``sources`` decides its key (:func:`base_key`), and
+    this run's claim of that key is the rerun beside it; of two records, the source listed first
+    decides. A key decided twice on the same run, or two sources with one suffix, is a
+    ``ValueError``."""
+    suffixes = [s.suffix for s in sources]
+    if len(set(suffixes)) != len(suffixes):
+        raise ValueError(f"sources: a suffix is declared twice in {suffixes}")
     runs: dict[str, dict[bool, Claim]] = {}
     for c in claims:
-        base = base_key(c.key)
-        on_record = base != c.key
+        base = base_key(c.key, sources)
+        on_record = _source(c.key, sources) is not None
         held = runs.setdefault(base, {}).get(on_record)
-        if held is not None and (not on_record or _rank(held.key) == _rank(c.key)):
+        rank = _rank(c.key, sources)
+        if held is not None and (not on_record or _rank(held.key, sources) == rank):
             raise ValueError(f"claims: {base!r} is decided twice on the same run")
-        if held is None or _rank(c.key) < _rank(held.key):
+        if held is None or rank < _rank(held.key, sources):
             runs[base][on_record] = c
     return [
         Decided(k, r[True], r.get(False)) if True in r else Decided(k, r[False])
@@ -142,11 +187,13 @@ __all__ = [
     "BEYOND",
     "PAPER_SCALE",
     "QUICK_SCALE",
-    "RECORDED_SUFFIXES",
     "Decided",
+    "EvidenceSource",
     "base_key",
     "counts_text",
     "decided_claims",
     "deciding_runs",
+    "not_reproduced_key",
+    "sources_from",
     "verdict_counts",
 ]

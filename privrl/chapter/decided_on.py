@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from privrl.chapter.compute import measurements, record_line
-from privrl.chapter.decided import Decided, base_key
+from privrl.chapter.decided import Decided, EvidenceSource, base_key
 from privrl.chapter.tables import Table, format_number, format_table
 from privrl.chapter.verdicts import Claim
 
@@ -158,11 +158,12 @@ def claims_table(
     )
 
 
-def every_record(claims: Sequence[Claim]) -> list[Decided]:
+def every_record(claims: Sequence[Claim], sources: Sequence[EvidenceSource]) -> list[Decided]:
     """Each claim decided on a record (not on this run: profile ``quick``) as a row of its own,
-    for a chapter that sets its records' verdicts side by side (the verdict the book reports
-    is :func:`~privrl.chapter.decided.decided_claims`'s)."""
-    return [Decided(base_key(c.key), c) for c in claims if c.profile != "quick"]
+    keyed as its chapter's ``sources`` say (:func:`~privrl.chapter.decided.base_key`), for a
+    chapter that sets its records' verdicts side by side (the verdict the book reports is
+    :func:`~privrl.chapter.decided.decided_claims`'s)."""
+    return [Decided(base_key(c.key, sources), c) for c in claims if c.profile != "quick"]
 
 
 def on_run(claims: Sequence[Claim], profile: str) -> list[Decided]:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from privrl.chapter.decided import PAPER_SCALE, QUICK_SCALE
+from privrl.chapter.decided import PAPER_SCALE, QUICK_SCALE, EvidenceSource
 from privrl.chapter.profile import Profile
 from privrl.chapter.records import recorded_claims, recorded_run
 from privrl.chapter.verdicts import Claim, Outcome
@@ -102,17 +102,17 @@ class Evidence:
         )
 
 
-def recorded_verdicts(name: str, profile: Profile, live: Profile) -> Evidence | None:
+def recorded_verdicts(
+    name: str, profile: Profile, live: Profile, source: EvidenceSource
+) -> Evidence | None:
     """The verdicts the recorded ``profile`` run of chapter ``name`` decided (from its summary),
-    keyed ``<key>_<profile>``, beside a run at another profile ``live``; ``None`` in a run at
-    that profile or when none was recorded."""
+    as the evidence ``source`` (named and keyed ``<key><suffix>`` by it), beside a run at another
+    profile ``live``; ``None`` in a run at that profile or when none was recorded."""
     run = recorded_run(name, profile.profile)
     if live.profile == profile.profile or run is None:
         return None
-    claims = {c.key: c for c in recorded_claims(name, profile.profile, "")}
-    return Evidence(
-        profile.profile, profile, run.commit, suffix=f"_{profile.profile}", verdicts=claims
-    )
+    claims = {c.key: c for c in recorded_claims(name, profile.profile, suffix="")}
+    return Evidence(source.name, profile, run.commit, suffix=source.suffix, verdicts=claims)
 
 
 @dataclass(frozen=True)

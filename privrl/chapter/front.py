@@ -7,7 +7,7 @@ read it; the verdict counts are never typed here, they come from the decided cla
     claims: "One sentence: what the paper claims."
     bottom_line: "One sentence: the outcome, and the reason for the largest gap."
     evidence:            # claim key -> MyST label of what decided it (a key with a record's
-                         # suffix, e.g. ``_reference_tuned``, wins over the key without it)
+                         # suffix wins over the key without it)
       rmse_dplsw_vs_lsw: fig-balle2016-recorded-rmse
     departures:
       - what: "Trials per point"

@@ -629,12 +629,14 @@ def recorded_run(
 def recorded_claims(
     name: str,
     profile: str = "paper",
-    suffix: str = "_paper",
+    *,
+    suffix: str,
     root: Path | None = None,
     source_root: Path = SOURCE_ROOT,
 ) -> list[Claim]:
     """The claims a recorded run of ``name`` decided (from its saved summary), for a chapter to
-    list beside its live claims: keyed ``<key><suffix>`` and stamped with the recorded run's
+    list beside its live claims: keyed ``<key><suffix>`` (the suffix of the chapter's
+    :class:`~privrl.chapter.decided.EvidenceSource` for the record) and stamped with the recorded run's
     profile and commit. Empty when no run (or no summary) was recorded."""
     run = recorded_run(name, profile, root, source_root)
     if run is None or not run.summary:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privrl.chapter.decided import Decided, counts_text, decided_claims, deciding_runs
+from privrl.chapter.decided import (
+    Decided,
+    EvidenceSource,
+    counts_text,
+    decided_claims,
+    deciding_runs,
+)
 from privrl.chapter.front import FrontMatter, front_matter
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.paper_claims import coverage_markdown
@@ -103,7 +109,8 @@ class Report:
     """One chapter's checks, claims, privacy ledger and errata, saved with its results.
 
     ``paper`` is the notebook name (``"xie2019"``), ``profile`` the profile the live numbers come
-    from. Claims come stamped with the profile and the commit they were decided on, and are
+    from, ``sources`` the recorded runs whose verdicts replace this run's (the chapter's
+    :class:`~privrl.chapter.decided.EvidenceSource` list, kept in the summary). Claims come stamped with the profile and the commit they were decided on, and are
     glued into the page as
     ``<paper>_claim_<key>`` (the verdict) and ``<paper>_claim_<key>_evidence`` (statistic,
     interval, trials), so prose and tables read the same object.
@@ -115,6 +122,7 @@ class Report:
         profile: str,
         seed: int | None = None,
         config: Mapping[str, Any] | None = None,
+        sources: Sequence[EvidenceSource] = (),
     ) -> None:
         if not paper.isidentifier():
             raise ValueError(f"paper must be a notebook name such as 'xie2019', got {paper!r}")
@@ -122,6 +130,7 @@ class Report:
         self.profile = profile
         self.seed = seed
         self.config = dict(config or {})
+        self.sources = tuple(sources)
         self.commit = current_commit()
         self.checks: list[Check] = []
         self.claims: list[Claim] = []
@@ -189,10 +198,11 @@ class Report:
         self.errata.append(item)
         return item
 
-    def decided(self) -> list[Decided]:
+    def decided_claims(self) -> list[Decided]:
         """The verdicts the book reports for this chapter, one per claim key
-        (:func:`privrl.chapter.evidence.decided_claims`: the record's where there is one)."""
-        return decided_claims(self.claims)
+        (:func:`privrl.chapter.decided.decided_claims` over :attr:`sources`: the record's
+        where there is one)."""
+        return decided_claims(self.claims, self.sources)
 
     def summary_box(self) -> str:
         """Markdown for the box a chapter opens with (class :data:`SUMMARY_BOX`, at most 200
@@ -207,7 +217,7 @@ class Report:
         renders Markdown output as MyST, so the ``{download}`` roles become links."""
         name = self.paper
         front = _front_matter(name)
-        decided = self.decided()
+        decided = self.decided_claims()
         lines = [":::{admonition} Summary", f":class: {SUMMARY_BOX}", ""]
         if front is not None:
             lines += [f"**Bottom line.** {front.bottom_line}", ""]
@@ -258,7 +268,7 @@ class Report:
         )
 
     def claims_frame(self) -> pd.DataFrame:
-        """The decided claims (:meth:`decided`) as a table for the page: key (without a
+        """The decided claims (:meth:`decided_claims`) as a table for the page: key (without a
         record's suffix), claim, verdict, scale, evidence and the paper's source."""
         return pd.DataFrame(
             [
@@ -270,7 +280,7 @@ class Report:
                     "evidence": d.claim.evidence_text(),
                     "source": d.claim.source,
                 }
-                for d in self.decided()
+                for d in self.decided_claims()
             ],
             columns=["key", "claim", "verdict", "scale", "evidence", "source"],
         )
@@ -313,6 +323,7 @@ class Report:
             "claims",
             "ledger",
             "errata",
+            "sources",
         }
         clash = sorted(reserved & set(extra))
         if clash:
@@ -327,6 +338,7 @@ class Report:
             "claims": [c.as_dict() for c in self.claims],
             "ledger": [e.as_dict() for e in self.entries],
             "errata": [asdict(e) for e in self.errata],
+            "sources": [s.as_dict() for s in self.sources],
             **extra,
         }
 

@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from privrl.chapter.decided import EvidenceSource, decided_claims, not_reproduced_key
 from privrl.chapter.evidence import LIVE, ClaimSpec, Evidence
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.profile import ExperimentResult, Profile
@@ -97,14 +98,57 @@ class ErratumSpec:
         return Erratum(self.key, self.kind, fill(self.statement), fill(self.evidence))
 
 
-def not_reproduced_when(key: str) -> Callable[[Context], bool]:
-    """``when`` of an erratum that applies when claim ``key`` was decided *not reproduced*."""
-    return lambda ctx: key in ctx.claims and ctx.claims[key].verdict == "not reproduced"
+def deciding_claim(ctx: Context, key: str) -> Claim | None:
+    """The claim the book reports for ``key`` (:func:`~privrl.chapter.decided.decided_claims`
+    over the chapter's sources: the record's where there is one, else this run's), ``None``
+    when no run decided it."""
+    decided = decided_claims(ctx.claims.values(), ctx.report.sources)
+    return next((d.claim for d in decided if d.key == key), None)
+
+
+def not_reproduced(spec: ClaimSpec, statement: Text | None = None) -> ErratumSpec:
+    """The one erratum of a claim not reproduced: keyed :func:`~privrl.chapter.decided.
+    not_reproduced_key`, recorded when the verdict the book reports for ``spec``
+    (:func:`deciding_claim`) is *not reproduced*; it states ``statement`` (default: the claim's
+    statement) and cites the deciding claim's key, scale, profile, commit and numbers."""
+
+    def deciding(ctx: Context) -> Claim:
+        claim = deciding_claim(ctx, spec.key)
+        if claim is None:
+            raise ValueError(f"erratum of {spec.key!r}: no run decided the claim")
+        return claim
+
+    def evidence(ctx: Context) -> str:
+        claim = deciding(ctx)
+        return (
+            f"claim {claim.key} ({claim.scale}, {claim.profile} profile, commit "
+            f"{claim.commit}): {claim.evidence_text()}"
+        )
+
+    def when(ctx: Context) -> bool:
+        claim = deciding_claim(ctx, spec.key)
+        return claim is not None and claim.verdict == "not reproduced"
+
+    return ErratumSpec(
+        not_reproduced_key(spec.key),
+        "not reproduced",
+        statement if statement is not None else (lambda ctx: deciding(ctx).statement),
+        evidence,
+        when,
+    )
 
 
 #: The declarative attributes of a :class:`Chapter`, which a subclass may state as keywords of its
 #: class statement.
-DECLARED: tuple[str, ...] = ("name", "profile_type", "checks", "sweep_checks", "claims", "errata")
+DECLARED: tuple[str, ...] = (
+    "name",
+    "profile_type",
+    "checks",
+    "sweep_checks",
+    "claims",
+    "errata",
+    "sources",
+)
 
 
 class Chapter:
@@ -121,6 +165,9 @@ class Chapter:
     #: The paper's claims (step 6) and errata (step 7).
     claims: ClassVar[tuple[ClaimSpec, ...]] = ()
     errata: ClassVar[tuple[ErratumSpec, ...]] = ()
+    #: The recorded runs whose verdicts replace this run's, in order of precedence (the one
+    #: place a chapter names them; :func:`~privrl.chapter.decided.decided_claims` reads them).
+    sources: ClassVar[tuple[EvidenceSource, ...]] = ()
 
     def __init_subclass__(cls, **declared: Any) -> None:
         """Set the :data:`DECLARED` attributes given as keywords of the class statement; an
@@ -172,7 +219,13 @@ class Chapter:
                 f"got {type(profile).__name__}"
             )
         started = time.perf_counter()
-        report = Report(self.name, profile.profile, seed=profile.seed, config=profile.as_dict())
+        report = Report(
+            self.name,
+            profile.profile,
+            seed=profile.seed,
+            config=profile.as_dict(),
+            sources=self.sources,
+        )
         ctx = Context(
             profile, report, executor, cache_dir, progress, rng=np.random.default_rng(profile.seed)
         )
@@ -206,5 +259,6 @@ __all__ = [
     "Context",
     "ErratumSpec",
     "Evidence",
-    "not_reproduced_when",
+    "deciding_claim",
+    "not_reproduced",
 ]

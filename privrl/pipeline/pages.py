@@ -13,9 +13,9 @@ notebook. From these, ``privrl book`` generates
 * the **reproducibility** page (:func:`reproducibility_page`): this build's runs and the recorded
   runs of other profiles with their provenance.
 
-Every page reads a chapter's claims through :func:`decided` (one verdict per claim: the
-record's where there is one), so the landing page, the errata page and the chapters' summary
-boxes and claims tables agree. Nothing on these pages is typed by hand. A chapter whose summary
+Every page reads a chapter's claims through :func:`summary_decided_claims` (one verdict per
+claim: the record's where there is one), so the landing page, the errata page and the
+chapters' summary boxes and claims tables agree. Nothing on these pages is typed by hand. A chapter whose summary
 does not (yet) record claims, ledger entries or errata in the
 :class:`~privrl.chapter.report.Report` schema (lists of records) is named as such instead of
 breaking the build.
@@ -29,7 +29,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
-from privrl.chapter.decided import Decided, counts_text, decided_claims
+from privrl.chapter.decided import (
+    Decided,
+    counts_text,
+    decided_claims,
+    not_reproduced_key,
+    sources_from,
+)
 from privrl.chapter.decided_on import CLAIMS_WIDTHS, decided_on, evidence_sentence
 from privrl.chapter.front import FrontMatter
 from privrl.chapter.paper_claims import coverage_counts
@@ -124,10 +130,12 @@ def claim_of(record: dict[str, Any]) -> Claim:
     return Claim(**kw)
 
 
-def decided(summary: Summary) -> list[Decided]:
-    """The chapter's decided claims (:func:`privrl.chapter.decided.decided_claims`, the one
-    choice every page reads)."""
-    return decided_claims(claim_of(c) for c in records(summary, "claims"))
+def summary_decided_claims(summary: Summary) -> list[Decided]:
+    """The chapter's decided claims (:func:`privrl.chapter.decided.decided_claims` over the
+    evidence sources its summary keeps, the one choice every page reads)."""
+    return decided_claims(
+        (claim_of(c) for c in records(summary, "claims")), sources_from(records(summary, "sources"))
+    )
 
 
 def _key_link(name: str, row: Decided, front: FrontMatter | None) -> str:
@@ -292,7 +300,7 @@ def landing_papers(summaries: Sequence[Summary], fronts: Mapping[str, FrontMatte
     lines: list[str] = []
     for s in summaries:
         name = s.get("paper", "?")
-        front, rows = fronts.get(name), decided(s)
+        front, rows = fronts.get(name), summary_decided_claims(s)
         text = [f"**{{doc}}`../notebooks/{name}`.**"]
         if front is not None and not rows:
             text.append(front.claims)
@@ -309,21 +317,23 @@ def landing_papers(summaries: Sequence[Summary], fronts: Mapping[str, FrontMatte
 
 
 def restates_a_claim(erratum: dict[str, Any], keys: Sequence[str]) -> bool:
-    """Whether an erratum of kind "not reproduced" restates a claim of its chapter (its key
-    names the claim's): the claims not reproduced are listed from the decided claims."""
-    key = str(erratum.get("key", ""))
-    return erratum.get("kind") == "not reproduced" and any(k in key for k in keys)
+    """Whether an erratum is the erratum of a claim of its chapter not reproduced (keyed
+    :func:`~privrl.chapter.decided.not_reproduced_key` of one of ``keys``): the errata page lists
+    those claims from the decided claims instead."""
+    return erratum.get("kind") == "not reproduced" and erratum.get("key") in {
+        not_reproduced_key(k) for k in keys
+    }
 
 
 def errata_entries(summaries: Sequence[Summary]) -> str:
     """Markdown of the generated part of the errata page: the errata recorded by the chapters,
-    then every decided claim (:func:`decided`: the record's verdict where there is one) whose
-    verdict is "not reproduced", with its scale, linked to the chapter holding its evidence.
+    then every decided claim (:func:`summary_decided_claims`: the record's verdict where there
+    is one) whose verdict is "not reproduced", with its scale, linked to the chapter holding its evidence.
     An erratum restating a claim not reproduced gives way to the decided claim (a quick run's
     erratum would quote the quick run)."""
     errata, refuted = [], []
     for s in summaries:
-        name, rows = s.get("paper", "?"), decided(s)
+        name, rows = s.get("paper", "?"), summary_decided_claims(s)
         keys = [d.key for d in rows]
         errata += [
             [
@@ -465,7 +475,7 @@ def _value(value: Any) -> str:
 __all__ = [
     "chapter_verdicts",
     "claim_of",
-    "decided",
+    "summary_decided_claims",
     "errata_entries",
     "landing_papers",
     "missing_note",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from privrl.chapter.decided import decided_claims
+from privrl.chapter.decided import EvidenceSource, decided_claims
 from privrl.chapter.decided_on import (
     claims_for_reading,
     claims_table,
@@ -17,6 +17,12 @@ from privrl.chapter.decided_on import (
     record_of,
 )
 from privrl.chapter.verdicts import Claim
+
+SOURCES = (
+    EvidenceSource("tuned", "_tuned", "tuned steps"),
+    EvidenceSource("pair", "_pair", "a record made to decide"),
+    EvidenceSource("paper", "_paper", "the paper-profile record"),
+)
 
 
 def _claim(key: str, profile: str, commit: str, n: int = 20) -> Claim:
@@ -45,7 +51,8 @@ def test_a_verdict_names_the_one_record_with_its_commit(tmp_path):
                 _claim("a_paper", "paper", "rec1"),
                 _claim("b_paper", "paper", "rec2"),
                 _claim("c", "quick", "live", 1),
-            ]
+            ],
+            SOURCES,
         )
     }
     assert record_of("toy", rows["a"], tmp_path) == "toy-paper"
@@ -63,7 +70,7 @@ def test_a_verdict_names_the_one_record_with_its_commit(tmp_path):
 
 
 def test_the_claims_table_has_a_decided_on_column_and_takes_a_scale_per_key():
-    rows = decided_claims([_claim("a", "quick", "live", 5), _claim("b", "quick", "live", 5)])
+    rows = decided_claims([_claim("a", "quick", "live", 5), _claim("b", "quick", "live", 5)], SOURCES)
     table = claims_table("toy", rows, {"b": "5 of the paper's 100 trials"})
     assert list(table.columns) == ["key", "claim", "verdict", "evidence", "decided on"]
     assert table["decided on"].tolist() == [
@@ -74,7 +81,7 @@ def test_the_claims_table_has_a_decided_on_column_and_takes_a_scale_per_key():
 
 
 def test_claims_for_reading_writes_the_key_beneath_its_claim_and_the_claim_widest():
-    rows = decided_claims([_claim("a", "quick", "live", 5)])
+    rows = decided_claims([_claim("a", "quick", "live", 5)], SOURCES)
     table = claims_for_reading(claims_table("toy", rows))
     assert list(table.frame.columns) == ["claim", "verdict", "evidence", "decided on"]
     assert table.beneath == {"claim": ("a",)}
@@ -87,7 +94,7 @@ def test_every_record_keeps_each_records_row_and_leaves_this_run_out():
         _claim("a_paper", "paper", "r1"),
         _claim("a_pair", "paper", "r2"),
     ]
-    rows = every_record(claims)
+    rows = every_record(claims, SOURCES)
     assert [(d.key, d.claim.key) for d in rows] == [("a", "a_paper"), ("a", "a_pair")]
     assert [d.claim.key for d in on_run(claims, "quick")] == ["a"]
 
@@ -134,7 +141,7 @@ def test_decided_on_names_each_trials_horizon_where_the_record_states_it(tmp_pat
     rows = {
         d.key: d
         for d in decided_claims(
-            [_claim("a_tuned", "paper", "rec1"), _claim("b_paper", "paper", "rec2")]
+            [_claim("a_tuned", "paper", "rec1"), _claim("b_paper", "paper", "rec2")], SOURCES
         )
     }
     assert horizon("toy-tuned", tmp_path) == "90,000 submissions"

@@ -10,7 +10,7 @@ import pytest
 from privrl.chapter.evidence import Evidence
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.profile import Profile
-from privrl.chapter.skeleton import Chapter, ClaimSpec, Context, ErratumSpec, not_reproduced_when
+from privrl.chapter.skeleton import Chapter, ClaimSpec, Context, ErratumSpec, not_reproduced
 from privrl.chapter.verdicts import CheckFailed, Sample, Threshold, decide_threshold
 from privrl.core.accounting.events import DpAccountingEvent
 
@@ -34,20 +34,17 @@ def decide_small(ctx: Context, ev: Evidence):
     return decide_threshold(Sample(samples), Threshold(1.0, "less"))
 
 
+CLAIM = ClaimSpec("small", "The values are below one", "Figure 1", decide_small)
+
+
 class Demo(Chapter):
     name = "demo"
     profile_type = DemoProfile
     checks = (check_positive,)
-    claims = (ClaimSpec("small", "The values are below one", "Figure 1", decide_small),)
+    claims = (CLAIM,)
     errata = (
         ErratumSpec("always", "ambiguous", "A statement", "{n} trials"),
-        ErratumSpec(
-            "small_not_reproduced",
-            "not reproduced",
-            "Not small",
-            lambda ctx: ctx.claims["small"].evidence_text(),
-            not_reproduced_when("small"),
-        ),
+        not_reproduced(CLAIM),
     )
 
     def prepare(self, ctx: Context) -> None:

@@ -7,11 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privrl.chapter.decided import Decided
 from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.records import recorded_claims
 from privrl.chapter.report import Report
 from privrl.chapter.sentences import sentences_frame
 from privrl.chapter.skeleton import Context
+from privrl.chapter.verdicts import VERDICTS, Claim
 from privrl.papers.balle2016 import chapter, plots, rate, runs
 from privrl.papers.balle2016.claims import CLAIMS, ERRATA
 from privrl.papers.balle2016.profile import METHODS, PAPER_BATCHES, BalleProfile
@@ -180,7 +182,7 @@ def test_run_records_checks_claims_ledger_and_errata(tiny_result):
     assert {"reward_placement", "equations_missing", "rate_m2_far_beyond_range"} <= keys
     # the errata follow the verdicts the book reports (the record's, beside this quick run) and
     # cite the numbers of the run that decided them
-    decided = {d.key: d.claim for d in report.decided()}
+    decided = {d.key: d.claim for d in report.decided_claims()}
     not_reproduced = {k: c for k, c in decided.items() if c.verdict == "not reproduced"}
     assert {k for k in keys if k.endswith("_not_reproduced")} == {
         f"{k}_not_reproduced" for k in not_reproduced
@@ -226,22 +228,24 @@ def test_mean_rmse_table_averages_trials_at_the_default_c():
 
 def test_figure1_sentences_stand_beside_their_verdicts():
     """Every sentence of Section 6 on Figure 1 is quoted from the paper's numbers file and
-    shown with the verdicts of existing claims, read from the claims table (never typed)."""
+    shown with the decided verdicts of existing claims (never typed)."""
     from privrl.papers.balle2016 import plots
 
     keys = [s.key for s in CLAIMS]
     assert {k for ks in plots.FIGURE1_SENTENCES.values() for k in ks} <= set(keys)
-    claims = pd.DataFrame(
-        {"key": [k + "_paper" for k in keys], "verdict": [f"v{i}" for i in range(len(keys))]}
-    )
-    table = sentences_frame("balle2016", plots.FIGURE1_SENTENCES, claims)
+    decided = [
+        Decided(k, Claim(VERDICTS[i % 4], "", None, None, 1, "", key=k + "_paper", statement="s"))
+        for i, k in enumerate(keys)
+    ]
+    table = sentences_frame("balle2016", plots.FIGURE1_SENTENCES, decided)
     assert len(table) == len(plots.FIGURE1_SENTENCES)
     row = list(plots.FIGURE1_SENTENCES).index("fig1_noise_decreases")
-    assert table.verdict[row] == f"dp_noise_decreases: v{keys.index('dp_noise_decreases')}"
+    verdict = VERDICTS[keys.index("dp_noise_decreases") % 4]
+    assert table.verdict[row] == f"dp_noise_decreases: {verdict}"
     assert "noise introduced by the DP mechanism decreases" in table["the paper says"][row]
-    with pytest.raises(ValueError, match="lsl_schedule_paper"):
+    with pytest.raises(ValueError, match="lsl_schedule"):
         sentences_frame(
-            "balle2016", plots.FIGURE1_SENTENCES, claims[claims.key != "lsl_schedule_paper"]
+            "balle2016", plots.FIGURE1_SENTENCES, [d for d in decided if d.key != "lsl_schedule"]
         )
 
 
@@ -250,7 +254,7 @@ def test_the_decided_figure_draws_the_table_that_decided_the_recorded_claims():
     claim again to the record's verdict, statistic, interval and trials, to the last bit."""
     exhibit = plots.EXHIBITS["fig-balle2016-decided"]
     data = exhibit.read()
-    recorded = recorded_claims("balle2016")
+    recorded = recorded_claims("balle2016", suffix=exhibit.suffix)
     if data is None or not recorded:
         pytest.skip("no recorded paper-profile run")
     again = _decide(data["figure1"], BalleProfile.paper())

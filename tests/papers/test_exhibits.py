@@ -33,6 +33,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pandas as pd
 import pytest
@@ -50,14 +51,16 @@ NOTEBOOKS = SOURCE_ROOT / "notebooks"
 
 def _from_summary(name: str) -> dict[str, str]:
     """The claims the paper-profile record of ``name`` keeps in its summary: key -> record."""
-    return {c.key: f"{name}-paper" for c in recorded_claims(name)}
+    suffix = _sources(name).PAPER_RUN.suffix
+    return {c.key: f"{name}-paper" for c in recorded_claims(name, suffix=suffix)}
 
 
 def _ono2020_tuned() -> dict[str, str]:
     """The claims the chapter's deciders decide on the recorded arms at tuned steps."""
-    from privrl.papers.ono2020.claims import CLAIMS, ON_TUNED, TrialData
+    from privrl.papers.ono2020.claims import CLAIMS, TrialData
     from privrl.papers.ono2020.plots import EXHIBITS
     from privrl.papers.ono2020.profile import OnoProfile
+    from privrl.papers.ono2020.sources import TUNED_RUN
     from privrl.papers.ono2020.trials import REFERENCE
     from privrl.papers.ono2020.tuning import decided_trials
 
@@ -72,7 +75,7 @@ def _ono2020_tuned() -> dict[str, str]:
         data=TrialData(decided_trials(data), pd.DataFrame(columns=["submission"]), cap, REFERENCE),
     )
     return {
-        spec.key + ON_TUNED: exhibit.record
+        spec.key + TUNED_RUN.suffix: exhibit.record
         for spec in CLAIMS
         if (spec.on is None or evidence.name in spec.on) and spec.decide(None, evidence) is not None
     }
@@ -157,14 +160,19 @@ DECIDED: dict[str, Callable[[], dict[str, str]]] = {
 ALL_ON_RECORDS = ("wang2019", "gohari2021")
 
 
+def _sources(name: str) -> ModuleType:
+    """The chapter's module declaring its evidence sources."""
+    return importlib.import_module(f"privrl.papers.{name}.sources")
+
+
 def _exhibits(name: str) -> dict[str, Exhibit]:
     return importlib.import_module(f"privrl.papers.{name}.plots").EXHIBITS
 
 
-def _landing_label(evidence: dict[str, str], key: str) -> str | None:
+def _landing_label(evidence: dict[str, str], key: str, name: str) -> str | None:
     """The label the landing page links for a claim decided as ``key``
     (:func:`privrl.pipeline.pages._key_cell`: the key's own, else its base key's)."""
-    return evidence.get(key) or evidence.get(base_key(key))
+    return evidence.get(key) or evidence.get(base_key(key, _sources(name).SOURCES))
 
 
 @pytest.mark.parametrize("name", sorted(DECIDED))
@@ -194,7 +202,7 @@ def test_a_key_links_an_exhibit_of_the_record_that_decided_it(name):
     decided = DECIDED[name]()
     assert decided, f"{name}: no claim decided on a record with exhibits"
     for key, record in decided.items():
-        label = _landing_label(evidence, key)
+        label = _landing_label(evidence, key, name)
         assert label in exhibits and exhibits[label].record == record, (
             f"{name}: {key} was decided on {record}; its key links {label}, not an exhibit "
             "drawn from that record"

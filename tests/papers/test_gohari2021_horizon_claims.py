@@ -26,6 +26,7 @@ from privrl.papers.gohari2021.recorded import (
     recorded_analysis,
 )
 from privrl.papers.gohari2021.runs import after_budget_label
+from privrl.papers.gohari2021.sources import SOURCES
 
 SILENT = after_budget_label("silent")
 #: Random play and the teacher: X_0.5 = 500; random play's spread as the recorder measures it
@@ -170,7 +171,7 @@ def test_the_horizon_decides_over_the_design_where_both_decide(horizon):
         profile="design",
         commit="def5678",
     )
-    rows = {d.key: d for d in decided_claims([design, unaware, *_decide(horizon).values()])}
+    rows = {d.key: d for d in decided_claims([design, unaware, *_decide(horizon).values()], SOURCES)}
     assert rows["aware_beats_small_ppo"].claim.key == "aware_beats_small_ppo_horizon"
     assert rows["aware_beats_unaware"].claim.key == "aware_beats_unaware_airraid"
 

@@ -23,6 +23,7 @@ from privrl.core.algorithms.a3c import DEFAULT_CLIP, train_pgc_a3c
 from privrl.papers.ono2020 import chapter, claims, page, plots, tuning
 from privrl.papers.ono2020.profile import PAPER_CAP, REFERENCE, OnoProfile
 from privrl.papers.ono2020.reference import TUNING_SEED_OFFSET
+from privrl.papers.ono2020.sources import TUNED_RUN
 from privrl.papers.ono2020.trials import algorithm_config, run_first_success
 
 INF = math.inf
@@ -276,7 +277,7 @@ def test_the_claims_are_decided_on_the_recorded_arms_and_no_others():
     ev = evidence["reference_tuned"]
     decided = {c.key: c for spec in claims.CLAIMS if (c := ev.decide(ctx, spec)) is not None}
     assert sorted(decided) == sorted(
-        f"{k}{claims.ON_TUNED}"
+        f"{k}{TUNED_RUN.suffix}"
         for k in (
             "baseline_learns",
             "prs_eps1_learns",

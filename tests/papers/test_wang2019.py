@@ -15,11 +15,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privrl.chapter.decided import Decided
 from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.report import Report
-from privrl.chapter.sentences import paper_claims
+from privrl.chapter.sentences import NOT_DECIDED, sentences_list
 from privrl.chapter.skeleton import Context
 from privrl.chapter.sweep import seed_for
 from privrl.chapter.verdicts import Claim
@@ -549,7 +550,7 @@ def test_dpsgd_pld_epsilon_is_beside_and_below_the_rdp_figure(small):
 def test_final_sigma_marks_the_papers_sigma_and_claims_read_the_decided_verdicts():
     """The paper's "especially when sigma < 0.4" is drawn as a dashed black level at the value
     its data file states; the sentences under a figure quote the paper and give the verdicts the
-    chapter decided (a claim not decided says so, never a typed verdict)."""
+    book reports (a sentence no claim decides says so, never a typed verdict)."""
     curves = _synthetic_curves(10.0).assign(samples=lambda d: d.episode)
     stated = paper_number("wang2019", "fig1_converges_below_sigma").value
     fig = plots.plot_final_sigma(curves, "authors", stated)
@@ -558,29 +559,31 @@ def test_final_sigma_marks_the_papers_sigma_and_claims_read_the_decided_verdicts
     ]
     assert len(marks) == 2 and all(m.get_xdata()[0] == stated == 0.4 for m in marks)
     decided = [
-        Claim(
-            key="fig1_noise_slows_paper",
-            statement="s",
-            verdict="reproduced",
-            statistic="d",
-            value=1.0,
-            interval=(0.5, 1.5),
-            n_trials=10,
-            reason="r",
+        Decided(
+            "fig1_noise_slows",
+            Claim(
+                key="fig1_noise_slows_paper",
+                statement="s",
+                verdict="reproduced",
+                statistic="d",
+                value=1.0,
+                interval=(0.5, 1.5),
+                n_trials=10,
+                reason="r",
+            ),
         )
     ]
-    text = paper_claims(
+    text = sentences_list(
         "wang2019",
-        {
-            "fig1_noise_needs_samples": ["fig1_noise_slows_paper"],
-            "suggested_reset": ["fig1_resample_helps_paper"],
-        },
+        {"fig1_noise_needs_samples": ["fig1_noise_slows"], "suggested_reset": []},
         decided,
     )
     first, second = text.splitlines()
-    assert "line 668" in first and "*reproduced* (`fig1_noise_slows_paper`)" in first
+    assert "line 668" in first and "*reproduced* (`fig1_noise_slows`)" in first
     assert "increase of the noise level" in first
-    assert second.endswith("Our verdict: not decided by this run.")
+    assert second.endswith(f"Our verdict: {NOT_DECIDED}.")
+    with pytest.raises(ValueError, match="fig1_resample_helps"):
+        sentences_list("wang2019", {"suggested_reset": ["fig1_resample_helps"]}, decided)
 
 
 def test_the_bottom_line_states_the_recorded_pairs_numbers():

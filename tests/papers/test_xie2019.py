@@ -4,6 +4,7 @@ and erratum specs of the chapter."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import replace
 from pathlib import Path
 
@@ -320,13 +321,14 @@ def test_mc_grid_cells():
     assert mc_lsw.cell_features(4).shape == (16, (domains.MC_FOURIER_ORDER + 1) ** 2)
 
 
-def test_not_reproduced_errata_follow_the_live_claims():
+def test_not_reproduced_errata_follow_the_decided_claims():
     from privrl.papers.xie2019 import figure2
+    from privrl.papers.xie2019.sources import PAPER_RUN, SOURCES
 
     specs = {e.key: e for e in claims.ERRATA}
-    assert {f"claim_{k}" for k in claims.LIVE_KEYS} <= set(specs)
-    ctx = Context(XieProfile.quick(), Report("xie2019", "quick"))
-    spec = specs["claim_off_policy_like_on_policy"]
+    assert {f"{k}_not_reproduced" for k in claims.LIVE_KEYS} <= set(specs)
+    ctx = Context(XieProfile.quick(), Report("xie2019", "quick", sources=SOURCES))
+    spec = specs["off_policy_like_on_policy_not_reproduced"]
     assert not spec.applies(ctx)
     claim = Claim.of(
         figure2.decide_off_on(_figure2_points(3.0), 0),
@@ -338,7 +340,13 @@ def test_not_reproduced_errata_follow_the_live_claims():
     ctx.claims["off_policy_like_on_policy"] = ctx.report.claim(claim)
     item = spec.make(ctx)
     assert spec.applies(ctx) and item.statement == claim.statement
-    assert item.evidence.endswith("(quick profile)")
+    assert "quick profile, commit c): " in item.evidence
+    # a record's verdict decides: reproduced there, no erratum beside this run's
+    recorded = dataclasses.replace(
+        claim, key=claim.key + PAPER_RUN.suffix, verdict="reproduced", profile="paper"
+    )
+    ctx.claims[recorded.key] = ctx.report.claim(recorded)
+    assert not spec.applies(ctx)
 
 
 def test_run_rejects_a_dict_profile():
@@ -392,7 +400,7 @@ def test_the_schedules_figure_draws_the_runs_that_decided_the_recorded_claim():
 
     exhibit = plots.EXHIBITS["fig-xie2019-schedules-record"]
     data = exhibit.read()
-    recorded = {c.key: c for c in recorded_claims("xie2019")}
+    recorded = {c.key: c for c in recorded_claims("xie2019", suffix=exhibit.suffix)}
     if data is None or not recorded:
         pytest.skip("no recorded paper-profile run with its schedules")
     profile = XieProfile.paper()

@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privrl.chapter.decided import Decided
 from privrl.chapter.sentences import NOT_DECIDED, sentences_frame
+from privrl.chapter.verdicts import Claim
 from privrl.papers.xie2019 import plots, points
 
 
@@ -129,12 +131,13 @@ def test_the_chain_marks_the_papers_order_of_magnitude(recorded):
 
 
 def test_sentences_stand_beside_the_verdicts_that_decide_them():
-    claims = pd.DataFrame(
-        {
-            "key": ["mc_beats_output_perturbation_paper", "off_policy_like_on_policy_paper"],
-            "verdict": ["reproduced", "not reproduced"],
-        }
-    )
+    claims = [
+        Decided(k, Claim(v, "", None, None, 1, "", key=k + "_paper", statement="s"))
+        for k, v in (
+            ("mc_beats_output_perturbation", "reproduced"),
+            ("off_policy_like_on_policy", "not reproduced"),
+        )
+    ]
     table = sentences_frame("xie2019", plots.SENTENCES["mountain_car"], claims)
     assert list(table.verdict) == [
         "mc_beats_output_perturbation: reproduced",
@@ -144,4 +147,4 @@ def test_sentences_stand_beside_the_verdicts_that_decide_them():
     hiv = sentences_frame("xie2019", plots.SENTENCES["hiv"], claims)
     assert list(hiv.verdict) == [NOT_DECIDED]
     with pytest.raises(ValueError, match="off_policy_like_on_policy"):
-        sentences_frame("xie2019", plots.SENTENCES["mountain_car"], claims.iloc[:1])
+        sentences_frame("xie2019", plots.SENTENCES["mountain_car"], claims[:1])

@@ -17,7 +17,7 @@ from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.verdicts import VERDICTS
 from privrl.core.accounting.events import event_from_dict
 from privrl.pipeline.build import chapter_notebooks
-from privrl.pipeline.pages import decided, records, restates_a_claim
+from privrl.pipeline.pages import records, restates_a_claim, summary_decided_claims
 from privrl.pipeline.site_check import scan_html
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,7 +116,7 @@ def test_generated_pages_list_every_claim_ledger_entry_and_erratum(built_book: P
             assert first_word(c["statement"]) in intro
         for e in records(s, "ledger"):
             assert first_word(e["release"]) in ledger
-        keys = [d.key for d in decided(s)]
+        keys = [d.key for d in summary_decided_claims(s)]
         for e in records(s, "errata"):  # one restating a claim gives way to the decided claim
             if not restates_a_claim(e, keys):
                 assert first_word(e["statement"]) in errata

@@ -12,6 +12,7 @@ from pathlib import Path
 import dp_accounting
 import pytest
 
+from privrl.chapter.decided import EvidenceSource
 from privrl.chapter.front import Departure, FrontMatter
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.records import (
@@ -44,10 +45,13 @@ from privrl.pipeline.pages import (
 )
 from privrl.pipeline.site_check import BookDebris, check_html, scan_page
 
+#: The demo chapter's one recorded run, whose claims are keyed ``<key>_paper``.
+DEMO_SOURCES = (EvidenceSource("paper", "_paper", "the demo's recorded run"),)
+
 
 def _summary(paper: str = "demo") -> dict:
     """A summary in the Report schema, built through the real Report API."""
-    report = Report(paper, "quick", seed=3)
+    report = Report(paper, "quick", seed=3, sources=DEMO_SOURCES)
     report.check("closed_form", "closed form equals the solver", 1e-12, at_most=1e-9)
     less = Threshold(0.0, "less")
     stamp = {"profile": "quick", "commit": report.commit}
@@ -520,7 +524,7 @@ def test_recorded_run_reads_record_and_summary(repo: Path):
         json.dumps({"record": {**record, "git_dirty": True}, "summary": None})
     )
     assert recorded_run("demo", "paper", root=repo, source_root=repo).stale is None
-    assert recorded_claims("demo", root=repo, source_root=repo) == []
+    assert recorded_claims("demo", suffix="_paper", root=repo, source_root=repo) == []
 
 
 def test_recorded_claims_are_keyed_and_stamped_with_the_recorded_run(repo: Path):
@@ -536,7 +540,7 @@ def test_recorded_claims_are_keyed_and_stamped_with_the_recorded_run(repo: Path)
     results = repo / "book" / "measurements" / "results"
     results.mkdir(parents=True)
     (results / "demo-paper.json").write_text(json.dumps({"record": record, "summary": summary}))
-    (got,) = recorded_claims("demo", root=repo, source_root=repo)
+    (got,) = recorded_claims("demo", suffix="_paper", root=repo, source_root=repo)
     assert got == replace(claim, key="demo_fast_paper", profile="paper", commit="abc123")
     report = Report("demo", "quick", seed=0)
     report.claim(got)
@@ -589,7 +593,7 @@ def test_summary_box_of_a_chapter_without_front_matter_or_claims(monkeypatch):
 
 
 def test_claims_frame_lists_the_decided_claims_with_scale_and_source():
-    report = Report("demo", "quick", seed=0)
+    report = Report("demo", "quick", seed=0, sources=DEMO_SOURCES)
     claim = Claim.of(
         decide_threshold(Sample([1.0, 1.2, 0.9, 1.1, 1.0]), Threshold(2.0, "less")),
         key="fast",

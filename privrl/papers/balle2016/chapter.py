@@ -25,6 +25,7 @@ from privrl.papers.balle2016.privacy import SCAN_FLOOR
 from privrl.papers.balle2016.profile import METHODS, PAPER, PAPER_BATCHES, BalleProfile
 from privrl.papers.balle2016.rate import log_slope
 from privrl.papers.balle2016.runs import mean_rmse_table, run_figure1
+from privrl.papers.balle2016.sources import PAPER_RUN, SOURCES
 
 ACCOUNTANT = (
     "Lemma 1 of Balle et al. 2016 (smooth sensitivity, Nissim, Raskhodnikova and Smith "
@@ -33,7 +34,13 @@ ACCOUNTANT = (
 
 
 class Balle2016(
-    Chapter, name=PAPER, profile_type=BalleProfile, checks=CHECKS, claims=CLAIMS, errata=ERRATA
+    Chapter,
+    name=PAPER,
+    profile_type=BalleProfile,
+    checks=CHECKS,
+    claims=CLAIMS,
+    errata=ERRATA,
+    sources=SOURCES,
 ):
     """DP-LSW and DP-LSL on the chain of Section 6 (see the module docstring)."""
 
@@ -43,7 +50,10 @@ class Balle2016(
 
     def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
         """This run's trials, then the verdicts of the recorded paper-profile run."""
-        return (*super().evidence(ctx), recorded_verdicts(PAPER, BalleProfile.paper(), ctx.profile))
+        return (
+            *super().evidence(ctx),
+            recorded_verdicts(PAPER, BalleProfile.paper(), ctx.profile, PAPER_RUN),
+        )
 
     def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
         """One entry per (algorithm, features): every DP-LSW / DP-LSL estimate released in Figure

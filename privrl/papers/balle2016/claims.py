@@ -15,11 +15,9 @@ from typing import Literal
 
 import numpy as np
 
-from privrl.chapter.decided import decided_claims
 from privrl.chapter.evidence import Evidence
-from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec
+from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec, not_reproduced
 from privrl.chapter.verdicts import (
-    Claim,
     Outcome,
     Sample,
     Threshold,
@@ -225,15 +223,9 @@ CLAIMS: tuple[ClaimSpec, ...] = (
 )
 
 
-def _deciding(ctx: Context, key: str) -> Claim | None:
-    """The claim the book reports for ``key`` (:func:`privrl.chapter.decided.decided_claims`:
-    the recorded paper-scale run's where there is one, else this run's)."""
-    return next((d.claim for d in decided_claims(ctx.claims.values()) if d.key == key), None)
-
-
 def _not_reproduced(spec: ClaimSpec) -> ErratumSpec:
-    """The erratum recorded when claim ``spec`` is decided *not reproduced* on the run that
-    decides it (the record's, beside a quick run), citing that run's numbers."""
+    """The erratum of claim ``spec`` not reproduced (:func:`~privrl.chapter.skeleton.
+    not_reproduced`), stating the profile's privacy parameters."""
 
     def statement(ctx: Context) -> str:
         p = ctx.profile
@@ -242,21 +234,7 @@ def _not_reproduced(spec: ClaimSpec) -> ErratumSpec:
             f"{p.delta:g} in the paper's range of batch sizes"
         )
 
-    def evidence(ctx: Context) -> str:
-        claim = _deciding(ctx, spec.key)
-        assert claim is not None  # the erratum applies only to a decided claim
-        return (
-            f"claim {claim.key} ({claim.scale}, {claim.profile} profile, commit "
-            f"{claim.commit}): {claim.evidence_text()}"
-        )
-
-    def when(ctx: Context) -> bool:
-        claim = _deciding(ctx, spec.key)
-        return claim is not None and claim.verdict == "not reproduced"
-
-    return ErratumSpec(
-        f"{spec.key}_not_reproduced", "not reproduced", statement, evidence, when=when
-    )
+    return not_reproduced(spec, statement)
 
 
 ERRATA: tuple[ErratumSpec, ...] = (

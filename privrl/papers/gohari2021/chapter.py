@@ -64,6 +64,7 @@ from privrl.papers.gohari2021.runs import (
     run_figure2,
     unique_configs,
 )
+from privrl.papers.gohari2021.sources import SOURCES
 from privrl.papers.gohari2021.teacher import teacher_path, train_teacher
 
 MECHANISM = "Dirichlet mechanism on the eta-restricted simplex (eq. 5)"
@@ -100,7 +101,13 @@ DESIGN_SEEDS = 10
 
 
 class GohariChapter(
-    Chapter, name=NAME, profile_type=GohariProfile, checks=CHECKS, claims=CLAIMS, errata=ERRATA
+    Chapter,
+    name=NAME,
+    profile_type=GohariProfile,
+    checks=CHECKS,
+    claims=CLAIMS,
+    errata=ERRATA,
+    sources=SOURCES,
 ):
     """Gohari et al. (2021) on the skeleton: checks, Figure 2, ledger, claims, errata."""
 

@@ -56,6 +56,7 @@ from privrl.papers.gohari2021.recorded import (
     RecordedAnalysis,
 )
 from privrl.papers.gohari2021.runs import after_budget_label
+from privrl.papers.gohari2021.sources import DESIGN_RUN, HORIZON_RUN
 
 Decide = Callable[[Context, Evidence], Outcome | None]
 
@@ -97,23 +98,22 @@ class Runs:
         return None if rows.empty else rows.iloc[0].to_dict()
 
 
-#: The key suffix of the claims decided on each record (by the record's profile name).
-SUFFIXES = {DESIGN: "_airraid", HORIZON: "_horizon"}
+#: The evidence source of each record (by the record's profile name).
+RECORD_SOURCES = {DESIGN: DESIGN_RUN, HORIZON: HORIZON_RUN}
 
 
 def on_record(rec: RecordedAnalysis) -> Evidence:
-    """A recorded AirRaid run as the evidence of claims keyed ``<key><suffix>``
-    (:data:`SUFFIXES`: ``_airraid`` for the design, ``_horizon`` for the paper's horizon),
-    stamped with the record's profile name and stating its scale."""
-    if rec.name not in SUFFIXES:
-        raise ValueError(f"unknown record {rec.name!r}: one of {sorted(SUFFIXES)}")
-    suffix = SUFFIXES[rec.name]
+    """A recorded AirRaid run as the evidence of claims keyed ``<key><suffix>`` (its source in
+    :data:`RECORD_SOURCES`), stamped with the record's profile name and stating its scale."""
+    if rec.name not in RECORD_SOURCES:
+        raise ValueError(f"unknown record {rec.name!r}: one of {sorted(RECORD_SOURCES)}")
+    source = RECORD_SOURCES[rec.name]
     return Evidence(
-        suffix.removeprefix("_"),
+        source.name,
         rec.profile,
         rec.commit,
         source=rec.source,
-        suffix=suffix,
+        suffix=source.suffix,
         where=f" (on the {RECORD_WORDS[rec.name]}: {rec.scale})",
         data=Runs(rec.runs, rec.speedup, rec.queries, rec.record["references"]),
         record=rec.name,

@@ -6,7 +6,7 @@ Every legend is outside the data (:func:`~privrl.chapter.plotting.legend_outside
 panel), every configuration has one colour in every figure (:data:`COLOURS`), and the paper's
 stated numbers are drawn with :func:`~privrl.chapter.plotting.mark_paper`. The paper's
 sentences a figure is evidence for are quoted under it with
-:func:`privrl.chapter.sentences.paper_claims`. The figures and tables the claims are decided on
+:func:`privrl.chapter.sentences.sentences_list`. The figures and tables the claims are decided on
 are drawn from the two records (:data:`EXHIBITS`)."""
 
 from __future__ import annotations
@@ -377,37 +377,37 @@ def plot_times(times: pd.DataFrame, labels: tuple[str, ...]):
 
 
 #: The paper's sentences (keys of ``book/paper_numbers/gohari2021.yml``) and the chapter's claims
-#: that decide them, per piece of evidence: the AirRaid design's Figure 2(d) and its speed-up,
-#: and the record at the paper's horizon.
+#: that decide them, per figure they are quoted under (the AirRaid design's Figure 2(d) and its
+#: speed-up, the record at the paper's horizon), each shown with the verdict the book reports.
 SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
     "figure2": {
         "fig2d_unaware_worse": (
-            "aware_beats_unaware_airraid",
-            "aware_beats_unaware_union_beyond_airraid",
+            "aware_beats_unaware",
+            "aware_beats_unaware_union_beyond",
         ),
-        "fig2d_unaware_below_ppo": ("unaware_below_small_ppo_airraid",),
+        "fig2d_unaware_below_ppo": ("unaware_below_small_ppo",),
         "abstract_beyond_unaided": (
-            "aware_beats_small_ppo_airraid",
-            "aware_beats_small_ppo_union_beyond_airraid",
+            "aware_beats_small_ppo",
+            "aware_beats_small_ppo_union_beyond",
         ),
         "abstract_keeps_performance": (
-            "random_answers_harmless_airraid",
-            "random_answers_harmless_union_beyond_airraid",
+            "random_answers_harmless",
+            "random_answers_harmless_union_beyond",
         ),
     },
     "speedup": {
-        "aware_speedup": ("speedup_aware_airraid",),
-        "fig2b_sample_efficiency": ("speedup_kickstarting_airraid",),
+        "aware_speedup": ("speedup_aware",),
+        "fig2b_sample_efficiency": ("speedup_kickstarting",),
     },
     "horizon": {
-        "aware_speedup": ("speedup_aware_horizon",),
+        "aware_speedup": ("speedup_aware",),
         "abstract_beyond_unaided": (
-            "aware_beats_small_ppo_horizon",
-            "aware_beats_small_ppo_union_beyond_horizon",
+            "aware_beats_small_ppo",
+            "aware_beats_small_ppo_union_beyond",
         ),
         "abstract_keeps_performance": (
-            "random_answers_harmless_horizon",
-            "random_answers_harmless_union_beyond_horizon",
+            "random_answers_harmless",
+            "random_answers_harmless_union_beyond",
         ),
     },
 }

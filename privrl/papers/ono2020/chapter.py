@@ -30,9 +30,6 @@ from privrl.papers.ono2020.checks import BEFORE_SWEEP, check_failure, check_reco
 from privrl.papers.ono2020.claims import (
     CLAIMS,
     ERRATA,
-    ON_REFERENCE,
-    ON_TUNED,
-    RECORDED,
     REFERENCE_PREFIX,
     TUNED_PREFIX,
     TrialData,
@@ -52,6 +49,13 @@ from privrl.papers.ono2020.seeds import (
     reference_tunings,
     tuned_rule,
     tuned_tunings,
+)
+from privrl.papers.ono2020.sources import (
+    ON_REFERENCE,
+    PAPER_RUN,
+    REFERENCE_RUN,
+    SOURCES,
+    TUNED_RUN,
 )
 from privrl.papers.ono2020.tables import (
     compare_with_paper,
@@ -207,6 +211,7 @@ class OnoChapter(
     sweep_checks=(check_recorded_run, check_failure),
     claims=CLAIMS,
     errata=ERRATA,
+    sources=SOURCES,
 ):
     """PGC-A3C (Ono and Takahashi 2020) on the skeleton; see the module docstring."""
 
@@ -365,7 +370,7 @@ class OnoChapter(
                 "paper",
                 paper,
                 v["rec_commit"],
-                suffix=RECORDED,
+                suffix=PAPER_RUN.suffix,
                 source=v["rec_source"],
                 data=TrialData(t["paper_trials"], t["paper_curves"], v["rec_budget"]),
             )
@@ -389,7 +394,7 @@ class OnoChapter(
                 "reference_paper",
                 paper,
                 v["rec_reference_commit"],
-                suffix=ON_REFERENCE + RECORDED,
+                suffix=REFERENCE_RUN.suffix,
                 prefix=REFERENCE_PREFIX,
                 source=v["rec_reference_source"],
                 data=TrialData(
@@ -405,7 +410,7 @@ class OnoChapter(
                 "reference_tuned",
                 paper,
                 v["rec_tuned_commit"],
-                suffix=ON_TUNED,
+                suffix=TUNED_RUN.suffix,
                 prefix=TUNED_PREFIX,
                 source=v["rec_tuned_source"],
                 data=TrialData(

@@ -48,22 +48,17 @@ from privrl.chapter.verdicts import (
 from privrl.core.algorithms.a3c import PGCA3CConfig
 from privrl.papers.ono2020.measures import RANDOM_PLAY_EPISODES, random_play_scores
 from privrl.papers.ono2020.profile import AMBIGUITIES, INF, PAPER_CAP, PAPER_TABLES
+from privrl.papers.ono2020.sources import ON_REFERENCE, PAPER_RUN, REFERENCE_RUN
 from privrl.papers.ono2020.tables import arm
 from privrl.papers.ono2020.trials import censored
 
-#: Suffix of the keys of claims decided on the recorded paper-profile run.
-RECORDED = "_paper"
-#: Suffix of the keys of claims decided on the reference set-up (:mod:`.reference`); its recorded
-#: paper-scale run's claims end in ``_reference_paper``.
-ON_REFERENCE = "_reference"
 #: What a claim on the reference set-up says first.
 REFERENCE_PREFIX = (
     "On the reference set-up (the paper's plus sampled actions and RMSProp, step "
     "from a sweep; not the literal hyper-parameters): "
 )
-#: Suffix of the keys of claims decided on the recorded arms at the steps with the most tuning
-#: successes (:mod:`.tuning`), and what they say first.
-ON_TUNED = "_reference_tuned"
+#: What a claim decided on the recorded arms at the steps with the most tuning successes
+#: (:mod:`.tuning`, :data:`~.sources.TUNED_RUN`) says first.
 TUNED_PREFIX = (
     "On the reference set-up, each private arm at the step with the most successes "
     "within the paper's budget over tuning trials (not the literal "
@@ -474,8 +469,8 @@ def _failed_recorded(ctx: Context) -> list[Claim]:
     return [
         c
         for key, c in ctx.claims.items()
-        if key.endswith(RECORDED)
-        and not key.endswith(ON_REFERENCE + RECORDED)
+        if key.endswith(PAPER_RUN.suffix)
+        and not key.endswith(REFERENCE_RUN.suffix)
         and c.verdict == "not reproduced"
     ]
 
@@ -530,6 +525,6 @@ def _reference_sentence(ctx: Context) -> str:
     arms = "; ".join(f"{v}: {int(r.successes)}/{int(r.n_trials)}" for v, r in base.iterrows())
     return (
         "They are decided on the reference set-up instead (claims ending in "
-        f"{ON_REFERENCE + RECORDED}). Its non-private ablation at the paper's scale "
+        f"{REFERENCE_RUN.suffix}). Its non-private ablation at the paper's scale "
         f"(recorded): {arms}."
     )

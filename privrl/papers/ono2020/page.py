@@ -15,11 +15,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privrl.chapter.decided import Decided, verdict_counts
 from privrl.chapter.paper_numbers import paper_number
 from privrl.chapter.plotting import in_words
-from privrl.chapter.verdicts import VERDICTS, Claim, Erratum
-from privrl.papers.ono2020.claims import ON_REFERENCE, ON_TUNED, RECORDED
+from privrl.chapter.verdicts import Claim, Erratum
 from privrl.papers.ono2020.profile import INF, PAPER
+from privrl.papers.ono2020.sources import ON_REFERENCE, PAPER_RUN, REFERENCE_RUN, TUNED_RUN
 
 #: The column of the reference set-up at the steps with the most tuning successes (:mod:`.tuning`).
 TUNED_COLUMN = "reference set-up, tuned steps"
@@ -131,15 +132,16 @@ def claims_side_by_side(claims: Sequence[Claim]) -> pd.DataFrame:
     at the steps with the most tuning successes, keys ending ``_reference_tuned``, which decides where it is
     recorded). A claim no record decided has no recorded verdict: "not recorded"."""
     by_key = {c.key: c for c in claims}
-    bases = [c.key for c in claims if not c.key.endswith((RECORDED, ON_REFERENCE, ON_TUNED))]
-    tuned = any(c.key.endswith(ON_TUNED) for c in claims)
+    records = (PAPER_RUN.suffix, REFERENCE_RUN.suffix, TUNED_RUN.suffix)
+    bases = [c.key for c in claims if not c.key.endswith((*records, ON_REFERENCE))]
+    tuned = any(c.key.endswith(TUNED_RUN.suffix) for c in claims)
     rows = []
     for base in bases:
         row = {"key": base, "claim": by_key[base].statement}
         for column, suffix in (
-            ("the paper's set-up", RECORDED),
-            ("reference set-up", ON_REFERENCE + RECORDED),
-            *([(TUNED_COLUMN, ON_TUNED)] if tuned else []),
+            ("the paper's set-up", PAPER_RUN.suffix),
+            ("reference set-up", REFERENCE_RUN.suffix),
+            *([(TUNED_COLUMN, TUNED_RUN.suffix)] if tuned else []),
         ):
             found = by_key.get(base + suffix)
             row[column] = found.verdict if found else "not recorded"
@@ -147,17 +149,13 @@ def claims_side_by_side(claims: Sequence[Claim]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def verdict_counts(claims: Sequence[Claim], suffix: str) -> str:
-    """``"2 reproduced, 9 not reproduced, 13 inconclusive"``: the verdicts of the claims whose
-    key ends in ``suffix`` (the claims of one recorded set-up), in the verdicts' order."""
-    chosen = [
-        c.verdict
-        for c in claims
-        if c.key.endswith(suffix)
-        and not (suffix == RECORDED and c.key.endswith(ON_REFERENCE + RECORDED))
-    ]
-    counts = {v: chosen.count(v) for v in VERDICTS}
-    return ", ".join(f"{n} {v}" for v, n in counts.items() if n) or "no claims"
+def set_up_counts(decided: Sequence[Decided], *, reference: bool) -> str:
+    """``"2 reproduced, 9 not reproduced, 13 inconclusive"``: the verdicts the book reports
+    (:func:`~privrl.chapter.decided.decided_claims`) for the claims a record decided on one
+    set-up (``reference``: keys ending ``_reference``, else the paper's), in the verdicts'
+    order."""
+    rows = [d for d in decided if d.recorded and d.key.endswith(ON_REFERENCE) == reference]
+    return ", ".join(f"{n} {v}" for v, n in verdict_counts(rows).items() if n) or "no claims"
 
 
 #: Code words of the claims' and errata's text in the words the page uses (a cell that shows
@@ -271,8 +269,8 @@ def figure2_sentences(claims: Sequence[Claim]) -> str:
     lines = []
     for number_key, key in FIGURE2_CLAIMS.items():
         n = paper_number(PAPER, number_key)
-        on_reference = verdicts.get(key + ON_REFERENCE + RECORDED, "not recorded")
-        on_paper = verdicts.get(key + RECORDED, "not recorded")
+        on_reference = verdicts.get(key + REFERENCE_RUN.suffix, "not recorded")
+        on_paper = verdicts.get(key + PAPER_RUN.suffix, "not recorded")
         lines.append(
             f'- The paper ({n.where}): *"{_quoted(n.source.quote)}"* Claim `{key}`: '
             f"**{on_reference}** on the reference set-up, **{on_paper}** on the "

@@ -34,10 +34,10 @@ from privrl.chapter.plotting import (
     new_figure,
 )
 from privrl.core.algorithms.a3c import DEFAULT_CLIP
-from privrl.papers.ono2020.claims import ON_TUNED
 from privrl.papers.ono2020.page import TABLE_EPSILONS as EPSILONS
 from privrl.papers.ono2020.page import paper_cell
 from privrl.papers.ono2020.profile import PAPER_CAP, TARGET, eps_label
+from privrl.papers.ono2020.sources import TUNED_RUN
 from privrl.papers.ono2020.tables import success_tables
 from privrl.papers.ono2020.trials import REFERENCE
 from privrl.papers.ono2020.tuning import TUNED_FILES, TUNED_RECORD_JSON, decided_trials
@@ -365,7 +365,7 @@ EXHIBITS: dict[str, Exhibit] = by_label(
         "fig-ono2020-tables-tuned",
         TUNED_RECORD_JSON.removesuffix(".json"),
         TUNED_FILES,
-        ON_TUNED,
+        TUNED_RUN.suffix,
         plot_tuned_tables,
     ),
 )

@@ -51,6 +51,7 @@ from privrl.papers.wang2019.runs import (
     run_learning_curve,
     write_paper_curves,
 )
+from privrl.papers.wang2019.sources import PAIR_RUN, PAPER_RUN, SOURCES
 
 #: The Audits chapter's audit of each method's release (privrl.papers.audits); output
 #: perturbation has none.
@@ -117,6 +118,7 @@ class Wang2019Chapter(
     sweep_checks=SWEEP_CHECKS,
     claims=CLAIMS,
     errata=ERRATA,
+    sources=SOURCES,
 ):
     """Wang and Hegde (2019), privacy-preserving Q-learning with functional noise."""
 
@@ -189,7 +191,7 @@ class Wang2019Chapter(
                 paper,
                 run.commit,
                 Curves(curves, seconds_per_trial(curves, run.record)),
-                suffix=f"_{paper.profile}",
+                suffix=PAPER_RUN.suffix,
                 where=" (recorded paper-profile run)",
             )
         pair = read_pair()
@@ -203,7 +205,7 @@ class Wang2019Chapter(
                 Curves(curves, seconds_per_trial(curves, run.record)),
                 source=f"recorded pair at {seeds} seeds per arm (the paper profile's "
                 f"set-up), commit {run.commit}",
-                suffix=f"_{PAIR}",
+                suffix=PAIR_RUN.suffix,
                 where=f" (recorded pair, {seeds} seeds per arm)",
             )
 

@@ -7,7 +7,7 @@ of each run, is drawn beside them (:func:`plot_final_sigma`, :func:`plot_final_m
 seeds with its 95% t-interval). Bands and whiskers are 95% t-intervals of the mean over seeds,
 not the paper's 1-std shadow. The figures drawn from the records (:data:`EXHIBITS`) are what the
 claims are decided on: the paper-profile record's and the pair's. The paper's sentences a figure is evidence for are quoted under it with
-:func:`privrl.chapter.sentences.paper_claims`.
+:func:`privrl.chapter.sentences.sentences_list`.
 """
 
 from __future__ import annotations
@@ -297,18 +297,17 @@ def plot_scaling(scaling: pd.DataFrame):
 #: that decide them, per figure.
 SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
     "figure1": {
-        "fig1_noise_needs_samples": ("fig1_noise_slows_paper", "fig1_noise_slows_beyond_paper"),
-        "fig1_converges_below_sigma": ("fig1_small_sigma_paper", "fig1_small_sigma_beyond_paper"),
-        "suggested_reset": ("fig1_resample_helps_paper", "fig1_resample_helps_beyond_paper"),
+        "fig1_noise_needs_samples": ("fig1_noise_slows", "fig1_noise_slows_beyond"),
+        "fig1_converges_below_sigma": ("fig1_small_sigma", "fig1_small_sigma_beyond"),
+        "suggested_reset": ("fig1_resample_helps", "fig1_resample_helps_beyond"),
     },
     "figure2": {
         "fig2_outperforms_baselines": (
-            "fig2_beats_input_pair",
-            "fig2_beats_input_paper",
-            "fig2_beats_dpsgd_paper",
-            "fig2_beats_input_beyond_paper",
-            "fig2_beats_dpsgd_beyond_paper",
-            "fig2_beats_dpsgd_transition_beyond_paper",
+            "fig2_beats_input",
+            "fig2_beats_dpsgd",
+            "fig2_beats_input_beyond",
+            "fig2_beats_dpsgd_beyond",
+            "fig2_beats_dpsgd_transition_beyond",
         ),
     },
 }

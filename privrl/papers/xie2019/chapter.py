@@ -68,6 +68,7 @@ from privrl.papers.xie2019.runs import (
     run_theorem23,
     run_theorem23_alone,
 )
+from privrl.papers.xie2019.sources import PAPER_RUN, SOURCES
 
 
 class XieChapter(
@@ -78,6 +79,7 @@ class XieChapter(
     sweep_checks=(check_convergence_gates, check_figure2),
     claims=CLAIMS,
     errata=ERRATA,
+    sources=SOURCES,
 ):
     """The chapter: checks, the sweep and its convergence gates, releases, claims, errata."""
 
@@ -143,7 +145,7 @@ class XieChapter(
             data=Points(paper_points(ctx.tables), ctx.values.get("gate_caveat", "")),
         )
         paper = XieProfile.paper()
-        verdicts = recorded_verdicts(PAPER, paper, ctx.profile)
+        verdicts = recorded_verdicts(PAPER, paper, ctx.profile, PAPER_RUN)
         if verdicts is None:
             return
         yield replace(
@@ -155,7 +157,7 @@ class XieChapter(
                 PAPER_POINTS,
                 paper,
                 run.commit,
-                suffix="_paper",
+                suffix=PAPER_RUN.suffix,
                 data=Points(points, ctx.values.get("gate_caveat_paper", "")),
             )
 
@@ -188,8 +190,8 @@ def record_schedules(executor: Any = None, root: Path | None = None) -> Path:
     made under ``added_files``. Returns the CSV's path."""
     root = root or find_root()
     profile = XieProfile.paper()
-    recorded = {c.key: c for c in recorded_claims(PAPER, root=root)}
-    claim = recorded.get("diminishing_beats_constant_paper")
+    recorded = {c.key: c for c in recorded_claims(PAPER, root=root, suffix="")}
+    claim = recorded.get("diminishing_beats_constant")
     if claim is None:
         raise ValueError(f"no recorded paper-profile claim diminishing_beats_constant under {root}")
     started = time.perf_counter()

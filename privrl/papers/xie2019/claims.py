@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from privrl.chapter.evidence import LIVE, Evidence
-from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec, not_reproduced_when
+from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec, not_reproduced
 from privrl.chapter.verdicts import (
     Outcome,
     Sample,
@@ -296,17 +296,6 @@ LIVE_KEYS: tuple[str, ...] = tuple(s.key for s in CLAIMS)
 # --- errata -------------------------------------------------------------------------------------
 
 
-def _not_reproduced(key: str) -> ErratumSpec:
-    """The erratum of live claim ``key`` when this run decided it *not reproduced*."""
-    return ErratumSpec(
-        f"claim_{key}",
-        "not reproduced",
-        lambda ctx: ctx.claims[key].statement,
-        lambda ctx: f"{ctx.claims[key].evidence_text()} ({ctx.report.profile} profile)",
-        when=not_reproduced_when(key),
-    )
-
-
 ERRATA: tuple[ErratumSpec, ...] = (
     ErratumSpec(
         "theorem1_constants",
@@ -347,7 +336,7 @@ ERRATA: tuple[ErratumSpec, ...] = (
         "At (epsilon, delta) = (0.1, 0.1) both output-perturbation methods are far worse than "
         "predicting V = 0; the figure does not show that reference (the chapter does).",
     ),
-    *(_not_reproduced(key) for key in LIVE_KEYS),
+    *(not_reproduced(spec) for spec in CLAIMS),
 )
 
 __all__ = ["CLAIMS", "ERRATA", "LIVE_KEYS", "MC_ORDERS", "PAPER_POINTS", "PAPER_VERDICTS", "Points"]

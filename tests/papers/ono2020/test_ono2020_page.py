@@ -16,11 +16,19 @@ import pytest
 
 matplotlib.use("Agg")
 
+from privrl.chapter.decided import decided_claims  # noqa: E402
 from privrl.chapter.front import front_matter  # noqa: E402
 from privrl.chapter.verdicts import Claim  # noqa: E402
 from privrl.papers.ono2020 import page, plots  # noqa: E402
-from privrl.papers.ono2020.claims import CLAIMS, ON_REFERENCE, ON_TUNED, RECORDED  # noqa: E402
+from privrl.papers.ono2020.claims import CLAIMS  # noqa: E402
 from privrl.papers.ono2020.profile import INF, PAPER_TABLES  # noqa: E402
+from privrl.papers.ono2020.sources import (  # noqa: E402
+    ON_REFERENCE,
+    PAPER_RUN,
+    REFERENCE_RUN,
+    SOURCES,
+    TUNED_RUN,
+)
 from privrl.papers.ono2020.tables import success_tables  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -112,11 +120,11 @@ def _claim(key: str, verdict: str) -> Claim:
 def test_claims_side_by_side_and_counts_read_each_recorded_set_up():
     claims = [
         _claim("a", "untestable"),
-        _claim("a" + RECORDED, "not reproduced"),
+        _claim("a" + PAPER_RUN.suffix, "not reproduced"),
         _claim("a" + ON_REFERENCE, "inconclusive"),
-        _claim("a" + ON_REFERENCE + RECORDED, "reproduced"),
+        _claim("a" + REFERENCE_RUN.suffix, "reproduced"),
         _claim("b", "inconclusive"),
-        _claim("b" + RECORDED, "untestable"),
+        _claim("b" + PAPER_RUN.suffix, "untestable"),
     ]
     frame = page.claims_side_by_side(claims)
     assert frame.to_dict("records") == [
@@ -133,16 +141,20 @@ def test_claims_side_by_side_and_counts_read_each_recorded_set_up():
             "reference set-up": "not recorded",
         },
     ]
-    assert page.verdict_counts(claims, RECORDED) == "1 not reproduced, 1 untestable"
-    assert page.verdict_counts(claims, ON_REFERENCE + RECORDED) == "1 reproduced"
-    assert page.verdict_counts([], RECORDED) == "no claims"
+    decided = decided_claims(claims, SOURCES)
+    assert page.set_up_counts(decided, reference=False) == "1 not reproduced, 1 untestable"
+    assert page.set_up_counts(decided, reference=True) == "1 reproduced"
+    assert page.set_up_counts([], reference=False) == "no claims"
+    # where the tuned record decides the reference set-up, its verdict is the one counted
+    tuned = decided_claims([*claims, _claim("a" + TUNED_RUN.suffix, "inconclusive")], SOURCES)
+    assert page.set_up_counts(tuned, reference=True) == "1 inconclusive"
 
 
 def test_claims_side_by_side_adds_the_tuned_record_where_it_is_recorded():
     claims = [
         _claim("a", "untestable"),
-        _claim("a" + ON_REFERENCE + RECORDED, "inconclusive"),
-        _claim("a" + ON_TUNED, "reproduced"),
+        _claim("a" + REFERENCE_RUN.suffix, "inconclusive"),
+        _claim("a" + TUNED_RUN.suffix, "reproduced"),
         _claim("b", "inconclusive"),
     ]
     frame = page.claims_side_by_side(claims)
@@ -174,9 +186,9 @@ def test_every_decided_claim_has_its_evidence_label_on_the_page():
     record, and every departure links one."""
     fm = front_matter("ono2020")
     keys = {spec.key for spec in CLAIMS} | {spec.key + ON_REFERENCE for spec in CLAIMS}
-    tuned = {k for k in fm.evidence if k.endswith(ON_TUNED)}
+    tuned = {k for k in fm.evidence if k.endswith(TUNED_RUN.suffix)}
     assert set(fm.evidence) - tuned == keys
-    assert {k.removesuffix(ON_TUNED) for k in tuned} <= {spec.key for spec in CLAIMS}
+    assert {k.removesuffix(TUNED_RUN.suffix) for k in tuned} <= {spec.key for spec in CLAIMS}
     assert {fm.evidence[k] for k in tuned} == {"fig-ono2020-tables-tuned"}
     labels = _notebook_labels()
     assert set(fm.evidence.values()) <= labels
