@@ -29,7 +29,7 @@ from privrl.chapter.plotting import (
     new_figure,
 )
 from privrl.papers.gohari2021 import theory
-from privrl.papers.gohari2021.claims import SUFFIXES, query_budget, random_play_condition
+from privrl.papers.gohari2021.claims import RECORD_SOURCES, query_budget, random_play_condition
 from privrl.papers.gohari2021.profile import AWARE, NAME, UNAWARE, GohariProfile
 from privrl.papers.gohari2021.recorded import (
     DESIGN,
@@ -521,7 +521,7 @@ def _exhibits(record: str, prefix: str, diagnostics: bool) -> tuple[Exhibit, ...
     :data:`~privrl.papers.gohari2021.recorded.HORIZON`), labelled ``fig-<prefix>``,
     ``fig-<prefix>-speedup``, ``<prefix>-speedup-table``, ``<prefix>-budget`` and, with
     ``diagnostics``, ``fig-<prefix>-diagnostics``."""
-    on = (f"{NAME}-{record}", {"curves": curves_csv(record)}, SUFFIXES[record])
+    on = (f"{NAME}-{record}", {"curves": curves_csv(record)}, RECORD_SOURCES[record].suffix)
     drawn = [
         Exhibit(f"fig-{prefix}", *on, _figure2),
         Exhibit(f"fig-{prefix}-speedup", *on, _speedup_figure),
