@@ -8,10 +8,15 @@ scale and epsilon the api's own release call gives for the chapter's arguments.
 * ono2020: each ledger entry's event is the one :func:`privrl.laplace_report` /
   :func:`privrl.sign_report` return at the chapter's clip and dimension, and the report the
   chapter's mechanism draws is the api's draw.
+* wang2019: each Algorithm 1 row of the calibration table (``functional`` and the paper's
+  ``functional (T/B)``) has the sigma, kernel and event of :func:`privrl.api.control.algorithm1_noise`
+  at the profile's arguments, and its ledger entry that event's epsilon; noise halved at the
+  table's call site is caught.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -20,6 +25,7 @@ import pandas as pd
 import pytest
 
 import privrl
+from privrl.api.control import Algorithm1Noise, algorithm1_noise
 from privrl.api.evaluation import smooth_gaussian_noise
 from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
@@ -34,6 +40,9 @@ from privrl.papers.balle2016 import runs as balle_runs
 from privrl.papers.balle2016.profile import TRIAL_KEYS, BalleProfile
 from privrl.papers.ono2020 import chapter as ono_chapter
 from privrl.papers.ono2020.profile import OnoProfile
+from privrl.papers.wang2019 import calibration as wang_calibration
+from privrl.papers.wang2019 import chapter as wang_chapter
+from privrl.papers.wang2019.profile import WangProfile
 
 BALLE = BalleProfile.quick(
     n_states=10, n_trials=2, batch_sizes=(20, 40), reg_batch_sizes=(), epsilon=0.5, delta=0.05
@@ -172,3 +181,68 @@ def test_ono_mechanism_draws_the_apis_report():
     chapter = loc.laplace_gradient_mechanism(g, epsilon, clip, np.random.SeedSequence(5))
     api = privrl.laplace_report(g, epsilon=epsilon, clip=clip, rng=np.random.SeedSequence(5))
     np.testing.assert_array_equal(chapter, api.value)
+
+
+WANG = WangProfile.quick()
+
+
+def _wang_noise(epsilon: float, calibrated_updates: int | None) -> Algorithm1Noise:
+    """Algorithm 1's calibration by the api, called with the chapter's arguments."""
+    return algorithm1_noise(
+        epsilon=epsilon,
+        delta=WANG.delta,
+        n_updates=WANG.n_updates,
+        batch_size=WANG.batch_size,
+        lr=WANG.lr,
+        lipschitz=WANG.lipschitz,
+        n_paths=wang_calibration.n_paths_drawn(WANG),
+        calibrated_updates=calibrated_updates,
+    )
+
+
+def _wang_rows_agree(table: pd.DataFrame) -> bool:
+    rows = table[table.method.str.startswith("functional")]
+    assert len(rows) == 2 * len(WANG.epsilons)
+    calibrated = {"functional": None, "functional (T/B)": WANG.paper_updates}
+    agree = []
+    for row in rows.itertuples():
+        noise = _wang_noise(row.epsilon_target, calibrated[row.method])
+        agree.append(
+            row.value == noise.sigma
+            and row.gp_beta == noise.beta
+            and row.k == noise.k
+            and row.event == noise.event
+            and row.calibrated_updates == noise.calibrated_updates
+        )
+    return all(agree)
+
+
+def test_wang_algorithm1_rows_have_the_apis_noise_and_event():
+    assert _wang_rows_agree(wang_calibration.privacy_table(WANG))
+
+
+def test_halving_wangs_noise_at_the_call_site_is_caught(monkeypatch):
+    def halved(**kwargs) -> Algorithm1Noise:
+        noise = algorithm1_noise(**kwargs)
+        return dataclasses.replace(noise, sigma=noise.sigma / 2)
+
+    monkeypatch.setattr(wang_calibration, "algorithm1_noise", halved)
+    assert not _wang_rows_agree(wang_calibration.privacy_table(WANG))
+
+
+def test_wang_ledger_entries_carry_the_apis_event_and_epsilon():
+    ctx = Context(WANG, Report("wang2019", "quick"))
+    table = ctx.tables["privacy"] = wang_calibration.privacy_table(WANG)
+    entries = list(wang_chapter.Wang2019Chapter().releases(ctx))
+    calibrated = {"functional": None, "functional (T/B)": WANG.paper_updates}
+    checked = 0
+    for row, entry in zip(table.itertuples(), entries, strict=True):
+        if row.method in calibrated:
+            noise = _wang_noise(row.epsilon_target, calibrated[row.method])
+            assert entry.event == noise.event
+            assert entry.delta == noise.delta_gauss + noise.delta_approx <= WANG.delta
+            assert entry.epsilon == noise.event.epsilon(entry.delta)
+            checked += 1
+            if calibrated[row.method] is None:
+                assert entry.epsilon == pytest.approx(row.epsilon_target, rel=1e-9)
+    assert checked == 2 * len(WANG.epsilons)
