@@ -12,6 +12,10 @@ scale and epsilon the api's own release call gives for the chapter's arguments.
   ``functional (T/B)``) has the sigma, kernel and event of :func:`privrl.api.control.algorithm1_noise`
   at the profile's arguments, and its ledger entry that event's epsilon; noise halved at the
   table's call site is caught.
+* gohari2021: the teacher's answer and the paper's pair carry the event of
+  :func:`privrl.api.control.dirichlet_answer_event` (the one-answer guarantee of
+  :func:`privrl.dirichlet_teacher_answer`) at the chapter's k, eta, tau, L and b, and their ledger
+  entries its epsilon; a concentration doubled at the teacher's call site is caught.
 """
 
 from __future__ import annotations
@@ -25,10 +29,11 @@ import pandas as pd
 import pytest
 
 import privrl
-from privrl.api.control import Algorithm1Noise, algorithm1_noise
+from privrl.api.control import Algorithm1Noise, algorithm1_noise, dirichlet_answer_event
 from privrl.api.evaluation import smooth_gaussian_noise
 from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
+from privrl.core.accounting import dirichlet as dacc
 from privrl.core.accounting.local import per_round_epsilon
 from privrl.core.algorithms import a3c
 from privrl.core.algorithms import monte_carlo as mc
@@ -38,6 +43,11 @@ from privrl.core.rng import as_generator
 from privrl.papers.balle2016 import chapter as balle_chapter
 from privrl.papers.balle2016 import runs as balle_runs
 from privrl.papers.balle2016.profile import TRIAL_KEYS, BalleProfile
+from privrl.papers.gohari2021 import chapter as gohari_chapter
+from privrl.papers.gohari2021 import checks as gohari_checks
+from privrl.papers.gohari2021 import theory as gohari_theory
+from privrl.papers.gohari2021.profile import GohariProfile
+from privrl.papers.gohari2021.teacher import load_teacher, teacher_lipschitz
 from privrl.papers.ono2020 import chapter as ono_chapter
 from privrl.papers.ono2020.profile import OnoProfile
 from privrl.papers.wang2019 import calibration as wang_calibration
@@ -246,3 +256,69 @@ def test_wang_ledger_entries_carry_the_apis_event_and_epsilon():
             if calibrated[row.method] is None:
                 assert entry.epsilon == pytest.approx(row.epsilon_target, rel=1e-9)
     assert checked == 2 * len(WANG.epsilons)
+
+
+GOHARI = GohariProfile.quick()
+
+
+def _gohari_context() -> Context:
+    """The teacher's measured privacy (the chapter's step) and the paper's pair at its stated
+    constants (tau, L b for epsilon 4.46 at k = 5, m = 6, eta = 0.1; solved in the chapter)."""
+    ctx = Context(GOHARI, Report("gohari2021", "quick"))
+    gohari_checks.measure_teacher_privacy(ctx)
+    mechanism = dacc.Theorem1Mechanism(5.0, 6, 0.1, 1.84e-5)
+    lb = dacc.lipschitz_b_for_epsilon(4.46, mechanism)
+    ctx.extra["pair"] = gohari_theory.PaperPair(
+        0.1,
+        1.84e-5,
+        lb,
+        dacc.theorem1_epsilon(mechanism, lb, 1.0),
+        dacc.theorem1_delta_bound(mechanism),
+        0.049,
+        0.0489,
+        0.0495,
+    )
+    ctx.values["pair_sup_ratio"] = 4.0
+    return ctx
+
+
+def _gohari_api_events(ctx: Context) -> list:
+    """The api's one-answer events at the chapter's arguments: the teacher's, the pair's."""
+    teacher, meta = load_teacher(GOHARI.env)
+    pair = ctx.extra["pair"]
+    return [
+        dirichlet_answer_event(
+            GOHARI.k0,
+            m=int(meta["n_actions"]),
+            eta=GOHARI.eta,
+            tau=GOHARI.tau,
+            lipschitz=teacher_lipschitz(teacher, GOHARI.eta),
+            b=GOHARI.b,
+        ),
+        dirichlet_answer_event(
+            gohari_theory.PAPER_K, m=6, eta=pair.eta, tau=pair.tau, lipschitz=pair.lb, b=1.0
+        ),
+    ]
+
+
+def test_gohari_ledger_entries_carry_the_apis_dirichlet_events():
+    ctx = _gohari_context()
+    entries = list(gohari_chapter.GohariChapter().releases(ctx))
+    expected = _gohari_api_events(ctx)
+    assert len(entries) == len(expected) == 2
+    for entry, event in zip(entries, expected, strict=True):
+        assert entry.event == event
+        assert entry.epsilon == event.epsilon(entry.delta)
+    teacher = ctx.extra["teacher"]
+    assert teacher["d_q"] == expected[0].delta_bound
+    assert teacher["eps_q"] == expected[0].epsilon(expected[0].delta_bound)
+
+
+def test_less_noise_at_goharis_teacher_call_site_is_caught(monkeypatch):
+    def doubled(k: float, **kwargs) -> dacc.DirichletMechanismEvent:
+        return dirichlet_answer_event(2 * k, **kwargs)
+
+    monkeypatch.setattr(gohari_checks, "dirichlet_answer_event", doubled)
+    ctx = _gohari_context()
+    entry = next(iter(gohari_chapter.GohariChapter().releases(ctx)))
+    assert entry.event != _gohari_api_events(ctx)[0]
