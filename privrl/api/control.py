@@ -91,15 +91,8 @@ def algorithm1_noise(
     event's default tolerance), whose epsilon is then above the target when fewer updates were
     calibrated for."""
     exact = calibrated_updates is None
-    cal = fn.calibrate_algorithm1(
-        epsilon,
-        delta,
-        n_updates if exact else calibrated_updates,
-        batch_size,
-        lr,
-        lipschitz,
-        n_paths,
-    )
+    calibrated = n_updates if calibrated_updates is None else calibrated_updates
+    cal = fn.calibrate_algorithm1(epsilon, delta, calibrated, batch_size, lr, lipschitz, n_paths)
     rtol = THEOREM5_RTOL if exact else fn.Theorem5Event.rtol
     event = fn.Theorem5Event(
         cal["sigma"], n_updates, batch_size, lr, cal["k"], lipschitz, n_paths, rtol
@@ -107,10 +100,10 @@ def algorithm1_noise(
     return Algorithm1Noise(
         sigma=cal["sigma"],
         beta=cal["beta"],
-        k=cal["k"],
+        k=int(cal["k"]),
         delta_gauss=cal["delta_gauss"],
         delta_approx=cal["delta_approx"],
-        calibrated_updates=cal["n_updates"],
+        calibrated_updates=calibrated,
         event=event,
     )
 
