@@ -583,8 +583,8 @@ MUTATIONS: list[Mutation] = [
         "api_functional_noise",
         "noise halved",
         "privrl/api/control.py",
-        'privacy = fq.FunctionalNoiseConfig(cal["sigma"], cal["beta"])',
-        'privacy = fq.FunctionalNoiseConfig(cal["sigma"] / 2, cal["beta"])',
+        "privacy = fq.FunctionalNoiseConfig(noise.sigma, noise.beta)",
+        "privacy = fq.FunctionalNoiseConfig(noise.sigma / 2, noise.beta)",
         tuple(API),
     ),
     M(
@@ -713,8 +713,8 @@ MUTATIONS: list[Mutation] = [
         "xie_calibration_epsilon",
         "budget doubled",
         "privrl/papers/xie2019/privacy.py",
-        "self.target_epsilon, self.delta, self.n,",
-        "2 * self.target_epsilon, self.delta, self.n,",
+        "epsilon=self.target_epsilon,",
+        "epsilon=2 * self.target_epsilon,",
         tuple(XIE),
     ),
 ]

@@ -19,6 +19,7 @@ imported when it is called.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Literal
 
@@ -48,6 +49,63 @@ THEOREM5_RTOL = 1e-12
 #: The largest Dirichlet concentration answered: eq. (12)'s epsilon is above 1e4 there, no useful
 #: guarantee, and eq. (6)'s series grow with k (beta_tail refuses past its term limit).
 MAX_CONCENTRATION = 1e5
+
+
+@dataclass(frozen=True)
+class Algorithm1Noise:
+    r"""The calibration of Algorithm 1 (Theorem 5, Lemma 8): the sample paths' amplitude
+    ``sigma`` and kernel ``beta`` for the smallest integer RKHS bound ``k`` meeting the target,
+    calibrated for ``calibrated_updates`` updates, the target delta split into Theorem 5's
+    Gaussian part ``delta_gauss`` and the union bound ``delta_approx`` over the paths drawn,
+    and ``event``: Theorem 5's guarantee for the updates the run makes."""
+
+    sigma: float
+    beta: float
+    k: int
+    delta_gauss: float
+    delta_approx: float
+    calibrated_updates: int
+    event: fn.Theorem5Event
+
+
+def algorithm1_noise(
+    *,
+    epsilon: float,
+    delta: float,
+    n_updates: int,
+    batch_size: int,
+    lr: float,
+    lipschitz: float,
+    n_paths: int,
+    calibrated_updates: int | None = None,
+) -> Algorithm1Noise:
+    r"""The calibration :func:`functional_q_learning` releases with: ``n_updates`` noisy updates
+    of ``batch_size`` at rate ``lr`` for an ``lipschitz``-Lipschitz loss, ``n_paths`` sample paths
+    drawn, target ``(epsilon, delta)``
+    (:func:`~privrl.core.accounting.functional_noise.calibrate_algorithm1`, half of ``delta`` to
+    the Gaussian part). Its event's epsilon at ``delta`` is at most ``epsilon`` (Theorem 5
+    inverted to :data:`THEOREM5_RTOL`).
+
+    ``calibrated_updates`` (the paper's option, e.g. its :math:`T/B`): sigma calibrated for that
+    many updates instead, the event still Theorem 5 for the ``n_updates`` made (inverted to the
+    event's default tolerance), whose epsilon is then above the target when fewer updates were
+    calibrated for."""
+    exact = calibrated_updates is None
+    calibrated = n_updates if calibrated_updates is None else calibrated_updates
+    cal = fn.calibrate_algorithm1(epsilon, delta, calibrated, batch_size, lr, lipschitz, n_paths)
+    rtol = THEOREM5_RTOL if exact else fn.Theorem5Event.rtol
+    event = fn.Theorem5Event(
+        cal["sigma"], n_updates, batch_size, lr, cal["k"], lipschitz, n_paths, rtol
+    )
+    return Algorithm1Noise(
+        sigma=cal["sigma"],
+        beta=cal["beta"],
+        k=int(cal["k"]),
+        delta_gauss=cal["delta_gauss"],
+        delta_approx=cal["delta_approx"],
+        calibrated_updates=calibrated,
+        event=event,
+    )
 
 
 def functional_q_learning(
@@ -96,24 +154,29 @@ def functional_q_learning(
             f"{batch_size}; give more episodes or a smaller batch_size"
         )
     n_paths = episodes * fq.FunctionalNoiseConfig(1.0).paths_per_draw
-    cal = fn.calibrate_algorithm1(epsilon, delta, updates, batch_size, lr, lipschitz, n_paths)
-    privacy = fq.FunctionalNoiseConfig(cal["sigma"], cal["beta"])
+    noise = algorithm1_noise(
+        epsilon=epsilon,
+        delta=delta,
+        n_updates=updates,
+        batch_size=batch_size,
+        lr=lr,
+        lipschitz=lipschitz,
+        n_paths=n_paths,
+    )
+    privacy = fq.FunctionalNoiseConfig(noise.sigma, noise.beta)
     run = fq.train_dqn(
         privacy, release_rng(rng), episodes=episodes, lr=lr, batch_size=batch_size, eval_episodes=1
     )  # its returns are not released
     if run.updates != updates:
         raise RuntimeError(f"the run made {run.updates} updates, the calibration assumed {updates}")
-    event = fn.Theorem5Event(
-        cal["sigma"], updates, batch_size, lr, cal["k"], lipschitz, n_paths, THEOREM5_RTOL
-    )
     return Release.from_event(
         run.net,
-        event,
+        noise.event,
         delta,
         relation="reward function",
-        gp_sigma=cal["sigma"],
-        gp_beta=cal["beta"],
-        k=cal["k"],
+        gp_sigma=noise.sigma,
+        gp_beta=noise.beta,
+        k=noise.k,
         n_updates=updates,
         n_paths=n_paths,
     )
@@ -132,6 +195,20 @@ def _functional_q() -> ModuleType:
             name=err.name,
         ) from err
     return functional_q
+
+
+def dirichlet_answer_event(
+    k: float, *, m: int, eta: float, tau: float, lipschitz: float, b: float
+) -> dacc.DirichletMechanismEvent:
+    r"""The guarantee of one answer of :func:`dirichlet_teacher_answer`: a sample of
+    :math:`\mathrm{Dir}_k(f(x))` over ``m`` actions on the :math:`\eta`-restricted simplex, for
+    an ``lipschitz``-Lipschitz teacher and observations ``b`` apart (Theorem 1: eq. (12)'s epsilon
+    at eq. (6)'s delta for threshold ``tau``). A ``ValueError`` names ``eta`` outside
+    :math:`(0, 1/m)`, ``k`` outside (0, :data:`MAX_CONCENTRATION`]."""
+    eta = dacc.check_eta(eta, m)
+    if not 0 < k <= MAX_CONCENTRATION:
+        raise ValueError(f"k must lie in (0, {MAX_CONCENTRATION:g}], got {k}")
+    return dacc.DirichletMechanismEvent(float(k), m, eta, tau, lipschitz, b)
 
 
 def dirichlet_teacher_answer(
@@ -221,7 +298,9 @@ def dirichlet_teacher_answer(
     event: dacc.DirichletMechanismEvent | dacc.TeacherQueriesEvent
     k_out: float | np.ndarray
     if n == 1:
-        event = dacc.DirichletMechanismEvent(float(ks[0]), m, eta, tau, lipschitz, b)
+        event = dirichlet_answer_event(
+            float(ks[0]), m=m, eta=eta, tau=tau, lipschitz=lipschitz, b=b
+        )
         k_out = float(ks[0])
     else:
         event = dacc.TeacherQueriesEvent(
@@ -269,4 +348,10 @@ def dirichlet_teacher_answer(
     )
 
 
-__all__ = ["dirichlet_teacher_answer", "functional_q_learning"]
+__all__ = [
+    "Algorithm1Noise",
+    "algorithm1_noise",
+    "dirichlet_answer_event",
+    "dirichlet_teacher_answer",
+    "functional_q_learning",
+]

@@ -21,13 +21,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from privrl.api.release import Release, release_rng
 from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
+from privrl.core.accounting.events import DpAccountingEvent
+from privrl.core.accounting.gpope_pld import GpopePldEvent, calibrate_pld_noise_multiplier
 from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
-from privrl.core.accounting.subsampled import GridGpopeEvent, calibrate_grid_noise_multiplier
+from privrl.core.accounting.subsampled import (
+    GpopeEvent,
+    GridGpopeEvent,
+    calibrate_grid_noise_multiplier,
+    calibrate_noise_multiplier,
+)
 from privrl.core.algorithms import gtd
 from privrl.core.algorithms import monte_carlo as mc
 from privrl.core.algorithms import ssp_lstd as ssp
@@ -36,6 +44,7 @@ from privrl.core.rng import SeedLike
 from privrl.core.trajectories import Trajectories
 from privrl.core.validation import (
     check_array,
+    check_choice,
     check_delta,
     check_epsilon,
     check_int,
@@ -125,7 +134,7 @@ def gpope(
     reach = _feature_reach(phi)
     n = traj.n_trajectories
     if epsilon is not None:
-        z = calibrate_grid_noise_multiplier(epsilon, delta, n, iterations)
+        z = gpope_noise(epsilon=epsilon, delta=delta, n=n, iterations=iterations).noise_multiplier
     else:
         z = check_positive(noise_multiplier, "noise_multiplier")
     if phi is None and traj.observations.ndim != 3:
@@ -166,6 +175,56 @@ def gpope(
         n=n,
         step_size=step_size,
     )
+
+
+#: Relative tolerance of the floating-point GPOPE calibrations (``exact=False``).
+FLOAT_GPOPE_RTOL = 1e-2
+
+
+@dataclass(frozen=True)
+class GpopeNoise:
+    """The calibration of GPOPE's noise: the noise multiplier :math:`z` (noise standard deviation
+    :math:`2Gz` for clip norm :math:`G`) and ``event``, the guarantee of the run at :math:`z`."""
+
+    noise_multiplier: float
+    event: GridGpopeEvent | GpopeEvent | GpopePldEvent
+
+
+def gpope_noise(
+    *,
+    epsilon: float,
+    delta: float,
+    n: int,
+    iterations: int,
+    exact: bool = True,
+    accountant: Literal["rdp", "pld"] = "rdp",
+) -> GpopeNoise:
+    r"""The smallest noise multiplier :math:`z` whose GPOPE run of ``iterations`` steps on ``n``
+    trajectories (replace-one) is ``(epsilon, delta)``-DP, never above the target.
+
+    ``exact=True`` (:func:`gpope`'s): grid noise, Theorem 9's bound
+    (:func:`~privrl.core.accounting.subsampled.calibrate_grid_noise_multiplier`,
+    :class:`~privrl.core.accounting.subsampled.GridGpopeEvent`; the grid noise built for
+    :math:`z` has a multiplier at least :math:`z`). ``exact=False``: the paper's floating-point
+    Gaussian, to :data:`FLOAT_GPOPE_RTOL`, by privrl's RDP accountant for sampling without
+    replacement (``accountant="rdp"``:
+    :class:`~privrl.core.accounting.subsampled.GpopeEvent`) or the tight PLD accountant
+    (``"pld"``: :class:`~privrl.core.accounting.gpope_pld.GpopePldEvent`). A ``ValueError``
+    names ``accountant`` when it is ``"pld"`` with ``exact=True`` (no PLD bound for the grid)."""
+    accountant = check_choice(accountant, "accountant", ("rdp", "pld"))
+    if exact:
+        if accountant != "rdp":
+            raise ValueError(
+                "accountant: the grid noise (exact=True) is accounted by RDP only; give "
+                "accountant='rdp' or exact=False"
+            )
+        z = calibrate_grid_noise_multiplier(epsilon, delta, n, iterations)
+        return GpopeNoise(z, GridGpopeEvent(z, n, iterations))
+    if accountant == "pld":
+        z = calibrate_pld_noise_multiplier(epsilon, delta, n, iterations, rtol=FLOAT_GPOPE_RTOL)
+        return GpopeNoise(z, GpopePldEvent(z, n, iterations))
+    z = calibrate_noise_multiplier(epsilon, delta, n, iterations, rtol=FLOAT_GPOPE_RTOL)
+    return GpopeNoise(z, GpopeEvent(z, n, iterations))
 
 
 #: Standard deviations of grid noise per coordinate and step that :func:`gpope`'s bound on its
@@ -385,6 +444,36 @@ def dp_lsl(
 MAX_SSP_EPSILON = 700.0
 
 
+@dataclass(frozen=True)
+class SspNoise:
+    """The calibration of SSP-LSTD: the Gaussian mechanism's noise multiplier ``z`` for the target,
+    the grid noise built for it (multiplier at least ``z``) and ``event``, that noise's guarantee
+    (:func:`~privrl.core.algorithms.ssp_lstd.ssp_noise`)."""
+
+    noise_multiplier: float
+    noise: GridGaussian
+    event: DpAccountingEvent
+
+
+def ssp_lstd_noise(*, epsilon: float, delta: float, bounds: ssp.SSPBounds, d: int) -> SspNoise:
+    """The calibration :func:`ssp_lstd` releases with for ``d`` features within ``bounds``: the
+    noise multiplier the Gaussian mechanism needs for ``(epsilon, delta)``
+    (:func:`~privrl.core.accounting.discrete_gaussian.required_noise_multiplier`, as
+    :func:`~privrl.api.mechanisms.gaussian_mechanism`); its event's epsilon at ``delta`` is at most
+    ``epsilon`` (a ``RuntimeError`` otherwise). ``epsilon`` at most :data:`MAX_SSP_EPSILON`."""
+    delta, epsilon = check_delta(delta), check_epsilon(epsilon)
+    if epsilon > MAX_SSP_EPSILON:
+        raise ValueError(f"epsilon must be at most {MAX_SSP_EPSILON:g} for SSP-LSTD, got {epsilon}")
+    z = required_noise_multiplier(epsilon, delta)
+    noise, event = ssp.ssp_noise(z, bounds, d)
+    if event.epsilon(delta) > epsilon:  # s >= (z G)^2 exactly
+        raise RuntimeError(
+            f"the SSP-LSTD calibration missed its target: epsilon "
+            f"{event.epsilon(delta)!r} > {epsilon!r}"
+        )
+    return SspNoise(z, noise, event)
+
+
 def ssp_lstd(
     trajectories: Trajectories,
     *,
@@ -462,13 +551,8 @@ def ssp_lstd(
             "observations of shape (m, H + 1, d)"
         )
     d = phi.shape[1] if phi is not None else int(traj.observations.shape[-1])
-    z = required_noise_multiplier(epsilon, delta)
-    noise, event = ssp.ssp_noise(z, bounds, d)
-    if event.epsilon(delta) > epsilon:  # s >= (z G)^2 exactly
-        raise RuntimeError(
-            f"the SSP-LSTD calibration missed its target: epsilon "
-            f"{event.epsilon(delta)!r} > {epsilon!r}"
-        )
+    calibration = ssp_lstd_noise(epsilon=epsilon, delta=delta, bounds=bounds, d=d)
+    noise, event = calibration.noise, calibration.event
     data = ssp.bounded_transitions(traj, phi, bounds, strict=strict)
     est = ssp.ssp_lstd(data, bounds, noise, lam, release_rng(rng))
     return Release.from_event(
@@ -489,11 +573,15 @@ def ssp_lstd(
 
 
 __all__ = [
+    "GpopeNoise",
     "SmoothGaussianNoise",
+    "SspNoise",
     "dp_lsl",
     "dp_lsw",
     "gpope",
+    "gpope_noise",
     "grid_gpope_noise",
     "smooth_gaussian_noise",
     "ssp_lstd",
+    "ssp_lstd_noise",
 ]

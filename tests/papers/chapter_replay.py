@@ -59,6 +59,7 @@ import numpy as np
 import torch
 from scipy.linalg import solve_triangular
 
+from privrl.api.control import algorithm1_noise
 from privrl.core import audit as core_audit
 from privrl.core import evaluation_domains as ed
 from privrl.core.accounting import functional_noise as fn
@@ -863,29 +864,23 @@ def wang2019() -> list[ChapterRelease]:
     the paper profile's first target (the quick profile runs only 0.45, where the U
     calibration's noise saturates the Huber loss and the first update moves Q by 0)."""
     p = WangProfile(epsilons=(0.9,))
-    cal = fn.calibrate_algorithm1(
-        p.epsilons[0],
-        p.delta,
-        p.n_updates,
-        p.batch_size,
-        p.lr,
-        p.lipschitz,
-        wang_calibration.n_paths_drawn(p),
-    )
-    tb = fn.calibrate_algorithm1(
-        p.epsilons[0],
-        p.delta,
-        p.paper_updates,
-        p.batch_size,
-        p.lr,
-        p.lipschitz,
-        wang_calibration.n_paths_drawn(p),
-    )
     rows = [
         wang_calibration._functional_row(
-            p, "functional", cal, p.epsilons[0], wang_calibration.EXACT_RTOL
-        ),
-        wang_calibration._functional_row(p, "functional (T/B)", tb, p.epsilons[0], 1e-6),
+            p,
+            name,
+            algorithm1_noise(
+                epsilon=p.epsilons[0],
+                delta=p.delta,
+                n_updates=p.n_updates,
+                batch_size=p.batch_size,
+                lr=p.lr,
+                lipschitz=p.lipschitz,
+                n_paths=wang_calibration.n_paths_drawn(p),
+                calibrated_updates=calibrated,
+            ),
+            p.epsilons[0],
+        )
+        for name, calibrated in (("functional", None), ("functional (T/B)", p.paper_updates))
     ]
     common = {**p.common(), "figure": "2", "epsilon": p.epsilons[0], "eval_episodes": 1}
     out = []

@@ -8,10 +8,27 @@ scale and epsilon the api's own release call gives for the chapter's arguments.
 * ono2020: each ledger entry's event is the one :func:`privrl.laplace_report` /
   :func:`privrl.sign_report` return at the chapter's clip and dimension, and the report the
   chapter's mechanism draws is the api's draw.
+* wang2019: each Algorithm 1 row of the calibration table (``functional`` and the paper's
+  ``functional (T/B)``) has the sigma, kernel and event of :func:`privrl.api.control.algorithm1_noise`
+  at the profile's arguments, and its ledger entry that event's epsilon; noise halved at the
+  table's call site is caught.
+* gohari2021: the teacher's answer and the paper's pair carry the event of
+  :func:`privrl.api.control.dirichlet_answer_event` (the one-answer guarantee of
+  :func:`privrl.dirichlet_teacher_answer`) at the chapter's k, eta, tau, L and b, and their ledger
+  entries its epsilon; a concentration doubled at the teacher's call site is caught.
+* xie2019: a GPOPE release's noise multiplier and event (privacy table row, ledger entry) are
+  :func:`privrl.api.evaluation.gpope_noise`'s with the paper's floating-point noise
+  (``exact=False``) at the release's target, n and T; noise halved at the call site is caught.
+* audits: the claims of the grid Laplace rounds, PRS, Dirichlet and SSP-LSTD audits are the
+  epsilons (and deltas) of the api's :func:`~privrl.api.mechanisms.grid_laplace_event`,
+  :func:`~privrl.api.local.sign_report_event`, :func:`~privrl.api.control.dirichlet_answer_event`
+  and :func:`~privrl.api.evaluation.ssp_lstd_noise` at the audits' arguments, and SSP-LSTD's
+  audited noise is the builder's; its noise halved at the call site is caught.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -20,20 +37,41 @@ import pandas as pd
 import pytest
 
 import privrl
-from privrl.api.evaluation import smooth_gaussian_noise
+from privrl.api.control import Algorithm1Noise, algorithm1_noise, dirichlet_answer_event
+from privrl.api.evaluation import (
+    GpopeNoise,
+    SspNoise,
+    gpope_noise,
+    smooth_gaussian_noise,
+    ssp_lstd_noise,
+)
+from privrl.api.local import sign_report_event
+from privrl.api.mechanisms import grid_laplace_event
 from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
+from privrl.core.accounting import dirichlet as dacc
 from privrl.core.accounting.local import per_round_epsilon
 from privrl.core.algorithms import a3c
 from privrl.core.algorithms import monte_carlo as mc
 from privrl.core.envs.chain import sample_trajectories
 from privrl.core.mechanisms import local as loc
 from privrl.core.rng import as_generator
+from privrl.papers.audits import releases as audits
 from privrl.papers.balle2016 import chapter as balle_chapter
 from privrl.papers.balle2016 import runs as balle_runs
 from privrl.papers.balle2016.profile import TRIAL_KEYS, BalleProfile
+from privrl.papers.gohari2021 import chapter as gohari_chapter
+from privrl.papers.gohari2021 import checks as gohari_checks
+from privrl.papers.gohari2021 import theory as gohari_theory
+from privrl.papers.gohari2021.profile import GohariProfile
+from privrl.papers.gohari2021.teacher import load_teacher, teacher_lipschitz
 from privrl.papers.ono2020 import chapter as ono_chapter
 from privrl.papers.ono2020.profile import OnoProfile
+from privrl.papers.wang2019 import calibration as wang_calibration
+from privrl.papers.wang2019 import chapter as wang_chapter
+from privrl.papers.wang2019.profile import WangProfile
+from privrl.papers.xie2019 import privacy as xie_privacy
+from privrl.papers.xie2019.profile import XieProfile
 
 BALLE = BalleProfile.quick(
     n_states=10, n_trials=2, batch_sizes=(20, 40), reg_batch_sizes=(), epsilon=0.5, delta=0.05
@@ -172,3 +210,254 @@ def test_ono_mechanism_draws_the_apis_report():
     chapter = loc.laplace_gradient_mechanism(g, epsilon, clip, np.random.SeedSequence(5))
     api = privrl.laplace_report(g, epsilon=epsilon, clip=clip, rng=np.random.SeedSequence(5))
     np.testing.assert_array_equal(chapter, api.value)
+
+
+WANG = WangProfile.quick()
+
+
+def _wang_noise(epsilon: float, calibrated_updates: int | None) -> Algorithm1Noise:
+    """Algorithm 1's calibration by the api, called with the chapter's arguments."""
+    return algorithm1_noise(
+        epsilon=epsilon,
+        delta=WANG.delta,
+        n_updates=WANG.n_updates,
+        batch_size=WANG.batch_size,
+        lr=WANG.lr,
+        lipschitz=WANG.lipschitz,
+        n_paths=wang_calibration.n_paths_drawn(WANG),
+        calibrated_updates=calibrated_updates,
+    )
+
+
+def _wang_rows_agree(table: pd.DataFrame) -> bool:
+    rows = table[table.method.str.startswith("functional")]
+    assert len(rows) == 2 * len(WANG.epsilons)
+    calibrated = {"functional": None, "functional (T/B)": WANG.paper_updates}
+    agree = []
+    for row in rows.itertuples():
+        noise = _wang_noise(row.epsilon_target, calibrated[row.method])
+        agree.append(
+            row.value == noise.sigma
+            and row.gp_beta == noise.beta
+            and row.k == noise.k
+            and row.event == noise.event
+            and row.calibrated_updates == noise.calibrated_updates
+        )
+    return all(agree)
+
+
+def test_wang_algorithm1_rows_have_the_apis_noise_and_event():
+    assert _wang_rows_agree(wang_calibration.privacy_table(WANG))
+
+
+def test_halving_wangs_noise_at_the_call_site_is_caught(monkeypatch):
+    def halved(**kwargs) -> Algorithm1Noise:
+        noise = algorithm1_noise(**kwargs)
+        return dataclasses.replace(noise, sigma=noise.sigma / 2)
+
+    monkeypatch.setattr(wang_calibration, "algorithm1_noise", halved)
+    assert not _wang_rows_agree(wang_calibration.privacy_table(WANG))
+
+
+def test_wang_ledger_entries_carry_the_apis_event_and_epsilon():
+    ctx = Context(WANG, Report("wang2019", "quick"))
+    table = ctx.tables["privacy"] = wang_calibration.privacy_table(WANG)
+    entries = list(wang_chapter.Wang2019Chapter().releases(ctx))
+    calibrated = {"functional": None, "functional (T/B)": WANG.paper_updates}
+    checked = 0
+    for row, entry in zip(table.itertuples(), entries, strict=True):
+        if row.method in calibrated:
+            noise = _wang_noise(row.epsilon_target, calibrated[row.method])
+            assert entry.event == noise.event
+            assert entry.delta == noise.delta_gauss + noise.delta_approx <= WANG.delta
+            assert entry.epsilon == noise.event.epsilon(entry.delta)
+            checked += 1
+            if calibrated[row.method] is None:
+                assert entry.epsilon == pytest.approx(row.epsilon_target, rel=1e-9)
+    assert checked == 2 * len(WANG.epsilons)
+
+
+GOHARI = GohariProfile.quick()
+
+
+def _gohari_context() -> Context:
+    """The teacher's measured privacy (the chapter's step) and the paper's pair at its stated
+    constants (tau, L b for epsilon 4.46 at k = 5, m = 6, eta = 0.1; solved in the chapter)."""
+    ctx = Context(GOHARI, Report("gohari2021", "quick"))
+    gohari_checks.measure_teacher_privacy(ctx)
+    mechanism = dacc.Theorem1Mechanism(5.0, 6, 0.1, 1.84e-5)
+    lb = dacc.lipschitz_b_for_epsilon(4.46, mechanism)
+    ctx.extra["pair"] = gohari_theory.PaperPair(
+        0.1,
+        1.84e-5,
+        lb,
+        dacc.theorem1_epsilon(mechanism, lb, 1.0),
+        dacc.theorem1_delta_bound(mechanism),
+        0.049,
+        0.0489,
+        0.0495,
+    )
+    ctx.values["pair_sup_ratio"] = 4.0
+    return ctx
+
+
+def _gohari_api_events(ctx: Context) -> list:
+    """The api's one-answer events at the chapter's arguments: the teacher's, the pair's."""
+    teacher, meta = load_teacher(GOHARI.env)
+    pair = ctx.extra["pair"]
+    return [
+        dirichlet_answer_event(
+            GOHARI.k0,
+            m=int(meta["n_actions"]),
+            eta=GOHARI.eta,
+            tau=GOHARI.tau,
+            lipschitz=teacher_lipschitz(teacher, GOHARI.eta),
+            b=GOHARI.b,
+        ),
+        dirichlet_answer_event(
+            gohari_theory.PAPER_K, m=6, eta=pair.eta, tau=pair.tau, lipschitz=pair.lb, b=1.0
+        ),
+    ]
+
+
+def test_gohari_ledger_entries_carry_the_apis_dirichlet_events():
+    ctx = _gohari_context()
+    entries = list(gohari_chapter.GohariChapter().releases(ctx))
+    expected = _gohari_api_events(ctx)
+    assert len(entries) == len(expected) == 2
+    for entry, event in zip(entries, expected, strict=True):
+        assert entry.event == event
+        assert entry.epsilon == event.epsilon(entry.delta)
+    teacher = ctx.extra["teacher"]
+    assert teacher["d_q"] == expected[0].delta_bound
+    assert teacher["eps_q"] == expected[0].epsilon(expected[0].delta_bound)
+
+
+def test_less_noise_at_goharis_teacher_call_site_is_caught(monkeypatch):
+    def doubled(k: float, **kwargs) -> dacc.DirichletMechanismEvent:
+        return dirichlet_answer_event(2 * k, **kwargs)
+
+    monkeypatch.setattr(gohari_checks, "dirichlet_answer_event", doubled)
+    ctx = _gohari_context()
+    entry = next(iter(gohari_chapter.GohariChapter().releases(ctx)))
+    assert entry.event != _gohari_api_events(ctx)[0]
+
+
+#: The quick profile's first GPOPE release (the chain at its smallest n).
+XIE_BUDGET = xie_privacy.all_releases(XieProfile.quick())[0]
+
+
+def _xie_api_noise() -> GpopeNoise:
+    b = XIE_BUDGET
+    return gpope_noise(
+        epsilon=b.target_epsilon, delta=b.delta, n=b.n, iterations=b.iterations, exact=False
+    )
+
+
+def _xie_agrees(row: dict, entry) -> bool:
+    noise = _xie_api_noise()
+    return (
+        row["noise_multiplier"] == noise.noise_multiplier
+        and entry.event == noise.event
+        and entry.epsilon == noise.event.epsilon(XIE_BUDGET.delta)
+    )
+
+
+def test_xie_gpope_release_has_the_apis_noise_and_event():
+    row = xie_privacy.release_row(XIE_BUDGET)
+    entry = xie_privacy.ledger_entry(XIE_BUDGET, row)
+    assert _xie_agrees(row, entry)
+    assert entry.epsilon <= XIE_BUDGET.target_epsilon
+
+
+def test_halving_xies_noise_at_the_call_site_is_caught(monkeypatch):
+    def halved(**kwargs) -> GpopeNoise:
+        noise = gpope_noise(**kwargs)
+        return dataclasses.replace(noise, noise_multiplier=noise.noise_multiplier / 2)
+
+    monkeypatch.setattr(xie_privacy, "gpope_noise", halved)
+    row = xie_privacy.release_row(XIE_BUDGET)
+    assert not _xie_agrees(row, xie_privacy.ledger_entry(XIE_BUDGET, row))
+
+
+class _Claimed(Exception):
+    """Raised by the spy on an audit's run: its claim was seen (no sampling)."""
+
+
+def _audit_claim(monkeypatch, audit) -> tuple[float, float]:
+    """The (claimed epsilon, delta) ``audit`` hands to its run."""
+    seen = {}
+
+    def spy(name, release, x, xp, claimed, delta, *args, **kwargs):
+        seen.update(claimed=claimed, delta=delta)
+        raise _Claimed
+
+    monkeypatch.setattr(audits, "_run", spy)
+    with pytest.raises(_Claimed):
+        audit("quick", 0)
+    monkeypatch.undo()
+    return seen["claimed"], seen["delta"]
+
+
+def test_audit_claims_are_the_apis_events(monkeypatch):
+    rounds = grid_laplace_event(
+        audits._PGC_CLIP,
+        per_round_epsilon(audits._PGC_ROUNDS_EPS, audits._PGC_ROUNDS),
+        audits._PGC_D,
+        reports=audits._PGC_ROUNDS,
+    )
+    assert _audit_claim(monkeypatch, audits.audit_pgc_laplace_rounds) == (rounds.epsilon(0.0), 0.0)
+    prs = sign_report_event(audits._PRS_EPS, 112)
+    assert _audit_claim(monkeypatch, audits.audit_pgc_prs) == (prs.epsilon(0.0), 0.0)
+    tau = dacc.tau_for_delta_bound(audits._DIR_DELTA, audits._DIR_K, audits._DIR_M, audits._DIR_ETA)
+    lb = dacc.lipschitz_b_for_epsilon(
+        audits._DIR_EPS, dacc.Theorem1Mechanism(audits._DIR_K, audits._DIR_M, audits._DIR_ETA, tau)
+    )
+    answer = dirichlet_answer_event(
+        audits._DIR_K, m=audits._DIR_M, eta=audits._DIR_ETA, tau=tau, lipschitz=lb, b=1.0
+    )
+    expected = (answer.epsilon(answer.delta_bound), answer.delta_bound)
+    assert _audit_claim(monkeypatch, audits.audit_dirichlet) == expected
+    ssp_event = _ssp_api_noise().event
+    assert _audit_claim(monkeypatch, audits.audit_ssp_lstd) == (
+        ssp_event.epsilon(audits.DELTA),
+        audits.DELTA,
+    )
+
+
+def _ssp_api_noise() -> SspNoise:
+    return ssp_lstd_noise(
+        epsilon=audits.EPSILON,
+        delta=audits.DELTA,
+        bounds=audits._SSP_BOUNDS,
+        d=audits._SSP_FEATURES.shape[1],
+    )
+
+
+def _ssp_audited_noise(monkeypatch):
+    """The noise the SSP-LSTD audit adds (its first call of ``noisy_statistics``)."""
+    seen = {}
+
+    def spy(grid, n, bounds, noise, rng):
+        seen["noise"] = noise
+        raise _Claimed
+
+    monkeypatch.setattr(audits.ssp, "noisy_statistics", spy)
+    with pytest.raises(_Claimed):
+        audits.audit_ssp_lstd("quick", 0)
+    return seen["noise"]
+
+
+def test_ssp_audit_adds_the_apis_noise(monkeypatch):
+    assert _ssp_audited_noise(monkeypatch) == _ssp_api_noise().noise
+
+
+def test_halving_the_ssp_audits_noise_at_the_call_site_is_caught(monkeypatch):
+    def halved(**kwargs) -> SspNoise:
+        calibration = ssp_lstd_noise(**kwargs)
+        z = calibration.noise_multiplier / 2
+        noise, event = audits.ssp.ssp_noise(z, kwargs["bounds"], kwargs["d"])
+        return SspNoise(z, noise, event)
+
+    monkeypatch.setattr(audits, "ssp_lstd_noise", halved)
+    assert _ssp_audited_noise(monkeypatch) != _ssp_api_noise().noise

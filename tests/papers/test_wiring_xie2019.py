@@ -4,8 +4,8 @@
 Targets: ``gtd.gpope`` (noise std), every run function reached from the profile through
 ``xie2019.runs`` (each noisy GPOPE call meets its target and no more), ``xie2019.mc_lsw`` (DP-LSW's
 sigma on Mountain Car), ``xie2019.runs.run_chain`` / ``run_domain`` (the profile's
-budget is calibrated through ``xie2019.privacy.Release.noise_multiplier`` and the calibrated z
-meets it for the T steps run), ``xie2019.chain.run_chain_steps`` and
+budget is calibrated through ``xie2019.privacy.GpopeBudget.noise``, the api's ``gpope_noise``,
+and the calibrated z meets it for the T steps run), ``xie2019.chain.run_chain_steps`` and
 ``xie2019.domains.run_domain_trial`` (the calibrated z, clip and T reach GPOPE).
 """
 
@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privrl.api import evaluation as api_evaluation
 from privrl.chapter.sweep import seed_for
 from privrl.core.accounting.subsampled import gpope_epsilon
 from privrl.core.algorithms import gtd
@@ -28,7 +29,6 @@ from privrl.core.rng import as_generator
 from privrl.papers.xie2019 import chain as xie2019_chain
 from privrl.papers.xie2019 import domains as xie2019_domains
 from privrl.papers.xie2019 import mc_lsw
-from privrl.papers.xie2019 import privacy as xie2019_privacy
 from privrl.papers.xie2019 import runs as xie2019_runs
 from privrl.papers.xie2019.profile import XieProfile, chain_config
 
@@ -66,13 +66,13 @@ def test_chain_calibrations_use_the_profiles_budget_and_meet_it(monkeypatch):
     the T steps run; that z meets epsilon under the GPOPE accountant (halved z, doubled epsilon
     or T dropped to one step all break the bound or the calibration call)."""
     seen = []
-    real = xie2019_privacy.calibrate_noise_multiplier
+    real = api_evaluation.calibrate_noise_multiplier
 
     def spy(epsilon, delta, n, iterations, **kw):
         seen.append((epsilon, delta, n, iterations))
         return real(epsilon, delta, n, iterations, **kw)
 
-    monkeypatch.setattr(xie2019_privacy, "calibrate_noise_multiplier", spy)
+    monkeypatch.setattr(api_evaluation, "calibrate_noise_multiplier", spy)
     configs = _first_sweep_configs(monkeypatch)
     profile = XieProfile.quick(
         epsilon=0.3, delta=0.05, chain_sizes=(100, 1000), chain_iterations=500

@@ -164,7 +164,7 @@ def test_paper_points_writer_round_trip(tmp_path):
 
 def test_release_ledger_entry_is_tight_and_raises_on_understatement():
     report = Report("xie2019", "quick")
-    rel = privacy.Release("chain", 1000, 2000, 0.1, 0.1, 0.05)
+    rel = privacy.GpopeBudget("chain", 1000, 2000, 0.1, 0.1, 0.05)
     row = privacy.release_row(rel)
     entry = report.ledger(privacy.ledger_entry(rel, row))
     assert entry.relation == "replace-one" and entry.unit == "trajectory"
@@ -179,7 +179,7 @@ def test_release_ledger_entry_is_tight_and_raises_on_understatement():
         entry.cross_check.kind == "upper bound" and entry.cross_check.method == privacy.CROSS_CHECK
     )
     assert row["epsilon_pld"] == 0 and entry.cross_check.vacuous
-    tight = privacy.Release("mountain_car", 300, 5000, 4.0, 1e-5, 0.05)
+    tight = privacy.GpopeBudget("mountain_car", 300, 5000, 4.0, 1e-5, 0.05)
     tight_row = privacy.release_row(tight)
     tight_entry = report.ledger(privacy.ledger_entry(tight, tight_row))
     assert tight_entry.cross_check.epsilon == tight_row["epsilon_pld"] > 0
@@ -210,7 +210,7 @@ def test_release_ledger_entry_is_tight_and_raises_on_understatement():
 def test_pld_figure_is_below_the_rdp_figure_at_a_domain_release():
     """Mountain Car's quick release (n = 300, T = 5000, epsilon 4 at delta 1e-5): the tight PLD
     figure is well below the paper's RDP accountant's, which stays the reported epsilon."""
-    rel = privacy.Release("mountain_car_on", 300, 5000, 4.0, 1e-5, 1.0)
+    rel = privacy.GpopeBudget("mountain_car_on", 300, 5000, 4.0, 1e-5, 1.0)
     row = privacy.release_row(rel)
     assert row["epsilon"] <= 4.0
     assert 0.4 * row["epsilon"] < row["epsilon_pld"] < 0.7 * row["epsilon"]

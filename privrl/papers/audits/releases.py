@@ -65,13 +65,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from privrl.api.evaluation import smooth_gaussian_noise
+from privrl.api.control import dirichlet_answer_event
+from privrl.api.evaluation import smooth_gaussian_noise, ssp_lstd_noise
+from privrl.api.local import sign_report_event
+from privrl.api.mechanisms import grid_laplace_event
 from privrl.core import audit as au
 from privrl.core.accounting import dirichlet as dir_acc
 from privrl.core.accounting import functional_noise as fn
-from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
 from privrl.core.accounting.gaussian import GaussianEvent, gaussian_epsilon
-from privrl.core.accounting.local import BitFlipEvent, GridLaplaceReportEvent, per_round_epsilon
+from privrl.core.accounting.local import per_round_epsilon
 from privrl.core.accounting.subsampled import gpope_epsilon, gpope_pld_epsilon
 from privrl.core.algorithms import monte_carlo as mc
 from privrl.core.algorithms import ssp_lstd as ssp
@@ -755,20 +757,12 @@ def audit_pgc_laplace_rounds(
     3.2.1), every report released, at total epsilon 1 (1/3 per report); replace-one user: the
     agent's gradient is +-C e_1 in every round (clipped to +-C/2 e_1, C apart: the worst case of
     eq. 20 in each report). The claim is the ledger's event
-    (``GridLaplaceReportEvent(reports=3)``: the exact per-report epsilons summed, Theorem 1), the
+    (the api's ``grid_laplace_event(reports=3)``: the exact per-report epsilons summed, Theorem 1), the
     score the exact log-likelihood ratio of the three reports. Weakened: one composition dropped
     from the split (each report at epsilon / 2 while 3 are released: exact epsilon 1.5)."""
     eps_round = per_round_epsilon(_PGC_ROUNDS_EPS, _PGC_ROUNDS)
     used = per_round_epsilon(_PGC_ROUNDS_EPS, _PGC_ROUNDS - 1) if weakened else eps_round
-    t = grid_scale(_PGC_CLIP, eps_round, _PGC_D)
-    claimed = GridLaplaceReportEvent(
-        sensitivity=_PGC_CLIP,
-        d=_PGC_D,
-        scale_numerator=t.numerator,
-        scale_denominator=t.denominator,
-        step=DEFAULT_STEP,
-        reports=_PGC_ROUNDS,
-    ).epsilon(0.0)
+    claimed = grid_laplace_event(_PGC_CLIP, eps_round, _PGC_D, reports=_PGC_ROUNDS).epsilon(0.0)
     g = np.zeros(_PGC_D)
     g[0] = _PGC_CLIP
     centre = local.clip_l1(g, _PGC_CLIP / 2)[0]
@@ -810,10 +804,12 @@ def prs_exact_epsilon(epsilon: float, d_hat: int, clip: float) -> float:
     return d_hat * _sign_log_ratio(p)
 
 
-#: PRS as composed in the Ono and Takahashi chapter at its largest epsilon: epsilon = 10, whose
-#: default projection has d_hat = floor(10 / 2.5) = 4 signs (ono2020's ledger, BitFlipEvent(bits=4)).
+#: PRS as composed in the Ono and Takahashi chapter at its largest epsilon: epsilon = 10 on its
+#: 112 coordinates, whose default projection has d_hat = floor(10 / 2.5) = 4 signs (ono2020's
+#: ledger: the api's sign_report_event, BitFlipEvent(bits=4)).
 _PRS_EPS = 10.0
-_PRS_D_HAT = local.default_projection_dim(_PRS_EPS, 112)
+_PRS_EVENT = sign_report_event(_PRS_EPS, 112)
+_PRS_D_HAT = _PRS_EVENT.bits
 
 
 def audit_pgc_prs(size: str = "quick", seed: int = 0, weakened: bool = False) -> au.AuditResult:
@@ -821,14 +817,13 @@ def audit_pgc_prs(size: str = "quick", seed: int = 0, weakened: bool = False) ->
     observed: the projection fixed to ``M = sqrt(3) I`` (a matrix of eq. 5's support; Lemma 3
     holds for every M, so fixing it is a valid white-box choice) and inputs +-10 (1, 1, 1, 1), so
     that every projected coordinate is clipped to +-C (eq. 23): each sign is the worst case of
-    eq. 24. The claim is the ledger's event (``BitFlipEvent(bits=d_hat)``), the score the number
+    eq. 24. The claim is the ledger's event (``sign_report_event``'s), the score the number
     of +C signs (the exact log-likelihood ratio up to an increasing map). Weakened: one
     composition dropped from the split (the budget spread over d_hat - 1 = 3 signs while 4 are
     released: exact epsilon 13.3)."""
     d_hat = _PRS_D_HAT
     used = _PRS_EPS * d_hat / (d_hat - 1) if weakened else _PRS_EPS
-    flip = local.flip_floor(_PRS_EPS / d_hat)
-    claimed = BitFlipEvent(flip_probability=flip, bits=d_hat).epsilon(0.0)
+    claimed = _PRS_EVENT.epsilon(0.0)
     g = np.full(d_hat, 10.0)
     matrix = math.sqrt(3.0) * np.eye(d_hat)
 
@@ -874,8 +869,9 @@ def audit_dirichlet(size: str = "quick", seed: int = 0, weakened: bool = False) 
     tau = dir_acc.tau_for_delta_bound(_DIR_DELTA, _DIR_K, _DIR_M, _DIR_ETA)
     mechanism = dir_acc.Theorem1Mechanism(_DIR_K, _DIR_M, _DIR_ETA, tau)
     lb = dir_acc.lipschitz_b_for_epsilon(_DIR_EPS, mechanism)
-    claimed = dir_acc.theorem1_epsilon(mechanism, lb, 1.0)
-    delta = dir_acc.theorem1_delta_bound(mechanism)
+    event = dirichlet_answer_event(_DIR_K, m=_DIR_M, eta=_DIR_ETA, tau=tau, lipschitz=lb, b=1.0)
+    delta = event.delta_bound
+    claimed = event.epsilon(delta)
     k = _DIR_K_WEAK if weakened else _DIR_K
     pi = dir_acc.vertex_policy(_DIR_M, _DIR_ETA)
     step = lb / math.sqrt(2.0)  # moving mass t between the two actions moves pi by sqrt(2) t
@@ -952,7 +948,7 @@ def audit_ssp_lstd(size: str = "quick", seed: int = 0, weakened: bool = False) -
     """SSP-LSTD's release of its noisy statistics ``(vec A, b)`` (the solve is post-processing):
     the library's code from trajectories on (``bounded_transitions``, ``grid_statistics``,
     ``noisy_statistics``), at the noise of :func:`privrl.api.ssp_lstd` for (1, 1e-5)
-    (``ssp_noise`` at ``required_noise_multiplier``), on the pair of :func:`_ssp_pair`. The claim
+    (the api's ``ssp_lstd_noise``), on the pair of :func:`_ssp_pair`. The claim
     is the release's event (``ssp_noise``'s ``GaussianDpEvent(sqrt(s) / G)`` by RDP), the score
     the exact log-likelihood ratio up to an increasing map (both inputs have the same grid
     Gaussian noise, so it is the projection of the release on the difference of the two exact
@@ -960,10 +956,12 @@ def audit_ssp_lstd(size: str = "quick", seed: int = 0, weakened: bool = False) -
     discrete Gaussian's, at some 6.7e5 grid units, differs from it by O(1/s), far below the
     audit's resolution). Weakened: the noise multiplier halved (``ssp_noise`` at z / 2, the claim
     kept)."""
-    z = required_noise_multiplier(EPSILON, DELTA)
     d = _SSP_FEATURES.shape[1]
-    claimed = ssp.ssp_noise(z, _SSP_BOUNDS, d)[1].epsilon(DELTA)
-    noise, _ = ssp.ssp_noise(z / 2 if weakened else z, _SSP_BOUNDS, d)
+    calibration = ssp_lstd_noise(epsilon=EPSILON, delta=DELTA, bounds=_SSP_BOUNDS, d=d)
+    claimed = calibration.event.epsilon(DELTA)
+    noise = calibration.noise
+    if weakened:
+        noise, _ = ssp.ssp_noise(calibration.noise_multiplier / 2, _SSP_BOUNDS, d)
     x, xp = _ssp_pair()
     direction = (_ssp_grid(xp, noise.step) - _ssp_grid(x, noise.step)) * noise.step
 

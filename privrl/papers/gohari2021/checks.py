@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from privrl.api.control import dirichlet_answer_event
 from privrl.chapter.skeleton import Context
 from privrl.core.accounting import dirichlet as acc
 from privrl.papers.gohari2021 import theory
@@ -197,7 +198,7 @@ def measure_teacher_privacy(ctx: Context) -> None:
     teacher, meta = load_teacher(p.env)
     lip = teacher_lipschitz(teacher, p.eta)
     m = int(meta["n_actions"])
-    event = acc.DirichletMechanismEvent(p.k0, m, p.eta, p.tau, lip, p.b)
+    event = dirichlet_answer_event(p.k0, m=m, eta=p.eta, tau=p.tau, lipschitz=lip, b=p.b)
     dlt = acc.theorem1_delta_mc(event.mechanism, rng, 200_000)
     bound = event.delta_bound
     ctx.report.check(

@@ -28,6 +28,7 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.special import softmax
 
+from privrl.api.control import dirichlet_answer_event
 from privrl.core.accounting import dirichlet as acc
 from privrl.core.mechanisms.dirichlet import dirichlet_log_density, restrict_to_simplex
 
@@ -153,7 +154,9 @@ def paper_pair(
 def paper_pair_event(pair: PaperPair) -> acc.DirichletMechanismEvent:
     """The ledger event of the paper's pair: Theorem 1 at k = 5, m = 6 with the stated product
     :math:`Lb` (as ``lipschitz``, ``b = 1``)."""
-    return acc.DirichletMechanismEvent(PAPER_K, AIRRAID_ACTIONS, pair.eta, pair.tau, pair.lb, 1.0)
+    return dirichlet_answer_event(
+        PAPER_K, m=AIRRAID_ACTIONS, eta=pair.eta, tau=pair.tau, lipschitz=pair.lb, b=1.0
+    )
 
 
 def epsilon_limit_small_k(m: int, eta: float) -> float:

@@ -31,6 +31,7 @@ from typing import Any
 import dp_accounting
 import pandas as pd
 
+from privrl.api.control import Algorithm1Noise, algorithm1_noise
 from privrl.chapter.ledger import CrossCheck
 from privrl.core.accounting import functional_noise as fn
 from privrl.core.accounting.events import DpAccountingEvent, pld_epsilon
@@ -38,8 +39,6 @@ from privrl.core.accounting.gaussian import GaussianEvent
 from privrl.core.algorithms.functional_q import FunctionalNoiseConfig
 from privrl.papers.wang2019.profile import WangProfile
 
-#: Tolerance of Theorem 5's inversion in the event of a sigma calibrated exactly for its target.
-EXACT_RTOL = 1e-12
 REWARD_FUNCTION = "replace-one reward function"
 #: The cross-check of a DP-SGD row: the epsilon of the steps the runs took, from their record.
 STEPS_TAKEN = "dp-accounting RDP of the steps actually taken (run record)"
@@ -55,34 +54,35 @@ def n_paths_drawn(p: WangProfile) -> int:
 
 
 def _functional_row(
-    p: WangProfile, name: str, cal: dict[str, float], epsilon: float, rtol: float
+    p: WangProfile, name: str, noise: Algorithm1Noise, epsilon: float
 ) -> dict[str, Any]:
-    """A Theorem 5 row: sigma calibrated for ``cal["n_updates"]``, run for :math:`U` updates."""
+    """A Theorem 5 row: sigma calibrated for ``noise.calibrated_updates``, run for :math:`U`
+    updates (``noise.event``)."""
     B, alpha, L, U, n_paths = p.batch_size, p.lr, p.lipschitz, p.n_updates, n_paths_drawn(p)
     return {
         "method": name,
         "relation": REWARD_FUNCTION,
         "mechanism": "Gaussian-process sample path on Q (Theorem 5)",
-        "sensitivity": f"RKHS sqrt(C) = {math.sqrt(fn.theorem5_C(alpha, cal['k'], L, B)):.3g} "
+        "sensitivity": f"RKHS sqrt(C) = {math.sqrt(fn.theorem5_C(alpha, noise.k, L, B)):.3g} "
         "per update",
         "parameter": "gp_sigma",
-        "value": cal["sigma"],
-        "gp_beta": cal["beta"],
-        "k": cal["k"],
+        "value": noise.sigma,
+        "gp_beta": noise.beta,
+        "k": noise.k,
         "epsilon": epsilon,
-        "delta": cal["delta_gauss"] + cal["delta_approx"],
-        "delta_gauss": cal["delta_gauss"],
-        "delta_approx": cal["delta_approx"],
-        "calibrated_updates": cal["n_updates"],
+        "delta": noise.delta_gauss + noise.delta_approx,
+        "delta_gauss": noise.delta_gauss,
+        "delta_approx": noise.delta_approx,
+        "calibrated_updates": noise.calibrated_updates,
         "compositions": U,
         "n_paths": n_paths,
         "accountant": f"Theorem 5 for U = {U} updates, union bound over {n_paths} paths",
-        "event": fn.Theorem5Event(cal["sigma"], U, B, alpha, cal["k"], L, n_paths, rtol),
+        "event": noise.event,
         "cross_check": CrossCheck(
             "upper bound",
             "exact Gaussian composition of U GP mechanisms (analytic; Gaussian part)",
             fn.gaussian_composition_epsilon(
-                cal["sigma"], cal["delta_gauss"], U, B, alpha, cal["k"], L
+                noise.sigma, noise.delta_gauss, U, B, alpha, noise.k, L
             ),
         ),
     }
@@ -98,15 +98,26 @@ def privacy_table(p: WangProfile) -> pd.DataFrame:
     U, n_paths, dp_steps = p.n_updates, n_paths_drawn(p), p.dpsgd_steps
     rows = []
     for eps in p.epsilons:
-        cal = fn.calibrate_algorithm1(eps, delta, U, B, alpha, L, n_paths)
-        tb = fn.calibrate_algorithm1(eps, delta, p.paper_updates, B, alpha, L, n_paths)
-        eps_tb = fn.theorem5_epsilon(tb["sigma"], tb["delta_gauss"], U, B, alpha, tb["k"], L)
+        cal, tb = (
+            algorithm1_noise(
+                epsilon=eps,
+                delta=delta,
+                n_updates=U,
+                batch_size=B,
+                lr=alpha,
+                lipschitz=L,
+                n_paths=n_paths,
+                calibrated_updates=calibrated,
+            )
+            for calibrated in (None, p.paper_updates)
+        )
+        eps_tb = fn.theorem5_epsilon(tb.sigma, tb.delta_gauss, U, B, alpha, tb.k, L)
         functional = [
-            _functional_row(p, "functional", cal, eps, EXACT_RTOL),
-            _functional_row(p, "functional (T/B)", tb, eps_tb, 1e-6),
+            _functional_row(p, "functional", cal, eps),
+            _functional_row(p, "functional (T/B)", tb, eps_tb),
         ]
         baselines = []
-        k = cal["k"]
+        k = cal.k
         out_std = fn.output_perturbation_sigma(eps, delta, U, B, alpha, k, L)
         out_event = fn.OutputPerturbationEvent(out_std, fn.update_scale(alpha, k, B) * L, U)
         baselines.append(

@@ -27,12 +27,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privrl.api.evaluation import smooth_gaussian_noise
+from privrl.api.evaluation import GpopeNoise, gpope_noise, smooth_gaussian_noise
 from privrl.chapter.ledger import LARGE_DELTA, LEMMA1_CROSS_CHECK, CrossCheck, LedgerEntry
 from privrl.core.accounting.gaussian import gaussian_epsilon
 from privrl.core.accounting.subsampled import (
-    GpopeEvent,
-    calibrate_noise_multiplier,
     dp_accounting_epsilon,
     gpope_epsilon,
     gpope_pld_epsilon,
@@ -60,8 +58,9 @@ PLD_BESIDE = (
 
 
 @dataclass(frozen=True)
-class Release:
-    """One calibrated GPOPE release: ``n`` trajectories, ``iterations`` steps, target (eps, delta)."""
+class GpopeBudget:
+    """The target of one GPOPE run of the chapter: ``n`` trajectories, ``iterations`` steps,
+    clip norm G, target (``target_epsilon``, ``delta``)."""
 
     domain: str
     n: int
@@ -71,34 +70,40 @@ class Release:
     clip_norm: float
 
     @property
-    def noise_multiplier(self) -> float:
-        return calibrate_noise_multiplier(
-            self.target_epsilon, self.delta, self.n, self.iterations, rtol=1e-2
+    def noise(self) -> GpopeNoise:
+        """Its noise by the api's calibration of the paper's floating-point Gaussian
+        (:func:`~privrl.api.evaluation.gpope_noise`, ``exact=False``, RDP)."""
+        return gpope_noise(
+            epsilon=self.target_epsilon,
+            delta=self.delta,
+            n=self.n,
+            iterations=self.iterations,
+            exact=False,
         )
 
 
-def domain_releases(profile: XieProfile, domain: str) -> list[Release]:
+def domain_releases(profile: XieProfile, domain: str) -> list[GpopeBudget]:
     """The calibrated GPOPE releases of a domain: every (n, epsilon) of the profile."""
     key = "hiv" if domain == "hiv" else "mc"
     s = domains.SETTINGS[domain]
     return [
-        Release(domain, n, s.iterations, eps, profile.domain_delta, s.clip_norm)
+        GpopeBudget(domain, n, s.iterations, eps, profile.domain_delta, s.clip_norm)
         for n in getattr(profile, f"{key}_n")
         for eps in getattr(profile, f"{key}_epsilons")
     ]
 
 
-def all_releases(profile: XieProfile) -> list[Release]:
+def all_releases(profile: XieProfile) -> list[GpopeBudget]:
     """Every GPOPE release of a run, in the ledger's order: the chain's sizes (Figure 1 a), the
     chain's totals T (Theorems 2-3), then each domain's (n, epsilon) points (Figures 2-4)."""
     releases = [
-        Release(
+        GpopeBudget(
             "chain", n, profile.chain_iterations, profile.epsilon, profile.delta, profile.clip_norm
         )
         for n in sorted(set(profile.chain_sizes))
     ]
     releases += [
-        Release(
+        GpopeBudget(
             "chain (Theorems 2-3)",
             profile.sensitivity_n,
             T,
@@ -113,11 +118,13 @@ def all_releases(profile: XieProfile) -> list[Release]:
     return releases
 
 
-def release_row(release: Release) -> dict[str, Any]:
-    """The row of the chapter's privacy table for a release: its calibrated noise multiplier z,
-    its epsilon, dp-accounting's (the cross-check), the tight PLD figure (beyond the paper), the
-    Poisson shortcut's, and the constant Theorem 1's form would need for z."""
-    z, n, T, dl = release.noise_multiplier, release.n, release.iterations, release.delta
+def release_row(release: GpopeBudget) -> dict[str, Any]:
+    """The row of the chapter's privacy table for a release: its calibrated noise multiplier z
+    and ``event`` (:attr:`GpopeBudget.noise`), its epsilon, dp-accounting's (the cross-check), the
+    tight PLD figure (beyond the paper), the Poisson shortcut's, and the constant Theorem 1's form
+    would need for z."""
+    noise = release.noise
+    z, n, T, dl = noise.noise_multiplier, release.n, release.iterations, release.delta
     return dict(
         domain=release.domain,
         n=n,
@@ -130,6 +137,7 @@ def release_row(release: Release) -> dict[str, Any]:
         epsilon_pld=gpope_pld_epsilon(z, n, T, dl),
         epsilon_poisson_shortcut=poisson_shortcut_epsilon(z, n, T, dl),
         theorem1_constant=z / theorem1_sigma(release.target_epsilon, dl, n, T),
+        event=noise.event,
     )
 
 
@@ -152,12 +160,18 @@ def pld_cross_check(epsilon_pld: float) -> CrossCheck:
     )
 
 
-def ledger_entry(release: Release, row: Mapping[str, Any]) -> LedgerEntry:
+def ledger_entry(release: GpopeBudget, row: Mapping[str, Any]) -> LedgerEntry:
     """The ledger entry of a release whose :func:`release_row` is ``row``: its event is the
-    :class:`~privrl.core.accounting.subsampled.GpopeEvent` its epsilon was computed from, its
-    cross-check the tight PLD figure on the same z (:data:`CROSS_CHECK`, ``row["epsilon_pld"]``),
-    which its accountant text also states (beyond the paper)."""
-    z, n, T = float(row["noise_multiplier"]), int(row["n"]), int(row["iterations"])
+    row's (:attr:`GpopeBudget.noise`, the api's), its cross-check the tight PLD figure on the same
+    z (:data:`CROSS_CHECK`, ``row["epsilon_pld"]``), which its accountant text also states
+    (beyond the paper)."""
+    event = row["event"]
+    z, n, T = event.noise_multiplier, event.n, event.iterations
+    if (n, T) != (release.n, release.iterations):
+        raise ValueError(
+            f"row: its event is of n = {n}, T = {T}; the release's n = {release.n}, "
+            f"T = {release.iterations}"
+        )
     at_zero = ""
     if float(row["delta"]) >= LARGE_DELTA:
         tv = gpope_tv_upper(z, n, T)
@@ -178,7 +192,7 @@ def ledger_entry(release: Release, row: Mapping[str, Any]) -> LedgerEntry:
         delta=float(row["delta"]),
         compositions=T,
         accountant=f"{GPOPE_ACCOUNTANT}; {PLD_BESIDE} {float(row['epsilon_pld']):.4g}",
-        event=GpopeEvent(z, n, T),
+        event=event,
         cross_check=pld_cross_check(float(row["epsilon_pld"])),
         audit="audits:gpope",
         at_delta_zero=at_zero,
@@ -270,8 +284,8 @@ def noise_sd_check(profile: XieProfile, seed: int, z: float = 0.8, trials: int =
 __all__ = [
     "CROSS_CHECK",
     "GPOPE_ACCOUNTANT",
+    "GpopeBudget",
     "PLD_BESIDE",
-    "Release",
     "all_releases",
     "domain_releases",
     "full_batch_table",

@@ -3,7 +3,7 @@
 Each function runs :func:`privrl.chapter.sweep.run_sweep` over the run functions of
 :mod:`privrl.papers.xie2019.chain` and :mod:`privrl.papers.xie2019.domains` (one seed = one fresh
 dataset), with the GPOPE noise calibrated here, in the parent, for each release
-(:class:`~privrl.papers.xie2019.privacy.Release`):
+(:class:`~privrl.papers.xie2019.privacy.GpopeBudget`):
 
 * :func:`run_chain` - Figure 1 a and b: the step size tuned per ``n`` on public seeds, then GPOPE
   against DP-LSW, DP-LSL and LSTD on ``n_trials`` fresh datasets;
@@ -23,7 +23,7 @@ import pandas as pd
 
 from privrl.chapter.sweep import run_sweep
 from privrl.papers.xie2019 import chain, domains, mc_lsw
-from privrl.papers.xie2019.privacy import Release, domain_releases
+from privrl.papers.xie2019.privacy import GpopeBudget, domain_releases
 from privrl.papers.xie2019.profile import CHAIN_TUNING_OFFSET, XieProfile, chain_config
 
 
@@ -49,9 +49,9 @@ def _chain_configs(profile: XieProfile, sizes: list[int]) -> list[dict[str, Any]
             **base,
             "n": n,
             "iterations": T,
-            "z": Release(
+            "z": GpopeBudget(
                 "chain", n, T, profile.epsilon, profile.delta, profile.clip_norm
-            ).noise_multiplier,
+            ).noise.noise_multiplier,
         }
         for n in sizes
     ]
@@ -122,9 +122,9 @@ def run_theorem23(profile: XieProfile, step_size: float, **sweep: Any) -> pd.Dat
             "n": n,
             "iterations": T,
             "step_size": step_size,
-            "z": Release(
+            "z": GpopeBudget(
                 "chain", n, T, profile.epsilon, profile.delta, profile.clip_norm
-            ).noise_multiplier,
+            ).noise.noise_multiplier,
         }
         for T in profile.schedule_iterations
     ]
@@ -148,7 +148,7 @@ def run_domain(profile: XieProfile, domain: str, **sweep: Any) -> pd.DataFrame:
         {
             "domain": domain,
             "n": n,
-            "noise": [(r.target_epsilon, r.noise_multiplier) for r in releases if r.n == n],
+            "noise": [(r.target_epsilon, r.noise.noise_multiplier) for r in releases if r.n == n],
             "hiv_horizon": profile.hiv_horizon,
             "hiv_pool_size": profile.hiv_pool_size,
             "hiv_heldout": profile.hiv_heldout,
