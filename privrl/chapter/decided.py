@@ -41,7 +41,9 @@ class EvidenceSource:
 
     def __post_init__(self) -> None:
         if not self.suffix.startswith("_") or self.suffix == "_":
-            raise ValueError(f"source {self.name!r}: suffix must start with '_', got {self.suffix!r}")
+            raise ValueError(
+                f"source {self.name!r}: suffix must start with '_', got {self.suffix!r}"
+            )
 
     def as_dict(self) -> dict[str, str]:
         """The source as a chapter's summary keeps it (:func:`sources_from`)."""
@@ -116,9 +118,7 @@ def not_reproduced_key(key: str) -> str:
     return f"{key}_not_reproduced"
 
 
-def decided_claims(
-    claims: Iterable[Claim], sources: Sequence[EvidenceSource]
-) -> list[Decided]:
+def decided_claims(claims: Iterable[Claim], sources: Sequence[EvidenceSource]) -> list[Decided]:
     """One :class:`Decided` per claim key, in the order the keys first appear: a claim keyed
     with the suffix of one of the chapter's ``sources`` decides its key (:func:`base_key`), and
     this run's claim of that key is the rerun beside it; of two records, the source listed first

@@ -88,7 +88,9 @@ def test_counts_leave_out_the_rows_beyond_the_paper_and_say_so():
     assert counts_text(rows) == (
         "5 claims: 4 reproduced, 1 inconclusive (and 1 row beyond the paper)"
     )
-    assert counts_text(decided_claims([_claim("e", "reproduced")], SOURCES)) == "1 claim: 1 reproduced"
+    assert (
+        counts_text(decided_claims([_claim("e", "reproduced")], SOURCES)) == "1 claim: 1 reproduced"
+    )
 
 
 def test_the_deciding_runs_are_named_with_their_scale_and_commit():
@@ -131,9 +133,7 @@ def test_a_record_made_to_decide_a_claim_takes_precedence_over_the_paper_record(
     assert by_key["g"].claim.key == "g_pair" and by_key["g"].rerun.key == "g"
     assert by_key["h_reference"].claim.key == "h_reference_tuned"
     with pytest.raises(ValueError, match="decided twice"):
-        decided_claims(
-            [_claim("g_pair", "reproduced"), _claim("g_pair", "inconclusive")], SOURCES
-        )
+        decided_claims([_claim("g_pair", "reproduced"), _claim("g_pair", "inconclusive")], SOURCES)
 
 
 @pytest.mark.parametrize("order", [1, -1])

@@ -70,7 +70,9 @@ def test_a_verdict_names_the_one_record_with_its_commit(tmp_path):
 
 
 def test_the_claims_table_has_a_decided_on_column_and_takes_a_scale_per_key():
-    rows = decided_claims([_claim("a", "quick", "live", 5), _claim("b", "quick", "live", 5)], SOURCES)
+    rows = decided_claims(
+        [_claim("a", "quick", "live", 5), _claim("b", "quick", "live", 5)], SOURCES
+    )
     table = claims_table("toy", rows, {"b": "5 of the paper's 100 trials"})
     assert list(table.columns) == ["key", "claim", "verdict", "evidence", "decided on"]
     assert table["decided on"].tolist() == [

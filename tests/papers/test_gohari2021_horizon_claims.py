@@ -171,7 +171,9 @@ def test_the_horizon_decides_over_the_design_where_both_decide(horizon):
         profile="design",
         commit="def5678",
     )
-    rows = {d.key: d for d in decided_claims([design, unaware, *_decide(horizon).values()], SOURCES)}
+    rows = {
+        d.key: d for d in decided_claims([design, unaware, *_decide(horizon).values()], SOURCES)
+    }
     assert rows["aware_beats_small_ppo"].claim.key == "aware_beats_small_ppo_horizon"
     assert rows["aware_beats_unaware"].claim.key == "aware_beats_unaware_airraid"
 

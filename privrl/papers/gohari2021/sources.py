@@ -7,7 +7,9 @@ from __future__ import annotations
 from privrl.chapter.decided import EvidenceSource
 
 #: The record at the paper's horizon: it decides before the shorter design.
-HORIZON_RUN = EvidenceSource("horizon", "_horizon", "the recorded AirRaid run at the paper's horizon")
+HORIZON_RUN = EvidenceSource(
+    "horizon", "_horizon", "the recorded AirRaid run at the paper's horizon"
+)
 #: The recorded AirRaid design (fewer seeds and roll-outs than the paper's).
 DESIGN_RUN = EvidenceSource("airraid", "_airraid", "the recorded AirRaid design")
 SOURCES: tuple[EvidenceSource, ...] = (HORIZON_RUN, DESIGN_RUN)
