@@ -3,7 +3,7 @@ interactions plus its PPO update, on today's path (:func:`privrl.papers.gohari20
 torch) and on the numpy path (:func:`privrl.papers.gohari2021.fast_student.run_agent_fast`,
 the same maths, tested step by step against it), ratios from one run.
 
-Settings: ``GohariProfile(**GohariProfile.PAPER)`` (one environment, episode cap 1,000, a seeded
+Settings: ``GohariProfile(**GohariProfile.PAPER_SCALE)`` (one environment, episode cap 1,000, a seeded
 reset every roll-out, rewards-to-go, 80 + 80 update iterations), seed 0, for the privacy-aware
 student (c = 0.3, the most expensive run: a teacher query and a Dirichlet draw per step) and
 both PPO baselines. A measurement is the CPU time (``time.process_time``) of a run of
@@ -73,7 +73,7 @@ def emulator_per_rollout(profile: GohariProfile) -> float:
 
 
 def main() -> dict:
-    profile = GohariProfile(**GohariProfile.PAPER)
+    profile = GohariProfile(**GohariProfile.PAPER_SCALE)
     configs = {c["label"]: c for c in figure2_configs(profile)}
     labels = (AWARE, *profile.baseline_labels()[::-1])
     paths: dict[str, RunFn] = {"today": run_agent, "fast": run_agent_fast}

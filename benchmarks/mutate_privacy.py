@@ -525,18 +525,18 @@ MUTATIONS: list[Mutation] = [
         "api_dp_lsw_epsilon",
         "budget doubled",
         "privrl/api/evaluation.py",
-        "    est = mc.dp_lsw(fv, phi, rho, noise.budget, release_rng(rng), strict=strict, exact=True)",
-        "    est = mc.dp_lsw(fv, phi, rho, noise.budget, release_rng(rng), noise_multiplier=0.5,"
-        " strict=strict, exact=True)",
+        "        fv, phi, rho, noise.budget, release_rng(rng), strict=strict, exact=True",
+        "        fv, phi, rho, noise.budget, release_rng(rng), noise_multiplier=0.5,"
+        " strict=strict, exact=True",
         tuple(API),
     ),
     M(
         "api_dp_lsl_epsilon",
         "noise halved",
         "privrl/api/evaluation.py",
-        "    est = mc.dp_lsl(fv, phi, rho, lam, noise.budget, release_rng(rng), strict=strict, exact=True)",
-        "    est = mc.dp_lsl(fv, phi, rho, lam, noise.budget, release_rng(rng), noise_multiplier=0.5,"
-        " strict=strict, exact=True)",
+        "        fv, phi, rho, lam, noise.budget, release_rng(rng), strict=strict, exact=True",
+        "        fv, phi, rho, lam, noise.budget, release_rng(rng), noise_multiplier=0.5,"
+        " strict=strict, exact=True",
         tuple(API),
     ),
     M(

@@ -36,8 +36,7 @@ from privrl.core.accounting.subsampled import (
     calibrate_grid_noise_multiplier,
     calibrate_noise_multiplier,
 )
-from privrl.core.algorithms import gtd
-from privrl.core.algorithms import monte_carlo as mc
+from privrl.core.algorithms import gtd, monte_carlo
 from privrl.core.algorithms import ssp_lstd as ssp
 from privrl.core.mechanisms.discrete_gaussian import GridGaussian
 from privrl.core.rng import SeedLike
@@ -277,7 +276,7 @@ def grid_gpope_noise(
 
 def _first_visit(
     traj: Trajectories, n_states: int, gamma: float, features: object, weights: object | None
-) -> tuple[mc.FirstVisitReturns, np.ndarray, np.ndarray]:
+) -> tuple[monte_carlo.FirstVisitReturns, np.ndarray, np.ndarray]:
     """The first-visit returns, ``features`` and ``weights`` of DP-LSW and DP-LSL, checked: the
     features (one row per state) before anything of size ``n_states`` is allocated."""
     n_states = check_int(n_states, "n_states", minimum=1)
@@ -288,7 +287,7 @@ def _first_visit(
         )
     rho = np.full(n_states, 1.0 / n_states) if weights is None else weights
     rho = check_array(rho, "weights", shape=(n_states,))
-    fv = mc.first_visit_returns(_check_trajectories(traj), n_states, gamma)
+    fv = monte_carlo.first_visit_returns(_check_trajectories(traj), n_states, gamma)
     return fv, phi, rho
 
 
@@ -299,16 +298,20 @@ class SmoothGaussianNoise:
     :math:`(\alpha, \beta)` in dimension :math:`d`). The noise scale of a release is
     :math:`\sigma_X = \alpha \cdot` (a smooth bound of the data), :meth:`sigma`."""
 
-    budget: mc.SmoothGaussianBudget
+    budget: monte_carlo.SmoothGaussianBudget
     event: SmoothGaussianEvent
 
     def sigma(
-        self, fv: mc.FirstVisitReturns, phi: np.ndarray, rho: np.ndarray, lam: float | None = None
+        self,
+        fv: monte_carlo.FirstVisitReturns,
+        phi: np.ndarray,
+        rho: np.ndarray,
+        lam: float | None = None,
     ) -> float:
         r""":math:`\sigma_X` of DP-LSW on ``fv`` (``lam=None``), else of DP-LSL at ``lam``."""
         if lam is None:
-            return mc.dp_lsw_sigma(fv.counts, phi, rho, self.budget)
-        return mc.dp_lsl_sigma(fv.counts, fv.m, phi, rho, lam, self.budget)
+            return monte_carlo.dp_lsw_sigma(fv.counts, phi, rho, self.budget)
+        return monte_carlo.dp_lsl_sigma(fv.counts, fv.m, phi, rho, lam, self.budget)
 
 
 def smooth_gaussian_noise(
@@ -317,13 +320,15 @@ def smooth_gaussian_noise(
     """The calibration :func:`dp_lsw` and :func:`dp_lsl` release with, for output dimension
     ``d``, returns in ``[return_low, return_low + return_bound]`` and target
     ``(epsilon, delta)``: its event's epsilon at ``delta`` is ``epsilon`` (Lemma 1 inverted)."""
-    budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
+    budget = monte_carlo.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
     return SmoothGaussianNoise(
         budget, SmoothGaussianEvent.calibrated(budget.epsilon, budget.delta, d)
     )
 
 
-def _smooth_release(est: mc.PrivateEstimate, noise: SmoothGaussianNoise, **extra: float) -> Release:
+def _smooth_release(
+    est: monte_carlo.PrivateEstimate, noise: SmoothGaussianNoise, **extra: float
+) -> Release:
     budget, event = noise.budget, noise.event
     return Release.from_event(
         est.theta,
@@ -391,7 +396,9 @@ def dp_lsw(
         d=phi.shape[1],
         return_low=return_low,
     )
-    est = mc.dp_lsw(fv, phi, rho, noise.budget, release_rng(rng), strict=strict, exact=True)
+    est = monte_carlo.dp_lsw(
+        fv, phi, rho, noise.budget, release_rng(rng), strict=strict, exact=True
+    )
     return _smooth_release(est, noise)
 
 
@@ -436,7 +443,9 @@ def dp_lsl(
         return_low=return_low,
     )
     lam = check_positive(lam, "lam")
-    est = mc.dp_lsl(fv, phi, rho, lam, noise.budget, release_rng(rng), strict=strict, exact=True)
+    est = monte_carlo.dp_lsl(
+        fv, phi, rho, lam, noise.budget, release_rng(rng), strict=strict, exact=True
+    )
     return _smooth_release(est, noise, lam=lam)
 
 

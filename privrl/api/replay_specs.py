@@ -32,8 +32,7 @@ from privrl.api.local import laplace_report, sign_report
 from privrl.api.mechanisms import gaussian_mechanism, laplace_mechanism
 from privrl.core.accounting.discrete_gaussian import grid_l2_sensitivity
 from privrl.core.accounting.laplace import grid_sensitivity
-from privrl.core.algorithms import gtd
-from privrl.core.algorithms import monte_carlo as mc
+from privrl.core.algorithms import gtd, monte_carlo
 from privrl.core.algorithms import ssp_lstd as ssp
 from privrl.core.mechanisms import dirichlet as dm
 from privrl.core.mechanisms import local as loc
@@ -147,23 +146,27 @@ def _smooth_spec(
     gamma: float,
     features: object,
     weights: object | None,
-    budget: mc.SmoothGaussianBudget,
+    budget: monte_carlo.SmoothGaussianBudget,
     lam: float | None,
 ) -> ReplaySpec:
     phi = np.asarray(features, dtype=float)
     rho = np.full(n_states, 1.0 / n_states) if weights is None else np.asarray(weights, float)
     alpha, _ = budget.constants(phi.shape[1])
 
-    def statistic(data: Trajectories) -> np.ndarray:  # as mc.dp_lsw, mc.dp_lsl before _release
-        fv = mc.bounded_returns(mc.first_visit_returns(data, n_states, gamma), budget)
-        return mc.lsw(fv, phi, rho) if lam is None else mc.lsl(fv, phi, rho, lam)
+    def statistic(
+        data: Trajectories,
+    ) -> np.ndarray:  # as monte_carlo.dp_lsw, monte_carlo.dp_lsl before _release
+        fv = monte_carlo.bounded_returns(
+            monte_carlo.first_visit_returns(data, n_states, gamma), budget
+        )
+        return monte_carlo.lsw(fv, phi, rho) if lam is None else monte_carlo.lsl(fv, phi, rho, lam)
 
     def sensitivity(data: Trajectories) -> float:  # Lemma 1 (a): sigma_X / alpha
-        counts = mc.first_visit_returns(data, n_states, gamma).counts
+        counts = monte_carlo.first_visit_returns(data, n_states, gamma).counts
         sigma = (
-            mc.dp_lsw_sigma(counts, phi, rho, budget)
+            monte_carlo.dp_lsw_sigma(counts, phi, rho, budget)
             if lam is None
-            else mc.dp_lsl_sigma(counts, data.n_trajectories, phi, rho, lam, budget)
+            else monte_carlo.dp_lsl_sigma(counts, data.n_trajectories, phi, rho, lam, budget)
         )
         return sigma / alpha
 
@@ -206,7 +209,7 @@ def dp_lsw_spec(
         weights=weights,
         rng=FROZEN_SEED,
     )  # the arguments are valid
-    budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
+    budget = monte_carlo.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
     return _smooth_spec("dp_lsw", traj, n_states, gamma, features, weights, budget, None)
 
 
@@ -237,7 +240,7 @@ def dp_lsl_spec(
         weights=weights,
         rng=FROZEN_SEED,
     )
-    budget = mc.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
+    budget = monte_carlo.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
     return _smooth_spec("dp_lsl", traj, n_states, gamma, features, weights, budget, lam)
 
 

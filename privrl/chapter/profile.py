@@ -2,7 +2,7 @@
 
 Each paper's module defines one frozen dataclass derived from :class:`Profile` (CleanRL style:
 one config, every knob a typed field with the quick profile's value as default) and the paper
-profile's differences in ``PAPER``. A notebook builds it with :meth:`Profile.from_parameters`,
+profile's differences in ``PAPER_SCALE``. A notebook builds it with :meth:`Profile.from_parameters`,
 passing every parameter of its ``parameters`` cell: ``None`` means "the profile's value", an
 unknown name or a value of the wrong type is rejected with an error naming the field, and
 :meth:`Profile.validate` checks ranges (``epsilon > 0`` ...). The module's ``run(profile, ...)``
@@ -84,7 +84,7 @@ def _coerce(name: str, value: Any, annotation: Any) -> Any:
 class Profile:
     """Base of every paper's profile: the profile's name and the root seed.
 
-    Subclasses add typed fields (defaults = the quick profile), set ``PAPER`` (the paper
+    Subclasses add typed fields (defaults = the quick profile), set ``PAPER_SCALE`` (the paper
     profile's values) and override :meth:`validate` for ranges. Instances are immutable; use
     :func:`dataclasses.replace` (validated again) to derive one.
     """
@@ -92,7 +92,7 @@ class Profile:
     profile: str = "quick"
     seed: int = 0
     #: Field values of the ``paper`` profile that differ from the defaults.
-    PAPER: ClassVar[Mapping[str, Any]] = {}
+    PAPER_SCALE: ClassVar[Mapping[str, Any]] = {}
 
     def __post_init__(self) -> None:
         hints = typing.get_type_hints(type(self))
@@ -132,7 +132,7 @@ class Profile:
             raise ValueError(
                 f"unknown parameter(s) {unknown} for {cls.__name__}; known: {sorted(names)}"
             )
-        values = dict(cls.PAPER) if profile == "paper" else {}
+        values = dict(cls.PAPER_SCALE) if profile == "paper" else {}
         values.update({k: v for k, v in parameters.items() if v is not None})
         return cls(profile=profile, **values)
 

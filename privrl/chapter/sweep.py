@@ -174,7 +174,7 @@ def _make_executor(
 def run_sweep(
     func: RunFunction,
     configs: Sequence[Mapping[str, Any]] | Mapping[str, Any],
-    n_seeds: int,
+    replicates: int,
     root_seed: int = 0,
     cache_dir: str | os.PathLike[str] | None = None,
     executor: Executor | str | None = None,
@@ -184,7 +184,7 @@ def run_sweep(
     desc: str | None = None,
     order: str = "config",
 ) -> pd.DataFrame:
-    """Run ``func(config, seed)`` for every config and seed index ``0 .. n_seeds - 1``.
+    """Run ``func(config, seed)`` for every config and seed index ``0 .. replicates - 1``.
 
     Returns the concatenated tidy frames, ordered by (config, seed index), with a ``seed`` column
     and the config's scalar entries added as columns (unless ``func`` already set them).
@@ -201,10 +201,10 @@ def run_sweep(
     configs = [dict(c) for c in configs]
     if not configs:
         raise ValueError("configs must contain at least one configuration")
-    n_seeds = check_int(n_seeds, "n_seeds", minimum=1)
+    replicates = check_int(replicates, "replicates", minimum=1)
     root_seed = check_int(root_seed, "root_seed", minimum=0)
     check_choice(order, "order", ("config", "seed"))
-    tasks = [(c, i) for c in configs for i in range(n_seeds)]
+    tasks = [(c, i) for c in configs for i in range(replicates)]
     cache = Path(cache_dir) / _function_name(func) if cache_dir is not None else None
     code = cache_code(func) if cache is not None else ""
     checkpoints = cache is not None and declares_checkpoints(func)

@@ -21,7 +21,7 @@ EVENT = DpAccountingEvent(dp_accounting.GaussianDpEvent(2.0), "pld", "add/remove
 class DemoProfile(Profile):
     n_trials: int = 6
     shift: float = 0.0
-    PAPER = {"n_trials": 20}
+    PAPER_SCALE = {"n_trials": 20}
 
 
 def check_positive(ctx: Context) -> None:

@@ -26,7 +26,9 @@ def test_seed_for_matches_spawn():
 
 
 def test_labels_and_order():
-    df = run_sweep(noisy_mean, CONFIGS, n_seeds=3, root_seed=5, executor="serial", progress=False)
+    df = run_sweep(
+        noisy_mean, CONFIGS, replicates=3, root_seed=5, executor="serial", progress=False
+    )
     assert list(df["seed"]) == [0, 1, 2, 0, 1, 2]
     assert list(df["mu"]) == [0.0] * 3 + [1.0] * 3
     assert set(df.columns) >= {"metric", "value", "seed", "mu", "n"}
@@ -34,15 +36,20 @@ def test_labels_and_order():
 
 def test_same_numbers_whatever_the_executor(tmp_path):
     serial = run_sweep(
-        noisy_mean, CONFIGS, n_seeds=4, root_seed=3, executor="serial", progress=False
+        noisy_mean, CONFIGS, replicates=4, root_seed=3, executor="serial", progress=False
     )
     threads = run_sweep(
-        noisy_mean, CONFIGS, n_seeds=4, root_seed=3, executor=ThreadPoolExecutor(3), progress=False
+        noisy_mean,
+        CONFIGS,
+        replicates=4,
+        root_seed=3,
+        executor=ThreadPoolExecutor(3),
+        progress=False,
     )
     procs = run_sweep(
         noisy_mean,
         CONFIGS,
-        n_seeds=4,
+        replicates=4,
         root_seed=3,
         executor="process",
         max_workers=2,
@@ -51,7 +58,7 @@ def test_same_numbers_whatever_the_executor(tmp_path):
     pd.testing.assert_frame_equal(serial, threads)
     pd.testing.assert_frame_equal(serial, procs)
     other_root = run_sweep(
-        noisy_mean, CONFIGS, n_seeds=4, root_seed=4, executor="serial", progress=False
+        noisy_mean, CONFIGS, replicates=4, root_seed=4, executor="serial", progress=False
     )
     assert not serial["value"].equals(other_root["value"])
 
@@ -63,7 +70,7 @@ def test_dask_local_cluster_gives_the_same_numbers(monkeypatch):
         "PYTHONPATH", os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
     )
     serial = run_sweep(
-        noisy_mean, CONFIGS, n_seeds=4, root_seed=3, executor="serial", progress=False
+        noisy_mean, CONFIGS, replicates=4, root_seed=3, executor="serial", progress=False
     )
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
@@ -71,7 +78,7 @@ def test_dask_local_cluster_gives_the_same_numbers(monkeypatch):
         dask = run_sweep(
             noisy_mean,
             CONFIGS,
-            n_seeds=4,
+            replicates=4,
             root_seed=3,
             scheduler=cluster.scheduler_address,
             progress=False,
@@ -83,10 +90,10 @@ def test_cache_hits_skip_work(tmp_path):
     log = tmp_path / "log.txt"
     cfg = [{"tag": "a", "sleep": 0.0, "log": str(log)}]
     first = run_sweep(
-        slow_logged, cfg, n_seeds=3, cache_dir=tmp_path / "c", executor="serial", progress=False
+        slow_logged, cfg, replicates=3, cache_dir=tmp_path / "c", executor="serial", progress=False
     )
     second = run_sweep(
-        slow_logged, cfg, n_seeds=3, cache_dir=tmp_path / "c", executor="serial", progress=False
+        slow_logged, cfg, replicates=3, cache_dir=tmp_path / "c", executor="serial", progress=False
     )
     assert log.read_text().splitlines() == ["a-0", "a-1", "a-2"]
     pd.testing.assert_frame_equal(first, second)
@@ -101,7 +108,7 @@ def test_killed_sweep_resumes_without_losing_or_repeating(tmp_path):
         f"import sys; sys.path.insert(0, {str(TESTS)!r})\n"
         "from sweep_funcs import slow_logged\n"
         "from privrl.chapter.sweep import run_sweep\n"
-        f"run_sweep(slow_logged, {cfg!r}, n_seeds=8, cache_dir={str(cache)!r}, executor='serial', progress=False)\n"
+        f"run_sweep(slow_logged, {cfg!r}, replicates=8, cache_dir={str(cache)!r}, executor='serial', progress=False)\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", script])
     deadline = time.time() + 60
@@ -115,7 +122,7 @@ def test_killed_sweep_resumes_without_losing_or_repeating(tmp_path):
     logged_before = log.read_text().splitlines()
 
     resumed = run_sweep(
-        slow_logged, cfg, n_seeds=8, cache_dir=cache, executor="serial", progress=False
+        slow_logged, cfg, replicates=8, cache_dir=cache, executor="serial", progress=False
     )
     logged_after = log.read_text().splitlines()
     new_runs = logged_after[len(logged_before) :]
@@ -125,7 +132,7 @@ def test_killed_sweep_resumes_without_losing_or_repeating(tmp_path):
     fresh = run_sweep(
         slow_logged,
         [{**cfg[0], "log": str(tmp_path / "other.txt"), "sleep": 0.0}],
-        n_seeds=8,
+        replicates=8,
         executor="serial",
         progress=False,
     )
@@ -133,12 +140,12 @@ def test_killed_sweep_resumes_without_losing_or_repeating(tmp_path):
 
 
 def test_bad_inputs():
-    with pytest.raises(ValueError, match="n_seeds"):
-        run_sweep(noisy_mean, CONFIGS, n_seeds=0, progress=False)
+    with pytest.raises(ValueError, match="replicates"):
+        run_sweep(noisy_mean, CONFIGS, replicates=0, progress=False)
     with pytest.raises(ValueError, match="configs"):
-        run_sweep(noisy_mean, [], n_seeds=1, progress=False)
+        run_sweep(noisy_mean, [], replicates=1, progress=False)
     with pytest.raises(ValueError, match="executor"):
-        run_sweep(noisy_mean, CONFIGS, n_seeds=1, executor="gpu", progress=False)
+        run_sweep(noisy_mean, CONFIGS, replicates=1, executor="gpu", progress=False)
 
 
 STALE_MODULE = """
@@ -167,7 +174,7 @@ import sys
 sys.path.insert(0, sys.argv[1])
 import stalemod
 from privrl.chapter.sweep import run_sweep
-df = run_sweep(stalemod.run, {{"a": 1}}, n_seeds=1, cache_dir=sys.argv[2], executor="serial",
+df = run_sweep(stalemod.run, {{"a": 1}}, replicates=1, cache_dir=sys.argv[2], executor="serial",
                progress=False)
 print(df["value"].iloc[0])
 """
@@ -226,18 +233,23 @@ def test_a_checkpointing_run_resumes_mid_run_and_its_checkpoint_goes_once_cached
     """A function declaring ``checkpoints=True`` gets a file beside its cache entry (same key),
     a rerun resumes a stopped run from it with the same result, and it is deleted once cached."""
     config, cache = {"n": 5}, tmp_path / "cache"
-    whole = run_sweep(resumable_count, config, n_seeds=2, executor="serial", progress=False)
+    whole = run_sweep(resumable_count, config, replicates=2, executor="serial", progress=False)
     assert list(whole["checkpoint"]) == ["None"] * 10  # no cache folder: called without one
     monkeypatch.setenv("PRIVRL_TEST_STOP_AFTER", "3")
     with pytest.raises(Stopped):
         run_sweep(
-            resumable_count, config, n_seeds=2, cache_dir=cache, executor="serial", progress=False
+            resumable_count,
+            config,
+            replicates=2,
+            cache_dir=cache,
+            executor="serial",
+            progress=False,
         )
     ckpt = list(cache.rglob("*.ckpt"))
     assert len(ckpt) == 1 and not list(cache.rglob("*.pkl"))
     monkeypatch.delenv("PRIVRL_TEST_STOP_AFTER")
     resumed = run_sweep(
-        resumable_count, config, n_seeds=2, cache_dir=cache, executor="serial", progress=False
+        resumable_count, config, replicates=2, cache_dir=cache, executor="serial", progress=False
     )
     pd.testing.assert_frame_equal(resumed[["value", "seed"]], whole[["value", "seed"]])
     assert list(resumed.groupby("seed")["started_at"].first()) == [3, 0]
@@ -256,7 +268,7 @@ def test_seed_order_starts_seed_zero_of_every_config_first(tmp_path):
     ):
         log.write_text("")
         df = run_sweep(
-            slow_logged, configs, n_seeds=2, executor="serial", progress=False, order=order
+            slow_logged, configs, replicates=2, executor="serial", progress=False, order=order
         )
         assert log.read_text().split() == expected
         assert list(zip(df["tag"], df["seed"], strict=True)) == [
@@ -267,7 +279,7 @@ def test_seed_order_starts_seed_zero_of_every_config_first(tmp_path):
         ]
     with pytest.raises(ValueError, match="order"):
         run_sweep(
-            slow_logged, configs, n_seeds=1, executor="serial", progress=False, order="random"
+            slow_logged, configs, replicates=1, executor="serial", progress=False, order="random"
         )
 
 

@@ -203,7 +203,7 @@ class _Demo(Profile):
     epsilon: float = 0.5
     n_trials: int = 4
     sizes: tuple[int, ...] = (10, 20)
-    PAPER = {"n_trials": 100}
+    PAPER_SCALE = {"n_trials": 100}
 
     def validate(self) -> None:
         if self.epsilon <= 0:

@@ -237,7 +237,8 @@ _REF = re.compile(r"\{ref\}`(?P<key>[^<`]+) <(?P<label>[^>`]+)>`")
 def test_each_landing_row_links_an_exhibit_of_the_record_and_claim_that_decided_it(name):
     decided = DECIDED[name]()
     assert decided, f"{name}: no claim decided on a record with exhibits"
-    rows = decided_claims(_row_claim(key) for key in decided)
+    sources = importlib.import_module(f"privrl.papers.{name}.sources").SOURCES
+    rows = decided_claims((_row_claim(key) for key in decided), sources)
     exhibits, front = _exhibits(name), front_matter(name)
     for row in rows:
         link = _key_link(name, row, front)

@@ -590,8 +590,8 @@ def test_claims_and_errata_are_declared_once_with_their_sources():
     assert all(not s.statement.startswith(claims.BEYOND) for s in claims.CLAIMS if s not in beyond)
     assert all(s.source.strip() for s in claims.CLAIMS)
     assert (
-        chapter.GohariChapter.claims is claims.CLAIMS
-        and chapter.GohariChapter.errata is claims.ERRATA
+        chapter.Gohari2021Chapter.claims is claims.CLAIMS
+        and chapter.Gohari2021Chapter.errata is claims.ERRATA
     )
     values = {
         "lemma_tail": 0.1,
@@ -705,7 +705,7 @@ def test_releases_carry_theorem1_events_and_empirical_cross_checks():
         },
     )
     ctx.values["pair_sup_ratio"] = 0.8
-    entries = list(chapter.GohariChapter().releases(ctx))
+    entries = list(chapter.Gohari2021Chapter().releases(ctx))
     for entry in entries:
         ctx.report.ledger(entry)  # raises unless the event gives back the epsilon
         assert entry.cross_check.kind == "empirical" and entry.cross_check.epsilon < entry.epsilon

@@ -34,7 +34,7 @@ CARTPOLE = {
         for c in figure2_configs(
             GohariProfile(
                 **{
-                    **GohariProfile.PAPER,
+                    **GohariProfile.PAPER_SCALE,
                     "env": "cartpole",
                     "tau": 4.61e-4,
                     "b": 0.01,
@@ -175,7 +175,7 @@ def save_and_die(*args):
 
 ppo_fast.save_checkpoint = save_and_die
 config = pickle.loads(bytes.fromhex(sys.argv[2]))
-run_sweep(run_agent_fast, config, n_seeds=1, cache_dir=sys.argv[1], executor="serial",
+run_sweep(run_agent_fast, config, replicates=1, cache_dir=sys.argv[1], executor="serial",
           progress=False)
 """
 
@@ -191,7 +191,7 @@ def test_a_sweep_killed_with_sigkill_resumes_the_run_mid_way(tmp_path, monkeypat
         "train_pi_iters": 10,
         "train_v_iters": 10,
     }
-    whole = run_sweep(run_agent_fast, config, n_seeds=1, executor="serial", progress=False)
+    whole = run_sweep(run_agent_fast, config, replicates=1, executor="serial", progress=False)
     cache = tmp_path / "cache"
     killed = subprocess.run(
         [sys.executable, "-c", KILLED_DRIVER, str(cache), pickle.dumps(config).hex()],
@@ -203,7 +203,7 @@ def test_a_sweep_killed_with_sigkill_resumes_the_run_mid_way(tmp_path, monkeypat
     steps: list = []
     monkeypatch.setattr(fast_student, "make_env", lambda name: StepLog(MAKE_ENV(name), steps))
     resumed = run_sweep(
-        run_agent_fast, config, n_seeds=1, cache_dir=cache, executor="serial", progress=False
+        run_agent_fast, config, replicates=1, cache_dir=cache, executor="serial", progress=False
     )
     assert len(steps) == 5 * 100  # roll-outs 25 to 29 only
     pd.testing.assert_frame_equal(

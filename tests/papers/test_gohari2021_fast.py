@@ -74,7 +74,7 @@ def assert_same_run(today, fast, label):
 
 CARTPOLE = GohariProfile(
     **{
-        **GohariProfile.PAPER,
+        **GohariProfile.PAPER_SCALE,
         "env": "cartpole",
         "tau": 4.61e-4,
         "b": 0.01,
@@ -113,7 +113,7 @@ def test_cartpole_quick_profile_same_run_as_today(monkeypatch):
 )
 def test_airraid_same_run_as_today(label, monkeypatch):
     """Paper settings, roll-outs of 200 interactions."""
-    config = configs(GohariProfile(**GohariProfile.PAPER), 200)[label]
+    config = configs(GohariProfile(**GohariProfile.PAPER_SCALE), 200)[label]
     today = logged(student, student.run_agent, config, monkeypatch)
     fast = logged(fast_student, fast_student.run_agent_fast, config, monkeypatch)
     assert_same_run(today, fast, label)

@@ -158,7 +158,7 @@ def test_training_clip_is_l1_half_c():
 def _ledger(epsilons=(1.0,)):
     """The chapter's releases at ``epsilons`` recorded in a fresh report (raises as the run does)."""
     ctx = Context(OnoProfile.quick(epsilons=list(epsilons)), Report("ono2020", "quick"))
-    for entry in chapter.OnoChapter().releases(ctx):
+    for entry in chapter.Ono2020Chapter().releases(ctx):
         ctx.report.ledger(entry)
     return ctx.report.entries
 
@@ -319,7 +319,7 @@ def _decide(trials, cap=PAPER_CAP, recorded_run=False):
         ctx.tables.update(paper_trials=trials, paper_curves=curves)
         ctx.values.update(rec_budget=cap, rec_commit="abc", rec_source="recorded run")
     out = {}
-    for ev in chapter.OnoChapter().evidence(ctx):
+    for ev in chapter.Ono2020Chapter().evidence(ctx):
         for spec in claims.CLAIMS:
             claim = ev.decide(ctx, spec)
             if claim is not None:

@@ -273,7 +273,7 @@ def test_the_claims_are_decided_on_the_recorded_arms_and_no_others():
         rec_tuned_source="recorded tuned arms",
     )
     ctx.extra["tuned_tuning"] = _apart(ctx.tables["tuned_trials"])
-    evidence = {ev.name: ev for ev in chapter.OnoChapter().evidence(ctx)}
+    evidence = {ev.name: ev for ev in chapter.Ono2020Chapter().evidence(ctx)}
     ev = evidence["reference_tuned"]
     decided = {c.key: c for spec in claims.CLAIMS if (c := ev.decide(ctx, spec)) is not None}
     assert sorted(decided) == sorted(
@@ -398,7 +398,7 @@ def test_the_recorded_tuned_arms_are_decided_on_seeds_never_looked_at():
 
     p = OnoProfile.paper()
     ctx = Context(p, Report("ono2020", p.profile, seed=p.seed, config=p.as_dict()))
-    chapter.OnoChapter.load_recorded(ctx)
+    chapter.Ono2020Chapter.load_recorded(ctx)
     reference, tuned = ctx.extra["rec_reference_tuning"], ctx.extra["tuned_tuning"]
     assert {t.deciding for t in reference.values()} == {frozenset({(0, 0)})}
     assert {t.looked_at for t in reference.values()} == {frozenset({(TUNING_SEED_OFFSET, 0)})}

@@ -151,7 +151,7 @@ def test_balle_ledger_entries_carry_the_apis_event_and_epsilon():
     ctx = Context(BALLE, Report("balle2016", "quick"))
     ctx.tables["figure1"] = table
     ctx.tables["privacy_loss"] = pd.DataFrame(loss)
-    entries = list(balle_chapter.Balle2016().releases(ctx))
+    entries = list(balle_chapter.Balle2016Chapter().releases(ctx))
     assert len(entries) == 4
     for entry, row in zip(entries, loss, strict=True):
         phi = BALLE.features()[row["features"]]
@@ -181,7 +181,7 @@ def test_balle_ledger_entries_carry_the_apis_event_and_epsilon():
 
 def _ono_entries(epsilon: float) -> list:
     ctx = Context(OnoProfile.quick(epsilons=[epsilon]), Report("ono2020", "quick"))
-    return list(ono_chapter.OnoChapter().releases(ctx))
+    return list(ono_chapter.Ono2020Chapter().releases(ctx))
 
 
 @pytest.mark.parametrize("epsilon", [1.0, 5.0, 10.0])
@@ -322,7 +322,7 @@ def _gohari_api_events(ctx: Context) -> list:
 
 def test_gohari_ledger_entries_carry_the_apis_dirichlet_events():
     ctx = _gohari_context()
-    entries = list(gohari_chapter.GohariChapter().releases(ctx))
+    entries = list(gohari_chapter.Gohari2021Chapter().releases(ctx))
     expected = _gohari_api_events(ctx)
     assert len(entries) == len(expected) == 2
     for entry, event in zip(entries, expected, strict=True):
@@ -339,7 +339,7 @@ def test_less_noise_at_goharis_teacher_call_site_is_caught(monkeypatch):
 
     monkeypatch.setattr(gohari_checks, "dirichlet_answer_event", doubled)
     ctx = _gohari_context()
-    entry = next(iter(gohari_chapter.GohariChapter().releases(ctx)))
+    entry = next(iter(gohari_chapter.Gohari2021Chapter().releases(ctx)))
     assert entry.event != _gohari_api_events(ctx)[0]
 
 

@@ -242,7 +242,7 @@ def test_claim_statements_name_the_profiles_scale():
     assert "epsilon = 4)" in text["privacy_cost_shrinks_with_n"]
     assert "epsilon" not in quick["privacy_cost_shrinks_with_n"]
     assert all(source.strip() for source in sources.values())
-    assert chapter.XieChapter.claims == claims.CLAIMS
+    assert chapter.Xie2019Chapter.claims == claims.CLAIMS
     on = {s.key: s.on for s in claims.CLAIMS}
     assert on["off_policy_like_on_policy"] == ("live", claims.PAPER_POINTS)
     assert on["chain_order_of_magnitude"] == ("live", claims.PAPER_VERDICTS)
@@ -264,7 +264,7 @@ def test_recorded_paper_claims_match_the_paper_profiles_statements():
 def test_recorded_claims_are_not_listed_in_a_paper_run(monkeypatch):
     monkeypatch.setattr(chapter, "paper_points", lambda tables: pd.DataFrame())
     ctx = Context(XieProfile.paper(), Report("xie2019", "paper"))
-    names = [ev.name for ev in chapter.XieChapter().evidence(ctx) if ev is not None]
+    names = [ev.name for ev in chapter.Xie2019Chapter().evidence(ctx) if ev is not None]
     assert names == ["live"]
 
 

@@ -19,7 +19,7 @@ from privrl.papers.audits.profile import AuditsProfile
 from privrl.papers.audits.releases import UNDETECTABLE
 
 
-class Audits(Chapter):
+class AuditsChapter(Chapter):
     """Audit every release, then check the bounds (:mod:`~privrl.papers.audits.checks`)."""
 
     name: ClassVar[str] = "audits"
@@ -44,4 +44,4 @@ class Audits(Chapter):
         ctx.glue("seconds", ctx.values["seconds"])
 
 
-run = Audits().run
+run = AuditsChapter().run

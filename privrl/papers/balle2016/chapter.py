@@ -6,7 +6,7 @@ reads. The notebook calls :func:`run`.
 
 Tables: ``figure1`` (tidy, one row per trial x batch x features x method x c), ``smooth_bounds``,
 ``neighbours``, ``arbitrary``, ``privacy_loss``, ``noise_rate`` (from the checks) and ``rmse``
-(means, from :meth:`Balle2016.finish`); ``extra["numbers"]`` holds every glued number.
+(means, from :meth:`Balle2016Chapter.finish`); ``extra["numbers"]`` holds every glued number.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ ACCOUNTANT = (
 )
 
 
-class Balle2016(
+class Balle2016Chapter(
     Chapter,
     name=PAPER,
     profile_type=BalleProfile,
@@ -169,4 +169,4 @@ class Balle2016(
         ctx.extra["numbers"] = dict(ctx.values)
 
 
-run = Balle2016().run
+run = Balle2016Chapter().run

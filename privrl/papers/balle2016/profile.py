@@ -26,7 +26,7 @@ SAME_ACCURACY_FACTOR = 2.0
 
 @dataclass(frozen=True)
 class BalleProfile(Profile):
-    """Every knob of the chapter; defaults are the quick profile, ``PAPER`` the paper's scale.
+    """Every knob of the chapter; defaults are the quick profile, ``PAPER_SCALE`` the paper's scale.
 
     Sources: [paper] Section 6, [code] the authors' repository, [ours] this chapter's choice.
     """
@@ -68,7 +68,7 @@ class BalleProfile(Profile):
     """Sizes of the privacy checks: neighbouring pairs for Lemma 1, Monte Carlo samples of the
     privacy loss, arbitrary datasets for the local-sensitivity bounds."""
 
-    PAPER: ClassVar[dict[str, Any]] = {
+    PAPER_SCALE: ClassVar[dict[str, Any]] = {
         "batch_sizes": PAPER_BATCHES,
         "reg_n": 13,
         "n_trials": 20,

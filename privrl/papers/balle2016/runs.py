@@ -114,7 +114,7 @@ def run_figure1(
     return run_sweep(
         run_batch,
         configs,
-        n_seeds=profile.n_trials,
+        replicates=profile.n_trials,
         root_seed=profile.seed,
         cache_dir=cache_dir,
         executor=executor,

@@ -1,13 +1,13 @@
-"""The Frontier chapter's typed profile: the quick slice as defaults, the recorded map in ``PAPER``.
+"""The Frontier chapter's typed profile: the quick slice as defaults, the recorded map in ``PAPER_SCALE``.
 
-The map (``PAPER``): three domains, epsilon 0.1 .. 10 and n 10 .. 10,000 on log grids, 30 fresh
+The map (``PAPER_SCALE``): three domains, epsilon 0.1 .. 10 and n 10 .. 10,000 on log grids, 30 fresh
 datasets per point, one delta. The quick profile is a small slice of it (two domains, two of its
 epsilons, two of its sizes, the two smallest values of its ``iterations_grid``, 3 datasets) that
 runs in CI in under a minute of CPU (the noise multipliers read from the recorded map,
 :meth:`~privrl.papers.frontier.chapter.FrontierChapter.sweep`): it says so on the page and
 decides nothing.
 
-GPOPE's grids (``PAPER``) were fixed by a probe: the tuning at the paper settings on one public
+GPOPE's grids (``PAPER_SCALE``) were fixed by a probe: the tuning at the paper settings on one public
 dataset (seed :data:`TUNING_SEED`) at n = 10 and 10,000, epsilon 0.1 and 10 (PLD) and without
 noise, on every domain, over steps 1e-4 .. 300 (3x) and 500 .. 32,000 iterations (4x). Without
 noise the best step is interior, 3 to 30 (100 on the chain at n = 10, level with 30), and 300
@@ -73,7 +73,7 @@ class FrontierProfile(Profile):
     target_episodes: int = 2_000
     lsw_cells: int = 10
     lam_grid: tuple[float, ...] = (1.0, 100.0, 1e4, 1e6, 1e8)
-    PAPER = {
+    PAPER_SCALE = {
         "domains": DOMAINS,
         "sizes": (10, 100, 1_000, 10_000),
         "epsilons": (0.1, 0.3, 1.0, 3.0, 10.0),

@@ -46,7 +46,7 @@ from privrl.papers.gohari2021.diagnostics import (
     penalised_after_budget,
 )
 from privrl.papers.gohari2021.plots import speedup_display
-from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
+from privrl.papers.gohari2021.profile import AWARE, PAPER, GohariProfile
 from privrl.papers.gohari2021.recorded import (
     HORIZON,
     RecordedAnalysis,
@@ -100,9 +100,9 @@ AT_DELTA_ZERO = (
 DESIGN_SEEDS = 10
 
 
-class GohariChapter(
+class Gohari2021Chapter(
     Chapter,
-    name=NAME,
+    name=PAPER,
     profile_type=GohariProfile,
     checks=CHECKS,
     claims=CLAIMS,
@@ -190,7 +190,7 @@ class GohariChapter(
         at k = 5 (both Theorem 1, cross-checked by the numerical maximisation of eq. 18)."""
         p, teacher, pair = ctx.profile, ctx.extra["teacher"], ctx.extra["pair"]
         yield LedgerEntry(
-            paper=NAME,
+            paper=PAPER,
             release=f"{p.env} teacher's policy for one observation, Dir_k(f(s)) at k0 = {p.k0:g}",
             mechanism=MECHANISM,
             relation="replace-one",
@@ -207,7 +207,7 @@ class GohariChapter(
             at_delta_zero=AT_DELTA_ZERO,
         )
         yield LedgerEntry(
-            paper=NAME,
+            paper=PAPER,
             release="AirRaid teacher's policy for one observation at k = 5 (the paper's reported pair)",
             mechanism=MECHANISM,
             relation="replace-one",
@@ -306,7 +306,7 @@ class GohariChapter(
 
 
 #: The chapter's entry point: ``run(profile, *, executor=None, cache_dir=None, progress=False)``.
-run = GohariChapter().run
+run = Gohari2021Chapter().run
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -193,7 +193,7 @@ def check_lemma1(ctx: Context) -> None:
 def measure_teacher_privacy(ctx: Context) -> None:
     """Per-query privacy of the profile's teacher at k0 (Theorem 1: eq. 12, and the rigorous bound
     on eq. 6, at most the paper's 0.05; Monte Carlo as a cross-check) and the numerical maximisation of the exact log-density ratio (eq. 18) at L b, for the
-    ledger (:meth:`~privrl.papers.gohari2021.chapter.GohariChapter.releases`)."""
+    ledger (:meth:`~privrl.papers.gohari2021.chapter.Gohari2021Chapter.releases`)."""
     p, rng = ctx.profile, ctx.rng
     teacher, meta = load_teacher(p.env)
     lip = teacher_lipschitz(teacher, p.eta)

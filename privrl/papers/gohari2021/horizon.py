@@ -28,14 +28,14 @@ from privrl.chapter.records import (
 )
 from privrl.chapter.sweep import run_sweep
 from privrl.papers.gohari2021.fast_student import run_agent_fast
-from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
+from privrl.papers.gohari2021.profile import AWARE, PAPER, GohariProfile
 from privrl.papers.gohari2021.recorded import Recording, add_recording_arguments, paper_curves
 from privrl.papers.gohari2021.runs import after_budget_label, figure2_configs
 
 #: The record's profile name: ``book/measurements/gohari2021-horizon.json``.
 PROFILE = "horizon"
-HORIZON_CSV = f"{NAME}-{PROFILE}-curves.csv"
-RECORD_JSON = f"{NAME}-{PROFILE}.json"
+HORIZON_CSV = f"{PAPER}-{PROFILE}-curves.csv"
+RECORD_JSON = f"{PAPER}-{PROFILE}.json"
 #: The union-radius arm (c).
 UNION = f"{AWARE}, union radius"
 
@@ -87,7 +87,7 @@ def record_horizon(
     runs = run_sweep(
         run_agent_fast,
         horizon_configs(profile),
-        n_seeds=profile.n_trials,
+        replicates=profile.n_trials,
         root_seed=profile.seed,
         cache_dir=cache_dir,
         executor=executor,

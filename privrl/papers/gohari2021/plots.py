@@ -30,7 +30,7 @@ from privrl.chapter.plotting import (
 )
 from privrl.papers.gohari2021 import theory
 from privrl.papers.gohari2021.claims import RECORD_SOURCES, query_budget, random_play_condition
-from privrl.papers.gohari2021.profile import AWARE, NAME, UNAWARE, GohariProfile
+from privrl.papers.gohari2021.profile import AWARE, PAPER, UNAWARE, GohariProfile
 from privrl.papers.gohari2021.recorded import (
     DESIGN,
     HORIZON,
@@ -490,7 +490,7 @@ def _speedup_figure(data: Mapping[str, Any]):
     """:func:`plot_speedup` of a record, its refused thresholds shaded."""
     rec = _analysed(data)
     refused = refused_thresholds(rec.speedup, rec.record["references"], rec.profile)
-    return plot_speedup(rec.speedup, paper_number(NAME, "aware_speedup").value, refused)
+    return plot_speedup(rec.speedup, paper_number(PAPER, "aware_speedup").value, refused)
 
 
 def _speedup_table(data: Mapping[str, Any]) -> pd.DataFrame:
@@ -521,7 +521,7 @@ def _exhibits(record: str, prefix: str, diagnostics: bool) -> tuple[Exhibit, ...
     :data:`~privrl.papers.gohari2021.recorded.HORIZON`), labelled ``fig-<prefix>``,
     ``fig-<prefix>-speedup``, ``<prefix>-speedup-table``, ``<prefix>-budget`` and, with
     ``diagnostics``, ``fig-<prefix>-diagnostics``."""
-    on = (f"{NAME}-{record}", {"curves": curves_csv(record)}, RECORD_SOURCES[record].suffix)
+    on = (f"{PAPER}-{record}", {"curves": curves_csv(record)}, RECORD_SOURCES[record].suffix)
     drawn = [
         Exhibit(f"fig-{prefix}", *on, _figure2),
         Exhibit(f"fig-{prefix}-speedup", *on, _speedup_figure),
@@ -538,6 +538,6 @@ def _exhibits(record: str, prefix: str, diagnostics: bool) -> tuple[Exhibit, ...
 #: the teacher's queries against its allowance and the diagnostics; at the paper's horizon
 #: (claims keyed ``_horizon``) the same but the diagnostics.
 EXHIBITS: dict[str, Exhibit] = by_label(
-    *_exhibits(DESIGN, f"{NAME}-recorded", diagnostics=True),
-    *_exhibits(HORIZON, f"{NAME}-horizon", diagnostics=False),
+    *_exhibits(DESIGN, f"{PAPER}-recorded", diagnostics=True),
+    *_exhibits(HORIZON, f"{PAPER}-horizon", diagnostics=False),
 )

@@ -4,7 +4,7 @@
 seeds, the (64, 64) teacher shipped in ``privrl/data/gohari2021/``, the runs on the numpy path
 (``runner``) and no timing of paper-scale roll-outs (``measure_cost``): a run of about a minute
 of CPU time. ``paper``
-(:attr:`GohariProfile.PAPER`): AirRaid RAM with Spinning Up's episode handling (roll-outs of
+(:attr:`GohariProfile.PAPER_SCALE`): AirRaid RAM with Spinning Up's episode handling (roll-outs of
 1,000 interactions of one environment, 1,000-step episode cap, reset per roll-out,
 rewards-to-go value targets), 4,000 roll-outs, 30 seeds and the supplement's sweeps (Section 5).
 """
@@ -21,7 +21,7 @@ from privrl.core.algorithms.ppo import PPOConfig, PPOSchedule
 from privrl.core.validation import check_choice, check_int
 
 #: The notebook's (and the report's) name.
-NAME = "gohari2021"
+PAPER = "gohari2021"
 #: Roll-outs of the faithful design that fits two cores; a shorter record decides no claim.
 DESIGN_ROLLOUTS = 450
 #: The labels of the equal-budget (c = 0.3) students the claims compare (Figure 2c, d).
@@ -30,7 +30,7 @@ AWARE, UNAWARE = "aware, c = 0.3", "unaware, c = 0.3"
 
 @dataclass(frozen=True)
 class GohariProfile(PPOSchedule, Profile):
-    """Every knob of the chapter; defaults are the quick profile, ``PAPER`` the paper's.
+    """Every knob of the chapter; defaults are the quick profile, ``PAPER_SCALE`` the paper's.
 
     ``n_trials`` seeds per configuration; ``epochs`` roll-outs per run of ``steps_per_epoch``
     interactions; PPO's episode handling, discount and updates (the fields of
@@ -81,7 +81,7 @@ class GohariProfile(PPOSchedule, Profile):
     measure_cost: bool = False
     runner: Literal["torch", "numpy"] | None = None
 
-    PAPER: ClassVar[dict[str, Any]] = {
+    PAPER_SCALE: ClassVar[dict[str, Any]] = {
         "env": "airraid",
         "n_trials": 30,
         "epochs": 4000,

@@ -44,7 +44,7 @@ from privrl.papers.gohari2021.diagnostics import (
     diagnostics_table,
     first_spent_rollout,
 )
-from privrl.papers.gohari2021.profile import AWARE, NAME, GohariProfile
+from privrl.papers.gohari2021.profile import AWARE, PAPER, GohariProfile
 from privrl.papers.gohari2021.runs import measure_references, query_table, run_figure2
 
 #: The record's profile name: what was run (a reduced design), not the paper's scale.
@@ -56,10 +56,10 @@ RECORD_WORDS = {
     DESIGN: "recorded AirRaid design",
     HORIZON: "recorded AirRaid run at the paper's horizon",
 }
-CURVES_CSV = f"{NAME}-{DESIGN}-curves.csv"
+CURVES_CSV = f"{PAPER}-{DESIGN}-curves.csv"
 #: The run record of the recorded curves, in ``book/measurements/``
 #: (:func:`privrl.chapter.records.record_path` of profile :data:`DESIGN`).
-RECORD_JSON = f"{NAME}-{DESIGN}.json"
+RECORD_JSON = f"{PAPER}-{DESIGN}.json"
 #: The columns every recorded table has (the first record's).
 BASE_COLUMNS = ("config", "seed", "rollout", "env_steps", "avg_return", "epsilon_spent")
 #: The teacher's queries answered from its data so far and the schedule's allowance so far.
@@ -159,7 +159,7 @@ def queries_of(curves: pd.DataFrame) -> pd.DataFrame | None:
 def scale_of(profile: GohariProfile) -> str:
     """The scale of a run of ``profile`` against the paper's, in words: "10 of the paper's 30
     seeds, 450 of its 4,000 roll-outs" (what a verdict decided on it states)."""
-    paper = GohariProfile.PAPER
+    paper = GohariProfile.PAPER_SCALE
     return (
         f"{profile.n_trials:,} of the paper's {paper['n_trials']:,} seeds, "
         f"{profile.epochs:,} of its {paper['epochs']:,} roll-outs"
@@ -168,14 +168,14 @@ def scale_of(profile: GohariProfile) -> str:
 
 def curves_csv(name: str = DESIGN) -> str:
     """The file name of record ``name``'s curves (:data:`CURVES_CSV` for the design)."""
-    return f"{NAME}-{name}-curves.csv"
+    return f"{PAPER}-{name}-curves.csv"
 
 
 def record_json(results: Path, name: str = DESIGN) -> Path:
     """The run record of record ``name``'s curves in the results folder ``results``:
     ``gohari2021-<name>.json`` (:data:`RECORD_JSON` for the design) in the measurements folder
     above it (the book's layout, ``book/measurements/results``)."""
-    return results.parent / f"{NAME}-{name}.json"
+    return results.parent / f"{PAPER}-{name}.json"
 
 
 @dataclass(frozen=True)
@@ -216,7 +216,7 @@ class Recording:
         wall time until now, core time of ``runs``, reference returns, thresholds, ``command``,
         the file ``csv`` and the module ``produced_by`` that computed it, and ``extra``."""
         record = RunRecord.now(
-            notebook=NAME,
+            notebook=PAPER,
             profile=label,
             parameters=profile.as_dict(),
             wall_time_s=time.perf_counter() - self.t0,

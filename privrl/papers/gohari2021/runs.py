@@ -186,7 +186,7 @@ def run_figure2(
     runs = run_sweep(
         func,
         unique,
-        n_seeds=profile.n_trials,
+        replicates=profile.n_trials,
         root_seed=profile.seed,
         cache_dir=cache_dir,
         executor=executor,

@@ -4,9 +4,9 @@ as a :class:`~privrl.chapter.skeleton.Chapter`.
 The run: the mechanism and environment checks (:mod:`.checks`), the three sweeps (:mod:`.runs`:
 Tables 1-3 and Figure 3, Figure 2, the per-report statistics of training) with their tables
 (:mod:`.tables`) and the recorded paper-profile run (:mod:`.recorded`), the privacy ledger
-(:meth:`OnoChapter.releases`: Lemmas 2-3 and the multi-round extension of section 3.2.1), the
+(:meth:`Ono2020Chapter.releases`: Lemmas 2-3 and the multi-round extension of section 3.2.1), the
 claims and errata (:mod:`.claims`), then the checks that read the sweep and the recorded run.
-``run = OnoChapter().run`` is the notebook's entry point.
+``run = Ono2020Chapter().run`` is the notebook's entry point.
 """
 
 from __future__ import annotations
@@ -203,7 +203,7 @@ def reference_tables(
     return {prefix + k: v for k, v in out.items()}
 
 
-class OnoChapter(
+class Ono2020Chapter(
     Chapter,
     name=PAPER,
     profile_type=OnoProfile,
@@ -296,7 +296,7 @@ class OnoChapter(
             rec_reference_source=f"recorded reference set-up run, commit "
             f"{record['git_commit']}, budget {budget:,}",
         )
-        OnoChapter.load_tuned(
+        Ono2020Chapter.load_tuned(
             ctx,
             reference_looks(reference["sweep"], reference["trials"], int(params["seed"]), params),
             reference_rule(int(params["tuning_trials"]), int(params["tuning_submissions"])),
@@ -440,4 +440,4 @@ class OnoChapter(
         ctx.extra["steps_per_s"] = steps_per_s
 
 
-run = OnoChapter().run
+run = Ono2020Chapter().run

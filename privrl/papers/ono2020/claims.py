@@ -5,7 +5,7 @@ paper-profile run is recorded, on its trials (key ending ``_paper``, stamped wit
 profile and commit); then on the reference set-up, live and recorded, and on the recorded arms
 evaluated at the steps with the most tuning successes within the paper's budget (:mod:`.tuning`;
 keys ending ``_reference_tuned``, only the claims whose arms it holds) (the evidence of
-:meth:`OnoChapter.evidence <privrl.papers.ono2020.chapter.OnoChapter.evidence>`). Every claim
+:meth:`Ono2020Chapter.evidence <privrl.papers.ono2020.chapter.Ono2020Chapter.evidence>`). Every claim
 goes through the four-state rule (:func:`~privrl.chapter.verdicts.decide_interval`): a success
 ratio by its exact (Clopper-Pearson) 95% interval (:func:`~privrl.chapter.verdicts.decide_success_ratio`)
 against half the paper's printed ratio (Table 2, e.g. half of 16/20), a median first success

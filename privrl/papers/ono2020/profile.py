@@ -132,7 +132,7 @@ def eps_label(eps: float) -> str:
 
 @dataclass(frozen=True)
 class OnoProfile(Profile):
-    """Scale of the run; defaults are the quick profile, ``PAPER`` the paper's (section 4)."""
+    """Scale of the run; defaults are the quick profile, ``PAPER_SCALE`` the paper's (section 4)."""
 
     n_trials: int = 5
     trials_per_seed: int = 5
@@ -157,7 +157,7 @@ class OnoProfile(Profile):
     #: Reports of PRS's shrinkage check per epsilon (its threshold is in standard errors).
     shrinkage_samples: int = 50_000
 
-    PAPER: ClassVar[dict[str, Any]] = {
+    PAPER_SCALE: ClassVar[dict[str, Any]] = {
         "n_trials": 20,
         "trials_per_seed": 20,
         "n_submissions": PAPER_CAP,

@@ -244,7 +244,7 @@ def paper_profile_at(n_submissions: int) -> OnoProfile:
     """The paper profile with every budget at ``n_submissions`` (Tables 1-3, Figure 2, the
     reference set-up) and the step sweep's tuning budget scaled with it, in the paper profile's
     proportion (30,000 of 90,000)."""
-    paper = OnoProfile.PAPER
+    paper = OnoProfile.PAPER_SCALE
     tuning = max(1, n_submissions * paper["tuning_submissions"] // paper["n_submissions"])
     return OnoProfile.from_parameters(
         "paper",

@@ -210,7 +210,7 @@ def sweep_reference(
     tuning = run_sweep(
         run_first_success,
         tuning_configs(profile),
-        n_seeds=1,
+        replicates=1,
         root_seed=profile.seed + TUNING_SEED_OFFSET,
         desc="ono2020 step sweep",
         **kw,
@@ -219,7 +219,7 @@ def sweep_reference(
     trials = run_sweep(
         run_first_success,
         ablation_configs(profile) + evaluation_configs(profile, steps),
-        n_seeds=n_seeds,
+        replicates=n_seeds,
         root_seed=profile.seed,
         desc="ono2020 reference set-up",
         **kw,
@@ -228,7 +228,7 @@ def sweep_reference(
     curves = run_sweep(
         run_learning_curve,
         figure2_reference_configs(profile, steps),
-        n_seeds=1,
+        replicates=1,
         root_seed=profile.seed,
         desc="ono2020 reference figure 2",
         **kw,

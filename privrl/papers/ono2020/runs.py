@@ -98,7 +98,7 @@ def sweep_tables(
     out = run_sweep(
         run_first_success,
         table_configs(profile),
-        n_seeds=profile.n_trials // profile.trials_per_seed,
+        replicates=profile.n_trials // profile.trials_per_seed,
         root_seed=profile.seed,
         cache_dir=cache_dir,
         executor=executor,
@@ -122,7 +122,7 @@ def sweep_figure2(
     return run_sweep(
         run_learning_curve,
         figure2_configs(profile),
-        n_seeds=1,
+        replicates=1,
         root_seed=profile.seed,
         cache_dir=cache_dir,
         executor=executor,
@@ -144,7 +144,7 @@ def sweep_diagnostics(
     return run_sweep(
         run_report_statistics,
         diagnostic_configs(profile),
-        n_seeds=1,
+        replicates=1,
         root_seed=profile.seed,
         cache_dir=cache_dir,
         executor=executor,

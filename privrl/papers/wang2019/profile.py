@@ -69,7 +69,7 @@ NONPRIVATE_FRACTION = 0.8
 
 @dataclass(frozen=True)
 class WangProfile(Profile):
-    """Every knob of the chapter; defaults are the quick profile, ``PAPER`` the paper's scale.
+    """Every knob of the chapter; defaults are the quick profile, ``PAPER_SCALE`` the paper's scale.
 
     ``gp_sigmas``/``gp_beta``: Figure 1's path amplitudes and bandwidth (the authors' code fixes
     beta = 1). ``protocol``: ``"authors"`` (independent target-network path, paths redrawn at
@@ -96,7 +96,7 @@ class WangProfile(Profile):
     prop10_reps: int = 20
     prop10_sizes: tuple[int, ...] = (4, 16, 64, 256)
     scaling_sizes: tuple[int, ...] = (1000, 4000, 16000, 64000)
-    PAPER: ClassVar[dict[str, Any]] = {
+    PAPER_SCALE: ClassVar[dict[str, Any]] = {
         "n_trials": 10,
         "episodes": 100,
         "gp_sigmas": (0.0, 0.2, 0.4, 0.6, 0.8, 1.0),

@@ -71,7 +71,7 @@ from privrl.papers.xie2019.runs import (
 from privrl.papers.xie2019.sources import PAPER_RUN, SOURCES
 
 
-class XieChapter(
+class Xie2019Chapter(
     Chapter,
     name=PAPER,
     profile_type=XieProfile,
@@ -175,7 +175,7 @@ class XieChapter(
         ctx.extra["profile"] = ctx.profile
 
 
-run = XieChapter().run
+run = Xie2019Chapter().run
 
 
 def record_schedules(executor: Any = None, root: Path | None = None) -> Path:
@@ -250,4 +250,4 @@ if __name__ == "__main__":
     main()
 
 
-__all__ = ["XieChapter", "main", "record_schedules", "run"]
+__all__ = ["Xie2019Chapter", "main", "record_schedules", "run"]

@@ -3,7 +3,7 @@
 Each records its numeric checks through ``ctx.report.check`` (which raises when one fails), its
 tables in ``ctx.tables`` and the numbers the prose reads through ``ctx.glue``.
 :data:`CHECKS` run in order before the sweep; :func:`check_convergence_gates` needs the sweep's
-tables and is run by :meth:`privrl.papers.xie2019.chapter.XieChapter.sweep` once they exist,
+tables and is run by :meth:`privrl.papers.xie2019.chapter.Xie2019Chapter.sweep` once they exist,
 before any privacy verdict.
 """
 
@@ -93,7 +93,7 @@ def check_gradient_variance(ctx: Context) -> None:
 
 def check_privacy(ctx: Context) -> None:
     """Every GPOPE release of the run calibrated and accounted (the ``privacy`` table, read by
-    :meth:`~privrl.papers.xie2019.chapter.XieChapter.releases`), and the checks on them: targets
+    :meth:`~privrl.papers.xie2019.chapter.Xie2019Chapter.releases`), and the checks on them: targets
     met, dp-accounting agrees, the Poisson shortcut understates. Theorem 1's constants are glued."""
     report = ctx.report
     table = privacy_table(ctx.profile)

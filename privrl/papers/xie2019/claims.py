@@ -3,8 +3,8 @@
 :data:`CLAIMS` are decided (:mod:`privrl.chapter.verdicts`) on this run's trials, then listed
 again as the recorded paper-profile run decided them (keys ``<key>_paper``): the claims on the
 points of Figure 2 are decided anew on the recorded points (evidence ``paper_points``), the
-others read from the record's summary (evidence ``paper``; :meth:`XieChapter.evidence
-<privrl.papers.xie2019.chapter.XieChapter.evidence>`). Three statements name the profile's own n,
+others read from the record's summary (evidence ``paper``; :meth:`Xie2019Chapter.evidence
+<privrl.papers.xie2019.chapter.Xie2019Chapter.evidence>`). Three statements name the profile's own n,
 epsilon or T (functions of the profile).
 """
 

@@ -1,6 +1,6 @@
 """The profile of the Xie, Thomas and Miklau (2019) chapter: every knob of a run, and its constants.
 
-:class:`XieProfile` defaults are the quick profile; ``XieProfile.PAPER`` is the paper's scale
+:class:`XieProfile` defaults are the quick profile; ``XieProfile.PAPER_SCALE`` is the paper's scale
 (Section 7: 100 trials per point, data sizes up to n = 4000 on the chain). The paper leaves the
 experiment settings out (step sizes, iterations, clip bound, discount, data sizes, epsilons):
 the chain's are those of the Balle chapter, the domains' are
@@ -25,7 +25,7 @@ CHAIN_TUNING_OFFSET = 10_000
 
 @dataclass(frozen=True)
 class XieProfile(Profile):
-    """Every knob of the chapter; defaults are the quick profile, ``PAPER`` the paper's scale.
+    """Every knob of the chapter; defaults are the quick profile, ``PAPER_SCALE`` the paper's scale.
 
     The chain settings are those of the Balle chapter (N = 40, stay 1/2, gamma = 0.99, 200-step
     cap, (epsilon, delta) = (0.1, 0.1), return bound 1); the domain GTD2 settings are
@@ -65,7 +65,7 @@ class XieProfile(Profile):
     hiv_random_patients: int = 3
     retrain_policies: bool = False
 
-    PAPER: ClassVar[dict[str, Any]] = {
+    PAPER_SCALE: ClassVar[dict[str, Any]] = {
         "n_trials": 100,
         "chain_sizes": PAPER_SIZES,
         "tune_trials": 10,

@@ -36,7 +36,7 @@ def _sweep(
     **sweep: Any,
 ) -> pd.DataFrame:
     return run_sweep(
-        func, configs, n_seeds=n_seeds, root_seed=root_seed, desc=f"xie2019 {desc}", **sweep
+        func, configs, replicates=n_seeds, root_seed=root_seed, desc=f"xie2019 {desc}", **sweep
     )
 
 

@@ -1,4 +1,4 @@
-"""The toy chapter's typed profile: the quick values as defaults, the paper's in ``PAPER``."""
+"""The toy chapter's typed profile: the quick values as defaults, the paper's in ``PAPER_SCALE``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ class ToyProfile(Profile):
     n_trials: int = 20
     sizes: tuple[int, ...] = (10, 1000)
     epsilon: float = 1.0
-    PAPER = {"n_trials": 100}
+    PAPER_SCALE = {"n_trials": 100}
 
     def validate(self) -> None:
         if self.epsilon <= 0:
