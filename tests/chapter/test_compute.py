@@ -16,7 +16,7 @@ from privrl.chapter.compute import (
     record_line,
     rerun_command,
 )
-from privrl.chapter.decided import decided_claims
+from privrl.chapter.decided import EvidenceSource, decided_claims
 from privrl.chapter.decided_on import records_note
 from privrl.chapter.records import MEASUREMENTS, SOURCE_ROOT
 from privrl.chapter.verdicts import Claim
@@ -84,7 +84,8 @@ def test_the_note_beneath_a_claims_table_names_each_deciding_record_once(tmp_pat
     (tmp_path / "toy-paper.json").write_text(json.dumps({**record, "command": "python -m toy"}))
     rows = decided_claims(
         [_claim("a_paper", "paper", "rec1"), _claim("b_paper", "paper", "rec1")]
-        + [_claim("c", "quick", "live")]
+        + [_claim("c", "quick", "live")],
+        (EvidenceSource("paper", "_paper", "the recorded paper-profile run"),),
     )
     note = records_note("toy", rows, tmp_path)
     assert note.count("- Record `toy-paper`: at most 4.00 core-hours") == 1
