@@ -237,5 +237,5 @@ def test_the_site_report_lists_every_page_and_checks_the_landing_page_only(site,
     assert "good.html" not in out and "landing.html" not in out
     assert (
         "totals: fits-column 2, numbered-caption 2, clean-cells 4, landing 0, "
-        "code-fits 1, summary-words 1, summary-first 1, claim-width 1 (17 pages)"
+        "code-fits 1, summary-words 1, summary-first 1, claim-width 1, whole-words 0 (17 pages)"
     ) in out
