@@ -22,6 +22,7 @@ are both this relation, so no conversion is needed):
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pandas as pd
 
@@ -29,12 +30,12 @@ from privrl.api.release import Release
 from privrl.chapter.ledger import LEMMA1_CROSS_CHECK, CrossCheck, LedgerEntry
 from privrl.chapter.ssp_ledger import ssp_lstd_ledger_entry
 from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
+from privrl.core.accounting.events import PLD_DISCRETISATION
 from privrl.core.accounting.gpope_pld import GpopePldEvent
 from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
 from privrl.core.accounting.subsampled import (
     GpopeEvent,
     gpope_epsilon,
-    gpope_pld_epsilon,
 )
 from privrl.core.algorithms import ssp_lstd as ssp
 from privrl.papers.frontier.profile import PAPER, FrontierProfile
@@ -45,29 +46,25 @@ from privrl.papers.frontier.trials import ssp_bounds
 FEATURE_DIMS: dict[str, int] = {"chain": 40, "mountain_car_on": 36}
 
 
-def gpope_entry(row: pd.Series, delta: float, domains: tuple[str, ...], source: str) -> LedgerEntry:
+def gpope_entry(row: Any, delta: float, domains: tuple[str, ...], source: str) -> LedgerEntry:
     """The ledger entry of GPOPE at one calibration row (``n, epsilon, accountant, iterations,
-    z``): its event under the row's accountant, cross-checked by the tight PLD figure (a finer
-    PLD for a PLD row; for an RDP row, the PLD figure its RDP figure must not undercut: a second
-    RDP figure on other orders is only a looser bound, e.g. at n = 10,000 and epsilon = 0.1
+    z, cross_epsilon``): its event under the row's accountant, cross-checked by the tighter
+    figure the calibration stored (:data:`~privrl.papers.frontier.trials.CROSS_CHECKS`: a
+    finer PLD for a PLD row; for an RDP row, the PLD figure its RDP figure must not undercut: a
+    second RDP figure on other orders is only a looser bound, e.g. at n = 10,000 and epsilon 0.1
     dp-accounting's default orders give 0.103 where the GPOPE orders give 0.064)."""
     z, n, T = float(row.z), int(row.n), int(row.iterations)
     pld = row.accountant == "PLD"
     event = GpopePldEvent(z, n, T) if pld else GpopeEvent(z, n, T)
-    cross = (
-        CrossCheck(
-            "upper bound",
-            "the same pair's PLD at a 10x finer discretisation (1e-4, pessimistic)",
-            gpope_pld_epsilon(z, n, T, delta, 1e-4),
-        )
+    cross = CrossCheck(
+        "upper bound",
+        f"the same pair's PLD at half the discretisation interval "
+        f"({PLD_DISCRETISATION / 2:g}, pessimistic)"
         if pld
-        else CrossCheck(
-            "upper bound",
-            "the tight PLD figure on the same z (dominating pair "
-            "of Zhu, Dong and Wang 2022, pessimistic), which a valid RDP figure "
-            "is never below",
-            gpope_pld_epsilon(z, n, T, delta),
-        )
+        else "the tight PLD figure on the same z (dominating pair "
+        "of Zhu, Dong and Wang 2022, pessimistic), which a valid RDP figure "
+        "is never below",
+        float(row.cross_epsilon),
     )
     rdp = (
         f"; RDP on the same z (no dominating-pair theorem needed): "

@@ -41,14 +41,23 @@ SSP_DOMAINS: tuple[str, ...] = ("chain", "mountain_car_on")
 ZERO_TOLERANCE = 0.05
 
 
-#: The columns of a calibration table (the last, ``z``, calibrated for the others).
-CALIBRATION_COLUMNS: tuple[str, ...] = ("n", "epsilon", "accountant", "iterations", "z")
+#: The columns of a calibration table: ``z`` calibrated for the first four, ``cross_epsilon`` its
+#: ledger cross-check (:func:`trials.run_calibration`).
+CALIBRATION_COLUMNS: tuple[str, ...] = (
+    "n",
+    "epsilon",
+    "accountant",
+    "iterations",
+    "z",
+    "cross_epsilon",
+)
 
 
 def calibrations(
     profile: FrontierProfile, known: pd.DataFrame | None = None, **sweep: Any
 ) -> pd.DataFrame:
-    """``n, epsilon, accountant, iterations, z`` for every (n, epsilon) of the profile, every
+    """``n, epsilon, accountant, iterations, z, cross_epsilon`` for every (n, epsilon) of the
+    profile, every
     value of its ``iterations_grid`` and each of :data:`ACCOUNTANTS`: the rows of ``known`` (a
     calibration table of :func:`trials.run_calibration` at the profile's delta, e.g. a current
     record's) as they are, the others calibrated here."""
@@ -59,7 +68,7 @@ def calibrations(
         for T in sorted(profile.iterations_grid)
         for acct in ACCOUNTANTS
     ]
-    columns, keys = list(CALIBRATION_COLUMNS), list(CALIBRATION_COLUMNS[:-1])
+    columns, keys = list(CALIBRATION_COLUMNS), list(CALIBRATION_COLUMNS[:4])
     wanted = pd.DataFrame(cfgs)[keys]
     parts = [] if known is None else [wanted.merge(known[columns], on=keys)]
     done = {row for part in parts for row in part[keys].itertuples(index=False, name=None)}
