@@ -229,11 +229,13 @@ def test_pld_epsilon_against_dp_accounting_directly_and_below_the_rdp_figure():
     figure of the paper's accountant; halving z raises it."""
     from dp_accounting.pld import privacy_loss_distribution as pld
 
-    from privrl.core.accounting.subsampled import gpope_pld_epsilon
+    from privrl.core.accounting.subsampled import GPOPE_PLD_INTERVAL, gpope_pld_epsilon
 
     z, n, T, delta = 1.0, 50, 1000, 1e-5
     direct = (
-        pld.from_gaussian_mechanism(z, sampling_prob=1.0 / n, value_discretization_interval=1e-3)
+        pld.from_gaussian_mechanism(
+            z, sampling_prob=1.0 / n, value_discretization_interval=GPOPE_PLD_INTERVAL
+        )
         .self_compose(T)
         .get_epsilon_for_delta(delta)
     )

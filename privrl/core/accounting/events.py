@@ -28,7 +28,6 @@ __all__ = [
     "DpAccountingEvent",
     "NeighboringRelation",
     "NoGuarantee",
-    "PLD_DISCRETISATION",
     "PrivacyEvent",
     "event_from_dict",
     "event_to_dict",
@@ -62,18 +61,11 @@ def rdp_epsilon(
     return float(accountant.compose(event).get_epsilon(delta))
 
 
-#: The PLD accountant's value discretisation interval (dp-accounting's own default). Pessimistic
-#: rounding's excess grows with the number of compositions, so a coarser interval over-states the
-#: epsilon of long runs (GPOPE at 8,000 iterations and epsilon 0.1: 1e-3 calls for 2.2x the noise
-#: that 1e-5 does, 1e-4 for 1.006x; ``tests/core/test_pld_discretisation.py``).
-PLD_DISCRETISATION: float = 1e-4
-
-
 def pld_epsilon(
     event: dp_accounting.DpEvent,
     delta: float,
     neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
-    value_discretization_interval: float = PLD_DISCRETISATION,
+    value_discretization_interval: float = 1e-3,
 ) -> float:
     """Epsilon of ``event`` at ``delta`` from the privacy-loss-distribution accountant
     (pessimistic discretisation: an upper bound that tightens as the interval shrinks)."""

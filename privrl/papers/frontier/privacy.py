@@ -30,10 +30,10 @@ from privrl.api.release import Release
 from privrl.chapter.ledger import LEMMA1_CROSS_CHECK, CrossCheck, LedgerEntry
 from privrl.chapter.ssp_ledger import ssp_lstd_ledger_entry
 from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
-from privrl.core.accounting.events import PLD_DISCRETISATION
 from privrl.core.accounting.gpope_pld import GpopePldEvent
 from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
 from privrl.core.accounting.subsampled import (
+    GPOPE_PLD_INTERVAL,
     GpopeEvent,
     gpope_epsilon,
 )
@@ -59,7 +59,7 @@ def gpope_entry(row: Any, delta: float, domains: tuple[str, ...], source: str) -
     cross = CrossCheck(
         "upper bound",
         f"the same pair's PLD at half the discretisation interval "
-        f"({PLD_DISCRETISATION / 2:g}, pessimistic)"
+        f"({GPOPE_PLD_INTERVAL / 2:g}, pessimistic)"
         if pld
         else "the tight PLD figure on the same z (dominating pair "
         "of Zhu, Dong and Wang 2022, pessimistic), which a valid RDP figure "

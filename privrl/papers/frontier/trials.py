@@ -33,9 +33,12 @@ import pandas as pd
 
 from privrl.api.evaluation import smooth_gaussian_noise
 from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
-from privrl.core.accounting.events import PLD_DISCRETISATION
 from privrl.core.accounting.gpope_pld import calibrate_pld_noise_multiplier
-from privrl.core.accounting.subsampled import calibrate_noise_multiplier, gpope_pld_epsilon
+from privrl.core.accounting.subsampled import (
+    GPOPE_PLD_INTERVAL,
+    calibrate_noise_multiplier,
+    gpope_pld_epsilon,
+)
 from privrl.core.algorithms import ssp_lstd as ssp
 from privrl.core.algorithms.gtd import SaddlePointStats, gpope, mspbe, saddle_point_solution
 from privrl.core.algorithms.lstd import FeatureTransitions, transition_sums
@@ -81,7 +84,7 @@ CALIBRATORS = {"PLD": calibrate_pld_noise_multiplier, "RDP": calibrate_noise_mul
 #: the tight PLD figure on the same ``z``. Kept in the calibration table: at the map's largest
 #: ``n`` and ``iterations`` a finer PLD takes seconds per release.
 CROSS_CHECKS = {
-    "PLD": lambda z, n, T, delta: gpope_pld_epsilon(z, n, T, delta, PLD_DISCRETISATION / 2),
+    "PLD": lambda z, n, T, delta: gpope_pld_epsilon(z, n, T, delta, GPOPE_PLD_INTERVAL / 2),
     "RDP": lambda z, n, T, delta: gpope_pld_epsilon(z, n, T, delta),
 }
 
