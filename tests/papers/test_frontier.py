@@ -453,7 +453,7 @@ def test_known_noise_multipliers_are_taken_as_they_are_and_the_rest_calibrated(m
 
     def sweep(func, cfgs, *args, **kwargs):
         asked.extend(cfgs)
-        return pd.DataFrame([{**c, "z": 7.0} for c in cfgs])
+        return pd.DataFrame([{**c, "z": 7.0, "cross_epsilon": 0.1} for c in cfgs])
 
     monkeypatch.setattr(runs, "run_sweep", sweep)
     known = pd.DataFrame(
@@ -463,6 +463,7 @@ def test_known_noise_multipliers_are_taken_as_they_are_and_the_rest_calibrated(m
             "accountant": "PLD",
             "iterations": [60, 60, 61],
             "z": [1.5, 2.5, 3.5],
+            "cross_epsilon": [0.4, 3.9, 3.9],
         }
     )
     cal = runs.calibrations(TINY, known)
