@@ -13,17 +13,15 @@ For each chapter that lists its exhibits (``plots.EXHIBITS``, :mod:`privrl.chapt
   built as :func:`privrl.pipeline.pages.landing_papers` builds them
   (:func:`~privrl.chapter.decided.decided_claims` over the claims the records decide) and each
   row's key link (:func:`privrl.pipeline.pages._key_link`) must name an exhibit drawn from the
-  record that decided the row, for the very claim (key and suffix) that decided it; in wang2019
-  and gohari2021, whose every claim is decided on a record, every claim has such a row. In
-  ono2020 only the rows decided on the arms at tuned steps are followed: its rows on the literal
-  set-up and the reference set-up's other rows link tables the notebook draws from the records
-  without an exhibit (not yet held here).
+  record that decided the row, for the very claim (key and suffix) that decided it; in ono2020,
+  wang2019 and gohari2021, whose every claim is decided on a record, every claim has such a row
+  (ono2020's on each of its set-ups: the paper's as stated, and the reference set-up).
 
 Which record decided a claim is read from the records: the claims a recorded run keeps in its
-summary, and, for the claims decided anew on every build (ono2020's arms at tuned steps,
-wang2019's paper-profile record and pair, gohari2021's design and record at the paper's
-horizon), the claims the chapter's own deciders decide on that record's data, as the chapter
-builds its evidence.
+summary, and, for the claims decided anew on every build (ono2020's paper-profile record, its
+reference set-up's record and its arms at tuned steps, wang2019's paper-profile record and pair,
+gohari2021's design and record at the paper's horizon), the claims the chapter's own deciders
+decide on that record's data, as the chapter builds its evidence.
 """
 
 from __future__ import annotations
@@ -55,32 +53,6 @@ def _from_summary(name: str) -> dict[str, str]:
     return {c.key: f"{name}-paper" for c in recorded_claims(name, suffix=suffix)}
 
 
-def _ono2020_tuned() -> dict[str, str]:
-    """The claims the chapter's deciders decide on the recorded arms at tuned steps."""
-    from privrl.papers.ono2020.claims import CLAIMS, TrialData
-    from privrl.papers.ono2020.plots import EXHIBITS
-    from privrl.papers.ono2020.profile import OnoProfile
-    from privrl.papers.ono2020.sources import TUNED_RUN
-    from privrl.papers.ono2020.trials import REFERENCE
-    from privrl.papers.ono2020.tuning import decided_trials
-
-    exhibit = EXHIBITS["fig-ono2020-tables-tuned"]
-    data = exhibit.read()
-    if data is None:
-        return {}
-    cap = int(data["record"]["parameters"]["n_submissions"])
-    evidence = Evidence(
-        "reference_tuned",
-        OnoProfile.paper(),
-        data=TrialData(decided_trials(data), pd.DataFrame(columns=["submission"]), cap, REFERENCE),
-    )
-    return {
-        spec.key + TUNED_RUN.suffix: exhibit.record
-        for spec in CLAIMS
-        if (spec.on is None or evidence.name in spec.on) and spec.decide(None, evidence) is not None
-    }
-
-
 def _decided_on(specs: tuple[ClaimSpec, ...], evidence: Evidence, record: str) -> dict[str, str]:
     """The claims of ``specs`` the chapter decides on ``evidence`` (those it is decided on, as
     :meth:`~privrl.chapter.skeleton.Chapter` asks it), keyed with its suffix -> ``record``."""
@@ -89,6 +61,59 @@ def _decided_on(specs: tuple[ClaimSpec, ...], evidence: Evidence, record: str) -
         for spec in specs
         if (spec.on is None or evidence.name in spec.on) and spec.decide(None, evidence) is not None
     }
+
+
+def _ono2020() -> dict[str, str]:
+    """The claims the chapter's deciders decide on each ono2020 record, on the evidence the
+    chapter builds from it (:meth:`privrl.papers.ono2020.chapter.Ono2020Chapter.load_recorded`):
+    the paper-profile record on the paper's set-up, the reference set-up's record (its arms as
+    their sweep chose them) and its arms at tuned steps."""
+    from privrl.papers.ono2020.claims import CLAIMS, TrialData
+    from privrl.papers.ono2020.plots import EXHIBITS
+    from privrl.papers.ono2020.profile import OnoProfile
+    from privrl.papers.ono2020.recorded import (
+        recorded_curves,
+        recorded_paper_run,
+        recorded_reference_run,
+    )
+    from privrl.papers.ono2020.seeds import reference_tunings
+    from privrl.papers.ono2020.sources import PAPER_RUN, REFERENCE_RUN, TUNED_RUN
+    from privrl.papers.ono2020.trials import REFERENCE
+    from privrl.papers.ono2020.tuning import decided_trials
+
+    paper, reference = recorded_paper_run(), recorded_reference_run()
+    tuned = EXHIBITS["fig-ono2020-tables-tuned"].read()
+    if paper is None or reference is None or tuned is None:
+        return {}
+    profile = OnoProfile.paper()
+
+    def cap(data: dict) -> int:
+        return int(data["record"]["parameters"]["n_submissions"])
+
+    params = reference["record"]["parameters"]
+    on = {
+        PAPER_RUN: TrialData(paper["trials"], recorded_curves(paper["curves"]), cap(paper)),
+        REFERENCE_RUN: TrialData(
+            reference["trials"],
+            reference["curves"],
+            cap(reference),
+            REFERENCE,
+            reference_tunings(reference["sweep"], reference["trials"], int(params["seed"]), params),
+        ),
+        TUNED_RUN: TrialData(
+            decided_trials(tuned), pd.DataFrame(columns=["submission"]), cap(tuned), REFERENCE
+        ),
+    }
+    records = {
+        PAPER_RUN: "ono2020-paper",
+        REFERENCE_RUN: "ono2020-reference",
+        TUNED_RUN: "ono2020-tuned",
+    }
+    decided: dict[str, str] = {}
+    for source, data in on.items():
+        evidence = Evidence(source.name, profile, data=data, suffix=source.suffix)
+        decided |= _decided_on(CLAIMS, evidence, records[source])
+    return decided
 
 
 def _wang2019() -> dict[str, str]:
@@ -152,12 +177,12 @@ def _gohari2021() -> dict[str, str]:
 DECIDED: dict[str, Callable[[], dict[str, str]]] = {
     "balle2016": lambda: _from_summary("balle2016"),
     "xie2019": lambda: _from_summary("xie2019"),
-    "ono2020": _ono2020_tuned,
+    "ono2020": _ono2020,
     "wang2019": _wang2019,
     "gohari2021": _gohari2021,
 }
 #: The chapters whose every claim is decided on a record (none on this run alone).
-ALL_ON_RECORDS = ("wang2019", "gohari2021")
+ALL_ON_RECORDS = ("ono2020", "wang2019", "gohari2021")
 
 
 def _sources(name: str) -> ModuleType:
@@ -173,6 +198,19 @@ def _landing_label(evidence: dict[str, str], key: str, name: str) -> str | None:
     """The label the landing page links for a claim decided as ``key``
     (:func:`privrl.pipeline.pages._key_cell`: the key's own, else its base key's)."""
     return evidence.get(key) or evidence.get(base_key(key, _sources(name).SOURCES))
+
+
+def _decided_as(key: str, suffix: str, decided: dict[str, str], name: str) -> str:
+    """The claim a front-matter ``key`` stands for on the record keyed ``suffix``: the key
+    itself when decided so, else the claim with that suffix whose base key it is (ono2020's
+    ``<key>_reference_paper`` for ``<key>_reference``), else the key with the suffix."""
+    if key in decided:
+        return key
+    sources = _sources(name).SOURCES
+    return next(
+        (d for d in decided if d.endswith(suffix) and base_key(d, sources) == key),
+        key + suffix,
+    )
 
 
 @pytest.mark.parametrize("name", sorted(DECIDED))
@@ -210,7 +248,7 @@ def test_a_key_links_an_exhibit_of_the_record_that_decided_it(name):
     for key, label in evidence.items():
         if label in exhibits:
             exhibit = exhibits[label]
-            decided_as = key if key in decided else key + exhibit.suffix
+            decided_as = _decided_as(key, exhibit.suffix, decided, name)
             assert decided.get(decided_as) == exhibit.record, (
                 f"{name}: {key} links {label}, drawn from {exhibit.record}, which did not decide it"
             )
@@ -260,6 +298,7 @@ def test_each_landing_row_links_an_exhibit_of_the_record_and_claim_that_decided_
         )
     if name in ALL_ON_RECORDS:
         specs = importlib.import_module(f"privrl.papers.{name}.claims").CLAIMS
-        assert {spec.key for spec in specs} == {row.key for row in rows}, (
+        set_ups = {source.decides for source in sources}  # ono2020: "" and "_reference"
+        assert {spec.key + on for spec in specs for on in set_ups} == {row.key for row in rows}, (
             f"{name}: a claim is decided on no record"
         )

@@ -36,8 +36,19 @@ from privrl.chapter.plotting import (
 from privrl.core.algorithms.a3c import DEFAULT_CLIP
 from privrl.papers.ono2020.page import TABLE_EPSILONS as EPSILONS
 from privrl.papers.ono2020.page import paper_cell
-from privrl.papers.ono2020.profile import PAPER_CAP, TARGET, eps_label
-from privrl.papers.ono2020.sources import TUNED_RUN
+from privrl.papers.ono2020.profile import (
+    CURVES_CSV,
+    PAPER_CAP,
+    RECORD_JSON,
+    REFERENCE_CURVES_CSV,
+    REFERENCE_RECORD_JSON,
+    REFERENCE_TRIALS_CSV,
+    TARGET,
+    TRIALS_CSV,
+    eps_label,
+)
+from privrl.papers.ono2020.recorded import recorded_curves
+from privrl.papers.ono2020.sources import PAPER_RUN, REFERENCE_RUN, TUNED_RUN
 from privrl.papers.ono2020.tables import success_tables
 from privrl.papers.ono2020.trials import REFERENCE
 from privrl.papers.ono2020.tuning import TUNED_FILES, TUNED_RECORD_JSON, decided_trials
@@ -127,6 +138,29 @@ def plot_tuned_tables(recorded: Mapping[str, Any]) -> Figure:
     budget = int(recorded["record"]["parameters"]["n_submissions"])
     tables = success_tables(decided_trials(recorded), budget, reference=REFERENCE)
     return plot_tables(tables, REFERENCE, budget)
+
+
+def plot_paper_tables(recorded: Mapping[str, Any]) -> Figure:
+    """Tables 1-3 on the paper's set-up as stated from the record that decides its claims (the
+    frame ``trials`` of :data:`~privrl.papers.ono2020.profile.TRIALS_CSV` and the run record), at
+    the record's budget (:func:`plot_tables`)."""
+    budget = int(recorded["record"]["parameters"]["n_submissions"])
+    return plot_tables(success_tables(recorded["trials"], budget), "paper", budget)
+
+
+def plot_reference_tables(recorded: Mapping[str, Any]) -> Figure:
+    """Tables 1-3 on the reference set-up from its sweep-step record (the frame ``trials`` of
+    :data:`~privrl.papers.ono2020.profile.REFERENCE_TRIALS_CSV`, each arm at the step its sweep
+    chose, and the run record), at the record's budget (:func:`plot_tables`)."""
+    budget = int(recorded["record"]["parameters"]["n_submissions"])
+    tables = success_tables(recorded["trials"], budget, reference=REFERENCE)
+    return plot_tables(tables, REFERENCE, budget)
+
+
+def plot_recorded_figure2(recorded: Mapping[str, Any]) -> Figure:
+    """Figure 2 (:func:`plot_figure2`) from a record's curves CSV (frame ``curves``, the buffer
+    size in its variant label: :func:`~privrl.papers.ono2020.recorded.recorded_curves`)."""
+    return plot_figure2(recorded_curves(recorded["curves"]))
 
 
 def _draw_ours(
@@ -358,9 +392,40 @@ def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
     return fig
 
 
-#: The figure the reference set-up's claims are decided on, drawn from the record that decides
-#: them (each private arm at its tuned step, 20 fresh trials per arm).
+#: The figures the claims are decided on, each drawn from the record that decides them: Tables
+#: 1-3 and Figure 2 of the paper's set-up (the paper-profile record), Tables 1-3 and Figure 2 of
+#: the reference set-up at its sweep's steps (its record; its curves decide the buffer claims)
+#: and Tables 1-3 of the reference set-up at tuned steps (each private arm at its tuned step,
+#: 20 fresh trials per arm), whose verdicts win over the sweep-step record's where it has arms.
 EXHIBITS: dict[str, Exhibit] = by_label(
+    Exhibit(
+        "fig-ono2020-tables-paper",
+        RECORD_JSON.removesuffix(".json"),
+        {"trials": TRIALS_CSV},
+        PAPER_RUN.suffix,
+        plot_paper_tables,
+    ),
+    Exhibit(
+        "fig-ono2020-figure2-paper",
+        RECORD_JSON.removesuffix(".json"),
+        {"curves": CURVES_CSV},
+        PAPER_RUN.suffix,
+        plot_recorded_figure2,
+    ),
+    Exhibit(
+        "fig-ono2020-tables-reference",
+        REFERENCE_RECORD_JSON.removesuffix(".json"),
+        {"trials": REFERENCE_TRIALS_CSV},
+        REFERENCE_RUN.suffix,
+        plot_reference_tables,
+    ),
+    Exhibit(
+        "fig-ono2020-figure2-reference",
+        REFERENCE_RECORD_JSON.removesuffix(".json"),
+        {"curves": REFERENCE_CURVES_CSV},
+        REFERENCE_RUN.suffix,
+        plot_recorded_figure2,
+    ),
     Exhibit(
         "fig-ono2020-tables-tuned",
         TUNED_RECORD_JSON.removesuffix(".json"),
