@@ -49,11 +49,11 @@ SSP_BOUNDS = (SSPBounds(1.0, 1.0, TINY.max_steps, TINY.gamma), SSPBounds(6.0, 1.
 
 
 def test_pld_calibration_meets_its_target_is_the_smallest_and_below_rdp():
-    z = calibrate_pld_noise_multiplier(1.0, 1e-5, 100, 200)
-    assert gpope_pld_epsilon(z, 100, 200, 1e-5) <= 1.0
-    assert gpope_pld_epsilon(z / 1.002, 100, 200, 1e-5) > 1.0
-    assert GpopePldEvent(z, 100, 200).epsilon(1e-5) == gpope_pld_epsilon(z, 100, 200, 1e-5)
-    assert z < calibrate_noise_multiplier(1.0, 1e-5, 100, 200)
+    z = calibrate_pld_noise_multiplier(1.0, 1e-5, 10, 50)
+    assert gpope_pld_epsilon(z, 10, 50, 1e-5) <= 1.0
+    assert gpope_pld_epsilon(z / 1.002, 10, 50, 1e-5) > 1.0
+    assert GpopePldEvent(z, 10, 50).epsilon(1e-5) == gpope_pld_epsilon(z, 10, 50, 1e-5)
+    assert z < calibrate_noise_multiplier(1.0, 1e-5, 10, 50)
 
 
 def test_the_two_views_are_quadratic_forms_in_the_distance_to_the_target():
