@@ -221,17 +221,7 @@ CHAPTERS: dict[str, tuple[str, ...]] = {
         "reference",
         "zero",
     ),
-    "wang2019": (
-        "functional",
-        "functional (T/B)",
-        "input",
-        "dpsgd (reward fn)",
-        "dpsgd",
-        "output",
-        "none",
-        "resample every",
-        "resample never",
-    ),
+    "wang2019": tuple(_Q),
     "ono2020": ("prs", "laplace", "buffer 1", "buffer 100", "no_clip", "clip100", "adam_sample"),
     "gohari2021": (
         "PPO (64, 64)",
