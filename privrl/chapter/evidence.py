@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from privrl.chapter.decided import PAPER_SCALE, QUICK_SCALE, EvidenceSource
 from privrl.chapter.profile import Profile
@@ -27,10 +27,11 @@ from privrl.chapter.verdicts import Claim, Outcome
 
 #: The name of the evidence of the run itself.
 LIVE = "live"
+D = TypeVar("D")
 
 
 @dataclass(frozen=True)
-class Evidence:
+class Evidence(Generic[D]):
     """One source of a claim's data.
 
     ``name`` identifies it among the chapter's evidence (a :class:`ClaimSpec` may name the
@@ -51,7 +52,7 @@ class Evidence:
     name: str
     profile: Profile
     commit: str = ""
-    data: Any = None
+    data: D = None  # type: ignore[assignment]
     source: str = ""
     suffix: str = ""
     prefix: str = ""
@@ -126,7 +127,7 @@ class ClaimSpec:
     key: str
     statement: str | Callable[[Any], str]
     source: str
-    decide: Callable[[Any, Evidence], Outcome | None]
+    decide: Callable[[Any, Evidence[Any]], Outcome | None]
     on: tuple[str, ...] | None = None
 
     def says(self, profile: Any) -> str:

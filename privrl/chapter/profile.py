@@ -142,11 +142,14 @@ class Profile:
 
 @dataclass
 class ExperimentResult:
-    """What a paper module's ``run`` returns: named tidy tables and the chapter's report."""
+    """What a paper module's ``run`` returns: named tidy tables, the chapter's report, its typed
+    state (what the notebook shows besides the tables) and the run's wall time in seconds."""
 
     tables: dict[str, pd.DataFrame]
     report: Report
     extra: dict[str, Any] = field(default_factory=dict)
+    state: Any = None
+    wall_time_s: float = 0.0
 
     def table(self, name: str) -> pd.DataFrame:
         if name not in self.tables:

@@ -17,16 +17,17 @@ A run takes these steps, in this order:
 A paper states its profile type, checks, claims and errata as keywords of the class statement
 and supplies :meth:`~Chapter.sweep`, :meth:`~Chapter.releases`, :meth:`~Chapter.finish` (and, where
 needed, :meth:`~Chapter.prepare`, :meth:`~Chapter.evidence`); steps pass values through the
-:class:`Context`.
+chapter's typed state (``ctx.state``, an instance of its ``state_type``), whose data-frame fields
+are the tables the run returns.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -38,18 +39,34 @@ from privrl.chapter.profile import ExperimentResult, Profile
 from privrl.chapter.report import Report
 from privrl.chapter.verdicts import Claim, Erratum
 
-Text = str | Callable[["Context"], str]
+Text = str | Callable[["Context[Any]"], str]
+S = TypeVar("S")
 
 
 @dataclass
-class Context:
+class NoState:
+    """The state of a chapter whose steps pass nothing to each other."""
+
+
+def state_tables(state: Any) -> dict[str, pd.DataFrame]:
+    """The tables a run returns: the data-frame fields of its state, by field name."""
+    return {
+        f.name: value
+        for f in fields(state)
+        if isinstance(value := getattr(state, f.name), pd.DataFrame)
+    }
+
+
+@dataclass
+class Context(Generic[S]):
     """What one run of a chapter carries from step to step.
 
-    ``tables`` are the tidy tables the run returns, ``values`` the plain numbers the prose and the
-    errata's templates read (``{name}`` in an :class:`ErratumSpec`), ``extra`` what the notebook
-    shows besides (objects, recorded runs), ``rng`` the checks' random generator (seeded with the
-    profile's seed), ``evidence`` the sources the claims are decided on, by name, ``claims`` the
-    decided claims by key.
+    ``state`` is the chapter's typed state (what one step hands the next; its data-frame fields
+    are the tables the run returns), ``values`` the numbers glued for the prose and read by the
+    errata's templates (``{name}`` in an :class:`ErratumSpec`), ``rng`` the checks' random
+    generator (seeded with the profile's seed), ``evidence`` the sources the claims are decided
+    on, by name, ``claims`` the decided claims by key. ``tables`` and ``extra`` are the untyped
+    stores of chapters not yet on a typed state.
     """
 
     profile: Any
@@ -63,6 +80,7 @@ class Context:
     rng: np.random.Generator = field(default_factory=np.random.default_rng)
     evidence: dict[str, Evidence] = field(default_factory=dict)
     claims: dict[str, Claim] = field(default_factory=dict)
+    state: S = field(default_factory=NoState)  # type: ignore[assignment]
 
     @property
     def sweep_options(self) -> dict[str, Any]:
@@ -148,6 +166,7 @@ DECLARED: tuple[str, ...] = (
     "claims",
     "errata",
     "sources",
+    "state_type",
 )
 
 
@@ -168,6 +187,8 @@ class Chapter:
     #: The recorded runs whose verdicts replace this run's, in order of precedence (the one
     #: place a chapter names them; :func:`~privrl.chapter.decided.decided_claims` reads them).
     sources: ClassVar[tuple[EvidenceSource, ...]] = ()
+    #: The dataclass of the chapter's state, made with no arguments at the start of each run.
+    state_type: ClassVar[type[Any]] = NoState
 
     def __init_subclass__(cls, **declared: Any) -> None:
         """Set the :data:`DECLARED` attributes given as keywords of the class statement; an
@@ -188,7 +209,7 @@ class Chapter:
         """Step 2: what the checks and the sweep start from; it records nothing."""
 
     def sweep(self, ctx: Context) -> None:
-        """Step 4: the multi-seed experiments, into ``ctx.tables``."""
+        """Step 4: the multi-seed experiments, into ``ctx.state``."""
 
     def releases(self, ctx: Context) -> Iterable[LedgerEntry]:
         """Step 5: the ledger entries of every release the chapter makes."""
@@ -201,7 +222,7 @@ class Chapter:
         return (Evidence(LIVE, ctx.profile),)
 
     def finish(self, ctx: Context) -> None:
-        """Step 8: the numbers the prose reads (``ctx.glue``) and the notebook's ``extra``."""
+        """Step 8: the numbers the prose reads (``ctx.glue``) and what the notebook shows."""
 
     def run(
         self,
@@ -226,8 +247,14 @@ class Chapter:
             config=profile.as_dict(),
             sources=self.sources,
         )
-        ctx = Context(
-            profile, report, executor, cache_dir, progress, rng=np.random.default_rng(profile.seed)
+        ctx: Context[Any] = Context(
+            profile,
+            report,
+            executor,
+            cache_dir,
+            progress,
+            rng=np.random.default_rng(profile.seed),
+            state=self.state_type(),
         )
         self.prepare(ctx)
         for check in self.checks:
@@ -249,7 +276,13 @@ class Chapter:
                 report.erratum(item.key, item.kind, item.statement, item.evidence)
         self.finish(ctx)
         ctx.extra["wall_time_s"] = time.perf_counter() - started
-        return ExperimentResult(tables=ctx.tables, report=report, extra=ctx.extra)
+        return ExperimentResult(
+            tables={**ctx.tables, **state_tables(ctx.state)},
+            report=report,
+            extra=ctx.extra,
+            state=ctx.state,
+            wall_time_s=ctx.extra["wall_time_s"],
+        )
 
 
 __all__ = [
@@ -259,6 +292,8 @@ __all__ = [
     "Context",
     "ErratumSpec",
     "Evidence",
+    "NoState",
     "deciding_claim",
     "not_reproduced",
+    "state_tables",
 ]

@@ -240,3 +240,26 @@ def test_a_chapter_with_an_unknown_keyword_or_without_a_name_is_an_error():
 def test_sweep_options_are_the_runs_executor_cache_and_progress():
     ctx = Context(DemoProfile.quick(), None, executor="pool", cache_dir="/tmp/c", progress=True)
     assert ctx.sweep_options == {"executor": "pool", "cache_dir": "/tmp/c", "progress": True}
+
+
+def test_a_chapters_typed_state_passes_between_steps_and_its_frames_are_the_returned_tables():
+    import pandas as pd
+
+    @dataclass
+    class DemoState:
+        runs: pd.DataFrame | None = None
+        mean: float = 0.0
+
+    class Stateful(Chapter, name="stateful", profile_type=DemoProfile, state_type=DemoState):
+        def sweep(self, ctx: Context[DemoState]) -> None:
+            ctx.state.runs = pd.DataFrame({"x": [1.0, 3.0]})
+
+        def finish(self, ctx: Context[DemoState]) -> None:
+            assert ctx.state.runs is not None
+            ctx.state.mean = float(ctx.state.runs["x"].mean())
+
+    result = Stateful().run(DemoProfile.quick())
+    assert isinstance(result.state, DemoState) and result.state.mean == 2.0
+    assert list(result.tables) == ["runs"] and result.wall_time_s > 0
+    first, second = Stateful().run(DemoProfile.quick()), Stateful().run(DemoProfile.quick())
+    assert first.state is not second.state
