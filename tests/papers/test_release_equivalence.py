@@ -60,6 +60,7 @@ from privrl.papers.audits import releases as audits
 from privrl.papers.balle2016 import chapter as balle_chapter
 from privrl.papers.balle2016 import runs as balle_runs
 from privrl.papers.balle2016.profile import TRIAL_KEYS, BalleProfile
+from privrl.papers.balle2016.state import BalleState
 from privrl.papers.gohari2021 import chapter as gohari_chapter
 from privrl.papers.gohari2021 import checks as gohari_checks
 from privrl.papers.gohari2021 import theory as gohari_theory
@@ -148,9 +149,11 @@ def test_balle_ledger_entries_carry_the_apis_event_and_epsilon():
         for feat in BALLE.features()
         for meth in ("DP-LSW", "DP-LSL")
     ]
-    ctx = Context(BALLE, Report("balle2016", "quick"))
-    ctx.tables["figure1"] = table
-    ctx.tables["privacy_loss"] = pd.DataFrame(loss)
+    ctx = Context(
+        BALLE,
+        Report("balle2016", "quick"),
+        state=BalleState(figure1=table, privacy_loss=pd.DataFrame(loss)),
+    )
     entries = list(balle_chapter.Balle2016Chapter().releases(ctx))
     assert len(entries) == 4
     for entry, row in zip(entries, loss, strict=True):
