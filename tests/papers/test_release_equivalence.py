@@ -71,6 +71,7 @@ from privrl.papers.ono2020.profile import OnoProfile
 from privrl.papers.wang2019 import calibration as wang_calibration
 from privrl.papers.wang2019 import chapter as wang_chapter
 from privrl.papers.wang2019.profile import WangProfile
+from privrl.papers.wang2019.state import WangState
 from privrl.papers.xie2019 import privacy as xie_privacy
 from privrl.papers.xie2019.profile import XieProfile
 
@@ -263,8 +264,8 @@ def test_halving_wangs_noise_at_the_call_site_is_caught(monkeypatch):
 
 
 def test_wang_ledger_entries_carry_the_apis_event_and_epsilon():
-    ctx = Context(WANG, Report("wang2019", "quick"))
-    table = ctx.tables["privacy"] = wang_calibration.privacy_table(WANG)
+    table = wang_calibration.privacy_table(WANG)
+    ctx = Context(WANG, Report("wang2019", "quick"), state=WangState(privacy=table))
     entries = list(wang_chapter.Wang2019Chapter().releases(ctx))
     calibrated = {"functional": None, "functional (T/B)": WANG.paper_updates}
     checked = 0
