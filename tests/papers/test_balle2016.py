@@ -15,7 +15,7 @@ from privrl.chapter.sentences import sentences_frame
 from privrl.chapter.skeleton import Context
 from privrl.chapter.verdicts import VERDICTS, Claim
 from privrl.papers.balle2016 import chapter, plots, rate, runs
-from privrl.papers.balle2016.claims import CLAIMS, ERRATA
+from privrl.papers.balle2016.claims import CLAIMS, ERRATA, Figure1Trials
 from privrl.papers.balle2016.profile import METHODS, PAPER_BATCHES, BalleProfile
 
 TINY = BalleProfile.quick(
@@ -86,8 +86,9 @@ def _frame(values: dict[tuple[str, str, int], list[float]]) -> pd.DataFrame:
 
 def _decide(df: pd.DataFrame, profile: BalleProfile) -> dict:
     """Every claim of the chapter decided on ``df`` as Figure 1's table, by key."""
-    ctx = Context(profile, Report("balle2016", profile.profile), tables={"figure1": df})
-    return {spec.key: Evidence(LIVE, profile).decide(ctx, spec) for spec in CLAIMS}
+    ctx = Context(profile, Report("balle2016", profile.profile))
+    ev = Evidence(LIVE, profile, data=Figure1Trials(df))
+    return {spec.key: ev.decide(ctx, spec) for spec in CLAIMS}
 
 
 def test_claim_and_erratum_specs_are_complete():
@@ -202,7 +203,7 @@ def test_run_records_checks_claims_ledger_and_errata(tiny_result):
         "noise_rate",
         "rmse",
     }
-    numbers = tiny_result.extra["numbers"]
+    numbers = tiny_result.state.numbers
     assert numbers["rate_onset_tabular"] > max(PAPER_BATCHES) and numbers["epsilon"] == 0.1
     summary = report.summary()
     assert summary["checks"] and summary["claims"] and summary["ledger"] and summary["errata"]

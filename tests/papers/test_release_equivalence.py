@@ -60,6 +60,7 @@ from privrl.papers.audits import releases as audits
 from privrl.papers.balle2016 import chapter as balle_chapter
 from privrl.papers.balle2016 import runs as balle_runs
 from privrl.papers.balle2016.profile import TRIAL_KEYS, BalleProfile
+from privrl.papers.balle2016.state import BalleState
 from privrl.papers.gohari2021 import chapter as gohari_chapter
 from privrl.papers.gohari2021 import checks as gohari_checks
 from privrl.papers.gohari2021 import theory as gohari_theory
@@ -70,6 +71,7 @@ from privrl.papers.ono2020.profile import OnoProfile
 from privrl.papers.wang2019 import calibration as wang_calibration
 from privrl.papers.wang2019 import chapter as wang_chapter
 from privrl.papers.wang2019.profile import WangProfile
+from privrl.papers.wang2019.state import WangState
 from privrl.papers.xie2019 import privacy as xie_privacy
 from privrl.papers.xie2019.profile import XieProfile
 
@@ -148,9 +150,11 @@ def test_balle_ledger_entries_carry_the_apis_event_and_epsilon():
         for feat in BALLE.features()
         for meth in ("DP-LSW", "DP-LSL")
     ]
-    ctx = Context(BALLE, Report("balle2016", "quick"))
-    ctx.tables["figure1"] = table
-    ctx.tables["privacy_loss"] = pd.DataFrame(loss)
+    ctx = Context(
+        BALLE,
+        Report("balle2016", "quick"),
+        state=BalleState(figure1=table, privacy_loss=pd.DataFrame(loss)),
+    )
     entries = list(balle_chapter.Balle2016Chapter().releases(ctx))
     assert len(entries) == 4
     for entry, row in zip(entries, loss, strict=True):
@@ -260,8 +264,8 @@ def test_halving_wangs_noise_at_the_call_site_is_caught(monkeypatch):
 
 
 def test_wang_ledger_entries_carry_the_apis_event_and_epsilon():
-    ctx = Context(WANG, Report("wang2019", "quick"))
-    table = ctx.tables["privacy"] = wang_calibration.privacy_table(WANG)
+    table = wang_calibration.privacy_table(WANG)
+    ctx = Context(WANG, Report("wang2019", "quick"), state=WangState(privacy=table))
     entries = list(wang_chapter.Wang2019Chapter().releases(ctx))
     calibrated = {"functional": None, "functional (T/B)": WANG.paper_updates}
     checked = 0

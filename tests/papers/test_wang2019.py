@@ -29,6 +29,7 @@ from privrl.core.algorithms.functional_q import DPSGDConfig, FunctionalNoiseConf
 from privrl.papers.wang2019 import calibration, chapter, checks, claims, plots, runs
 from privrl.papers.wang2019.profile import CURVE_COLUMNS, WangProfile
 from privrl.papers.wang2019.runs import privacy_config, run_learning_curve
+from privrl.papers.wang2019.state import WangState
 
 SMALL = {"episodes": 12, "dpsgd_warmup": 500, "epsilons": (0.9,)}
 
@@ -39,9 +40,13 @@ def small():
     return p, calibration.privacy_table(p)
 
 
-def _context(p: WangProfile, **tables: pd.DataFrame) -> Context:
-    ctx = Context(p, Report("wang2019", p.profile, seed=p.seed, config=p.as_dict()))
-    ctx.tables.update(tables)
+def _context(p: WangProfile, **tables: pd.DataFrame) -> Context[WangState]:
+    """A run's context at ``p`` whose state holds ``tables`` and the recorded paper-profile run
+    (:meth:`~privrl.papers.wang2019.chapter.Wang2019Chapter.prepare`)."""
+    ctx = Context(
+        p, Report("wang2019", p.profile, seed=p.seed, config=p.as_dict()), state=WangState(**tables)
+    )
+    chapter.Wang2019Chapter().prepare(ctx)
     return ctx
 
 
@@ -322,7 +327,7 @@ def test_paper_claims_are_decided_on_the_recorded_run(monkeypatch):
         "abc123",
     )
     assert claim.source.endswith(" (recorded paper-profile run)")
-    assert quick.extra["paper_curves"] is recorded
+    assert quick.state.paper_record is not None and quick.state.paper_record.curves is recorded
     # a paper-profile run decides its own claims; none recorded: nothing to decide
     assert (
         len(

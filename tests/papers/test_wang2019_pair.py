@@ -20,6 +20,7 @@ from privrl.papers.wang2019 import chapter, claims, pair
 from privrl.papers.wang2019.calibration import privacy_table
 from privrl.papers.wang2019.profile import CLAIM_EPSILON, CURVE_COLUMNS, WangProfile
 from privrl.papers.wang2019.runs import run_learning_curve
+from privrl.papers.wang2019.state import WangState
 
 TINY = {"episodes": 3, "dpsgd_warmup": 128, "eval_episodes": 2}
 
@@ -114,8 +115,12 @@ def _pair_claims(monkeypatch, curves: pd.DataFrame) -> dict:
     monkeypatch.setattr(chapter, "read_pair", lambda: (curves, run))
     monkeypatch.setattr(claims, "read_paper_curves", lambda: None)
     p = WangProfile.quick()
-    ctx = Context(p, Report("wang2019", p.profile, seed=p.seed, config=p.as_dict()))
-    ctx.tables["curves"] = curves
+    ctx = Context(
+        p,
+        Report("wang2019", p.profile, seed=p.seed, config=p.as_dict()),
+        state=WangState(curves=curves),
+    )
+    chapter.Wang2019Chapter().prepare(ctx)
     evidence = {ev.name: ev for ev in chapter.Wang2019Chapter().evidence(ctx)}
     assert list(evidence) == [LIVE, claims.PAIR]
     ev = evidence[claims.PAIR]

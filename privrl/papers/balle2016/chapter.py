@@ -4,9 +4,11 @@ the privacy argument (:mod:`~privrl.papers.balle2016.checks`), Figure 1's sweep
 Sections 5 and 6 and the errata (:mod:`~privrl.papers.balle2016.claims`), and the numbers the prose
 reads. The notebook calls :func:`run`.
 
-Tables: ``figure1`` (tidy, one row per trial x batch x features x method x c), ``smooth_bounds``,
-``neighbours``, ``arbitrary``, ``privacy_loss``, ``noise_rate`` (from the checks) and ``rmse``
-(means, from :meth:`Balle2016Chapter.finish`); ``extra["numbers"]`` holds every glued number.
+Steps pass their values through :class:`~privrl.papers.balle2016.state.BalleState`, whose tables
+the run returns: ``figure1`` (tidy, one row per trial x batch x features x method x c),
+``smooth_bounds``, ``neighbours``, ``arbitrary``, ``privacy_loss``, ``noise_rate`` (from the
+checks) and ``rmse`` (means, from :meth:`Balle2016Chapter.finish`); ``numbers`` holds every glued
+number.
 """
 
 from __future__ import annotations
@@ -15,17 +17,18 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from privrl.chapter.evidence import Evidence, recorded_verdicts
+from privrl.chapter.evidence import LIVE, Evidence, recorded_verdicts
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.core.accounting.smooth_sensitivity import smooth_gaussian_tv_bound
 from privrl.papers.balle2016.checks import CHECKS
-from privrl.papers.balle2016.claims import CLAIMS, ERRATA
+from privrl.papers.balle2016.claims import CLAIMS, ERRATA, Figure1Trials
 from privrl.papers.balle2016.privacy import SCAN_FLOOR
 from privrl.papers.balle2016.profile import METHODS, PAPER, PAPER_BATCHES, BalleProfile
 from privrl.papers.balle2016.rate import log_slope
 from privrl.papers.balle2016.runs import mean_rmse_table, run_figure1
 from privrl.papers.balle2016.sources import PAPER_RUN, SOURCES
+from privrl.papers.balle2016.state import BalleState
 
 ACCOUNTANT = (
     "Lemma 1 of Balle et al. 2016 (smooth sensitivity, Nissim, Raskhodnikova and Smith "
@@ -41,28 +44,29 @@ class Balle2016Chapter(
     claims=CLAIMS,
     errata=ERRATA,
     sources=SOURCES,
+    state_type=BalleState,
 ):
     """DP-LSW and DP-LSL on the chain of Section 6 (see the module docstring)."""
 
-    def sweep(self, ctx: Context) -> None:
+    def sweep(self, ctx: Context[BalleState]) -> None:
         """Figure 1: every algorithm on ``n_trials`` independent batches per batch size."""
-        ctx.tables["figure1"] = run_figure1(ctx.profile, **ctx.sweep_options)
+        ctx.state.figure1 = run_figure1(ctx.profile, **ctx.sweep_options)
 
-    def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
-        """This run's trials, then the verdicts of the recorded paper-profile run."""
+    def evidence(self, ctx: Context[BalleState]) -> Iterable[Evidence | None]:
+        """This run's trials of Figure 1, then the verdicts of the recorded paper-profile run."""
         return (
-            *super().evidence(ctx),
+            Evidence(LIVE, ctx.profile, data=Figure1Trials(ctx.state.figure1)),
             recorded_verdicts(PAPER, BalleProfile.paper(), ctx.profile, PAPER_RUN),
         )
 
-    def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
+    def releases(self, ctx: Context[BalleState]) -> Iterator[LedgerEntry]:
         """One entry per (algorithm, features): every DP-LSW / DP-LSL estimate released in Figure
         1, its noise calibrated by Lemma 1 (the api's
         :func:`~privrl.api.evaluation.smooth_gaussian_noise`, epsilon by
         construction), cross-checked empirically by the Monte Carlo privacy loss at the worst
         neighbouring pair found (check ``privacy_loss``)."""
-        p, df = ctx.profile, ctx.tables["figure1"]
-        for loss in ctx.tables["privacy_loss"].to_dict("records"):
+        p, df = ctx.profile, ctx.state.figure1
+        for loss in ctx.state.privacy_loss.to_dict("records"):
             method, feat = loss["method"], loss["features"]
             d = p.features()[feat].shape[1]
             event = p.noise(d).event
@@ -108,10 +112,11 @@ class Balle2016Chapter(
                 audit="audits:" + ("dp_lsw" if method == "DP-LSW" else "dp_lsl"),
             )
 
-    def finish(self, ctx: Context) -> None:
-        """The numbers the prose reads (glued, and in ``extra["numbers"]``) and the ``rmse`` table."""
-        p, df, rate = ctx.profile, ctx.tables["figure1"], ctx.tables["noise_rate"]
-        nc = ctx.tables["neighbours"]
+    def finish(self, ctx: Context[BalleState]) -> None:
+        """The numbers the prose reads (glued, and kept with those of check ``rate_m2_asymptotic``
+        in ``numbers``) and the ``rmse`` table."""
+        state, p = ctx.state, ctx.profile
+        df, rate, nc = state.figure1, state.noise_rate, state.neighbours
         tabular = p.noise(p.n_states).event
         alpha, beta = tabular.alpha, tabular.beta
         numbers = {
@@ -123,10 +128,10 @@ class Balle2016Chapter(
             "n_trials": p.n_trials,
             "m_small": min(p.batch_sizes),
             "m_large": max(p.batch_sizes),
-            "sb_cases": len(ctx.tables["smooth_bounds"]),
+            "sb_cases": len(state.smooth_bounds),
             "nc_pairs": nc.groupby(["batch", "pair"]).ngroups,
             "nc_emptied": int(nc.drop_duplicates(["batch", "pair"])["emptied"].sum()),
-            "arb_trials": len(ctx.tables["arbitrary"]),
+            "arb_trials": len(state.arbitrary),
             "alpha": alpha,
             "beta": beta,
             "zero_rmse": float(np.sqrt(p.rho() @ p.mdp().true_values(p.gamma) ** 2)),
@@ -143,7 +148,7 @@ class Balle2016Chapter(
                     rate[(rate["features"] == feat) & (rate["sigma"] <= 0.1)]["m"].min()
                 ),
             }
-        rmse = ctx.tables["rmse"] = mean_rmse_table(df)
+        rmse = state.rmse = mean_rmse_table(df)
         for meth in METHODS:
             key = meth.replace("-", "").lower()
             numbers[f"rmse_{key}_large"] = float(rmse.loc[("aggregated", meth), max(p.batch_sizes)])
@@ -156,9 +161,7 @@ class Balle2016Chapter(
         if not reg.empty:
             best = reg.groupby(["m", "c"])["rmse"].mean().groupby("m").min()
             numbers |= {"best_dplsl_reg": float(best.iloc[-1]), "reg_m_large": int(best.index[-1])}
-        loss_w = (
-            ctx.tables["privacy_loss"].set_index(["method", "features"]).loc[("DP-LSW", "tabular")]
-        )
+        loss_w = state.privacy_loss.set_index(["method", "features"]).loc[("DP-LSW", "tabular")]
         numbers |= {
             "pl_delta": float(loss_w["delta_mc"]),
             "pl_ratio_a": float(loss_w["ratio_a"]),
@@ -166,7 +169,11 @@ class Balle2016Chapter(
         }
         for key, value in numbers.items():
             ctx.glue(key, value)
-        ctx.extra["numbers"] = dict(ctx.values)
+        rate_numbers = {
+            **{f"slope_tail_{f}": s for f, s in state.rate_slope_tail.items()},
+            **{f"rate_onset_{f}": m for f, m in state.rate_onset.items()},
+        }
+        state.numbers = rate_numbers | numbers
 
 
 run = Balle2016Chapter().run

@@ -1,5 +1,6 @@
 """The claims of Balle, Gomrokchi and Precup (2016), each decided over the independent trials of
-Figure 1 (:data:`CLAIMS`), and the chapter's errata (:data:`ERRATA`).
+Figure 1 (:data:`CLAIMS`, on the evidence's :class:`Figure1Trials`), and the chapter's errata
+(:data:`ERRATA`).
 
 Every claim compares per-trial values (:func:`privrl.papers.balle2016.runs.per_trial`) of one
 algorithm at the smallest or the largest batch size of the profile with another's
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import pandas as pd
 
 from privrl.chapter.evidence import Evidence
 from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec, not_reproduced
@@ -25,15 +27,25 @@ from privrl.chapter.verdicts import (
     decide_threshold,
     untestable,
 )
-from privrl.papers.balle2016.profile import PAPER_BATCHES, SAME_ACCURACY_FACTOR
+from privrl.papers.balle2016.profile import PAPER_BATCHES, SAME_ACCURACY_FACTOR, BalleProfile
 from privrl.papers.balle2016.runs import per_trial
 
-Decide = Callable[[Context, Evidence], Outcome]
+
+@dataclass(frozen=True)
+class Figure1Trials:
+    """The data the claims are decided on: Figure 1's tidy table (one row per trial x batch x
+    features x method x c; :func:`~privrl.papers.balle2016.runs.run_figure1`)."""
+
+    table: pd.DataFrame
 
 
-def _sizes(ctx: Context) -> dict[str, int]:
-    """The smallest and the largest batch size of the run (templates ``{small}``, ``{large}``)."""
-    return {"small": min(ctx.profile.batch_sizes), "large": max(ctx.profile.batch_sizes)}
+Decide = Callable[[Context, Evidence[Figure1Trials]], Outcome]
+
+
+def _sizes(profile: BalleProfile) -> dict[str, int]:
+    """The smallest and the largest batch size of ``profile`` (templates ``{small}``,
+    ``{large}``)."""
+    return {"small": min(profile.batch_sizes), "large": max(profile.batch_sizes)}
 
 
 @dataclass(frozen=True)
@@ -45,20 +57,20 @@ class Arm:
     batch: Literal["small", "large"]
     column: str = "rmse"
 
-    def values(self, ctx: Context) -> np.ndarray:
-        m = _sizes(ctx)[self.batch]
-        return per_trial(ctx.tables["figure1"], self.features, self.method, m, self.column)
+    def values(self, ev: Evidence[Figure1Trials]) -> np.ndarray:
+        m = _sizes(ev.profile)[self.batch]
+        return per_trial(ev.data.table, self.features, self.method, m, self.column)
 
 
 def smaller(a: Arm, b: Arm, label_a: str, label_b: str, evidence: str) -> Decide:
-    """Decide "``a`` is smaller than ``b``" over the trials (labels and evidence are templates
-    over ``{small}`` and ``{large}``)."""
+    """Decide "``a`` is smaller than ``b``": a paired difference of the per-trial values below 0
+    (labels and evidence are templates over ``{small}`` and ``{large}``)."""
 
-    def decide(ctx: Context, ev: Evidence) -> Outcome:
-        sizes = _sizes(ctx)
+    def decide(ctx: Context, ev: Evidence[Figure1Trials]) -> Outcome:
+        sizes = _sizes(ev.profile)
         return decide_difference(
-            Sample(a.values(ctx), label_a.format(**sizes)),
-            Sample(b.values(ctx), label_b.format(**sizes)),
+            Sample(a.values(ev), label_a.format(**sizes)),
+            Sample(b.values(ev), label_b.format(**sizes)),
             Threshold(0.0, "less"),
             seed=ev.profile.seed,
             evidence=evidence.format(**sizes),
@@ -71,13 +83,13 @@ def within_factor(private: Arm, nonprivate: Arm) -> Decide:
     """Decide "``private`` reaches ``nonprivate``": per-trial RMSE ratio below
     :data:`SAME_ACCURACY_FACTOR`."""
 
-    def decide(ctx: Context, ev: Evidence) -> Outcome:
-        ratio = private.values(ctx) / nonprivate.values(ctx)
+    def decide(ctx: Context, ev: Evidence[Figure1Trials]) -> Outcome:
+        ratio = private.values(ev) / nonprivate.values(ev)
         return decide_threshold(
             Sample(ratio, f"RMSE {private.method} / RMSE {nonprivate.method}"),
             Threshold(SAME_ACCURACY_FACTOR, "less"),
             seed=ev.profile.seed,
-            evidence=f"per-trial RMSE ratio at the largest batch m = {_sizes(ctx)['large']}; "
+            evidence=f"per-trial RMSE ratio at the largest batch m = {_sizes(ev.profile)['large']}; "
             f"'same solution' read as within a factor {SAME_ACCURACY_FACTOR:g} (our "
             "threshold)",
         )
@@ -85,7 +97,7 @@ def within_factor(private: Arm, nonprivate: Arm) -> Decide:
     return decide
 
 
-def _schedule_untestable(ctx: Context, ev: Evidence) -> Outcome:
+def _schedule_untestable(ctx: Context, ev: Evidence[Figure1Trials]) -> Outcome:
     return untestable(
         "the paper does not state the schedules it compared; this run sweeps the "
         "constant c at power 0.4 only (Figure 1, panel 2)",
@@ -97,72 +109,17 @@ _SAME_SOLUTION = (
     "Section 6, Figure 1 (third panel): 'the DP algorithms converge to the same "
     "solutions as the non-private corresponding versions for large enough batch sizes'"
 )
+_AGGRESSIVE = (
+    "Section 6, Figure 1 (fourth panel): 'more aggressive function approximation helps both "
+    "differentially private algorithms converge faster'"
+)
 
-
-def _reaches(private: str, nonprivate: str) -> ClaimSpec:
-    """``private`` reaches the accuracy of ``nonprivate`` at the largest batch (aggregated)."""
-    return ClaimSpec(
-        f"{private.lower().replace('-', '_')}_reaches_{nonprivate.lower()}",
-        f"{private} converges to the non-private solution for large enough batches (aggregated)",
-        _SAME_SOLUTION,
-        within_factor(Arm("aggregated", private, "large"), Arm("aggregated", nonprivate, "large")),
-    )
-
-
-def _better(
-    key: str, statement: str, source: str, winner: str, loser: str, batch: Literal["small", "large"]
-) -> ClaimSpec:
-    """``winner`` has the lower RMSE than ``loser`` at the smallest or largest batch (aggregated)."""
-    where = "smallest batch m = {small}" if batch == "small" else "largest batch m = {large}"
-    return ClaimSpec(
-        key,
-        statement,
-        source,
-        smaller(
-            Arm("aggregated", winner, batch),
-            Arm("aggregated", loser, batch),
-            f"RMSE {winner}",
-            f"RMSE {loser}",
-            f"per-trial RMSE at the {where}",
-        ),
-    )
-
-
-def _aggregation_helps(method: str) -> ClaimSpec:
-    """Aggregated features give ``method`` a lower excess empirical risk at the largest batch."""
-    return ClaimSpec(
-        f"aggregation_helps_{method.lower().replace('-', '_')}",
-        f"Aggregation lowers the excess empirical risk of {method}",
-        "Section 6, Figure 1 (fourth panel): 'more aggressive function approximation helps both "
-        "differentially private algorithms converge faster'",
-        smaller(
-            Arm("aggregated", method, "large", "excess_risk"),
-            Arm("tabular", method, "large", "excess_risk"),
-            "excess risk aggregated",
-            "excess risk tabular",
-            "per-trial excess empirical risk at the largest batch m = {large}",
-        ),
-    )
-
-
-#: The claims of Section 6, decided on this run's trials and, beside a run of another profile,
-#: read from the recorded paper-profile run (keys ``<key>_paper``: :meth:`BalleChapter.evidence
-#: <privrl.papers.balle2016.chapter.BalleChapter.evidence>`).
+#: The claims of Sections 5 and 6, decided on this run's trials and, beside a run of another
+#: profile, read from the recorded paper-profile run (keys ``<key>_paper``:
+#: :meth:`Balle2016Chapter.evidence <privrl.papers.balle2016.chapter.Balle2016Chapter.evidence>`).
+# In the paper's order: Section 5 (opening), then Section 6 on Figure 1's panels as its text
+# reads them (first panel, third panel, the schedule of the second panel, fourth panel).
 CLAIMS: tuple[ClaimSpec, ...] = (
-    ClaimSpec(
-        "nonprivate_converge",
-        "Both non-private algorithms converge: LSL's error falls with the batch size (tabular; "
-        "LSW is the faster one)",
-        "Section 6, Figure 1 (first panel): 'both algorithms are very stable and converge to the "
-        "same solution'",
-        smaller(
-            Arm("tabular", "LSL", "large"),
-            Arm("tabular", "LSL", "small"),
-            "RMSE LSL at m = {large}",
-            "RMSE LSL at m = {small}",
-            "per-trial RMSE at the largest and the smallest batch",
-        ),
-    ),
     ClaimSpec(
         "dp_noise_decreases",
         "The noise of the DP mechanism decreases as the batch size grows (DP-LSW, aggregated)",
@@ -178,6 +135,20 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         ),
     ),
     ClaimSpec(
+        "nonprivate_converge",
+        "Both non-private algorithms converge: LSL's error falls with the batch size (tabular; "
+        "LSW is the faster one)",
+        "Section 6, Figure 1 (first panel): 'both algorithms are very stable and converge to the "
+        "same solution'",
+        smaller(
+            Arm("tabular", "LSL", "large"),
+            Arm("tabular", "LSL", "small"),
+            "RMSE LSL at m = {large}",
+            "RMSE LSL at m = {small}",
+            "per-trial RMSE at the largest and the smallest batch",
+        ),
+    ),
+    ClaimSpec(
         "lsw_faster",
         "Non-private LSW converges faster than LSL (tabular)",
         "Section 6, Figure 1 (first panel): '... but LSW converges faster'",
@@ -189,28 +160,44 @@ CLAIMS: tuple[ClaimSpec, ...] = (
             "per-trial RMSE at the largest batch m = {large}",
         ),
     ),
-    _reaches("DP-LSW", "LSW"),
-    _reaches("DP-LSL", "LSL"),
-    _better(
+    ClaimSpec(
+        "dp_lsw_reaches_lsw",
+        "DP-LSW converges to the non-private solution for large enough batches (aggregated)",
+        _SAME_SOLUTION,
+        within_factor(Arm("aggregated", "DP-LSW", "large"), Arm("aggregated", "LSW", "large")),
+    ),
+    ClaimSpec(
+        "dp_lsl_reaches_lsl",
+        "DP-LSL converges to the non-private solution for large enough batches (aggregated)",
+        _SAME_SOLUTION,
+        within_factor(Arm("aggregated", "DP-LSL", "large"), Arm("aggregated", "LSL", "large")),
+    ),
+    ClaimSpec(
         "dp_lsl_better_small",
         "DP-LSL works better with small batches (aggregated)",
         "Section 6, Figure 1 (third panel): 'The LSL algorithms work better with small "
         "batches of data'",
-        "DP-LSL",
-        "DP-LSW",
-        "small",
+        smaller(
+            Arm("aggregated", "DP-LSL", "small"),
+            Arm("aggregated", "DP-LSW", "small"),
+            "RMSE DP-LSL",
+            "RMSE DP-LSW",
+            "per-trial RMSE at the smallest batch m = {small}",
+        ),
     ),
-    _better(
+    ClaimSpec(
         "dp_lsw_better_large",
         "DP-LSW is preferable with large batches (aggregated)",
         "Section 6, Figure 1 (third panel): 'whereas the LSW approach is preferable with "
         "large batches'",
-        "DP-LSW",
-        "DP-LSL",
-        "large",
+        smaller(
+            Arm("aggregated", "DP-LSW", "large"),
+            Arm("aggregated", "DP-LSL", "large"),
+            "RMSE DP-LSW",
+            "RMSE DP-LSL",
+            "per-trial RMSE at the largest batch m = {large}",
+        ),
     ),
-    _aggregation_helps("DP-LSW"),
-    _aggregation_helps("DP-LSL"),
     ClaimSpec(
         "lsl_schedule",
         "A regularisation schedule proportional to m^0.4 gives DP-LSL the best overall accuracy",
@@ -219,6 +206,30 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "[m^0.4; the exponent is lost from the available text, 0.4 is the authors' code's] ... it "
         "achieves the best overall accuracy'",
         _schedule_untestable,
+    ),
+    ClaimSpec(
+        "aggregation_helps_dp_lsw",
+        "Aggregation lowers the excess empirical risk of DP-LSW",
+        _AGGRESSIVE,
+        smaller(
+            Arm("aggregated", "DP-LSW", "large", "excess_risk"),
+            Arm("tabular", "DP-LSW", "large", "excess_risk"),
+            "excess risk aggregated",
+            "excess risk tabular",
+            "per-trial excess empirical risk at the largest batch m = {large}",
+        ),
+    ),
+    ClaimSpec(
+        "aggregation_helps_dp_lsl",
+        "Aggregation lowers the excess empirical risk of DP-LSL",
+        _AGGRESSIVE,
+        smaller(
+            Arm("aggregated", "DP-LSL", "large", "excess_risk"),
+            Arm("tabular", "DP-LSL", "large", "excess_risk"),
+            "excess risk aggregated",
+            "excess risk tabular",
+            "per-trial excess empirical risk at the largest batch m = {large}",
+        ),
     ),
 )
 

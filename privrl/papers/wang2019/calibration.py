@@ -1,26 +1,23 @@
 r"""Wang and Hegde (2019): the calibration table behind Figure 2 and the ledger.
 
-Every Figure 2 method at each target :math:`(\varepsilon, \delta)`, under its stated neighbouring
-relation, with the noise it runs with, the event its epsilon is computed from
-(:mod:`privrl.core.accounting`) and an independent cross-check:
+Every Figure 2 method at each target :math:`(\varepsilon, \delta)` under its stated relation: its
+noise, its event (:mod:`privrl.core.accounting`) and an independent cross-check:
 
 * ``functional``: Algorithm 1 calibrated by Theorem 5 for the :math:`U = T - B + 1` noisy updates
   performed, the approximation term a union bound over every sample path drawn
   (:func:`n_paths_drawn`); ``functional (T/B)``: calibrated for the paper's :math:`T/B` updates,
   with the epsilon Theorem 5 then certifies for the :math:`U` updates performed;
-* ``output``: pointwise Gaussian noise per update, classic Gaussian mechanism and Kairouz et al.'s
-  composition over :math:`U` updates;
-* ``input``: Gaussian noise on each of the :math:`T` rewards (:math:`\ell_2` sensitivity
-  :math:`\sqrt T`), analytic Gaussian mechanism;
+* ``output``: pointwise Gaussian noise per update, Gaussian mechanism and Kairouz et al.'s
+  composition over :math:`U` updates; ``input``: Gaussian noise on each of the :math:`T` rewards
+  (:math:`\ell_2` sensitivity :math:`\sqrt T`), analytic Gaussian mechanism;
 * ``dpsgd``: DP-SGD with Poisson batches from the growing replay memory (one transition,
   add/remove), RDP accountant with the rates bounded per doubling block; its cross-check, the
-  epsilon of the steps each run actually took, is known only after the runs
-  (:func:`with_steps_taken`);
+  epsilon of the steps each run took, is known only after the runs (:func:`with_steps_taken`);
 * ``dpsgd (reward fn)``: DP-SGD calibrated for neighbouring reward functions (fixed batches, every
   clipped gradient may change, no amplification), analytic Gaussian over the composed steps.
 
-A baseline's epsilon is its event's: the calibration's safe side puts it at most its target (to
-the calibration's tolerance); Theorem 5 is exact for the calibrated sigma.
+A baseline's epsilon is its event's, at most its target (to the calibration's tolerance, on its
+safe side); Theorem 5 is exact for the calibrated sigma.
 """
 
 from __future__ import annotations

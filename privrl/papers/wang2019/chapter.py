@@ -8,6 +8,8 @@ neighbouring relation; :mod:`~privrl.papers.wang2019.checks`), Figures 1 and 2 t
 (epsilon, delta) with its event (:meth:`Wang2019Chapter.releases`; output perturbation: no
 guarantee), the claims decided on the paper's metric (the training return) with the released
 function's greedy return beside them, and the errata (:mod:`~privrl.papers.wang2019.claims`).
+Steps pass their values through :class:`~privrl.papers.wang2019.state.WangState`, whose tables
+the run returns.
 
 ``python -m privrl.papers.wang2019.chapter`` records the paper-profile curves
 (:func:`record_paper_curves`).
@@ -52,6 +54,7 @@ from privrl.papers.wang2019.runs import (
     write_paper_curves,
 )
 from privrl.papers.wang2019.sources import PAIR_RUN, PAPER_RUN, SOURCES
+from privrl.papers.wang2019.state import WangState
 
 #: The Audits chapter's audit of each method's release (privrl.papers.audits); output
 #: perturbation has none.
@@ -119,10 +122,16 @@ class Wang2019Chapter(
     claims=CLAIMS,
     errata=ERRATA,
     sources=SOURCES,
+    state_type=WangState,
 ):
     """Wang and Hegde (2019), privacy-preserving Q-learning with functional noise."""
 
-    def sweep(self, ctx: Context) -> None:
+    def prepare(self, ctx: Context[WangState]) -> None:
+        """Read the recorded paper-profile run, if any (:func:`~privrl.papers.wang2019.claims.
+        paper_record`): its curves are decided beside this run's and the notebook shows it."""
+        ctx.state.paper_record = paper_record()
+
+    def sweep(self, ctx: Context[WangState]) -> None:
         """Figures 1 and 2 (every method with its calibrated noise) and the curves table."""
         p = ctx.profile
         options = ctx.sweep_options
@@ -137,22 +146,22 @@ class Wang2019Chapter(
         )
         fig2 = run_sweep(
             run_learning_curve,
-            figure2_configs(p, ctx.tables["privacy"]),
+            figure2_configs(p, ctx.state.privacy),
             p.n_trials,
             p.seed,
             desc="wang2019 figure 2",
             **options,
         )
         ctx.glue("sweep_seconds", time.perf_counter() - t0)
-        ctx.tables["figure1"], ctx.tables["figure2"] = fig1, fig2
-        ctx.tables["curves"] = curves_table(fig1, fig2)
+        ctx.state.figure1, ctx.state.figure2 = fig1, fig2
+        ctx.state.curves = curves_table(fig1, fig2)
 
-    def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
+    def releases(self, ctx: Context[WangState]) -> Iterator[LedgerEntry]:
         """One entry per row of the calibration table: the Q function trained by that method at
         that target epsilon, with the row's event and cross-check; output perturbation's entries
         say "no guarantee" (:func:`no_guarantee`); Algorithm 1's accountant says which premise its
         epsilon rests on and that the runs do not meet it (:data:`UPDATE_PREMISE`)."""
-        for row in ctx.tables["privacy"].itertuples():
+        for row in ctx.state.privacy.itertuples():
             noise, accountant = f"{row.parameter} = {row.value:.4g}", row.accountant
             if row.method.startswith("functional"):
                 noise += (
@@ -178,19 +187,19 @@ class Wang2019Chapter(
             )
             yield no_guarantee(entry) if row.method == "output" else entry
 
-    def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
+    def evidence(self, ctx: Context[WangState]) -> Iterable[Evidence[Curves] | None]:
         """This run's curves; beside a run of another profile, the recorded paper-profile
         curves, missing trials priced with that run's timing (:func:`seconds_per_trial`); and
-        the recorded pair (:mod:`~privrl.papers.wang2019.pair`, claims :data:`~privrl.papers.wang2019.claims.ON_PAIR`)."""
-        yield Evidence(LIVE, ctx.profile, data=Curves(ctx.tables["curves"]))
-        record, paper = paper_record(ctx), WangProfile.paper()
+        the recorded pair (:mod:`~privrl.papers.wang2019.pair`, claims
+        :data:`~privrl.papers.wang2019.claims.ON_PAIR`)."""
+        yield Evidence(LIVE, ctx.profile, data=Curves(ctx.state.curves))
+        record, paper = ctx.state.paper_record, WangProfile.paper()
         if record is not None and ctx.profile.profile != paper.profile:
-            curves, run = record
             yield Evidence(
                 paper.profile,
                 paper,
-                run.commit,
-                Curves(curves, seconds_per_trial(curves, run.record)),
+                record.run.commit,
+                Curves(record.curves, seconds_per_trial(record.curves, record.run.record)),
                 suffix=PAPER_RUN.suffix,
                 where=" (recorded paper-profile run)",
             )
@@ -208,10 +217,6 @@ class Wang2019Chapter(
                 suffix=PAIR_RUN.suffix,
                 where=f" (recorded pair, {seeds} seeds per arm)",
             )
-
-    def finish(self, ctx: Context) -> None:
-        """Hand the notebook the recorded paper-profile run (``paper_curves``, ``paper_run``)."""
-        paper_record(ctx)
 
 
 run = Wang2019Chapter().run

@@ -30,13 +30,14 @@ from privrl.papers.wang2019.calibration import (
     with_steps_taken,
 )
 from privrl.papers.wang2019.runs import final_returns
+from privrl.papers.wang2019.state import WangState
 
 
 def _key(text: str) -> str:
     return re.sub(r"\W+", "_", text).strip("_")
 
 
-def check_bridge_moments(ctx: Context) -> None:
+def check_bridge_moments(ctx: Context[WangState]) -> None:
     """Appendix A: the closed-form Ornstein-Uhlenbeck bridge moments equal dense conditioning."""
     S, gS = np.array(c.BRIDGE_POINTS), np.array(c.BRIDGE_VALUES)
     beta, sigma, x = c.BRIDGE_BETA, c.BRIDGE_SIGMA, c.BRIDGE_QUERY
@@ -53,10 +54,10 @@ def check_bridge_moments(ctx: Context) -> None:
     )
 
 
-def check_covariance(ctx: Context) -> None:
+def check_covariance(ctx: Context[WangState]) -> None:
     """Sample paths queried in random orders and chunks have the kernel's covariance."""
     cov = theory.covariance_check(ctx.profile.cov_paths, c.COV_BETA, c.COV_SIGMA, ctx.rng)
-    ctx.tables["covariance"] = pd.DataFrame(
+    ctx.state.covariance = pd.DataFrame(
         {"empirical": cov["empirical"].ravel(), "kernel": cov["kernel"].ravel()}
     )
     ctx.glue("cov_maxz", cov["max_z"])
@@ -68,11 +69,11 @@ def check_covariance(ctx: Context) -> None:
     )
 
 
-def check_lemma8(ctx: Context) -> None:
+def check_lemma8(ctx: Context[WangState]) -> None:
     """Lemma 8: Monte Carlo tails of the path maximum below exp(-u^2/2)."""
     p = ctx.profile
     l8 = theory.lemma8_check(c.LEMMA8_BETAS, p.lemma8_paths, p.lemma8_grid, ctx.rng)
-    ctx.tables["lemma8"] = l8
+    ctx.state.lemma8 = l8
     se = np.sqrt(l8.bound * (1 - l8.bound) / p.lemma8_paths) + 1.0 / p.lemma8_paths
     ctx.report.check(
         "lemma8_tail",
@@ -83,7 +84,7 @@ def check_lemma8(ctx: Context) -> None:
     ctx.glue("l8_maxratio", float((l8.mean_max / l8.level).max()))
 
 
-def check_lemma6(ctx: Context) -> None:
+def check_lemma6(ctx: Context[WangState]) -> None:
     """Lemma 6: a kernel section has RKHS norm 1, and differences of briefly trained Q networks
     stay within the bound."""
     grid = np.linspace(0, 1, c.SECTION_GRID)
@@ -103,20 +104,21 @@ def check_lemma6(ctx: Context) -> None:
         for i in range(c.LEMMA6_NETS)
     ]
     rk = theory.rkhs_check(nets, beta=c.LEMMA6_BETA)
-    ctx.tables["lemma6"] = rk
-    ctx.glue("rk_ratio", float((rk.norm_sq / rk.bound).max()))
+    ctx.state.lemma6 = rk
+    rk_ratio = float((rk.norm_sq / rk.bound).max())
+    ctx.glue("rk_ratio", rk_ratio)
     ctx.report.check(
         "lemma6_bound",
         "Lemma 6: largest ||f||_H^2 / bound over network differences",
-        ctx.values["rk_ratio"],
+        rk_ratio,
         at_most=1.0 + 1e-9,
     )
 
 
-def check_scaling(ctx: Context) -> None:
+def check_scaling(ctx: Context[WangState]) -> None:
     """Proposition 9: time per N log N of the sample path, and its speed-up over dense sampling."""
     sc = theory.scaling_check(ctx.profile.scaling_sizes, ctx.rng)
-    ctx.tables["scaling"] = sc
+    ctx.state.scaling = sc
     one = sc[sc.method == "sample path (one batch)"].set_index("n").seconds
     per = one / (one.index * np.log(one.index))
     ctx.glue("nlogn_growth", float(per.iloc[-1] / per.iloc[0]))
@@ -126,35 +128,36 @@ def check_scaling(ctx: Context) -> None:
     ctx.glue("speedup_n", int(common[-1]))
 
 
-def check_proposition10(ctx: Context) -> None:
+def check_proposition10(ctx: Context[WangState]) -> None:
     """Proposition 10: the bound holds for zero-mean noise entering linearly, and fails through
     the max over actions and for correlated (functional) noise."""
     p = ctx.profile
     p10 = theory.proposition10_check(
         p.prop10_sizes, p.prop10_reps, c.PROP10_SIGMA, c.PROP10_BETA, c.PROP10_GAMMA, ctx.rng
     )
-    ctx.tables["proposition10"] = p10
+    ctx.state.proposition10 = p10
     last = p10[p10.n == p10.n.max()].set_index(["noise", "actions"])
     lin = p10[(p10.noise == "i.i.d.") & (p10.actions == 1)]
+    linear_ratio = float((lin.abs_signed_error / lin.bound).max())
+    bias_ratio = float(last.signed_error["i.i.d.", 2] / last.bound["i.i.d.", 2])
+    ou_ratio = float(last.abs_signed_error["OU paths", 2] / last.bound["OU paths", 2])
     ctx.glue("p10_n", int(p10.n.max()))
-    ctx.glue("p10_linear_ratio", float((lin.abs_signed_error / lin.bound).max()))
-    ctx.glue("p10_bias_ratio", float(last.signed_error["i.i.d.", 2] / last.bound["i.i.d.", 2]))
-    ctx.glue(
-        "p10_ou_ratio", float(last.abs_signed_error["OU paths", 2] / last.bound["OU paths", 2])
-    )
+    ctx.glue("p10_linear_ratio", linear_ratio)
+    ctx.glue("p10_bias_ratio", bias_ratio)
+    ctx.glue("p10_ou_ratio", ou_ratio)
     ctx.glue("p10_ratio", float(last.mean_abs_error["OU paths", 2] / last.bound["OU paths", 2]))
     ctx.report.check(
         "prop10_linear_within_bound",
         "Zero-mean i.i.d. noise entering linearly (one action): largest ratio of the mean "
         "|signed error| to Proposition 10's bound (the errors average out over states)",
-        ctx.values["p10_linear_ratio"],
+        linear_ratio,
         at_most=1.0,
     )
     ctx.report.check(
         "prop10_max_bias",
         "i.i.d. noise through the max over two actions: signed error / bound at the largest n "
         "(E max >= max E biases v' upwards by an amount that does not shrink with n)",
-        ctx.values["p10_bias_ratio"],
+        bias_ratio,
         above=1.0,
     )
     ctx.report.check(
@@ -167,17 +170,17 @@ def check_proposition10(ctx: Context) -> None:
         "prop10_correlated_noise",
         "Functional (OU) noise: mean |signed error| / bound at the largest n (one smooth path on "
         "[0, 1] does not average out over states)",
-        ctx.values["p10_ou_ratio"],
+        ou_ratio,
         above=1.0,
     )
 
 
-def check_calibration(ctx: Context) -> None:
+def check_calibration(ctx: Context[WangState]) -> None:
     """The calibration table: every row within the target delta, Theorem 5's condition, Theorem
     5 against generic composition, and the numbers the errata quote."""
     p = ctx.profile
     table = privacy_table(p)
-    ctx.tables["privacy"] = table
+    ctx.state.privacy = table
     for row in table.itertuples():
         ctx.report.check(
             _key(f"total_delta_{row.method}_{row.epsilon_target:g}"),
@@ -197,12 +200,13 @@ def check_calibration(ctx: Context) -> None:
         fn.generic_sigma(e, r.delta_gauss, p.n_updates, p.batch_size, p.lr, r.k, p.lipschitz)
         for e, r in main.iterrows()
     ]
-    ctx.glue("generic_ratio", float(min(np.array(generic) / main.value.to_numpy())))
+    generic_ratio = float(min(np.array(generic) / main.value.to_numpy()))
+    ctx.glue("generic_ratio", generic_ratio)
     ctx.report.check(
         "theorem5_beats_generic",
         "Theorem 5 needs less noise than per-update "
         "Proposition 4 + Kairouz composition: smallest ratio",
-        ctx.values["generic_ratio"],
+        generic_ratio,
         above=1.0,
     )
     eps_lo = min(p.epsilons)
@@ -217,11 +221,11 @@ def check_calibration(ctx: Context) -> None:
     ctx.glue("z_transition", float(at_lo.value["dpsgd"]))
 
 
-def check_algorithm1_runs(ctx: Context) -> None:
+def check_algorithm1_runs(ctx: Context[WangState]) -> None:
     """Algorithm 1's runs redraw their paths as the protocol says and make the U updates the
     ledger counts."""
     p = ctx.profile
-    fig1 = ctx.tables["figure1"]
+    fig1 = ctx.state.figure1
     f1 = fig1[fig1.protocol == p.protocol]
     every_resets = f1[f1["resample"] == "every"].groupby("seed").resets.first()
     expected = p.episodes if p.protocol == "authors" else p.n_updates
@@ -238,10 +242,10 @@ def check_algorithm1_runs(ctx: Context) -> None:
     )
 
 
-def check_dpsgd_steps_taken(ctx: Context) -> None:
+def check_dpsgd_steps_taken(ctx: Context[WangState]) -> None:
     """The epsilon of the DP-SGD steps each run actually took (its record of sampling rates)
     stays within the target; the largest over seeds is the DP-SGD row's cross-check."""
-    p, table, fig2 = ctx.profile, ctx.tables["privacy"], ctx.tables["figure2"]
+    p, table, fig2 = ctx.profile, ctx.state.privacy, ctx.state.figure2
     for eps in p.epsilons:
         z = float(table[(table.method == "dpsgd") & (table.epsilon_target == eps)].value.iloc[0])
         runs = fig2[(fig2.variant == "dpsgd") & (fig2.epsilon == eps)]
@@ -256,23 +260,24 @@ def check_dpsgd_steps_taken(ctx: Context) -> None:
         )
 
 
-def check_nonprivate_converges(ctx: Context) -> None:
+def check_nonprivate_converges(ctx: Context[WangState]) -> None:
     """The non-private DQN's released function nearly reaches the move-to-the-centre policy."""
     oracle = theory.oracle_return(c.ORACLE_EPISODES, ctx.profile.seed)
     ctx.glue("oracle_return", oracle)
-    fig2 = ctx.tables["figure2"]
+    fig2 = ctx.state.figure2
     none_final = final_returns(fig2[fig2.variant == "none"], ["variant"])["eval_return"]
-    ctx.glue("none_final", float(none_final.mean()))
+    mean_final = float(none_final.mean())
+    ctx.glue("none_final", mean_final)
     ctx.report.check(
         "nonprivate_converges",
         "The non-private DQN's released greedy return (last 10 "
         "episodes, mean over seeds) relative to the move-to-centre policy",
-        ctx.values["none_final"] / oracle,
+        mean_final / oracle,
         at_least=c.NONPRIVATE_FRACTION,
     )
 
 
-CHECKS: tuple[Callable[[Context], None], ...] = (
+CHECKS: tuple[Callable[[Context[WangState]], None], ...] = (
     check_bridge_moments,
     check_covariance,
     check_lemma8,
@@ -281,7 +286,7 @@ CHECKS: tuple[Callable[[Context], None], ...] = (
     check_proposition10,
     check_calibration,
 )
-SWEEP_CHECKS: tuple[Callable[[Context], None], ...] = (
+SWEEP_CHECKS: tuple[Callable[[Context[WangState]], None], ...] = (
     check_algorithm1_runs,
     check_dpsgd_steps_taken,
     check_nonprivate_converges,
