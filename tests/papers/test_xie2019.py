@@ -445,3 +445,26 @@ def test_the_schedules_figure_draws_the_runs_that_decided_the_recorded_claim():
         .all()
     )
     assert points.PAPER_SCHEDULES in recorded_run("xie2019").record["files"]
+
+
+def test_the_record_decided_again_gives_its_recorded_verdicts():
+    """Every claim decided again on the recorded paper-profile run's points and runs of Theorems
+    2-3 (the evidence the record's source decides on) gives the verdict, value, interval and
+    trials the run recorded, to the last bit."""
+    recorded = recorded_summary("xie2019", "paper")
+    pts, schedules = points.read_paper_points(), points.read_paper_schedules()
+    if recorded is None or pts is None or schedules is None:
+        pytest.skip("no paper-profile run recorded with its points and schedules")
+    profile = XieProfile.paper()
+    ctx = Context(profile, Report("xie2019", "paper"), state=XieState())
+    ev = Evidence(PAPER_RUN.name, profile, data=FigureData(pts, schedules))
+    want = {c["key"]: c for c in recorded["summary"]["claims"]}
+    for spec in claims.CLAIMS:
+        got = spec.decide(ctx, ev)
+        claim = want[spec.key]
+        assert (got.verdict, got.value, list(got.interval), got.n_trials) == (
+            claim["verdict"],
+            claim["value"],
+            claim["interval"],
+            claim["n_trials"],
+        ), spec.key

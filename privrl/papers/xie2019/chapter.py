@@ -13,11 +13,11 @@ entry and erratum of the chapter:
 * releases: every GPOPE release is a ledger entry (replace-one trajectory, noise multiplier, T
   compositions, privrl's RDP accountant as a :class:`~privrl.core.accounting.subsampled.GpopeEvent`,
   cross-checked from above by dp-accounting's RDP accountant with its default orders);
-* claims and errata (:mod:`~privrl.papers.xie2019.claims`).
+* claims and errata (:mod:`~privrl.papers.xie2019.claims`), decided on this run's data and the
+  recorded paper-profile run's.
 
-``python -m privrl.papers.xie2019.chapter train-policies`` retrains the Mountain Car and HIV
-policies the domains evaluate; ``record-schedules`` writes the recorded paper-profile run's
-Theorems 2-3 table beside its points (:func:`record_schedules`).
+``python -m privrl.papers.xie2019.chapter train-policies`` retrains the policies the domains
+evaluate; ``record-schedules``: :func:`record_schedules`.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
+
+import pandas as pd
 
 from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import LedgerEntry
@@ -106,7 +108,7 @@ class Xie2019Chapter(
         state.chain_best_steps = chain["best_steps"]
         state.chain_compare = chain["compare"].assign(epsilon=profile.epsilon)
         state.chain_sensitivity = chain["sensitivity"]
-        self._step_range(ctx)
+        self._step_range(ctx, chain["sensitivity"])
 
         step_n = float(state.chain_best_steps.set_index("n").loc[profile.sensitivity_n, "GPOPE"])
         state.schedules = timed("schedules", lambda: run_theorem23(profile, step_n, **sweep))
@@ -123,10 +125,9 @@ class Xie2019Chapter(
         )
 
     @staticmethod
-    def _step_range(ctx: Context[XieState]) -> None:
-        """Figure 1 b: the steps whose mean MSPBE stays within a factor 2 of the best one (glued
-        for the erratum ``step_robustness``)."""
-        sensitivity = ctx.state.chain_sensitivity
+    def _step_range(ctx: Context[XieState], sensitivity: pd.DataFrame) -> None:
+        """Figure 1 b: the steps whose mean MSPBE stays within a factor 2 of the best one at
+        ``n = sensitivity_n`` (glued for the erratum ``step_robustness``)."""
         means = sensitivity.groupby("step_size")["mspbe"].mean()
         within = means[means <= 2 * means.min()].index
         ctx.glue("steps_within2_lo", float(within.min()))
@@ -159,15 +160,14 @@ run = Xie2019Chapter().run
 
 
 def record_schedules(executor: Any = None, root: Path | None = None) -> Path:
-    """Write the Theorems 2-3 table of the recorded paper-profile run (``xie2019-paper``, which
-    keeps its verdicts and points but not that table) as
-    :data:`~privrl.papers.xie2019.points.PAPER_SCHEDULES`, for the figure its verdict is
-    decided on: the runs again at the record's profile and seeds
-    (:func:`~privrl.papers.xie2019.runs.run_theorem23_alone`), held to the record: the claim
-    ``diminishing_beats_constant`` decided again on them must give the recorded verdict, value,
-    interval and trials exactly (else ``ValueError``, nothing written). The run record (both
-    copies) then names it and the record's points in its ``files`` and says how the table was
-    made under ``added_files``. Returns the CSV's path."""
+    """Write the Theorems 2-3 table of the recorded paper-profile run (``xie2019-paper``) as
+    :data:`~privrl.papers.xie2019.points.PAPER_SCHEDULES`, the data its claim
+    ``diminishing_beats_constant`` is decided on: the runs again at the record's profile and
+    seeds (:func:`~privrl.papers.xie2019.runs.run_theorem23_alone`), held to the record: the
+    claim decided on them must give the record's verdict, value, interval and trials exactly
+    (else ``ValueError``, nothing written). The run record (both copies) then names the table
+    and the record's points in its ``files`` and says how the table was made under
+    ``added_files``. Returns the CSV's path."""
     root = root or find_root()
     profile = XieProfile.paper()
     recorded = {c.key: c for c in recorded_claims(PAPER, root=root, suffix="")}

@@ -45,7 +45,7 @@ class FigureData:
     gate_caveat: str = ""
 
 
-def paper_points(tables: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame:
+def paper_points(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """The tidy points of the paper's figures: ``domain, method, n, epsilon, trial, mspbe``
     (chain: at the profile's epsilon; non-private methods: epsilon NaN)."""
     parts = []
