@@ -14,7 +14,7 @@ import pytest
 
 from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import CrossCheck
-from privrl.chapter.records import recorded_summary
+from privrl.chapter.records import recorded_run, recorded_summary
 from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Context
 from privrl.chapter.verdicts import CheckFailed, Claim
@@ -26,7 +26,10 @@ from privrl.core.accounting.subsampled import (
     gpope_pld_epsilon,
 )
 from privrl.papers.xie2019 import chapter, claims, domains, points, privacy
+from privrl.papers.xie2019.points import FigureData
 from privrl.papers.xie2019.profile import PAPER_SIZES, XieProfile
+from privrl.papers.xie2019.sources import PAPER_RUN
+from privrl.papers.xie2019.state import XieState
 
 GRID = Path(__file__).resolve().parents[2] / "privrl" / "data" / "xie2019" / "gtd2_grid.csv"
 
@@ -243,29 +246,49 @@ def test_claim_statements_name_the_profiles_scale():
     assert "epsilon" not in quick["privacy_cost_shrinks_with_n"]
     assert all(source.strip() for source in sources.values())
     assert chapter.Xie2019Chapter.claims == claims.CLAIMS
-    on = {s.key: s.on for s in claims.CLAIMS}
-    assert on["off_policy_like_on_policy"] == ("live", claims.PAPER_POINTS)
-    assert on["chain_order_of_magnitude"] == ("live", claims.PAPER_VERDICTS)
+    # every claim is decided on every evidence (this run's data and the record's), in the
+    # paper's order: Section 6 (Theorems 2, 3), then Section 7 (Figures 1 a, 2 a, 2 b)
+    assert all(s.on is None for s in claims.CLAIMS)
+    paper_claims = [k for k in claims.LIVE_KEYS if "_beyond" not in k]
+    assert paper_claims == [
+        "privacy_cost_shrinks_with_n",
+        "diminishing_beats_constant",
+        "chain_order_of_magnitude",
+        "mc_beats_output_perturbation",
+        "off_policy_like_on_policy",
+    ]
 
 
 def test_recorded_paper_claims_match_the_paper_profiles_statements():
     """The recorded paper-profile run's claims carry the statements the paper profile's specs
-    have, for every claim read from the record's summary."""
+    have."""
     recorded = recorded_summary("xie2019", "paper")
     if recorded is None:
         pytest.skip("no paper-profile run recorded")
-    stated = {
-        s.key: s.says(XieProfile.paper()) for s in claims.CLAIMS if claims.PAPER_VERDICTS in s.on
-    }
+    stated = {s.key: s.says(XieProfile.paper()) for s in claims.CLAIMS}
     got = {c["key"]: c["statement"] for c in recorded["summary"]["claims"]}
     assert {k: got[k] for k in stated} == stated
 
 
-def test_recorded_claims_are_not_listed_in_a_paper_run(monkeypatch):
-    monkeypatch.setattr(chapter, "paper_points", lambda tables: pd.DataFrame())
-    ctx = Context(XieProfile.paper(), Report("xie2019", "paper"))
-    names = [ev.name for ev in chapter.Xie2019Chapter().evidence(ctx) if ev is not None]
-    assert names == ["live"]
+def test_evidence_is_this_runs_data_and_the_records(monkeypatch):
+    """This run's data, and the recorded run's where the state holds it (check_figure2 reads it
+    beside a run of another profile only), under the source's name and suffix."""
+    state = XieState(points=pd.DataFrame({"n": [1]}), gate_caveat="live caveat")
+    ctx = Context(XieProfile.paper(), Report("xie2019", "paper"), state=state)
+    live = [ev for ev in chapter.Xie2019Chapter().evidence(ctx) if ev is not None]
+    assert [ev.name for ev in live] == ["live"]
+    assert live[0].data.points is state.points and live[0].data.gate_caveat == "live caveat"
+
+    recorded = FigureData(pd.DataFrame({"n": [2]}), None, "record caveat")
+    ctx = Context(
+        XieProfile.quick(), Report("xie2019", "quick"), state=replace(state, recorded=recorded)
+    )
+    both = [ev for ev in chapter.Xie2019Chapter().evidence(ctx) if ev is not None]
+    if recorded_run("xie2019", "paper") is None:
+        pytest.skip("no paper-profile run recorded")
+    paper = both[1]
+    assert (paper.name, paper.suffix, paper.data) == (PAPER_RUN.name, PAPER_RUN.suffix, recorded)
+    assert paper.profile == XieProfile.paper() and paper.recorded and paper.verdicts is None
 
 
 def _figure2_points(factor: float, trials: int = 20) -> pd.DataFrame:
@@ -386,7 +409,7 @@ def test_an_untestable_privacy_cost_claim_still_carries_the_gates_caveat():
             "mspbe": 1.0,
         }
     )
-    ev = Evidence(LIVE, XieProfile.quick(), data=claims.Points(pts, "Caveat (this quick run)"))
+    ev = Evidence(LIVE, XieProfile.quick(), data=FigureData(pts, None, "Caveat (this quick run)"))
     outcome = claims.decide_privacy_cost_shrinks(None, ev)
     assert outcome.verdict == "untestable" and outcome.evidence == "Caveat (this quick run)"
 
@@ -404,8 +427,9 @@ def test_the_schedules_figure_draws_the_runs_that_decided_the_recorded_claim():
     if data is None or not recorded:
         pytest.skip("no recorded paper-profile run with its schedules")
     profile = XieProfile.paper()
-    ctx = Context(profile, Report("xie2019", "paper"), tables={"schedules": data["schedules"]})
-    again = claims.decide_diminishing_beats_constant(ctx, Evidence(LIVE, profile))
+    ctx = Context(profile, Report("xie2019", "paper"), state=XieState(schedules=data["schedules"]))
+    ev = Evidence(LIVE, profile, data=FigureData(pd.DataFrame(), data["schedules"]))
+    again = claims.decide_diminishing_beats_constant(ctx, ev)
     claim = recorded["diminishing_beats_constant" + exhibit.suffix]
     assert (again.verdict, again.value, again.interval, again.n_trials) == (
         claim.verdict,
@@ -421,3 +445,26 @@ def test_the_schedules_figure_draws_the_runs_that_decided_the_recorded_claim():
         .all()
     )
     assert points.PAPER_SCHEDULES in recorded_run("xie2019").record["files"]
+
+
+def test_the_record_decided_again_gives_its_recorded_verdicts():
+    """Every claim decided again on the recorded paper-profile run's points and runs of Theorems
+    2-3 (the evidence the record's source decides on) gives the verdict, value, interval and
+    trials the run recorded, to the last bit."""
+    recorded = recorded_summary("xie2019", "paper")
+    pts, schedules = points.read_paper_points(), points.read_paper_schedules()
+    if recorded is None or pts is None or schedules is None:
+        pytest.skip("no paper-profile run recorded with its points and schedules")
+    profile = XieProfile.paper()
+    ctx = Context(profile, Report("xie2019", "paper"), state=XieState())
+    ev = Evidence(PAPER_RUN.name, profile, data=FigureData(pts, schedules))
+    want = {c["key"]: c for c in recorded["summary"]["claims"]}
+    for spec in claims.CLAIMS:
+        got = spec.decide(ctx, ev)
+        claim = want[spec.key]
+        assert (got.verdict, got.value, list(got.interval), got.n_trials) == (
+            claim["verdict"],
+            claim["value"],
+            claim["interval"],
+            claim["n_trials"],
+        ), spec.key

@@ -13,11 +13,11 @@ entry and erratum of the chapter:
 * releases: every GPOPE release is a ledger entry (replace-one trajectory, noise multiplier, T
   compositions, privrl's RDP accountant as a :class:`~privrl.core.accounting.subsampled.GpopeEvent`,
   cross-checked from above by dp-accounting's RDP accountant with its default orders);
-* claims and errata (:mod:`~privrl.papers.xie2019.claims`).
+* claims and errata (:mod:`~privrl.papers.xie2019.claims`), decided on this run's data and the
+  recorded paper-profile run's.
 
-``python -m privrl.papers.xie2019.chapter train-policies`` retrains the Mountain Car and HIV
-policies the domains evaluate; ``record-schedules`` writes the recorded paper-profile run's
-Theorems 2-3 table beside its points (:func:`record_schedules`).
+``python -m privrl.papers.xie2019.chapter train-policies`` retrains the policies the domains
+evaluate; ``record-schedules``: :func:`record_schedules`.
 """
 
 from __future__ import annotations
@@ -25,12 +25,13 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Iterable, Iterator
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from privrl.chapter.evidence import LIVE, Evidence, recorded_verdicts
+import pandas as pd
+
+from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.records import (
     command_line,
@@ -45,17 +46,11 @@ from privrl.chapter.report import Report
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.papers.xie2019 import domains
 from privrl.papers.xie2019.checks import CHECKS, check_convergence_gates, check_figure2
-from privrl.papers.xie2019.claims import (
-    CLAIMS,
-    ERRATA,
-    PAPER_POINTS,
-    Points,
-    decide_diminishing_beats_constant,
-)
+from privrl.papers.xie2019.claims import CLAIMS, ERRATA, decide_diminishing_beats_constant
 from privrl.papers.xie2019.points import PAPER_POINTS as PAPER_POINTS_CSV
 from privrl.papers.xie2019.points import (
     PAPER_SCHEDULES,
-    paper_points,
+    FigureData,
     read_paper_points,
     write_paper_schedules,
 )
@@ -69,6 +64,9 @@ from privrl.papers.xie2019.runs import (
     run_theorem23_alone,
 )
 from privrl.papers.xie2019.sources import PAPER_RUN, SOURCES
+from privrl.papers.xie2019.state import XieState
+
+T = TypeVar("T")
 
 
 class Xie2019Chapter(
@@ -80,10 +78,11 @@ class Xie2019Chapter(
     claims=CLAIMS,
     errata=ERRATA,
     sources=SOURCES,
+    state_type=XieState,
 ):
     """The chapter: checks, the sweep and its convergence gates, releases, claims, errata."""
 
-    def prepare(self, ctx: Context) -> None:
+    def prepare(self, ctx: Context[XieState]) -> None:
         """Retrain the Mountain Car and HIV policies first when the profile asks
         (``retrain_policies``): :func:`~privrl.papers.xie2019.checks.check_wis_lstd` and the sweep
         collect data with them."""
@@ -92,102 +91,83 @@ class Xie2019Chapter(
 
             train_and_save_all(ctx.profile.seed)
 
-    def sweep(self, ctx: Context) -> None:
+    def sweep(self, ctx: Context[XieState]) -> None:
         """The chain (Figure 1), Theorems 2-3 at the tuned step of ``n = sensitivity_n`` and the
-        domains (Figures 2-4); wall times in ``extra["seconds"]``."""
-        profile, tables = ctx.profile, ctx.tables
-        sweep = ctx.sweep_options
-        seconds: dict[str, float] = {}
-        ctx.extra["seconds"] = seconds
+        domains (Figures 2-4), into the state's tables; each part's wall time in
+        ``state.seconds``."""
+        profile, state, sweep = ctx.profile, ctx.state, ctx.sweep_options
 
-        started = time.perf_counter()
-        chain_tables = run_chain(profile, **sweep)
-        seconds["chain"] = time.perf_counter() - started
-        chain_tables["compare"] = chain_tables["compare"].assign(epsilon=profile.epsilon)
-        tables.update({"chain_" + k: v for k, v in chain_tables.items()})
-        self._step_range(ctx)
-
-        step_n = float(
-            chain_tables["best_steps"].set_index("n").loc[profile.sensitivity_n, "GPOPE"]
-        )
-        started = time.perf_counter()
-        tables["schedules"] = run_theorem23(profile, step_n, **sweep)
-        seconds["schedules"] = time.perf_counter() - started
-        for domain in domains.DOMAINS:
+        def timed(part: str, run: Callable[[], T]) -> T:
             started = time.perf_counter()
-            tables[domain] = run_domain(profile, domain, **sweep)
-            seconds[domain] = time.perf_counter() - started
-        started = time.perf_counter()
-        tables["mc_lsw"] = run_mc_lsw(profile, **sweep)
-        seconds["mc_lsw"] = time.perf_counter() - started
-        tables["hiv_policies"] = domains.hiv_policy_values(
+            out = run()
+            state.seconds[part] = time.perf_counter() - started
+            return out
+
+        chain = timed("chain", lambda: run_chain(profile, **sweep))
+        state.chain_tuning = chain["tuning"]
+        state.chain_best_steps = chain["best_steps"]
+        state.chain_compare = chain["compare"].assign(epsilon=profile.epsilon)
+        state.chain_sensitivity = chain["sensitivity"]
+        self._step_range(ctx, chain["sensitivity"])
+
+        step_n = float(state.chain_best_steps.set_index("n").loc[profile.sensitivity_n, "GPOPE"])
+        state.schedules = timed("schedules", lambda: run_theorem23(profile, step_n, **sweep))
+        state.mountain_car_on = timed(
+            "mountain_car_on", lambda: run_domain(profile, "mountain_car_on", **sweep)
+        )
+        state.mountain_car_off = timed(
+            "mountain_car_off", lambda: run_domain(profile, "mountain_car_off", **sweep)
+        )
+        state.hiv = timed("hiv", lambda: run_domain(profile, "hiv", **sweep))
+        state.mc_lsw = timed("mc_lsw", lambda: run_mc_lsw(profile, **sweep))
+        state.hiv_policies = domains.hiv_policy_values(
             profile.hiv_horizon, profile.hiv_random_patients
         )
 
     @staticmethod
-    def _step_range(ctx: Context) -> None:
-        """Figure 1 b: the steps whose mean MSPBE stays within a factor 2 of the best one."""
-        sensitivity = ctx.tables["chain_sensitivity"]
+    def _step_range(ctx: Context[XieState], sensitivity: pd.DataFrame) -> None:
+        """Figure 1 b: the steps whose mean MSPBE stays within a factor 2 of the best one at
+        ``n = sensitivity_n`` (glued for the erratum ``step_robustness``)."""
         means = sensitivity.groupby("step_size")["mspbe"].mean()
         within = means[means <= 2 * means.min()].index
         ctx.glue("steps_within2_lo", float(within.min()))
         ctx.glue("steps_within2_hi", float(within.max()))
-        ctx.values["steps_within2_factor"] = within.max() / within.min()
-        ctx.values["sensitivity_n"] = int(sensitivity.n.iloc[0])
+        ctx.glue("steps_within2_factor", within.max() / within.min())
+        ctx.glue("sensitivity_n", int(sensitivity.n.iloc[0]))
 
-    def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
-        """This run's trials and points; beside a run of another profile, the verdicts of the
-        recorded paper-profile run (with its convergence gates' caveat added to the claim it
-        qualifies) and its points of Figure 2, decided anew."""
-        yield Evidence(
-            LIVE,
-            ctx.profile,
-            data=Points(paper_points(ctx.tables), ctx.values.get("gate_caveat", "")),
-        )
-        paper = XieProfile.paper()
-        verdicts = recorded_verdicts(PAPER, paper, ctx.profile, PAPER_RUN)
-        if verdicts is None:
+    def evidence(self, ctx: Context[XieState]) -> Iterable[Evidence[FigureData] | None]:
+        """This run's data and, beside a run of another profile, the recorded paper-profile
+        run's (:data:`~privrl.papers.xie2019.sources.PAPER_RUN`): every claim is decided on
+        each."""
+        yield Evidence(LIVE, ctx.profile, data=ctx.state.figure_data())
+        recorded, run = ctx.state.recorded, recorded_run(PAPER, "paper")
+        if recorded is None or run is None:
             return
-        yield replace(
-            verdicts, notes={"privacy_cost_shrinks_with_n": ctx.values.get("gate_caveat_paper", "")}
+        yield Evidence(
+            PAPER_RUN.name, XieProfile.paper(), run.commit, suffix=PAPER_RUN.suffix, data=recorded
         )
-        points, run = read_paper_points(), recorded_run(PAPER, "paper")
-        if points is not None:
-            yield Evidence(
-                PAPER_POINTS,
-                paper,
-                run.commit,
-                suffix=PAPER_RUN.suffix,
-                data=Points(points, ctx.values.get("gate_caveat_paper", "")),
-            )
 
-    def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
+    def releases(self, ctx: Context[XieState]) -> Iterator[LedgerEntry]:
         """A ledger entry per GPOPE release, from the ``privacy`` table of
         :func:`~privrl.papers.xie2019.checks.check_privacy` (same order)."""
-        rows = ctx.tables["privacy"].to_dict("records")
+        rows = ctx.state.privacy.to_dict("records")
         for release, row in zip(all_releases(ctx.profile), rows, strict=True):
             yield ledger_entry(release, row)
-        yield from lsw_ledger_entries(ctx.profile, ctx.tables["mc_lsw"])
-
-    def finish(self, ctx: Context) -> None:
-        """The tidy points of the paper's figures (``points``) and the profile in ``extra``."""
-        ctx.tables["points"] = paper_points(ctx.tables)
-        ctx.extra["profile"] = ctx.profile
+        yield from lsw_ledger_entries(ctx.profile, ctx.state.mc_lsw)
 
 
 run = Xie2019Chapter().run
 
 
 def record_schedules(executor: Any = None, root: Path | None = None) -> Path:
-    """Write the Theorems 2-3 table of the recorded paper-profile run (``xie2019-paper``, which
-    keeps its verdicts and points but not that table) as
-    :data:`~privrl.papers.xie2019.points.PAPER_SCHEDULES`, for the figure its verdict is
-    decided on: the runs again at the record's profile and seeds
-    (:func:`~privrl.papers.xie2019.runs.run_theorem23_alone`), held to the record: the claim
-    ``diminishing_beats_constant`` decided again on them must give the recorded verdict, value,
-    interval and trials exactly (else ``ValueError``, nothing written). The run record (both
-    copies) then names it and the record's points in its ``files`` and says how the table was
-    made under ``added_files``. Returns the CSV's path."""
+    """Write the Theorems 2-3 table of the recorded paper-profile run (``xie2019-paper``) as
+    :data:`~privrl.papers.xie2019.points.PAPER_SCHEDULES`, the data its claim
+    ``diminishing_beats_constant`` is decided on: the runs again at the record's profile and
+    seeds (:func:`~privrl.papers.xie2019.runs.run_theorem23_alone`), held to the record: the
+    claim decided on them must give the record's verdict, value, interval and trials exactly
+    (else ``ValueError``, nothing written). The run record (both copies) then names the table
+    and the record's points in its ``files`` and says how the table was made under
+    ``added_files``. Returns the CSV's path."""
     root = root or find_root()
     profile = XieProfile.paper()
     recorded = {c.key: c for c in recorded_claims(PAPER, root=root, suffix="")}
@@ -197,8 +177,17 @@ def record_schedules(executor: Any = None, root: Path | None = None) -> Path:
     started = time.perf_counter()
     schedules = run_theorem23_alone(profile, executor=executor)
     seconds = time.perf_counter() - started
-    ctx = Context(profile, Report(PAPER, profile.profile), tables={"schedules": schedules})
-    again = decide_diminishing_beats_constant(ctx, Evidence(LIVE, profile))
+    points = read_paper_points(
+        recorded_summary_path(root, PAPER, "paper").parent / PAPER_POINTS_CSV
+    )
+    if points is None:
+        raise ValueError(f"no recorded paper-profile points under {root}")
+    ctx = Context(profile, Report(PAPER, profile.profile), state=XieState(schedules=schedules))
+    again = decide_diminishing_beats_constant(
+        ctx, Evidence(LIVE, profile, data=FigureData(points, schedules))
+    )
+    if again is None:
+        raise ValueError("the schedules decide nothing")
     got = (again.verdict, again.value, again.interval, again.n_trials)
     want = (claim.verdict, claim.value, claim.interval, claim.n_trials)
     if got != want:

@@ -1,7 +1,8 @@
 """The checks of the Xie, Thomas and Miklau (2019) chapter: named functions ``check(ctx)``.
 
 Each records its numeric checks through ``ctx.report.check`` (which raises when one fails), its
-tables in ``ctx.tables`` and the numbers the prose reads through ``ctx.glue``.
+tables in the chapter's state (``ctx.state``, :class:`~privrl.papers.xie2019.state.XieState`) and
+the numbers the prose and the errata read through ``ctx.glue``.
 :data:`CHECKS` run in order before the sweep; :func:`check_convergence_gates` needs the sweep's
 tables and is run by :meth:`privrl.papers.xie2019.chapter.Xie2019Chapter.sweep` once they exist,
 before any privacy verdict.
@@ -14,16 +15,22 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from privrl.chapter.skeleton import Context
+from privrl.chapter.skeleton import Context, state_tables
 from privrl.core.accounting.subsampled import gpope_pld_supported
 from privrl.core.algorithms.lstd import transition_sums, wis_lstd
 from privrl.papers.xie2019 import chain, domains, figure2
-from privrl.papers.xie2019.points import paper_points, read_paper_points
+from privrl.papers.xie2019.points import (
+    FigureData,
+    paper_points,
+    read_paper_points,
+    read_paper_schedules,
+)
 from privrl.papers.xie2019.privacy import full_batch_table, noise_sd_check, privacy_table
 from privrl.papers.xie2019.profile import chain_config
+from privrl.papers.xie2019.state import XieState
 
 
-def check_mechanism(ctx: Context) -> None:
+def check_mechanism(ctx: Context[XieState]) -> None:
     """The checks of the privacy analysis (Section 5): noise scale, supported accountants, full
     batch. Adds the ``full_batch`` table."""
     report, profile = ctx.report, ctx.profile
@@ -45,7 +52,7 @@ def check_mechanism(ctx: Context) -> None:
         not gpope_pld_supported(),
     )
     fb = full_batch_table()
-    ctx.tables["full_batch"] = fb
+    ctx.state.full_batch = fb
     ctx.glue("fullbatch_ratio_max", float(fb.ratio.max()))
     report.check(
         "fullbatch_exact_below_rdp",
@@ -61,7 +68,7 @@ def check_mechanism(ctx: Context) -> None:
     )
 
 
-def check_wis_lstd(ctx: Context) -> None:
+def check_wis_lstd(ctx: Context[XieState]) -> None:
     """WIS-LSTD(0) (Mahmood et al. 2014) solves the unnormalised importance-weighted system (the
     chapter's lemma)."""
     data = domains.collect("mountain_car_off", 200, ctx.profile.seed)
@@ -77,13 +84,13 @@ def check_wis_lstd(ctx: Context) -> None:
     )
 
 
-def check_gradient_variance(ctx: Context) -> None:
+def check_gradient_variance(ctx: Context[XieState]) -> None:
     """Section 4's argument for one update per trajectory: the gradient's variance decreases with
     the transitions it uses. Adds the ``gradient_variance`` table."""
     variance = chain.gradient_variance(
         chain_config(ctx.profile), np.random.default_rng(ctx.profile.seed)
     )
-    ctx.tables["gradient_variance"] = variance
+    ctx.state.gradient_variance = variance
     ctx.report.check(
         "variance_decreases",
         "chain: the gradient's variance decreases with the transitions used",
@@ -91,13 +98,13 @@ def check_gradient_variance(ctx: Context) -> None:
     )
 
 
-def check_privacy(ctx: Context) -> None:
+def check_privacy(ctx: Context[XieState]) -> None:
     """Every GPOPE release of the run calibrated and accounted (the ``privacy`` table, read by
     :meth:`~privrl.papers.xie2019.chapter.Xie2019Chapter.releases`), and the checks on them: targets
     met, dp-accounting agrees, the Poisson shortcut understates. Theorem 1's constants are glued."""
     report = ctx.report
     table = privacy_table(ctx.profile)
-    ctx.tables["privacy"] = table
+    ctx.state.privacy = table
     report.check(
         "targets_met",
         "every GPOPE release meets its target epsilon (max eps / target)",
@@ -124,15 +131,17 @@ def check_privacy(ctx: Context) -> None:
     ctx.glue("shortcut_factor", float((small.epsilon / small.epsilon_poisson_shortcut).min()))
 
 
-def check_convergence_gates(ctx: Context) -> None:
+def check_convergence_gates(ctx: Context[XieState]) -> None:
     """The convergence gate in every domain, at every n: noiseless GTD2 (same clip, step,
     schedule, iterations and data as GPOPE) reaches the reference's MSPBE up to
     :data:`~privrl.papers.xie2019.domains.GATE_FRACTION` of the zero estimate's. Needs the
     sweep's tables; adds the ``gates`` table."""
-    tables = ctx.tables
-    cmp = tables["chain_compare"].assign(domain="chain")
+    state = ctx.state
+    cmp = state.chain_compare.assign(domain="chain")
     rows = [domains.gate_excess(cmp[cmp.method.isin(["LSTD", "zero", "GTD2"])])]
-    rows += [domains.gate_excess(tables[d]) for d in domains.DOMAINS]
+    rows += [
+        domains.gate_excess(t) for t in (state.mountain_car_on, state.mountain_car_off, state.hiv)
+    ]
     gates = pd.concat(rows, ignore_index=True)
     for r in gates.itertuples():
         ctx.report.check(
@@ -144,33 +153,28 @@ def check_convergence_gates(ctx: Context) -> None:
         )
     ctx.glue("gate_max", float(gates.gate.max()))
     ctx.glue("gate_ratio_max", float(gates.ratio.max()))
-    tables["gates"] = gates
+    state.gates = gates
 
 
-def check_figure2(ctx: Context) -> None:
-    """Figure 2 read from the points (:mod:`~privrl.papers.xie2019.figure2`), for this run and the
-    recorded paper-scale run: the gate against the best estimator (tables ``gates_best`` and
-    ``gates_best_paper``; the caveat every privacy-cost verdict carries), off- against on-policy
-    (``off_on``, ``off_on_paper``) and DP-LSW on Mountain Car (``mc_lsw_summary``). Checks that
+def check_figure2(ctx: Context[XieState]) -> None:
+    """Figure 2 read from the points (:mod:`~privrl.papers.xie2019.figure2`), for this run
+    (tables ``points``, ``gates_best``, ``off_on``, ``mc_lsw_summary``) and, beside a run of
+    another profile, the recorded paper-scale run (``gates_best_paper``, ``off_on_paper``; its
+    data in ``state.recorded``): the gate against the best estimator (the caveat every
+    privacy-cost verdict carries), off- against on-policy, DP-LSW on Mountain Car. Checks that
     DP-LSW ran on GPOPE's datasets (its LSTD equals the domain's, seed by seed)."""
-    tables, profile = ctx.tables, ctx.profile
-    live = paper_points(tables)
-    runs = {"": (live, f"this {profile.profile} run")}
+    state, profile = ctx.state, ctx.profile
+    state.points = paper_points(state_tables(state))
+    state.gates_best, state.off_on, state.gate_caveat = _read_figure2(
+        ctx, state.points, "", f"this {profile.profile} run"
+    )
     recorded = read_paper_points()
     if recorded is not None and profile.profile != "paper":
-        runs["_paper"] = (recorded, "recorded paper-scale run")
-    for suffix, (pts, where) in runs.items():
-        gates = figure2.gate_table(pts)
-        tables[f"gates_best{suffix}"] = gates
-        tables[f"off_on{suffix}"] = figure2.off_on_table(pts, profile.seed)
-        ctx.values[f"gate_caveat{suffix}"] = figure2.gate_caveat(gates, where)
-        ctx.extra.setdefault("gate_caveats", {})[suffix] = ctx.values[f"gate_caveat{suffix}"]
-        for domain, tag in (("mountain_car_on", "on"), ("mountain_car_off", "off")):
-            g = gates[gates.domain == domain]
-            last = g.loc[g.n.idxmax()]
-            ctx.glue(f"gtd2_ratio_{tag}{suffix}", float(last.ratio))
-            ctx.glue(f"gtd2_gap_{tag}{suffix}", float(last.gap_fraction))
-    lsw, on = tables["mc_lsw"], tables["mountain_car_on"]
+        state.gates_best_paper, state.off_on_paper, caveat = _read_figure2(
+            ctx, recorded, "_paper", "recorded paper-scale run"
+        )
+        state.recorded = FigureData(recorded, read_paper_schedules(), caveat)
+    lsw, on = state.mc_lsw, state.mountain_car_on
     a = lsw[lsw.method == "LSTD"].set_index(["n", "seed"]).mspbe.sort_index()
     b = on[on.method == "LSTD"].set_index(["n", "seed"]).mspbe.sort_index()
     ctx.report.check(
@@ -180,17 +184,33 @@ def check_figure2(ctx: Context) -> None:
         float((a / b.loc[a.index] - 1).abs().max()),
         at_most=1e-9,
     )
-    summary = figure2.lsw_table(lsw, live)
-    tables["mc_lsw_summary"] = summary
-    ctx.values["lsw_grids"] = ", ".join(f"{k}x{k}" for k in sorted(set(lsw.grid) - {0}))
-    ctx.values["profile_name"] = profile.profile
+    summary = figure2.lsw_table(lsw, state.points)
+    state.mc_lsw_summary = summary
+    ctx.glue("lsw_grids", ", ".join(f"{k}x{k}" for k in sorted(set(lsw.grid) - {0})))
+    ctx.glue("profile_name", profile.profile)
     for name, col in (("lsw_over_lstd", "lsw_over_lstd"), ("lsw_log10", "log10_dplsw_over_gpope")):
         ctx.glue(f"{name}_min", float(summary[col].min()))
         ctx.glue(f"{name}_max", float(summary[col].max()))
 
 
+def _read_figure2(
+    ctx: Context[XieState], points: pd.DataFrame, suffix: str, where: str
+) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """One run's points read as Figure 2: its gate table against the best estimator, its off-
+    against on-policy table and the gates' caveat (naming the run as ``where``); glues GTD2's
+    ratio and gap at the largest n of each Mountain Car domain, keyed with ``suffix``."""
+    gates = figure2.gate_table(points)
+    for domain, tag in (("mountain_car_on", "on"), ("mountain_car_off", "off")):
+        g = gates[gates.domain == domain]
+        last = g.loc[g.n.idxmax()]
+        ctx.glue(f"gtd2_ratio_{tag}{suffix}", float(last.ratio))
+        ctx.glue(f"gtd2_gap_{tag}{suffix}", float(last.gap_fraction))
+    off_on = figure2.off_on_table(points, ctx.profile.seed)
+    return gates, off_on, figure2.gate_caveat(gates, where)
+
+
 #: The checks run before the sweep, in this order.
-CHECKS: tuple[Callable[[Context], None], ...] = (
+CHECKS: tuple[Callable[[Context[XieState]], None], ...] = (
     check_mechanism,
     check_wis_lstd,
     check_gradient_variance,

@@ -1,22 +1,22 @@
 """The claims and errata of the Xie, Thomas and Miklau (2019) chapter, as skeleton specs.
 
-:data:`CLAIMS` are decided (:mod:`privrl.chapter.verdicts`) on this run's trials, then listed
-again as the recorded paper-profile run decided them (keys ``<key>_paper``): the claims on the
-points of Figure 2 are decided anew on the recorded points (evidence ``paper_points``), the
-others read from the record's summary (evidence ``paper``; :meth:`Xie2019Chapter.evidence
-<privrl.papers.xie2019.chapter.Xie2019Chapter.evidence>`). Three statements name the profile's own n,
-epsilon or T (functions of the profile).
+Each claim is decided on a :class:`~privrl.papers.xie2019.points.FigureData` (``ev.data``): this
+run's points and runs of Theorems 2-3 (key ``<key>``) and, beside a run at another profile, the
+recorded paper-profile run's (key ``<key>_paper``, the source
+:data:`~privrl.papers.xie2019.sources.PAPER_RUN`). A decider reads its evidence's data only and
+returns an :class:`~privrl.chapter.verdicts.Outcome`: a statistic over paired trials (the same
+datasets, aligned by trial), its bootstrap interval and the verdict against the paper's threshold
+(:mod:`privrl.chapter.verdicts`). Three statements name the profile's own n, epsilon or T.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from privrl.chapter.evidence import LIVE, Evidence
+from privrl.chapter.evidence import Evidence
 from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec, not_reproduced
 from privrl.chapter.verdicts import (
     Outcome,
@@ -27,22 +27,13 @@ from privrl.chapter.verdicts import (
     untestable,
 )
 from privrl.papers.xie2019 import figure2
-from privrl.papers.xie2019.mc_lsw import LSW_READING
+from privrl.papers.xie2019.mc_lsw import LSW_DOMAIN, LSW_READING
+from privrl.papers.xie2019.points import FigureData, dp_lsw_points
 from privrl.papers.xie2019.profile import XieProfile
+from privrl.papers.xie2019.state import XieState
 
 #: "Orders of magnitude" (Section 7): at least two, a log10 ratio of 2.
 MC_ORDERS = 2.0
-#: The evidence of the recorded paper-profile run: its verdicts, and its points of Figure 2.
-PAPER_VERDICTS, PAPER_POINTS = "paper", "paper_points"
-
-
-@dataclass(frozen=True)
-class Points:
-    """The points of the paper's figures a claim is decided on (this run's or the recorded
-    run's), and the caveat of their convergence gates (:func:`figure2.gate_caveat`)."""
-
-    points: pd.DataFrame
-    gate_caveat: str = ""
 
 
 def _at(table: pd.DataFrame, **where: Any) -> pd.DataFrame:
@@ -53,11 +44,11 @@ def _at(table: pd.DataFrame, **where: Any) -> pd.DataFrame:
 
 
 def _paired(
-    table: pd.DataFrame, a: dict, b: dict, column: str = "mspbe"
+    table: pd.DataFrame, a: dict, b: dict, by: str = "trial"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Values of two methods on the same datasets (aligned by seed)."""
-    x = _at(table, **a).set_index("seed")[column]
-    y = _at(table, **b).set_index("seed")[column]
+    """The MSPBE of two arms on the same datasets (aligned by ``by``)."""
+    x = _at(table, **a).set_index(by)["mspbe"]
+    y = _at(table, **b).set_index(by)["mspbe"]
     common = x.index.intersection(y.index)
     return x.loc[common].to_numpy(), y.loc[common].to_numpy()
 
@@ -65,14 +56,15 @@ def _paired(
 # --- deciders -----------------------------------------------------------------------------------
 
 
-def decide_chain_order_of_magnitude(ctx: Context, ev: Evidence) -> Outcome:
-    """log10(MSPBE of output perturbation / MSPBE of GPOPE) above 1 for the weakest (n, method)
-    pair of the chain (the pair with the smallest mean)."""
-    cmp = ctx.tables["chain_compare"]
+def decide_chain_order_of_magnitude(ctx: Context[XieState], ev: Evidence[FigureData]) -> Outcome:
+    """log10(MSPBE of output perturbation / MSPBE of GPOPE), paired by trial, above 1 for the
+    weakest (n, method) pair of the chain (Figure 1 a; the pair with the smallest mean)."""
+    points = ev.data.points
+    chain = points[points.domain == "chain"]
     worst = None
-    for n in sorted(cmp.n.unique()):
+    for n in sorted(chain.n.unique()):
         for other in ("DP-LSW", "DP-LSL"):
-            g, o = _paired(cmp, dict(method="GPOPE", n=n), dict(method=other, n=n))
+            g, o = _paired(chain, dict(method="GPOPE", n=n), dict(method=other, n=n))
             logratio = np.log10(o) - np.log10(g)
             if worst is None or logratio.mean() < worst[0].mean():
                 worst = (logratio, n, other)
@@ -84,13 +76,17 @@ def decide_chain_order_of_magnitude(ctx: Context, ev: Evidence) -> Outcome:
     )
 
 
-def decide_mc_beats_output_perturbation(ctx: Context, ev: Evidence) -> Outcome:
-    """log10(MSPBE DP-LSW / MSPBE GPOPE) on the same datasets (paired by seed) above 2 ("orders
-    of magnitude": at least two) for the weakest (n, epsilon, grid) of on-policy Mountain Car;
-    DP-LSW on a uniform grid partition (our reading, :mod:`~privrl.papers.xie2019.mc_lsw`)."""
-    lsw, on = ctx.tables["mc_lsw"], ctx.tables["mountain_car_on"]
+def decide_mc_beats_output_perturbation(
+    ctx: Context[XieState], ev: Evidence[FigureData]
+) -> Outcome:
+    """log10(MSPBE DP-LSW / MSPBE GPOPE) on the same datasets (paired by trial) above 2 ("orders
+    of magnitude": at least two) for the weakest (n, epsilon, grid) of on-policy Mountain Car
+    (Figure 2 a); DP-LSW on a uniform grid partition (our reading,
+    :mod:`~privrl.papers.xie2019.mc_lsw`)."""
+    points = ev.data.points
+    on = points[points.domain == LSW_DOMAIN]
+    dp = dp_lsw_points(on)
     worst = None
-    dp = lsw[lsw.method == "DP-LSW"]
     for (n, eps, grid), _ in dp.groupby(["n", "epsilon", "grid"]):
         o, g = _paired(
             pd.concat([dp, on]),
@@ -113,12 +109,12 @@ def decide_mc_beats_output_perturbation(ctx: Context, ev: Evidence) -> Outcome:
     return figure2.add_evidence(claim, LSW_READING)
 
 
-def decide_off_policy_like_on_policy(ctx: Context, ev: Evidence) -> Outcome:
+def decide_off_policy_like_on_policy(ctx: Context[XieState], ev: Evidence[FigureData]) -> Outcome:
     """Figure 2 b against 2 a at every (n, epsilon) of the evidence: within a factor of 2."""
     return figure2.decide_off_on(ev.data.points, ev.profile.seed)
 
 
-def decide_works_off_policy_beyond(ctx: Context, ev: Evidence) -> Outcome:
+def decide_works_off_policy_beyond(ctx: Context[XieState], ev: Evidence[FigureData]) -> Outcome:
     """GPOPE / zero estimate MSPBE below 0.1, off-policy Mountain Car, largest n and epsilon."""
     points, profile = ev.data.points, ev.profile
     sel = points[
@@ -135,7 +131,7 @@ def decide_works_off_policy_beyond(ctx: Context, ev: Evidence) -> Outcome:
     )
 
 
-def _cost_shrinks(ev: Evidence, baseline: str) -> Outcome:
+def _cost_shrinks(ev: Evidence[FigureData], baseline: str) -> Outcome:
     """GPOPE's excess MSPBE over ``baseline`` (same data), on-policy Mountain Car at the largest
     epsilon: smaller at the largest n than at the smallest (untestable with one n), with the
     convergence gates' caveat."""
@@ -160,23 +156,28 @@ def _cost_shrinks(ev: Evidence, baseline: str) -> Outcome:
     return figure2.add_evidence(claim, ev.data.gate_caveat)
 
 
-def decide_privacy_cost_shrinks(ctx: Context, ev: Evidence) -> Outcome:
+def decide_privacy_cost_shrinks(ctx: Context[XieState], ev: Evidence[FigureData]) -> Outcome:
     """The privacy cost against noiseless GTD2 at the paper's settings, with the gate's caveat."""
     return _cost_shrinks(ev, "GTD2")
 
 
-def decide_privacy_cost_vs_lstd(ctx: Context, ev: Evidence) -> Outcome:
+def decide_privacy_cost_vs_lstd(ctx: Context[XieState], ev: Evidence[FigureData]) -> Outcome:
     """Beyond the paper: the privacy cost against LSTD (the best non-private estimate)."""
     return _cost_shrinks(ev, "LSTD")
 
 
-def decide_diminishing_beats_constant(ctx: Context, ev: Evidence) -> Outcome:
-    """Final MSPBE of the diminishing step below the constant step's (same datasets), chain, at
-    the largest total T."""
-    sched = ctx.tables["schedules"]
+def decide_diminishing_beats_constant(
+    ctx: Context[XieState], ev: Evidence[FigureData]
+) -> Outcome | None:
+    """Final MSPBE of the diminishing step (Theorem 3) minus the constant step's (Theorem 2) on
+    the same datasets (paired by seed), chain, at the largest total T: below 0. ``None`` when
+    the evidence keeps no runs of Theorems 2-3."""
+    sched = ev.data.schedules
+    if sched is None:
+        return None
     T = max(ev.profile.schedule_iterations)
     final = sched[(sched.iterations == T) & (sched.iteration == T)]
-    d, c = _paired(final, dict(schedule="diminishing"), dict(schedule="constant"))
+    d, c = _paired(final, dict(schedule="diminishing"), dict(schedule="constant"), by="seed")
     return decide_difference(
         Sample(d, "diminishing"),
         Sample(c, "constant"),
@@ -220,37 +221,20 @@ _COST_SOURCE = (
     "Section 6 (Theorems 2 and 3) and Section 8: 'the privacy cost can be diminished "
     "by increasing the size of training batches'"
 )
-#: Decided on this run, and read from the recorded run's summary.
-_ON_TRIALS = (LIVE, PAPER_VERDICTS)
-#: Decided on this run's points of Figure 2, and on the recorded run's points.
-_ON_POINTS = (LIVE, PAPER_POINTS)
-
-#: The paper's claims; three statements name the profile's n, epsilon or T.
+# The paper's order: Section 6 (Theorem 2, then Theorem 3), Section 7 (Figure 1 a, Figure 2 a,
+# Figure 2 b); each row beyond the paper beside the claim it extends.
 CLAIMS: tuple[ClaimSpec, ...] = (
-    ClaimSpec(
-        "chain_order_of_magnitude",
-        "Chain: GPOPE's MSPBE is an order of magnitude below DP-LSW's and DP-LSL's at "
-        "every n (same (epsilon, delta))",
-        "Section 7 and Figure 1 (a): 'outperforms output perturbation V1 and output "
-        "perturbation V2 in terms of accuracy by an order of magnitude'",
-        decide_chain_order_of_magnitude,
-        _ON_TRIALS,
-    ),
-    ClaimSpec(
-        "mc_beats_output_perturbation",
-        "Mountain Car on-policy: GPOPE improves on output perturbation (DP-LSW) by "
-        "orders of magnitude",
-        "Section 7 and Figure 2 (a): 'improves upon existing methods by orders of "
-        "magnitude' (threshold: two orders, log10 ratio 2)",
-        decide_mc_beats_output_perturbation,
-        _ON_TRIALS,
-    ),
     ClaimSpec(
         "privacy_cost_shrinks_with_n",
         _cost_statement,
         _COST_SOURCE,
         decide_privacy_cost_shrinks,
-        _ON_TRIALS,
+    ),
+    ClaimSpec(
+        "privacy_cost_vs_lstd_beyond",
+        _beyond_cost,
+        _COST_SOURCE,
+        decide_privacy_cost_vs_lstd,
     ),
     ClaimSpec(
         "diminishing_beats_constant",
@@ -261,7 +245,22 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "Section 6, after Theorem 3: 'in the long-term (when running many "
         "iterations), using a diminishing step size will produce a better solution'",
         decide_diminishing_beats_constant,
-        _ON_TRIALS,
+    ),
+    ClaimSpec(
+        "chain_order_of_magnitude",
+        "Chain: GPOPE's MSPBE is an order of magnitude below DP-LSW's and DP-LSL's at "
+        "every n (same (epsilon, delta))",
+        "Section 7 and Figure 1 (a): 'outperforms output perturbation V1 and output "
+        "perturbation V2 in terms of accuracy by an order of magnitude'",
+        decide_chain_order_of_magnitude,
+    ),
+    ClaimSpec(
+        "mc_beats_output_perturbation",
+        "Mountain Car on-policy: GPOPE improves on output perturbation (DP-LSW) by "
+        "orders of magnitude",
+        "Section 7 and Figure 2 (a): 'improves upon existing methods by orders of "
+        "magnitude' (threshold: two orders, log10 ratio 2)",
+        decide_mc_beats_output_perturbation,
     ),
     ClaimSpec(
         "off_policy_like_on_policy",
@@ -271,21 +270,12 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "algorithm's performances in Figures 2(a) and 2(b) are remarkably similar'; the "
         "paper gives no number, 'within a factor of 2' is ours (figure2.AGREEMENT_FACTOR)",
         decide_off_policy_like_on_policy,
-        _ON_POINTS,
     ),
     ClaimSpec(
         "works_off_policy_beyond",
         _beyond_off,
         "Ours: Section 7 and Figure 2 (b) say only 'remarkably similar' to on-policy",
         decide_works_off_policy_beyond,
-        _ON_POINTS,
-    ),
-    ClaimSpec(
-        "privacy_cost_vs_lstd_beyond",
-        _beyond_cost,
-        _COST_SOURCE,
-        decide_privacy_cost_vs_lstd,
-        _ON_POINTS,
     ),
 )
 
@@ -339,4 +329,4 @@ ERRATA: tuple[ErratumSpec, ...] = (
     *(not_reproduced(spec) for spec in CLAIMS),
 )
 
-__all__ = ["CLAIMS", "ERRATA", "LIVE_KEYS", "MC_ORDERS", "PAPER_POINTS", "PAPER_VERDICTS", "Points"]
+__all__ = ["CLAIMS", "ERRATA", "LIVE_KEYS", "MC_ORDERS"]

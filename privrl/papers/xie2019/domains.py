@@ -28,7 +28,7 @@ from dataclasses import asdict
 import numpy as np
 import pandas as pd
 
-from privrl.core.algorithms.gtd import SaddlePointStats, gpope, mspbe
+from privrl.core.algorithms.gtd import GPOPEResult, SaddlePointStats, gpope, mspbe
 from privrl.core.algorithms.lstd import FeatureTransitions, lstd, sample_saddle_point, wis_lstd
 from privrl.core.algorithms.q_learning import (
     epsilon_greedy,
@@ -285,6 +285,27 @@ def _dataset_and_problem(config: dict, seed: np.random.SeedSequence):
     return data, heldout_problem(config["domain"], *hiv_args), as_generator(alg_ss)
 
 
+def _gpope_trials(
+    data: FeatureTransitions,
+    settings: DomainSettings,
+    steps: np.ndarray,
+    z: np.ndarray,
+    gen: np.random.Generator,
+) -> GPOPEResult:
+    """GPOPE on ``data`` at the domain's iterations, clip and step schedule: one parallel trial
+    per pair of ``steps`` and noise multipliers ``z`` (0: noiseless GTD2)."""
+    return gpope(
+        SaddlePointStats.from_features(data),
+        settings.iterations,
+        steps,
+        settings.clip_norm,
+        z,
+        gen,
+        n_trials=len(z),
+        schedule=settings.schedule,
+    )
+
+
 def run_gpope_tuning(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame:
     """GPOPE at every (epsilon, z) of ``config['noise']`` and every step of
     :data:`GPOPE_STEP_GRID` on one (public) dataset, as parallel trials of one call.
@@ -293,16 +314,7 @@ def run_gpope_tuning(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame
     data, (A, b, M), gen = _dataset_and_problem(config, seed)
     grid = [(eps, z, step) for eps, z in config["noise"] for step in GPOPE_STEP_GRID]
     eps, z, steps = (np.array(v, dtype=float) for v in zip(*grid, strict=True))
-    res = gpope(
-        SaddlePointStats.from_features(data),
-        settings.iterations,
-        steps,
-        settings.clip_norm,
-        z,
-        gen,
-        n_trials=len(grid),
-        schedule=settings.schedule,
-    )
+    res = _gpope_trials(data, settings, steps, z, gen)
     return pd.DataFrame(
         {
             "domain": config["domain"],
@@ -330,16 +342,7 @@ def run_domain_trial(config: dict, seed: np.random.SeedSequence) -> pd.DataFrame
     eps = [e for e, _, _ in config["noise"]]
     z = np.array([0.0] + [zz for _, zz, _ in config["noise"]])
     steps = np.array([settings.step_size] + [st for _, _, st in config["noise"]])
-    res = gpope(
-        SaddlePointStats.from_features(data),
-        settings.iterations,
-        steps,
-        settings.clip_norm,
-        z,
-        gen,
-        n_trials=len(z),
-        schedule=settings.schedule,
-    )
+    res = _gpope_trials(data, settings, steps, z, gen)
     out = pd.DataFrame(
         {
             "domain": domain,

@@ -7,10 +7,9 @@ counts, so it needs a finite state space; the paper does not say which partition
 * a uniform grid of ``k x k`` cells over (position, velocity) in ``[LOW, HIGH]``
   (:func:`cell_index`); the first visit to a cell is the first visit to a state;
 * :math:`\rho` uniform over the :math:`k^2` cells;
-* each cell's feature vector is the Fourier basis of the paper's Figure 1 (a) set-up (order
-  :data:`~privrl.papers.xie2019.domains.MC_FOURIER_ORDER`) at the cell's centre
-  (:func:`cell_features`), so the released weights are a linear value function in the same
-  features as LSTD's and GPOPE's, and the same held-out MSPBE measures them;
+* each cell's features: the Fourier basis (:data:`~privrl.papers.xie2019.domains.MC_FOURIER_ORDER`)
+  at its centre (:func:`cell_features`), so the released weights are a value function in
+  LSTD's and GPOPE's features, measured by the same held-out MSPBE;
 * Balle's sensitivity and smooth bound :math:`\Psi_\beta(X)` on the cell counts
   (:func:`privrl.core.algorithms.monte_carlo.dp_lsw`), with the return bound
   :math:`F_{max} = 1 / (1 - \gamma)` (rewards -1 per step: every return lies in

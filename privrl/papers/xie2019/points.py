@@ -11,6 +11,8 @@ the runs of Theorems 2-3 likewise (:func:`write_paper_schedules`, :data:`PAPER_S
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +32,20 @@ PAPER_SCHEDULES = "xie2019-paper-schedules.csv"
 SCHEDULE_COLUMNS = ("iterations", "schedule", "seed", "iteration", "mspbe", "step_size", "z")
 
 
-def paper_points(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+@dataclass(frozen=True)
+class FigureData:
+    """What the chapter's claims are decided on, from one run (this one or the recorded
+    paper-profile run): ``points`` (:func:`paper_points`), ``schedules`` the runs of Theorems
+    2-3 (:data:`SCHEDULE_COLUMNS`; ``None`` when a record does not keep them) and
+    ``gate_caveat``, the convergence gates' caveat every privacy-cost verdict carries ("":
+    none)."""
+
+    points: pd.DataFrame
+    schedules: pd.DataFrame | None = None
+    gate_caveat: str = ""
+
+
+def paper_points(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """The tidy points of the paper's figures: ``domain, method, n, epsilon, trial, mspbe``
     (chain: at the profile's epsilon; non-private methods: epsilon NaN)."""
     parts = []
@@ -65,8 +80,8 @@ def paper_points(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
                 }
             )
         )
-    if "mc_lsw" in tables:
-        t = tables["mc_lsw"]
+    t = tables.get("mc_lsw")
+    if t is not None:
         t = t[t.method != "LSTD"]
         parts.append(
             pd.DataFrame(
@@ -87,6 +102,14 @@ def lsw_label(method: pd.Series, grid: pd.Series) -> pd.Series:
     """Point labels of (DP-)LSW on a Mountain Car grid: ``"DP-LSW 10x10"`` (our reading,
     :mod:`privrl.papers.xie2019.mc_lsw`)."""
     return method + " " + grid.astype(int).astype(str) + "x" + grid.astype(int).astype(str)
+
+
+def dp_lsw_points(points: pd.DataFrame) -> pd.DataFrame:
+    """The DP-LSW rows of the points, labelled ``"DP-LSW"`` with their grid's cells a side in a
+    ``grid`` column (the inverse of :func:`lsw_label`)."""
+    grid = points.method.str.extract(r"^DP-LSW (\d+)x\d+$", expand=False)
+    rows = points[grid.notna()]
+    return rows.assign(method="DP-LSW", grid=grid[grid.notna()].astype(int))
 
 
 def _known_method(method: str) -> bool:
@@ -116,6 +139,13 @@ def read_paper_points(path: str | Path | None = None) -> pd.DataFrame | None:
     return pd.read_csv(found) if found is not None and found.exists() else None
 
 
+def read_paper_schedules(path: str | Path | None = None) -> pd.DataFrame | None:
+    """The recorded paper-profile runs of Theorems 2-3 (:data:`PAPER_SCHEDULES`), or ``None`` if
+    none were recorded; looked up as :func:`read_paper_points` looks up the points."""
+    found = Path(path) if path is not None else recorded_file(PAPER_SCHEDULES)
+    return pd.read_csv(found) if found is not None and found.exists() else None
+
+
 def write_paper_schedules(schedules: pd.DataFrame, path: str | Path | None = None) -> Path:
     """Write the ``schedules`` table's :data:`SCHEDULE_COLUMNS` as CSV, by default as
     :data:`PAPER_SCHEDULES` in :func:`~privrl.chapter.records.results_dir`; returns the path."""
@@ -142,9 +172,12 @@ __all__ = [
     "POINT_DOMAINS",
     "POINT_METHODS",
     "SCHEDULE_COLUMNS",
+    "FigureData",
+    "dp_lsw_points",
     "lsw_label",
     "paper_points",
     "read_paper_points",
+    "read_paper_schedules",
     "summarise_points",
     "write_paper_points",
     "write_paper_schedules",

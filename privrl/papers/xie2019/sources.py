@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from privrl.chapter.decided import EvidenceSource
 
-#: The recorded paper-profile run: its verdicts, and the claims decided again on its points.
+#: The recorded paper-profile run: every claim decided again on its points of the paper's figures
+#: and its runs of Theorems 2-3 (none of its verdicts is replayed).
 PAPER_RUN = EvidenceSource(
-    "paper", "_paper", "the recorded paper-profile run's verdicts and the claims on its points"
+    "paper",
+    "_paper",
+    "the recorded paper-profile run: every claim decided again on its points and its runs of "
+    "Theorems 2-3",
 )
 SOURCES: tuple[EvidenceSource, ...] = (PAPER_RUN,)
 
