@@ -46,7 +46,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -294,20 +294,33 @@ def landing_page(html: str | Path) -> str:
     return redirects.get("index.html", "index.html")
 
 
-def site_violations(html: str | Path, browser: Any) -> dict[str, list[Violation]]:
+#: What a caller does on each page besides the rules, in the same visit: called with the page's
+#: name and the page before it loads, it returns what to do once the page has loaded, called with
+#: the requests to other origins blocked while it loaded.
+Visit = Callable[[str, Any], Callable[[list[str]], None]]
+
+
+def site_violations(
+    html: str | Path, browser: Any, visit: Visit | None = None
+) -> dict[str, list[Violation]]:
     """Every page of the built site ``html`` (a folder), served on localhost with every other
-    origin blocked, measured by :func:`page_violations` in ``browser`` (playwright's Chromium);
-    returns the violations by page, each page listed."""
+    origin blocked, measured by :func:`page_violations` in ``browser`` (playwright's Chromium),
+    after ``visit``'s own look at the page if given; returns the violations by page, each page
+    listed."""
     html = Path(html)
     pages, _ = site_pages(html)
     landing = landing_page(html)
     found: dict[str, list[Violation]] = {}
     with serve(html) as base:
         context = browser.new_context(viewport=VIEWPORT)
-        block_other_origins(context, base)
+        blocked = block_other_origins(context, base)
         for rel in pages:
             page = context.new_page()
+            blocked.clear()
+            loaded = visit(rel, page) if visit is not None else None
             page.goto(base + rel, wait_until="load")
+            if loaded is not None:
+                loaded(list(blocked))
             found[rel] = page_violations(page, rel, landing=rel == landing)
             page.close()
         context.close()

@@ -16,14 +16,15 @@ from __future__ import annotations
 import functools
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
 from privrl.pipeline import page_rules
-from privrl.pipeline.browser import block_other_origins, serve, site_pages
+from privrl.pipeline.browser import site_pages
 from privrl.pipeline.site_check import TEXT_MARKERS
 
 pytestmark = pytest.mark.slow
@@ -55,12 +56,37 @@ INSPECT = """async () => {
 }"""
 
 
+@dataclass
+class Visited:
+    """One visit of every built page at 1,400 px (:func:`page_rules.site_violations`), looked at
+    twice: the page rules' ``violations`` by page, and by page what :data:`INSPECT` reported,
+    the console errors and the requests to other origins blocked while it loaded."""
+
+    html: Path
+    base: str = ""
+    violations: dict[str, list[page_rules.Violation]] = field(default_factory=dict)
+    inspected: dict[str, dict] = field(default_factory=dict)
+    errors: dict[str, list[str]] = field(default_factory=dict)
+    blocked: dict[str, list[str]] = field(default_factory=dict)
+
+    def visit(self, rel: str, page) -> Callable[[list[str]], None]:
+        errors = self.errors.setdefault(rel, [])
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+
+        def loaded(blocked: list[str]) -> None:
+            self.base = page.url[: len(page.url) - len(rel)]
+            self.inspected[rel] = page.evaluate(INSPECT)
+            self.blocked[rel] = blocked
+
+        return loaded
+
+
 @pytest.fixture(scope="module")
-def site(built_book: Path) -> Iterator[tuple[str, Path]]:
-    """A localhost static server of the built HTML: ``(base URL, html folder)``."""
-    html = built_book / "html"
-    with serve(html) as base:
-        yield base, html
+def visited(built_book: Path, browser) -> Visited:
+    seen = Visited(built_book / "html")
+    seen.violations = page_rules.site_violations(seen.html, browser, seen.visit)
+    return seen
 
 
 @functools.cache
@@ -95,28 +121,18 @@ def _around(text: str, marker: str) -> str:
     return text[max(0, i - 40) : i + 60]
 
 
-def test_every_page_reads_offline_in_chromium(site: tuple[str, Path], browser):
-    base, html = site
+def test_every_page_reads_offline_in_chromium(visited: Visited):
+    html, base = visited.html, visited.base
     pages, redirects = site_pages(html)
     assert "book/intro.html" in pages and len(pages) >= 5
     assert all((html / target).is_file() for target in redirects.values()), redirects
-    context = browser.new_context()
-    blocked = block_other_origins(context, base)
+    assert sorted(visited.inspected) == sorted(pages) and base.startswith("http://")
     problems: dict[str, list[str]] = {}
     typeset_total = 0
     for rel in pages:
-        page = context.new_page()
-        errors: list[str] = []
-        page.on(
-            "console", lambda m, errors=errors: errors.append(m.text) if m.type == "error" else None
-        )
-        page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
-        blocked.clear()
-        page.goto(base + rel, wait_until="load")
-        got = page.evaluate(INSPECT)
-        page.close()
-        found = [f"console error: {e}" for e in errors]
-        found += [f"blocked network request: {u}" for u in blocked]
+        got = visited.inspected[rel]
+        found = [f"console error: {e}" for e in visited.errors[rel]]
+        found += [f"blocked network request: {u}" for u in visited.blocked[rel]]
         if got["math"] and not got["mathjax"]:
             found.append("MathJax not loaded")
         found += [f"math not typeset: {t!r}" for t in got["untypeset"][:5]]
@@ -132,7 +148,6 @@ def test_every_page_reads_offline_in_chromium(site: tuple[str, Path], browser):
         typeset_total += got["typeset"]
         if found:
             problems[rel] = found
-    context.close()
     assert typeset_total > 0, "no formula was typeset anywhere: MathJax did not run"
     assert not problems, "\n".join(f"{page}:\n  " + "\n  ".join(p) for page, p in problems.items())
 
@@ -150,13 +165,13 @@ def _held(rel: str) -> bool:
     return CHAPTERS_COMPLY or not rel.startswith("notebooks/")
 
 
-def test_every_built_page_keeps_the_page_rules_at_1400_px(built_book: Path, browser):
+def test_every_built_page_keeps_the_page_rules_at_1400_px(visited: Visited):
     """Every page of the built site, at 1,400 px (:mod:`privrl.pipeline.page_rules`): no table
     or figure wider than its column outside a scroll box, every figure with a numbered caption,
     no nan, inf or cut cell, every summary box at most 200 words, and the landing page at most
     3 screens tall with its verdicts folded and its tables within the column."""
-    found = page_rules.site_violations(built_book / "html", browser)
-    assert page_rules.landing_page(built_book / "html") in found
+    found = visited.violations
+    assert page_rules.landing_page(visited.html) in found
     held = {rel: v for rel, v in found.items() if v and _held(rel)}
     pending = {rel: v for rel, v in found.items() if v and not _held(rel)}
     if pending:
