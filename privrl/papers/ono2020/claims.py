@@ -1,24 +1,22 @@
-"""The paper's claims (:data:`CLAIMS`) and errata (:data:`ERRATA`) of ono2020.
+"""The paper's claims (:data:`CLAIMS`, in the paper's order) and errata (:data:`ERRATA`).
 
-Each learning claim (Tables 1-2 and Figure 2) is decided on this run's trials and, when a
-paper-profile run is recorded, on its trials (key ending ``_paper``, stamped with that run's
-profile and commit); then on the reference set-up, live and recorded, and on the recorded arms
-evaluated at the steps with the most tuning successes within the paper's budget (:mod:`.tuning`;
-keys ending ``_reference_tuned``, only the claims whose arms it holds) (the evidence of
-:meth:`Ono2020Chapter.evidence <privrl.papers.ono2020.chapter.Ono2020Chapter.evidence>`). Every claim
-goes through the four-state rule (:func:`~privrl.chapter.verdicts.decide_interval`): a success
-ratio by its exact (Clopper-Pearson) 95% interval (:func:`~privrl.chapter.verdicts.decide_success_ratio`)
-against half the paper's printed ratio (Table 2, e.g. half of 16/20), a median first success
-time (eq. 26) by a bootstrap interval against twice the printed median (Table 1), a difference
-of success ratios by Newcombe's interval against half the printed difference (Table 2), a
-difference of average scores (eq. 25) by a bootstrap interval against "no effect" (Figure 2
-gives no magnitude). A private claim (finite epsilon) is untestable when the non-private
-baseline on the same trials is decided not reproduced (:func:`private`): the stated set-up then
-does not learn at all, which is its own finding (erratum ``learning_not_reproduced``). A claim on
-success (eq. 26) is untestable where random play would reach the target score within the budget
-(:func:`random_play_condition`), and a claim on tuned arms (the reference set-up's) where an arm
-is decided on seeds its tuning looked at, or the arms it compares were tuned by different rules
-(:meth:`TrialData.validity`, :func:`privrl.chapter.validity.tuned_apart`).
+Each claim is decided on every evidence of :meth:`~privrl.papers.ono2020.chapter.Ono2020Chapter.
+evidence` (this run, the recorded paper-profile run ``_paper``, the reference set-up live and
+recorded, its arms at tuned steps ``_reference_tuned``: only the claims whose arms it holds),
+by the four-state rule (:func:`~privrl.chapter.verdicts.decide_interval`) on the evidence's
+:class:`TrialData` alone:
+
+* a success ratio (eq. 27), exact 95% interval against half the printed ratio (Table 2);
+* a median first success time (eq. 26, censored at the budget), bootstrap interval against
+  twice the printed median (Table 1);
+* a difference of success ratios, Newcombe's interval against half the printed difference;
+* a difference of average scores (eq. 25), bootstrap interval against no effect (Figure 2).
+
+A private claim (finite epsilon) is untestable where the non-private baseline on the same
+trials is not reproduced (:func:`private`); a claim on success where random play reaches the
+target within the budget (:func:`random_play_condition`); a claim on tuned arms where an arm is
+decided on seeds its tuning looked at, or its arms were tuned by different rules
+(:meth:`TrialData.validity`).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from privrl.papers.ono2020.profile import (
     OnoProfile,
 )
 from privrl.papers.ono2020.reference import sweep_reference
-from privrl.papers.ono2020.runs import sweep_figure2, sweep_tables
+from privrl.papers.ono2020.runs import SweepOptions, sweep_figure2, sweep_tables
 
 
 def paper_trials_frame(trials: pd.DataFrame) -> pd.DataFrame:
@@ -91,18 +91,52 @@ def record_paper_run(
     """Run the tables and Figure 2 of ``profile`` and write the two CSVs and the run record
     (:func:`write_paper_results`). ``note`` states what part of the paper profile was run; the
     record names the commit checked out when the run *started* and the ``workers`` it ran on."""
-    commit, dirty, start = current_commit(), records.code_dirty(), time.perf_counter()
-    kw = {
+    started = _started()
+    options: SweepOptions = {
         "executor": executor,
         "cache_dir": cache_dir,
         "progress": progress,
         "max_workers": workers,
     }
-    trials = sweep_tables(profile, **kw)
-    curves = sweep_figure2(profile, **kw)
-    record = RunRecord.now(
+    trials = sweep_tables(profile, **options)
+    curves = sweep_figure2(profile, **options)
+    record = _run_record(
+        profile,
+        profile.profile,
+        started,
+        [trials],
+        workers=workers,
+        note=note,
+        files=[TRIALS_CSV, CURVES_CSV],
+        produced_by="privrl.papers.ono2020.runs",
+    )
+    write_paper_results(trials, curves, record, directory)
+    return record
+
+
+def _started() -> tuple[str, bool, float]:
+    """The commit checked out, whether the code is dirty, and the clock, as a recording starts."""
+    return current_commit(), records.code_dirty(), time.perf_counter()
+
+
+def _run_record(
+    profile: OnoProfile,
+    name: str,
+    started: tuple[str, bool, float],
+    frames: list[pd.DataFrame],
+    *,
+    workers: int,
+    note: str,
+    files: list[str],
+    produced_by: str,
+) -> RunRecord:
+    """The run record of a recording of ``profile`` under profile ``name`` started at
+    ``started`` (:func:`_started`): its parameters, wall time, and the compute seconds and
+    CartPole steps summed over the trials of ``frames``."""
+    commit, dirty, start = started
+    return RunRecord.now(
         notebook=PAPER,
-        profile=profile.profile,
+        profile=name,
         parameters={
             k: list(v) if isinstance(v, tuple) else v
             for k, v in dataclasses.asdict(profile).items()
@@ -110,15 +144,13 @@ def record_paper_run(
         wall_time_s=time.perf_counter() - start,
         git_commit=commit,
         git_dirty=dirty,
-        compute_s=round(float(trials.seconds.sum()), 1),
-        env_steps=int(trials.env_steps.sum()),
+        compute_s=round(sum(float(f.seconds.sum()) for f in frames), 1),
+        env_steps=int(sum(f.env_steps.sum() for f in frames)),
         workers=workers,
         note=note,
-        files=[TRIALS_CSV, CURVES_CSV],
-        produced_by=["privrl.papers.ono2020.runs"],
+        files=files,
+        produced_by=[produced_by],
     )
-    write_paper_results(trials, curves, record, directory)
-    return record
 
 
 def reference_frames(runs: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
@@ -165,27 +197,19 @@ def record_reference_run(
     Tables 1-3 and Figure 2 at the chosen steps) of ``profile`` and write its three CSVs
     (:func:`reference_frames`) into ``directory`` and its run record one folder up
     (``ono2020-reference.json``)."""
-    commit, dirty, start = current_commit(), records.code_dirty(), time.perf_counter()
+    started = _started()
     runs = sweep_reference(
         profile, executor=executor, cache_dir=cache_dir, progress=progress, max_workers=workers
     )
-    seconds = sum(float(runs[k].seconds.sum()) for k in ("tuning", "trials"))
-    record = RunRecord.now(
-        notebook=PAPER,
-        profile=REFERENCE_RECORD,
-        parameters={
-            k: list(v) if isinstance(v, tuple) else v
-            for k, v in dataclasses.asdict(profile).items()
-        },
-        wall_time_s=time.perf_counter() - start,
-        git_commit=commit,
-        git_dirty=dirty,
-        compute_s=round(seconds, 1),
-        env_steps=int(sum(runs[k].env_steps.sum() for k in ("tuning", "trials"))),
+    record = _run_record(
+        profile,
+        REFERENCE_RECORD,
+        started,
+        [runs["tuning"], runs["trials"]],
         workers=workers,
         note=note,
         files=[REFERENCE_TRIALS_CSV, REFERENCE_SWEEP_CSV, REFERENCE_CURVES_CSV],
-        produced_by=["privrl.papers.ono2020.reference"],
+        produced_by="privrl.papers.ono2020.reference",
     )
     directory = Path(directory) if directory is not None else records.results_dir()
     directory.mkdir(parents=True, exist_ok=True)

@@ -1,35 +1,22 @@
 r"""ono2020, reference set-up: one protocol for every private arm's RMSProp step, chosen by the
 claims' own metric on tuning trials, and every arm evaluated at it on fresh trials.
 
-* **Arms.** Tables 1-3's private arms (Laplace |B| = 1 and PRS |B| = 100 at every finite epsilon,
-  :func:`private_arms`) over ``profile.reference_steps``; the non-private baseline, which guards
-  the private claims, at :data:`REFERENCE_BASELINE_STEP`.
-* **Tuning.** :data:`TUNING_TRIALS` trials per arm and step, each run for the paper's budget
-  :data:`TUNING_SUBMISSIONS` (90,000 submissions) without early stop; a trial *succeeds* when its
-  first success time (eq. 26) is within the budget, and its AUC is its mean score per submission
-  :math:`\frac1N\sum_{n=1}^N s_n` (eq. 25's :math:`s_n`; a diverged trial scores 0 on the
-  submissions it did not play).
-* **Rule.** Per arm, the step with the most tuning successes (the claims' metric: success within
-  the paper's budget); ties to the higher mean AUC, then to the smaller step
-  (:func:`step_scores`, column ``chosen``). The other criterion, the highest mean AUC (ties to the
-  smaller step, column ``chosen_auc``), is a sensitivity reading, never a verdict.
+* **Arms.** Tables 1-3's private arms (:func:`private_arms`) over ``profile.reference_steps``;
+  the non-private baseline at :data:`REFERENCE_BASELINE_STEP`.
+* **Tuning.** :data:`TUNING_TRIALS` trials per arm and step of :data:`TUNING_SUBMISSIONS`
+  submissions, no early stop; a trial succeeds when its first success time (eq. 26) is within
+  the budget; its AUC is :math:`\frac1N\sum_{n=1}^N s_n` (eq. 25's scores, 0 after divergence).
+* **Rule.** Per arm, the most tuning successes, ties to the higher mean AUC, then the smaller
+  step (:func:`step_scores`, ``chosen``); the highest mean AUC (``chosen_auc``) is a sensitivity
+  reading, never a verdict.
 * **Seeds.** Tuning root ``profile.seed +`` :data:`TUNING_ROOT_OFFSET`, evaluation root
-  ``profile.seed +`` :data:`EVALUATION_ROOT_OFFSET`: disjoint from each other, from every earlier
-  evaluation (root ``profile.seed``) and from the earlier tuning (``profile.seed +``
-  :data:`~privrl.papers.ono2020.reference.TUNING_SEED_OFFSET`), so the evaluation's trials were
-  never looked at before.
-* **Evaluation.** :data:`EVAL_TRIALS` trials per arm (the paper's count) of the paper's budget,
-  every arm at its chosen step; then the sensitivity arms, each private arm at its AUC-chosen
-  step where that differs, on the same seed (common random numbers: the two readings differ only
-  by the step).
+  ``profile.seed +`` :data:`EVALUATION_ROOT_OFFSET`: disjoint from each other and from every
+  earlier tuning and evaluation, so the evaluation's trials were never looked at before.
+* **Evaluation.** :data:`EVAL_TRIALS` trials per arm at its chosen step; the sensitivity arms on
+  the same seeds (common random numbers).
 
-:func:`record_tuned` runs both through :func:`privrl.chapter.sweep.run_sweep` (resumable, keyed by
-the run functions' results versions) and writes :data:`TUNING_CSV` (tidy: arm, step, trial, AUC,
-first success), :data:`TUNED_TRIALS_CSV` (the evaluation's trials, the reference record's columns)
-and the run record ``book/measurements/ono2020-tuned.json``::
-
-    python -m privrl.papers.ono2020.tuning record --workers 1 \\
-        --cache-dir book/measurements/cache/ono2020-tuned-v2
+:func:`record_tuned` (``python -m privrl.papers.ono2020.tuning record --cache-dir DIR``) runs
+both, resumably, and writes :data:`TUNING_CSV`, :data:`TUNED_TRIALS_CSV` and the run record.
 """
 
 from __future__ import annotations
