@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -212,7 +213,7 @@ def succeeds_more_often(eps: float, better: str, worse: str) -> Decide:
     return decide
 
 
-def buffering(mech: str, direction: str) -> Decide:
+def buffering(mech: str, direction: Literal["less", "greater"]) -> Decide:
     """Figure 2: buffering (|B| = 100) helps/hurts ``mech`` at epsilon = 1: per trial, the
     average score (eq. 25) over the second half of training, |B| = 100 against |B| = 1. The paper
     gives no magnitude (a figure only): threshold "no effect" (a difference of 0)."""
