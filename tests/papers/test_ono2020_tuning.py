@@ -22,6 +22,7 @@ from privrl.chapter.verdicts import bootstrap_interval
 from privrl.core.algorithms.a3c import DEFAULT_CLIP, train_pgc_a3c
 from privrl.papers.ono2020 import chapter, claims, page, plots, tuning
 from privrl.papers.ono2020.profile import PAPER_CAP, REFERENCE, OnoProfile
+from privrl.papers.ono2020.recorded import Recording
 from privrl.papers.ono2020.reference import TUNING_SEED_OFFSET
 from privrl.papers.ono2020.sources import TUNED_RUN
 from privrl.papers.ono2020.state import OnoState, Recorded
@@ -181,14 +182,10 @@ def test_the_recorder_tunes_and_evaluates_on_disjoint_seeds(tmp_path):
     profile = OnoProfile.quick(epsilons=(1.0, INF), reference_steps=(0.1, 1.0))
     record = tuning.record_tuned(
         profile,
-        cache_dir=tmp_path / "cache",
+        Recording(cache_dir=tmp_path / "cache", directory=out),
         tuning_budget=60,
         budget=80,
         trials=4,
-        directory=out,
-        executor="serial",
-        workers=1,
-        progress=False,
     )
     saved = json.loads((tmp_path / "measurements" / tuning.TUNED_RECORD_JSON).read_text())
     roots = tuning.seed_roots(profile)

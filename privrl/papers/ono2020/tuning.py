@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from privrl.chapter import records
-from privrl.chapter.records import RunRecord, command_line, current_commit
+from privrl.chapter.records import RunRecord, command_line
 from privrl.chapter.sweep import run_sweep
 from privrl.chapter.verdicts import bootstrap_interval
 from privrl.core.algorithms.a3c import train_pgc_a3c
@@ -45,6 +45,12 @@ from privrl.papers.ono2020.profile import (
     PAPER_CAP,
     REFERENCE,
     OnoProfile,
+)
+from privrl.papers.ono2020.recorded import (
+    REFERENCE_TRIALS_COLUMNS,
+    Recording,
+    add_recording_arguments,
+    recording_started,
 )
 from privrl.papers.ono2020.reference import FIGURE2_EXTRA, arms
 from privrl.papers.ono2020.trials import algorithm_config, run_first_success
@@ -291,18 +297,8 @@ def trials_frame(trials: pd.DataFrame) -> pd.DataFrame:
         gravity=GRAVITY_LABEL,
         trial=trials["seed"] * trials["trials_per_seed"] + trials["trial"],
     )
-    cols = [
-        "variant",
-        *ARM_COLUMNS,
-        "step_size",
-        "gravity",
-        "trial",
-        "first_success",
-        "success",
-        "env_steps",
-    ]
     return (
-        out[cols]
+        out[REFERENCE_TRIALS_COLUMNS]
         .sort_values(["variant", *ARM_COLUMNS, "step_size", "trial"])
         .reset_index(drop=True)
     )
@@ -310,32 +306,21 @@ def trials_frame(trials: pd.DataFrame) -> pd.DataFrame:
 
 def record_tuned(
     profile: OnoProfile,
+    how: Recording,
     *,
-    cache_dir: Any,
     tuning_trials: int = TUNING_TRIALS,
     tuning_budget: int = TUNING_SUBMISSIONS,
     budget: int = PAPER_CAP,
     trials: int = EVAL_TRIALS,
-    directory: Path | None = None,
-    executor: Any = "process",
-    workers: int = 2,
-    progress: bool = True,
-    note: str = "",
     command: str = "",
 ) -> RunRecord:
     """Tune every private arm of ``profile`` on ``tuning_trials`` trials of ``tuning_budget``
     submissions, evaluate the baseline and every private arm at its chosen step, then the
     sensitivity arms (:func:`sensitivity_configs`), ``trials`` trials of ``budget`` each, and
-    write :data:`TUNING_CSV`, :data:`TUNED_TRIALS_CSV` into ``directory`` (default the book's
-    recorded results) and the run record :data:`TUNED_RECORD_JSON` one folder up."""
-    commit, start = current_commit(), time.perf_counter()
-    dirty = records.code_dirty()
-    kw = {
-        "executor": executor,
-        "cache_dir": cache_dir,
-        "progress": progress,
-        "max_workers": workers,
-    }
+    write :data:`TUNING_CSV`, :data:`TUNED_TRIALS_CSV` into ``how.directory`` (default the
+    book's recorded results) and the run record :data:`TUNED_RECORD_JSON` one folder up."""
+    commit, dirty, start = recording_started()
+    kw = how.options
     roots = seed_roots(profile)
     private = private_arms(profile)
     tuning = run_sweep(
@@ -382,13 +367,13 @@ def record_tuned(
         git_dirty=dirty,
         compute_s=round(float(tuning.seconds.sum() + runs.seconds.sum()), 1),
         env_steps=int(tuning.env_steps.sum() + runs.env_steps.sum()),
-        workers=workers,
-        note=note,
+        workers=how.workers,
+        note=how.note,
         command=command,
         files=[TUNING_CSV, TUNED_TRIALS_CSV],
         produced_by=[run_tuning_trials.__module__],
     )
-    directory = Path(directory) if directory is not None else records.results_dir()
+    directory = Path(how.directory) if how.directory is not None else records.results_dir()
     directory.mkdir(parents=True, exist_ok=True)
     tuning_frame(tuning).to_csv(directory / TUNING_CSV, index=False)
     trials_frame(runs).to_csv(directory / TUNED_TRIALS_CSV, index=False)
@@ -431,23 +416,13 @@ def main(argv: list[str] | None = None) -> None:
         "every arm at its chosen step on fresh trials, and record both",
     )
     rec.add_argument("--tuning-trials", type=int, default=TUNING_TRIALS)
-    rec.add_argument("--workers", type=int, default=2, help="worker processes")
-    rec.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
-    rec.add_argument(
-        "--out", default=None, help="results directory (default book/measurements/results)"
-    )
-    rec.add_argument("--note", default="")
+    add_recording_arguments(rec)
     args = parser.parse_args(argv)
-    command = command_line("privrl.papers.ono2020.tuning", argv)
     record = record_tuned(
         OnoProfile.paper(),
-        cache_dir=args.cache_dir,
+        Recording.of(args),
         tuning_trials=args.tuning_trials,
-        directory=Path(args.out) if args.out else None,
-        executor="process" if args.workers > 1 else "serial",
-        workers=args.workers,
-        note=args.note,
-        command=command,
+        command=command_line("privrl.papers.ono2020.tuning", argv),
     )
     print(json.dumps(record.as_dict(), indent=1, default=str))
 
