@@ -36,6 +36,7 @@ from privrl.core.mechanisms import local as loc
 from privrl.papers.ono2020 import chapter, claims, recorded
 from privrl.papers.ono2020.profile import PAPER_CAP, OnoProfile
 from privrl.papers.ono2020.sources import PAPER_RUN
+from privrl.papers.ono2020.state import OnoState, Recorded
 
 GRAVITIES = np.array([9.7, 9.8, 9.9])
 
@@ -313,11 +314,11 @@ def _decide(trials, cap=PAPER_CAP, recorded_run=False):
     """The chapter's claims (``claims.CLAIMS``, as the skeleton decides them) on ``trials``, live
     at budget ``cap`` or as the recorded paper run."""
     curves = pd.DataFrame(columns=["mechanism", "buffer_size", "trial", "submission", "avg_score"])
-    ctx = Context(OnoProfile.quick(n_submissions=cap), Report("ono2020", "quick"))
-    ctx.tables.update(trials=trials, curves=curves)
+    state = OnoState(trials=trials, curves=curves)
     if recorded_run:
-        ctx.tables.update(paper_trials=trials, paper_curves=curves)
-        ctx.values.update(rec_budget=cap, rec_commit="abc", rec_source="recorded run")
+        state.paper_trials, state.paper_curves = trials, curves
+        state.recorded = Recorded({"git_commit": "abc"}, cap, "recorded run")
+    ctx = Context(OnoProfile.quick(n_submissions=cap), Report("ono2020", "quick"), state=state)
     out = {}
     for ev in chapter.Ono2020Chapter().evidence(ctx):
         for spec in claims.CLAIMS:

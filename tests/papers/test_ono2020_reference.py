@@ -21,6 +21,7 @@ from privrl.papers.ono2020.profile import (
     OnoProfile,
 )
 from privrl.papers.ono2020.recorded import (
+    Recording,
     paper_profile_at,
     record_reference_run,
     recorded_reference_run,
@@ -162,7 +163,7 @@ def recorded(tmp_path_factory) -> Path:
         epsilons=(1.0, INF),
     )
     record_reference_run(
-        profile, cache_dir=None, directory=root / "measurements" / "results", note="test"
+        profile, Recording(cache_dir=None, directory=root / "measurements" / "results", note="test")
     )
     return root / "measurements" / "results"
 

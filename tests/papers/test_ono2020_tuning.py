@@ -22,8 +22,10 @@ from privrl.chapter.verdicts import bootstrap_interval
 from privrl.core.algorithms.a3c import DEFAULT_CLIP, train_pgc_a3c
 from privrl.papers.ono2020 import chapter, claims, page, plots, tuning
 from privrl.papers.ono2020.profile import PAPER_CAP, REFERENCE, OnoProfile
+from privrl.papers.ono2020.recorded import Recording
 from privrl.papers.ono2020.reference import TUNING_SEED_OFFSET
 from privrl.papers.ono2020.sources import TUNED_RUN
+from privrl.papers.ono2020.state import OnoState, Recorded
 from privrl.papers.ono2020.trials import algorithm_config, run_first_success
 
 INF = math.inf
@@ -180,14 +182,10 @@ def test_the_recorder_tunes_and_evaluates_on_disjoint_seeds(tmp_path):
     profile = OnoProfile.quick(epsilons=(1.0, INF), reference_steps=(0.1, 1.0))
     record = tuning.record_tuned(
         profile,
-        cache_dir=tmp_path / "cache",
+        Recording(cache_dir=tmp_path / "cache", directory=out),
         tuning_budget=60,
         budget=80,
         trials=4,
-        directory=out,
-        executor="serial",
-        workers=1,
-        progress=False,
     )
     saved = json.loads((tmp_path / "measurements" / tuning.TUNED_RECORD_JSON).read_text())
     roots = tuning.seed_roots(profile)
@@ -254,25 +252,22 @@ def _apart(trials: pd.DataFrame, rule: str = "most tuning successes") -> dict:
 
 def test_the_claims_are_decided_on_the_recorded_arms_and_no_others():
     p = OnoProfile.quick()
-    ctx = Context(p, Report("ono2020", p.profile, seed=p.seed, config=p.as_dict()))
-    ctx.tables.update(
+    tuned = _trials(
+        {
+            ("laplace", INF): (20, 20),
+            ("prs", 1.0): (60, 100),
+            ("laplace", 5.0): (50, 60),
+            ("prs", 5.0): (15, 60),
+        }
+    )
+    state = OnoState(
         trials=_trials({("laplace", INF): (5, 5)}),
         curves=pd.DataFrame(),
-        tuned_trials=_trials(
-            {
-                ("laplace", INF): (20, 20),
-                ("prs", 1.0): (60, 100),
-                ("laplace", 5.0): (50, 60),
-                ("prs", 5.0): (15, 60),
-            }
-        ),
+        tuned_trials=tuned,
+        recorded_tuned=Recorded({"git_commit": "abc123"}, PAPER_CAP, "recorded tuned arms"),
+        tuned_tuning=_apart(tuned),
     )
-    ctx.values.update(
-        rec_tuned_commit="abc123",
-        rec_tuned_budget=PAPER_CAP,
-        rec_tuned_source="recorded tuned arms",
-    )
-    ctx.extra["tuned_tuning"] = _apart(ctx.tables["tuned_trials"])
+    ctx = Context(p, Report("ono2020", p.profile, seed=p.seed, config=p.as_dict()), state=state)
     evidence = {ev.name: ev for ev in chapter.Ono2020Chapter().evidence(ctx)}
     ev = evidence["reference_tuned"]
     decided = {c.key: c for spec in claims.CLAIMS if (c := ev.decide(ctx, spec)) is not None}
@@ -309,7 +304,7 @@ def test_the_sensitivity_reading_lists_the_claims_the_step_criterion_changes():
         _trials({**base, ("prs", 1.0): (15, 20)}), pd.DataFrame(), PAPER_CAP, REFERENCE
     )
     frame = claims.sensitivity(ctx, chosen, other)
-    assert frame.key.tolist() == ["prs_eps1_learns", "median_fst_prs_eps1"]
+    assert frame.key.tolist() == ["median_fst_prs_eps1", "prs_eps1_learns"]  # the claims' order
     ratio = frame.set_index("key").loc["prs_eps1_learns"]
     assert ratio.chosen.startswith("not reproduced: 0.1 [") and ratio.chosen.endswith("20 trials")
     assert ratio.other.startswith("reproduced: 0.75 [")  # 15/20 against half of 0.85
@@ -397,9 +392,12 @@ def test_the_recorded_tuned_arms_are_decided_on_seeds_never_looked_at():
     from privrl.chapter.validity import tuned_apart
 
     p = OnoProfile.paper()
-    ctx = Context(p, Report("ono2020", p.profile, seed=p.seed, config=p.as_dict()))
+    ctx = Context(
+        p, Report("ono2020", p.profile, seed=p.seed, config=p.as_dict()), state=OnoState()
+    )
     chapter.Ono2020Chapter.load_recorded(ctx)
-    reference, tuned = ctx.extra["rec_reference_tuning"], ctx.extra["tuned_tuning"]
+    reference, tuned = ctx.state.rec_reference_tuning, ctx.state.tuned_tuning
+    assert reference is not None and tuned is not None
     assert {t.deciding for t in reference.values()} == {frozenset({(0, 0)})}
     assert {t.looked_at for t in reference.values()} == {frozenset({(TUNING_SEED_OFFSET, 0)})}
     roots = tuning.seed_roots(p)

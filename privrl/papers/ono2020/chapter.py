@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pandas as pd
 
 from privrl.api.local import sign_report_event
 from privrl.api.mechanisms import grid_laplace_event
+from privrl.chapter.decided import EvidenceSource
 from privrl.chapter.evidence import LIVE, Evidence
 from privrl.chapter.ledger import CrossCheck, LedgerEntry
 from privrl.chapter.skeleton import Chapter, Context
@@ -57,6 +59,7 @@ from privrl.papers.ono2020.sources import (
     SOURCES,
     TUNED_RUN,
 )
+from privrl.papers.ono2020.state import OnoState, Recorded
 from privrl.papers.ono2020.tables import (
     compare_with_paper,
     failure_summary,
@@ -184,23 +187,38 @@ def multi_round_releases(
     )
 
 
-def reference_tables(
-    runs: dict[str, pd.DataFrame], cap: int, prefix: str
-) -> dict[str, pd.DataFrame]:
-    """The reference set-up's tables (:mod:`.reference`) under ``prefix``: ``trials``, ``curves``
-    and ``steps`` as run, Tables 1-3 (``tables``, ``comparison``), Figure 3's success ratios
-    (``success_curves``) and the sweep by arm (``step_table``)."""
-    tables = success_tables(runs["trials"], cap, reference=REFERENCE)
-    out = {
-        "trials": runs["trials"],
-        "curves": runs["curves"],
-        "steps": runs["steps"],
-        "tables": tables,
-        "comparison": compare_with_paper(tables, variant=REFERENCE),
-        "success_curves": success_ratio_curves(runs["trials"], cap),
-        "step_table": step_table(runs["steps"]),
-    }
-    return {prefix + k: v for k, v in out.items()}
+def summaries(
+    trials: pd.DataFrame, cap: int, variant: str = "paper"
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Tables 1-3 of ``trials`` at budget ``cap`` on set-up ``variant`` (the paper's or
+    :data:`~privrl.papers.ono2020.trials.REFERENCE`; :func:`.tables.success_tables`), beside the
+    paper's printed values (:func:`.tables.compare_with_paper`), and Figure 3's success ratios
+    (:func:`.tables.success_ratio_curves`)."""
+    tables = success_tables(trials, cap, reference=variant)
+    return tables, compare_with_paper(tables, variant=variant), success_ratio_curves(trials, cap)
+
+
+def recorded_as(record: dict[str, Any], what: str) -> Recorded:
+    """The recorded run of ``record`` at the budget its parameters state, named ``what``."""
+    budget = int(record["parameters"]["n_submissions"])
+    return Recorded(record, budget, f"{what}, commit {record['git_commit']}, budget {budget:,}")
+
+
+def recorded_evidence(
+    source: EvidenceSource, rec: Recorded, data: TrialData, prefix: str = ""
+) -> Evidence[TrialData]:
+    """The evidence of the recorded paper-profile run ``rec`` declared as ``source``: ``data``
+    at the paper's profile, named by its commit and words, statements starting with
+    ``prefix``."""
+    return Evidence(
+        source.name,
+        OnoProfile.paper(),
+        rec.commit,
+        suffix=source.suffix,
+        prefix=prefix,
+        source=rec.source,
+        data=data,
+    )
 
 
 class Ono2020Chapter(
@@ -212,89 +230,69 @@ class Ono2020Chapter(
     claims=CLAIMS,
     errata=ERRATA,
     sources=SOURCES,
+    state_type=OnoState,
 ):
     """PGC-A3C (Ono and Takahashi 2020) on the skeleton; see the module docstring."""
 
-    def sweep(self, ctx: Context) -> None:
-        """Tables 1-3 and Figure 3, Figure 2 and the report statistics of this run; then the
-        recorded paper-profile run's tables, when one is recorded."""
-        profile = ctx.profile
-        kw = ctx.sweep_options
-        trials = sweep_tables(profile, **kw)
-        curves = sweep_figure2(profile, **kw)
-        diagnostics = sweep_diagnostics(profile, **kw)
-        cap = profile.n_submissions
-        tables = success_tables(trials, cap)
-        ctx.tables.update(
-            trials=trials,
-            curves=curves,
-            diagnostics=diagnostics,
-            tables=tables,
-            comparison=compare_with_paper(tables),
-            success_curves=success_ratio_curves(trials, cap),
-            failure=failure_summary(diagnostics),
-        )
+    def sweep(self, ctx: Context[OnoState]) -> None:
+        """Tables 1-3 and Figure 3, Figure 2 and the report statistics of this run on the paper's
+        set-up, then Tables 1-3, Figure 2 and the step sweep on the reference set-up, then the
+        recorded runs (:meth:`load_recorded`)."""
+        s, profile, kw = ctx.state, ctx.profile, ctx.sweep_options
+        s.trials = sweep_tables(profile, **kw)
+        s.curves = sweep_figure2(profile, **kw)
+        s.diagnostics = sweep_diagnostics(profile, **kw)
+        s.tables, s.comparison, s.success_curves = summaries(s.trials, profile.n_submissions)
+        s.failure = failure_summary(s.diagnostics)
         reference = sweep_reference(profile, **kw)
-        ctx.tables.update(
-            reference_tables(reference, profile.reference_submissions, prefix="reference_")
+        s.reference_trials = reference["trials"]
+        s.reference_curves = reference["curves"]
+        s.reference_steps = reference["steps"]
+        s.reference_tables, s.reference_comparison, s.reference_success_curves = summaries(
+            s.reference_trials, profile.reference_submissions, REFERENCE
         )
-        ctx.extra["reference_tuning"] = reference_tunings(
+        s.reference_step_table = step_table(s.reference_steps)
+        s.reference_tuning = reference_tunings(
             reference["tuning"], reference["trials"], profile.seed, dataclasses.asdict(profile)
         )
         self.load_recorded(ctx)
 
     @staticmethod
-    def load_recorded(ctx: Context) -> None:
-        """The recorded paper-profile run (:func:`.recorded.recorded_paper_run`) as tables
-        ``paper_*``, its record in ``ctx.extra["recorded"]`` and its budget, commit and
-        description in ``ctx.values`` (``rec_*``); then the recorded reference set-up's tables
-        (``rec_reference_*``) and how its arms were tuned (``ctx.extra["rec_reference_tuning"]``,
-        :func:`.seeds.reference_tunings`) and the tuned record (:meth:`load_tuned`); nothing
-        when none is recorded."""
+    def load_recorded(ctx: Context[OnoState]) -> None:
+        """The recorded paper-profile run (:func:`.recorded.recorded_paper_run`: its tables
+        ``paper_*`` and :attr:`OnoState.recorded`), then the recorded reference set-up
+        (:func:`.recorded.recorded_reference_run`: its tables ``rec_reference_*``, its record
+        and how its arms were tuned, :func:`.seeds.reference_tunings`) and the tuned record
+        (:meth:`load_tuned`); each left ``None`` when not recorded."""
+        s = ctx.state
         recorded = recorded_paper_run()
         if recorded is None:
             return
-        record = recorded["record"]
-        budget = int(record["parameters"]["n_submissions"])
-        paper_tables = success_tables(recorded["trials"], budget)
-        ctx.tables.update(
-            paper_trials=recorded["trials"],
-            paper_curves=recorded_curves(recorded["curves"]),
-            paper_tables=paper_tables,
-            paper_comparison=compare_with_paper(paper_tables),
-            paper_success_curves=success_ratio_curves(recorded["trials"], budget),
-        )
-        ctx.extra["recorded"] = record
-        ctx.values.update(
-            rec_budget=budget,
-            rec_commit=record["git_commit"],
-            rec_source=f"recorded paper-profile run, commit {record['git_commit']}, "
-            f"budget {budget:,}",
+        s.paper_trials = recorded["trials"]
+        s.paper_curves = recorded_curves(recorded["curves"])
+        s.recorded = recorded_as(recorded["record"], "recorded paper-profile run")
+        s.paper_tables, s.paper_comparison, s.paper_success_curves = summaries(
+            s.paper_trials, s.recorded.budget
         )
         reference = recorded_reference_run()
         if reference is None:
             return
-        record = reference["record"]
-        budget = int(record["parameters"]["n_submissions"])
-        runs = {
-            "trials": reference["trials"],
-            "steps": chosen_steps(
-                reference["sweep"].rename(columns={"step_size": "eta"}),
-                int(record["parameters"]["tuning_submissions"]),
-            ),
-            "curves": reference["curves"],
-        }
-        ctx.tables.update(reference_tables(runs, budget, prefix="rec_reference_"))
-        ctx.extra["recorded_reference"] = record
-        params = record["parameters"]
-        ctx.extra["rec_reference_tuning"] = reference_tunings(
-            reference["sweep"], reference["trials"], int(params["seed"]), params
+        params = reference["record"]["parameters"]
+        s.rec_reference_trials = reference["trials"]
+        s.rec_reference_curves = reference["curves"]
+        s.rec_reference_steps = chosen_steps(
+            reference["sweep"].rename(columns={"step_size": "eta"}),
+            int(params["tuning_submissions"]),
         )
-        ctx.values.update(
-            rec_reference_budget=budget,
-            rec_reference_commit=record["git_commit"],
-            rec_reference_source=f"recorded reference set-up run, commit "
-            f"{record['git_commit']}, budget {budget:,}",
+        s.recorded_reference = recorded_as(reference["record"], "recorded reference set-up run")
+        (
+            s.rec_reference_tables,
+            s.rec_reference_comparison,
+            s.rec_reference_success_curves,
+        ) = summaries(s.rec_reference_trials, s.recorded_reference.budget, REFERENCE)
+        s.rec_reference_step_table = step_table(s.rec_reference_steps)
+        s.rec_reference_tuning = reference_tunings(
+            reference["sweep"], reference["trials"], int(params["seed"]), params
         )
         Ono2020Chapter.load_tuned(
             ctx,
@@ -303,21 +301,20 @@ class Ono2020Chapter(
         )
 
     @staticmethod
-    def load_tuned(ctx: Context, reference: tuple, rule: str) -> None:
+    def load_tuned(ctx: Context[OnoState], reference: tuple, rule: str) -> None:
         """The recorded tuning and the arms evaluated at its steps
-        (:func:`.tuning.recorded_tuned_run`) as tables ``tuning`` (per trial), ``tuning_scores``
+        (:func:`.tuning.recorded_tuned_run`): tables ``tuning`` (per trial), ``tuning_scores``
         (per arm and step, the chosen steps marked), ``tuned_trials`` (the arms at the steps
         with the most tuning successes, which decide), ``tuned_tables`` (their Tables 1-3) and
-        ``tuned_sensitivity`` (the claims
-        whose outcome at the steps of highest mean AUC differs, :func:`.claims.sensitivity`),
-        how its arms were tuned (``ctx.extra["tuned_tuning"]``, :func:`.seeds.tuned_tunings`:
-        looked at on their tuning and on the ``reference`` set-up's seeds,
-        :func:`.seeds.reference_looks`; the baseline by the reference set-up's ``rule``), its
-        record in ``ctx.extra["recorded_tuned"]`` and ``rec_tuned_*`` values; nothing when none
-        is recorded."""
+        ``tuned_sensitivity`` (the claims whose outcome at the steps of highest mean AUC
+        differs, :func:`.claims.sensitivity`); how its arms were tuned
+        (:func:`.seeds.tuned_tunings`: looked at on their tuning and on the ``reference``
+        set-up's seeds, :func:`.seeds.reference_looks`; the baseline by the reference set-up's
+        ``rule``) and its record; each left ``None`` when not recorded."""
         tuned = recorded_tuned_run()
         if tuned is None:
             return
+        s = ctx.state
         record, scores = tuned["record"], tuned["scores"]
         params = record["parameters"]
         budget = int(params["n_submissions"])
@@ -329,52 +326,44 @@ class Ono2020Chapter(
             )
             for criterion, frame in (("successes", trials), ("auc", by_auc))
         }
-        ctx.tables.update(
-            tuning=tuned["tuning"],
-            tuning_scores=scores,
-            tuned_trials=trials,
-            tuned_tables=success_tables(trials, budget, reference=REFERENCE),
-            tuned_sensitivity=sensitivity(
-                ctx,
-                TrialData(trials, pd.DataFrame(), budget, REFERENCE, how["successes"]),
-                TrialData(by_auc, pd.DataFrame(), budget, REFERENCE, how["auc"]),
-            ),
+        s.tuning = tuned["tuning"]
+        s.tuning_scores = scores
+        s.tuned_trials = trials
+        s.tuned_tables = success_tables(trials, budget, reference=REFERENCE)
+        s.tuned_sensitivity = sensitivity(
+            ctx,
+            TrialData(trials, pd.DataFrame(), budget, REFERENCE, how["successes"]),
+            TrialData(by_auc, pd.DataFrame(), budget, REFERENCE, how["auc"]),
         )
-        ctx.extra["recorded_tuned"] = record
-        ctx.extra["tuned_tuning"] = how["successes"]
+        s.tuned_tuning = how["successes"]
         per_arm = trials.groupby(["mechanism", "epsilon"]).size()
-        ctx.values.update(
-            rec_tuned_budget=budget,
-            rec_tuned_commit=record["git_commit"],
-            rec_tuned_source=f"recorded reference set-up at the steps with the most successes "
+        s.recorded_tuned = Recorded(
+            record,
+            budget,
+            f"recorded reference set-up at the steps with the most successes "
             f"on {params['tuning_trials']} tuning trials per step of "
             f"{params['tuning_submissions']:,} submissions, "
             f"{per_arm.min()}-{per_arm.max()} fresh evaluation trials per "
             f"arm, budget {budget:,}, commit {record['git_commit']}",
         )
 
-    def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
+    def evidence(self, ctx: Context[OnoState]) -> Iterator[Evidence[TrialData]]:
         """The trials and curves the claims are decided on: this run's, the recorded
         paper-profile run's, then the reference set-up's, live and recorded, and the recorded
-        arms at the steps with the most tuning successes (no curves: only the claims on its arms' trials;
-        each absent when the run has none)."""
-        t, v, live, paper = ctx.tables, ctx.values, ctx.profile, OnoProfile.paper()
+        arms at the steps with the most tuning successes (no curves: only the claims on its
+        arms' trials); each absent when the run has none."""
+        s, live = ctx.state, ctx.profile
         yield Evidence(
             LIVE,
             live,
-            data=TrialData(t["trials"], t["curves"], live.n_submissions),
+            data=TrialData(s.trials, s.curves, live.n_submissions),
             source=f"live {live.profile} run",
         )
-        if "paper_trials" in t:
-            yield Evidence(
-                "paper",
-                paper,
-                v["rec_commit"],
-                suffix=PAPER_RUN.suffix,
-                source=v["rec_source"],
-                data=TrialData(t["paper_trials"], t["paper_curves"], v["rec_budget"]),
-            )
-        if "reference_trials" in t:
+        rec = s.recorded
+        if rec is not None and s.paper_trials is not None and s.paper_curves is not None:
+            data = TrialData(s.paper_trials, s.paper_curves, rec.budget)
+            yield recorded_evidence(PAPER_RUN, rec, data)
+        if s.reference_trials is not None and s.reference_curves is not None:
             yield Evidence(
                 "reference",
                 live,
@@ -382,47 +371,24 @@ class Ono2020Chapter(
                 prefix=REFERENCE_PREFIX,
                 source=f"live {live.profile} run, reference set-up",
                 data=TrialData(
-                    t["reference_trials"],
-                    t["reference_curves"],
+                    s.reference_trials,
+                    s.reference_curves,
                     live.reference_submissions,
                     REFERENCE,
-                    ctx.extra["reference_tuning"],
+                    s.reference_tuning,
                 ),
             )
-        if "rec_reference_trials" in t:
-            yield Evidence(
-                "reference_paper",
-                paper,
-                v["rec_reference_commit"],
-                suffix=REFERENCE_RUN.suffix,
-                prefix=REFERENCE_PREFIX,
-                source=v["rec_reference_source"],
-                data=TrialData(
-                    t["rec_reference_trials"],
-                    t["rec_reference_curves"],
-                    v["rec_reference_budget"],
-                    REFERENCE,
-                    ctx.extra["rec_reference_tuning"],
-                ),
-            )
-        if "tuned_trials" in t:
-            yield Evidence(
-                "reference_tuned",
-                paper,
-                v["rec_tuned_commit"],
-                suffix=TUNED_RUN.suffix,
-                prefix=TUNED_PREFIX,
-                source=v["rec_tuned_source"],
-                data=TrialData(
-                    t["tuned_trials"],
-                    pd.DataFrame(columns=["submission"]),
-                    v["rec_tuned_budget"],
-                    REFERENCE,
-                    ctx.extra["tuned_tuning"],
-                ),
-            )
+        rec, trials, curves = s.recorded_reference, s.rec_reference_trials, s.rec_reference_curves
+        if rec is not None and trials is not None and curves is not None:
+            data = TrialData(trials, curves, rec.budget, REFERENCE, s.rec_reference_tuning)
+            yield recorded_evidence(REFERENCE_RUN, rec, data, REFERENCE_PREFIX)
+        rec = s.recorded_tuned
+        if rec is not None and s.tuned_trials is not None:
+            no_curves = pd.DataFrame(columns=["submission"])
+            data = TrialData(s.tuned_trials, no_curves, rec.budget, REFERENCE, s.tuned_tuning)
+            yield recorded_evidence(TUNED_RUN, rec, data, TUNED_PREFIX)
 
-    def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
+    def releases(self, ctx: Context[OnoState]) -> Iterator[LedgerEntry]:
         """Every report's local epsilon for both mechanisms at each finite epsilon of the
         profile, and the multi-round extension at 3 reports per agent."""
         for eps in (e for e in ctx.profile.epsilons if math.isfinite(e)):
@@ -430,14 +396,14 @@ class Ono2020Chapter(
             yield from prs_releases(eps)
         yield from multi_round_releases()
 
-    def finish(self, ctx: Context) -> None:
-        """The numbers the prose reads."""
-        trials = ctx.tables["trials"]
-        steps_per_s = float(trials.env_steps.sum() / trials.seconds.sum())
-        ctx.glue("steps_per_s", steps_per_s)
+    def finish(self, ctx: Context[OnoState]) -> None:
+        """The numbers the prose reads: this run's CartPole steps per second, its budget and
+        trials."""
+        trials = ctx.state.trials
+        ctx.state.steps_per_s = float(trials.env_steps.sum() / trials.seconds.sum())
+        ctx.glue("steps_per_s", ctx.state.steps_per_s)
         ctx.glue("cap", ctx.profile.n_submissions)
         ctx.glue("n_trials", ctx.profile.n_trials)
-        ctx.extra["steps_per_s"] = steps_per_s
 
 
 run = Ono2020Chapter().run

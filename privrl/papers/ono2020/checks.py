@@ -1,5 +1,6 @@
 """The chapter's checks: named functions ``check(ctx)`` recording numeric checks through
-``ctx.report.check`` (each raises if it fails) and their tables in ``ctx.tables``.
+``ctx.report.check`` (each raises if it fails) and their tables in the run's state
+(:class:`~privrl.papers.ono2020.state.OnoState`).
 
 The first five (:data:`BEFORE_SWEEP`) are the skeleton's checks, run before the sweep in this
 order; they draw from the run's generator (``ctx.rng``, seeded by the profile), in the order they
@@ -24,14 +25,15 @@ from privrl.papers.ono2020.measures import (
     prs_shrinkage_table,
 )
 from privrl.papers.ono2020.profile import PAPER_CAP
+from privrl.papers.ono2020.state import OnoState
 from privrl.papers.ono2020.tables import recorded_highlights
 
 
-def check_prs_exact_ldp(ctx: Context) -> None:
+def check_prs_exact_ldp(ctx: Context[OnoState]) -> None:
     """Lemma 3 with the corrected eq. (24): PRS's exact worst-case log ratio is at most epsilon,
     and a weakened PRS spending epsilon per sign exceeds it as soon as ``d_hat > 1``."""
     prs = prs_ratio_table()
-    ctx.tables["prs_ratio"] = prs
+    ctx.state.prs_ratio = prs
     ctx.report.check(
         "prs_exact_ldp",
         "largest exact PRS worst-case log ratio minus epsilon",
@@ -47,10 +49,10 @@ def check_prs_exact_ldp(ctx: Context) -> None:
     )
 
 
-def check_empirical_ldp(ctx: Context) -> None:
+def check_empirical_ldp(ctx: Context[OnoState]) -> None:
     """Both samplers' empirical output frequencies stay within epsilon (plus sampling error)."""
     emp = empirical_ldp_table(ctx.rng)
-    ctx.tables["empirical_ldp"] = emp
+    ctx.state.empirical_ldp = emp
     ctx.report.check(
         "empirical_ldp",
         "largest empirical |log ratio| minus (epsilon + 4 se)",
@@ -59,17 +61,17 @@ def check_empirical_ldp(ctx: Context) -> None:
     )
 
 
-def check_jl_moment(ctx: Context) -> None:
+def check_jl_moment(ctx: Context[OnoState]) -> None:
     """Eq. (5): ``E[M^T M] = d_hat I`` (glued as ``jl_err`` for the prose)."""
     jl = jl_moment_error(ctx.rng)
     ctx.report.check("jl_moment", "max |mean(M^T M)/d_hat - I| over 20,000 draws", jl, below=0.1)
     ctx.glue("jl_err", jl)
 
 
-def check_prs_shrinkage(ctx: Context) -> None:
+def check_prs_shrinkage(ctx: Context[OnoState]) -> None:
     """The shrinkage lemma: an unclipped report has mean ``d_hat tanh(eps/(2 d_hat)) g``."""
     shrink = prs_shrinkage_table(ctx.rng, ctx.profile.shrinkage_samples)
-    ctx.tables["shrinkage"] = shrink
+    ctx.state.shrinkage = shrink
     ctx.report.check(
         "prs_shrinkage",
         "largest |measured - d_hat tanh(eps/(2 d_hat))| in standard errors",
@@ -78,7 +80,7 @@ def check_prs_shrinkage(ctx: Context) -> None:
     )
 
 
-def check_cartpole_equals_gymnasium(ctx: Context) -> None:
+def check_cartpole_equals_gymnasium(ctx: Context[OnoState]) -> None:
     """The batched CartPole steps like gymnasium's ``CartPoleEnv``, bit for bit."""
     ctx.report.check(
         "cartpole_equals_gymnasium",
@@ -88,7 +90,7 @@ def check_cartpole_equals_gymnasium(ctx: Context) -> None:
 
 
 #: The checks run before the sweep, in this order (the generator's draws follow it).
-BEFORE_SWEEP: tuple[Callable[[Context], None], ...] = (
+BEFORE_SWEEP: tuple[Callable[[Context[OnoState]], None], ...] = (
     check_prs_exact_ldp,
     check_empirical_ldp,
     check_jl_moment,
@@ -97,14 +99,15 @@ BEFORE_SWEEP: tuple[Callable[[Context], None], ...] = (
 )
 
 
-def check_recorded_run(ctx: Context) -> None:
-    """The prose's statements on the recorded paper run (``ctx.tables["paper_tables"]``), glued
+def check_recorded_run(ctx: Context[OnoState]) -> None:
+    """The prose's statements on the recorded paper run's Tables 1-3 (``paper_tables``), glued
     as ``rec_*``; checked only when the run is at the paper's full budget."""
-    if "paper_tables" not in ctx.tables:
+    recorded, tables = ctx.state.recorded, ctx.state.paper_tables
+    if recorded is None or tables is None:
         return
-    budget = ctx.values["rec_budget"]
+    budget = recorded.budget
     ctx.glue("rec_budget", budget)
-    numbers = recorded_highlights(ctx.tables["paper_tables"])
+    numbers = recorded_highlights(tables)
     for key, value in numbers.items():
         ctx.glue(f"rec_{key}", value)
     if budget != PAPER_CAP:
@@ -129,12 +132,12 @@ def check_recorded_run(ctx: Context) -> None:
     )
 
 
-def check_failure(ctx: Context) -> None:
+def check_failure(ctx: Context[OnoState]) -> None:
     """Why the paper's algorithm does not learn, on this run's report statistics
-    (``ctx.tables["failure"]``): the clip C/2 of eq. (19) binds on every report, the critic
+    (``failure``): the clip C/2 of eq. (19) binds on every report, the critic
     dominates the gradient, at epsilon = 1 the noise of eq. (21) dominates the update, and the
     greedy policy collapses to one action. Glues the numbers the prose quotes."""
-    failure = ctx.tables["failure"].set_index(["variant", "epsilon"])
+    failure = ctx.state.failure.set_index(["variant", "epsilon"])
     paper_inf, paper_1 = failure.loc[("paper", float("inf"))], failure.loc[("paper", 1.0)]
     check = ctx.report.check
     check(

@@ -1,30 +1,29 @@
-"""The paper's claims (:data:`CLAIMS`) and errata (:data:`ERRATA`) of ono2020.
+"""The paper's claims (:data:`CLAIMS`, in the paper's order) and errata (:data:`ERRATA`).
 
-Each learning claim (Tables 1-2 and Figure 2) is decided on this run's trials and, when a
-paper-profile run is recorded, on its trials (key ending ``_paper``, stamped with that run's
-profile and commit); then on the reference set-up, live and recorded, and on the recorded arms
-evaluated at the steps with the most tuning successes within the paper's budget (:mod:`.tuning`;
-keys ending ``_reference_tuned``, only the claims whose arms it holds) (the evidence of
-:meth:`Ono2020Chapter.evidence <privrl.papers.ono2020.chapter.Ono2020Chapter.evidence>`). Every claim
-goes through the four-state rule (:func:`~privrl.chapter.verdicts.decide_interval`): a success
-ratio by its exact (Clopper-Pearson) 95% interval (:func:`~privrl.chapter.verdicts.decide_success_ratio`)
-against half the paper's printed ratio (Table 2, e.g. half of 16/20), a median first success
-time (eq. 26) by a bootstrap interval against twice the printed median (Table 1), a difference
-of success ratios by Newcombe's interval against half the printed difference (Table 2), a
-difference of average scores (eq. 25) by a bootstrap interval against "no effect" (Figure 2
-gives no magnitude). A private claim (finite epsilon) is untestable when the non-private
-baseline on the same trials is decided not reproduced (:func:`private`): the stated set-up then
-does not learn at all, which is its own finding (erratum ``learning_not_reproduced``). A claim on
-success (eq. 26) is untestable where random play would reach the target score within the budget
-(:func:`random_play_condition`), and a claim on tuned arms (the reference set-up's) where an arm
-is decided on seeds its tuning looked at, or the arms it compares were tuned by different rules
-(:meth:`TrialData.validity`, :func:`privrl.chapter.validity.tuned_apart`).
+Each claim is decided on every evidence of :meth:`~privrl.papers.ono2020.chapter.Ono2020Chapter.
+evidence` (this run, the recorded paper-profile run ``_paper``, the reference set-up live and
+recorded, its arms at tuned steps ``_reference_tuned``: only the claims whose arms it holds),
+by the four-state rule (:func:`~privrl.chapter.verdicts.decide_interval`) on the evidence's
+:class:`TrialData` alone:
+
+* a success ratio (eq. 27), exact 95% interval against half the printed ratio (Table 2);
+* a median first success time (eq. 26, censored at the budget), bootstrap interval against
+  twice the printed median (Table 1);
+* a difference of success ratios, Newcombe's interval against half the printed difference;
+* a difference of average scores (eq. 25), bootstrap interval against no effect (Figure 2).
+
+A private claim (finite epsilon) is untestable where the non-private baseline on the same
+trials is not reproduced (:func:`private`); a claim on success where random play reaches the
+target within the budget (:func:`random_play_condition`); a claim on tuned arms where an arm is
+decided on seeds its tuning looked at, or its arms were tuned by different rules
+(:meth:`TrialData.validity`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -49,6 +48,7 @@ from privrl.core.algorithms.a3c import PGCA3CConfig
 from privrl.papers.ono2020.measures import RANDOM_PLAY_EPISODES, random_play_scores
 from privrl.papers.ono2020.profile import AMBIGUITIES, INF, PAPER_CAP, PAPER_TABLES
 from privrl.papers.ono2020.sources import ON_REFERENCE, PAPER_RUN, REFERENCE_RUN
+from privrl.papers.ono2020.state import OnoState
 from privrl.papers.ono2020.tables import arm
 from privrl.papers.ono2020.trials import censored
 
@@ -111,7 +111,7 @@ def random_play_condition(budget: int) -> Outcome | None:
 
 
 #: A decider returns ``None`` on evidence that lacks its arms (:meth:`TrialData.has`).
-Decide = Callable[[Context, Evidence], Outcome | None]
+Decide = Callable[[Context[OnoState], Evidence[TrialData]], Outcome | None]
 
 #: Paper's trials per configuration (section 4.2): the denominators of Table 2.
 PAPER_TRIALS = 20
@@ -135,7 +135,7 @@ def success_ratio(mech: str, eps: float) -> Decide:
     printed = PAPER_TABLES["success_ratio"][(mech, eps)]
     threshold = RATIO_FRACTION * printed
 
-    def decide(ctx: Context, ev: Evidence) -> Outcome | None:
+    def decide(ctx: Context[OnoState], ev: Evidence[TrialData]) -> Outcome | None:
         if not ev.data.has((mech, eps)):
             return None
         trials = ev.data.arm(mech, eps)
@@ -163,7 +163,7 @@ def median_fst(mech: str, eps: float) -> Decide:
     printed = PAPER_TABLES["median_fst"][(mech, eps)]
     threshold = FST_MULTIPLE * printed
 
-    def decide(ctx: Context, ev: Evidence) -> Outcome | None:
+    def decide(ctx: Context[OnoState], ev: Evidence[TrialData]) -> Outcome | None:
         if not ev.data.has((mech, eps)):
             return None
         cap = ev.data.cap
@@ -193,7 +193,7 @@ def succeeds_more_often(eps: float, better: str, worse: str) -> Decide:
     printed = ratios[(better, eps)] - ratios[(worse, eps)]
     threshold = RATIO_FRACTION * printed
 
-    def decide(ctx: Context, ev: Evidence) -> Outcome | None:
+    def decide(ctx: Context[OnoState], ev: Evidence[TrialData]) -> Outcome | None:
         if not ev.data.has((better, eps), (worse, eps)):
             return None
         a, b = ev.data.arm(better, eps), ev.data.arm(worse, eps)
@@ -213,12 +213,12 @@ def succeeds_more_often(eps: float, better: str, worse: str) -> Decide:
     return decide
 
 
-def buffering(mech: str, direction: str) -> Decide:
+def buffering(mech: str, direction: Literal["less", "greater"]) -> Decide:
     """Figure 2: buffering (|B| = 100) helps/hurts ``mech`` at epsilon = 1: per trial, the
     average score (eq. 25) over the second half of training, |B| = 100 against |B| = 1. The paper
     gives no magnitude (a figure only): threshold "no effect" (a difference of 0)."""
 
-    def decide(ctx: Context, ev: Evidence) -> Outcome | None:
+    def decide(ctx: Context[OnoState], ev: Evidence[TrialData]) -> Outcome | None:
         curves = ev.data.curves
         if curves.empty:
             return None
@@ -243,7 +243,7 @@ def private(decide: Decide) -> Decide:
     untestable, since noise cannot be shown to cost or keep what the set-up never had."""
     baseline = success_ratio("laplace", INF)
 
-    def guarded(ctx: Context, ev: Evidence) -> Outcome | None:
+    def guarded(ctx: Context[OnoState], ev: Evidence[TrialData]) -> Outcome | None:
         base = baseline(ctx, ev)
         if base is None or base.verdict != "not reproduced":  # None: no baseline to guard by
             return decide(ctx, ev)
@@ -278,64 +278,22 @@ _BUFFERING = (
     "magnitude given, threshold no effect)"
 )
 
-#: The paper's learning claims in the order it makes them: Table 2 (success ratios, the
-#: non-private baseline first), Table 1 (median first success times), the comparisons of section
-#: 4.3 and Figure 2; each decided on every evidence of the chapter.
+#: The paper's learning claims, each decided on every evidence of the chapter.
+# In the paper's order: section 4.1 (Figure 2: buffering helps PRS, hurts Laplace), section 4.2
+# (Table 1: median first success times, row by row), section 4.3 (Table 2 and its text: the
+# non-private baseline, the success ratios row by row, then PRS against Laplace).
 CLAIMS: tuple[ClaimSpec, ...] = (
     ClaimSpec(
-        "baseline_learns",
-        "Non-private PGC-A3C (Laplace clipping, epsilon = inf) "
-        f"{_REACHES} 20/20 trials (Table 2: 1.00)",
-        "Table 2 and section 4.3 ('The non-private A3C (epsilon = inf) succeeds in all trials')",
-        success_ratio("laplace", INF),
+        "buffer_helps_prs",
+        f"Buffering (|B| = 100) helps PRS {_BUFFERING}",
+        _FIGURE2,
+        private(buffering("prs", "greater")),
     ),
     ClaimSpec(
-        "laplace_eps1_learns",
-        f"PGC-A3C with Laplace at ε = 1 {_REACHES} 16/20 trials (Table 2: 0.80)",
-        _TABLE2,
-        private(success_ratio("laplace", 1.0)),
-    ),
-    ClaimSpec(
-        "laplace_eps2_learns",
-        f"PGC-A3C with Laplace at ε = 2 {_REACHES} 18/20 trials (Table 2: 0.90)",
-        _TABLE2,
-        private(success_ratio("laplace", 2.0)),
-    ),
-    ClaimSpec(
-        "laplace_eps5_learns",
-        f"PGC-A3C with Laplace at ε = 5 {_REACHES} 20/20 trials (Table 2: 1.00)",
-        _TABLE2,
-        private(success_ratio("laplace", 5.0)),
-    ),
-    ClaimSpec(
-        "laplace_eps10_learns",
-        f"PGC-A3C with Laplace at ε = 10 {_REACHES} 20/20 trials (Table 2: 1.00)",
-        _TABLE2,
-        private(success_ratio("laplace", 10.0)),
-    ),
-    ClaimSpec(
-        "prs_eps1_learns",
-        f"PGC-A3C with PRS at ε = 1 {_REACHES} 17/20 trials (Table 2: 0.85)",
-        _TABLE2,
-        private(success_ratio("prs", 1.0)),
-    ),
-    ClaimSpec(
-        "prs_eps2_learns",
-        f"PGC-A3C with PRS at ε = 2 {_REACHES} 19/20 trials (Table 2: 0.95)",
-        _TABLE2,
-        private(success_ratio("prs", 2.0)),
-    ),
-    ClaimSpec(
-        "prs_eps5_learns",
-        f"PGC-A3C with PRS at ε = 5 {_REACHES} 18/20 trials (Table 2: 0.90)",
-        _TABLE2,
-        private(success_ratio("prs", 5.0)),
-    ),
-    ClaimSpec(
-        "prs_eps10_learns",
-        f"PGC-A3C with PRS at ε = 10 {_REACHES} 18/20 trials (Table 2: 0.90)",
-        _TABLE2,
-        private(success_ratio("prs", 10.0)),
+        "buffer_hurts_laplace",
+        f"Buffering (|B| = 100) hurts Laplace {_BUFFERING}",
+        _FIGURE2,
+        private(buffering("laplace", "less")),
     ),
     ClaimSpec(
         "median_fst_laplace_eps1",
@@ -396,6 +354,61 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         private(median_fst("prs", 10.0)),
     ),
     ClaimSpec(
+        "baseline_learns",
+        "Non-private PGC-A3C (Laplace clipping, epsilon = inf) "
+        f"{_REACHES} 20/20 trials (Table 2: 1.00)",
+        "Table 2 and section 4.3 ('The non-private A3C (epsilon = inf) succeeds in all trials')",
+        success_ratio("laplace", INF),
+    ),
+    ClaimSpec(
+        "laplace_eps1_learns",
+        f"PGC-A3C with Laplace at ε = 1 {_REACHES} 16/20 trials (Table 2: 0.80)",
+        _TABLE2,
+        private(success_ratio("laplace", 1.0)),
+    ),
+    ClaimSpec(
+        "laplace_eps2_learns",
+        f"PGC-A3C with Laplace at ε = 2 {_REACHES} 18/20 trials (Table 2: 0.90)",
+        _TABLE2,
+        private(success_ratio("laplace", 2.0)),
+    ),
+    ClaimSpec(
+        "laplace_eps5_learns",
+        f"PGC-A3C with Laplace at ε = 5 {_REACHES} 20/20 trials (Table 2: 1.00)",
+        _TABLE2,
+        private(success_ratio("laplace", 5.0)),
+    ),
+    ClaimSpec(
+        "laplace_eps10_learns",
+        f"PGC-A3C with Laplace at ε = 10 {_REACHES} 20/20 trials (Table 2: 1.00)",
+        _TABLE2,
+        private(success_ratio("laplace", 10.0)),
+    ),
+    ClaimSpec(
+        "prs_eps1_learns",
+        f"PGC-A3C with PRS at ε = 1 {_REACHES} 17/20 trials (Table 2: 0.85)",
+        _TABLE2,
+        private(success_ratio("prs", 1.0)),
+    ),
+    ClaimSpec(
+        "prs_eps2_learns",
+        f"PGC-A3C with PRS at ε = 2 {_REACHES} 19/20 trials (Table 2: 0.95)",
+        _TABLE2,
+        private(success_ratio("prs", 2.0)),
+    ),
+    ClaimSpec(
+        "prs_eps5_learns",
+        f"PGC-A3C with PRS at ε = 5 {_REACHES} 18/20 trials (Table 2: 0.90)",
+        _TABLE2,
+        private(success_ratio("prs", 5.0)),
+    ),
+    ClaimSpec(
+        "prs_eps10_learns",
+        f"PGC-A3C with PRS at ε = 10 {_REACHES} 18/20 trials (Table 2: 0.90)",
+        _TABLE2,
+        private(success_ratio("prs", 10.0)),
+    ),
+    ClaimSpec(
         "prs_beats_laplace_eps1",
         "PRS succeeds more often than Laplace at epsilon = 1 (Table 2: 17/20 against 16/20)",
         _SECTION43,
@@ -419,18 +432,6 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         _SECTION43,
         private(succeeds_more_often(10.0, "laplace", "prs")),
     ),
-    ClaimSpec(
-        "buffer_helps_prs",
-        f"Buffering (|B| = 100) helps PRS {_BUFFERING}",
-        _FIGURE2,
-        private(buffering("prs", "greater")),
-    ),
-    ClaimSpec(
-        "buffer_hurts_laplace",
-        f"Buffering (|B| = 100) hurts Laplace {_BUFFERING}",
-        _FIGURE2,
-        private(buffering("laplace", "less")),
-    ),
 )
 
 
@@ -442,7 +443,7 @@ def _reading(outcome: Outcome) -> str:
     return f"{outcome.verdict}: {outcome.value:.3g} [{lo:.3g}, {hi:.3g}], {outcome.n_trials} trials"
 
 
-def sensitivity(ctx: Context, chosen: TrialData, other: TrialData) -> pd.DataFrame:
+def sensitivity(ctx: Context[OnoState], chosen: TrialData, other: TrialData) -> pd.DataFrame:
     """The claims whose outcome on ``other`` (the arms at the steps of the other criterion, a
     sensitivity reading) differs from that on ``chosen`` (the arms at the steps the verdicts are
     decided at): one row per such claim, its ``key`` and each outcome in words (verdict,
@@ -465,7 +466,7 @@ def sensitivity(ctx: Context, chosen: TrialData, other: TrialData) -> pd.DataFra
     return pd.DataFrame(rows, columns=["key", "chosen", "other"])
 
 
-def _failed_recorded(ctx: Context) -> list[Claim]:
+def _failed_recorded(ctx: Context[OnoState]) -> list[Claim]:
     return [
         c
         for key, c in ctx.claims.items()
@@ -504,7 +505,7 @@ ERRATA: tuple[ErratumSpec, ...] = (
             + _reference_sentence(ctx)
         ),
         lambda ctx: (
-            f"{ctx.values['rec_source']}: "
+            f"{_recorded_source(ctx)}: "
             + "; ".join(f"{c.key}: {c.evidence_text()}" for c in _failed_recorded(ctx))
         ),
         when=lambda ctx: bool(_failed_recorded(ctx)),
@@ -512,15 +513,22 @@ ERRATA: tuple[ErratumSpec, ...] = (
 )
 
 
-def _reference_sentence(ctx: Context) -> str:
+def _recorded_source(ctx: Context[OnoState]) -> str:
+    """The words naming the recorded paper-profile run."""
+    if ctx.state.recorded is None:
+        raise ValueError("ono2020: claims decided on a recorded run, but none is recorded")
+    return ctx.state.recorded.source
+
+
+def _reference_sentence(ctx: Context[OnoState]) -> str:
     """Where the private claims are decided instead: the recorded reference set-up's baseline
     and the ablation's arms (successes out of trials), when recorded."""
-    if "rec_reference_tables" not in ctx.tables:
+    tables = ctx.state.rec_reference_tables
+    if tables is None:
         return (
             "They are decided on the reference set-up (module reference; claims ending in "
             f"{ON_REFERENCE}), whose paper-scale run is not recorded yet."
         )
-    tables = ctx.tables["rec_reference_tables"]
     base = tables[np.isinf(tables.epsilon) & (tables.mechanism == "laplace")].set_index("variant")
     arms = "; ".join(f"{v}: {int(r.successes)}/{int(r.n_trials)}" for v, r in base.iterrows())
     return (

@@ -306,8 +306,7 @@ FAILURE_COLUMNS = {
 
 def failure_frame(failure: pd.DataFrame) -> pd.DataFrame:
     """The failure summary for the page: set-ups in words, the columns of
-    :data:`FAILURE_COLUMNS`, a raw norm of a million or more in powers of ten (4.72e+12: the
-    unclipped gradients overflow)."""
+    :data:`FAILURE_COLUMNS`, a raw norm of a million or more in powers of ten (``1.00e+06``)."""
     out = failure[list(FAILURE_COLUMNS)].assign(
         variant=failure.variant.map(in_words),
         median_raw_norm=[f"{x:,.0f}" if x < 1e6 else f"{x:.2e}" for x in failure.median_raw_norm],

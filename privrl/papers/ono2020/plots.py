@@ -334,6 +334,25 @@ def plot_failure(diagnostics: pd.DataFrame) -> Figure:
     return fig
 
 
+#: How :func:`plot_tuning_curves` marks each arm's steps chosen by the other criterion (the
+#: sensitivity reading) and by the claims' own (column of :func:`.tuning.step_scores`).
+STEP_MARKS: dict[str, dict[str, Any]] = {
+    "chosen_auc": {
+        "marker": "o",
+        "ms": 12,
+        "mfc": "none",
+        "color": "0.4",
+        "label": "the step of highest mean AUC (sensitivity)",
+    },
+    "chosen": {
+        "marker": "*",
+        "ms": 14,
+        "color": "k",
+        "label": "the chosen step (most tuning successes)",
+    },
+}
+
+
 def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
     """The step-size tuning of the reference set-up's private arms
     (:func:`~privrl.papers.ono2020.tuning.step_scores`): per arm, the mean area under the return
@@ -355,27 +374,10 @@ def plot_tuning_curves(scores: pd.DataFrame) -> Figure:
             capsize=3,
             label="mean AUC with its 95% interval",
         )
-        by_auc = g[g.chosen_auc]
-        ax.plot(
-            by_auc.step_size,
-            by_auc.auc,
-            marker="o",
-            ms=12,
-            ls="none",
-            mfc="none",
-            color="0.4",
-            label="the step of highest mean AUC (sensitivity)",
-        )
+        for column, style in STEP_MARKS.items():
+            marked = g[g[column]]
+            ax.plot(marked.step_size, marked.auc, ls="none", **style)
         best = g[g.chosen]
-        ax.plot(
-            best.step_size,
-            best.auc,
-            marker="*",
-            ms=14,
-            ls="none",
-            color="k",
-            label="the chosen step (most tuning successes)",
-        )
         ax.set_xscale("log")
         ax.set_title(
             f"{words[label]}\nchosen {best.step_size.iloc[0]:g}: "

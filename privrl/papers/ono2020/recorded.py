@@ -13,6 +13,7 @@ import argparse
 import dataclasses
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from privrl.papers.ono2020.profile import (
     OnoProfile,
 )
 from privrl.papers.ono2020.reference import sweep_reference
-from privrl.papers.ono2020.runs import sweep_figure2, sweep_tables
+from privrl.papers.ono2020.runs import SweepOptions, sweep_figure2, sweep_tables
 
 
 def paper_trials_frame(trials: pd.DataFrame) -> pd.DataFrame:
@@ -78,31 +79,85 @@ def write_paper_results(
     record.write(directory.parent / RECORD_JSON)
 
 
-def record_paper_run(
-    profile: OnoProfile,
-    *,
-    cache_dir: Any,
-    directory: Path | None = None,
-    executor: Any = "serial",
-    progress: bool = False,
-    note: str = "",
-    workers: int = 1,
-) -> RunRecord:
+@dataclass(frozen=True)
+class Recording:
+    """How a recording runs: its sweep cache (resumable), the results ``directory`` (default
+    :func:`records.results_dir`), the executor, a progress bar, the ``note`` stating what part of
+    the paper profile was run and the ``workers`` it runs on."""
+
+    cache_dir: Any
+    directory: Path | None = None
+    executor: Any = "serial"
+    progress: bool = False
+    note: str = ""
+    workers: int = 1
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> Recording:
+        """The recording a command line asks for (:func:`add_recording_arguments`), in worker
+        processes when more than one, with a progress bar."""
+        return cls(
+            cache_dir=args.cache_dir,
+            directory=Path(args.out) if args.out else None,
+            executor="process" if args.workers > 1 else "serial",
+            progress=True,
+            note=args.note,
+            workers=args.workers,
+        )
+
+    @property
+    def options(self) -> SweepOptions:
+        """The sweeps' keywords (:class:`~.runs.SweepOptions`)."""
+        return {
+            "executor": self.executor,
+            "cache_dir": self.cache_dir,
+            "progress": self.progress,
+            "max_workers": self.workers,
+        }
+
+
+def record_paper_run(profile: OnoProfile, how: Recording) -> RunRecord:
     """Run the tables and Figure 2 of ``profile`` and write the two CSVs and the run record
-    (:func:`write_paper_results`). ``note`` states what part of the paper profile was run; the
-    record names the commit checked out when the run *started* and the ``workers`` it ran on."""
-    commit, dirty, start = current_commit(), records.code_dirty(), time.perf_counter()
-    kw = {
-        "executor": executor,
-        "cache_dir": cache_dir,
-        "progress": progress,
-        "max_workers": workers,
-    }
-    trials = sweep_tables(profile, **kw)
-    curves = sweep_figure2(profile, **kw)
-    record = RunRecord.now(
+    (:func:`write_paper_results`); the record names the commit checked out when the run
+    *started*."""
+    started = recording_started()
+    trials = sweep_tables(profile, **how.options)
+    curves = sweep_figure2(profile, **how.options)
+    record = _run_record(
+        profile,
+        profile.profile,
+        started,
+        [trials],
+        how,
+        files=[TRIALS_CSV, CURVES_CSV],
+        produced_by="privrl.papers.ono2020.runs",
+    )
+    write_paper_results(trials, curves, record, how.directory)
+    return record
+
+
+def recording_started() -> tuple[str, bool, float]:
+    """The commit checked out, whether the code is dirty, and the clock, as a recording starts."""
+    return current_commit(), records.code_dirty(), time.perf_counter()
+
+
+def _run_record(
+    profile: OnoProfile,
+    name: str,
+    started: tuple[str, bool, float],
+    frames: list[pd.DataFrame],
+    how: Recording,
+    *,
+    files: list[str],
+    produced_by: str,
+) -> RunRecord:
+    """The run record of a recording ``how`` of ``profile`` under profile ``name`` started at
+    ``started`` (:func:`recording_started`): its parameters, wall time, and the compute seconds and
+    CartPole steps summed over the trials of ``frames``."""
+    commit, dirty, start = started
+    return RunRecord.now(
         notebook=PAPER,
-        profile=profile.profile,
+        profile=name,
         parameters={
             k: list(v) if isinstance(v, tuple) else v
             for k, v in dataclasses.asdict(profile).items()
@@ -110,15 +165,29 @@ def record_paper_run(
         wall_time_s=time.perf_counter() - start,
         git_commit=commit,
         git_dirty=dirty,
-        compute_s=round(float(trials.seconds.sum()), 1),
-        env_steps=int(trials.env_steps.sum()),
-        workers=workers,
-        note=note,
-        files=[TRIALS_CSV, CURVES_CSV],
-        produced_by=["privrl.papers.ono2020.runs"],
+        compute_s=round(sum(float(f.seconds.sum()) for f in frames), 1),
+        env_steps=int(sum(f.env_steps.sum() for f in frames)),
+        workers=how.workers,
+        note=how.note,
+        files=files,
+        produced_by=[produced_by],
     )
-    write_paper_results(trials, curves, record, directory)
-    return record
+
+
+#: The columns of the reference set-up's trials CSVs (:func:`reference_frames`, and the tuned
+#: record's evaluation, :func:`.tuning.trials_frame`).
+REFERENCE_TRIALS_COLUMNS = [
+    "variant",
+    "mechanism",
+    "epsilon",
+    "buffer_size",
+    "step_size",
+    "gravity",
+    "trial",
+    "first_success",
+    "success",
+    "env_steps",
+]
 
 
 def reference_frames(runs: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
@@ -127,18 +196,7 @@ def reference_frames(runs: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     success, env_steps`` (the ablation and the evaluation arms), the sweep's trials (same
     columns, variant ``reference``) and Figure 2's curves ``variant, mechanism, epsilon,
     step_size, trial, submission, avg_score`` (|B| in ``variant`` as in :data:`CURVES_CSV`)."""
-    cols = [
-        "variant",
-        "mechanism",
-        "epsilon",
-        "buffer_size",
-        "step_size",
-        "gravity",
-        "trial",
-        "first_success",
-        "success",
-        "env_steps",
-    ]
+    cols = REFERENCE_TRIALS_COLUMNS
     order = ["variant", "mechanism", "epsilon", "buffer_size", "step_size", "trial"]
     curves = runs["curves"]
     curves = curves.assign(variant=curves["variant"] + " |B|=" + curves["buffer_size"].astype(str))
@@ -151,43 +209,23 @@ def reference_frames(runs: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     }
 
 
-def record_reference_run(
-    profile: OnoProfile,
-    *,
-    cache_dir: Any,
-    directory: Path | None = None,
-    executor: Any = "serial",
-    progress: bool = False,
-    note: str = "",
-    workers: int = 1,
-) -> RunRecord:
+def record_reference_run(profile: OnoProfile, how: Recording) -> RunRecord:
     """Run the reference set-up (:func:`.reference.sweep_reference`: ablation, step-size sweep,
     Tables 1-3 and Figure 2 at the chosen steps) of ``profile`` and write its three CSVs
-    (:func:`reference_frames`) into ``directory`` and its run record one folder up
+    (:func:`reference_frames`) into ``how.directory`` and its run record one folder up
     (``ono2020-reference.json``)."""
-    commit, dirty, start = current_commit(), records.code_dirty(), time.perf_counter()
-    runs = sweep_reference(
-        profile, executor=executor, cache_dir=cache_dir, progress=progress, max_workers=workers
-    )
-    seconds = sum(float(runs[k].seconds.sum()) for k in ("tuning", "trials"))
-    record = RunRecord.now(
-        notebook=PAPER,
-        profile=REFERENCE_RECORD,
-        parameters={
-            k: list(v) if isinstance(v, tuple) else v
-            for k, v in dataclasses.asdict(profile).items()
-        },
-        wall_time_s=time.perf_counter() - start,
-        git_commit=commit,
-        git_dirty=dirty,
-        compute_s=round(seconds, 1),
-        env_steps=int(sum(runs[k].env_steps.sum() for k in ("tuning", "trials"))),
-        workers=workers,
-        note=note,
+    started = recording_started()
+    runs = sweep_reference(profile, **how.options)
+    record = _run_record(
+        profile,
+        REFERENCE_RECORD,
+        started,
+        [runs["tuning"], runs["trials"]],
+        how,
         files=[REFERENCE_TRIALS_CSV, REFERENCE_SWEEP_CSV, REFERENCE_CURVES_CSV],
-        produced_by=["privrl.papers.ono2020.reference"],
+        produced_by="privrl.papers.ono2020.reference",
     )
-    directory = Path(directory) if directory is not None else records.results_dir()
+    directory = Path(how.directory) if how.directory is not None else records.results_dir()
     directory.mkdir(parents=True, exist_ok=True)
     for name, frame in reference_frames(runs).items():
         frame.to_csv(directory / name, index=False)
@@ -255,6 +293,17 @@ def paper_profile_at(n_submissions: int) -> OnoProfile:
     )
 
 
+def add_recording_arguments(parser: argparse.ArgumentParser) -> None:
+    """A recording command's options (:meth:`Recording.of`): ``--workers``, ``--cache-dir``,
+    ``--out``, ``--note``."""
+    parser.add_argument("--workers", type=int, default=2, help="worker processes")
+    parser.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
+    parser.add_argument(
+        "--out", default=None, help="results directory (default book/measurements/results)"
+    )
+    parser.add_argument("--note", default="")
+
+
 def main(argv: list[str] | None = None) -> None:
     """``python -m privrl.papers.ono2020.recorded record-paper``: record the paper profile
     (Tables 1-3 and Figure 2 at 20 trials and 90,000 submissions unless told otherwise)."""
@@ -268,24 +317,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     for command in (rec, prac):
         command.add_argument("--n-submissions", type=int, default=PAPER_CAP)
-        command.add_argument("--workers", type=int, default=2, help="worker processes")
-        command.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
-        command.add_argument(
-            "--out", default=None, help="results directory (default book/measurements/results)"
-        )
-        command.add_argument("--note", default="")
+        add_recording_arguments(command)
     args = parser.parse_args(argv)
     profile = paper_profile_at(args.n_submissions)
     recorder = record_paper_run if args.command == "record-paper" else record_reference_run
-    record = recorder(
-        profile,
-        cache_dir=args.cache_dir,
-        directory=Path(args.out) if args.out else None,
-        executor="process" if args.workers > 1 else "serial",
-        progress=True,
-        note=args.note,
-        workers=args.workers,
-    )
+    record = recorder(profile, Recording.of(args))
     print(json.dumps(record.as_dict(), indent=1, default=str))
 
 

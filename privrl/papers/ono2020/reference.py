@@ -1,48 +1,35 @@
-"""The reference set-up of ono2020: a PGC-A3C that learns, its ablation, its
-step-size sweep, and the runs the private claims are decided on there.
+"""The reference set-up of ono2020: a PGC-A3C that learns, its ablation and step-size sweep,
+and the runs the private claims are decided on there.
 
-The paper's set-up as literally stated does not learn (its non-private baseline in the recorded
-paper run, :mod:`.recorded`, stays far below the paper's 20/20; the chapter states the count from
-the record). That is a finding about the stated hyper-parameters, not a
-verdict on the private claims. This module runs the smallest change set we found that makes the
-baseline match the paper, and decides the private claims there. Everything the paper states is
-kept (network, loss eqs. 15-18, clip C and the mechanisms of Algorithms 2-3, the epsilon-greedy
-schedule, 9 asynchronous workers, |B|), plus two changes a 2019 TensorFlow A3C for CartPole
-would have had:
+Everything the paper states is kept (network, loss eqs. 15-18, clip C and Algorithms 2-3, the
+epsilon-greedy schedule, 9 asynchronous workers, |B|) plus two changes: actions sampled
+``a ~ pi`` in the non-random branch of epsilon-greedy (the paper's ``argmax`` collapses the
+policy), and RMSProp at the aggregator instead of eq. (22)'s plain step, its step chosen per arm
+(mechanism, epsilon, |B|). The non-private arm (epsilon = inf) is not clipped. Trials run
+``profile.reference_submissions`` submissions.
 
-* actions sampled ``a ~ pi`` in the non-random branch of the epsilon-greedy rule (A3C's
-  sampling; the paper's ``argmax`` collapses the policy), and
-* RMSProp at the aggregator (Mnih et al. 2016's optimiser) instead of eq. (22)'s plain step,
-  with its step size chosen per arm (mechanism, epsilon, |B|) by a sweep.
-
-Its trials run ``profile.reference_submissions`` submissions (the paper's 90,000 in the paper
-profile; 3,000 in the quick one, where the literal set-up's 1,000 would show no learning at all).
-
-The non-private arm (epsilon = inf) is not clipped, as a non-private A3C is not.
-
-**Ablation** (:func:`ablation_configs`): the non-private arms that remove one change from the
-reference (greedy actions; plain SGD at the paper's eta; the paper's clip) or add one to the
-paper's (sampled actions only), each run at the profile's trials and budget.
-
-**Step-size sweep** (:func:`tuning_configs`, :func:`chosen_steps`): each arm is run at every step
-of ``profile.reference_steps`` on ``profile.tuning_trials`` trials of
-``profile.tuning_submissions`` submissions whose seeds derive from ``profile.seed +``
-:data:`TUNING_SEED_OFFSET`, never an evaluation trial's; the step with the most successes wins,
-ties broken by the lower median first success time (censored at the budget), then by the
-smaller step. The evaluation trials (:func:`evaluation_configs`) then run each arm at its chosen
-step on the profile's seeds, as Tables 1-3 and Figure 2 did for the paper's set-up.
+* **Ablation** (:func:`ablation_configs`): the non-private arms that remove one change from the
+  reference or add one to the paper's, at the profile's trials and budget.
+* **Step-size sweep** (:func:`tuning_configs`, :func:`chosen_steps`): each arm at every step of
+  ``profile.reference_steps`` on ``profile.tuning_trials`` trials of
+  ``profile.tuning_submissions`` submissions, seeds under root ``profile.seed +``
+  :data:`TUNING_SEED_OFFSET` (never an evaluation trial's); the most successes wins, ties to
+  the lower censored median first success time, then to the smaller step.
+* **Evaluation** (:func:`evaluation_configs`): each arm at its chosen step on the profile's
+  seeds, as Tables 1-3 and Figure 2 on the paper's set-up.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
 
 from privrl.chapter.sweep import run_sweep
 from privrl.papers.ono2020.profile import INF, REFERENCE, OnoProfile
+from privrl.papers.ono2020.runs import SweepOptions, sweep_keywords
 from privrl.papers.ono2020.trials import (
     algorithm_config,
     censored,
@@ -188,22 +175,12 @@ def figure2_reference_configs(profile: OnoProfile, steps: pd.DataFrame) -> list[
 
 
 def sweep_reference(
-    profile: OnoProfile,
-    *,
-    executor: Any = None,
-    cache_dir: Any = None,
-    progress: bool = False,
-    max_workers: int | None = None,
+    profile: OnoProfile, **options: Unpack[SweepOptions]
 ) -> dict[str, pd.DataFrame]:
     """The reference set-up's runs: ``ablation`` and ``trials`` (one row per trial, with
     ``step_size``), ``tuning`` (the sweep's trials), ``steps`` (:func:`chosen_steps`) and
     ``curves`` (Figure 2). Resumable through the sweep cache."""
-    kw = {
-        "executor": executor,
-        "cache_dir": cache_dir,
-        "progress": progress,
-        "max_workers": max_workers,
-    }
+    kw = sweep_keywords(options)
     if 1.0 not in profile.epsilons:
         raise ValueError("the reference set-up's Figure 2 needs epsilon = 1 in the profile")
     n_seeds = profile.n_trials // profile.trials_per_seed

@@ -13,11 +13,11 @@ wherever they appear. As in the paper, Tables 1-3 use Laplace with ``|B| = 1`` a
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import pandas as pd
 
-from privrl.chapter.sweep import run_sweep
+from privrl.chapter.sweep import RunFunction, run_sweep
 from privrl.papers.ono2020.profile import INF, OnoProfile
 from privrl.papers.ono2020.trials import (
     run_first_success,
@@ -83,72 +83,63 @@ def diagnostic_configs(profile: OnoProfile) -> list[dict[str, Any]]:
     return out + [{**base, "variant": v, "epsilon": INF} for v in profile.variants if v != "paper"]
 
 
-# --- sweeps ----------------------------------------------------------------------------------
+# --- sweeps ---------------------------------------------------------------------------------
 
 
-def sweep_tables(
+class SweepOptions(TypedDict, total=False):
+    """How a sweep runs: :func:`~privrl.chapter.sweep.run_sweep`'s executor, sweep cache
+    (resumable), progress bar (default off) and worker processes."""
+
+    executor: Any
+    cache_dir: Any
+    progress: bool
+    max_workers: int | None
+
+
+def sweep_keywords(options: SweepOptions) -> dict[str, Any]:
+    """``options`` as the keywords of :func:`~privrl.chapter.sweep.run_sweep`, progress off
+    unless asked for."""
+    return {
+        "executor": options.get("executor"),
+        "cache_dir": options.get("cache_dir"),
+        "progress": options.get("progress", False),
+        "max_workers": options.get("max_workers"),
+    }
+
+
+def _sweep(
+    run: RunFunction,
+    configs: list[dict[str, Any]],
     profile: OnoProfile,
-    *,
-    executor: Any = None,
-    cache_dir: Any = None,
-    progress: bool = False,
-    max_workers: int | None = None,
+    desc: str,
+    options: SweepOptions,
+    replicates: int = 1,
 ) -> pd.DataFrame:
-    """All trials behind Tables 1-3 and Figure 3 (one row per trial, ``trial`` numbered 0..N-1)."""
-    out = run_sweep(
-        run_first_success,
-        table_configs(profile),
-        replicates=profile.n_trials // profile.trials_per_seed,
+    """``run`` over ``configs``, ``replicates`` seeds each, under the profile's root seed."""
+    return run_sweep(
+        run,
+        configs,
+        replicates=replicates,
         root_seed=profile.seed,
-        cache_dir=cache_dir,
-        executor=executor,
-        max_workers=max_workers,
-        progress=progress,
-        desc="ono2020 tables",
+        desc=f"ono2020 {desc}",
+        **sweep_keywords(options),
     )
+
+
+def sweep_tables(profile: OnoProfile, **options: Unpack[SweepOptions]) -> pd.DataFrame:
+    """All trials behind Tables 1-3 and Figure 3 (one row per trial, ``trial`` numbered 0..N-1)."""
+    replicates = profile.n_trials // profile.trials_per_seed
+    out = _sweep(run_first_success, table_configs(profile), profile, "tables", options, replicates)
     out["trial"] = out["seed"] * profile.trials_per_seed + out["trial"]
     return out
 
 
-def sweep_figure2(
-    profile: OnoProfile,
-    *,
-    executor: Any = None,
-    cache_dir: Any = None,
-    progress: bool = False,
-    max_workers: int | None = None,
-) -> pd.DataFrame:
+def sweep_figure2(profile: OnoProfile, **options: Unpack[SweepOptions]) -> pd.DataFrame:
     """Learning curves of Figure 2 (one row per trial and recorded submission)."""
-    return run_sweep(
-        run_learning_curve,
-        figure2_configs(profile),
-        replicates=1,
-        root_seed=profile.seed,
-        cache_dir=cache_dir,
-        executor=executor,
-        max_workers=max_workers,
-        progress=progress,
-        desc="ono2020 figure 2",
-    )
+    return _sweep(run_learning_curve, figure2_configs(profile), profile, "figure 2", options)
 
 
-def sweep_diagnostics(
-    profile: OnoProfile,
-    *,
-    executor: Any = None,
-    cache_dir: Any = None,
-    progress: bool = False,
-    max_workers: int | None = None,
-) -> pd.DataFrame:
+def sweep_diagnostics(profile: OnoProfile, **options: Unpack[SweepOptions]) -> pd.DataFrame:
     """Per-report statistics over training for :func:`diagnostic_configs`."""
-    return run_sweep(
-        run_report_statistics,
-        diagnostic_configs(profile),
-        replicates=1,
-        root_seed=profile.seed,
-        cache_dir=cache_dir,
-        executor=executor,
-        max_workers=max_workers,
-        progress=progress,
-        desc="ono2020 diagnostics",
-    )
+    configs = diagnostic_configs(profile)
+    return _sweep(run_report_statistics, configs, profile, "diagnostics", options)

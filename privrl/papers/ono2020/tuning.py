@@ -1,35 +1,22 @@
 r"""ono2020, reference set-up: one protocol for every private arm's RMSProp step, chosen by the
 claims' own metric on tuning trials, and every arm evaluated at it on fresh trials.
 
-* **Arms.** Tables 1-3's private arms (Laplace |B| = 1 and PRS |B| = 100 at every finite epsilon,
-  :func:`private_arms`) over ``profile.reference_steps``; the non-private baseline, which guards
-  the private claims, at :data:`REFERENCE_BASELINE_STEP`.
-* **Tuning.** :data:`TUNING_TRIALS` trials per arm and step, each run for the paper's budget
-  :data:`TUNING_SUBMISSIONS` (90,000 submissions) without early stop; a trial *succeeds* when its
-  first success time (eq. 26) is within the budget, and its AUC is its mean score per submission
-  :math:`\frac1N\sum_{n=1}^N s_n` (eq. 25's :math:`s_n`; a diverged trial scores 0 on the
-  submissions it did not play).
-* **Rule.** Per arm, the step with the most tuning successes (the claims' metric: success within
-  the paper's budget); ties to the higher mean AUC, then to the smaller step
-  (:func:`step_scores`, column ``chosen``). The other criterion, the highest mean AUC (ties to the
-  smaller step, column ``chosen_auc``), is a sensitivity reading, never a verdict.
+* **Arms.** Tables 1-3's private arms (:func:`private_arms`) over ``profile.reference_steps``;
+  the non-private baseline at :data:`REFERENCE_BASELINE_STEP`.
+* **Tuning.** :data:`TUNING_TRIALS` trials per arm and step of :data:`TUNING_SUBMISSIONS`
+  submissions, no early stop; a trial succeeds when its first success time (eq. 26) is within
+  the budget; its AUC is :math:`\frac1N\sum_{n=1}^N s_n` (eq. 25's scores, 0 after divergence).
+* **Rule.** Per arm, the most tuning successes, ties to the higher mean AUC, then the smaller
+  step (:func:`step_scores`, ``chosen``); the highest mean AUC (``chosen_auc``) is a sensitivity
+  reading, never a verdict.
 * **Seeds.** Tuning root ``profile.seed +`` :data:`TUNING_ROOT_OFFSET`, evaluation root
-  ``profile.seed +`` :data:`EVALUATION_ROOT_OFFSET`: disjoint from each other, from every earlier
-  evaluation (root ``profile.seed``) and from the earlier tuning (``profile.seed +``
-  :data:`~privrl.papers.ono2020.reference.TUNING_SEED_OFFSET`), so the evaluation's trials were
-  never looked at before.
-* **Evaluation.** :data:`EVAL_TRIALS` trials per arm (the paper's count) of the paper's budget,
-  every arm at its chosen step; then the sensitivity arms, each private arm at its AUC-chosen
-  step where that differs, on the same seed (common random numbers: the two readings differ only
-  by the step).
+  ``profile.seed +`` :data:`EVALUATION_ROOT_OFFSET`: disjoint from each other and from every
+  earlier tuning and evaluation, so the evaluation's trials were never looked at before.
+* **Evaluation.** :data:`EVAL_TRIALS` trials per arm at its chosen step; the sensitivity arms on
+  the same seeds (common random numbers).
 
-:func:`record_tuned` runs both through :func:`privrl.chapter.sweep.run_sweep` (resumable, keyed by
-the run functions' results versions) and writes :data:`TUNING_CSV` (tidy: arm, step, trial, AUC,
-first success), :data:`TUNED_TRIALS_CSV` (the evaluation's trials, the reference record's columns)
-and the run record ``book/measurements/ono2020-tuned.json``::
-
-    python -m privrl.papers.ono2020.tuning record --workers 1 \\
-        --cache-dir book/measurements/cache/ono2020-tuned-v2
+:func:`record_tuned` (``python -m privrl.papers.ono2020.tuning record --cache-dir DIR``) runs
+both, resumably, and writes :data:`TUNING_CSV`, :data:`TUNED_TRIALS_CSV` and the run record.
 """
 
 from __future__ import annotations
@@ -46,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from privrl.chapter import records
-from privrl.chapter.records import RunRecord, command_line, current_commit
+from privrl.chapter.records import RunRecord, command_line
 from privrl.chapter.sweep import run_sweep
 from privrl.chapter.verdicts import bootstrap_interval
 from privrl.core.algorithms.a3c import train_pgc_a3c
@@ -58,6 +45,12 @@ from privrl.papers.ono2020.profile import (
     PAPER_CAP,
     REFERENCE,
     OnoProfile,
+)
+from privrl.papers.ono2020.recorded import (
+    REFERENCE_TRIALS_COLUMNS,
+    Recording,
+    add_recording_arguments,
+    recording_started,
 )
 from privrl.papers.ono2020.reference import FIGURE2_EXTRA, arms
 from privrl.papers.ono2020.trials import algorithm_config, run_first_success
@@ -304,18 +297,8 @@ def trials_frame(trials: pd.DataFrame) -> pd.DataFrame:
         gravity=GRAVITY_LABEL,
         trial=trials["seed"] * trials["trials_per_seed"] + trials["trial"],
     )
-    cols = [
-        "variant",
-        *ARM_COLUMNS,
-        "step_size",
-        "gravity",
-        "trial",
-        "first_success",
-        "success",
-        "env_steps",
-    ]
     return (
-        out[cols]
+        out[REFERENCE_TRIALS_COLUMNS]
         .sort_values(["variant", *ARM_COLUMNS, "step_size", "trial"])
         .reset_index(drop=True)
     )
@@ -323,32 +306,21 @@ def trials_frame(trials: pd.DataFrame) -> pd.DataFrame:
 
 def record_tuned(
     profile: OnoProfile,
+    how: Recording,
     *,
-    cache_dir: Any,
     tuning_trials: int = TUNING_TRIALS,
     tuning_budget: int = TUNING_SUBMISSIONS,
     budget: int = PAPER_CAP,
     trials: int = EVAL_TRIALS,
-    directory: Path | None = None,
-    executor: Any = "process",
-    workers: int = 2,
-    progress: bool = True,
-    note: str = "",
     command: str = "",
 ) -> RunRecord:
     """Tune every private arm of ``profile`` on ``tuning_trials`` trials of ``tuning_budget``
     submissions, evaluate the baseline and every private arm at its chosen step, then the
     sensitivity arms (:func:`sensitivity_configs`), ``trials`` trials of ``budget`` each, and
-    write :data:`TUNING_CSV`, :data:`TUNED_TRIALS_CSV` into ``directory`` (default the book's
-    recorded results) and the run record :data:`TUNED_RECORD_JSON` one folder up."""
-    commit, start = current_commit(), time.perf_counter()
-    dirty = records.code_dirty()
-    kw = {
-        "executor": executor,
-        "cache_dir": cache_dir,
-        "progress": progress,
-        "max_workers": workers,
-    }
+    write :data:`TUNING_CSV`, :data:`TUNED_TRIALS_CSV` into ``how.directory`` (default the
+    book's recorded results) and the run record :data:`TUNED_RECORD_JSON` one folder up."""
+    commit, dirty, start = recording_started()
+    kw = how.options
     roots = seed_roots(profile)
     private = private_arms(profile)
     tuning = run_sweep(
@@ -395,13 +367,13 @@ def record_tuned(
         git_dirty=dirty,
         compute_s=round(float(tuning.seconds.sum() + runs.seconds.sum()), 1),
         env_steps=int(tuning.env_steps.sum() + runs.env_steps.sum()),
-        workers=workers,
-        note=note,
+        workers=how.workers,
+        note=how.note,
         command=command,
         files=[TUNING_CSV, TUNED_TRIALS_CSV],
         produced_by=[run_tuning_trials.__module__],
     )
-    directory = Path(directory) if directory is not None else records.results_dir()
+    directory = Path(how.directory) if how.directory is not None else records.results_dir()
     directory.mkdir(parents=True, exist_ok=True)
     tuning_frame(tuning).to_csv(directory / TUNING_CSV, index=False)
     trials_frame(runs).to_csv(directory / TUNED_TRIALS_CSV, index=False)
@@ -444,23 +416,13 @@ def main(argv: list[str] | None = None) -> None:
         "every arm at its chosen step on fresh trials, and record both",
     )
     rec.add_argument("--tuning-trials", type=int, default=TUNING_TRIALS)
-    rec.add_argument("--workers", type=int, default=2, help="worker processes")
-    rec.add_argument("--cache-dir", required=True, help="sweep cache (resumable)")
-    rec.add_argument(
-        "--out", default=None, help="results directory (default book/measurements/results)"
-    )
-    rec.add_argument("--note", default="")
+    add_recording_arguments(rec)
     args = parser.parse_args(argv)
-    command = command_line("privrl.papers.ono2020.tuning", argv)
     record = record_tuned(
         OnoProfile.paper(),
-        cache_dir=args.cache_dir,
+        Recording.of(args),
         tuning_trials=args.tuning_trials,
-        directory=Path(args.out) if args.out else None,
-        executor="process" if args.workers > 1 else "serial",
-        workers=args.workers,
-        note=args.note,
-        command=command,
+        command=command_line("privrl.papers.ono2020.tuning", argv),
     )
     print(json.dumps(record.as_dict(), indent=1, default=str))
 
