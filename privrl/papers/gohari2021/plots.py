@@ -38,6 +38,7 @@ from privrl.papers.gohari2021.recorded import (
     curves_csv,
     recorded_analysis,
 )
+from privrl.papers.gohari2021.state import AirRaidTeacher, RolloutCost
 
 #: Every configuration Figure 2 and the diagnostics draw, each in its colour of the book
 #: (:mod:`privrl.chapter.colours`) in every figure.
@@ -304,19 +305,19 @@ def plot_diagnostics(diagnostics: pd.DataFrame, labels: list[str], first_spent: 
     return fig
 
 
-def plot_airraid_teacher(air: dict[str, Any]):
+def plot_airraid_teacher(air: AirRaidTeacher):
     """The committed AirRaid teacher's training curve, random play and the kept checkpoint."""
     fig, ax = new_figure(1, 1, width=5.0)
     ax = ax[0, 0]
-    curve = air["curve"]
+    curve = air.curve
     ax.plot(curve.index, curve.to_numpy(), lw=0.5, alpha=0.4, label="per roll-out")
     ax.plot(
         curve.index,
         curve.rolling(50, min_periods=1).mean().to_numpy(),
         label="mean of 50 roll-outs",
     )
-    ax.axhline(air["air_random"], ls=":", c="gray", label="uniformly random play")
-    ax.axvline(air["kept_steps"], c="k", lw=0.8, label="kept checkpoint")
+    ax.axhline(air.air_random, ls=":", c="gray", label="uniformly random play")
+    ax.axvline(air.kept_steps, c="k", lw=0.8, label="kept checkpoint")
     ax.set(
         xlabel="environment steps",
         ylabel="average return per episode",
@@ -413,32 +414,32 @@ SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
-def cost_sentence(cost: dict | None) -> str:
-    """The paper profile's cost in words: timed in this run (``cost["source"] == "measured"``),
+def cost_sentence(cost: RolloutCost | None) -> str:
+    """The paper profile's cost in words: timed in this run (``cost.source == "measured"``),
     the recorded AirRaid design's, or neither."""
     if cost is None:
         return (
             "The cost of the paper profile is neither measured in this run (`measure_cost`) "
             "nor recorded."
         )
-    if cost["source"] == "measured":
+    if cost.source == "measured":
         return (
             "We time a few roll-outs of the most expensive run at paper settings, the "
             "privacy-aware student kickstarted by the AirRaid teacher (a teacher query and a "
             "Dirichlet draw per step), and of the teacher-sized PPO, in CPU seconds (a run of "
             "four roll-outs minus a run of one, so that set-up costs cancel; the table gives "
             "the step rate, interactions per CPU second). One paper-profile run of 4,000 "
-            f"roll-outs costs about {cost['hours_run']:.1f} core-hours "
-            f"({cost['sec_rollout']:.2f} CPU seconds per roll-out of 1,000 interactions on "
+            f"roll-outs costs about {cost.hours_run:.1f} core-hours "
+            f"({cost.sec_rollout:.2f} CPU seconds per roll-out of 1,000 interactions on "
             "the machine that built this page; the paper reports at most 9 s)."
         )
     return (
         "This run does not time roll-outs at paper settings (`measure_cost` is off in the "
         "quick profile; `-p measure_cost=True` times them), so the cost is the recorded "
         "AirRaid design's: its CPU time summed over its runs, over its roll-outs, "
-        f"{cost['sec_rollout']:.2f} CPU seconds per roll-out of 1,000 interactions (a mean "
+        f"{cost.sec_rollout:.2f} CPU seconds per roll-out of 1,000 interactions (a mean "
         "over its configurations; the paper reports at most 9 s). One paper-profile run of "
-        f"4,000 roll-outs costs about {cost['hours_run']:.1f} core-hours."
+        f"4,000 roll-outs costs about {cost.hours_run:.1f} core-hours."
     )
 
 
