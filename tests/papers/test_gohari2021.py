@@ -830,6 +830,11 @@ def test_the_paper_profile_chapter_runs_on_a_dask_cluster_at_a_tiny_budget():
     assert set(runs["label"]) == {c["label"] for c in rn.figure2_configs(profile)}
     assert runs["env_steps"].max() == 200 and result.report.checks
     assert {c.key: c for c in result.report.claims}["budget_respected"].verdict == "reproduced"
+    # the steps handed each other typed values; the tables are the state's data-frame fields
+    state = result.state
+    assert isinstance(state, GohariState) and state.teacher is not None
+    assert state.ball_limits is not None and set(state.ball_limits.at_m) == {"mc", "union"}
+    assert result.tables["runs"] is state.runs and result.wall_time_s > 0
 
 
 def test_privrl_run_hands_a_scheduler_address_to_the_notebook(monkeypatch):

@@ -1,19 +1,18 @@
 """Gohari et al. (2021): privacy-preserving kickstarting with privacy-aware students, as one
-:class:`~privrl.chapter.skeleton.Chapter`.
+:class:`~privrl.chapter.skeleton.Chapter` on the typed state
+:class:`~privrl.papers.gohari2021.state.GohariState`.
 
 :func:`run` (profile :class:`~privrl.papers.gohari2021.profile.GohariProfile`) takes the skeleton's
-steps: the checks of Theorem 1 and Lemma 1 and the teachers' per-query privacy
-(:mod:`~privrl.papers.gohari2021.checks`); the Figure 2 runs (:mod:`~privrl.papers.gohari2021.runs`,
-through :func:`privrl.chapter.sweep.run_sweep`, on Dask with an executor) with the speed-up
-(:mod:`~privrl.papers.gohari2021.curves`) and the teacher's composed budget, and the recorded
-AirRaid run (:mod:`~privrl.papers.gohari2021.recorded`); the teachers' releases in the privacy
-ledger (Theorem 1 as :class:`~privrl.core.accounting.dirichlet.DirichletMechanismEvent`); the
-paper's claims and the errata (:mod:`~privrl.papers.gohari2021.claims`), decided on this run, on
-the recorded design and on the record of the deciding arms at the paper's horizon (when each
-is recorded).
+steps: the checks of Theorem 1 (eq. 12, 6) and Lemma 1 (eq. 14) and the teachers' per-query
+privacy (:mod:`~privrl.papers.gohari2021.checks`); Figure 2's runs
+(:mod:`~privrl.papers.gohari2021.runs`), their speed-ups (:mod:`~privrl.papers.gohari2021.curves`),
+the teacher's composed budget and the recorded AirRaid runs
+(:mod:`~privrl.papers.gohari2021.recorded`); the teachers' releases in the ledger (Theorem 1 as
+:class:`~privrl.core.accounting.dirichlet.DirichletMechanismEvent`); the claims and errata
+(:mod:`~privrl.papers.gohari2021.claims`), decided on this run and on each recorded run.
 
 Train the teachers (weights are committed; the command regenerates them) and record the AirRaid
-run (resumable over sittings through the cache; the recorded design was run this way)::
+design (resumable over sittings through the cache)::
 
     python -m privrl.papers.gohari2021.chapter train-teacher --env cartpole --epochs 40
     python -m privrl.papers.gohari2021.chapter train-teacher --env airraid --epochs 2500
@@ -275,9 +274,9 @@ class Gohari2021Chapter(
         if ctx.state.cost is not None:
             return float(ctx.state.cost["seconds per roll-out"].max()), "measured"
         rec = ctx.state.recorded
-        if rec is None or not rec.record.get("run_core_seconds"):
+        if rec is None or not rec.core_seconds:
             return None
-        return float(rec.record["run_core_seconds"]) / len(rec.runs), "recorded"
+        return rec.core_seconds / len(rec.runs), "recorded"
 
     @staticmethod
     def _glue_recorded(ctx: Context[GohariState], rec: RecordedAnalysis) -> None:
@@ -289,14 +288,14 @@ class Gohari2021Chapter(
             for col in ("ratio", "censored_baseline", "censored_treated"):
                 ctx.glue(f"rec_{name}_{col}", float(head.loc[label, col]))
             ctx.glue(f"rec_{name}_interval", shown.loc[label, "95% interval"])
-        ctx.glue("rec_r_random", rec.record["references"]["random"])
-        ctx.glue("rec_r_teacher", rec.record["references"]["teacher"])
+        ctx.glue("rec_r_random", rec.references["random"])
+        ctx.glue("rec_r_teacher", rec.references["teacher"])
         ctx.glue("rec_threshold", float(head["threshold"].iloc[0]))
         ctx.glue("rec_seeds", float(rec.profile.n_trials))
         ctx.glue("rec_configs", float(rec.runs["label"].nunique()))
         ctx.glue("rec_rollouts", float(rec.profile.epochs))
-        ctx.glue("rec_core_hours", rec.record["run_core_seconds"] / 3600)
-        ctx.glue("rec_wall_hours", rec.record["wall_time_s"] / 3600)
+        ctx.glue("rec_core_hours", rec.core_seconds / 3600)
+        ctx.glue("rec_wall_hours", rec.wall_seconds / 3600)
 
 
 #: The chapter's entry point: ``run(profile, *, executor=None, cache_dir=None, progress=False)``.

@@ -1,11 +1,9 @@
 r"""Gohari et al. (2021): the chapter's checks, run in this order before the Figure 2 runs.
 
-Every step is a named function ``step(ctx)`` of the chapter skeleton
-(:class:`privrl.chapter.skeleton.Chapter`): it records its numeric checks on ``ctx.report``
-(raising when one fails), its tables and what later steps read (the ledger, the errata) in
-the chapter's state (:class:`~privrl.papers.gohari2021.state.GohariState`), and the numbers the
-prose reads through ``ctx.glue``. They all draw from the run's generator (``ctx.rng``, seeded by
-the profile's seed), in this order:
+Each is a step ``step(ctx)`` of the chapter skeleton: it records its numeric checks on
+``ctx.report`` (raising when one fails), its tables and what later steps read in the chapter's
+state (:class:`~privrl.papers.gohari2021.state.GohariState`), the prose's numbers through
+``ctx.glue``, and draws from ``ctx.rng`` (seeded by the profile's seed), in this order:
 
 1. :func:`check_delta_integration`: eq. (6) by Monte Carlo against numerical integration;
 2. :func:`check_paper_pair`: the stated (eta, tau, L b) give the paper's (4.46, 0.05), eq. (12)

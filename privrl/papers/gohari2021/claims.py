@@ -1,21 +1,21 @@
 """Gohari et al. (2021): the paper's claims (:data:`CLAIMS`) and the chapter's errata (:data:`ERRATA`).
 
-The claims are decided on this run's Figure 2 runs and again, keyed ``*_airraid``, on the recorded
-AirRaid design (:mod:`privrl.papers.gohari2021.recorded`: 10 of the paper's 30 seeds, 450 of its
-4,000 roll-outs), whose claims carry that record's profile (``design``) and commit, and, keyed
-``*_horizon``, on the record of the deciding arms at the paper's 4,000 roll-outs (profile
-``horizon``; a claim whose arms that record did not run is not decided there). Every claim goes through :func:`privrl.chapter.verdicts.decide_interval`: a speed-up on
-the exact rank interval of the ratio of times to converge against the paper's magnitude
-(:func:`decide_speedup`: 1, "no effect", where the paper states no size; 2 for "roughly 4 times",
-half the stated magnitude) at X_0.5, its verdict the claim's, and again at X_0.75 on the same
-runs, stated beside it (:func:`faster`), untestable where random play reaches the threshold on the smoothing
-used (:func:`random_play_condition`), an end-of-run comparison on the difference of median final returns
-(:func:`privrl.chapter.verdicts.decide_difference`, "no effect": the paper states no size), the
-budget on the exact count of data-dependent queries past the schedule's allowance, on this run
-and on the recorded run when it has the queries columns (:func:`decide_budget`). The statements
-name the paper's (64, 64)
-teacher-sized and (32, 32) student-sized agents (Section 5); the decisions compare the profile's
-``teacher_hidden`` and ``student_hidden`` agents, the same unless a profile changes them.
+Every claim is decided on an :class:`~privrl.chapter.evidence.Evidence` whose data are
+:class:`Runs`: this run's Figure 2 runs, and, keyed ``<key><suffix>``
+(:mod:`~privrl.papers.gohari2021.sources`), each recorded AirRaid run (the design, the record at
+the paper's horizon), stamped with that record's profile, commit and scale. The rules:
+
+* a speed-up (:func:`faster`, :func:`decide_speedup`): the exact rank interval of the ratio of
+  times to converge at X_0.5 against 1 ("no effect") or, for "roughly 4 times", half the stated
+  magnitude, 2; decided again at X_0.75 on the same runs and stated beside it; untestable where
+  random play reaches the threshold (:func:`random_play_condition`);
+* an end-of-run comparison (:func:`ends`, :func:`less_variable`): the difference of median final
+  returns (or of absolute deviations from the median) against 0, "no effect";
+* the budget (:func:`decide_budget`): the exact count of data-dependent queries past the
+  schedule's allowance against "none".
+
+The statements name the paper's (64, 64) teacher-sized and (32, 32) student-sized agents (Section
+5); the decisions compare the profile's ``teacher_hidden`` and ``student_hidden`` agents.
 """
 
 from __future__ import annotations
@@ -77,12 +77,14 @@ class Runs:
     table (``None``: not computed), the teacher's answered queries against its allowance
     (``None``: a record without them) and the returns of random play and the teacher the
     thresholds were placed between (:func:`~privrl.papers.gohari2021.runs.measure_references`;
-    needed with a speed-up table)."""
+    needed with a speed-up table); ``recorded``: the runs of a recorded AirRaid run, not this
+    run's."""
 
     runs: pd.DataFrame
     speedup: pd.DataFrame | None
     queries: pd.DataFrame | None
     references: dict[str, float] | None = None
+    recorded: bool = False
 
     def arm(self, label: str) -> np.ndarray:
         """Final returns (:func:`~privrl.papers.gohari2021.curves.final_returns`) of ``label``'s runs."""
@@ -117,7 +119,7 @@ def on_record(rec: RecordedAnalysis) -> Evidence[Runs]:
         source=rec.source,
         suffix=source.suffix,
         where=f" (on the {RECORD_WORDS[rec.name]}: {rec.scale})",
-        data=Runs(rec.runs, rec.speedup, rec.queries, rec.record["references"]),
+        data=Runs(rec.runs, rec.speedup, rec.queries, rec.references, recorded=True),
         record=rec.name,
         scale=rec.scale,
     )
@@ -227,7 +229,7 @@ def on_design(decide: Decide, headline: bool) -> Decide:
 
     def run(ctx: Context[Any], ev: Evidence[Runs]) -> Outcome | None:
         outcome = decide(ctx, ev)
-        if outcome is None or not (ev.recorded and ev.profile.epochs < DESIGN_ROLLOUTS):
+        if outcome is None or not (ev.data.recorded and ev.profile.epochs < DESIGN_ROLLOUTS):
             return outcome
         if not headline:
             return None

@@ -377,6 +377,15 @@ def plot_times(times: pd.DataFrame, labels: tuple[str, ...]):
     return fig
 
 
+#: The abstract's results (ii) and (iii) and the claims that decide them, quoted under the design's
+#: Figure 2(d) and under the record at the paper's horizon.
+_ABSTRACT: dict[str, tuple[str, ...]] = {
+    "abstract_beyond_unaided": ("aware_beats_small_ppo", "aware_beats_small_ppo_union_beyond"),
+    "abstract_keeps_performance": (
+        "random_answers_harmless",
+        "random_answers_harmless_union_beyond",
+    ),
+}
 #: The paper's sentences (keys of ``book/paper_numbers/gohari2021.yml``) and the chapter's claims
 #: that decide them, per figure they are quoted under (the AirRaid design's Figure 2(d) and its
 #: speed-up, the record at the paper's horizon), each shown with the verdict the book reports.
@@ -387,14 +396,7 @@ SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
             "aware_beats_unaware_union_beyond",
         ),
         "fig2d_unaware_below_ppo": ("unaware_below_small_ppo",),
-        "abstract_beyond_unaided": (
-            "aware_beats_small_ppo",
-            "aware_beats_small_ppo_union_beyond",
-        ),
-        "abstract_keeps_performance": (
-            "random_answers_harmless",
-            "random_answers_harmless_union_beyond",
-        ),
+        **_ABSTRACT,
     },
     "speedup": {
         "aware_speedup": ("speedup_aware",),
@@ -402,14 +404,7 @@ SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "horizon": {
         "aware_speedup": ("speedup_aware",),
-        "abstract_beyond_unaided": (
-            "aware_beats_small_ppo",
-            "aware_beats_small_ppo_union_beyond",
-        ),
-        "abstract_keeps_performance": (
-            "random_answers_harmless",
-            "random_answers_harmless_union_beyond",
-        ),
+        **_ABSTRACT,
     },
 }
 
@@ -490,14 +485,14 @@ def _figure2(data: Mapping[str, Any]):
 def _speedup_figure(data: Mapping[str, Any]):
     """:func:`plot_speedup` of a record, its refused thresholds shaded."""
     rec = _analysed(data)
-    refused = refused_thresholds(rec.speedup, rec.record["references"], rec.profile)
+    refused = refused_thresholds(rec.speedup, rec.references, rec.profile)
     return plot_speedup(rec.speedup, paper_number(PAPER, "aware_speedup").value, refused)
 
 
 def _speedup_table(data: Mapping[str, Any]) -> pd.DataFrame:
     """:func:`speedup_display` of a record, its refused thresholds said so."""
     rec = _analysed(data)
-    refused = refused_thresholds(rec.speedup, rec.record["references"], rec.profile)
+    refused = refused_thresholds(rec.speedup, rec.references, rec.profile)
     return speedup_display(rec.speedup, refused)
 
 
