@@ -273,7 +273,7 @@ def check_airraid_teacher(ctx: Context[GohariState], n_episodes: int = 5, cap: i
         255 * b_low,
         below=1.0,
     )
-    air = ctx.state.airraid = AirRaidTeacher(
+    found = ctx.state.airraid = AirRaidTeacher(
         air_kept=float(meta["kept_window_return"]),
         air_play=float(ret_teacher.mean()),
         air_random=float(ret_random.mean()),
@@ -285,7 +285,7 @@ def check_airraid_teacher(ctx: Context[GohariState], n_episodes: int = 5, cap: i
         curve=pd.Series(meta["curve_avg_return"], index=meta["curve_env_steps"]).dropna(),
         kept_steps=int(meta["curve_env_steps"][int(meta["kept_epoch"])]),
     )
-    for key, value in air.glued().items():
+    for key, value in found.glued().items():
         ctx.glue(key, value)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -222,21 +222,29 @@ def decide_speedup(
     )
 
 
+def profile_of(ev: Evidence[Runs]) -> GohariProfile:
+    """The profile the evidence's runs were made at (a :class:`GohariProfile`; an error
+    otherwise)."""
+    if not isinstance(ev.profile, GohariProfile):
+        raise TypeError(f"gohari2021 evidence at a {type(ev.profile).__name__}")
+    return ev.profile
+
+
 def on_design(decide: Decide, headline: bool) -> Decide:
     """``decide``, except on a recorded run shorter than the design (:data:`DESIGN_ROLLOUTS`),
     where a ``headline`` claim that ``decide`` finds data for is untestable and any other is
     not decided."""
 
     def run(ctx: Context[Any], ev: Evidence[Runs]) -> Outcome | None:
-        outcome = decide(ctx, ev)
-        if outcome is None or not (ev.data.recorded and ev.profile.epochs < DESIGN_ROLLOUTS):
+        outcome, profile = decide(ctx, ev), profile_of(ev)
+        if outcome is None or not (ev.data.recorded and profile.epochs < DESIGN_ROLLOUTS):
             return outcome
         if not headline:
             return None
         return untestable(
-            f"shortened record: {ev.profile.epochs} roll-outs, fewer than the "
+            f"shortened record: {profile.epochs} roll-outs, fewer than the "
             f"{DESIGN_ROLLOUTS} of the design",
-            ev.profile.n_trials,
+            profile.n_trials,
         )
 
     return run
@@ -255,8 +263,9 @@ def faster(treated: str, threshold: float = 1.0, note: str = NO_SIZE) -> Decide:
                 "a speed-up needs the returns of random play its thresholds sit "
                 "above (Runs.references)"
             )
-        times = time_to_threshold(ev.data.runs, result["threshold"], ev.profile.smoothing_window)
-        valid = random_play_condition(result["threshold"], ev.data.references, ev.profile)
+        profile = profile_of(ev)
+        times = time_to_threshold(ev.data.runs, result["threshold"], profile.smoothing_window)
+        valid = random_play_condition(result["threshold"], ev.data.references, profile)
         return decide_speedup(result, threshold, note, times=times, validity=[valid])
 
     def decide(ctx: Context[Any], ev: Evidence[Runs]) -> Outcome | None:
@@ -292,7 +301,7 @@ def beside(q: float, outcome: Outcome) -> str:
 def ends(
     a: str,
     b: str | None,
-    direction: str,
+    direction: Literal["less", "greater"],
     label_a: str,
     label_b: str | None = None,
     evidence: str = "",
@@ -301,7 +310,7 @@ def ends(
     ``None`` is the student-sized plain PPO; nothing when the run lacks either arm (label)."""
 
     def decide(ctx: Context[Any], ev: Evidence[Runs]) -> Outcome | None:
-        other = ev.profile.baseline_labels()[1] if b is None else b
+        other = profile_of(ev).baseline_labels()[1] if b is None else b
         if not {a, other} <= set(ev.data.runs["label"]):
             return None
         return decide_difference(
@@ -317,7 +326,7 @@ def ends(
 
 def small_below_big(ctx: Context[Any], ev: Evidence[Runs]) -> Outcome | None:
     """Figure 2(a)'s premise: the student-sized plain PPO ends below the teacher-sized one."""
-    big, small = ev.profile.baseline_labels()
+    big, small = profile_of(ev).baseline_labels()
     return ends(small, big, "less", small, big)(ctx, ev)
 
 
@@ -328,7 +337,7 @@ def less_variable(a: str, b: str | None, label_b: str) -> Decide:
     interval; nothing when the run lacks either arm."""
 
     def decide(ctx: Context[Any], ev: Evidence[Runs]) -> Outcome | None:
-        other = ev.profile.baseline_labels()[0] if b is None else b
+        other = profile_of(ev).baseline_labels()[0] if b is None else b
         if not {a, other} <= set(ev.data.runs["label"]):
             return None
         spread = [np.abs(x - np.median(x)) for x in (ev.data.arm(a), ev.data.arm(other))]
@@ -400,7 +409,7 @@ def budget_respected(ctx: Context[Any], ev: Evidence[Runs]) -> Outcome:
             f"the recorded curves have no {' / '.join(QUERY_COLUMNS)} columns "
             "(recorded before the recorder wrote them): the queries the teacher "
             "answered are not in the record",
-            ev.profile.n_trials,
+            profile_of(ev).n_trials,
         )
     return decide_budget(ev.data.queries)
 
