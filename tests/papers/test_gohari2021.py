@@ -27,6 +27,7 @@ from privrl.papers.gohari2021 import curves as cv
 from privrl.papers.gohari2021 import runs as rn
 from privrl.papers.gohari2021 import teacher as teach
 from privrl.papers.gohari2021.profile import GohariProfile
+from privrl.papers.gohari2021.state import BallLimits, GohariState, TeacherPrivacy
 
 
 @pytest.fixture(scope="module")
@@ -415,8 +416,8 @@ def test_profiles_are_typed_and_the_paper_one_is_spinning_up():
     assert GohariProfile.from_parameters("quick", epochs=5.0).epochs == 5
 
 
-def _context(profile: GohariProfile, **extra) -> Context:
-    return Context(profile, Report("gohari2021", profile.profile), extra=dict(extra))
+def _context(profile: GohariProfile, **state) -> Context[GohariState]:
+    return Context(profile, Report("gohari2021", profile.profile), state=GohariState(**state))
 
 
 def test_recorded_curves_writer_on_a_tiny_run(tmp_path):
@@ -600,18 +601,14 @@ def test_claims_and_errata_are_declared_once_with_their_sources():
         "air_L": 145.9,
         "air_L_low": 38.8,
         "air_b_raw": 0.1,
-        "composed_delta": 1.0,
-        "queries": 12000.0,
-        "printed_limit": 0.61,
-        "mc_limit": 0.52,
-        "union_limit": 1.05,
-        "pen_after_aware": 0.7,
-        "m": 2,
-        "m_airraid": 6,
-        "mc_limit_airraid": 0.9,
-        "union_limit_airraid": 2.03,
     }
-    ctx = _context(GohariProfile.quick())
+    ctx = _context(
+        GohariProfile.quick(),
+        composed_delta=1.0,
+        queries=12000.0,
+        ball_limits=BallLimits(0.61, 2, 6, {"mc": 0.52, "union": 1.05}, {"mc": 0.9, "union": 2.03}),
+        penalised_after={"aware": 0.7},
+    )
     ctx.values.update(values)
     made = [e.make(ctx) for e in claims.ERRATA]
     assert [e.key for e in made] == [
@@ -636,11 +633,9 @@ def test_claims_and_errata_are_declared_once_with_their_sources():
         and "(0.90 and 2.03 at AirRaid's m = 6)" in made[6].evidence
     )
     # with a recorded run's finding and verdict, the reading's evidence quotes both
-    ctx.extra.update(
-        recorded_finding="After the c = 0.3 budget (...): numbers.",
-        recorded=types.SimpleNamespace(
-            source="recorded AirRaid design (1 of 30 seeds), commit abc"
-        ),
+    ctx.state.recorded_finding = "After the c = 0.3 budget (...): numbers."
+    ctx.state.recorded = types.SimpleNamespace(  # type: ignore[assignment]
+        source="recorded AirRaid design (1 of 30 seeds), commit abc"
     )
     ctx.claims["random_answers_harmless_airraid"] = Claim(
         "not reproduced",
@@ -661,7 +656,7 @@ def test_claims_and_errata_are_declared_once_with_their_sources():
         "is not reproduced (median difference -250, 95% interval [-400, -100])."
     )
     # and, with the record at the paper's horizon, that record's verdict after it
-    ctx.extra["horizon"] = types.SimpleNamespace(
+    ctx.state.horizon = types.SimpleNamespace(  # type: ignore[assignment]
         source="recorded AirRaid run at the paper's horizon"
     )
     ctx.claims["random_answers_harmless_horizon"] = Claim(
@@ -694,17 +689,18 @@ def test_releases_carry_theorem1_events_and_empirical_cross_checks():
     ctx = _context(
         profile,
         pair=pair,
-        teacher={
-            "L": 7.44,
-            "event": event,
-            "eps_q": event.epsilon(0.05),
-            "d_q": event.delta_bound,
-            "d_q_mc": 0.0499,
-            "d_q_mc_upper": 0.0505,
-            "sup_ratio": 2.7,
-        },
+        teacher=TeacherPrivacy(
+            L=7.44,
+            m=2,
+            eps_q=event.epsilon(0.05),
+            d_q=event.delta_bound,
+            d_q_mc=0.0499,
+            d_q_mc_upper=0.0505,
+            sup_ratio=2.7,
+            event=event,
+        ),
+        pair_sup_ratio=0.8,
     )
-    ctx.values["pair_sup_ratio"] = 0.8
     entries = list(chapter.Gohari2021Chapter().releases(ctx))
     for entry in entries:
         ctx.report.ledger(entry)  # raises unless the event gives back the epsilon
@@ -834,6 +830,11 @@ def test_the_paper_profile_chapter_runs_on_a_dask_cluster_at_a_tiny_budget():
     assert set(runs["label"]) == {c["label"] for c in rn.figure2_configs(profile)}
     assert runs["env_steps"].max() == 200 and result.report.checks
     assert {c.key: c for c in result.report.claims}["budget_respected"].verdict == "reproduced"
+    # the steps handed each other typed values; the tables are the state's data-frame fields
+    state = result.state
+    assert isinstance(state, GohariState) and state.teacher is not None
+    assert state.ball_limits is not None and set(state.ball_limits.at_m) == {"mc", "union"}
+    assert result.tables["runs"] is state.runs and result.wall_time_s > 0
 
 
 def test_privrl_run_hands_a_scheduler_address_to_the_notebook(monkeypatch):

@@ -65,6 +65,7 @@ from privrl.papers.gohari2021 import chapter as gohari_chapter
 from privrl.papers.gohari2021 import checks as gohari_checks
 from privrl.papers.gohari2021 import theory as gohari_theory
 from privrl.papers.gohari2021.profile import GohariProfile
+from privrl.papers.gohari2021.state import GohariState
 from privrl.papers.gohari2021.teacher import load_teacher, teacher_lipschitz
 from privrl.papers.ono2020 import chapter as ono_chapter
 from privrl.papers.ono2020.profile import OnoProfile
@@ -284,14 +285,14 @@ def test_wang_ledger_entries_carry_the_apis_event_and_epsilon():
 GOHARI = GohariProfile.quick()
 
 
-def _gohari_context() -> Context:
+def _gohari_context() -> Context[GohariState]:
     """The teacher's measured privacy (the chapter's step) and the paper's pair at its stated
     constants (tau, L b for epsilon 4.46 at k = 5, m = 6, eta = 0.1; solved in the chapter)."""
-    ctx = Context(GOHARI, Report("gohari2021", "quick"))
+    ctx = Context(GOHARI, Report("gohari2021", "quick"), state=GohariState())
     gohari_checks.measure_teacher_privacy(ctx)
     mechanism = dacc.Theorem1Mechanism(5.0, 6, 0.1, 1.84e-5)
     lb = dacc.lipschitz_b_for_epsilon(4.46, mechanism)
-    ctx.extra["pair"] = gohari_theory.PaperPair(
+    ctx.state.pair = gohari_theory.PaperPair(
         0.1,
         1.84e-5,
         lb,
@@ -301,14 +302,14 @@ def _gohari_context() -> Context:
         0.0489,
         0.0495,
     )
-    ctx.values["pair_sup_ratio"] = 4.0
+    ctx.state.pair_sup_ratio = 4.0
     return ctx
 
 
-def _gohari_api_events(ctx: Context) -> list:
+def _gohari_api_events(ctx: Context[GohariState]) -> list:
     """The api's one-answer events at the chapter's arguments: the teacher's, the pair's."""
     teacher, meta = load_teacher(GOHARI.env)
-    pair = ctx.extra["pair"]
+    pair = ctx.state.pair
     return [
         dirichlet_answer_event(
             GOHARI.k0,
@@ -332,9 +333,9 @@ def test_gohari_ledger_entries_carry_the_apis_dirichlet_events():
     for entry, event in zip(entries, expected, strict=True):
         assert entry.event == event
         assert entry.epsilon == event.epsilon(entry.delta)
-    teacher = ctx.extra["teacher"]
-    assert teacher["d_q"] == expected[0].delta_bound
-    assert teacher["eps_q"] == expected[0].epsilon(expected[0].delta_bound)
+    teacher = ctx.state.teacher
+    assert teacher.d_q == expected[0].delta_bound
+    assert teacher.eps_q == expected[0].epsilon(expected[0].delta_bound)
 
 
 def test_less_noise_at_goharis_teacher_call_site_is_caught(monkeypatch):

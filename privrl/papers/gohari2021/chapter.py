@@ -1,19 +1,18 @@
 """Gohari et al. (2021): privacy-preserving kickstarting with privacy-aware students, as one
-:class:`~privrl.chapter.skeleton.Chapter`.
+:class:`~privrl.chapter.skeleton.Chapter` on the typed state
+:class:`~privrl.papers.gohari2021.state.GohariState`.
 
 :func:`run` (profile :class:`~privrl.papers.gohari2021.profile.GohariProfile`) takes the skeleton's
-steps: the checks of Theorem 1 and Lemma 1 and the teachers' per-query privacy
-(:mod:`~privrl.papers.gohari2021.checks`); the Figure 2 runs (:mod:`~privrl.papers.gohari2021.runs`,
-through :func:`privrl.chapter.sweep.run_sweep`, on Dask with an executor) with the speed-up
-(:mod:`~privrl.papers.gohari2021.curves`) and the teacher's composed budget, and the recorded
-AirRaid run (:mod:`~privrl.papers.gohari2021.recorded`); the teachers' releases in the privacy
-ledger (Theorem 1 as :class:`~privrl.core.accounting.dirichlet.DirichletMechanismEvent`); the
-paper's claims and the errata (:mod:`~privrl.papers.gohari2021.claims`), decided on this run, on
-the recorded design and on the record of the deciding arms at the paper's horizon (when each
-is recorded).
+steps: the checks of Theorem 1 (eq. 12, 6) and Lemma 1 (eq. 14) and the teachers' per-query
+privacy (:mod:`~privrl.papers.gohari2021.checks`); Figure 2's runs
+(:mod:`~privrl.papers.gohari2021.runs`), their speed-ups (:mod:`~privrl.papers.gohari2021.curves`),
+the teacher's composed budget and the recorded AirRaid runs
+(:mod:`~privrl.papers.gohari2021.recorded`); the teachers' releases in the ledger (Theorem 1 as
+:class:`~privrl.core.accounting.dirichlet.DirichletMechanismEvent`); the claims and errata
+(:mod:`~privrl.papers.gohari2021.claims`), decided on this run and on each recorded run.
 
 Train the teachers (weights are committed; the command regenerates them) and record the AirRaid
-run (resumable over sittings through the cache; the recorded design was run this way)::
+design (resumable over sittings through the cache)::
 
     python -m privrl.papers.gohari2021.chapter train-teacher --env cartpole --epochs 40
     python -m privrl.papers.gohari2021.chapter train-teacher --env airraid --epochs 2500
@@ -65,6 +64,7 @@ from privrl.papers.gohari2021.runs import (
     unique_configs,
 )
 from privrl.papers.gohari2021.sources import SOURCES
+from privrl.papers.gohari2021.state import GohariState, RolloutCost, given
 from privrl.papers.gohari2021.teacher import teacher_path, train_teacher
 
 MECHANISM = "Dirichlet mechanism on the eta-restricted simplex (eq. 5)"
@@ -108,87 +108,83 @@ class Gohari2021Chapter(
     claims=CLAIMS,
     errata=ERRATA,
     sources=SOURCES,
+    state_type=GohariState,
 ):
     """Gohari et al. (2021) on the skeleton: checks, Figure 2, ledger, claims, errata."""
 
-    def sweep(self, ctx: Context) -> None:
+    def sweep(self, ctx: Context[GohariState]) -> None:
         """Figure 2's runs, the reference returns and thresholds X_q, times to threshold and
         speed-ups, the teacher's composed budget (checked against the schedule), the cost of a
         paper-scale run (``measure_cost``), the recorded AirRaid design and the record at the
-        paper's horizon (each if recorded; ``extra["recorded"]`` and ``extra["horizon"]``)."""
-        p = ctx.profile
+        paper's horizon (each if recorded; ``state.recorded`` and ``state.horizon``)."""
+        p, s = ctx.profile, ctx.state
         t0 = time.perf_counter()
-        runs = run_figure2(p, **ctx.sweep_options)
-        ctx.extra["sweep_seconds"] = time.perf_counter() - t0
-        refs = measure_references(p, ctx.rng)
-        levels = thresholds(refs["random"], refs["teacher"], p.quantiles)
+        runs = s.runs = run_figure2(p, **ctx.sweep_options)
+        s.sweep_seconds = time.perf_counter() - t0
+        refs = s.references = measure_references(p, ctx.rng)
+        s.thresholds = thresholds(refs["random"], refs["teacher"], p.quantiles)
         big, _ = p.baseline_labels()
-        times, speed = speedup_table(runs, levels, p.smoothing_window, big, ("kickstarting", AWARE))
-        budget = budget_table(runs, p)
+        s.times, s.speedup = speedup_table(
+            runs, s.thresholds, p.smoothing_window, big, ("kickstarting", AWARE)
+        )
+        budget = s.budget = budget_table(runs, p)
         ctx.report.check(
             "queries_within_schedule",
             "largest queries answered / allowed by the k_min cut",
             float((budget["queries"] / budget["queries allowed"]).max()),
             at_most=1.0,
         )
-        ctx.values["composed_delta"] = float(budget["basic_delta"].max())
-        ctx.values["queries"] = float(budget["queries"].max())
-        ctx.tables.update(
-            runs=runs,
-            times=times,
-            speedup=speed,
-            budget=budget,
-            final=final_returns(runs)
+        s.composed_delta = float(budget["basic_delta"].max())
+        s.queries = float(budget["queries"].max())
+        s.final = (
+            final_returns(runs)
             .groupby("label", sort=False)["avg_return"]
             .median()
-            .to_frame("median final return"),
-            curves=figure2_curves(runs, window=p.smoothing_window),
+            .to_frame("median final return")
         )
-        ctx.extra.update(references=refs, thresholds=levels)
+        s.curves = figure2_curves(runs, window=p.smoothing_window)
         self._diagnose(ctx, runs)
         if p.measure_cost:
-            ctx.tables["cost"] = measure_rollout_cost(GohariProfile.paper(seed=p.seed))
+            s.cost = measure_rollout_cost(GohariProfile.paper(seed=p.seed))
         recorded = load_paper_curves()
         if recorded is not None:
-            ctx.extra["recorded"] = recorded_analysis(*recorded)
-            self._diagnose_recorded(ctx, ctx.extra["recorded"])
+            s.recorded = recorded_analysis(*recorded)
+            self._diagnose_recorded(ctx, s.recorded)
         horizon = load_paper_curves(name=HORIZON)
         if horizon is not None:
-            ctx.extra["horizon"] = recorded_analysis(*horizon)
+            s.horizon = recorded_analysis(*horizon)
 
     @staticmethod
-    def _diagnose(ctx: Context, runs: pd.DataFrame) -> None:
+    def _diagnose(ctx: Context[GohariState], runs: pd.DataFrame) -> None:
         """The per roll-out diagnostics of the students and plain PPO, their summary over
         the informed and the spent roll-outs of the c = 0.3 schedule, the paragraph that states
         them (:func:`after_budget_finding`) and (for the erratum ``random_answers_pull``) the
         penalised fraction after the budget of each radius."""
-        p = ctx.profile
-        labels = diagnostic_labels(p, runs)
-        table = diagnostics_table(runs, labels)
-        first = first_spent_rollout(p)
-        summary = diagnostics_summary(table, first)
-        ctx.tables.update(diagnostics=table, diagnostics_summary=summary)
-        ctx.extra.update(
-            diagnostic_labels=labels,
-            first_spent=first,
-            after_budget_finding=after_budget_finding(runs, summary, p),
-        )
-        ctx.values.update(penalised_after_budget(summary, "pen_after"))
+        p, s = ctx.profile, ctx.state
+        s.diagnostic_labels = diagnostic_labels(p, runs)
+        s.diagnostics = diagnostics_table(runs, s.diagnostic_labels)
+        s.first_spent = first_spent_rollout(p)
+        summary = s.diagnostics_summary = diagnostics_summary(s.diagnostics, s.first_spent)
+        s.after_budget_finding = after_budget_finding(runs, summary, p)
+        s.penalised_after = penalised_after_budget(summary)
 
     @staticmethod
-    def _diagnose_recorded(ctx: Context, rec: RecordedAnalysis) -> None:
+    def _diagnose_recorded(ctx: Context[GohariState], rec: RecordedAnalysis) -> None:
         """The same diagnostics on the recorded AirRaid run, when it has them."""
         summary = rec.diagnostics_summary()
         if summary is None:
             return
-        ctx.tables["recorded_diagnostics_summary"] = summary
-        ctx.extra["recorded_finding"] = after_budget_finding(rec.runs, summary, rec.profile)
-        ctx.values.update(penalised_after_budget(summary, "rec_pen_after"))
+        s = ctx.state
+        s.recorded_diagnostics_summary = summary
+        s.recorded_finding = after_budget_finding(rec.runs, summary, rec.profile)
+        s.recorded_penalised_after = penalised_after_budget(summary)
 
-    def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
+    def releases(self, ctx: Context[GohariState]) -> Iterator[LedgerEntry]:
         """The profile's teacher's policy for one observation at k0, and the paper's reported pair
         at k = 5 (both Theorem 1, cross-checked by the numerical maximisation of eq. 18)."""
-        p, teacher, pair = ctx.profile, ctx.extra["teacher"], ctx.extra["pair"]
+        p = ctx.profile
+        teacher = given(ctx.state.teacher, "the teacher's privacy")
+        pair = given(ctx.state.pair, "the paper's pair")
         yield LedgerEntry(
             paper=PAPER,
             release=f"{p.env} teacher's policy for one observation, Dir_k(f(s)) at k0 = {p.k0:g}",
@@ -196,13 +192,13 @@ class Gohari2021Chapter(
             relation="replace-one",
             unit="observation",
             noise=f"k = {p.k0:g}, eta = {p.eta:g}, tau = {p.tau:.3g}, b = {p.b:.3g} (b-adjacent: "
-            f"||X - X'||_2 <= b, Definition 1), certified L = {teacher['L']:.3g}; Monte Carlo "
-            f"cross-check of delta: {teacher['d_q_mc']:.4f} (95% upper {teacher['d_q_mc_upper']:.4f})",
-            delta=teacher["d_q"],
+            f"||X - X'||_2 <= b, Definition 1), certified L = {teacher.L:.3g}; Monte Carlo "
+            f"cross-check of delta: {teacher.d_q_mc:.4f} (95% upper {teacher.d_q_mc_upper:.4f})",
+            delta=teacher.d_q,
             compositions=1,
             accountant=ACCOUNTANT,
-            event=teacher["event"],
-            cross_check=_maximisation("m", teacher["sup_ratio"]),
+            event=teacher.event,
+            cross_check=_maximisation("m", teacher.sup_ratio),
             audit="audits:dirichlet",
             at_delta_zero=AT_DELTA_ZERO,
         )
@@ -220,42 +216,39 @@ class Gohari2021Chapter(
             compositions=1,
             accountant=ACCOUNTANT,
             event=theory.paper_pair_event(pair),
-            cross_check=_maximisation("6", ctx.values["pair_sup_ratio"]),
+            cross_check=_maximisation("6", given(ctx.state.pair_sup_ratio, "eq. (18) at the pair")),
             audit="audits:dirichlet",
             at_delta_zero=AT_DELTA_ZERO,
         )
 
-    def evidence(self, ctx: Context) -> Iterable[Evidence | None]:
+    def evidence(self, ctx: Context[GohariState]) -> Iterable[Evidence[Runs] | None]:
         """This run's Figure 2 runs, then the recorded AirRaid design's and the record's at the
         paper's horizon (each when there is one)."""
-        p, t = ctx.profile, ctx.tables
-        yield Evidence(
-            LIVE,
-            p,
-            data=Runs(t["runs"], t["speedup"], query_table(t["runs"], p), ctx.extra["references"]),
-        )
-        for name in ("recorded", "horizon"):
-            if name in ctx.extra:
-                yield on_record(ctx.extra[name])
+        p, s = ctx.profile, ctx.state
+        runs = given(s.runs, "Figure 2's runs")
+        yield Evidence(LIVE, p, data=Runs(runs, s.speedup, query_table(runs, p), s.references))
+        for rec in (s.recorded, s.horizon):
+            if rec is not None:
+                yield on_record(rec)
 
-    def finish(self, ctx: Context) -> None:
+    def finish(self, ctx: Context[GohariState]) -> None:
         """The speed-up, threshold and reference returns and this run's seeds the prose reads; the
         cost of the paper profile (hours per run, per sweep and for the recorded design; in
-        ``extra["cost"]`` with its source, :meth:`_rollout_cost`)."""
-        head = ctx.tables["speedup"][ctx.tables["speedup"]["q"] == 0.5].set_index(
-            "treated", drop=False
-        )
+        ``state.rollout_cost`` with its source, :meth:`_rollout_cost`)."""
+        s = ctx.state
+        speedup = given(s.speedup, "the speed-up table")
+        head = speedup[speedup["q"] == 0.5].set_index("treated", drop=False)
         ctx.glue("speedup_ks", float(head.loc["kickstarting", "ratio"]))
-        ctx.glue("threshold", ctx.extra["thresholds"][0.5])
-        ctx.glue("r_random", ctx.extra["references"]["random"])
-        ctx.glue("r_teacher", ctx.extra["references"]["teacher"])
+        ctx.glue("threshold", s.thresholds[0.5])
+        ctx.glue("r_random", s.references["random"])
+        ctx.glue("r_teacher", s.references["teacher"])
         ctx.glue("run_seeds", float(ctx.profile.n_trials))
         cost = self._rollout_cost(ctx)
         if cost is not None:
             per_rollout, source = cost
             paper = GohariProfile.paper(seed=ctx.profile.seed)
             per_run = per_rollout * paper.epochs / 3600
-            ctx.extra["cost"] = {"source": source, "sec_rollout": per_rollout, "hours_run": per_run}
+            s.rollout_cost = RolloutCost(source, per_rollout, per_run)
             n_cfg = len(unique_configs(figure2_configs(paper))[0])
             ctx.glue("sec_rollout", per_rollout)
             ctx.glue("hours_run", per_run)
@@ -269,24 +262,24 @@ class Gohari2021Chapter(
                 "hours_design",
                 per_rollout * design.epochs * len(figure2_configs(design)) * design.n_trials / 3600,
             )
-        if "recorded" in ctx.extra:
-            self._glue_recorded(ctx, ctx.extra["recorded"])
+        if s.recorded is not None:
+            self._glue_recorded(ctx, s.recorded)
 
     @staticmethod
-    def _rollout_cost(ctx: Context) -> tuple[float, str] | None:
+    def _rollout_cost(ctx: Context[GohariState]) -> tuple[float, str] | None:
         """CPU seconds per roll-out at paper settings and where they come from: ``measured``
         (``measure_cost``: the most expensive run, timed by this run) or ``recorded`` (the
         recorded AirRaid design's CPU time summed over its runs, over its roll-outs); ``None``
         without either."""
-        if "cost" in ctx.tables:
-            return float(ctx.tables["cost"]["seconds per roll-out"].max()), "measured"
-        rec = ctx.extra.get("recorded")
-        if rec is None or not rec.record.get("run_core_seconds"):
+        if ctx.state.cost is not None:
+            return float(ctx.state.cost["seconds per roll-out"].max()), "measured"
+        rec = ctx.state.recorded
+        if rec is None or not rec.core_seconds:
             return None
-        return float(rec.record["run_core_seconds"]) / len(rec.runs), "recorded"
+        return rec.core_seconds / len(rec.runs), "recorded"
 
     @staticmethod
-    def _glue_recorded(ctx: Context, rec: RecordedAnalysis) -> None:
+    def _glue_recorded(ctx: Context[GohariState], rec: RecordedAnalysis) -> None:
         """The recorded AirRaid run's speed-ups at X_0.5, references, threshold, size and cost."""
         head = rec.speedup[rec.speedup["q"] == 0.5]
         shown = speedup_display(head).set_index("student")
@@ -295,14 +288,14 @@ class Gohari2021Chapter(
             for col in ("ratio", "censored_baseline", "censored_treated"):
                 ctx.glue(f"rec_{name}_{col}", float(head.loc[label, col]))
             ctx.glue(f"rec_{name}_interval", shown.loc[label, "95% interval"])
-        ctx.glue("rec_r_random", rec.record["references"]["random"])
-        ctx.glue("rec_r_teacher", rec.record["references"]["teacher"])
+        ctx.glue("rec_r_random", rec.references["random"])
+        ctx.glue("rec_r_teacher", rec.references["teacher"])
         ctx.glue("rec_threshold", float(head["threshold"].iloc[0]))
         ctx.glue("rec_seeds", float(rec.profile.n_trials))
         ctx.glue("rec_configs", float(rec.runs["label"].nunique()))
         ctx.glue("rec_rollouts", float(rec.profile.epochs))
-        ctx.glue("rec_core_hours", rec.record["run_core_seconds"] / 3600)
-        ctx.glue("rec_wall_hours", rec.record["wall_time_s"] / 3600)
+        ctx.glue("rec_core_hours", rec.core_seconds / 3600)
+        ctx.glue("rec_wall_hours", rec.wall_seconds / 3600)
 
 
 #: The chapter's entry point: ``run(profile, *, executor=None, cache_dir=None, progress=False)``.

@@ -1,10 +1,9 @@
 r"""Gohari et al. (2021): the chapter's checks, run in this order before the Figure 2 runs.
 
-Every step is a named function ``step(ctx)`` of the chapter skeleton
-(:class:`privrl.chapter.skeleton.Chapter`): it records its numeric checks on ``ctx.report``
-(raising when one fails), its tables in ``ctx.tables``, the numbers the prose and the errata read
-through ``ctx.glue``/``ctx.values``, and what the ledger's releases need in ``ctx.extra``. They
-all draw from the run's generator (``ctx.rng``, seeded by the profile's seed), in this order:
+Each is a step ``step(ctx)`` of the chapter skeleton: it records its numeric checks on
+``ctx.report`` (raising when one fails), its tables and what later steps read in the chapter's
+state (:class:`~privrl.papers.gohari2021.state.GohariState`), the prose's numbers through
+``ctx.glue``, and draws from ``ctx.rng`` (seeded by the profile's seed), in this order:
 
 1. :func:`check_delta_integration`: eq. (6) by Monte Carlo against numerical integration;
 2. :func:`check_paper_pair`: the stated (eta, tau, L b) give the paper's (4.46, 0.05), eq. (12)
@@ -30,6 +29,13 @@ from privrl.chapter.skeleton import Context
 from privrl.core.accounting import dirichlet as acc
 from privrl.papers.gohari2021 import theory
 from privrl.papers.gohari2021.runs import informed_schedule
+from privrl.papers.gohari2021.state import (
+    AirRaidTeacher,
+    BallLimits,
+    GohariState,
+    TeacherPrivacy,
+    given,
+)
 from privrl.papers.gohari2021.teacher import (
     load_teacher,
     play,
@@ -44,11 +50,10 @@ def _excess_se(estimate: float, bound: float, n: int) -> float:
     return (estimate - bound) / float(np.sqrt(bound * (1 - bound) / n))
 
 
-def check_delta_integration(ctx: Context) -> None:
+def check_delta_integration(ctx: Context[GohariState]) -> None:
     """Eq. (6): Monte Carlo and numerical integration agree within 4 binomial standard errors;
     the rigorous bounds enclose the integral, and at m = 2 the upper bound is exact."""
-    table = theory.delta_cross_check(ctx.rng)
-    ctx.tables["delta_cross_check"] = table
+    table = ctx.state.delta_cross_check = theory.delta_cross_check(ctx.rng)
     ctx.report.check(
         "delta_mc_vs_integral",
         "eq. (6): largest |Monte Carlo - integration| in binomial standard errors",
@@ -76,10 +81,11 @@ def check_delta_integration(ctx: Context) -> None:
     )
 
 
-def check_paper_pair(ctx: Context) -> None:
+def check_paper_pair(ctx: Context[GohariState]) -> None:
     """The stated (eta, tau, L b) give the paper's epsilon = 4.46 (eq. 12) and delta <= 0.05
     (the rigorous bound on eq. 6, within 1e-6 of it; Monte Carlo below the bound) at k = 5, m = 6."""
-    pair, ctx.tables["eta_family"], ctx.tables["sensitivity"] = theory.paper_pair(ctx.rng)
+    s = ctx.state
+    pair, s.eta_family, s.sensitivity = theory.paper_pair(ctx.rng)
     ctx.report.check(
         "paper_pair_epsilon",
         "eq. (12) at the stated (eta, tau, L b) gives 4.46",
@@ -104,17 +110,16 @@ def check_paper_pair(ctx: Context) -> None:
         _excess_se(pair.delta_mc, pair.delta, 300_000),
         at_most=4.0,
     )
-    ctx.extra["pair"] = pair
+    s.pair = pair
     for key in ("tau", "lb", "delta", "delta_lower", "delta_mc", "delta_mc_upper"):
         ctx.glue(f"pair_{key}", float(getattr(pair, key)))
 
 
-def check_k_grid(ctx: Context) -> None:
+def check_k_grid(ctx: Context[GohariState]) -> None:
     """Eq. (12) and (6) over k at the pair: delta tends to 1 as k -> 0 while epsilon tends to
     its finite limit (:func:`~privrl.papers.gohari2021.theory.epsilon_limit_small_k`)."""
-    pair = ctx.extra["pair"]
-    grid = theory.k_grid(pair, ctx.rng)
-    ctx.tables["k_grid"] = grid
+    pair = given(ctx.state.pair, "the paper's pair")
+    grid = ctx.state.k_grid = theory.k_grid(pair, ctx.rng)
     limit = theory.epsilon_limit_small_k(theory.AIRRAID_ACTIONS, pair.eta)
     ctx.report.check(
         "small_k_delta",
@@ -132,10 +137,10 @@ def check_k_grid(ctx: Context) -> None:
     ctx.glue("delta_small_k", float(grid["delta (lower bound)"].iloc[0]))
 
 
-def check_log_density_bound(ctx: Context) -> None:
+def check_log_density_bound(ctx: Context[GohariState]) -> None:
     """The log-density ratio (eq. 18) never exceeds eq. (19) + (25): random pairs, the vertex
     pair with z at a corner, and numerical maximisation."""
-    bound = theory.log_density_bound(ctx.rng, ctx.extra["pair"].eta)
+    bound = theory.log_density_bound(ctx.rng, given(ctx.state.pair, "the paper's pair").eta)
     ctx.report.check(
         "log_ratio_random",
         "random pairs: max(log ratio - bound (19)+(25))",
@@ -158,12 +163,11 @@ def check_log_density_bound(ctx: Context) -> None:
         ctx.glue(key, getattr(bound, key))
 
 
-def check_lemma1(ctx: Context) -> None:
+def check_lemma1(ctx: Context[GohariState]) -> None:
     """Lemma 1 (eq. 14): the printed radius's tail exceeds beta at k = 5, m = 6, uniform policy;
     the union, sub-Gaussian and Monte Carlo radii keep it below beta (95% upper bounds)."""
-    beta = ctx.profile.beta
-    table = theory.lemma1_table(ctx.rng, ctx.extra["pair"].eta, beta)
-    ctx.tables["lemma1"] = table
+    beta, eta = ctx.profile.beta, given(ctx.state.pair, "the paper's pair").eta
+    table = ctx.state.lemma1 = theory.lemma1_table(ctx.rng, eta, beta)
     printed = table[
         (table.k == 5.0) & (table.policy == "uniform") & (table.radius == "printed")
     ].iloc[0]
@@ -184,13 +188,11 @@ def check_lemma1(ctx: Context) -> None:
     for kind in acc.RADII:
         ctx.glue(
             f"radius_{kind}_k5",
-            float(
-                acc.lemma1_radius(kind, 5.0, theory.AIRRAID_ACTIONS, beta, ctx.extra["pair"].eta)
-            ),
+            float(acc.lemma1_radius(kind, 5.0, theory.AIRRAID_ACTIONS, beta, eta)),
         )
 
 
-def measure_teacher_privacy(ctx: Context) -> None:
+def measure_teacher_privacy(ctx: Context[GohariState]) -> None:
     """Per-query privacy of the profile's teacher at k0 (Theorem 1: eq. 12, and the rigorous bound
     on eq. 6, at most the paper's 0.05; Monte Carlo as a cross-check) and the numerical maximisation of the exact log-density ratio (eq. 18) at L b, for the
     ledger (:meth:`~privrl.papers.gohari2021.chapter.Gohari2021Chapter.releases`)."""
@@ -214,56 +216,50 @@ def measure_teacher_privacy(ctx: Context) -> None:
         at_most=4.0,
     )
     sup = acc.theorem1_log_ratio_sup(event.mechanism, lip * p.b, rng)
-    out = {
-        "L": lip,
-        "m": m,
-        "eps_q": event.epsilon(bound),
-        "d_q": bound,
-        "d_q_mc": dlt.estimate,
-        "d_q_mc_upper": dlt.upper,
-        "sup_ratio": sup,
-        "teacher_return": float(meta["final_avg_return"]),
-        "event": event,
-    }
-    ctx.extra["teacher"] = out
+    out = ctx.state.teacher = TeacherPrivacy(
+        lip, m, event.epsilon(bound), bound, dlt.estimate, dlt.upper, sup, event
+    )
     for key in ("L", "eps_q", "d_q", "d_q_mc", "sup_ratio"):
-        ctx.glue(key, float(out[key]))
+        ctx.glue(key, float(getattr(out, key)))
 
 
-def measure_paper_pair_privacy(ctx: Context) -> None:
+def measure_paper_pair_privacy(ctx: Context[GohariState]) -> None:
     """The numerical maximisation of the exact log-density ratio (eq. 18) at the paper's pair
     (k = 5, m = 6, the stated eta, tau and L b), for the ledger."""
-    pair = ctx.extra["pair"]
-    ctx.values["pair_sup_ratio"] = acc.theorem1_log_ratio_sup(
+    pair = given(ctx.state.pair, "the paper's pair")
+    ctx.state.pair_sup_ratio = acc.theorem1_log_ratio_sup(
         theory.paper_pair_event(pair).mechanism, pair.lb, ctx.rng
     )
 
 
-def tabulate_radii(ctx: Context) -> None:
+def tabulate_radii(ctx: Context[GohariState]) -> None:
     """Ball radius lambda r(k) (eq. 15) of each radius of Lemma 1 over a grid of k and the
     c = 0.3 schedule's informed roll-outs (no draws; the table behind the erratum
     ``random_answers_pull``, whose limit as k -> 0 it also keeps, for this run's m and for
     AirRaid's, the recorded run's)."""
     p = ctx.profile
     ks = np.unique(np.r_[np.geomspace(1e-2, 1e2, 13), informed_schedule(p, 0.3)])
-    ctx.tables["radii"] = theory.radius_table(
-        ks, int(ctx.extra["teacher"]["m"]), p.beta, p.eta, p.lam
+    m = given(ctx.state.teacher, "the teacher's privacy").m
+    ctx.state.radii = theory.radius_table(ks, m, p.beta, p.eta, p.lam)
+    m_airraid = int(load_teacher("airraid")[1]["n_actions"])
+
+    def limits(actions: int) -> dict[str, float]:
+        """lambda r(k) at the vanishing k the spent budget reaches, by radius."""
+        return {
+            kind: p.lam * acc.lemma1_radius(kind, 1e-6, actions, p.beta, p.eta)
+            for kind in ("mc", "union")
+        }
+
+    ctx.state.ball_limits = BallLimits(
+        theory.printed_radius_limit(p.lam, p.beta), m, m_airraid, limits(m), limits(m_airraid)
     )
-    ctx.values["printed_limit"] = theory.printed_radius_limit(p.lam, p.beta)
-    m, m_airraid = int(ctx.extra["teacher"]["m"]), int(load_teacher("airraid")[1]["n_actions"])
-    for kind in ("mc", "union"):  # ball radius at the vanishing k the spent budget reaches
-        ctx.values[f"{kind}_limit"] = p.lam * acc.lemma1_radius(kind, 1e-6, m, p.beta, p.eta)
-        ctx.values[f"{kind}_limit_airraid"] = p.lam * acc.lemma1_radius(
-            kind, 1e-6, m_airraid, p.beta, p.eta
-        )
-    ctx.values["m"], ctx.values["m_airraid"] = m, m_airraid
 
 
-def check_airraid_teacher(ctx: Context, n_episodes: int = 5, cap: int = 1000) -> None:
+def check_airraid_teacher(ctx: Context[GohariState], n_episodes: int = 5, cap: int = 1000) -> None:
     """The committed AirRaid teacher: returns against random play (``n_episodes`` episodes cut
     at ``cap`` steps), certified and observed Lipschitz constants, and the adjacency radius b
     that gives the paper's pair (less than one RAM step: erratum ``airraid_adjacency``)."""
-    pair, rng = ctx.extra["pair"], ctx.rng
+    pair, rng = given(ctx.state.pair, "the paper's pair"), ctx.rng
     air, meta = load_teacher("airraid")
     ret_teacher, obs = play("airraid", air, n_episodes, rng, cap)
     ret_random, _ = play("airraid", None, n_episodes, rng, cap)
@@ -277,22 +273,20 @@ def check_airraid_teacher(ctx: Context, n_episodes: int = 5, cap: int = 1000) ->
         255 * b_low,
         below=1.0,
     )
-    out = {
-        "air_kept": float(meta["kept_window_return"]),
-        "air_play": float(ret_teacher.mean()),
-        "air_random": float(ret_random.mean()),
-        "air_L": lip,
-        "air_L_low": lip_low,
-        "air_b": pair.lb / lip,
-        "air_b_raw": 255 * b_low,
-        "air_eps4": acc.theorem1_epsilon(theory.paper_pair_event(pair).mechanism, lip_low, 4 / 255),
-        "curve": pd.Series(meta["curve_avg_return"], index=meta["curve_env_steps"]).dropna(),
-        "kept_steps": int(meta["curve_env_steps"][int(meta["kept_epoch"])]),
-    }
-    ctx.extra["airraid"] = out
-    for key, value in out.items():
-        if isinstance(value, float):
-            ctx.glue(key, value)
+    found = ctx.state.airraid = AirRaidTeacher(
+        air_kept=float(meta["kept_window_return"]),
+        air_play=float(ret_teacher.mean()),
+        air_random=float(ret_random.mean()),
+        air_L=lip,
+        air_L_low=lip_low,
+        air_b=pair.lb / lip,
+        air_b_raw=255 * b_low,
+        air_eps4=acc.theorem1_epsilon(theory.paper_pair_event(pair).mechanism, lip_low, 4 / 255),
+        curve=pd.Series(meta["curve_avg_return"], index=meta["curve_env_steps"]).dropna(),
+        kept_steps=int(meta["curve_env_steps"][int(meta["kept_epoch"])]),
+    )
+    for key, value in found.glued().items():
+        ctx.glue(key, value)
 
 
 #: The steps in the order they run (and draw).

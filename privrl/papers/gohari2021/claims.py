@@ -1,28 +1,28 @@
 """Gohari et al. (2021): the paper's claims (:data:`CLAIMS`) and the chapter's errata (:data:`ERRATA`).
 
-The claims are decided on this run's Figure 2 runs and again, keyed ``*_airraid``, on the recorded
-AirRaid design (:mod:`privrl.papers.gohari2021.recorded`: 10 of the paper's 30 seeds, 450 of its
-4,000 roll-outs), whose claims carry that record's profile (``design``) and commit, and, keyed
-``*_horizon``, on the record of the deciding arms at the paper's 4,000 roll-outs (profile
-``horizon``; a claim whose arms that record did not run is not decided there). Every claim goes through :func:`privrl.chapter.verdicts.decide_interval`: a speed-up on
-the exact rank interval of the ratio of times to converge against the paper's magnitude
-(:func:`decide_speedup`: 1, "no effect", where the paper states no size; 2 for "roughly 4 times",
-half the stated magnitude) at X_0.5, its verdict the claim's, and again at X_0.75 on the same
-runs, stated beside it (:func:`faster`), untestable where random play reaches the threshold on the smoothing
-used (:func:`random_play_condition`), an end-of-run comparison on the difference of median final returns
-(:func:`privrl.chapter.verdicts.decide_difference`, "no effect": the paper states no size), the
-budget on the exact count of data-dependent queries past the schedule's allowance, on this run
-and on the recorded run when it has the queries columns (:func:`decide_budget`). The statements
-name the paper's (64, 64)
-teacher-sized and (32, 32) student-sized agents (Section 5); the decisions compare the profile's
-``teacher_hidden`` and ``student_hidden`` agents, the same unless a profile changes them.
+Every claim is decided on an :class:`~privrl.chapter.evidence.Evidence` whose data are
+:class:`Runs`: this run's Figure 2 runs, and, keyed ``<key><suffix>``
+(:mod:`~privrl.papers.gohari2021.sources`), each recorded AirRaid run (the design, the record at
+the paper's horizon), stamped with that record's profile, commit and scale. The rules:
+
+* a speed-up (:func:`faster`, :func:`decide_speedup`): the exact rank interval of the ratio of
+  times to converge at X_0.5 against 1 ("no effect") or, for "roughly 4 times", half the stated
+  magnitude, 2; decided again at X_0.75 on the same runs and stated beside it; untestable where
+  random play reaches the threshold (:func:`random_play_condition`);
+* an end-of-run comparison (:func:`ends`, :func:`less_variable`): the difference of median final
+  returns (or of absolute deviations from the median) against 0, "no effect";
+* the budget (:func:`decide_budget`): the exact count of data-dependent queries past the
+  schedule's allowance against "none".
+
+The statements name the paper's (64, 64) teacher-sized and (32, 32) student-sized agents (Section
+5); the decisions compare the profile's ``teacher_hidden`` and ``student_hidden`` agents.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -57,8 +57,7 @@ from privrl.papers.gohari2021.recorded import (
 )
 from privrl.papers.gohari2021.runs import after_budget_label
 from privrl.papers.gohari2021.sources import DESIGN_RUN, HORIZON_RUN
-
-Decide = Callable[[Context, Evidence], Outcome | None]
+from privrl.papers.gohari2021.state import GohariState, given
 
 #: The paper's "roughly 4 times faster" (Section 5, Figure 2c; Section 1) and the fraction of it a
 #: speed-up must exceed for the claim to be reproduced ("roughly": half the stated magnitude).
@@ -78,12 +77,14 @@ class Runs:
     table (``None``: not computed), the teacher's answered queries against its allowance
     (``None``: a record without them) and the returns of random play and the teacher the
     thresholds were placed between (:func:`~privrl.papers.gohari2021.runs.measure_references`;
-    needed with a speed-up table)."""
+    needed with a speed-up table); ``recorded``: the runs of a recorded AirRaid run, not this
+    run's."""
 
     runs: pd.DataFrame
     speedup: pd.DataFrame | None
     queries: pd.DataFrame | None
     references: dict[str, float] | None = None
+    recorded: bool = False
 
     def arm(self, label: str) -> np.ndarray:
         """Final returns (:func:`~privrl.papers.gohari2021.curves.final_returns`) of ``label``'s runs."""
@@ -98,11 +99,14 @@ class Runs:
         return None if rows.empty else rows.iloc[0].to_dict()
 
 
+#: A claim's decider: its outcome on the evidence's :class:`Runs` (``None``: nothing to decide).
+Decide = Callable[[Context[Any], Evidence[Runs]], Outcome | None]
+
 #: The evidence source of each record (by the record's profile name).
 RECORD_SOURCES = {DESIGN: DESIGN_RUN, HORIZON: HORIZON_RUN}
 
 
-def on_record(rec: RecordedAnalysis) -> Evidence:
+def on_record(rec: RecordedAnalysis) -> Evidence[Runs]:
     """A recorded AirRaid run as the evidence of claims keyed ``<key><suffix>`` (its source in
     :data:`RECORD_SOURCES`), stamped with the record's profile name and stating its scale."""
     if rec.name not in RECORD_SOURCES:
@@ -115,7 +119,7 @@ def on_record(rec: RecordedAnalysis) -> Evidence:
         source=rec.source,
         suffix=source.suffix,
         where=f" (on the {RECORD_WORDS[rec.name]}: {rec.scale})",
-        data=Runs(rec.runs, rec.speedup, rec.queries, rec.record["references"]),
+        data=Runs(rec.runs, rec.speedup, rec.queries, rec.references, recorded=True),
         record=rec.name,
         scale=rec.scale,
     )
@@ -218,21 +222,29 @@ def decide_speedup(
     )
 
 
+def profile_of(ev: Evidence[Runs]) -> GohariProfile:
+    """The profile the evidence's runs were made at (a :class:`GohariProfile`; an error
+    otherwise)."""
+    if not isinstance(ev.profile, GohariProfile):
+        raise TypeError(f"gohari2021 evidence at a {type(ev.profile).__name__}")
+    return ev.profile
+
+
 def on_design(decide: Decide, headline: bool) -> Decide:
     """``decide``, except on a recorded run shorter than the design (:data:`DESIGN_ROLLOUTS`),
     where a ``headline`` claim that ``decide`` finds data for is untestable and any other is
     not decided."""
 
-    def run(ctx: Context, ev: Evidence) -> Outcome | None:
-        outcome = decide(ctx, ev)
-        if outcome is None or not (ev.recorded and ev.profile.epochs < DESIGN_ROLLOUTS):
+    def run(ctx: Context[Any], ev: Evidence[Runs]) -> Outcome | None:
+        outcome, profile = decide(ctx, ev), profile_of(ev)
+        if outcome is None or not (ev.data.recorded and profile.epochs < DESIGN_ROLLOUTS):
             return outcome
         if not headline:
             return None
         return untestable(
-            f"shortened record: {ev.profile.epochs} roll-outs, fewer than the "
+            f"shortened record: {profile.epochs} roll-outs, fewer than the "
             f"{DESIGN_ROLLOUTS} of the design",
-            ev.profile.n_trials,
+            profile.n_trials,
         )
 
     return run
@@ -245,17 +257,18 @@ def faster(treated: str, threshold: float = 1.0, note: str = NO_SIZE) -> Decide:
     X_0.75 one stated after its reason (:func:`beside`); nothing on a run without
     ``treated``."""
 
-    def at(ev: Evidence, result: dict[str, Any]) -> Outcome:
+    def at(ev: Evidence[Runs], result: dict[str, Any]) -> Outcome:
         if ev.data.references is None:
             raise ValueError(
                 "a speed-up needs the returns of random play its thresholds sit "
                 "above (Runs.references)"
             )
-        times = time_to_threshold(ev.data.runs, result["threshold"], ev.profile.smoothing_window)
-        valid = random_play_condition(result["threshold"], ev.data.references, ev.profile)
+        profile = profile_of(ev)
+        times = time_to_threshold(ev.data.runs, result["threshold"], profile.smoothing_window)
+        valid = random_play_condition(result["threshold"], ev.data.references, profile)
         return decide_speedup(result, threshold, note, times=times, validity=[valid])
 
-    def decide(ctx: Context, ev: Evidence) -> Outcome | None:
+    def decide(ctx: Context[Any], ev: Evidence[Runs]) -> Outcome | None:
         head = ev.data.at(treated)
         if head is None:
             return None
@@ -288,7 +301,7 @@ def beside(q: float, outcome: Outcome) -> str:
 def ends(
     a: str,
     b: str | None,
-    direction: str,
+    direction: Literal["less", "greater"],
     label_a: str,
     label_b: str | None = None,
     evidence: str = "",
@@ -296,8 +309,8 @@ def ends(
     """``a``'s median final return is above (``direction="greater"``) or below ``b``'s; ``b``
     ``None`` is the student-sized plain PPO; nothing when the run lacks either arm (label)."""
 
-    def decide(ctx: Context, ev: Evidence) -> Outcome | None:
-        other = ev.profile.baseline_labels()[1] if b is None else b
+    def decide(ctx: Context[Any], ev: Evidence[Runs]) -> Outcome | None:
+        other = profile_of(ev).baseline_labels()[1] if b is None else b
         if not {a, other} <= set(ev.data.runs["label"]):
             return None
         return decide_difference(
@@ -311,9 +324,9 @@ def ends(
     return decide
 
 
-def small_below_big(ctx: Context, ev: Evidence) -> Outcome | None:
+def small_below_big(ctx: Context[Any], ev: Evidence[Runs]) -> Outcome | None:
     """Figure 2(a)'s premise: the student-sized plain PPO ends below the teacher-sized one."""
-    big, small = ev.profile.baseline_labels()
+    big, small = profile_of(ev).baseline_labels()
     return ends(small, big, "less", small, big)(ctx, ev)
 
 
@@ -323,8 +336,8 @@ def less_variable(a: str, b: str | None, label_b: str) -> Decide:
     arm's median (the Brown-Forsythe reading of a spread) below 0, with its exact rank
     interval; nothing when the run lacks either arm."""
 
-    def decide(ctx: Context, ev: Evidence) -> Outcome | None:
-        other = ev.profile.baseline_labels()[0] if b is None else b
+    def decide(ctx: Context[Any], ev: Evidence[Runs]) -> Outcome | None:
+        other = profile_of(ev).baseline_labels()[0] if b is None else b
         if not {a, other} <= set(ev.data.runs["label"]):
             return None
         spread = [np.abs(x - np.median(x)) for x in (ev.data.arm(a), ev.data.arm(other))]
@@ -388,7 +401,7 @@ def decide_budget(queries: pd.DataFrame) -> Outcome:
     )
 
 
-def budget_respected(ctx: Context, ev: Evidence) -> Outcome:
+def budget_respected(ctx: Context[Any], ev: Evidence[Runs]) -> Outcome:
     """:func:`decide_budget` on the evidence's queries (counted as the teacher answers them);
     untestable, saying so, on a record without them."""
     if ev.data.queries is None:
@@ -396,7 +409,7 @@ def budget_respected(ctx: Context, ev: Evidence) -> Outcome:
             f"the recorded curves have no {' / '.join(QUERY_COLUMNS)} columns "
             "(recorded before the recorder wrote them): the queries the teacher "
             "answered are not in the record",
-            ev.profile.n_trials,
+            profile_of(ev).n_trials,
         )
     return decide_budget(ev.data.queries)
 
@@ -433,11 +446,38 @@ _REMARK = (
     "performance'"
 )
 
-#: The paper's claims in the order it makes them (Figure 2, then the budget), then, beyond the
-#: paper, three of the aware student's claims on arm (c), the union radius (rows keyed
-#: ``<key>_union_beyond`` beside the paper's verdicts, never in their place). Each is decided on
-#: this run and on the recorded AirRaid run (keys ``<key>_airraid``).
+#: The paper's claims, then, beyond the paper, three of the aware student's claims on arm (c),
+#: the union radius (rows keyed ``<key>_union_beyond`` beside the paper's verdicts, never in their
+#: place). Each is decided on this run and on each recorded AirRaid run (keys ``<key><suffix>``).
+# Paper order (by where the paper makes each): Abstract (result ii); Section 4, Remark (random
+# answers harmless; k = 0 once the budget is spent); Section 5, experiments one to four (Figure
+# 2a, 2b, 2c, 2d); the beyond rows in the order of the claims they repeat.
 CLAIMS: tuple[ClaimSpec, ...] = (
+    ClaimSpec(
+        "aware_beats_small_ppo",
+        "The privacy-aware student (c = 0.3) ends above plain PPO (32, 32) (result ii)",
+        _RESULT_II,
+        on_design(ends(AWARE, None, "greater", "aware"), headline=False),
+    ),
+    ClaimSpec(
+        "random_answers_harmless",
+        "Once its budget is spent, the teacher's random answers do not harm the "
+        "privacy-aware student (c = 0.3): it ends no lower than the same student whose "
+        "teacher falls silent (difference of median final returns against 0)",
+        _REMARK,
+        on_design(
+            ends(AWARE, SILENT, "greater", "random answers", "silent", _SILENT_READING),
+            headline=False,
+        ),
+    ),
+    ClaimSpec(
+        "budget_respected",
+        "The teacher stops answering from its data once its budget is spent (vanishing k, "
+        "Section 4)",
+        "Section 4, Remark: 'the teachers can decrease k according to their privacy budget "
+        "and set k = 0 once they expend their budget'",
+        budget_respected,
+    ),
     ClaimSpec(
         "small_ppo_below_teacher_sized",
         "Plain PPO (32, 32) ends below plain PPO (64, 64), the teacher's size (Fig. 2a)",
@@ -501,45 +541,11 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         on_design(ends(AWARE, UNAWARE, "greater", "aware", "unaware"), headline=True),
     ),
     ClaimSpec(
-        "aware_beats_small_ppo",
-        "The privacy-aware student (c = 0.3) ends above plain PPO (32, 32) (result ii)",
-        _RESULT_II,
-        on_design(ends(AWARE, None, "greater", "aware"), headline=False),
-    ),
-    ClaimSpec(
         "unaware_below_small_ppo",
         "The privacy-unaware student (c = 0.3) ends below plain PPO (32, 32) (Fig. 2d)",
         "Section 5, fourth experiment, Figure 2(d): 'the students perform worse than the "
         "baseline PPO agents that do not use kickstarting at all'",
         on_design(ends(UNAWARE, None, "less", "unaware"), headline=False),
-    ),
-    ClaimSpec(
-        "random_answers_harmless",
-        "Once its budget is spent, the teacher's random answers do not harm the "
-        "privacy-aware student (c = 0.3): it ends no lower than the same student whose "
-        "teacher falls silent (difference of median final returns against 0)",
-        _REMARK,
-        on_design(
-            ends(AWARE, SILENT, "greater", "random answers", "silent", _SILENT_READING),
-            headline=False,
-        ),
-    ),
-    ClaimSpec(
-        "budget_respected",
-        "The teacher stops answering from its data once its budget is spent (vanishing k, "
-        "Section 4)",
-        "Section 4, Remark: 'the teachers can decrease k according to their privacy budget "
-        "and set k = 0 once they expend their budget'",
-        budget_respected,
-    ),
-    ClaimSpec(
-        "aware_beats_unaware_union_beyond",
-        BEYOND + _ON_UNION + "the privacy-aware student (c = 0.3) ends above the "
-        "privacy-unaware one",
-        _AWARE_VS_UNAWARE,
-        on_design(
-            ends(UNION, UNAWARE, "greater", "aware (union radius)", "unaware"), headline=False
-        ),
     ),
     ClaimSpec(
         "aware_beats_small_ppo_union_beyond",
@@ -558,13 +564,22 @@ CLAIMS: tuple[ClaimSpec, ...] = (
             headline=False,
         ),
     ),
+    ClaimSpec(
+        "aware_beats_unaware_union_beyond",
+        BEYOND + _ON_UNION + "the privacy-aware student (c = 0.3) ends above the "
+        "privacy-unaware one",
+        _AWARE_VS_UNAWARE,
+        on_design(
+            ends(UNION, UNAWARE, "greater", "aware (union radius)", "unaware"), headline=False
+        ),
+    ),
 )
 
 
-def _penalised_fractions(values: dict[str, float], prefix: str) -> str:
-    """ "x (Monte Carlo radius), y (union radius)" from ``values[PREFIX_aware]`` and
-    ``values[PREFIX_union]`` (each named only when finite; empty without the first)."""
-    aware, union = values.get(f"{prefix}_aware", np.nan), values.get(f"{prefix}_union", np.nan)
+def _penalised_fractions(fractions: dict[str, float]) -> str:
+    """ "x (Monte Carlo radius), y (union radius)" from ``fractions["aware"]`` and
+    ``fractions["union"]`` (each named only when finite; empty without the first)."""
+    aware, union = fractions.get("aware", np.nan), fractions.get("union", np.nan)
     if not np.isfinite(aware):
         return ""
     return f"{aware:.2f} (Monte Carlo radius)" + (
@@ -572,34 +587,39 @@ def _penalised_fractions(values: dict[str, float], prefix: str) -> str:
     )
 
 
-def _random_answers_evidence(ctx: Context) -> str:
+def _random_answers_evidence(ctx: Context[GohariState]) -> str:
     """The limits of the printed and Monte Carlo ball radii and, when the run (and the recorded
     AirRaid run) has roll-outs after the c = 0.3 budget, the fraction of random answers still
     penalised (mc against union radius)."""
-    v = ctx.values
+    s = ctx.state
+    v = given(s.ball_limits, "the ball radii's limits")
     text = (
-        f"lambda r(k) -> lambda sqrt(log(1/beta)/2) = {v['printed_limit']:.2f} < 1.41 as k -> 0 "
-        f"(printed); the Monte Carlo radius gives {v['mc_limit']:.2f}, the union radius "
-        f"{v['union_limit']:.2f} at this run's m = {v['m']:.0f}"
+        f"lambda r(k) -> lambda sqrt(log(1/beta)/2) = {v.printed:.2f} < 1.41 as k -> 0 "
+        f"(printed); the Monte Carlo radius gives {v.at_m['mc']:.2f}, the union radius "
+        f"{v.at_m['union']:.2f} at this run's m = {v.m:.0f}"
     )
-    if v["m"] != v["m_airraid"]:
+    if v.m != v.m_airraid:
         text += (
-            f" ({v['mc_limit_airraid']:.2f} and {v['union_limit_airraid']:.2f} at AirRaid's "
-            f"m = {v['m_airraid']:.0f})"
+            f" ({v.at_airraid['mc']:.2f} and {v.at_airraid['union']:.2f} at AirRaid's "
+            f"m = {v.m_airraid:.0f})"
         )
-    live, rec = _penalised_fractions(v, "pen_after"), _penalised_fractions(v, "rec_pen_after")
+    live, rec = (
+        _penalised_fractions(s.penalised_after),
+        _penalised_fractions(s.recorded_penalised_after),
+    )
     if live:
         text += f". After the c = 0.3 budget, the share of random answers the aware student is penalised towards: {live}"
     if rec:
-        text += f". On the {ctx.extra['recorded'].source}: {rec}"
+        text += f". On the {given(s.recorded, 'the recorded design').source}: {rec}"
     return text + "."
 
 
-def _after_budget_evidence(ctx: Context) -> str:
+def _after_budget_evidence(ctx: Context[GohariState]) -> str:
     """How we read it (the experiments' random answers, arm a), the arms that decide between the
     readings and, on the recorded AirRaid run when it has them, what the arms measured and the
     verdict of ``random_answers_harmless_airraid``."""
-    v = ctx.values
+    s = ctx.state
+    v = given(s.ball_limits, "the ball radii's limits")
     text = (
         "We run the reading of the experiments (Sections 4-5): after its budget the teacher answers "
         "policies drawn uniformly from the simplex ((0, 0)-DP; arm (a), the default, under which "
@@ -607,25 +627,33 @@ def _after_budget_evidence(ctx: Context) -> str:
         "private students' failure: (b) the teacher stops answering (Section 1's reading: no "
         "targets, no penalty), what a student that disregards spent answers should match (claim "
         "random_answers_harmless compares (a) with it), and (c) the aware student with the union "
-        f"radius, whose ball radius tends to {v['union_limit_airraid']:.2f} at vanishing k for "
-        f"AirRaid's m = {v['m_airraid']:.0f} (the simplex's diameter is 1.41)"
+        f"radius, whose ball radius tends to {v.at_airraid['union']:.2f} at vanishing k for "
+        f"AirRaid's m = {v.m_airraid:.0f} (the simplex's diameter is 1.41)"
     )
-    if v["m"] != v["m_airraid"]:
-        text += f" and to {v['union_limit']:.2f} for this run's m = {v['m']:.0f}"
+    if v.m != v.m_airraid:
+        text += f" and to {v.at_m['union']:.2f} for this run's m = {v.m:.0f}"
     text += (
         " (a ball radius below 1.41 leaves out answers near a vertex other than a nearly "
         "deterministic student's)."
     )
-    claim, finding = (
-        ctx.claims.get("random_answers_harmless_airraid"),
-        ctx.extra.get("recorded_finding"),
-    )
-    if claim is not None and finding:
-        text += f" On the {ctx.extra['recorded'].source}: {finding} {_verdict_of(claim)}."
+    claim = ctx.claims.get("random_answers_harmless_airraid")
+    if claim is not None and s.recorded_finding:
+        recorded = given(s.recorded, "the recorded design")
+        text += f" On the {recorded.source}: {s.recorded_finding} {_verdict_of(claim)}."
     claim = ctx.claims.get("random_answers_harmless_horizon")
     if claim is not None:
-        text += f" On the {ctx.extra['horizon'].source}: {_verdict_of(claim)}."
+        text += f" On the {given(s.horizon, 'the horizon record').source}: {_verdict_of(claim)}."
     return text
+
+
+def _composed_evidence(ctx: Context[GohariState]) -> str:
+    """The largest delta composed over one of this run's runs and the queries it answered."""
+    s = ctx.state
+    return (
+        "Largest composed delta over a run of this build (basic composition): "
+        f"{given(s.composed_delta, 'the composed delta'):.3g} after "
+        f"{given(s.queries, 'the queries answered'):.0f} queries."
+    )
 
 
 def _verdict_of(claim: Claim) -> str:
@@ -686,8 +714,7 @@ ERRATA: tuple[ErratumSpec, ...] = (
         "unsupported",
         "The teacher's privacy is reported per query only; composed over the states a student "
         "visits, the per-query guarantees give no guarantee (delta above 1).",
-        "Largest composed delta over a run of this build (basic composition): {composed_delta:.3g} "
-        "after {queries:.0f} queries.",
+        _composed_evidence,
     ),
     ErratumSpec(
         "random_answers_pull",

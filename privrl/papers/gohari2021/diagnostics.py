@@ -79,13 +79,13 @@ def budget_spent(summary: pd.DataFrame) -> pd.DataFrame | None:
     return summary.xs("budget spent", level="phase")
 
 
-def penalised_after_budget(summary: pd.DataFrame, prefix: str) -> dict[str, float]:
+def penalised_after_budget(summary: pd.DataFrame) -> dict[str, float]:
     """The c = 0.3 aware student's penalised fraction after its budget, with the Monte Carlo
-    (``PREFIX_aware``) and the union radius (``PREFIX_union``); NaN where the run has no such
-    arm or no roll-out after the budget."""
+    (``"aware"``) and the union radius (``"union"``); NaN where the run has no such arm or no
+    roll-out after the budget."""
     spent = budget_spent(summary)
     return {
-        f"{prefix}_{key}": float(spent.loc[label, "penalised_fraction"])
+        key: float(spent.loc[label, "penalised_fraction"])
         if spent is not None and label in spent.index
         else float("nan")
         for key, label in (("aware", AWARE), ("union", UNION))

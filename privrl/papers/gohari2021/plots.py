@@ -38,6 +38,7 @@ from privrl.papers.gohari2021.recorded import (
     curves_csv,
     recorded_analysis,
 )
+from privrl.papers.gohari2021.state import AirRaidTeacher, RolloutCost
 
 #: Every configuration Figure 2 and the diagnostics draw, each in its colour of the book
 #: (:mod:`privrl.chapter.colours`) in every figure.
@@ -304,19 +305,19 @@ def plot_diagnostics(diagnostics: pd.DataFrame, labels: list[str], first_spent: 
     return fig
 
 
-def plot_airraid_teacher(air: dict[str, Any]):
+def plot_airraid_teacher(air: AirRaidTeacher):
     """The committed AirRaid teacher's training curve, random play and the kept checkpoint."""
     fig, ax = new_figure(1, 1, width=5.0)
     ax = ax[0, 0]
-    curve = air["curve"]
+    curve = air.curve
     ax.plot(curve.index, curve.to_numpy(), lw=0.5, alpha=0.4, label="per roll-out")
     ax.plot(
         curve.index,
         curve.rolling(50, min_periods=1).mean().to_numpy(),
         label="mean of 50 roll-outs",
     )
-    ax.axhline(air["air_random"], ls=":", c="gray", label="uniformly random play")
-    ax.axvline(air["kept_steps"], c="k", lw=0.8, label="kept checkpoint")
+    ax.axhline(air.air_random, ls=":", c="gray", label="uniformly random play")
+    ax.axvline(air.kept_steps, c="k", lw=0.8, label="kept checkpoint")
     ax.set(
         xlabel="environment steps",
         ylabel="average return per episode",
@@ -376,6 +377,15 @@ def plot_times(times: pd.DataFrame, labels: tuple[str, ...]):
     return fig
 
 
+#: The abstract's results (ii) and (iii) and the claims that decide them, quoted under the design's
+#: Figure 2(d) and under the record at the paper's horizon.
+_ABSTRACT: dict[str, tuple[str, ...]] = {
+    "abstract_beyond_unaided": ("aware_beats_small_ppo", "aware_beats_small_ppo_union_beyond"),
+    "abstract_keeps_performance": (
+        "random_answers_harmless",
+        "random_answers_harmless_union_beyond",
+    ),
+}
 #: The paper's sentences (keys of ``book/paper_numbers/gohari2021.yml``) and the chapter's claims
 #: that decide them, per figure they are quoted under (the AirRaid design's Figure 2(d) and its
 #: speed-up, the record at the paper's horizon), each shown with the verdict the book reports.
@@ -386,14 +396,7 @@ SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
             "aware_beats_unaware_union_beyond",
         ),
         "fig2d_unaware_below_ppo": ("unaware_below_small_ppo",),
-        "abstract_beyond_unaided": (
-            "aware_beats_small_ppo",
-            "aware_beats_small_ppo_union_beyond",
-        ),
-        "abstract_keeps_performance": (
-            "random_answers_harmless",
-            "random_answers_harmless_union_beyond",
-        ),
+        **_ABSTRACT,
     },
     "speedup": {
         "aware_speedup": ("speedup_aware",),
@@ -401,44 +404,37 @@ SENTENCES: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "horizon": {
         "aware_speedup": ("speedup_aware",),
-        "abstract_beyond_unaided": (
-            "aware_beats_small_ppo",
-            "aware_beats_small_ppo_union_beyond",
-        ),
-        "abstract_keeps_performance": (
-            "random_answers_harmless",
-            "random_answers_harmless_union_beyond",
-        ),
+        **_ABSTRACT,
     },
 }
 
 
-def cost_sentence(cost: dict | None) -> str:
-    """The paper profile's cost in words: timed in this run (``cost["source"] == "measured"``),
+def cost_sentence(cost: RolloutCost | None) -> str:
+    """The paper profile's cost in words: timed in this run (``cost.source == "measured"``),
     the recorded AirRaid design's, or neither."""
     if cost is None:
         return (
             "The cost of the paper profile is neither measured in this run (`measure_cost`) "
             "nor recorded."
         )
-    if cost["source"] == "measured":
+    if cost.source == "measured":
         return (
             "We time a few roll-outs of the most expensive run at paper settings, the "
             "privacy-aware student kickstarted by the AirRaid teacher (a teacher query and a "
             "Dirichlet draw per step), and of the teacher-sized PPO, in CPU seconds (a run of "
             "four roll-outs minus a run of one, so that set-up costs cancel; the table gives "
             "the step rate, interactions per CPU second). One paper-profile run of 4,000 "
-            f"roll-outs costs about {cost['hours_run']:.1f} core-hours "
-            f"({cost['sec_rollout']:.2f} CPU seconds per roll-out of 1,000 interactions on "
+            f"roll-outs costs about {cost.hours_run:.1f} core-hours "
+            f"({cost.sec_rollout:.2f} CPU seconds per roll-out of 1,000 interactions on "
             "the machine that built this page; the paper reports at most 9 s)."
         )
     return (
         "This run does not time roll-outs at paper settings (`measure_cost` is off in the "
         "quick profile; `-p measure_cost=True` times them), so the cost is the recorded "
         "AirRaid design's: its CPU time summed over its runs, over its roll-outs, "
-        f"{cost['sec_rollout']:.2f} CPU seconds per roll-out of 1,000 interactions (a mean "
+        f"{cost.sec_rollout:.2f} CPU seconds per roll-out of 1,000 interactions (a mean "
         "over its configurations; the paper reports at most 9 s). One paper-profile run of "
-        f"4,000 roll-outs costs about {cost['hours_run']:.1f} core-hours."
+        f"4,000 roll-outs costs about {cost.hours_run:.1f} core-hours."
     )
 
 
@@ -489,14 +485,14 @@ def _figure2(data: Mapping[str, Any]):
 def _speedup_figure(data: Mapping[str, Any]):
     """:func:`plot_speedup` of a record, its refused thresholds shaded."""
     rec = _analysed(data)
-    refused = refused_thresholds(rec.speedup, rec.record["references"], rec.profile)
+    refused = refused_thresholds(rec.speedup, rec.references, rec.profile)
     return plot_speedup(rec.speedup, paper_number(PAPER, "aware_speedup").value, refused)
 
 
 def _speedup_table(data: Mapping[str, Any]) -> pd.DataFrame:
     """:func:`speedup_display` of a record, its refused thresholds said so."""
     rec = _analysed(data)
-    refused = refused_thresholds(rec.speedup, rec.record["references"], rec.profile)
+    refused = refused_thresholds(rec.speedup, rec.references, rec.profile)
     return speedup_display(rec.speedup, refused)
 
 

@@ -347,6 +347,26 @@ class RecordedAnalysis:
         return str(self.record.get("profile", DESIGN))
 
     @property
+    def references(self) -> dict[str, float]:
+        """The returns of random play and the teacher the record's thresholds sit between."""
+        return self.record["references"]
+
+    @property
+    def core_seconds(self) -> float:
+        """CPU seconds of the record's runs, summed (0: not recorded)."""
+        return float(self.record.get("run_core_seconds") or 0.0)
+
+    @property
+    def wall_seconds(self) -> float:
+        """Wall time of the recording, in seconds."""
+        return float(self.record["wall_time_s"])
+
+    @property
+    def command(self) -> str:
+        """The command that recorded it."""
+        return str(self.record.get("command", ""))
+
+    @property
     def labels(self) -> frozenset[str]:
         """The configurations the record ran."""
         return frozenset(self.runs["label"])
