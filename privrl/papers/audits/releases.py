@@ -646,13 +646,14 @@ def audit_pgc_laplace(
     inputs +-C e_1 (L1 norm C, clipped to C/2, so the clipped inputs are C apart: the worst case of
     eq. 20). The release is the grid Laplace (``discrete_laplace_mechanism``); ``floating_point``
     audits numpy's floating-point Laplace instead, which this audit proves not private (Mironov
-    2012). Weakened: the L1 clip skipped (eq. 19)."""
+    2012). The claim and the score's noise scale are the api's event (``grid_laplace_event``).
+    Weakened: the L1 clip skipped (eq. 19)."""
     eps = per_round_epsilon(_PGC_EPS, ROUNDS)
+    event = grid_laplace_event(_PGC_CLIP, eps, _PGC_D)
     g = np.zeros(_PGC_D)
     g[0] = _PGC_CLIP
     clip_to = None if weakened else local.clip_l1
     centre = g if weakened else local.clip_l1(g, _PGC_CLIP / 2)[0]
-    scale = float(grid_scale(_PGC_CLIP, eps, _PGC_D)) * DEFAULT_STEP
     exact = pgc_laplace_exact_epsilon(g, -g, eps, _PGC_CLIP, clip_to)
     name = "pgc_laplace_float" if floating_point else "pgc_laplace"
     label = f"{name} ({WEAKENINGS['pgc_laplace']})" if weakened else name
@@ -660,12 +661,12 @@ def audit_pgc_laplace(
         _laplace_release(eps, not weakened, floating_point),
         g,
         -g,
-        claimed_epsilon=eps,
+        claimed_epsilon=event.epsilon(0.0),
         delta=0.0,
         rng=seed,
         name=label,
         n_samples=sample_size(size),
-        score=_laplace_log_ratio(centre, scale),
+        score=_laplace_log_ratio(centre, event.noise_scale),
         exact_epsilon=exact,
     )
 
@@ -679,12 +680,13 @@ def audit_pgc_laplace_dense(
     """One grid Laplace report at epsilon / rounds for a dense pair: +-10 (1, ..., 1) in d = 4
     coordinates, clipped in L1 to +-C/(2d) (1, ..., 1), C apart in L1 (the worst case of eq. 20
     spread over every coordinate). Weakened: clipped in L2 to C/2 instead, sqrt(d) C = 2C apart in
-    L1 (a one-hot pair cannot see this: in one coordinate both clips agree)."""
+    L1 (a one-hot pair cannot see this: in one coordinate both clips agree). The claim and the
+    score's noise scale are the api's event (``grid_laplace_event``)."""
     eps = per_round_epsilon(_PGC_EPS, ROUNDS)
+    event = grid_laplace_event(_PGC_CLIP, eps, _PGC_DENSE_D)
     g = np.full(_PGC_DENSE_D, 10.0)
     clip_to = clip_l2 if weakened else local.clip_l1
     centre = clip_to(g, _PGC_CLIP / 2)[0]
-    scale = float(grid_scale(_PGC_CLIP, eps, _PGC_DENSE_D)) * DEFAULT_STEP
 
     def release(grad: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
         return discrete_laplace_mechanism(
@@ -697,12 +699,12 @@ def audit_pgc_laplace_dense(
         release,
         g,
         -g,
-        eps,
+        event.epsilon(0.0),
         0.0,
         seed,
         weakened,
         n_samples=sample_size(size),
-        score=_laplace_log_ratio(centre, scale),
+        score=_laplace_log_ratio(centre, event.noise_scale),
         exact_epsilon=exact,
     )
 
