@@ -25,11 +25,12 @@ from privrl.core.algorithms import ssp_lstd as ssp
 from privrl.core.algorithms.lstd import FeatureTransitions
 from privrl.papers.frontier.privacy import FEATURE_DIMS, gpope_event
 from privrl.papers.frontier.runs import SSP_DOMAINS
+from privrl.papers.frontier.state import FrontierState
 from privrl.papers.frontier.trials import ssp_bounds
 
 
-def check_calibration(ctx: Context) -> None:
-    cal, delta = ctx.tables["calibration"], ctx.profile.delta
+def check_calibration(ctx: Context[FrontierState]) -> None:
+    cal, delta = ctx.state.calibration, ctx.profile.delta
     over, loose = [], []
     for r in cal.itertuples():
         over.append(gpope_event(r.z, r.n, r.iterations, r.accountant).epsilon(delta) / r.epsilon)
@@ -57,8 +58,8 @@ def check_calibration(ctx: Context) -> None:
     )
 
 
-def check_noise_used(ctx: Context) -> None:
-    points, cal = ctx.tables["points"], ctx.tables["calibration"]
+def check_noise_used(ctx: Context[FrontierState]) -> None:
+    points, cal = ctx.state.points, ctx.state.calibration
     gp = points[points.method == "GPOPE"].merge(
         cal, on=["n", "epsilon", "accountant", "iterations"], how="left"
     )
@@ -98,8 +99,8 @@ def check_noise_used(ctx: Context) -> None:
         )
 
 
-def check_scores(ctx: Context) -> None:
-    points = ctx.tables["points"]
+def check_scores(ctx: Context[FrontierState]) -> None:
+    points = ctx.state.points
     errors = points[["mspbe", "rmse", "rmse_clipped", "floor_mspbe", "floor_rmse"]].to_numpy(float)
     ctx.report.check(
         "errors_finite",
@@ -117,7 +118,7 @@ def check_scores(ctx: Context) -> None:
     )
 
 
-def check_ssp_sensitivity(ctx: Context) -> None:
+def check_ssp_sensitivity(ctx: Context[FrontierState]) -> None:
     """SSP-LSTD's sensitivity (:func:`~privrl.core.algorithms.ssp_lstd.ssp_sensitivity`) checked
     against neighbours on each SSP domain's bounds: the extremal pair of the derivation moves
     :math:`(\\mathrm{vec}\\,A, b)` by :math:`\\Delta_2/\\sqrt 2` (the bound is tight to that
