@@ -75,10 +75,10 @@ STATS_CHUNK = 1_000
 #: uniformly over the transitions of the first chunk of the public target episodes, so weighted
 #: as the behaviour visits them).
 VALUE_STATES = 5_000
-#: GPOPE's accountants, as the api names them (:func:`~privrl.api.evaluation.gpope_noise`): the
-#: PLD one (an upper bound by Zhu, Dong and Wang 2022's dominating pair, the tightest) and the RDP
-#: one the paper's analysis uses.
-ACCOUNTANTS: dict[str, Literal["pld", "rdp"]] = {"PLD": "pld", "RDP": "rdp"}
+#: GPOPE's accountants (the calibration table's names) and the api's name of each
+#: (:func:`~privrl.api.evaluation.gpope_noise`): the PLD one (an upper bound by Zhu, Dong and
+#: Wang 2022's dominating pair, the tightest) and the RDP one the paper's analysis uses.
+API_ACCOUNTANT: dict[str, Literal["pld", "rdp"]] = {"PLD": "pld", "RDP": "rdp"}
 #: The cross-check of a calibrated GPOPE release, ``(z, n, iterations, delta) -> epsilon``, a
 #: tighter figure its epsilon must not undercut: for a PLD release the same pair's PLD at half the
 #: discretisation interval (pessimistic rounding's excess shrinks with it), for an RDP release
@@ -638,7 +638,7 @@ def run_tuning(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataF
 )
 def run_calibration(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
     """The smallest GPOPE noise multiplier ``z`` meeting ``config``'s ``(epsilon, delta)`` for
-    ``n`` trajectories and ``iterations`` steps under its ``accountant`` (:data:`ACCOUNTANTS`),
+    ``n`` trajectories and ``iterations`` steps under its ``accountant`` (:data:`API_ACCOUNTANT`),
     the api's calibration of the floating-point Gaussian to 1%
     (:func:`~privrl.api.evaluation.gpope_noise`, ``exact=False``), and
     ``cross_epsilon``, the ledger's cross-check of that release (:data:`CROSS_CHECKS`); ``seed``
@@ -652,7 +652,7 @@ def run_calibration(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.
         n=n,
         iterations=T,
         exact=False,
-        accountant=ACCOUNTANTS[config["accountant"]],
+        accountant=API_ACCOUNTANT[config["accountant"]],
     ).noise_multiplier
     return pd.DataFrame(
         [
@@ -666,7 +666,7 @@ def run_calibration(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.
 
 
 __all__ = [
-    "ACCOUNTANTS",
+    "API_ACCOUNTANT",
     "CROSS_CHECKS",
     "NOISELESS",
     "PROBE",
