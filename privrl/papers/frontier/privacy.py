@@ -55,8 +55,7 @@ def gpope_entry(row: Any, delta: float, domains: tuple[str, ...], source: str) -
     z, cross_epsilon``): its event under the row's accountant, cross-checked by the tighter
     figure the calibration stored (:data:`~privrl.papers.frontier.trials.CROSS_CHECKS`: a
     finer PLD for a PLD row; for an RDP row, the PLD figure its RDP figure must not undercut: a
-    second RDP figure on other orders is only a looser bound, e.g. at n = 10,000 and epsilon 0.1
-    dp-accounting's default orders give 0.103 where the GPOPE orders give 0.064)."""
+    second RDP figure on other orders would only be a looser bound)."""
     z, n, T = float(row.z), int(row.n), int(row.iterations)
     pld = row.accountant == "PLD"
     event = gpope_event(z, n, T, str(row.accountant))

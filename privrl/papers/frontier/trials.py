@@ -360,6 +360,23 @@ def _gpope_rows(
     return rows, thetas, floors
 
 
+def _untuned_row(
+    n: int, method: str, accountant: str, epsilon: float, noise: float
+) -> dict[str, Any]:
+    """A row of :func:`run_frontier` for a method with no step, iterations or clipping (the
+    reference, the zero estimate, DP-LSW, DP-LSL): those columns NaN."""
+    return dict(
+        n=n,
+        method=method,
+        accountant=accountant,
+        epsilon=epsilon,
+        noise=noise,
+        step_size=np.nan,
+        iterations=np.nan,
+        clipped=np.nan,
+    )
+
+
 @results_version("2", probe=PROBE, ignore=("seconds",))
 def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
     """One replicate of one domain (module text). ``config``: ``domain``, ``sizes``,
@@ -385,19 +402,7 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
     problem = target_problem(config)
     rows, thetas, floors = [], [], []
     for n in sizes:
-        for method in ("reference", "zero"):
-            rows.append(
-                dict(
-                    n=n,
-                    method=method,
-                    accountant="none",
-                    epsilon=np.nan,
-                    noise=0.0,
-                    step_size=np.nan,
-                    iterations=np.nan,
-                    clipped=np.nan,
-                )
-            )
+        rows += [_untuned_row(n, method, "none", np.nan, 0.0) for method in ("reference", "zero")]
         thetas += [reference_estimate(prefix(stats, n)), np.zeros(stats.dim)]
         floors += thetas[-2:]
         more = _gpope_rows(config, stats, n, gen)
@@ -410,35 +415,13 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
         for eps in config["epsilons"]:
             budget = smooth_noise(config, eps, Phi.shape[1]).budget
             est = dp_lsw(part, Phi, rho, budget, gen)
-            rows.append(
-                dict(
-                    n=n,
-                    method="DP-LSW",
-                    accountant="smooth sensitivity",
-                    epsilon=eps,
-                    noise=est.sigma,
-                    step_size=np.nan,
-                    iterations=np.nan,
-                    clipped=np.nan,
-                )
-            )
+            rows.append(_untuned_row(n, "DP-LSW", "smooth sensitivity", eps, est.sigma))
             thetas.append(est.theta)
             floors.append(est.theta_nonprivate)
             if config["domain"] == "chain":
                 lam = lsl_regularization(Phi, rho, n, config["lsl_c"], config["lsl_power"])
                 est = dp_lsl(part, Phi, rho, lam, budget, gen)
-                rows.append(
-                    dict(
-                        n=n,
-                        method="DP-LSL",
-                        accountant="smooth sensitivity",
-                        epsilon=eps,
-                        noise=est.sigma,
-                        step_size=np.nan,
-                        iterations=np.nan,
-                        clipped=np.nan,
-                    )
-                )
+                rows.append(_untuned_row(n, "DP-LSL", "smooth sensitivity", eps, est.sigma))
                 thetas.append(est.theta)
                 floors.append(est.theta_nonprivate)
     return scored(rows, thetas, floors, config, problem, start)
