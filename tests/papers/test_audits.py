@@ -289,7 +289,8 @@ def test_run_makes_checks_only_with_the_seeds_of_run_audits():
     assert (
         table.weakened_lower.iloc[1] == AUDITS["gaussian"]("quick", 3, weakened=True).epsilon_lower
     )
-    assert "wall_time_s" in result.extra
+    assert result.wall_time_s > 0 and result.state.seconds is not None
+    assert result.state.audits is table
 
 
 def test_tables_and_figure():

@@ -664,3 +664,75 @@ def test_the_bottom_line_states_the_recorded_maps_numbers():
         f"{tuned['tunings_learning_at_cap']} of {tuned['tunings_learning']} learning "
         "tunings)"
     ) in line
+
+
+def _recorded_row(n: int, epsilon: float, accountant: str, iterations: int) -> pd.Series:
+    from privrl.papers.frontier.record import recorded_tables
+
+    tables = recorded_tables()
+    assert tables is not None, "the paper-profile map is recorded"
+    cal = tables["calibration"]
+    found = cal[
+        (cal.n == n)
+        & (cal.epsilon == epsilon)
+        & (cal.accountant == accountant)
+        & (cal.iterations == iterations)
+    ]
+    assert len(found) == 1
+    return found.iloc[0]
+
+
+#: Stored calibration rows (n, epsilon, accountant, iterations) the api path recomputes: both
+#: accountants, the smallest and largest n, epsilon and iterations of the map (PLD only where its
+#: search takes seconds: at n = 10 and epsilon 10, or at n >= 1,000, it takes minutes). The RDP
+#: search takes seconds at every n, so all but three rows are slow tests.
+_FAST = {(10, 0.3, "PLD", 125), (10, 1.0, "PLD", 125), (10, 1.0, "RDP", 125)}
+_STORED_ROWS = [
+    (10, 0.3, "PLD", 125),
+    (10, 1.0, "PLD", 125),
+    (10, 1.0, "RDP", 125),
+    (10, 0.1, "PLD", 125),
+    (10, 0.1, "RDP", 125),
+    (10, 10.0, "RDP", 125),
+    (10, 0.1, "PLD", 500),
+    (10, 0.1, "RDP", 2000),
+    (10, 1.0, "RDP", 8000),
+    (100, 0.1, "PLD", 125),
+    (100, 3.0, "RDP", 125),
+    (1000, 0.1, "RDP", 125),
+    (10000, 0.1, "RDP", 125),
+    (10000, 10.0, "RDP", 125),
+]
+
+
+@pytest.mark.parametrize(
+    "key",
+    [k if k in _FAST else pytest.param(k, marks=pytest.mark.slow) for k in _STORED_ROWS],
+)
+def test_the_api_calibration_gives_the_recorded_noise_multipliers(key, monkeypatch):
+    """The calibration through the api (:func:`privrl.api.evaluation.gpope_noise`,
+    ``exact=False``, in :func:`trials.run_calibration`) gives the recorded paper-profile row's
+    z and cross-check epsilon to every stored digit, and the ledger's event at that z
+    (:func:`privacy.gpope_event`) is the builder's; with the builder's noise halved the row
+    differs."""
+    from privrl.papers.frontier.privacy import gpope_event
+
+    built = []
+
+    def spy(**kwargs):
+        built.append(real(**kwargs))
+        return built[-1]
+
+    real = trials.gpope_noise
+    monkeypatch.setattr(trials, "gpope_noise", spy)
+    n, epsilon, accountant, iterations = key
+    stored = _recorded_row(*key)
+    delta = FrontierProfile.paper().delta
+    config = dict(n=n, epsilon=epsilon, accountant=accountant, iterations=iterations, delta=delta)
+    row = trials.run_calibration(config, np.random.SeedSequence(0)).iloc[0]
+    assert row.z == stored.z and row.cross_epsilon == stored.cross_epsilon
+    (noise,) = built
+    assert gpope_event(stored.z, n, iterations, accountant) == noise.event
+    halved = dataclasses.replace(noise, noise_multiplier=noise.noise_multiplier / 2)
+    monkeypatch.setattr(trials, "gpope_noise", lambda **kwargs: halved)
+    assert trials.run_calibration(config, np.random.SeedSequence(0)).z.iloc[0] != stored.z

@@ -23,7 +23,9 @@ scale and epsilon the api's own release call gives for the chapter's arguments.
   epsilons (and deltas) of the api's :func:`~privrl.api.mechanisms.grid_laplace_event`,
   :func:`~privrl.api.local.sign_report_event`, :func:`~privrl.api.control.dirichlet_answer_event`
   and :func:`~privrl.api.evaluation.ssp_lstd_noise` at the audits' arguments, and SSP-LSTD's
-  audited noise is the builder's; its noise halved at the call site is caught.
+  audited noise is the builder's; its noise halved at the call site is caught. The one-report
+  grid Laplace audits (sparse and dense) claim and score by the api's ``grid_laplace_event``;
+  its noise halved at the call site is caught.
 """
 
 from __future__ import annotations
@@ -466,3 +468,60 @@ def test_halving_the_ssp_audits_noise_at_the_call_site_is_caught(monkeypatch):
 
     monkeypatch.setattr(audits, "ssp_lstd_noise", halved)
     assert _ssp_audited_noise(monkeypatch) != _ssp_api_noise().noise
+
+
+def _audited(monkeypatch, audit) -> dict:
+    """The claim, delta and score ``audit`` hands to the auditor (``audit_release``)."""
+    seen = {}
+
+    def spy(release, x, xp, *, claimed_epsilon, delta, score, **kwargs):
+        seen.update(claimed=claimed_epsilon, delta=delta, score=score)
+        raise _Claimed
+
+    monkeypatch.setattr(audits.au, "audit_release", spy)
+    with pytest.raises(_Claimed):
+        audit("quick", 0)
+    monkeypatch.undo()
+    return seen
+
+
+#: The one-report grid Laplace audits: the audit, its dimension and its clipped canary.
+_LAPLACE_AUDITS = {
+    "pgc_laplace": (audits.audit_pgc_laplace, audits._PGC_D, np.eye(audits._PGC_D)[0] / 2),
+    "pgc_laplace_dense": (
+        audits.audit_pgc_laplace_dense,
+        audits._PGC_DENSE_D,
+        np.full(audits._PGC_DENSE_D, 1 / (2 * audits._PGC_DENSE_D)),
+    ),
+}
+
+
+def _laplace_agrees(seen: dict, d: int, centre: np.ndarray) -> bool:
+    """The audit claims the epsilon of the api's ``grid_laplace_event`` at the audits' clip, epsilon
+    per report and ``d``, and scores by that event's noise scale."""
+    event = grid_laplace_event(audits._PGC_CLIP, per_round_epsilon(audits._PGC_EPS, 2), d)
+    y = np.random.default_rng(0).normal(size=(5, d))
+    expected = ((np.abs(y + centre) - np.abs(y - centre)) / event.noise_scale).sum(axis=1)
+    return (
+        seen["claimed"] == event.epsilon(0.0)
+        and seen["delta"] == 0.0
+        and bool(np.array_equal(seen["score"](y), expected))
+    )
+
+
+@pytest.mark.parametrize("name", sorted(_LAPLACE_AUDITS))
+def test_one_report_laplace_audits_claim_and_score_the_apis_event(monkeypatch, name):
+    audit, d, centre = _LAPLACE_AUDITS[name]
+    assert _laplace_agrees(_audited(monkeypatch, audit), d, centre)
+
+
+@pytest.mark.parametrize("name", sorted(_LAPLACE_AUDITS))
+def test_halving_a_laplace_audits_noise_at_the_call_site_is_caught(monkeypatch, name):
+    audit, d, centre = _LAPLACE_AUDITS[name]
+
+    def halved(sensitivity, epsilon, d):
+        return grid_laplace_event(sensitivity, 2 * epsilon, d)
+
+    monkeypatch.setattr(audits, "grid_laplace_event", halved)
+    seen = _audited(monkeypatch, audit)
+    assert not _laplace_agrees(seen, d, centre)

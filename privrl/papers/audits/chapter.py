@@ -11,26 +11,28 @@ other chapters' ledger entries name these audits (``audit="audits:<release>"``,
 from __future__ import annotations
 
 import math
-from typing import ClassVar
 
 from privrl.chapter.skeleton import Chapter, Context
 from privrl.papers.audits.checks import audit_every_release, check_audited_bounds
 from privrl.papers.audits.profile import AuditsProfile
 from privrl.papers.audits.releases import UNDETECTABLE
+from privrl.papers.audits.state import AuditsState
 
 
-class AuditsChapter(Chapter):
+class AuditsChapter(
+    Chapter,
+    name="audits",
+    profile_type=AuditsProfile,
+    checks=(audit_every_release, check_audited_bounds),
+    state_type=AuditsState,
+):
     """Audit every release, then check the bounds (:mod:`~privrl.papers.audits.checks`)."""
 
-    name: ClassVar[str] = "audits"
-    profile_type: ClassVar[type[AuditsProfile]] = AuditsProfile
-    checks = (audit_every_release, check_audited_bounds)
-
-    def finish(self, ctx: Context) -> None:
+    def finish(self, ctx: Context[AuditsState]) -> None:
         """Glue the number of releases audited, the largest ratio of audited lower bound to claim,
         the number of weakenings listed as undetectable, the smallest ratio of a checked weakened
         variant's bound to the claim, and the audits' wall time."""
-        table = ctx.tables["audits"]
+        table = ctx.state.audits
         checked = table[~table.release.isin(list(UNDETECTABLE))]
         ctx.glue("n_releases", len(table))
         ctx.glue("max_ratio", float((table.epsilon_lower / table.claimed_epsilon).max()))
@@ -41,7 +43,7 @@ class AuditsChapter(Chapter):
             if len(checked)
             else math.nan,
         )
-        ctx.glue("seconds", ctx.values["seconds"])
+        ctx.glue("seconds", ctx.state.seconds)
 
 
 run = AuditsChapter().run

@@ -12,21 +12,22 @@ import time
 from privrl.chapter.skeleton import Context
 from privrl.papers.audits.releases import UNDETECTABLE
 from privrl.papers.audits.runs import run_audits
+from privrl.papers.audits.state import AuditsState
 
 
-def audit_every_release(ctx: Context) -> None:
-    """Run every audit of the profile and its weakened variant into ``ctx.tables["audits"]``
+def audit_every_release(ctx: Context[AuditsState]) -> None:
+    """Run every audit of the profile and its weakened variant into the state's ``audits`` table
     (and their wall time, ``seconds``)."""
     started = time.perf_counter()
-    ctx.tables["audits"] = run_audits(ctx.profile.profile, ctx.profile.seed, ctx.profile.names())
-    ctx.values["seconds"] = round(time.perf_counter() - started, 1)
+    ctx.state.audits = run_audits(ctx.profile.profile, ctx.profile.seed, ctx.profile.names())
+    ctx.state.seconds = round(time.perf_counter() - started, 1)
 
 
-def check_audited_bounds(ctx: Context) -> None:
+def check_audited_bounds(ctx: Context[AuditsState]) -> None:
     """Per release: the audited lower bound is at most the claimed epsilon, the weakened variant's
     is above it (except for the releases of :data:`~privrl.papers.audits.releases.UNDETECTABLE`,
     listed with why), and (where known) the bound is at most the pair's exact epsilon."""
-    for row in ctx.tables["audits"].itertuples():
+    for row in ctx.state.audits.itertuples():
         ctx.report.check(
             f"{row.release}_lower",
             f"{row.release}: audited lower bound at most the claimed epsilon",

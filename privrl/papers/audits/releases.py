@@ -2,56 +2,22 @@ r"""One audit set-up per release of the book (:func:`privrl.core.audit.audit_rel
 weakened variant.
 
 One function per release, ``audit_<release>(size="quick"|"paper", seed=0, weakened=False) ->
-AuditResult``. Each runs the library's own release code end to end on a neighbouring pair chosen
-where the analysis says the worst case is, under the release's own neighbouring relation. The
-weakened variant breaks the guarantee on purpose through an explicit parameter of the library
-function or a realistic slip in the code (noise halved, clip removed or done in the wrong norm,
-budget doubled, one composition dropped from a budget split, stated in :data:`WEAKENINGS`) and
-still *claims* the original epsilon: an audit with power finds a lower bound above it.
+AuditResult``: the library's own release code run end to end on a neighbouring pair where the
+analysis puts the worst case, under the release's own neighbouring relation; a composed release
+over its composed run, every noisy step (or a sufficient statistic of them) observed, white-box.
+The claimed epsilon is the library's own accountant's, the api's event where the api builds it.
+The weakened variant breaks the guarantee on purpose (noise halved, clip removed or in the wrong
+norm, budget doubled, one composition dropped: :data:`WEAKENINGS`) and still claims the original
+epsilon: an audit with power finds a lower bound above it. Those no audit of this size can flag
+are listed in :data:`UNDETECTABLE`, with why.
 
-Releases audited (claimed epsilon computed by the library's own accountant), each on a worst-case
-pair and, for composed releases, over the composed run with every noisy step (or a sufficient
-statistic of them) observed, white-box:
-
-* ``gaussian``: the Gaussian mechanism (``privrl.core.mechanisms.gaussian``), reference;
-* ``dp_lsw``, ``dp_lsl``: Balle et al. 2016, Algorithms 1-2, from trajectories to the released
-  parameter (first-visit returns, LSW/LSL solve, smooth-sensitivity noise of Lemma 1),
-  replace-one trajectory, at small per-state counts with a pair that moves both the estimate and
-  sigma_X;
-* ``gpope``, ``gpope_sampled``: Xie et al. 2019, Algorithm 1 over T = 10 noisy clipped
-  primal-dual steps with a gradient canary (+-G after the clip; Nasr et al. 2021, Steinke et al.
-  2023), every noisy step released (``gpope(record_steps=True)``), on n = 1 trajectory (the
-  canary in every step) and n = 2 (the sampling the RDP accountant of
-  ``privrl.core.accounting.subsampled`` amplifies; the other trajectory at the neighbour's
-  canary gradient, the pair that attains the PLD epsilon);
-* ``gp_update``: Wang and Hegde 2019, Algorithm 1's functional noise over a composed run of
-  U = 10 noisy updates (Theorem 5 for U = 10; the chapter's runs make 873 / 4,873), each a
-  function plus an Ornstein-Uhlenbeck sample path read at a grid of states, the worst-case
-  shift in every update; ``input_perturbation``: its reward-noise baseline over T = 100 noisy
-  rewards (l2 sensitivity sqrt(T); the chapter's runs perturb 1,000 / 5,000), both at the
-  chapter's (0.9, 1e-4); ``dpsgd_step``, ``dpsgd_run``, ``dpsgd_poisson``: its DP-SGD baseline
-  (``functional_q.dpsgd_gradient``) for one step, and over a 10-step run with every noisy step
-  released and a gradient canary present in every step or Poisson-sampled at rate 1/4.
-  End-to-end training runs of Algorithm 1 are too slow to repeat ``10^4`` times and are not
-  audited;
-* ``pgc_laplace``, ``pgc_laplace_dense``, ``pgc_laplace_rounds``, ``pgc_bit_flip``, ``pgc_prs``:
-  Ono and Takahashi 2020's local randomisers with the exact worst-case log-likelihood ratio: one
-  Laplace report (Algorithm 2 on the grid Laplace of ``privrl.core.mechanisms.discrete_laplace``,
-  on raw released values, with a one-hot and a dense pair) at the per-report epsilon of a
-  two-round run; all 3 reports of an agent in the multi-round extension (section 3.2.1, total
-  epsilon 1, the ledger's composed entry); one bit flip (eq. 4: the chapter has no bit-flip
-  report of its own, PRS composes d_hat of them); one PRS report (Algorithm 3) at epsilon 10
-  with its d_hat = 4 signs composed, the chapter's largest composition;
-* ``dirichlet``: Gohari et al. 2021, one teacher release ``Dir_k(f(X))`` for two observations
-  whose teacher outputs are ``L b`` apart at the worst-case vertex of the eta-restricted simplex
-  (Theorem 1);
-* ``ssp_lstd``: SSP-LSTD (LSTD by sufficient-statistics perturbation), the release of
-  its noisy statistics ``(vec A, b)`` (the solve is post-processing) on the library's grid
-  Gaussian, replace-one trajectory, on a pair whose statistics differ by 0.986 of the
-  sensitivity ``Delta_2`` of ``privrl.core.algorithms.ssp_lstd``.
-
-The weakened variants that no audit of this size can flag are listed in :data:`UNDETECTABLE`, with
-why.
+Releases: ``gaussian`` (the reference); Balle et al. 2016's ``dp_lsw``, ``dp_lsl``; Xie et al.
+2019's ``gpope``, ``gpope_sampled``; Wang and Hegde 2019's ``gp_update`` (Theorem 5), its
+``input_perturbation`` and DP-SGD baselines ``dpsgd_step``, ``dpsgd_run``, ``dpsgd_poisson``
+(end-to-end training runs of its Algorithm 1 are too slow to repeat 10^4 times); Ono and
+Takahashi 2020's ``pgc_laplace``, ``pgc_laplace_dense``, ``pgc_laplace_rounds``,
+``pgc_bit_flip``, ``pgc_prs``; Gohari et al. 2021's ``dirichlet`` (Theorem 1); ``ssp_lstd``
+(sufficient-statistics perturbation). Each function states its pair, score and weakening.
 """
 
 from __future__ import annotations
@@ -646,13 +612,14 @@ def audit_pgc_laplace(
     inputs +-C e_1 (L1 norm C, clipped to C/2, so the clipped inputs are C apart: the worst case of
     eq. 20). The release is the grid Laplace (``discrete_laplace_mechanism``); ``floating_point``
     audits numpy's floating-point Laplace instead, which this audit proves not private (Mironov
-    2012). Weakened: the L1 clip skipped (eq. 19)."""
+    2012). The claim and the score's noise scale are the api's event (``grid_laplace_event``).
+    Weakened: the L1 clip skipped (eq. 19)."""
     eps = per_round_epsilon(_PGC_EPS, ROUNDS)
+    event = grid_laplace_event(_PGC_CLIP, eps, _PGC_D)
     g = np.zeros(_PGC_D)
     g[0] = _PGC_CLIP
     clip_to = None if weakened else local.clip_l1
     centre = g if weakened else local.clip_l1(g, _PGC_CLIP / 2)[0]
-    scale = float(grid_scale(_PGC_CLIP, eps, _PGC_D)) * DEFAULT_STEP
     exact = pgc_laplace_exact_epsilon(g, -g, eps, _PGC_CLIP, clip_to)
     name = "pgc_laplace_float" if floating_point else "pgc_laplace"
     label = f"{name} ({WEAKENINGS['pgc_laplace']})" if weakened else name
@@ -660,12 +627,12 @@ def audit_pgc_laplace(
         _laplace_release(eps, not weakened, floating_point),
         g,
         -g,
-        claimed_epsilon=eps,
+        claimed_epsilon=event.epsilon(0.0),
         delta=0.0,
         rng=seed,
         name=label,
         n_samples=sample_size(size),
-        score=_laplace_log_ratio(centre, scale),
+        score=_laplace_log_ratio(centre, event.noise_scale),
         exact_epsilon=exact,
     )
 
@@ -679,12 +646,13 @@ def audit_pgc_laplace_dense(
     """One grid Laplace report at epsilon / rounds for a dense pair: +-10 (1, ..., 1) in d = 4
     coordinates, clipped in L1 to +-C/(2d) (1, ..., 1), C apart in L1 (the worst case of eq. 20
     spread over every coordinate). Weakened: clipped in L2 to C/2 instead, sqrt(d) C = 2C apart in
-    L1 (a one-hot pair cannot see this: in one coordinate both clips agree)."""
+    L1 (a one-hot pair cannot see this: in one coordinate both clips agree). The claim and the
+    score's noise scale are the api's event (``grid_laplace_event``)."""
     eps = per_round_epsilon(_PGC_EPS, ROUNDS)
+    event = grid_laplace_event(_PGC_CLIP, eps, _PGC_DENSE_D)
     g = np.full(_PGC_DENSE_D, 10.0)
     clip_to = clip_l2 if weakened else local.clip_l1
     centre = clip_to(g, _PGC_CLIP / 2)[0]
-    scale = float(grid_scale(_PGC_CLIP, eps, _PGC_DENSE_D)) * DEFAULT_STEP
 
     def release(grad: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
         return discrete_laplace_mechanism(
@@ -697,12 +665,12 @@ def audit_pgc_laplace_dense(
         release,
         g,
         -g,
-        eps,
+        event.epsilon(0.0),
         0.0,
         seed,
         weakened,
         n_samples=sample_size(size),
-        score=_laplace_log_ratio(centre, scale),
+        score=_laplace_log_ratio(centre, event.noise_scale),
         exact_epsilon=exact,
     )
 
@@ -723,7 +691,8 @@ def bit_flip_exact_epsilon(epsilon: float) -> float:
 def audit_pgc_bit_flip(
     size: str = "quick", seed: int = 0, weakened: bool = False
 ) -> au.AuditResult:
-    """One bit-flip report (eq. 4) at epsilon / rounds for x = +1 vs x = -1."""
+    """One bit-flip report (eq. 4) at epsilon / rounds for x = +1 vs x = -1 (the chapter has no
+    bit-flip report of its own: PRS composes d_hat of them). Weakened: epsilon doubled."""
     eps = per_round_epsilon(_PGC_EPS, ROUNDS)
     used = 2 * eps if weakened else eps
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-import pandas as pd
-
 from privrl.chapter.ledger import LedgerEntry
 from privrl.chapter.records import recorded_run
 from privrl.chapter.skeleton import Chapter, Context
@@ -28,68 +26,74 @@ from privrl.papers.frontier.privacy import ledger_entries
 from privrl.papers.frontier.profile import PAPER, FrontierProfile
 from privrl.papers.frontier.record import recorded_tables
 from privrl.papers.frontier.runs import run_map
+from privrl.papers.frontier.state import FrontierState, ShownMap
 
 #: Where the map the prose reads comes from.
 RECORDED, LIVE_RUN = "the recorded paper-profile run", "this run"
 
 
-class FrontierChapter(Chapter, name=PAPER, profile_type=FrontierProfile, sweep_checks=SWEEP_CHECKS):
+class FrontierChapter(
+    Chapter,
+    name=PAPER,
+    profile_type=FrontierProfile,
+    sweep_checks=SWEEP_CHECKS,
+    state_type=FrontierState,
+):
     """The map, its checks, its releases and its findings."""
 
-    def sweep(self, ctx: Context) -> None:
-        """This run's map (tables ``calibration``, ``steps``, ``points``) and, beside a run of
-        another profile, the recorded paper-profile map (``extra["recorded"]``). A current record
+    def sweep(self, ctx: Context[FrontierState]) -> None:
+        """This run's map (tables ``calibration``, ``steps``, ``lams``, ``points``) and, beside a
+        run of another profile, the recorded paper-profile map (``recorded``). A current record
         at the profile's delta gives the noise multipliers it calibrated
-        (:func:`~privrl.papers.frontier.runs.calibrations`; ``extra["calibration_source"]`` says
-        whence); the sweep check ``check_calibration`` holds them to their targets either way."""
-        p = ctx.profile
+        (:func:`~privrl.papers.frontier.runs.calibrations`; ``calibration_source`` says whence);
+        the sweep check ``check_calibration`` holds them to their targets either way."""
+        p, state = ctx.profile, ctx.state
         recorded = recorded_tables() if p.profile != "paper" else None
         run = recorded_run(PAPER, "paper") if recorded is not None else None
         reuse = (
             run is not None and run.stale is False and run.record["parameters"]["delta"] == p.delta
         )
         known = recorded["calibration"] if reuse else None
-        ctx.tables.update(run_map(p, known, **ctx.sweep_options))
-        ctx.extra["recorded"] = recorded
-        ctx.extra["calibration_source"] = (
+        tables = run_map(p, known, **ctx.sweep_options)
+        state.calibration, state.steps = tables["calibration"], tables["steps"]
+        state.lams, state.points = tables["lams"], tables["points"]
+        state.recorded = recorded
+        state.calibration_source = (
             f"read from the recorded paper-profile run (commit `{run.commit}`) where it has them, "
             "else calibrated by this run"
-            if reuse
+            if run is not None and reuse
             else "calibrated by this run"
         )
 
-    def releases(self, ctx: Context) -> Iterator[LedgerEntry]:
+    def releases(self, ctx: Context[FrontierState]) -> Iterator[LedgerEntry]:
         """This run's releases and, when the map shown is the recorded one, its releases."""
-        yield from ledger_entries(
-            ctx.profile, ctx.tables["calibration"], ctx.tables["points"], LIVE_RUN
-        )
-        recorded = ctx.extra.get("recorded")
-        if recorded is not None:
+        state = ctx.state
+        yield from ledger_entries(ctx.profile, state.calibration, state.points, LIVE_RUN)
+        if state.recorded is not None:
             yield from ledger_entries(
-                FrontierProfile.paper(), recorded["calibration"], recorded["points"], RECORDED
+                FrontierProfile.paper(),
+                state.recorded["calibration"],
+                state.recorded["points"],
+                RECORDED,
             )
 
-    def finish(self, ctx: Context) -> None:
-        """Glue the findings of the map shown (recorded if there is one) and keep its tables in
-        ``extra``: ``map_points``, ``map_source``, ``map_steps`` (GPOPE's tuned settings),
-        ``map_lams`` (SSP-LSTD's tuned ridges), ``winners``, ``price`` (against each method's own noiseless version and the
-        non-private estimate) and ``cost`` (:func:`~privrl.papers.frontier.analysis.
-        privacy_cost`)."""
-        recorded = ctx.extra.get("recorded")
-        points: pd.DataFrame = recorded["points"] if recorded is not None else ctx.tables["points"]
-        steps = recorded["steps"] if recorded is not None else ctx.tables["steps"]
-        lams = recorded["lams"] if recorded is not None else ctx.tables["lams"]
-        calibration = recorded["calibration"] if recorded is not None else ctx.tables["calibration"]
+    def finish(self, ctx: Context[FrontierState]) -> None:
+        """Glue the findings of the map shown (recorded if there is one) and keep it, with its
+        winners, price (against each method's own noiseless version and the non-private
+        estimate) and cost (:func:`~privrl.papers.frontier.analysis.privacy_cost`), as
+        ``shown``; the tuned settings (``steps``, ``lams``) give the tuning findings."""
+        state, recorded = ctx.state, ctx.state.recorded
+        points = recorded["points"] if recorded is not None else state.points
+        steps = recorded["steps"] if recorded is not None else state.steps
+        lams = recorded["lams"] if recorded is not None else state.lams
+        calibration = recorded["calibration"] if recorded is not None else state.calibration
         source = RECORDED if recorded is not None else LIVE_RUN
         found = analysis.findings(points)
-        ctx.extra.update(
-            map_points=points,
-            map_source=source,
+        state.shown = ShownMap(
+            points=points,
+            source=source,
             price=found.pop("price"),
             winners=analysis.winners(points),
-            profile=ctx.profile,
-            map_steps=steps,
-            map_lams=lams,
             cost=analysis.privacy_cost(points),
         )
         ctx.glue("map_source", source)

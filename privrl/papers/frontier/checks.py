@@ -7,7 +7,8 @@ Sweep checks, on this run's tables:
   PLD's z never above RDP's (the PLD figure is the tighter);
 * :func:`check_noise_used` - every GPOPE release of the map ran at the z calibrated for its
   (n, epsilon, accountant, iterations), every DP-LSW/DP-LSL release had positive noise, and
-  every SSP-LSTD release ran at the multiplier of one Gaussian release at its (epsilon, delta);
+  every SSP-LSTD release ran at the api's multiplier for its (epsilon, delta)
+  (:func:`~privrl.api.evaluation.ssp_lstd_noise`, one Gaussian release);
 * :func:`check_scores` - every error of the map is finite and non-negative, and the replicates
   per point are the profile's;
 * :func:`check_ssp_sensitivity` - SSP-LSTD's sensitivity against its derivation's extremal pair
@@ -18,26 +19,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from privrl.api.evaluation import ssp_lstd_noise
 from privrl.chapter.skeleton import Context
-from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
-from privrl.core.accounting.gpope_pld import GpopePldEvent
-from privrl.core.accounting.subsampled import GpopeEvent
 from privrl.core.algorithms import ssp_lstd as ssp
 from privrl.core.algorithms.lstd import FeatureTransitions
-from privrl.papers.frontier.privacy import FEATURE_DIMS
+from privrl.papers.frontier.privacy import FEATURE_DIMS, gpope_event
 from privrl.papers.frontier.runs import SSP_DOMAINS
+from privrl.papers.frontier.state import FrontierState
 from privrl.papers.frontier.trials import ssp_bounds
 
-EVENTS = {"PLD": GpopePldEvent, "RDP": GpopeEvent}
 
-
-def check_calibration(ctx: Context) -> None:
-    cal, delta = ctx.tables["calibration"], ctx.profile.delta
+def check_calibration(ctx: Context[FrontierState]) -> None:
+    cal, delta = ctx.state.calibration, ctx.profile.delta
     over, loose = [], []
     for r in cal.itertuples():
-        event = EVENTS[r.accountant]
-        over.append(event(r.z, r.n, r.iterations).epsilon(delta) / r.epsilon)
-        loose.append(event(r.z / 1.02, r.n, r.iterations).epsilon(delta) / r.epsilon)
+        over.append(gpope_event(r.z, r.n, r.iterations, r.accountant).epsilon(delta) / r.epsilon)
+        loose.append(
+            gpope_event(r.z / 1.02, r.n, r.iterations, r.accountant).epsilon(delta) / r.epsilon
+        )
     ctx.report.check(
         "gpope_meets_target",
         "largest epsilon / target over GPOPE's calibrated noise multipliers (PLD and RDP)",
@@ -59,8 +58,8 @@ def check_calibration(ctx: Context) -> None:
     )
 
 
-def check_noise_used(ctx: Context) -> None:
-    points, cal = ctx.tables["points"], ctx.tables["calibration"]
+def check_noise_used(ctx: Context[FrontierState]) -> None:
+    points, cal = ctx.state.points, ctx.state.calibration
     gp = points[points.method == "GPOPE"].merge(
         cal, on=["n", "epsilon", "accountant", "iterations"], how="left"
     )
@@ -79,20 +78,29 @@ def check_noise_used(ctx: Context) -> None:
             float(smooth.noise.min()),
             above=0.0,
         )
-    ssp = points[points.method == "SSP-LSTD"]
-    if len(ssp):
-        target = [required_noise_multiplier(e, ctx.profile.delta) for e in ssp.epsilon]
+    ssp_rows = points[points.method == "SSP-LSTD"]
+    if len(ssp_rows):
+        z = {
+            (domain, eps): ssp_lstd_noise(
+                epsilon=eps,
+                delta=ctx.profile.delta,
+                bounds=ssp_bounds(ctx.profile.domain_config(domain)),
+                d=FEATURE_DIMS[domain],
+            ).noise_multiplier
+            for domain, eps in set(zip(ssp_rows.domain, ssp_rows.epsilon, strict=True))
+        }
+        target = [z[key] for key in zip(ssp_rows.domain, ssp_rows.epsilon, strict=True)]
         ctx.report.check(
             "ssp_noise_as_calibrated",
             "largest |z used / z of one Gaussian "
             "release at (epsilon, delta) - 1| over every SSP-LSTD release",
-            float(np.abs(ssp.noise.to_numpy() / np.array(target) - 1).max()),
+            float(np.abs(ssp_rows.noise.to_numpy() / np.array(target) - 1).max()),
             at_most=0.0,
         )
 
 
-def check_scores(ctx: Context) -> None:
-    points = ctx.tables["points"]
+def check_scores(ctx: Context[FrontierState]) -> None:
+    points = ctx.state.points
     errors = points[["mspbe", "rmse", "rmse_clipped", "floor_mspbe", "floor_rmse"]].to_numpy(float)
     ctx.report.check(
         "errors_finite",
@@ -110,7 +118,7 @@ def check_scores(ctx: Context) -> None:
     )
 
 
-def check_ssp_sensitivity(ctx: Context) -> None:
+def check_ssp_sensitivity(ctx: Context[FrontierState]) -> None:
     """SSP-LSTD's sensitivity (:func:`~privrl.core.algorithms.ssp_lstd.ssp_sensitivity`) checked
     against neighbours on each SSP domain's bounds: the extremal pair of the derivation moves
     :math:`(\\mathrm{vec}\\,A, b)` by :math:`\\Delta_2/\\sqrt 2` (the bound is tight to that

@@ -26,24 +26,28 @@ from typing import Any
 
 import pandas as pd
 
+from privrl.api.evaluation import ssp_lstd_noise
 from privrl.api.release import Release
 from privrl.chapter.ledger import LEMMA1_CROSS_CHECK, CrossCheck, LedgerEntry
 from privrl.chapter.ssp_ledger import ssp_lstd_ledger_entry
-from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
 from privrl.core.accounting.gpope_pld import GpopePldEvent
-from privrl.core.accounting.smooth_sensitivity import SmoothGaussianEvent
-from privrl.core.accounting.subsampled import (
-    GPOPE_PLD_INTERVAL,
-    GpopeEvent,
-    gpope_epsilon,
-)
-from privrl.core.algorithms import ssp_lstd as ssp
+from privrl.core.accounting.subsampled import GPOPE_PLD_INTERVAL, GpopeEvent, gpope_epsilon
 from privrl.papers.frontier.profile import PAPER, FrontierProfile
-from privrl.papers.frontier.trials import ssp_bounds
+from privrl.papers.frontier.trials import smooth_noise, ssp_bounds
 
 #: Output dimension of DP-LSW/DP-LSL per domain: the chain's tabular features, Mountain Car's
 #: order-5 Fourier basis in two dimensions.
 FEATURE_DIMS: dict[str, int] = {"chain": 40, "mountain_car_on": 36}
+
+
+def gpope_event(z: float, n: int, iterations: int, accountant: str) -> GpopeEvent | GpopePldEvent:
+    """The guarantee of GPOPE at a noise multiplier ``z`` already calibrated (a calibration
+    table's row), under ``accountant`` (``"PLD"`` or ``"RDP"``): the event
+    :func:`~privrl.api.evaluation.gpope_noise` (``exact=False``) returns at that ``z``. The api
+    makes events only by calibrating, which at the map's largest ``n`` and ``iterations`` takes
+    minutes per row, so a stored ``z`` is turned into its event here."""
+    event = GpopePldEvent if accountant == "PLD" else GpopeEvent
+    return event(z, n, iterations)
 
 
 def gpope_entry(row: Any, delta: float, domains: tuple[str, ...], source: str) -> LedgerEntry:
@@ -51,11 +55,10 @@ def gpope_entry(row: Any, delta: float, domains: tuple[str, ...], source: str) -
     z, cross_epsilon``): its event under the row's accountant, cross-checked by the tighter
     figure the calibration stored (:data:`~privrl.papers.frontier.trials.CROSS_CHECKS`: a
     finer PLD for a PLD row; for an RDP row, the PLD figure its RDP figure must not undercut: a
-    second RDP figure on other orders is only a looser bound, e.g. at n = 10,000 and epsilon 0.1
-    dp-accounting's default orders give 0.103 where the GPOPE orders give 0.064)."""
+    second RDP figure on other orders would only be a looser bound)."""
     z, n, T = float(row.z), int(row.n), int(row.iterations)
     pld = row.accountant == "PLD"
-    event = GpopePldEvent(z, n, T) if pld else GpopeEvent(z, n, T)
+    event = gpope_event(z, n, T, str(row.accountant))
     cross = CrossCheck(
         "upper bound",
         f"the same pair's PLD at half the discretisation interval "
@@ -96,12 +99,18 @@ def gpope_entry(row: Any, delta: float, domains: tuple[str, ...], source: str) -
 
 
 def smooth_entry(
-    method: str, domain: str, epsilon: float, delta: float, sigmas: pd.Series, source: str
+    profile: FrontierProfile,
+    method: str,
+    domain: str,
+    epsilon: float,
+    sigmas: pd.Series,
+    source: str,
 ) -> LedgerEntry:
-    """The ledger entry of DP-LSW or DP-LSL on ``domain`` at ``epsilon``: Lemma 1's event for the
-    domain's output dimension, its two conditions recomputed as the cross-check."""
-    d = FEATURE_DIMS[domain]
-    event = SmoothGaussianEvent.calibrated(epsilon, delta, d)
+    """The ledger entry of DP-LSW or DP-LSL on ``domain`` at ``epsilon``: the event of the
+    calibration the map releases with (:func:`~privrl.papers.frontier.trials.smooth_noise`, Lemma
+    1 for the domain's output dimension), its two conditions recomputed as the cross-check."""
+    delta = profile.delta
+    event = smooth_noise(profile.domain_config(domain), epsilon, FEATURE_DIMS[domain]).event
     return LedgerEntry(
         paper=PAPER,
         release=f"{method} value-function weights, {domain}, epsilon {epsilon:g}, "
@@ -127,12 +136,14 @@ def ssp_entry(
     profile: FrontierProfile, domain: str, epsilon: float, releases: int, source: str
 ) -> LedgerEntry:
     """The ledger entry of SSP-LSTD on ``domain`` at ``epsilon`` (``releases`` of them, one per
-    replicate and n): the noise the map draws (:func:`~privrl.core.algorithms.ssp_lstd.ssp_noise`
-    at the multiplier of one Gaussian release at (epsilon, delta) for the domain's bounds) and
-    its event."""
+    replicate and n): the noise the map draws and its event, the api's calibration
+    (:func:`~privrl.api.evaluation.ssp_lstd_noise`: the multiplier of one Gaussian release at
+    (epsilon, delta) for the domain's bounds)."""
     bounds = ssp_bounds(profile.domain_config(domain))
-    z = required_noise_multiplier(epsilon, profile.delta)
-    noise, event = ssp.ssp_noise(z, bounds, FEATURE_DIMS[domain])
+    calibrated = ssp_lstd_noise(
+        epsilon=epsilon, delta=profile.delta, bounds=bounds, d=FEATURE_DIMS[domain]
+    )
+    noise, event = calibrated.noise, calibrated.event
     release = Release.from_event(
         None,
         event,
@@ -177,9 +188,16 @@ def ledger_entries(
         yield gpope_entry(row, profile.delta, domains, source)
     smooth = points[points.method.isin(["DP-LSW", "DP-LSL"])]
     for (method, domain, eps), part in smooth.groupby(["method", "domain", "epsilon"]):
-        yield smooth_entry(str(method), str(domain), float(eps), profile.delta, part.noise, source)
+        yield smooth_entry(profile, str(method), str(domain), float(eps), part.noise, source)
     for (domain, eps), part in points[points.method == "SSP-LSTD"].groupby(["domain", "epsilon"]):
         yield ssp_entry(profile, str(domain), float(eps), len(part), source)
 
 
-__all__ = ["FEATURE_DIMS", "gpope_entry", "ledger_entries", "smooth_entry", "ssp_entry"]
+__all__ = [
+    "FEATURE_DIMS",
+    "gpope_entry",
+    "gpope_event",
+    "ledger_entries",
+    "smooth_entry",
+    "ssp_entry",
+]

@@ -3,28 +3,18 @@
 The map (``PAPER_SCALE``): three domains, epsilon 0.1 .. 10 and n 10 .. 10,000 on log grids, 30 fresh
 datasets per point, one delta. The quick profile is a small slice of it (two domains, two of its
 epsilons, two of its sizes, the two smallest values of its ``iterations_grid``, 3 datasets) that
-runs in CI in under a minute of CPU (the noise multipliers read from the recorded map,
+runs in CI (the noise multipliers read from the recorded map,
 :meth:`~privrl.papers.frontier.chapter.FrontierChapter.sweep`): it says so on the page and
 decides nothing.
 
-GPOPE's grids (``PAPER_SCALE``) were fixed by a probe: the tuning at the paper settings on one public
-dataset (seed :data:`TUNING_SEED`) at n = 10 and 10,000, epsilon 0.1 and 10 (PLD) and without
-noise, on every domain, over steps 1e-4 .. 300 (3x) and 500 .. 32,000 iterations (4x). Without
-noise the best step is interior, 3 to 30 (100 on the chain at n = 10, level with 30), and 300
-diverges everywhere; the error still falls with iterations up to 32,000 at n = 10,000 (by 1.1
-decades of MSPBE on the chain and 0.4 on Mountain Car from 8,000 to 32,000). With noise the best
-step is 0.01 to 0.1 at 500 to 32,000 iterations (8,000 or more at n = 10,000; 500 on the chain
-at n = 10, epsilon 10), except at n = 10, epsilon 0.1, where every setting is no better than the
-zero estimate and the best is the smallest step (learning nothing). Hence ``step_grid`` 0.001 ..
-300 on a ~3x log grid (brackets every interior optimum the probe found) and ``iterations_grid``
-(125, 500, 2,000, 8,000): the largest, 8,000, is the **compute cap**. A larger cap does not
-bracket either: a tuning at 32,000 on the chain's first public dataset chose 32,000 in 17 of its
-40 private cells (epsilon >= 1, n >= 100), so bracketing would take about 128,000 iterations,
-some sixteen times the map's CPU. The record's tuning table counts the cells at the cap.
-So wherever GPOPE learns, its error on the map is the error *within 8,000 iterations*, declared
-as such. An edge is declared where the cell is at the cap or where GPOPE learns nothing (within
-5% of the zero estimate's MSPBE, the spread of the tuning itself); any other edge fails the
-record's test (:func:`~privrl.papers.frontier.runs.edges`).
+GPOPE's grids were fixed by a probe (the tuning at the paper settings on one public dataset, seed
+:data:`TUNING_SEED`) to bracket every interior optimum it found: ``step_grid`` 0.001 .. 300 on a
+~3x log grid and ``iterations_grid`` (125, 500, 2,000, 8,000), whose largest is the **compute
+cap** (the error still falls beyond it, and bracketing it would cost many times the map's CPU).
+Wherever GPOPE learns, its error on the map is the error within the cap, declared as such: an edge
+is declared where the cell is at the cap or where GPOPE learns nothing (within 5% of the zero
+estimate's MSPBE, the tuning's own spread); any other edge fails the record's test
+(:func:`~privrl.papers.frontier.runs.edges`).
 """
 
 from __future__ import annotations

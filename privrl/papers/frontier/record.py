@@ -34,10 +34,8 @@ FILES: dict[str, str] = {
     name: f"{PAPER}-paper-{name}.csv" for name in ("points", "calibration", "steps", "lams")
 }
 RECORD_JSON = f"{PAPER}-paper.json"
-COMMAND = (
-    "python -m privrl.papers.frontier.record "
-    "--cache-dir book/measurements/cache/frontier-v2 --workers 1"
-)
+#: The shell command that records the map, but for ``--workers`` (the record's own count).
+COMMAND = "python -m privrl.papers.frontier.record --cache-dir book/measurements/cache/frontier-v2"
 
 
 def record_paper_run(
@@ -81,7 +79,7 @@ def record_paper_run(
         ),
         workers=workers,
         note=note,
-        command=COMMAND,
+        command=f"{COMMAND} --workers {workers}",
         files=sorted(FILES.values()),
         produced_by=["privrl.papers.frontier.runs"],
     )

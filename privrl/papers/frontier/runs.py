@@ -28,7 +28,8 @@ from privrl.chapter.sweep import run_sweep
 from privrl.papers.frontier import trials
 from privrl.papers.frontier.profile import TUNING_SEED, FrontierProfile
 
-ACCOUNTANTS: tuple[str, ...] = ("PLD", "RDP")
+#: GPOPE's accountants, in the calibration table's order (:data:`trials.API_ACCOUNTANT`).
+ACCOUNTANTS: tuple[str, ...] = tuple(trials.API_ACCOUNTANT)
 #: The domains SSP-LSTD runs on: on-policy LSTD (off-policy, its statistics would carry
 #: products of importance ratios, unbounded, so no finite sensitivity).
 SSP_DOMAINS: tuple[str, ...] = ("chain", "mountain_car_on")
@@ -91,7 +92,7 @@ def tuning_noise(calibration: pd.DataFrame) -> tuple[tuple[int, float, str, int,
     )
 
 
-def gpope_noise(
+def map_noise(
     calibration: pd.DataFrame, settings: pd.DataFrame
 ) -> tuple[tuple[int, float, str, float, float, int], ...]:
     """The ``gpope`` entry of a map config: ``(n, epsilon, accountant, z, step, iterations)``
@@ -203,7 +204,7 @@ def map_configs(
     return [
         {
             **profile.domain_config(d),
-            "gpope": gpope_noise(calibration, settings[settings.domain == d]),
+            "gpope": map_noise(calibration, settings[settings.domain == d]),
             "noiseless": noiseless_settings(settings[settings.domain == d]),
         }
         for d in profile.domains
@@ -335,7 +336,7 @@ __all__ = [
     "ZERO_TOLERANCE",
     "calibrations",
     "edges",
-    "gpope_noise",
+    "map_noise",
     "map_configs",
     "noiseless_settings",
     "run_map",

@@ -1,5 +1,6 @@
 r"""The run functions of the Frontier chapter (one seed of :func:`privrl.chapter.sweep.run_sweep`
-= one fresh dataset of the largest ``n`` of the map; imports only :mod:`privrl.core`).
+= one fresh dataset of the largest ``n`` of the map; imports :mod:`privrl.core` and the api's
+calibrations).
 
 A *replicate* (:func:`run_frontier`) draws ``max(sizes)`` trajectories of one domain
 (:mod:`privrl.core.evaluation_domains`) once; every smaller ``n`` of the map uses its first ``n``
@@ -26,19 +27,18 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from privrl.api.evaluation import smooth_gaussian_noise
-from privrl.core.accounting.discrete_gaussian import required_noise_multiplier
-from privrl.core.accounting.gpope_pld import calibrate_pld_noise_multiplier
-from privrl.core.accounting.subsampled import (
-    GPOPE_PLD_INTERVAL,
-    calibrate_noise_multiplier,
-    gpope_pld_epsilon,
+from privrl.api.evaluation import (
+    SmoothGaussianNoise,
+    gpope_noise,
+    smooth_gaussian_noise,
+    ssp_lstd_noise,
 )
+from privrl.core.accounting.subsampled import GPOPE_PLD_INTERVAL, gpope_pld_epsilon
 from privrl.core.algorithms import ssp_lstd as ssp
 from privrl.core.algorithms.gtd import SaddlePointStats, gpope, mspbe, saddle_point_solution
 from privrl.core.algorithms.lstd import FeatureTransitions, transition_sums
@@ -75,9 +75,10 @@ STATS_CHUNK = 1_000
 #: uniformly over the transitions of the first chunk of the public target episodes, so weighted
 #: as the behaviour visits them).
 VALUE_STATES = 5_000
-#: GPOPE's accountants: the PLD one (an upper bound by Zhu, Dong and Wang 2022's dominating
-#: pair, the tightest) and the RDP one the paper's analysis uses.
-CALIBRATORS = {"PLD": calibrate_pld_noise_multiplier, "RDP": calibrate_noise_multiplier}
+#: GPOPE's accountants (the calibration table's names) and the api's name of each
+#: (:func:`~privrl.api.evaluation.gpope_noise`): the PLD one (an upper bound by Zhu, Dong and
+#: Wang 2022's dominating pair, the tightest) and the RDP one the paper's analysis uses.
+API_ACCOUNTANT: dict[str, Literal["pld", "rdp"]] = {"PLD": "pld", "RDP": "rdp"}
 #: The cross-check of a calibrated GPOPE release, ``(z, n, iterations, delta) -> epsilon``, a
 #: tighter figure its epsilon must not undercut: for a PLD release the same pair's PLD at half the
 #: discretisation interval (pessimistic rounding's excess shrinks with it), for an RDP release
@@ -359,6 +360,23 @@ def _gpope_rows(
     return rows, thetas, floors
 
 
+def _untuned_row(
+    n: int, method: str, accountant: str, epsilon: float, noise: float
+) -> dict[str, Any]:
+    """A row of :func:`run_frontier` for a method with no step, iterations or clipping (the
+    reference, the zero estimate, DP-LSW, DP-LSL): those columns NaN."""
+    return dict(
+        n=n,
+        method=method,
+        accountant=accountant,
+        epsilon=epsilon,
+        noise=noise,
+        step_size=np.nan,
+        iterations=np.nan,
+        clipped=np.nan,
+    )
+
+
 @results_version("2", probe=PROBE, ignore=("seconds",))
 def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
     """One replicate of one domain (module text). ``config``: ``domain``, ``sizes``,
@@ -384,19 +402,7 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
     problem = target_problem(config)
     rows, thetas, floors = [], [], []
     for n in sizes:
-        for method in ("reference", "zero"):
-            rows.append(
-                dict(
-                    n=n,
-                    method=method,
-                    accountant="none",
-                    epsilon=np.nan,
-                    noise=0.0,
-                    step_size=np.nan,
-                    iterations=np.nan,
-                    clipped=np.nan,
-                )
-            )
+        rows += [_untuned_row(n, method, "none", np.nan, 0.0) for method in ("reference", "zero")]
         thetas += [reference_estimate(prefix(stats, n)), np.zeros(stats.dim)]
         floors += thetas[-2:]
         more = _gpope_rows(config, stats, n, gen)
@@ -407,44 +413,15 @@ def run_frontier(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
             continue
         part = fv_prefix(fv, n)
         for eps in config["epsilons"]:
-            bound, low = _return_range(config)
-            budget = smooth_gaussian_noise(
-                epsilon=eps,
-                delta=config["delta"],
-                return_bound=bound,
-                d=Phi.shape[1],
-                return_low=low,
-            ).budget
+            budget = smooth_noise(config, eps, Phi.shape[1]).budget
             est = dp_lsw(part, Phi, rho, budget, gen)
-            rows.append(
-                dict(
-                    n=n,
-                    method="DP-LSW",
-                    accountant="smooth sensitivity",
-                    epsilon=eps,
-                    noise=est.sigma,
-                    step_size=np.nan,
-                    iterations=np.nan,
-                    clipped=np.nan,
-                )
-            )
+            rows.append(_untuned_row(n, "DP-LSW", "smooth sensitivity", eps, est.sigma))
             thetas.append(est.theta)
             floors.append(est.theta_nonprivate)
             if config["domain"] == "chain":
                 lam = lsl_regularization(Phi, rho, n, config["lsl_c"], config["lsl_power"])
                 est = dp_lsl(part, Phi, rho, lam, budget, gen)
-                rows.append(
-                    dict(
-                        n=n,
-                        method="DP-LSL",
-                        accountant="smooth sensitivity",
-                        epsilon=eps,
-                        noise=est.sigma,
-                        step_size=np.nan,
-                        iterations=np.nan,
-                        clipped=np.nan,
-                    )
-                )
+                rows.append(_untuned_row(n, "DP-LSL", "smooth sensitivity", eps, est.sigma))
                 thetas.append(est.theta)
                 floors.append(est.theta_nonprivate)
     return scored(rows, thetas, floors, config, problem, start)
@@ -535,8 +512,8 @@ def run_ssp_lstd(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
     bounds, problem = ssp_bounds(config), target_problem(config)
     rows, thetas, floors = [], [], []
     for eps in config["epsilons"]:
-        z = required_noise_multiplier(eps, config["delta"])
-        noise, _ = ssp.ssp_noise(z, bounds, dim)
+        calibrated = ssp_lstd_noise(epsilon=eps, delta=config["delta"], bounds=bounds, d=dim)
+        z, noise = calibrated.noise_multiplier, calibrated.noise
         sums = np.cumsum(ssp.on_grid(contributions, noise.step), axis=0)
         for n in sizes:
             lams = [g[2] for g in config["ssp_lams"] if g[0] == n and g[1] == eps]
@@ -561,6 +538,16 @@ def run_ssp_lstd(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.Dat
                 thetas.append(ssp.solve(A, b, lam))
                 floors.append(floor)
     return scored(rows, thetas, floors, config, problem, start)
+
+
+def smooth_noise(config: dict[str, Any], epsilon: float, d: int) -> SmoothGaussianNoise:
+    """DP-LSW's and DP-LSL's calibration on ``config``'s domain at ``(epsilon, config["delta"])``
+    for ``d``-dimensional weights: the api's (:func:`~privrl.api.evaluation.smooth_gaussian_noise`,
+    Lemma 1 of Balle et al.) on the domain's return range (:func:`_return_range`)."""
+    bound, low = _return_range(config)
+    return smooth_gaussian_noise(
+        epsilon=epsilon, delta=config["delta"], return_bound=bound, d=d, return_low=low
+    )
 
 
 def _return_range(config: dict[str, Any]) -> tuple[float, float]:
@@ -634,15 +621,22 @@ def run_tuning(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataF
 )
 def run_calibration(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.DataFrame:
     """The smallest GPOPE noise multiplier ``z`` meeting ``config``'s ``(epsilon, delta)`` for
-    ``n`` trajectories and ``iterations`` steps under its ``accountant`` (``"PLD"``:
-    :func:`~privrl.core.accounting.gpope_pld.calibrate_pld_noise_multiplier`; ``"RDP"``:
-    :func:`~privrl.core.accounting.subsampled.calibrate_noise_multiplier`), to 1%, and
+    ``n`` trajectories and ``iterations`` steps under its ``accountant`` (:data:`API_ACCOUNTANT`),
+    the api's calibration of the floating-point Gaussian to 1%
+    (:func:`~privrl.api.evaluation.gpope_noise`, ``exact=False``), and
     ``cross_epsilon``, the ledger's cross-check of that release (:data:`CROSS_CHECKS`); ``seed``
     is unused (a sweep caches the result). One row: ``n, epsilon, accountant, iterations, z,
     cross_epsilon``."""
     del seed
     n, T, delta = config["n"], config["iterations"], config["delta"]
-    z = CALIBRATORS[config["accountant"]](config["epsilon"], delta, n, T, rtol=1e-2)
+    z = gpope_noise(
+        epsilon=config["epsilon"],
+        delta=delta,
+        n=n,
+        iterations=T,
+        exact=False,
+        accountant=API_ACCOUNTANT[config["accountant"]],
+    ).noise_multiplier
     return pd.DataFrame(
         [
             {
@@ -655,7 +649,7 @@ def run_calibration(config: dict[str, Any], seed: np.random.SeedSequence) -> pd.
 
 
 __all__ = [
-    "CALIBRATORS",
+    "API_ACCOUNTANT",
     "CROSS_CHECKS",
     "NOISELESS",
     "PROBE",
@@ -674,6 +668,7 @@ __all__ = [
     "run_ssp_lstd",
     "run_tuning",
     "ssp_bounds",
+    "smooth_noise",
     "ssp_contributions",
     "target_problem",
     "value_range",
