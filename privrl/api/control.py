@@ -226,10 +226,11 @@ def dirichlet_teacher_answer(
     projected onto :math:`\Delta_{m,\eta}` with a ``ClippedDataWarning`` (``strict``: raises).
 
     Give ``epsilon`` and ``delta`` (one concentration, the largest meeting them) or ``k`` (one, or
-    one per row, up to :data:`MAX_CONCENTRATION`) and ``tau`` (eq. 6). One query is a
+    one per row, up to :data:`MAX_CONCENTRATION`) and ``tau`` (eq. 6). One query: a
     ``DirichletMechanismEvent`` (eq. 12's epsilon at eq. 6's delta), several rows a
     ``TeacherQueriesEvent`` composed by ``composition`` (advanced with ``delta_slack``); drawn in
-    floating point, as in the paper. ``parameters``: ``k``, ``tau``, ``eta``, ``lipschitz``, ``b``.
+    floating point, as in the paper. ``parameters``: ``k``, ``tau``, ``eta``, ``lipschitz``,
+    ``b`` and, for several rows, ``composition``.
 
     >>> import numpy as np, privrl
     >>> r = privrl.dirichlet_teacher_answer([0.7, 0.3], k=100.0, tau=0.01, eta=0.05,
