@@ -144,9 +144,8 @@ def _gpope_rdp_epsilon(
 
 #: The PLD accountant's value discretisation interval for GPOPE (dp-accounting's own default; the
 #: generic :func:`~privrl.core.accounting.events.pld_epsilon` keeps 1e-3 for its few
-#: compositions). Pessimistic rounding's excess grows with the number of compositions: at 1e-3,
-#: GPOPE at 8,000 iterations and epsilon 0.1 would carry 2.2x the noise a 1e-5 interval needs,
-#: at 1e-4 1.006x (``tests/core/test_pld_discretisation.py``).
+#: compositions): pessimistic rounding's excess grows with the number of compositions
+#: (``tests/core/test_pld_discretisation.py`` bounds it at GPOPE's).
 GPOPE_PLD_INTERVAL: float = 1e-4
 
 
