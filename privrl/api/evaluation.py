@@ -466,24 +466,24 @@ def ssp_lstd(
     rng: SeedLike | None = None,
     strict: bool = False,
 ) -> Release:
-    r"""SSP-LSTD: :math:`\hat\theta = (\tilde A + \lambda I)^{-1}\tilde b`, LSTD(0) on the
-    sufficient statistics :math:`A = \sum\phi(s)(\phi(s) - \gamma\phi(s'))^\top`, :math:`b = \sum
-    \phi(s)r` (every transition) released with exact discrete Gaussian noise on a grid for
-    ``(epsilon, delta)`` (``epsilon`` <= 700) at the replace-one sensitivity :math:`\Delta_2 =
-    2L\sqrt{F^4(1+\gamma)^2 + F^2R^2}` (:mod:`privrl.core.algorithms.ssp_lstd`): private on doubles.
+    r"""SSP-LSTD: :math:`\hat\theta = (\tilde A + \lambda I)^{-1}\tilde b`, LSTD(0) on the sums
+    :math:`A = \sum\phi(s)(\phi(s) - \gamma\phi(s'))^\top`, :math:`b = \sum\phi(s)r` (every
+    transition) with exact discrete Gaussian noise on a grid for ``(epsilon, delta)`` (``epsilon``
+    <= 700) at the replace-one sensitivity :math:`\Delta_2 = 2L\sqrt{F^4(1+\gamma)^2 + F^2R^2}`.
 
     Data as :func:`gpope`; :math:`F` (``feature_bound``), :math:`R` (``reward_bound``), :math:`L`
-    (``max_length`` <= 2^20) are enforced by scaling, clipping and truncating, with a
-    ``ClippedDataWarning`` (``strict=True``: ``ValueError``). ``lam`` > 0 in the units of
-    :math:`A`, chosen on public data; ``gamma`` in [0, 1]. Event: ``GaussianDpEvent(sqrt(s) / G)``;
-    ``parameters``: ``sigma``, ``noise_multiplier``, ``sensitivity``, ``step``, the bounds, ``n``.
+    (``max_length`` <= 2^20) are enforced with a ``ClippedDataWarning`` (``strict``: raises);
+    ``lam`` > 0 in :math:`A`'s units, chosen on public data; ``gamma`` in [0, 1]. Event:
+    ``GaussianDpEvent(sqrt(s) / G)``; ``parameters``: ``sigma``, ``noise_multiplier``,
+    ``sensitivity``, ``step``, the bounds, ``n``.
 
     >>> import numpy as np, privrl
     >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
     ...     actions=np.zeros((2, 2), int), rewards=np.array([[0.0, 1.0], [1.0, 0.0]]),
     ...     lengths=np.array([2, 1]), terminated=np.array([True, True]))
-    >>> r = privrl.ssp_lstd(data, features=np.eye(3), gamma=0.9, epsilon=1.0, delta=1e-5,
-    ...     feature_bound=1.0, reward_bound=1.0, max_length=2, lam=1.0, rng=0)
+    >>> r = privrl.ssp_lstd(data, features=np.eye(3), gamma=0.9, epsilon=1.0,
+    ...     delta=1e-5, feature_bound=1.0, reward_bound=1.0, max_length=2, lam=1.0,
+    ...     rng=0)
     >>> r.epsilon <= 1.0, r.value.shape, round(r.parameters["sensitivity"], 4)
     (True, (3,), 8.5884)
     """
