@@ -19,38 +19,23 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
     __version__ = "0.0.0+unknown"
 
-#: The names of :mod:`privrl.api` (its ``__all__``), re-exported lazily.
-API_NAMES = (
-    "ClippedDataWarning",
-    "NEIGHBOURS",
-    "Release",
-    "TabularMDP",
-    "Trajectories",
-    "clip_values",
-    "compose",
-    "dirichlet_teacher_answer",
-    "dp_lsl",
-    "dp_lsw",
-    "functional_q_learning",
-    "gaussian_mechanism",
-    "gpope",
-    "laplace_mechanism",
-    "laplace_report",
-    "sign_report",
-    "ssp_lstd",
-)
 
-__all__ = ["__version__", *API_NAMES]
+def _api() -> Any:
+    return importlib.import_module("privrl.api")
 
 
 def __getattr__(name: str) -> Any:
-    """``privrl.NAME`` for a name of :mod:`privrl.api`, imported on first use (by its module
-    name as a string: the code closures of recorded runs follow import statements only, and no
-    chapter's closure should contain the whole API)."""
-    if name in API_NAMES:
-        return getattr(importlib.import_module("privrl.api"), name)
+    """``privrl.NAME`` for a name of :mod:`privrl.api`'s ``__all__`` (and ``privrl.__all__``:
+    ``__version__`` and those names), imported on first use by its module name as a string: the
+    code closures of recorded runs follow import statements only, and no chapter's closure should
+    contain the whole API. A private or dunder name other than ``__all__`` never loads the API.
+    Raises ``AttributeError`` for any other name."""
+    if name == "__all__":
+        return ["__version__", *_api().__all__]
+    if not name.startswith("_") and name in _api().__all__:
+        return getattr(_api(), name)
     raise AttributeError(f"module 'privrl' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *API_NAMES])
+    return sorted([*globals(), *_api().__all__])

@@ -118,22 +118,16 @@ def functional_q_learning(
     batch_size: int = 128,
     lipschitz: float = 1.0,
 ) -> Release:
-    r"""Algorithm 1 on the line MDP (the authors' protocol: an independent path per action and
-    network, redrawn every episode), its noise calibrated by Theorem 5 to ``(epsilon, delta)``
-    for the :math:`U = 50\,\text{episodes} - \text{batch\_size} + 1` updates it makes.
+    r"""Algorithm 1 on the line MDP (an independent path per action and network, redrawn every
+    episode), its noise calibrated by Theorem 5 to ``(epsilon, delta)`` for the
+    :math:`U = 50\,\text{episodes} - \text{batch\_size} + 1` updates it makes.
 
-    ``value`` is the trained Q network (a torch module); ``parameters``: ``gp_sigma``,
-    ``gp_beta``, ``k``, ``n_updates``, ``n_paths`` (not the training returns: they are sums of
-    the rewards without noise). The event is
-    :class:`~privrl.core.accounting.functional_noise.Theorem5Event`. Valid range: ``epsilon``
-    below :func:`~privrl.core.accounting.functional_noise.theorem5_epsilon_limit` of half of
-    ``delta`` (about 13.3 at :math:`10^{-4}`), where Theorem 5 can hold; above it a
-    ``ValueError``.
-
-    The Gaussian process's sample paths are drawn in floating point, as in the paper: the
-    guarantee is the mathematics', not yet the doubles' (unlike
-    :func:`~privrl.api.mechanisms.gaussian_mechanism`'s grid). It needs torch: without it, a
-    ``ModuleNotFoundError`` says "install privrl[deep] for functional_q_learning".
+    ``value`` is the trained Q network (a torch module); the event is ``Theorem5Event``;
+    ``parameters``: ``gp_sigma``, ``gp_beta``, ``k``, ``n_updates``, ``n_paths``. ``epsilon`` must
+    lie below ``theorem5_epsilon_limit(delta / 2)``, else ``ValueError``. The paths are drawn in
+    floating point, as in the paper (the guarantee is the mathematics', not the doubles'). Needs
+    torch: without it a ``ModuleNotFoundError`` says "install privrl[deep] for
+    functional_q_learning".
 
     >>> import privrl
     >>> r = privrl.functional_q_learning(epsilon=1.0, delta=1e-3, episodes=3, rng=0)
@@ -226,32 +220,17 @@ def dirichlet_teacher_answer(
     delta_slack: float | None = None,
     strict: bool = False,
 ) -> Release:
-    r"""Answer each row of ``policy`` (the teacher's action probabilities :math:`f(x)` on the
-    :math:`\eta`-restricted simplex, (m,) or (n, m)) with a sample of :math:`\mathrm{Dir}_k(f(x))`
-    (eq. 5), for an ``lipschitz``-Lipschitz teacher and observations ``b`` apart (give the
-    product as ``lipschitz`` with ``b = 1`` if only it is known). Theorem 1 assumes every
-    entry is at least :math:`\eta`: rows with an entry below are replaced by their Euclidean
-    projection onto :math:`\Delta_{m,\eta}` (1-Lipschitz, so the teacher composed with it is
-    still ``lipschitz``-Lipschitz), with a :class:`~privrl.core.validation.ClippedDataWarning`
-    (``strict=True``: a ``ValueError``).
+    r"""Answer each row of ``policy`` (the teacher's action probabilities :math:`f(x)`, (m,) or
+    (n, m)) with a sample of :math:`\mathrm{Dir}_k(f(x))` (eq. 5); neighbours are observations
+    ``b`` apart of an ``lipschitz``-Lipschitz teacher. Rows with an entry below ``eta`` are
+    projected onto :math:`\Delta_{m,\eta}` with a ``ClippedDataWarning`` (``strict``: raises).
 
-    Give a target ``epsilon`` and ``delta`` (the concentration is then the largest found whose
-    guarantee meets it, one for all rows:
-    :func:`~privrl.core.accounting.dirichlet_calibration.calibrate_concentration`, a second or
-    two), or the concentration ``k`` (one, or one per row) and threshold ``tau`` of eq. (6).
-    One query is :class:`~privrl.core.accounting.dirichlet.DirichletMechanismEvent`:
-    eq. (12)'s epsilon at eq. (6)'s delta. Several rows are
-    :class:`~privrl.core.accounting.dirichlet.TeacherQueriesEvent`, composed by ``composition``
-    (advanced with ``delta_slack``: by default 1e-5, or half the target ``delta``). The release's
-    ``delta`` is the target's, or the delta the guarantee of ``k`` and ``tau`` holds at.
-    ``parameters``: ``k``, ``tau``, ``eta``, ``lipschitz``, ``b`` (and ``composition``).
-    Neighbours: observations ``b`` apart (relation ``"teacher observation"``). Valid range:
-    concentrations up to :data:`MAX_CONCENTRATION` (where eq. (6)'s series are computed), any
-    target epsilon > 0 and delta in (0, 1) the calibration meets, else a ``ValueError``.
-
-    The Dirichlet sample is drawn in floating point, as in the paper: the guarantee is the
-    mathematics', not yet the doubles' (unlike
-    :func:`~privrl.api.mechanisms.gaussian_mechanism`'s grid).
+    Give ``epsilon`` and ``delta`` (one concentration, the largest meeting them) or ``k`` (one, or
+    one per row, up to :data:`MAX_CONCENTRATION`) and ``tau`` (eq. 6). One query: a
+    ``DirichletMechanismEvent`` (eq. 12's epsilon at eq. 6's delta), several rows a
+    ``TeacherQueriesEvent`` composed by ``composition`` (advanced with ``delta_slack``); drawn in
+    floating point, as in the paper. ``parameters``: ``k``, ``tau``, ``eta``, ``lipschitz``,
+    ``b`` and, for several rows, ``composition``.
 
     >>> import numpy as np, privrl
     >>> r = privrl.dirichlet_teacher_answer([0.7, 0.3], k=100.0, tau=0.01, eta=0.05,

@@ -76,39 +76,17 @@ def gpope(
     step: float | None = None,
     strict: bool = False,
 ) -> Release:
-    r"""GPOPE (Algorithm 1): private GTD2 weights :math:`\theta` after ``iterations`` noisy steps,
-    private on IEEE doubles.
+    r"""GPOPE (Algorithm 1): GTD2 weights after ``iterations`` noisy steps, private on doubles.
 
-    ``trajectories`` holds integer states with ``features`` the (N, d) feature matrix, or feature
-    vectors (m, H + 1, d) as observations with ``features=None``; ``rho`` (m, H) are importance
-    ratios (``None``: on-policy). Give ``epsilon`` (the noise multiplier :math:`z` is calibrated
-    for this dataset's :math:`n` and ``iterations``) or ``noise_multiplier`` (the grid noise's,
-    its standard deviation a hair above :math:`2Gz`; epsilon is computed). Replace-one neighbours
-    (one trajectory replaced). Valid range: every ``epsilon`` > 0 and ``delta`` in (0, 1) (the
-    Rényi bound of Theorem 9 holds at every order); gradients beyond ``clip_norm`` are clipped
-    (the algorithm's step) with a warning, ``strict=True`` raises.
-
-    Each clipped gradient (:math:`2d` coordinates, replace-one sensitivity :math:`2G`) is rounded
-    to the grid ``step`` (a power of two; by default the noise is 2^19 to 2^20 grid units) and gets
-    exact discrete Gaussian noise (:mod:`privrl.core.mechanisms.discrete_gaussian`): the paper's
-    floating-point Gaussian is not private on real computers (Mironov 2012). Rounded neighbours
-    are at most :math:`G_Z = 2G(1 + 2^{-30})/\text{step} + \sqrt{2d}` grid units apart (the
-    margin covers the rounding of the clip's norm), so the noise meets the Rényi curve of a
-    Gaussian of noise multiplier :math:`\sqrt{s}/G_Z`, accounted by the bound for sampling
-    without replacement that holds for any such mechanism (Wang, Balle and Kasiviswanathan 2019,
-    Theorem 9; :class:`~privrl.core.accounting.subsampled.GridGpopeEvent`). That bound is close
-    to the continuous Gaussian's with hundreds of trajectories, but for many iterations on few
-    trajectories it needs far more noise (about 50 times for 10,000 iterations on 100 trajectories
-    at epsilon 1, delta 1e-5): compare ``parameters["noise_multiplier"]``. ``parameters``:
-    ``noise_multiplier`` (the event's), ``noise_std`` (:math:`\sqrt{s}\,\text{step} \ge 2Gz`),
-    ``step``, ``clip_norm``, ``iterations``, ``n``, ``step_size`` (how many gradients the clip
-    shortened is a statistic of the data, not released: a gradient beyond ``clip_norm`` is clipped
-    with a :class:`~privrl.core.validation.ClippedDataWarning` that says so and no more,
-    ``strict=True`` raises a ``ValueError`` instead). Huge data cannot make it
-    fail: a gradient that overflows is clipped too (:func:`~privrl.core.algorithms.gtd.clip_rows`);
-    public parameters under which the arithmetic would overflow whatever the data are refused
-    (``features`` whose products overflow a double; a ``step_size`` with which the iterates
-    could).
+    ``trajectories``: integer states with ``features`` (N, d), or feature vectors (m, H + 1, d) as
+    observations; ``rho`` (m, H) importance ratios (``None``: on-policy). Give ``epsilon`` (``z``
+    calibrated for this ``n`` and ``iterations``) or ``noise_multiplier``. Each gradient is clipped
+    to ``clip_norm`` :math:`G` (a ``ClippedDataWarning``; ``strict=True``: ``ValueError``), rounded
+    to the grid ``step`` and gets exact discrete Gaussian noise; neighbours lie at most :math:`G_Z =
+    2G(1 + 2^{-30})/\text{step} + \sqrt{2d}` grid units apart, accounted by Wang, Balle and
+    Kasiviswanathan 2019, Theorem 9 (``GridGpopeEvent``). Parameters under which the arithmetic
+    could overflow are refused. ``parameters``: ``noise_multiplier``, ``noise_std`` (:math:`\ge
+    2Gz`), ``step``, ``clip_norm``, ``iterations``, ``n``, ``step_size``.
 
     >>> import numpy as np, privrl
     >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
@@ -358,26 +336,16 @@ def dp_lsw(
     strict: bool = False,
 ) -> Release:
     r"""DP-LSW (Algorithm 1): the :math:`\rho`-weighted least-squares fit of the mean first-visit
-    returns, :math:`(\Gamma^{1/2}\Phi)^+\Gamma^{1/2}\bar F_X` (eq. 3), plus
-    :math:`N(0, \sigma_X^2 I)` with :math:`\sigma_X = \alpha F_{max}\|(\Gamma^{1/2}\Phi)^+\|_2
-    \sqrt{\Psi_\beta(X)}`.
+    returns, :math:`(\Gamma^{1/2}\Phi)^+\Gamma^{1/2}\bar F_X` (eq. 3), plus :math:`N(0, \sigma_X^2
+    I)`, :math:`\sigma_X = \alpha F_{max}\|(\Gamma^{1/2}\Phi)^+\|_2\sqrt{\Psi_\beta(X)}` (Lemma 1).
 
     ``trajectories``: integer states in ``[0, n_states)``; ``features`` :math:`\Phi` (N, d);
-    ``weights`` :math:`\rho` (N,) (default uniform); every return must lie in the public
-    interval ``[return_low, return_low + return_bound]`` of width :math:`F_{max}` (returns
-    outside are clipped, with a warning; ``strict=True`` raises). Neighbours: one trajectory
-    replaced by another (replace-one). Valid range: ``epsilon`` below
-    :func:`~privrl.core.accounting.smooth_sensitivity.lemma1_epsilon_limit` of ``delta`` (about
-    1,010 at :math:`10^{-5}`), where Lemma 1 can hold; above it a ``ValueError``. The event is
-    :class:`~privrl.core.accounting.smooth_sensitivity.SmoothGaussianEvent` (Lemma 1's constants);
-    ``parameters``: ``alpha``, ``beta``, ``return_bound``, ``return_low`` (not
-    :math:`\sigma_X`: it is a function of the data's visit counts, and released without noise
-    it would void the guarantee).
-
-    Each coordinate is released as the double nearest to the real-valued release, its normal
-    noise drawn exactly (Karney 2016; :func:`~privrl.core.mechanisms.exact_gaussian.rounded_gaussian`):
-    a post-processing of Lemma 1's mechanism, so the guarantee holds on doubles. (The chapters
-    reproduce the paper's floating-point noise.)
+    ``weights`` :math:`\rho` (N,) (default uniform); returns outside ``[return_low, return_low +
+    return_bound]`` are clipped with a warning (``strict=True`` raises). Replace-one trajectory;
+    ``epsilon`` below ``lemma1_epsilon_limit(delta)``, else ``ValueError``. Event:
+    ``SmoothGaussianEvent``; ``parameters``: ``alpha``, ``beta``, ``return_bound``, ``return_low``
+    (not :math:`\sigma_X`, a function of the data). The noise is exact and each coordinate rounded
+    to the nearest double (``rounded_gaussian``): private on doubles.
 
     >>> import numpy as np, privrl
     >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
@@ -422,7 +390,8 @@ def dp_lsl(
     :math:`\sigma_X = \frac{2\alpha F_{max}\|\Phi\|}{\lambda - \|\rho\|_\infty\|\Phi\|^2}
     \sqrt{\Psi^\lambda_\beta(X)}`; needs ``lam`` :math:`> \|\rho\|_\infty\|\Phi\|^2`.
 
-    Arguments, clipping, neighbours, valid range, event, ``parameters`` and the correctly rounded noise as :func:`dp_lsw`
+    Arguments, clipping, neighbours, valid range, event, ``parameters`` and the correctly rounded
+    noise as :func:`dp_lsw`
     (plus ``lam``).
 
     >>> import numpy as np, privrl
@@ -497,54 +466,26 @@ def ssp_lstd(
     rng: SeedLike | None = None,
     strict: bool = False,
 ) -> Release:
-    r"""SSP-LSTD: LSTD(0) by sufficient-statistics perturbation, private on IEEE doubles.
-    Released: :math:`\hat\theta = (\tilde A + \lambda I)^{-1}\tilde b` (d,), the value estimates
-    being ``features @ value``.
+    r"""SSP-LSTD: :math:`\hat\theta = (\tilde A + \lambda I)^{-1}\tilde b`, LSTD(0) on the sums
+    :math:`A = \sum\phi(s)(\phi(s) - \gamma\phi(s'))^\top`, :math:`b = \sum\phi(s)r` (every
+    transition) with exact discrete Gaussian noise on a grid for ``(epsilon, delta)`` (``epsilon``
+    <= 700) at the replace-one sensitivity :math:`\Delta_2 = 2L\sqrt{F^4(1+\gamma)^2 + F^2R^2}`.
 
-    :math:`A = \sum \phi(s)(\phi(s) - \gamma\phi(s'))^\top` and :math:`b = \sum\phi(s)r` over
-    every transition of every trajectory (every-visit; a terminal transition bootstraps from a
-    zero feature) are released together, :math:`d^2 + d` coordinates, with exact discrete
-    Gaussian noise on a grid at the noise multiplier the Gaussian mechanism needs for
-    ``(epsilon, delta)`` (:func:`~privrl.core.accounting.discrete_gaussian.required_noise_multiplier`,
-    as :func:`~privrl.api.mechanisms.gaussian_mechanism`), for the :math:`\ell_2` sensitivity
-    under replace-one trajectory
-
-    .. math:: \Delta_2 = 2L\sqrt{F^4(1+\gamma)^2 + F^2R^2}
-
-    (derived in :mod:`privrl.core.algorithms.ssp_lstd`: per transition
-    :math:`\|\phi(s)(\phi(s)-\gamma\phi(s'))^\top\|_F \le F^2(1+\gamma)` and
-    :math:`\|\phi(s)r\| \le FR`; at most :math:`L` transitions per trajectory; replacing one
-    trajectory moves the sums by at most twice one trajectory's contribution), accounted on
-    doubles with the margin :math:`1 + 2^{-30}`. Solving is post-processing.
-
-    ``trajectories``: integer states with ``features`` the (N, d) feature matrix, or feature
-    vectors (m, H + 1, d) as observations with ``features=None`` (as :func:`gpope`). The bounds
-    :math:`F` (``feature_bound``, on :math:`\|\phi(s)\|_2`), :math:`R` (``reward_bound``, on
-    :math:`|r|`) and :math:`L` (``max_length``, transitions per trajectory, at most 2^20) are
-    enforced: feature rows scaled to norm :math:`F`, rewards clipped to :math:`[-R, R]`,
-    trajectories truncated to their first :math:`L` transitions, each with a
-    :class:`~privrl.core.validation.ClippedDataWarning` (``strict=True``: a ``ValueError``).
-    ``lam`` :math:`> 0` is in the units of :math:`A` (a sum over transitions) and must be chosen
-    on public data or a priori. ``gamma`` in [0, 1]; ``epsilon`` at most 700.
-
-    The event is dp-accounting's ``GaussianDpEvent(sqrt(s) / G)`` under ``"replace-one"`` (RDP;
-    :func:`~privrl.core.accounting.discrete_gaussian.discrete_gaussian_event`, ``G`` the
-    sensitivity in grid units plus :math:`\sqrt{d^2+d}` for the rounding); ``parameters``:
-    ``sigma`` (the noise's standard deviation per coordinate, at least :math:`z\Delta_2`),
-    ``noise_multiplier``, ``sensitivity`` (:math:`\Delta_2` with its margin), ``step``,
-    ``feature_bound``, ``reward_bound``, ``max_length``, ``lam``, ``n``.
+    Data as :func:`gpope`; :math:`F` (``feature_bound``), :math:`R` (``reward_bound``), :math:`L`
+    (``max_length`` <= 2^20) are enforced with a ``ClippedDataWarning`` (``strict``: raises);
+    ``lam`` > 0 in :math:`A`'s units, chosen on public data; ``gamma`` in [0, 1]. Event:
+    ``GaussianDpEvent(sqrt(s) / G)``; ``parameters``: ``sigma``, ``noise_multiplier``,
+    ``sensitivity``, ``step``, the bounds, ``n``.
 
     >>> import numpy as np, privrl
     >>> data = privrl.Trajectories(observations=np.array([[0, 1, 2], [1, 2, 2]]),
     ...     actions=np.zeros((2, 2), int), rewards=np.array([[0.0, 1.0], [1.0, 0.0]]),
     ...     lengths=np.array([2, 1]), terminated=np.array([True, True]))
     >>> r = privrl.ssp_lstd(data, features=np.eye(3), gamma=0.9, epsilon=1.0,
-    ...                     delta=1e-5, feature_bound=1.0, reward_bound=1.0,
-    ...                     max_length=2, lam=1.0, rng=0)
-    >>> r.epsilon <= 1.0, r.value.shape, r.event.relation
-    (True, (3,), 'replace-one')
-    >>> round(r.parameters["sensitivity"], 4)  # 2 L sqrt(F^4 (1 + gamma)^2 + F^2 R^2)
-    8.5884
+    ...     delta=1e-5, feature_bound=1.0, reward_bound=1.0, max_length=2, lam=1.0,
+    ...     rng=0)
+    >>> r.epsilon <= 1.0, r.value.shape, round(r.parameters["sensitivity"], 4)
+    (True, (3,), 8.5884)
     """
     traj = _check_trajectories(trajectories)
     delta = check_delta(delta)

@@ -72,29 +72,19 @@ def gaussian_mechanism(
     relation: str = "add/remove",
 ) -> Release:
     r"""Release ``value`` (any shape, ``d`` coordinates) with ``(epsilon, delta)``-DP for an
-    :math:`\ell_2` ``sensitivity`` of the whole ``value`` between neighbouring datasets, private
-    on IEEE doubles: rounded to the grid ``step`` (a power of two) plus exact discrete Gaussian
-    noise (:mod:`privrl.core.mechanisms.discrete_gaussian`, Canonne, Kamath and Steinke 2020).
+    :math:`\ell_2` ``sensitivity`` :math:`\Delta` of the whole ``value``, private on IEEE doubles:
+    rounded to the grid ``step`` (a power of two) plus exact discrete Gaussian noise of variance
+    parameter :math:`s` (Canonne, Kamath and Steinke 2020). Rounded neighbours lie at most
+    :math:`G = \Delta/\text{step} + \sqrt d` grid units apart, so the event is
+    ``GaussianDpEvent(sqrt(s) / G)`` (RDP accountant; ``discrete_gaussian_event``).
 
-    Give ``epsilon`` (the noise is then the smallest whose guarantee meets it) or ``sigma`` (the
-    noise scale in the value's units; epsilon is then computed). The guarantee: rounded
-    neighbours are at most :math:`G = \Delta/\text{step} + \sqrt d` grid units apart, and the
-    discrete Gaussian of variance parameter :math:`s` meets the Rényi curve of a Gaussian of noise
-    multiplier :math:`z = \sqrt{s}/G`; the event is dp-accounting's ``GaussianDpEvent(z)`` under
-    its RDP accountant (:func:`~privrl.core.accounting.discrete_gaussian.discrete_gaussian_event`).
-    That costs 6% to 12% more noise than the continuous Gaussian's exact calibration (Balle and
-    Wang 2018) at ``delta = 1e-5``, more at large ``delta``; the continuous one is not private
-    on real computers (Mironov 2012).
-
-    ``relation`` names the neighbouring relation ``sensitivity`` was computed under
-    (``"add/remove"``, the default, or ``"replace-one"``, of whatever unit the caller's datasets
-    hold, or ``"replace-one trajectory"`` to compose with the trajectory releases); the release
-    and its event carry it, so :func:`~privrl.api.release.compose` refuses to mix relations.
-    Valid range: ``epsilon`` up to :data:`MAX_GAUSSIAN_EPSILON` (the Rényi conversion holds
-    for every epsilon; beyond it the noise protects nothing), ``delta`` in (0, 1).
-    ``step`` defaults to the power of two that puts the noise at 2^19 to 2^20 grid units.
-    ``parameters``: ``sigma`` (:math:`\sqrt{s}\,\text{step}`, at least the one asked for),
-    ``noise_multiplier``, ``sensitivity``, ``step``.
+    Give ``epsilon`` (up to :data:`MAX_GAUSSIAN_EPSILON`; the smallest noise meeting it) or
+    ``sigma`` (epsilon computed); ``delta`` in (0, 1). ``relation`` (``"add/remove"``, default,
+    ``"replace-one"`` or ``"replace-one trajectory"``) is carried by the release and its event:
+    :func:`~privrl.api.release.compose` refuses to mix relations. ``step`` defaults to the power of
+    two that puts the noise at 2^19 to 2^20 grid units. ``parameters``: ``sigma``
+    (:math:`\sqrt{s}\,\text{step}`, at least the one asked for), ``noise_multiplier``,
+    ``sensitivity``, ``step``.
 
     >>> import privrl
     >>> r = privrl.gaussian_mechanism([1.0, 2.0], sensitivity=1.0, epsilon=1.0,

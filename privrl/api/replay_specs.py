@@ -23,13 +23,15 @@ of a whole run's change, not one value the noise is added to.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 
 import numpy as np
 
 from privrl.api.evaluation import dp_lsl, dp_lsw, gpope, grid_gpope_noise, ssp_lstd
 from privrl.api.local import laplace_report, sign_report
 from privrl.api.mechanisms import gaussian_mechanism, laplace_mechanism
+from privrl.api.release import Release
 from privrl.core.accounting.discrete_gaussian import grid_l2_sensitivity
 from privrl.core.accounting.laplace import grid_sensitivity
 from privrl.core.algorithms import gtd, monte_carlo
@@ -140,15 +142,34 @@ def _at_bounds(low: float, high: float, gamma: float, horizon: int) -> list[floa
 
 
 def _smooth_spec(
-    name: str,
     traj: Trajectories,
     n_states: int,
     gamma: float,
     features: object,
     weights: object | None,
-    budget: monte_carlo.SmoothGaussianBudget,
+    epsilon: float,
+    delta: float,
+    return_bound: float,
+    return_low: float,
     lam: float | None,
 ) -> ReplaySpec:
+    """The spec of DP-LSW (``lam`` ``None``) or of DP-LSL at ``lam``, its arguments first
+    validated by making the release once (at :data:`FROZEN_SEED`)."""
+    release: Callable[..., Release] = dp_lsw if lam is None else partial(dp_lsl, lam=lam)
+    release(
+        traj,
+        n_states=n_states,
+        gamma=gamma,
+        features=features,
+        epsilon=epsilon,
+        delta=delta,
+        return_bound=return_bound,
+        return_low=return_low,
+        weights=weights,
+        rng=FROZEN_SEED,
+    )
+    budget = monte_carlo.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
+    name = "dp_lsw" if lam is None else "dp_lsl"
     phi = np.asarray(features, dtype=float)
     rho = np.full(n_states, 1.0 / n_states) if weights is None else np.asarray(weights, float)
     alpha, _ = budget.constants(phi.shape[1])
@@ -197,20 +218,9 @@ def dp_lsw_spec(
     """:func:`~privrl.api.evaluation.dp_lsw`: the fit before the noise, against the local
     sensitivity bound :math:`\\sigma_X/\\alpha` its noise is calibrated to (read at each
     dataset replayed)."""
-    dp_lsw(
-        traj,
-        n_states=n_states,
-        gamma=gamma,
-        features=features,
-        epsilon=epsilon,
-        delta=delta,
-        return_bound=return_bound,
-        return_low=return_low,
-        weights=weights,
-        rng=FROZEN_SEED,
-    )  # the arguments are valid
-    budget = monte_carlo.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
-    return _smooth_spec("dp_lsw", traj, n_states, gamma, features, weights, budget, None)
+    return _smooth_spec(
+        traj, n_states, gamma, features, weights, epsilon, delta, return_bound, return_low, None
+    )
 
 
 def dp_lsl_spec(
@@ -227,21 +237,9 @@ def dp_lsl_spec(
     weights: object | None = None,
 ) -> ReplaySpec:
     """:func:`~privrl.api.evaluation.dp_lsl`, as :func:`dp_lsw_spec`."""
-    dp_lsl(
-        traj,
-        n_states=n_states,
-        gamma=gamma,
-        features=features,
-        lam=lam,
-        epsilon=epsilon,
-        delta=delta,
-        return_bound=return_bound,
-        return_low=return_low,
-        weights=weights,
-        rng=FROZEN_SEED,
+    return _smooth_spec(
+        traj, n_states, gamma, features, weights, epsilon, delta, return_bound, return_low, lam
     )
-    budget = monte_carlo.SmoothGaussianBudget(epsilon, delta, return_bound, return_low)
-    return _smooth_spec("dp_lsl", traj, n_states, gamma, features, weights, budget, lam)
 
 
 def gpope_spec(

@@ -1,5 +1,5 @@
 """One colour and one label in words per method, arm and privacy level, in every figure of the
-book (issue 51).
+book.
 
 :data:`LOOKS` maps each method or arm a figure draws (by its code name) to its :class:`Look`: the
 words its legend says and its colour, the same in every chapter that draws it. No two methods

@@ -1,26 +1,19 @@
 """What a recorded run cost and how to run it again: the compute line and the rerun command of a
 run record (``book/measurements/<name>.json``), for every chapter's page.
 
-A record states its compute in core-hours, read from its fields in this order (the first it
-has; a label says which, since they are not the same measurement):
+A record's compute in core-hours is read from the first of its fields that it has (a label
+says which, since they are not the same measurement):
 
-* ``compute_s``: the seconds of compute its workers measured (their sum), core-hours =
-  ``compute_s / 3600``;
+* ``compute_s``: the seconds its workers measured (their sum), core-hours ``compute_s / 3600``;
 * ``cpu_time_s``: the CPU seconds of the notebook and every process it started (``wait4``),
-  core-hours = ``cpu_time_s / 3600``;
-* ``workers``: core-hours = ``wall_time_s x workers / 3600`` (each worker busy the whole run);
-* otherwise only a bound: at most ``wall_time_s x cpus / 3600`` (every core of the machine
-  busy the whole run).
+  core-hours ``cpu_time_s / 3600``;
+* ``workers``: core-hours ``wall_time_s x workers / 3600`` (each worker busy the whole run);
+* otherwise a bound: at most ``wall_time_s x cpus / 3600``;
 
 beside its wall time (``wall_time_s``) and machine (``cpus``, ``machine``). Its rerun command is
-its ``command`` field, the shell command its recorder wrote; a record without one (written by
-``privrl run NAME --record``, which stores the run's parameters instead) says so, with no
-command made up for it.
-
+its ``command`` field; a record without one (``privrl run NAME --record``) says so.
 :func:`compute_line` and :func:`rerun_command` read one record; :func:`record_line` writes both
-for a record by name (:func:`privrl.chapter.decided_on.records_note`: one per record that decided
-a chapter's verdicts, beneath its claims table).
-"""
+for a record by name (:func:`privrl.chapter.decided_on.records_note`)."""
 
 from __future__ import annotations
 

@@ -2,9 +2,9 @@
 
 One :class:`LedgerEntry` per release a chapter makes: what is released, by which mechanism,
 protecting which neighbouring relation (add/remove or replace-one, of a transition, trajectory,
-user, report, ...), with which noise, at which (epsilon, delta), after how many compositions, by
-which accountant, the **event** the epsilon was computed from (dp-accounting's ``DpEvent`` where the
-mechanism is standard, a small frozen event of :mod:`privrl.core.accounting` otherwise), and a
+user, report, ...), with which noise, after how many compositions, by which accountant, the
+**event** its epsilon is computed from (``event.epsilon(delta)``, the call
+:class:`privrl.api.Release` makes: the book's number and a user's come from the same code), and a
 :class:`CrossCheck` of one of two kinds, named apart:
 
 * ``"upper bound"``: an independent computation that bounds epsilon from above (a second
@@ -12,15 +12,10 @@ mechanism is standard, a small frozen event of :mod:`privrl.core.accounting` oth
 * ``"empirical"``: a value measured on chosen neighbouring pairs (Monte Carlo), which bounds the
   true epsilon from *below* for those pairs and is never presented as a bound on the mechanism.
 
-The book's *Privacy ledger* page is generated from the entries the chapters record
-(:meth:`privrl.chapter.report.Report.ledger`) and recomputes every epsilon from its stored event.
-
-An entry's epsilon is not stated but computed from its event at its delta, ``event.epsilon(delta)``,
-the call :class:`privrl.api.Release` makes, so the book's number and a user's come from the same
-code. Recording an entry is itself a check (:meth:`LedgerEntry.problems`): a cross-check above the
-epsilon by more than the stated relative tolerance means the book would understate the privacy
-loss, and raises.
-"""
+Recording an entry is a check (:meth:`LedgerEntry.problems`): a cross-check above the epsilon by
+more than the stated relative tolerance means the book would understate the privacy loss, and
+raises. The *Privacy ledger* page is generated from the entries
+(:meth:`privrl.chapter.report.Report.ledger`) and recomputes every epsilon from its event."""
 
 from __future__ import annotations
 

@@ -14,11 +14,10 @@ A run takes these steps, in this order:
 7. record the **errata** (:class:`ErratumSpec`: a condition and its evidence);
 8. :meth:`Chapter.finish`; return an :class:`~privrl.chapter.profile.ExperimentResult`.
 
-A paper states its profile type, checks, claims and errata as keywords of the class statement
-and supplies :meth:`~Chapter.sweep`, :meth:`~Chapter.releases`, :meth:`~Chapter.finish` (and, where
-needed, :meth:`~Chapter.prepare`, :meth:`~Chapter.evidence`); steps pass values through the
-chapter's typed state (``ctx.state``, an instance of its ``state_type``), whose data-frame fields
-are the tables the run returns.
+A paper states its profile, state type, checks, claims and errata as keywords of the class
+statement and supplies :meth:`~Chapter.sweep`, :meth:`~Chapter.releases`, :meth:`~Chapter.finish`
+(where needed :meth:`~Chapter.prepare`, :meth:`~Chapter.evidence`); steps pass values through the
+typed state ``ctx.state`` (a ``state_type``), whose data-frame fields are the tables returned.
 """
 
 from __future__ import annotations

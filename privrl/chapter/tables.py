@@ -1,4 +1,4 @@
-"""Tables for reading: a data frame written as the book shows it.
+"""Tables for reading: a data frame written as the book shows it (the index is not shown).
 
 :func:`format_table` returns a :class:`Table`, every cell a string, shown as HTML
 (:meth:`Table.to_html`):
@@ -9,17 +9,13 @@
 * a value with an uncertainty (``errors``: its interval or standard-error column), and an
   interval cell ``(low, high)``, is rounded to two significant digits of the width (or error);
 * inf in a column of privacy settings (``epsilon_columns``, default ``epsilon``, ``eps``) is
-  ``no noise``, elsewhere the caller's words (``infinite``, e.g. "not reached", "no guarantee")
-  or ``∞``: an accountant's inf epsilon means no finite guarantee;
+  ``no noise``, elsewhere the caller's words (``infinite``) or ``∞``;
 * a missing value is the caller's text (``missing``) or its row is dropped (``drop_missing``);
   with neither, a ``ValueError``: never ``nan``;
 * headers are words (``headers``, else underscores as spaces; a numeric name as a number);
 * no cell is cut: a table wider than :data:`COLUMN_CHARS` characters scrolls
-  (:data:`SCROLL_CLASS`), unless laid out for reading (``widths``: each column's share of the
-  text column; :data:`FIXED_CLASS`), when its cells wrap between words; a column shown
-  ``beneath`` another (a claim's key) is written small on that cell's last line.
-The index is not shown.
-"""
+  (:data:`SCROLL_CLASS`), unless laid out for reading (``widths``, :data:`FIXED_CLASS`), when its
+  cells wrap between words; a column shown ``beneath`` another is written small in its cell."""
 
 from __future__ import annotations
 

@@ -552,19 +552,12 @@ def decide_threshold(
                 evidence,
                 statistic=name,
             )
-        return decide_interval(
-            name,
-            float(np.median(x)),
-            exact,
-            len(x),
-            threshold,
-            evidence=evidence,
-            seconds_per_trial=seconds_per_trial,
-        )
-    interval = bootstrap_interval(np.mean, [x], seed=seed)
+        value, interval = float(np.median(x)), exact
+    else:
+        value, interval = float(np.mean(x)), bootstrap_interval(np.mean, [x], seed=seed)
     return decide_interval(
         name,
-        float(np.mean(x)),
+        value,
         interval,
         len(x),
         threshold,

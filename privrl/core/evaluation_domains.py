@@ -54,22 +54,15 @@ class DomainSettings:
 
 
 MC_SETTINGS: dict[str, DomainSettings] = {
-    "mountain_car_on": DomainSettings(
+    domain: DomainSettings(
         gamma=0.9,
         step_size=3.0,
         schedule="diminishing",
         iterations=5_000,
         clip_norm=1.0,
         heldout=2000,
-    ),
-    "mountain_car_off": DomainSettings(
-        gamma=0.9,
-        step_size=3.0,
-        schedule="diminishing",
-        iterations=5_000,
-        clip_norm=1.0,
-        heldout=2000,
-    ),
+    )
+    for domain in MOUNTAIN_CAR_DOMAINS
 }
 
 

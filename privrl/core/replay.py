@@ -16,8 +16,7 @@ any given) with every random draw frozen, and raises :class:`ReplayAuditError`
    (``data_dependent_flow``).
 
 Caches of functions of public parameters are filled by one untraced run on :math:`D` first. The
-audit is as strong as its neighbours; :mod:`privrl.core.audit` tests the whole release, noise
-included, this one the analysis' premise in the code.
+audit is as strong as its neighbours.
 """
 
 from __future__ import annotations

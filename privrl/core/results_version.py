@@ -1,20 +1,16 @@
 r"""Declared results versions of run functions: what a long sweep's cache keys a run by.
 
-A run function ``f(config, seed) -> DataFrame`` decorated with ``@results_version(tag, probe=...)``
-promises: while ``tag`` is unchanged, ``f`` returns the same frame for the same ``(config, seed)``.
-:func:`privrl.chapter.sweep.run_sweep` then keys a cached run by (function, config, seed, tag)
-instead of the source hash of the function's whole code closure, so a recording that resumes over
-several sittings survives edits elsewhere (a new validation, a docstring, a refactor) that change
-no number. The promise is kept honest by ``tests/chapter/test_results_versions.py``: it runs every
-declared function on its ``probe`` (a small configuration and a seed index) and compares the frame,
-column by column (``ignore``: columns that are not results, e.g. wall-clock times), with the one
-committed for that tag. An edit that changes a number fails that test until the tag is bumped (and
-the new probe frame committed), which also retires the old cache.
+A run function ``f(config, seed) -> DataFrame`` decorated with ``@results_version(tag,
+probe=...)`` promises: while ``tag`` is unchanged, ``f`` returns the same frame for the same
+``(config, seed)``. :func:`privrl.chapter.sweep.run_sweep` then keys a cached run by (function,
+config, seed, tag) instead of the source hash of the function's code closure, so edits that
+change no number keep the cache. ``tests/chapter/test_results_versions.py`` holds the promise:
+it runs every declared function on its ``probe`` (a small configuration and a seed index) and
+compares the frame, column by column but ``ignore`` (e.g. wall-clock times), with the one
+committed for that tag; a changed number fails until the tag is bumped.
 
-A run function that declares ``checkpoints=True`` also accepts ``checkpoint=PATH``: a file it
-saves its progress to and resumes from, so that a run killed mid-way continues where it stopped
-with the same result (the sweep passes one per run when it has a cache folder).
-"""
+A run function that declares ``checkpoints=True`` also accepts ``checkpoint=PATH``, a file it
+saves its progress to and resumes from with the same result."""
 
 from __future__ import annotations
 

@@ -1,45 +1,23 @@
-"""The rules a built page must keep for a reader (issue 35), measured in Chromium at 1,400 px.
+"""The rules a built page must keep for a reader (:data:`RULES`), measured in Chromium at 1,400 px.
 
 :func:`page_violations` measures one loaded playwright page (viewport :data:`VIEWPORT`) and
 returns a :class:`Violation` per broken rule and element; :func:`site_violations` does it for
-every page of a built site, served offline (:mod:`privrl.pipeline.browser`). The rules
-(:data:`RULES`):
-
-* ``fits-column``: no table and no figure is wider than the text column (the ``<article>``'s
-  content box) unless it sits inside a scroll box, an element between it and the column whose
-  ``overflow-x`` is ``auto`` or ``scroll``. Folded content (``<details>``) is opened to measure it.
-* ``numbered-caption``: every figure has a caption opening with its number, "Fig. N" or
-  "Figure N" (Sphinx's ``numfig``, a MyST ``{figure}`` or a glued ``{glue:figure}``). A figure is
-  an ``<img>`` or outermost ``<svg>`` in the column, outside MathJax, at least :data:`MIN_FIGURE_PX`
-  in both sides (smaller ones are icons).
-* ``clean-cells``: no table cell shows ``nan``, ``NaN``, ``inf``, ``-inf``, ``None`` or a value
-  cut with "..." (or "…"). Folded tables count: a reader unfolds them.
-* ``landing``: the landing page is at most :data:`MAX_SCREENS` viewport heights tall, shows no
-  verdict table (a table with a "verdict" header cell) unfolded (it sits in a closed
-  ``<details>``, a sphinx-design dropdown is one, or on a page of its own), and its tables, the
-  folded ones opened, fit the column without a scroll box (issue 35: "It fits the column at
-  1,400 px without horizontal scrolling"; the theme puts every table in a scroll box).
-* ``code-fits``: no code block (a ``<pre>`` in the column) scrolls sideways: its longest line fits
-  the column (notebook cells wrap theirs, ``book/_static/privrl.css``; the API's examples and
-  the commands are written to fit).
-* ``summary-words``: every summary box, an element of class :data:`SUMMARY_BOX` (a MyST
-  admonition with ``:class: summary-box``), has at most :data:`MAX_SUMMARY_WORDS` words, its
-  title included (words: runs of non-space characters of its text, block elements apart;
-  MathJax's formulas count no word).
-* ``summary-first``: a page's summary box starts within its first screen (its top at most the
-  viewport's height, :data:`VIEWPORT`, below the top of the page).
-* ``whole-words``: a table that keeps its words whole (class :data:`WHOLE_WORDS_CLASS`: the
-  privacy ledger's) breaks no word across lines (a word: a run of non-space characters; a line
-  may break after a hyphen) and is no wider than the column, a scroll box or not (issue 51:
-  the ledger's tokens were broken mid-word).
-* ``claim-width``: in a claims table (a table with a "claim" and a "verdict" header cell) the
-  claim column is at least :data:`MIN_CLAIM_PX` wide, folded tables opened (issue 51: the claim
-  got 110 px beside a key column that took the width).
+every page of a built site served offline (:mod:`privrl.pipeline.browser`). Folded content
+(``<details>``) is opened to be measured. Definitions: the column is the ``<article>``'s content
+box; a scroll box an element between a table or figure and the column whose ``overflow-x`` is
+``auto`` or ``scroll``; a figure an ``<img>`` or outermost ``<svg>`` outside MathJax, at least
+:data:`MIN_FIGURE_PX` in both sides, whose caption opens with "Fig. N" or "Figure N"; a bad
+cell shows ``nan``, ``inf``, ``None`` or a value cut with "..."; a verdict table has a "verdict"
+header cell, a claims table a "claim" one too; a summary box is of class :data:`SUMMARY_BOX`,
+its words the runs of non-space characters of its text (title included, formulas none), and it
+starts within the first screen; a table of class :data:`WHOLE_WORDS_CLASS` (the ledger) breaks
+no word across lines except after a hyphen and fits the column, a scroll box or not. On the
+landing page (at most :data:`MAX_SCREENS` screens) the verdict table is folded and every table
+fits the column without a scroll box.
 
 Command line (a report, not enforced)::
 
-    python -m privrl.pipeline.page_rules _build/html
-"""
+    python -m privrl.pipeline.page_rules _build/html"""
 
 from __future__ import annotations
 

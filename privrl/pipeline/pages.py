@@ -2,24 +2,18 @@
 
 Each chapter saves ``<name>.summary.json`` (:meth:`privrl.chapter.report.Report.summary`: keys
 ``paper, profile, seed, commit, config, checks, claims, ledger, errata``) beside its executed
-notebook. From these, ``privrl book`` generates
-
-* the **Privacy ledger** page (:mod:`privrl.pipeline.ledger_page`): every ledger entry of every
-  chapter;
-* the **papers** of the landing page (:func:`landing_papers`): one short paragraph per chapter
-  (what the paper claims, the counts of its decided claims, the bottom line), its verdicts folded;
-* the generated part of the **errata** page (:func:`errata_entries`): every recorded erratum and
-  every decided claim whose verdict is "not reproduced";
-* the **reproducibility** page (:func:`reproducibility_page`): this build's runs and the recorded
-  runs of other profiles with their provenance.
+notebook. From these, ``privrl book`` generates the **Privacy ledger** page
+(:mod:`privrl.pipeline.ledger_page`), the **papers** of the landing page
+(:func:`landing_papers`: one short paragraph per chapter, its verdicts folded), the generated
+part of the **errata** page (:func:`errata_entries`: every recorded erratum and every claim not
+reproduced) and the **reproducibility** page (:func:`reproducibility_page`: this build's runs
+and the recorded runs of other profiles with their provenance).
 
 Every page reads a chapter's claims through :func:`summary_decided_claims` (one verdict per
 claim: the record's where there is one), so the landing page, the errata page and the
-chapters' summary boxes and claims tables agree. Nothing on these pages is typed by hand. A chapter whose summary
-does not (yet) record claims, ledger entries or errata in the
-:class:`~privrl.chapter.report.Report` schema (lists of records) is named as such instead of
-breaking the build.
-"""
+chapters' summary boxes and claims tables agree. A summary without claims, ledger entries or
+errata in the :class:`~privrl.chapter.report.Report` schema is named as such instead of
+breaking the build."""
 
 from __future__ import annotations
 

@@ -27,9 +27,15 @@ def _guide() -> str:
 
 
 def test_the_guide_lists_the_toy_chapters_files_and_every_registration():
+    """The guide's numbered files are exactly the toy's (in a package, ``privrl/papers/NAME/``);
+    the two files a chapter adds only when it needs them are named apart from them."""
     guide = _guide()
-    listed = set(re.findall(r"`privrl/papers/NAME/(\w+\.py)`", guide))
-    assert listed == {p.name for p in TOY.glob("*.py")} | {"plots.py"}  # the toy draws nothing
+    numbered = re.findall(r"^\d+\. `privrl/papers/NAME/(\w+\.py)`", guide, flags=re.MULTILINE)
+    assert sorted(numbered) == sorted(p.name for p in TOY.glob("*.py")), numbered
+    assert len(numbered) == len(set(numbered))
+    optional = re.findall(r"^- `privrl/papers/NAME/(\w+\.py)`", guide, flags=re.MULTILINE)
+    assert optional == ["sources.py", "plots.py"]
+    assert not (TOY / "sources.py").exists() and not (TOY / "plots.py").exists()
     for registration in (
         "notebooks/NAME.ipynb",
         "_toc.yml",
@@ -50,6 +56,7 @@ def test_the_toy_chapter_runs_through_the_skeleton_into_the_books_pages():
     result = run(ToyProfile.quick())
     report = result.report
     summary = report.summary(wall_time_s=1.0)
+    assert set(result.tables) == {"errors"} and result.tables["errors"] is result.state.errors
     (claim,) = report.claims
     assert (claim.key, claim.verdict, claim.profile) == ("error_shrinks", "reproduced", "quick")
     assert claim.commit == report.commit and claim.source == "Section 3, Figure 1"

@@ -15,9 +15,8 @@ bound and the partial sum plus that tail an upper bound. The same series of
 whichever needs fewer terms (counted beforehand in floating point, :func:`terms_needed`: the
 direct series is slow for :math:`x` near 1, the other for :math:`x` near 0). Everything runs in
 mpmath at :data:`DPS` digits (more if the complement cancels), the prefactor by log-gamma; the
-bounds are widened by :data:`MARGIN` relative and rounded outwards to doubles. Unlike
-``mpmath.betainc``, which raises ``NoConvergence`` for shape parameters in the tens of
-thousands near the mean, this ends within :data:`MAX_TERMS` terms or raises a ``ValueError``.
+bounds are widened by :data:`MARGIN` relative and rounded outwards to doubles. It ends within
+:data:`MAX_TERMS` terms or raises a ``ValueError``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,17 @@
 r"""The Dirichlet mechanism calibrated to a target :math:`(\varepsilon, \delta)` (Gohari et al.
 2021, Theorem 1): the concentration :math:`k` and threshold :math:`\tau` that meet it.
 
-Theorem 1 fixes :math:`(k, \tau)` and gives :math:`\delta` (eq. 6) and :math:`\varepsilon`
-(eq. 12). For a target :math:`\delta`, :math:`\tau(k)` is the largest threshold whose rigorous
-bound on eq. (6) meets it (:func:`~privrl.core.accounting.dirichlet.tau_for_delta_bound`), and
-:math:`\varepsilon(k)` is eq. (12) at :math:`\tau(k)`. A smaller :math:`k` is more noise:
-:math:`\varepsilon(k)` falls as :math:`k` falls, to a floor set by the Gamma terms of eq. (12)
-and by :math:`\tau(k) \to 0`, below which no :math:`k` meets the target; below some :math:`k`
-no :math:`\tau` meets :math:`\delta` at all. :func:`calibrate_concentration` returns the largest
-:math:`k` (least noise) it finds whose :math:`\varepsilon(k)` is at most the target, exactly as
-evaluated: a scan of :math:`k` up a log grid from :data:`K_MIN` to :data:`K_MAX`, until a point
-that fails the target follows one that meets it, then a bisection between the two. Its result
-meets the target whether or not :math:`\varepsilon(k)` is monotone (it is on every set-up tried).
-
+For a target :math:`\delta`, :math:`\tau(k)` is the largest threshold whose rigorous bound on
+eq. (6) meets it (:func:`~privrl.core.accounting.dirichlet.tau_for_delta_bound`) and
+:math:`\varepsilon(k)` is eq. (12) at :math:`\tau(k)`. :func:`calibrate_concentration` returns
+the largest :math:`k` (least noise) whose :math:`\varepsilon(k)`, exactly as evaluated, is at
+most the target: a scan up a log grid from :data:`K_MIN` to :data:`K_MAX` until a failing point
+follows a meeting one, then a bisection between them; it meets the target whether or not
+:math:`\varepsilon(k)` is monotone, and raises ``ValueError`` when no :math:`k` does.
 :func:`per_query_target` splits a target over :math:`n` queries composed as
 :class:`~privrl.core.accounting.dirichlet.TeacherQueriesEvent` does (basic, or advanced with a
-slack :math:`\delta'`): per-query :math:`\delta_0 = (\delta - \delta')/n` and the largest
-:math:`\varepsilon_0` whose composition is at most :math:`\varepsilon`.
-"""
+slack :math:`\delta'`): :math:`\delta_0 = (\delta - \delta')/n` and the largest
+:math:`\varepsilon_0` whose composition is at most :math:`\varepsilon`."""
 
 from __future__ import annotations
 

@@ -2,20 +2,16 @@ r"""GPOPE accounted and calibrated through its privacy loss distribution (PLD).
 
 One GPOPE step samples one of ``n`` trajectories without replacement, clips its gradient to
 :math:`G` and adds :math:`N(0, (2Gz)^2 I)`; neighbours differ in one trajectory (replace-one).
-Zhu, Dong and Wang (2022, dominating pairs of subsampling without replacement under the
-substitution relation) give the step's dominating pair as the Poisson-subsampled Gaussian's
+By Zhu, Dong and Wang (2022) the step is dominated by the Poisson-subsampled Gaussian's
 remove/add pair at rate :math:`q = 1/n`, sensitivity :math:`2G`, noise multiplier :math:`z`;
-dominating pairs compose, so ``T`` steps are dominated by
-``SelfComposed(PoissonSampled(1/n, Gaussian(z)), T)`` under add-or-remove, which
-:func:`privrl.core.accounting.subsampled.gpope_pld_epsilon` accounts with dp-accounting's PLD
-accountant (pessimistic discretisation: an upper bound on that pair's epsilon). The same pair is
-attained by a GPOPE pair (all other gradients equal to the replacing one), so the figure is
-GPOPE's epsilon up to the discretisation: an upper bound resting on that theorem, and never above
-the RDP figure :func:`~privrl.core.accounting.subsampled.gpope_epsilon` (tested).
+dominating pairs compose, so ``T`` steps are dominated by ``SelfComposed(PoissonSampled(1/n,
+Gaussian(z)), T)`` under add-or-remove, accounted by dp-accounting's PLD accountant with
+pessimistic discretisation (:func:`privrl.core.accounting.subsampled.gpope_pld_epsilon`). A
+GPOPE pair attains that pair, so the figure is GPOPE's epsilon up to the discretisation, never
+above the RDP figure :func:`~privrl.core.accounting.subsampled.gpope_epsilon`.
 
 * :class:`GpopePldEvent`: the ledger event of a run accounted this way;
-* :func:`calibrate_pld_noise_multiplier`: the smallest ``z`` whose PLD epsilon meets a target.
-"""
+* :func:`calibrate_pld_noise_multiplier`: the smallest ``z`` whose PLD epsilon meets a target."""
 
 from __future__ import annotations
 

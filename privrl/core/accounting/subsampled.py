@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import dp_accounting
 import numpy as np
 from dp_accounting import NeighboringRelation
-from dp_accounting.pld import PLDAccountant, privacy_loss_distribution
+from dp_accounting.pld import PLDAccountant
 from dp_accounting.rdp import RdpAccountant
 from dp_accounting.rdp.rdp_privacy_accountant import compute_epsilon
 from scipy.special import gammaln
@@ -55,7 +55,6 @@ __all__ = [
     "gpope_epsilon",
     "gpope_pld_epsilon",
     "gpope_pld_event",
-    "gpope_pld_lower_epsilon",
     "gpope_pld_supported",
     "gpope_tv_bound",
     "gpope_tv_upper",
@@ -145,9 +144,8 @@ def _gpope_rdp_epsilon(
 
 #: The PLD accountant's value discretisation interval for GPOPE (dp-accounting's own default; the
 #: generic :func:`~privrl.core.accounting.events.pld_epsilon` keeps 1e-3 for its few
-#: compositions). Pessimistic rounding's excess grows with the number of compositions: at 1e-3,
-#: GPOPE at 8,000 iterations and epsilon 0.1 would carry 2.2x the noise a 1e-5 interval needs,
-#: at 1e-4 1.006x (``tests/core/test_pld_discretisation.py``).
+#: compositions): pessimistic rounding's excess grows with the number of compositions
+#: (``tests/core/test_pld_discretisation.py`` bounds it at GPOPE's).
 GPOPE_PLD_INTERVAL: float = 1e-4
 
 
@@ -180,29 +178,6 @@ def gpope_pld_epsilon(
         NeighboringRelation.ADD_OR_REMOVE_ONE,
         value_discretization_interval,
     )
-
-
-def gpope_pld_lower_epsilon(
-    noise_multiplier: float,
-    n: int,
-    iterations: int,
-    delta: float,
-    value_discretization_interval: float = GPOPE_PLD_INTERVAL,
-) -> float:
-    """The pair of :func:`gpope_pld_epsilon` accounted with *optimistic* discretisation: a lower
-    bound on its exact epsilon at ``delta`` (where :func:`gpope_pld_epsilon` is an upper one), so
-    the two bracket the exact figure and their gap is the discretisation's whole error."""
-    gpope_pld_event(noise_multiplier, n, iterations)  # validates the arguments
-    pld = privacy_loss_distribution.from_gaussian_mechanism(
-        standard_deviation=float(noise_multiplier),
-        pessimistic_estimate=False,
-        value_discretization_interval=check_positive(
-            value_discretization_interval, "value_discretization_interval"
-        ),
-        sampling_prob=1.0 / int(n),
-        neighboring_relation=NeighboringRelation.ADD_OR_REMOVE_ONE,
-    )
-    return float(pld.self_compose(int(iterations)).get_epsilon_for_delta(check_delta(delta)))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """PGC-A3C: locally private asynchronous advantage actor-critic (Ono and Takahashi 2020, Alg. 1).
 
-An aggregator holds ``theta`` (d = 112); each agent copies it, plays ONE CartPole episode under
+An aggregator holds ``theta`` (d = 112); each agent copies it, plays one CartPole episode under
 its private gravity ``psi_n``, randomises the gradient of its loss (eqs. 15-18) with an
 epsilon-LDP mechanism (Laplace, Alg. 2, or PRS, Alg. 3) and submits it once; every
 ``buffer_size`` submissions ``theta <- theta - eta * mean(B)`` (eq. 22). Network (section 4):
@@ -11,14 +11,9 @@ flat ``[theta_c, theta_p, theta_v]``, Glorot-uniform initialisation (ours). Loss
     Vhat_t = sum_{j=t}^{T-1} gamma^{j-t} r_j + gamma^{T-t} V(s_T),   A_t = Vhat_t - V(s_t)
 
 with ``A_t``, ``Vhat_t`` held constant, ``V(s_T) = 0`` at a fall and bootstrapped at the 200-step
-cut (eq. 12's discounted form; eq. 18 omits ``gamma^{T-t}``). Acting: greedy with probability
-``1 - alpha``, else uniform, ``alpha = max(0, 0.5 - n/1800)`` at submission ``n``.
-
-Asynchrony in waves of ``W = n_workers``: the workers of wave ``i`` (submissions ``iW, ...,
-iW + W - 1``) copy ``theta`` once the aggregator holds submissions ``0, ..., iW - 1`` and report
-in worker order, so submission ``n`` misses ``n mod W`` (``TrainingResult.staleness``); trials
-never interact; episodes play compiled (:mod:`~privrl.core.algorithms.a3c_rollout`).
-"""
+cut (eq. 12's discounted form). Acting: greedy with probability ``1 - alpha``, else uniform,
+``alpha = max(0, 0.5 - n/1800)`` at submission ``n``. Asynchrony in waves of ``W = n_workers``:
+submission ``n`` misses the ``n mod W`` before it in its wave (``TrainingResult.staleness``)."""
 
 from __future__ import annotations
 

@@ -142,8 +142,8 @@ class FunctionalNoiseConfig:
 def earlier_reading(
     gp_sigma: float, gp_beta: float = 1.0, resample: bool = True
 ) -> FunctionalNoiseConfig:
-    """This package's earlier reading of Algorithm 1: one path shared by the policy and target
-    networks, redrawn every gradient step (``resample``) or never."""
+    """A reading of Algorithm 1 other than the authors' protocol: one path shared by the policy
+    and target networks, redrawn every gradient step (``resample``) or never."""
     return FunctionalNoiseConfig(
         gp_sigma, gp_beta, target_path="shared", path_reset="updates" if resample else "never"
     )

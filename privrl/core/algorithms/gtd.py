@@ -241,32 +241,23 @@ def gpope(
     record_steps: bool = False,
     grid: GridGaussian | None = None,
 ) -> GPOPEResult:
-    r"""Run ``n_trials`` independent copies of GPOPE (Algorithm 1) on the same dataset.
+    r"""Run ``n_trials`` independent copies of GPOPE (Algorithm 1) on the same dataset, from
+    :math:`\theta = w = 0`.
 
     Iteration t: draw one trajectory index per trial uniformly from ``{0..n-1}``, form ``g``
-    (eq. 4.1), clip to norm ``clip_norm`` (:func:`clip_rows`, total: a gradient that overflows
-    comes out with norm at most ``clip_norm`` too; ``math.inf`` disables clipping), add
-    :math:`N(0, (2 G z)^2 I)` with ``z = noise_multiplier`` (``0`` disables the noise), and update
-    with step :math:`\alpha_t` = ``step_size`` (``schedule="constant"``, Theorem 2) or
-    :math:`\alpha_0\, t_0/(t_0 + t)` (``"diminishing"``, Theorem 3; ``t_0 = decay_offset``,
-    default ``iterations / 10``). Starts from :math:`\theta = w = 0`. ``step_size`` and
-    ``noise_multiplier`` may be arrays of shape (n_trials,): one value per trial (a step-size
-    sweep, or noiseless GTD2 and several privacy levels, in one call).
+    (eq. 4.1; affine in :math:`x = (\theta, w)`, :math:`g = B_i x + h_i` with :math:`B_i =
+    \begin{pmatrix}0 & -\hat A_i^\top\\ \hat A_i & \hat M_i\end{pmatrix}`, :math:`h_i = (0,
+    -\hat b_i)`), clip it to norm ``clip_norm`` (:func:`clip_rows`: an overflowing gradient too;
+    ``math.inf`` disables it), add :math:`N(0, (2Gz)^2 I)`, ``z = noise_multiplier`` (``0``: no
+    noise), and step by :math:`\alpha_t` = ``step_size`` (``"constant"``, Theorem 2) or
+    :math:`\alpha_0 t_0/(t_0 + t)` (``"diminishing"``, Theorem 3; ``t_0 = decay_offset``, default
+    ``iterations / 10``). ``step_size`` and ``noise_multiplier`` may be arrays (n_trials,).
 
-    ``grid`` replaces the floating-point noise by the grid Gaussian (private on doubles): the
-    clipped gradient is rounded to the grid and gets exact discrete Gaussian integers
-    (:class:`~privrl.core.mechanisms.discrete_gaussian.GridGaussian`), one draw after the other;
-    then ``noise_multiplier`` must be 0 and ``clip_norm`` finite.
-
-    ``record_steps=True`` also returns every released noisy step (the clipped gradient plus its
-    noise, ``(theta, w)`` parts, before the step size) in ``steps``, shape ``(n_trials, T, 2d)``:
-    the transcript a white-box audit observes. It draws nothing more, so the iterates are the
-    same as without it.
-
-    The gradient is affine in :math:`x = (\theta, w)`: :math:`g = B_i x + h_i` with
-    :math:`B_i = \begin{pmatrix}0 & -\hat A_i^\top\\ \hat A_i & \hat M_i\end{pmatrix}`,
-    :math:`h_i = (0, -\hat b_i)`, so one batched product per iteration forms it.
-    """
+    ``grid``: the clipped gradient is rounded to the grid and gets exact discrete Gaussian integers
+    (:class:`~privrl.core.mechanisms.discrete_gaussian.GridGaussian`), private on doubles; then
+    ``noise_multiplier`` must be 0 and ``clip_norm`` finite. ``record_steps=True`` also returns
+    every released noisy step (clipped gradient plus noise, before the step size) in ``steps``,
+    ``(n_trials, T, 2d)``: the transcript a white-box audit observes; it draws nothing more."""
     if not isinstance(stats, SaddlePointStats):
         raise ValueError(f"stats must be a SaddlePointStats, got {type(stats).__name__}")
     iterations = check_int(iterations, "iterations", minimum=1)

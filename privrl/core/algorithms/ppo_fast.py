@@ -2,23 +2,19 @@ r"""PPO of :mod:`privrl.core.algorithms.ppo`, the same maths in numpy, for small
 a few environments.
 
 :func:`train_ppo_fast` takes :func:`~privrl.core.algorithms.ppo.train_ppo`'s steps in the same
-order with the same random draws, so on the same seed it takes the same actions and logs the same
-values to floating-point tolerance: the numpy generator draws the torch seed, then each
+order with the same random draws, so on the same seed it takes the same actions and logs the
+same values to floating-point tolerance: the numpy generator draws the torch seed, then each
 roll-out's reset seed; the networks are torch's initialised under that seed; actions follow
-torch's ``multinomial(p, 1)`` (:math:`\arg\max_i p_i/q_i`, :math:`q \sim \mathrm{Exp}(1)` from the
-torch generator); environments step with ``SAME_STEP`` autoreset, the ``TimeLimit`` cap and seeded
-resets of :func:`~privrl.core.algorithms.ppo.make_vec_env`; the update is PPO's (clipped
-surrogate, KL stop at ``1.5 * target_kl``, value MSE, a hand-written backward pass, torch's Adam).
-An auxiliary term (:class:`FastAuxiliary`) answers a roll-out's queries at once and returns its
-loss and gradient in the policy's probabilities.
+torch's ``multinomial(p, 1)`` (:math:`\arg\max_i p_i/q_i`, :math:`q \sim \mathrm{Exp}(1)`); the
+environments and the update are PPO's (clipped surrogate, KL stop at ``1.5 * target_kl``, value
+MSE, a hand-written backward pass, torch's Adam). An auxiliary term (:class:`FastAuxiliary`)
+answers a roll-out's queries at once and returns its loss and gradient in the policy's
+probabilities.
 
-Checkpoints (``checkpoint=PATH``, every ``checkpoint_every`` roll-outs, atomic) hold all the rest
-of the run depends on (weights, Adam moments, both generators' states, the auxiliary's
-:meth:`FastAuxiliary.state`, counters, log, wall time); a run started on an existing PATH of the
-same run (``run_id``, config, ``epochs``, generator state, else ``ValueError``) continues to the
-same log, bit for bit, but ``wall_time``. It needs ``reset_each_epoch=True``; an ale-py
-emulator's sticky-action generator is saved with its state.
-"""
+Checkpoints (``checkpoint=PATH``, every ``checkpoint_every`` roll-outs, atomic; needs
+``reset_each_epoch=True``) hold everything the rest of the run depends on; a run started on an
+existing PATH of the same run (else ``ValueError``) continues to the same log, bit for bit, but
+``wall_time``."""
 
 from __future__ import annotations
 

@@ -1,16 +1,13 @@
 """Environments of Gohari et al. (2021): AirRaid with RAM observations, and CartPole for `quick`.
 
-* ``make_airraid()``: ``AirRaid-v0`` from ale-py (its wheel ships the ROM) with ``obs_type="ram"``,
-  the gymnasium successor of the paper's ``AirRaid-ram-v0``: sticky actions 0.25, frame skip drawn
-  from 2..4, m = 6 actions, 128-byte RAM observation scaled to [0, 1] (``/ 255``; the scaling
-  multiplies the teacher's Lipschitz constant with respect to raw RAM by 1/255). A seeded reset
-  after the first does not reload the ROM (:class:`ReseedWithoutReload`).
-* ``make_quick_env()``: ``CartPole-v1`` (m = 2 actions, 500-step limit). The quick profile needs an
-  environment where PPO with a (64, 64) teacher converges in about a minute on one core, so that
-  kickstarting, the Dirichlet noise and the vanishing coefficient can act within a few roll-outs;
-  CartPole does, and the mechanism, the accounting and the student are the same code for any m
-  (m = 2 makes the Dirichlet a Beta distribution; the m = 6 theory is computed separately).
-"""
+* ``make_airraid()``: ``AirRaid-v0`` from ale-py (its wheel ships the ROM) with
+  ``obs_type="ram"``, the gymnasium successor of the paper's ``AirRaid-ram-v0``: sticky actions
+  0.25, frame skip drawn from 2..4, m = 6 actions, 128-byte RAM observation scaled to [0, 1]
+  (``/ 255``, which multiplies the teacher's Lipschitz constant in raw RAM by 1/255). A seeded
+  reset after the first does not reload the ROM (:class:`ReseedWithoutReload`).
+* ``make_quick_env()``: ``CartPole-v1`` (m = 2 actions, 500-step limit), where a (64, 64)
+  teacher converges within the quick profile's budget; the mechanism, the accounting and the
+  student are the same code for any m (m = 2 makes the Dirichlet a Beta distribution)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,14 @@
 r"""The chain of Balle, Gomrokchi and Precup (2016, Section 6), also used by Xie et al. (2019).
 
 States ``0 .. N - 1`` (N = 40 by default). From every non-absorbing state ``s < N - 1`` the
-(single-action) policy stays in ``s`` with probability ``p_stay = 1/2`` and advances to ``s + 1``
-otherwise; state ``N - 1`` is absorbing. The reward is 1 on the transition that *enters* the
-goal state ``N - 2`` (the last non-absorbing state) from ``N - 3`` and 0 otherwise, so every return
-lies in ``[0, 1]``. This is our choice: the paper's text pays the reward on reaching the absorbing
-state, and the versions of the authors' code differ (one pays only the entry into ``N - 2``, others
-also every self-loop there, with returns up to about 87; the ``balle2016`` chapter tabulates them).
-Trajectories start uniformly over the non-absorbing states (our choice; the authors' code also
-starts in the absorbing state) and stop when they reach the absorbing state or after
-``max_steps = 200`` transitions.
-
-Observations are integer state indices. A trajectory's final observation is the absorbing state
-when ``terminated`` is True (its value is 0, exactly), and an ordinary state when the trajectory
-was truncated at the horizon.
-"""
+single-action policy stays with probability ``p_stay = 1/2`` and advances to ``s + 1``
+otherwise; ``N - 1`` is absorbing. The reward is 1 on the transition that enters the goal
+state ``N - 2`` from ``N - 3`` and 0 otherwise, so every return lies in ``[0, 1]`` (our reading:
+the paper and the versions of the authors' code differ; the ``balle2016`` chapter tabulates
+them). Trajectories start uniformly over the non-absorbing states and stop at the absorbing
+state or after ``max_steps = 200`` transitions. Observations are integer state indices; a
+trajectory's final observation is the absorbing state (value 0) when ``terminated``, else an
+ordinary state."""
 
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
 r"""The Gaussian release :math:`\mu + \sigma Z` correctly rounded to a double, for any :math:`\mu`
 and :math:`\sigma` (a data-dependent scale included), private on IEEE doubles.
 
-Floating-point Gaussian noise leaks through its low bits (Mironov 2012) and a grid
-(:mod:`~privrl.core.mechanisms.discrete_gaussian`) needs a public step. This module releases, per
-coordinate, the double nearest (round to nearest, ties to even, :math:`\pm\infty` beyond the
-range, zero unsigned) to the real :math:`\mu + \sigma Z`, :math:`Z \sim N(0, 1)` drawn exactly:
-a function of the real release alone, so private by post-processing.
+Per coordinate it releases the double nearest (round to nearest, ties to even,
+:math:`\pm\infty` beyond the range, zero unsigned) to the real :math:`\mu + \sigma Z`,
+:math:`Z \sim N(0, 1)` drawn exactly: a function of the real release alone, so private by
+post-processing.
 
 The sampler is Karney (2016), Algorithm N: (1) :math:`k \ge 0` with probability
 :math:`(1 - e^{-1/2}) e^{-k/2}` (Algorithm G); (2) accept with probability :math:`e^{-k(k-1)/2}`;

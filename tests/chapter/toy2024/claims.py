@@ -5,12 +5,13 @@ from __future__ import annotations
 from privrl.chapter.evidence import Evidence
 from privrl.chapter.skeleton import ClaimSpec, Context, ErratumSpec
 from privrl.chapter.verdicts import Outcome, Sample, Threshold, decide_difference
+from toy2024.state import ToyState
 
 
-def decide_error_shrinks(ctx: Context, ev: Evidence) -> Outcome:
+def decide_error_shrinks(ctx: Context[ToyState], ev: Evidence[ToyState]) -> Outcome:
     """Mean absolute error at the largest n below the one at the smallest (bootstrap 95%
     interval of the difference, threshold 0: the paper states no size)."""
-    errors = ctx.tables["errors"]
+    errors = ev.data.errors
     small, large = min(ev.profile.sizes), max(ev.profile.sizes)
     at = {n: errors.loc[errors.n == n, "abs_error"].to_numpy() for n in (small, large)}
     return decide_difference(
@@ -19,6 +20,12 @@ def decide_error_shrinks(ctx: Context, ev: Evidence) -> Outcome:
         Threshold(0.0, "less"),
         seed=ev.profile.seed,
     )
+
+
+def eq2_evidence(ctx: Context[ToyState]) -> str:
+    """The erratum's evidence: the scale Lemma 1 needs at the profile's largest record count."""
+    p = ctx.profile
+    return f"Lemma 1's proof needs Delta / epsilon: {p.scale:.3g} at n = {p.largest}."
 
 
 CLAIMS: tuple[ClaimSpec, ...] = (
@@ -35,6 +42,6 @@ ERRATA: tuple[ErratumSpec, ...] = (
         "eq2_scale",
         "wrong",
         "Eq. (2) prints the Laplace scale as epsilon / Delta.",
-        "Lemma 1's proof needs Delta / epsilon: {scale:.3g} at n = {n}.",
+        eq2_evidence,
     ),
 )

@@ -18,6 +18,16 @@ class ToyProfile(Profile):
     epsilon: float = 1.0
     PAPER_SCALE = {"n_trials": 100}
 
+    @property
+    def largest(self) -> int:
+        """The largest record count, the one whose release the ledger records."""
+        return max(self.sizes)
+
+    @property
+    def scale(self) -> float:
+        """The Laplace scale of the mean at :attr:`largest`: sensitivity ``1/n`` over epsilon."""
+        return 1 / (self.largest * self.epsilon)
+
     def validate(self) -> None:
         if self.epsilon <= 0:
             raise ValueError(f"epsilon must be > 0, got {self.epsilon}")
