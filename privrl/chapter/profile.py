@@ -16,7 +16,7 @@ import dataclasses
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 import pandas as pd
@@ -147,7 +147,6 @@ class ExperimentResult:
 
     tables: dict[str, pd.DataFrame]
     report: Report
-    extra: dict[str, Any] = field(default_factory=dict)
     state: Any = None
     wall_time_s: float = 0.0
 

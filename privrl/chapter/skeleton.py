@@ -64,8 +64,7 @@ class Context(Generic[S]):
     are the tables the run returns), ``values`` the numbers glued for the prose and read by the
     errata's templates (``{name}`` in an :class:`ErratumSpec`), ``rng`` the checks' random
     generator (seeded with the profile's seed), ``evidence`` the sources the claims are decided
-    on, by name, ``claims`` the decided claims by key. ``tables`` and ``extra`` are the untyped
-    stores of chapters not yet on a typed state.
+    on, by name, ``claims`` the decided claims by key.
     """
 
     profile: Any
@@ -73,9 +72,7 @@ class Context(Generic[S]):
     executor: Any = None
     cache_dir: str | Path | None = None
     progress: bool = False
-    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     values: dict[str, Any] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
     rng: np.random.Generator = field(default_factory=np.random.default_rng)
     evidence: dict[str, Evidence] = field(default_factory=dict)
     claims: dict[str, Claim] = field(default_factory=dict)
@@ -274,13 +271,11 @@ class Chapter:
                 item = erratum.make(ctx)
                 report.erratum(item.key, item.kind, item.statement, item.evidence)
         self.finish(ctx)
-        ctx.extra["wall_time_s"] = time.perf_counter() - started
         return ExperimentResult(
-            tables={**ctx.tables, **state_tables(ctx.state)},
+            tables=state_tables(ctx.state),
             report=report,
-            extra=ctx.extra,
             state=ctx.state,
-            wall_time_s=ctx.extra["wall_time_s"],
+            wall_time_s=time.perf_counter() - started,
         )
 
 

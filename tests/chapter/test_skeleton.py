@@ -97,7 +97,7 @@ def test_the_skeleton_runs_checks_sweep_releases_claims_errata_in_order():
     assert [c.key for c in report.checks] == ["positive"]
     assert [c.key for c in report.claims] == ["small"] and report.claims[0].verdict == "reproduced"
     assert [e.key for e in report.errata] == ["always"] and report.errata[0].evidence == "6 trials"
-    assert len(report.entries) == 1 and result.extra["wall_time_s"] > 0
+    assert len(report.entries) == 1 and result.wall_time_s > 0
     assert _order(Demo) == ["prepare", "check", "sweep", "releases", "evidence", "finish"]
     far = Demo().run(DemoProfile.quick(shift=2.0)).report
     assert far.claims[0].verdict == "not reproduced"
