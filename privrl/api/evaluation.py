@@ -188,20 +188,48 @@ def gpope_noise(
     :class:`~privrl.core.accounting.subsampled.GpopeEvent`) or the tight PLD accountant
     (``"pld"``: :class:`~privrl.core.accounting.gpope_pld.GpopePldEvent`). A ``ValueError``
     names ``accountant`` when it is ``"pld"`` with ``exact=True`` (no PLD bound for the grid)."""
-    accountant = check_choice(accountant, "accountant", ("rdp", "pld"))
+    accountant = _gpope_accountant(accountant, exact)
     if exact:
-        if accountant != "rdp":
-            raise ValueError(
-                "accountant: the grid noise (exact=True) is accounted by RDP only; give "
-                "accountant='rdp' or exact=False"
-            )
         z = calibrate_grid_noise_multiplier(epsilon, delta, n, iterations)
-        return GpopeNoise(z, GridGpopeEvent(z, n, iterations))
-    if accountant == "pld":
+    elif accountant == "pld":
         z = calibrate_pld_noise_multiplier(epsilon, delta, n, iterations, rtol=FLOAT_GPOPE_RTOL)
-        return GpopeNoise(z, GpopePldEvent(z, n, iterations))
-    z = calibrate_noise_multiplier(epsilon, delta, n, iterations, rtol=FLOAT_GPOPE_RTOL)
-    return GpopeNoise(z, GpopeEvent(z, n, iterations))
+    else:
+        z = calibrate_noise_multiplier(epsilon, delta, n, iterations, rtol=FLOAT_GPOPE_RTOL)
+    return GpopeNoise(
+        z, gpope_event(z, n=n, iterations=iterations, exact=exact, accountant=accountant)
+    )
+
+
+def _gpope_accountant(accountant: str, exact: bool) -> Literal["rdp", "pld"]:
+    """``accountant`` checked: ``"rdp"`` or ``"pld"``, and ``"rdp"`` for the grid noise."""
+    accountant = check_choice(accountant, "accountant", ("rdp", "pld"))
+    if exact and accountant != "rdp":
+        raise ValueError(
+            "accountant: the grid noise (exact=True) is accounted by RDP only; give "
+            "accountant='rdp' or exact=False"
+        )
+    return accountant
+
+
+def gpope_event(
+    noise_multiplier: float,
+    *,
+    n: int,
+    iterations: int,
+    exact: bool = True,
+    accountant: Literal["rdp", "pld"] = "rdp",
+) -> GridGpopeEvent | GpopeEvent | GpopePldEvent:
+    """The guarantee of a GPOPE run of ``iterations`` steps on ``n`` trajectories (replace-one)
+    at a given ``noise_multiplier`` :math:`z`, under the accountant :func:`gpope_noise` uses for
+    the same ``exact`` and ``accountant`` (the event it returns at that :math:`z`): for a
+    :math:`z` calibrated earlier and stored. ``ValueError`` names a non-positive
+    ``noise_multiplier``, ``n`` or ``iterations`` below 1, or the PLD with the grid noise."""
+    z = check_positive(noise_multiplier, "noise_multiplier")
+    n, iterations = check_int(n, "n", minimum=1), check_int(iterations, "iterations", minimum=1)
+    accountant = _gpope_accountant(accountant, exact)
+    if exact:
+        return GridGpopeEvent(z, n, iterations)
+    return (GpopePldEvent if accountant == "pld" else GpopeEvent)(z, n, iterations)
 
 
 #: Standard deviations of grid noise per coordinate and step that :func:`gpope`'s bound on its
@@ -529,6 +557,7 @@ __all__ = [
     "dp_lsl",
     "dp_lsw",
     "gpope",
+    "gpope_event",
     "gpope_noise",
     "grid_gpope_noise",
     "smooth_gaussian_noise",

@@ -26,14 +26,20 @@ from typing import Any
 
 import pandas as pd
 
+from privrl.api.evaluation import gpope_event as api_gpope_event
 from privrl.api.evaluation import ssp_lstd_noise
 from privrl.api.release import Release
 from privrl.chapter.ledger import LEMMA1_CROSS_CHECK, CrossCheck, LedgerEntry
 from privrl.chapter.ssp_ledger import ssp_lstd_ledger_entry
 from privrl.core.accounting.gpope_pld import GpopePldEvent
-from privrl.core.accounting.subsampled import GPOPE_PLD_INTERVAL, GpopeEvent, gpope_epsilon
+from privrl.core.accounting.subsampled import (
+    GPOPE_PLD_INTERVAL,
+    GpopeEvent,
+    GridGpopeEvent,
+    gpope_epsilon,
+)
 from privrl.papers.frontier.profile import PAPER, FrontierProfile
-from privrl.papers.frontier.trials import smooth_noise, ssp_bounds
+from privrl.papers.frontier.trials import API_ACCOUNTANT, smooth_noise, ssp_bounds
 
 #: Output dimension of DP-LSW/DP-LSL per domain: the chain's tabular features, Mountain Car's
 #: order-5 Fourier basis in two dimensions.
@@ -42,12 +48,14 @@ FEATURE_DIMS: dict[str, int] = {"chain": 40, "mountain_car_on": 36}
 
 def gpope_event(z: float, n: int, iterations: int, accountant: str) -> GpopeEvent | GpopePldEvent:
     """The guarantee of GPOPE at a noise multiplier ``z`` already calibrated (a calibration
-    table's row), under ``accountant`` (``"PLD"`` or ``"RDP"``): the event
-    :func:`~privrl.api.evaluation.gpope_noise` (``exact=False``) returns at that ``z``. The api
-    makes events only by calibrating, which at the map's largest ``n`` and ``iterations`` takes
-    minutes per row, so a stored ``z`` is turned into its event here."""
-    event = GpopePldEvent if accountant == "PLD" else GpopeEvent
-    return event(z, n, iterations)
+    table's row) under ``accountant`` (``"PLD"`` or ``"RDP"``): the api's
+    :func:`~privrl.api.evaluation.gpope_event` (``exact=False``), the event
+    :func:`~privrl.api.evaluation.gpope_noise` returns at that ``z``."""
+    event = api_gpope_event(
+        z, n=n, iterations=iterations, exact=False, accountant=API_ACCOUNTANT[accountant]
+    )
+    assert not isinstance(event, GridGpopeEvent)
+    return event
 
 
 def gpope_entry(row: Any, delta: float, domains: tuple[str, ...], source: str) -> LedgerEntry:
