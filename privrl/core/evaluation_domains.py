@@ -160,14 +160,7 @@ def chain_data(config: dict[str, Any], n: int, seed: np.random.SeedSequence):
     prob = chain_problem(config)
     data_ss, alg_ss = seed.spawn(2)
     traj = sample_trajectories(prob["mdp"], n, as_generator(data_ss), config["max_steps"])
-    stats = SaddlePointStats.from_tabular(
-        traj.observations,
-        prob["Phi_td"],
-        traj.rewards,
-        traj.lengths,
-        traj.terminated,
-        config["gamma"],
-    )
+    stats = SaddlePointStats.from_trajectories(traj, config["gamma"], prob["Phi_td"])
     return prob, traj, stats, as_generator(alg_ss)
 
 
