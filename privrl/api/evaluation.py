@@ -202,13 +202,13 @@ def gpope_noise(
 
 def _gpope_accountant(accountant: str, exact: bool) -> Literal["rdp", "pld"]:
     """``accountant`` checked: ``"rdp"`` or ``"pld"``, and ``"rdp"`` for the grid noise."""
-    accountant = check_choice(accountant, "accountant", ("rdp", "pld"))
-    if exact and accountant != "rdp":
+    checked: Literal["rdp", "pld"] = check_choice(accountant, "accountant", ("rdp", "pld"))
+    if exact and checked != "rdp":
         raise ValueError(
             "accountant: the grid noise (exact=True) is accounted by RDP only; give "
             "accountant='rdp' or exact=False"
         )
-    return accountant
+    return checked
 
 
 def gpope_event(

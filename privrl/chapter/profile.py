@@ -139,6 +139,11 @@ class Profile:
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def record_parameters(self) -> dict[str, Any]:
+        """The fields as a run record's ``parameters``: :meth:`as_dict` with each tuple field a
+        list (JSON's array, as the record is read back)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.as_dict().items()}
+
 
 @dataclass
 class ExperimentResult:

@@ -90,9 +90,28 @@ def mountain_car_features(
     """Behaviour trajectories of a Mountain Car domain in Fourier features, with the
     target/behaviour ratios off-policy and the rewards scaled by ``settings``."""
     _, target = mountain_car_policies(domain)
-    states, phi = traj.observations, mc.fourier_features(traj.observations, MC_FOURIER_ORDER)
+    phi = mc.fourier_features(traj.observations, MC_FOURIER_ORDER)
+    off_policy = None if domain == "mountain_car_on" else target
+    return behaviour_transitions(
+        traj, phi, traj.observations, off_policy, behaviour_probs, settings
+    )
+
+
+def behaviour_transitions(
+    traj: Trajectories,
+    phi: np.ndarray,
+    states: np.ndarray,
+    target: Policy | None,
+    behaviour_probs: np.ndarray,
+    settings: DomainSettings,
+) -> FeatureTransitions:
+    r"""Behaviour trajectories ``traj`` in features ``phi`` (m, H + 1, d), rewards scaled by
+    ``settings.reward_scale``, discount ``settings.gamma``, and the importance ratios
+    :math:`\rho_t = \pi(a_t \mid s_t) / \mu(a_t \mid s_t)` of the ``target`` policy
+    :math:`\pi`, read at ``states`` (m, H + 1, dim), over ``behaviour_probs`` :math:`\mu` (m, H)
+    (``target=None``: on-policy, no ratios)."""
     rho = None
-    if domain != "mountain_car_on":
+    if target is not None:
         dim = states.shape[-1]
         pt = target(states[:, :-1].reshape(-1, dim)).reshape(*behaviour_probs.shape, -1)
         rho = np.take_along_axis(pt, traj.actions[..., None], axis=-1)[..., 0] / behaviour_probs
@@ -160,14 +179,7 @@ def chain_data(config: dict[str, Any], n: int, seed: np.random.SeedSequence):
     prob = chain_problem(config)
     data_ss, alg_ss = seed.spawn(2)
     traj = sample_trajectories(prob["mdp"], n, as_generator(data_ss), config["max_steps"])
-    stats = SaddlePointStats.from_tabular(
-        traj.observations,
-        prob["Phi_td"],
-        traj.rewards,
-        traj.lengths,
-        traj.terminated,
-        config["gamma"],
-    )
+    stats = SaddlePointStats.from_trajectories(traj, config["gamma"], prob["Phi_td"])
     return prob, traj, stats, as_generator(alg_ss)
 
 

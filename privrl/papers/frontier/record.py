@@ -16,7 +16,6 @@ settings, so there is no separate noiseless record any more.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import time
 from pathlib import Path
@@ -61,10 +60,7 @@ def record_paper_run(
     record = RunRecord.now(
         notebook=PAPER,
         profile=profile.profile,
-        parameters={
-            k: list(v) if isinstance(v, tuple) else v
-            for k, v in dataclasses.asdict(profile).items()
-        },
+        parameters=profile.record_parameters(),
         wall_time_s=time.perf_counter() - start,
         git_commit=commit,
         git_dirty=dirty,

@@ -262,16 +262,21 @@ def gpope_at(
 #: (the same string as :data:`privrl.papers.frontier.analysis.NOISELESS`).
 NOISELESS = "GPOPE without noise"
 
-PROBE = {
-    "domain": "chain",
-    "sizes": (5, 10),
-    "epsilons": (1.0,),
+#: The chain, its privacy delta and return bound shared by :data:`PROBE` and :data:`SSP_PROBE`.
+_PROBE_CHAIN = {
     "delta": 1e-5,
     "n_states": 10,
     "p_stay": 0.5,
     "gamma": 0.9,
     "max_steps": 50,
     "return_bound": 1.0,
+}
+
+PROBE = {
+    "domain": "chain",
+    "sizes": (5, 10),
+    "epsilons": (1.0,),
+    **_PROBE_CHAIN,
     "lsl_c": 1.0,
     "lsl_power": 0.4,
     "clip_norm": 0.05,
@@ -482,12 +487,7 @@ SSP_PROBE = {
     "domain": "chain",
     "sizes": (5, 10),
     "epsilons": (1.0, 10.0),
-    "delta": 1e-5,
-    "n_states": 10,
-    "p_stay": 0.5,
-    "gamma": 0.9,
-    "max_steps": 50,
-    "return_bound": 1.0,
+    **_PROBE_CHAIN,
     "floor_lam": 0.1,
     "ssp_lams": ((5, 1.0, 10.0), (5, 10.0, 1.0), (10, 1.0, 100.0), (10, 10.0, 3.0)),
 }

@@ -10,7 +10,6 @@ the run record (:class:`privrl.chapter.records.RunRecord`) one folder up, as
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import time
 from dataclasses import dataclass
@@ -158,10 +157,7 @@ def _run_record(
     return RunRecord.now(
         notebook=PAPER,
         profile=name,
-        parameters={
-            k: list(v) if isinstance(v, tuple) else v
-            for k, v in dataclasses.asdict(profile).items()
-        },
+        parameters=profile.record_parameters(),
         wall_time_s=time.perf_counter() - start,
         git_commit=commit,
         git_dirty=dirty,

@@ -43,6 +43,7 @@ from privrl.core.evaluation_domains import (
     MC_MAX_STEPS,
     MC_SETTINGS,
     DomainSettings,
+    behaviour_transitions,
     mountain_car_episodes,
     mountain_car_features,
     mountain_car_policies,
@@ -140,17 +141,7 @@ def to_features(
     phi = hiv_quadratic_features(states)
     if feature_map is not None:
         phi = phi @ feature_map
-    dim = states.shape[-1]
-    pt = target(states[:, :-1].reshape(-1, dim)).reshape(*behaviour_probs.shape, -1)
-    rho = np.take_along_axis(pt, traj.actions[..., None], axis=-1)[..., 0] / behaviour_probs
-    return FeatureTransitions(
-        phi,
-        traj.rewards * settings.reward_scale,
-        traj.lengths,
-        traj.terminated,
-        settings.gamma,
-        rho,
-    )
+    return behaviour_transitions(traj, phi, states, target, behaviour_probs, settings)
 
 
 @functools.lru_cache(maxsize=4)

@@ -267,14 +267,7 @@ def noise_sd_check(profile: XieProfile, seed: int, z: float = 0.8, trials: int =
     cfg = chain_config(profile)
     prob = chain.chain_problem(cfg)
     traj = sample_trajectories(prob["mdp"], 50, seed)
-    stats = SaddlePointStats.from_tabular(
-        traj.observations,
-        prob["Phi_td"],
-        traj.rewards,
-        traj.lengths,
-        traj.terminated,
-        profile.gamma,
-    )
+    stats = SaddlePointStats.from_trajectories(traj, profile.gamma, prob["Phi_td"])
     quiet = gpope(stats, 1, 1.0, profile.clip_norm, 0.0, seed, n_trials=trials)
     noisy = gpope(stats, 1, 1.0, profile.clip_norm, z, seed, n_trials=trials)
     noise = np.concatenate([quiet.theta - noisy.theta, quiet.w - noisy.w], axis=1)
