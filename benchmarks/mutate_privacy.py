@@ -695,10 +695,10 @@ MUTATIONS: list[Mutation] = [
     ),
     M(
         "frontier_ssp_noise",
-        "noise halved",
+        "budget doubled",
         "privrl/papers/frontier/trials.py",
-        'z = required_noise_multiplier(eps, config["delta"])',
-        'z = 0.5 * required_noise_multiplier(eps, config["delta"])',
+        'ssp_lstd_noise(epsilon=eps, delta=config["delta"]',
+        'ssp_lstd_noise(epsilon=2 * eps, delta=config["delta"]',
         tuple(FRONTIER),
     ),
     M(
