@@ -37,11 +37,12 @@ class Evidence(Generic[D]):
     ``name`` identifies it among the chapter's evidence (a :class:`ClaimSpec` may name the
     sources it is decided on); ``profile`` is the typed profile the data were produced at
     (statements are resolved for it, its name is stamped on the claim); ``commit`` the recorded
-    run's commit (``""``: this run's); ``data`` what the deciders read; ``source`` the words
-    naming a recorded run, put first in every claim's evidence; ``suffix`` the claims' key
+    run's commit (``""``: this run's); ``data`` what the deciders read; ``evidence_lead`` the
+    words naming a recorded run, put first in every claim's evidence; ``suffix`` the claims' key
     suffix; ``prefix`` what every statement starts with (a set-up other than the paper's);
-    ``where`` what is added to the paper's source; ``verdicts`` the claims a recorded run decided
-    when it was recorded (by key), given back instead of deciding anew; ``notes`` what a
+    ``source_note`` what is added to the paper's source (the claim's ``source``); ``verdicts``
+    the claims a recorded run decided when it was recorded (by key), given back instead of
+    deciding anew; ``notes`` what a
     recorded claim's evidence should add (by key); ``scale`` the words for the scale the data
     were produced at, stamped on every claim (``""``: :meth:`scale_of`); ``record`` the name of
     the recorded run's profile when it differs from the typed profile its parameters are read
@@ -53,10 +54,10 @@ class Evidence(Generic[D]):
     profile: Profile
     commit: str = ""
     data: D = None  # type: ignore[assignment]
-    source: str = ""
+    evidence_lead: str = ""
     suffix: str = ""
     prefix: str = ""
-    where: str = ""
+    source_note: str = ""
     verdicts: Mapping[str, Claim] | None = None
     notes: Mapping[str, str] = field(default_factory=dict)
     scale: str = ""
@@ -90,13 +91,13 @@ class Evidence(Generic[D]):
             outcome = spec.decide(ctx, self)
         if outcome is None:
             return None
-        parts = (self.source, outcome.evidence, self.notes.get(spec.key, ""))
+        parts = (self.evidence_lead, outcome.evidence, self.notes.get(spec.key, ""))
         return Claim.of(
             outcome,
             evidence="; ".join(p for p in parts if p),
             key=spec.key + self.suffix,
             statement=self.prefix + spec.says(self.profile),
-            source=spec.source + self.where,
+            source=spec.source + self.source_note,
             profile=self.record or self.profile.profile,
             commit=self.commit or ctx.report.commit,
             scale=self.scale_of(ctx.report.paper),

@@ -129,9 +129,9 @@ def test_a_claim_decided_again_on_a_recorded_run_is_keyed_and_stamped_by_its_evi
                 "paper",
                 recorded,
                 "abc123",
-                source="recorded run",
+                evidence_lead="recorded run",
                 suffix="_paper",
-                where=" (recorded)",
+                source_note=" (recorded)",
             )
             yield None  # a source this run does not have
             yield Evidence("design", recorded, "def456", suffix="_design", record="design")

@@ -216,7 +216,7 @@ def recorded_evidence(
         rec.commit,
         suffix=source.suffix,
         prefix=prefix,
-        source=rec.source,
+        evidence_lead=rec.source,
         data=data,
     )
 
@@ -357,7 +357,7 @@ class Ono2020Chapter(
             LIVE,
             live,
             data=TrialData(s.trials, s.curves, live.n_submissions),
-            source=f"live {live.profile} run",
+            evidence_lead=f"live {live.profile} run",
         )
         rec = s.recorded
         if rec is not None and s.paper_trials is not None and s.paper_curves is not None:
@@ -369,7 +369,7 @@ class Ono2020Chapter(
                 live,
                 suffix=ON_REFERENCE,
                 prefix=REFERENCE_PREFIX,
-                source=f"live {live.profile} run, reference set-up",
+                evidence_lead=f"live {live.profile} run, reference set-up",
                 data=TrialData(
                     s.reference_trials,
                     s.reference_curves,

@@ -201,7 +201,7 @@ class Wang2019Chapter(
                 record.run.commit,
                 Curves(record.curves, seconds_per_trial(record.curves, record.run.record)),
                 suffix=PAPER_RUN.suffix,
-                where=" (recorded paper-profile run)",
+                source_note=" (recorded paper-profile run)",
             )
         pair = read_pair()
         if pair is not None:
@@ -212,10 +212,10 @@ class Wang2019Chapter(
                 paper,
                 run.commit,
                 Curves(curves, seconds_per_trial(curves, run.record)),
-                source=f"recorded pair at {seeds} seeds per arm (the paper profile's "
+                evidence_lead=f"recorded pair at {seeds} seeds per arm (the paper profile's "
                 f"set-up), commit {run.commit}",
                 suffix=PAIR_RUN.suffix,
-                where=f" (recorded pair, {seeds} seeds per arm)",
+                source_note=f" (recorded pair, {seeds} seeds per arm)",
             )
 
 
